@@ -1,0 +1,1 @@
+"""The golden files and the code that writes, checks and replays them."""

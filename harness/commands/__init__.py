@@ -1,0 +1,1 @@
+"""One module per verb of the constrain-harness command (see harness.cli)."""

@@ -1,0 +1,20 @@
+"""The one table of exit codes every ``constrain-harness`` verb uses.
+
+| code | name        | meaning                                                          |
+|------|-------------|------------------------------------------------------------------|
+| 0    | OK          | all passed / the command did what was asked                      |
+| 1    | FAILED      | tests failed, golden files differ, a mutant survived             |
+| 2    | USAGE       | bad arguments, unreadable input, a contract (missing name) error |
+| 3    | CRASHED     | the candidate crashed, timed out, or ran out of memory           |
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    CRASHED = 3

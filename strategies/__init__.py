@@ -1,0 +1,1 @@
+"""Hypothesis strategies: patterns, strings, schemas, documents, vocabularies."""
