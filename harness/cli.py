@@ -23,6 +23,7 @@ from harness.exitcodes import ExitCode
 # for the grader's imports.
 VERBS: dict[str, tuple[str, str]] = {
     "dfa": ("harness.commands.dfa", "print the canonical DFA of a pattern or schema"),
+    "bench": ("harness.commands.bench", "benchmarks: medians and ratios against peers"),
 }
 
 

@@ -1,0 +1,10 @@
+"""Benchmarks: medians (and ratios against a peer measured in the same run), never
+timed tests. Run them with ``constrain-harness bench [NAME ...]``.
+
+Each benchmark module in this package provides ``run(report: Report, quick: bool)``
+and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
+"""
+
+BENCHMARKS: dict[str, str] = {
+    "compile": "harness.bench.compile",
+}
