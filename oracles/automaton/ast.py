@@ -1,0 +1,128 @@
+"""The tree a pattern is parsed into: plain, immutable data over byte sets.
+
+Vocabulary (shared by the parser, the NFA builder, strategies and mutant names):
+
+- ``ByteClass(mask)``: one byte from a set; ``mask`` is a 256-bit int, bit ``b`` set
+  iff byte ``b`` is in the set. A literal is a one-bit class. ``ByteClass(0)`` is
+  the empty set (it matches nothing, e.g. ``[^\\x00-\\xff]``).
+- ``Empty()``: the empty string (an empty branch, ``()``).
+- ``Concat(items)``: two or more items in sequence.
+- ``Alt(items)``: two or more alternatives.
+- ``Repeat(item, min, max)``: ``item{min,max}``; ``max`` None means unbounded.
+
+Only the smart constructors ``concat``, ``alt`` and ``repeat`` build compound nodes,
+so that concatenations and alternations always hold two or more items and never
+directly nest in themselves (e.g. ``concat(a, concat(b, c))`` is ``Concat((a, b, c))``).
+
+Example: ``ab|c*`` parses to ``Alt((Concat((lit(b'a'), lit(b'b'))), Repeat(lit(b'c'), 0, None)))``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+FULL_MASK = (1 << 256) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ByteClass:
+    mask: int
+
+    def __repr__(self) -> str:
+        return f"ByteClass({format_byte_set(self.mask)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Empty:
+    def __repr__(self) -> str:
+        return "Empty()"
+
+
+@dataclasses.dataclass(frozen=True)
+class Concat:
+    items: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Alt:
+    items: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Repeat:
+    item: object
+    min: int
+    max: int | None
+
+
+Node = ByteClass | Empty | Concat | Alt | Repeat
+
+
+def lit(data: bytes) -> Node:
+    """The node matching exactly ``data`` (e.g. ``lit(b'ab')`` is ``Concat((a, b))``)."""
+    return concat(*(ByteClass(1 << b) for b in data))
+
+
+def concat(*items: Node) -> Node:
+    """Sequence, flattened; ``Empty`` items dropped (e.g. ``concat(a, Empty(), b) == concat(a, b)``)."""
+    flat: list[Node] = []
+    for item in items:
+        if isinstance(item, Concat):
+            flat.extend(item.items)
+        elif not isinstance(item, Empty):
+            flat.append(item)
+    if not flat:
+        return Empty()
+    if len(flat) == 1:
+        return flat[0]
+    return Concat(tuple(flat))
+
+
+def alt(*items: Node) -> Node:
+    """Alternation, flattened; order kept (order does not change the language)."""
+    flat: list[Node] = []
+    for item in items:
+        flat.extend(item.items if isinstance(item, Alt) else (item,))
+    if len(flat) == 1:
+        return flat[0]
+    return Alt(tuple(flat))
+
+
+def repeat(item: Node, lo: int, hi: int | None) -> Node:
+    """``item{lo,hi}`` (``hi`` None: unbounded). Requires ``0 <= lo`` and ``hi is None or lo <= hi``."""
+    assert lo >= 0 and (hi is None or hi >= lo), f"internal: bad repeat bounds {lo},{hi}"
+    if hi == 1 and lo == 1:
+        return item
+    if hi == 0:
+        return Empty()
+    return Repeat(item, lo, hi)
+
+
+def format_byte_set(mask: int) -> str:
+    """Ranges of a byte set, e.g. ``[0x30-0x39 0x5f]``; used in reprs and dumps."""
+    parts = []
+    for lo, hi in byte_ranges(mask):
+        parts.append(f"{format_byte(lo)}" if lo == hi else f"{format_byte(lo)}-{format_byte(hi)}")
+    return "[" + " ".join(parts) + "]"
+
+
+def format_byte(b: int) -> str:
+    ch = chr(b)
+    if 0x21 <= b < 0x7F and ch not in "[]-\\ ":
+        return ch
+    return f"\\x{b:02x}"
+
+
+def byte_ranges(mask: int) -> list[tuple[int, int]]:
+    """Maximal runs of set bits, e.g. ``byte_ranges(0b1110) == [(1, 3)]``."""
+    out = []
+    b = 0
+    while b < 256:
+        if mask >> b & 1:
+            start = b
+            while b < 256 and mask >> b & 1:
+                b += 1
+            out.append((start, b - 1))
+        else:
+            b += 1
+    return out

@@ -1,0 +1,41 @@
+"""``regex_to_dfa``: the whole pipeline from pattern text to the canonical DFA.
+
+    parse -> build_nfa -> subset_construction -> prune_dead -> moore_partition
+          -> number_breadth_first -> expand classes to 256 bytes -> DFA
+
+Bounds (each raises a ValueError subclass instead of growing): ``parser.MAX_REPEAT``
+(repeat bounds), ``nfa.MAX_NFA_STATES``, ``determinize.MAX_DFA_STATES``.
+
+Example::
+
+    >>> dfa = regex_to_dfa("(cat|car|dog)s?")
+    >>> dfa.n_states, dfa.accept.nonzero()[0].tolist()
+    (7, [5, 6])
+"""
+
+from __future__ import annotations
+
+from oracles.automaton.determinize import MAX_DFA_STATES, subset_construction
+from oracles.automaton.dfa import DFA
+from oracles.automaton.errors import EmptyLanguage
+from oracles.automaton.minimize import moore_partition, number_breadth_first, prune_dead
+from oracles.automaton.nfa import build_nfa
+from oracles.automaton.parser import parse
+
+
+def regex_to_dfa(pattern: str, *, max_states: int = MAX_DFA_STATES) -> DFA:
+    """The canonical DFA of ``pattern`` (meaning: Python's ``re.fullmatch`` on bytes).
+
+    Raises a ValueError naming the construct and offset for syntax outside the
+    subset, ``EmptyLanguage`` when no string matches, ``LimitExceeded`` past
+    ``max_states`` subset-construction states.
+    """
+    tree = parse(pattern)
+    nfa = build_nfa(tree)
+    cdfa = subset_construction(nfa, max_states=max_states)
+    trans, accept = prune_dead(cdfa)
+    if accept.shape[0] == 0:
+        raise EmptyLanguage("the pattern matches no string (empty language)", pattern, 0)
+    block = moore_partition(trans, accept)
+    trans, accept = number_breadth_first(trans, accept, block)
+    return DFA(trans[:, cdfa.classes.class_of], accept, validate=False)

@@ -1,0 +1,106 @@
+"""Class DFA -> canonical DFA: liveness, Moore minimization, breadth-first numbering.
+
+The three steps of the seed's section 2.2:
+
+1. ``prune_dead``: states from which no accepting state is reachable (found by a
+   backward search from the accepting states) are removed and every transition
+   into them becomes DEAD; the subset construction's sink (the empty set) is such a
+   state. E.g. for ``ab`` the sink after ``b`` from the start disappears.
+2. ``moore_partition``: start from two blocks, accepting and not; split every block
+   whose states go to different blocks (DEAD counts as a block of its own) on some
+   class; stop when a round splits nothing. States of one block have the same
+   futures and merge. (Moore, 1956; rounds are vectorized with ``np.unique``.)
+3. ``number_breadth_first``: from the start block, bytes 0..255 ascending (classes in
+   order of their smallest byte), the first block reached gets the next number.
+
+The minimal DFA of a language is unique up to renaming, and step 3 fixes the names:
+``trans`` and ``accept`` are a function of the language alone (``a|b`` and ``[ab]``
+give equal arrays).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from oracles.automaton.determinize import ClassDFA
+from oracles.automaton.dfa import DEAD
+
+
+def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:
+    """(trans, accept) over the live states only, DEAD for transitions to dead ones,
+    numbered in the old order; the start state 0 must be live (else: empty language,
+    returned as zero states)."""
+    n = cdfa.accept.shape[0]
+    live = _live(cdfa.trans, cdfa.accept)
+    if not live[0]:
+        return np.zeros((0, cdfa.trans.shape[1]), dtype=np.int32), np.zeros(0, dtype=np.bool_)
+    new_id = np.full(n + 1, DEAD, dtype=np.int32)  # index n stands for DEAD itself
+    new_id[np.flatnonzero(live)] = np.arange(int(live.sum()), dtype=np.int32)
+    trans = new_id[cdfa.trans[live]]
+    return trans, cdfa.accept[live]
+
+
+def _live(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
+    n = accept.shape[0]
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for s, row in enumerate(trans.tolist()):
+        for t in set(row):
+            if t >= 0:
+                preds[t].append(s)
+    live = accept.copy()
+    stack = np.flatnonzero(accept).tolist()
+    while stack:
+        for s in preds[stack.pop()]:
+            if not live[s]:
+                live[s] = True
+                stack.append(s)
+    return live
+
+
+def moore_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
+    """int [S]: the block of each state in the coarsest stable partition."""
+    block = accept.astype(np.int64)
+    n_blocks = len(np.unique(block))
+    while True:
+        # a state's signature: its block, then the block of each successor (-1: DEAD)
+        succ_blocks = np.where(trans >= 0, block[np.maximum(trans, 0)], -1)
+        signature = np.column_stack([block, succ_blocks])
+        _, block = np.unique(signature, axis=0, return_inverse=True)
+        block = block.reshape(-1)
+        count = int(block.max()) + 1
+        if count == n_blocks:
+            return block
+        n_blocks = count
+
+
+def number_breadth_first(trans: np.ndarray, accept: np.ndarray, block: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Quotient by ``block`` and renumber breadth first from state 0's block, classes
+    ascending. Returns (trans over classes, accept) of the canonical DFA."""
+    n_blocks = int(block.max()) + 1
+    representative = np.full(n_blocks, -1, dtype=np.int64)
+    for s in range(len(block) - 1, -1, -1):  # any member works: members agree on everything
+        representative[block[s]] = s
+    rows = trans.tolist()
+    number = {int(block[0]): 0}
+    queue = deque([int(block[0])])
+    order = []
+    while queue:
+        b = queue.popleft()
+        order.append(b)
+        for t in rows[representative[b]]:
+            if t != DEAD:
+                tb = int(block[t])
+                if tb not in number:
+                    number[tb] = len(number)
+                    queue.append(tb)
+    new_trans = np.full((len(order), trans.shape[1]), DEAD, dtype=np.int32)
+    new_accept = np.zeros(len(order), dtype=np.bool_)
+    for b in order:
+        rep = representative[b]
+        i = number[b]
+        new_accept[i] = accept[rep]
+        new_trans[i] = [number[int(block[t])] if t != DEAD else DEAD for t in rows[rep]]
+    return new_trans, new_accept

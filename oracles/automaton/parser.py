@@ -1,0 +1,345 @@
+"""Pattern text -> tree of byte sets (``oracles.automaton.ast``), with Python's meanings.
+
+The subset is Python's ``re`` on bytes patterns (the pattern text is ASCII and is read
+as ``pattern.encode('ascii')``), so ``re.fullmatch`` is an exact oracle:
+
+- literals (ASCII), escaped metacharacters (``\\.``, ``\\{``, ...), ``\\xHH``, octal
+  ``\\0`` ``\\012``, ``\\a \\f \\n \\r \\t \\v``;
+- shorthands ``\\d`` = ``[0-9]``, ``\\w`` = ``[A-Za-z0-9_]``, ``\\s`` = ``[ \\t\\n\\r\\f\\v]``
+  and their negations ``\\D \\W \\S`` (complements over all 256 bytes);
+- ``.`` = any byte but ``\\n``;
+- bracket classes with ranges, escapes (``\\b`` is backspace inside a class) and
+  negation ``[^...]`` (complement over all 256 bytes);
+- ``(...)``, ``(?:...)``, ``|`` with empty branches;
+- greedy ``* + ? {m} {m,} {,n} {m,n}``; a ``{`` that does not start a well-formed
+  repeat is a literal, as in Python (e.g. ``a{x}``, ``a{}``).
+
+Refused (``UnsupportedSyntax``): anchors ``^ $ \\A \\Z \\b \\B``, backreferences,
+lookarounds, lazy and possessive quantifiers, named groups, inline flags, comments,
+atomic groups, conditionals, non-ASCII characters. Malformed (``PatternSyntaxError``):
+unbalanced groups or brackets, nothing to repeat, a multiple repeat, ``{3,2}``, a bad
+range ``[z-a]``, a bad escape, a repeat bound over ``MAX_REPEAT``.
+
+One function per grammar rule; each takes ``(parser state)`` and returns a node::
+
+    alternation := concatenation ('|' concatenation)*
+    concatenation := quantified*
+    quantified := atom quantifier?
+    atom := '(' group ')' | '[' class ']' | '.' | escape | literal
+"""
+
+from __future__ import annotations
+
+from oracles.automaton import ast
+from oracles.automaton.ast import FULL_MASK, ByteClass, Empty, Node
+from oracles.automaton.errors import PatternSyntaxError, UnsupportedSyntax
+
+MAX_REPEAT = 1000
+"""The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
+The DFA state cap (``compile.MAX_STATES``) bounds the work independently."""
+
+
+def _mask(chars: str | bytes) -> int:
+    m = 0
+    for b in chars.encode("ascii") if isinstance(chars, str) else chars:
+        m |= 1 << b
+    return m
+
+
+def _range_mask(lo: int, hi: int) -> int:
+    """Bytes ``lo..hi`` inclusive, e.g. ``_range_mask(0x30, 0x39)`` is ``\\d``."""
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+
+
+DIGIT = _range_mask(0x30, 0x39)
+WORD = DIGIT | _range_mask(0x41, 0x5A) | _range_mask(0x61, 0x7A) | _mask("_")
+SPACE = _mask(" \t\n\r\f\v")
+NEWLINE = _mask("\n")
+DOT = FULL_MASK & ~NEWLINE
+
+# escape letter -> byte set; shorthand classes (usable inside brackets, not in ranges)
+CATEGORIES = {
+    "d": DIGIT, "D": FULL_MASK & ~DIGIT,
+    "w": WORD, "W": FULL_MASK & ~WORD,
+    "s": SPACE, "S": FULL_MASK & ~SPACE,
+}
+# escape letter -> the single byte it stands for (outside and inside brackets)
+ESCAPES = {"a": 0x07, "f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
+# zero-width assertions: valid Python, outside the subset
+ANCHOR_ESCAPES = {"A": "anchor \\A", "Z": "anchor \\Z", "b": "word boundary \\b",
+                  "B": "word boundary \\B", "z": "anchor \\z", "G": "anchor \\G"}
+# what follows "(?" -> the construct it opens (all refused but "(?:")
+GROUP_EXTENSIONS = {
+    "=": "lookahead", "!": "negative lookahead", "<=": "lookbehind", "<!": "negative lookbehind",
+    "P<": "named group", "P=": "named backreference", "<": "named group", "#": "comment",
+    ">": "atomic group", "(": "conditional group",
+}
+REPEAT_CHARS = "*+?{"
+SPECIAL = set("()[]|*+?{}.^$\\")
+
+
+class _Parser:
+    """Cursor over the pattern; every error carries the pattern and the offset."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self.pos = 0
+        self.depth = 0
+
+    def peek(self, n: int = 1) -> str:
+        return self.pattern[self.pos:self.pos + n]
+
+    def at_end(self) -> bool:
+        return self.pos >= len(self.pattern)
+
+    def take(self) -> str:
+        ch = self.pattern[self.pos]
+        self.pos += 1
+        return ch
+
+    def syntax(self, message: str, pos: int | None = None) -> PatternSyntaxError:
+        return PatternSyntaxError(message, self.pattern, self.pos if pos is None else pos)
+
+    def unsupported(self, message: str, pos: int) -> UnsupportedSyntax:
+        return UnsupportedSyntax(message, self.pattern, pos)
+
+
+def parse(pattern: str) -> Node:
+    """Parse ``pattern`` into a tree; raises PatternError subclasses (ValueError)."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be str, not {type(pattern).__name__}")
+    for i, ch in enumerate(pattern):
+        if ord(ch) > 0x7F:
+            raise UnsupportedSyntax(f"non-ASCII character {ch!r} is not supported (the subset is bytes "
+                                    f"patterns; write it as \\xHH bytes)", pattern, i)
+    p = _Parser(pattern)
+    node = parse_alternation(p)
+    if not p.at_end():
+        # only an unmatched ')' stops the top-level alternation early
+        raise p.syntax("unbalanced parenthesis")
+    return node
+
+
+def parse_alternation(p: _Parser) -> Node:
+    branches = [parse_concatenation(p)]
+    while p.peek() == "|":
+        p.take()
+        branches.append(parse_concatenation(p))
+    return ast.alt(*branches)
+
+
+def parse_concatenation(p: _Parser) -> Node:
+    items: list[Node] = []
+    while not p.at_end() and p.peek() not in "|)":
+        items.append(parse_quantified(p))
+    return ast.concat(*items)
+
+
+def parse_quantified(p: _Parser) -> Node:
+    start = p.pos
+    if p.peek() in "*+?" or (p.peek() == "{" and _repeat_bounds(p, consume=False) is not None):
+        raise p.syntax("nothing to repeat")
+    node = parse_atom(p)
+    bounds = _quantifier(p)
+    if bounds is None:
+        return node
+    lo, hi = bounds
+    # what may follow a quantifier: '?' lazy and '+' possessive are refused,
+    # another quantifier is a multiple repeat (Python: "multiple repeat")
+    if p.peek() == "?":
+        raise p.unsupported("lazy quantifier is not supported", p.pos)
+    if p.peek() == "+":
+        raise p.unsupported("possessive quantifier is not supported", p.pos)
+    if p.peek() == "*" or (p.peek() == "{" and _repeat_bounds(p, consume=False) is not None):
+        raise p.syntax("multiple repeat")
+    del start
+    return ast.repeat(node, lo, hi)
+
+
+def _quantifier(p: _Parser) -> tuple[int, int | None] | None:
+    ch = p.peek()
+    if ch == "*":
+        p.take()
+        return 0, None
+    if ch == "+":
+        p.take()
+        return 1, None
+    if ch == "?":
+        p.take()
+        return 0, 1
+    if ch == "{":
+        return _repeat_bounds(p, consume=True)
+    return None
+
+
+def _repeat_bounds(p: _Parser, *, consume: bool) -> tuple[int, int | None] | None:
+    """Read ``{m}``, ``{m,}``, ``{,n}``, ``{m,n}`` at the cursor; None if the brace is
+    a literal (Python: ``{}`` and ``{x`` are literals). Checks bounds when consuming."""
+    text = p.pattern
+    i = p.pos + 1
+    j = i
+    while j < len(text) and text[j].isdigit():
+        j += 1
+    lo_text = text[i:j]
+    if j < len(text) and text[j] == ",":
+        k = j + 1
+        while k < len(text) and text[k].isdigit():
+            k += 1
+        hi_text = text[j + 1:k]
+        end = k
+    else:
+        hi_text = lo_text
+        end = j
+    if end >= len(text) or text[end] != "}" or (end == i):
+        return None  # "{" followed by no digits and no comma, or unterminated: a literal
+    lo = int(lo_text) if lo_text else 0
+    hi = int(hi_text) if hi_text else None
+    if consume:
+        brace = p.pos
+        for bound in (lo, hi):
+            if bound is not None and bound > MAX_REPEAT:
+                raise p.syntax(f"repeat bound {bound} exceeds the limit MAX_REPEAT={MAX_REPEAT}", brace)
+        if hi is not None and hi < lo:
+            raise p.syntax(f"min repeat greater than max repeat ({{{lo},{hi}}})", brace)
+        p.pos = end + 1
+    return lo, hi
+
+
+def parse_atom(p: _Parser) -> Node:
+    pos = p.pos
+    ch = p.take()
+    if ch == "(":                               # group: (...) or (?:...)
+        return parse_group(p, pos)
+    if ch == "[":                               # bracket class: [a-z], [^...]
+        return ByteClass(parse_class(p, pos))
+    if ch == ".":                               # any byte but \n
+        return ByteClass(DOT)
+    if ch == "\\":                              # escape: \d, \x41, \.
+        return ByteClass(parse_escape(p, pos, in_class=False))
+    if ch in "^$":                              # anchors: outside the subset
+        raise p.unsupported(f"anchor {ch!r} is not supported", pos)
+    if ch == ")":
+        raise p.syntax("unbalanced parenthesis", pos)
+    return ByteClass(1 << ord(ch))              # literal (incl. ']' '}' and a literal '{')
+
+
+def parse_group(p: _Parser, pos: int) -> Node:
+    if p.peek() == "?":
+        p.take()
+        if p.peek() != ":":
+            raise p.unsupported(_describe_extension(p), pos)
+        p.take()
+    p.depth += 1
+    node = parse_alternation(p)
+    if p.peek() != ")":
+        raise p.syntax("missing ), unterminated subpattern", pos)
+    p.take()
+    p.depth -= 1
+    return node
+
+
+def _describe_extension(p: _Parser) -> str:
+    for key in sorted(GROUP_EXTENSIONS, key=len, reverse=True):
+        if p.pattern.startswith(key, p.pos):
+            return f"{GROUP_EXTENSIONS[key]} (?{key}...) is not supported"
+    if p.peek().isalpha() or p.peek() == "-":
+        return "inline flags (?...) are not supported"
+    return f"unknown extension (?{p.peek()}"
+
+
+def parse_class(p: _Parser, pos: int) -> int:
+    """After ``[``: the byte set of the class, negation over all 256 bytes."""
+    negate = p.peek() == "^"
+    if negate:
+        p.take()
+    mask = 0
+    first = True
+    while True:
+        if p.at_end():
+            raise p.syntax("unterminated character set", pos)
+        if p.peek() == "]" and not first:
+            p.take()
+            break
+        first = False
+        lo_pos = p.pos
+        lo = _class_item(p)
+        if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos + 1:p.pos + 2] not in ("]", ""):
+            p.take()
+            hi_pos = p.pos
+            hi = _class_item(p)
+            if isinstance(lo, tuple) or isinstance(hi, tuple):
+                raise p.syntax("bad character range", lo_pos)
+            if hi < lo:
+                raise p.syntax(f"bad character range {chr(lo)}-{chr(hi)}", lo_pos)
+            del hi_pos
+            mask |= _range_mask(lo, hi)
+        else:
+            mask |= lo[0] if isinstance(lo, tuple) else 1 << lo
+    return FULL_MASK & ~mask if negate else mask
+
+
+def _class_item(p: _Parser):
+    """One class member: a byte (int), or a shorthand's set as a 1-tuple ``(mask,)``."""
+    pos = p.pos
+    ch = p.take()
+    if ch == "\\":
+        if p.peek() in CATEGORIES and p.peek():
+            return (CATEGORIES[p.take()],)
+        return _single_bit(parse_escape(p, pos, in_class=True))
+    return ord(ch)
+
+
+def _single_bit(mask: int) -> int:
+    b = mask.bit_length() - 1
+    assert mask == 1 << b, "internal: a single-byte escape produced a set"
+    return b
+
+
+def parse_escape(p: _Parser, pos: int, *, in_class: bool) -> int:
+    """After ``\\``: the byte set of the escape (a single bit unless a shorthand)."""
+    if p.at_end():
+        raise p.syntax("bad escape (end of pattern)", pos)
+    ch = p.take()
+    if ch in CATEGORIES:                          # \d \w \s \D \W \S
+        return CATEGORIES[ch]
+    if ch in ESCAPES:                             # \n \t ...
+        return 1 << ESCAPES[ch]
+    if ch == "b" and in_class:                    # [\b] is backspace
+        return 1 << 0x08
+    if ch in ANCHOR_ESCAPES:                      # \A \Z \b \B
+        raise p.unsupported(f"{ANCHOR_ESCAPES[ch]} is not supported", pos)
+    if ch == "x":                                 # \xHH: exactly two hex digits
+        digits = p.peek(2)
+        if len(digits) != 2 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            raise p.syntax("incomplete escape \\x", pos)
+        p.pos += 2
+        return 1 << int(digits, 16)
+    if ch in "01234567":
+        return _octal_or_backreference(p, pos, ch, in_class)
+    if ch in "89":
+        if in_class:
+            raise p.syntax(f"bad escape \\{ch}", pos)
+        raise p.unsupported("backreference is not supported", pos)
+    if ch.isascii() and ch.isalpha():
+        raise p.syntax(f"bad escape \\{ch}", pos)
+    return 1 << ord(ch)                           # \. \\ \- \{ ...: the character itself
+
+
+def _octal_or_backreference(p: _Parser, pos: int, first: str, in_class: bool) -> int:
+    """Python's rule: ``\\0`` plus up to two octal digits, or three octal digits, is an
+    octal escape (e.g. ``\\012``); otherwise ``\\1``-``\\99`` is a backreference."""
+    digits = first
+    if first == "0":
+        while len(digits) < 3 and p.peek() in tuple("01234567") and p.peek():
+            digits += p.take()
+        return 1 << int(digits, 8)
+    nxt = p.pattern[p.pos:p.pos + 2]
+    if len(nxt) == 2 and all(c in "01234567" for c in nxt):
+        value = int(first + nxt, 8)
+        if value > 0o377:
+            raise p.syntax(f"octal escape value \\{first}{nxt} outside of range 0-0o377", pos)
+        p.pos += 2
+        return 1 << value
+    if in_class:
+        raise p.syntax(f"bad escape \\{first}", pos)
+    raise p.unsupported("backreference is not supported", pos)
