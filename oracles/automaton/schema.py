@@ -1,0 +1,287 @@
+"""JSON-schema subset -> a pattern of the regex subset (the seed's section 2.5).
+
+The language is *compact* JSON, as ``json.dumps(v, separators=(",", ":"),
+ensure_ascii=False)`` writes it (no whitespace), restricted as follows.
+
+Supported features (one handler per keyword, see ``TYPES`` and ``KEYWORDS``):
+
+- ``type``: ``string`` (well-formed UTF-8 per RFC 3629, no overlongs or surrogates;
+  printable ASCII 0x20-0x7E except ``"`` and ``\\``; the escapes ``\\" \\\\ \\/ \\b \\f
+  \\n \\r \\t \\uXXXX``; no raw control bytes), ``integer`` (``-?(0|[1-9][0-9]*)``, no
+  leading zeros), ``number`` (adds ``(\\.[0-9]+)?([eE][+-]?[0-9]+)?``), ``boolean``,
+  ``null``, ``array`` (``items`` required, ``minItems``, ``maxItems``), ``object``
+  (``properties`` written in the order given, each at most once, ``required`` ones
+  always; ``additionalProperties: false`` allowed, and absent means the same: only
+  the listed properties can be written);
+- ``enum`` / ``const``: an alternation of each value's compact JSON, escaped (alone,
+  or beside a ``type`` that every value must have);
+- ``anyOf``: an alternation (alone);
+- annotations that do not constrain: ``title``, ``description``, ``$schema``,
+  ``$comment``, ``examples``, ``default``.
+
+Anything else raises ``SchemaError`` (a ValueError) naming the JSON pointer of the
+offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``.
+Ignoring a keyword would let the model write output the schema forbids.
+
+Known, deliberate differences from JSON Schema validation (the language is a
+subset of the valid documents): extra object keys are never allowed; properties
+appear in the schema's order; an ``enum`` value matches only as its own compact
+JSON (``1.0`` does not match ``1``); strings hold DEL (0x7F) only escaped.
+
+Object members are built from the end so the commas come out right, in size
+quadratic in the number of properties: ``after[i]`` is "members i.. when something
+was written" and ``first[i]`` is "members i.. when nothing was written yet"; e.g. two
+optional integers x, y give ``\\{(?:\\"x\\":INT(?:,\\"y\\":INT)?|(?:\\"y\\":INT|))\\}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable
+
+from oracles.automaton.errors import SchemaError
+
+MAX_DEPTH = 32
+"""Schema nesting deeper than this raises SchemaError (e.g. 33 nested arrays)."""
+MAX_ITEMS_BOUND = 1000
+"""``minItems``/``maxItems`` above this raise SchemaError (the regex repeat cap)."""
+
+# --- the regex pieces -------------------------------------------------------------
+
+_UTF8_MULTIBYTE = [  # RFC 3629, section 4: well-formed sequences of 2 to 4 bytes
+    r"[\xc2-\xdf][\x80-\xbf]",
+    r"\xe0[\xa0-\xbf][\x80-\xbf]",
+    r"[\xe1-\xec][\x80-\xbf][\x80-\xbf]",
+    r"\xed[\x80-\x9f][\x80-\xbf]",                 # excludes the surrogates ED A0-BF
+    r"[\xee-\xef][\x80-\xbf][\x80-\xbf]",
+    r"\xf0[\x90-\xbf][\x80-\xbf][\x80-\xbf]",      # excludes overlong F0 80-8F
+    r"[\xf1-\xf3][\x80-\xbf][\x80-\xbf][\x80-\xbf]",
+    r"\xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf]",      # up to U+10FFFF
+]
+STRING_CHAR = "|".join([
+    r"[ !#-\[\]-~]",                                # printable ASCII but " and \
+    r'\\["\\/bfnrt]',                               # the eight escapes
+    r"\\u[0-9a-fA-F]{4}",
+] + _UTF8_MULTIBYTE)
+STRING = f'"(?:{STRING_CHAR})*"'
+INTEGER = r"-?(?:0|[1-9][0-9]*)"
+NUMBER = INTEGER + r"(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+BOOLEAN = "(?:true|false)"
+NULL = "null"
+
+_REGEX_SPECIAL = set("\\.^$|?*+()[]{}-\"#&~")
+
+
+def escape(text: str) -> str:
+    """A pattern matching exactly the UTF-8 bytes of ``text``: regex metacharacters and
+    ``"`` get a backslash, other printable ASCII stays, every other byte is ``\\xHH``.
+    E.g. ``escape('{"a":2.5}') == '\\\\{\\\\"a\\\\":2\\\\.5\\\\}'``."""
+    out = []
+    for b in text.encode("utf-8"):
+        ch = chr(b)
+        if ch in _REGEX_SPECIAL:
+            out.append("\\" + ch)
+        elif 0x20 < b < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{b:02x}")
+    return "".join(out)
+
+
+def compact(value: Any) -> str:
+    """Python's compact JSON of ``value``: ``json.dumps(v, separators=(",", ":"),
+    ensure_ascii=False)``; e.g. ``compact(1e-05) == '1e-05'``."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def group(pattern: str) -> str:
+    return f"(?:{pattern})"
+
+
+# --- the translation -----------------------------------------------------------------
+
+ANNOTATIONS = frozenset({"title", "description", "$schema", "$comment", "examples", "default"})
+# type -> the keywords it accepts besides "type" and annotations
+TYPE_KEYWORDS = {
+    "string": frozenset(), "integer": frozenset(), "number": frozenset(),
+    "boolean": frozenset(), "null": frozenset(),
+    "array": frozenset({"items", "minItems", "maxItems"}),
+    "object": frozenset({"properties", "required", "additionalProperties"}),
+}
+_JSON_TYPE_OF: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def json_schema_to_regex(schema: dict) -> str:
+    """The pattern of the compact JSON documents valid under ``schema`` (see module doc)."""
+    if not isinstance(schema, dict):
+        if isinstance(schema, bool):
+            raise SchemaError("boolean schemas are not supported (true is any JSON value, "
+                              "which is not a regular language)", "")
+        raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
+    return to_regex(schema, "", 0)
+
+
+def _pointer(base: str, *parts: object) -> str:
+    for part in parts:
+        base += "/" + str(part).replace("~", "~0").replace("/", "~1")
+    return base
+
+
+def to_regex(schema: Any, pointer: str, depth: int) -> str:
+    """Dispatch one schema node: exactly one of enum/const, anyOf, type decides it."""
+    if depth > MAX_DEPTH:
+        raise SchemaError(f"schema nesting deeper than MAX_DEPTH={MAX_DEPTH}", pointer)
+    if not isinstance(schema, dict):
+        raise SchemaError(f"a schema must be an object, not {type(schema).__name__}", pointer)
+    keys = set(schema) - ANNOTATIONS
+    if "enum" in keys or "const" in keys:
+        return enum_or_const(schema, keys, pointer)
+    if "anyOf" in keys:
+        return any_of(schema, keys, pointer, depth)
+    if "type" not in keys:
+        if not keys:
+            raise SchemaError("an empty schema means any JSON value, which is not a regular "
+                              "language; give a type, enum, const or anyOf", pointer)
+        unknown = sorted(keys)[0]
+        raise SchemaError(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
+    kind = schema["type"]
+    if isinstance(kind, list):
+        raise SchemaError("a list of types is not supported; use anyOf", _pointer(pointer, "type"))
+    if kind not in TYPE_KEYWORDS:
+        raise SchemaError(f"unknown type {kind!r}", _pointer(pointer, "type"))
+    for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
+        raise SchemaError(f"keyword {key!r} is not supported", _pointer(pointer, key))
+    return TYPES[kind](schema, pointer, depth)
+
+
+def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
+    if "enum" in keys and "const" in keys:
+        raise SchemaError("enum and const together are not supported; use one", pointer)
+    keyword = "enum" if "enum" in keys else "const"
+    values = schema["enum"] if keyword == "enum" else [schema["const"]]
+    if keyword == "enum" and (not isinstance(values, list) or not values):
+        raise SchemaError("enum must be a non-empty array", _pointer(pointer, "enum"))
+    for key in sorted(keys - {keyword, "type"}):
+        raise SchemaError(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
+    if "type" in keys:
+        kind = schema["type"]
+        if kind not in _JSON_TYPE_OF:
+            raise SchemaError(f"unknown type {kind!r}", _pointer(pointer, "type"))
+        for i, value in enumerate(values):
+            if not _JSON_TYPE_OF[kind](value):
+                raise SchemaError(f"{keyword} value {compact(value)} is not of type {kind!r}",
+                                  _pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword))
+    texts = []
+    for i, value in enumerate(values):
+        try:
+            text = compact(value)
+        except (TypeError, ValueError) as exc:
+            where = _pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword)
+            raise SchemaError(f"value is not JSON: {exc}", where) from None
+        if text not in texts:
+            texts.append(text)
+    return group("|".join(escape(t) for t in texts)) if len(texts) > 1 else escape(texts[0])
+
+
+def any_of(schema: dict, keys: set, pointer: str, depth: int) -> str:
+    for key in sorted(keys - {"anyOf"}):
+        raise SchemaError(f"keyword {key!r} beside anyOf is not supported", _pointer(pointer, key))
+    branches = schema["anyOf"]
+    if not isinstance(branches, list) or not branches:
+        raise SchemaError("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
+    return group("|".join(to_regex(b, _pointer(pointer, "anyOf", i), depth + 1)
+                          for i, b in enumerate(branches)))
+
+
+def scalar(pattern: str) -> Callable[[dict, str, int], str]:
+    return lambda schema, pointer, depth: pattern
+
+
+def array(schema: dict, pointer: str, depth: int) -> str:
+    if "items" not in schema:
+        raise SchemaError("an array needs 'items' (an array of any JSON value is not a "
+                          "regular language)", pointer)
+    lo = _bound(schema, "minItems", 0, pointer)
+    hi = _bound(schema, "maxItems", None, pointer)
+    if hi is not None and hi < lo:
+        raise SchemaError(f"minItems {lo} is greater than maxItems {hi}: no array is valid",
+                          _pointer(pointer, "maxItems"))
+    item = to_regex(schema["items"], _pointer(pointer, "items"), depth + 1)
+    if hi == 0:
+        return r"\[\]"
+    # [ item (, item){lo-1,hi-1} ], the whole inside optional when lo == 0
+    more_lo = max(lo - 1, 0)
+    more = f"{more_lo}," if hi is None else f"{more_lo},{hi - 1}"
+    inside = f"{group(item)}(?:,{group(item)}){{{more}}}"
+    if lo == 0:
+        inside = f"(?:{inside})?"
+    return rf"\[{inside}\]"
+
+
+def _bound(schema: dict, key: str, default, pointer: str):
+    if key not in schema:
+        return default
+    value = schema[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SchemaError(f"{key} must be a non-negative integer", _pointer(pointer, key))
+    if value > MAX_ITEMS_BOUND:
+        raise SchemaError(f"{key} {value} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
+                          _pointer(pointer, key))
+    return value
+
+
+def obj(schema: dict, pointer: str, depth: int) -> str:
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        raise SchemaError("properties must be an object", _pointer(pointer, "properties"))
+    extra = schema.get("additionalProperties", False)
+    if extra is not False:
+        raise SchemaError("additionalProperties other than false is not supported",
+                          _pointer(pointer, "additionalProperties"))
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise SchemaError("required must be an array of strings", _pointer(pointer, "required"))
+    for i, name in enumerate(required):
+        if name not in props:
+            raise SchemaError(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
+    members = [
+        (escape(compact(name)) + ":" + to_regex(sub, _pointer(pointer, "properties", name), depth + 1),
+         name in required)
+        for name, sub in props.items()
+    ]
+    return r"\{" + object_members(members) + r"\}"
+
+
+def object_members(members: list[tuple[str, bool]]) -> str:
+    """The members, in order, each at most once, required ones always, commas right.
+
+    Built from the end: ``after`` is the rest after something was written, ``first``
+    the rest when nothing was written yet. E.g. for [(A, required), (B, optional)]
+    the result is ``A(?:,B)?``."""
+    after = ""
+    first = ""
+    for member, required in reversed(members):
+        first = member + after if required else group(f"{member}{after}|{first}")
+        after = f",{member}{after}" if required else f"(?:,{member})?{after}"
+    return first
+
+
+TYPES: dict[str, Callable[[dict, str, int], str]] = {
+    "string": scalar(STRING),
+    "integer": scalar(INTEGER),
+    "number": scalar(NUMBER),
+    "boolean": scalar(BOOLEAN),
+    "null": scalar(NULL),
+    "array": array,
+    "object": obj,
+}
