@@ -50,19 +50,18 @@ def byte_classes(labels) -> ByteClasses:
     distinct = sorted({m for m in labels if m})
     if not distinct:
         return ByteClasses(np.zeros(256, dtype=np.int32), 1, [(1 << 256) - 1])
-    bits = np.zeros((len(distinct), 256), dtype=np.bool_)
+    bits = np.zeros((len(distinct), 256), dtype=np.uint8)
     for i, m in enumerate(distinct):
         bits[i] = np.unpackbits(np.frombuffer(m.to_bytes(32, "little"), dtype=np.uint8), bitorder="little")
-    # np.unique numbers signatures in sorted order; renumber by first occurrence
-    _, first_index, inverse = np.unique(bits.T, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first_index)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    class_of = rank[inverse.reshape(-1)].astype(np.int32)
-    members = [0] * int(order.size)
+    signatures = np.packbits(bits, axis=0).T.copy()  # row b: which labels hold byte b
+    number: dict[bytes, int] = {}
+    class_of = np.empty(256, dtype=np.int32)
+    for b in range(256):  # first occurrence numbering: class ids ascend with their smallest byte
+        class_of[b] = number.setdefault(signatures[b].tobytes(), len(number))
+    members = [0] * len(number)
     for b in range(256):
         members[class_of[b]] |= 1 << b
-    return ByteClasses(class_of, int(order.size), members)
+    return ByteClasses(class_of, len(number), members)
 
 
 @dataclasses.dataclass

@@ -93,7 +93,8 @@ class DFA:
 
     def __repr__(self) -> str:
         accepting = np.flatnonzero(self.accept).tolist()
-        return f"DFA(n_states={self.n_states}, accepting={accepting})"
+        shown = accepting if len(accepting) <= 8 else f"[{len(accepting)} states]"
+        return f"DFA(n_states={self.n_states}, accepting={shown})"
 
     def check_canonical(self) -> None:
         """Raise ``AssertionError`` unless every state is reachable from 0 in

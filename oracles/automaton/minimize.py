@@ -61,18 +61,17 @@ def _live(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
 
 def moore_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
     """int [S]: the block of each state in the coarsest stable partition."""
-    block = accept.astype(np.int64)
-    n_blocks = len(np.unique(block))
+    rows = trans.tolist()
+    block = [int(a) for a in accept.tolist()]
+    n_blocks = len(set(block))
     while True:
         # a state's signature: its block, then the block of each successor (-1: DEAD)
-        succ_blocks = np.where(trans >= 0, block[np.maximum(trans, 0)], -1)
-        signature = np.column_stack([block, succ_blocks])
-        _, block = np.unique(signature, axis=0, return_inverse=True)
-        block = block.reshape(-1)
-        count = int(block.max()) + 1
-        if count == n_blocks:
-            return block
-        n_blocks = count
+        number: dict[tuple, int] = {}
+        block = [number.setdefault((block[s], *[block[t] if t >= 0 else -1 for t in row]), len(number))
+                 for s, row in enumerate(rows)]
+        if len(number) == n_blocks:
+            return np.array(block, dtype=np.int64)
+        n_blocks = len(number)
 
 
 def number_breadth_first(trans: np.ndarray, accept: np.ndarray, block: np.ndarray
