@@ -1,7 +1,7 @@
 """Project test configuration: Hypothesis profiles.
 
 Profiles, chosen by the environment variable ``CONSTRAIN_HARNESS_PROFILE``
-(default ``dev``; CI sets ``ci``):
+(default ``dev``, or ``ci`` when the variable ``CI`` is set, as CI sets it):
 
 - ``dev``: 50 examples, the local example database;
 - ``ci``: derandomized (the same examples every run), no database writes, 50 examples;
@@ -18,4 +18,4 @@ _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Healt
 settings.register_profile("dev", max_examples=50, **_COMMON)
 settings.register_profile("ci", max_examples=50, derandomize=True, database=None, print_blob=True, **_COMMON)
 settings.register_profile("thorough", max_examples=1000, derandomize=True, database=None, **_COMMON)
-settings.load_profile(os.environ.get("CONSTRAIN_HARNESS_PROFILE", "dev"))
+settings.load_profile(os.environ.get("CONSTRAIN_HARNESS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
