@@ -1,0 +1,236 @@
+"""The stdlib oracles: what Python itself says a pattern or a document means.
+
+The third of the harness's three implementations (see ``DESIGN.md``): nothing here
+is ours but the glue, so a bug shared with ``oracles.automaton`` or
+``oracles.derivatives`` cannot hide here.
+
+- ``fullmatch(pattern, data)``: ``re.fullmatch`` on the ASCII bytes of the pattern:
+  the meaning of the regex subset, by definition.
+- ``partial_match(pattern, data)``: the ``regex`` module's
+  ``fullmatch(..., partial=True)``: is ``data`` a prefix of some member?
+- ``check_document(schema, text)``: a ``DocumentVerdict`` from ``json.loads``, a
+  ``jsonschema`` Draft 2020-12 validator, compactness and property order.
+
+Where ``regex`` partial matching is wrong (verified with regex 2026.5.9; the
+project pins ``regex>=2023.0,<2027`` and ``test_stdlib.py`` re-checks the facts
+below against the installed version, so an upgrade that changes them fails a
+test instead of silently changing the oracle):
+
+- It answers "partial" whenever the text runs out before the match has failed,
+  without asking whether the rest of the pattern can match anything. So a pattern
+  whose remaining part has an empty language still answers partial:
+  ``[^\\x00-\\xff]`` on ``b""``, ``a[^\\x00-\\xff]`` on ``b"a"``, and even the live
+  ``a|b[^\\x00-\\xff]`` on ``b"b"``. Use ``partial_match`` only on patterns with no
+  sub-pattern of empty language (in our subset: no class that matches no byte,
+  such as ``[^\\x00-\\xff]`` or ``[^\\d\\D]``). The derivative oracle's ``viable`` is
+  right on all of them.
+
+Example::
+
+    >>> fullmatch("ab?", b"ab"), partial_match("ab?c", b"ab"), partial_match("ab", b"b")
+    (True, True, False)
+    >>> check_document({"type": "object", "properties": {"a": {"type": "integer"}}},
+    ...                '{"a":1}').ok
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+import jsonschema
+import regex
+
+__all__ = ["fullmatch", "partial_match", "DocumentVerdict", "check_document",
+           "schema_validator", "compact_dump"]
+
+
+def _pattern_bytes(pattern: str) -> bytes:
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
+    try:
+        return pattern.encode("ascii")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"non-ASCII character {pattern[e.start]!r} at offset {e.start}") from None
+
+
+def _data_bytes(data) -> bytes:
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
+def fullmatch(pattern: str, data: bytes) -> bool:
+    """Return True if and only if ``re.fullmatch`` matches ``data`` with the
+    pattern's ASCII bytes. Raises ValueError (from ``re.error``) for a malformed
+    pattern; any Python regex is answered, not only our subset."""
+    try:
+        return re.fullmatch(_pattern_bytes(pattern), _data_bytes(data)) is not None
+    except re.error as e:
+        raise ValueError(f"re refuses the pattern: {e}") from None
+
+
+def partial_match(pattern: str, data: bytes) -> bool:
+    """Return True if and only if ``regex.fullmatch(..., partial=True)`` answers:
+    ``data`` is a member, or a prefix of one. Only meaningful when no sub-pattern
+    has an empty language (see the module docstring)."""
+    try:
+        return regex.fullmatch(_pattern_bytes(pattern), _data_bytes(data), partial=True) is not None
+    except regex.error as e:
+        raise ValueError(f"regex refuses the pattern: {e}") from None
+
+
+# ---------------------------------------------------------------------------------
+# Documents
+# ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentVerdict:
+    """What the stdlib says about one document under one schema.
+
+    - ``parses``: the text is UTF-8 and ``json.loads`` reads it (NaN and Infinity,
+      which Python accepts and JSON does not, are refused);
+    - ``valid``: the value satisfies the schema under Draft 2020-12 (False when it
+      does not parse);
+    - ``compact``: the text equals ``compact_dump`` of its value: no whitespace, and
+      every value spelled as Python writes it (so ``"\\u0041"``, ``"\\/"``, ``1E5``,
+      ``1.50`` and ``-0`` are *not* compact although the schema regex's language
+      may contain them);
+    - ``ordered``: in every object the schema describes with ``properties``, the
+      keys appear at most once and in the order of ``properties`` (recursively);
+    - ``reason``: the first failed check, in words ("" when ``ok``).
+    """
+
+    parses: bool
+    valid: bool
+    compact: bool
+    ordered: bool
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True iff the document parses, validates, is compact and is ordered."""
+        return self.parses and self.valid and self.compact and self.ordered
+
+
+def compact_dump(value: Any) -> str:
+    """Python's compact JSON: ``json.dumps(value, separators=(",", ":"),
+    ensure_ascii=False)``, e.g. ``{"a":[1,2.5,"é"]}``."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def schema_validator(schema: dict) -> jsonschema.Draft202012Validator:
+    """A Draft 2020-12 validator for ``schema``; ValueError when the schema itself is
+    not a valid Draft 2020-12 schema, TypeError when it is not a dict or bool."""
+    if not isinstance(schema, (dict, bool)):
+        raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        raise ValueError(f"not a Draft 2020-12 schema: {e.message}") from None
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _load(text: str):
+    """(value with dicts, value with key lists) or raise ValueError."""
+    pairs = json.loads(text, object_pairs_hook=_Pairs, parse_constant=_refuse_constant)
+    return _plain(pairs), pairs
+
+
+class _Pairs(list):
+    """An object as its (key, value) pairs in document order, duplicates kept."""
+
+
+def _plain(value):
+    if isinstance(value, _Pairs):
+        return {k: _plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def check_document(schema: dict, text: bytes | str) -> DocumentVerdict:
+    """The stdlib's verdict on ``text`` under ``schema`` (see ``DocumentVerdict``).
+
+    Example: ``check_document(s, '{"b":1,"a":2}')`` with properties ``a, b`` is
+    ``parses=True, valid=True, compact=True, ordered=False``.
+    """
+    validator = schema_validator(schema)
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            return DocumentVerdict(False, False, False, False, f"not UTF-8: {e.reason} at byte {e.start}")
+    elif not isinstance(text, str):
+        raise TypeError(f"text must be bytes or str, not {type(text).__name__}")
+    try:
+        value, pairs = _load(text)
+    except (ValueError, RecursionError) as e:
+        return DocumentVerdict(False, False, False, False, f"does not parse: {e}")
+    error = next(iter(validator.iter_errors(value)), None)
+    valid = error is None
+    compact = text == compact_dump(value)
+    disorder = _disorder(schema, pairs, "")
+    reasons = []
+    if not valid:
+        reasons.append(f"invalid at /{'/'.join(map(str, error.absolute_path))}: {error.message}")
+    if not compact:
+        reasons.append(f"not compact: Python writes {_clip(compact_dump(value))}")
+    if disorder:
+        reasons.append(disorder)
+    return DocumentVerdict(True, valid, compact, not disorder, "; ".join(reasons))
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _disorder(schema, value, pointer: str) -> str:
+    """"" if ``value`` is ordered under ``schema``, else where it is not.
+
+    Objects: keys listed in ``properties`` appear at most once and in that order
+    (keys not listed are the validator's business). Arrays: each item under
+    ``items``. ``anyOf``: ordered under at least one branch. Anything else: ordered.
+    """
+    if not isinstance(schema, dict):
+        return ""
+    if "anyOf" in schema and isinstance(schema["anyOf"], list):
+        found = [_disorder(branch, value, pointer) for branch in schema["anyOf"]]
+        if found and all(found):
+            return found[0]
+    if isinstance(value, _Pairs):
+        return _object_disorder(schema, value, pointer)
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            found = _disorder(schema["items"], item, f"{pointer}/{i}")
+            if found:
+                return found
+    return ""
+
+
+def _object_disorder(schema: dict, pairs: _Pairs, pointer: str) -> str:
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return ""
+    rank = {name: i for i, name in enumerate(props)}
+    last, seen = -1, set()
+    for key, item in pairs:
+        if key in seen:
+            return f"key {key!r} repeated at {pointer or '/'}"
+        seen.add(key)
+        if key in rank:
+            if rank[key] < last:
+                return f"key {key!r} out of the schema's order at {pointer or '/'}"
+            last = rank[key]
+            found = _disorder(props[key], item, f"{pointer}/{key}")
+            if found:
+                return found
+    return ""
