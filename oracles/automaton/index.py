@@ -1,0 +1,318 @@
+"""Token masks over a canonical DFA: a byte trie of the vocabulary, walked from each state.
+
+Input: a ``DFA`` and a vocabulary ``vocab[t] = bytes | None`` (None: a special token),
+optionally an EOS id. Output: per DFA state ``s``, the mask ``m_s`` (bool [V]) and the
+state each allowed token leads to.
+
+Rules (seed section 2.3), for V = len(vocab):
+
+- ``m_s[t]`` is True iff t is not EOS, ``vocab[t]`` is non-empty bytes and
+  ``dfa.step(s, vocab[t]) != DEAD``: the token keeps the text a prefix of some
+  string of the language (it need not complete one);
+- ``m_s[eos_id]`` is True iff ``dfa.accept[s]``;
+- a special (None) or empty token is never allowed.
+
+The walk (``walk_trie``). Tokens sharing a prefix share the DFA steps over it: the
+trie has one node per distinct non-empty prefix of a token. From a state ``s`` the
+walk steps the DFA along every edge; when a byte leads to DEAD, the whole subtree
+under that edge is skipped (every token there starts with a dead prefix), and the
+walk goes on with the siblings. Every token ending at a live node is allowed, and
+leads to the DFA state reached at that node.
+
+It is made fast with numpy: the trie is flattened, nodes numbered breadth first
+(depth, then bytes ascending), so the children of a node are one contiguous id
+range; the walk goes level by level over all live (node, state) pairs at once, and
+``build_all`` starts it from every state together.
+
+Example, the seed's section 3: ``(cat|car|dog)s?`` with vocabulary
+``c a t r d o g s ca cat dog ts x <eos> ""`` (EOS 13): from state 3 (after "ca") the
+walk reaches ``t`` (to 5), ``r`` (to 5) and ``ts`` (t to 5, s to 6), so
+``mask(3)`` allows ids 2, 3 and 11; ``mask(5)`` allows ``s`` and EOS.
+
+Bounds (``LimitExceeded``): ``MAX_VOCAB_SIZE`` ids; ``MAX_TRIE_BYTES`` bytes over all
+distinct tokens; ``build_all`` holds at most ``MAX_TABLE_CELLS`` state x token cells.
+Masks are cached per state, so the cache holds at most ``n_states`` rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from .dfa import DEAD, DFA
+from .errors import LimitExceeded
+from .vocab import MAX_VOCAB_SIZE
+
+__all__ = ["TokenIndex", "VocabTrie", "walk_trie", "MAX_TRIE_BYTES", "MAX_TABLE_CELLS"]
+
+MAX_TRIE_BYTES = 1 << 26   # 64 MiB of distinct token bytes (cl100k_base: 0.64 MiB)
+MAX_TABLE_CELLS = 1 << 26  # build_all: states x vocabulary (o200k_base: 335 states)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class VocabTrie:
+    """A byte trie of a vocabulary, flattened into arrays and numbered breadth first.
+
+    Node 0 is the root (the empty prefix); every other node is a distinct non-empty
+    prefix of some allowed token. Guarantees:
+
+    - ``edge_byte[n]`` is the last byte of node n's prefix (unused for the root);
+    - the children of node n are the nodes ``first_child[n] .. first_child[n] +
+      n_children[n] - 1``, in ascending byte order;
+    - ``node_token[n]`` is the id of a token whose bytes are node n's prefix, or -1;
+      when several ids share those bytes, the others are in ``aliases`` as
+      ``(alias_id, node_token id)`` rows;
+    - EOS, specials (None) and empty tokens are in no node.
+    """
+
+    vocab_size: int
+    edge_byte: np.ndarray    # int64 [n_nodes]
+    first_child: np.ndarray  # int64 [n_nodes]
+    n_children: np.ndarray   # int64 [n_nodes]
+    node_token: np.ndarray   # int64 [n_nodes], -1 for no token
+    aliases: np.ndarray      # int64 [k, 2]: (duplicate id, representative id)
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.edge_byte.shape[0])
+
+    @classmethod
+    def build(cls, vocab: Sequence[bytes | None], eos_id: int | None = None) -> VocabTrie:
+        """The trie of ``vocab`` without EOS, specials and empty tokens.
+
+        Raises TypeError when ``vocab`` is not a sequence, ValueError for an entry
+        that is neither bytes nor None, LimitExceeded past the documented bounds.
+        """
+        vocab = _check_vocab(vocab)
+        return _cached_trie(tuple(vocab), eos_id)
+
+
+def _check_vocab(vocab) -> Sequence[bytes | None]:
+    if isinstance(vocab, (str, bytes, bytearray)) or not isinstance(vocab, Sequence):
+        raise TypeError(f"TokenIndex: vocab must be a sequence of bytes or None, "
+                        f"not {type(vocab).__name__}")
+    if len(vocab) > MAX_VOCAB_SIZE:
+        raise LimitExceeded(f"TokenIndex: vocabulary of {len(vocab)} ids exceeds "
+                            f"MAX_VOCAB_SIZE={MAX_VOCAB_SIZE}")
+    for t, entry in enumerate(vocab):
+        if entry is not None and type(entry) is not bytes:
+            raise ValueError(f"TokenIndex: vocab[{t}] is a {type(entry).__name__}, "
+                             "expected bytes or None")
+    return vocab
+
+
+@functools.lru_cache(maxsize=4)  # one trie per recent vocabulary: built once, shared by DFAs
+def _cached_trie(vocab: tuple[bytes | None, ...], eos_id: int | None) -> VocabTrie:
+    # None (special), b"" (empty) and EOS are never in the trie
+    kept = [t for t, entry in enumerate(vocab) if entry and t != eos_id]
+    kept.reverse()  # so that the lowest id of equal bytes is written last and wins
+    first_id = dict(zip(map(vocab.__getitem__, kept), kept))
+    aliases = []
+    if len(first_id) < len(kept):  # ids sharing bytes with a lower id
+        aliases = [(t, first_id[vocab[t]]) for t in kept if first_id[vocab[t]] != t]
+    tokens = sorted(first_id)
+    total = sum(map(len, tokens))
+    if total > MAX_TRIE_BYTES:
+        raise LimitExceeded(f"TokenIndex: {total} distinct token bytes exceed MAX_TRIE_BYTES={MAX_TRIE_BYTES}")
+    ids = np.fromiter(map(first_id.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    trie = _flatten(tokens, ids, len(vocab))
+    alias_rows = np.array(aliases, dtype=np.int64).reshape(-1, 2)
+    return dataclasses.replace(trie, aliases=alias_rows)
+
+
+def _flatten(tokens: list[bytes], ids: np.ndarray, vocab_size: int) -> VocabTrie:
+    """Number the distinct prefixes of sorted, distinct ``tokens`` breadth first.
+
+    In sorted order, token i shares its first ``lcp[i]`` bytes with token i-1, so
+    it creates exactly the nodes at depths ``lcp[i]+1 .. len(i)`` (e.g. after
+    ``ca``, ``cat`` creates only the node ``cat``). Nodes at one depth, ordered by
+    the token creating them, are in ascending byte order.
+    """
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    starts = np.cumsum(lengths) - lengths
+    flat = np.frombuffer(b"".join(tokens), dtype=np.uint8).astype(np.int64)
+    lcp = _lcp_with_previous(flat, starts, lengths)
+    edge, parent, node_token = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.full(1, -1, np.int64)]
+    base, prev_creators, prev_base = 1, None, 0
+    for depth in range(1, int(lengths.max(initial=0)) + 1):
+        creators = np.flatnonzero((lcp < depth) & (lengths >= depth))
+        edge.append(flat[starts[creators] + depth - 1])
+        if prev_creators is None:
+            parent.append(np.zeros(creators.size, np.int64))
+        else:  # the parent is the node the latest creator at depth - 1 made
+            parent.append(prev_base + np.searchsorted(prev_creators, creators, side="right") - 1)
+        node_token.append(np.where(lengths[creators] == depth, ids[creators], -1))
+        prev_creators, prev_base, base = creators, base, base + creators.size
+    parents = np.concatenate(parent)
+    n_nodes = parents.size
+    n_children = np.bincount(parents[1:], minlength=n_nodes).astype(np.int64)
+    first_child = 1 + np.searchsorted(parents[1:], np.arange(n_nodes), side="left")
+    return VocabTrie(vocab_size, np.concatenate(edge), first_child.astype(np.int64),
+                     n_children, np.concatenate(node_token), np.zeros((0, 2), np.int64))
+
+
+def _lcp_with_previous(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``lcp[i]``: the length of the common prefix of tokens i-1 and i (0 for i = 0)."""
+    n = lengths.size
+    lcp = np.zeros(n, np.int64)
+    if n < 2:
+        return lcp
+    shorter = np.minimum(lengths[1:], lengths[:-1])
+    rows = np.arange(1, n)
+    k = 0
+    while rows.size:  # rows whose first k bytes agree with their predecessor's
+        rows = rows[shorter[rows - 1] > k]
+        same = flat[starts[rows] + k] == flat[starts[rows - 1] + k]
+        rows = rows[same]
+        k += 1
+        lcp[rows] = k
+    return lcp
+
+
+def walk_trie(trie: VocabTrie, trans: np.ndarray, start_states: np.ndarray):
+    """The seed's trie walk, from every state in ``start_states`` at once.
+
+    Returns three int64 arrays ``(origin, token, target)``, one entry per allowed
+    (start state, token) pair: the token is allowed from ``origin`` and leads to
+    ``target``. Aliases, EOS and the mask layout are the caller's business.
+    """
+    flat_trans = trans.reshape(-1)
+    origin = np.asarray(start_states, dtype=np.int64)
+    state = origin.copy()                     # the DFA state at each pair's node
+    node = np.zeros(origin.size, np.int64)    # every walk starts at the root
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    while node.size:
+        # 1. expand each live (node, state) pair to the node's children
+        counts = trie.n_children[node]
+        total = int(counts.sum())
+        if total == 0:
+            break
+        shift = np.repeat(trie.first_child[node] - (np.cumsum(counts) - counts), counts)
+        child = shift + np.arange(total)
+        state = np.repeat(state, counts)
+        origin = np.repeat(origin, counts)
+        # 2. step the DFA by the byte on the edge into the child
+        target = flat_trans[state * 256 + trie.edge_byte[child]]
+        # 3. skip dead subtrees: a pair whose byte is dead is dropped, so nothing
+        #    under that child is visited from this state; its siblings still are
+        live = target != DEAD
+        child, state, origin = child[live], target[live].astype(np.int64), origin[live]
+        # 4. record every token ending at a live child: allowed from its origin,
+        #    leading to the state reached at the child
+        token = trie.node_token[child]
+        ends = token >= 0
+        found.append((origin[ends], token[ends], state[ends]))
+        node = child
+    if not found:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    return tuple(np.concatenate(parts) for parts in zip(*found))
+
+
+class TokenIndex:
+    """Token masks over ``dfa`` for one vocabulary (see the module doc for the rules).
+
+    ``mask(state)`` is computed the first time a state is asked for and cached;
+    ``build_all()`` computes every state at once (for serving). Raises ValueError
+    for an out-of-range ``eos_id`` or a vocabulary entry that is neither bytes nor
+    None, TypeError when ``vocab`` is not a sequence.
+    """
+
+    def __init__(self, dfa: DFA, vocab: Sequence[bytes | None], eos_id: int | None = None) -> None:
+        if not isinstance(dfa, DFA):
+            raise TypeError(f"TokenIndex: dfa must be a DFA, not {type(dfa).__name__}")
+        vocab = _check_vocab(vocab)
+        if eos_id is not None:
+            if isinstance(eos_id, bool) or not isinstance(eos_id, (int, np.integer)):
+                raise TypeError(f"TokenIndex: eos_id must be an int or None, not {type(eos_id).__name__}")
+            eos_id = int(eos_id)
+            if not 0 <= eos_id < len(vocab):
+                raise ValueError(f"TokenIndex: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
+        self.dfa = dfa
+        self.vocab_size = len(vocab)
+        self.eos_id = eos_id
+        self.trie = _cached_trie(tuple(vocab), eos_id)
+        self._masks: dict[int, np.ndarray] = {}    # state -> read-only bool [V]
+        self._targets: dict[int, np.ndarray] = {}  # state -> read-only int32 [V], DEAD if disallowed
+
+    def mask(self, state: int) -> np.ndarray:
+        """bool [V], read-only: the tokens allowed in ``state`` (cached)."""
+        row = self._masks.get(state) if type(state) is int else None
+        if row is None:
+            row = self._compute(self._check_state(state))[0]
+        return row
+
+    def next_state(self, state: int, token_id: int) -> int:
+        """The state after ``token_id`` from ``state``; DEAD for a disallowed token.
+        For EOS: ``state`` itself when it is accepting, else DEAD."""
+        state = self._check_state(state)
+        token_id = self._check_token(token_id)
+        targets = self._targets.get(state)
+        if targets is None:
+            targets = self._compute(state)[1]
+        return int(targets[token_id])
+
+    def build_all(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every state's mask and targets at once: ``(masks bool [S, V], targets int32
+        [S, V])`` with ``targets[s, t] == next_state(s, t)``. Fills the per-state
+        cache with read-only rows of these arrays. Raises LimitExceeded beyond
+        ``MAX_TABLE_CELLS``."""
+        n = self.dfa.n_states
+        if n * self.vocab_size > MAX_TABLE_CELLS:
+            raise LimitExceeded(f"TokenIndex.build_all: {n} states x {self.vocab_size} tokens "
+                                f"exceed MAX_TABLE_CELLS={MAX_TABLE_CELLS}; use mask(state)")
+        masks, targets = self._tables(np.arange(n))
+        for s in range(n):
+            self._store(s, masks[s], targets[s])
+        return masks, targets
+
+    def _compute(self, state: int) -> tuple[np.ndarray, np.ndarray]:
+        masks, targets = self._tables(np.array([state]))
+        return self._store(state, masks[0], targets[0])
+
+    def _store(self, state: int, mask: np.ndarray, targets: np.ndarray):
+        mask.setflags(write=False)
+        targets.setflags(write=False)
+        self._masks[state] = mask
+        self._targets[state] = targets
+        return mask, targets
+
+    def _tables(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masks and targets of ``states`` (rows in that order), from one walk."""
+        rows = np.full(self.dfa.n_states, -1, np.int64)
+        rows[states] = np.arange(states.size)
+        origin, token, target = walk_trie(self.trie, self.dfa.trans, states)
+        masks = np.zeros((states.size, self.vocab_size), np.bool_)
+        targets = np.full((states.size, self.vocab_size), DEAD, np.int32)
+        cells = rows[origin] * self.vocab_size + token
+        masks.reshape(-1)[cells] = True
+        targets.reshape(-1)[cells] = target
+        if self.trie.aliases.size:  # ids sharing a representative's bytes share its column
+            masks[:, self.trie.aliases[:, 0]] = masks[:, self.trie.aliases[:, 1]]
+            targets[:, self.trie.aliases[:, 0]] = targets[:, self.trie.aliases[:, 1]]
+        if self.eos_id is not None:  # EOS exactly in accepting states, text unchanged
+            accepting = self.dfa.accept[states]
+            masks[:, self.eos_id] = accepting
+            targets[:, self.eos_id] = np.where(accepting, states, DEAD)
+        return masks, targets
+
+    def _check_state(self, state) -> int:
+        if isinstance(state, bool) or not isinstance(state, (int, np.integer)):
+            raise TypeError(f"TokenIndex: state must be an int, not {type(state).__name__}")
+        if not 0 <= state < self.dfa.n_states:
+            raise ValueError(f"TokenIndex: state {state} out of range 0..{self.dfa.n_states - 1}")
+        return int(state)
+
+    def _check_token(self, token_id) -> int:
+        if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
+            raise TypeError(f"TokenIndex: token id must be an int, not {type(token_id).__name__}")
+        if not 0 <= token_id < self.vocab_size:
+            raise ValueError(f"TokenIndex: token id {token_id} out of range 0..{self.vocab_size - 1}")
+        return int(token_id)
+
+    def __repr__(self) -> str:
+        return (f"TokenIndex(n_states={self.dfa.n_states}, vocab_size={self.vocab_size}, "
+                f"eos_id={self.eos_id}, trie_nodes={self.trie.n_nodes}, cached={len(self._masks)})")

