@@ -26,7 +26,9 @@ Ignoring a keyword would let the model write output the schema forbids.
 Known, deliberate differences from JSON Schema validation (the language is a
 subset of the valid documents): extra object keys are never allowed; properties
 appear in the schema's order; an ``enum`` value matches only as its own compact
-JSON (``1.0`` does not match ``1``); strings hold DEL (0x7F) only escaped.
+JSON (``1.0`` does not match ``1``); an integer has no fraction (``1.0`` is a valid
+integer to JSON Schema, not to the seed's ``-?(0|[1-9][0-9]*)``); strings hold DEL
+(0x7F) only escaped.
 
 Object members are built from the end so the commas come out right, in size
 quadratic in the number of properties: ``after[i]`` is "members i.. when something
