@@ -1,0 +1,244 @@
+"""Build the golden documents from the cases, a seed and the code, cross-checking as we go.
+
+- ``build_masks_golden()``: for every case of ``cases.MASKS_CASES`` three seeded paths
+  through ``cases.MASKS_VOCAB``, masks and completeness from the derivative oracle
+  (``oracles.derivatives``), not from an automaton. Schemas enter as the regex of
+  the reference's ``json_schema_to_regex`` (text, not an automaton).
+- ``build_constrain_golden(masks_text)``: from the reference pipeline
+  (``oracles.automaton``), the regex text of 13 schemas, the canonical DFA of those
+  and of 8 patterns, three seeded paths of each through the 123-entry vocabulary,
+  Python's compact ``json.dumps`` of 19 texts, the refused patterns and schemas,
+  and the cases of ``masks_golden.json`` replayed through the reference.
+
+Cross-checks (a failure raises ``GoldenDisagreement`` and nothing is written): the
+derivative masks and the reference ``TokenIndex`` masks agree at every step of every
+path of both files; the reference DFA of every case equals the derivative oracle's
+``canonical_dfa``; the reference and the derivative parser both refuse every refused
+pattern; ``json.loads`` of each dumps output gives the value back.
+
+Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
+order (sets are sorted), numpy ``default_rng`` seeded from lists of integers.
+``render_all()`` returns the file texts, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from golden import cases
+from golden.fileformat import FORMAT_VERSION, FILES, checksums_text, dfa_record, hex_or_null, sha256
+from golden.layout import render
+from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
+
+SEEDS = {"masks_golden": 87, "constrain_golden": 109}
+"""The master seed of each file (L8.7 and L10.9); path j of case i uses
+``default_rng([seed, i, j])``."""
+BUDGETS = (4, 12, 24)
+"""Uniform choices before steering to completion, per path: short, medium, long."""
+LIMIT = 64
+"""A path stops (``ended: "limit"``) after this many tokens."""
+COMMAND = "constrain-harness golden write"
+NOTICE = "GENERATED FILE, DO NOT EDIT: regenerate with `constrain-harness golden write` (see golden/README.md)"
+
+
+class GoldenDisagreement(RuntimeError):
+    """Two oracles disagree on something a golden file would record: a finding."""
+
+
+def reference():
+    """The implementation golden values come from: the reference pipeline."""
+    import oracles.automaton as impl
+
+    return impl
+
+
+def _generated_by(kind: str, oracle: str) -> dict:
+    import harness
+
+    return {"command": COMMAND, "generator": f"golden.build.build_{kind}", "seed": SEEDS[kind],
+            "package_version": harness.__version__, "oracle": oracle,
+            "budgets": list(BUDGETS), "limit": LIMIT}
+
+
+def _vocab_record(vocab, eos_id) -> dict:
+    return {"size": len(vocab), "eos_id": eos_id, "tokens_hex": [hex_or_null(t) for t in vocab],
+            "special_ids": cases.special_ids(vocab, eos_id),
+            "empty_ids": [i for i, t in enumerate(vocab) if t == b""]}
+
+
+def _pattern_of(case: cases.Case) -> str:
+    return case.source if case.kind == "pattern" else reference().json_schema_to_regex(case.schema)
+
+
+def _case_head(case: cases.Case, pattern: str) -> dict:
+    head = {"name": case.name, "kind": case.kind, "pattern": pattern, "covers": list(case.covers)}
+    if case.kind == "schema":
+        head["schema"] = case.source
+    return head
+
+
+def _path_record(path) -> dict:
+    return {"seed": path.seed, "tokens": path.tokens, "allowed": path.allowed,
+            "complete": path.complete, "text_hex": path.text.hex(), "ended": path.ended}
+
+
+def _cross_check(name: str, path, other, eos_id) -> None:
+    """Raise GoldenDisagreement unless ``other`` gives the path's masks and completeness."""
+    allowed, complete = follow(other, eos_id, path.tokens)
+    for step, (want, got) in enumerate(zip(path.allowed, allowed)):
+        if want != got or path.complete[step] != complete[step]:
+            only_a = sorted(set(want) - set(got))
+            only_b = sorted(set(got) - set(want))
+            raise GoldenDisagreement(
+                f"{name} path {path.seed} step {step} (text {path.text!r:.80}): masks differ: only in the "
+                f"generator {only_a}, only in the cross-check {only_b}; complete {path.complete[step]} vs {complete[step]}")
+
+
+def _check_dfa(name: str, pattern: str, dfa) -> None:
+    from oracles import derivatives
+
+    trans, accept = derivatives.canonical_dfa(pattern)
+    if not (np.array_equal(np.asarray(trans), dfa.trans) and np.array_equal(np.asarray(accept), dfa.accept)):
+        raise GoldenDisagreement(f"{name}: the reference DFA ({dfa.n_states} states) differs from the derivative "
+                                 f"oracle's canonical_dfa ({len(accept)} states) for {pattern!r:.120}")
+
+
+def _paths(i: int, kind: str, make_walker, cross_walker, eos_id, name: str):
+    out = []
+    for j, budget in enumerate(BUDGETS):
+        path = walk(make_walker(), eos_id, [SEEDS[kind], i, j], budget=budget, limit=LIMIT)
+        _cross_check(name, path, cross_walker(), eos_id)
+        out.append(path)
+    return out
+
+
+# --------------------------------------------------------------------------- masks_golden
+
+def build_masks_golden() -> dict:
+    """The masks_golden document (see the module docstring)."""
+    vocab, eos = cases.MASKS_VOCAB, cases.MASKS_EOS
+    out = []
+    for i, case in enumerate(cases.MASKS_CASES):
+        pattern = _pattern_of(case)
+        walker = DerivativeWalker(pattern, vocab, eos)
+        ref = ReferenceWalker(reference(), pattern, vocab, eos)
+        paths = _paths(i, "masks_golden", lambda: walker, lambda: ref, eos, case.name)
+        out.append({**_case_head(case, pattern), "paths": [_path_record(p) for p in paths]})
+    return {"format": "masks_golden", "format_version": FORMAT_VERSION, "notice": NOTICE,
+            "generated_by": _generated_by("masks_golden", "oracles.derivatives (Brzozowski derivatives)"),
+            "vocab": _vocab_record(vocab, eos), "cases": out}
+
+
+# --------------------------------------------------------------------------- constrain_golden
+
+def _automaton_cases(index_base: int, case_list) -> list[dict]:
+    vocab, eos = cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS
+    out = []
+    for i, case in enumerate(case_list, start=index_base):
+        pattern = _pattern_of(case)
+        ref = ReferenceWalker(reference(), pattern, vocab, eos)
+        _check_dfa(case.name, pattern, ref.dfa)
+        der = DerivativeWalker(pattern, vocab, eos)
+        paths = _paths(i, "constrain_golden", lambda: ref, lambda: der, eos, case.name)
+        out.append({**_case_head(case, pattern), "dfa": dfa_record(ref.dfa.trans, ref.dfa.accept),
+                    "paths": [_path_record(p) for p in paths]})
+    return out
+
+
+def _dumps_cases() -> list[dict]:
+    out = []
+    for name, text in cases.DUMPS_TEXTS:
+        value = json.loads(text)
+        dumped = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        if json.loads(dumped) != value and value == value:
+            raise GoldenDisagreement(f"dumps {name}: {dumped!r} does not load back to the value of {text!r}")
+        out.append({"name": name, "text": text, "dumps": dumped,
+                    "dumps_ascii": json.dumps(value, separators=(",", ":"), ensure_ascii=True)})
+    return out
+
+
+def _refused_patterns() -> list[dict]:
+    from oracles import derivatives
+
+    out = []
+    for pattern, reason in cases.REFUSED_PATTERNS:
+        error = _refusal(lambda: reference().regex_to_dfa(pattern))
+        if error is None:
+            raise GoldenDisagreement(f"refused pattern {pattern!r} ({reason}): the reference accepts it")
+        if _refusal(lambda: derivatives.is_empty(pattern) and _raise_empty(pattern)) is None:
+            raise GoldenDisagreement(f"refused pattern {pattern!r} ({reason}): the derivative oracle accepts it")
+        out.append({"pattern": pattern, "reason": reason, "error": type(error).__name__})
+    return out
+
+
+def _raise_empty(pattern: str):
+    raise ValueError(f"empty language: {pattern!r}")
+
+
+def _refused_schemas() -> list[dict]:
+    out = []
+    for name, schema in cases.REFUSED_SCHEMAS:
+        error = _refusal(lambda: reference().json_schema_to_regex(schema))
+        stage = "schema"
+        if error is None:  # e.g. an empty language surfaces when the regex is compiled
+            stage = "regex"
+            error = _refusal(lambda: reference().regex_to_dfa(reference().json_schema_to_regex(schema)))
+        if error is None:
+            raise GoldenDisagreement(f"refused schema {name}: the reference accepts it")
+        out.append({"name": name, "schema": json.dumps(schema, separators=(",", ":"), ensure_ascii=True),
+                    "stage": stage, "error": type(error).__name__, "pointer": getattr(error, "pointer", "")})
+    return out
+
+
+def _refusal(thunk) -> ValueError | None:
+    try:
+        thunk()
+    except ValueError as exc:
+        return exc
+    return None
+
+
+def _l8_7_cases(masks_doc: dict, masks_text: str) -> dict:
+    """masks_golden's cases replayed through the reference: its DFA and its masks."""
+    vocab, eos = cases.MASKS_VOCAB, cases.MASKS_EOS
+    out = []
+    for case in masks_doc["cases"]:
+        ref = ReferenceWalker(reference(), case["pattern"], vocab, eos)
+        paths = []
+        for recorded in case["paths"]:
+            allowed, complete = follow(ref, eos, recorded["tokens"])
+            if allowed != recorded["allowed"] or complete != recorded["complete"]:
+                raise GoldenDisagreement(f"masks_golden case {case['name']} path {recorded['seed']}: "
+                                         "the reference replay differs from the derivative oracle")
+            paths.append({"seed": recorded["seed"], "tokens": recorded["tokens"], "allowed": allowed,
+                          "complete": complete, "text_hex": recorded["text_hex"], "ended": recorded["ended"]})
+        head = {k: case[k] for k in ("name", "kind", "pattern", "covers", "schema") if k in case}
+        out.append({**head, "dfa": dfa_record(ref.dfa.trans, ref.dfa.accept), "paths": paths})
+    return {"source": FILES["masks_golden"], "sha256": sha256(masks_text),
+            "vocab": _vocab_record(vocab, eos), "cases": out}
+
+
+def build_constrain_golden(masks_doc: dict, masks_text: str) -> dict:
+    """The constrain_golden document (see the module docstring)."""
+    n = len(cases.CONSTRAIN_SCHEMAS)
+    return {"format": "constrain_golden", "format_version": FORMAT_VERSION, "notice": NOTICE,
+            "generated_by": _generated_by("constrain_golden",
+                                          "oracles.automaton (cross-checked against oracles.derivatives)"),
+            "vocab": _vocab_record(cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS),
+            "schemas": _automaton_cases(0, cases.CONSTRAIN_SCHEMAS),
+            "patterns": _automaton_cases(n, cases.CONSTRAIN_PATTERNS),
+            "dumps": _dumps_cases(),
+            "refused_patterns": _refused_patterns(),
+            "refused_schemas": _refused_schemas(),
+            "l8_7_cases": _l8_7_cases(masks_doc, masks_text)}
+
+
+def render_all() -> dict[str, str]:
+    """Every generated file's text, by file name: the two golden files and SHA256SUMS."""
+    masks_doc = build_masks_golden()
+    masks_text = render(masks_doc)
+    constrain_text = render(build_constrain_golden(masks_doc, masks_text))
+    texts = {FILES["masks_golden"]: masks_text, FILES["constrain_golden"]: constrain_text}
+    return {**texts, "SHA256SUMS": checksums_text(texts)}

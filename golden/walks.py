@@ -1,0 +1,221 @@
+"""Seeded random walks through a language, token by token, recording the masks.
+
+A *walker* answers, for a position in the text, the mask (``bool[V]``), whether the
+text so far is complete, the position after a token, and the distance (the length
+of the shortest completion in bytes). Two walkers answer the same questions:
+
+- ``DerivativeWalker``: the derivative oracle (``oracles.derivatives``); the
+  position is the text itself; no automaton of ``oracles.automaton`` is involved.
+- ``ReferenceWalker``: the reference pipeline (``regex_to_dfa`` and
+  ``TokenIndex``); the position is a DFA state.
+
+``walk(walker, eos_id, seed, budget=..., limit=...)`` draws one path with numpy
+``default_rng(seed)``. At each step the candidates are, while fewer than ``budget``
+tokens were taken, the allowed tokens that neither end the text (EOS) nor finish it
+(lead to an accepting state with no way on), unless there are no others;
+afterwards the tokens that leave the
+shortest completion (EOS alone when allowed), so a path ends with EOS when it can.
+The candidates are grouped by the state they lead to (EOS is a group of its own;
+groups ordered by their smallest id), and two integers from the generator pick a
+group, then a token in it: a string's rare transitions (a quote, a backslash, a
+UTF-8 lead byte) are as likely as its hundred printable characters. States are
+those of the canonical DFA, so the choice depends only on the language and both
+walkers draw the same path from the same seed (``build`` checks it).
+
+Guarantees of a ``Path``: ``len(allowed) == len(complete) == len(tokens) + 1``;
+``allowed[i]`` and ``complete[i]`` describe the text before ``tokens[i]``; after
+EOS the last entry is ``[]`` (nothing is allowed after EOS) with ``complete`` True.
+
+Example: ``(cat|car|dog)s?`` with budget 0 takes ``c``-starting or ``d``-starting
+tokens, then closes the word, then takes EOS.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+DEAD = -1
+UNREACHABLE = 1 << 30  # the distance of a position with no completion
+
+
+@dataclass
+class Path:
+    """One recorded walk (see the module docstring for the invariants)."""
+
+    seed: list[int]
+    tokens: list[int] = field(default_factory=list)
+    allowed: list[list[int]] = field(default_factory=list)
+    complete: list[bool] = field(default_factory=list)
+    text: bytes = b""
+    ended: str = ""  # "eos", "stuck" (nothing allowed) or "limit" (too many tokens)
+
+
+def distances(trans: np.ndarray, accept: np.ndarray) -> list[int]:
+    """Shortest completion length in bytes from each state of a byte DFA (a backward
+    breadth-first search from the accepting states); ``UNREACHABLE`` if none."""
+    n = accept.shape[0]
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for s, row in enumerate(trans.tolist()):
+        for t in set(row):
+            if t != DEAD:
+                preds[t].append(s)
+    dist = [UNREACHABLE] * n
+    queue = deque(int(s) for s in np.flatnonzero(accept))
+    for s in queue:
+        dist[s] = 0
+    while queue:
+        t = queue.popleft()
+        for s in sorted(preds[t]):
+            if dist[s] == UNREACHABLE:
+                dist[s] = dist[t] + 1
+                queue.append(s)
+    return dist
+
+
+class ReferenceWalker:
+    """Positions are states of ``impl.regex_to_dfa(pattern)``; masks from ``impl.TokenIndex``."""
+
+    def __init__(self, impl, pattern: str, vocab, eos_id):
+        self.vocab = vocab
+        self.dfa = impl.regex_to_dfa(pattern)
+        self.index = impl.TokenIndex(self.dfa, vocab, eos_id)
+        self._dist = distances(np.asarray(self.dfa.trans), np.asarray(self.dfa.accept))
+        self.final = _final_states(np.asarray(self.dfa.trans), np.asarray(self.dfa.accept))
+
+    def start(self):
+        return 0
+
+    def mask(self, pos) -> np.ndarray:
+        return np.asarray(self.index.mask(pos), dtype=bool)
+
+    def complete(self, pos) -> bool:
+        return bool(self.dfa.accept[pos])
+
+    def advance(self, pos, token: int):
+        return self.index.next_state(pos, token)
+
+    def distance(self, pos) -> int:
+        return UNREACHABLE if pos == DEAD else self._dist[pos]
+
+    def state(self, pos) -> int:
+        return pos
+
+
+class DerivativeWalker:
+    """Positions are the text so far; masks, completeness and distances from the
+    derivative oracle (``oracles.derivatives.Oracle``)."""
+
+    def __init__(self, pattern: str, vocab, eos_id):
+        from oracles import derivatives
+
+        self.vocab = list(vocab)
+        self.eos_id = eos_id
+        self.oracle = derivatives.Oracle(pattern)
+        trans, accept = self.oracle.canonical_dfa()
+        self._trans = np.asarray(trans)
+        self._dist = distances(self._trans, np.asarray(accept))
+        self.final = _final_states(self._trans, np.asarray(accept))
+
+    def start(self):
+        return b""
+
+    def mask(self, pos: bytes) -> np.ndarray:
+        return np.asarray(self.oracle.mask(self.vocab, self.eos_id, pos), dtype=bool)
+
+    def complete(self, pos: bytes) -> bool:
+        return bool(self.oracle.matches(pos))
+
+    def advance(self, pos: bytes, token: int):
+        return pos if token == self.eos_id else pos + self.vocab[token]
+
+    def distance(self, pos: bytes) -> int:
+        state = self.state(pos)
+        return UNREACHABLE if state == DEAD else self._dist[state]
+
+    def state(self, pos: bytes) -> int:
+        """The canonical state of the text (a derivative-built DFA: steering only)."""
+        state = 0
+        for byte in pos:
+            state = int(self._trans[state, byte])
+            if state == DEAD:
+                return DEAD
+        return state
+
+
+def _final_states(trans: np.ndarray, accept: np.ndarray) -> list[bool]:
+    """True for accepting states with no transition: the text is finished."""
+    return [bool(a) and bool((row == DEAD).all()) for a, row in zip(accept, trans)]
+
+
+def _unfinished(walker, pos, tokens: list[int], eos_id) -> list[int]:
+    """The tokens that neither end nor finish the text; all of them if none."""
+    keep = [t for t in tokens if t != eos_id and not walker.final[walker.state(walker.advance(pos, t))]]
+    return keep or tokens
+
+
+def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int) -> Path:
+    """One seeded path through the walker's language (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    path = Path(seed=list(seed))
+    pos = walker.start()
+    while True:
+        allowed = np.flatnonzero(walker.mask(pos)).tolist()
+        path.allowed.append(allowed)
+        path.complete.append(walker.complete(pos))
+        if not allowed or len(path.tokens) >= limit:
+            path.ended = "stuck" if not allowed else "limit"
+            return path
+        if len(path.tokens) >= budget:
+            allowed = _closest(walker, pos, allowed, eos_id)
+        else:
+            allowed = _unfinished(walker, pos, allowed, eos_id)
+        groups = _groups(walker, pos, allowed, eos_id)
+        group = groups[int(rng.integers(len(groups)))]
+        token = group[int(rng.integers(len(group)))]
+        path.tokens.append(token)
+        if token == eos_id:
+            path.allowed.append([])  # nothing after EOS
+            path.complete.append(path.complete[-1])
+            path.ended = "eos"
+            return path
+        pos = walker.advance(pos, token)
+        path.text += walker.vocab[token]
+
+
+def _groups(walker, pos, tokens: list[int], eos_id) -> list[list[int]]:
+    """``tokens`` grouped by the state each leads to, groups in order of first id."""
+    groups: dict[object, list[int]] = {}
+    for t in tokens:
+        key = "eos" if t == eos_id else walker.state(walker.advance(pos, t))
+        groups.setdefault(key, []).append(t)
+    return list(groups.values())
+
+
+def _closest(walker, pos, allowed: list[int], eos_id) -> list[int]:
+    """The allowed tokens that leave the shortest completion; EOS alone if allowed."""
+    if eos_id in allowed:
+        return [eos_id]
+    dist = [walker.distance(walker.advance(pos, t)) for t in allowed]
+    best = min(dist)
+    return [t for t, d in zip(allowed, dist) if d == best]
+
+
+def follow(walker, eos_id: int | None, tokens: list[int]) -> tuple[list[list[int]], list[bool]]:
+    """The masks and completeness a walker gives along recorded tokens (a replay)."""
+    allowed: list[list[int]] = []
+    complete: list[bool] = []
+    pos = walker.start()
+    for token in tokens:
+        allowed.append(np.flatnonzero(walker.mask(pos)).tolist())
+        complete.append(walker.complete(pos))
+        if token == eos_id:
+            allowed.append([])
+            complete.append(complete[-1])
+            return allowed, complete
+        pos = walker.advance(pos, token)
+    allowed.append(np.flatnonzero(walker.mask(pos)).tolist())
+    complete.append(walker.complete(pos))
+    return allowed, complete
