@@ -53,7 +53,8 @@ def regex_to_dfa(pattern: str) -> DFA:
     Meaning: exactly Python's ``re.fullmatch(pattern.encode('ascii'), data)`` on bytes.
 
     Supported: ASCII literals; escaped metacharacters; ``\\xHH``; ``\\n \\t \\r \\f \\v``
-    (and ``\\a``, ``\\0``-style octal is refused); ``\\d \\w \\s \\D \\W \\S``; ``.`` (any
+    (decision: also ``\\a`` and Python's octal escapes ``\\0``, ``\\012``, with Python's
+    meaning); ``\\d \\w \\s \\D \\W \\S``; ``.`` (any
     byte but ``\\n``); bracket classes with ranges, class escapes, negation
     (complement over all 256 bytes); ``(...)`` and ``(?:...)``; ``|`` with empty
     branches; greedy ``* + ? {m} {m,} {m,n}``.
