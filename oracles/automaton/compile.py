@@ -15,12 +15,12 @@ Example::
 
 from __future__ import annotations
 
-from oracles.automaton.determinize import MAX_DFA_STATES, subset_construction
-from oracles.automaton.dfa import DFA
-from oracles.automaton.errors import EmptyLanguage
-from oracles.automaton.minimize import moore_partition, number_breadth_first, prune_dead
-from oracles.automaton.nfa import build_nfa
-from oracles.automaton.parser import parse
+from .determinize import MAX_DFA_STATES, subset_construction
+from .dfa import DFA
+from .errors import EmptyLanguage
+from .minimize import moore_partition, number_breadth_first, prune_dead
+from .nfa import build_nfa
+from .parser import parse
 
 
 def regex_to_dfa(pattern: str, *, max_states: int = MAX_DFA_STATES) -> DFA:

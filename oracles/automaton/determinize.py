@@ -24,8 +24,8 @@ import dataclasses
 
 import numpy as np
 
-from oracles.automaton.errors import LimitExceeded
-from oracles.automaton.nfa import NFA
+from .errors import LimitExceeded
+from .nfa import NFA
 
 MAX_DFA_STATES = 20_000
 """Subset-construction states allowed before LimitExceeded (before minimization)."""

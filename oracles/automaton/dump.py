@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from oracles.automaton.ast import byte_ranges, format_byte
-from oracles.automaton.dfa import DEAD, DFA
+from .ast import byte_ranges, format_byte
+from .dfa import DEAD, DFA
 
 
 def transition_groups(row) -> list[tuple[int, int]]:

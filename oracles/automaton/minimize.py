@@ -24,8 +24,8 @@ from collections import deque
 
 import numpy as np
 
-from oracles.automaton.determinize import ClassDFA
-from oracles.automaton.dfa import DEAD
+from .determinize import ClassDFA
+from .dfa import DEAD
 
 
 def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:

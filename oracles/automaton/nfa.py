@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from oracles.automaton.ast import Alt, ByteClass, Concat, Empty, Node, Repeat
-from oracles.automaton.errors import LimitExceeded
+from .ast import Alt, ByteClass, Concat, Empty, Node, Repeat
+from .errors import LimitExceeded
 
 MAX_NFA_STATES = 200_000
 """Thompson states allowed before LimitExceeded (e.g. ``(x{1000}){1000}`` exceeds it)."""

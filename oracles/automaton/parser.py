@@ -30,9 +30,9 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 
 from __future__ import annotations
 
-from oracles.automaton import ast
-from oracles.automaton.ast import FULL_MASK, ByteClass, Empty, Node
-from oracles.automaton.errors import PatternSyntaxError, UnsupportedSyntax
+from . import ast
+from .ast import FULL_MASK, ByteClass, Empty, Node
+from .errors import PatternSyntaxError, UnsupportedSyntax
 
 MAX_REPEAT = 1000
 """The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.

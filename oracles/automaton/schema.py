@@ -42,7 +42,7 @@ import json
 import math
 from typing import Any, Callable
 
-from oracles.automaton.errors import SchemaError
+from .errors import SchemaError
 
 MAX_DEPTH = 32
 """Schema nesting deeper than this raises SchemaError (e.g. 33 nested arrays)."""
