@@ -24,6 +24,7 @@ from harness.exitcodes import ExitCode
 VERBS: dict[str, tuple[str, str]] = {
     "dfa": ("harness.commands.dfa", "print the canonical DFA of a pattern or schema"),
     "bench": ("harness.commands.bench", "benchmarks: medians and ratios against peers"),
+    "golden": ("harness.commands.golden", "write, check or replay the golden files"),
 }
 
 

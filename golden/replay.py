@@ -1,0 +1,374 @@
+"""Replay the golden files against any implementation of the constrain contract.
+
+``replay_constrain(doc, impl)`` checks what the Rust port's tests check (seed
+``002_...``, "What the tests check"), so that we and the file's consumers read the
+file the same way; ``replay_masks(doc, impl)`` is the Python module's
+``test_masks_match_the_golden_file`` (seed ``000_...``). ``impl`` is a module-like
+object with the contract's names (``harness/contract/constrain.pyi``), e.g. from
+``load_impl(spec)``.
+
+Checks (each a name in ``CHECKS``):
+
+- ``dfa_matches_python_l8_7``: per schema, the regex text (a difference is a
+  *note* unless ``strict_regex``: another text with the same language is allowed
+  by the Python contract) and the DFA of the candidate's own regex; per pattern
+  (and per masks_golden case), ``n_states``, every accepting flag, every transition.
+- ``masks_match_python_l8_7``: along every recorded path, ``Constraint.mask()``
+  gives exactly the recorded ids and ``is_complete()`` the recorded flag, at every
+  step; after EOS ``done`` is set and nothing is allowed.
+- ``token_index_rules``: at every step, specials and empty tokens are refused, EOS
+  is allowed iff the text is complete, ``advance`` of a disallowed token (a special,
+  the lowest disallowed id, EOS before a whole string) raises ValueError and
+  ``next_state`` gives DEAD for it; after EOS every ``advance`` raises.
+- ``subset_errors_are_refused``: each refused pattern raises ValueError from
+  ``regex_to_dfa``; each refused schema from ``json_schema_to_regex`` (or, for a
+  refusal the reference makes at the ``regex`` stage, from either step).
+- ``dumps_matches_python``: the recorded output is what this Python's
+  ``json.dumps(json.loads(text), separators=(",", ":"))`` writes (both
+  ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
+  exactly that one text: the value a schema names is the text a model can write.
+- ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
+  for masks_golden.json, schemas through the candidate's own translation.
+
+A candidate's exception is a finding, never a crash of the replay. (Run untrusted
+code in the suite's sandboxed child; this module runs the candidate in-process.)
+
+Example::
+
+    >>> doc = fileformat.load(GOLDEN_DIR / "constrain_golden.json", "constrain_golden")
+    >>> replay_constrain(doc, load_impl(None)).ok
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from golden import fileformat
+
+DEAD = -1
+CHECKS = ("dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
+          "dumps_matches_python", "token_index_rules", "masks_match_the_golden_file")
+MAX_FINDINGS = 20
+"""Findings kept per check (the count of failures is always complete)."""
+
+
+def load_impl(spec: str | None = None, ref_deps: bool = False):
+    """The implementation to replay against: ``None`` is the reference
+    (``oracles.automaton``); otherwise whatever ``harness.candidate.load_candidate``
+    accepts (a module name, a ``.py`` file, a package directory)."""
+    try:
+        from harness.candidate import load_candidate
+    except ImportError:  # the suite's loader is not there: the reference only
+        if spec is not None:
+            raise ValueError(f"cannot load candidate {spec!r}: harness.candidate is not available") from None
+        import oracles.automaton as impl
+
+        return impl
+    return load_candidate(spec, ref_deps)
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    where: str
+    message: str
+    level: str = "fail"  # "fail" or "note"
+
+
+@dataclass
+class ReplayReport:
+    """Assertions made and findings, per check."""
+
+    file: str
+    assertions: dict[str, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.failures.values())
+
+    def passed(self, check: str, n: int = 1) -> None:
+        self.assertions[check] = self.assertions.get(check, 0) + n
+
+    def fail(self, check: str, where: str, message: str, level: str = "fail") -> None:
+        self.passed(check)
+        if level == "fail":
+            self.failures[check] = self.failures.get(check, 0) + 1
+        if sum(1 for f in self.findings if f.check == check) < MAX_FINDINGS:
+            self.findings.append(Finding(check, where, message, level))
+
+    def expect(self, check: str, where: str, problem: str | None) -> None:
+        """Count one assertion: passed when ``problem`` is None, else a failure."""
+        if problem:
+            self.fail(check, where, problem)
+        else:
+            self.passed(check)
+
+    def lines(self) -> list[str]:
+        """A readable report: one line per finding, one per check, a totals line."""
+        out = [f"{f.level.upper()} {f.check} [{f.where}]: {f.message}" for f in self.findings]
+        for check in sorted(self.assertions):
+            failed = self.failures.get(check, 0)
+            out.append(f"{'ok  ' if not failed else 'FAIL'} {check}: {self.assertions[check]} assertions, "
+                       f"{failed} failed")
+        total = sum(self.assertions.values())
+        out.append(f"{self.file}: {len(self.assertions)} checks, {total} assertions, "
+                   f"{sum(self.failures.values())} failed")
+        return out
+
+
+# --------------------------------------------------------------------------- helpers
+
+class _Cache:
+    """The candidate's DFA and TokenIndex per pattern (built once per replay)."""
+
+    def __init__(self, impl):
+        self.impl = impl
+        self.dfas: dict[str, object] = {}
+        self.indexes: dict[tuple, object] = {}
+
+    def dfa(self, pattern: str):
+        if pattern not in self.dfas:
+            self.dfas[pattern] = self.impl.regex_to_dfa(pattern)
+        return self.dfas[pattern]
+
+    def index(self, pattern: str, vocab, eos_id):
+        key = (pattern, tuple(vocab), eos_id)
+        if key not in self.indexes:
+            self.indexes[key] = self.impl.TokenIndex(self.dfa(pattern), vocab, eos_id)
+        return self.indexes[key]
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+
+
+def _compare_dfa(report, check: str, where: str, dfa, record: dict) -> None:
+    want_trans, want_accept = fileformat.dfa_from_record(record)
+    trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
+    if int(dfa.n_states) != record["n_states"] or trans.shape != want_trans.shape:
+        report.fail(check, where, f"n_states {dfa.n_states}, expected {record['n_states']}")
+        return
+    bad = np.flatnonzero(accept.astype(bool) != want_accept)
+    if bad.size:
+        s = int(bad[0])
+        report.fail(check, where, f"state {s} accepting {bool(accept[s])}, expected {bool(want_accept[s])}")
+        return
+    diff = np.argwhere(trans != want_trans)
+    if diff.size:
+        s, b = (int(x) for x in diff[0])
+        report.fail(check, where, f"{len(diff)} transitions differ, first: state {s} byte 0x{b:02x} goes to "
+                                  f"{int(trans[s, b])}, expected {int(want_trans[s, b])}")
+        return
+    report.passed(check)
+
+
+def _candidate_pattern(report, check: str, where: str, impl, case: dict) -> str | None:
+    """The candidate's regex for a case: the pattern itself, or its schema's translation."""
+    if case["kind"] == "pattern":
+        return case["pattern"]
+    try:
+        return impl.json_schema_to_regex(json.loads(case["schema"]))
+    except Exception as exc:  # noqa: BLE001 - a candidate's failure is a finding
+        report.fail(check, where, f"json_schema_to_regex raised {_describe(exc)}")
+        return None
+
+
+# --------------------------------------------------------------------------- dfa
+
+def check_dfas(report, impl, cache, cases: list[dict], *, strict_regex: bool) -> None:
+    check = "dfa_matches_python_l8_7"
+    for case in cases:
+        where = f"{case['kind']} {case['name']}"
+        pattern = _candidate_pattern(report, check, where, impl, case)
+        if pattern is None:
+            continue
+        if case["kind"] == "schema":
+            if pattern != case["pattern"]:
+                report.fail(check, where, f"regex text differs from the recorded one: {pattern[:80]!r}...",
+                            level="fail" if strict_regex else "note")
+            else:
+                report.passed(check)
+        try:
+            dfa = cache.dfa(pattern)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, where, f"regex_to_dfa raised {_describe(exc)}")
+            continue
+        _compare_dfa(report, check, where, dfa, case["dfa"])
+
+
+# --------------------------------------------------------------------------- masks
+
+def check_masks(report, impl, cache, cases: list[dict], vocab_record: dict, check: str) -> None:
+    vocab = fileformat.vocab_from_record(vocab_record)
+    eos = vocab_record["eos_id"]
+    for case in cases:
+        where = f"{case['kind']} {case['name']}"
+        pattern = _candidate_pattern(report, check, where, impl, case)
+        if pattern is None:
+            continue
+        try:
+            index = cache.index(pattern, vocab, eos)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, where, f"building the TokenIndex raised {_describe(exc)}")
+            continue
+        for path in case["paths"]:
+            _replay_path(report, impl, index, path, vocab_record, check, f"{where} path {path['seed']}")
+
+
+def _replay_path(report, impl, index, path: dict, vocab_record: dict, check: str, where: str) -> None:
+    try:
+        constraint = impl.Constraint(index)
+    except Exception as exc:  # noqa: BLE001
+        report.fail(check, where, f"Constraint(index) raised {_describe(exc)}")
+        return
+    tokens = path["tokens"]
+    for step, (allowed, complete) in enumerate(zip(path["allowed"], path["complete"])):
+        at = f"{where} step {step}"
+        try:
+            got = np.flatnonzero(np.asarray(constraint.mask(), dtype=bool)).tolist()
+            got_complete = bool(constraint.is_complete())
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, at, f"mask()/is_complete() raised {_describe(exc)}")
+            return
+        if got != allowed or got_complete != complete:
+            extra, missing = sorted(set(got) - set(allowed)), sorted(set(allowed) - set(got))
+            report.fail(check, at, f"allowed ids: extra {extra[:12]}, missing {missing[:12]}; "
+                                   f"complete {got_complete}, expected {complete}")
+            return  # the states drift from here on
+        report.passed(check)
+        _check_rules(report, impl, index, constraint, allowed, complete, vocab_record, at)
+        if step == len(tokens):
+            break
+        try:
+            constraint.advance(tokens[step])
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, at, f"advance({tokens[step]}) raised {_describe(exc)}")
+            return
+    if path["ended"] == "eos" and not getattr(constraint, "done", False):
+        report.fail(check, where, "Constraint.done is not set after EOS")
+
+
+def _refuses(action) -> str | None:
+    """None if ``action()`` raises ValueError, else what happened instead."""
+    try:
+        action()
+    except ValueError:
+        return None
+    except Exception as exc:  # noqa: BLE001
+        return f"raised {_describe(exc)}, not ValueError"
+    return "was accepted"
+
+
+def _check_rules(report, impl, index, constraint, allowed, complete, vocab_record, at: str) -> None:
+    """token_index_rules at one step; ``constraint`` is left untouched."""
+    check = "token_index_rules"
+    eos, specials, empties = vocab_record["eos_id"], vocab_record["special_ids"], vocab_record["empty_ids"]
+    allowed_set = set(allowed)
+    if getattr(constraint, "done", False):  # after EOS: nothing, and every advance refused
+        for token in sorted({eos, *(allowed[:1] or [0])} - {None}):
+            problem = _refuses(lambda: constraint.advance(token))
+            report.expect(check, at, f"advance({token}) after EOS {problem}" if problem else None)
+        return
+    bad = sorted(allowed_set & {*specials, *empties})
+    report.expect(check, at, f"special or empty ids allowed: {bad}" if bad else None)
+    if eos is not None and (eos in allowed_set) != complete:
+        report.fail(check, at, f"EOS allowed is {eos in allowed_set} but complete is {complete}")
+    else:
+        report.passed(check)
+    state = constraint.state
+    disallowed = [t for t in range(vocab_record["size"]) if t not in allowed_set]
+    probes = sorted({*specials[:1], *empties[:1], *[t for t in disallowed if t != eos][:1],
+                     *([eos] if eos is not None and not complete else [])})
+    for token in probes:
+        fresh = impl.Constraint(index, state)
+        problem = _refuses(lambda: fresh.advance(token))
+        report.expect(check, at, f"advance({token}) of a disallowed token {problem}" if problem else None)
+        try:
+            nxt = index.next_state(state, token)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, at, f"next_state({state}, {token}) raised {_describe(exc)}")
+            continue
+        report.expect(check, at, None if nxt == DEAD else f"next_state({state}, {token}) is {nxt}, not DEAD")
+
+
+# --------------------------------------------------------------------------- refusals, dumps
+
+def check_refusals(report, impl, doc: dict) -> None:
+    check = "subset_errors_are_refused"
+    for case in doc["refused_patterns"]:
+        problem = _refuses(lambda: impl.regex_to_dfa(case["pattern"]))
+        where = f"pattern {case['pattern']!r} ({case['reason']})"
+        report.expect(check, where, f"regex_to_dfa {problem}" if problem else None)
+    for case in doc["refused_schemas"]:
+        schema = json.loads(case["schema"])
+        where = f"schema {case['name']}"
+        if case["stage"] == "schema":
+            problem = _refuses(lambda: impl.json_schema_to_regex(schema))
+        else:
+            problem = _refuses(lambda: impl.regex_to_dfa(impl.json_schema_to_regex(schema)))
+        report.expect(check, where, f"the schema {problem}" if problem else None)
+
+
+def _single_string_problem(dfa, data: bytes) -> str | None:
+    """None if the DFA's language is exactly ``{data}``, else the first reason it is not."""
+    state = 0
+    trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
+    for i, byte in enumerate(data):
+        live = np.flatnonzero(trans[state] != DEAD).tolist()
+        if live != [byte] or accept[state]:
+            return f"after {data[:i]!r}: live bytes {live[:8]}, accepting {bool(accept[state])}"
+        state = int(trans[state, byte])
+    if not accept[state] or (trans[state] != DEAD).any():
+        return f"after the whole text: accepting {bool(accept[state])}, more bytes allowed"
+    return None
+
+
+def check_dumps(report, impl, doc: dict) -> None:
+    check = "dumps_matches_python"
+    for case in doc["dumps"]:
+        where = f"dumps {case['name']}"
+        value = json.loads(case["text"])
+        for key, ascii_only in (("dumps", False), ("dumps_ascii", True)):
+            got = json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
+            if got != case[key]:
+                report.fail(check, where, f"this Python writes {got!r}, the file says {case[key]!r}")
+            else:
+                report.passed(check)
+        try:
+            dfa = impl.regex_to_dfa(impl.json_schema_to_regex({"const": value}))
+            problem = _single_string_problem(dfa, case["dumps"].encode("utf-8"))
+        except Exception as exc:  # noqa: BLE001
+            problem = f"raised {_describe(exc)}"
+        if problem:
+            report.fail(check, where, f'{{"const": value}} is not exactly {case["dumps"]!r}: {problem}')
+        else:
+            report.passed(check)
+
+
+# --------------------------------------------------------------------------- entry points
+
+def replay_constrain(doc: dict, impl, *, strict_regex: bool = False) -> ReplayReport:
+    """Replay constrain_golden.json (a loaded document) against ``impl``."""
+    report = ReplayReport(fileformat.FILES["constrain_golden"])
+    cache = _Cache(impl)
+    automata = doc["schemas"] + doc["patterns"]
+    l87 = doc["l8_7_cases"]
+    check_dfas(report, impl, cache, automata + l87["cases"], strict_regex=strict_regex)
+    check_masks(report, impl, cache, automata, doc["vocab"], "masks_match_python_l8_7")
+    check_masks(report, impl, cache, l87["cases"], l87["vocab"], "masks_match_python_l8_7")
+    check_refusals(report, impl, doc)
+    check_dumps(report, impl, doc)
+    return report
+
+
+def replay_masks(doc: dict, impl) -> ReplayReport:
+    """Replay masks_golden.json (a loaded document) against ``impl``."""
+    report = ReplayReport(fileformat.FILES["masks_golden"])
+    check_masks(report, impl, _Cache(impl), doc["cases"], doc["vocab"], "masks_match_the_golden_file")
+    return report

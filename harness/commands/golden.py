@@ -1,0 +1,143 @@
+"""Write, check and replay the golden files (golden/masks_golden.json, golden/constrain_golden.json).
+
+    constrain-harness golden write                 # regenerate golden/*.json and SHA256SUMS
+    constrain-harness golden check                 # regenerate in memory; diff against the files
+    constrain-harness golden replay                # replay both files against the reference
+    constrain-harness golden replay --impl submission/constrain.py --file constrain
+
+``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
+``check`` exits 1 with a unified diff when a committed file differs from the
+regenerated one, or when a file fails its format version or JSON Schema.
+``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import time
+from pathlib import Path
+
+from harness.exitcodes import ExitCode
+
+MAX_DIFF_LINES = 80
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, text in (("write", "regenerate the golden files and SHA256SUMS"),
+                       ("check", "regenerate in memory and diff against the committed files")):
+        p = sub.add_parser(name, help=text, description=text)
+        p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
+    p = sub.add_parser("replay", help="replay the golden files against an implementation",
+                       description="replay the golden files against an implementation of the contract")
+    p.add_argument("--impl", default=None, metavar="X",
+                   help="module name, .py file or package directory (default: the reference)")
+    p.add_argument("--ref-deps", action="store_true", help="supply the reference's sampling and byte map")
+    p.add_argument("--file", choices=("both", "constrain", "masks"), default="both")
+    p.add_argument("--strict-regex", action="store_true",
+                   help="a schema's regex text must equal the recorded one (the Rust port's check)")
+    p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
+
+
+def run(args, stdout, stderr) -> int:
+    from golden.fileformat import GOLDEN_DIR
+
+    directory = args.dir or GOLDEN_DIR
+    return {"write": _write, "check": _check, "replay": _replay}[args.action](args, directory, stdout, stderr)
+
+
+def _render(stderr):
+    from golden.build import GoldenDisagreement, render_all
+
+    try:
+        return render_all()
+    except GoldenDisagreement as exc:
+        print(f"golden: the oracles disagree, nothing written or checked: {exc}", file=stderr)
+        return None
+
+
+def _write(args, directory: Path, stdout, stderr) -> int:
+    start = time.perf_counter()
+    texts = _render(stderr)
+    if texts is None:
+        return int(ExitCode.FAILED)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        tmp = directory / f".{name}.tmp"
+        tmp.write_bytes(text.encode("utf-8"))
+        os.replace(tmp, directory / name)
+        print(f"wrote {directory / name} ({len(text.encode('utf-8'))} bytes)", file=stdout)
+    print(f"golden write: {len(texts)} files in {time.perf_counter() - start:.1f} s", file=stdout)
+    return int(ExitCode.OK)
+
+
+def _check(args, directory: Path, stdout, stderr) -> int:
+    from golden import fileformat
+
+    start = time.perf_counter()
+    texts = _render(stderr)
+    if texts is None:
+        return int(ExitCode.FAILED)
+    differing = [name for name, text in texts.items() if not _same(directory / name, text, stdout)]
+    problems = _format_problems(directory, fileformat)
+    for problem in problems:
+        print(f"golden check: {problem}", file=stdout)
+    elapsed = time.perf_counter() - start
+    if differing or problems:
+        print(f"golden check: FAILED, {len(differing)} of {len(texts)} files differ from the regenerated ones "
+              f"({elapsed:.1f} s); run `constrain-harness golden write` if the change is intended", file=stdout)
+        return int(ExitCode.FAILED)
+    print(f"golden check: {len(texts)} files identical to the regenerated ones ({elapsed:.1f} s)", file=stdout)
+    return int(ExitCode.OK)
+
+
+def _same(path: Path, text: str, stdout) -> bool:
+    old = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else ""
+    if old == text:
+        return True
+    diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), f"{path} (committed)",
+                                     f"{path} (regenerated)", lineterm="", n=2))
+    print(f"golden check: {path.name} differs" + ("" if path.exists() else " (missing)"), file=stdout)
+    for line in diff[:MAX_DIFF_LINES]:
+        print(line, file=stdout)
+    if len(diff) > MAX_DIFF_LINES:
+        print(f"... {len(diff) - MAX_DIFF_LINES} more diff lines", file=stdout)
+    return False
+
+
+def _format_problems(directory: Path, fileformat) -> list[str]:
+    problems = []
+    for kind, name in fileformat.FILES.items():
+        if (directory / name).exists():
+            try:
+                fileformat.load(directory / name, kind)
+            except ValueError as exc:
+                problems.append(str(exc))
+    return problems
+
+
+def _replay(args, directory: Path, stdout, stderr) -> int:
+    from golden import fileformat, replay
+
+    try:
+        impl = replay.load_impl(args.impl, args.ref_deps)
+    except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
+        print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
+    ok = True
+    for kind in kinds:
+        try:
+            doc = fileformat.load(directory / fileformat.FILES[kind], kind)
+        except (OSError, ValueError) as exc:
+            print(f"golden replay: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
+        if kind == "constrain_golden":
+            report = replay.replay_constrain(doc, impl, strict_regex=args.strict_regex)
+        else:
+            report = replay.replay_masks(doc, impl)
+        for line in report.lines():
+            print(line, file=stdout)
+        ok = ok and report.ok
+    return int(ExitCode.OK if ok else ExitCode.FAILED)
