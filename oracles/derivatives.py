@@ -24,7 +24,8 @@ Meaning: exactly Python's ``re.fullmatch(pattern.encode("ascii"), data)`` on byt
 Subset (refused with a ``ValueError`` naming the construct and its offset):
 anchors ``^ $ \\A \\Z \\b \\B``, backreferences, conditionals, lookarounds, atomic
 groups, lazy and possessive quantifiers, named groups, inline flags, comments,
-octal escapes ``\\0``, non-ASCII characters, repeat bounds over ``MAX_REPEAT``.
+non-ASCII characters, repeat bounds over ``MAX_REPEAT``. Accepted as Python reads
+them: octal escapes (``\\0``, ``\\012``), ``{,n}``, a ``{`` that starts no repeat.
 Malformed patterns (Python's ``re.error``) are ``PatternMalformed``.
 
 Terms (Owens, Reppy and Turon, "Regular-expression derivatives re-examined", JFP
@@ -81,7 +82,7 @@ __all__ = [
     "DEAD", "MAX_REPEAT", "MAX_STATES", "Term", "EMPTY", "EPS",
     "PatternMalformed", "PatternUnsupported", "LanguageEmpty", "DerivativeLimitExceeded",
     "parse", "derivative", "nullable", "classes", "is_empty_term",
-    "matches", "viable", "is_empty", "mask", "canonical_dfa", "Oracle",
+    "matches", "viable", "is_empty", "mask", "canonical_dfa", "Oracle", "clear_caches",
 ]
 
 DEAD = -1            # the absence of a state in a transition table
@@ -411,10 +412,9 @@ def _parse_cached(pattern: str) -> Term:
         raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
     if tree.state.groupdict:
         raise PatternUnsupported("named group", pattern, _locate(pattern, "named group"))
-    for kind, construct in (("comment", "comment"), ("octal", "octal escape")):
-        pos = _locate(pattern, kind)
-        if pos is not None:
-            raise PatternUnsupported(construct, pattern, pos)
+    pos = _locate(pattern, "comment")  # (?#...) leaves no trace in the tree
+    if pos is not None:
+        raise PatternUnsupported("comment", pattern, pos)
     try:
         return _convert(tree, pattern)
     except RecursionError:
@@ -449,7 +449,7 @@ def _convert_item(op, av, pattern: str) -> Term:
         hi = None if hi == _sre.MAXREPEAT else hi
         if lo > MAX_REPEAT or (hi is not None and hi > MAX_REPEAT):
             raise PatternUnsupported(f"repeat bound over MAX_REPEAT={MAX_REPEAT}", pattern,
-                                     _locate(pattern, "brace"))
+                                     _locate_big_repeat(pattern))
         return repeat(_convert(body, pattern), lo, hi)
     if name in _REFUSED_OPCODES:
         construct, kind = _REFUSED_OPCODES[name]
@@ -478,7 +478,7 @@ def _class_bits(items, pattern: str) -> int:
 
 
 # The locator scans the text only to report offsets, and to refuse two constructs
-# that Python's parser erases from its tree (comments, octal escapes). It never
+# that Python's parser erases from its tree (comments). It never
 # decides what an accepted pattern means.
 
 _GROUP_KINDS = {"(?=": "lookaround", "(?!": "lookaround", "(?<=": "lookaround",
@@ -494,20 +494,28 @@ def _locate(pattern: str, kind: str) -> int | None:
     return None
 
 
+def _locate_big_repeat(pattern: str) -> int | None:
+    """The offset of the first {m,n} with a bound over MAX_REPEAT, e.g. 1 in a{1001}."""
+    for pos, found in _scan(pattern):
+        close = pattern.find("}", pos)
+        if found == "brace" and close > 0:
+            bounds = pattern[pos + 1:close].split(",")
+            if any(b.isdigit() and int(b) > MAX_REPEAT for b in bounds):
+                return pos
+    return None
+
+
 def _scan(pattern: str):
-    """Yield (offset, kind) for the located constructs, outside brackets except
-    octal escapes. Kinds: anchor, lookaround, named group, backreference, comment,
-    atomic, conditional, flags, lazy, possessive, octal, brace."""
+    """Yield (offset, kind) for the located constructs outside brackets. Kinds:
+    anchor, lookaround, named group, backreference, comment, atomic, conditional,
+    flags, lazy, possessive, brace."""
     i, n, in_class, after_quant = 0, len(pattern), False, False
     while i < n:
         c = pattern[i]
         quant = False
         if c == "\\" and i + 1 < n:
             e = pattern[i + 1]
-            if e == "0" or (e in "1234567" and i + 3 < n + 1 and pattern[i + 1:i + 4].isdigit()
-                            and all(ch in "01234567" for ch in pattern[i + 1:i + 4])):
-                yield i, "octal"
-            elif not in_class and e in "AZbB":
+            if not in_class and e in "AZbB":
                 yield i, "anchor"
             elif not in_class and e.isdigit():
                 yield i, "backreference"
@@ -531,8 +539,8 @@ def _scan(pattern: str):
                 kind = "flags"
             if kind:
                 yield i, kind
-        elif c in "*+?" and after_quant:
-            yield i - 1, "lazy" if c == "?" else "possessive"
+        elif c in "*+?" and after_quant:  # e.g. a*? : the offset of the ?
+            yield i, "lazy" if c == "?" else "possessive"
         elif c in "*+?":
             quant = True
         elif c == "{":
@@ -892,6 +900,13 @@ class Oracle:
 @functools.lru_cache(maxsize=256)
 def _oracle(pattern: str) -> Oracle:
     return Oracle(pattern)
+
+
+def clear_caches() -> None:
+    """Forget the cached parses and oracles; terms no longer referenced are then
+    collected (with their memoized derivatives). Terms still held stay valid."""
+    _oracle.cache_clear()
+    _parse_cached.cache_clear()
 
 
 def _get(pattern: str) -> Oracle:

@@ -7,4 +7,5 @@ and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
 
 BENCHMARKS: dict[str, str] = {
     "compile": "harness.bench.compile",
+    "derivatives": "harness.bench.derivatives",
 }

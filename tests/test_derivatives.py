@@ -1,0 +1,463 @@
+"""The derivative oracle against the spec and the independent oracles.
+
+What answers each question (never the reference's own output):
+- matching: Python's ``re.fullmatch`` on bytes (the subset's definition);
+- viable prefixes: the ``regex`` module's partial matching, on patterns without an
+  empty sub-language (where it is right; see ``oracles.stdlib``), and hand-derived
+  answers where it is wrong;
+- masks: brute force over ``viable`` and ``matches``, and ``regex`` partial matching;
+- canonical tables: the seed's section 3 by hand, equivalent-pattern pairs, a
+  breadth-first re-walk of the tables, and (differential) ``regex_to_dfa``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from oracles import derivatives as D
+from oracles.derivatives import (
+    DEAD, EMPTY, EPS, DerivativeLimitExceeded, LanguageEmpty, Oracle, PatternMalformed,
+    PatternUnsupported, alt, byteset, canonical_dfa, cat, derivative, is_empty, mask,
+    matches, nullable, opt, parse, repeat, star, viable,
+)
+from oracles.stdlib import partial_match
+
+# --- a bank: every construct of the subset --------------------------------------------
+
+BANK = [
+    "(cat|car|dog)s?", "abc", r"a\.b\*c\+\?\(\)\[\]\{\}\|\\", r"\x41\x00\xff", r"\n\t\r\f\v\a",
+    r"\d+", r"\w+", r"\s*x", r"\D\W\S", ".", "a.c", "[a-z]+", "[^a-z]", r"[\d_]+", r"[^\s]",
+    r"[a\-z]", "[-a]", "[a-]", "[]a]", "[^]a]", r"[\x00-\x1f\x7f-\xff]", r"[^\n]", r"[\b]",
+    "(ab|a)(bc|c)", "(?:ab)*", "a|", "|b", "(|a)+", "a*", "a+", "a?", "a{3}", "a{2,4}",
+    "a{2,}", "a{,2}", "a{,}", "a{0}", "a{0,0}b", "(a|bc){1,3}", "a{", "a{}", "a{x}",
+    "a{1,x}", r"\012\0", "((a|b)c)*d", "x(y(z|w)*)?", "[.]", "()", "(?:)", "", "(a?){2,3}",
+    "(a*)+b", "(a|b)*a(a|b){2}", r"(\d{1,3}\.){3}\d{1,3}", r"a[^\x00-\xff]|b",
+    r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?", r'"(?:[^"\\]|\\.)*"',
+]
+
+HAND_EDGES = {  # the seed's section 3, read off its table: state -> {byte: target}
+    0: {"c": 1, "d": 2}, 1: {"a": 3}, 2: {"o": 4}, 3: {"r": 5, "t": 5},
+    4: {"g": 5}, 5: {"s": 6}, 6: {},
+}
+HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts",
+              b"x", b"<eos>", b""]
+HAND_MASKS = {  # the seed's section 3: text so far -> allowed ids (EOS is 13)
+    b"": [0, 4, 8, 9, 10], b"ca": [2, 3, 11], b"cat": [7, 13], b"cats": [13],
+}
+
+
+def alphabet_for(pattern: str) -> list[int]:
+    """Bytes worth trying: the pattern's own characters and the class edges."""
+    edges = {0x00, 0x07, 0x08, 0x0A, 0x20, 0x2E, 0x30, 0x39, 0x5F, 0x7F, 0x80, 0xFF}
+    return sorted(edges | set(pattern.encode("ascii")))
+
+
+def short_strings(pattern: str, length: int = 3, limit: int = 14) -> list[bytes]:
+    """Every string up to ``length`` over the first ``limit`` bytes of the alphabet
+    (two bytes over the whole alphabet): small scopes, exhaustively."""
+    alpha = alphabet_for(pattern)
+    out = [bytes(s) for n in range(3) for s in itertools.product(alpha, repeat=n)]
+    out += [bytes(s) for s in itertools.product(alpha[:limit], repeat=length)]
+    return out
+
+
+def random_members(trans: np.ndarray, accept: np.ndarray, rng, count: int) -> list[bytes]:
+    """Random accepting walks of a table (inputs only: the verdict comes from re)."""
+    out = []
+    for _ in range(count):
+        state, data = 0, bytearray()
+        for _ in range(60):
+            live = np.flatnonzero(trans[state] != DEAD)
+            if accept[state] and (rng.random() < 0.3 or live.size == 0):
+                break
+            b = int(rng.choice(live))
+            data.append(b)
+            state = int(trans[state, b])
+        out.append(bytes(data))
+    return out
+
+
+def one_byte_edits(data: bytes, rng) -> list[bytes]:
+    out = [data + bytes([int(rng.integers(256))])]
+    if data:
+        i = int(rng.integers(len(data)))
+        out += [data[:i] + data[i + 1:], data[:i] + bytes([int(rng.integers(256))]) + data[i + 1:]]
+    return out
+
+
+def has_empty_class(pattern: str) -> bool:
+    """Where ``regex`` partial matching is wrong: a sub-pattern of empty language."""
+    return r"[^\x00-\xff]" in pattern or r"[^\s\S]" in pattern
+
+
+# --- the seed's hand example ----------------------------------------------------------
+
+
+@pytest.mark.unit
+@pytest.mark.smoke
+def test_hand_example():
+    trans, accept = canonical_dfa("(cat|car|dog)s?")
+    assert trans.dtype == np.int32 and trans.shape == (7, 256)
+    assert accept.dtype == np.bool_ and accept.tolist() == [False] * 5 + [True, True]
+    for state, edges in HAND_EDGES.items():
+        expected = [DEAD] * 256
+        for ch, target in edges.items():
+            expected[ord(ch)] = target
+        assert trans[state].tolist() == expected, f"state {state}"
+
+
+@pytest.mark.unit
+@pytest.mark.smoke
+def test_hand_example_masks():
+    for text, allowed in HAND_MASKS.items():
+        got = mask("(cat|car|dog)s?", HAND_VOCAB, 13, text)
+        assert got.dtype == np.bool_ and got.shape == (15,)
+        assert np.flatnonzero(got).tolist() == allowed, text
+    # a prefix that is not viable allows nothing, EOS included
+    assert not mask("(cat|car|dog)s?", HAND_VOCAB, 13, b"cx").any()
+
+
+# --- matching: re.fullmatch is the definition ----------------------------------------
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("pattern", BANK)
+def test_matches_python_re(pattern):
+    compiled = re.compile(pattern.encode("ascii"))
+    oracle = Oracle(pattern)
+    strings = short_strings(pattern)
+    if not oracle.is_empty():
+        rng = np.random.default_rng(BANK.index(pattern))
+        trans, accept = oracle.canonical_dfa()
+        members = random_members(trans, accept, rng, 30)
+        strings += members + [e for m in members for e in one_byte_edits(m, rng)]
+    wrong = [s for s in strings if oracle.matches(s) != (compiled.fullmatch(s) is not None)]
+    assert not wrong, f"{len(wrong)} of {len(strings)} strings disagree with re, e.g. {wrong[:5]}"
+
+
+@pytest.mark.unit
+def test_module_functions_agree_with_the_oracle_object():
+    assert matches("a+b", b"aab") and not matches("a+b", b"ab a")
+    assert viable("a+b", b"aa") and not viable("a+b", b"b")
+    assert is_empty(r"a[^\s\S]") and not is_empty("a|b")
+
+
+@pytest.mark.unit
+def test_classes_are_pythons_bytes_classes():
+    """Every byte against each class: the pitfall list of the seed (1)."""
+    for pattern in [r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", ".", "[^a]", "[^a-c]", "[a-c]",
+                    r"[^\n]", r"[\x7f-\xff]", r"[^\d\s]", r"[\w-]", r"[\b]"]:
+        compiled = re.compile(pattern.encode("ascii"))
+        for b in range(256):
+            assert matches(pattern, bytes([b])) == (compiled.fullmatch(bytes([b])) is not None), (pattern, b)
+
+
+# --- refusals: the same subset as regex_to_dfa, errors that name what and where ------
+
+REFUSED = [  # pattern, error class, words the message names, offset
+    ("^a", PatternUnsupported, "anchor", 0), ("a$", PatternUnsupported, "anchor", 1),
+    (r"\Aa", PatternUnsupported, "anchor", 0), (r"a\Z", PatternUnsupported, "anchor", 1),
+    (r"\ba", PatternUnsupported, "anchor", 0), (r"a\B", PatternUnsupported, "anchor", 1),
+    (r"(a)\1", PatternUnsupported, "backreference", 3),
+    ("(?P<n>a)", PatternUnsupported, "named group", 0),
+    ("(?P<n>a)(?P=n)", PatternUnsupported, "named group", 0),
+    ("a(?=b)", PatternUnsupported, "lookaround", 1), ("a(?!b)", PatternUnsupported, "lookaround", 1),
+    ("(?<=a)b", PatternUnsupported, "lookaround", 0), ("(?<!a)b", PatternUnsupported, "lookaround", 0),
+    ("a*?", PatternUnsupported, "lazy", 2), ("a+?", PatternUnsupported, "lazy", 2),
+    ("a{1,2}?", PatternUnsupported, "lazy", 6), ("a*+", PatternUnsupported, "possessive", 2),
+    ("(?i)a", PatternUnsupported, "flags", 0), ("a(?i:b)", PatternUnsupported, "flags", 1),
+    ("(?x)a b", PatternUnsupported, "flags", 0),
+    ("(?#c)a", PatternUnsupported, "comment", 0), ("(?>a)", PatternUnsupported, "atomic", 0),
+    ("(a)(?(1)b|c)", PatternUnsupported, "conditional", 3),
+    ("caf\u00e9", PatternUnsupported, "non-ASCII", 3),
+    ("a{1001}", PatternUnsupported, "MAX_REPEAT", 1), ("ab{2}c{0,5000}", PatternUnsupported, "MAX_REPEAT", 6),
+    # malformed: the offset is the one Python's re.error reports (None below)
+    ("a{3,2}", PatternMalformed, "min repeat", None), ("(ab", PatternMalformed, "missing", None),
+    ("ab)", PatternMalformed, "unbalanced", None), ("[ab", PatternMalformed, "unterminated", None),
+    ("*a", PatternMalformed, "nothing to repeat", None), ("a**", PatternMalformed, "multiple repeat", None),
+    ("[z-a]", PatternMalformed, "bad character range", None), (r"\q", PatternMalformed, "bad escape", None),
+]
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pattern,error,words,offset", REFUSED)
+def test_unsupported_syntax_raises(pattern, error, words, offset):
+    with pytest.raises(error) as info:
+        parse(pattern)
+    assert isinstance(info.value, ValueError)
+    assert words in str(info.value)
+    if offset is None:
+        with pytest.raises(re.error) as python:
+            re.compile(pattern.encode("ascii"))
+        offset = python.value.pos
+    assert info.value.pos == offset and f"at offset {offset}" in str(info.value)
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pattern", [p for p, *_ in REFUSED])
+def test_refused_by_the_reference_too(pattern):
+    """The two front ends draw the subset's border in the same place."""
+    from oracles.automaton import regex_to_dfa
+    with pytest.raises(ValueError):
+        regex_to_dfa(pattern)
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pattern", [p for p, error, *_ in REFUSED if error is PatternMalformed])
+def test_malformed_for_python_too(pattern):
+    with pytest.raises(re.error):
+        re.compile(pattern.encode("ascii"))
+
+
+@pytest.mark.boundary
+def test_bounds_and_types():
+    assert matches("a{1000}", b"a" * 1000) and not matches("a{1000}", b"a" * 999)
+    with pytest.raises(TypeError):
+        parse(b"ab")
+    with pytest.raises(TypeError):
+        matches("ab", "ab")
+    with pytest.raises(TypeError):
+        viable("ab", None)
+
+
+@pytest.mark.boundary
+def test_empty_language_has_no_canonical_dfa():
+    for pattern in [r"[^\x00-\xff]", r"[^\s\S]", r"a[^\d\D]b", r"(?:[^\w\W])+"]:
+        assert is_empty(pattern) and not viable(pattern, b"")
+        with pytest.raises(LanguageEmpty, match="empty language"):
+            canonical_dfa(pattern)
+    # an empty branch or a zero repeat of the empty class is not empty
+    assert matches(r"a|[^\s\S]", b"a") and matches(r"[^\s\S]*", b"") and matches(r"b[^\s\S]{0}", b"b")
+
+
+@pytest.mark.boundary
+def test_state_limit_raises(monkeypatch):
+    monkeypatch.setattr(D, "MAX_STATES", 40)
+    with pytest.raises(DerivativeLimitExceeded, match="MAX_STATES=40"):
+        Oracle("(a|b)*a(a|b){6}").canonical_dfa()
+
+
+# --- terms: the smart constructors' normal form ---------------------------------------
+
+
+@pytest.mark.unit
+def test_smart_constructors_normal_form():
+    a, b, c = (byteset(1 << ord(x)) for x in "abc")
+    ab = cat(a, b)
+    assert alt(a, ab) is alt(ab, a) is alt(ab, a, ab, EMPTY)          # ACI, r|∅ -> r
+    assert alt(a, alt(ab, c)) is alt(alt(a, ab), c)                   # associative
+    assert alt(a, c) is byteset((1 << ord("a")) | (1 << ord("c")))    # [a]|[c] -> [ac]
+    assert cat(a, EMPTY, b) is EMPTY and cat(EPS, a, EPS) is a        # ∅·r, ε·r
+    assert cat(cat(a, b), c) is cat(a, cat(b, c))                     # flattened
+    assert star(star(a)) is star(a) and star(EPS) is EPS and star(EMPTY) is EPS
+    assert star(opt(a)) is star(a) and alt(EPS, star(a)) is star(a)
+    assert repeat(a, 0, None) is star(a) and repeat(a, 1, 1) is a and repeat(a, 0, 0) is EPS
+    assert repeat(EMPTY, 0, 3) is EPS and repeat(EMPTY, 2, 3) is EMPTY
+    assert repeat(opt(a), 2, 3) is repeat(opt(a), 0, 3)               # nullable body: lo -> 0
+    assert byteset(0) is EMPTY
+    assert parse("a|b") is parse("[ab]") is parse("b|a")
+
+
+@pytest.mark.unit
+def test_derivative_rules():
+    assert derivative(parse("abc"), ord("a")) is parse("bc")
+    assert derivative(parse("abc"), ord("b")) is EMPTY
+    assert derivative(parse("a*b"), ord("a")) is parse("a*b")
+    assert derivative(parse("a{2,3}"), ord("a")) is parse("a{1,2}")
+    assert derivative(parse("(ab)?b"), ord("b")) is EPS
+    assert nullable(parse("a*|b")) and not nullable(parse("a+")) and nullable(parse("(a?){3}"))
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", BANK)
+def test_emptiness_search_agrees_with_the_structural_invariant(pattern):
+    """A term is empty iff it *is* EMPTY (the constructors' invariant); the search
+    that decides emptiness by definition must agree on every derivative."""
+    start = parse(pattern)
+    for s in short_strings(pattern, length=2):
+        term = D.derive_bytes(start, s)
+        assert D.is_empty_term(term) == (term is EMPTY), (pattern, s)
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", BANK[:20])
+def test_derivative_classes_are_sound(pattern):
+    """Two bytes in one class give the same derivative (Owens et al. 4.2)."""
+    start = parse(pattern)
+    for s in short_strings(pattern, length=1):
+        term = D.derive_bytes(start, s)
+        cls = D.classes(term)
+        assert sum(bin(c).count("1") for c in cls) == 256 and len(set(cls)) == len(cls)
+        union = 0
+        for c in cls:
+            union |= c
+            targets = {derivative(term, b) for b in D._members(c)}
+            assert len(targets) == 1, (pattern, s, term)
+        assert union == D.ALL
+
+
+# --- viable prefixes: regex partial matching where it is right ------------------------
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("pattern", [p for p in BANK if not has_empty_class(p)])
+def test_viable_agrees_with_regex_partial(pattern):
+    strings = short_strings(pattern)
+    wrong = [s for s in strings if viable(pattern, s) != partial_match(pattern, s)]
+    assert not wrong, f"{len(wrong)} prefixes disagree with regex partial, e.g. {wrong[:5]}"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("pattern,prefix,expected", [
+    (r"[^\x00-\xff]", b"", False),
+    (r"a[^\x00-\xff]", b"a", False),
+    (r"a[^\x00-\xff]", b"", False),
+    (r"a|b[^\x00-\xff]", b"b", False),
+    (r"a|b[^\x00-\xff]", b"", True),
+    (r"(?:a[^\s\S])?b", b"a", False),
+    (r"(?:a[^\s\S])?b", b"", True),
+])
+def test_regex_partial_answers_partial_for_an_empty_language(pattern, prefix, expected):
+    """Finding: ``regex`` answers "partial" once the text runs out, even when the
+    rest of the pattern matches nothing. The expected answers are by hand: no
+    member of ``a[^\\x00-\\xff]`` exists, so no prefix is viable. The derivative
+    oracle is right; ``regex`` is the wrong side (documented in oracles/stdlib.py)."""
+    assert viable(pattern, prefix) is expected
+    if not expected:
+        assert partial_match(pattern, prefix), "regex fixed this? update oracles/stdlib.py"
+
+
+# --- masks: brute force over viable/matches, and regex partial ------------------------
+
+VOCAB = [b"a", b"b", b"c", b"ab", b"ba", b"abc", b"0", b"12", b".", b"\n", b"\xff", b"\xc3\xa9",
+         b"\x80", None, b"", b"cat", b"dog", b"s", b'"', b"\\", b"x", b"aaaa", b"<eos>"]
+EOS = len(VOCAB) - 1
+
+
+def brute_mask(pattern: str, vocab, eos_id, prefix: bytes) -> list[bool]:
+    """The TokenIndex rules, spelled out token by token."""
+    if not viable(pattern, prefix):
+        return [False] * len(vocab)
+    return [matches(pattern, prefix) if i == eos_id else bool(tok) and viable(pattern, prefix + tok)
+            for i, tok in enumerate(vocab)]
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", BANK[:40])
+def test_masks_match_brute_force(pattern):
+    for prefix in short_strings(pattern, length=1)[:60]:
+        got = mask(pattern, VOCAB, EOS, prefix)
+        assert got.tolist() == brute_mask(pattern, VOCAB, EOS, prefix), (pattern, prefix)
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("pattern", [p for p in BANK if not has_empty_class(p)][:40])
+def test_masks_match_regex_partial(pattern):
+    compiled = re.compile(pattern.encode("ascii"))
+    for prefix in short_strings(pattern, length=1)[:40]:
+        got = mask(pattern, VOCAB, EOS, prefix).tolist()
+        if not partial_match(pattern, prefix):
+            assert not any(got), (pattern, prefix)
+            continue
+        want = [compiled.fullmatch(prefix) is not None if i == EOS
+                else bool(tok) and partial_match(pattern, prefix + tok) for i, tok in enumerate(VOCAB)]
+        assert got == want, (pattern, prefix)
+
+
+@pytest.mark.boundary
+def test_mask_rules_and_bad_vocabularies():
+    got = mask("ab?", [b"a", b"b", b"c", None, b""], None)
+    assert got.tolist() == [True, False, False, False, False]
+    # the EOS entry's own bytes are ignored, even when they would walk
+    assert mask("ab?", [b"a", b"b", b"a"], 2, b"a").tolist() == [False, True, True]
+    assert mask("ab?", [b"a", b"b", b"a"], 2, b"").tolist() == [True, False, False]
+    with pytest.raises(TypeError):
+        mask("ab", b"ab", None)
+    with pytest.raises(ValueError, match=r"vocab\[1\]"):
+        mask("ab", [b"a", "b"], None)
+    with pytest.raises(ValueError, match="eos_id"):
+        mask("ab", [b"a"], 1)
+    with pytest.raises(TypeError):
+        mask("ab", [b"a"], True)
+
+
+# --- canonical tables -----------------------------------------------------------------
+
+EQUIVALENT = [
+    ("a|b", "[ab]"), ("(cat|car|dog)s?", "(ca[rt]|dog)(s|)"), ("(a|b)*", "(a*b*)*"),
+    ("a{2,3}", "aaa?"), ("x+", "xx*"), (r"\d", "[0-9]"), ("(ab)*a", "a(ba)*"),
+    (r"[^\n]", "."), (r"\w", "[A-Za-z0-9_]"), ("(a?){2,3}", "a{0,3}"), ("a{,}", "a*"),
+    (r"[\x00-\xff]", r"[\s\S]"), ("(a|b|)+", "[ab]*"),
+]
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("left,right", EQUIVALENT)
+def test_canonical_form(left, right):
+    lt, la = canonical_dfa(left)
+    rt, ra = canonical_dfa(right)
+    assert np.array_equal(lt, rt) and np.array_equal(la, ra)
+
+
+def bfs_order(trans: np.ndarray) -> list[int]:
+    order, seen = [0], {0}
+    for s in order:
+        for t in trans[s].tolist():
+            if t != DEAD and t not in seen:
+                seen.add(t)
+                order.append(t)
+    return order
+
+
+def walk(trans, accept, data: bytes) -> bool:
+    state = 0
+    for b in data:
+        state = int(trans[state, b])
+        if state == DEAD:
+            return False
+    return bool(accept[state])
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", [p for p in BANK if not is_empty(p)])
+def test_canonical_dfa_is_canonical_and_means_the_pattern(pattern):
+    trans, accept = canonical_dfa(pattern)
+    n = accept.shape[0]
+    assert trans.shape == (n, 256) and trans.dtype == np.int32 and not trans.flags.writeable
+    assert bfs_order(trans) == list(range(n)), "numbered breadth first, bytes ascending"
+    # every state live: an accepting state is reachable (forward search from each)
+    for s in range(n):
+        reach, stack = {s}, [s]
+        while stack:
+            for t in set(trans[stack.pop()].tolist()) - {DEAD} - reach:
+                reach.add(t)
+                stack.append(t)
+        assert any(accept[t] for t in reach), f"state {s} is dead"
+    # minimal: no two states have the same future on short strings plus the table
+    compiled = re.compile(pattern.encode("ascii"))
+    for s in short_strings(pattern, length=2):
+        assert walk(trans, accept, s) == (compiled.fullmatch(s) is not None), s
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("pattern", [p for p in BANK if not is_empty(p)] + [l for l, _ in EQUIVALENT])
+def test_canonical_dfa_equals_the_reference(pattern):
+    """Differential: two independent constructions of the minimal DFA agree."""
+    from oracles.automaton import regex_to_dfa
+    trans, accept = canonical_dfa(pattern)
+    ref = regex_to_dfa(pattern)
+    assert np.array_equal(trans, ref.trans) and np.array_equal(accept, ref.accept)
+
+
+@pytest.mark.golden
+def test_tool_schema_tables_equal_the_reference():
+    from harness.bench.derivatives import TOOL_SCHEMA
+    from oracles.automaton import json_schema_to_regex, regex_to_dfa
+    pattern = json_schema_to_regex(TOOL_SCHEMA)
+    trans, accept = canonical_dfa(pattern)
+    ref = regex_to_dfa(pattern)
+    assert np.array_equal(trans, ref.trans) and np.array_equal(accept, ref.accept)
