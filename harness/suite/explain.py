@@ -1,0 +1,105 @@
+"""Failures a student can act on: one line of reason, then a small counterexample.
+
+Every catalogue assertion about a table or a mask fails through ``fail(reason, **facts)``,
+which raises ``CatalogueFailure`` (an ``AssertionError``) carrying ``reason`` (one line,
+shown in the verdict table) and ``details`` (the facts, one per line, shown under the
+table and in the reports). The facts name the pattern, the path bytes that reach the
+state, the state, the token id and bytes, and expected against got.
+
+Example::
+
+    >>> fail("mask differs from walking the token's bytes", pattern="(cat|car|dog)s?",
+    ...      path=b"ca", state=3, token=(11, b"ts"), expected=True, got=False)
+    Traceback (most recent call last):
+    CatalogueFailure: mask differs from walking the token's bytes
+      pattern:  '(cat|car|dog)s?'
+      path:     b'ca'  (the bytes from the start state to the state)
+      ...
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+DEAD = -1
+
+_GLOSS = {"path": "(the bytes from the start state to the state)"}
+
+
+class CatalogueFailure(AssertionError):
+    """A catalogue check failed: ``reason`` is one line, ``details`` the counterexample."""
+
+    def __init__(self, reason: str, details: str):
+        self.reason = reason
+        self.details = details
+        super().__init__(f"{reason}\n{details}" if details else reason)
+
+
+def fail(reason: str, **facts) -> None:
+    """Raise ``CatalogueFailure`` with ``reason`` and the facts rendered one per line."""
+    raise CatalogueFailure(reason, render_facts(facts))
+
+
+def render_facts(facts: dict) -> str:
+    lines = []
+    for key, value in facts.items():
+        text = show(value)
+        gloss = _GLOSS.get(key)
+        lines.append(f"  {key + ':':<10}{text}" + (f"  {gloss}" if gloss else ""))
+    return "\n".join(lines)
+
+
+def show(value) -> str:
+    """A short, exact rendering: bytes as Python literals, token pairs as ``id b'..'``."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (int, np.integer)) \
+            and (value[1] is None or isinstance(value[1], bytes)):
+        return f"id {int(value[0])} {value[1]!r}"
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, threshold=40)
+    if isinstance(value, str) and len(value) > 300:
+        return repr(value[:300]) + f"... ({len(value)} chars)"
+    return repr(value)
+
+
+def shortest_path(trans: np.ndarray, state: int) -> bytes | None:
+    """The shortest (then byte-smallest) bytes leading from state 0 to ``state`` in
+    ``trans``, or None when unreachable. Used only to *describe* a state."""
+    if state == 0:
+        return b""
+    rows = np.asarray(trans).tolist()
+    parent: dict[int, tuple[int, int]] = {0: (-1, -1)}
+    queue = deque([0])
+    while queue:
+        s = queue.popleft()
+        for byte, t in enumerate(rows[s]):
+            if t != DEAD and t not in parent:
+                parent[t] = (s, byte)
+                if t == state:
+                    return _unwind(parent, t)
+                queue.append(t)
+    return None
+
+
+def _unwind(parent: dict, state: int) -> bytes:
+    out = []
+    while parent[state][0] != -1:
+        state, byte = parent[state]
+        out.append(byte)
+    return bytes(reversed(out))
+
+
+def walk(trans: np.ndarray, state: int, data: bytes) -> int:
+    """The brute-force definition: ``data``'s bytes through ``trans`` from ``state``."""
+    for byte in data:
+        if state == DEAD:
+            break
+        state = int(trans[state, byte])
+    return state
+
+
+def first_difference(expected: np.ndarray, got: np.ndarray):
+    """The first index (as a tuple) where two equal-shaped arrays differ, or None."""
+    diff = np.argwhere(np.asarray(expected) != np.asarray(got))
+    return tuple(int(i) for i in diff[0]) if len(diff) else None

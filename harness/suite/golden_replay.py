@@ -1,0 +1,95 @@
+"""Replaying ``golden/masks_golden.json`` against a candidate (test_masks_match_the_golden_file).
+
+The file is written by ``golden/build.py`` from the derivative oracle (its format is
+documented in ``golden/README.md`` and checked by ``golden.fileformat.load``): a shared
+vocabulary (``tokens_hex``, ``eos_id``) and cases, each a pattern with seeded paths;
+a path lists the ``tokens`` taken and, before each token and after the last,
+``allowed`` (the ids the mask must allow) and ``complete`` (whether the text so far is
+in the language).
+
+``read_golden(path)`` runs in the plugin *before* the candidate is imported, so a
+candidate that rewrites the file cannot change what is replayed; it never raises: a
+missing or malformed file is recorded and the test fails loudly with that message.
+``replay(impl, golden)`` walks every path through the candidate's ``Constraint`` and
+fails with the case, the path so far, the state, the token and expected against got.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from harness.suite.explain import fail
+
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "golden" / "masks_golden.json"
+
+
+def read_golden(path=None) -> dict:
+    """``{"path", "doc", "sha256", "error"}``: the parsed file, or the reason it is unusable."""
+    path = Path(path) if path else DEFAULT_PATH
+    record = {"path": str(path), "doc": None, "sha256": None, "error": None}
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        record["error"] = f"cannot read the golden file {path}: {exc.strerror or exc}"
+        return record
+    record["sha256"] = hashlib.sha256(data).hexdigest()
+    try:
+        from golden import fileformat
+
+        record["doc"] = fileformat.load(data.decode("utf-8"), "masks_golden")
+    except Exception as exc:  # noqa: BLE001 - any problem with the file is reported by the test
+        record["error"] = f"the golden file {path} is unusable: {type(exc).__name__}: {exc}"
+    return record
+
+
+def vocabulary(doc: dict) -> tuple[list[bytes | None], int | None]:
+    vocab = doc["vocab"]
+    tokens = [None if t is None else bytes.fromhex(t) for t in vocab["tokens_hex"]]
+    return tokens, vocab["eos_id"]
+
+
+def replay(impl, golden: dict) -> int:
+    """Replay every recorded path; returns the number of masks compared."""
+    if golden["error"]:
+        fail("the golden file is missing or unusable", error=golden["error"])
+    doc = golden["doc"]
+    vocab, eos_id = vocabulary(doc)
+    compared = 0
+    for case in doc["cases"]:
+        dfa = impl.regex_to_dfa(case["pattern"])
+        index = impl.TokenIndex(dfa, vocab, eos_id)
+        for path in case["paths"]:
+            compared += _replay_path(impl, case, index, path, vocab, eos_id)
+    return compared
+
+
+def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
+    constraint = impl.Constraint(index)
+    text = b""
+    for step, want_allowed in enumerate(path["allowed"]):
+        facts = dict(case=case["name"], pattern=case["pattern"], seed=path["seed"], step=step, path=text,
+                     state=int(constraint.state))
+        got = np.flatnonzero(np.asarray(constraint.mask())).tolist()
+        if got != sorted(want_allowed):
+            extra = sorted(set(got) - set(want_allowed))
+            missing = sorted(set(want_allowed) - set(got))
+            token = (extra or missing)[0]
+            fail("a mask differs from the golden file (derivative oracle)", **facts,
+                 token=(token, vocab[token]), expected=token in want_allowed, got=token in got,
+                 wrongly_allowed=extra[:10], wrongly_refused=missing[:10])
+        want_complete = path["complete"][step]
+        if bool(constraint.is_complete()) != want_complete:
+            fail("is_complete() differs from the golden file", **facts, expected=want_complete,
+                 got=bool(constraint.is_complete()))
+        if step < len(path["tokens"]):
+            token = path["tokens"][step]
+            constraint.advance(token)
+            if token != eos_id:
+                text += vocab[token]
+    if text.hex() != path["text_hex"]:
+        fail("the golden path's tokens do not spell its text (a corrupt golden file)", case=case["name"],
+             expected=path["text_hex"], got=text.hex())
+    return len(path["allowed"])

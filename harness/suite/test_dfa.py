@@ -1,0 +1,238 @@
+"""Catalogue: the DFA (seed tests 1, 3, 4, 5, 6).
+
+Oracles: the seed's hand table (section 3), Python's ``re.fullmatch`` on bytes, the
+derivative oracle's canonical DFA (``oracles.derivatives``), and a backward search
+written here. The candidate's own tables only *generate inputs* (random walks); they
+never supply an expected answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+import numpy as np
+import pytest
+
+from harness.suite.explain import DEAD, fail, first_difference, shortest_path
+from harness.suite.inputs import (EQUIVALENT_PAIRS, HAND_ACCEPT, HAND_PATTERN, RE_PATTERNS, SUPPORTED,
+                                  UNSUPPORTED, hand_trans, random_patterns)
+
+
+def compile_ok(impl, pattern: str):
+    """The candidate's DFA for a pattern it must accept, with its arrays checked for
+    shape and dtype (a wrong type is a failure, not a crash of the test)."""
+    try:
+        dfa = impl.regex_to_dfa(pattern)
+    except ValueError as exc:
+        fail("a pattern of the subset was refused", pattern=pattern, error=str(exc).splitlines()[0])
+    trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
+    n = int(dfa.n_states)
+    if trans.dtype != np.int32 or trans.shape != (n, 256):
+        fail("DFA.trans must be int32 [n_states, 256]", pattern=pattern, dtype=str(trans.dtype), shape=trans.shape)
+    if accept.dtype != np.bool_ or accept.shape != (n,):
+        fail("DFA.accept must be bool [n_states]", pattern=pattern, dtype=str(accept.dtype), shape=accept.shape)
+    if n < 1 or trans.min() < DEAD or trans.max() >= n:
+        fail("DFA.trans holds a target outside DEAD..n_states-1", pattern=pattern, n_states=n,
+             min=int(trans.min()), max=int(trans.max()))
+    return dfa, trans, accept
+
+
+@pytest.mark.unit
+@pytest.mark.smoke
+def test_hand_example(impl):
+    dfa, trans, accept = compile_ok(impl, HAND_PATTERN)
+    if dfa.n_states != 7:
+        fail("the hand example has 7 states (section 3)", pattern=HAND_PATTERN, expected=7, got=int(dfa.n_states))
+    if accept.tolist() != HAND_ACCEPT:
+        fail("accepting states differ from section 3 (expected {5, 6})", pattern=HAND_PATTERN,
+             expected=[i for i, a in enumerate(HAND_ACCEPT) if a], got=np.flatnonzero(accept).tolist())
+    expected = hand_trans()
+    where = first_difference(expected, trans)
+    if where is not None:
+        state, byte = where
+        fail(f"edge {state} --{bytes([byte])!r}--> differs from section 3", pattern=HAND_PATTERN,
+             state=state, path=shortest_path(expected, state), byte=bytes([byte]),
+             expected=int(expected[state, byte]), got=int(trans[state, byte]))
+    _check_step_and_matches(impl, dfa)
+
+
+def _check_step_and_matches(impl, dfa) -> None:
+    cases = [(0, b"", 0), (0, b"ca", 3), (0, b"cats", 6), (3, b"t", 5), (0, b"dogs", 6), (0, b"x", DEAD),
+             (0, b"catss", DEAD), (DEAD, b"a", DEAD), (5, b"", 5)]
+    for start, data, want in cases:
+        got = dfa.step(start, data)
+        if got != want:
+            fail("DFA.step disagrees with section 3", start=start, data=data, expected=want, got=got)
+    for data in (b"cat", b"car", b"dog", b"cats", b"dogs", b"", b"ca", b"cat ", b"dgo", b"catss"):
+        want = re.fullmatch(HAND_PATTERN.encode(), data) is not None
+        if bool(dfa.matches(data)) != want:
+            fail("DFA.matches disagrees with re.fullmatch", pattern=HAND_PATTERN, data=data, expected=want,
+                 got=bool(dfa.matches(data)))
+    if impl.DEAD != -1:
+        fail("DEAD must be -1", expected=-1, got=impl.DEAD)
+    for bad in (7, -2):
+        with _raises(ValueError, f"DFA.step({bad}, b'a') must raise ValueError for a state out of range"):
+            dfa.step(bad, b"a")
+
+
+class _raises:
+    """``pytest.raises`` with a catalogue failure message (and the exception kind)."""
+
+    def __init__(self, kind, reason: str, **facts):
+        self.kind, self.reason, self.facts = kind, reason, facts
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            fail(self.reason + " (nothing was raised)", **self.facts)
+        if not issubclass(exc_type, self.kind):
+            fail(self.reason + f" (got {exc_type.__name__}: {str(exc).splitlines()[0] if str(exc) else ''})",
+                 **self.facts)
+        return True
+
+
+# ---------------------------------------------------------------- test_matches_python_re
+
+
+def probe_strings(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generator, walks: int = 25) -> set[bytes]:
+    """Random walks of the DFA (stopping at accepting states with some chance), every
+    prefix of each, one-byte edits (substitute, insert, delete), and random bytes."""
+    out: set[bytes] = set()
+    live = [np.flatnonzero(row != DEAD) for row in trans]
+    for _ in range(walks):
+        state, text = 0, bytearray()
+        for _ in range(int(rng.integers(0, 24))):
+            if (accept[state] and rng.random() < 0.25) or len(live[state]) == 0:
+                break
+            byte = int(rng.choice(live[state]))
+            text.append(byte)
+            state = int(trans[state, byte])
+        word = bytes(text)
+        out.update(word[:i] for i in range(len(word) + 1))
+        out.update(_edits(word, rng))
+    out.update(bytes(rng.integers(0, 256, size=int(rng.integers(0, 6))).astype(np.uint8)) for _ in range(20))
+    return out
+
+
+def _edits(word: bytes, rng: np.random.Generator) -> list[bytes]:
+    special = [0, 10, 95, 127, 128, 255, int(rng.integers(256))]  # NUL, \n, _, DEL, high bytes
+    edits = []
+    for _ in range(4):
+        i = int(rng.integers(0, len(word) + 1))
+        byte = int(rng.choice(special)) if rng.random() < 0.5 else int(rng.integers(256))
+        edits.append(word[:i] + bytes([byte]) + word[i + 1:])  # substitute (or append at the end)
+        edits.append(word[:i] + bytes([byte]) + word[i:])      # insert
+        if word:
+            edits.append(word[:i] + word[i + 1:])              # delete
+    return edits
+
+
+@pytest.mark.golden
+def test_matches_python_re(impl):
+    rng = np.random.default_rng(20240603)
+    checked = 0
+    for pattern in RE_PATTERNS:
+        dfa, trans, accept = compile_ok(impl, pattern)
+        oracle = re.compile(pattern.encode("ascii"))
+        for data in sorted(probe_strings(trans, accept, rng), key=lambda s: (len(s), s)):
+            want = oracle.fullmatch(data) is not None
+            got = bool(dfa.matches(data))
+            if got != want:
+                fail("DFA.matches disagrees with Python's re.fullmatch", pattern=pattern, data=data,
+                     expected=want, got=got, state=dfa.step(0, data))
+            checked += 1
+    assert checked > 1000, f"only {checked} strings were checked"
+
+
+# ---------------------------------------------------------------- test_every_state_is_live
+
+
+def dead_states(trans: np.ndarray, accept: np.ndarray) -> list[int]:
+    """States from which no accepting state is reachable (a backward search)."""
+    n = len(accept)
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for s, row in enumerate(trans.tolist()):
+        for t in set(row) - {DEAD}:
+            preds[t].add(s)
+    live = set(np.flatnonzero(accept).tolist())
+    queue = deque(live)
+    while queue:
+        for s in preds[queue.popleft()] - live:
+            live.add(s)
+            queue.append(s)
+    return sorted(set(range(n)) - live)
+
+
+LIVENESS_PATTERNS = RE_PATTERNS + ("a(b|c)*d", "(ab|ac|ad)e", "[0-9]{3}-[0-9]{4}", "x*y*z*")
+
+
+@pytest.mark.property
+def test_every_state_is_live(impl):
+    for pattern in LIVENESS_PATTERNS + tuple(random_patterns(seed=7, n=40)):
+        _dfa, trans, accept = compile_ok(impl, pattern)
+        dead = dead_states(trans, accept)
+        if dead:
+            fail("a state cannot reach an accepting state (a dead state kept)", pattern=pattern,
+                 state=dead[0], path=shortest_path(trans, dead[0]), dead_states=dead)
+
+
+# ---------------------------------------------------------------- test_canonical_form
+
+
+@pytest.mark.property
+def test_canonical_form(impl):
+    from oracles import derivatives  # the oracle is part of the harness: no skip when missing
+
+    for left, right in EQUIVALENT_PAIRS:
+        _assert_same_language_by_re(left, right)
+        _, t1, a1 = compile_ok(impl, left)
+        _, t2, a2 = compile_ok(impl, right)
+        _compare_tables(f"{left!r} and {right!r} have one language but different tables",
+                        t1, a1, t2, a2, left=left, right=right)
+        want_t, want_a = derivatives.canonical_dfa(left)
+        _compare_tables("the table differs from the derivative oracle's canonical DFA", want_t, want_a,
+                        t1, a1, pattern=left)
+
+
+def _assert_same_language_by_re(left: str, right: str) -> None:
+    # Preliminary, on the test's own data: the pairs really are equivalent (up to length 5).
+    import itertools
+
+    alphabet = sorted(set((left + right).encode()) - set(b"()|[]*+?^") | {ord("z")})
+    for n in range(5):
+        for letters in itertools.product(alphabet, repeat=n):
+            data = bytes(letters)
+            assert (re.fullmatch(left.encode(), data) is None) == (re.fullmatch(right.encode(), data) is None), \
+                f"catalogue bug: {left!r} and {right!r} differ on {data!r}"
+
+
+def _compare_tables(reason: str, want_t, want_a, got_t, got_a, **facts) -> None:
+    want_t, want_a = np.asarray(want_t), np.asarray(want_a)
+    if want_t.shape != got_t.shape:
+        fail(reason, **facts, expected=f"{want_t.shape[0]} states", got=f"{got_t.shape[0]} states")
+    where = first_difference(want_a, got_a)
+    if where is not None:
+        fail(reason, **facts, state=where[0], path=shortest_path(want_t, where[0]),
+             expected=f"accept={bool(want_a[where])}", got=f"accept={bool(got_a[where])}")
+    where = first_difference(want_t, got_t)
+    if where is not None:
+        state, byte = where
+        fail(reason, **facts, state=state, path=shortest_path(want_t, state), byte=bytes([byte]),
+             expected=int(want_t[where]), got=int(got_t[where]))
+
+
+# ---------------------------------------------------------------- test_unsupported_syntax_raises
+
+
+@pytest.mark.boundary
+def test_unsupported_syntax_raises(impl):
+    for pattern, what in UNSUPPORTED:
+        with _raises(ValueError, f"{what} must raise ValueError", pattern=pattern):
+            impl.regex_to_dfa(pattern)
+    for pattern in SUPPORTED:
+        compile_ok(impl, pattern)
+    with _raises(TypeError, "a pattern that is not a str must raise TypeError", pattern=b"ab"):
+        impl.regex_to_dfa(b"ab")

@@ -1,0 +1,200 @@
+"""Catalogue: token masks and the Constraint (seed tests 2, 7, 8, 9, 10).
+
+Oracles: the seed's hand masks (section 3), the brute-force definition (walk a token's
+bytes through the DFA: ``m_s[t] = delta*(s, bytes(t)) != DEAD``, ``m_s[eos] = s in F``),
+and the golden file written from the derivative oracle.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from harness.suite import golden_replay
+from harness.suite.explain import DEAD, fail, shortest_path
+from harness.suite.inputs import (HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB, RE_PATTERNS, TOOL_SCHEMA,
+                                  hand_trans, pattern_alphabet, random_patterns, random_vocab)
+from harness.suite.test_dfa import _raises, compile_ok
+
+
+def mask_of(index, state: int, vocab_size: int, **facts) -> np.ndarray:
+    """``index.mask(state)`` checked to be bool [V]."""
+    mask = np.asarray(index.mask(state))
+    if mask.dtype != np.bool_ or mask.shape != (vocab_size,):
+        fail("TokenIndex.mask must return bool [V]", **facts, state=state, dtype=str(mask.dtype), shape=mask.shape)
+    return mask
+
+
+def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[np.ndarray, np.ndarray]:
+    """(masks bool [S, V], ends int [S, V]): every state's mask by walking every token's
+    bytes (the definition), and where each walk ends (DEAD for refused tokens)."""
+    n, size = len(accept), len(vocab)
+    ends = np.full((n, size), DEAD, dtype=np.int64)
+    for t, token in enumerate(vocab):
+        if t == eos_id or not token:
+            continue  # specials (None) and the empty token are never allowed
+        states = np.arange(n)
+        for byte in token:
+            states = np.where(states >= 0, trans[np.maximum(states, 0), byte], DEAD)
+        ends[:, t] = states
+    masks = ends != DEAD
+    if eos_id is not None:
+        masks[:, eos_id] = accept
+        ends[:, eos_id] = np.where(accept, np.arange(n), DEAD)
+    return masks, ends
+
+
+# ---------------------------------------------------------------- test_hand_example_masks
+
+
+@pytest.mark.unit
+@pytest.mark.smoke
+def test_hand_example_masks(impl):
+    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
+    want_masks, want_ends = brute_force(hand_trans(), np.array([False] * 5 + [True] * 2), HAND_VOCAB, HAND_EOS)
+    for state, allowed in HAND_MASKS.items():  # the seed's table, then the definition for 1, 2, 4
+        assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
+    for state in range(7):
+        got = mask_of(index, state, len(HAND_VOCAB), pattern=HAND_PATTERN)
+        _compare_mask(want_masks[state], got, state, hand_trans(), HAND_VOCAB, pattern=HAND_PATTERN)
+    cases = [(0, 9, 5), (0, 8, 3), (3, 11, 6), (5, 13, 5), (6, 13, 6), (0, 13, DEAD), (0, 12, DEAD),
+             (0, 14, DEAD), (0, 1, DEAD), (6, 7, DEAD), (2, 5, 4)]
+    for state, token, want in cases:
+        got = index.next_state(state, token)
+        if got != want:
+            fail("TokenIndex.next_state disagrees with section 3", pattern=HAND_PATTERN, state=state,
+                 path=shortest_path(hand_trans(), state), token=(token, HAND_VOCAB[token]), expected=want, got=got)
+    for state, token in ((7, 0), (0, 15), (-2, 0)):
+        with _raises(ValueError, "next_state out of range must raise ValueError", state=state, token=token):
+            index.next_state(state, token)
+    with _raises(ValueError, "mask(state) out of range must raise ValueError", state=7):
+        index.mask(7)
+
+
+def _compare_mask(want: np.ndarray, got: np.ndarray, state: int, trans, vocab, **facts) -> None:
+    diff = np.flatnonzero(want != got)
+    if len(diff):
+        token = int(diff[0])
+        fail("a mask differs from walking the token's bytes through the DFA", **facts, state=state,
+             path=shortest_path(trans, state), token=(token, vocab[token]), expected=bool(want[token]),
+             got=bool(got[token]), all_differences=diff[:12].tolist())
+
+
+# ---------------------------------------------------------------- test_masks_match_brute_force
+
+
+def brute_force_cases(impl):
+    rng = np.random.default_rng(1234)
+    patterns = list(RE_PATTERNS[:7]) + random_patterns(seed=11, n=6)
+    schema_pattern = impl.json_schema_to_regex(TOOL_SCHEMA)
+    for pattern in patterns + [schema_pattern]:
+        vocab, eos_id = random_vocab(rng, pattern_alphabet(pattern)[:60], n_multi=150,
+                                     all_bytes=rng.random() < 0.7)
+        yield pattern, vocab, eos_id
+    yield HAND_PATTERN, list(HAND_VOCAB), None  # no EOS at all
+
+
+@pytest.mark.property
+def test_masks_match_brute_force(impl):
+    for pattern, vocab, eos_id in brute_force_cases(impl):
+        dfa, trans, accept = compile_ok(impl, pattern)
+        index = impl.TokenIndex(dfa, vocab, eos_id)
+        want_masks, want_ends = brute_force(trans, accept, vocab, eos_id)
+        facts = dict(pattern=pattern, eos_id=eos_id)
+        for state in range(dfa.n_states):
+            got = mask_of(index, state, len(vocab), **facts)
+            _compare_mask(want_masks[state], got, state, trans, vocab, **facts)
+            for token in range(len(vocab)):
+                got_next = index.next_state(state, token)
+                if got_next != want_ends[state, token]:
+                    fail("next_state differs from walking the token's bytes", **facts, state=state,
+                         path=shortest_path(trans, state), token=(token, vocab[token]),
+                         expected=int(want_ends[state, token]), got=got_next)
+
+
+# ---------------------------------------------------------------- test_masks_match_the_golden_file
+
+
+@pytest.mark.golden
+def test_masks_match_the_golden_file(impl, golden):
+    compared = golden_replay.replay(impl, golden)
+    assert compared > 0, "the golden file holds no masks"
+
+
+# ---------------------------------------------------------------- test_reachable_states_never_have_an_empty_mask
+
+
+@pytest.mark.property
+def test_reachable_states_never_have_an_empty_mask(impl):
+    rng = np.random.default_rng(99)
+    patterns = list(RE_PATTERNS) + random_patterns(seed=5, n=20) + [impl.json_schema_to_regex(TOOL_SCHEMA)]
+    for pattern in patterns:
+        vocab, eos_id = random_vocab(rng, pattern_alphabet(pattern)[:60], n_multi=60, all_bytes=True)
+        dfa, trans, _ = compile_ok(impl, pattern)
+        index = impl.TokenIndex(dfa, vocab, eos_id)
+        _explore(index, pattern, vocab, eos_id)
+
+
+def _explore(index, pattern: str, vocab, eos_id) -> None:
+    """Breadth first over the states reachable by tokens; each must allow something."""
+    seen = {0: []}
+    queue = deque([0])
+    while queue:
+        state = queue.popleft()
+        mask = mask_of(index, state, len(vocab), pattern=pattern)
+        if not mask.any():
+            fail("a state reachable by tokens allows no token (generation would be stuck)", pattern=pattern,
+                 state=state, tokens=[(t, vocab[t]) for t in seen[state]], eos_id=eos_id)
+        for token in np.flatnonzero(mask).tolist():
+            if token == eos_id:
+                continue
+            target = index.next_state(state, token)
+            if target == DEAD:
+                fail("next_state is DEAD for a token the mask allows", pattern=pattern, state=state,
+                     token=(token, vocab[token]))
+            if target not in seen:
+                seen[target] = seen[state] + [token]
+                queue.append(target)
+
+
+# ---------------------------------------------------------------- test_constraint_lifecycle
+
+
+@pytest.mark.unit
+def test_constraint_lifecycle(impl):
+    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
+    c = impl.Constraint(index)
+    _expect(c, state=0, done=False, complete=False, allowed={0, 4, 8, 9, 10})
+    with _raises(ValueError, "EOS before the text is complete must be refused", state=0, token=(13, None)):
+        c.advance(HAND_EOS)
+    with _raises(ValueError, "a disallowed token must be refused", state=0, token=(12, b"x")):
+        c.advance(12)
+    _expect(c, state=0, done=False, complete=False, allowed={0, 4, 8, 9, 10})  # a refusal changes nothing
+    c.advance(9)  # cat
+    _expect(c, state=5, done=False, complete=True, allowed={7, 13})
+    c.advance(7)  # s
+    _expect(c, state=6, done=False, complete=True, allowed={13})
+    c.advance(HAND_EOS)
+    _expect(c, state=6, done=True, complete=True, allowed=set())
+    for token in (HAND_EOS, 7, 0):
+        with _raises(ValueError, "nothing may follow EOS", token=token):
+            c.advance(token)
+    resumed = impl.Constraint(index, 3)  # "ca"
+    _expect(resumed, state=3, done=False, complete=False, allowed={2, 3, 11})
+    resumed.advance(11)  # ts
+    _expect(resumed, state=6, done=False, complete=True, allowed={13})
+
+
+def _expect(c, state: int, done: bool, complete: bool, allowed: set[int]) -> None:
+    got = dict(state=int(c.state), done=bool(c.done), complete=bool(c.is_complete()),
+               allowed=set(np.flatnonzero(np.asarray(c.mask())).tolist()))
+    want = dict(state=state, done=done, complete=complete, allowed=allowed)
+    for key in want:
+        if got[key] != want[key]:
+            fail(f"Constraint.{key} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got)
+    if np.asarray(c.mask()).shape != (len(HAND_VOCAB),):
+        fail("Constraint.mask() must be bool [V], also after EOS", got=np.asarray(c.mask()).shape)

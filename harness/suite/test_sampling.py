@@ -1,0 +1,139 @@
+"""Catalogue: masking logits and sampling under a constraint (seed tests 11, 12, 13).
+
+Oracles: numpy arithmetic written here (the masked copy, the log-softmax over the
+allowed tokens), the seed's hand example, and ``json`` + ``jsonschema`` through
+``oracles.stdlib.check_document`` for generated documents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.suite.explain import fail
+from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB, TOOL_SCHEMA
+from harness.suite.test_dfa import _raises, compile_ok
+
+
+@pytest.mark.boundary
+def test_apply_mask(impl):
+    rng = np.random.default_rng(5)
+    for size in (1, 7, 300):
+        logits = rng.normal(size=size).astype(np.float32)
+        mask = rng.random(size) < 0.4
+        mask[int(rng.integers(size))] = True
+        before = logits.copy()
+        out = np.asarray(impl.apply_mask(logits, mask))
+        if out.dtype != np.float64 or out.shape != (size,):
+            fail("apply_mask must return float64 [V]", dtype=str(out.dtype), shape=out.shape)
+        if not np.array_equal(logits, before):
+            fail("apply_mask modified its input logits", size=size)
+        if np.shares_memory(out, logits):
+            fail("apply_mask must return a copy", size=size)
+        want = np.where(mask, logits.astype(np.float64), -np.inf)
+        bad = np.flatnonzero(~((out == want) | (np.isneginf(out) & np.isneginf(want))))
+        if len(bad):
+            i = int(bad[0])
+            fail("apply_mask: kept logits unchanged, the rest -inf", index=i, mask=bool(mask[i]),
+                 expected=float(want[i]), got=float(out[i]))
+    out = np.asarray(impl.apply_mask([1.0, 2.0, 3.0], [False, True, False]))
+    if out.tolist() != [-np.inf, 2.0, -np.inf]:
+        fail("apply_mask must accept lists", expected=[-np.inf, 2.0, -np.inf], got=out.tolist())
+    with _raises(ValueError, "an all-False mask must raise ValueError (L8.1 would see an all -inf row)"):
+        impl.apply_mask(np.zeros(4), np.zeros(4, dtype=bool))
+    for shape in (3, 5, (2, 2)):
+        with _raises(ValueError, "a mask whose shape differs from the logits must raise ValueError", shape=shape):
+            impl.apply_mask(np.zeros(4), np.ones(shape, dtype=bool))
+
+
+def _log_softmax_at(logits: np.ndarray, allowed: list[int], token: int) -> float:
+    values = np.asarray(logits, dtype=np.float64)[allowed]
+    top = values.max()
+    return float(logits[token] - top - np.log(np.exp(values - top).sum()))
+
+
+@pytest.mark.unit
+def test_greedy_takes_the_best_allowed_token(impl):
+    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
+    greedy = impl.SamplingParams(temperature=0.0)
+    # state 0 allows 0 c, 4 d, 8 ca, 9 cat, 10 dog. x (12), EOS (13) and "" (14) score higher
+    # but are refused; 8 and 9 tie for the best allowed logit, so the lower id wins.
+    logits = np.array([1.0, 5, 5, 5, 2.0, 0, 0, 0, 3.0, 3.0, 2.5, 0, 9.0, 8.0, 7.0], dtype=np.float32)
+    cases = [(0, logits, 8, 3, [0, 4, 8, 9, 10]),
+             (5, np.array([0, 0, 0, 0, 0, 0, 0, 1.5, 0, 0, 0, 0, 4, 2.0, 0]), 13, 5, [7, 13]),
+             (3, np.array([0, 0, 1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0.5, 3, 0, 0]), 2, 5, [2, 3, 11])]
+    for seed, (state, row, want_id, want_state, allowed) in enumerate(cases):
+        c = impl.Constraint(index, state)
+        token, logprob = impl.constrained_sample(row, c, greedy, [], np.random.default_rng(seed))
+        facts = dict(pattern=HAND_PATTERN, state=state, logits=np.asarray(row).tolist(), allowed=allowed)
+        if token != want_id:
+            fail("greedy must take the largest allowed logit (ties to the lowest id)", **facts,
+                 expected=(want_id, HAND_VOCAB[want_id]), got=(token, HAND_VOCAB[token] if 0 <= token < 15 else None))
+        want_lp = _log_softmax_at(row, allowed, want_id)
+        if not np.isclose(logprob, want_lp, rtol=1e-6, atol=1e-6):
+            fail("the logprob is the log-softmax over the allowed tokens", **facts, token=want_id,
+                 expected=want_lp, got=float(logprob))
+        if int(c.state) != want_state or bool(c.done) != (want_id == HAND_EOS):
+            fail("constrained_sample must advance the constraint", **facts, expected=(want_state, want_id == HAND_EOS),
+                 got=(int(c.state), bool(c.done)))
+    done = impl.Constraint(index, 6)
+    done.advance(HAND_EOS)
+    with _raises(ValueError, "constrained_sample after EOS must raise ValueError"):
+        impl.constrained_sample(np.zeros(15), done, greedy, [], np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------- test_constrained_generation_parses
+
+STRUCTURE = [b'"', b"}", b"]", b",", b":", b'{"', b'":', b'",', b'"}', b"city", b"days", b"units", b"lat",
+             b"alerts", b"tags", b"metric", b"imperial", b"true", b"false", b"null", b"0", b"1", b"2", b"-", b".",
+             b"e", b"E", b"+", b"Oslo", b"\\", b"\\n", b"\\u00e9", b"\xc3\xa9", b"\xe6\x97", b"\xa5", b" ", b"\t"]
+
+
+def generation_vocab() -> tuple[list[bytes | None], int, np.ndarray]:
+    """Byte-level: all 256 bytes, JSON fragments (some of them half a UTF-8 character),
+    a special and EOS; with a per-token bias that makes structure likely."""
+    vocab: list[bytes | None] = [bytes([b]) for b in range(256)] + STRUCTURE + [None]
+    eos_id = len(vocab)
+    vocab.append(None)
+    bias = np.zeros(len(vocab))
+    for i, token in enumerate(vocab):
+        if token is not None and (token[:1] in (b'"', b"}", b"]", b",") or token.isdigit()):
+            bias[i] = 3.5
+    bias[eos_id] = 6.0
+    return vocab, eos_id, bias
+
+
+@pytest.mark.property
+def test_constrained_generation_parses(impl):
+    from oracles.stdlib import check_document
+
+    vocab, eos_id, bias = generation_vocab()
+    dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(TOOL_SCHEMA))
+    index = impl.TokenIndex(dfa, vocab, eos_id)
+    finished = 0
+    for request in range(40):
+        rng = np.random.default_rng(1000 + request)
+        c = impl.Constraint(index)
+        params = impl.SamplingParams(temperature=1.0)
+        text, history = b"", []
+        for _ in range(300):
+            allowed = np.asarray(c.mask()).copy()
+            token, logprob = impl.constrained_sample(rng.normal(size=len(vocab)) * 2.0 + bias, c,
+                                                     params, history, rng)
+            if not allowed[token] or not logprob <= 1e-9:
+                fail("constrained_sample drew a token outside the mask (or logprob > 0)", request=request,
+                     path=text, token=(token, vocab[token]), logprob=float(logprob))
+            history.append(token)
+            if token == eos_id:
+                break
+            text += vocab[token]
+        if not c.done:
+            continue
+        finished += 1
+        verdict = check_document(TOOL_SCHEMA, text)
+        if not (verdict.parses and verdict.valid and verdict.ordered):
+            fail("a finished generation does not parse or validate", request=request, document=text,
+                 oracle=verdict.reason)
+    if finished < 30:
+        fail("fewer than 30 of 40 seeded requests finished (EOS never allowed?)", expected=">= 30", got=finished)

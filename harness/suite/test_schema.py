@@ -1,0 +1,130 @@
+"""Catalogue: the JSON-schema subset (seed tests 14, 15).
+
+Oracle: ``json.loads`` + ``jsonschema`` (Draft 2020-12) + property order, through
+``oracles.stdlib.check_document``. Each document's expected verdict is the oracle's;
+the hand-written lists only choose *which* documents to ask about (every spelling
+asked about is one Python's ``json.dumps`` writes, or one the language excludes for
+every implementation: spaces, raw control bytes, malformed UTF-8, bad numbers).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.suite.explain import fail
+from harness.suite.inputs import TOOL_SCHEMA
+from harness.suite.test_dfa import _raises, compile_ok
+
+
+def dumps(value) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+SEVERAL = {"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"const": "x"}, "c": {"type": "integer"}},
+           "required": ["c"]}
+BOUNDED = {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3}
+NESTED = {"type": "object", "properties": {"p": {"type": "object", "properties": {"q": {"type": "null"}},
+                                                 "required": ["q"], "additionalProperties": False},
+                                           "r": {"type": "array", "items": {"enum": [1, "two", None]}}},
+          "required": ["p"], "additionalProperties": False}
+STRING = {"type": "string", "title": "annotations do not constrain", "description": "d"}
+EITHER = {"anyOf": [{"type": "null"}, {"type": "number"}]}
+
+# (schema, name, documents the oracle accepts, documents it refuses)
+DOCUMENTS = [
+    (TOOL_SCHEMA, "tool", [
+        {"city": "Oslo", "days": 3}, {"city": "Oslo", "days": 3, "units": "metric"},
+        {"city": "", "days": -12, "lat": 59.91}, {"city": "Z\u00fcrich", "days": 0, "alerts": False, "tags": ["a", "b"]},
+        {"city": "a\"b\\c\n\u0007", "days": 1}, {"city": "\u65e5\u672c\U0001f600", "days": 10, "tags": []},
+        {"city": "x", "days": 1, "lat": 1e+20}, {"city": "x", "days": 1, "lat": -2.5e-07},
+        {"city": "x", "days": 1, "units": "imperial", "lat": 3, "alerts": True, "tags": ["t"]},
+    ], [
+        b'{"city":"Oslo"}', b'{"days":3}', b'{"city":3,"days":3}', b'{"city":"Oslo","days":"3"}',
+        b'{"city":"Oslo","days":3.5}', b'{"days":3,"city":"Oslo"}', b'{"city":"Oslo","days":3,"x":1}',
+        b'{"city":"Oslo","days":3,}', b'{"city": "Oslo","days":3}', b'{"city":"Oslo","days":3} ',
+        b' {"city":"Oslo","days":3}', b'{"city":"a","days":1,"tags":["a","b","c"]}',
+        b'{"city":"a\tb","days":1}', b'{"city":"a\x00","days":1}', b'{"city":"a\x1f","days":1}',
+        b'{"city":"a","days":01}', b'{"city":"a","days":00}', b'{"city":"a","days":1,"lat":1e}',
+        b'{"city":"a","days":1,"lat":1.}', b'{"city":"a","days":1,"lat":.5}', b'{"city":"a","days":1,"lat":1e+}',
+        b'{"city":"\xff","days":1}', b'{"city":"\xc0\xaf","days":1}', b'{"city":"\xed\xa0\x80","days":1}',
+        b'{"city":"\xe6\x97","days":1}', b'{"city":"\x80","days":1}', b'{"city":"\xf4\x90\x80\x80","days":1}',
+        b'{"city":"a","days":1,"units":"kelvin"}', b'{"city":"a","days":1,"days":2}',
+        b'{"city":"a","days":1,"alerts":True}', b'{"city":"a","days":1,"tags":[1]}',
+        b'{"city":"a","days":1,"tags":["a",]}', b'{"city":"a\\x","days":1}', b'{"city":"a\\u12","days":1}',
+        b"null", b"", b"{}", b'{"city":"Oslo","days":3}{}',
+    ]),
+    (SEVERAL, "optional then required", [{"c": 1}, {"a": True, "c": 1}, {"b": "x", "c": 2}, {"a": False, "b": "x", "c": 0}],
+     [b'{"a":true,"b":"x"}', b'{"a":true}', b'{"c":1,"a":true}', b'{"a":true,"c":1,"b":"x"}', b'{,"c":1}',
+      b'{"a":true,,"c":1}', b'{"b":"y","c":1}']),
+    (BOUNDED, "array bounds", [[1], [1, 2, 3], [-7, 0]],
+     [b"[]", b"[1,2,3,4]", b"[1,]", b"[01]", b'["1"]', b"[1 ,2]", b"[[1]]"]),
+    (NESTED, "nested", [{"p": {"q": None}}, {"p": {"q": None}, "r": [1, "two", None, 1]}, {"p": {"q": None}, "r": []}],
+     [b'{"p":{}}', b'{"p":{"q":null,"z":1}}', b'{"p":{"q":null},"r":[2]}', b'{"r":[],"p":{"q":null}}']),
+    (STRING, "string", ["", "a b", "\u00e9", "\"", "\\", "\ud7ff", "\ue000", "\U0010ffff"],
+     [b'"a', b"a", b'"a\nb"', b'"\xc3"', b'"a"b"', b"'a'"]),
+    (EITHER, "anyOf", [None, 1.5, -3, 0], [b'"null"', b"true", b"nul", b"1.5.2"]),
+]
+
+
+@pytest.mark.unit
+def test_json_schema_documents(impl):
+    from oracles.stdlib import check_document
+
+    for schema, name, valid, invalid in DOCUMENTS:
+        pattern = impl.json_schema_to_regex(schema)
+        if not isinstance(pattern, str):
+            fail("json_schema_to_regex must return a str", schema=name, got=type(pattern).__name__)
+        dfa, _, _ = compile_ok(impl, pattern)
+        for document in [dumps(v) for v in valid] + invalid:
+            verdict = check_document(schema, document)
+            assert verdict.ok == (document not in invalid), \
+                f"catalogue bug: the oracle disagrees with the hand list on {document!r}: {verdict}"
+            got = bool(dfa.matches(document))
+            if got != verdict.ok:
+                fail("a document's match differs from json + jsonschema", schema=name, document=document,
+                     expected=verdict.ok, got=got, oracle=verdict.reason or "valid, compact, ordered")
+
+
+# (schema, what it is): every one must raise ValueError
+OUTSIDE = [
+    ({"type": "string", "pattern": "a+"}, "pattern"),
+    ({"type": "string", "maxLength": 3}, "maxLength"),
+    ({"type": "string", "minLength": 1}, "minLength"),
+    ({"type": "string", "format": "date"}, "format"),
+    ({"type": "integer", "minimum": 0}, "minimum"),
+    ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "uniqueItems"),
+    ({"$ref": "#/$defs/x", "$defs": {"x": {"type": "string"}}}, "$ref"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+     "additionalProperties: true"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+     "additionalProperties: a schema"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}, "required name not in properties"),
+    ({"type": "float"}, "unknown type"),
+    ({"type": "object", "properties": {"a": {"type": "strin"}}}, "unknown type, nested"),
+    ({"type": ["string", "null"]}, "a list of types"),
+    ({"enum": []}, "empty enum"),
+    ({"oneOf": [{"type": "null"}, {"type": "integer"}]}, "oneOf"),
+    ({"allOf": [{"type": "integer"}]}, "allOf"),
+    ({"not": {"type": "null"}}, "not"),
+    ({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}, "a nested pattern"),
+    ({"type": "array", "items": {"type": "string", "maxLength": 2}}, "maxLength inside items"),
+    ({"anyOf": [{"type": "null"}, {"type": "string", "minLength": 2}]}, "minLength inside anyOf"),
+    ({"type": "string", "x-unknown": 1}, "an unknown keyword"),
+]
+INSIDE = [TOOL_SCHEMA, SEVERAL, BOUNDED, NESTED, STRING, EITHER, {"const": {"k": [1, 2]}}, {"type": "boolean"},
+          {"type": "integer", "enum": [1, 2], "description": "annotated", "examples": [1], "default": 1,
+           "$comment": "c", "$schema": "https://json-schema.org/draft/2020-12/schema"}]
+
+
+@pytest.mark.boundary
+def test_json_schema_rejects_keywords_outside_the_subset(impl):
+    for schema, what in OUTSIDE:
+        with _raises(ValueError, f"a schema with {what} must raise ValueError", schema=json.dumps(schema)):
+            impl.json_schema_to_regex(schema)
+    for schema in INSIDE:
+        try:
+            impl.json_schema_to_regex(schema)
+        except ValueError as exc:
+            fail("a schema inside the subset was refused", schema=json.dumps(schema), error=str(exc).splitlines()[0])
