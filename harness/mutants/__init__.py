@@ -1,0 +1,19 @@
+"""The mutant catalogue: the mistakes the seeds name, applied to copies of the reference.
+
+A mutant is a small textual patch to a *copy* of ``oracles/automaton`` (never the
+reference in place), imported under its own package name (``mutant_s05``). Each one
+describes itself (``catalogue.Mutant``): its id, the stage it breaks, the pitfall in
+one line, an example whose answer it changes, and the tests expected to kill it.
+
+- ``s01``-``s27``: the Python module's pitfalls (seed ``000_...`` section 5, plus the
+  five it leaves unnamed, one per catalogue test no named mutant aims at), killed by
+  the conformance catalogue (``harness/suite``);
+- ``p01``-``p11``: the Rust port's mutants (seed ``002_...`` section 5) simulated on the
+  Python reference, killed by ``golden replay`` of ``constrain_golden.json`` (p11 by
+  the catalogue): proof that the golden file is strong enough for the port.
+
+``runner.run_catalogue`` first checks itself (the clean copy survives every test, a
+forced failure is killed), then runs each mutant in its own process with a timeout,
+expected killers first. Outcomes: ``Outcome`` (killed, survived, timeout, error,
+patch no longer applies). Reports: ``report`` (terminal, JSON, Stryker, HTML).
+"""

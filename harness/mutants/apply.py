@@ -1,0 +1,55 @@
+"""Copy the reference and apply a mutant's edits to the copy.
+
+``materialize(mutant, root)`` copies ``oracles/automaton`` to ``root/mutant_<id>/``
+(the package imports itself relatively, so the copy never touches the reference),
+applies each ``Edit`` (``old`` must occur exactly once), and returns the package
+directory, which any loader can import by path (``--impl root/mutant_<id>``).
+``load(path)`` imports it under its own name in this process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+from harness.mutants.catalogue import Mutant
+
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "automaton"
+
+
+class PatchDoesNotApply(ValueError):
+    """An edit's ``old`` text is not in the reference exactly once: the mutant is stale."""
+
+
+def materialize(mutant: Mutant, root: Path, *, edits=None) -> Path:
+    target = Path(root) / mutant.package
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for edit in mutant.edits if edits is None else edits:
+        path = target / edit.file
+        text = path.read_text(encoding="utf-8")
+        count = text.count(edit.old)
+        if count != 1:
+            raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {count} times "
+                                    f"(expected once): {edit.old[:60]!r}")
+        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+    return target
+
+
+def load(package_dir: Path):
+    """Import a materialized package by path under its directory's name."""
+    package_dir = Path(package_dir)
+    name = package_dir.name
+    if name in sys.modules:
+        del sys.modules[name]
+        for key in [k for k in sys.modules if k.startswith(name + ".")]:
+            del sys.modules[key]
+    spec = importlib.util.spec_from_file_location(name, package_dir / "__init__.py",
+                                                  submodule_search_locations=[str(package_dir)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

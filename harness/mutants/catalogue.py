@@ -1,0 +1,280 @@
+"""One table of mutants (``MUTANTS``): id, stage, pitfall, example, expected killers, patch.
+
+A patch is a tuple of ``Edit(file, old, new)``: ``old`` must occur exactly once in
+``oracles/automaton/<file>`` or the patch "no longer applies" (the reference moved
+on and the mutant must be updated). ``example(module)`` computes an answer that the
+mutant changes: ``tests/test_mutants.py`` checks ``example(reference) !=
+example(mutant)`` for every entry, so each patch provably changes behaviour.
+
+Rejected ideas (kept visible, with the reason):
+- "trie records the parent's state for every token" as s14: a duplicate of p06;
+  s14 instead records the state *before the last byte* (wrong next state only).
+- ``.`` matching every byte *and* ``\\n`` via ``[^...]``: two mistakes in one mutant
+  would blur which test kills which pitfall.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+
+CATALOGUE = "catalogue"      # killer kind: a test of harness/suite
+REPLAY = "golden replay"     # killer kind: a check of golden replay (constrain_golden.json)
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    file: str
+    old: str
+    new: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+    id: str
+    stage: str
+    pitfall: str                  # one line, with an example input
+    killers: tuple[str, ...]      # the catalogue tests (or replay checks) expected to kill it
+    edits: tuple[Edit, ...]
+    example: Callable[[Any], Any]  # an answer the mutant changes
+    kind: str = CATALOGUE          # which runner kills it: CATALOGUE or REPLAY
+
+    @property
+    def package(self) -> str:
+        return f"mutant_{self.id}"
+
+
+# --- example helpers: small, deterministic computations over a module ------------------
+
+HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
+
+
+def _hand_masks(m) -> list[list[int]]:
+    index = m.TokenIndex(m.regex_to_dfa("(cat|car|dog)s?"), HAND_VOCAB, eos_id=13)
+    return [np.flatnonzero(index.mask(s)).tolist() for s in range(7)]
+
+
+def _hand_next(m) -> list[int]:
+    index = m.TokenIndex(m.regex_to_dfa("(cat|car|dog)s?"), HAND_VOCAB, eos_id=13)
+    return [index.next_state(3, t) for t in range(15)]
+
+
+def _matches(pattern: str, *data: bytes):
+    return lambda m: tuple(m.regex_to_dfa(pattern).matches(d) for d in data)
+
+
+def _schema_matches(schema: dict, *docs: str):
+    return lambda m: tuple(m.regex_to_dfa(m.json_schema_to_regex(schema)).matches(d.encode()) for d in docs)
+
+
+def _table(pattern: str):
+    return lambda m: (lambda d: (d.trans.tolist(), d.accept.tolist()))(m.regex_to_dfa(pattern))
+
+
+def _refuses(thunk):
+    def run(m):
+        try:
+            thunk(m)
+        except ValueError:
+            return "refused"
+        return "accepted"
+    return run
+
+
+def _advance_outside_mask(m):
+    index = m.TokenIndex(m.regex_to_dfa("ab"), [b"a", b"b", b"x", None], eos_id=3)
+    c = m.Constraint(index)
+    try:
+        c.advance(2)
+    except ValueError:
+        return "refused"
+    return "accepted"
+
+
+def _apply_mask_shape(m):
+    logits = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    out = m.apply_mask(logits, np.array([True, False, True]))
+    return (str(out.dtype), logits.tolist())
+
+
+def _greedy_tie(m):
+    index = m.TokenIndex(m.regex_to_dfa("[ab]c"), [b"a", b"b", b"c", None], eos_id=3)
+    c = m.Constraint(index)
+    token, logprob = m.constrained_sample(np.array([1.0, 1.0, 5.0, 9.0]), c, m.SamplingParams(temperature=0.0),
+                                          [], np.random.default_rng(0))
+    return token, round(float(logprob), 9)
+
+
+def _unmasked_sampler(m):
+    index = m.TokenIndex(m.regex_to_dfa("ab?"), [b"a", b"b", b"c", None], eos_id=3)
+    c = m.Constraint(index)
+    try:
+        return m.constrained_sample(np.array([0.0, 1.0, 5.0, 2.0]), c, m.SamplingParams(temperature=0.0),
+                                    [], np.random.default_rng(0))[0]
+    except ValueError:
+        return "raised"
+
+
+def _vocab(tokens, specials=()):
+    return lambda m: m.vocab_bytes(list(tokens), special_ids=set(specials))
+
+
+def _after_eos(m):
+    index = m.TokenIndex(m.regex_to_dfa("a+"), [b"a", None], eos_id=1)
+    c = m.Constraint(index)
+    c.advance(0)
+    c.advance(1)
+    return np.flatnonzero(c.mask()).tolist()
+
+
+def _float_enum(m):
+    return m.json_schema_to_regex({"enum": [1.5e-05]})
+
+
+OBJ_XY = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
+OBJ_BA = {"type": "object", "properties": {"b": {"type": "integer"}, "a": {"type": "integer"}}, "required": ["b", "a"]}
+OBJ_REQ = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
+ARR = {"type": "array", "items": {"type": "integer"}, "maxItems": 2}
+ENUM = {"enum": [2.5, "a\"b"]}
+
+# --- the table ---------------------------------------------------------------------------
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("s01", "parser", r"'.' matches '\n' (e.g. '.' accepts b'\n')", ("test_matches_python_re",),
+           (Edit("parser.py", "DOT = FULL_MASK & ~NEWLINE", "DOT = FULL_MASK"),),
+           _matches(".", b"\n")),
+    Mutant("s02", "parser", "[^...] complemented over ASCII only (e.g. '[^a]' refuses b'\\xff')",
+           ("test_matches_python_re",),
+           (Edit("parser.py", "return FULL_MASK & ~mask if negate else mask",
+                 "return ((1 << 128) - 1) & ~mask if negate else mask"),),
+           _matches("[^a]", b"\xff")),
+    Mutant("s03", "minimize", "no minimization (e.g. 'a|b' and '[ab]' give different tables)",
+           ("test_canonical_form", "test_hand_example"),
+           (Edit("compile.py", "    block = moore_partition(trans, accept)\n",
+                 "    block = __import__('numpy').arange(accept.shape[0])\n"),),
+           _table("(cat|car|dog)s?")),
+    Mutant("s04", "minimize", "numbering in another order (bytes descending: 'd' before 'c')",
+           ("test_hand_example",),
+           (Edit("minimize.py", "        for t in rows[representative[b]]:", "        for t in reversed(rows[representative[b]]):"),),
+           _table("(cat|car|dog)s?")),
+    Mutant("s05", "index", "EOS allowed everywhere (e.g. in state 0 of the hand example)",
+           ("test_hand_example_masks",), (), _hand_masks),
+    Mutant("s06", "index", "the trie walk stops at the first dead byte instead of skipping that subtree",
+           ("test_masks_match_brute_force",), (), _hand_masks),
+    Mutant("s07", "constraint", "Constraint.advance accepts a token outside the mask (or after EOS)",
+           ("test_constraint_lifecycle",), (), _advance_outside_mask),
+    Mutant("s08", "parser", r"\w without '_' (e.g. '\w' refuses b'_')", ("test_matches_python_re",),
+           (Edit("parser.py", ' | _range_mask(0x61, 0x7A) | _mask("_")', " | _range_mask(0x61, 0x7A)"),),
+           _matches(r"\w", b"_")),
+    Mutant("s09", "nfa", "{2,3} with one optional copy too few (e.g. 'a{2,3}' refuses b'aaa')",
+           ("test_matches_python_re",),
+           (Edit("nfa.py", "for _ in range(node.max - node.min):", "for _ in range(node.max - node.min - 1):"),),
+           _matches("a{2,3}", b"aaa")),
+    Mutant("s10", "parser", "'+' built as '*' (e.g. 'a+' accepts b'')", ("test_matches_python_re",),
+           (Edit("parser.py", 'if ch == "+":\n        p.take()\n        return 1, None',
+                 'if ch == "+":\n        p.take()\n        return 0, None'),),
+           _matches("a+", b"")),
+    Mutant("s11", "parser", "ranges missing their upper end (e.g. '[a-c]' refuses b'c')", ("test_matches_python_re",),
+           (Edit("parser.py", "mask |= _range_mask(lo, hi)", "mask |= _range_mask(lo, hi) & ~(1 << hi) | (1 << lo)"),),
+           _matches("[a-c]", b"c")),
+    Mutant("s12", "minimize", "a dead sink kept as a state (e.g. 'ab' has a state with no way out)",
+           ("test_every_state_is_live",),
+           (Edit("compile.py", "    trans, accept = prune_dead(cdfa)\n", "    trans, accept = cdfa.trans, cdfa.accept\n"),),
+           _table("ab")),
+    Mutant("s13", "parser", "anchors read as literal characters (e.g. '^a' accepts b'^a')",
+           ("test_unsupported_syntax_raises",),
+           (Edit("parser.py", '    if ch in "^$":                              # anchors', '    if ch in "":  # anchors'),),
+           _refuses(lambda m: m.regex_to_dfa("^a"))),
+    Mutant("s14", "index", "the trie records the wrong next state (the state before a token's last byte)",
+           ("test_masks_match_brute_force",), (), _hand_next),
+    Mutant("s15", "schema", "raw control bytes allowed in JSON strings (e.g. '\"a\\nb\"')",
+           ("test_json_schema_documents", "test_constrained_generation_parses"),
+           (Edit("schema.py", 'r"[ !#-\\[\\]-~]",', 'r"[\\x00-!#-\\[\\]-~]",'),),
+           _schema_matches({"type": "string"}, '"a\nb"')),
+    Mutant("s16", "schema", "any high byte allowed in JSON strings (e.g. '\"\\xff\"')",
+           ("test_json_schema_documents", "test_constrained_generation_parses"),
+           (Edit("schema.py", "] + _UTF8_MULTIBYTE)", '] + _UTF8_MULTIBYTE + [r"[\\x80-\\xff]"])'),),
+           lambda m: m.regex_to_dfa(m.json_schema_to_regex({"type": "string"})).matches(b'"\xff"')),
+    Mutant("s17", "schema", "optional properties made required after the first member (e.g. '{\"a\":1}' refused)",
+           ("test_json_schema_documents",),
+           (Edit("schema.py", 'after = f",{member}{after}" if required else f"(?:,{member})?{after}"',
+                 'after = f",{member}{after}"'),),
+           _schema_matches(OBJ_REQ, '{"a":1}')),
+    Mutant("s18", "schema", "maxItems off by one (e.g. maxItems 2 accepts '[1,2,3]')",
+           ("test_json_schema_documents",),
+           (Edit("schema.py", 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi - 1}"',
+                 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi}"'),),
+           _schema_matches(ARR, "[1,2,3]")),
+    Mutant("s19", "sampling", "apply_mask edits its input in place or returns float32",
+           ("test_apply_mask",), (), _apply_mask_shape),
+    Mutant("s20", "sampling", "greedy ties go to the highest id, or the logprob is not renormalized",
+           ("test_greedy_takes_the_best_allowed_token",), (), _greedy_tie),
+    Mutant("s21", "parser", "{m,} built as {m} (e.g. 'a{2,}' refuses b'aaa')", ("test_matches_python_re",),
+           (Edit("parser.py", "hi = int(hi_text) if hi_text else None", "hi = int(hi_text) if hi_text else lo"),),
+           _matches("a{2,}", b"aaa")),
+    Mutant("s22", "schema", "enum and const values inserted unescaped (e.g. 2.5 matches '2x5')",
+           ("test_json_schema_documents",),
+           (Edit("schema.py", 'return group("|".join(escape(t) for t in texts)) if len(texts) > 1 else escape(texts[0])',
+                 'return group("|".join(texts)) if len(texts) > 1 else texts[0]'),),
+           _schema_matches(ENUM, "2x5")),
+    Mutant("s23", "schema", "integers with leading zeros (e.g. '007')",
+           ("test_json_schema_documents", "test_constrained_generation_parses"),
+           (Edit("schema.py", 'INTEGER = r"-?(?:0|[1-9][0-9]*)"', 'INTEGER = r"-?[0-9]+"'),),
+           _schema_matches({"type": "integer"}, "007")),
+    Mutant("s24", "schema", "an exponent without digits (e.g. '1e')",
+           ("test_json_schema_documents", "test_constrained_generation_parses"),
+           (Edit("schema.py", '(?:[eE][+-]?[0-9]+)?"', '(?:[eE][+-]?[0-9]*)?"'),),
+           _schema_matches({"type": "number"}, "1e")),
+    Mutant("s25", "schema", "unknown schema keywords ignored (e.g. 'pattern' silently dropped)",
+           ("test_json_schema_rejects_keywords_outside_the_subset",),
+           (Edit("schema.py", "    for key in sorted(keys - {\"type\"} - TYPE_KEYWORDS[kind]):\n        raise",
+                 "    for key in []:\n        raise"),),
+           _refuses(lambda m: m.json_schema_to_regex({"type": "string", "pattern": "a"}))),
+    Mutant("s26", "vocab", "token strings encoded as UTF-8 without undoing the byte map ('\u0120a' is 3 bytes)",
+           ("test_vocab_bytes",), (), _vocab(["\u0120a", "b"])),
+    Mutant("s27", "vocab", "specials given bytes (e.g. '<|endoftext|>' has bytes)", ("test_vocab_bytes",), (),
+           _vocab(["a", "<|endoftext|>"], specials=[1])),
+    # --- the Rust port's mutants, simulated on the Python reference ---------------------
+    Mutant("p01", "minimize", "one refinement of minimization only (a DFA needing two rounds keeps duplicates)",
+           ("dfa_matches_python_l8_7",),
+           (Edit("minimize.py", "        if len(number) == n_blocks:", "        if True:"),),
+           _table("(a|b)*abb"), kind=REPLAY),
+    Mutant("p02", "schema", "properties sorted by name (e.g. '{\"b\":1,\"a\":2}' refused)",
+           ("dfa_matches_python_l8_7",),
+           (Edit("schema.py", "for name, sub in props.items()", "for name, sub in sorted(props.items())"),),
+           _schema_matches(OBJ_BA, '{"b":1,"a":2}'), kind=REPLAY),
+    Mutant("p03", "schema", "no comma before a later optional member (e.g. '{\"x\":1\"y\":2}' accepted)",
+           ("dfa_matches_python_l8_7",),
+           (Edit("schema.py", 'else f"(?:,{member})?{after}"', 'else f"(?:{member})?{after}"'),),
+           _schema_matches(OBJ_XY, '{"x":1"y":2}'), kind=REPLAY),
+    Mutant("p04", "schema", "enum values unescaped (e.g. 2.5 matches '2x5')", ("dfa_matches_python_l8_7",),
+           (Edit("schema.py", 'return group("|".join(escape(t) for t in texts)) if len(texts) > 1 else escape(texts[0])',
+                 'return group("|".join(t.replace(\'"\', \'\\\\"\') for t in texts)) if len(texts) > 1 else texts[0]'),),
+           _schema_matches({"enum": [2.5, 1]}, "2x5"), kind=REPLAY),
+    Mutant("p05", "schema", "maxItems off by one (e.g. maxItems 2 accepts '[1,2,3]')", ("dfa_matches_python_l8_7",),
+           (Edit("schema.py", 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi - 1}"',
+                 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi}"'),),
+           _schema_matches(ARR, "[1,2,3]"), kind=REPLAY),
+    Mutant("p06", "index", "a token's later bytes walked from the wrong state (the start state)",
+           ("masks_match_python_l8_7",), (), _hand_masks, kind=REPLAY),
+    Mutant("p07", "index", "EOS allowed before a whole string", ("token_index_rules", "masks_match_python_l8_7"),
+           (), _hand_masks, kind=REPLAY),
+    Mutant("p08", "compile", "an empty language not refused (e.g. '[^\\s\\S]' compiles)",
+           ("subset_errors_are_refused",),
+           (Edit("compile.py", '        raise EmptyLanguage("the pattern matches no string (empty language)", pattern, 0)',
+                 '        return DFA(__import__("numpy").full((1, 256), -1), [False])'),),
+           _refuses(lambda m: m.regex_to_dfa(r"[^\s\S]")), kind=REPLAY),
+    Mutant("p09", "schema", "floats printed unlike Python (1.5e-05 written 0.000015)", ("dfa_matches_python_l8_7",),
+           (Edit("schema.py", "            text = compact(value)\n",
+                 "            text = compact(value) if not isinstance(value, float) or 'e' not in repr(value) "
+                 "else format(value, 'f').rstrip('0')\n"),),
+           _float_enum, kind=REPLAY),
+    Mutant("p10", "constraint", "tokens allowed after EOS", ("masks_match_python_l8_7", "token_index_rules"),
+           (), _after_eos, kind=REPLAY),
+    Mutant("p11", "sampling", "the sampler sees the unmasked logits (c wins in 'ab?' with logits [0,1,5,2])",
+           ("test_greedy_takes_the_best_allowed_token", "test_constraint_lifecycle"), (), _unmasked_sampler),
+)
+
+BY_ID = {m.id: m for m in MUTANTS}
