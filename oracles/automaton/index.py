@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -97,44 +98,46 @@ def _check_vocab(vocab) -> Sequence[bytes | None]:
     if len(vocab) > MAX_VOCAB_SIZE:
         raise LimitExceeded(f"TokenIndex: vocabulary of {len(vocab)} ids exceeds "
                             f"MAX_VOCAB_SIZE={MAX_VOCAB_SIZE}")
-    for t, entry in enumerate(vocab):
-        if entry is not None and type(entry) is not bytes:
-            raise ValueError(f"TokenIndex: vocab[{t}] is a {type(entry).__name__}, "
-                             "expected bytes or None")
+    if not set(map(type, vocab)) <= {bytes, type(None)}:
+        t = next(t for t, entry in enumerate(vocab) if entry is not None and type(entry) is not bytes)
+        raise ValueError(f"TokenIndex: vocab[{t}] is a {type(vocab[t]).__name__}, "
+                         "expected bytes or None")
     return vocab
 
 
 @functools.lru_cache(maxsize=4)  # one trie per recent vocabulary: built once, shared by DFAs
 def _cached_trie(vocab: tuple[bytes | None, ...], eos_id: int | None) -> VocabTrie:
     # None (special), b"" (empty) and EOS are never in the trie
-    kept = [t for t, entry in enumerate(vocab) if entry and t != eos_id]
-    kept.reverse()  # so that the lowest id of equal bytes is written last and wins
-    first_id = dict(zip(map(vocab.__getitem__, kept), kept))
-    aliases = []
-    if len(first_id) < len(kept):  # ids sharing bytes with a lower id
-        aliases = [(t, first_id[vocab[t]]) for t in kept if first_id[vocab[t]] != t]
-    tokens = sorted(first_id)
+    kept = list(itertools.compress(range(len(vocab)), vocab))
+    if eos_id is not None and vocab[eos_id]:
+        kept.remove(eos_id)
+    order = sorted(kept, key=vocab.__getitem__)  # stable: equal bytes keep ascending ids
+    tokens = list(map(vocab.__getitem__, order))
     total = sum(map(len, tokens))
     if total > MAX_TRIE_BYTES:
-        raise LimitExceeded(f"TokenIndex: {total} distinct token bytes exceed MAX_TRIE_BYTES={MAX_TRIE_BYTES}")
-    ids = np.fromiter(map(first_id.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-    trie = _flatten(tokens, ids, len(vocab))
-    alias_rows = np.array(aliases, dtype=np.int64).reshape(-1, 2)
-    return dataclasses.replace(trie, aliases=alias_rows)
+        raise LimitExceeded(f"TokenIndex: {total} token bytes exceed MAX_TRIE_BYTES={MAX_TRIE_BYTES}")
+    return _flatten(tokens, np.array(order, dtype=np.int64), len(vocab))
 
 
 def _flatten(tokens: list[bytes], ids: np.ndarray, vocab_size: int) -> VocabTrie:
-    """Number the distinct prefixes of sorted, distinct ``tokens`` breadth first.
+    """Number the distinct prefixes of sorted ``tokens`` (ids ``ids``) breadth first.
 
     In sorted order, token i shares its first ``lcp[i]`` bytes with token i-1, so
     it creates exactly the nodes at depths ``lcp[i]+1 .. len(i)`` (e.g. after
-    ``ca``, ``cat`` creates only the node ``cat``). Nodes at one depth, ordered by
-    the token creating them, are in ascending byte order.
+    ``ca``, ``cat`` creates only the node ``cat``); ``lcp[i] == len(i)`` means token i
+    repeats token i-1, and becomes an alias of the first of its run. Nodes at one
+    depth, ordered by the token creating them, are in ascending byte order.
     """
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     starts = np.cumsum(lengths) - lengths
     flat = np.frombuffer(b"".join(tokens), dtype=np.uint8).astype(np.int64)
     lcp = _lcp_with_previous(flat, starts, lengths)
+    repeat = lcp == lengths
+    repeat[:1] = False
+    first_of_run = np.maximum.accumulate(np.where(repeat, 0, np.arange(lengths.size)))
+    aliases = np.stack([ids[repeat], ids[first_of_run[repeat]]], axis=1).reshape(-1, 2)
+    keep = ~repeat
+    lengths, starts, lcp, ids = lengths[keep], starts[keep], lcp[keep], ids[keep]
     edge, parent, node_token = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.full(1, -1, np.int64)]
     base, prev_creators, prev_base = 1, None, 0
     for depth in range(1, int(lengths.max(initial=0)) + 1):
@@ -151,7 +154,7 @@ def _flatten(tokens: list[bytes], ids: np.ndarray, vocab_size: int) -> VocabTrie
     n_children = np.bincount(parents[1:], minlength=n_nodes).astype(np.int64)
     first_child = 1 + np.searchsorted(parents[1:], np.arange(n_nodes), side="left")
     return VocabTrie(vocab_size, np.concatenate(edge), first_child.astype(np.int64),
-                     n_children, np.concatenate(node_token), np.zeros((0, 2), np.int64))
+                     n_children, np.concatenate(node_token), aliases)
 
 
 def _lcp_with_previous(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
