@@ -24,6 +24,7 @@ from harness.exitcodes import ExitCode
 VERBS: dict[str, tuple[str, str]] = {
     "dfa": ("harness.commands.dfa", "print the canonical DFA of a pattern or schema"),
     "bench": ("harness.commands.bench", "benchmarks: medians and ratios against peers"),
+    "check": ("harness.commands.check", "grade an implementation with the conformance catalogue"),
     "mutants": ("harness.commands.mutants", "run the mutant catalogue, report the mutation score"),
     "compare": ("harness.commands.compare", "differences with outlines-core, llguidance, interegular, xgrammar"),
     "golden": ("harness.commands.golden", "write, check or replay the golden files"),

@@ -1,0 +1,161 @@
+"""Mutation-score reports: a terminal table, JSON, Stryker's schema, and an offline HTML page.
+
+- ``table(results)``: mutant, pitfall, killed by, expected, seconds; then a totals line.
+- ``to_json(results)``: ``{"version": 1, "score": {...}, "mutants": [...]}`` with, per
+  mutant, its id, kind, stage, pitfall, outcome, expected killers, actual killers,
+  ``by_expected``, per-test outcomes and seconds.
+- ``to_stryker(results)``: the mutation-testing-report-schema (schemaVersion "2"), so
+  mutation-testing-elements and its dashboard render it: one entry per mutated file
+  of ``oracles/automaton``, each mutant located at its first edit.
+- ``to_html(results)``: a self-contained page (inline CSS, no scripts, no network)
+  with the score and the kill matrix, mutants by tests.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from harness.mutants.apply import REFERENCE_DIR
+from harness.mutants.catalogue import BY_ID, REPLAY
+from harness.mutants.runner import MutantResult, Outcome
+
+STRYKER_STATUS = {
+    Outcome.KILLED: "Killed", Outcome.SURVIVED: "Survived", Outcome.TIMEOUT: "Timeout",
+    Outcome.ERROR: "RuntimeError", Outcome.STALE: "CompileError",
+}
+
+
+def score(results: list[MutantResult]) -> dict:
+    killed = [r for r in results if r.outcome is Outcome.KILLED]
+    return {
+        "mutants": len(results),
+        "killed": len(killed),
+        "killed_by_expected": sum(1 for r in killed if r.by_expected),
+        "survived": sum(1 for r in results if r.outcome is Outcome.SURVIVED),
+        "other": sum(1 for r in results if r.outcome not in (Outcome.KILLED, Outcome.SURVIVED)),
+        "seconds": round(sum(r.seconds for r in results), 1),
+    }
+
+
+def table(results: list[MutantResult]) -> str:
+    lines = [f"{'mutant':<7} {'outcome':<9} {'killed by':<44} {'expected?':<9} {'s':>5}  pitfall"]
+    for r in results:
+        killers = ", ".join(r.killed_by) or "-"
+        expected = "yes" if r.by_expected else ("ONLY OTHERS" if r.killed_by else "-")
+        pitfall = BY_ID[r.id].pitfall if r.id in BY_ID else ""
+        outcome = r.outcome.value if r.outcome is not Outcome.STALE else "stale"
+        lines.append(f"{r.id:<7} {outcome:<9} {killers[:44]:<44} {expected:<9} {r.seconds:>5.1f}  {pitfall[:70]}")
+        if r.detail:
+            lines.append(f"        {r.detail[:150]}")
+    s = score(results)
+    lines.append(f"{s['killed']}/{s['mutants']} killed ({s['killed_by_expected']} by an expected test), "
+                 f"{s['survived']} survived, {s['other']} timeout/error/stale, {s['seconds']} s of mutant runs")
+    return "\n".join(lines)
+
+
+def to_json(results: list[MutantResult]) -> dict:
+    mutants = []
+    for r in results:
+        m = BY_ID.get(r.id)
+        mutants.append({
+            "id": r.id, "kind": m.kind if m else None, "stage": m.stage if m else None,
+            "pitfall": m.pitfall if m else None, "outcome": r.outcome.value,
+            "expected": list(r.expected), "killed_by": r.killed_by, "by_expected": r.by_expected,
+            "tests": r.tests, "seconds": round(r.seconds, 2), "detail": r.detail,
+        })
+    return {"version": 1, "score": score(results), "mutants": mutants}
+
+
+def _location(file_text: str, old: str) -> dict:
+    offset = max(file_text.find(old), 0)
+    line = file_text.count("\n", 0, offset) + 1
+    column = offset - (file_text.rfind("\n", 0, offset) + 1) + 1
+    end_text = file_text[offset:offset + len(old)]
+    end_line = line + end_text.count("\n")
+    end_column = (len(end_text) - end_text.rfind("\n")) if "\n" in end_text else column + len(end_text)
+    return {"start": {"line": line, "column": column}, "end": {"line": end_line, "column": end_column}}
+
+
+def to_stryker(results: list[MutantResult]) -> dict:
+    files: dict[str, dict] = {}
+    tests: set[str] = set()
+    for r in results:
+        m = BY_ID[r.id]
+        edit = m.edits[0] if m.edits else None
+        name = edit.file if edit else f"{m.stage}.py"
+        path = REFERENCE_DIR / name
+        source = path.read_text(encoding="utf-8") if path.exists() else ""
+        entry = files.setdefault(f"oracles/automaton/{name}", {"language": "python", "source": source, "mutants": []})
+        location = _location(source, edit.old) if edit else {"start": {"line": 1, "column": 1},
+                                                              "end": {"line": 1, "column": 1}}
+        tests.update(r.tests)
+        entry["mutants"].append({
+            "id": r.id, "mutatorName": f"{r.id} ({m.stage})", "description": m.pitfall,
+            "replacement": edit.new if edit else "", "location": location,
+            "status": STRYKER_STATUS[r.outcome], "statusReason": r.detail or None,
+            "killedBy": r.killed_by, "coveredBy": sorted(r.tests), "duration": int(r.seconds * 1000),
+        })
+    for entry in files.values():
+        for mutant in entry["mutants"]:
+            if mutant["statusReason"] is None:
+                del mutant["statusReason"]
+    return {
+        "$schema": "https://git.io/mutation-testing-schema",
+        "schemaVersion": "2",
+        "thresholds": {"high": 100, "low": 90},
+        "projectRoot": str(REFERENCE_DIR.parents[1]),
+        "files": files,
+        "testFiles": {"harness/suite": {"tests": [{"id": t, "name": t} for t in sorted(tests)]}},
+        "framework": {"name": "constrain-harness mutants", "version": _version()},
+    }
+
+
+def _version() -> str:
+    from harness import __version__
+
+    return __version__
+
+
+CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:center}th.t{writing-mode:vertical-rl;transform:rotate(180deg)}
+td.k{background:#c8e6c9}td.e{background:#81c784;font-weight:bold}td.s{background:#ffcdd2}td.p{background:#f5f5f5}
+td.l{text-align:left}.survived{color:#b71c1c;font-weight:bold}"""
+
+
+def to_html(results: list[MutantResult]) -> str:
+    s = score(results)
+    tests = sorted({t for r in results for t in r.tests})
+    head = "".join(f'<th class="t">{html.escape(t)}</th>' for t in tests)
+    rows = []
+    for r in results:
+        m = BY_ID[r.id]
+        cells = []
+        for t in tests:
+            outcome = r.tests.get(t)
+            if outcome in ("failed", "error"):
+                cls, mark = ("e", "K") if t in r.expected else ("k", "k")
+            elif outcome == "passed":
+                cls, mark = "s" if t in r.expected else "p", "."
+            else:
+                cls, mark = "", ""
+            cells.append(f'<td class="{cls}">{mark}</td>')
+        outcome_cls = "survived" if r.outcome is not Outcome.KILLED else ""
+        rows.append(f'<tr><td class="l">{r.id}</td><td class="l {outcome_cls}">{html.escape(r.outcome.value)}</td>'
+                    f'<td class="l">{html.escape(m.pitfall)}</td>{"".join(cells)}</tr>')
+    return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>constrain-harness mutants</title>"
+            f"<style>{CSS}</style></head><body><h1>Mutation score: {s['killed']}/{s['mutants']}</h1>"
+            f"<p>{s['killed_by_expected']} killed by an expected test; {s['survived']} survived; "
+            f"{s['other']} timeout/error/stale. K: killed by an expected test, k: by another test, "
+            f".: the test passed (red when it was expected to kill).</p>"
+            f"<table><tr><th>mutant</th><th>outcome</th><th>pitfall</th>{head}</tr>{''.join(rows)}</table>"
+            f"</body></html>\n")
+
+
+def write(path: str | Path, text: str) -> None:
+    Path(path).write_text(text, encoding="utf-8")
+
+
+def dumps(obj: dict) -> str:
+    return json.dumps(obj, indent=1, sort_keys=False) + "\n"
