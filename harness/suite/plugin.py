@@ -17,7 +17,7 @@ Options:
 
 Result records (``"event"`` first):
 
-- ``{"event": "load", "status": "ok"|"error"|"contract", "reason": str, "problems": [str],
+- ``{"event": "load", "status": "ok"|"error"|"contract"|"usage", "reason": str, "problems": [str],
   "ref_deps": [str]}``: the candidate was imported (or not) and contract-checked;
 - ``{"event": "start", "test": name}``: a test began (a crash after this blames it);
 - ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"skipped",
@@ -109,7 +109,7 @@ def pytest_collection_finish(session) -> None:
     write(record)
     if record["status"] != "ok":
         _STATE["load_failure"] = record
-        pytest.exit(record["reason"], returncode=2 if record["status"] == "contract" else 3)
+        pytest.exit(record["reason"], returncode=2 if record["status"] in ("contract", "usage") else 3)
 
 
 def _read_golden(path) -> dict:
@@ -121,8 +121,12 @@ def _read_golden(path) -> dict:
 def _load(spec, ref_deps) -> dict:
     from harness.candidate import check_contract, load_candidate
 
+    from harness.candidate import CandidateError
+
     try:
         module = load_candidate(spec, ref_deps=ref_deps)
+    except CandidateError as exc:
+        return {"event": "load", "status": "usage", "reason": str(exc), "problems": []}
     except BaseException as exc:  # noqa: BLE001 - anything the candidate's import raises is a verdict
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
         return {"event": "load", "status": "error", "reason": f"importing the candidate failed: {_one_line(exc)}",

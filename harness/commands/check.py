@@ -1,0 +1,65 @@
+"""Grade an implementation of the contract with the conformance catalogue.
+
+    constrain-harness check                                # grade the built-in reference
+    constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
+    constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
+    constrain-harness check --impl tests/candidates/brzozowski.py --only test_canonical_form
+
+The catalogue (the seed's 16 tests, ``harness/suite``) runs in a child process under
+CPU-time, wall-time and memory limits; the terminal shows the seed's table with a
+verdict and one line why per test, then the counterexamples, then the totals.
+
+Exit codes: 0 all passed; 1 tests failed; 2 usage or contract error; 3 the candidate
+crashed or timed out (``harness.exitcodes``).
+"""
+
+from __future__ import annotations
+
+from harness.exitcodes import ExitCode
+from harness.suite.catalogue import NAMES
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--impl", metavar="X", default=None,
+                        help="module name, .py file or package directory (default: the reference oracles.automaton)")
+    parser.add_argument("--ref-deps", action="store_true",
+                        help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them")
+    parser.add_argument("--deep", action="store_true",
+                        help="also run the Hypothesis differential properties (derandomized)")
+    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
+    parser.add_argument("--junit-xml", metavar="F", help="write JUnit XML to F")
+    parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
+    parser.add_argument("--timeout", metavar="S", type=float, default=None,
+                        help="wall-clock seconds per test (default 60; 300 with --deep)")
+    parser.add_argument("--memory", metavar="MB", type=int, default=4096, help="address-space limit (default 4096)")
+    parser.add_argument("--only", metavar="NAMES", default="",
+                        help="comma-separated catalogue test names to run (default: all 16)")
+    parser.add_argument("--golden-file", metavar="F", default=None,
+                        help="the masks golden file to replay (default golden/masks_golden.json)")
+
+
+def run(args, stdout, stderr) -> int:
+    from harness.check import CheckOptions, run_check
+    from harness import reports
+
+    only = tuple(n.strip() for n in args.only.split(",") if n.strip())
+    unknown = [n for n in only if n not in NAMES]
+    if unknown:
+        print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}", file=stderr)
+        return int(ExitCode.USAGE)
+    timeout = args.timeout if args.timeout is not None else (300.0 if args.deep else 60.0)
+    if timeout <= 0 or args.memory < 256:
+        print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
+        return int(ExitCode.USAGE)
+    options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
+                           memory=args.memory, only=only, golden_file=args.golden_file)
+    result = run_check(options)
+    for path, write in ((args.json, reports.write_json), (args.junit_xml, reports.write_junit),
+                        (args.gradescope, reports.write_gradescope)):
+        if path:
+            try:
+                write(result, path)
+            except OSError as exc:
+                print(f"cannot write {path}: {exc}", file=stderr)
+    print(reports.render_table(result), file=stdout, flush=True)
+    return result.exit_code

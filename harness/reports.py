@@ -1,0 +1,215 @@
+"""The reports of ``constrain-harness check``: terminal table, JSON, JUnit XML, Gradescope.
+
+All four are pure functions of a ``harness.check.CheckResult``, so they are written
+whatever happened to the candidate (a crash part way leaves ``crashed`` and ``not run``
+verdicts, which every report carries).
+
+JSON report (``--json F``), format ``constrain-harness-check`` version 1::
+
+    {
+      "format": "constrain-harness-check", "format_version": 1,
+      "candidate": "path or module" | null (the reference),
+      "options": {"ref_deps", "deep", "timeout", "memory", "only"},
+      "verdict": "passed" | "failed" | "usage or contract error" | "crashed or timed out",
+      "exit_code": 0 | 1 | 2 | 3,
+      "load": {"status": "ok"|"error"|"contract"|"usage", "reason", "problems": [...],
+               "ref_deps": [names supplied by --ref-deps], "module", "file"},
+      "counts": {"passed": n, "failed": n, "error": n, "skipped": n, "crashed": n,
+                 "timeout": n, "not run": n},
+      "tests": [{"name", "kinds": [...], "checks": the seed's text, "status", "reason" (one line),
+                 "details" (the counterexample), "duration" (s), "pitfalls"}],
+      "isolation": "read-only mounts" | "checksums",
+      "tamper": [{"test", "changes": [...]}],      (the guard's findings)
+      "integrity": ["golden/masks_golden.json changed ...; restored", ...],
+      "children": [{"attempt", "returncode", "killed", "seconds", "output_tail"}],
+      "duration": seconds
+    }
+
+JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">`` with a
+``<testcase classname="catalogue" name=...>`` per test; ``failed`` is ``<failure>``,
+``error``/``crashed``/``timeout``/``not run`` are ``<error type=status>``, ``skipped`` is
+``<skipped>``; message = the reason, text = the details.
+
+Gradescope (``--gradescope F``): ``results.json`` per Gradescope's autograder spec:
+``{"score", "max_score", "execution_time", "output", "stdout_visibility": "visible",
+"tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
+"tags": kinds, "visibility": "visible"}]}``; each test is worth one point. A contract
+error or a tampering finding scores every test 0 and says why in ``output``.
+
+Example::
+
+    >>> print(render_table(result).splitlines()[-1])
+    verdict: passed (exit 0)
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from harness.check import CheckResult
+from harness.suite.catalogue import BY_NAME
+
+FORMAT = "constrain-harness-check"
+FORMAT_VERSION = 1
+_MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP", "crashed": "CRASH",
+         "timeout": "TIMEOUT", "not run": "NOT RUN"}
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# --------------------------------------------------------------------------- terminal
+
+
+def render_table(result: CheckResult, width: int = 150) -> str:
+    """The seed's test table with a verdict and one line why per test, then the
+    counterexamples, then the totals and the verdict (the last two lines)."""
+    opts = result.options
+    lines = [f"constrain-harness check: {opts.impl or 'the reference (oracles.automaton)'}"
+             + (" --ref-deps" if opts.ref_deps else "") + (" --deep" if opts.deep else ""),
+             f"limits: {opts.timeout:g} s wall per test, {opts.memory} MB memory; isolation: {result.isolation}"]
+    lines += _load_lines(result)
+    name_w = max([len(t.name) for t in result.tests] + [4])
+    head = f"{'#':>2}  {'test':<{name_w}}  {'KIND':<12}  {'verdict':<7}  why"
+    lines += ["", head, "-" * min(width, len(head) + 40)]
+    for i, test in enumerate(result.tests, 1):
+        why = _clip(test.reason, max(20, width - name_w - 30)) if test.status != "passed" else ""
+        lines.append(f"{i:>2}  {test.name:<{name_w}}  {', '.join(test.kinds):<12}  {_MARK[test.status]:<7}  {why}".rstrip())
+    lines += _detail_lines(result)
+    lines += _integrity_lines(result)
+    counts = result.counts()
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n or status in ("passed", "failed"))
+    lines += ["", f"{len(result.tests)} tests: {summary} ({result.duration:.1f} s)",
+              f"verdict: {result.verdict} (exit {result.exit_code})"]
+    return "\n".join(lines)
+
+
+def _load_lines(result: CheckResult) -> list[str]:
+    load = result.load
+    lines = []
+    if load.get("ref_deps"):
+        lines.append(f"--ref-deps supplied: {', '.join(load['ref_deps'])}")
+    if load.get("status") == "contract":
+        lines.append("CONTRACT: the candidate does not implement harness/contract/constrain.pyi:")
+        lines += [f"  - {p}" for p in load.get("problems", [])]
+    elif load.get("status") in ("error", "usage"):
+        lines.append(f"LOAD: {load.get('reason', '')}")
+        if load.get("details"):
+            lines += ["  " + line for line in str(load["details"]).rstrip().splitlines()[-12:]]
+    return lines
+
+
+def _detail_lines(result: CheckResult) -> list[str]:
+    lines = []
+    for test in result.tests:
+        if test.status in ("passed", "skipped", "not run"):
+            continue
+        lines += ["", f"--- {test.name}: {_MARK[test.status]}: {test.reason}"]
+        details = test.details.rstrip().splitlines()
+        lines += details[-25:] if len(details) > 25 else details
+        entry = BY_NAME.get(test.name)
+        if entry and entry.pitfalls:
+            lines.append(f"  hint: the seed's pitfall {entry.pitfalls}")
+    return lines
+
+
+def _integrity_lines(result: CheckResult) -> list[str]:
+    lines = []
+    for finding in result.tamper:
+        lines.append(f"TAMPER ({finding.get('test') or 'at import'}): " + "; ".join(finding.get("changes", [])[:5]))
+    for line in result.integrity:
+        lines.append(f"HARNESS FILE {line}")
+    return [""] + lines if lines else []
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def to_json(result: CheckResult) -> dict:
+    opts = result.options
+    tests = []
+    for test in result.tests:
+        entry = BY_NAME.get(test.name)
+        tests.append({"name": test.name, "kinds": list(test.kinds), "checks": entry.checks if entry else "",
+                      "status": test.status, "reason": test.reason, "details": test.details,
+                      "duration": test.duration, "pitfalls": entry.pitfalls if entry else ""})
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "candidate": opts.impl,
+            "options": {"ref_deps": opts.ref_deps, "deep": opts.deep, "timeout": opts.timeout,
+                        "memory": opts.memory, "only": list(opts.only)},
+            "verdict": result.verdict, "exit_code": result.exit_code, "load": result.load,
+            "counts": result.counts(), "tests": tests, "isolation": result.isolation, "tamper": result.tamper,
+            "integrity": result.integrity, "children": result.children, "duration": result.duration}
+
+
+def write_json(result: CheckResult, path) -> None:
+    Path(path).write_text(json.dumps(to_json(result), indent=1, sort_keys=True, default=str) + "\n",
+                          encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- JUnit XML
+
+
+def to_junit(result: CheckResult) -> ET.Element:
+    counts = result.counts()
+    suite = ET.Element("testsuite", name="constrain-harness", tests=str(len(result.tests)),
+                       failures=str(counts["failed"]),
+                       errors=str(counts["error"] + counts["crashed"] + counts["timeout"] + counts["not run"]),
+                       skipped=str(counts["skipped"]), time=f"{result.duration:.3f}")
+    for test in result.tests:
+        case = ET.SubElement(suite, "testcase", classname="catalogue", name=test.name, time=f"{test.duration:.3f}")
+        if test.status == "failed":
+            ET.SubElement(case, "failure", message=test.reason, type="failed").text = test.details
+        elif test.status in ("error", "crashed", "timeout", "not run"):
+            ET.SubElement(case, "error", message=test.reason, type=test.status).text = test.details
+        elif test.status == "skipped":
+            ET.SubElement(case, "skipped", message=test.reason)
+    if result.load.get("status") not in (None, "ok") or result.integrity or result.tamper:
+        ET.SubElement(suite, "system-err").text = "\n".join(_load_lines(result) + _integrity_lines(result))
+    return suite
+
+
+def write_junit(result: CheckResult, path) -> None:
+    tree = ET.ElementTree(ET.Element("testsuites"))
+    tree.getroot().append(to_junit(result))
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+# --------------------------------------------------------------------------- Gradescope
+
+
+def to_gradescope(result: CheckResult) -> dict:
+    zeroed = _zero_reason(result)
+    tests = []
+    for test in result.tests:
+        passed = test.status in ("passed", "skipped") and not zeroed
+        output = f"{_MARK[test.status]}: {test.reason}".rstrip(": ") + (f"\n{test.details}" if test.details else "")
+        if zeroed:
+            output = f"{output}\nscored 0: {zeroed}"
+        tests.append({"name": test.name, "score": 1.0 if passed else 0.0, "max_score": 1.0,
+                      "status": "passed" if passed else "failed", "output": output,
+                      "tags": list(test.kinds), "visibility": "visible"})
+    score = sum(t["score"] for t in tests)
+    output = "\n".join(render_table(result).splitlines()[-2:])
+    if zeroed:
+        output = f"{zeroed}\n{output}"
+    return {"score": score, "max_score": float(len(tests)), "execution_time": round(result.duration, 2),
+            "output": output, "stdout_visibility": "visible", "tests": tests}
+
+
+def _zero_reason(result: CheckResult) -> str:
+    if result.load.get("status") == "contract":
+        return "the candidate does not implement the contract: " + "; ".join(result.load.get("problems", [])[:5])
+    if result.integrity:
+        return "the candidate changed the harness's files: " + "; ".join(result.integrity[:3])
+    if result.tamper:
+        return "the candidate tampered with the harness's modules"
+    return ""
+
+
+def write_gradescope(result: CheckResult, path) -> None:
+    Path(path).write_text(json.dumps(to_gradescope(result), indent=1) + "\n", encoding="utf-8")
