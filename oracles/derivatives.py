@@ -786,7 +786,17 @@ def _canonical(start: Term, pattern: str) -> tuple[np.ndarray, np.ndarray]:
     if is_empty_term(start):
         raise LanguageEmpty("empty language: the pattern matches no string", pattern, 0)
     rows, accept_list = _explore(start)
+    return canonical_from_rows(rows, accept_list)
+
+
+def canonical_from_rows(rows: list[list[int]], accept_list: list[bool]) -> tuple[np.ndarray, np.ndarray]:
+    """Liveness, Moore minimization and numbering of any complete automaton whose
+    start state 0 is live (rows of 256 targets or DEAD). With derivatives the
+    liveness pass has nothing to do (∅ is the only empty term, and it is DEAD
+    already); it is kept, and tested on hand-made automata with a dead sink."""
     live = _live(rows, accept_list)
+    if not live[0]:
+        raise LanguageEmpty("empty language: no accepting state is reachable")
     keep = [s for s, ok in enumerate(live) if ok]  # state 0 is live: L is not empty
     new_id = {s: i for i, s in enumerate(keep)}
     trans = np.array([[new_id.get(t, DEAD) for t in rows[s]] for s in keep], dtype=np.int64)

@@ -443,6 +443,25 @@ def test_canonical_dfa_is_canonical_and_means_the_pattern(pattern):
         assert walk(trans, accept, s) == (compiled.fullmatch(s) is not None), s
 
 
+@pytest.mark.unit
+def test_minimizer_drops_a_dead_sink_and_merges_equal_futures():
+    """The seed's pitfall 4 on a hand-made automaton of a(b|c): every byte that
+    leaves the language goes to a non-accepting sink state 4 that loops forever, and
+    the states after ab (2) and ac (3) have the same future. Expected by hand:
+    0 -a-> 1 -b,c-> 2, accepting {2}, the sink gone (DEAD)."""
+    sink = 4
+    rows = [[sink] * 256 for _ in range(5)]
+    rows[0][ord("a")] = 1
+    rows[1][ord("b")], rows[1][ord("c")] = 2, 3
+    trans, accept = D.canonical_from_rows(rows, [False, False, True, True, False])
+    expected = np.full((3, 256), DEAD)
+    expected[0, ord("a")] = 1
+    expected[1, ord("b")] = expected[1, ord("c")] = 2
+    assert trans.tolist() == expected.tolist() and accept.tolist() == [False, False, True]
+    with pytest.raises(LanguageEmpty):
+        D.canonical_from_rows([[1] * 256, [1] * 256], [False, False])
+
+
 @pytest.mark.golden
 @pytest.mark.parametrize("pattern", [p for p in BANK if not is_empty(p)] + [l for l, _ in EQUIVALENT])
 def test_canonical_dfa_equals_the_reference(pattern):
