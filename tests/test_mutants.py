@@ -1,0 +1,134 @@
+"""The mutant catalogue: the table is sound, every patch applies and changes behaviour,
+the runner checks itself, and (slow) the full run kills every mutant by an expected test."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import oracles.automaton as reference
+from harness.mutants import report
+from harness.mutants.apply import PatchDoesNotApply, load, materialize
+from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, REPLAY, Edit, Mutant
+from harness.mutants.runner import FORCED_FAILURE, NULL_MUTANT, MutantResult, Outcome, run_all, run_mutant
+from harness.suite.catalogue import NAMES
+
+REPLAY_CHECKS = {"dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
+                 "dumps_matches_python", "token_index_rules"}
+
+
+def test_ids_are_unique_and_complete():
+    ids = [m.id for m in MUTANTS]
+    assert len(ids) == len(set(ids))
+    assert sorted(i for i in ids if i.startswith("s")) == [f"s{i:02d}" for i in range(1, 28)]
+    assert sorted(i for i in ids if i.startswith("p")) == [f"p{i:02d}" for i in range(1, 12)]
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_every_entry_describes_itself(mutant):
+    assert mutant.pitfall and mutant.stage and mutant.edits and mutant.killers
+    known = set(NAMES) if mutant.kind == CATALOGUE else REPLAY_CHECKS
+    assert set(mutant.killers) <= known, f"{mutant.id}: unknown killers {set(mutant.killers) - known}"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_patch_applies_and_changes_behaviour(mutant, tmp_path):
+    mutated = load(materialize(mutant, tmp_path))
+    before = mutant.example(reference)
+    try:
+        after = mutant.example(mutated)
+    except Exception as exc:  # a changed behaviour may be an exception
+        after = f"raised {type(exc).__name__}"
+    assert before != after, f"{mutant.id} does not change its own example ({before!r})"
+
+
+def test_the_null_mutant_changes_nothing(tmp_path):
+    clean = load(materialize(NULL_MUTANT, tmp_path))
+    for mutant in MUTANTS:
+        assert mutant.example(clean) == mutant.example(reference), mutant.id
+
+
+def test_the_copy_is_not_the_reference(tmp_path):
+    mutated = load(materialize(BY_ID["s01"], tmp_path))
+    assert mutated.regex_to_dfa(".").matches(b"\n") and not reference.regex_to_dfa(".").matches(b"\n")
+    assert Path(mutated.__file__).parent == tmp_path / "mutant_s01"
+
+
+def test_a_stale_patch_is_reported(tmp_path):
+    stale = Mutant("sXX", "parser", "x", ("test_hand_example",),
+                   (Edit("parser.py", "text that is not there", "x"),), lambda m: None)
+    with pytest.raises(PatchDoesNotApply, match="occurs 0 times"):
+        materialize(stale, tmp_path)
+    assert run_mutant(stale, tmp_path).outcome is Outcome.STALE
+
+
+def test_runner_kills_a_forced_failure_and_a_catalogue_and_a_replay_mutant(tmp_path):
+    results = run_all([FORCED_FAILURE, BY_ID["s10"], BY_ID["p03"]], jobs=2)
+    forced, s10, p03 = results
+    assert forced.outcome is Outcome.KILLED
+    assert s10.outcome is Outcome.KILLED and s10.by_expected, s10
+    assert p03.outcome is Outcome.KILLED and p03.by_expected, p03
+
+
+# --- reports ---------------------------------------------------------------------------
+
+STRYKER_SCHEMA = {  # the required core of mutation-testing-report-schema (schemaVersion 2)
+    "type": "object",
+    "required": ["schemaVersion", "thresholds", "files"],
+    "properties": {
+        "schemaVersion": {"type": "string", "pattern": r"^([1-2])(\.(([1-9]\d*)|0)){0,2}$"},
+        "thresholds": {"type": "object", "required": ["high", "low"],
+                       "properties": {"high": {"type": "number", "minimum": 0, "maximum": 100},
+                                      "low": {"type": "number", "minimum": 0, "maximum": 100}}},
+        "files": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["language", "source", "mutants"],
+            "properties": {"mutants": {"type": "array", "items": {
+                "type": "object", "required": ["id", "mutatorName", "location", "status"],
+                "properties": {
+                    "status": {"enum": ["Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError",
+                                        "Timeout", "Ignored", "Pending"]},
+                    "location": {"type": "object", "required": ["start", "end"], "properties": {
+                        "start": {"$ref": "#/$defs/position"}, "end": {"$ref": "#/$defs/position"}}},
+                    "killedBy": {"type": "array", "items": {"type": "string"}}}}}}}},
+    },
+    "$defs": {"position": {"type": "object", "required": ["line", "column"],
+                           "properties": {"line": {"type": "integer", "minimum": 1},
+                                          "column": {"type": "integer", "minimum": 1}}}},
+}
+
+
+def _fake_results() -> list[MutantResult]:
+    return [MutantResult(m.id, Outcome.KILLED if i % 5 else Outcome.SURVIVED, m.killers,
+                         list(m.killers) if i % 5 else [], {k: "failed" if i % 5 else "passed" for k in m.killers},
+                         1.0) for i, m in enumerate(MUTANTS)]
+
+
+def test_stryker_report_follows_the_schema():
+    doc = report.to_stryker(_fake_results())
+    jsonschema.validate(doc, STRYKER_SCHEMA)
+    parser = doc["files"]["oracles/automaton/parser.py"]
+    s01 = next(m for m in parser["mutants"] if m["id"] == "s01")
+    line = parser["source"].splitlines()[s01["location"]["start"]["line"] - 1]
+    assert "DOT = FULL_MASK & ~NEWLINE" in line
+
+
+def test_json_and_table_and_html_reports():
+    results = _fake_results()
+    doc = json.loads(report.dumps(report.to_json(results)))
+    assert doc["score"]["mutants"] == len(MUTANTS) and doc["score"]["survived"] == len(MUTANTS[::5])
+    text = report.table(results)
+    assert text.splitlines()[-1].startswith(f"{len(MUTANTS) - len(MUTANTS[::5])}/{len(MUTANTS)} killed")
+    page = report.to_html(results)
+    assert page.startswith("<!doctype html>") and "s27" in page
+    assert not re.search(r"(src|href)=\"?https?:", page)  # readable offline
+
+
+@pytest.mark.slow
+def test_full_run_kills_every_mutant_by_an_expected_test():
+    results = run_all(list(MUTANTS), jobs=2)
+    bad = [(r.id, r.outcome.value, r.killed_by, r.detail) for r in results if not (r.outcome is Outcome.KILLED and r.by_expected)]
+    assert not bad, bad
