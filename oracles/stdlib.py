@@ -99,10 +99,15 @@ class DocumentVerdict:
     - ``compact``: the text equals ``compact_dump`` of its value: no whitespace, and
       every value spelled as Python writes it (so ``"\\u0041"``, ``"\\/"``, ``1E5``,
       ``1.50`` and ``-0`` are *not* compact although the schema regex's language
-      may contain them);
+      contains them; nor is ``1e999``, which Python reads as ``inf`` and would
+      write as ``Infinity``, not JSON at all);
     - ``ordered``: in every object the schema describes with ``properties``, the
       keys appear at most once and in the order of ``properties`` (recursively);
-    - ``reason``: the first failed check, in words ("" when ``ok``).
+    - ``reason``: the failed checks, in words ("" when ``ok``).
+
+    ``valid`` is jsonschema's meaning, wider than the schema subset's language:
+    e.g. ``1.0`` is a valid ``integer`` (Draft 2020-12) that the subset's integer
+    pattern ``-?(0|[1-9][0-9]*)`` does not match.
     """
 
     parses: bool
