@@ -8,4 +8,6 @@ and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
 BENCHMARKS: dict[str, str] = {
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",
+    "masks": "harness.bench.masks",
+    "peers": "harness.bench.peers",
 }
