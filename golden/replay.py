@@ -236,13 +236,13 @@ def _replay_path(report, impl, index, path: dict, vocab_record: dict, check: str
         except Exception as exc:  # noqa: BLE001
             report.fail(check, at, f"mask()/is_complete() raised {_describe(exc)}")
             return
+        _check_rules(report, impl, index, constraint, got, got_complete, vocab_record, at)
         if got != allowed or got_complete != complete:
             extra, missing = sorted(set(got) - set(allowed)), sorted(set(allowed) - set(got))
             report.fail(check, at, f"allowed ids: extra {extra[:12]}, missing {missing[:12]}; "
                                    f"complete {got_complete}, expected {complete}")
             return  # the states drift from here on
         report.passed(check)
-        _check_rules(report, impl, index, constraint, allowed, complete, vocab_record, at)
         if step == len(tokens):
             break
         try:
@@ -266,7 +266,9 @@ def _refuses(action) -> str | None:
 
 
 def _check_rules(report, impl, index, constraint, allowed, complete, vocab_record, at: str) -> None:
-    """token_index_rules at one step; ``constraint`` is left untouched."""
+    """token_index_rules at one step, on the candidate's own ``allowed`` ids and
+    ``complete`` flag (the rules hold whatever the recorded masks say); ``constraint``
+    is left untouched unless it wrongly accepts a token after EOS."""
     check = "token_index_rules"
     eos, specials, empties = vocab_record["eos_id"], vocab_record["special_ids"], vocab_record["empty_ids"]
     allowed_set = set(allowed)
@@ -286,7 +288,11 @@ def _check_rules(report, impl, index, constraint, allowed, complete, vocab_recor
     probes = sorted({*specials[:1], *empties[:1], *[t for t in disallowed if t != eos][:1],
                      *([eos] if eos is not None and not complete else [])})
     for token in probes:
-        fresh = impl.Constraint(index, state)
+        try:
+            fresh = impl.Constraint(index, state)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, at, f"Constraint(index, {state}) raised {_describe(exc)}")
+            return
         problem = _refuses(lambda: fresh.advance(token))
         report.expect(check, at, f"advance({token}) of a disallowed token {problem}" if problem else None)
         try:

@@ -1,0 +1,305 @@
+"""The replay (``golden/replay.py``) and the ``golden`` verb.
+
+The replay must pass the reference and an independent brute-force implementation
+written here (so it reads the file the way the contract means it, not the way the
+reference happens to compute it), and must fail every port mistake the file is
+there to catch, each through the check the port's tests use: one wrapper per mutant
+s02-s10 of seed ``002_...`` section 5, and the mutant catalogue's copy of the
+reference for s01 (one refinement round of minimization), which no wrapper can
+simulate.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import types
+
+import numpy as np
+import pytest
+
+import oracles.automaton as ref
+from golden import build, fileformat, replay
+from golden.fileformat import FILES, GOLDEN_DIR
+from harness.cli import main
+from oracles.automaton.errors import EmptyLanguage
+
+DEAD = -1
+
+
+@pytest.fixture(scope="module")
+def docs() -> dict[str, dict]:
+    return {kind: fileformat.load(GOLDEN_DIR / name, kind, validate=False) for kind, name in FILES.items()}
+
+
+# --------------------------------------------------------------------------- a brute-force implementation
+
+class BruteIndex:
+    """The contract's TokenIndex by walking every token's bytes (with optional bugs)."""
+
+    def __init__(self, dfa, vocab, eos_id=None, bug=None):
+        self.dfa, self.vocab, self.eos_id, self.bug = dfa, list(vocab), eos_id, bug
+        self.vocab_size = len(self.vocab)
+        self._masks: dict[int, np.ndarray] = {}
+
+    def _walk(self, state: int, tok: bytes) -> int:
+        if self.bug == "later_bytes_from_start":  # port s06: bytes after the first from state 0
+            first = self.dfa.step(state, tok[:1])
+            return DEAD if first == DEAD else self.dfa.step(0, tok[1:]) if len(tok) > 1 else first
+        return self.dfa.step(state, tok)
+
+    def mask(self, state: int) -> np.ndarray:
+        if state not in self._masks:
+            self._masks[state] = self._mask(state)
+        return self._masks[state]
+
+    def _mask(self, state: int) -> np.ndarray:
+        out = np.zeros(self.vocab_size, dtype=bool)
+        for t, tok in enumerate(self.vocab):
+            if t == self.eos_id:
+                out[t] = bool(self.dfa.accept[state]) or self.bug == "eos_always"  # port s07
+            elif tok:
+                out[t] = self._walk(state, tok) != DEAD
+        return out
+
+    def next_state(self, state: int, token_id: int) -> int:
+        if not self.mask(state)[token_id]:
+            return DEAD
+        return state if token_id == self.eos_id else self._walk(state, self.vocab[token_id])
+
+
+class BruteConstraint:
+    def __init__(self, index, state=0, bug=None):
+        self.index, self.state, self.done, self.bug = index, state, False, bug
+
+    def mask(self):
+        if self.done and self.bug != "after_eos":  # port s10: tokens allowed after EOS
+            return np.zeros(self.index.vocab_size, dtype=bool)
+        return self.index.mask(self.state)
+
+    def advance(self, token_id):
+        if self.done and self.bug != "after_eos":
+            raise ValueError(f"token {token_id} after EOS")
+        target = self.index.next_state(self.state, token_id)
+        if target == DEAD:
+            raise ValueError(f"token {token_id} not allowed in state {self.state}")
+        if token_id == self.index.eos_id:
+            self.done = True
+        else:
+            self.state = target
+
+    def is_complete(self):
+        return bool(self.index.dfa.accept[self.state])
+
+
+def brute(*, index_bug=None, constraint_bug=None, **overrides):
+    impl = types.SimpleNamespace(
+        DEAD=DEAD, DFA=ref.DFA, regex_to_dfa=ref.regex_to_dfa, json_schema_to_regex=ref.json_schema_to_regex,
+        TokenIndex=lambda dfa, vocab, eos_id=None: BruteIndex(dfa, vocab, eos_id, index_bug),
+        Constraint=lambda index, state=0: BruteConstraint(index, state, constraint_bug))
+    for name, value in overrides.items():
+        setattr(impl, name, value)
+    return impl
+
+
+# --------------------------------------------------------------------------- the port's mistakes as wrappers
+
+def _deep(schema, fn):
+    if isinstance(schema, dict):
+        return fn({k: _deep(v, fn) for k, v in schema.items()})
+    if isinstance(schema, list):
+        return [_deep(v, fn) for v in schema]
+    return schema
+
+
+def _sorted_properties(schema):  # s02
+    return ref.json_schema_to_regex(_deep(schema, lambda d: {**d, "properties": dict(sorted(d["properties"].items()))}
+                                          if isinstance(d.get("properties"), dict) else d))
+
+
+def _no_comma(schema):  # s03
+    return ref.json_schema_to_regex(schema).replace('(?:,\\"', '(?:\\"')
+
+
+def _unescaped_enum(schema):  # s04
+    values = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if values is None:
+        return ref.json_schema_to_regex(schema)
+    texts = [json.dumps(v, separators=(",", ":"), ensure_ascii=False).replace('"', '\\"') for v in values]
+    return "(?:" + "|".join(texts) + ")"
+
+
+def _max_items_plus_one(schema):  # s05
+    return ref.json_schema_to_regex(_deep(schema, lambda d: {**d, "maxItems": d["maxItems"] + 1}
+                                          if isinstance(d.get("maxItems"), int) else d))
+
+
+def _floats_unlike_python(schema):  # s09
+    return ref.json_schema_to_regex(schema).replace("1\\.5e\\-05", "0\\.000015").replace(
+        "1e\\+16", "10000000000000000\\.0")
+
+
+def _empty_not_refused(pattern):  # s08
+    try:
+        return ref.regex_to_dfa(pattern)
+    except EmptyLanguage:
+        return ref.DFA(np.full((1, 256), DEAD), [False])
+
+
+def _renumbered(pattern):  # 000 pitfall 3: another numbering
+    dfa = ref.regex_to_dfa(pattern)
+    n = dfa.n_states
+    if n < 3:
+        return dfa
+    perm = np.arange(n)
+    perm[[1, 2]] = perm[[2, 1]]
+    trans = np.where(dfa.trans == DEAD, DEAD, perm[np.maximum(dfa.trans, 0)])[np.argsort(perm)]
+    return ref.DFA(trans, dfa.accept[np.argsort(perm)])
+
+
+MISTAKES = {
+    "s02_sorted_properties": (dict(json_schema_to_regex=_sorted_properties), {"dfa_matches_python_l8_7"}),
+    "s03_no_comma": (dict(json_schema_to_regex=_no_comma), {"dfa_matches_python_l8_7"}),
+    "s04_unescaped_enum": (dict(json_schema_to_regex=_unescaped_enum),
+                           {"dfa_matches_python_l8_7", "dumps_matches_python"}),
+    "s05_max_items": (dict(json_schema_to_regex=_max_items_plus_one), {"dfa_matches_python_l8_7"}),
+    "s06_later_bytes": (dict(index_bug="later_bytes_from_start"), {"masks_match_python_l8_7"}),
+    "s07_eos_early": (dict(index_bug="eos_always"), {"masks_match_python_l8_7", "token_index_rules"}),
+    "s08_empty_language": (dict(regex_to_dfa=_empty_not_refused), {"subset_errors_are_refused"}),
+    "s09_floats": (dict(json_schema_to_regex=_floats_unlike_python),
+                   {"dfa_matches_python_l8_7", "dumps_matches_python"}),
+    "s10_after_eos": (dict(constraint_bug="after_eos"), {"masks_match_python_l8_7", "token_index_rules"}),
+    "numbering": (dict(regex_to_dfa=_renumbered), {"dfa_matches_python_l8_7"}),
+}
+
+
+@pytest.mark.golden
+def test_the_reference_passes_both_files(docs):
+    for report in (replay.replay_constrain(docs["constrain_golden"], ref, strict_regex=True),
+                   replay.replay_masks(docs["masks_golden"], ref)):
+        assert report.ok, "\n".join(report.lines())
+        assert sum(report.assertions.values()) > 1000
+
+
+@pytest.mark.golden
+def test_a_brute_force_implementation_passes_both_files(docs):
+    impl = brute()
+    for report in (replay.replay_constrain(docs["constrain_golden"], impl),
+                   replay.replay_masks(docs["masks_golden"], impl)):
+        assert report.ok, "\n".join(report.lines())
+    constrain = replay.replay_constrain(docs["constrain_golden"], impl)
+    assert set(constrain.assertions) == set(replay.CHECKS) - {"masks_match_the_golden_file"}
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_each_port_mistake_fails_its_check(docs, name):
+    overrides, killers = MISTAKES[name]
+    report = replay.replay_constrain(docs["constrain_golden"], brute(**overrides))
+    failed = {check for check, n in report.failures.items() if n}
+    assert killers <= failed, f"{name}: expected {killers} to fail, failed: {failed}\n" + "\n".join(report.lines())
+
+
+@pytest.mark.golden
+def test_one_refinement_round_of_minimization_fails(docs, tmp_path):
+    # port s01 needs a changed minimizer: the mutant catalogue's copy of the reference
+    from harness.mutants import apply, catalogue
+
+    impl = apply.load(apply.materialize(catalogue.BY_ID["p01"], tmp_path))
+    report = replay.replay_constrain(docs["constrain_golden"], impl)
+    assert report.failures.get("dfa_matches_python_l8_7", 0) > 0
+    assert any("three_rounds" in f.where for f in report.findings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant_id", [f"p{i:02d}" for i in range(1, 11)])
+def test_the_catalogues_port_mutants_are_killed_by_their_checks(docs, tmp_path, mutant_id):
+    from harness.mutants import apply, catalogue
+
+    mutant = catalogue.BY_ID[mutant_id]
+    if not mutant.edits:
+        pytest.skip(f"{mutant_id} has no edits in the catalogue yet (harness/mutants owns them)")
+    impl = apply.load(apply.materialize(mutant, tmp_path))
+    report = replay.replay_constrain(docs["constrain_golden"], impl)
+    assert set(mutant.killers) & {c for c, n in report.failures.items() if n}, "\n".join(report.lines())
+
+
+@pytest.mark.boundary
+def test_a_candidate_that_raises_is_a_finding_not_a_crash(docs):
+    def boom(*args, **kwargs):
+        raise TypeError("boom")
+
+    impl = brute(regex_to_dfa=boom, json_schema_to_regex=boom)
+    report = replay.replay_constrain(docs["constrain_golden"], impl)
+    assert not report.ok
+    assert report.failures["subset_errors_are_refused"] == len(docs["constrain_golden"]["refused_patterns"]) + len(
+        docs["constrain_golden"]["refused_schemas"])
+    assert any("raised TypeError: boom" in f.message for f in report.findings)
+
+
+@pytest.mark.golden
+def test_a_tampered_mask_is_caught(docs):
+    doc = json.loads(json.dumps(docs["masks_golden"]))
+    path = doc["cases"][0]["paths"][0]
+    path["allowed"][1] = path["allowed"][1][1:]
+    report = replay.replay_masks(doc, ref)
+    assert report.failures == {"masks_match_the_golden_file": 1}
+    assert "missing" in report.findings[0].message and "step 1" in report.findings[0].where
+
+
+# --------------------------------------------------------------------------- the verb
+
+def _run(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["golden", *argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, str]:
+    return build.render_all()
+
+
+@pytest.mark.golden
+def test_golden_check_passes_on_the_committed_files():
+    code, out, _ = _run("check")
+    assert code == 0 and "3 files identical" in out
+
+
+@pytest.mark.golden
+def test_golden_write_then_check_a_tampered_copy(tmp_path, monkeypatch, rendered):
+    monkeypatch.setattr(build, "render_all", lambda: rendered)
+    code, out, _ = _run("write", "--dir", str(tmp_path))
+    assert code == 0
+    for name in (*FILES.values(), "SHA256SUMS"):
+        assert (tmp_path / name).read_bytes() == (GOLDEN_DIR / name).read_bytes()
+    target = tmp_path / FILES["masks_golden"]
+    target.write_text(target.read_text().replace('"seed": 87', '"seed": 88'))
+    code, out, _ = _run("check", "--dir", str(tmp_path))
+    assert code == 1
+    assert "masks_golden.json differs" in out and '-  "seed": 88' in out and '+  "seed": 87' in out
+
+
+@pytest.mark.boundary
+def test_golden_write_refuses_when_the_oracles_disagree(tmp_path, monkeypatch):
+    def disagree():
+        raise build.GoldenDisagreement("hand_example path [87, 0, 0] step 2: masks differ")
+
+    monkeypatch.setattr(build, "render_all", disagree)
+    code, _, err = _run("write", "--dir", str(tmp_path))
+    assert code == 1 and "masks differ" in err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.golden
+def test_golden_replay_verb(tmp_path):
+    code, out, _ = _run("replay")
+    assert code == 0 and "constrain_golden.json: 5 checks" in out and "masks_golden.json: 2 checks" in out
+    code, _, err = _run("replay", "--impl", str(tmp_path / "no_such_candidate.py"))
+    assert code == 2 and "cannot load" in err
+    shutil.copy(GOLDEN_DIR / FILES["constrain_golden"], tmp_path / FILES["constrain_golden"])
+    doc = json.loads((tmp_path / FILES["constrain_golden"]).read_text())
+    doc["format_version"] = 99
+    (tmp_path / FILES["constrain_golden"]).write_text(json.dumps(doc))
+    code, _, err = _run("replay", "--file", "constrain", "--dir", str(tmp_path))
+    assert code == 2 and "format_version 99" in err
