@@ -401,3 +401,37 @@ def test_hand_example_is_the_seeds_section_3(docs):
 
 def assert_single(lo: int, hi: int) -> None:
     assert lo == hi
+
+
+# --------------------------------------------------------------------------- walks and cross-checks
+
+@pytest.mark.unit
+@pytest.mark.parametrize("case", [cases.CONSTRAIN_PATTERNS[0], cases.CONSTRAIN_PATTERNS[5], cases.CONSTRAIN_SCHEMAS[2]],
+                         ids=lambda c: c.name)
+def test_both_walkers_draw_the_same_path_from_a_seed(case):
+    # the walk depends on the language only: the derivative oracle and the reference agree
+    from golden.walks import DerivativeWalker, ReferenceWalker, walk
+
+    import oracles.automaton as ref
+
+    pattern = case.source if case.kind == "pattern" else ref.json_schema_to_regex(case.schema)
+    vocab, eos = cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS
+    for seed in ([1, 2, 3], [4, 5, 6]):
+        a = walk(ReferenceWalker(ref, pattern, vocab, eos), eos, seed, budget=10, limit=40)
+        b = walk(DerivativeWalker(pattern, vocab, eos), eos, seed, budget=10, limit=40)
+        assert a == b and a.ended == "eos"
+
+
+@pytest.mark.boundary
+def test_a_disagreement_between_the_oracles_is_refused():
+    from golden.walks import DerivativeWalker, ReferenceWalker, walk
+
+    import oracles.automaton as ref
+
+    vocab, eos = cases.MASKS_VOCAB, cases.MASKS_EOS
+    path = walk(DerivativeWalker("(cat|car|dog)s?", vocab, eos), eos, [0, 0, 0], budget=2, limit=10)
+    other = ReferenceWalker(ref, "(cat|car|dog)s*", vocab, eos)  # a different language
+    with pytest.raises(build.GoldenDisagreement, match="masks differ"):
+        build._cross_check("hand_example", path, other, eos)
+    with pytest.raises(build.GoldenDisagreement, match="differs from the derivative oracle"):
+        build._check_dfa("hand_example", "(cat|car|dog)s?", ref.regex_to_dfa("(cat|car|dog)s*"))
