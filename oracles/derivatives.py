@@ -63,6 +63,7 @@ recurse (a ``RecursionError`` becomes ``DerivativeLimitExceeded``).
 from __future__ import annotations
 
 import functools
+import warnings
 import weakref
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -403,7 +404,9 @@ def _parse_cached(pattern: str) -> Term:
         if ord(ch) > 127:
             raise PatternUnsupported(f"non-ASCII character {ch!r}", pattern, i)
     try:
-        tree = _sre_parse.parse(pattern.encode("ascii"), 0)
+        with warnings.catch_warnings():  # e.g. "Possible nested set": Python's meaning stands
+            warnings.simplefilter("ignore", FutureWarning)
+            tree = _sre_parse.parse(pattern.encode("ascii"), 0)
     except re.error as e:
         raise PatternMalformed(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except RecursionError:

@@ -413,6 +413,30 @@ def bfs_order(trans: np.ndarray) -> list[int]:
     return order
 
 
+def equivalent_pairs(trans: np.ndarray, accept: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of states with the same future, by table filling (Myhill-Nerode; not
+    Moore's refinement): mark pairs that differ in accepting, then pairs with a byte
+    leading to a marked pair or to exactly one DEAD, until nothing changes."""
+    n = accept.shape[0]
+    rows = trans.tolist()
+    marked = {(p, q) for p in range(n) for q in range(p + 1, n) if accept[p] != accept[q]}
+    changed = True
+    while changed:
+        changed = False
+        for p in range(n):
+            for q in range(p + 1, n):
+                if (p, q) in marked:
+                    continue
+                for a, b in zip(rows[p], rows[q]):
+                    if a == b:
+                        continue
+                    if a == DEAD or b == DEAD or (min(a, b), max(a, b)) in marked:
+                        marked.add((p, q))
+                        changed = True
+                        break
+    return [(p, q) for p in range(n) for q in range(p + 1, n) if (p, q) not in marked]
+
+
 def walk(trans, accept, data: bytes) -> bool:
     state = 0
     for b in data:
@@ -437,7 +461,7 @@ def test_canonical_dfa_is_canonical_and_means_the_pattern(pattern):
                 reach.add(t)
                 stack.append(t)
         assert any(accept[t] for t in reach), f"state {s} is dead"
-    # minimal: no two states have the same future on short strings plus the table
+    assert not equivalent_pairs(trans, accept), "minimal: no two states share a future"
     compiled = re.compile(pattern.encode("ascii"))
     for s in short_strings(pattern, length=2):
         assert walk(trans, accept, s) == (compiled.fullmatch(s) is not None), s
