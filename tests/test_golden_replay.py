@@ -15,6 +15,7 @@ import io
 import json
 import shutil
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -303,3 +304,37 @@ def test_golden_replay_verb(tmp_path):
     (tmp_path / FILES["constrain_golden"]).write_text(json.dumps(doc))
     code, _, err = _run("replay", "--file", "constrain", "--dir", str(tmp_path))
     assert code == 2 and "format_version 99" in err
+
+
+CANDIDATES = Path(__file__).resolve().parent / "candidates"
+
+
+@pytest.mark.golden
+def test_golden_replay_runs_a_candidate_in_a_child(tmp_path):
+    good = tmp_path / "ref_again.py"
+    good.write_text("from oracles.automaton import *  # noqa: F401,F403\n")
+    code, out, err = _run("replay", "--impl", str(good), "--file", "masks")
+    assert code == 0, err
+    assert "masks_golden.json: 2 checks" in out
+
+
+@pytest.mark.boundary
+def test_golden_replay_times_out_a_hanging_candidate():
+    code, _, err = _run("replay", "--impl", str(CANDIDATES / "loops_forever.py"), "--file", "constrain",
+                        "--timeout", "8")
+    assert code == 3 and "timed out" in err
+
+
+@pytest.mark.boundary
+def test_golden_replay_restores_files_a_candidate_overwrites(tmp_path):
+    golden_copy = tmp_path / "golden"
+    shutil.copytree(GOLDEN_DIR, golden_copy, ignore=shutil.ignore_patterns("__pycache__"))
+    vandal = tmp_path / "vandal.py"
+    vandal.write_text(
+        "from pathlib import Path\n"
+        "from oracles.automaton import *  # noqa: F401,F403\n"
+        f"Path({str(golden_copy / FILES['masks_golden'])!r}).write_text('{{}}')\n")
+    before = (golden_copy / FILES["masks_golden"]).read_bytes()
+    code, _, err = _run("replay", "--impl", str(vandal), "--file", "masks", "--dir", str(golden_copy))
+    assert code == 1 and "verdict refused" in err and "restored" in err
+    assert (golden_copy / FILES["masks_golden"]).read_bytes() == before

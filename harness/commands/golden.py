@@ -8,13 +8,25 @@
 ``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
 ``check`` exits 1 with a unified diff when a committed file differs from the
 regenerated one, or when a file fails its format version or JSON Schema.
-``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded.
+``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded,
+3 when it crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB. A candidate
+given with ``--impl`` is untrusted: it runs in a child process (its own process group,
+``RLIMIT_AS`` and ``RLIMIT_CPU``) over a private copy of the golden files, and the
+verdict is refused (exit 1) if the copies or the originals change during the run (the
+originals are then restored).
+The reference (no ``--impl``) runs in-process.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,6 +50,12 @@ def add_arguments(parser) -> None:
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
     p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
+    p.add_argument("--timeout", type=float, default=600.0, help="wall seconds for a candidate's replay")
+    p.add_argument("--memory", type=int, default=4096, help="address-space limit (MB) for a candidate")
+    p.add_argument("--in-process", action="store_true", help="run a candidate in this process (no child)")
+
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(args, stdout, stderr) -> int:
@@ -118,6 +136,76 @@ def _format_problems(directory: Path, fileformat) -> list[str]:
 
 
 def _replay(args, directory: Path, stdout, stderr) -> int:
+    if args.impl is not None and not args.in_process:
+        return _replay_in_child(args, directory, stdout, stderr)
+    return _replay_here(args, directory, stdout, stderr)
+
+
+def _digests(directory: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.glob("*.json"))}
+
+
+def _restore(directory: Path, saved: dict[str, bytes], stderr) -> bool:
+    """Put back any golden file a candidate changed; True if one had changed."""
+    changed = [name for name, data in saved.items()
+               if not (directory / name).exists() or (directory / name).read_bytes() != data]
+    for name in changed:
+        (directory / name).write_bytes(saved[name])
+        print(f"golden replay: {directory / name} was changed during the replay; restored", file=stderr)
+    return bool(changed)
+
+
+def _replay_in_child(args, directory: Path, stdout, stderr) -> int:
+    spec = args.impl
+    if os.path.exists(spec):
+        spec = str(Path(spec).resolve())
+    originals = _digests(directory)
+    saved = {name: (directory / name).read_bytes() for name in originals}
+    with tempfile.TemporaryDirectory(prefix="golden-replay-") as tmp:
+        copy = Path(tmp) / "golden"
+        copy.mkdir()
+        for name in originals:
+            shutil.copy(directory / name, copy / name)
+        command = [sys.executable, "-m", "harness.cli", "golden", "replay", "--in-process", "--impl", spec,
+                   "--file", args.file, "--dir", str(copy)]
+        command += ["--ref-deps"] * args.ref_deps + ["--strict-regex"] * args.strict_regex
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.getcwd(),
+                                                                          os.environ.get("PYTHONPATH")]))}
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True, preexec_fn=_limits(args.timeout, args.memory))
+        try:
+            out, err = proc.communicate(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            _restore(directory, saved, stderr)
+            print(out, end="", file=stdout)
+            print(f"golden replay: {args.impl} timed out after {args.timeout:g} s", file=stderr)
+            return int(ExitCode.CRASHED)
+        print(out, end="", file=stdout)
+        print(err, end="", file=stderr)
+        tampered = _restore(directory, saved, stderr)
+        if _digests(copy) != originals or tampered:
+            print("golden replay: the golden files changed during the replay: verdict refused", file=stderr)
+            return int(ExitCode.FAILED)
+    if proc.returncode < 0 or proc.returncode not in (0, 1, 2):
+        print(f"golden replay: {args.impl} crashed (exit status {proc.returncode})", file=stderr)
+        return int(ExitCode.CRASHED)
+    return proc.returncode
+
+
+def _limits(timeout: float, memory_mb: int):
+    def apply() -> None:  # runs in the child before exec
+        import resource
+
+        cpu = int(timeout) + 30
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def _replay_here(args, directory: Path, stdout, stderr) -> int:
     from golden import fileformat, replay
 
     try:
