@@ -16,7 +16,8 @@ object per line, flushed as written; see ``harness.suite.plugin``) while it runs
   private mount namespace where the harness's source tree (``harness``, ``oracles``,
   ``strategies``, ``golden`` and the checkout around them) is mounted read-only, so a
   candidate cannot rewrite a golden file or a test. Otherwise the parent checksums
-  those files before and after and restores any the child changed. In both cases the
+  those files before and after and restores any the child changed (the environment
+  variable ``CONSTRAIN_HARNESS_NO_MOUNTS=1`` forces this fallback). In both cases the
   child's working directory and ``HOME`` are a fresh temporary directory, and the
   plugin's tamper guard checks the oracles' modules after every test.
 
@@ -27,7 +28,8 @@ exhausted budget).
 
 Exit code (``harness.exitcodes``): 2 when the spec names nothing loadable or the
 contract check fails; else 3 when the candidate crashed or timed out (at import or in
-any test); else 1 when a test failed or errored, or the harness's files changed; else 0.
+any test, or ran out of memory); else 1 when a test failed or errored, or the candidate
+changed the harness's files or modules (tampering); else 0.
 
 Example::
 
@@ -70,7 +72,7 @@ class CheckOptions:
     ref_deps: bool = False
     deep: bool = False
     timeout: float = 60.0  # wall seconds per test
-    memory: int = 4096  # MB of address space for the child
+    memory: int = 2048  # MB of address space for the child
     only: tuple[str, ...] = ()  # test names to run (default: all)
     golden_file: str | None = None
 
@@ -167,7 +169,7 @@ def _exit_code(result: CheckResult) -> ExitCode:
     if result.load.get("status") == "error" or statuses & {"crashed", "timeout"} or \
             (not result.load and statuses == {"not run"}):
         return ExitCode.CRASHED
-    if statuses & {"failed", "error", "not run"} or result.integrity:
+    if statuses & {"failed", "error", "not run"} or result.integrity or result.tamper:
         return ExitCode.FAILED
     return ExitCode.OK
 
@@ -233,14 +235,15 @@ def _child_env(sandbox: Path) -> dict[str, str]:
 
 
 def _limits(cpu_seconds: int, memory_mb: int):
-    protected = [str(p) for p in _protected_dirs()]
+    protected = [] if os.environ.get("CONSTRAIN_HARNESS_NO_MOUNTS") else [str(p) for p in _protected_dirs()]
 
     def apply() -> None:  # runs in the child between fork and exec
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        _read_only_mounts(protected)
+        if protected:
+            _read_only_mounts(protected)
     return apply
 
 
@@ -279,6 +282,8 @@ def _read_only_mounts(paths: list[str]) -> bool:
 def _mounts_available() -> bool:
     """Whether a child can get read-only mounts here (tried once in a throwaway child)."""
     global _MOUNTS
+    if os.environ.get("CONSTRAIN_HARNESS_NO_MOUNTS"):
+        return False  # forced: checksums only (tests of the fallback use this)
     if _MOUNTS is None:
         probe = "import sys; from harness.check import _read_only_mounts as r, _protected_dirs as d; " \
                 "import os; ok = r([str(p) for p in d()]); " \

@@ -112,7 +112,7 @@ def _detail_lines(result: CheckResult) -> list[str]:
         details = test.details.rstrip().splitlines()
         lines += details[-25:] if len(details) > 25 else details
         entry = BY_NAME.get(test.name)
-        if entry and entry.pitfalls:
+        if entry and entry.pitfalls and test.status == "failed":
             lines.append(f"  hint: the seed's pitfall {entry.pitfalls}")
     return lines
 

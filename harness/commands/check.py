@@ -31,7 +31,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
     parser.add_argument("--timeout", metavar="S", type=float, default=None,
                         help="wall-clock seconds per test (default 60; 300 with --deep)")
-    parser.add_argument("--memory", metavar="MB", type=int, default=4096, help="address-space limit (default 4096)")
+    parser.add_argument("--memory", metavar="MB", type=int, default=2048,
+                        help="address-space limit of the child in MB (default 2048)")
     parser.add_argument("--only", metavar="NAMES", default="",
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", default=None,

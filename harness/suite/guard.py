@@ -16,7 +16,9 @@ function code and class attributes in the protected modules (``re``, ``regex``,
 ``json``, ``jsonschema``, ``numpy``'s top level, ``builtins``, pytest's runner and
 reports, and every module of ``harness``, ``oracles`` (the reference ``oracles.automaton``
 excepted: it is never trusted) ``strategies`` and ``golden``). New names are allowed
-(lazy imports add submodules and cached exports) unless they shadow a builtin. It does
+(lazy imports add submodules and cached exports) unless they shadow a builtin, and a
+rebound plain value (a flag, a number) is not reported, since libraries set their own
+flags (it is still restored). It does
 not stop code that mutates the internals of objects in place (a compiled pattern's
 cache, say; the plugin clears ``re``'s cache after every test) or that forges the result
 file through the plugin's private objects: in-process Python cannot be fully sandboxed,
@@ -113,7 +115,7 @@ class Snapshot:
             for key, value in state.globals.items():
                 if key not in now:
                     changes.append(f"{name}.{key} deleted")
-                elif now[key] is not value and not key.startswith("__"):
+                elif now[key] is not value and not key.startswith("__") and _behaviour(value, now[key]):
                     changes.append(f"{name}.{key} rebound")
             if name != "builtins":
                 changes += [f"{name}.{k} shadows a builtin" for k in now if k not in state.globals
@@ -181,3 +183,10 @@ class Snapshot:
 
 
 _MISSING = object()
+
+
+def _behaviour(old, new) -> bool:
+    """True iff rebinding ``old`` to ``new`` can change behaviour: a function, class or
+    module is involved. Plain data (flags such as Hypothesis's ``running_under_pytest``,
+    which its own plugin sets) is restored but not reported."""
+    return any(callable(v) or isinstance(v, ModuleType) for v in (old, new))

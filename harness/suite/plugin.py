@@ -20,9 +20,10 @@ Result records (``"event"`` first):
 - ``{"event": "load", "status": "ok"|"error"|"contract"|"usage", "reason": str, "problems": [str],
   "ref_deps": [str]}``: the candidate was imported (or not) and contract-checked;
 - ``{"event": "start", "test": name}``: a test began (a crash after this blames it);
-- ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"skipped",
+- ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"skipped"|"crashed",
   "reason": one line, "details": text, "duration": seconds}``;
-- ``{"event": "tamper", "test": name|null, "changes": [str]}``: protected modules changed;
+- ``{"event": "tamper", "test": name|null, "changes": [str]}``: protected modules changed
+  (null: while importing the candidate); the plugin restored them and went on;
 - ``{"event": "finish", "exitstatus": int}``: the session ended normally.
 
 Order of work: the plugin snapshots the protected modules (``guard``), loads the golden file
@@ -97,6 +98,7 @@ def pytest_collection_finish(session) -> None:
     config = session.config
     write = _STATE["write"]
     _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
+    _import_trusted()
     snapshot = Snapshot.take()
     _STATE["snapshot"] = snapshot
     write({"event": "start", "test": "<load>"})
@@ -105,11 +107,27 @@ def pytest_collection_finish(session) -> None:
     if changes:
         snapshot.restore()
         write({"event": "tamper", "test": None, "changes": changes})
-        record.update(status="error", reason=f"importing the candidate changed the harness: {changes[0]}")
+        # restored: the tests still run (and the verdict records the tampering)
     write(record)
     if record["status"] != "ok":
         _STATE["load_failure"] = record
         pytest.exit(record["reason"], returncode=2 if record["status"] in ("contract", "usage") else 3)
+
+
+# Imported before the snapshot so that the guard protects them even where the tests
+# import them lazily (an optional package that is absent is simply not protected).
+TRUSTED_MODULES = ("re", "json", "regex", "jsonschema", "numpy", "oracles.derivatives", "oracles.stdlib",
+                   "golden.fileformat", "harness.candidate", "harness.suite.golden_replay", "hypothesis", "tokenizers")
+
+
+def _import_trusted() -> None:
+    import importlib
+
+    for name in TRUSTED_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
 
 
 def _read_golden(path) -> dict:
@@ -169,6 +187,8 @@ def pytest_runtest_makereport(item, call):
         exc = call.excinfo.value
         report.ch_reason = _reason_of(exc)
         report.ch_details = getattr(exc, "details", None)
+        if isinstance(exc, MemoryError):
+            report.ch_status = "crashed"
     changes = _check_tamper(item) if call.when in ("call", "teardown") else []
     if changes:
         report.outcome = "failed"
@@ -205,7 +225,7 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
 def _summarize(reports) -> tuple[str, str, str]:
     for report in reports:
         if report.failed:
-            outcome = "failed" if report.when == "call" else "error"
+            outcome = getattr(report, "ch_status", None) or ("failed" if report.when == "call" else "error")
             reason = getattr(report, "ch_reason", None) or _first_line(report.longreprtext)
             if report.when != "call":
                 reason = f"in {report.when}: {reason}"
