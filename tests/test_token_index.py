@@ -66,6 +66,17 @@ def brute_force(dfa: DFA, vocab, eos_id, state: int) -> tuple[list[bool], list[i
     return allowed, targets
 
 
+def expected_transitions(dfa, vocab, eos_id, state) -> dict[int, int]:
+    allowed, targets = brute_force(dfa, vocab, eos_id, state)
+    return {t: targets[t] for t in range(len(vocab)) if allowed[t]}
+
+
+def transitions_of(table, state) -> dict[int, int]:
+    tokens, targets = table.of(state)
+    assert len(set(tokens.tolist())) == tokens.size, "a token listed twice"
+    return dict(zip(tokens.tolist(), targets.tolist()))
+
+
 def assert_matches_brute_force(dfa, vocab, eos_id, index: TokenIndex) -> None:
     for state in range(dfa.n_states):
         allowed, targets = brute_force(dfa, vocab, eos_id, state)
@@ -105,11 +116,11 @@ def test_hand_example_next_state():
 @pytest.mark.unit
 def test_build_all_matches_the_hand_tables():
     index = TokenIndex(hand_dfa(), HAND_VOCAB, HAND_EOS)
-    masks, targets = index.build_all()
-    assert masks.shape == (7, 15) and targets.shape == (7, 15) and targets.dtype == np.int32
+    masks, table = index.build_all()
+    assert masks.shape == (7, 15) and masks.dtype == np.bool_
     for state, allowed in HAND_MASKS.items():
         assert set(np.flatnonzero(masks[state]).tolist()) == allowed
-        assert targets[state].tolist() == brute_force(hand_dfa(), HAND_VOCAB, HAND_EOS, state)[1]
+        assert transitions_of(table, state) == expected_transitions(hand_dfa(), HAND_VOCAB, HAND_EOS, state)
 
 
 # --- generated DFAs and vocabularies against the brute-force walk ------------------
@@ -157,11 +168,13 @@ def test_masks_match_brute_force(dfa, vocab_and_eos):
 @given(small_dfas(), vocabularies())
 def test_build_all_matches_brute_force(dfa, vocab_and_eos):
     vocab, eos_id = vocab_and_eos
-    masks, targets = TokenIndex(dfa, vocab, eos_id).build_all()
+    index = TokenIndex(dfa, vocab, eos_id)
+    masks, table = index.build_all()
     for state in range(dfa.n_states):
-        allowed, expected = brute_force(dfa, vocab, eos_id, state)
+        allowed, _ = brute_force(dfa, vocab, eos_id, state)
         assert masks[state].tolist() == allowed
-        assert targets[state].tolist() == expected
+        assert index.mask(state).tolist() == allowed
+        assert transitions_of(table, state) == expected_transitions(dfa, vocab, eos_id, state)
 
 
 @pytest.mark.property

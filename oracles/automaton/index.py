@@ -47,7 +47,7 @@ from .dfa import DEAD, DFA
 from .errors import LimitExceeded
 from .vocab import MAX_VOCAB_SIZE
 
-__all__ = ["TokenIndex", "VocabTrie", "walk_trie", "MAX_TRIE_BYTES", "MAX_TABLE_CELLS"]
+__all__ = ["TokenIndex", "Transitions", "VocabTrie", "walk_trie", "MAX_TRIE_BYTES", "MAX_TABLE_CELLS"]
 
 MAX_TRIE_BYTES = 1 << 26   # 64 MiB of distinct token bytes (cl100k_base: 0.64 MiB)
 MAX_TABLE_CELLS = 1 << 26  # build_all: states x vocabulary (o200k_base: 335 states)
@@ -73,7 +73,7 @@ class VocabTrie:
     edge_byte: np.ndarray    # int64 [n_nodes]
     first_child: np.ndarray  # int64 [n_nodes]
     n_children: np.ndarray   # int64 [n_nodes]
-    node_token: np.ndarray   # int64 [n_nodes], -1 for no token
+    node_token: np.ndarray   # int32 [n_nodes], -1 for no token
     aliases: np.ndarray      # int64 [k, 2]: (duplicate id, representative id)
 
     @property
@@ -154,7 +154,7 @@ def _flatten(tokens: list[bytes], ids: np.ndarray, vocab_size: int) -> VocabTrie
     n_children = np.bincount(parents[1:], minlength=n_nodes).astype(np.int64)
     first_child = 1 + np.searchsorted(parents[1:], np.arange(n_nodes), side="left")
     return VocabTrie(vocab_size, np.concatenate(edge), first_child.astype(np.int64),
-                     n_children, np.concatenate(node_token), aliases)
+                     n_children, np.concatenate(node_token).astype(np.int32), aliases)
 
 
 def _lcp_with_previous(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -178,23 +178,24 @@ def _lcp_with_previous(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray
 def walk_trie(trie: VocabTrie, trans: np.ndarray, start_states: np.ndarray):
     """The seed's trie walk, from every state in ``start_states`` at once.
 
-    Returns three int64 arrays ``(origin, token, target)``, one entry per allowed
+    Returns three int32 arrays ``(origin, token, target)``, one entry per allowed
     (start state, token) pair: the token is allowed from ``origin`` and leads to
     ``target``. Aliases, EOS and the mask layout are the caller's business.
     """
     flat_trans = trans.reshape(-1)
-    origin = np.asarray(start_states, dtype=np.int64)
+    origin = np.asarray(start_states, dtype=np.int32)
     state = origin.copy()                     # the DFA state at each pair's node
-    node = np.zeros(origin.size, np.int64)    # every walk starts at the root
+    node = np.zeros(origin.size, np.intp)     # every walk starts at the root
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     while node.size:
         # 1. expand each live (node, state) pair to the node's children
         counts = trie.n_children[node]
-        total = int(counts.sum())
+        ends_at = np.cumsum(counts)
+        total = int(ends_at[-1])
         if total == 0:
             break
-        shift = np.repeat(trie.first_child[node] - (np.cumsum(counts) - counts), counts)
-        child = shift + np.arange(total)
+        child = np.repeat(trie.first_child[node] - ends_at + counts, counts)
+        child += np.arange(total)
         state = np.repeat(state, counts)
         origin = np.repeat(origin, counts)
         # 2. step the DFA by the byte on the edge into the child
@@ -202,7 +203,7 @@ def walk_trie(trie: VocabTrie, trans: np.ndarray, start_states: np.ndarray):
         # 3. skip dead subtrees: a pair whose byte is dead is dropped, so nothing
         #    under that child is visited from this state; its siblings still are
         live = target != DEAD
-        child, state, origin = child[live], target[live].astype(np.int64), origin[live]
+        child, state, origin = child[live], target[live], origin[live]
         # 4. record every token ending at a live child: allowed from its origin,
         #    leading to the state reached at the child
         token = trie.node_token[child]
@@ -210,9 +211,28 @@ def walk_trie(trie: VocabTrie, trans: np.ndarray, start_states: np.ndarray):
         found.append((origin[ends], token[ends], state[ends]))
         node = child
     if not found:
-        empty = np.zeros(0, np.int64)
+        empty = np.zeros(0, np.int32)
         return empty, empty, empty
     return tuple(np.concatenate(parts) for parts in zip(*found))
+
+
+@dataclasses.dataclass(frozen=True)
+class Transitions:
+    """Every allowed (state, token) pair of a DFA, grouped by state (CSR layout).
+
+    For state s, ``token[indptr[s]:indptr[s+1]]`` are the ids allowed in s (EOS
+    and ids sharing another id's bytes included; in no particular order) and
+    ``target[...]`` the states they lead to, so ``target[k] ==
+    index.next_state(s, token[k])``.
+    """
+
+    indptr: np.ndarray  # int64 [S + 1]
+    token: np.ndarray   # int32 [nnz]
+    target: np.ndarray  # int32 [nnz]
+
+    def of(self, state: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.indptr[state], self.indptr[state + 1]
+        return self.token[lo:hi], self.target[lo:hi]
 
 
 class TokenIndex:
@@ -222,6 +242,10 @@ class TokenIndex:
     ``build_all()`` computes every state at once (for serving). Raises ValueError
     for an out-of-range ``eos_id`` or a vocabulary entry that is neither bytes nor
     None, TypeError when ``vocab`` is not a sequence.
+
+    Caches: one read-only mask row and its (token, target) pairs per state asked
+    for; a dense target row per state for ``next_state``, at most
+    ``MAX_TABLE_CELLS`` cells in all (the oldest rows are dropped beyond).
     """
 
     def __init__(self, dfa: DFA, vocab: Sequence[bytes | None], eos_id: int | None = None) -> None:
@@ -239,13 +263,16 @@ class TokenIndex:
         self.eos_id = eos_id
         self.trie = _cached_trie(tuple(vocab), eos_id)
         self._masks: dict[int, np.ndarray] = {}    # state -> read-only bool [V]
-        self._targets: dict[int, np.ndarray] = {}  # state -> read-only int32 [V], DEAD if disallowed
+        self._pairs: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # state -> (tokens, targets)
+        self._targets: dict[int, np.ndarray] = {}  # state -> int32 [V], DEAD if disallowed
 
     def mask(self, state: int) -> np.ndarray:
         """bool [V], read-only: the tokens allowed in ``state`` (cached)."""
         row = self._masks.get(state) if type(state) is int else None
         if row is None:
-            row = self._compute(self._check_state(state))[0]
+            state = self._check_state(state)
+            self._compute(np.array([state]))
+            row = self._masks[state]
         return row
 
     def next_state(self, state: int, token_id: int) -> int:
@@ -253,54 +280,76 @@ class TokenIndex:
         For EOS: ``state`` itself when it is accepting, else DEAD."""
         state = self._check_state(state)
         token_id = self._check_token(token_id)
-        targets = self._targets.get(state)
-        if targets is None:
-            targets = self._compute(state)[1]
-        return int(targets[token_id])
+        row = self._targets.get(state)
+        if row is None:
+            row = self._target_row(state)
+        return int(row[token_id])
 
-    def build_all(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every state's mask and targets at once: ``(masks bool [S, V], targets int32
-        [S, V])`` with ``targets[s, t] == next_state(s, t)``. Fills the per-state
-        cache with read-only rows of these arrays. Raises LimitExceeded beyond
-        ``MAX_TABLE_CELLS``."""
+    def build_all(self) -> tuple[np.ndarray, Transitions]:
+        """Every state's mask and transitions at once: ``(masks bool [S, V],
+        Transitions)``; fills the per-state caches (the mask rows are read-only
+        views of ``masks``). Raises LimitExceeded beyond ``MAX_TABLE_CELLS``."""
         n = self.dfa.n_states
         if n * self.vocab_size > MAX_TABLE_CELLS:
             raise LimitExceeded(f"TokenIndex.build_all: {n} states x {self.vocab_size} tokens "
                                 f"exceed MAX_TABLE_CELLS={MAX_TABLE_CELLS}; use mask(state)")
-        masks, targets = self._tables(np.arange(n))
-        for s in range(n):
-            self._store(s, masks[s], targets[s])
-        return masks, targets
+        return self._compute(np.arange(n))
 
-    def _compute(self, state: int) -> tuple[np.ndarray, np.ndarray]:
-        masks, targets = self._tables(np.array([state]))
-        return self._store(state, masks[0], targets[0])
+    def _compute(self, states: np.ndarray) -> tuple[np.ndarray, Transitions]:
+        """Walk from ``states``; cache and return their masks and transitions."""
+        masks, origin, token, target = self._tables(states)
+        order = np.argsort(origin, kind="stable")  # group the pairs by state
+        counts = np.bincount(origin, minlength=self.dfa.n_states)[states]
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        table = Transitions(indptr, token[order], target[order])
+        masks.setflags(write=False)
+        for row, state in enumerate(states.tolist()):
+            self._masks[state] = masks[row]
+            lo, hi = indptr[row], indptr[row + 1]
+            self._pairs[state] = (table.token[lo:hi], table.target[lo:hi])
+        return masks, table
 
-    def _store(self, state: int, mask: np.ndarray, targets: np.ndarray):
-        mask.setflags(write=False)
-        targets.setflags(write=False)
-        self._masks[state] = mask
-        self._targets[state] = targets
-        return mask, targets
-
-    def _tables(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Masks and targets of ``states`` (rows in that order), from one walk."""
+    def _tables(self, states: np.ndarray):
+        """Masks of ``states`` (rows in that order) and every allowed (origin, token,
+        target) pair, from one walk plus the aliases and EOS rules."""
         rows = np.full(self.dfa.n_states, -1, np.int64)
         rows[states] = np.arange(states.size)
-        origin, token, target = walk_trie(self.trie, self.dfa.trans, states)
+        origin, token, target = self._with_aliases(*walk_trie(self.trie, self.dfa.trans, states))
         masks = np.zeros((states.size, self.vocab_size), np.bool_)
-        targets = np.full((states.size, self.vocab_size), DEAD, np.int32)
-        cells = rows[origin] * self.vocab_size + token
-        masks.reshape(-1)[cells] = True
-        targets.reshape(-1)[cells] = target
-        if self.trie.aliases.size:  # ids sharing a representative's bytes share its column
-            masks[:, self.trie.aliases[:, 0]] = masks[:, self.trie.aliases[:, 1]]
-            targets[:, self.trie.aliases[:, 0]] = targets[:, self.trie.aliases[:, 1]]
+        masks.reshape(-1)[rows[origin] * self.vocab_size + token] = True
         if self.eos_id is not None:  # EOS exactly in accepting states, text unchanged
             accepting = self.dfa.accept[states]
             masks[:, self.eos_id] = accepting
-            targets[:, self.eos_id] = np.where(accepting, states, DEAD)
-        return masks, targets
+            stay = states[accepting].astype(np.int32)
+            origin = np.concatenate([origin, stay])
+            token = np.concatenate([token, np.full(stay.size, self.eos_id, np.int32)])
+            target = np.concatenate([target, stay])
+        return masks, origin, token, target
+
+    def _with_aliases(self, origin, token, target):
+        """Add a pair for every id whose bytes repeat a lower id's (its representative)."""
+        aliases = self.trie.aliases
+        if not aliases.size:
+            return origin, token, target
+        by_rep = aliases[np.argsort(aliases[:, 1], kind="stable")]
+        lo = np.searchsorted(by_rep[:, 1], token, side="left")
+        count = np.searchsorted(by_rep[:, 1], token, side="right") - lo
+        pick = np.repeat(np.arange(token.size), count)
+        which = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(pick.size)
+        return (np.concatenate([origin, origin[pick]]),
+                np.concatenate([token, by_rep[which, 0].astype(np.int32)]),
+                np.concatenate([target, target[pick]]))
+
+    def _target_row(self, state: int) -> np.ndarray:
+        if state not in self._pairs:
+            self.mask(state)
+        tokens, targets = self._pairs[state]
+        row = np.full(self.vocab_size, DEAD, np.int32)
+        row[tokens] = targets
+        while self._targets and (len(self._targets) + 1) * self.vocab_size > MAX_TABLE_CELLS:
+            del self._targets[next(iter(self._targets))]  # drop the oldest row
+        self._targets[state] = row
+        return row
 
     def _check_state(self, state) -> int:
         if isinstance(state, bool) or not isinstance(state, (int, np.integer)):
