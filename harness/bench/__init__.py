@@ -8,6 +8,7 @@ and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
 BENCHMARKS: dict[str, str] = {
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",
+    "golden": "harness.bench.golden",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
 }
