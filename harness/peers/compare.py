@@ -155,14 +155,16 @@ class Session:
 
 def shrink(session: Session, peer: Peer, d: Disagreement, budget: int = SHRINK_BUDGET) -> Disagreement:
     """The smallest case found (greedy, first improvement, at most ``budget``
-    evaluations) that still gives a disagreement of class ``d.cls`` with ``peer``."""
-    best, spent = d, 0
+    evaluations, never the same candidate twice) that still gives a disagreement
+    of class ``d.cls`` with ``peer``."""
+    best, spent, tried = d, 0, set()
     improved = True
     while improved and spent < budget:
         improved = False
         for candidate in _candidates(best.case):
-            if candidate.size() >= best.size():
+            if candidate.size() >= best.size() or candidate in tried:
                 continue
+            tried.add(candidate)
             spent += 1
             found = session.evaluate(peer, candidate)
             same = [x for x in found if x.cls == d.cls] if isinstance(found, list) else []
@@ -176,7 +178,8 @@ def shrink(session: Session, peer: Peer, d: Disagreement, budget: int = SHRINK_B
 
 
 def _candidates(case: Case) -> Iterable[Case]:
-    yield from _source_candidates(case)
+    """Smaller variants of ``case``: the document, vocabulary and prefix first
+    (cheap to evaluate), then the pattern or schema."""
     if case.check == "accepts":
         for doc in _deletions(case.doc):
             yield dataclasses.replace(case, doc=doc)
@@ -184,19 +187,17 @@ def _candidates(case: Case) -> Iterable[Case]:
         yield from _vocab_candidates(case)
         for i in range(len(case.prefix)):
             yield dataclasses.replace(case, prefix=case.prefix[:i] + case.prefix[i + 1:])
+    yield from _source_candidates(case)
 
 
 def _deletions(data: bytes) -> Iterable[bytes]:
-    """``data`` with chunks removed: aligned halves, quarters, ... single bytes, then
-    every unaligned chunk of 2 to 4 bytes (e.g. b"abcd" -> b"cd", b"ab", b"bcd", ...)."""
+    """``data`` with one chunk removed: every size from ``len // 2`` down to 1 at
+    aligned offsets, then every unaligned chunk of 2 to 4 bytes (e.g. b"abcd" ->
+    b"cd", b"ab", b"bcd", b"acd", ...). About ``n log n`` candidates."""
     n = len(data)
-    size = n // 2 or 1
-    while size >= 1 and n:
+    for size in range(n // 2 or 1, 0, -1):
         for start in range(0, n, size):
             yield data[:start] + data[start + size:]
-        if size == 1:
-            break
-        size //= 2
     for size in (2, 3, 4):
         for start in range(1, n - size + 1):
             if start % size:
