@@ -42,7 +42,8 @@ class GoldenFormatError(ValueError):
 
 
 def load(source, kind: str, *, validate: bool = True) -> dict:
-    """Parse a golden file (a path or its text) of format ``kind`` and check its version.
+    """Parse a golden file (a ``pathlib.Path``, or the file's text as ``str``) of format
+    ``kind`` and check its version.
 
     Raises GoldenFormatError naming the file when the format or the version differs
     or (with ``validate``) the document does not satisfy the format's JSON Schema.

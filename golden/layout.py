@@ -1,9 +1,10 @@
 """The byte-exact text layout of the golden files.
 
 ``render(obj)`` is a pure function of ``obj``: keys sorted, ASCII only (``\\uXXXX``
-escapes), one-space indentation, and a list of scalars (or of lists of scalars) on
-one line, so a mask or a state's transitions read as one line and diffs stay
-small. Floats are refused: every number in a golden file is an integer, so no
+escapes), one-space indentation, and a list on one line when its items are scalars
+or short lists of at most three scalars (e.g. a mask, or a DFA row of
+``[lo, hi, target]`` runs), else one item per line: a step of a path or a state of a
+DFA is one line, so diffs stay small and point at it. Floats are refused: every number in a golden file is an integer, so no
 float formatting can differ between runs, machines or readers (JSON texts whose
 float printing is the point are stored as strings).
 
@@ -45,10 +46,14 @@ def _scalar(obj) -> str:
                     "booleans, null, lists and dicts only)")
 
 
+def _is_scalar(x) -> bool:
+    return not isinstance(x, (dict, list, tuple))
+
+
 def _is_flat(items: list) -> bool:
-    # e.g. [1,2,3] or [[0,9,1],[10,10,2]]: one line
-    return all(not isinstance(x, (dict, list, tuple)) for x in items) or all(
-        isinstance(x, (list, tuple)) and all(not isinstance(y, (dict, list, tuple)) for y in x) for x in items)
+    # e.g. [1,2,3] or [[0,9,1],[10,10,2]]: one line; [[1,2,3,4],[5]] one item per line
+    return all(_is_scalar(x) or (isinstance(x, (list, tuple)) and len(x) <= 3 and all(map(_is_scalar, x)))
+               for x in items)
 
 
 def _render_list(items: list, level: int) -> str:

@@ -146,6 +146,8 @@ def test_l8_7_cases_name_the_masks_file_they_replay(docs):
 def test_layout_is_canonical_and_refuses_floats():
     assert render({"b": [1, 2], "a": {"x": None}}) == '{\n "a": {\n  "x": null\n },\n "b": [1,2]\n}\n'
     assert render({"é": "\u20ac"}) == '{\n "\\u00e9": "\\u20ac"\n}\n'
+    assert render([[[0, 9, 1], [10, 10, 2]], [[1, 2, 3, 4], [5]]]) == (
+        '[\n [[0,9,1],[10,10,2]],\n [\n  [1,2,3,4],\n  [5]\n ]\n]\n')
     with pytest.raises(TypeError, match="float"):
         render({"x": 0.5})
 
