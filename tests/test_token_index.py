@@ -325,6 +325,31 @@ def test_build_all_refuses_past_its_bound(monkeypatch):
 
 
 @pytest.mark.boundary
+def test_target_rows_stay_within_their_bound(monkeypatch):
+    monkeypatch.setattr(index_module, "MAX_TABLE_CELLS", 2 * len(HAND_VOCAB))  # two dense rows
+    dfa = hand_dfa()
+    index = TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
+    for _ in range(2):  # the second round reads rows that were dropped
+        for state in range(7):
+            expected = brute_force(dfa, HAND_VOCAB, HAND_EOS, state)[1]
+            assert [index.next_state(state, t) for t in range(len(HAND_VOCAB))] == expected
+            assert len(index._targets) <= 2
+
+
+@pytest.mark.unit
+def test_ids_sharing_bytes_share_masks_and_targets():
+    dfa = regex_to_dfa("ab(ab)*")
+    vocab = [b"ab", b"a", b"ab", None, b"ab", b"", b"b"]
+    index = TokenIndex(dfa, vocab, None)
+    assert np.flatnonzero(index.mask(0)).tolist() == [0, 1, 2, 4]
+    after = dfa.step(0, b"ab")
+    assert [index.next_state(0, t) for t in (0, 2, 4)] == [after] * 3
+    _, table = index.build_all()
+    assert transitions_of(table, 0) == expected_transitions(dfa, vocab, None, 0)
+    assert index.mask(np.int64(0)) is index.mask(0)  # numpy ints read the same cache
+
+
+@pytest.mark.boundary
 def test_empty_and_special_only_vocabularies():
     dfa = hand_dfa()
     index = TokenIndex(dfa, [None, b"", None], None)
