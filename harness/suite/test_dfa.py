@@ -99,7 +99,8 @@ class _raises:
 
 def probe_strings(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generator, walks: int = 25) -> set[bytes]:
     """Random walks of the DFA (stopping at accepting states with some chance), every
-    prefix of each, one-byte edits (substitute, insert, delete), and random bytes."""
+    prefix of each, one-byte edits (substitute, insert, delete, and a sweep of one
+    position through all 256 bytes), and random bytes."""
     out: set[bytes] = set()
     live = [np.flatnonzero(row != DEAD) for row in trans]
     for _ in range(walks):
@@ -113,6 +114,9 @@ def probe_strings(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generato
         word = bytes(text)
         out.update(word[:i] for i in range(len(word) + 1))
         out.update(_edits(word, rng))
+        if word and len(out) < 4000:  # a byte sweep: one position through all 256 bytes, so a
+            i = int(rng.integers(0, len(word)))  # class missing one byte (\w without _) shows
+            out.update(word[:i] + bytes([b]) + word[i + 1:] for b in range(256))
     out.update(bytes(rng.integers(0, 256, size=int(rng.integers(0, 6))).astype(np.uint8)) for _ in range(20))
     return out
 
