@@ -78,7 +78,7 @@ class CheckOptions:
 
 
 @dataclass
-class TestVerdict:
+class Verdict:
     """One test's verdict: ``status`` is one of ``STATUSES``; ``reason`` is one line."""
 
     name: str
@@ -94,7 +94,7 @@ class CheckResult:
     """Everything the reports need (see ``harness.reports`` for the JSON layout)."""
 
     options: CheckOptions
-    tests: list[TestVerdict] = field(default_factory=list)
+    tests: list[Verdict] = field(default_factory=list)
     load: dict = field(default_factory=dict)
     tamper: list[dict] = field(default_factory=list)
     integrity: list[str] = field(default_factory=list)
@@ -125,7 +125,7 @@ def run_check(options: CheckOptions) -> CheckResult:
     result = CheckResult(options)
     start = time.monotonic()
     expected = [n for n in NAMES if not options.only or n in options.only]
-    result.tests = [TestVerdict(n, BY_NAME[n].kinds) for n in expected]
+    result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     snapshot = _checksum_tree() if not _mounts_available() else None
     result.isolation = "read-only mounts" if snapshot is None else "checksums"
     with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
@@ -210,10 +210,9 @@ def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[
     if options.golden_file:
         command += ["--golden-file", str(Path(options.golden_file).resolve())]
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
-    skip = set(NAMES) - set(selected)
-    deep_done = sorted(done - set(NAMES))
-    if skip or deep_done:
-        command += ["-k", " and ".join(f"not {n}" for n in sorted(skip | set(deep_done)))]
+    skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
+    if skip:
+        command += ["--skip", ",".join(sorted(skip))]
     return command
 
 
@@ -391,7 +390,7 @@ def _apply(records: list[dict], result: CheckResult) -> None:
             name = str(record.get("test"))
             test = by_name.get(name)
             if test is None:  # a deep property: known only once it reports
-                test = TestVerdict(name, ("property", "deep"))
+                test = Verdict(name, ("property", "deep"))
                 result.tests.append(test)
                 by_name[name] = test
             test.status = record.get("outcome") if record.get("outcome") in STATUSES else "error"
@@ -412,7 +411,7 @@ def _after_exit(result: CheckResult, reader: _ResultReader, returncode: int, kil
     if current is not None:
         test = next((t for t in result.tests if t.name == current), None)
         if test is None:
-            test = TestVerdict(current, ("property", "deep"))
+            test = Verdict(current, ("property", "deep"))
             result.tests.append(test)
         test.status = "timeout" if killed or returncode in (-signal.SIGXCPU, -signal.SIGKILL) else "crashed"
         test.reason = how

@@ -83,7 +83,8 @@ def render_table(result: CheckResult, width: int = 150) -> str:
     lines += _integrity_lines(result)
     counts = result.counts()
     summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n or status in ("passed", "failed"))
-    lines += ["", f"{len(result.tests)} tests: {summary} ({result.duration:.1f} s)",
+    plural = "" if len(result.tests) == 1 else "s"
+    lines += ["", f"{len(result.tests)} test{plural}: {summary} ({result.duration:.1f} s)",
               f"verdict: {result.verdict} (exit {result.exit_code})"]
     return "\n".join(lines)
 

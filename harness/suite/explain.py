@@ -47,7 +47,7 @@ def render_facts(facts: dict) -> str:
     for key, value in facts.items():
         text = show(value)
         gloss = _GLOSS.get(key)
-        lines.append(f"  {key + ':':<10}{text}" + (f"  {gloss}" if gloss else ""))
+        lines.append(f"  {(key + ':').ljust(9)} {text}" + (f"  {gloss}" if gloss else ""))
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ Options:
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
   so that a crash loses nothing already recorded (the parent, ``harness.check``, reads it).
 - ``--golden-file G``: the masks golden file to replay (default ``golden/masks_golden.json``).
+- ``--only A,B`` / ``--skip A,B``: run only / not these tests, by exact name.
 
 Result records (``"event"`` first):
 
@@ -55,6 +56,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--deep", action="store_true", default=False, help="also run the Hypothesis differential properties")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
+    group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
+    group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
 
 
 def pytest_configure(config) -> None:
@@ -91,6 +94,12 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
     rank = {name: i for i, name in enumerate(NAMES)}
     items.sort(key=lambda item: rank.get(item.name, len(rank)))
+    only = {n for n in config.getoption("--only").split(",") if n}
+    skip = {n for n in config.getoption("--skip").split(",") if n}
+    if only or skip:  # exact names (pytest's -k matches substrings: test_hand_example_masks)
+        keep = [i for i in items if (not only or i.name in only) and i.name not in skip]
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
 
 
 def pytest_collection_finish(session) -> None:
@@ -98,7 +107,7 @@ def pytest_collection_finish(session) -> None:
     config = session.config
     write = _STATE["write"]
     _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
-    _import_trusted()
+    _import_trusted(config.getoption("--deep"))
     snapshot = Snapshot.take()
     _STATE["snapshot"] = snapshot
     write({"event": "start", "test": "<load>"})
@@ -117,13 +126,14 @@ def pytest_collection_finish(session) -> None:
 # Imported before the snapshot so that the guard protects them even where the tests
 # import them lazily (an optional package that is absent is simply not protected).
 TRUSTED_MODULES = ("re", "json", "regex", "jsonschema", "numpy", "oracles.derivatives", "oracles.stdlib",
-                   "golden.fileformat", "harness.candidate", "harness.suite.golden_replay", "hypothesis", "tokenizers")
+                   "golden.fileformat", "harness.candidate", "harness.suite.golden_replay", "tokenizers")
+DEEP_MODULES = ("hypothesis", "strategies")  # only --deep uses them (hypothesis costs a second to import)
 
 
-def _import_trusted() -> None:
+def _import_trusted(deep: bool) -> None:
     import importlib
 
-    for name in TRUSTED_MODULES:
+    for name in TRUSTED_MODULES + (DEEP_MODULES if deep else ()):
         try:
             importlib.import_module(name)
         except ImportError:

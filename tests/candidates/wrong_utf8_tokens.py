@@ -1,0 +1,12 @@
+"""Wrong (seed pitfall 12, mutant s26): token strings encoded as UTF-8 without undoing the
+GPT-2 byte map ('Ġ' becomes two bytes, not a space). Must fail: test_vocab_bytes."""
+
+from oracles.automaton import *  # noqa: F401,F403
+from oracles.automaton import vocab_bytes as _reference_vocab_bytes
+
+
+def vocab_bytes(tok, special_ids=None):
+    if isinstance(tok, (list, tuple)):
+        specials = set(special_ids or ())
+        return [None if i in specials else t.encode("utf-8") for i, t in enumerate(tok)]
+    return _reference_vocab_bytes(tok, special_ids)

@@ -1,0 +1,107 @@
+"""The reports of `check` (harness/reports.py), from hand-built results: no child runs."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from harness import reports
+from harness.check import CheckOptions, CheckResult, Verdict, _exit_code
+from harness.exitcodes import ExitCode
+from harness.suite.catalogue import CATALOGUE, NAMES
+
+
+def make_result(statuses: dict[str, str], load=None, **extra) -> CheckResult:
+    result = CheckResult(CheckOptions(impl="sub/constrain.py"), load=load or {"status": "ok"}, **extra)
+    for entry in CATALOGUE:
+        status = statuses.get(entry.name, "passed")
+        reason = "" if status == "passed" else f"why {entry.name}"
+        result.tests.append(Verdict(entry.name, entry.kinds, status, reason,
+                                        "  pattern:  'a'\n  expected: True" if status == "failed" else ""))
+    result.exit_code = int(_exit_code(result))
+    return result
+
+
+CRASHED = {"test_hand_example": "failed", "test_canonical_form": "crashed", "test_apply_mask": "timeout",
+           "test_vocab_bytes": "not run"}
+
+
+def test_the_catalogue_is_the_seeds_table():
+    assert len(NAMES) == 16 and len(set(NAMES)) == 16
+    assert NAMES[0] == "test_hand_example" and NAMES[-1] == "test_vocab_bytes"
+    assert {k for e in CATALOGUE for k in e.kinds} == {"unit", "smoke", "golden", "property", "boundary"}
+
+
+@pytest.mark.parametrize("statuses, load, extra, code", [
+    ({}, None, {}, ExitCode.OK),
+    ({"test_apply_mask": "skipped"}, None, {}, ExitCode.OK),
+    ({"test_apply_mask": "failed"}, None, {}, ExitCode.FAILED),
+    ({"test_apply_mask": "error"}, None, {}, ExitCode.FAILED),
+    ({}, None, {"tamper": [{"test": None, "changes": ["re.fullmatch rebound"]}]}, ExitCode.FAILED),
+    ({}, None, {"integrity": ["golden/masks_golden.json changed; restored"]}, ExitCode.FAILED),
+    (CRASHED, None, {}, ExitCode.CRASHED),
+    ({n: "not run" for n in NAMES}, {"status": "contract", "problems": ["x: missing"]}, {}, ExitCode.USAGE),
+    ({n: "not run" for n in NAMES}, {"status": "usage", "reason": "no such file"}, {}, ExitCode.USAGE),
+    ({n: "not run" for n in NAMES}, {"status": "error", "reason": "import failed"}, {}, ExitCode.CRASHED),
+])
+def test_exit_codes_follow_the_one_table(statuses, load, extra, code):
+    assert make_result(statuses, load, **extra).exit_code == code
+
+
+def test_the_table_has_a_row_per_test_and_ends_with_totals_and_verdict():
+    text = reports.render_table(make_result(CRASHED))
+    lines = text.splitlines()
+    assert lines[-1] == "verdict: crashed or timed out (exit 3)"
+    assert lines[-2].startswith("16 tests: 12 passed, 1 failed, 1 crashed, 1 timeout, 1 not run")
+    row = next(line for line in lines if "test_hand_example " in line)
+    assert "unit, smoke" in row and "FAIL" in row and "why test_hand_example" in row
+    assert "  pattern:  'a'" in text  # the counterexample under the table
+    assert "hint: the seed's pitfall 3." in text
+
+
+def test_the_json_report_carries_every_field(tmp_path):
+    path = tmp_path / "r.json"
+    reports.write_json(make_result(CRASHED), path)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "constrain-harness-check" and doc["format_version"] == 1
+    assert doc["exit_code"] == 3 and doc["verdict"] == "crashed or timed out"
+    assert doc["counts"] == {"passed": 12, "failed": 1, "error": 0, "skipped": 0, "crashed": 1, "timeout": 1,
+                             "not run": 1}
+    first = doc["tests"][0]
+    assert set(first) == {"name", "kinds", "checks", "status", "reason", "details", "duration", "pitfalls"}
+    assert first["checks"].startswith("section 3's DFA")
+    assert [t["name"] for t in doc["tests"]] == list(NAMES)
+
+
+def test_junit_xml_counts_failures_and_errors(tmp_path):
+    path = tmp_path / "r.xml"
+    reports.write_junit(make_result(CRASHED), path)
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("16", "1", "3")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert cases["test_hand_example"].find("failure").get("message") == "why test_hand_example"
+    assert cases["test_canonical_form"].find("error").get("type") == "crashed"
+    assert cases["test_vocab_bytes"].find("error").get("type") == "not run"
+    assert list(cases["test_constraint_lifecycle"]) == []
+
+
+def test_gradescope_scores_one_point_per_passed_test(tmp_path):
+    path = tmp_path / "results.json"
+    reports.write_gradescope(make_result(CRASHED), path)
+    doc = json.loads(path.read_text())
+    assert (doc["score"], doc["max_score"]) == (12.0, 16.0)
+    assert len(doc["tests"]) == 16
+    statuses = {t["name"]: t["status"] for t in doc["tests"]}
+    assert statuses["test_canonical_form"] == "failed" and statuses["test_apply_mask"] == "failed"
+    assert all(set(t) >= {"name", "score", "max_score", "status", "output"} for t in doc["tests"])
+    assert doc["output"].endswith("verdict: crashed or timed out (exit 3)")
+
+
+def test_gradescope_scores_zero_on_contract_errors_and_tampering():
+    contract = reports.to_gradescope(make_result({n: "not run" for n in NAMES},
+                                                 {"status": "contract", "problems": ["TokenIndex: missing"]}))
+    assert contract["score"] == 0 and "TokenIndex: missing" in contract["output"]
+    tampered = reports.to_gradescope(make_result({}, tamper=[{"test": None, "changes": ["re.fullmatch rebound"]}]))
+    assert tampered["score"] == 0 and "tampered" in tampered["output"]
