@@ -31,6 +31,9 @@ NESTED = {"type": "object", "properties": {"p": {"type": "object", "properties":
           "required": ["p"], "additionalProperties": False}
 STRING = {"type": "string", "title": "annotations do not constrain", "description": "d"}
 EITHER = {"anyOf": [{"type": "null"}, {"type": "number"}]}
+# enum values whose compact JSON holds regex metacharacters: inserted unescaped, 2.5
+# would match 2x5 and "(p|q)" would match "p" (mutant s22)
+ENUMS = {"enum": [2.5, "a\"b", "x.y", "(p|q)", [1, {"k": "v"}], 1.5e-05, None]}
 
 # (schema, name, documents the oracle accepts, documents it refuses)
 DOCUMENTS = [
@@ -65,6 +68,8 @@ DOCUMENTS = [
     (STRING, "string", ["", "a b", "\u00e9", "\"", "\\", "\ud7ff", "\ue000", "\U0010ffff"],
      [b'"a', b"a", b'"a\nb"', b'"\xc3"', b'"a"b"', b"'a'"]),
     (EITHER, "anyOf", [None, 1.5, -3, 0], [b'"null"', b"true", b"nul", b"1.5.2"]),
+    (ENUMS, "enum with metacharacters", [2.5, "a\"b", "x.y", "(p|q)", [1, {"k": "v"}], 1.5e-05, None],
+     [b"2x5", b'"x-y"', b'"p"', b'"q"', b"1x5e-05", b"1.5e-5", b'[1,{"k":"v"},]', b'"a"b"', b"nullnull"]),
 ]
 
 
