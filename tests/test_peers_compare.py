@@ -22,7 +22,7 @@ from harness.cli import main
 from harness.peers import PeerUnavailable, load_peer
 from harness.peers.base import Compiled, Masker, Peer, PeerRefused, Source, ids_to_mask
 from harness.peers.cases import Case, fixed_cases, generated_cases
-from harness.peers.classify import CLASSES, strip_json_whitespace
+from harness.peers.classify import CLASSES, last_key, strip_json_whitespace
 from harness.peers.compare import Session, _deletions, compare, report_json, report_markdown, shrink
 
 
@@ -180,6 +180,27 @@ def test_strip_json_whitespace_keeps_the_value_and_removes_all_layout(value):
     stripped = strip_json_whitespace(spaced)
     assert json.loads(stripped) == value
     assert stripped == json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@pytest.mark.property
+@given(st.dictionaries(st.text("ab\"\\\u00e9", max_size=3), st.integers(0, 9), min_size=1, max_size=3),
+       st.data())
+def test_last_key_finds_the_key_a_cut_document_ends_in(value, data):
+    items = list(value.items())
+    k = data.draw(st.integers(0, len(items) - 1))
+    head = b"{" if k == 0 else json.dumps(dict(items[:k]), separators=(",", ":"), ensure_ascii=False).encode()[:-1] + b","
+    key_bytes = json.dumps(items[k][0], ensure_ascii=False).encode()
+    cut = data.draw(st.integers(1, len(key_bytes)))  # inside the key, or right after its closing quote
+    found, closed = last_key(head + key_bytes[:cut])
+    assert closed == (cut == len(key_bytes))
+    if closed:
+        assert found == items[k][0]
+    else:
+        try:
+            written = json.loads(b'"' + key_bytes[1:cut] + b'"')
+        except ValueError:
+            return  # cut inside an escape or a UTF-8 sequence: no text to compare
+        assert found == written and items[k][0].startswith(found)
 
 
 @pytest.mark.unit

@@ -250,7 +250,33 @@ def _peer_viable_reason(ours, text: bytes):
     stripped = strip_json_whitespace(text)
     if stripped != text and ours.viable(stripped):
         return "whitespace", "the same prefix without whitespace between tokens is viable for us"
-    keys = extra_keys(ours.source.as_schema(), text)
+    schema = ours.source.as_schema()
+    keys = extra_keys(schema, text)
     if keys:
         return "extra-keys", f"keys {keys} are not in properties"
+    last = last_key(text)
+    if last is not None:
+        key, closed = last
+        names = _property_names(schema)
+        if (key not in names) if closed else not any(name.startswith(key) for name in names):
+            return "extra-keys", f"the key being written ({key!r}) is not (a prefix of) a name in properties"
     return None
+
+
+_LAST_KEY = re.compile(rb'[{,]\s*"((?:[^"\\]|\\.)*\\?)(")?\s*$')  # a trailing lone \ too
+
+
+def last_key(text: bytes) -> tuple[str, bool] | None:
+    """(key, closed) when ``text`` ends in an object key, written in part (e.g.
+    ``b'{"ci'`` -> ("ci", False)) or whole with no colon yet (``b'{"x"'`` -> ("x",
+    True)); None otherwise. A rough scan: it does not check that the brace or comma
+    before the key is itself outside a string."""
+    m = _LAST_KEY.search(text)
+    if m is None:
+        return None
+    raw = m.group(1)
+    try:
+        key = json.loads(b'"' + raw + b'"')
+    except ValueError:
+        key = raw.decode("utf-8", errors="replace")
+    return key, m.group(2) is not None

@@ -382,7 +382,22 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
             d = r.examples.get(cls)
             if d is not None:
                 lines.append(f"- **{cls}** ({r.counts[cls]}): {_describe(d)}")
+        others = _distinct(r.shrunk_examples.get(UNEXPLAINED, []), r.examples.get(UNEXPLAINED))
+        if others:
+            lines += ["", "Other unexplained disagreements (shrunk): findings to look at.", ""]
+            lines += [f"- {_describe(d)}" for d in others]
     return "\n".join(lines) + "\n"
+
+
+def _distinct(ds: list[Disagreement], shown) -> list[Disagreement]:
+    seen = {repr(shown.case.to_json())} if shown is not None else set()
+    out = []
+    for d in ds:
+        key = repr(d.case.to_json())
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
 
 
 def _describe(d: Disagreement) -> str:

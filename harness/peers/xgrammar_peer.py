@@ -2,7 +2,7 @@
 interface, used only where torch is already installed.
 
 xgrammar's Python package depends on torch (gigabytes), so it is not part of the
-``peers`` extra; install it next to an existing torch (``pip install xgrammar``).
+``peers`` extra; install it next to an existing torch (extra ``peers-xgrammar``).
 Without torch or xgrammar this peer reports ``PeerUnavailable`` with the reason.
 
 Calls (xgrammar's documented Python API): ``TokenizerInfo(encoded_vocab,
@@ -37,7 +37,8 @@ def _import():
     try:
         import xgrammar
     except ImportError as exc:
-        raise PeerUnavailable("xgrammar", "not installed: pip install xgrammar (torch is present)") from exc
+        raise PeerUnavailable("xgrammar", "not installed (torch is present): "
+                              "pip install 'constrain-harness[peers-xgrammar]'") from exc
     return xgrammar
 
 
