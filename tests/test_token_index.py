@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 import regex
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from oracles import derivatives
 from oracles.automaton import DEAD, DFA, TokenIndex, regex_to_dfa
@@ -252,7 +252,10 @@ def test_masks_agree_with_the_derivative_oracle(pattern, tokens, text):
         if nxt == DEAD:
             break
         state, prefix = nxt, prefix + bytes([byte])
-    expected = derivatives.mask(pattern, vocab, eos_id, prefix)
+    try:
+        expected = derivatives.mask(pattern, vocab, eos_id, prefix)
+    except derivatives.DerivativeLimitExceeded:  # the oracle's documented bound: no answer
+        assume(False)
     assert index.mask(state).tolist() == expected.tolist()
 
 
