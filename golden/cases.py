@@ -106,15 +106,15 @@ assert len(CONSTRAIN_VOCAB) == 123 and CONSTRAIN_VOCAB[CONSTRAIN_EOS] is None
 MASKS_VOCAB: list[bytes | None] = (
     [None]  # 0: EOS, at the front this time
     + [bytes([c]) for c in b"abcdegorstxyz"]  # 1..13
-    + [bytes([c]) for c in b"0129"]  # 14..17
-    + [bytes([c]) for c in b'_-+.,:"\\{}[] ']  # 18..30
-    + [b"\n", b"\x00", b"\x7f", b"\x80", b"\xff"]  # 31..35
-    + [b"ca", b"cat", b"dog", b"ab", b"abc", b"00", b"1.", b"e+", b'":', b'{"', b'"}', b"true", b"1]"]  # 36..48
-    + ["\u00e9".encode(), b"\xc3", b"\xa9", "\u20ac".encode()]  # 49..52
-    + [None, b""]  # 53: a special token, 54: the empty token
+    + [bytes([c]) for c in b"01259"]  # 14..18
+    + [bytes([c]) for c in b'_-+.,:"\\{}[] ']  # 19..31
+    + [b"\n", b"\x00", b"\x7f", b"\x80", b"\xff"]  # 32..36
+    + [b"ca", b"cat", b"dog", b"ab", b"abc", b"00", b"1.", b"e+", b'":', b'{"', b'"}', b"true", b"1]"]  # 37..49
+    + ["\u00e9".encode(), b"\xc3", b"\xa9", "\u20ac".encode()]  # 50..53
+    + [None, b""]  # 54: a special token, 55: the empty token
 )
 MASKS_EOS = 0
-assert len(MASKS_VOCAB) == 55, len(MASKS_VOCAB)
+assert len(MASKS_VOCAB) == 56, len(MASKS_VOCAB)
 assert MASKS_VOCAB[MASKS_EOS] is None
 
 
@@ -250,8 +250,10 @@ MASKS_CASES: list[Case] = [
     _pattern("plus_is_not_star", "x+y?", ("l87:6",)),
     _pattern("overlapping_words", "(ab|abc)*c", ("l87:5", "l87:2")),
     _pattern("utf8_text", "(\\xc3\\xa9|\\xe2\\x82\\xac|[a-z ])*", ("l87:5",)),
-    _schema("optional_members", {"type": "object", "properties": {"a": _INT, "b": _BOOL}}, ("l87:9",)),
+    _pattern("open_repeat", "(ab){2,}c?", ("l87:6",)),
+    _schema("optional_members", {"type": "object", "properties": {"b": _BOOL, "a": _INT}}, ("l87:9", "port:s02")),
     _schema("string", _STR, ("l87:8",)),
     _schema("number", {"type": "number"}, ("l87:8",)),
     _schema("int_array_max_2", {"type": "array", "items": _INT, "maxItems": 2}, ("l87:10",)),
+    _schema("enum_values", {"enum": [2.5, "a.b", 1.5e-05, "q\""]}, ("port:s04", "port:s09")),
 ]

@@ -1,8 +1,9 @@
 """Seeded random walks through a language, token by token, recording the masks.
 
 A *walker* answers, for a position in the text, the mask (``bool[V]``), whether the
-text so far is complete, the position after a token, and the distance (the length
-of the shortest completion in bytes). Two walkers answer the same questions:
+text so far is complete, the position after a token, its canonical state, and the
+distance (the fewest tokens that complete the text). Two walkers answer the same
+questions:
 
 - ``DerivativeWalker``: the derivative oracle (``oracles.derivatives``); the
   position is the text itself; no automaton of ``oracles.automaton`` is involved.
@@ -11,10 +12,10 @@ of the shortest completion in bytes). Two walkers answer the same questions:
 
 ``walk(walker, eos_id, seed, budget=..., limit=...)`` draws one path with numpy
 ``default_rng(seed)``. At each step the candidates are, while fewer than ``budget``
-tokens were taken, the allowed tokens that neither end the text (EOS) nor finish it
-(lead to an accepting state with no way on), unless there are no others;
-afterwards the tokens that leave the
-shortest completion (EOS alone when allowed), so a path ends with EOS when it can.
+tokens were taken, the allowed tokens that neither end the text (EOS), nor finish it
+(lead to an accepting state with no way on), nor lead where the vocabulary cannot
+complete it, unless there are no others; afterwards the tokens that leave the
+shortest completion (EOS alone when allowed), so a path ends with EOS.
 The candidates are grouped by the state they lead to (EOS is a group of its own;
 groups ordered by their smallest id), and two integers from the generator pick a
 group, then a token in it: a string's rare transitions (a quote, a backslash, a
@@ -26,8 +27,8 @@ Guarantees of a ``Path``: ``len(allowed) == len(complete) == len(tokens) + 1``;
 ``allowed[i]`` and ``complete[i]`` describe the text before ``tokens[i]``; after
 EOS the last entry is ``[]`` (nothing is allowed after EOS) with ``complete`` True.
 
-Example: ``(cat|car|dog)s?`` with budget 0 takes ``c``-starting or ``d``-starting
-tokens, then closes the word, then takes EOS.
+Example: ``(cat|car|dog)s?`` with budget 0 steers from the start: ``cat`` and ``dog``
+complete the text in one token, so it takes one of them, then EOS.
 """
 
 from __future__ import annotations
@@ -53,15 +54,22 @@ class Path:
     ended: str = ""  # "eos", "stuck" (nothing allowed) or "limit" (too many tokens)
 
 
-def distances(trans: np.ndarray, accept: np.ndarray) -> list[int]:
-    """Shortest completion length in bytes from each state of a byte DFA (a backward
-    breadth-first search from the accepting states); ``UNREACHABLE`` if none."""
+def distances(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> list[int]:
+    """The fewest tokens of ``vocab`` (EOS, specials and empty tokens excepted) that
+    take each state of a byte DFA to an accepting state (a backward breadth-first
+    search); ``UNREACHABLE`` when the vocabulary cannot complete the text from there.
+
+    Counting tokens, not bytes, keeps a walk from steering into a state the
+    vocabulary cannot leave (e.g. after ``tr`` when no token holds ``u``)."""
     n = accept.shape[0]
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for s, row in enumerate(trans.tolist()):
-        for t in set(row):
+    rows = trans.tolist()
+    tokens = [tok for t, tok in enumerate(vocab) if tok and t != eos_id]
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for s in range(n):
+        for tok in tokens:
+            t = _step(rows, s, tok)
             if t != DEAD:
-                preds[t].append(s)
+                preds[t].add(s)
     dist = [UNREACHABLE] * n
     queue = deque(int(s) for s in np.flatnonzero(accept))
     for s in queue:
@@ -75,6 +83,14 @@ def distances(trans: np.ndarray, accept: np.ndarray) -> list[int]:
     return dist
 
 
+def _step(rows: list[list[int]], state: int, data: bytes) -> int:
+    for byte in data:
+        state = rows[state][byte]
+        if state == DEAD:
+            return DEAD
+    return state
+
+
 class ReferenceWalker:
     """Positions are states of ``impl.regex_to_dfa(pattern)``; masks from ``impl.TokenIndex``."""
 
@@ -82,7 +98,7 @@ class ReferenceWalker:
         self.vocab = vocab
         self.dfa = impl.regex_to_dfa(pattern)
         self.index = impl.TokenIndex(self.dfa, vocab, eos_id)
-        self._dist = distances(np.asarray(self.dfa.trans), np.asarray(self.dfa.accept))
+        self._dist = distances(np.asarray(self.dfa.trans), np.asarray(self.dfa.accept), vocab, eos_id)
         self.final = _final_states(np.asarray(self.dfa.trans), np.asarray(self.dfa.accept))
 
     def start(self):
@@ -116,7 +132,7 @@ class DerivativeWalker:
         self.oracle = derivatives.Oracle(pattern)
         trans, accept = self.oracle.canonical_dfa()
         self._trans = np.asarray(trans)
-        self._dist = distances(self._trans, np.asarray(accept))
+        self._dist = distances(self._trans, np.asarray(accept), self.vocab, eos_id)
         self.final = _final_states(self._trans, np.asarray(accept))
 
     def start(self):
@@ -151,9 +167,11 @@ def _final_states(trans: np.ndarray, accept: np.ndarray) -> list[bool]:
 
 
 def _unfinished(walker, pos, tokens: list[int], eos_id) -> list[int]:
-    """The tokens that neither end nor finish the text; all of them if none."""
-    keep = [t for t in tokens if t != eos_id and not walker.final[walker.state(walker.advance(pos, t))]]
-    return keep or tokens
+    """The tokens that neither end nor finish the text, nor lead where the vocabulary
+    cannot complete it; if none, those that can still complete (EOS counts)."""
+    live = [t for t in tokens if t == eos_id or walker.distance(walker.advance(pos, t)) < UNREACHABLE]
+    keep = [t for t in live if t != eos_id and not walker.final[walker.state(walker.advance(pos, t))]]
+    return keep or live or tokens
 
 
 def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int) -> Path:
