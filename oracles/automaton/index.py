@@ -103,6 +103,8 @@ class VocabTrie:
         that is neither bytes nor None, LimitExceeded past the documented bounds.
         """
         vocab = _check_vocab(vocab)
+        if eos_id is not None and not 0 <= eos_id < len(vocab):
+            raise ValueError(f"VocabTrie: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
         return _cached_trie(tuple(vocab), eos_id)
 
 
@@ -312,9 +314,9 @@ class TokenIndex:
         return self._compute(np.arange(n))
 
     def _compute(self, states: np.ndarray) -> tuple[np.ndarray, Transitions]:
-        """Walk from ``states``; cache and return their masks and transitions."""
+        """Walk from ``states`` (ascending); cache and return their masks and transitions."""
         masks, origin, token, target = self._tables(states)
-        order = np.argsort(origin, kind="stable")  # group the pairs by state
+        order = np.argsort(origin, kind="stable")  # group the pairs by state, states ascending
         counts = np.bincount(origin, minlength=self.dfa.n_states)[states]
         indptr = np.concatenate([[0], np.cumsum(counts)])
         table = Transitions(indptr, token[order], target[order])
