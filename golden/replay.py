@@ -60,14 +60,8 @@ def load_impl(spec: str | None = None, ref_deps: bool = False):
     """The implementation to replay against: ``None`` is the reference
     (``oracles.automaton``); otherwise whatever ``harness.candidate.load_candidate``
     accepts (a module name, a ``.py`` file, a package directory)."""
-    try:
-        from harness.candidate import load_candidate
-    except ImportError:  # the suite's loader is not there: the reference only
-        if spec is not None:
-            raise ValueError(f"cannot load candidate {spec!r}: harness.candidate is not available") from None
-        import oracles.automaton as impl
+    from harness.candidate import load_candidate
 
-        return impl
     return load_candidate(spec, ref_deps)
 
 
