@@ -7,11 +7,14 @@ text's UTF-8), ``tokenizers``' ByteLevel alphabet and pre-tokenizer, puretiktoke
 
 from __future__ import annotations
 
-import pytest
+import doctest
 
-from oracles.automaton import bytes_to_unicode, unicode_to_bytes, vocab_bytes
-from oracles.automaton.errors import LimitExceeded
+import pytest
+from hypothesis import given, strategies as st
+
+from oracles.automaton import bytemap, bytes_to_unicode, unicode_to_bytes, vocab_bytes
 from oracles.automaton import vocab as vocab_module
+from oracles.automaton.errors import LimitExceeded
 
 TEXTS = ["hello world", "Hello, World! 123", "  leading spaces\tand\ttabs\n\nnewlines",
          "héllo wörld, naïve café", "日本語のテキスト", "emoji 🎉🚀 and ZWJ 👩‍💻",
@@ -44,6 +47,20 @@ def test_byte_map_equals_the_tokenizers_byte_level_alphabet():
         pieces = byte_level.pre_tokenize_str(text)
         mapped = "".join(piece for piece, _ in pieces)
         assert bytes(back[c] for c in mapped) == text.encode("utf-8")
+
+
+@pytest.mark.property
+@given(st.lists(st.binary(min_size=1, max_size=8), max_size=20))
+def test_byte_level_strings_decode_to_their_bytes(tokens):
+    forward = bytes_to_unicode()
+    strings = ["".join(forward[b] for b in token) for token in tokens]
+    assert vocab_bytes(strings) == tokens
+
+
+@pytest.mark.unit
+def test_docstring_examples_run():
+    for module in (bytemap, vocab_module):
+        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 # --- token strings ----------------------------------------------------------------
