@@ -43,6 +43,16 @@ import regex
 CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys",
            "canonical-tokens", "eos-when-stuck", "unexplained")
 UNEXPLAINED = "unexplained"
+CLASS_HELP = {
+    "empty-token": "a token with no bytes: never allowed by us, allowed by the peer",
+    "unicode-vs-bytes": "we match bytes (re on bytes), the peer characters of UTF-8 text (re on str)",
+    "leftmost-first": "the peer keeps backtracking priority: an earlier alternative cuts off a longer one",
+    "whitespace": "the peer's JSON allows whitespace between tokens, our compact JSON does not",
+    "extra-keys": "the peer's objects allow keys beyond properties, ours are closed",
+    "canonical-tokens": "the peer's mask refuses a token whose bytes its own language still continues with",
+    "eos-when-stuck": "no token can continue, so the peer offers EOS on an incomplete text",
+    "unexplained": "no known design difference reproduces the peer's answer: a finding",
+}
 
 
 # -- oracles --------------------------------------------------------------------------

@@ -34,7 +34,7 @@ import numpy as np
 
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
-from harness.peers.classify import CLASSES, UNEXPLAINED, classify_accepts, classify_mask
+from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_mask
 from harness.peers.ours import Ours
 
 MAX_TOKENS_CLASSIFIED = 16
@@ -374,6 +374,7 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
         lines.append(f"| {r.name} | {r.version} | {r.checks} | {r.agreements} | {cells} | {skipped} |")
     for name, reason in sorted(missing.items()):
         lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
+    lines += ["", "Classes:", ""] + [f"- `{c}`: {CLASS_HELP[c]}" for c in CLASSES]
     for r in results:
         if not r.examples:
             continue

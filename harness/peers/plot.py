@@ -22,7 +22,7 @@ ROW_H = 18
 GROUP_H = 22
 LEFT = 230
 BAR_W = 460
-RIGHT = 130
+RIGHT = 190
 
 
 def bar_chart_svg(bars, title: str = "") -> str:
