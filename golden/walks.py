@@ -17,8 +17,8 @@ tokens were taken, the allowed tokens that neither end the text (EOS), nor finis
 complete it, unless there are no others; afterwards the tokens that leave the
 shortest completion (EOS alone when allowed), so a path ends with EOS.
 The candidates are grouped by the state they lead to (EOS is a group of its own;
-groups ordered by their smallest id), and two integers from the generator pick a
-group, then a token in it: a string's rare transitions (a quote, a backslash, a
+groups ordered by their smallest id), and two integers from the generator's raw
+64-bit stream (``_draw``: stable across numpy versions) pick a group, then a token: a string's rare transitions (a quote, a backslash, a
 UTF-8 lead byte) are as likely as its hundred printable characters. States are
 those of the canonical DFA, so the choice depends only on the language and both
 walkers draw the same path from the same seed (``build`` checks it).
@@ -191,8 +191,8 @@ def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int
         else:
             allowed = _unfinished(walker, pos, allowed, eos_id)
         groups = _groups(walker, pos, allowed, eos_id)
-        group = groups[int(rng.integers(len(groups)))]
-        token = group[int(rng.integers(len(group)))]
+        group = groups[_draw(rng, len(groups))]
+        token = group[_draw(rng, len(group))]
         path.tokens.append(token)
         if token == eos_id:
             path.allowed.append([])  # nothing after EOS
@@ -201,6 +201,16 @@ def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int
             return path
         pos = walker.advance(pos, token)
         path.text += walker.vocab[token]
+
+
+def _draw(rng: np.random.Generator, n: int) -> int:
+    """An integer in ``range(n)`` from the raw 64-bit PCG64 stream (``raw % n``).
+
+    The raw stream of a seeded PCG64 is fixed by its definition, while the
+    algorithms of ``Generator.integers`` may change between numpy versions; drawing
+    from the raw stream keeps the golden files identical whatever numpy CI installs.
+    (The modulo bias, below 2**-50 here, does not matter for choosing a path.)"""
+    return int(rng.bit_generator.random_raw()) % n
 
 
 def _groups(walker, pos, tokens: list[int], eos_id) -> list[list[int]]:
