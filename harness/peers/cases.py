@@ -10,10 +10,12 @@ A ``Case`` is one question asked of ours and of a peer:
 what it probes (the seed's section 3 example, alternation with a shared prefix,
 non-ASCII bytes, whitespace, extra keys, ...). ``generated_cases(n, seed)`` draws
 more with Hypothesis (seeded, no example database): patterns from
-``strategies.patterns``, documents as random walks of our DFA plus one-byte edits
-and short UTF-8 text, vocabularies cut from those documents (with UTF-8 fragments,
-an empty token, a special token and EOS), schemas from a small generator of the
-JSON subset, documents from their values, with whitespace or an extra key added.
+``strategies.patterns``, documents as random walks of our DFA plus one-byte edits,
+short UTF-8 text and ``strategies.strings.strings_for``; vocabularies cut from those
+documents (with UTF-8 fragments, an empty token, a special token and EOS) or drawn
+from ``strategies.vocabularies`` (EOS anywhere); schemas from a small generator of
+the JSON subset (documents from their values, with whitespace or an extra key
+added) or from ``strategies.schemas`` (valid and one-mutation documents).
 """
 
 from __future__ import annotations
@@ -215,6 +217,9 @@ def _regex_cases(draw, ours) -> list[Case]:
     from harness.peers.base import PeerRefused
     from strategies.patterns import patterns
 
+    from strategies.strings import strings_for
+    from strategies.vocabularies import vocabularies
+
     pattern = draw(patterns(max_leaves=5, max_repeat=3))
     try:
         compiled = ours.compile_regex(pattern)
@@ -223,8 +228,14 @@ def _regex_cases(draw, ours) -> list[Case]:
     source = Source.regex(pattern)
     members = [_walk(draw, compiled.dfa) for _ in range(draw(st.integers(1, 3)))]
     docs = members + [_edit(draw, m) for m in members] + [draw(UTF8_TEXT).encode()]
+    docs += draw(st.lists(strings_for(pattern, max_size=8), min_size=1, max_size=2))
     cases = accepts_cases(source, list(dict.fromkeys(docs)), origin="generated")
-    vocab, eos_id = _vocab_from(draw, members)
+    if draw(st.booleans()):
+        vocab, eos_id = _vocab_from(draw, members)
+    else:  # the strategies' vocabularies (EOS anywhere, fragments, specials), plus our single bytes
+        alphabet = bytes(sorted({b for m in members for b in m})) or b"a"
+        theirs, eos_id = draw(vocabularies(max_size=12, alphabet=alphabet))
+        vocab = theirs + [bytes([b]) for b in alphabet]
     masker = compiled.masker(vocab, eos_id)
     prefixes = _token_walk(draw, masker, vocab, eos_id, draw(st.integers(0, 3)))
     return cases + mask_cases(source, vocab, eos_id, prefixes, origin="generated")
@@ -292,16 +303,24 @@ def _spaced(draw, doc: bytes) -> bytes:
 
 def _schema_cases(draw, ours) -> list[Case]:
     from harness.peers.base import PeerRefused
+    from strategies.schemas import documents, schemas
 
-    schema, value = draw(schemas_and_values())
+    if draw(st.booleans()):
+        schema, value = draw(schemas_and_values())
+        doc = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    else:  # the strategies' schemas: tricky names and enum values, additionalProperties: false
+        schema = draw(schemas(max_leaves=4))
+        value = None
+        doc = draw(documents(schema)).encode()
     try:
         compiled = ours.compile_schema(schema)
     except PeerRefused:
         return []
     source = Source.schema(schema)
-    doc = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
     docs = [doc, _spaced(draw, doc), _edit(draw, doc)]
-    if isinstance(value, dict):
+    if value is None:
+        docs.append(draw(documents(schema, valid=False)).encode())
+    elif isinstance(value, dict):
         docs.append(json.dumps({**value, "zz": 1}, separators=(",", ":")).encode())
     cases = accepts_cases(source, list(dict.fromkeys(docs)), origin="generated")
     vocab, eos_id = _vocab_from(draw, [doc])
