@@ -1,0 +1,82 @@
+"""Differential: token masks four ways.
+
+After a prefix, the mask of a vocabulary is computed by
+
+1. the reference ``TokenIndex`` (a byte trie walked over the canonical DFA);
+2. brute force: each token's bytes stepped through the same DFA (the definition);
+3. the derivative oracle's ``mask`` (derivatives by the prefix, then by each token);
+4. the ``regex`` module's partial matching: token t is allowed iff ``prefix + t`` is
+   a prefix of a member; EOS iff ``prefix`` is a member (``re.fullmatch``).
+
+``regex`` partial matching is only right on patterns with no sub-pattern of empty
+language (see ``oracles/stdlib.py``); ``patterns()`` never draws one by default.
+Prefixes are mostly viable (prefixes of walks), sometimes arbitrary (then the
+reference has no state to ask, and every other side must allow nothing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+from oracles import derivatives
+from oracles.automaton import DEAD, TokenIndex, regex_to_dfa
+from oracles.stdlib import fullmatch, partial_match
+from strategies.patterns import patterns
+from strategies.strings import members, prefixes, strings_for
+from strategies.vocabularies import vocabularies
+
+pytestmark = pytest.mark.property
+
+HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
+
+
+def brute_force_mask(dfa, state: int, vocab, eos_id) -> np.ndarray:
+    """The definition, token by token (seed section 2.3)."""
+    out = np.zeros(len(vocab), dtype=bool)
+    if state == DEAD:
+        return out
+    for t, tok in enumerate(vocab):
+        if t == eos_id:
+            out[t] = bool(dfa.accept[state])
+        elif tok:
+            out[t] = dfa.step(state, tok) != DEAD
+    return out
+
+
+def regex_partial_mask(pattern: str, prefix: bytes, vocab, eos_id) -> np.ndarray:
+    return np.array([fullmatch(pattern, prefix) if t == eos_id else bool(tok) and partial_match(pattern, prefix + tok)
+                     for t, tok in enumerate(vocab)], dtype=bool)
+
+
+@st.composite
+def mask_cases(draw):
+    pattern = draw(patterns(max_leaves=6))
+    dfa = regex_to_dfa(pattern)
+    alphabet = bytes(sorted(set(pattern.encode()) | set(b"abc")))
+    vocab, eos_id = draw(vocabularies(alphabet=alphabet))
+    prefix = draw(st.one_of(prefixes(members(dfa, max_size=6)), strings_for(pattern, max_size=6)))
+    return pattern, vocab, eos_id, prefix
+
+
+@given(mask_cases())
+@example(("(cat|car|dog)s?", HAND_VOCAB, 13, b"ca"))
+@example(("(cat|car|dog)s?", HAND_VOCAB, 13, b"cat"))
+@example(("(cat|car|dog)s?", HAND_VOCAB, 13, b"x"))
+@example(("a|", [b"", None, b"a", b"aa"], None, b""))
+def test_trie_masks_equal_brute_force_derivatives_and_regex_partial(case):
+    pattern, vocab, eos_id, prefix = case
+    dfa = regex_to_dfa(pattern)
+    state = dfa.step(0, prefix)
+    expected = brute_force_mask(dfa, state, vocab, eos_id)
+    if state != DEAD:
+        index = TokenIndex(dfa, vocab, eos_id)
+        assert np.array_equal(index.mask(state), expected), (pattern, prefix, np.flatnonzero(index.mask(state) != expected))
+        for t in np.flatnonzero(expected).tolist():
+            want = state if t == eos_id else dfa.step(state, vocab[t])
+            assert index.next_state(state, t) == want, (pattern, prefix, t)
+    oracle = derivatives.mask(pattern, vocab, eos_id, prefix)
+    assert np.array_equal(oracle, expected), (pattern, prefix, np.flatnonzero(oracle != expected))
+    partial = regex_partial_mask(pattern, prefix, vocab, eos_id)
+    assert np.array_equal(partial, expected), (pattern, prefix, np.flatnonzero(partial != expected))
