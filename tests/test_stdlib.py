@@ -163,3 +163,22 @@ def test_integer_valued_float_is_valid_but_outside_the_schema_language():
     assert check_document({"type": "integer"}, "1.0").ok
     assert not derivatives.matches(json_schema_to_regex({"type": "integer"}), b"1.0")
     assert re.fullmatch(json_schema_to_regex({"type": "integer"}).encode(), b"1.0") is None
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("schema,text", [
+    ({"type": "string"}, b'"\\u0041"'),        # Python writes "A"
+    ({"type": "string"}, b'"a\\/b"'),          # Python writes "a/b"
+    ({"type": "number"}, b"1E5"),              # Python writes 100000.0
+    ({"type": "number"}, b"1.50"),             # Python writes 1.5
+    ({"type": "integer"}, b"-0"),              # Python writes 0
+])
+def test_schema_language_holds_spellings_python_would_not_write(schema, text):
+    """Finding (for the differential properties): "every walk of a schema's DFA is
+    compact" is false under the strict definition, because the subset's language
+    admits every JSON spelling of a value. Such a document parses, validates and is
+    ordered, and only ``compact`` is False (documented in oracles/stdlib.py)."""
+    from oracles.automaton import json_schema_to_regex
+    assert derivatives.matches(json_schema_to_regex(schema), text)
+    verdict = check_document(schema, text)
+    assert verdict.parses and verdict.valid and verdict.ordered and not verdict.compact
