@@ -277,6 +277,15 @@ def test_compare_verb_writes_both_reports(tmp_path):
 
 
 @pytest.mark.boundary
+def test_compare_verb_reports_an_unwritable_report_path(tmp_path):
+    peer_or_skip("interegular")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["compare", "--peers", "interegular", "--regexes", "0", "--schemas", "0",
+                 "--json", str(tmp_path / "missing" / "r.json"), "--md", str(tmp_path / "r.md")], out, err)
+    assert code == 2 and "cannot write the report" in err.getvalue()
+
+
+@pytest.mark.boundary
 def test_compare_verb_refuses_an_unknown_peer():
     out, err = io.StringIO(), io.StringIO()
     assert main(["compare", "--peers", "nope"], out, err) == 2

@@ -71,16 +71,18 @@ def run(args, stdout, stderr) -> int:
     meta = {"cases": len(cases), "fixed": len(fixed), "generated": len(generated), "seed": args.seed,
             "regexes": args.regexes, "schemas": args.schemas}
     markdown = report_markdown(results, missing, meta)
-    if args.md:
-        with open(args.md, "w", encoding="utf-8") as fh:
-            fh.write(markdown)
-        progress(f"wrote {args.md}")
-    else:
-        stdout.write(markdown)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(dumps(report_json(results, missing, meta)))
-        progress(f"wrote {args.json}")
+    try:
+        if args.md:
+            _write(args.md, markdown)
+            progress(f"wrote {args.md}")
+        else:
+            stdout.write(markdown)
+        if args.json:
+            _write(args.json, dumps(report_json(results, missing, meta)))
+            progress(f"wrote {args.json}")
+    except OSError as exc:
+        print(f"cannot write the report: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
     unexplained = sum(r.counts.get("unexplained", 0) for r in results)
     if args.md:
         print(f"{len(cases)} cases, {sum(r.checks for r in results)} checks, "
@@ -89,3 +91,8 @@ def run(args, stdout, stderr) -> int:
     if unexplained and args.fail_on_unexplained:
         return int(ExitCode.FAILED)
     return int(ExitCode.OK)
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
