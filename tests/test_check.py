@@ -1,0 +1,122 @@
+"""End to end: `constrain-harness check` grades the reference, correct alternatives and
+wrong candidates (tests/candidates/), each in a child process.
+
+No false failures: the reference, the reference copied under another module name, and a
+candidate with different internals (Brzozowski minimization) pass all 16 tests. Wrong
+candidates fail the test the seed names for their mistake, with a counterexample.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from harness.check import CheckOptions, run_check
+from harness.cli import main
+from harness.exitcodes import ExitCode
+from harness.suite.catalogue import NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+CANDIDATES = ROOT / "tests" / "candidates"
+
+
+def check(candidate: str | None, *only: str, **options):
+    impl = None if candidate is None else str(CANDIDATES / candidate) if candidate.endswith(".py") else candidate
+    return run_check(CheckOptions(impl=impl, only=tuple(only), **options))
+
+
+def statuses(result) -> dict[str, str]:
+    return {t.name: t.status for t in result.tests}
+
+
+def test_the_reference_passes_through_the_cli_and_writes_every_report(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    files = {name: tmp_path / name for name in ("r.json", "r.xml", "results.json")}
+    code = main(["check", "--json", str(files["r.json"]), "--junit-xml", str(files["r.xml"]),
+                 "--gradescope", str(files["results.json"])], out, err)
+    text = out.getvalue()
+    assert code == ExitCode.OK, text + err.getvalue()
+    assert text.splitlines()[-1] == "verdict: passed (exit 0)"
+    assert text.splitlines()[-2].startswith("16 tests: 16 passed, 0 failed")
+    assert all(f"{name} " in text or text.rstrip().endswith(name) for name in NAMES)
+    doc = json.loads(files["r.json"].read_text())
+    assert doc["counts"]["passed"] == 16 and doc["candidate"] is None
+    assert ET.parse(files["r.xml"]).getroot().find("testsuite").get("failures") == "0"
+    assert json.loads(files["results.json"].read_text())["score"] == 16.0
+
+
+def test_the_reference_copied_under_another_module_name_passes(tmp_path):
+    copy = tmp_path / "student_constrain"
+    shutil.copytree(ROOT / "oracles" / "automaton", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    result = check(str(copy))
+    assert result.load["module"].startswith("cand_student_constrain_")
+    assert result.load["file"].startswith(str(copy))
+    assert set(statuses(result).values()) == {"passed"}, [(t.name, t.reason) for t in result.tests]
+    assert result.exit_code == ExitCode.OK
+
+
+def test_a_candidate_with_brzozowski_minimization_passes():
+    result = check("brzozowski.py")
+    assert set(statuses(result).values()) == {"passed"}, [(t.name, t.reason) for t in result.tests]
+    assert result.exit_code == ExitCode.OK
+
+
+WRONG = [
+    ("wrong_numbering.py", "test_hand_example", "edge 0 --b'c'--> differs from section 3"),
+    ("wrong_eos_everywhere.py", "test_hand_example_masks", "token:    id 13 None"),
+    ("wrong_no_minimization.py", "test_canonical_form", "'a|b' and '[ab]'"),
+    ("wrong_dot_newline.py", "test_matches_python_re", "pattern:  'a.c'"),
+    ("wrong_dead_sink.py", "test_every_state_is_live", "dead_states:"),
+    ("wrong_trie_first_byte.py", "test_masks_match_brute_force", "path:"),
+    ("wrong_ignores_keywords.py", "test_json_schema_rejects_keywords_outside_the_subset", "pattern"),
+    ("wrong_leading_zeros.py", "test_json_schema_documents", "document:"),
+    ("wrong_utf8_tokens.py", "test_vocab_bytes", "token_id:"),
+    ("wrong_greedy_ties.py", "test_greedy_takes_the_best_allowed_token", "expected: id 8 b'ca'"),
+    ("wrong_apply_mask_in_place.py", "test_apply_mask", "apply_mask"),
+    ("wrong_advance_after_eos.py", "test_constraint_lifecycle", "nothing may follow EOS"),
+]
+FAST = {"wrong_numbering.py", "wrong_eos_everywhere.py", "wrong_trie_first_byte.py", "wrong_ignores_keywords.py"}
+
+
+@pytest.mark.parametrize("candidate, test, evidence", [
+    pytest.param(*case, marks=() if case[0] in FAST else pytest.mark.slow, id=case[0]) for case in WRONG])
+def test_a_wrong_candidate_fails_the_test_the_seed_names(candidate, test, evidence):
+    result = check(candidate, test)
+    (verdict,) = result.tests
+    assert verdict.status == "failed", (verdict.status, verdict.reason, verdict.details[-500:])
+    assert verdict.reason and "\n" not in verdict.reason
+    assert evidence in verdict.reason + "\n" + verdict.details, verdict.details
+    assert result.exit_code == ExitCode.FAILED
+
+
+def test_a_contract_error_exits_2_and_names_what_is_missing():
+    out = io.StringIO()
+    code = main(["check", "--impl", str(CANDIDATES / "wrong_missing_names.py")], out, io.StringIO())
+    text = out.getvalue()
+    assert code == ExitCode.USAGE, text
+    assert "TokenIndex.next_state: missing" in text and "constrained_sample: missing" in text
+    assert text.splitlines()[-1] == "verdict: usage or contract error (exit 2)"
+
+
+def test_ref_deps_supply_sampling_and_the_byte_map():
+    # without --ref-deps the contract check fails: tests/test_candidate.py (in process)
+    tests = ("test_greedy_takes_the_best_allowed_token", "test_constrained_generation_parses", "test_vocab_bytes")
+    with_deps = check("needs_ref_deps.py", *tests, ref_deps=True)
+    assert set(statuses(with_deps).values()) == {"passed"}, [(t.name, t.reason) for t in with_deps.tests]
+    assert sorted(with_deps.load["ref_deps"]) == sorted(["SamplingParams", "sample", "bytes_to_unicode",
+                                                         "unicode_to_bytes"])
+
+
+def test_usage_errors_exit_2():
+    err = io.StringIO()
+    assert main(["check", "--only", "test_nonexistent"], io.StringIO(), err) == ExitCode.USAGE
+    assert "unknown test(s): test_nonexistent" in err.getvalue()
+    out = io.StringIO()
+    assert main(["check", "--impl", "no/such/file.py", "--only", "test_apply_mask"], out, io.StringIO()) \
+        == ExitCode.USAGE
+    assert "no such .py file" in out.getvalue()
