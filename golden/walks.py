@@ -232,13 +232,20 @@ def _closest(walker, pos, allowed: list[int], eos_id) -> list[int]:
 
 
 def follow(walker, eos_id: int | None, tokens: list[int]) -> tuple[list[list[int]], list[bool]]:
-    """The masks and completeness a walker gives along recorded tokens (a replay)."""
+    """The masks and completeness a walker gives along recorded tokens (a replay).
+
+    Stops after the first step whose mask refuses the recorded token (the lists are
+    then shorter than the path's): the walker disagrees there, and has no next
+    position to go on from."""
     allowed: list[list[int]] = []
     complete: list[bool] = []
     pos = walker.start()
     for token in tokens:
-        allowed.append(np.flatnonzero(walker.mask(pos)).tolist())
+        mask = walker.mask(pos)
+        allowed.append(np.flatnonzero(mask).tolist())
         complete.append(walker.complete(pos))
+        if not mask[token]:
+            return allowed, complete
         if token == eos_id:
             allowed.append([])
             complete.append(complete[-1])
