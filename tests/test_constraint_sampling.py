@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import jsonschema
 import numpy as np
@@ -69,6 +70,32 @@ def test_constraint_bad_arguments():
     assert c.is_complete()
     with pytest.raises(ValueError, match="token id 99"):
         c.advance(99)
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", [r"(cat|car|dog)s?", r'\{"a":[0-9]{1,3}(,"b":"[a-z\xc3\xa9]*")?\}',
+                                     r"(ab|a)*b?c"])
+def test_the_constraint_follows_the_text(pattern):
+    """Random allowed tokens: the state is always the DFA's state of the text so far
+    (``dfa.step`` on the joined bytes), and ``is_complete`` is ``re.fullmatch``."""
+    dfa = regex_to_dfa(pattern)
+    vocab = [bytes([b]) for b in b'abcdgorst{}":,0123456789z\xc3\xa9'] + \
+        [b'{"a":', b',"b":"', b'"}', b"ca", b"cat", b"dog", b"ts", b"\xc3\xa9", b"ab", b"bab", None, b"<eos>"]
+    eos_id = len(vocab) - 1
+    index = TokenIndex(dfa, vocab, eos_id)
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        c, text = Constraint(index), b""
+        while not c.done:
+            allowed = np.flatnonzero(c.mask())
+            assert allowed.size, f"stuck after {text!r}"
+            token = int(rng.choice(allowed))
+            c.advance(token)
+            if token != eos_id:
+                text += vocab[token]
+            assert c.state == dfa.step(0, text)
+            assert c.is_complete() == (re.fullmatch(pattern.encode(), text) is not None)
+        assert re.fullmatch(pattern.encode(), text), text
 
 
 # --- apply_mask -------------------------------------------------------------------
