@@ -4,7 +4,7 @@
   through ``cases.MASKS_VOCAB``, masks and completeness from the derivative oracle
   (``oracles.derivatives``), not from an automaton. Schemas enter as the regex of
   the reference's ``json_schema_to_regex`` (text, not an automaton).
-- ``build_constrain_golden(masks_text)``: from the reference pipeline
+- ``build_constrain_golden(masks_doc, masks_text)``: from the reference pipeline
   (``oracles.automaton``), the regex text of 13 schemas, the canonical DFA of those
   and of 8 patterns, three seeded paths of each through the 123-entry vocabulary,
   Python's compact ``json.dumps`` of 19 texts, the refused patterns and schemas,
@@ -17,7 +17,8 @@ path of both files; the reference DFA of every case equals the derivative oracle
 pattern; ``json.loads`` of each dumps output gives the value back.
 
 Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
-order (sets are sorted), numpy ``default_rng`` seeded from lists of integers.
+order (sets are sorted), numpy ``default_rng`` seeded from lists of integers and
+read through its raw PCG64 stream (``walks._draw``).
 ``render_all()`` returns the file texts, byte for byte.
 """
 
