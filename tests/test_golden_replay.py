@@ -321,6 +321,12 @@ def test_golden_replay_runs_a_candidate_in_a_child(tmp_path):
 
 
 @pytest.mark.boundary
+def test_golden_replay_refuses_a_candidate_outside_the_contract():
+    code, _, err = _run("replay", "--impl", str(CANDIDATES / "wrong_missing_names.py"), "--file", "masks")
+    assert code == 2 and "does not implement the contract" in err
+
+
+@pytest.mark.boundary
 def test_golden_replay_times_out_a_hanging_candidate():
     code, _, err = _run("replay", "--impl", str(CANDIDATES / "loops_forever.py"), "--file", "constrain",
                         "--timeout", "5")

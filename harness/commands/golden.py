@@ -8,7 +8,8 @@
 ``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
 ``check`` exits 1 with a unified diff when a committed file differs from the
 regenerated one, or when a file fails its format version or JSON Schema.
-``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded,
+``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded
+or does not implement the contract (``harness.candidate.check_contract``),
 3 when it crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB. A candidate
 given with ``--impl`` is untrusted: it runs in a child process (its own process group,
 ``RLIMIT_AS`` and ``RLIMIT_CPU``) over a private copy of the golden files, and the
@@ -213,6 +214,15 @@ def _replay_here(args, directory: Path, stdout, stderr) -> int:
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
         print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
         return int(ExitCode.USAGE)
+    if args.impl is not None:
+        from harness.candidate import check_contract
+
+        problems = check_contract(impl)
+        if problems:
+            print(f"golden replay: {args.impl} does not implement the contract:", file=stderr)
+            for problem in problems:
+                print(f"  {problem}", file=stderr)
+            return int(ExitCode.USAGE)
     kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
     ok = True
     for kind in kinds:
