@@ -13,6 +13,18 @@ compactness, property order):
   value) are accepted;
 - mutated documents (one mutation each) get the oracle's verdict ``ok``: the DFA
   accepts exactly those the oracle calls parsed, valid, compact and ordered.
+
+Known divergences (``known_divergence``): the schema's language is deliberately
+narrower than "valid, compact, ordered" in the ways ``oracles/automaton/schema.py``
+documents, and a document that the oracle calls ``ok`` while the DFA refuses it is
+excused only when one of them explains it, with its reason:
+
+- a string holding a raw DEL (0x7F): the seed's string character is "printable
+  ASCII", so DEL is in the language only as ``\u007f``, while Python's compact dump
+  writes it raw;
+- an ``enum``/``const`` value spelled otherwise than its own compact JSON but equal
+  to it for JSON Schema: ``0`` for ``0.0``, ``{"b":2,"a":1}`` for ``{"a":1,"b":2}``
+  (the oracle's ``ordered`` looks only at objects described by ``properties``).
 """
 
 from __future__ import annotations
@@ -21,11 +33,12 @@ import json
 import re
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import given, strategies as st
+from jsonschema import Draft202012Validator
 
 from oracles.automaton import json_schema_to_regex, regex_to_dfa
 from oracles.stdlib import check_document
-from strategies.schemas import documents, schemas
+from strategies.schemas import documents, dumps, schemas
 from strategies.strings import members
 
 pytestmark = pytest.mark.property
@@ -42,6 +55,40 @@ def schema_dfa(schema: dict):
     if key not in _DFAS:
         _DFAS[key] = regex_to_dfa(json_schema_to_regex(schema))
     return _DFAS[key]
+
+
+def known_divergence(schema: dict, doc: str) -> str:
+    """Why the oracle's ``ok`` may hold for ``doc`` while the language refuses it
+    (see the module docstring), or "" when nothing excuses a disagreement."""
+    if "\x7f" in doc and "\x7f" not in json.dumps(schema, ensure_ascii=False):
+        return "raw DEL in a string: in the language only as \\u007f"
+    if _enum_respelled(schema, json.loads(doc)):
+        return "an enum/const value equal for JSON Schema but not spelled as its compact JSON"
+    return ""
+
+
+def _enum_respelled(schema: dict, value) -> bool:
+    """True iff some enum/const node of ``schema`` that ``value`` reaches is matched
+    by JSON Schema equality but not by its compact JSON text (e.g. 0 for 0.0)."""
+    if "anyOf" in schema:
+        return any(_enum_respelled(branch, value) for branch in schema["anyOf"])
+    options = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if options is not None:
+        return (dumps(value) not in {dumps(o) for o in options}
+                and Draft202012Validator({"enum": options}).is_valid(value))
+    if isinstance(value, dict) and "properties" in schema:
+        return any(_enum_respelled(schema["properties"][k], v) for k, v in value.items() if k in schema["properties"])
+    if isinstance(value, list) and "items" in schema:
+        return any(_enum_respelled(schema["items"], v) for v in value)
+    return False
+
+
+def assert_same_verdict(schema: dict, doc: str) -> None:
+    matched = schema_dfa(schema).matches(doc.encode("utf-8"))
+    verdict = check_document(schema, doc)
+    if matched != verdict.ok:
+        reason = known_divergence(schema, doc) if verdict.ok else ""
+        assert reason, f"DFA says {matched}, the document oracle {verdict} for {doc!r}"
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -66,15 +113,14 @@ def test_valid_documents_match_the_schema_dfa(data):
     schema = data.draw(schemas(), label="schema")
     doc = data.draw(documents(schema), label="document")
     assert check_document(schema, doc).ok, check_document(schema, doc).reason
-    assert schema_dfa(schema).matches(doc.encode("utf-8")), doc
+    assert schema_dfa(schema).matches(doc.encode("utf-8")) or known_divergence(schema, doc), doc
 
 
 @given(st.data())
 def test_mutated_documents_get_the_document_oracles_verdict(data):
     schema = data.draw(schemas(), label="schema")
     doc = data.draw(documents(schema, valid=False), label="mutated document")
-    verdict = check_document(schema, doc)
-    assert schema_dfa(schema).matches(doc.encode("utf-8")) == verdict.ok, (doc, verdict)
+    assert_same_verdict(schema, doc)
 
 
 @pytest.mark.unit
@@ -83,3 +129,39 @@ def test_mutated_documents_get_the_document_oracles_verdict(data):
                                  '{"city":"Oslo","days":"3"}', '{"city":"Oslo","days":03}'])
 def test_tool_schema_documents_get_the_oracles_verdict(doc):
     assert schema_dfa(TOOL).matches(doc.encode()) == check_document(TOOL, doc).ok
+
+
+# Findings: disagreements met on the way, kept as regressions --------------------------
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("schema, doc", [
+    ({"type": "string"}, '"\x7f"'),
+    ({"type": "object", "properties": {"a": {"type": "string"}}}, '{"a":"x\x7f"}'),
+])
+def test_finding_raw_del_in_a_string_is_in_the_language_only_escaped(schema, doc):
+    # Found by test_valid_documents_match_the_schema_dfa: Python's compact dump keeps
+    # DEL raw; the seed's string grammar ("printable ASCII") does not. Deliberate.
+    assert check_document(schema, doc).ok and not schema_dfa(schema).matches(doc.encode())
+    assert schema_dfa(schema).matches(doc.replace("\x7f", "\\u007f").encode())
+    assert known_divergence(schema, doc)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("schema, doc", [
+    ({"enum": [{"a": 1, "b": 2}]}, '{"b":2,"a":1}'),
+    ({"const": 0.0}, "0"),
+    ({"type": "array", "items": {"enum": [-0.0, "x"]}}, "[0]"),
+])
+def test_finding_an_enum_value_matches_only_as_its_own_compact_json(schema, doc):
+    # Found by thinking through swapped_order on enum objects; the oracle's ``ok``
+    # (JSON Schema equality, ``ordered`` only under ``properties``) is wider.
+    assert check_document(schema, doc).ok and not schema_dfa(schema).matches(doc.encode())
+    assert known_divergence(schema, doc)
+
+
+@pytest.mark.unit
+def test_known_divergence_excuses_nothing_else():
+    assert not known_divergence({"type": "string"}, '"a"')
+    assert not known_divergence({"enum": [{"a": 1, "b": 2}]}, '{"a":1,"b":2}')
+    assert not known_divergence({"const": 0.5}, "1")
