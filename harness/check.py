@@ -62,6 +62,7 @@ PROTECTED_PACKAGES = ("harness", "oracles", "strategies", "golden")
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 STARTUP_SECONDS = 60.0  # wall and CPU allowance for importing pytest, numpy and the candidate
+FINISH_GRACE = 10.0  # seconds a child may take to exit after its session ended
 
 
 @dataclass
@@ -331,6 +332,7 @@ class _ResultReader:
         self.offset = 0
         self.current: str | None = None  # the test started and not finished
         self.current_since = time.monotonic()
+        self.finished_at: float | None = None  # when the session's "finish" record came
 
     def read_new(self) -> list[dict]:
         with open(self.path, "rb") as f:
@@ -351,6 +353,8 @@ class _ResultReader:
                 self.current, self.current_since = record.get("test"), time.monotonic()
             elif record.get("event") in ("result", "load"):
                 self.current = None
+            elif record.get("event") == "finish":
+                self.finished_at = time.monotonic()
         return records
 
 
@@ -364,8 +368,11 @@ def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, 
         running = reader.current is not None and time.monotonic() - reader.current_since > limit
         idle = reader.current is None and time.monotonic() - max(started, reader.current_since) > \
             STARTUP_SECONDS + options.timeout
-        if running or idle:
+        lingering = reader.finished_at is not None and time.monotonic() - reader.finished_at > FINISH_GRACE
+        if running or idle or lingering:
             _kill(child)
+            if lingering:
+                return f"still running {FINISH_GRACE:.0f} s after the session ended (a thread of the candidate?)"
             return f"wall-clock limit: {limit:.0f} s" if running else "no progress (start-up or between tests)"
     return None
 

@@ -74,11 +74,12 @@ def render_table(result: CheckResult, width: int = 150) -> str:
              f"limits: {opts.timeout:g} s wall per test, {opts.memory} MB memory; isolation: {result.isolation}"]
     lines += _load_lines(result)
     name_w = max([len(t.name) for t in result.tests] + [4])
-    head = f"{'#':>2}  {'test':<{name_w}}  {'KIND':<12}  {'verdict':<7}  why"
+    kind_w = max([len(", ".join(t.kinds)) for t in result.tests] + [4])
+    head = f"{'#':>2}  {'test':<{name_w}}  {'KIND':<{kind_w}}  {'verdict':<7}  why"
     lines += ["", head, "-" * min(width, len(head) + 40)]
     for i, test in enumerate(result.tests, 1):
         why = _clip(test.reason, max(20, width - name_w - 30)) if test.status != "passed" else ""
-        lines.append(f"{i:>2}  {test.name:<{name_w}}  {', '.join(test.kinds):<12}  {_MARK[test.status]:<7}  {why}".rstrip())
+        lines.append(f"{i:>2}  {test.name:<{name_w}}  {', '.join(test.kinds):<{kind_w}}  {_MARK[test.status]:<7}  {why}".rstrip())
     lines += _detail_lines(result)
     lines += _integrity_lines(result)
     counts = result.counts()

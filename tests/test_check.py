@@ -120,3 +120,14 @@ def test_usage_errors_exit_2():
     assert main(["check", "--impl", "no/such/file.py", "--only", "test_apply_mask"], out, io.StringIO()) \
         == ExitCode.USAGE
     assert "no such .py file" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_deep_passes_on_the_reference_and_catches_a_wrong_dot():
+    reference = check(None, "test_apply_mask", deep=True, timeout=300)
+    deep = [t for t in reference.tests if "deep" in t.kinds]
+    assert len(deep) == 4 and {t.status for t in reference.tests} == {"passed"}, \
+        [(t.name, t.reason) for t in reference.tests]
+    wrong = check("wrong_dot_newline.py", "test_apply_mask", deep=True, timeout=300)
+    tables = next(t for t in wrong.tests if t.name == "test_deep_tables_equal_the_derivative_oracle")
+    assert tables.status == "failed" and "pattern:" in tables.details, tables.details

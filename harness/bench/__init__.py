@@ -6,6 +6,7 @@ and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
 """
 
 BENCHMARKS: dict[str, str] = {
+    "check": "harness.bench.check",
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",
     "golden": "harness.bench.golden",
