@@ -87,6 +87,12 @@ def test_an_interpreter_crash_names_the_candidates_line_and_reports_are_written(
     assert "crashes_interpreter.py" in by_name["test_hand_example"]["output"]
 
 
+def test_a_skip_from_inside_the_candidate_is_a_failure(suite_files_unchanged):
+    result, skipped, other, _ = grade("skips_tests.py")
+    assert skipped.status == "failed" and "skipped from inside the candidate" in skipped.reason
+    assert other.status == "passed" and result.exit_code == ExitCode.FAILED
+
+
 def test_monkeypatching_re_and_the_harness_is_found_and_undone(suite_files_unchanged):
     result, patched, other, _ = grade("monkeypatches.py")
     at_import = next(f["changes"] for f in result.tamper if f["test"] is None)
