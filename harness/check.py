@@ -189,7 +189,11 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
         child = subprocess.Popen(command, cwd=sandbox, env=_child_env(sandbox), stdin=subprocess.DEVNULL,
                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                  preexec_fn=_limits(cpu, options.memory))
-        killed = _watch(child, reader, result, options, started)
+        try:
+            killed = _watch(child, reader, result, options, started)
+        except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
+            _kill(child)
+            raise
     records = reader.read_new()
     _apply(records, result)
     info = {"attempt": attempt, "returncode": child.returncode, "killed": killed,
