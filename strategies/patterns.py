@@ -42,7 +42,7 @@ from hypothesis.errors import InvalidArgument
 
 __all__ = [
     "Alt", "ByteClass", "Concat", "Empty", "Group", "Literal", "Range", "Repeat",
-    "Shorthand", "Node", "pattern_trees", "patterns",
+    "Shorthand", "Node", "near_patterns", "pattern_trees", "patterns",
 ]
 
 # Symbol tables -------------------------------------------------------------------
@@ -367,3 +367,29 @@ def patterns(*, max_leaves: int = 8, max_repeat: int = 3,
     """
     return pattern_trees(max_leaves=max_leaves, max_repeat=max_repeat,
                          unmatchable_classes=unmatchable_classes).map(lambda t: t.render())
+
+
+# Fuzz-and-reject: text one edit away from the subset -------------------------------------
+
+EDIT_CHARACTERS = "()[]{}|*+?\\^$.-,:=!<>#P0123456789xdwsbBAZaz \t\x01\x7fé"
+
+
+@st.composite
+def near_patterns(draw, *, max_leaves: int = 6) -> str:
+    """Pattern text one character edit (insert, delete or replace) away from a
+    ``patterns()`` pattern, edits drawn from ``EDIT_CHARACTERS`` (metacharacters,
+    digits, escape letters, a control byte, DEL and one non-ASCII letter). Some are
+    still in the subset, some are valid Python outside it (``\\b``, ``a*?``), some are
+    malformed (``a{3,2``), some are not ASCII: a parser must answer each with a
+    result or a ValueError, never another exception.
+
+    Shrinks toward inserting ``(`` before the pattern ``a``.
+    """
+    text = draw(patterns(max_leaves=max_leaves))
+    kind = draw(st.sampled_from(["insert", "delete", "replace"] if text else ["insert"]))
+    char = draw(st.sampled_from(EDIT_CHARACTERS))
+    if kind == "insert":
+        i = draw(st.integers(0, len(text)))
+        return text[:i] + char + text[i:]
+    i = draw(st.integers(0, len(text) - 1))
+    return text[:i] + text[i + 1:] if kind == "delete" else text[:i] + char + text[i + 1:]
