@@ -167,8 +167,10 @@ def _exit_code(result: CheckResult) -> ExitCode:
     if result.load.get("status") in ("contract", "usage"):
         return ExitCode.USAGE
     statuses = {t.status for t in result.tests}
+    last = result.children[-1] if result.children else {"returncode": 0, "killed": None}
+    died = last["killed"] or last["returncode"] not in (0, 1, 5)  # 5: pytest found nothing to run
     if result.load.get("status") == "error" or statuses & {"crashed", "timeout"} or \
-            (not result.load and statuses == {"not run"}):
+            (not result.load and statuses == {"not run"}) or ("not run" in statuses and died):
         return ExitCode.CRASHED
     if statuses & {"failed", "error", "not run"} or result.integrity or result.tamper:
         return ExitCode.FAILED

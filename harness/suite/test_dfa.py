@@ -175,12 +175,22 @@ LIVENESS_PATTERNS = RE_PATTERNS + ("a(b|c)*d", "(ab|ac|ad)e", "[0-9]{3}-[0-9]{4}
 
 @pytest.mark.property
 def test_every_state_is_live(impl):
+    from oracles.stdlib import partial_match  # the regex module: is this a prefix of a member?
+
+    rng = np.random.default_rng(77)
     for pattern in LIVENESS_PATTERNS + tuple(random_patterns(seed=7, n=40)):
-        _dfa, trans, accept = compile_ok(impl, pattern)
+        dfa, trans, accept = compile_ok(impl, pattern)
         dead = dead_states(trans, accept)
         if dead:
             fail("a state cannot reach an accepting state (a dead state kept)", pattern=pattern,
                  state=dead[0], path=shortest_path(trans, dead[0]), dead_states=dead)
+        if pattern in LIVENESS_PATTERNS:  # the prefixes the DFA keeps alive are exactly the viable ones
+            for data in sorted(probe_strings(trans, accept, rng, walks=8), key=lambda s: (len(s), s))[:300]:
+                alive = dfa.step(0, data) != DEAD
+                if alive != partial_match(pattern, data):
+                    fail("the DFA's liveness after a prefix differs from regex partial matching",
+                         pattern=pattern, path=data, expected=f"alive={not alive}", got=f"alive={alive}",
+                         state=dfa.step(0, data))
 
 
 # ---------------------------------------------------------------- test_canonical_form
