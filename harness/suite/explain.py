@@ -56,6 +56,8 @@ def show(value) -> str:
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (int, np.integer)) \
             and (value[1] is None or isinstance(value[1], bytes)):
         return f"id {int(value[0])} {value[1]!r}"
+    if isinstance(value, (np.integer, np.bool_, np.floating)):
+        return repr(value.item())  # 5, not np.int32(5)
     if isinstance(value, np.ndarray):
         return np.array2string(value, threshold=40)
     if isinstance(value, str) and len(value) > 300:
