@@ -24,6 +24,11 @@ test instead of silently changing the oracle):
   sub-pattern of empty language (in our subset: no class that matches no byte,
   such as ``[^\\x00-\\xff]`` or ``[^\\d\\D]``). The derivative oracle's ``viable`` is
   right on all of them.
+- Not only partial matching: a negated class holding a shorthand and its own
+  complement (``[^\\d\\D]``, ``[^\\w\\W]``, ``[^\\s\\S]``, with or without other
+  items) matches *every* byte in ``regex``, where ``re`` (and logic) matches none:
+  ``regex.fullmatch(rb"[^\\d\\D]", b"a")`` is a match. ``[^\\x00-\\xff]`` is read
+  right. Same precondition: no empty class.
 
 Example::
 

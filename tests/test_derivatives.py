@@ -320,12 +320,17 @@ def test_viable_agrees_with_regex_partial(pattern):
     (r"a|b[^\x00-\xff]", b"", True),
     (r"(?:a[^\s\S])?b", b"a", False),
     (r"(?:a[^\s\S])?b", b"", True),
+    # found by Hypothesis (pattern_trees with unmatchable classes): members y..yyyy
+    (r"(?:y|y|[^\d\D]){1,4}", b"ya", False),
+    (r"(?:(?:\r||[^\d\D]){3}){1,2}", b"a", False),
 ])
 def test_regex_partial_answers_partial_for_an_empty_language(pattern, prefix, expected):
     """Finding: ``regex`` answers "partial" once the text runs out, even when the
-    rest of the pattern matches nothing. The expected answers are by hand: no
-    member of ``a[^\\x00-\\xff]`` exists, so no prefix is viable. The derivative
-    oracle is right; ``regex`` is the wrong side (documented in oracles/stdlib.py)."""
+    rest of the pattern matches nothing, and it reads ``[^\\d\\D]`` as every byte.
+    The expected answers are by hand: no member of ``a[^\\x00-\\xff]`` exists, so
+    no prefix is viable; the members of ``(?:y|y|[^\\d\\D]){1,4}`` are y to yyyy.
+    The derivative oracle is right; ``regex`` is the wrong side (documented in
+    oracles/stdlib.py)."""
     assert viable(pattern, prefix) is expected
     if not expected:
         assert partial_match(pattern, prefix), "regex fixed this? update oracles/stdlib.py"

@@ -182,3 +182,18 @@ def test_schema_language_holds_spellings_python_would_not_write(schema, text):
     assert derivatives.matches(json_schema_to_regex(schema), text)
     verdict = check_document(schema, text)
     assert verdict.parses and verdict.valid and verdict.ordered and not verdict.compact
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("pattern", [r"[^\d\D]", r"[^\w\W]", r"[^\s\S]", r"[^\d\Dx]", r"[^a-z\s\S]"])
+def test_regex_reads_a_shorthand_with_its_complement_negated_as_every_byte(pattern):
+    """Finding (Hypothesis, strategies.pattern_trees with unmatchable classes):
+    ``(?:y|y|[^\\d\\D]){1,4}`` was "partial" on ``b"ya"`` although its members are
+    y, yy, yyy, yyyy. The cause is not partial matching: ``regex`` reads the
+    complement of "digit or non-digit" as every byte. By hand (and by ``re``) the
+    class matches nothing. regex is the wrong side (documented in oracles/stdlib.py)."""
+    data = [bytes([b]) for b in range(256)]
+    assert all(regex.fullmatch(pattern.encode(), d) for d in data), "regex fixed? update oracles/stdlib.py"
+    assert not any(fullmatch(pattern, d) for d in data)
+    assert not any(derivatives.matches(pattern, d) for d in data) and derivatives.is_empty(pattern)
+    assert partial_match(r"(?:y|y|[^\d\D]){1,4}", b"ya") and not derivatives.viable(r"(?:y|y|[^\d\D]){1,4}", b"ya")
