@@ -62,7 +62,9 @@ recurse (a ``RecursionError`` becomes ``DerivativeLimitExceeded``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import re
 import warnings
 import weakref
 from collections import deque
@@ -77,12 +79,12 @@ except ImportError:  # Python 3.10
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-import re
-
 __all__ = [
     "DEAD", "MAX_REPEAT", "MAX_STATES", "Term", "EMPTY", "EPS",
     "PatternMalformed", "PatternUnsupported", "LanguageEmpty", "DerivativeLimitExceeded",
-    "parse", "derivative", "nullable", "classes", "is_empty_term",
+    "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat",
+    "parse", "derivative", "derive_bytes", "nullable", "classes", "is_empty_term",
+    "canonical_from_rows",
     "matches", "viable", "is_empty", "mask", "canonical_dfa", "Oracle", "clear_caches",
 ]
 
@@ -813,6 +815,15 @@ def canonical_from_rows(rows: list[list[int]], accept_list: list[bool]) -> tuple
 # ---------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _recursion_guard():
+    """A term nested deeper than Python's recursion limit is a bound, not a crash."""
+    try:
+        yield
+    except RecursionError:
+        raise DerivativeLimitExceeded("term nested too deeply for the recursion limit") from None
+
+
 def _check_bytes(name: str, data) -> bytes:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"{name} must be bytes, not {type(data).__name__}")
@@ -867,15 +878,19 @@ class Oracle:
 
     def matches(self, data: bytes) -> bool:
         """Return True if and only if ``data`` is in the language."""
-        return derive_bytes(self.term, _check_bytes("data", data)).nullable
+        data = _check_bytes("data", data)
+        with _recursion_guard():
+            return derive_bytes(self.term, data).nullable
 
     def viable(self, prefix: bytes) -> bool:
         """Return True if and only if some member of the language starts with ``prefix``."""
-        return not is_empty_term(self.after(prefix))
+        with _recursion_guard():
+            return not is_empty_term(self.after(prefix))
 
     def is_empty(self) -> bool:
         """Return True if and only if the language is empty."""
-        return is_empty_term(self.term)
+        with _recursion_guard():
+            return is_empty_term(self.term)
 
     def mask(self, vocab: Sequence[bytes | None], eos_id: int | None = None,
              prefix: bytes = b"") -> np.ndarray:
@@ -883,6 +898,10 @@ class Oracle:
         token never; EOS iff the prefix is in the language; any other token iff
         ``prefix + token`` is viable. A non-viable prefix gives all False."""
         vocab = _check_vocab(vocab, eos_id)
+        with _recursion_guard():
+            return self._mask(vocab, eos_id, prefix)
+
+    def _mask(self, vocab: list[bytes | None], eos_id: int | None, prefix: bytes) -> np.ndarray:
         out = np.zeros(len(vocab), dtype=np.bool_)
         start = self.after(prefix)
         if is_empty_term(start):
@@ -900,10 +919,8 @@ class Oracle:
         first from 0, bytes ascending, DEAD (-1) for no continuation. Raises
         ``LanguageEmpty`` for an empty language. The arrays are read-only."""
         if self._dfa is None:
-            try:
+            with _recursion_guard():
                 trans, accept = _canonical(self.term, self.pattern)
-            except RecursionError:
-                raise DerivativeLimitExceeded("term nested too deeply") from None
             trans.setflags(write=False)
             accept.setflags(write=False)
             self._dfa = (trans, accept)

@@ -509,3 +509,32 @@ def test_tool_schema_tables_equal_the_reference():
     trans, accept = canonical_dfa(pattern)
     ref = regex_to_dfa(pattern)
     assert np.array_equal(trans, ref.trans) and np.array_equal(accept, ref.accept)
+
+
+# --- findings: disagreements between the oracles, kept as regressions -----------------
+
+
+@pytest.mark.boundary
+def test_deeply_nested_groups_are_a_bound_not_a_crash():
+    """1000 nested groups exceed Python's own parser: a ValueError, never a
+    RecursionError; 300 are answered."""
+    with pytest.raises(DerivativeLimitExceeded):
+        parse("(?:a" * 1000 + ")?" * 1000)
+    assert matches("(?:a" * 300 + ")?" * 300, b"a" * 300)
+
+
+@pytest.mark.boundary
+@pytest.mark.xfail(strict=True, raises=RecursionError,
+                   reason="finding: the reference's regex_to_dfa raises RecursionError on 300 nested "
+                          "optional groups, where the contract asks for a ValueError (reported to the lead)")
+def test_reference_on_300_nested_groups_is_a_value_error_or_an_answer():
+    """Finding: ``(?:a(?:a...)?)?`` 300 deep. The derivative oracle answers (301
+    states, by hand: 0 to 300 a's); the reference crashed with RecursionError."""
+    from oracles.automaton import regex_to_dfa
+    pattern = "(?:a" * 300 + ")?" * 300
+    assert canonical_dfa(pattern)[0].shape == (301, 256)
+    try:
+        dfa = regex_to_dfa(pattern)
+    except ValueError:
+        return
+    assert dfa.n_states == 301
