@@ -49,7 +49,7 @@ RE_PATTERNS = (
     r"\w+@\w+\.com",                   # \w includes _ (s08)
     "[a-f0-9]{2,4}",                   # range upper ends (s11), bounded repeat (s09)
     "(ab|c)+d*",                       # + is one or more (s10)
-    "x{2,3}y?z{3}",                    # {m,n} and {m} (s09)
+    "x{2,3}y?z{2,}",                   # {m,n} (s09) and {m,} (s21)
     r"\d{1,3}(\.\d{1,3}){3}",          # dotted quad, \d
     r"[\s,]*-?\d+\S?",                 # \s, \S
     r'"([^"\\\n]|\\.)*"',              # a quoted string with escapes

@@ -46,6 +46,7 @@ import pytest
 from harness.suite.guard import Snapshot
 
 _STATE: dict = {}  # the loaded candidate and what the plugin needs, set in configure
+sys.dont_write_bytecode = True  # leave no __pycache__ next to a candidate (the check child also sets it)
 
 
 def pytest_addoption(parser) -> None:
@@ -68,7 +69,6 @@ def pytest_configure(config) -> None:
     path = config.getoption("--results-file")
     _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
     _STATE["write"] = _writer(_STATE["out"])
-    _STATE["json_dumps"] = json.dumps
 
 
 def _writer(out):
@@ -307,4 +307,3 @@ def _name(nodeid: str) -> str:
 
 
 __all__ = ["impl", "golden"]
-sys.dont_write_bytecode = True  # the child must leave no __pycache__ next to a candidate
