@@ -63,6 +63,22 @@ def test_os_exit_is_a_crash_even_with_status_0(suite_files_unchanged):
     assert result.exit_code == ExitCode.CRASHED
 
 
+def test_a_crash_while_importing_blames_the_load_and_reports_are_written(tmp_path):
+    import io
+    import json
+
+    from harness.cli import main
+
+    out, report = io.StringIO(), tmp_path / "r.json"
+    code = main(["check", "--impl", str(CANDIDATES / "exits_on_import.py"), "--json", str(report)], out, io.StringIO())
+    assert code == ExitCode.CRASHED, out.getvalue()
+    doc = json.loads(report.read_text())
+    assert doc["load"]["status"] == "error" and "while loading" in doc["load"]["reason"]
+    assert {t["status"] for t in doc["tests"]} == {"not run"} and len(doc["tests"]) == 16
+    assert all("crashed while loading" in t["reason"] for t in doc["tests"])
+    assert len(doc["children"]) == 1  # a load that crashes is not retried
+
+
 def test_sys_exit_fails_the_test_and_grading_goes_on(suite_files_unchanged):
     result, exiting, other, _ = grade("exits_sys.py")
     assert exiting.status == "failed" and "SystemExit" in exiting.reason

@@ -105,3 +105,17 @@ def test_gradescope_scores_zero_on_contract_errors_and_tampering():
     assert contract["score"] == 0 and "TokenIndex: missing" in contract["output"]
     tampered = reports.to_gradescope(make_result({}, tamper=[{"test": None, "changes": ["re.fullmatch rebound"]}]))
     assert tampered["score"] == 0 and "tampered" in tampered["output"]
+
+
+@pytest.mark.parametrize("returncode, killed, words", [
+    (-24, None, "SIGXCPU (the CPU-time limit)"),
+    (-11, None, "SIGSEGV (a segmentation fault)"),
+    (0, None, "exited with status 0 in the middle of the test"),
+    (-9, "wall-clock limit: 5 s", "killed by the harness: wall-clock limit: 5 s"),
+])
+def test_how_a_child_ended_is_said_in_words(tmp_path, returncode, killed, words):
+    from harness.check import _how_it_ended
+
+    log = tmp_path / "child.log"
+    log.write_text("")
+    assert words in _how_it_ended(returncode, killed, log)
