@@ -59,7 +59,7 @@ def test_hand_example_masks(impl):
         assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
     for state in range(7):
         got = mask_of(index, state, len(HAND_VOCAB), pattern=HAND_PATTERN)
-        _compare_mask(want_masks[state], got, state, hand_trans(), HAND_VOCAB, pattern=HAND_PATTERN)
+        _compare_mask(want_masks[state], got, state, hand_trans(), HAND_VOCAB, pattern=HAND_PATTERN, eos_id=HAND_EOS)
     cases = [(0, 9, 5), (0, 8, 3), (3, 11, 6), (5, 13, 5), (6, 13, 6), (0, 13, DEAD), (0, 12, DEAD),
              (0, 14, DEAD), (0, 1, DEAD), (6, 7, DEAD), (2, 5, 4)]
     for state, token, want in cases:
@@ -77,7 +77,8 @@ def test_hand_example_masks(impl):
 def _compare_mask(want: np.ndarray, got: np.ndarray, state: int, trans, vocab, **facts) -> None:
     diff = np.flatnonzero(want != got)
     if len(diff):
-        token = int(diff[0])
+        # the smallest counterexample: the shortest token, then the lowest id
+        token = min((int(t) for t in diff), key=lambda t: (len(vocab[t] or b""), t))
         fail("a mask differs from walking the token's bytes through the DFA", **facts, state=state,
              path=shortest_path(trans, state), token=(token, vocab[token]), expected=bool(want[token]),
              got=bool(got[token]), all_differences=diff[:12].tolist())

@@ -13,6 +13,7 @@ class TokenIndex(_ReferenceIndex):
         self._first = [t[:1] if t else t for t in vocab]
 
     def mask(self, state):
+        super().mask(state)  # keeps the reference's caches (next_state reads them) filled
         mask = np.zeros(len(self._first), dtype=bool)
         for t, first in enumerate(self._first):
             if t != self.eos_id and first:
