@@ -146,3 +146,20 @@ def test_writes_to_the_golden_files_leave_them_unchanged(tmp_path, mounts):
         assert "isolation: checksums" in proc.stdout
         assert "HARNESS FILE golden/masks_golden.json changed" in proc.stdout, proc.stdout
         assert "restored" in proc.stdout and proc.returncode == ExitCode.FAILED
+
+
+def _limited(code: str, cpu: int, memory: int) -> subprocess.CompletedProcess:
+    from harness.check import _limits
+
+    return subprocess.run([sys.executable, "-c", code], preexec_fn=_limits(cpu, memory),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_cpu_limit_stops_a_busy_child():
+    proc = _limited("while True: pass", cpu=1, memory=1024)
+    assert proc.returncode == -24  # SIGXCPU
+
+
+def test_the_memory_limit_turns_a_big_allocation_into_memory_error():
+    proc = _limited("b = bytearray(1 << 30)", cpu=30, memory=512)
+    assert proc.returncode == 1 and "MemoryError" in proc.stderr
