@@ -16,7 +16,8 @@ object per line, flushed as written; see ``harness.suite.plugin``) while it runs
   private mount namespace where the harness's source tree (``harness``, ``oracles``,
   ``strategies``, ``golden`` and the checkout around them) is mounted read-only, so a
   candidate cannot rewrite a golden file or a test. Otherwise the parent checksums
-  those files before and after and restores any the child changed (the environment
+  those files before and after and restores any the child changed (which assumes nobody
+  else edits the checkout during the run, as on a grading machine; the environment
   variable ``CONSTRAIN_HARNESS_NO_MOUNTS=1`` forces this fallback). In both cases the
   child's working directory and ``HOME`` are a fresh temporary directory, and the
   plugin's tamper guard checks the oracles' modules after every test.
