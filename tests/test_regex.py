@@ -229,3 +229,12 @@ def test_state_cap_raises_quickly():
 def test_type_errors():
     with pytest.raises(TypeError):
         regex_to_dfa(b"ab")
+
+
+@pytest.mark.boundary
+def test_deep_nesting_is_answered_or_bounded():
+    # 300 levels: Python answers, so do we; 1000: a LimitExceeded, never a RecursionError
+    pattern = "(?:a" * 300 + ")?" * 300
+    assert regex_to_dfa(pattern).n_states == 301 and re.fullmatch(pattern.encode(), b"a" * 300)
+    with pytest.raises(LimitExceeded, match="MAX_NESTING"):
+        regex_to_dfa("(" * 1000 + "a" + ")" * 1000)

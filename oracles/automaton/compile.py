@@ -15,12 +15,31 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 from .determinize import MAX_DFA_STATES, subset_construction
 from .dfa import DFA
 from .errors import EmptyLanguage
 from .minimize import moore_partition, number_breadth_first, prune_dead
 from .nfa import build_nfa
 from .parser import parse
+
+
+RECURSION_ROOM = 5000
+"""Python frames allowed while parsing and building the NFA: the parser and the NFA
+builder recurse about five frames per group level, and ``parser.MAX_NESTING`` (400)
+keeps the depth within this."""
+
+
+@contextlib.contextmanager
+def _recursion_room(frames: int):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, frames))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def regex_to_dfa(pattern: str, *, max_states: int = MAX_DFA_STATES) -> DFA:
@@ -30,8 +49,9 @@ def regex_to_dfa(pattern: str, *, max_states: int = MAX_DFA_STATES) -> DFA:
     subset, ``EmptyLanguage`` when no string matches, ``LimitExceeded`` past
     ``max_states`` subset-construction states.
     """
-    tree = parse(pattern)
-    nfa = build_nfa(tree)
+    with _recursion_room(RECURSION_ROOM):
+        tree = parse(pattern)
+        nfa = build_nfa(tree)
     cdfa = subset_construction(nfa, max_states=max_states)
     trans, accept = prune_dead(cdfa)
     if accept.shape[0] == 0:

@@ -32,11 +32,15 @@ from __future__ import annotations
 
 from . import ast
 from .ast import FULL_MASK, ByteClass, Empty, Node
-from .errors import PatternSyntaxError, UnsupportedSyntax
+from .errors import LimitExceeded, PatternSyntaxError, UnsupportedSyntax
 
 MAX_REPEAT = 1000
 """The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
 The DFA state cap (``compile.MAX_STATES``) bounds the work independently."""
+MAX_NESTING = 400
+"""Groups nested deeper than this raise LimitExceeded (Python's own parser fails with
+a RecursionError somewhere under 1000; the recursive stages here need room for
+about five frames per level, see ``compile.regex_to_dfa``)."""
 
 
 def _mask(chars: str | bytes) -> int:
@@ -230,6 +234,8 @@ def parse_group(p: _Parser, pos: int) -> Node:
             raise p.unsupported(_describe_extension(p), pos)
         p.take()
     p.depth += 1
+    if p.depth > MAX_NESTING:
+        raise LimitExceeded(f"groups nested deeper than MAX_NESTING={MAX_NESTING} at offset {pos}")
     node = parse_alternation(p)
     if p.peek() != ")":
         raise p.syntax("missing ), unterminated subpattern", pos)
