@@ -12,6 +12,10 @@ After a prefix, the mask of a vocabulary is computed by
 language (see ``oracles/stdlib.py``); ``patterns()`` never draws one by default.
 Prefixes are mostly viable (prefixes of walks), sometimes arbitrary (then the
 reference has no state to ask, and every other side must allow nothing).
+
+A generation is a walk of masks: drawing any allowed token at every step (through
+``Constraint``), the text stays viable for the derivative oracle and for ``regex``
+partial matching, and a text ended by EOS is a member for ``re``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from oracles import derivatives
-from oracles.automaton import DEAD, TokenIndex, regex_to_dfa
+from oracles.automaton import DEAD, Constraint, TokenIndex, regex_to_dfa
 from oracles.stdlib import fullmatch, partial_match
 from strategies.patterns import patterns
 from strategies.strings import members, prefixes, strings_for
@@ -80,3 +84,32 @@ def test_trie_masks_equal_brute_force_derivatives_and_regex_partial(case):
     assert np.array_equal(oracle, expected), (pattern, prefix, np.flatnonzero(oracle != expected))
     partial = regex_partial_mask(pattern, prefix, vocab, eos_id)
     assert np.array_equal(partial, expected), (pattern, prefix, np.flatnonzero(partial != expected))
+
+
+@st.composite
+def generations(draw):
+    pattern = draw(patterns(max_leaves=6))
+    alphabet = bytes(sorted(set(pattern.encode()) | set(b"abc")))
+    vocab, eos_id = draw(vocabularies(alphabet=alphabet))
+    return pattern, vocab, eos_id
+
+
+@given(generations(), st.data())
+@example(("(cat|car|dog)s?", HAND_VOCAB, 13), None)
+def test_any_walk_of_masks_stays_viable_and_ends_in_a_member(case, data):
+    pattern, vocab, eos_id = case
+    c = Constraint(TokenIndex(regex_to_dfa(pattern), vocab, eos_id))
+    text = b""
+    for _ in range(8):
+        allowed = np.flatnonzero(c.mask()).tolist()
+        if not allowed:  # only when no single token continues; never after a member with EOS
+            assert not (eos_id is not None and fullmatch(pattern, text))
+            break
+        token = allowed[0] if data is None else data.draw(st.sampled_from(allowed), label="token")
+        c.advance(token)
+        if token == eos_id:
+            assert c.done and fullmatch(pattern, text), (pattern, text)
+            break
+        text += vocab[token]
+        assert derivatives.viable(pattern, text) and partial_match(pattern, text), (pattern, text)
+        assert c.is_complete() == fullmatch(pattern, text), (pattern, text)
