@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable
 
@@ -90,7 +90,7 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
     cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
            "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path]
     if tests:
-        cmd += ["-k", " or ".join(tests)]
+        cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
     code, output = _run(cmd, timeout)
     outcomes: dict[str, str] = {}
     load_problem = None
@@ -173,10 +173,8 @@ def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TI
     results: dict[str, MutantResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(run_mutant, m, root, timeout): m for m in mutants}
-        for future in futures:
-            pass
         done = 0
-        for future in _as_completed(futures):
+        for future in as_completed(futures):
             result = future.result()
             results[result.id] = result
             done += 1
@@ -184,8 +182,3 @@ def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TI
                 progress(result, done, len(mutants))
     return [results[m.id] for m in mutants]
 
-
-def _as_completed(futures):
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
