@@ -48,10 +48,15 @@ KEYWORDS = {"type", "enum", "const", "items", "minItems", "maxItems", "propertie
             "additionalProperties", "anyOf", "title"}
 
 TRICKY_STRINGS = ["", "a", 'say "hi"', "back\\slash", "\\\"", "/", "\x00", "\x1f", "tab\there",
-                  "\n", "\x7f", "é", "naïve €", "😀", "\u2028", "\ud7ff", "\ue000", "'"]
+                  "\n", "\x7f", "é", "naïve €", "😀", "\u2028", "'",
+                  # regex metacharacters, which the schema's regex must escape
+                  "a.b", "[x]", "(?:", "^$", "a|b", "\\d", "{1}", "*+?", "-",
+                  # UTF-8 boundaries (RFC 3629): first and last of each length, around surrogates
+                  "\x80", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\U00010000", "\U0010ffff"]
 TRICKY_NUMBERS = [0, -1, 7, 2**53 + 1, 2**63, -(2**63) - 1, 10**20, 0.5, -0.0, 1e-05, 1e+16,
                   1.5e300, -2.5, 0.1, 1e-7]
-PROPERTY_NAMES = ["a", "b", "city", "days", 'q"uote', "back\\slash", "é", "new\nline", "", " ", "😀"]
+PROPERTY_NAMES = ["a", "b", "city", "days", 'q"uote', "back\\slash", "é", "new\nline", "", " ", "😀",
+                  "a.b", "(x)|"]
 
 
 def dumps(value: Any) -> str:
