@@ -66,8 +66,20 @@ SHORTHANDS["\\S"] = ALL_BYTES - SHORTHANDS["\\s"]
 
 # The tree --------------------------------------------------------------------------
 
+class _Tree:
+    """What every node answers structurally (see ``is_empty`` and ``witness``)."""
+
+    __slots__ = ()
+
+    def is_empty(self) -> bool:
+        return is_empty(self)
+
+    def witness(self) -> bytes | None:
+        return witness(self)
+
+
 @dataclass(frozen=True)
-class Literal:
+class Literal(_Tree):
     """One byte and how the pattern spells it (e.g. ``Literal(46, '\\\\.')``)."""
 
     byte: int
@@ -92,7 +104,7 @@ class Literal:
 
 
 @dataclass(frozen=True)
-class Shorthand:
+class Shorthand(_Tree):
     """``.`` or a class escape such as ``\\d`` (Python's bytes meaning)."""
 
     text: str
@@ -122,7 +134,7 @@ ClassItem = Union[Literal, Range, Shorthand]
 
 
 @dataclass(frozen=True)
-class ByteClass:
+class ByteClass(_Tree):
     """A bracket class; ``negated`` complements over all 256 bytes."""
 
     items: tuple[ClassItem, ...]
@@ -137,7 +149,7 @@ class ByteClass:
 
 
 @dataclass(frozen=True)
-class Group:
+class Group(_Tree):
     child: Node
     capturing: bool = True
 
@@ -146,7 +158,7 @@ class Group:
 
 
 @dataclass(frozen=True)
-class Repeat:
+class Repeat(_Tree):
     """``child{lo,hi}``; ``hi`` None is unbounded. ``braces`` False spells (0,None),
     (1,None), (0,1) as ``*``, ``+``, ``?``."""
 
@@ -171,7 +183,7 @@ class Repeat:
 
 
 @dataclass(frozen=True)
-class Concat:
+class Concat(_Tree):
     parts: tuple[Node, ...]
 
     def render(self) -> str:
@@ -179,7 +191,7 @@ class Concat:
 
 
 @dataclass(frozen=True)
-class Alt:
+class Alt(_Tree):
     branches: tuple[Node, ...]
 
     def render(self) -> str:
@@ -187,7 +199,7 @@ class Alt:
 
 
 @dataclass(frozen=True)
-class Empty:
+class Empty(_Tree):
     def render(self) -> str:
         return ""
 
@@ -236,16 +248,7 @@ def witness(node: Node) -> bytes | None:
     raise NotImplementedError(f"internal: unknown pattern node {node!r}")
 
 
-for _cls in (Literal, Shorthand, ByteClass, Group, Repeat, Concat, Alt, Empty):
-    _cls.is_empty = is_empty  # type: ignore[attr-defined]
-    _cls.witness = witness  # type: ignore[attr-defined]
-
-
 # Strategies ----------------------------------------------------------------------------
-
-def _spelled(byte: int, forms: list[str]) -> st.SearchStrategy[Literal]:
-    return st.sampled_from(forms).map(lambda s: Literal(byte, s))
-
 
 @st.composite
 def _literals(draw, *, in_class: bool = False) -> Literal:

@@ -69,7 +69,8 @@ def members(dfa, *, max_size: int = 16) -> st.SearchStrategy[bytes]:
     so a string is at most ``max_size`` plus the longest such way. Raises
     ``InvalidArgument`` when state 0 cannot reach acceptance (the language is empty).
 
-    Shrinks toward a shortest member, smallest bytes first.
+    Shrinks toward short members (a walk stops as soon as it may), smaller bytes
+    first.
     """
     trans, accept = _tables(dfa)
     if not isinstance(max_size, int) or max_size < 0:
