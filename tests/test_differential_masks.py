@@ -13,6 +13,9 @@ language (see ``oracles/stdlib.py``); ``patterns()`` never draws one by default.
 Prefixes are mostly viable (prefixes of walks), sometimes arbitrary (then the
 reference has no state to ask, and every other side must allow nothing).
 
+The same holds over the regex of a generated JSON schema (UTF-8 ranges, escapes),
+with prefixes of valid documents and vocabularies of JSON-ish tokens.
+
 A generation is a walk of masks: drawing any allowed token at every step (through
 ``Constraint``), the text stays viable for the derivative oracle and for ``regex``
 partial matching, and a text ended by EOS is a member for ``re``.
@@ -25,9 +28,10 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from oracles import derivatives
-from oracles.automaton import DEAD, Constraint, TokenIndex, regex_to_dfa
+from oracles.automaton import DEAD, Constraint, TokenIndex, json_schema_to_regex, regex_to_dfa
 from oracles.stdlib import fullmatch, partial_match
 from strategies.patterns import patterns
+from strategies.schemas import documents, schemas
 from strategies.strings import members, prefixes, strings_for
 from strategies.vocabularies import vocabularies
 
@@ -70,7 +74,10 @@ def mask_cases(draw):
 @example(("(cat|car|dog)s?", HAND_VOCAB, 13, b"x"))
 @example(("a|", [b"", None, b"a", b"aa"], None, b""))
 def test_trie_masks_equal_brute_force_derivatives_and_regex_partial(case):
-    pattern, vocab, eos_id, prefix = case
+    check_masks_four_ways(*case)
+
+
+def check_masks_four_ways(pattern: str, vocab, eos_id, prefix: bytes) -> None:
     dfa = regex_to_dfa(pattern)
     state = dfa.step(0, prefix)
     expected = brute_force_mask(dfa, state, vocab, eos_id)
@@ -84,6 +91,24 @@ def test_trie_masks_equal_brute_force_derivatives_and_regex_partial(case):
     assert np.array_equal(oracle, expected), (pattern, prefix, np.flatnonzero(oracle != expected))
     partial = regex_partial_mask(pattern, prefix, vocab, eos_id)
     assert np.array_equal(partial, expected), (pattern, prefix, np.flatnonzero(partial != expected))
+
+
+JSON_ALPHABET = b'{}[]",:0123456789-.eEtrufalsn\\ab'
+
+
+@st.composite
+def schema_mask_cases(draw):
+    schema = draw(schemas(max_leaves=4))
+    pattern = json_schema_to_regex(schema)
+    vocab, eos_id = draw(vocabularies(alphabet=JSON_ALPHABET, max_size=40))
+    prefix = draw(prefixes(documents(schema).map(str.encode)))
+    return pattern, vocab, eos_id, prefix
+
+
+@given(schema_mask_cases())
+@example(('\\{"a":(?:true|false)\\}', [b'{"', b"a", b'":', b"t", b"rue", b"\xc3", None, b""], 5, b'{"a":'))
+def test_schema_masks_equal_brute_force_derivatives_and_regex_partial(case):
+    check_masks_four_ways(*case)
 
 
 @st.composite
