@@ -51,9 +51,10 @@ Example::
     >>> trans.shape, accept.nonzero()[0].tolist()
     ((7, 256), [5, 6])
 
-Bounds: ``MAX_REPEAT`` (repeat counts, checked by ``parse``) and ``MAX_STATES``
-(distinct terms explored by one ``canonical_dfa`` or one emptiness search; raises
-``DerivativeLimitExceeded``).
+Bounds: ``MAX_REPEAT`` (repeat counts, checked by ``parse``), ``MAX_STATES``
+(distinct terms explored by one ``canonical_dfa`` or one emptiness search) and
+``MAX_MOORE_WORK`` (states x rounds of Moore minimization, quadratic on long
+chains: a literal of 6 000 bytes is refused); past them ``DerivativeLimitExceeded``.
 
 Known weak spots: terms are interned in a process-wide weak table and memoize their
 derivatives, so memory grows with the number of live terms; deeply nested patterns
@@ -64,6 +65,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import re
 import warnings
 import weakref
@@ -80,7 +82,7 @@ except ImportError:  # Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 __all__ = [
-    "DEAD", "MAX_REPEAT", "MAX_STATES", "Term", "EMPTY", "EPS",
+    "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "Term", "EMPTY", "EPS",
     "PatternMalformed", "PatternUnsupported", "LanguageEmpty", "DerivativeLimitExceeded",
     "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat",
     "parse", "derivative", "derive_bytes", "nullable", "classes", "is_empty_term",
@@ -91,6 +93,7 @@ __all__ = [
 DEAD = -1            # the absence of a state in a transition table
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
 MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptiness search
+MAX_MOORE_WORK = 40_000_000  # most (states x rounds) of one Moore minimization (~10 s)
 
 # ---------------------------------------------------------------------------------
 # Errors: one ValueError per problem kind, each carrying the pattern and an offset.
@@ -181,7 +184,8 @@ class Term:
     """A hash-consed regex term; build it only through the constructors below.
 
     ``kind`` is one of the K_* codes; ``args`` is, by kind: EMPTY/EPS ``None``, SET
-    the byte set (a non-zero int), CAT a tuple of >= 2 non-CAT, non-ε terms, ALT a
+    the byte set (a non-zero int), CAT a pair (head, rest) of non-ε, non-∅ terms
+    with a non-CAT head (a right-nested chain: abc is (a, (b, c))), ALT a
     frozenset of >= 2 non-ALT terms holding at most one SET, STAR the body (never
     STAR, ε or ∅), REPEAT ``(body, lo, hi)`` with ``hi`` None for unbounded.
     ``nullable`` is True iff ε is in the language. Equality is identity.
@@ -227,21 +231,40 @@ def byteset(bits: int) -> Term:
 
 
 def cat(*terms: Term) -> Term:
-    """Concatenation, flattened: ∅·r -> ∅, ε·r -> r, (ab)c -> abc."""
-    items: list[Term] = []
-    for t in terms:
-        if t is EMPTY:
-            return EMPTY
-        if t.kind == K_CAT:
-            items.extend(t.args)
-        elif t is not EPS:
-            items.append(t)
-    if not items:
-        return EPS
-    if len(items) == 1:
-        return items[0]
-    args = tuple(items)
-    return _intern(K_CAT, args, all(t.nullable for t in args))
+    """Concatenation, flattened: ∅·r -> ∅, ε·r -> r, (ab)c -> a(bc).
+
+    A CAT is a right-nested pair (head, rest), so the tail of a concatenation is
+    one field away: the derivative of a 100 000-byte literal costs O(1) per byte.
+    The last term is kept as the tail as it is; only the others are walked.
+    """
+    if any(t is EMPTY for t in terms):
+        return EMPTY
+    acc = EPS
+    for t in reversed(terms):
+        if t is EPS:
+            continue
+        if acc is EPS:
+            acc = t
+        elif t.kind == K_CAT:
+            for item in reversed(_items(t)):
+                acc = _cons(item, acc)
+        else:
+            acc = _cons(t, acc)
+    return acc
+
+
+def _cons(head: Term, rest: Term) -> Term:
+    return _intern(K_CAT, (head, rest), head.nullable and rest.nullable)
+
+
+def _items(t: Term) -> list[Term]:
+    """The items of a concatenation chain, e.g. a(b(c)) -> [a, b, c]."""
+    out = []
+    while t.kind == K_CAT:
+        out.append(t.args[0])
+        t = t.args[1]
+    out.append(t)
+    return out
 
 
 def alt(*terms: Term) -> Term:
@@ -320,7 +343,7 @@ def _show(t: Term) -> str:
     if k == K_SET:
         return _show_set(t.args)
     if k == K_CAT:
-        return "".join(_wrap(u, (K_ALT,)) for u in t.args)
+        return "".join(_wrap(u, (K_ALT,)) for u in _items(t))
     if k == K_ALT:
         return "|".join(sorted(_show(u) for u in t.args))
     if k == K_STAR:
@@ -582,7 +605,7 @@ def derivative(term: Term, byte: int) -> Term:
     if k == K_SET:
         out = EPS if (term.args >> byte) & 1 else EMPTY
     elif k == K_CAT:
-        head, rest = term.args[0], _tail(term)
+        head, rest = term.args
         out = cat(derivative(head, byte), rest)
         if head.nullable:
             out = alt(out, derivative(rest, byte))
@@ -597,12 +620,6 @@ def derivative(term: Term, byte: int) -> Term:
         out = EMPTY
     term._deriv[byte] = out
     return out
-
-
-def _tail(term: Term) -> Term:
-    """The concatenation without its first item, e.g. abc -> bc."""
-    args = term.args
-    return args[1] if len(args) == 2 else cat(*args[1:])
 
 
 def classes(term: Term) -> tuple[int, ...]:
@@ -623,7 +640,7 @@ def _compute_classes(term: Term) -> tuple[int, ...]:
     if k == K_CAT:
         head = term.args[0]
         own = classes(head)
-        return _meet(own, classes(_tail(term))) if head.nullable else own
+        return _meet(own, classes(term.args[1])) if head.nullable else own
     if k == K_ALT:
         out: tuple[int, ...] = (ALL,)
         for u in term.args:
@@ -745,20 +762,38 @@ def _moore(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
     """Block ids after Moore refinement: start from {accepting, not}; split blocks
     whose states move to different blocks on some byte column; stop when the number
     of blocks no longer grows. Equal byte columns are merged first (they stay equal
-    under any block mapping), so each round compares classes, not 256 bytes."""
+    under any block mapping), so each round compares classes, not 256 bytes.
+
+    Cost: one round per length of the longest shortest distinguishing string, so
+    O(n^2 k) on a chain (a 2 000-byte literal needs 2 000 rounds of 2 001 states);
+    past ``MAX_MOORE_WORK`` states x rounds it raises ``DerivativeLimitExceeded``.
+    """
     _, first = np.unique(trans, axis=1, return_index=True)
     cols = trans[:, np.sort(first)]
     block = accept.astype(np.int64)
-    count = len(np.unique(block))
-    while True:
-        targets = np.where(cols >= 0, block[np.maximum(cols, 0)], -1)
-        signature = np.concatenate([block[:, None], targets], axis=1)
-        _, new_block = np.unique(signature, axis=0, return_inverse=True)
-        new_block = new_block.reshape(-1)
-        new_count = int(new_block.max()) + 1
+    count = len(np.unique(block))  # 1 when every state accepts (or none does)
+    for rounds in itertools.count(1):
+        if rounds * len(block) > MAX_MOORE_WORK:
+            raise DerivativeLimitExceeded(
+                f"Moore minimization past MAX_MOORE_WORK={MAX_MOORE_WORK} states x rounds "
+                f"({len(block)} states, round {rounds})")
+        new_block, new_count = _refine(block, cols)
         if new_count == count:
             return new_block
         block, count = new_block, new_count
+
+
+def _refine(block: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, int]:
+    """One Moore round: number the distinct (block, block of each column's target)
+    signatures, folding one column at a time into a dense key (exact, no hashing):
+    e.g. key (1, 0) then target block 2 becomes a new dense id for (1, 0, 2)."""
+    key = block
+    width = int(block.max()) + 2  # target blocks are -1 (DEAD) .. max
+    for c in range(cols.shape[1]):
+        targets = np.where(cols[:, c] >= 0, block[np.maximum(cols[:, c], 0)], -1)
+        _, key = np.unique(key * width + (targets + 1), return_inverse=True)
+        key = key.reshape(-1)
+    return key, int(key.max()) + 1
 
 
 def _number(trans: np.ndarray, accept: np.ndarray, block: np.ndarray):

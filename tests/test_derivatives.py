@@ -241,6 +241,15 @@ def test_state_limit_raises(monkeypatch):
         Oracle("(a|b)*a(a|b){6}").canonical_dfa()
 
 
+@pytest.mark.boundary
+def test_moore_work_limit_raises(monkeypatch):
+    """A literal of n bytes needs n Moore rounds of n + 1 states: 50 x 51 > 2000."""
+    monkeypatch.setattr(D, "MAX_MOORE_WORK", 2000)
+    assert Oracle("a" * 40).canonical_dfa()[0].shape == (41, 256)
+    with pytest.raises(DerivativeLimitExceeded, match="MAX_MOORE_WORK=2000"):
+        Oracle("b" * 50).canonical_dfa()
+
+
 # --- terms: the smart constructors' normal form ---------------------------------------
 
 
@@ -470,6 +479,21 @@ def test_canonical_dfa_is_canonical_and_means_the_pattern(pattern):
     compiled = re.compile(pattern.encode("ascii"))
     for s in short_strings(pattern, length=2):
         assert walk(trans, accept, s) == (compiled.fullmatch(s) is not None), s
+
+
+@pytest.mark.unit
+def test_all_accepting_states_still_split():
+    """Regression (found while speeding up Moore rounds): when every state accepts,
+    the first partition has one block, not two. By hand: a{0,3} is a chain of 4
+    accepting states; a*|b is 0 -a-> 1 (loops on a), 0 -b-> 2, all accepting."""
+    trans, accept = canonical_dfa("(?:a?){2,3}")
+    assert accept.tolist() == [True] * 4
+    assert [np.flatnonzero(row != DEAD).tolist() for row in trans] == [[97]] * 3 + [[]]
+    assert [int(trans[s, 97]) for s in range(3)] == [1, 2, 3]
+    trans, accept = canonical_dfa("a*|b")
+    assert accept.tolist() == [True] * 3
+    assert (int(trans[0, 97]), int(trans[0, 98]), int(trans[1, 97])) == (1, 2, 1)
+    assert (trans != DEAD).sum() == 3
 
 
 @pytest.mark.unit
