@@ -391,11 +391,6 @@ def _show_ranges(ms: tuple[int, ...]) -> str:
 # Front end: Python's own parser on the ASCII bytes of the pattern, then the subset.
 # ---------------------------------------------------------------------------------
 
-_OP = {name: getattr(_sre, name, None) for name in (
-    "LITERAL", "NOT_LITERAL", "ANY", "IN", "BRANCH", "SUBPATTERN", "MAX_REPEAT",
-    "MIN_REPEAT", "POSSESSIVE_REPEAT", "ATOMIC_GROUP", "AT", "GROUPREF",
-    "GROUPREF_EXISTS", "ASSERT", "ASSERT_NOT", "NEGATE", "RANGE", "CATEGORY")}
-
 _REFUSED_OPCODES = {  # sre opcode name -> (construct, scanner kind that locates it)
     "AT": ("anchor", "anchor"),
     "GROUPREF": ("backreference", "backreference"),
