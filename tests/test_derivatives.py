@@ -560,3 +560,33 @@ def test_reference_on_300_nested_groups_is_a_value_error_or_an_answer():
     except ValueError:
         return
     assert dfa.n_states == 301
+
+
+def _golden_cases():
+    from golden import cases
+    return cases.CONSTRAIN_PATTERNS + cases.CONSTRAIN_SCHEMAS + cases.MASKS_CASES
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("case", _golden_cases(), ids=lambda c: c.name)
+def test_golden_cases_tables_equal_the_reference(case):
+    """Differential on the golden files' own patterns and schemas: the tables the
+    Rust port is held to are the same from derivatives and from automata."""
+    from oracles.automaton import json_schema_to_regex, regex_to_dfa
+    pattern = case.source if case.kind == "pattern" else json_schema_to_regex(case.schema)
+    trans, accept = canonical_dfa(pattern)
+    ref = regex_to_dfa(pattern)
+    assert np.array_equal(trans, ref.trans) and np.array_equal(accept, ref.accept)
+
+
+def _golden_refusals():
+    from golden import cases
+    return [p for p, _ in cases.REFUSED_PATTERNS]
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pattern", _golden_refusals())
+def test_golden_refused_patterns_are_refused(pattern):
+    """Every pattern the golden file says the subset refuses, the oracle refuses."""
+    with pytest.raises(ValueError):
+        canonical_dfa(pattern)
