@@ -590,3 +590,69 @@ def test_golden_refused_patterns_are_refused(pattern):
     """Every pattern the golden file says the subset refuses, the oracle refuses."""
     with pytest.raises(ValueError):
         canonical_dfa(pattern)
+
+
+# --- the front end on every Python the machine has (sre moved in 3.11) ----------------
+
+_OTHER_PYTHON_CHECK = r'''
+import re, sys, types, itertools, json
+sys.modules.setdefault("numpy", types.ModuleType("numpy"))  # parse/matches need no numpy
+sys.path.insert(0, sys.argv[1])
+from oracles import derivatives as D
+bank, refused = json.loads(sys.argv[2])
+alpha = [0, 10, 32, 46, 48, 95, 97, 98, 99, 120, 123, 255, 34, 92]
+bad = []
+for p in bank:
+    c = re.compile(p.encode())
+    for n in range(4):
+        for s in map(bytes, itertools.product(alpha, repeat=n)):
+            if D.matches(p, s) != (c.fullmatch(s) is not None):
+                bad.append([p, s.hex()])
+for p in refused:
+    try:
+        D.parse(p)
+        bad.append([p, "accepted"])
+    except ValueError:
+        pass
+print(json.dumps(bad))
+'''
+
+
+def _other_pythons() -> list[str]:
+    import glob
+    import os
+    import shutil
+    found = {shutil.which(f"python3.{minor}") for minor in range(10, 15)}
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found |= set(glob.glob(os.path.join(root, "versions", "3.1[0-9]*", "bin", "python")))
+    return sorted(p for p in found if p and _runs(p))
+
+
+def _runs(python: str) -> bool:
+    """A shim that names a version pyenv has not installed does not count."""
+    import subprocess
+    try:
+        return subprocess.run([python, "-c", "import sys; assert sys.version_info >= (3, 10)"],
+                              capture_output=True, timeout=60).returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+def test_front_end_means_the_same_on_every_python():
+    """sre moved from ``sre_parse`` (3.10) to ``re._parser`` (3.11+): the bank means
+    what each interpreter's own ``re`` says, and the refusals hold, on every
+    Python 3.10+ found on PATH or under pyenv (parse and matches only)."""
+    import json
+    import os
+    import subprocess
+    pythons = _other_pythons()
+    if not pythons:
+        pytest.skip("no other Python 3.10+ interpreter found (PATH, pyenv)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    args = json.dumps([BANK, [p for p, *_ in REFUSED]])
+    for python in pythons:
+        out = subprocess.run([python, "-c", _OTHER_PYTHON_CHECK, root, args],
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, (python, out.stderr[-2000:])
+        assert json.loads(out.stdout) == [], python
