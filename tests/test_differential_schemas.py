@@ -31,6 +31,7 @@ excused only when one of them explains it, with its reason:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -49,14 +50,14 @@ TOOL = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"t
                                           "unit": {"enum": ["C", "F"]}},
         "required": ["city"], "additionalProperties": False}
 
-_DFAS: dict[str, object] = {}
-
-
 def schema_dfa(schema: dict):
-    key = json.dumps(schema)
-    if key not in _DFAS:
-        _DFAS[key] = regex_to_dfa(json_schema_to_regex(schema))
-    return _DFAS[key]
+    """The reference DFA of ``schema`` (cached by the schema's JSON text)."""
+    return _schema_dfa(json.dumps(schema))
+
+
+@functools.lru_cache(maxsize=256)
+def _schema_dfa(key: str):
+    return regex_to_dfa(json_schema_to_regex(json.loads(key)))
 
 
 def known_divergence(schema: dict, doc: str) -> str:
