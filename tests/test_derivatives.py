@@ -562,6 +562,22 @@ def test_reference_on_300_nested_groups_is_a_value_error_or_an_answer():
     assert dfa.n_states == 301
 
 
+@pytest.mark.golden
+def test_masks_along_the_benchmark_path_equal_the_reference_token_index():
+    """Differential on the 123-token golden vocabulary: derivative masks at every
+    prefix of the benchmark's 60-byte tool-schema document equal TokenIndex's."""
+    from harness.bench.derivatives import PATH, vocabulary
+    from harness.bench.compile import TOOL_SCHEMA
+    from oracles.automaton import TokenIndex, json_schema_to_regex, regex_to_dfa
+    vocab, eos_id = vocabulary()
+    pattern = json_schema_to_regex(TOOL_SCHEMA)
+    dfa = regex_to_dfa(pattern)
+    index = TokenIndex(dfa, vocab, eos_id)
+    for i in range(len(PATH) + 1):
+        got = mask(pattern, vocab, eos_id, PATH[:i])
+        assert got.tolist() == index.mask(dfa.step(0, PATH[:i])).tolist(), PATH[:i]
+
+
 def _golden_cases():
     from golden import cases
     return cases.CONSTRAIN_PATTERNS + cases.CONSTRAIN_SCHEMAS + cases.MASKS_CASES
