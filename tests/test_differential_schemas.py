@@ -194,10 +194,6 @@ def test_finding_an_extra_key_is_never_in_the_language(schema, doc):
 
 
 @pytest.mark.unit
-@pytest.mark.xfail(strict=True, reason=(
-    "oracle bug, reported to the owner of oracles/stdlib.py: _disorder calls a value ordered "
-    "under anyOf when any branch does, even one the value does not validate against "
-    "(a string branch 'orders' every object)"))
 @pytest.mark.parametrize("schema, doc", [
     ({"anyOf": [{"type": "string"}, {"type": "object", "properties": {"a": {"type": "null"},
                                                                      "b": {"type": "null"}}}]},
