@@ -115,3 +115,23 @@ def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
     dfa = regex_to_dfa(pattern)
     assert np.array_equal(dfa.trans, derivatives.canonical_dfa(pattern)[0])
     assert all(dfa.matches(bytes((b,))) == bool(compiled.fullmatch(bytes((b,)))) for b in range(256))
+
+
+@pytest.mark.unit
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "reference misclassification, reported to the owner of oracles/automaton/parser.py: "
+    "errors.py defines PatternSyntaxError as 'not a regex in any dialect' and UnsupportedSyntax "
+    "as 'a valid Python regex outside our subset'; these are the other way round"))
+@pytest.mark.parametrize("pattern, python_compiles", [
+    ("(?4a)", False),  # Python: unknown extension ?4 -> malformed, the reference: unsupported
+    ("(?y)a", False),  # Python: unknown flag -> malformed, the reference: unsupported inline flags
+    ("\\5a", False),  # Python: invalid group reference 5 -> malformed, the reference: unsupported
+    ("a{1001}", True),  # Python compiles it -> over a bound, the reference: malformed
+])
+def test_finding_malformed_and_unsupported_kept_apart(pattern, python_compiles):
+    # Found by classifying 1500 near_patterns by Python's verdict and the reference's
+    # error class (the derivative oracle classifies all four as Python does).
+    assert _python_compiles(pattern) == python_compiles
+    with pytest.raises(ValueError) as caught:
+        regex_to_dfa(pattern)
+    assert isinstance(caught.value, PatternSyntaxError) == (not python_compiles), caught.value
