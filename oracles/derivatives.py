@@ -13,6 +13,7 @@ Pipeline, one paragraph per stage below:
     Term --derivative(t, byte)--> Term ...   nullable(t): is "" in L(t)?
     matches: derive by every byte, then nullable
     viable:  derive by the prefix, then "not empty" (a search for a nullable term)
+    witness / difference: shortlex-least member / member of the symmetric difference
     mask:    per token, viable(prefix + token); EOS iff nullable(prefix)
     canonical_dfa: explore derivatives (states = terms) over derivative classes,
                    then liveness, Moore minimization, breadth-first numbering
@@ -88,6 +89,7 @@ __all__ = [
     "parse", "derivative", "derive_bytes", "nullable", "classes", "is_empty_term",
     "canonical_from_rows",
     "matches", "viable", "is_empty", "mask", "canonical_dfa", "Oracle", "clear_caches",
+    "witness", "difference", "witness_term", "difference_term",
 ]
 
 DEAD = -1            # the absence of a state in a transition table
@@ -707,6 +709,55 @@ def is_empty_term(term: Term) -> bool:
 
 
 # ---------------------------------------------------------------------------------
+# Witnesses: the shortlex-least member, and the shortlex-least difference.
+# ---------------------------------------------------------------------------------
+
+
+def _shortlex_search(start, is_goal, step) -> bytes | None:
+    """Breadth first from ``start``, bytes ascending: nodes are dequeued in the
+    shortlex order (length, then bytes) of the first string reaching them, so the
+    first goal dequeued is reached by the shortlex-least string. ``step(node)``
+    yields (byte set, successor) pairs, or None successors to skip."""
+    path: dict = {start: b""}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if is_goal(node):
+            return path[node]
+        for bits, succ in sorted(step(node), key=lambda pair: _lowest(pair[0])):
+            if succ is not None and succ not in path:
+                if len(path) >= MAX_STATES:
+                    raise DerivativeLimitExceeded(f"witness search past MAX_STATES={MAX_STATES} terms")
+                path[succ] = path[node] + bytes([_lowest(bits)])
+                queue.append(succ)
+    return None
+
+
+def witness_term(term: Term) -> bytes | None:
+    """The shortlex-least member of L(term) (e.g. ``b"ab"`` for ``(ab|ba)c?``), or
+    None when the language is empty."""
+    def step(t):
+        return [(c, None if (u := derivative(t, _lowest(c))) is EMPTY else u) for c in classes(t)]
+    return _shortlex_search(term, lambda t: t.nullable, step)
+
+
+def difference_term(left: Term, right: Term) -> bytes | None:
+    """The shortlex-least string in exactly one of the two languages (a member of
+    the symmetric difference), or None when they are equal: a product search of
+    the two derivative automata over the meet of their classes."""
+    def step(pair):
+        t, u = pair
+        if t is EMPTY and u is EMPTY:
+            return []
+        out = []
+        for c in _meet(classes(t), classes(u)):
+            b = _lowest(c)
+            out.append((c, (derivative(t, b), derivative(u, b))))
+        return out
+    return _shortlex_search((left, right), lambda pair: pair[0].nullable != pair[1].nullable, step)
+
+
+# ---------------------------------------------------------------------------------
 # The canonical DFA: explore, keep the live states, Moore-minimize, number.
 # ---------------------------------------------------------------------------------
 
@@ -994,6 +1045,20 @@ def mask(pattern: str, vocab: Sequence[bytes | None], eos_id: int | None,
          prefix: bytes = b"") -> np.ndarray:
     """The token mask after ``prefix`` (see ``Oracle.mask``)."""
     return _get(pattern).mask(vocab, eos_id, prefix)
+
+
+def witness(pattern: str) -> bytes | None:
+    """The shortlex-least member of the pattern's language, or None when empty."""
+    with _recursion_guard():
+        return witness_term(_get(pattern).term)
+
+
+def difference(left: str, right: str) -> bytes | None:
+    """The shortlex-least string that one pattern matches and the other does not,
+    or None when they have the same language (e.g. ``difference("a{2,3}", "a{2,4}")``
+    is ``b"aaaa"``)."""
+    with _recursion_guard():
+        return difference_term(_get(left).term, _get(right).term)
 
 
 def canonical_dfa(pattern: str) -> tuple[np.ndarray, np.ndarray]:

@@ -535,6 +535,47 @@ def test_tool_schema_tables_equal_the_reference():
     assert np.array_equal(trans, ref.trans) and np.array_equal(accept, ref.accept)
 
 
+# --- witnesses: shortlex-least members and differences, checked with re ---------------
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("pattern", BANK)
+def test_witness_is_the_shortlex_least_member(pattern):
+    compiled = re.compile(pattern.encode("ascii"))
+    w = D.witness(pattern)
+    if w is None:
+        assert is_empty(pattern)
+        return
+    assert compiled.fullmatch(w)
+    smaller = [s for s in short_strings(pattern) if (len(s), s) < (len(w), w)]
+    if len(w) <= 2:  # every shorter-or-smaller string of all 256 bytes
+        smaller = [bytes(s) for n in range(len(w) + 1) for s in itertools.product(range(256), repeat=n)
+                   if (n, bytes(s)) < (len(w), w)]
+    assert not [s for s in smaller if compiled.fullmatch(s)], pattern
+
+
+NOT_EQUIVALENT = [
+    ("a{2,3}", "a{2,4}"), ("x+", "x*"), (".", r"[\x00-\xff]"), (r"\w", "[a-z]"), ("(ab)*", "(ab)+a?"),
+    ("(cat|car|dog)s?", "(cat|car|dog)s"), ("a|b|", "a|b"), (r"[^\n]*", ".+"), ("abc", "ab"),
+]
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("left,right", EQUIVALENT + NOT_EQUIVALENT)
+def test_difference_is_the_shortlex_least_disagreement(left, right):
+    lc, rc = (re.compile(p.encode("ascii")) for p in (left, right))
+    d = D.difference(left, right)
+    strings = short_strings(left + right)
+    if d is None:
+        assert (left, right) in EQUIVALENT
+        assert all((lc.fullmatch(s) is None) == (rc.fullmatch(s) is None) for s in strings)
+        return
+    assert (left, right) in NOT_EQUIVALENT
+    assert (lc.fullmatch(d) is None) != (rc.fullmatch(d) is None), d
+    smaller = [s for s in strings if (len(s), s) < (len(d), d)]
+    assert all((lc.fullmatch(s) is None) == (rc.fullmatch(s) is None) for s in smaller), d
+
+
 # --- findings: disagreements between the oracles, kept as regressions -----------------
 
 
