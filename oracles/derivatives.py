@@ -57,6 +57,12 @@ Bounds: ``MAX_REPEAT`` (repeat counts, checked by ``parse``), ``MAX_STATES``
 ``MAX_MOORE_WORK`` (states x rounds of Moore minimization, quadratic on long
 chains: a literal of 6 000 bytes is refused); past them ``DerivativeLimitExceeded``.
 
+Disagreements this oracle settled (each a regression test in
+``tests/test_derivatives.py`` or ``tests/test_stdlib.py``): ``regex`` partial
+matching answers "partial" on an empty rest (``a[^\\x00-\\xff]`` on ``b"a"``) and
+reads ``[^\\d\\D]`` as every byte; the reference crashed with ``RecursionError``
+on 300 nested groups (fixed there). It has not been the wrong side so far.
+
 Known weak spots: terms are interned in a process-wide weak table and memoize their
 derivatives, so memory grows with the number of live terms; deeply nested patterns
 recurse (a ``RecursionError`` becomes ``DerivativeLimitExceeded``).
