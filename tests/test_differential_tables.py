@@ -102,13 +102,9 @@ def test_near_patterns_are_refused_by_both_or_mean_the_same(pattern):
 
 
 @pytest.mark.unit
-@pytest.mark.xfail(strict=True, raises=PatternSyntaxError, reason=(
-    "reference bug, reported to the owner of oracles/automaton/parser.py: inside a class, "
-    "_octal_or_backreference reads \\1-\\7 as octal only with two more octal digits and "
-    "otherwise refuses 'bad escape'; Python's class rule is \\1-\\7 plus up to two octal digits"))
 @pytest.mark.parametrize("pattern", ["[\\4]", "[\\12]", "[\\7a]", "[\\48-\\xb1=]", "(?:){2,3}|[\\48-\\xb1=]|\\d"])
 def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
-    # Found by test_near_patterns_are_refused_by_both_or_mean_the_same (1500 examples):
+    # Fixed in parser._octal_or_backreference. Found by test_near_patterns_are_refused_by_both_or_mean_the_same (1500 examples):
     # the reference refused "(?:){2,3}|[\48-\xb1=]|\d"; Python and the derivative
     # oracle read [\4] as the byte 0x04 and [\12] as 0x0A.
     compiled = re.compile(pattern.encode("ascii"))
@@ -118,10 +114,6 @@ def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
 
 
 @pytest.mark.unit
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "reference misclassification, reported to the owner of oracles/automaton/parser.py: "
-    "errors.py defines PatternSyntaxError as 'not a regex in any dialect' and UnsupportedSyntax "
-    "as 'a valid Python regex outside our subset'; these are the other way round"))
 @pytest.mark.parametrize("pattern, python_compiles", [
     ("(?4a)", False),  # Python: unknown extension ?4 -> malformed, the reference: unsupported
     ("(?y)a", False),  # Python: unknown flag -> malformed, the reference: unsupported inline flags
@@ -129,7 +121,7 @@ def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
     ("a{1001}", True),  # Python compiles it -> over a bound, the reference: malformed
 ])
 def test_finding_malformed_and_unsupported_kept_apart(pattern, python_compiles):
-    # Found by classifying 1500 near_patterns by Python's verdict and the reference's
+    # Fixed in parser.parse_group/_octal_or_backreference (PatternTooLarge for bounds). Found by classifying 1500 near_patterns by Python's verdict and the reference's
     # error class (the derivative oracle classifies all four as Python does).
     assert _python_compiles(pattern) == python_compiles
     with pytest.raises(ValueError) as caught:

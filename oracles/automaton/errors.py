@@ -59,6 +59,11 @@ class LimitExceeded(ConstrainError):
     """Work grew past a documented bound (states, repeats, vocabulary size)."""
 
 
+class PatternTooLarge(PatternError, LimitExceeded):
+    """A valid pattern over one of our bounds, located in the pattern (e.g. ``a{1001}``
+    over ``MAX_REPEAT``, groups nested deeper than ``MAX_NESTING``)."""
+
+
 class SchemaError(ConstrainError):
     """A JSON schema outside the subset, or malformed; carries the JSON pointer.
 

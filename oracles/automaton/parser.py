@@ -14,11 +14,14 @@ as ``pattern.encode('ascii')``), so ``re.fullmatch`` is an exact oracle:
 - greedy ``* + ? {m} {m,} {,n} {m,n}``; a ``{`` that does not start a well-formed
   repeat is a literal, as in Python (e.g. ``a{x}``, ``a{}``).
 
-Refused (``UnsupportedSyntax``): anchors ``^ $ \\A \\Z \\b \\B``, backreferences,
-lookarounds, lazy and possessive quantifiers, named groups, inline flags, comments,
-atomic groups, conditionals, non-ASCII characters. Malformed (``PatternSyntaxError``):
-unbalanced groups or brackets, nothing to repeat, a multiple repeat, ``{3,2}``, a bad
-range ``[z-a]``, a bad escape, a repeat bound over ``MAX_REPEAT``.
+Refused (``UnsupportedSyntax``, valid Python outside the subset): anchors ``^ $ \\A
+\\Z \\b \\B``, backreferences, lookarounds, lazy and possessive quantifiers, named
+groups, inline flags, comments, atomic groups, conditionals, non-ASCII characters.
+Malformed (``PatternSyntaxError``, Python refuses it too): unbalanced groups or
+brackets, nothing to repeat, a multiple repeat, ``{3,2}``, a bad range ``[z-a]``, a
+bad escape, a reference to a group that is not closed, an unknown extension ``(?4``.
+Over a bound (``PatternTooLarge``): a repeat bound over ``MAX_REPEAT``, groups nested
+deeper than ``MAX_NESTING``.
 
 One function per grammar rule; each takes ``(parser state)`` and returns a node::
 
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 from . import ast
 from .ast import FULL_MASK, ByteClass, Empty, Node
-from .errors import LimitExceeded, PatternSyntaxError, UnsupportedSyntax
+from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
 MAX_REPEAT = 1000
 """The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
@@ -89,6 +92,8 @@ class _Parser:
         self.pattern = pattern
         self.pos = 0
         self.depth = 0
+        self.groups = 0                 # capturing groups opened so far
+        self.closed: set[int] = set()   # capturing groups closed so far (backreference targets)
 
     def peek(self, n: int = 1) -> str:
         return self.pattern[self.pos:self.pos + n]
@@ -202,7 +207,8 @@ def _repeat_bounds(p: _Parser, *, consume: bool) -> tuple[int, int | None] | Non
         brace = p.pos
         for bound in (lo, hi):
             if bound is not None and bound > MAX_REPEAT:
-                raise p.syntax(f"repeat bound {bound} exceeds the limit MAX_REPEAT={MAX_REPEAT}", brace)
+                raise PatternTooLarge(f"repeat bound {bound} exceeds the limit MAX_REPEAT={MAX_REPEAT}",
+                                      p.pattern, brace)
         if hi is not None and hi < lo:
             raise p.syntax(f"min repeat greater than max repeat ({{{lo},{hi}}})", brace)
         p.pos = end + 1
@@ -228,29 +234,42 @@ def parse_atom(p: _Parser) -> Node:
 
 
 def parse_group(p: _Parser, pos: int) -> Node:
+    capture = None
     if p.peek() == "?":
         p.take()
         if p.peek() != ":":
-            raise p.unsupported(_describe_extension(p), pos)
+            raise _extension_error(p, pos)
         p.take()
+    else:
+        p.groups += 1
+        capture = p.groups
     p.depth += 1
     if p.depth > MAX_NESTING:
-        raise LimitExceeded(f"groups nested deeper than MAX_NESTING={MAX_NESTING} at offset {pos}")
+        raise PatternTooLarge(f"groups nested deeper than MAX_NESTING={MAX_NESTING}", p.pattern, pos)
     node = parse_alternation(p)
     if p.peek() != ")":
         raise p.syntax("missing ), unterminated subpattern", pos)
     p.take()
     p.depth -= 1
+    if capture is not None:
+        p.closed.add(capture)
     return node
 
 
-def _describe_extension(p: _Parser) -> str:
+INLINE_FLAGS = set("aiLmsux-")
+
+
+def _extension_error(p: _Parser, pos: int):
+    """After ``(?``: the construct it opens, refused; or malformed (``(?4``)."""
     for key in sorted(GROUP_EXTENSIONS, key=len, reverse=True):
         if p.pattern.startswith(key, p.pos):
-            return f"{GROUP_EXTENSIONS[key]} (?{key}...) is not supported"
-    if p.peek().isalpha() or p.peek() == "-":
-        return "inline flags (?...) are not supported"
-    return f"unknown extension (?{p.peek()}"
+            return p.unsupported(f"{GROUP_EXTENSIONS[key]} (?{key}...) is not supported", pos)
+    if p.peek() and p.peek() in INLINE_FLAGS:
+        flags = p.pattern[p.pos:].split(")", 1)[0].split(":", 1)[0]
+        if all(c in INLINE_FLAGS for c in flags):
+            return p.unsupported("inline flags (?...) are not supported", pos)
+        return p.syntax(f"unknown flag in (?{flags}", pos)
+    return p.syntax(f"unknown extension (?{p.peek()}", pos)
 
 
 def parse_class(p: _Parser, pos: int) -> int:
@@ -332,20 +351,30 @@ def parse_escape(p: _Parser, pos: int, *, in_class: bool) -> int:
 
 
 def _octal_or_backreference(p: _Parser, pos: int, first: str, in_class: bool) -> int:
-    """Python's rule: ``\\0`` plus up to two octal digits, or three octal digits, is an
-    octal escape (e.g. ``\\012``); otherwise ``\\1``-``\\99`` is a backreference."""
+    """Python's rules. Inside a class, and for ``\\0`` anywhere: an octal escape of up
+    to three digits (``[\\4]`` is 0x04, ``\\012`` is 0x0A). Outside a class, ``\\1``-``\\7``
+    followed by two more octal digits is octal (``\\101`` is ``A``); otherwise
+    ``\\1``-``\\99`` is a backreference: refused when it names a closed group, malformed
+    when it names no group (``\\5a`` with no group 5)."""
     digits = first
-    if first == "0":
-        while len(digits) < 3 and p.peek() in tuple("01234567") and p.peek():
+    if first == "0" or in_class:
+        while len(digits) < 3 and p.peek() and p.peek() in "01234567":
             digits += p.take()
-        return 1 << int(digits, 8)
+        return _octal_value(p, pos, digits)
     nxt = p.pattern[p.pos:p.pos + 2]
     if len(nxt) == 2 and all(c in "01234567" for c in nxt):
-        value = int(first + nxt, 8)
-        if value > 0o377:
-            raise p.syntax(f"octal escape value \\{first}{nxt} outside of range 0-0o377", pos)
         p.pos += 2
-        return 1 << value
-    if in_class:
-        raise p.syntax(f"bad escape \\{first}", pos)
+        return _octal_value(p, pos, first + nxt)
+    if p.peek() and p.peek().isdigit():
+        digits += p.take()
+    group = int(digits)
+    if group not in p.closed:
+        raise p.syntax(f"invalid group reference {group} (no closed group {group} before it)", pos)
     raise p.unsupported("backreference is not supported", pos)
+
+
+def _octal_value(p: _Parser, pos: int, digits: str) -> int:
+    value = int(digits, 8)
+    if value > 0o377:
+        raise p.syntax(f"octal escape value \\{digits} outside of range 0-0o377", pos)
+    return 1 << value
