@@ -95,7 +95,9 @@ def apply_mask(logits, mask) -> np.ndarray:
     Never modifies its input. Raises ValueError when the shapes differ or the mask
     allows nothing, TypeError when the mask is not boolean.
     """
-    x = np.asarray(logits, dtype=np.float64)
+    x = np.asarray(logits)
+    if x.dtype.kind not in "fiub":
+        raise TypeError(f"apply_mask: logits must be numbers, not {x.dtype}")
     m = np.asarray(mask)
     if m.dtype != np.bool_:
         raise TypeError(f"apply_mask: mask must be a bool array, not {m.dtype}")
@@ -105,12 +107,14 @@ def apply_mask(logits, mask) -> np.ndarray:
     allowed = int(np.count_nonzero(m))
     if allowed == 0:
         raise ValueError("apply_mask: the mask allows no token")
-    if allowed * 8 < m.size:  # sparse: write the few allowed entries into a -inf row
-        out = np.full(x.shape, -np.inf)
+    if allowed * 8 < m.size:  # sparse: the few allowed entries into a new -inf row
+        out = np.full(x.shape, -np.inf, dtype=np.float64)
         ids = np.flatnonzero(m)
         out[ids] = x[ids]
         return out
-    return np.where(m, x, -np.inf)
+    out = x.astype(np.float64, copy=True)  # dense: a float64 copy (the input is never written)
+    out[~m] = -np.inf
+    return out
 
 
 def constrained_sample(logits, c: Constraint, p: SamplingParams, history: Sequence[int],
