@@ -713,3 +713,15 @@ def test_front_end_means_the_same_on_every_python():
                              capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, (python, out.stderr[-2000:])
         assert json.loads(out.stdout) == [], python
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("pattern", [r"(?:(?:[\r]||){4,}){4,}", "(?:(?:(?:){4,}){4,}){4,}", "(?:(?:||){4}){3,}"])
+def test_nested_nullable_repeats_are_answered_without_backtracking(pattern):
+    """Finding (Hypothesis, pattern_trees): Python's re backtracks exponentially on
+    b"x" here (10 s and 4 minutes for the first two; documented in oracles/stdlib.py),
+    so this regression does not ask re. By hand: the languages are \\r* and {""}."""
+    carriage = "\\r" in pattern
+    assert not matches(pattern, b"x") and matches(pattern, b"")
+    assert matches(pattern, b"\r" * 7) is carriage and viable(pattern, b"\r") is carriage
+    assert canonical_dfa(pattern)[0].shape == (1, 256)
