@@ -130,7 +130,8 @@ def _bfs_order(trans: np.ndarray) -> list[int]:
 
 def live_states(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
     """bool[S]: True for states from which an accepting state is reachable
-    (a backward search from the accepting states)."""
+    (a backward search from the accepting states). ``trans`` may be over bytes
+    ``[S, 256]`` or over byte classes ``[S, C]``; DEAD entries lead nowhere."""
     n = accept.shape[0]
     preds: list[set[int]] = [set() for _ in range(n)]
     for s, row in enumerate(trans.tolist()):

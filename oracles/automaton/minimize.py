@@ -25,7 +25,7 @@ from collections import deque
 import numpy as np
 
 from .determinize import ClassDFA
-from .dfa import DEAD
+from .dfa import DEAD, live_states
 
 
 def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:
@@ -33,30 +33,13 @@ def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:
     numbered in the old order; the start state 0 must be live (else: empty language,
     returned as zero states)."""
     n = cdfa.accept.shape[0]
-    live = _live(cdfa.trans, cdfa.accept)
+    live = live_states(cdfa.trans, cdfa.accept)
     if not live[0]:
         return np.zeros((0, cdfa.trans.shape[1]), dtype=np.int32), np.zeros(0, dtype=np.bool_)
     new_id = np.full(n + 1, DEAD, dtype=np.int32)  # index n stands for DEAD itself
     new_id[np.flatnonzero(live)] = np.arange(int(live.sum()), dtype=np.int32)
     trans = new_id[cdfa.trans[live]]
     return trans, cdfa.accept[live]
-
-
-def _live(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
-    n = accept.shape[0]
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for s, row in enumerate(trans.tolist()):
-        for t in set(row):
-            if t >= 0:
-                preds[t].append(s)
-    live = accept.copy()
-    stack = np.flatnonzero(accept).tolist()
-    while stack:
-        for s in preds[stack.pop()]:
-            if not live[s]:
-                live[s] = True
-                stack.append(s)
-    return live
 
 
 def moore_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
