@@ -83,28 +83,11 @@ class Session:
         self._maskers: dict = {}
 
     def compiled(self, peer: Peer, source):
-        key = (peer.name, source)
-        if key not in self._compiled:
-            try:
-                self._compiled[key] = peer.compile(source)
-            except PeerRefused as exc:
-                self._compiled[key] = exc
-        value = self._compiled[key]
-        if isinstance(value, PeerRefused):
-            raise value
-        return value
+        return _memo(self._compiled, (peer.name, source), lambda: peer.compile(source))
 
     def masker(self, peer: Peer, case: Case):
-        key = (peer.name, case.source, case.vocab, case.eos_id)
-        if key not in self._maskers:
-            try:
-                self._maskers[key] = self.compiled(peer, case.source).masker(list(case.vocab), case.eos_id)
-            except PeerRefused as exc:
-                self._maskers[key] = exc
-        value = self._maskers[key]
-        if isinstance(value, PeerRefused):
-            raise value
-        return value
+        return _memo(self._maskers, (peer.name, case.source, case.vocab, case.eos_id),
+                     lambda: self.compiled(peer, case.source).masker(list(case.vocab), case.eos_id))
 
     def evaluate(self, peer: Peer, case: Case) -> str | list[Disagreement]:
         """A skip reason, or the (possibly empty) list of disagreements."""
@@ -424,3 +407,16 @@ def _allows(flag: bool) -> str:
 
 def dumps(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _memo(cache: dict, key, build):
+    """``cache[key]``, built once; a PeerRefused is cached too and raised again each time."""
+    if key not in cache:
+        try:
+            cache[key] = build()
+        except PeerRefused as exc:
+            cache[key] = exc
+    value = cache[key]
+    if isinstance(value, PeerRefused):
+        raise value
+    return value
