@@ -16,8 +16,12 @@ subset, ``vocab_bytes``) is the reference's: it reads only ``trans`` and ``accep
 
 from __future__ import annotations
 
-import re._constants as C  # noqa: N812
-import re._parser as sre
+try:  # Python 3.11+; the same modules were top-level before
+    import re._constants as C  # noqa: N812
+    import re._parser as sre
+except ImportError:  # Python 3.10
+    import sre_constants as C  # noqa: N812
+    import sre_parse as sre
 from collections import deque
 
 import numpy as np
