@@ -248,4 +248,7 @@ def render_all() -> dict[str, str]:
     masks_text = render(masks_doc)
     constrain_text = render(build_constrain_golden(masks_doc, masks_text))
     texts = {FILES["masks_golden"]: masks_text, FILES["constrain_golden"]: constrain_text}
+    from golden.tools_build import build_tools_golden  # here: tools_build imports this module
+
+    texts[FILES["tools_golden"]] = render(build_tools_golden())
     return {**texts, "SHA256SUMS": checksums_text(texts)}

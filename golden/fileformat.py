@@ -33,6 +33,8 @@ FORMAT_VERSION = 1
 GOLDEN_DIR = Path(__file__).resolve().parent
 FILES = {"masks_golden": "masks_golden.json", "constrain_golden": "constrain_golden.json"}
 SCHEMAS = {name: f"{name}.schema.json" for name in FILES}
+FILES["tools_golden"] = "tools_golden.json"  # the L10.9 tool-calling surface: golden/tools_build.py
+SCHEMAS["tools_golden"] = "tools_golden.schema.json"
 CHECKSUMS = "SHA256SUMS"
 DEAD = -1
 
