@@ -231,7 +231,10 @@ def check_shapes(report, impl, doc: dict) -> None:
     check = "message_and_delta_json_shapes"
     for case in doc["streams"]:
         where = f"stream {case['name']}"
-        calls = [impl.ToolCall(c["id"], c["name"], c["arguments"]) for c in case["calls"]]
+        calls, exc = _error_of(lambda: [impl.ToolCall(c["id"], c["name"], c["arguments"]) for c in case["calls"]])
+        if exc is not None:
+            report.fail(check, where, f"ToolCall(...) raised {_describe(exc)}")
+            continue
         got, exc = _error_of(lambda: impl.message_json(case["content"], calls))
         report.expect(check, where, f"message_json raised {_describe(exc)}" if exc is not None else
                       None if got == case["message_json"] else f"message {got!r:.160}, expected {case['message_json']!r:.160}")
