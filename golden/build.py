@@ -36,6 +36,7 @@ from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
 SEEDS = {"masks_golden": 87, "constrain_golden": 109}
 """The master seed of each file (L8.7 and L10.9); path j of case i uses
 ``default_rng([seed, i, j])``."""
+SEEDS["tools_golden"] = 1009  # the L10.9 tool surface (golden/tools_build.py): walk k uses default_rng([seed, k])
 BUDGETS = (4, 12, 24)
 """Uniform choices before steering to completion, per path: short, medium, long."""
 LIMIT = 64

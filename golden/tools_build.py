@@ -12,7 +12,7 @@
 - ``streams``: the parser's events per piece and at ``finish()``, the folded answer,
   ``message_json`` and every ``delta_json``; split-invariance streams add seeded
   random splits;
-- ``forced_walks``: ``FORCED_WALKS`` walks of a random-logit model (uniform logits from
+- ``vocab`` and ``forced_walks``: ``FORCED_WALKS`` walks of a random-logit model (uniform logits from
   the raw PCG64 stream of ``default_rng([SEED, k])``, greedy ``constrained_sample``)
   under the named choice ``get_weather`` through the 123-entry vocabulary.
 
@@ -35,10 +35,10 @@ import numpy as np
 
 from golden import cases as constrain_cases
 from golden import tools_cases as cases
-from golden.build import COMMAND, NOTICE, GoldenDisagreement
+from golden.build import COMMAND, NOTICE, SEEDS, GoldenDisagreement
 from golden.fileformat import FORMAT_VERSION, dfa_record, hex_or_null
 
-SEED = 1009
+SEED = SEEDS["tools_golden"]
 """The master seed of tools_golden.json (L10.9's tools; walk k uses ``default_rng([SEED, k])``)."""
 KIND = "tools_golden"
 
@@ -274,8 +274,13 @@ def _forced_walks() -> dict:
             raise GoldenDisagreement(f"forced walk {k}: {problem}")
         walks.append({"seed": [SEED, k], "tokens": tokens, "text_hex": text.hex()})
     return {"grammar": "named_get_weather", "body": body, "parameters_json": compact(cases.WEATHER_PARAMETERS),
-            "vocab": {"size": len(vocab), "eos_id": eos, "tokens_hex": [hex_or_null(t) for t in vocab]},
             "walks": walks}
+
+
+def _vocab() -> dict:
+    """The 123-entry vocabulary of the walks (constrain_golden.json's): hex tokens, null for EOS and specials."""
+    vocab, eos = constrain_cases.CONSTRAIN_VOCAB, constrain_cases.CONSTRAIN_EOS
+    return {"size": len(vocab), "eos_id": eos, "tokens_hex": [hex_or_null(t) for t in vocab]}
 
 
 # --------------------------------------------------------------------------- the document
@@ -290,4 +295,4 @@ def build_tools_golden() -> dict:
                              "oracle": "oracles.tools (grammars cross-checked against oracles.derivatives)"},
             "conformance_tools_json": compact(cases.CONFORMANCE_TOOLS),
             "requests": _requests(), "grammars": _grammars(), "conversations": _conversations(),
-            "streams": _streams(), "forced_walks": _forced_walks()}
+            "streams": _streams(), "vocab": _vocab(), "forced_walks": _forced_walks()}

@@ -261,7 +261,7 @@ def check_forced_walks(report, impl, doc: dict) -> None:
     if exc is not None:
         report.fail(check, "named grammar", f"raised {_describe(exc)}")
         return
-    vocab = [None if h is None else bytes.fromhex(h) for h in walks["vocab"]["tokens_hex"]]
+    vocab = [None if h is None else bytes.fromhex(h) for h in doc["vocab"]["tokens_hex"]]
     schema = json.loads(walks["parameters_json"])
     for walk in walks["walks"]:
         where = f"walk {walk['seed']}"
@@ -269,7 +269,7 @@ def check_forced_walks(report, impl, doc: dict) -> None:
         if not dfa.matches(text):
             report.fail(check, where, "the walk's text is not in the named grammar's language")
             continue
-        pieces = token_pieces(vocab, walk["tokens"], walks["vocab"]["eos_id"])
+        pieces = token_pieces(vocab, walk["tokens"], doc["vocab"]["eos_id"])
         got, exc = _error_of(lambda: _fold(impl, "w", pieces))
         if exc is not None:
             report.fail(check, where, f"the parser raised {_describe(exc)}")

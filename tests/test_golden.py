@@ -281,7 +281,7 @@ def _brute_mask(pattern: str, vocab, eos_id, prefix: bytes) -> list[int]:
 
 
 @pytest.mark.golden
-@pytest.mark.parametrize("kind", sorted(FILES))
+@pytest.mark.parametrize("kind", ["constrain_golden", "masks_golden"])  # the files that record mask paths
 def test_every_recorded_mask_agrees_with_python_matching(docs, kind):
     doc = docs[kind]
     all_cases = doc["cases"] if kind == "masks_golden" else doc["schemas"] + doc["patterns"]

@@ -55,3 +55,22 @@ def test_a_candidate_that_raises_everywhere_fails_without_crashing_the_replay(do
     impl = types.SimpleNamespace(**{name: boom for name in TOOLS_CONTRACT})
     report = replay_tools(doc, impl)
     assert not report.ok and set(report.failures) == set(CHECKS)
+
+
+def _golden(*argv):
+    import io
+
+    from harness.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    return main(["golden", *argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
+
+
+@pytest.mark.golden
+def test_golden_replay_verb_for_the_tools_file(tmp_path):
+    code, out, _ = _golden("replay", "--file", "tools")
+    assert code == 0 and "tools_golden.json: 10 checks" in out and " 0 failed" in out.splitlines()[-1]
+    bad = tmp_path / "tools_candidate.py"
+    bad.write_text("def parse_tool_request(body):\n    return None\n")
+    code, _, err = _golden("replay", "--file", "tools", "--impl", str(bad), "--in-process")
+    assert code == 2 and "lacks the tools contract's names" in err

@@ -99,35 +99,35 @@ class ToolCall:
     arguments: str
 
 
-def match_tokens(text: str, tokens) -> tuple[str, int, str | None]:
-    """Match ``tokens`` (literals, or ``_STRING``) from the start of ``text`` with JSON
-    whitespace between them; the last token is matched but not consumed.
-    Returns ``("ok", end, string)`` (``end`` is where the last token starts, ``string``
-    the decoded ``_STRING``), ``("more", 0, None)`` when ``text`` is a prefix of a match,
-    or ``("bad", 0, None)``. E.g. ``match_tokens('} </tool_call>', _CLOSE_TOKENS)``
-    gives ``("ok", 2, None)``."""
-    pos, n, string = 0, len(text), None
-    for k, token in enumerate(tokens):
+def match_tokens(text: str, tokens, k: int = 0, pos: int = 0, string: str | None = None):
+    """Match ``tokens[k:]`` (literals, or ``_STRING``) in ``text`` from ``pos``, with JSON
+    whitespace between them; the last token is matched but not consumed. Returns
+    ``(status, pos, string, k)``: ``"ok"`` with ``pos`` where the last token starts and
+    ``string`` the decoded ``_STRING``; ``"more"`` when ``text`` is a prefix of a match,
+    with ``(pos, string, k)`` the point to resume from once more text arrives (the
+    start of the first incomplete token); or ``"bad"``. E.g.
+    ``match_tokens('} </tool_call>', _CLOSE_TOKENS)[:2] == ("ok", 2)``."""
+    n, last = len(text), len(tokens) - 1
+    while True:
         while pos < n and text[pos] in WHITESPACE:
             pos += 1
         if pos == n:
-            return ("more", 0, None)
+            return ("more", pos, string, k)
+        token = tokens[k]
         if token is _STRING:
-            status, end, string = _match_string(text, pos)
+            status, end, value = _match_string(text, pos)
             if status != "ok":
-                return (status, 0, None)
-            pos = end
+                return (status, pos, string, k)
+            pos, string, k = end, value, k + 1
             continue
-        if k == len(tokens) - 1 and text.startswith(token[0], pos):
-            return ("ok", pos, string) if len(token) == 1 or text.startswith(token, pos) else \
-                (("more", 0, None) if token.startswith(text[pos:]) else ("bad", 0, None))
         if text.startswith(token, pos):
-            pos += len(token)
+            if k == last:
+                return ("ok", pos, string, k)
+            pos, k = pos + len(token), k + 1
         elif token.startswith(text[pos:]):
-            return ("more", 0, None)
+            return ("more", pos, string, k)
         else:
-            return ("bad", 0, None)
-    return ("ok", pos, string)  # unreachable for non-empty tokens: the last one returns above
+            return ("bad", pos, string, k)
 
 
 def _match_string(text: str, pos: int) -> tuple[str, int, str | None]:
@@ -169,18 +169,26 @@ class ToolParser:
         self._depth = 0           # ARGS: brace depth outside strings
         self._in_string = False
         self._escaped = False     # ARGS: the piece ended right after a backslash in a string
+        self._resume = (0, 0, None)  # HEADER: (token, position, name) where the match resumes
 
     def push(self, piece: str) -> list:
         """The events ``piece`` makes certain (see the module docstring)."""
         if type(piece) is not str:
             raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
-        if self._mode is TEXT and not self._held and not self._after_call and "<" not in piece:
+        mode = self._mode
+        if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
             return [Content(piece)] if piece else []  # the common case: plain text
-        if self._mode is DONE:
-            raise ValueError("push() after finish(): a ToolParser reads one answer")
         events: list = []
-        text = self._held + piece
-        self._held = ""
+        if mode is ARGS:  # never holds text
+            if not self._escaped and ('"' not in piece and "\\" not in piece if self._in_string
+                                      else '"' not in piece and "{" not in piece and "}" not in piece):
+                return [Arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
+            text = self._args(piece, events)
+        elif mode is DONE:
+            raise ValueError("push() after finish(): a ToolParser reads one answer")
+        else:
+            text = self._held + piece
+            self._held = ""
         while text:
             text = self._STEP[self._mode](self, text, events)
         return events
@@ -226,10 +234,11 @@ class ToolParser:
         return ""
 
     def _header(self, text: str, events: list) -> str:
-        status, end, name = match_tokens(text[:MAX_HEADER], _HEADER_TOKENS)
+        status, end, name, k = match_tokens(text[:MAX_HEADER], _HEADER_TOKENS, *self._resume)
         if status == "more" and len(text) < MAX_HEADER:  # decided on the first MAX_HEADER only: split-invariant
-            self._held = text
+            self._held, self._resume = text, (k, end, name)
             return ""
+        self._resume = (0, 0, None)
         if status != "ok" or not isinstance(name, str):
             events.append(Content(OPENER))  # not a call after all: the opener was text
             self._mode = TEXT
@@ -241,37 +250,38 @@ class ToolParser:
         return text[end:]
 
     def _args(self, text: str, events: list) -> str:
-        i, n = 0, len(text)
+        """Scan for the brace that closes the arguments: strings skipped (a backslash
+        escapes the next character, even across pieces), braces counted outside them."""
+        i, n, end = 0, len(text), None
         if self._escaped:
             self._escaped, i = False, 1
-        end = None
+        in_string, depth, find, search = self._in_string, self._depth, text.find, _STRUCT.search
         while i < n:
-            if self._in_string:
-                m = _IN_STRING.search(text, i)
-                if m is None:
-                    break
-                j = m.start()
-                if text[j] == "\\":
-                    if j + 1 == n:
-                        self._escaped = True
-                    i = j + 2
+            if in_string:
+                quote, backslash = find('"', i), find("\\", i)
+                if backslash != -1 and (quote == -1 or backslash < quote):
+                    i = backslash + 2  # e.g. \" inside a string: not its end
+                    self._escaped = i > n
                     continue
-                self._in_string, i = False, j + 1
+                if quote == -1:
+                    break
+                in_string, i = False, quote + 1
                 continue
-            m = _STRUCT.search(text, i)
+            m = search(text, i)
             if m is None:
                 break
-            j, ch = m.start(), text[m.start()]
-            i = j + 1
+            i = m.end()
+            ch = text[i - 1]
             if ch == '"':
-                self._in_string = True
+                in_string = True
             elif ch == "{":
-                self._depth += 1
+                depth += 1
             else:
-                self._depth -= 1
-                if self._depth == 0:
+                depth -= 1
+                if depth == 0:
                     end = i
                     break
+        self._in_string, self._depth = in_string, depth
         fragment = text if end is None else text[:end]
         if fragment:
             events.append(Arguments(self.calls - 1, fragment))
@@ -281,7 +291,7 @@ class ToolParser:
         return text[end:]
 
     def _close(self, text: str, events: list) -> str:
-        status, end, _ = match_tokens(text[:MAX_CLOSE], _CLOSE_TOKENS)
+        status, end, _, _ = match_tokens(text[:MAX_CLOSE], _CLOSE_TOKENS)
         if status == "more" and len(text) < MAX_CLOSE:
             self._held = text
             return ""
