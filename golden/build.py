@@ -6,15 +6,20 @@
   the reference's ``json_schema_to_regex`` (text, not an automaton).
 - ``build_constrain_golden(masks_doc, masks_text)``: from the reference pipeline
   (``oracles.automaton``), the regex text of 13 schemas, the canonical DFA of those
-  and of 8 patterns, three seeded paths of each through the 123-entry vocabulary,
-  Python's compact ``json.dumps`` of 19 texts, the refused patterns and schemas,
-  and the cases of ``masks_golden.json`` replayed through the reference.
+  and of 8 patterns, three seeded paths of each through the 123-entry vocabulary
+  (and of two finite cases through it without EOS, ending ``"stop"``), Python's
+  compact ``json.dumps`` of 19 texts, the 15 refused patterns and 11 refused schemas
+  of the port's test (the rest in ``refused_extra``), section 3's
+  ``constrained_sample`` example (``golden.sampling``), and the cases of
+  ``masks_golden.json`` replayed through the reference.
 
 Cross-checks (a failure raises ``GoldenDisagreement`` and nothing is written): the
 derivative masks and the reference ``TokenIndex`` masks agree at every step of every
 path of both files; the reference DFA of every case equals the derivative oracle's
 ``canonical_dfa``; the reference and the derivative parser both refuse every refused
-pattern; ``json.loads`` of each dumps output gives the value back.
+pattern; ``json.loads`` of each dumps output gives the value back; the sampling
+example's tokens and logprobs agree between exact arithmetic, numpy and the
+reference (``golden.sampling``).
 
 Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
 order (sets are sorted), numpy ``default_rng`` seeded from lists of integers and
