@@ -41,6 +41,8 @@ class BruteIndex:
 
     def __init__(self, dfa, vocab, eos_id=None, bug=None):
         self.dfa, self.vocab, self.eos_id, self.bug = dfa, list(vocab), eos_id, bug
+        if bug == "no_eos_is_id_0" and eos_id is None:  # no EOS read as EOS id 0 (a falsy id)
+            self.eos_id = 0
         self.vocab_size = len(self.vocab)
         self._masks: dict[int, np.ndarray] = {}
 
@@ -196,6 +198,7 @@ MISTAKES = {
                    {"dfa_matches_python_l8_7", "dumps_matches_python"}),
     "s10_after_eos": (dict(constraint_bug="after_eos"), {"masks_match_python_l8_7", "token_index_rules"}),
     "s11_unmasked_sampler": (dict(sample_bug="unmasked"), {"constrained_sample_hand_example"}),
+    "no_eos_is_id_0": (dict(index_bug="no_eos_is_id_0"), {"masks_match_python_l8_7", "token_index_rules"}),
     "numbering": (dict(regex_to_dfa=_renumbered), {"dfa_matches_python_l8_7"}),
 }
 
