@@ -260,7 +260,8 @@ def build_constrain_golden(masks_doc: dict, masks_text: str) -> dict:
             "refused_schemas": _refused_schemas(cases.REFUSED_SCHEMAS),
             "refused_extra": {"patterns": _refused_patterns(cases.REFUSED_EXTRA_PATTERNS),
                               "schemas": _refused_schemas(cases.REFUSED_EXTRA_SCHEMAS)},
-            "constrained_sample_hand_example": sampling.hand_example_record(),
+            "constrained_sample_hand_example": sampling.hand_example_record(
+                reference(), _vocab_record(cases.SAMPLE_VOCAB, cases.SAMPLE_EOS)),
             "l8_7_cases": _l8_7_cases(masks_doc, masks_text)}
 
 

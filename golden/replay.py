@@ -432,7 +432,8 @@ def check_sampling(report, impl, record: dict) -> None:
         else:  # the constraint after EOS: its mask allows nothing
             problem = _refuses(lambda: impl.constrained_sample(fresh, constraint, params, list(history),
                                                                np.random.default_rng(0)))
-        report.expect(check, refusal["name"], f"{refusal['call']} with an all-false mask {problem}" if problem else None)
+        message = f"{refusal['call']} with an all-false mask {problem}" if problem else None
+        report.expect(check, refusal["name"], message)
 
 
 def _sample_step(report, impl, constraint, params, history, record: dict, step: dict, where: str) -> bool:

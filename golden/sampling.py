@@ -45,12 +45,12 @@ def exact_logprob(chosen: int, allowed_logits: list[int]) -> Decimal:
     """``chosen - ln(sum(e^l))`` over ``allowed_logits`` (integers), to 50 digits."""
     with localcontext() as ctx:
         ctx.prec = 50
-        return Decimal(chosen) - sum(Decimal(l).exp() for l in allowed_logits).ln()
+        return Decimal(chosen) - sum(Decimal(logit).exp() for logit in allowed_logits).ln()
 
 
 def formula(chosen: int, allowed_logits: list[int]) -> str:
     """The logprob as the seed writes it, e.g. ``2 - ln(e^1 + e^2)``."""
-    return f"{chosen} - ln({' + '.join(f'e^{l}' for l in allowed_logits)})"
+    return f"{chosen} - ln({' + '.join(f'e^{logit}' for logit in allowed_logits)})"
 
 
 def numpy_log_softmax(logits: list[int], allowed: list[int]) -> np.ndarray:
@@ -112,13 +112,14 @@ def cross_check(impl, steps: list[dict]) -> list[dict]:
         if mask != step["allowed"] or token != step["token"]:
             raise _disagree(f"step {i}: the reference allows {mask} and takes {token}; "
                             f"expected {step['allowed']} and {step['token']}")
-        if not (math.isclose(logprob, exact, abs_tol=CROSS_CHECK) and math.isclose(by_numpy, exact, abs_tol=CROSS_CHECK)):
+        if not all(math.isclose(x, exact, abs_tol=CROSS_CHECK) for x in (logprob, by_numpy)):
             raise _disagree(f"step {i}: logprob {logprob!r} (reference), {by_numpy!r} (numpy), exact {exact!r}")
         history.append(token)
     nothing = [False] * len(vocab)
     refused = [
         {"name": "all_false_mask", "call": "apply_mask", "mask": nothing,
-         "error": _refusal_name(lambda: impl.apply_mask(np.asarray(logits, dtype=np.float64), np.zeros(len(vocab), bool)))},
+         "error": _refusal_name(lambda: impl.apply_mask(np.asarray(logits, dtype=np.float64),
+                                                        np.asarray(nothing, dtype=bool)))},
         {"name": "after_eos", "call": "constrained_sample", "mask": nothing,
          "error": _refusal_name(lambda: impl.constrained_sample(np.asarray(logits, dtype=np.float64), constraint,
                                                                 params, history, np.random.default_rng(0)))},
@@ -129,12 +130,12 @@ def cross_check(impl, steps: list[dict]) -> list[dict]:
     return refused
 
 
-def hand_example_record() -> dict:
-    """The ``constrained_sample_hand_example`` field of constrain_golden.json."""
-    from golden.build import _vocab_record, reference
-
+def hand_example_record(reference, vocab_record: dict) -> dict:
+    """The ``constrained_sample_hand_example`` field of constrain_golden.json, the
+    expected steps cross-checked against ``reference`` (a module of the contract);
+    ``vocab_record`` is ``cases.SAMPLE_VOCAB`` in the file's vocabulary encoding."""
     steps = expected_steps()
-    refused = cross_check(reference(), steps)
-    return {"pattern": cases.SAMPLE_PATTERN, "vocab": _vocab_record(cases.SAMPLE_VOCAB, cases.SAMPLE_EOS),
+    refused = cross_check(reference, steps)
+    return {"pattern": cases.SAMPLE_PATTERN, "vocab": vocab_record,
             "logits": list(cases.SAMPLE_LOGITS), "temperature": 0, "steps": steps,
             "tolerance": TOLERANCE, "refused": refused}
