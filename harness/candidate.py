@@ -87,6 +87,26 @@ def load_candidate(spec: str | None, ref_deps: bool = False) -> ModuleType:
     return module
 
 
+def spec_problem(spec: str | None) -> str | None:
+    """Why ``spec`` names nothing loadable, decided without importing anything (the
+    grader's side of ``load_candidate``'s ``CandidateError``); None when it may load."""
+    if spec is None or spec == REFERENCE:
+        return None
+    if not isinstance(spec, str):
+        return f"candidate spec must be a str or None, not {type(spec).__name__}"
+    path = Path(spec)
+    if spec.endswith(".py") or path.is_dir() or "/" in spec or "\\" in spec:
+        path = path.resolve()
+        if path.is_dir():
+            return None if (path / "__init__.py").is_file() else \
+                f"candidate directory {path} has no __init__.py: not a package"
+        return None if path.is_file() and path.suffix == ".py" else \
+            f"candidate {str(path)!r}: no such .py file or package directory"
+    if not all(part.isidentifier() for part in spec.split(".")):
+        return f"candidate {spec!r}: not a module name, and no file or directory at that path"
+    return None
+
+
 def _import_spec(spec: str | None) -> ModuleType:
     if spec is None or spec == REFERENCE:
         return importlib.import_module(REFERENCE)

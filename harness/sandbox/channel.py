@@ -196,11 +196,16 @@ def receive(sock: socket.socket, deadline: float | None):
 def _read(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     chunks, left = [], size
     while left:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
-                raise ChannelTimeout("no reply before the deadline")
-        chunk = sock.recv(min(left, 1 << 20))
+        try:  # what has arrived is read without waiting; select only when nothing has
+            chunk = sock.recv(min(left, 1 << 20), socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+                    raise ChannelTimeout("no reply before the deadline") from None
+            else:
+                select.select([sock], [], [])
+            continue
         if not chunk:
             raise ChannelClosed("the peer closed the channel")
         chunks.append(chunk)
