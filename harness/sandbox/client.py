@@ -87,7 +87,7 @@ class Candidate:
 
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
                  marker: str | None = None):
-        self.spec, self.ref_deps, self.limits = spec, ref_deps, limits
+        self.spec, self.ref_deps, self.limits = _absolute(spec), ref_deps, limits
         self.marker = marker or secrets.token_hex(8)
         self.deadline: float | None = None
         self.incident: CandidateGone | None = None
@@ -109,7 +109,7 @@ class Candidate:
         self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        binds = [PACKAGE_ROOT, *self._candidate_paths()]
+        binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
@@ -242,6 +242,55 @@ class Candidate:
         if isinstance(value, dict):
             return {k: self._wrap(v) for k, v in value.items()}
         return value
+
+
+MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
+
+
+def _readable(folder: Path, scratch: Path):
+    """``folder`` as the candidate process will read it: itself, or, when the candidate
+    runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
+    a home of mode 700), a world-readable copy bound at the same path."""
+    if not confine.runs_as_nobody() or _world_readable(folder):
+        return folder
+    copy = Path(tempfile.mkdtemp(prefix="readable-", dir=scratch)) / folder.name
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    if size > MAX_COPY_BYTES:
+        raise ValueError(f"the candidate's folder {folder} holds {size} bytes (more than {MAX_COPY_BYTES}) and "
+                         f"is not world-readable: make it readable or move the candidate to its own folder")
+    shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    copy.chmod(0o755)
+    for path in copy.rglob("*"):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return (copy, folder)
+
+
+def _world_readable(folder: Path) -> bool:
+    import stat as st
+
+    try:
+        for path in [folder, *folder.rglob("*")]:
+            mode = path.lstat().st_mode
+            if st.S_ISDIR(mode) and (mode & 0o005) != 0o005 or st.S_ISREG(mode) and not mode & 0o004:
+                return False
+        covered = [Path("/tmp"), Path("/root"), Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
+        for parent in folder.parents:
+            if not any(parent == c or c in parent.parents for c in covered) and not parent.stat().st_mode & 0o001:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _absolute(spec: str | None) -> str | None:
+    """A path spec made absolute (the candidate process runs in its own folder)."""
+    if spec is None:
+        return None
+    path = Path(spec)
+    if spec.endswith(".py") or "/" in spec or path.exists():
+        return str(path.resolve())
+    return spec
 
 
 def _what(op: str, name) -> str:

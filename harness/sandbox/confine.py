@@ -79,8 +79,9 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def plan(limits: Limits, binds: list[Path], hidden: list[Path], home: Path, marker: str) -> Plan:
-    """The confinement for one candidate process (see the module docstring)."""
+def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: str) -> Plan:
+    """The confinement for one candidate process (see the module docstring). ``binds``
+    are folders the candidate may read, each a ``Path`` or a ``(source, seen_as)`` pair."""
     bwrap = bwrap_path()
     as_root = os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
     nproc = limits.processes if as_root else _own_processes() + limits.processes
@@ -140,7 +141,13 @@ def interpreter_paths() -> list[Path]:
     return sorted(p for p in resolved if p.exists())
 
 
-def _bwrap_argv(bwrap: str, as_root: bool, binds: list[Path], hidden: list[Path]) -> list[str]:
+def runs_as_nobody() -> bool:
+    """Whether the candidate will run as ``nobody`` (so its files must be world-readable)."""
+    return os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER") and bwrap_path() is not None \
+        and _bwrap_works(bwrap_path(), True)
+
+
+def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> list[str]:
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-net", "--unshare-cgroup-try"]
     if not as_root:
@@ -151,12 +158,13 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list[Path], hidden: list[Path]
     argv += ["--perms", "01777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
     covered = [Path("/root"), Path("/tmp"), *hidden]
     made: set[Path] = set()
-    for path in sorted({*binds, *interpreter_paths()}, key=lambda p: len(p.parts)):
+    pairs = {(p, p) if isinstance(p, Path) else (Path(p[0]), Path(p[1])) for p in [*binds, *interpreter_paths()]}
+    for source, path in sorted(pairs, key=lambda pair: len(pair[1].parts)):
         for parent in reversed(path.parents):  # folders bwrap would make 0700 inside a tmpfs
             if parent not in made and any(parent != c and c in parent.parents for c in covered):
                 argv += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
-        argv += ["--ro-bind-try", str(path), str(path)]
+        argv += ["--ro-bind-try", str(source), str(path)]
     argv += ["--chdir", "/tmp"]
     if as_root:
         argv += ["--", shutil.which("setpriv") or "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
