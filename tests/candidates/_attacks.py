@@ -56,9 +56,13 @@ def relink_golden() -> None:
     quietly(lambda: target.symlink_to(VICTIM))
 
 
+HOME_TARGETS = (Path("/root/constrain-harness-was-here"), Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
+
+
 def write_home() -> None:
-    quietly(lambda: Path("/root/constrain-harness-was-here").write_text("pwned\n"))
-    quietly(lambda: Path(os.path.expanduser("~root"), ".bashrc").open("a").write("echo pwned\n"))
+    """Write new files into the grader's home (never run this where it is not confined)."""
+    for target in HOME_TARGETS:
+        quietly(lambda: target.write_text("pwned\n"))
 
 
 def leave_daemon() -> None:
