@@ -14,7 +14,7 @@ JSON report (``--json F``), format ``constrain-harness-check`` version 1::
       "exit_code": 0 | 1 | 2 | 3 | 4,
       "load": {"status": "ok"|"error"|"usage", "reason", "problems": [missing contract names],
                "notes": [signatures the seed's call cannot use], "ref_deps": [names supplied by
-               --ref-deps], "name", "file", "confinement", "mode"},
+               --ref-deps], "module", "file", "confinement", "mode"},
       "counts": {"passed": n, "failed": n, "error": n, "skipped": n, "crashed": n,
                  "timeout": n, "not run": n},
       "tests": [{"name", "kinds": [...], "checks": the seed's text, "status", "reason" (one line),

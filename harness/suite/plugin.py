@@ -28,7 +28,7 @@ Options:
 Result records (``"event"`` first):
 
 - ``{"event": "load", "status": "ok"|"error"|"usage", "reason": str, "problems": [str],
-  "notes": [str], "ref_deps": [str], "confinement": str, "mode": str}``: the candidate was
+  "notes": [str], "ref_deps": [str], "module": str, "file": str, "confinement": str, "mode": str}``: the candidate was
   imported (or not); ``problems`` are contract names it lacks (the tests needing them
   fail, the others run), ``notes`` signatures that cannot take the seed's call;
 - ``{"event": "start", "test": name}``: a test began;
@@ -163,7 +163,8 @@ def _start_candidate() -> dict:
         return {"event": "load", "status": "error", "problems": [],
                 "reason": f"the candidate crashed while loading: {_one_line(exc)}", "details": candidate.output()}
     record = {"event": "load", "status": "ok"}
-    record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "name", "file", "confinement", "mode")})
+    record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "file", "confinement", "mode")})
+    record["module"] = info["name"]
     record["problems"] = [escape(p) for p in record["problems"]]
     record["notes"] = [escape(p) for p in record["notes"]]
     if record["problems"]:
