@@ -87,6 +87,26 @@ def load_candidate(spec: str | None, ref_deps: bool = False) -> ModuleType:
     return module
 
 
+def spec_problem(spec: str | None) -> str | None:
+    """Why ``spec`` names nothing loadable, decided without importing anything (the
+    grader's side of ``load_candidate``'s ``CandidateError``); None when it may load."""
+    if spec is None or spec == REFERENCE:
+        return None
+    if not isinstance(spec, str):
+        return f"candidate spec must be a str or None, not {type(spec).__name__}"
+    path = Path(spec)
+    if spec.endswith(".py") or path.is_dir() or "/" in spec or "\\" in spec:
+        path = path.resolve()
+        if path.is_dir():
+            return None if (path / "__init__.py").is_file() else \
+                f"candidate directory {path} has no __init__.py: not a package"
+        return None if path.is_file() and path.suffix == ".py" else \
+            f"candidate {str(path)!r}: no such .py file or package directory"
+    if not all(part.isidentifier() for part in spec.split(".")):
+        return f"candidate {spec!r}: not a module name, and no file or directory at that path"
+    return None
+
+
 def _import_spec(spec: str | None) -> ModuleType:
     if spec is None or spec == REFERENCE:
         return importlib.import_module(REFERENCE)
@@ -209,8 +229,10 @@ def _callable(node: ast.FunctionDef, drop_self: bool) -> Callable_:
 
 
 def check_contract(module, contract: Contract | None = None) -> list[str]:
-    """Every problem of ``module`` against the contract, one line each; ``[]`` when the
-    candidate provides every name with a compatible signature."""
+    """The contract names ``module`` lacks or provides unusably (a constant that is not an
+    int, a function or method that is not callable, a class that is not a class), one line
+    each; ``[]`` when every name is there. Signatures are never a problem here: the seed
+    fixes positions, not parameter names or optional parameters (``signature_notes``)."""
     contract = contract or read_contract()
     problems: list[str] = []
     for name in contract.constants:
@@ -225,6 +247,31 @@ def check_contract(module, contract: Contract | None = None) -> list[str]:
     return problems
 
 
+def missing_names(problems: list[str]) -> dict[str, str]:
+    """``{"TokenIndex.next_state": "missing (...)", ...}`` from ``check_contract``'s lines."""
+    return dict(line.split(": ", 1) for line in problems if ": " in line)
+
+
+def signature_notes(module, contract: Contract | None = None) -> list[str]:
+    """Signatures that cannot take the seed's call (its required arguments, by position),
+    one line each. Notes only: the tests that make such a call fail with the candidate's
+    own TypeError, the others run."""
+    contract = contract or read_contract()
+    notes: list[str] = []
+    for name, expected in contract.functions.items():
+        notes += _arity_note(getattr(module, name, None), expected, name, bound=True)
+    for name, methods in contract.classes.items():
+        cls = getattr(module, name, None)
+        if not isinstance(cls, type):
+            continue
+        for method_name, expected in methods.items():
+            if method_name == "__init__":
+                notes += _arity_note(cls, expected, f"{name}(...)", bound=True)
+            else:
+                notes += _arity_note(getattr(cls, method_name, None), expected, f"{name}.{method_name}", bound=False)
+    return notes
+
+
 def _check_class(module, name: str, methods: dict[str, Callable_]) -> list[str]:
     if not hasattr(module, name):
         return [f"{name}: missing (a class)"]
@@ -233,69 +280,47 @@ def _check_class(module, name: str, methods: dict[str, Callable_]) -> list[str]:
         return [f"{name}: expected a class, got {type(cls).__name__}"]
     problems = []
     for method_name, expected in methods.items():
-        if method_name == "__init__":
-            problems += _check_signature(cls, expected, f"{name}(...)", bound=True)
-        else:
-            problems += _check_callable(cls, method_name, expected, f"{name}.{method_name}", bound=False)
+        if method_name != "__init__":
+            problems += _check_callable(cls, method_name, expected, f"{name}.{method_name}")
     return problems
 
 
-def _check_callable(owner, name: str, expected: Callable_, label: str, bound: bool = True) -> list[str]:
+def _check_callable(owner, name: str, expected: Callable_, label: str) -> list[str]:
     if not hasattr(owner, name):
         return [f"{label}: missing (expected {expected})"]
     obj = getattr(owner, name)
     if not callable(obj):
         return [f"{label}: expected a callable, got {type(obj).__name__}"]
-    return _check_signature(obj, expected, label, bound=bound)
+    return []
 
 
-def _check_signature(obj, expected: Callable_, label: str, bound: bool) -> list[str]:
+def _arity_note(obj, expected: Callable_, label: str, bound: bool) -> list[str]:
+    """A note when ``obj`` cannot be called with the contract's required positional
+    arguments: it requires more, or accepts fewer."""
+    if obj is None or not callable(obj):
+        return []
     try:
-        sig = inspect.signature(obj)
+        params = list(inspect.signature(obj).parameters.values())
     except (TypeError, ValueError):
-        return []  # a builtin without introspectable signature: the tests will tell
-    params = list(sig.parameters.values())
-    if not bound and params and params[0].kind in (inspect.Parameter.POSITIONAL_ONLY,
-                                                   inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return []  # a builtin without an introspectable signature: the tests will tell
+    kinds = inspect.Parameter
+    if not bound and params and params[0].kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD):
         params = params[1:]  # an unbound method: drop self
-    problems = [f"{label}: {p}" for p in _signature_problems(params, expected)]
-    if problems:
-        problems[-1] += f" (expected {expected}, got {label.split('(')[0]}{_render(params)})"
-    return problems
+    wanted = sum(1 for p in expected.params if p.kind == "positional" and not p.has_default)
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+    required = sum(1 for p in positional if p.default is kinds.empty)
+    required_kw = [p.name for p in params if p.kind == kinds.KEYWORD_ONLY and p.default is kinds.empty]
+    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+    shown = f"(expected {expected}, got {label.split('(')[0]}{_render(params)})"
+    if required > wanted or required_kw:
+        return [f"{label}: requires arguments the seed's call does not pass {shown}"]
+    if len(positional) < wanted and not var_pos:
+        return [f"{label}: takes fewer positional arguments than the seed passes {shown}"]
+    return []
 
 
 def _render(params) -> str:
     return "(" + ", ".join(str(p) for p in params) + ")"
-
-
-def _signature_problems(params, expected: Callable_) -> list[str]:
-    kinds = inspect.Parameter
-    by_name = {p.name: p for p in params}
-    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
-    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
-    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
-    problems = []
-    expected_positional = [p for p in expected.params if p.kind == "positional"]
-    for i, want in enumerate(expected.params):
-        got = by_name.get(want.name)
-        if got is None:
-            if want.kind == "positional" and (i < len(positional) or var_pos) and var_kw:
-                continue
-            if not (var_kw and (want.kind == "keyword" or var_pos)):
-                problems.append(f"parameter {want.name!r} missing")
-            continue
-        if want.kind == "positional":
-            index = expected_positional.index(want)
-            if got.kind not in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD) or positional.index(got) != index:
-                problems.append(f"parameter {want.name!r} must be positional number {index + 1}")
-        if want.has_default and got.default is kinds.empty:
-            problems.append(f"parameter {want.name!r} must have a default")
-    wanted = {p.name for p in expected.params}
-    for p in params:
-        required = p.default is kinds.empty and p.kind not in (kinds.VAR_POSITIONAL, kinds.VAR_KEYWORD)
-        if required and p.name not in wanted:
-            problems.append(f"parameter {p.name!r} is required but the contract never passes it")
-    return problems
 
 
 def require_contract(module) -> None:

@@ -1,36 +1,35 @@
-"""Grading a candidate: the catalogue in a sandboxed child process, verdicts per test.
+"""Grading a candidate: the catalogue in the grader's pytest process, the candidate behind the wall.
 
 ``run_check(CheckOptions(...)) -> CheckResult`` runs ``pytest harness/suite -p
-harness.suite.plugin`` in a child process and reads the child's result file (one JSON
-object per line, flushed as written; see ``harness.suite.plugin``) while it runs:
+harness.suite.plugin`` in a grader child process and reads its result file (one JSON
+object per line, flushed as written; see ``harness.suite.plugin``) while it runs. That
+child runs the tests and every assertion; the candidate is imported only in a confined
+candidate process the plugin starts (``harness.sandbox``), reached over a data-only
+channel, so nothing the candidate does can write a result or patch a test.
 
-- **limits**: the child gets ``RLIMIT_CPU`` (the per-test timeout times the tests left,
-  plus start-up), ``RLIMIT_AS`` (``--memory`` MB), ``RLIMIT_FSIZE`` (256 MB) and no core
-  files; the parent enforces the wall clock: a test running longer than ``--timeout``
-  seconds is killed (its whole process group) and gets the verdict ``timeout``.
-- **crashes**: a child that dies mid-test (``os._exit``, a signal, the CPU or memory
-  limit) blames the test that had started and not finished; the parent then starts a
-  new child for the tests not yet run, so one crash costs one verdict, not sixteen.
-  A crash while importing the candidate ends the run (it would crash again).
-- **isolation**: when the process may (root, or user namespaces), the child runs in a
-  private mount namespace where the harness's source tree (``harness``, ``oracles``,
-  ``strategies``, ``golden`` and the checkout around them) is mounted read-only, so a
-  candidate cannot rewrite a golden file or a test. Otherwise the parent checksums
-  those files before and after and restores any the child changed (which assumes nobody
-  else edits the checkout during the run, as on a grading machine; the environment
-  variable ``CONSTRAIN_HARNESS_NO_MOUNTS=1`` forces this fallback). In both cases the
-  child's working directory and ``HOME`` are a fresh temporary directory, and the
-  plugin's tamper guard checks the oracles' modules after every test.
+- **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
+  namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
+  private HOME and /tmp; the candidate's whole process tree ends with its process.
+- **deadlines**: each test's calls into the candidate share a wall-clock deadline of
+  ``--timeout`` seconds; a candidate that dies, hangs or breaks the protocol mid-call
+  gives that test ``crashed`` or ``timeout`` and the next test a fresh candidate process.
+  This parent also watches the grader child (a test overrunning by ``GRACE`` seconds, or
+  a child that dies, is ended and the tests not yet run are run in a new child).
+- **files**: a manifest of the harness's files (``harness``, ``oracles``, ``strategies``,
+  ``golden``) is taken before the run and verified after it; any change, addition,
+  removal or relink is listed in ``integrity``, restored without following links, and
+  makes the verdict "tampered".
 
 Statuses of a test: ``passed``, ``failed`` (an assertion: the candidate is wrong),
 ``error`` (the candidate raised where it should not, or a setup failed), ``skipped``,
-``crashed``, ``timeout``, ``not run`` (the run stopped before it: a load failure or an
-exhausted budget).
+``crashed`` (also: a protocol violation, said in the reason), ``timeout``, ``not run``
+(the run stopped before it). Each test also carries ``notes``: contract decisions it
+departs from in the default tier (``harness.suite.tiers``), which change nothing.
 
-Exit code (``harness.exitcodes``): 2 when the spec names nothing loadable or the
-contract check fails; else 3 when the candidate crashed or timed out (at import or in
-any test, or ran out of memory); else 1 when a test failed or errored, or the candidate
-changed the harness's files or modules (tampering); else 0.
+Exit code (``harness.exitcodes``): 4 when the harness's files changed; else 2 when the
+spec names nothing loadable; else 3 when the candidate crashed or timed out (at import or
+in any test, or ran out of memory); else 1 when a test failed or errored (a missing
+contract name fails the tests that need it); else 0.
 
 Example::
 
@@ -41,11 +40,9 @@ Example::
 
 from __future__ import annotations
 
-import ctypes
-import hashlib
 import json
 import os
-import resource
+import secrets
 import signal
 import subprocess
 import sys
@@ -55,6 +52,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
+from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -64,6 +62,7 @@ STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not r
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 STARTUP_SECONDS = 60.0  # wall and CPU allowance for importing pytest, numpy and the candidate
 FINISH_GRACE = 10.0  # seconds a child may take to exit after its session ended
+GRACE = 30.0  # seconds past a test's deadline before this parent ends the grader child (a backstop)
 
 
 @dataclass
@@ -77,6 +76,7 @@ class CheckOptions:
     memory: int = 2048  # MB of address space for the child
     only: tuple[str, ...] = ()  # test names to run (default: all)
     golden_file: str | None = None
+    strict: bool = False  # grade the contract's decisions where the seed is silent
 
 
 @dataclass
@@ -89,6 +89,7 @@ class Verdict:
     reason: str = ""
     details: str = ""
     duration: float = 0.0
+    notes: list[str] = field(default_factory=list)  # contract decisions departed from (default tier)
 
 
 @dataclass
@@ -100,10 +101,11 @@ class CheckResult:
     load: dict = field(default_factory=dict)
     tamper: list[dict] = field(default_factory=list)
     integrity: list[str] = field(default_factory=list)
-    isolation: str = "checksums"
+    isolation: str = ""  # the confinement the candidate ran under, in words
     children: list[dict] = field(default_factory=list)
     duration: float = 0.0
     exit_code: int = int(ExitCode.OK)
+    marker: str = ""  # in the candidate's environment: finds any process of this run
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -113,7 +115,8 @@ class CheckResult:
 
     @property
     def verdict(self) -> str:
-        return {0: "passed", 1: "failed", 2: "usage or contract error", 3: "crashed or timed out"}[self.exit_code]
+        return {0: "passed", 1: "failed", 2: "usage or contract error", 3: "crashed or timed out",
+                4: "tampered"}[self.exit_code]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -124,26 +127,36 @@ class CheckResult:
 
 def run_check(options: CheckOptions) -> CheckResult:
     """Grade ``options.impl``; never raises for anything the candidate does."""
-    result = CheckResult(options)
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
+    result = CheckResult(options, marker=secrets.token_hex(8))
     start = time.monotonic()
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
-    snapshot = _checksum_tree() if not _mounts_available() else None
-    result.isolation = "read-only mounts" if snapshot is None else "checksums"
-    with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
-        for attempt in range(MAX_CHILDREN):
-            done = {t.name for t in result.tests if t.status != "not run"}
-            if attempt and (_pending(result) == [] and not options.deep):
-                break
-            outcome = _run_child(options, result, Path(sandbox), attempt, done)
-            if outcome != "restart":
-                break
-    if snapshot is not None:
-        result.integrity = _restore_tree(snapshot)
+    manifest = Manifest.take(protected_roots())
+    try:
+        with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
+            os.chmod(sandbox, 0o700)
+            for attempt in range(MAX_CHILDREN):
+                if attempt and (_pending(result) == [] and not options.deep):
+                    break
+                done = {t.name for t in result.tests if t.status != "not run"}
+                if _run_child(options, result, Path(sandbox), attempt, done) != "restart":
+                    break
+    finally:
+        changes = manifest.verify()
+        if changes:
+            manifest.restore()
+            result.integrity = [f"{change}; restored" for change in changes]
+    result.isolation = result.load.get("confinement", "") or result.isolation
     _explain_not_run(result)
     result.duration = round(time.monotonic() - start, 2)
     result.exit_code = int(_exit_code(result))
     return result
+
+
+def protected_roots() -> list[Path]:
+    """The harness's files: the installed packages (the golden files are in ``golden``)."""
+    return [PACKAGE_ROOT / name for name in PROTECTED_PACKAGES if (PACKAGE_ROOT / name).exists()]
 
 
 def _explain_not_run(result: CheckResult) -> None:
@@ -165,6 +178,8 @@ def _pending(result: CheckResult) -> list[str]:
 
 
 def _exit_code(result: CheckResult) -> ExitCode:
+    if result.integrity:
+        return ExitCode.TAMPERED
     if result.load.get("status") in ("contract", "usage"):
         return ExitCode.USAGE
     statuses = {t.status for t in result.tests}
@@ -173,7 +188,7 @@ def _exit_code(result: CheckResult) -> ExitCode:
     if result.load.get("status") == "error" or statuses & {"crashed", "timeout"} or \
             (not result.load and statuses == {"not run"}) or ("not run" in statuses and died):
         return ExitCode.CRASHED
-    if statuses & {"failed", "error", "not run"} or result.integrity or result.tamper:
+    if statuses & {"failed", "error", "not run"} or result.tamper:
         return ExitCode.FAILED
     return ExitCode.OK
 
@@ -183,15 +198,13 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     results_file = sandbox / f"results-{attempt}.jsonl"
     results_file.touch()
     log = sandbox / f"child-{attempt}.log"
-    left = len(_pending(result)) or 1
-    cpu = int(STARTUP_SECONDS + options.timeout * left * (3 if options.deep else 1))
     command = _command(options, results_file, done)
     reader = _ResultReader(results_file)
     started = time.monotonic()
     with open(log, "wb") as out:
-        child = subprocess.Popen(command, cwd=sandbox, env=_child_env(sandbox), stdin=subprocess.DEVNULL,
-                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                 preexec_fn=_limits(cpu, options.memory))
+        child = subprocess.Popen(command, cwd=sandbox, env=_child_env(sandbox, result.marker),
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
         try:
             killed = _watch(child, reader, result, options, started)
         except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
@@ -208,13 +221,16 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
     command = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin",
                "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=", "-o", "console_output_style=classic",
-               "--rootdir", str(PACKAGE_ROOT), "--results-file", str(results_file)]
+               "--rootdir", str(PACKAGE_ROOT), "--results-file", str(results_file),
+               "--timeout", str(options.timeout), "--memory", str(options.memory)]
     if options.impl is not None:
         command += ["--impl", _absolute_spec(options.impl)]
     if options.ref_deps:
         command.append("--ref-deps")
     if options.deep:
         command.append("--deep")
+    if options.strict:
+        command.append("--strict")
     if options.golden_file:
         command += ["--golden-file", str(Path(options.golden_file).resolve())]
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
@@ -231,101 +247,16 @@ def _absolute_spec(spec: str) -> str:
     return spec
 
 
-def _child_env(sandbox: Path) -> dict[str, str]:
+def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
+    """The grader child's environment (trusted: the candidate process gets its own,
+    trimmed, from ``harness.sandbox.confine``)."""
     env = dict(os.environ)
     paths = [str(PACKAGE_ROOT), os.getcwd()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env.update(PYTHONPATH=os.pathsep.join(paths), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0",
-               PYTHONFAULTHANDLER="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", CONSTRAIN_HARNESS_PROFILE="ci",
-               HOME=str(sandbox), TMPDIR=str(sandbox))
+               PYTHONFAULTHANDLER="1", CONSTRAIN_HARNESS_PROFILE="ci", CONSTRAIN_HARNESS_MARKER=marker,
+               PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # the catalogue needs none; each costs a rewrite
+               TMPDIR=str(sandbox))
     return env
-
-
-def _limits(cpu_seconds: int, memory_mb: int):
-    protected = [] if os.environ.get("CONSTRAIN_HARNESS_NO_MOUNTS") else [str(p) for p in _protected_dirs()]
-
-    def apply() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if protected:
-            _read_only_mounts(protected)
-    return apply
-
-
-# --------------------------------------------------------------------------- isolation
-
-_CLONE_NEWNS, _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x20000, 1, 32, 4096, 0x4000, 1 << 18
-
-
-def _protected_dirs() -> list[Path]:
-    """The checkout around the packages when it is one (a pyproject.toml next to them),
-    else the package directories themselves."""
-    if (PACKAGE_ROOT / "pyproject.toml").is_file():
-        return [PACKAGE_ROOT]
-    return [PACKAGE_ROOT / name for name in PROTECTED_PACKAGES if (PACKAGE_ROOT / name).is_dir()]
-
-
-def _read_only_mounts(paths: list[str]) -> bool:
-    """In a new mount namespace, bind each path read-only; False when not permitted."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.unshare(_CLONE_NEWNS) != 0:
-            return False
-        if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-            return False
-        for path in paths:
-            target = path.encode()
-            if libc.mount(target, target, None, _MS_BIND | _MS_REC, None) != 0:
-                return False
-            if libc.mount(b"none", target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None) != 0:
-                return False
-        return True
-    except Exception:  # noqa: BLE001 - no libc or no permission: checksums take over
-        return False
-
-
-def _mounts_available() -> bool:
-    """Whether a child can get read-only mounts here (tried once in a throwaway child)."""
-    global _MOUNTS
-    if os.environ.get("CONSTRAIN_HARNESS_NO_MOUNTS"):
-        return False  # forced: checksums only (tests of the fallback use this)
-    if _MOUNTS is None:
-        probe = "import sys; from harness.check import _read_only_mounts as r, _protected_dirs as d; " \
-                "import os; ok = r([str(p) for p in d()]); " \
-                "sys.exit(0 if ok and not os.access(str(d()[0]), os.W_OK) else 1)"
-        try:
-            proc = subprocess.run([sys.executable, "-c", probe], cwd=str(PACKAGE_ROOT), timeout=30,
-                                  capture_output=True, env={**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)})
-            _MOUNTS = proc.returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            _MOUNTS = False
-    return _MOUNTS
-
-
-_MOUNTS: bool | None = None
-
-
-def _checksum_tree() -> dict[Path, bytes]:
-    files = {}
-    for directory in (PACKAGE_ROOT / name for name in PROTECTED_PACKAGES):
-        for path in directory.rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
-                files[path] = path.read_bytes()
-    return files
-
-
-def _restore_tree(snapshot: dict[Path, bytes]) -> list[str]:
-    """Put back every protected file the child changed or deleted; one line per file."""
-    changed = []
-    for path, data in snapshot.items():
-        now = path.read_bytes() if path.is_file() else None
-        if now != data:
-            path.write_bytes(data)
-            what = "deleted" if now is None else f"changed (sha256 {hashlib.sha256(now).hexdigest()[:12]})"
-            changed.append(f"{path.relative_to(PACKAGE_ROOT)} {what}; restored")
-    return changed
 
 
 # --------------------------------------------------------------------------- watching the child
@@ -371,7 +302,7 @@ def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, 
     while child.poll() is None:
         time.sleep(0.05)
         _apply(reader.read_new(), result)
-        limit = STARTUP_SECONDS + options.timeout if reader.current == "<load>" else options.timeout
+        limit = STARTUP_SECONDS + options.timeout if reader.current == "<load>" else options.timeout + GRACE
         running = reader.current is not None and time.monotonic() - reader.current_since > limit
         idle = reader.current is None and time.monotonic() - max(started, reader.current_since) > \
             STARTUP_SECONDS + options.timeout
@@ -411,6 +342,7 @@ def _apply(records: list[dict], result: CheckResult) -> None:
             test.reason = str(record.get("reason") or "")
             test.details = str(record.get("details") or "")
             test.duration = float(record.get("duration") or 0.0)
+            test.notes = [str(n) for n in record.get("notes") or []]
 
 
 def _after_exit(result: CheckResult, reader: _ResultReader, returncode: int, killed: str | None, log: Path) -> str:

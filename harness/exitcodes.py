@@ -6,6 +6,12 @@
 | 1    | FAILED      | tests failed, golden files differ, a mutant survived             |
 | 2    | USAGE       | bad arguments, unreadable input, a contract (missing name) error |
 | 3    | CRASHED     | the candidate crashed, timed out, or ran out of memory           |
+| 4    | TAMPERED    | the harness's files changed while the candidate ran (restored)   |
+
+TAMPERED wins over every other outcome: a run during which the harness's own files
+(``harness``, ``oracles``, ``strategies``, ``golden``) changed cannot be trusted, whatever
+its tests said; the files are put back from the manifest taken before the run
+(``harness.sandbox.files``).
 """
 
 from __future__ import annotations
@@ -18,3 +24,4 @@ class ExitCode(enum.IntEnum):
     FAILED = 1
     USAGE = 2
     CRASHED = 3
+    TAMPERED = 4

@@ -9,17 +9,19 @@ JSON report (``--json F``), format ``constrain-harness-check`` version 1::
     {
       "format": "constrain-harness-check", "format_version": 1,
       "candidate": "path or module" | null (the reference),
-      "options": {"ref_deps", "deep", "timeout", "memory", "only"},
-      "verdict": "passed" | "failed" | "usage or contract error" | "crashed or timed out",
-      "exit_code": 0 | 1 | 2 | 3,
-      "load": {"status": "ok"|"error"|"contract"|"usage", "reason", "problems": [...],
-               "ref_deps": [names supplied by --ref-deps], "module", "file"},
+      "options": {"ref_deps", "deep", "timeout", "memory", "only", "strict"},
+      "verdict": "passed" | "failed" | "usage or contract error" | "crashed or timed out" | "tampered",
+      "exit_code": 0 | 1 | 2 | 3 | 4,
+      "load": {"status": "ok"|"error"|"usage", "reason", "problems": [missing contract names],
+               "notes": [signatures the seed's call cannot use], "ref_deps": [names supplied by
+               --ref-deps], "module", "file", "confinement", "mode"},
       "counts": {"passed": n, "failed": n, "error": n, "skipped": n, "crashed": n,
                  "timeout": n, "not run": n},
       "tests": [{"name", "kinds": [...], "checks": the seed's text, "status", "reason" (one line),
-                 "details" (the counterexample), "duration" (s), "pitfalls"}],
-      "isolation": "read-only mounts" | "checksums",
-      "tamper": [{"test", "changes": [...]}],      (the guard's findings)
+                 "details" (the counterexample), "duration" (s), "pitfalls",
+                 "notes": ["contract decision not met: ...", ...] (default tier; change nothing)}],
+      "isolation": the confinement the candidate ran under, in words,
+      "tamper": [],                                (kept for shape: the candidate no longer shares a process)
       "integrity": ["golden/masks_golden.json changed ...; restored", ...],
       "children": [{"attempt", "returncode", "killed", "seconds", "output_tail"}],
       "duration": seconds
@@ -49,6 +51,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from harness.check import CheckResult
+from harness.sandbox.text import escape
 from harness.suite.catalogue import BY_NAME
 
 FORMAT = "constrain-harness-check"
@@ -58,7 +61,7 @@ _MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"
 
 
 def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    text = escape(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -70,8 +73,10 @@ def render_table(result: CheckResult, width: int = 150) -> str:
     counterexamples, then the totals and the verdict (the last two lines)."""
     opts = result.options
     lines = [f"constrain-harness check: {opts.impl or 'the reference (oracles.automaton)'}"
-             + (" --ref-deps" if opts.ref_deps else "") + (" --deep" if opts.deep else ""),
-             f"limits: {opts.timeout:g} s wall per test, {opts.memory} MB memory; isolation: {result.isolation}"]
+             + (" --ref-deps" if opts.ref_deps else "") + (" --deep" if opts.deep else "")
+             + (" --strict" if opts.strict else ""),
+             f"limits: {opts.timeout:g} s wall per test, {opts.memory} MB memory",
+             f"confinement: {result.isolation or 'none (the candidate never started)'}"]
     lines += _load_lines(result)
     name_w = max([len(t.name) for t in result.tests] + [4])
     kind_w = max([len(", ".join(t.kinds)) for t in result.tests] + [4])
@@ -81,6 +86,7 @@ def render_table(result: CheckResult, width: int = 150) -> str:
         why = _clip(test.reason, max(20, width - name_w - 30)) if test.status != "passed" else ""
         lines.append(f"{i:>2}  {test.name:<{name_w}}  {', '.join(test.kinds):<{kind_w}}  {_MARK[test.status]:<7}  {why}".rstrip())
     lines += _detail_lines(result)
+    lines += _note_lines(result)
     lines += _integrity_lines(result)
     counts = result.counts()
     summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n or status in ("passed", "failed"))
@@ -95,13 +101,16 @@ def _load_lines(result: CheckResult) -> list[str]:
     lines = []
     if load.get("ref_deps"):
         lines.append(f"--ref-deps supplied: {', '.join(load['ref_deps'])}")
-    if load.get("status") == "contract":
-        lines.append("CONTRACT: the candidate does not implement harness/contract/constrain.pyi:")
+    if load.get("problems"):
+        lines.append("CONTRACT: names missing or unusable (the tests that need them fail, the others run):")
         lines += [f"  - {p}" for p in load.get("problems", [])]
-    elif load.get("status") in ("error", "usage"):
-        lines.append(f"LOAD: {load.get('reason', '')}")
+    if load.get("notes"):
+        lines.append("SIGNATURES the seed's calls cannot use (the tests making them will say):")
+        lines += [f"  - {p}" for p in load.get("notes", [])]
+    if load.get("status") in ("error", "usage"):
+        lines.append(f"LOAD: {escape(load.get('reason', ''))}")
         if load.get("details"):
-            lines += ["  " + line for line in str(load["details"]).rstrip().splitlines()[-12:]]
+            lines += ["  " + line for line in escape(str(load["details"]).rstrip(), keep_newlines=True).splitlines()[-12:]]
     return lines
 
 
@@ -110,8 +119,8 @@ def _detail_lines(result: CheckResult) -> list[str]:
     for test in result.tests:
         if test.status in ("passed", "skipped", "not run"):
             continue
-        lines += ["", f"--- {test.name}: {_MARK[test.status]}: {test.reason}"]
-        details = test.details.rstrip().splitlines()
+        lines += ["", f"--- {test.name}: {_MARK[test.status]}: {escape(test.reason)}"]
+        details = escape(test.details.rstrip(), keep_newlines=True).splitlines()
         lines += details[-25:] if len(details) > 25 else details
         entry = BY_NAME.get(test.name)
         if entry and entry.pitfalls and test.status == "failed":
@@ -119,12 +128,19 @@ def _detail_lines(result: CheckResult) -> list[str]:
     return lines
 
 
+def _note_lines(result: CheckResult) -> list[str]:
+    lines = []
+    for test in result.tests:
+        lines += [f"note ({test.name}): {escape(note)}" for note in test.notes]
+    return [""] + lines if lines else []
+
+
 def _integrity_lines(result: CheckResult) -> list[str]:
     lines = []
     for finding in result.tamper:
         lines.append(f"TAMPER ({finding.get('test') or 'at import'}): " + "; ".join(finding.get("changes", [])[:5]))
     for line in result.integrity:
-        lines.append(f"HARNESS FILE {line}")
+        lines.append(f"TAMPERED: harness file {escape(line)}")
     return [""] + lines if lines else []
 
 
@@ -138,10 +154,11 @@ def to_json(result: CheckResult) -> dict:
         entry = BY_NAME.get(test.name)
         tests.append({"name": test.name, "kinds": list(test.kinds), "checks": entry.checks if entry else "",
                       "status": test.status, "reason": test.reason, "details": test.details,
-                      "duration": test.duration, "pitfalls": entry.pitfalls if entry else ""})
+                      "duration": test.duration, "pitfalls": entry.pitfalls if entry else "",
+                      "notes": list(test.notes)})
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "candidate": opts.impl,
             "options": {"ref_deps": opts.ref_deps, "deep": opts.deep, "timeout": opts.timeout,
-                        "memory": opts.memory, "only": list(opts.only)},
+                        "memory": opts.memory, "only": list(opts.only), "strict": opts.strict},
             "verdict": result.verdict, "exit_code": result.exit_code, "load": result.load,
             "counts": result.counts(), "tests": tests, "isolation": result.isolation, "tamper": result.tamper,
             "integrity": result.integrity, "children": result.children, "duration": result.duration}
@@ -204,8 +221,6 @@ def to_gradescope(result: CheckResult) -> dict:
 
 
 def _zero_reason(result: CheckResult) -> str:
-    if result.load.get("status") == "contract":
-        return "the candidate does not implement the contract: " + "; ".join(result.load.get("problems", [])[:5])
     if result.integrity:
         return "the candidate changed the harness's files: " + "; ".join(result.integrity[:3])
     if result.tamper:

@@ -40,9 +40,11 @@ def test_the_catalogue_is_the_seeds_table():
     ({"test_apply_mask": "failed"}, None, {}, ExitCode.FAILED),
     ({"test_apply_mask": "error"}, None, {}, ExitCode.FAILED),
     ({}, None, {"tamper": [{"test": None, "changes": ["re.fullmatch rebound"]}]}, ExitCode.FAILED),
-    ({}, None, {"integrity": ["golden/masks_golden.json changed; restored"]}, ExitCode.FAILED),
+    ({}, None, {"integrity": ["golden/masks_golden.json changed; restored"]}, ExitCode.TAMPERED),
+    (CRASHED, None, {"integrity": ["golden/planted.json: added (file); restored"]}, ExitCode.TAMPERED),
     (CRASHED, None, {}, ExitCode.CRASHED),
-    ({n: "not run" for n in NAMES}, {"status": "contract", "problems": ["x: missing"]}, {}, ExitCode.USAGE),
+    ({"test_hand_example_masks": "failed"}, {"status": "ok", "problems": ["TokenIndex: missing (a class)"]}, {},
+     ExitCode.FAILED),  # a missing name fails the tests that need it; the others run
     ({n: "not run" for n in NAMES}, {"status": "usage", "reason": "no such file"}, {}, ExitCode.USAGE),
     ({n: "not run" for n in NAMES}, {"status": "error", "reason": "import failed"}, {}, ExitCode.CRASHED),
 ])
@@ -70,7 +72,7 @@ def test_the_json_report_carries_every_field(tmp_path):
     assert doc["counts"] == {"passed": 12, "failed": 1, "error": 0, "skipped": 0, "crashed": 1, "timeout": 1,
                              "not run": 1}
     first = doc["tests"][0]
-    assert set(first) == {"name", "kinds", "checks", "status", "reason", "details", "duration", "pitfalls"}
+    assert set(first) == {"name", "kinds", "checks", "status", "reason", "details", "duration", "pitfalls", "notes"}
     assert first["checks"].startswith("section 3's DFA")
     assert [t["name"] for t in doc["tests"]] == list(NAMES)
 
@@ -99,12 +101,22 @@ def test_gradescope_scores_one_point_per_passed_test(tmp_path):
     assert doc["output"].endswith("verdict: crashed or timed out (exit 3)")
 
 
-def test_gradescope_scores_zero_on_contract_errors_and_tampering():
-    contract = reports.to_gradescope(make_result({n: "not run" for n in NAMES},
-                                                 {"status": "contract", "problems": ["TokenIndex: missing"]}))
-    assert contract["score"] == 0 and "TokenIndex: missing" in contract["output"]
-    tampered = reports.to_gradescope(make_result({}, tamper=[{"test": None, "changes": ["re.fullmatch rebound"]}]))
-    assert tampered["score"] == 0 and "tampered" in tampered["output"]
+def test_gradescope_scores_the_tests_that_ran_and_zero_on_tampering():
+    missing = reports.to_gradescope(make_result({"test_hand_example_masks": "failed"},
+                                                {"status": "ok", "problems": ["TokenIndex: missing (a class)"]}))
+    assert missing["score"] == 15  # the other tests ran and count
+    tampered = reports.to_gradescope(make_result({}, integrity=["golden/planted.json: added (file); restored"]))
+    assert tampered["score"] == 0 and "changed the harness's files" in tampered["output"]
+
+
+def test_notes_and_candidate_text_reach_the_reports_escaped(tmp_path):
+    result = make_result({"test_apply_mask": "failed"})
+    result.tests[0].notes = ["contract decision not met: step_out_of_range_valueerror: raised IndexError"]
+    result.tests[10].reason = "bad\r\x1b[32mPASS\x1b[0m\nverdict: passed (exit 0)"
+    text = reports.render_table(result)
+    assert "note (test_hand_example): contract decision not met: step_out_of_range_valueerror" in text
+    assert "\x1b" not in text and "\r" not in text and text.splitlines()[-1] == "verdict: failed (exit 1)"
+    assert reports.to_json(result)["tests"][0]["notes"] == result.tests[0].notes
 
 
 @pytest.mark.parametrize("returncode, killed, words", [

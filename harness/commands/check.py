@@ -5,12 +5,17 @@
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
     constrain-harness check --impl tests/candidates/brzozowski.py --only test_canonical_form
 
-The catalogue (the seed's 16 tests, ``harness/suite``) runs in a child process under
-CPU-time, wall-time and memory limits; the terminal shows the seed's table with a
-verdict and one line why per test, then the counterexamples, then the totals.
+The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
+runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
+per-test deadlines, memory limits, the harness's files verified after the run). The
+terminal shows the confinement, the seed's table with a verdict and one line why per
+test, then the counterexamples, the contract-decision notes, then the totals.
 
-Exit codes: 0 all passed; 1 tests failed; 2 usage or contract error; 3 the candidate
-crashed or timed out (``harness.exitcodes``).
+``--strict`` also grades the contract's decisions where the seed is silent
+(``harness.suite.tiers``); by default a departure is a note and changes nothing.
+
+Exit codes: 0 all passed; 1 tests failed; 2 usage error; 3 the candidate crashed or
+timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ def add_arguments(parser) -> None:
                         help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them")
     parser.add_argument("--deep", action="store_true",
                         help="also run the Hypothesis differential properties (derandomized)")
+    parser.add_argument("--strict", action="store_true",
+                        help="also grade the contract's decisions where the seed is silent (default: notes)")
     parser.add_argument("--json", metavar="F", help="write the JSON report to F")
     parser.add_argument("--junit-xml", metavar="F", help="write JUnit XML to F")
     parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
     parser.add_argument("--timeout", metavar="S", type=float, default=None,
                         help="wall-clock seconds per test (default 60; 300 with --deep)")
     parser.add_argument("--memory", metavar="MB", type=int, default=2048,
-                        help="address-space limit of the child in MB (default 2048)")
+                        help="address-space limit of the candidate process in MB (default 2048)")
     parser.add_argument("--only", metavar="NAMES", default="",
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", default=None,
@@ -53,7 +60,8 @@ def run(args, stdout, stderr) -> int:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
     options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
-                           memory=args.memory, only=only, golden_file=args.golden_file)
+                           memory=args.memory, only=only, golden_file=args.golden_file,
+                           strict=args.strict)
     result = run_check(options)
     for path, write in ((args.json, reports.write_json), (args.junit_xml, reports.write_junit),
                         (args.gradescope, reports.write_gradescope)):

@@ -9,30 +9,26 @@
 ``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
 ``check`` exits 1 with a unified diff when a committed file differs from the
 regenerated one, or when a file fails its format version or JSON Schema.
-``replay`` exits 1 when the implementation fails a check, 2 when it cannot be loaded
-or does not implement the contract (``harness.candidate.check_contract``),
-3 when it crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB. A candidate
-given with ``--impl`` is untrusted: it runs in a child process (its own process group,
-``RLIMIT_AS`` and ``RLIMIT_CPU``) over a private copy of the golden files, and the
-verdict is refused (exit 1) if the copies or the originals change during the run (the
-originals are then restored).
-The reference (no ``--impl``) runs in-process.
+``replay`` exits 1 when the implementation fails a check (a contract name it lacks fails
+the checks that need it), 2 when the spec names nothing loadable, 3 when it cannot be
+imported, crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB, 4 when the
+harness's files changed during the run. A candidate given with ``--impl`` is untrusted:
+the replay and every assertion run in this process, the candidate behind the wall
+(``harness.sandbox``: a confined process reached over a data-only channel); the golden
+files are read before it starts, and the harness's files are verified (and restored)
+after it ended. The reference (no ``--impl``) runs in-process.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
+from harness.sandbox.text import escape
 
 MAX_DIFF_LINES = 80
 
@@ -55,7 +51,6 @@ def add_arguments(parser) -> None:
     p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=float, default=600.0, help="wall seconds for a candidate's replay")
     p.add_argument("--memory", type=int, default=4096, help="address-space limit (MB) for a candidate")
-    p.add_argument("--in-process", action="store_true", help="run a candidate in this process (no child)")
 
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -139,73 +134,89 @@ def _format_problems(directory: Path, fileformat) -> list[str]:
 
 
 def _replay(args, directory: Path, stdout, stderr) -> int:
-    if args.impl is not None and not args.in_process:
-        return _replay_in_child(args, directory, stdout, stderr)
+    if args.impl is not None:
+        return _replay_behind_wall(args, directory, stdout, stderr)
     return _replay_here(args, directory, stdout, stderr)
 
 
-def _digests(directory: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.glob("*.json"))}
+def _replay_behind_wall(args, directory: Path, stdout, stderr) -> int:
+    """The replay here, the candidate in a confined process; files verified after."""
+    from harness.candidate import spec_problem
+    from harness.check import protected_roots
+    from harness.sandbox import Candidate, Limits
+    from harness.sandbox.files import Manifest
+
+    problem = spec_problem(args.impl)
+    if problem:
+        print(f"golden replay: {problem}", file=stderr)
+        return int(ExitCode.USAGE)
+    sys.dont_write_bytecode = True
+    docs, code = _read_docs(args, directory, stderr)
+    if docs is None:
+        return code
+    manifest = Manifest.take(protected_roots())
+    candidate = Candidate(args.impl, ref_deps=args.ref_deps,
+                          limits=Limits(memory_mb=args.memory, call_seconds=args.timeout))
+    try:
+        code = _replay_candidate(args, candidate, docs, stdout, stderr)
+    finally:
+        candidate.close()
+        changes = manifest.verify()
+        if changes:
+            manifest.restore()
+    if changes:
+        for change in changes:
+            print(f"golden replay: TAMPERED: harness file {escape(change)}; restored", file=stderr)
+        return int(ExitCode.TAMPERED)
+    return code
 
 
-def _restore(directory: Path, saved: dict[str, bytes], stderr) -> bool:
-    """Put back any golden file a candidate changed; True if one had changed."""
-    changed = [name for name, data in saved.items()
-               if not (directory / name).exists() or (directory / name).read_bytes() != data]
-    for name in changed:
-        (directory / name).write_bytes(saved[name])
-        print(f"golden replay: {directory / name} was changed during the replay; restored", file=stderr)
-    return bool(changed)
+def _replay_candidate(args, candidate, docs, stdout, stderr) -> int:
+    from golden import replay
+    from harness.sandbox import CandidateGone, RemoteError
 
-
-def _replay_in_child(args, directory: Path, stdout, stderr) -> int:
-    spec = args.impl
-    if os.path.exists(spec):
-        spec = str(Path(spec).resolve())
-    originals = _digests(directory)
-    saved = {name: (directory / name).read_bytes() for name in originals}
-    with tempfile.TemporaryDirectory(prefix="golden-replay-") as tmp:
-        copy = Path(tmp) / "golden"
-        copy.mkdir()
-        for name in originals:
-            shutil.copy(directory / name, copy / name)
-        command = [sys.executable, "-m", "harness.cli", "golden", "replay", "--in-process", "--impl", spec,
-                   "--file", args.file, "--dir", str(copy)]
-        command += ["--ref-deps"] * args.ref_deps + ["--strict-regex"] * args.strict_regex
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.getcwd(),
-                                                                          os.environ.get("PYTHONPATH")]))}
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                start_new_session=True, preexec_fn=_limits(args.timeout, args.memory))
-        try:
-            out, err = proc.communicate(timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-            _restore(directory, saved, stderr)
-            print(out, end="", file=stdout)
-            print(f"golden replay: {args.impl} timed out after {args.timeout:g} s", file=stderr)
-            return int(ExitCode.CRASHED)
-        print(out, end="", file=stdout)
-        print(err, end="", file=stderr)
-        tampered = _restore(directory, saved, stderr)
-        if _digests(copy) != originals or tampered:
-            print("golden replay: the golden files changed during the replay: verdict refused", file=stderr)
-            return int(ExitCode.FAILED)
-    if proc.returncode < 0 or proc.returncode not in (0, 1, 2):
-        print(f"golden replay: {args.impl} crashed (exit status {proc.returncode})", file=stderr)
+    try:
+        load = candidate.start()
+    except (RemoteError, CandidateGone) as exc:
+        print(f"golden replay: cannot load {args.impl!r}: {escape(str(exc))}", file=stderr)
+        output = candidate.output()
+        if output.strip():
+            print("  " + output.strip()[-2000:].replace("\n", "\n  "), file=stderr)
         return int(ExitCode.CRASHED)
-    return proc.returncode
+    print(f"golden replay: confinement: {load['confinement']}", file=stdout)
+    for problem in load["problems"]:
+        print(f"golden replay: contract name missing or unusable: {escape(problem)}", file=stdout)
+    candidate.deadline = time.monotonic() + args.timeout
+    ok = True
+    try:
+        for kind, doc in docs:
+            report = replay.replay_constrain(doc, candidate.module, strict_regex=args.strict_regex) \
+                if kind == "constrain_golden" else replay.replay_masks(doc, candidate.module)
+            if candidate.incident is not None:
+                raise candidate.incident
+            for line in report.lines():
+                print(escape(line), file=stdout)
+            ok = ok and report.ok
+    except CandidateGone as exc:
+        print(f"golden replay: {args.impl} {exc.verdict}: {escape(str(exc))}", file=stderr)
+        return int(ExitCode.CRASHED)
+    return int(ExitCode.OK if ok else ExitCode.FAILED)
 
 
-def _limits(timeout: float, memory_mb: int):
-    def apply() -> None:  # runs in the child before exec
-        import resource
+def _read_docs(args, directory: Path, stderr):
+    """The golden documents to replay, read before any candidate runs: ``(docs, 0)`` or
+    ``(None, exit code)``."""
+    from golden import fileformat
 
-        cpu = int(timeout) + 30
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
+    kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
+    docs = []
+    for kind in kinds:
+        try:
+            docs.append((kind, fileformat.load(directory / fileformat.FILES[kind], kind)))
+        except (OSError, ValueError) as exc:
+            print(f"golden replay: {exc}", file=stderr)
+            return None, int(ExitCode.USAGE)
+    return docs, 0
 
 
 def _replay_here(args, directory: Path, stdout, stderr) -> int:
@@ -219,15 +230,6 @@ def _replay_here(args, directory: Path, stdout, stderr) -> int:
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
         print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
         return int(ExitCode.USAGE)
-    if args.impl is not None:
-        from harness.candidate import check_contract
-
-        problems = check_contract(impl)
-        if problems:
-            print(f"golden replay: {args.impl} does not implement the contract:", file=stderr)
-            for problem in problems:
-                print(f"  {problem}", file=stderr)
-            return int(ExitCode.USAGE)
     kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
     ok = True
     for kind in kinds:

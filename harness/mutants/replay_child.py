@@ -2,8 +2,10 @@
 
     python -m harness.mutants.replay_child PACKAGE_DIR
 
-Prints ``{"checks": {check: {"assertions": n, "failures": n}}, "findings": [...]}``
-on one line; the exit code is 0 when every check passed, 1 otherwise.
+The replay runs here; the implementation runs behind the wall (``harness.sandbox``), as
+every candidate does. Prints ``{"checks": {check: {"assertions": n, "failures": n}},
+"findings": [...]}`` on one line; the exit code is 0 when every check passed, 1
+otherwise, 3 when the implementation could not be loaded or crashed.
 """
 
 from __future__ import annotations
@@ -14,11 +16,18 @@ import sys
 
 def main(argv: list[str]) -> int:
     from golden import fileformat
-    from golden.replay import load_impl, replay_constrain
+    from golden.replay import replay_constrain
+    from harness.sandbox import Candidate, CandidateGone, RemoteError
 
     doc = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["constrain_golden"], "constrain_golden")
-    impl = load_impl(argv[0] if argv else None)
-    report = replay_constrain(doc, impl)
+    with Candidate(argv[0] if argv else None) as candidate:
+        try:
+            report = replay_constrain(doc, candidate.module)
+            if candidate.incident is not None:
+                raise candidate.incident
+        except (CandidateGone, RemoteError) as exc:
+            print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
+            return 3
     checks = {c: {"assertions": n, "failures": report.failures.get(c, 0)} for c, n in report.assertions.items()}
     findings = [{"check": f.check, "where": f.where, "message": f.message}
                 for f in report.findings if f.level == "fail"][:10]

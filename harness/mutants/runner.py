@@ -1,5 +1,8 @@
 """Run mutants: each in its own process, with a timeout, expected killers first.
 
+Every mutant runs behind the wall, as any candidate (``harness.sandbox``: the catalogue's
+plugin and ``replay_child`` start a confined candidate process for it).
+
 For a catalogue mutant: run the catalogue (``harness/suite``) against the mutant's
 package with only its expected killers (``-k``); if none fails, run the rest of the
 catalogue to learn whether some other test kills it. For a replay mutant: replay
@@ -72,6 +75,8 @@ def _env() -> dict[str, str]:
     env["PYTHONHASHSEED"] = "0"
     env["CONSTRAIN_HARNESS_PROFILE"] = "ci"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the catalogue needs no third-party plugin
     return env
 
 
@@ -119,6 +124,8 @@ def run_replay(package: Path, timeout: float) -> tuple[dict[str, str], str | Non
         data = json.loads(output.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return {}, f"replay failed (exit {code}): {output.strip()[-300:]}"
+    if "error" in data:
+        return {}, f"replay failed: {str(data['error'])[:300]}"
     return {c: ("failed" if v["failures"] else "passed") for c, v in data["checks"].items()}, None
 
 

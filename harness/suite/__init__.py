@@ -1,12 +1,14 @@
 """The conformance catalogue: the seed's 16 tests, run against any implementation of the
 contract (``harness/contract/constrain.pyi``).
 
-Run it through ``constrain-harness check`` (a sandboxed child process with limits and
-reports), or directly::
+The tests run in the grader's process; the candidate runs behind the wall
+(``harness.sandbox``), reached through a proxy of its module. Run it through
+``constrain-harness check`` (reports, deadlines, file verification), or directly::
 
     python3 -m pytest harness/suite -p harness.suite.plugin --impl path/to/constrain.py
 
 ``catalogue`` holds the seed's table; ``plugin`` the pytest options, the candidate
-fixture and the crash-proof result file; ``guard`` the tamper detection; ``explain`` the
-counterexample rendering; ``inputs`` the seeded inputs shared by the tests.
+process and its fixture, and the crash-proof result file; ``tiers`` the default and
+``--strict`` tiers; ``shapes`` the objects handed to the candidate as descriptions;
+``explain`` the counterexample rendering; ``inputs`` the seeded inputs shared by the tests.
 """

@@ -1,9 +1,15 @@
-"""The pytest plugin the catalogue runs under: options, the candidate, the result file.
+"""The pytest plugin the catalogue runs under: options, the candidate behind the wall, the result file.
 
 Use::
 
     python3 -m pytest harness/suite -p harness.suite.plugin [--impl X] [--ref-deps] [--deep]
-        [--results-file F] [--golden-file G]
+        [--strict] [--timeout S] [--memory MB] [--results-file F] [--golden-file G]
+
+This process is the grader: the tests, the oracles and every assertion run here. The
+candidate is imported only in a confined candidate process (``harness.sandbox``), and
+the ``impl`` fixture is a proxy of its module: the DFA, TokenIndex and Constraint it
+returns stay there, their attributes and methods are read through the data-only
+channel. Nothing the candidate does can reach this process's modules or the result file.
 
 Options:
 
@@ -11,42 +17,46 @@ Options:
   directory; see ``harness.candidate``). Default: the reference ``oracles.automaton``.
 - ``--ref-deps``: supply the reference sampling and GPT-2 byte map where X lacks them.
 - ``--deep``: also run the Hypothesis differential properties (``test_deep.py``).
+- ``--strict``: grade the contract's own decisions too (``harness.suite.tiers``).
+- ``--timeout S``: the wall-clock deadline of each test's calls into the candidate (60).
+- ``--memory MB``: the candidate process's address-space limit (2048).
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
-  so that a crash loses nothing already recorded (the parent, ``harness.check``, reads it).
+  so that a crash of this process loses nothing already recorded (``harness.check`` reads it).
 - ``--golden-file G``: the masks golden file to replay (default ``golden/masks_golden.json``).
 - ``--only A,B`` / ``--skip A,B``: run only / not these tests, by exact name.
 
 Result records (``"event"`` first):
 
-- ``{"event": "load", "status": "ok"|"error"|"contract"|"usage", "reason": str, "problems": [str],
-  "ref_deps": [str]}``: the candidate was imported (or not) and contract-checked;
-- ``{"event": "start", "test": name}``: a test began (a crash after this blames it);
-- ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"skipped"|"crashed",
-  "reason": one line, "details": text, "duration": seconds}``;
-- ``{"event": "tamper", "test": name|null, "changes": [str]}``: protected modules changed
-  (null: while importing the candidate); the plugin restored them and went on;
+- ``{"event": "load", "status": "ok"|"error"|"usage", "reason": str, "problems": [str],
+  "notes": [str], "ref_deps": [str], "module": str, "file": str, "confinement": str, "mode": str}``: the candidate was
+  imported (or not); ``problems`` are contract names it lacks (the tests needing them
+  fail, the others run), ``notes`` signatures that cannot take the seed's call;
+- ``{"event": "start", "test": name}``: a test began;
+- ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"crashed"|"timeout",
+  "reason": one line, "details": text, "duration": seconds, "notes": [str]}``; a test
+  whose call into the candidate crashed, hung or broke the protocol is ``crashed``
+  (protocol: the reason says so) or ``timeout``, and the next test gets a fresh
+  candidate process (at most ``MAX_RESTARTS``);
 - ``{"event": "finish", "exitstatus": int}``: the session ended normally.
 
-Order of work: the plugin snapshots the protected modules (``guard``), loads the golden file
-into memory, and only then imports the candidate, so neither a patched oracle nor a
-rewritten golden file can fool a test.
+Everything the candidate wrote (messages, output) is escaped (``harness.sandbox.text``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 import traceback
 
 import pytest
 
-from harness.suite.guard import Snapshot
+from harness.sandbox.text import escape
 
-_STATE: dict = {}  # the loaded candidate and what the plugin needs, set in configure
-sys.dont_write_bytecode = True  # leave no __pycache__ next to a candidate (the check child also sets it)
+_STATE: dict = {}  # the candidate process and what the plugin needs, set in configure
+MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candidate that crashes everywhere ends
+sys.dont_write_bytecode = True  # leave no __pycache__ in the checkout (its files are verified after the run)
 
 
 def pytest_addoption(parser) -> None:
@@ -55,10 +65,14 @@ def pytest_addoption(parser) -> None:
     group.addoption("--ref-deps", action="store_true", default=False,
                     help="supply the reference sampling and byte map where the candidate lacks them")
     group.addoption("--deep", action="store_true", default=False, help="also run the Hypothesis differential properties")
+    group.addoption("--timeout", type=float, default=60.0, help="wall seconds per test for calls into the candidate")
+    group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
     group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
     group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
+    # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
+    # meets: its markers are registered below); the tiers read it, no second option.
 
 
 def pytest_configure(config) -> None:
@@ -69,6 +83,9 @@ def pytest_configure(config) -> None:
     path = config.getoption("--results-file")
     _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
     _STATE["write"] = _writer(_STATE["out"])
+    from harness.suite import tiers
+
+    tiers.set_strict(bool(config.getoption("strict", default=False)))
 
 
 def _writer(out):
@@ -103,41 +120,57 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def pytest_collection_finish(session) -> None:
-    """Snapshot, read the golden file, then load and contract-check the candidate."""
+    """Read the golden file, then start the candidate process and load the candidate."""
     config = session.config
     write = _STATE["write"]
     _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
-    _import_trusted(config.getoption("--deep"))
-    snapshot = Snapshot.take()
-    _STATE["snapshot"] = snapshot
+    _STATE["spec"] = config.getoption("--impl")
+    _STATE["ref_deps"] = config.getoption("--ref-deps")
+    _STATE["timeout"] = config.getoption("--timeout")
+    _STATE["memory"] = config.getoption("--memory")
+    _STATE["restarts"] = 0
     write({"event": "start", "test": "<load>"})
-    record = _load(config.getoption("--impl"), config.getoption("--ref-deps"))
-    changes = snapshot.diff()
-    if changes:
-        snapshot.restore()
-        write({"event": "tamper", "test": None, "changes": changes})
-        # restored: the tests still run (and the verdict records the tampering)
+    record = _start_candidate()
     write(record)
     if record["status"] != "ok":
         _STATE["load_failure"] = record
-        pytest.exit(record["reason"], returncode=2 if record["status"] in ("contract", "usage") else 3)
+        pytest.exit(record["reason"], returncode=2 if record["status"] == "usage" else 3)
 
 
-# Imported before the snapshot so that the guard protects them even where the tests
-# import them lazily (an optional package that is absent is simply not protected).
-TRUSTED_MODULES = ("re", "json", "regex", "jsonschema", "numpy", "oracles.derivatives", "oracles.stdlib",
-                   "golden.fileformat", "harness.candidate", "harness.suite.golden_replay", "tokenizers")
-DEEP_MODULES = ("hypothesis", "strategies")  # only --deep uses them (hypothesis costs a second to import)
+def _start_candidate() -> dict:
+    """A fresh candidate process; its load record (``status`` ok / error / usage)."""
+    from harness.candidate import CandidateError, spec_problem
+    from harness.sandbox import Candidate, CandidateGone, Limits, RemoteError
 
-
-def _import_trusted(deep: bool) -> None:
-    import importlib
-
-    for name in TRUSTED_MODULES + (DEEP_MODULES if deep else ()):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
+    spec = _STATE["spec"]
+    problem = spec_problem(spec)
+    if problem:
+        return {"event": "load", "status": "usage", "reason": problem, "problems": []}
+    limits = Limits(memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
+    candidate = Candidate(spec, ref_deps=_STATE["ref_deps"], limits=limits,
+                          marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"))
+    _STATE["candidate"] = candidate
+    try:
+        info = candidate.start()
+    except RemoteError as exc:
+        candidate.close()
+        status = "usage" if exc.remote_type == CandidateError.__name__ and "candidate" in str(exc) else "error"
+        return {"event": "load", "status": status, "problems": [],
+                "reason": f"importing the candidate failed: {exc.remote_type}: {_one_line(exc)}"
+                          + (f" (at {exc.where})" if exc.where else ""),
+                "details": candidate.output()}
+    except CandidateGone as exc:
+        return {"event": "load", "status": "error", "problems": [],
+                "reason": f"the candidate crashed while loading: {_one_line(exc)}", "details": candidate.output()}
+    record = {"event": "load", "status": "ok"}
+    record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "file", "confinement", "mode")})
+    record["module"] = info["name"]
+    record["problems"] = [escape(p) for p in record["problems"]]
+    record["notes"] = [escape(p) for p in record["notes"]]
+    if record["problems"]:
+        record["reason"] = f"contract: {len(record['problems'])} name(s) missing or unusable; the tests that " \
+                           f"need them fail, the others run"
+    return record
 
 
 def _read_golden(path) -> dict:
@@ -146,77 +179,61 @@ def _read_golden(path) -> dict:
     return golden_replay.read_golden(path)
 
 
-def _load(spec, ref_deps) -> dict:
-    from harness.candidate import check_contract, load_candidate
-
-    from harness.candidate import CandidateError
-
-    try:
-        module = load_candidate(spec, ref_deps=ref_deps)
-    except CandidateError as exc:
-        return {"event": "load", "status": "usage", "reason": str(exc), "problems": []}
-    except BaseException as exc:  # noqa: BLE001 - anything the candidate's import raises is a verdict
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
-        return {"event": "load", "status": "error", "reason": f"importing the candidate failed: {_one_line(exc)}",
-                "details": text, "problems": []}
-    problems = check_contract(module)
-    _STATE["impl"] = module
-    record = {"event": "load", "status": "contract" if problems else "ok", "problems": problems,
-              "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
-              "module": getattr(module, "__name__", "?"), "file": getattr(module, "__file__", None)}
-    if problems:
-        record["reason"] = f"contract: {len(problems)} problem(s), first: {problems[0]}"
-    return record
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture
 def impl():
-    """The implementation under test (a module with the contract's names)."""
+    """The implementation under test: a proxy of the candidate's module, in a live
+    candidate process (a fresh one after a crash)."""
     failure = _STATE.get("load_failure")
     if failure is not None:
         pytest.fail(failure.get("reason", "the candidate did not load"), pytrace=False)
-    return _STATE["impl"]
+    candidate = _STATE["candidate"]
+    if not candidate.alive:
+        if _STATE["restarts"] >= MAX_RESTARTS:
+            pytest.fail(f"not run: the candidate process crashed {MAX_RESTARTS} times", pytrace=False)
+        _STATE["restarts"] += 1
+        record = _start_candidate()
+        if record["status"] != "ok":
+            pytest.fail(f"a fresh candidate process did not load: {record['reason']}", pytrace=False)
+        candidate = _STATE["candidate"]
+    candidate.deadline = _STATE.get("deadline")
+    return candidate.module
 
 
 @pytest.fixture(scope="session")
 def golden():
-    """The masks golden file, read before the candidate was imported."""
+    """The masks golden file, read before the candidate process started."""
     return _STATE["golden"]
 
 
 def pytest_runtest_logstart(nodeid, location) -> None:
     _STATE["write"]({"event": "start", "test": _name(nodeid)})
     _STATE[("t0", nodeid)] = time.monotonic()
+    _STATE["deadline"] = time.monotonic() + float(_STATE.get("timeout", 60.0))
+    candidate = _STATE.get("candidate")
+    _STATE["incident_before"] = candidate.incident if candidate is not None else None
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    candidate = _STATE.get("candidate")
+    incident = candidate.incident if candidate is not None else None
+    if incident is not None and incident is not _STATE.get("incident_before") and call.when == "call":
+        # The candidate process died, hung or broke the protocol during this test: that is
+        # the verdict, whatever the test made of the exception.
+        report.outcome = "failed"
+        report.ch_status = "timeout" if incident.verdict == "timeout" else "crashed"
+        prefix = "protocol violation: " if incident.verdict == "protocol" else ""
+        report.ch_reason = prefix + _one_line(incident)
+        report.ch_details = candidate.output()
+        return
     if call.excinfo is not None:
         exc = call.excinfo.value
         report.ch_reason = _reason_of(exc)
         report.ch_details = getattr(exc, "details", None)
-        if isinstance(exc, MemoryError):
+        if isinstance(exc, MemoryError) or getattr(exc, "remote_type", "") == "MemoryError":
             report.ch_status = "crashed"
-    changes = _check_tamper(item) if call.when in ("call", "teardown") else []
-    if changes:
-        report.outcome = "failed"
-        report.ch_reason = (f"the candidate changed the harness during the test: {', '.join(changes[:3])}"
-                            f"{' ...' if len(changes) > 3 else ''}")
-        report.ch_details = "\n".join(changes)
-
-
-def _check_tamper(item) -> list[str]:
-    snapshot = _STATE.get("snapshot")
-    if snapshot is None:
-        return []
-    changes = snapshot.diff()
-    re.purge()
-    if changes:
-        snapshot.restore()
-        _STATE["write"]({"event": "tamper", "test": _name(item.nodeid), "changes": changes})
-    return changes
 
 
 def pytest_runtest_logreport(report) -> None:
@@ -225,11 +242,21 @@ def pytest_runtest_logreport(report) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logfinish(nodeid, location) -> None:
+    from harness.suite import tiers
+
     reports = _STATE.pop(("reports", nodeid), [])
     outcome, reason, details = _summarize(reports)
+    notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
+             if key == "notes" for note in value]
+    notes += tiers.drain_notes()
     started = _STATE.pop(("t0", nodeid), time.monotonic())
-    _STATE["write"]({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": reason,
-                     "details": details, "duration": round(time.monotonic() - started, 3)})
+    _STATE["deadline"] = None
+    candidate = _STATE.get("candidate")
+    if candidate is not None:
+        candidate.deadline = None
+    _STATE["write"]({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
+                     "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
+                     "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
 def _summarize(reports) -> tuple[str, str, str]:
@@ -243,16 +270,18 @@ def _summarize(reports) -> tuple[str, str, str]:
             return outcome, reason, _clip(details)
     for report in reports:
         if report.skipped:
-            # The catalogue never skips (optional packages only shorten a test), so a
-            # skip or xfail came from the candidate (pytest.skip inside its code): a
-            # test it avoided is a test it failed.
+            # The catalogue never skips (optional packages only shorten a test): a skip
+            # here is the catalogue's bug, and a test not run is not a pass.
             longrepr = report.longrepr
             text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-            return "failed", f"the test was skipped from inside the candidate: {text.removeprefix('Skipped: ')}", ""
+            return "failed", f"the test was skipped: {text.removeprefix('Skipped: ')}", ""
     return "passed", "", ""
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
+    candidate = _STATE.get("candidate")
+    if candidate is not None:
+        candidate.close()
     _STATE["write"]({"event": "finish", "exitstatus": int(exitstatus)})
     if _STATE.get("out") is not None:
         _STATE["out"].close()
@@ -261,32 +290,36 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 # --------------------------------------------------------------------------- reasons
 
 
-def _reason_of(exc: BaseException) -> tuple[str, str] | str:
+def _reason_of(exc: BaseException) -> str:
     """A one-line reason for a test's exception: the catalogue's own failure message,
-    or the exception type and message with the candidate's line that raised it."""
+    or the candidate's exception (its class, message and line), or the grader's."""
     reason = getattr(exc, "reason", None)
     if reason:
         return reason
-    if isinstance(exc, MemoryError):
-        return "MemoryError: the candidate ran out of memory (the --memory limit)"
+    remote = getattr(exc, "remote_type", None)
+    if remote is not None:
+        if remote == "MemoryError":
+            return "MemoryError: the candidate ran out of memory (the --memory limit)"
+        if isinstance(exc, AttributeError):
+            return f"the candidate lacks a name this test needs: {_one_line(exc)}"
+        return f"{remote}: {_one_line(exc)}" + (f" (at {exc.where})" if exc.where else "")
     if isinstance(exc, AssertionError):
         return _first_line(str(exc)) or "assertion failed"
-    where = _candidate_frame(exc)
+    where = _test_frame(exc)
     return f"{type(exc).__name__}: {_one_line(exc)}" + (f" (at {where})" if where else "")
 
 
-def _candidate_frame(exc: BaseException) -> str:
+def _test_frame(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     for frame in reversed(frames):
-        if "/harness/" not in frame.filename and "/site-packages/" not in frame.filename \
-                and "/lib/python" not in frame.filename:
+        if "/site-packages/" not in frame.filename and "/lib/python" not in frame.filename:
             return f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
     return ""
 
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    return _clip(text[0] if text else repr(exc), 300)
+    return escape(_clip(text[0] if text else type(exc).__name__, 300))
 
 
 def _first_line(text: str) -> str:

@@ -14,6 +14,7 @@ from collections import deque
 import numpy as np
 import pytest
 
+from harness.sandbox import call_many
 from harness.suite.explain import DEAD, fail, first_difference, shortest_path
 from harness.suite.inputs import (EQUIVALENT_PAIRS, HAND_ACCEPT, HAND_PATTERN, RE_PATTERNS, SUPPORTED,
                                   UNSUPPORTED, hand_trans, random_patterns)
@@ -141,9 +142,10 @@ def test_matches_python_re(impl):
     for pattern in RE_PATTERNS:
         dfa, trans, accept = compile_ok(impl, pattern)
         oracle = re.compile(pattern.encode("ascii"))
-        for data in sorted(probe_strings(trans, accept, rng), key=lambda s: (len(s), s)):
+        strings = sorted(probe_strings(trans, accept, rng), key=lambda s: (len(s), s))
+        for data, got in zip(strings, call_many(dfa.matches, [(data,) for data in strings])):
             want = oracle.fullmatch(data) is not None
-            got = bool(dfa.matches(data))
+            got = bool(got)
             if got != want:
                 fail("DFA.matches disagrees with Python's re.fullmatch", pattern=pattern, data=data,
                      expected=want, got=got, state=dfa.step(0, data))
@@ -185,8 +187,9 @@ def test_every_state_is_live(impl):
             fail("a state cannot reach an accepting state (a dead state kept)", pattern=pattern,
                  state=dead[0], path=shortest_path(trans, dead[0]), dead_states=dead)
         if pattern in LIVENESS_PATTERNS:  # the prefixes the DFA keeps alive are exactly the viable ones
-            for data in sorted(probe_strings(trans, accept, rng, walks=8), key=lambda s: (len(s), s))[:300]:
-                alive = dfa.step(0, data) != DEAD
+            strings = sorted(probe_strings(trans, accept, rng, walks=8), key=lambda s: (len(s), s))[:300]
+            for data, reached in zip(strings, call_many(dfa.step, [(0, data) for data in strings])):
+                alive = reached != DEAD
                 if alive != partial_match(pattern, data):
                     fail("the DFA's liveness after a prefix differs from regex partial matching",
                          pattern=pattern, path=data, expected=f"alive={not alive}", got=f"alive={alive}",

@@ -12,6 +12,7 @@ from collections import deque
 import numpy as np
 import pytest
 
+from harness.sandbox import call_many
 from harness.suite import golden_replay
 from harness.suite.explain import DEAD, fail, shortest_path
 from harness.suite.inputs import (HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB, RE_PATTERNS, TOOL_SCHEMA,
@@ -108,8 +109,8 @@ def test_masks_match_brute_force(impl):
         for state in range(dfa.n_states):
             got = mask_of(index, state, len(vocab), **facts)
             _compare_mask(want_masks[state], got, state, trans, vocab, **facts)
-            for token in range(len(vocab)):
-                got_next = index.next_state(state, token)
+            nexts = call_many(index.next_state, [(state, token) for token in range(len(vocab))])
+            for token, got_next in enumerate(nexts):
                 if got_next != want_ends[state, token]:
                     fail("next_state differs from walking the token's bytes", **facts, state=state,
                          path=shortest_path(trans, state), token=(token, vocab[token]),
@@ -149,10 +150,8 @@ def _explore(index, pattern: str, vocab, eos_id) -> None:
         if not mask.any():
             fail("a state reachable by tokens allows no token (generation would be stuck)", pattern=pattern,
                  state=state, tokens=[(t, vocab[t]) for t in seen[state]], eos_id=eos_id)
-        for token in np.flatnonzero(mask).tolist():
-            if token == eos_id:
-                continue
-            target = index.next_state(state, token)
+        tokens = [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
+        for token, target in zip(tokens, call_many(index.next_state, [(state, t) for t in tokens])):
             if target == DEAD:
                 fail("next_state is DEAD for a token the mask allows", pattern=pattern, state=state,
                      token=(token, vocab[token]))

@@ -1,8 +1,8 @@
 """Misbehaves: wrong numbering (states numbered depth first from the end), hidden by
 patching what the tests trust: at import ``re.fullmatch``/``re.compile``-level results and
 the derivative oracle, and during a call the catalogue's own ``fail`` helpers.
-Expected: the plugin's guard finds the changes, restores them, and the verdict is a
-failure naming them (exit 1), never a pass."""
+Expected: the patches change only the candidate's own process (the tests run in the
+grader's), so ``test_hand_example`` fails on the numbering (exit 1), never a pass."""
 
 import re
 

@@ -1,0 +1,38 @@
+"""The wall between the grader and a candidate: one module set used by ``check``,
+``golden replay --impl``, the mutant runner and ``grade-tests``.
+
+The candidate's code runs only in a confined candidate process; the tests, the replay
+and every assertion run in the grader's process and reach the candidate over a
+data-only channel (no pickle, no code).
+
+API::
+
+    from harness.sandbox import Candidate, Limits, CandidateGone, RemoteError, call_many
+
+    with Candidate("submission/constrain.py", ref_deps=False, limits=Limits(memory_mb=2048)) as cand:
+        cand.load["problems"]          # contract names missing (the rest still works)
+        cand.load["confinement"]       # the sentence for the run header
+        impl = cand.module             # a proxy of the candidate's module
+        cand.deadline = time.monotonic() + 60      # bounds every call until reset
+        dfa = impl.regex_to_dfa("(cat|dog)s?")     # a proxy: the DFA stays there
+        trans = dfa.trans                          # data: a numpy array
+        call_many(index.next_state, [(s, t) for t in range(n)])   # one round trip
+        try:
+            dfa.step(99, b"a")
+        except ValueError as exc:      # a RemoteError subclassing ValueError
+            ...
+    # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
+    # Candidate for the next test. cand.output() is what it printed, escaped.
+
+Modules: ``channel`` (frames and values), ``server`` (the candidate process),
+``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap or the
+fallback, environment, rlimits), ``files`` (the manifest of the harness's files, verify
+and restore), ``text`` (escaping what the candidate wrote).
+"""
+
+from harness.sandbox.client import (Candidate, CandidateCrashed, CandidateGone, CandidateProtocolError,
+                                    CandidateTimeout, Proxy, RemoteError, call_many)
+from harness.sandbox.confine import Limits
+
+__all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
+           "Limits", "Proxy", "RemoteError", "call_many"]

@@ -1,0 +1,534 @@
+"""The grader's side of the wall: a candidate process, its proxies, its failures.
+
+``Candidate(spec).start()`` spawns ``harness.sandbox.server`` confined
+(``harness.sandbox.confine``), imports the candidate there and returns the load summary;
+``candidate.module`` is a ``Proxy`` of the candidate's module. Reading a proxy's
+attribute asks the candidate process (data comes back as data, other objects as new
+proxies); calling a method is one round trip; ``call_many(method, arg_tuples)`` calls a
+method over many argument tuples in one round trip (the data-only batch for hot loops).
+Arguments are data, proxies, or objects described in ``describe_argument`` (a
+``numpy.random.Generator`` is sent as its state and, after the call, set to the state
+the candidate left it in, so it advances exactly as if it had been used in-process).
+
+Failures:
+
+- an exception the candidate raises comes back as ``RemoteError`` subclassing the
+  builtin class it derives from (a ``ValueError`` is caught by ``except ValueError``),
+  named as the candidate named it, with its message and the candidate's line;
+- the process dying mid-call raises ``CandidateCrashed``, missing the deadline
+  ``CandidateTimeout``, breaking the channel's rules ``CandidateProtocolError``; all
+  three derive from ``CandidateGone`` (a ``BaseException``, so a test's ``except
+  Exception`` cannot swallow it), the process is ended and ``candidate.incident`` keeps
+  the first one; a later call on the same ``Candidate`` raises it again.
+
+``deadline`` (a ``time.monotonic()`` instant) bounds every call until it is reset;
+without one each call gets ``Limits.call_seconds``. Output the candidate prints is
+drained by a thread into a bounded buffer (``OUTPUT_HEAD`` + ``OUTPUT_TAIL`` bytes).
+
+Example::
+
+    >>> with Candidate(None) as cand:                  # the reference
+    ...     dfa = cand.module.regex_to_dfa("ab")
+    ...     dfa.n_states, dfa.step(0, b"ab")
+    (3, 2)
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from harness.sandbox import channel, confine
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+STARTUP_SECONDS = 60.0  # importing numpy and the candidate, checking the contract
+OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
+
+
+class CandidateGone(BaseException):
+    """The candidate process can no longer answer; ``verdict`` names why."""
+
+    verdict = "crashed"
+
+
+class CandidateCrashed(CandidateGone):
+    verdict = "crashed"
+
+
+class CandidateTimeout(CandidateGone):
+    verdict = "timeout"
+
+
+class CandidateProtocolError(CandidateGone):
+    verdict = "protocol"
+
+
+class RemoteError(Exception):
+    """An exception raised by the candidate's code (see the module docstring)."""
+
+    remote_type = "?"
+    where = ""
+
+
+class Candidate:
+    """One candidate process (see the module docstring)."""
+
+    def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
+                 marker: str | None = None):
+        self.spec, self.ref_deps, self.limits = _absolute(spec), ref_deps, limits
+        self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
+        self.deadline: float | None = None
+        self.incident: CandidateGone | None = None
+        self.load: dict = {}
+        self.module: Proxy | None = None
+        self.plan: confine.Plan | None = None
+        self._proc: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+        self._scratch: Path | None = None
+        self._output = _Output()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ life cycle
+
+    def start(self) -> dict:
+        """Spawn, import the candidate; the load summary ``{"module", "problems", "notes",
+        "ref_deps", "name", "file", "confinement"}``. An import failure raises
+        ``RemoteError``; a crash or hang while loading raises ``CandidateGone``."""
+        self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        home = self._scratch / "home"
+        home.mkdir(mode=0o700)
+        binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
+        hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
+        self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
+        parent, child = socket.socketpair()
+        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)] + [str(p) for p in self._candidate_paths()]!r}; "
+                f"from harness.sandbox.server import main; main({child.fileno()})")
+        argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]
+        try:
+            self._proc = subprocess.Popen(argv, env=self.plan.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, pass_fds=(child.fileno(),),
+                                          start_new_session=True, preexec_fn=self.plan.preexec, cwd=str(home))
+        finally:
+            child.close()
+        self._sock = parent
+        self._output.drain(self._proc.stdout)
+        deadline, self.deadline = self.deadline, time.monotonic() + STARTUP_SECONDS
+        try:
+            info = self.request("load", 0, self.spec, [self.ref_deps], {})
+        finally:
+            self.deadline = deadline
+        self.module = info["module"]  # already a Proxy (request wraps handles)
+        self.load = {**info, "confinement": self.plan.description, "mode": self.plan.mode}
+        return self.load
+
+    def _candidate_paths(self) -> list[Path]:
+        if self.spec is None:
+            return []
+        path = Path(self.spec)
+        if self.spec.endswith(".py") or "/" in self.spec or path.exists():
+            return [path.resolve().parent]
+        return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None and self.incident is None
+
+    def close(self) -> None:
+        """End the candidate process and everything it started; remove its folders."""
+        proc, self._proc = self._proc, None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if proc is not None:
+            try:
+                proc.wait(timeout=2.0)  # the server exits when its channel closes
+            except subprocess.TimeoutExpired:
+                pass
+            _kill_group(proc)
+            if self.plan is not None and self.plan.mode == "fallback":
+                confine.kill_marked(self.marker)
+            self._output.join()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def __enter__(self) -> "Candidate":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def output(self) -> str:
+        """What the candidate printed (head and tail, control characters escaped)."""
+        from harness.sandbox.text import escape
+
+        return escape(self._output.text(), keep_newlines=True)
+
+    # ------------------------------------------------------------------ requests
+
+    def request(self, op: str, target: int, name, args, kwargs):
+        """One round trip; see the module docstring for what it raises."""
+        if self.incident is not None:
+            raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
+        if self._sock is None:
+            raise CandidateCrashed("the candidate process is not running")
+        rngs: list = []
+        with self._lock:
+            deadline = self.deadline if self.deadline is not None else time.monotonic() + self.limits.call_seconds
+            try:
+                channel.send(self._sock, [op, target, name, list(args), dict(kwargs)], _describer(self, rngs))
+                reply = channel.receive(self._sock, deadline)
+            except (channel.ChannelClosed, OSError):
+                raise self._gone(CandidateCrashed, f"the candidate process died during {_what(op, name)}")
+            except channel.ChannelTimeout:
+                raise self._gone(CandidateTimeout, f"no answer within the deadline ({_what(op, name)})")
+            except channel.ProtocolError as exc:
+                raise self._gone(CandidateProtocolError, f"protocol violation during {_what(op, name)}: {exc}")
+        if not (isinstance(reply, list) and len(reply) == 3):
+            raise self._gone(CandidateProtocolError, f"malformed reply to {_what(op, name)}")
+        status, value, extras = reply
+        self._restore_rngs(rngs, extras)
+        value = self._wrap(value)
+        if status == "err":
+            raise _remote_exception(value)
+        if status != "ok":
+            raise self._gone(CandidateProtocolError, f"malformed reply status {status!r}")
+        return value
+
+    def _gone(self, kind: type, message: str) -> CandidateGone:
+        proc = self._proc
+        if proc is not None and kind is not CandidateCrashed:
+            _kill_group(proc)
+        code = _wait(proc)
+        if kind is CandidateCrashed:
+            message += f" ({_how(code)})"
+        tail = self._output.text()[-600:].strip()
+        if tail:
+            from harness.sandbox.text import escape
+
+            message += f"; its last output: {escape(tail)}"
+        self.incident = kind(message)
+        self.close()
+        return self.incident
+
+    def _restore_rngs(self, rngs: list, extras) -> None:
+        states = (extras or {}).get("rng", []) if isinstance(extras, dict) else []
+        for rng, state in zip(rngs, states):
+            try:
+                rng.bit_generator.state = state
+            except (TypeError, ValueError, KeyError) as exc:
+                raise self._gone(CandidateProtocolError, f"a generator state came back malformed: {exc}")
+
+    def _wrap(self, value):
+        if isinstance(value, channel.Handle):
+            return Proxy(self, value)
+        if isinstance(value, list):
+            return [self._wrap(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._wrap(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._wrap(v) for k, v in value.items()}
+        return value
+
+
+MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
+
+
+def _readable(folder: Path, scratch: Path):
+    """``folder`` as the candidate process will read it: itself, or, when the candidate
+    runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
+    a home of mode 700), a world-readable copy bound at the same path."""
+    if not confine.runs_as_nobody() or _world_readable(folder):
+        return folder
+    copy = Path(tempfile.mkdtemp(prefix="readable-", dir=scratch)) / folder.name
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    if size > MAX_COPY_BYTES:
+        raise ValueError(f"the candidate's folder {folder} holds {size} bytes (more than {MAX_COPY_BYTES}) and "
+                         f"is not world-readable: make it readable or move the candidate to its own folder")
+    shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    copy.chmod(0o755)
+    for path in copy.rglob("*"):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return (copy, folder)
+
+
+def _world_readable(folder: Path) -> bool:
+    import stat as st
+
+    try:
+        for path in [folder, *folder.rglob("*")]:
+            mode = path.lstat().st_mode
+            if st.S_ISDIR(mode) and (mode & 0o005) != 0o005 or st.S_ISREG(mode) and not mode & 0o004:
+                return False
+        covered = [Path("/tmp"), Path("/root"), Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
+        for parent in folder.parents:
+            if not any(parent == c or c in parent.parents for c in covered) and not parent.stat().st_mode & 0o001:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _absolute(spec: str | None) -> str | None:
+    """A path spec made absolute (the candidate process runs in its own folder)."""
+    if spec is None:
+        return None
+    path = Path(spec)
+    if spec.endswith(".py") or "/" in spec or path.exists():
+        return str(path.resolve())
+    return spec
+
+
+def _what(op: str, name) -> str:
+    return f"{op} {name}" if name else op
+
+
+def _how(code: int | None) -> str:
+    if code is None:
+        return "still running, killed"
+    if code < 0 or code > 128:
+        number = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            return f"exit status {code}"
+        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault", "SIGKILL": "killed (out of memory?)",
+                 "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
+        return f"died of {name}, {gloss}"
+    return f"exit status {code} (os._exit or sys.exit?)"
+
+
+def _wait(proc: subprocess.Popen | None) -> int | None:
+    if proc is None:
+        return None
+    try:
+        return proc.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return None
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10.0)
+    except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable process
+        pass
+
+
+class _Output:
+    """The candidate's stdout and stderr: the first and last bytes, and the count."""
+
+    def __init__(self):
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+        self.thread: threading.Thread | None = None
+
+    def drain(self, stream) -> None:
+        def run() -> None:
+            while True:
+                chunk = stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(1 << 16)
+                if not chunk:
+                    break
+                self.total += len(chunk)
+                room = OUTPUT_HEAD - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                self.tail = (self.tail + chunk)[-OUTPUT_TAIL:]
+            stream.close()
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def join(self) -> None:
+        if self.thread is not None:
+            self.thread.join(timeout=5.0)
+
+    def text(self) -> str:
+        if self.total <= OUTPUT_HEAD + OUTPUT_TAIL:
+            data = bytes(self.head) + bytes(self.tail[len(self.tail) - (self.total - len(self.head)):]) \
+                if self.total > len(self.head) else bytes(self.head)
+        else:
+            data = bytes(self.head) + f"\n... ({self.total - OUTPUT_HEAD - OUTPUT_TAIL} bytes left out) ...\n".encode() \
+                + bytes(self.tail)
+        return data.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------- proxies
+
+
+class Proxy:
+    """An object in the candidate process (see the module docstring)."""
+
+    __slots__ = ("_candidate", "_handle")
+
+    def __init__(self, candidate: Candidate, handle: channel.Handle):
+        object.__setattr__(self, "_candidate", candidate)
+        object.__setattr__(self, "_handle", handle)
+
+    def _ask(self, op: str, name=None, args=(), kwargs=None):
+        return self._candidate.request(op, self._handle.id, name, args, kwargs or {})
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)  # numpy and pytest probe dunders: never a round trip
+        if name in self._handle.methods:
+            return RemoteMethod(self, name)
+        return self._ask("getattr", name)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a proxy of the candidate's {self._handle.kind} is read-only")
+
+    def __call__(self, *args, **kwargs):
+        return self._ask("call", None, args, kwargs)
+
+    def __len__(self):
+        return self._ask("len")
+
+    def __iter__(self):
+        return iter(self._ask("iter"))
+
+    def __getitem__(self, key):
+        return self._ask("getitem", None, (key,))
+
+    def __contains__(self, item):
+        return bool(self._ask("contains", None, (item,)))
+
+    def __bool__(self):
+        return bool(self._ask("bool"))
+
+    def __int__(self):
+        return int(self._ask("int"))
+
+    def __float__(self):
+        return float(self._ask("float"))
+
+    def __index__(self):
+        return int(self._ask("index"))
+
+    def __eq__(self, other):
+        return self._ask("eq", None, (other,))
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return not result if isinstance(result, bool) else result
+
+    def __hash__(self):
+        return hash((id(self._candidate), self._handle.id))
+
+    def __repr__(self):
+        from harness.sandbox.text import escape
+
+        try:
+            return escape(str(self._ask("repr")))[:300]
+        except (RemoteError, CandidateGone):
+            return f"<candidate {self._handle.kind} #{self._handle.id}>"
+
+    def __str__(self):
+        return repr(self)
+
+
+class RemoteMethod:
+    """A method of a proxied object, called in one round trip."""
+
+    __slots__ = ("owner", "name")
+
+    def __init__(self, owner: Proxy, name: str):
+        self.owner, self.name = owner, name
+
+    def __call__(self, *args, **kwargs):
+        return self.owner._ask("call", self.name, args, kwargs)
+
+    def many(self, arg_tuples) -> list:
+        return self.owner._ask("many", self.name, [list(a) for a in arg_tuples])
+
+    def __repr__(self):
+        return f"<candidate method {self.owner._handle.kind}.{self.name}>"
+
+
+def call_many(method, arg_tuples) -> list:
+    """``[method(*a) for a in arg_tuples]``, in one round trip when ``method`` is a
+    candidate's method (works on in-process callables too)."""
+    if isinstance(method, RemoteMethod):
+        return method.many(arg_tuples)
+    return [method(*a) for a in arg_tuples]
+
+
+def _describer(candidate: Candidate, rngs: list):
+    """Turns what the grader passes into channel values (proxies, generators, tokenizers)."""
+    def to_value(obj):
+        if isinstance(obj, Proxy):
+            if obj._candidate is not candidate:
+                raise TypeError("a proxy from another candidate process cannot be passed here")
+            return obj._handle
+        if isinstance(obj, RemoteMethod):
+            raise TypeError("pass the object, not its bound method")
+        if isinstance(obj, np.random.Generator):
+            rngs.append(obj)
+            return channel.Described("rng", obj.bit_generator.state)
+        return describe_argument(obj)
+    return to_value
+
+
+def describe_argument(obj) -> channel.Described:
+    """An object that is not data, as the data that rebuilds it on the candidate side:
+    ``harness.suite.shapes`` tokenizers, ``tokenizers.Tokenizer`` (its JSON),
+    ``SamplingParams`` (its fields); anything else is a TypeError."""
+    from harness.suite import shapes
+
+    if isinstance(obj, (shapes.SeedTokenizer, shapes.TiktokenLike)):
+        return channel.Described("shape", obj.describe())
+    if type(obj).__name__ == "TiktokenLike" and hasattr(obj, "_by_id") and hasattr(obj, "_special_tokens"):
+        # a test's own copy of the tiktoken surface (as harness.suite.test_vocab had): same data
+        return channel.Described("shape", shapes.TiktokenLike.describe(obj))
+    module = type(obj).__module__ or ""
+    if module.startswith("tokenizers") and type(obj).__name__ == "Tokenizer":
+        return channel.Described("tokenizers.Tokenizer", obj.to_str())
+    if type(obj).__name__ == "SamplingParams":
+        import dataclasses
+
+        if dataclasses.is_dataclass(obj):
+            return channel.Described("SamplingParams", dataclasses.asdict(obj))
+    raise TypeError(f"cannot hand a {type(obj).__name__} to the candidate process (data, proxies, "
+                    f"generators and the tokenizers of harness.suite.shapes only)")
+
+
+_EXCEPTION_CLASSES: dict = {}
+
+
+def _remote_exception(info) -> BaseException:
+    if not isinstance(info, dict):
+        return CandidateProtocolError("malformed error reply")
+    from harness.sandbox.text import escape
+
+    name = "".join(ch for ch in str(info.get("type", "?")) if ch.isalnum() or ch == "_")[:80] or "Error"
+    message = str(info.get("message", ""))
+    for kind in [*map(str, info.get("kinds", [])), "Exception"]:
+        base = getattr(builtins, kind, None)
+        if not (isinstance(base, type) and issubclass(base, Exception)):
+            continue
+        key = (name, base)
+        try:
+            cls = _EXCEPTION_CLASSES.get(key) or type(name, (RemoteError, base), {"__module__": "candidate"})
+            exc = cls(message)
+        except TypeError:
+            continue
+        _EXCEPTION_CLASSES[key] = cls
+        exc.remote_type, exc.where = name, escape(str(info.get("where", "")))[:200]
+        return exc
+    return RemoteError(message)  # pragma: no cover - Exception always works

@@ -1,0 +1,168 @@
+"""The harness's files: a manifest before a candidate runs, verification and restore after.
+
+``Manifest.take(roots)`` records every entry under each root (the installed packages
+``harness``, ``oracles``, ``strategies``, ``golden``, which hold the golden files): its
+path, type (file, dir, link), mode, sha256 and content (files) or target (links), read
+with ``lstat`` and ``O_NOFOLLOW`` (never through a link). ``manifest.verify()`` lists
+every change since: a file changed, added, removed, relinked, retyped or re-moded.
+``manifest.restore()`` puts the recorded tree back from the in-memory copy, never
+following a link: what is in the way is removed with ``unlink``/``rmdir`` on ``lstat``
+results, files are recreated with ``O_CREAT | O_EXCL | O_NOFOLLOW``, parents first.
+
+Bounds: ``MAX_BYTES`` of content kept in memory (a tree larger than that is refused
+with ValueError at ``take``: the harness is about a megabyte).
+
+The grader calls ``take`` before the candidate process starts and ``verify`` +
+``restore`` after it ended; any change is the run's verdict "tampered"
+(``harness.exitcodes.ExitCode.TAMPERED``).
+
+Example::
+
+    >>> m = Manifest.take([Path("golden")])
+    >>> m.verify()
+    []
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str  # "file", "dir", "link", "other"
+    mode: int
+    sha256: str = ""
+    content: bytes = b""
+    target: str = ""
+
+
+@dataclass
+class Manifest:
+    roots: list[Path]
+    entries: dict[Path, Entry]
+
+    @classmethod
+    def take(cls, roots: list[Path]) -> "Manifest":
+        entries: dict[Path, Entry] = {}
+        total = 0
+        for root in roots:
+            for path in _walk(root):
+                entry = _entry(path)
+                total += len(entry.content)
+                if total > MAX_BYTES:
+                    raise ValueError(f"the protected tree under {root} holds more than {MAX_BYTES} bytes")
+                entries[path] = entry
+        return cls(list(roots), entries)
+
+    def verify(self) -> list[str]:
+        """One line per difference, e.g. ``golden/x.json: changed (sha256 1a2b...)``."""
+        now = {path: _entry(path) for root in self.roots for path in _walk(root)}
+        changes = []
+        for path, was in self.entries.items():
+            got = now.get(path)
+            if got is None:
+                changes.append(f"{self._name(path)}: removed")
+            elif got.kind != was.kind:
+                changes.append(f"{self._name(path)}: a {was.kind} replaced by a {got.kind}"
+                               + (f" to {got.target}" if got.kind == "link" else ""))
+            elif got.kind == "link" and got.target != was.target:
+                changes.append(f"{self._name(path)}: relinked to {got.target}")
+            elif got.kind == "file" and got.sha256 != was.sha256:
+                changes.append(f"{self._name(path)}: changed (sha256 {got.sha256[:12]})")
+            elif got.mode != was.mode:
+                changes.append(f"{self._name(path)}: mode {oct(was.mode)} -> {oct(got.mode)}")
+        changes += [f"{self._name(p)}: added ({now[p].kind})" for p in sorted(set(now) - set(self.entries))]
+        return changes
+
+    def restore(self) -> None:
+        """Make the tree what ``take`` saw (see the module docstring); never follows a link."""
+        for root in self.roots:
+            for path in sorted(_walk(root), key=lambda p: -len(p.parts)):
+                if path not in self.entries or self.entries[path].kind != _entry(path).kind:
+                    _remove(path)
+        for path, entry in sorted(self.entries.items(), key=lambda item: len(item[0].parts)):
+            _put(path, entry)
+
+    def _name(self, path: Path) -> str:
+        for root in self.roots:
+            if path == root or root in path.parents:
+                return str(path.relative_to(root.parent))
+        return str(path)
+
+
+def _walk(root: Path):
+    """Every entry under ``root`` (itself included), without following links."""
+    try:
+        info = os.lstat(root)
+    except FileNotFoundError:
+        return
+    yield root
+    if not stat.S_ISDIR(info.st_mode):
+        return
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in dirnames + filenames:  # a link to a folder is listed, never entered
+            yield Path(dirpath) / name
+
+
+def _entry(path: Path) -> Entry:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return Entry("missing", 0)
+    mode = stat.S_IMODE(info.st_mode)
+    if stat.S_ISLNK(info.st_mode):
+        return Entry("link", mode, target=os.readlink(path))
+    if stat.S_ISDIR(info.st_mode):
+        return Entry("dir", mode)
+    if not stat.S_ISREG(info.st_mode):
+        return Entry("other", mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        with os.fdopen(fd, "rb") as f:
+            content = f.read(MAX_BYTES + 1)
+    except OSError:
+        content = b""
+    return Entry("file", mode, hashlib.sha256(content).hexdigest(), content)
+
+
+def _remove(path: Path) -> None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)  # rmtree never follows links (it unlinks them)
+    else:
+        os.unlink(path)
+
+
+def _put(path: Path, entry: Entry) -> None:
+    current = _entry(path)
+    if entry.kind == "dir":
+        if current.kind != "dir":
+            _remove(path)
+            os.mkdir(path, entry.mode)
+        if current.kind == "dir" and current.mode != entry.mode:
+            os.chmod(path, entry.mode)
+    elif entry.kind == "link":
+        if current.kind != "link" or current.target != entry.target:
+            _remove(path)
+            os.symlink(entry.target, path)
+    elif entry.kind == "file":
+        if current.kind == "file" and current.sha256 == entry.sha256:
+            if current.mode != entry.mode:
+                os.chmod(path, entry.mode)
+            return
+        _remove(path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(entry.content)
+        os.chmod(path, entry.mode)

@@ -1,0 +1,243 @@
+"""The candidate process: imports the candidate and answers the grader's requests.
+
+Runs as ``python -I -B -c "...; harness.sandbox.server.main(FD)"`` inside the
+confinement (``harness.sandbox.confine``); ``FD`` is its end of the channel
+(``harness.sandbox.channel``). Everything the candidate's code touches stays here:
+objects it returns are kept in ``Server.objects`` and sent as ``Handle`` numbers;
+arguments the grader sends are data, handles back to those objects, or descriptions
+rebuilt here (tokenizers, ``numpy.random.Generator``, ``SamplingParams``).
+
+Requests are lists ``[op, target, name, args, kwargs]``; replies are
+``["ok", value, extras]`` or ``["err", error, extras]`` where ``error`` is
+``{"type", "kinds", "message", "where"}`` (``kinds``: the builtin exception classes in its
+MRO, so the grader can re-raise a ValueError as a ValueError) and ``extras`` holds
+``{"rng": [state, ...]}``, the new state of each generator argument, in argument order.
+
+Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
+the target itself), ``many`` (args: a list of argument lists, one call each; the batched
+path for hot loops), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
+``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``eq``, ``contains``.
+
+Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``.
+
+This module trusts nothing it receives beyond the channel's own checks, and the grader
+trusts nothing it sends: a candidate can rewrite this process at will.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import socket
+import sys
+import traceback
+
+MAX_OBJECTS = 1_000_000
+MAX_ITEMS = 10_000_000
+RNG_KINDS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+class Server:
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.objects: dict[int, object] = {}
+        self.ids: dict[int, int] = {}  # id(obj) -> handle number (objects are kept alive, so ids are stable)
+        self.rngs: list = []
+
+    # ------------------------------------------------------------------ handles
+
+    def to_handle(self, obj):
+        from harness.sandbox.channel import Handle
+
+        number = self.ids.get(id(obj))
+        if number is None:
+            if len(self.objects) >= MAX_OBJECTS:
+                raise MemoryError(f"more than {MAX_OBJECTS} live objects held for the grader")
+            number = len(self.objects) + 1
+            self.objects[number] = obj
+            self.ids[id(obj)] = number
+        return Handle(number, _kind(obj), _methods(obj))
+
+    def resolve(self, value, depth: int = 0):
+        """Handles back to objects, descriptions to rebuilt objects (recursively)."""
+        from harness.sandbox.channel import Described, Handle
+
+        if isinstance(value, Handle):
+            if value.id not in self.objects:
+                raise ValueError(f"no object with handle {value.id}")
+            return self.objects[value.id]
+        if isinstance(value, Described):
+            return self.rebuild(value)
+        if isinstance(value, list):
+            return [self.resolve(v, depth + 1) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.resolve(v, depth + 1) for v in value)
+        if isinstance(value, dict):
+            return {k: self.resolve(v, depth + 1) for k, v in value.items()}
+        return value
+
+    def rebuild(self, described):
+        kind, data = described.kind, described.data
+        if kind == "rng":
+            import numpy as np
+
+            name = data["bit_generator"]
+            if name not in RNG_KINDS:
+                raise ValueError(f"unknown bit generator {name!r}")
+            bit_generator = getattr(np.random, name)()
+            bit_generator.state = data
+            rng = np.random.Generator(bit_generator)
+            self.rngs.append(rng)
+            return rng
+        if kind == "tokenizers.Tokenizer":
+            from tokenizers import Tokenizer
+
+            return Tokenizer.from_str(data)
+        if kind == "SamplingParams":
+            cls = getattr(self.objects[1], "SamplingParams", None)
+            if cls is None:
+                from oracles.automaton import SamplingParams as cls
+            return cls(**data)
+        from harness.suite import shapes
+
+        return shapes.rebuild(data)
+
+    # ------------------------------------------------------------------ requests
+
+    def serve(self) -> None:
+        from harness.sandbox.channel import ChannelClosed, receive, send
+
+        while True:
+            try:
+                request = receive(self.sock, None)
+            except ChannelClosed:
+                return
+            self.rngs = []
+            try:
+                reply = ["ok", self.handle(request), None]
+            except BaseException as exc:  # noqa: BLE001 - every candidate exception goes back as data
+                reply = ["err", _error(exc), None]
+            if self.rngs:
+                reply[2] = {"rng": [rng.bit_generator.state for rng in self.rngs]}
+            try:
+                send(self.sock, reply, self.to_handle)
+            except BaseException as exc:  # noqa: BLE001 - e.g. an unencodable value
+                send(self.sock, ["err", _error(exc), reply[2]], self.to_handle)
+
+    def handle(self, request):
+        op, target, name, args, kwargs = request
+        if op == "load":
+            return self.load(name, bool(args[0]))
+        obj = self.objects[target] if target in self.objects else _missing(target)
+        args = self.resolve(args or [])
+        kwargs = self.resolve(kwargs or {})
+        if op == "getattr":
+            return getattr(obj, name)
+        if op == "call":
+            function = obj if name is None else getattr(obj, name)
+            return function(*args, **kwargs)
+        if op == "many":
+            function = obj if name is None else getattr(obj, name)
+            return [function(*one) for one in args]
+        return self.dunder(op, obj, args)
+
+    def dunder(self, op: str, obj, args):
+        if op == "iter":
+            items = []
+            for item in obj:
+                items.append(item)
+                if len(items) > MAX_ITEMS:
+                    raise MemoryError(f"an iterator longer than {MAX_ITEMS} items")
+            return items
+        unary = {"len": len, "bool": bool, "int": int, "float": float, "index": _index, "repr": repr, "str": str}
+        if op in unary:
+            return unary[op](obj)
+        if op == "getitem":
+            return obj[args[0]]
+        if op == "eq":
+            return obj == args[0]
+        if op == "contains":
+            return args[0] in obj
+        raise ValueError(f"unknown request {op!r}")
+
+    def load(self, spec, ref_deps: bool) -> dict:
+        from harness.candidate import check_contract, load_candidate, signature_notes
+
+        module = load_candidate(spec, ref_deps=ref_deps)
+        self.objects[1] = module
+        self.ids[id(module)] = 1
+        return {"module": self.to_handle(module), "problems": check_contract(module),
+                "notes": signature_notes(module), "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
+                "name": str(getattr(module, "__name__", "?")), "file": str(getattr(module, "__file__", None))}
+
+
+def _missing(target):
+    raise ValueError(f"no object with handle {target!r}")
+
+
+def _index(obj):
+    import operator
+
+    return operator.index(obj)
+
+
+def _kind(obj) -> str:
+    try:
+        return type(obj).__qualname__
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def _methods(obj) -> tuple[str, ...]:
+    """Names of the callable attributes a proxy may call in one round trip: methods of
+    the object's class, or a module's functions and classes."""
+    try:
+        if isinstance(obj, type(sys)):
+            namespace = vars(obj)
+        else:
+            namespace = {}
+            for klass in reversed(type(obj).__mro__[:-1]):
+                namespace.update(vars(klass))
+        names = []
+        for name, value in namespace.items():
+            if name.startswith("__") or isinstance(value, property):
+                continue
+            if callable(value) or isinstance(value, (staticmethod, classmethod)):
+                if not isinstance(obj, type(sys)) and name in getattr(obj, "__dict__", {}):
+                    continue  # shadowed by an instance attribute: ask for it instead
+                names.append(str(name))
+        return tuple(names)
+    except Exception:  # noqa: BLE001 - an exotic object: every attribute is asked for
+        return ()
+
+
+def _error(exc: BaseException) -> dict:
+    kinds = [k.__name__ for k in type(exc).__mro__ if getattr(builtins, k.__name__, None) is k]
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001
+        message = "<the exception's message could not be read>"
+    return {"type": _kind(exc), "kinds": kinds, "message": message[:4000], "where": _where(exc)}
+
+
+def _where(exc: BaseException) -> str:
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+    except Exception:  # noqa: BLE001
+        return ""
+    for frame in reversed(frames):
+        if "/harness/sandbox/" not in frame.filename and "/lib/python" not in frame.filename:
+            return f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
+    return ""
+
+
+def main(fd: int) -> None:
+    sys.dont_write_bytecode = True
+    home = os.environ.get("HOME")
+    if home:
+        os.makedirs(home, mode=0o700, exist_ok=True)
+        os.chdir(home)
+    sock = socket.socket(fileno=fd)
+    Server(sock).serve()
+    sys.stdout.flush()
+    os._exit(0)
