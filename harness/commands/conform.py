@@ -45,7 +45,12 @@ def run(args, stdout, stderr) -> int:
     if not args.timeout > 0:
         print(f"--timeout must be > 0 seconds, got {args.timeout}", file=stderr)
         return int(ExitCode.USAGE)
-    result = run_conformance(args.base_url, cases, model=args.model, api_key=args.api_key, timeout=args.timeout)
+    try:
+        result = run_conformance(args.base_url, cases, model=args.model, api_key=args.api_key,
+                                 timeout=args.timeout)
+    except RuntimeError as exc:  # the openai client is not installed
+        print(str(exc), file=stderr)
+        return int(ExitCode.USAGE)
     print(render_table(result), file=stdout)
     if args.json:
         write_json(result, args.json)

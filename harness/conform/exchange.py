@@ -8,8 +8,8 @@
   server sent (``chunk.to_dict()``: only the fields present), at most
   ``MAX_STREAM_CHUNKS`` of them, within ``timeout`` seconds in total;
 - ``expect_error(label, **params)``: a request that must fail; returns an
-  ``ErrorReply`` (status, content type, text) of the HTTP answer, or raises
-  ``Unanswered`` when the server accepted it (status 2xx).
+  ``ErrorReply`` (status, content type, text) of the HTTP answer (status 200 and
+  the completion when the server accepted it: the case then fails it).
 
 Every request is sent once (``max_retries=0``: a retried request would hide a
 failure) with ``timeout`` seconds per request. Anything that keeps the exchange
@@ -30,6 +30,11 @@ import json
 import time
 
 from harness.conform.verdict import Failure, excerpt
+
+try:
+    from openai.types.chat import ChatCompletion
+except ImportError:  # pragma: no cover - Exchange() then says what to install
+    ChatCompletion = None
 
 MAX_STREAM_CHUNKS = 4096
 """A stream with more chunks than this is cut and judged an error (a flooding server)."""
@@ -71,7 +76,11 @@ class Exchange:
 
     def __init__(self, base_url: str, model: str | None = None, api_key: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
-        import openai
+        try:
+            import openai
+        except ImportError:
+            raise RuntimeError("conform needs the official openai client: pip install 'constrain-harness[serve]'") \
+                from None
 
         if not timeout > 0:
             raise ValueError(f"Exchange: timeout must be > 0 seconds, got {timeout}")
@@ -105,9 +114,13 @@ class Exchange:
         where = describe_request(label, params)
         self.requests += 1
         try:
-            return self.client.chat.completions.create(model=self.model(), **params)
+            completion = self.client.chat.completions.create(model=self.model(), **params)
         except Exception as exc:  # noqa: BLE001
             raise Unanswered(Failure("the server answers the request", where, _describe(exc))) from None
+        if not isinstance(completion, ChatCompletion):  # the client hands back a body that is not JSON as is
+            raise Unanswered(Failure("the server answers with a JSON chat completion", where,
+                                     f"not JSON: {excerpt(completion)}"))
+        return completion
 
     def stream(self, label: str, **params) -> list[dict]:
         """A streamed chat completion: its chunks as sent (only the fields present)."""
@@ -152,8 +165,8 @@ class Exchange:
             return ErrorReply(response.status_code, response.headers.get("content-type", ""), text, body)
         except Exception as exc:  # noqa: BLE001
             raise Unanswered(Failure("the server answers the request", where, _describe(exc))) from None
-        raise Unanswered(Failure("the server refuses the request with an HTTP error", where,
-                                 "accepted (2xx): " + excerpt(_dump(completion))))
+        accepted = _dump(completion)  # a 2xx answer: judged by the case like any other reply
+        return ErrorReply(200, "application/json", excerpt(accepted), accepted)
 
     def close(self) -> None:
         self.client.close()

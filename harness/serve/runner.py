@@ -23,6 +23,8 @@ import uvicorn
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
+GRACEFUL_SHUTDOWN = 2
+"""Seconds open requests get to finish when the server stops (then they are cut)."""
 LOOPBACK = "127.0.0.1"
 
 
@@ -34,7 +36,8 @@ class ServerThread:
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, 0))
         self.host, self.port = host, self.socket.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
                                        name=f"serve-reference:{self.port}", daemon=True)
