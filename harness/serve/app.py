@@ -183,6 +183,18 @@ class ChatService:
         yield "data: [DONE]\n\n"
 
 
+async def read_bounded(request: Request) -> bytes:
+    """The body, read no further than MAX_BODY_BYTES (ToolError 413 beyond)."""
+    parts, size = [], 0
+    async for part in request.stream():
+        size += len(part)
+        if size > MAX_BODY_BYTES:
+            raise ToolError(413, None, "request_too_large",
+                            f"the request body is more than MAX_BODY_BYTES={MAX_BODY_BYTES} bytes")
+        parts.append(part)
+    return b"".join(parts)
+
+
 def create_app(engine: Engine, model_name: str = "reference", variant: Variant | None = None) -> Starlette:
     service = ChatService(engine, model_name, variant or Variant())
 
@@ -191,11 +203,8 @@ def create_app(engine: Engine, model_name: str = "reference", variant: Variant |
             {"id": model_name, "object": "model", "created": 0, "owned_by": "constrain-harness"}]})
 
     async def chat_completions(request: Request) -> Response:
-        raw = await request.body()
         try:
-            if len(raw) > MAX_BODY_BYTES:
-                raise ToolError(413, None, "request_too_large",
-                                f"the request body is {len(raw)} bytes, more than MAX_BODY_BYTES={MAX_BODY_BYTES}")
+            raw = await read_bounded(request)
             try:
                 body = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
