@@ -294,7 +294,8 @@ def choice_none(ex: Exchange, judge: Judge, base: dict) -> None:
         judge.check(not message_calls(choice.message), 'tool_choice "none" calls nothing', where, answer)
         judge.check(choice.finish_reason != "tool_calls", 'tool_choice "none" does not finish with tool_calls',
                     where, answer)
-        judge.check(isinstance(choice.message.content, str), 'tool_choice "none" answers text', where, answer)
+        judge.check(choice.message.content is None or isinstance(choice.message.content, str),
+                    'tool_choice "none" answers text (content a string, or null when empty)', where, answer)
 
 
 def choice_auto(ex: Exchange, judge: Judge, base: dict) -> None:
@@ -307,7 +308,8 @@ def choice_auto(ex: Exchange, judge: Judge, base: dict) -> None:
     if message_calls(choice.message):
         check_calls(judge, where, completion, TOOLS, at_least=1, at_most=MAX_PARALLEL)
     else:
-        judge.check(isinstance(choice.message.content, str), '"auto" without calls answers text', where, answer)
+        judge.check(choice.message.content is None or isinstance(choice.message.content, str),
+                    '"auto" without calls answers text (content a string, or null when empty)', where, answer)
         judge.check(choice.finish_reason in ("stop", "length"), '"auto" text finishes with stop or length',
                     where, answer)
 
