@@ -245,3 +245,68 @@ def test_index_cache_is_bounded_and_shared():
     cache.get("b+"), cache.get("c+")
     assert len(cache._indexes) == 2 and cache.builds == 3
     assert cache.get("a+") is not first and cache.builds == 4  # dropped as least recently used, rebuilt
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_reference_command_serves_until_stopped():
+    """``constrain-harness serve-reference`` in a child process: it answers /v1/models and
+    a forced call, and the child is ended (by its own pid) whatever happens."""
+    import subprocess
+    import sys
+    import time
+
+    port = free_port()
+    child = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve-reference", "--port", str(port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline, answer = time.monotonic() + 60, None
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}/v1", timeout=TIMEOUT) as client:
+            while answer is None:
+                assert child.poll() is None and time.monotonic() < deadline, "serve-reference did not start"
+                try:
+                    answer = client.get("/models").json()
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            assert answer["data"][0]["id"] == "reference"
+            call = chat(client, tools=TOOLS, tool_choice=named("get_time"), seed=0).json()
+            assert_valid_call(call["choices"][0]["message"]["tool_calls"][0], {"get_time"})
+    finally:
+        child.terminate()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(10)
+        child.stdout.close()
+
+
+@pytest.mark.boundary
+def test_serve_reference_refuses_an_unknown_variant(capsys):
+    from harness.cli import main
+
+    assert main(["serve-reference", "--variant", "nope"]) == 2
+    assert "unknown variant 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.boundary
+def test_a_server_bug_is_a_json_500(engine):
+    from harness.serve.variants import Variant
+
+    class Crashes(Variant):
+        def message(self, message):
+            raise RuntimeError("boom")
+
+    with ServerThread(create_app(engine, variant=Crashes())) as running, \
+            httpx.Client(base_url=running.base_url, timeout=TIMEOUT) as client:
+        response = chat(client, max_tokens=2)
+    assert response.status_code == 500 and "RuntimeError: boom" in error_of(response)["message"]

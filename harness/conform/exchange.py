@@ -66,9 +66,16 @@ def describe_request(label: str, params: dict) -> str:
                                    "max_tokens", "stream") if k in params}
     tools = params.get("tools")
     if tools:
-        keep["tools"] = [((t.get("function") or {}).get("name") if isinstance(t, dict) else t) or t.get("type")
-                         for t in tools]
+        keep["tools"] = [tool_label(t) for t in tools]
     return f"{label} {excerpt(keep, 240)}"
+
+
+def tool_label(tool: object) -> object:
+    """A tool as a request summary shows it: its function's name, else its type."""
+    if not isinstance(tool, dict):
+        return tool
+    function = tool.get("function")
+    return (function.get("name") if isinstance(function, dict) else None) or tool.get("type")
 
 
 class Exchange:

@@ -18,7 +18,8 @@ Fields read besides the tool fields: ``messages`` (required), ``model`` (echoed)
 
 Errors always have the OpenAI shape ``{"error":{"message","type","param","code"}}``: a
 malformed body or field is 400 naming the ``param``, a parameters schema outside the
-subset 422 (``ToolError``), an unknown route 404, a body over ``MAX_BODY_BYTES`` 413.
+subset 422 (``ToolError``), an unknown route 404, a body over ``MAX_BODY_BYTES`` 413, a
+bug of the server 500.
 
 finish_reason: ``tool_calls`` when a call was made, ``length`` when max_tokens cut the
 answer (a call left open included), else ``stop``.
@@ -222,6 +223,10 @@ def create_app(engine: Engine, model_name: str = "reference", variant: Variant |
         return error_response(ToolError(exc.status_code, None, code, f"{request.method} {request.url.path}: "
                                         f"{exc.detail}"))
 
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        # a bug of the server, never of the request: still the OpenAI shape, and the reason
+        return error_response(ToolError(500, None, "internal_error", f"internal error: {type(exc).__name__}: {exc}"))
+
     routes = [Route("/v1/models", models, methods=["GET"]),
               Route("/v1/chat/completions", chat_completions, methods=["POST"])]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: internal_error})
