@@ -46,9 +46,14 @@ def render_table(result: ConformResult) -> str:
              f"#  {'case':<{width}}  verdict  requests  seconds"]
     for i, case in enumerate(result.cases, 1):
         lines.append(f"{i}  {case.name:<{width}}  {_MARK[case.status]:<7}  {case.requests:>8}  {case.seconds:>7.2f}")
+    shown: dict[tuple, str] = {}  # failures already printed -> the case that printed them
     for case in result.cases:
         if case.failures:
             lines += ["", f"--- {case.name}: {_MARK[case.status]} ({len(case.failures)} failure(s))"]
+            if case.failures in shown:  # e.g. every case stopped by one unreachable server
+                lines.append(f"  the same as {shown[case.failures]}")
+                continue
+            shown[case.failures] = case.name
             lines += failure_lines(case)[:-1]
     counts = {s: sum(c.status == s for c in result.cases) for s in ("passed", "failed", "error")}
     lines += ["", f"{len(result.cases)} case(s): " + ", ".join(f"{n} {s}" for s, n in counts.items())

@@ -128,7 +128,11 @@ class ChatService:
         prompt = render_prompt(CHATML_TEMPLATE, messages, tool_request.tools, "", EOS_TEXT)
         plan = Plan(self.next_id(), model, stream, prompt, grammar(tool_request), params, max_tokens, seed)
         if plan.grammar is not None:
-            self.engine.indexes.get(plan.grammar.pattern)  # build (or touch) the index before answering
+            try:
+                self.engine.indexes.get(plan.grammar.pattern)  # build (or touch) the index before answering
+            except ValueError as exc:  # a bound of the automaton: the request's grammar is too large
+                raise ToolError(422, "tools", "unsupported_parameter",
+                                f"the answer's grammar cannot be built: {str(exc).splitlines()[0]}") from None
         return plan
 
     def events(self, plan: Plan, streamed: bool):
