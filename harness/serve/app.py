@@ -49,7 +49,7 @@ from harness.serve.decode import MAX_TOKENS_CAP, MAX_TOKENS_DEFAULT, Engine
 from harness.serve.model import EOS_TEXT
 from harness.serve.variants import Variant, error_response
 from oracles.automaton import SamplingParams
-from oracles.tools import (CHATML_TEMPLATE, ToolError, ToolParser, collect, delta_json, finish_reason, grammar,
+from oracles.tools import (CHATML_TEMPLATE, CallStart, ToolError, ToolParser, collect, delta_json, finish_reason, grammar,
                            message_json, parse_tool_request, render_prompt)
 
 MAX_BODY_BYTES = 1 << 20
@@ -147,10 +147,12 @@ class ChatService:
             yield keep(parser.finish())
         return generation, parser, batches()
 
-    def finish_reason(self, generation, parser, calls) -> str:
+    @staticmethod
+    def finish_reason(generation, parser, n_calls: int) -> str:
+        """tool_calls when a call was made; length when a call was left open or max_tokens cut."""
         if parser.incomplete is not None:
             return "length"
-        return finish_reason(len(calls), generation.finish)
+        return finish_reason(n_calls, generation.finish)
 
     def complete(self, plan: Plan) -> str:
         """The non-streamed answer as JSON text."""
@@ -163,7 +165,7 @@ class ChatService:
             "id": f"chatcmpl-{plan.request_id}", "object": "chat.completion", "created": int(time.time()),
             "model": plan.model,
             "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": self.finish_reason(generation, parser, calls)}],
+                         "finish_reason": self.finish_reason(generation, parser, len(calls))}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": generation.tokens,
                       "total_tokens": prompt_tokens + generation.tokens}}, ensure_ascii=False)
 
@@ -182,9 +184,9 @@ class ChatService:
         calls = 0
         for batch in batches:
             for event in batch:
-                calls += type(event).__name__ == "CallStart"
+                calls += isinstance(event, CallStart)
                 yield chunk(json.loads(delta_json(event)))
-        yield chunk({}, self.finish_reason(generation, parser, range(calls)))
+        yield chunk({}, self.finish_reason(generation, parser, calls))
         yield "data: [DONE]\n\n"
 
 
