@@ -6,15 +6,20 @@
   the reference's ``json_schema_to_regex`` (text, not an automaton).
 - ``build_constrain_golden(masks_doc, masks_text)``: from the reference pipeline
   (``oracles.automaton``), the regex text of 13 schemas, the canonical DFA of those
-  and of 8 patterns, three seeded paths of each through the 123-entry vocabulary,
-  Python's compact ``json.dumps`` of 19 texts, the refused patterns and schemas,
-  and the cases of ``masks_golden.json`` replayed through the reference.
+  and of 8 patterns, three seeded paths of each through the 123-entry vocabulary
+  (and of two finite cases through it without EOS, ending ``"stop"``), Python's
+  compact ``json.dumps`` of 19 texts, the 15 refused patterns and 11 refused schemas
+  of the port's test (the rest in ``refused_extra``), section 3's
+  ``constrained_sample`` example (``golden.sampling``), and the cases of
+  ``masks_golden.json`` replayed through the reference.
 
 Cross-checks (a failure raises ``GoldenDisagreement`` and nothing is written): the
 derivative masks and the reference ``TokenIndex`` masks agree at every step of every
 path of both files; the reference DFA of every case equals the derivative oracle's
 ``canonical_dfa``; the reference and the derivative parser both refuse every refused
-pattern; ``json.loads`` of each dumps output gives the value back.
+pattern; ``json.loads`` of each dumps output gives the value back; the sampling
+example's tokens and logprobs agree between exact arithmetic, numpy and the
+reference (``golden.sampling``).
 
 Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
 order (sets are sorted), numpy ``default_rng`` seeded from lists of integers and
@@ -28,14 +33,15 @@ import json
 
 import numpy as np
 
-from golden import cases
-from golden.fileformat import FORMAT_VERSION, FILES, checksums_text, dfa_record, hex_or_null, sha256
+from golden import cases, sampling
+from golden.fileformat import FORMAT_VERSION, FILES, checksums_text, dfa_record, format_version, hex_or_null, sha256
 from golden.layout import render
 from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
 
 SEEDS = {"masks_golden": 87, "constrain_golden": 109}
 """The master seed of each file (L8.7 and L10.9); path j of case i uses
 ``default_rng([seed, i, j])``."""
+SEEDS["tools_golden"] = 1009  # the L10.9 tool surface (golden/tools_build.py): walk k uses default_rng([seed, k])
 BUDGETS = (4, 12, 24)
 """Uniform choices before steering to completion, per path: short, medium, long."""
 LIMIT = 64
@@ -136,8 +142,8 @@ def build_masks_golden() -> dict:
 
 # --------------------------------------------------------------------------- constrain_golden
 
-def _automaton_cases(index_base: int, case_list) -> list[dict]:
-    vocab, eos = cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS
+def _automaton_cases(index_base: int, case_list, eos=cases.CONSTRAIN_EOS) -> list[dict]:
+    vocab = cases.CONSTRAIN_VOCAB
     out = []
     for i, case in enumerate(case_list, start=index_base):
         pattern = _pattern_of(case)
@@ -162,9 +168,9 @@ def _dumps_cases() -> list[dict]:
     return out
 
 
-def _refused_patterns() -> list[dict]:
+def _refused_patterns(refused: list[tuple[str, str]]) -> list[dict]:
     out = []
-    for pattern, reason in cases.REFUSED_PATTERNS:
+    for pattern, reason in refused:
         error = _refusal(lambda: reference().regex_to_dfa(pattern))
         if error is None:
             raise GoldenDisagreement(f"refused pattern {pattern!r} ({reason}): the reference accepts it")
@@ -184,9 +190,9 @@ def _derivatives_refuse(pattern: str) -> bool:
         return True
 
 
-def _refused_schemas() -> list[dict]:
+def _refused_schemas(refused: list[tuple[str, dict]]) -> list[dict]:
     out = []
-    for name, schema in cases.REFUSED_SCHEMAS:
+    for name, schema in refused:
         error = _refusal(lambda: reference().json_schema_to_regex(schema))
         stage = "schema"
         if error is None:  # e.g. an empty language surfaces when the regex is compiled
@@ -227,18 +233,36 @@ def _l8_7_cases(masks_doc: dict, masks_text: str) -> dict:
             "vocab": _vocab_record(vocab, eos), "cases": out}
 
 
+def _no_eos(index_base: int) -> dict:
+    """``cases.NO_EOS_CASES`` walked through the 123 entries with no EOS id: each path
+    must end ``"stop"`` (complete, nothing left to allow)."""
+    by_name = {c.name: c for c in cases.CONSTRAIN_SCHEMAS + cases.CONSTRAIN_PATTERNS}
+    out = _automaton_cases(index_base, [by_name[name] for name in cases.NO_EOS_CASES], eos=None)
+    for case in out:
+        for path in case["paths"]:
+            if path["ended"] != "stop" or path["allowed"][-1] or not path["complete"][-1]:
+                raise GoldenDisagreement(f"no_eos case {case['name']} path {path['seed']} ended "
+                                         f"{path['ended']!r}, not complete with nothing left to allow")
+    return {"vocab": _vocab_record(cases.CONSTRAIN_VOCAB, None), "cases": out}
+
+
 def build_constrain_golden(masks_doc: dict, masks_text: str) -> dict:
     """The constrain_golden document (see the module docstring)."""
-    n = len(cases.CONSTRAIN_SCHEMAS)
-    return {"format": "constrain_golden", "format_version": FORMAT_VERSION, "notice": NOTICE,
+    n_schemas, n_patterns = len(cases.CONSTRAIN_SCHEMAS), len(cases.CONSTRAIN_PATTERNS)
+    return {"format": "constrain_golden", "format_version": format_version("constrain_golden"), "notice": NOTICE,
             "generated_by": _generated_by("constrain_golden",
                                           "oracles.automaton (cross-checked against oracles.derivatives)"),
             "vocab": _vocab_record(cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS),
             "schemas": _automaton_cases(0, cases.CONSTRAIN_SCHEMAS),
-            "patterns": _automaton_cases(n, cases.CONSTRAIN_PATTERNS),
+            "patterns": _automaton_cases(n_schemas, cases.CONSTRAIN_PATTERNS),
+            "no_eos": _no_eos(n_schemas + n_patterns),
             "dumps": _dumps_cases(),
-            "refused_patterns": _refused_patterns(),
-            "refused_schemas": _refused_schemas(),
+            "refused_patterns": _refused_patterns(cases.REFUSED_PATTERNS),
+            "refused_schemas": _refused_schemas(cases.REFUSED_SCHEMAS),
+            "refused_extra": {"patterns": _refused_patterns(cases.REFUSED_EXTRA_PATTERNS),
+                              "schemas": _refused_schemas(cases.REFUSED_EXTRA_SCHEMAS)},
+            "constrained_sample_hand_example": sampling.hand_example_record(
+                reference(), _vocab_record(cases.SAMPLE_VOCAB, cases.SAMPLE_EOS)),
             "l8_7_cases": _l8_7_cases(masks_doc, masks_text)}
 
 
@@ -248,4 +272,7 @@ def render_all() -> dict[str, str]:
     masks_text = render(masks_doc)
     constrain_text = render(build_constrain_golden(masks_doc, masks_text))
     texts = {FILES["masks_golden"]: masks_text, FILES["constrain_golden"]: constrain_text}
+    from golden.tools_build import build_tools_golden  # here: tools_build imports this module
+
+    texts[FILES["tools_golden"]] = render(build_tools_golden())
     return {**texts, "SHA256SUMS": checksums_text(texts)}

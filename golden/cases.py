@@ -32,6 +32,7 @@ PITFALLS: dict[str, str] = {
     "port:s08": "an empty language not refused",
     "port:s09": "floats printed unlike Python (1.5e-05, -0.0, 1e+16)",
     "port:s10": "tokens still allowed after EOS",
+    "port:s11": "the sampler seeing the unmasked logits",
     # the Python module's pitfalls (000 section 5) that tables and masks can show
     "l87:1": "classes unlike Python's: . and \\n, [^...] over ASCII, \\w without _, range ends",
     "l87:2": "no minimization",
@@ -45,9 +46,9 @@ PITFALLS: dict[str, str] = {
     "l87:10": "maxItems off by one",
     "l87:11": "unknown schema keywords ignored",
 }
-"""Every pitfall a golden case must exercise (port mutant s11, the sampler seeing
-unmasked logits, and 000's pitfall 12, the byte map, are about sampling and
-tokenizers, which the golden files do not record)."""
+"""Every pitfall a golden case must exercise (000's pitfall 12, the byte map, is
+about tokenizers, which the golden files do not record). ``port:s11`` is covered by
+constrain_golden's ``constrained_sample_hand_example``, not by a case."""
 
 
 @dataclass(frozen=True)
@@ -200,31 +201,32 @@ DUMPS_TEXTS: list[tuple[str, str]] = [
 assert len(DUMPS_TEXTS) == 19
 
 REFUSED_PATTERNS: list[tuple[str, str]] = [
+    # exactly the 15 of the port's subset_errors_are_refused (002 section 4), one or more
+    # per category of L8.7's test_unsupported_syntax_raises (000 section 4)
     ("^a", "anchor"),
     ("a$", "anchor"),
-    ("\\Aa", "anchor"),
-    ("a\\Z", "anchor"),
     ("\\bword", "anchor"),
     ("(a)\\1", "backreference"),
     ("a(?=b)", "lookahead"),
     ("(?<!a)b", "lookbehind"),
     ("a*?", "lazy quantifier"),
-    ("a++", "possessive quantifier"),
-    ("(?P<n>a)", "named group"),
+    ("a{1,2}?", "lazy quantifier"),
     ("(?i)a", "inline flag"),
-    ("(?#note)a", "comment"),
     ("\u00e9", "non-ASCII character"),
     ("a{3,2}", "bad repeat bounds"),
     ("*a", "nothing to repeat"),
     ("(ab", "unbalanced group"),
-    ("[a-", "unclosed class"),
     ("[^\\x00-\\xff]", "empty language"),
     ("a[^\\d\\D]b|[^\\s\\S]", "empty language"),
 ]
+assert len(REFUSED_PATTERNS) == 15
 
 REFUSED_SCHEMAS: list[tuple[str, dict]] = [
+    # exactly the 11 of the port's subset_errors_are_refused: the keywords 000 section 2.5
+    # names (pattern, minLength, $ref, additionalProperties: true), unknown required
+    # names, unknown types, and the subset's other edges
     ("pattern", {"type": "string", "pattern": "^a"}),
-    ("max_length", {"type": "string", "maxLength": 3}),
+    ("min_length", {"type": "string", "minLength": 1}),
     ("ref", {"$ref": "#/$defs/a", "$defs": {"a": _INT}}),
     ("additional_properties_true", {"type": "object", "properties": {"a": _INT}, "additionalProperties": True}),
     ("unknown_required", {"type": "object", "properties": {"a": _INT}, "required": ["b"]}),
@@ -234,9 +236,41 @@ REFUSED_SCHEMAS: list[tuple[str, dict]] = [
     ("nested_format", {"type": "object", "properties": {"a": {"type": "string", "format": "email"}}}),
     ("min_over_max", {"type": "array", "items": _INT, "minItems": 3, "maxItems": 2}),
     ("all_of", {"allOf": [_INT, {"type": "number"}]}),
+]
+assert len(REFUSED_SCHEMAS) == 11
+
+REFUSED_EXTRA_PATTERNS: list[tuple[str, str]] = [
+    # refused by the same contract, beyond the port test's 15 (``refused_extra``)
+    ("\\Aa", "anchor"),
+    ("a\\Z", "anchor"),
+    ("a++", "possessive quantifier"),
+    ("(?P<n>a)", "named group"),
+    ("(?#note)a", "comment"),
+    ("[a-", "unclosed class"),
+]
+
+REFUSED_EXTRA_SCHEMAS: list[tuple[str, dict]] = [
+    ("max_length", {"type": "string", "maxLength": 3}),
     ("minimum", {"type": "integer", "minimum": 0}),
     ("unique_items", {"type": "array", "items": _STR, "uniqueItems": True}),
 ]
+
+# --------------------------------------------------------------------------- sampling, no EOS
+
+SAMPLE_PATTERN = "ab?"
+SAMPLE_VOCAB: list[bytes | None] = [b"a", b"b", b"c", None]
+SAMPLE_EOS = 3
+SAMPLE_LOGITS = [0, 1, 5, 2]
+"""002 section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``, logits
+``[0, 1, 5, 2]`` (integers: exact in f32 and f64), greedy. Expected by hand: ``a``
+(``c`` is larger but walks dead) with logprob ``ln 1 = 0``, then EOS (``2 > 1``) with
+logprob ``2 - ln(e^1 + e^2)``."""
+
+NO_EOS_CASES = ("hand_example", "tool_city")
+"""The cases walked again through ``CONSTRAIN_VOCAB`` with no EOS id (entry 110 is
+then a special token): finite languages, so every path ends complete with nothing
+left to allow, which the port's engine ends with finish_reason ``stop`` (002, "How
+to work this chapter")."""
 
 
 # --------------------------------------------------------------------------- masks_golden

@@ -1,7 +1,7 @@
 """The golden file formats: names, version, loading, JSON Schemas, checksums.
 
 Both files are JSON objects with ``format`` (``"masks_golden"`` or
-``"constrain_golden"``) and ``format_version`` (``FORMAT_VERSION``); ``load``
+``"constrain_golden"``) and ``format_version`` (``format_version(kind)``); ``load``
 refuses any other version, so a reader never silently misreads a newer layout.
 The fields are documented in ``golden/README.md`` and checked by the JSON Schemas
 ``golden/<name>.schema.json``.
@@ -28,11 +28,17 @@ from pathlib import Path
 import numpy as np
 
 FORMAT_VERSION = 1
-"""Bump on any change a reader must know about; ``load`` refuses other versions."""
+"""The version of every format not in ``FORMAT_VERSIONS``."""
+FORMAT_VERSIONS = {"constrain_golden": 2}
+"""Per format: bump on any change a reader must know about; ``load`` refuses other
+versions. constrain_golden 2: the port test's 15/11 refusals apart from
+``refused_extra``, ``constrained_sample_hand_example``, ``no_eos``."""
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 FILES = {"masks_golden": "masks_golden.json", "constrain_golden": "constrain_golden.json"}
 SCHEMAS = {name: f"{name}.schema.json" for name in FILES}
+FILES["tools_golden"] = "tools_golden.json"  # the L10.9 tool-calling surface: golden/tools_build.py
+SCHEMAS["tools_golden"] = "tools_golden.schema.json"
 CHECKSUMS = "SHA256SUMS"
 DEAD = -1
 
@@ -58,14 +64,19 @@ def load(source, kind: str, *, validate: bool = True) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != kind:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise GoldenFormatError(f"{name}: expected format {kind!r}, found {found!r}")
-    if doc.get("format_version") != FORMAT_VERSION:
+    if doc.get("format_version") != format_version(kind):
         raise GoldenFormatError(f"{name}: format_version {doc.get('format_version')!r} is not supported "
-                                f"(this reader knows version {FORMAT_VERSION}); regenerate or update the reader")
+                                f"(this reader knows version {format_version(kind)}); regenerate or update the reader")
     if validate:
         errors = schema_errors(doc, kind)
         if errors:
             raise GoldenFormatError(f"{name}: does not satisfy {SCHEMAS[kind]}: " + "; ".join(errors[:5]))
     return doc
+
+
+def format_version(kind: str) -> int:
+    """The version of format ``kind`` this code writes and reads."""
+    return FORMAT_VERSIONS.get(kind, FORMAT_VERSION)
 
 
 def json_schema(kind: str) -> dict:

@@ -15,14 +15,28 @@ Checks (each a name in ``CHECKS``):
   (and per masks_golden case), ``n_states``, every accepting flag, every transition.
 - ``masks_match_python_l8_7``: along every recorded path, ``Constraint.mask()``
   gives exactly the recorded ids and ``is_complete()`` the recorded flag, at every
-  step; after EOS ``done`` is set and nothing is allowed.
+  step; after EOS ``done`` is set and nothing is allowed. The ``no_eos`` paths (a
+  TokenIndex with ``eos_id=None``) end complete with nothing left to allow.
 - ``token_index_rules``: at every step, specials and empty tokens are refused, EOS
   is allowed iff the text is complete, ``advance`` of a disallowed token (a special,
   the lowest disallowed id, EOS before a whole string) raises ValueError and
   ``next_state`` gives DEAD for it; after EOS every ``advance`` raises.
-- ``subset_errors_are_refused``: each refused pattern raises ValueError from
-  ``regex_to_dfa``; each refused schema from ``json_schema_to_regex`` (or, for a
-  refusal the reference makes at the ``regex`` stage, from either step).
+- ``subset_errors_are_refused``: each of the 15 refused patterns raises ValueError
+  from ``regex_to_dfa``; each of the 11 refused schemas from ``json_schema_to_regex``
+  (or, for a refusal the reference makes at the ``regex`` stage, from either step).
+- ``refused_extra``: the same for ``refused_extra`` (beyond the port test's 15/11).
+- ``constrained_output_always_parses``: per schema, ``OUTPUT_WALKS`` seeded walks
+  (``golden.walks.walk``) through the candidate's own regex, DFA and masks over the
+  file's vocabulary end with EOS, and each text parses, satisfies the schema
+  (``jsonschema``) and keeps the schema's property order (``oracles.stdlib``):
+  a grammar wider than the schema (a missing comma, one item too many) is caught
+  where the text it lets through is written.
+- ``constrained_sample_hand_example``: section 3's ``ab?`` example: at each step
+  ``Constraint.mask()`` allows the recorded ids, greedy ``constrained_sample``
+  (``SamplingParams(temperature=0)``, fresh float64 logits each call) takes the
+  recorded token with a logprob within ``tolerance`` of the recorded one; then
+  ``apply_mask`` with an all-false mask and ``constrained_sample`` after EOS raise
+  ValueError.
 - ``dumps_matches_python``: the recorded output is what this Python's
   ``json.dumps(json.loads(text), separators=(",", ":"))`` writes (both
   ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
@@ -51,7 +65,15 @@ from golden import fileformat
 
 DEAD = -1
 CHECKS = ("dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
-          "dumps_matches_python", "token_index_rules", "masks_match_the_golden_file")
+          "refused_extra", "dumps_matches_python", "token_index_rules", "constrained_sample_hand_example",
+          "constrained_output_always_parses", "masks_match_the_golden_file")
+OUTPUT_WALKS = 25
+"""constrained_output_always_parses: seeded walks per schema (the port test's 25)."""
+OUTPUT_SEED = 925
+"""Walk j of schema i draws from ``default_rng([OUTPUT_SEED, i, j])``, budget ``j``."""
+OUTPUT_LIMIT = 96
+"""Tokens after which a walk that has not ended is a failure (steering ends them
+within about budget + the longest shortest completion, far below)."""
 MAX_FINDINGS = 20
 """Findings kept per check (the count of failures is always complete)."""
 
@@ -299,13 +321,12 @@ def _check_rules(report, impl, index, constraint, allowed, complete, vocab_recor
 
 # --------------------------------------------------------------------------- refusals, dumps
 
-def check_refusals(report, impl, doc: dict) -> None:
-    check = "subset_errors_are_refused"
-    for case in doc["refused_patterns"]:
+def check_refusals(report, impl, patterns: list[dict], schemas: list[dict], check: str) -> None:
+    for case in patterns:
         problem = _refuses(lambda: impl.regex_to_dfa(case["pattern"]))
         where = f"pattern {case['pattern']!r} ({case['reason']})"
         report.expect(check, where, f"regex_to_dfa {problem}" if problem else None)
-    for case in doc["refused_schemas"]:
+    for case in schemas:
         schema = json.loads(case["schema"])
         where = f"schema {case['name']}"
         if case["stage"] == "schema":
@@ -351,6 +372,94 @@ def check_dumps(report, impl, doc: dict) -> None:
             report.passed(check)
 
 
+# --------------------------------------------------------------------------- outputs
+
+def check_outputs(report, impl, cases: list[dict], vocab_record: dict) -> None:
+    """``constrained_output_always_parses`` (see the module docstring)."""
+    from golden.walks import ReferenceWalker, walk
+    from oracles.stdlib import check_document
+
+    check = "constrained_output_always_parses"
+    vocab, eos = fileformat.vocab_from_record(vocab_record), vocab_record["eos_id"]
+    for i, case in enumerate(cases):
+        where = f"schema {case['name']}"
+        schema = json.loads(case["schema"])
+        try:
+            walker = ReferenceWalker(impl, impl.json_schema_to_regex(schema), vocab, eos)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(check, where, f"building the grammar raised {_describe(exc)}")
+            continue
+        for j in range(OUTPUT_WALKS):
+            at = f"{where} walk {j}"
+            try:
+                path = walk(walker, eos, [OUTPUT_SEED, i, j], budget=j, limit=OUTPUT_LIMIT)
+            except Exception as exc:  # noqa: BLE001
+                report.fail(check, at, f"the walk raised {_describe(exc)}")
+                break
+            report.expect(check, at, _output_problem(path, check_document(schema, path.text), eos))
+
+
+def _output_problem(path, verdict, eos) -> str | None:
+    if path.ended != "eos":
+        return f"the walk ended {path.ended!r} after {len(path.tokens)} tokens, not with EOS ({path.text[:60]!r})"
+    if not (verdict.parses and verdict.valid and verdict.ordered):
+        return f"the output {path.text[:80]!r} does not pass: {verdict.reason}"
+    return None
+
+
+# --------------------------------------------------------------------------- sampling
+
+def check_sampling(report, impl, record: dict) -> None:
+    """``constrained_sample_hand_example`` (see the module docstring)."""
+    check = "constrained_sample_hand_example"
+    vocab, eos = fileformat.vocab_from_record(record["vocab"]), record["vocab"]["eos_id"]
+    logits = record["logits"]
+    try:
+        constraint = impl.Constraint(impl.TokenIndex(impl.regex_to_dfa(record["pattern"]), vocab, eos))
+        params = impl.SamplingParams(temperature=0.0)
+    except Exception as exc:  # noqa: BLE001
+        report.fail(check, "setup", f"building the constraint or SamplingParams raised {_describe(exc)}")
+        return
+    history: list[int] = []
+    for i, step in enumerate(record["steps"]):
+        if not _sample_step(report, impl, constraint, params, history, record, step, f"step {i}"):
+            return
+        history.append(step["token"])
+    for refusal in record["refused"]:
+        fresh = np.asarray(logits, dtype=np.float64)
+        if refusal["call"] == "apply_mask":
+            problem = _refuses(lambda: impl.apply_mask(fresh, np.asarray(refusal["mask"], dtype=bool)))
+        else:  # the constraint after EOS: its mask allows nothing
+            problem = _refuses(lambda: impl.constrained_sample(fresh, constraint, params, list(history),
+                                                               np.random.default_rng(0)))
+        message = f"{refusal['call']} with an all-false mask {problem}" if problem else None
+        report.expect(check, refusal["name"], message)
+
+
+def _sample_step(report, impl, constraint, params, history, record: dict, step: dict, where: str) -> bool:
+    """One greedy step; False when the candidate went elsewhere (the rest would drift)."""
+    check = "constrained_sample_hand_example"
+    try:
+        allowed = np.flatnonzero(np.asarray(constraint.mask(), dtype=bool)).tolist()
+        token, logprob = impl.constrained_sample(np.asarray(record["logits"], dtype=np.float64), constraint,
+                                                 params, list(history), np.random.default_rng(0))
+        token, logprob = int(token), float(logprob)
+    except Exception as exc:  # noqa: BLE001
+        report.fail(check, where, f"constrained_sample raised {_describe(exc)} (expected token {step['token']})")
+        return False
+    report.expect(check, where, None if allowed == step["allowed"] else
+                  f"the mask allows {allowed}, expected {step['allowed']}")
+    if token != step["token"]:
+        report.fail(check, where, f"greedy took token {token}, expected {step['token']} "
+                                  f"(the largest allowed logit among {step['allowed']})")
+        return False
+    report.passed(check)
+    off = abs(logprob - float(step["logprob"]))
+    report.expect(check, where, None if off <= float(record["tolerance"]) else
+                  f"logprob {logprob!r}, expected {step['logprob']} = {step['logprob_formula']} (off by {off:.3g})")
+    return True
+
+
 # --------------------------------------------------------------------------- entry points
 
 def replay_constrain(doc: dict, impl, *, strict_regex: bool = False) -> ReplayReport:
@@ -362,8 +471,13 @@ def replay_constrain(doc: dict, impl, *, strict_regex: bool = False) -> ReplayRe
     check_dfas(report, impl, cache, automata + l87["cases"], strict_regex=strict_regex)
     check_masks(report, impl, cache, automata, doc["vocab"], "masks_match_python_l8_7")
     check_masks(report, impl, cache, l87["cases"], l87["vocab"], "masks_match_python_l8_7")
-    check_refusals(report, impl, doc)
+    check_masks(report, impl, cache, doc["no_eos"]["cases"], doc["no_eos"]["vocab"], "masks_match_python_l8_7")
+    check_refusals(report, impl, doc["refused_patterns"], doc["refused_schemas"], "subset_errors_are_refused")
+    extra = doc["refused_extra"]
+    check_refusals(report, impl, extra["patterns"], extra["schemas"], "refused_extra")
     check_dumps(report, impl, doc)
+    check_sampling(report, impl, doc["constrained_sample_hand_example"])
+    check_outputs(report, impl, doc["schemas"], doc["vocab"])
     return report
 
 

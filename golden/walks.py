@@ -26,6 +26,8 @@ walkers draw the same path from the same seed (``build`` checks it).
 Guarantees of a ``Path``: ``len(allowed) == len(complete) == len(tokens) + 1``;
 ``allowed[i]`` and ``complete[i]`` describe the text before ``tokens[i]``; after
 EOS the last entry is ``[]`` (nothing is allowed after EOS) with ``complete`` True.
+Without an EOS id (``eos_id=None``) a walk through a finite language ends
+``"stop"``: the text is complete and its last mask is ``[]`` (nothing left to allow).
 
 Example: ``(cat|car|dog)s?`` with budget 0 steers from the start: ``cat`` and ``dog``
 complete the text in one token, so it takes one of them, then EOS.
@@ -51,7 +53,7 @@ class Path:
     allowed: list[list[int]] = field(default_factory=list)
     complete: list[bool] = field(default_factory=list)
     text: bytes = b""
-    ended: str = ""  # "eos", "stuck" (nothing allowed) or "limit" (too many tokens)
+    ended: str = ""  # "eos", "stop" (complete, nothing allowed), "stuck" (incomplete, nothing allowed), "limit"
 
 
 def distances(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> list[int]:
@@ -184,7 +186,7 @@ def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int
         path.allowed.append(allowed)
         path.complete.append(walker.complete(pos))
         if not allowed or len(path.tokens) >= limit:
-            path.ended = "stuck" if not allowed else "limit"
+            path.ended = _ending(allowed, path.complete[-1])
             return path
         if len(path.tokens) >= budget:
             allowed = _closest(walker, pos, allowed, eos_id)
@@ -201,6 +203,15 @@ def walk(walker, eos_id: int | None, seed: list[int], *, budget: int, limit: int
             return path
         pos = walker.advance(pos, token)
         path.text += walker.vocab[token]
+
+
+def _ending(allowed: list[int], complete: bool) -> str:
+    """Why a walk stopped before EOS: "limit" (tokens still allowed), "stop" (the text
+    is complete and nothing is left to allow: a vocabulary without EOS) or "stuck"
+    (nothing allowed and the text incomplete)."""
+    if allowed:
+        return "limit"
+    return "stop" if complete else "stuck"
 
 
 def _draw(rng: np.random.Generator, n: int) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import subprocess
@@ -99,8 +100,8 @@ def test_files_satisfy_their_json_schemas(kind):
 @pytest.mark.parametrize("kind", sorted(FILES))
 def test_load_refuses_another_version_format_or_shape(kind):
     doc = json.loads((GOLDEN_DIR / FILES[kind]).read_text(encoding="utf-8"))
-    with pytest.raises(GoldenFormatError, match="format_version 2 is not supported"):
-        fileformat.load(json.dumps({**doc, "format_version": 2}), kind)
+    with pytest.raises(GoldenFormatError, match="format_version 99 is not supported"):
+        fileformat.load(json.dumps({**doc, "format_version": 99}), kind)
     other = next(k for k in FILES if k != kind)
     with pytest.raises(GoldenFormatError, match=f"expected format '{kind}'"):
         fileformat.load(json.dumps({**doc, "format": other}), kind)
@@ -167,7 +168,6 @@ def test_dfa_record_round_trips():
 def test_sizes_are_the_ones_the_consumers_expect(docs):
     doc = docs["constrain_golden"]
     assert (len(doc["schemas"]), len(doc["patterns"]), len(doc["dumps"])) == (13, 8, 19)
-    assert len(doc["refused_patterns"]) >= 15 and len(doc["refused_schemas"]) >= 11
     assert doc["vocab"]["size"] == 123 == len(doc["vocab"]["tokens_hex"])
     for case in _automata(doc) + docs["masks_golden"]["cases"]:
         assert len(case["paths"]) == 3
@@ -200,7 +200,11 @@ def test_every_pitfall_is_covered_by_a_case(docs):
         for case in doc.get("cases", []) + doc.get("schemas", []) + doc.get("patterns", []):
             assert set(case["covers"]) <= set(cases.PITFALLS), case["name"]
             covered |= set(case["covers"])
-    refused = docs["constrain_golden"]["refused_patterns"] + docs["constrain_golden"]["refused_schemas"]
+    doc = docs["constrain_golden"]
+    refused = (doc["refused_patterns"] + doc["refused_schemas"]
+               + doc["refused_extra"]["patterns"] + doc["refused_extra"]["schemas"])
+    if doc["constrained_sample_hand_example"]["steps"]:
+        covered.add("port:s11")  # the sampler seeing unmasked logits: the hand example's first step
     if any(r.get("reason") == "empty language" for r in refused):
         covered.add("port:s08")
     if any(r.get("reason") == "anchor" for r in refused):
@@ -281,11 +285,19 @@ def _brute_mask(pattern: str, vocab, eos_id, prefix: bytes) -> list[int]:
 
 
 @pytest.mark.golden
-@pytest.mark.parametrize("kind", sorted(FILES))
+@pytest.mark.parametrize("kind", ["constrain_golden", "masks_golden"])  # the files that record mask paths
 def test_every_recorded_mask_agrees_with_python_matching(docs, kind):
     doc = docs[kind]
-    all_cases = doc["cases"] if kind == "masks_golden" else doc["schemas"] + doc["patterns"]
-    vocab, eos = fileformat.vocab_from_record(doc["vocab"]), doc["vocab"]["eos_id"]
+    groups = [(doc["cases"], doc["vocab"])] if kind == "masks_golden" else [
+        (doc["schemas"] + doc["patterns"], doc["vocab"]), (doc["no_eos"]["cases"], doc["no_eos"]["vocab"])]
+    steps = 0
+    for all_cases, vocab_record in groups:
+        steps += _check_masks_by_python(all_cases, vocab_record)
+    assert steps > 300
+
+
+def _check_masks_by_python(all_cases: list[dict], vocab_record: dict) -> int:
+    vocab, eos = fileformat.vocab_from_record(vocab_record), vocab_record["eos_id"]
     steps = 0
     for case in all_cases:
         for path in case["paths"]:
@@ -300,7 +312,7 @@ def test_every_recorded_mask_agrees_with_python_matching(docs, kind):
                 if i < len(path["tokens"]):
                     prefix += vocab[path["tokens"][i]] or b""
             assert prefix == bytes.fromhex(path["text_hex"])
-    assert steps > 300
+    return steps
 
 
 @pytest.mark.golden
@@ -348,7 +360,9 @@ def test_every_dfa_is_canonical_and_means_what_re_means(docs):
 
 @pytest.mark.golden
 def test_finished_paths_of_schemas_are_valid_compact_documents(docs):
-    for case in docs["constrain_golden"]["schemas"] + [c for c in docs["masks_golden"]["cases"] if c["kind"] == "schema"]:
+    doc = docs["constrain_golden"]
+    for case in doc["schemas"] + [c for c in doc["no_eos"]["cases"] + docs["masks_golden"]["cases"]
+                                  if c["kind"] == "schema"]:
         schema = json.loads(case["schema"])
         for path in case["paths"]:
             verdict = stdlib.check_document(schema, bytes.fromhex(path["text_hex"]))
@@ -371,10 +385,102 @@ def test_dumps_are_pythons(docs):
 
 _MALFORMED = {"bad repeat bounds", "nothing to repeat", "unbalanced group", "unclosed class"}
 
+SEED_REFUSED = "15 bad patterns and 11 bad schemas refused"
+"""Seed ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
+port's test reads from ``refused_patterns`` and ``refused_schemas``."""
+SEED_PATTERN_CATEGORIES = {"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",
+                           "non-ASCII character", "bad repeat bounds", "nothing to repeat", "empty language"}
+"""Seed ``000_...`` section 4, test_unsupported_syntax_raises: "anchors, backreferences,
+lookarounds, lazy quantifiers, non-ASCII, bad repeats, empty language"."""
+SEED_SCHEMA_CATEGORIES = {"pattern", "min_length", "ref", "additional_properties_true", "unknown_required",
+                          "unknown_type"}
+"""Seed ``000_...`` section 2.5: "pattern, minLength, $ref, additionalProperties: true";
+and the subset's own edges: required names that are no property, unknown types."""
+
+
+def _sre_ops(pattern: str) -> set[str]:
+    """The opcode names of Python's own parse of ``pattern`` (re's parser), recursively."""
+    try:
+        from re import _parser as sre_parse
+    except ImportError:  # Python 3.10
+        import sre_parse
+    ops: set[str] = set()
+
+    def visit(items):
+        for op, arg in items:
+            ops.add(str(op))
+            for part in arg if isinstance(arg, (tuple, list)) else ():
+                if isinstance(part, sre_parse.SubPattern):
+                    visit(part)
+                elif isinstance(part, list):
+                    for sub in part:
+                        if isinstance(sub, sre_parse.SubPattern):
+                            visit(sub)
+    visit(sre_parse.parse(pattern))
+    return ops
+
+
+_REASON_OPS = {"anchor": {"AT"}, "backreference": {"GROUPREF"}, "lookahead": {"ASSERT"},
+               "lookbehind": {"ASSERT_NOT"}, "lazy quantifier": {"MIN_REPEAT"}}
+
+
+@pytest.mark.boundary
+def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
+    doc = docs["constrain_golden"]
+    n_patterns, n_schemas = map(int, re.findall(r"\d+", SEED_REFUSED))
+    assert (len(doc["refused_patterns"]), len(doc["refused_schemas"])) == (n_patterns, n_schemas) == (15, 11)
+    extra = doc["refused_extra"]
+    assert extra["patterns"] and extra["schemas"]  # the rest kept, apart from what the port's test reads
+    patterns = [c["pattern"] for c in doc["refused_patterns"] + extra["patterns"]]
+    names = [c["name"] for c in doc["refused_schemas"] + extra["schemas"]]
+    assert len(set(patterns)) == len(patterns) and len(set(names)) == len(names)
+    assert SEED_PATTERN_CATEGORIES <= {c["reason"] for c in doc["refused_patterns"]}
+    assert SEED_SCHEMA_CATEGORIES <= {c["name"] for c in doc["refused_schemas"]}
+    for case in doc["refused_patterns"] + extra["patterns"]:  # each reason is what Python's re parser sees
+        if case["reason"] in _REASON_OPS:
+            assert _REASON_OPS[case["reason"]] <= _sre_ops(case["pattern"]), case
+        if case["reason"] == "non-ASCII character":
+            assert not case["pattern"].isascii()
+
+
+_SUBSET = {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "enum",
+           "const", "anyOf", "title", "description"}
+_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
+
+
+def _outside_the_subset(schema: dict) -> list[str]:
+    """Why a schema is outside seed 000's subset (section 2.5), written here: keywords
+    it does not list, unknown types or lists of types, additionalProperties other than false,
+    required names that are no property, an empty enum, minItems above maxItems."""
+    why = [f"keyword {k}" for k in set(schema) - _SUBSET]
+    if "type" in schema and not (isinstance(schema["type"], str) and schema["type"] in _TYPES):
+        why.append(f"type {schema['type']!r}")
+    if schema.get("additionalProperties", False) is not False:
+        why.append("additionalProperties not false")
+    why += [f"required {r!r}" for r in schema.get("required", []) if r not in schema.get("properties", {})]
+    if schema.get("enum") == []:
+        why.append("empty enum")
+    if schema.get("minItems", 0) > schema.get("maxItems", math.inf):
+        why.append("minItems > maxItems")
+    items = [schema["items"]] if "items" in schema else []
+    for sub in [*schema.get("properties", {}).values(), *schema.get("anyOf", []), *items]:
+        why += _outside_the_subset(sub)
+    return why
+
+
+@pytest.mark.boundary
+def test_refused_schemas_are_outside_the_seeds_subset(docs):
+    doc = docs["constrain_golden"]
+    for case in doc["refused_schemas"] + doc["refused_extra"]["schemas"]:
+        assert _outside_the_subset(json.loads(case["schema"])), case["name"]
+    for case in doc["schemas"]:  # and the accepted ones inside it: the rule above is not vacuous
+        assert not _outside_the_subset(json.loads(case["schema"])), case["name"]
+
 
 @pytest.mark.boundary
 def test_refused_patterns_are_outside_the_subset_by_the_other_oracles(docs):
-    for case in docs["constrain_golden"]["refused_patterns"]:
+    doc = docs["constrain_golden"]
+    for case in doc["refused_patterns"] + doc["refused_extra"]["patterns"]:
         pattern = case["pattern"]
         try:
             refused = derivatives.is_empty(pattern)
@@ -406,6 +512,53 @@ def test_hand_example_is_the_seeds_section_3(docs):
 
 def assert_single(lo: int, hi: int) -> None:
     assert lo == hi
+
+
+@pytest.mark.unit
+def test_sampling_hand_example_is_the_seeds_section_3(docs):
+    record = docs["constrain_golden"]["constrained_sample_hand_example"]
+    vocab = fileformat.vocab_from_record(record["vocab"])
+    eos = record["vocab"]["eos_id"]
+    assert (record["pattern"], vocab, eos, record["logits"]) == ("ab?", [b"a", b"b", b"c", None], 3, [0, 1, 5, 2])
+    steps = record["steps"]
+    assert [s["token"] for s in steps] == [0, eos]  # a (although c is larger), then EOS (2 > 1)
+    prefix = b""
+    for step in steps:  # the masks by Python's matching
+        assert step["allowed"] == _brute_mask("ab?", vocab, eos, prefix)
+        prefix += vocab[step["token"]] or b""
+    # the logprobs: ln 1 = 0, and 2 - ln(e^1 + e^2), by math and by a numpy log-softmax
+    assert float(steps[0]["logprob"]) == 0.0 == math.log(1)
+    second = float(steps[1]["logprob"])
+    assert math.isclose(second, 2 - math.log(math.exp(1) + math.exp(2)), rel_tol=1e-15, abs_tol=0)
+    assert math.isclose(second, 1 - math.log1p(math.e), rel_tol=1e-15, abs_tol=0)
+    x = np.array([-np.inf, 1.0, -np.inf, 2.0])
+    assert math.isclose(second, float(x[3] - np.log(np.exp(x).sum())), rel_tol=1e-15, abs_tol=0)
+    assert steps[1]["logprob_formula"] == "2 - ln(e^1 + e^2)"
+    for step in steps:  # exact, reproducible strings: the repr of a double
+        assert step["logprob"] == repr(float(step["logprob"]))
+    assert 0 < float(record["tolerance"]) <= 1e-6
+    assert [(r["name"], r["call"]) for r in record["refused"]] == [("all_false_mask", "apply_mask"),
+                                                                    ("after_eos", "constrained_sample")]
+    assert all(r["mask"] == [False] * 4 and r["error"] == "ValueError" for r in record["refused"])
+
+
+@pytest.mark.unit
+def test_no_eos_paths_end_complete_with_nothing_left(docs):
+    # 002: "a grammar that is complete with no token left to allow (a vocabulary without
+    # EOS) ends the answer with stop"
+    doc = docs["constrain_golden"]
+    record = doc["no_eos"]
+    assert record["vocab"]["eos_id"] is None and record["vocab"]["tokens_hex"] == doc["vocab"]["tokens_hex"]
+    assert doc["vocab"]["eos_id"] in record["vocab"]["special_ids"]  # the former EOS: now never allowed
+    by_name = {c["name"]: c for c in doc["schemas"] + doc["patterns"]}
+    assert {c["kind"] for c in record["cases"]} == {"pattern", "schema"}
+    for case in record["cases"]:
+        assert (case["pattern"], case["dfa"]) == (by_name[case["name"]]["pattern"], by_name[case["name"]]["dfa"])
+        for path in case["paths"]:
+            text = bytes.fromhex(path["text_hex"])
+            assert path["ended"] == "stop" and path["allowed"][-1] == [] and path["complete"][-1]
+            assert stdlib.fullmatch(case["pattern"], text)
+            assert not any(derivatives.viable(case["pattern"], text + bytes([b])) for b in range(256))
 
 
 # --------------------------------------------------------------------------- walks and cross-checks

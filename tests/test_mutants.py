@@ -13,19 +13,53 @@ import pytest
 import oracles.automaton as reference
 from harness.mutants import report
 from harness.mutants.apply import PatchDoesNotApply, load, materialize
-from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, REPLAY, Edit, Mutant
+from golden.replay import CHECKS
+from harness.mutants.catalogue import ALIASES, BY_ID, CATALOGUE, MUTANTS, REPLAY, Edit, Mutant, resolve
 from harness.mutants.runner import FORCED_FAILURE, NULL_MUTANT, MutantResult, Outcome, run_all, run_mutant
 from harness.suite.catalogue import NAMES
 
-REPLAY_CHECKS = {"dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
-                 "dumps_matches_python", "token_index_rules"}
+REPLAY_CHECKS = set(CHECKS) - {"masks_match_the_golden_file"}  # the checks of constrain_golden.json
+
+SEED_002_KILLERS = {  # seed 002_..., section 5: the pitfall table's "Caught by" column, s01-s11
+    "s01": "dfa_matches_python_l8_7", "s02": "dfa_matches_python_l8_7",
+    "s03": "constrained_output_always_parses", "s04": "dfa_matches_python_l8_7",
+    "s05": "constrained_output_always_parses", "s06": "masks_match_python_l8_7", "s07": "token_index_rules",
+    "s08": "subset_errors_are_refused", "s09": "dumps_matches_python", "s10": "masks_match_python_l8_7",
+    "s11": "constrained_sample_hand_example",
+}
 
 
 def test_ids_are_unique_and_complete():
     ids = [m.id for m in MUTANTS]
     assert len(ids) == len(set(ids))
-    assert sorted(i for i in ids if i.startswith("s")) == [f"s{i:02d}" for i in range(1, 28)]
-    assert sorted(i for i in ids if i.startswith("p")) == [f"p{i:02d}" for i in range(1, 12)]
+    assert sorted(i for i in ids if re.fullmatch(r"s\d\d", i)) == [f"s{i:02d}" for i in range(1, 28)]
+    port = sorted(i for i in ids if i.startswith("l10_9:"))
+    assert port[:11] == [f"l10_9:s{i:02d}" for i in range(1, 12)]
+    assert all(re.fullmatch(r"l10_9:s\d\d", i) for i in port)
+    assert set(ids) <= {*(f"s{i:02d}" for i in range(1, 28)), *port}  # no third namespace, no old p-ids
+
+
+def test_port_mutants_keep_the_seeds_ids_and_killers():
+    for number, killer in SEED_002_KILLERS.items():
+        mutant = BY_ID[f"l10_9:{number}"]
+        assert mutant.kind == REPLAY and mutant.killers == (killer,), (mutant.id, mutant.killers)
+
+
+def test_old_port_ids_are_aliases():
+    assert resolve("p03") == "l10_9:s03" and resolve("s03") == "s03" and resolve("nope") == "nope"
+    assert set(ALIASES.values()) <= set(BY_ID) and not set(ALIASES) & set(BY_ID)
+    assert all(m.package.isidentifier() for m in MUTANTS)  # importable package names (no ':')
+
+
+def test_mutants_verb_refuses_an_unknown_id():
+    import io
+
+    from harness.cli import main
+    from harness.exitcodes import ExitCode
+
+    err = io.StringIO()
+    assert main(["mutants", "--only", "p03,p12", "--no-self-check"], io.StringIO(), err) == ExitCode.USAGE
+    assert "unknown id(s) p12" in err.getvalue() and "l10_9:s03" in err.getvalue()
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
@@ -67,7 +101,7 @@ def test_a_stale_patch_is_reported(tmp_path):
 
 
 def test_runner_kills_a_forced_failure_and_a_catalogue_and_a_replay_mutant(tmp_path):
-    results = run_all([FORCED_FAILURE, BY_ID["s10"], BY_ID["p03"]], jobs=2)
+    results = run_all([FORCED_FAILURE, BY_ID["s10"], BY_ID["l10_9:s03"]], jobs=2)
     forced, s10, p03 = results
     assert forced.outcome is Outcome.KILLED
     assert s10.outcome is Outcome.KILLED and s10.by_expected, s10
@@ -129,6 +163,7 @@ def test_json_and_table_and_html_reports():
 
 def test_full_run_kills_every_mutant_by_an_expected_test():
     # about two minutes on two cores: in the default run, so CI proves 27/27 and 11/11
+    # (L8.7's s01-s27, L10.9's l10_9:s01-s11)
     results = run_all(list(MUTANTS), jobs=2)
     bad = [(r.id, r.outcome.value, r.killed_by, r.detail) for r in results if not (r.outcome is Outcome.KILLED and r.by_expected)]
     assert not bad, bad

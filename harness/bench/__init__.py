@@ -13,4 +13,5 @@ BENCHMARKS: dict[str, str] = {
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
     "serve": "harness.bench.serve",
+    "tools": "harness.bench.tools",
 }

@@ -4,6 +4,7 @@
     constrain-harness golden check                 # regenerate in memory; diff against the files
     constrain-harness golden replay                # replay both files against the reference
     constrain-harness golden replay --impl submission/constrain.py --file constrain
+    constrain-harness golden replay --file tools [--impl submission/tools/]   # the tool-calling surface
 
 ``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
 ``check`` exits 1 with a unified diff when a committed file differs from the
@@ -47,7 +48,8 @@ def add_arguments(parser) -> None:
     p.add_argument("--impl", default=None, metavar="X",
                    help="module name, .py file or package directory (default: the reference)")
     p.add_argument("--ref-deps", action="store_true", help="supply the reference's sampling and byte map")
-    p.add_argument("--file", choices=("both", "constrain", "masks"), default="both")
+    p.add_argument("--file", choices=("both", "constrain", "masks", "tools"), default="both",
+                   help="both: constrain and masks; tools: tools_golden.json against a tools implementation")
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
     p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
@@ -209,6 +211,9 @@ def _limits(timeout: float, memory_mb: int):
 def _replay_here(args, directory: Path, stdout, stderr) -> int:
     from golden import fileformat, replay
 
+    if args.file == "tools":
+        return _replay_tools_here(args, directory, stdout, stderr)
+
     try:
         impl = replay.load_impl(args.impl, args.ref_deps)
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
@@ -239,3 +244,23 @@ def _replay_here(args, directory: Path, stdout, stderr) -> int:
             print(line, file=stdout)
         ok = ok and report.ok
     return int(ExitCode.OK if ok else ExitCode.FAILED)
+
+
+def _replay_tools_here(args, directory: Path, stdout, stderr) -> int:
+    """tools_golden.json against a Python implementation of the tools surface (oracles.tools' names)."""
+    from golden import fileformat, tools_replay
+
+    try:
+        impl = tools_replay.load_tools_impl(args.impl)
+    except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
+        print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    try:
+        doc = fileformat.load(directory / fileformat.FILES["tools_golden"], "tools_golden")
+    except (OSError, ValueError) as exc:
+        print(f"golden replay: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    report = tools_replay.replay_tools(doc, impl)
+    for line in report.lines():
+        print(line, file=stdout)
+    return int(ExitCode.OK if report.ok else ExitCode.FAILED)

@@ -1,7 +1,7 @@
 """Run the mutant catalogue and report the mutation score.
 
     constrain-harness mutants                         # all 27 + 11, two at a time
-    constrain-harness mutants --only s05,s12 --jobs 1
+    constrain-harness mutants --only s05,s12,l10_9:s03 --jobs 1
     constrain-harness mutants --json m.json --stryker m.stryker.json --html m.html
 
 First checks the runner (the clean reference passes, a forced failure fails), then
@@ -18,7 +18,8 @@ from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--only", metavar="IDS", help="comma-separated mutant ids (e.g. s05,s12,p03)")
+    parser.add_argument("--only", metavar="IDS", help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
+                                                      "the old p01-p11 name l10_9:s01-s11)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant process")
     parser.add_argument("--json", metavar="F", help="write the JSON report")
@@ -29,12 +30,12 @@ def add_arguments(parser) -> None:
 
 def run(args, stdout, stderr) -> int:
     from harness.mutants import report
-    from harness.mutants.catalogue import BY_ID, MUTANTS
+    from harness.mutants.catalogue import BY_ID, MUTANTS, resolve
     from harness.mutants.runner import Outcome, run_all, self_check
 
     mutants = list(MUTANTS)
     if args.only:
-        wanted = [x.strip() for x in args.only.split(",") if x.strip()]
+        wanted = list(dict.fromkeys(resolve(x.strip()) for x in args.only.split(",") if x.strip()))
         unknown = [x for x in wanted if x not in BY_ID]
         if unknown:
             print(f"mutants: unknown id(s) {', '.join(unknown)}; known: {', '.join(BY_ID)}", file=stderr)

@@ -8,9 +8,11 @@ one line, an example whose answer it changes, and the tests expected to kill it.
 - ``s01``-``s27``: the Python module's pitfalls (seed ``000_...`` section 5, plus the
   five it leaves unnamed, one per catalogue test no named mutant aims at), killed by
   the conformance catalogue (``harness/suite``);
-- ``p01``-``p11``: the Rust port's mutants (seed ``002_...`` section 5) simulated on the
-  Python reference, killed by ``golden replay`` of ``constrain_golden.json`` (p11 by
-  the catalogue): proof that the golden file is strong enough for the port.
+- ``l10_9:s01``-``l10_9:s11``: the Rust port's mutants under the ids of its pitfall
+  table (seed ``002_...`` section 5; formerly ``p01``-``p11``, still accepted by
+  ``--only``), simulated on the Python reference, each killed by the check of
+  ``golden replay`` of ``constrain_golden.json`` the seed names: proof that the golden
+  file is strong enough for the port.
 
 ``runner.run_catalogue`` first checks itself (the clean copy survives every test, a
 forced failure is killed), then runs each mutant in its own process with a timeout,

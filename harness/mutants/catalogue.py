@@ -7,7 +7,7 @@ mutant changes: ``tests/test_mutants.py`` checks ``example(reference) !=
 example(mutant)`` for every entry, so each patch provably changes behaviour.
 
 Rejected ideas (kept visible, with the reason):
-- "trie records the parent's state for every token" as s14: a duplicate of p06;
+- "trie records the parent's state for every token" as s14: a duplicate of l10_9:s06;
   s14 instead records the state *before the last byte* (wrong next state only).
 - ``.`` matching every byte *and* ``\\n`` via ``[^...]``: two mistakes in one mutant
   would blur which test kills which pitfall.
@@ -43,7 +43,8 @@ class Mutant:
 
     @property
     def package(self) -> str:
-        return f"mutant_{self.id}"
+        """The copy's package name: the id with ``:`` as ``_`` (``mutant_l10_9_s01``)."""
+        return f"mutant_{self.id.replace(':', '_')}"
 
 
 # --- example helpers: small, deterministic computations over a module ------------------
@@ -257,58 +258,73 @@ MUTANTS: tuple[Mutant, ...] = (
            (Edit("vocab.py", "out of range 0..{len(vocab) - 1}\")\n        vocab[i] = None\n",
                  "out of range 0..{len(vocab) - 1}\")\n"),),
            _vocab(["a", "<|endoftext|>"], specials=[1])),
-    # --- the Rust port's mutants, simulated on the Python reference ---------------------
-    Mutant("p01", "minimize", "one refinement of minimization only (a DFA needing two rounds keeps duplicates)",
+    # --- the Rust port's mutants (002 section 5, its ids s01-s11 as l10_9:sNN), simulated
+    # on the Python reference; each killed by the golden replay check the seed names
+    # (l10_9:s12-s16, the tools surface, live in tools_mutants.py)
+    Mutant("l10_9:s01", "minimize", "one refinement of minimization only (a DFA needing two rounds keeps duplicates)",
            ("dfa_matches_python_l8_7",),
            (Edit("minimize.py", "        if len(number) == n_blocks:", "        if True:"),),
            _table("(a|b)*abb"), kind=REPLAY),
-    Mutant("p02", "schema", "properties sorted by name (e.g. '{\"b\":1,\"a\":2}' refused)",
+    Mutant("l10_9:s02", "schema", "properties sorted by name (e.g. '{\"b\":1,\"a\":2}' refused)",
            ("dfa_matches_python_l8_7",),
            (Edit("schema.py", "for name, sub in props.items()", "for name, sub in sorted(props.items())"),),
            _schema_matches(OBJ_BA, '{"b":1,"a":2}'), kind=REPLAY),
-    Mutant("p03", "schema", "no comma before a later optional member (e.g. '{\"x\":1\"y\":2}' accepted)",
-           ("dfa_matches_python_l8_7",),
+    Mutant("l10_9:s03", "schema", "no comma before a later optional member (e.g. '{\"x\":1\"y\":2}' accepted)",
+           ("constrained_output_always_parses",),
            (Edit("schema.py", 'else f"(?:,{member})?{after}"', 'else f"(?:{member})?{after}"'),),
            _schema_matches(OBJ_XY, '{"x":1"y":2}'), kind=REPLAY),
-    Mutant("p04", "schema", "enum values unescaped (e.g. 2.5 matches '2x5')", ("dfa_matches_python_l8_7",),
+    Mutant("l10_9:s04", "schema", "enum values unescaped (e.g. 2.5 matches '2x5')", ("dfa_matches_python_l8_7",),
            (Edit("schema.py", 'return group("|".join(escape(t) for t in texts)) if len(texts) > 1 else escape(texts[0])',
                  'return group("|".join(t.replace(\'"\', \'\\\\"\') for t in texts)) if len(texts) > 1 else texts[0]'),),
            _schema_matches({"enum": [2.5, 1]}, "2x5"), kind=REPLAY),
-    Mutant("p05", "schema", "maxItems off by one (e.g. maxItems 2 accepts '[1,2,3]')", ("dfa_matches_python_l8_7",),
+    Mutant("l10_9:s05", "schema", "maxItems off by one (e.g. maxItems 2 accepts '[1,2,3]')",
+           ("constrained_output_always_parses",),
            (Edit("schema.py", 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi - 1}"',
                  'more = f"{more_lo}," if hi is None else f"{more_lo},{hi}"'),),
            _schema_matches(ARR, "[1,2,3]"), kind=REPLAY),
-    Mutant("p06", "index", "a token's later bytes walked from the wrong state (the start state)",
+    Mutant("l10_9:s06", "index", "a token's later bytes walked from the wrong state (the start state)",
            ("masks_match_python_l8_7",),
            (Edit("index.py", "target = flat_trans[state * 256 + trie.edge_byte[child]]",
                  "target = flat_trans[origin * 256 + trie.edge_byte[child]]"),),
            _hand_masks, kind=REPLAY),
-    Mutant("p07", "index", "EOS allowed before a whole string", ("token_index_rules", "masks_match_python_l8_7"),
+    Mutant("l10_9:s07", "index", "EOS allowed before a whole string", ("token_index_rules",),
            (Edit("index.py", "            masks[:, self.eos_id] = accepting\n",
                  "            one_short = np.where(self.dfa.trans[states] >= 0, "
                  "self.dfa.accept[np.maximum(self.dfa.trans[states], 0)], False).any(axis=1)\n"
                  "            masks[:, self.eos_id] = accepting | one_short\n"),),
            _hand_masks, kind=REPLAY),
-    Mutant("p08", "compile", "an empty language not refused (e.g. '[^\\s\\S]' compiles)",
+    Mutant("l10_9:s08", "compile", "an empty language not refused (e.g. '[^\\s\\S]' compiles)",
            ("subset_errors_are_refused",),
            (Edit("compile.py", '        raise EmptyLanguage("the pattern matches no string (empty language)", pattern, 0)',
                  '        return DFA(__import__("numpy").full((1, 256), -1), [False])'),),
            _refuses(lambda m: m.regex_to_dfa(r"[^\s\S]")), kind=REPLAY),
-    Mutant("p09", "schema", "floats printed unlike Python (1.5e-05 written 0.000015)", ("dfa_matches_python_l8_7",),
+    Mutant("l10_9:s09", "schema", "floats printed unlike Python (1.5e-05 written 0.000015)", ("dumps_matches_python",),
            (Edit("schema.py", "            text = compact(value)\n",
                  "            text = compact(value) if not isinstance(value, float) or 'e' not in repr(value) "
                  "else format(value, 'f').rstrip('0')\n"),),
            _float_enum, kind=REPLAY),
-    Mutant("p10", "constraint", "tokens allowed after EOS", ("masks_match_python_l8_7", "token_index_rules"),
+    Mutant("l10_9:s10", "constraint", "tokens allowed after EOS", ("masks_match_python_l8_7",),
            (Edit("constraint.py", "        if self.done:\n            if self._nothing is None:",
                  "        if False:\n            if self._nothing is None:"),
             Edit("constraint.py", "        if self.done:\n            raise ValueError(", "        if False:\n            raise ValueError(")),
            _after_eos, kind=REPLAY),
-    Mutant("p11", "sampling", "the sampler sees the unmasked logits (c wins in 'ab?' with logits [0,1,5,2])",
-           ("test_greedy_takes_the_best_allowed_token", "test_constraint_lifecycle"),
+    Mutant("l10_9:s11", "sampling", "the sampler sees the unmasked logits (c wins in 'ab?' with logits [0,1,5,2])",
+           ("constrained_sample_hand_example",),
            (Edit("sampling.py", "    token, logprob = sample(masked, p, history, rng, prompt)",
                  "    token, logprob = sample(logits, p, history, rng, prompt)"),),
-           _unmasked_sampler),
+           _unmasked_sampler, kind=REPLAY),
 )
 
+PORT_NAMESPACE = "l10_9:"
+"""The Rust port's (L10.9, seed ``002_...``) mutant ids: ``l10_9:s01``, never confused
+with L8.7's ``s01`` (seed ``000_...``)."""
+ALIASES = {f"p{i:02d}": f"{PORT_NAMESPACE}s{i:02d}" for i in range(1, 12)}
+"""The port mutants' former ids (``p01``-``p11``), still accepted by ``resolve``."""
+
 BY_ID = {m.id: m for m in MUTANTS}
+
+
+def resolve(mutant_id: str) -> str:
+    """The catalogue id for ``mutant_id``: itself, or the id an old alias names
+    (``p03`` -> ``l10_9:s03``). Unknown ids come back unchanged (the caller reports them)."""
+    return ALIASES.get(mutant_id, mutant_id)

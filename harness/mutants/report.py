@@ -40,15 +40,15 @@ def score(results: list[MutantResult]) -> dict:
 
 
 def table(results: list[MutantResult]) -> str:
-    lines = [f"{'mutant':<7} {'outcome':<9} {'killed by':<44} {'expected?':<9} {'s':>5}  pitfall"]
+    lines = [f"{'mutant':<9} {'outcome':<9} {'killed by':<44} {'expected?':<9} {'s':>5}  pitfall"]
     for r in results:
         killers = ", ".join(r.killed_by) or "-"
         expected = "yes" if r.by_expected else ("ONLY OTHERS" if r.killed_by else "-")
         pitfall = BY_ID[r.id].pitfall if r.id in BY_ID else ""
         outcome = r.outcome.value if r.outcome is not Outcome.STALE else "stale"
-        lines.append(f"{r.id:<7} {outcome:<9} {killers[:44]:<44} {expected:<9} {r.seconds:>5.1f}  {pitfall[:70]}")
+        lines.append(f"{r.id:<9} {outcome:<9} {killers[:44]:<44} {expected:<9} {r.seconds:>5.1f}  {pitfall[:70]}")
         if r.detail:
-            lines.append(f"        {r.detail[:150]}")
+            lines.append(f"          {r.detail[:150]}")
     s = score(results)
     lines.append(f"{s['killed']}/{s['mutants']} killed ({s['killed_by_expected']} by an expected test), "
                  f"{s['survived']} survived, {s['other']} timeout/error/stale, {s['seconds']} s of mutant runs")

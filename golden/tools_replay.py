@@ -1,0 +1,300 @@
+"""Replay golden/tools_golden.json against a Python implementation of the tools surface.
+
+``replay_tools(doc, impl)`` checks what the L10.9 tests of the tool-calling surface
+check (seed ``002_...``, section 4), one check per test name (``CHECKS``), and
+returns a ``golden.replay.ReplayReport``. ``impl`` is module-like with the names of
+``oracles.tools`` (``TOOLS_CONTRACT``), e.g. from ``load_tools_impl(spec)``. The
+replay is a pure function of ``(doc, impl)``: it reads only attributes of what the
+implementation returns (``.pattern``, ``.status``, ``.fragment``, ...), so a proxy
+object that forwards calls to another process works the same.
+
+Checks:
+
+- ``parse_tool_request_hand_example``: each body gives the recorded request (tools'
+  names, descriptions and parameters in order, choice, response_format, parallel),
+  or raises an error with the recorded ``status``, ``param`` and ``code`` (the message
+  is free text) whose ``to_json()`` is the OpenAI error shape;
+- ``grammar_by_tool_choice`` / ``json_object_grammar``: ``grammar(request)`` is None
+  exactly when recorded; the trigger is the recorded one; the pattern's canonical DFA
+  (compiled by the reference automaton) equals the recorded one, so the language is
+  the same (different pattern text is a *note*); the witnesses are accepted/refused;
+- ``render_messages_with_tools``: the recorded turns and ChatML prompt; bad
+  conversations raise the recorded status, param and code;
+- ``parser_hand_example``, ``parser_holds_back_only_real_markup``,
+  ``parser_parallel_calls``: each stream of that test gives the recorded events per
+  piece and at ``finish()``, the folded content and calls;
+- ``parser_is_split_invariant``: every 2-way split and each recorded random split of
+  the stream's text fold to the recorded answer;
+- ``message_and_delta_json_shapes``: ``message_json`` of each recorded answer,
+  ``delta_json`` of each recorded event, ``finish_reason``, byte for byte;
+- ``forced_call_from_a_random_model_is_valid``: each recorded walk's text is in the
+  language of the implementation's named grammar, and streamed token by token
+  through its parser gives exactly one ``get_weather`` call whose arguments
+  ``jsonschema`` validates, and no content.
+
+A candidate's exception is a finding, never a crash of the replay.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from golden import fileformat
+from golden.replay import ReplayReport, _compare_dfa, _describe
+from golden.tools_build import _event, event_record, token_pieces
+
+CHECKS = ("parse_tool_request_hand_example", "grammar_by_tool_choice", "json_object_grammar",
+          "render_messages_with_tools", "parser_hand_example", "parser_holds_back_only_real_markup",
+          "parser_parallel_calls", "parser_is_split_invariant", "message_and_delta_json_shapes",
+          "forced_call_from_a_random_model_is_valid")
+TOOLS_CONTRACT = ("parse_tool_request", "ToolError", "grammar", "json_object_regex", "render_messages",
+                  "render_prompt", "CHATML_TEMPLATE", "ToolParser", "Content", "CallStart", "Arguments",
+                  "ToolCall", "collect", "finish_reason", "message_json", "delta_json")
+
+
+def load_tools_impl(spec: str | None = None):
+    """``None``: the reference ``oracles.tools``; else a module name, a ``.py`` file or a
+    package directory. Raises ValueError naming the contract names it lacks."""
+    if spec is None:
+        return importlib.import_module("oracles.tools")
+    path = Path(spec)
+    if path.exists():
+        init = path / "__init__.py" if path.is_dir() else path
+        name = path.name if path.is_dir() else path.stem
+        module_spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(path)]
+                                                             if path.is_dir() else None)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(spec)
+    missing = [n for n in TOOLS_CONTRACT if not hasattr(module, n)]
+    if missing:
+        raise ValueError(f"{spec} lacks the tools contract's names: {', '.join(missing)}")
+    return module
+
+
+def _error_of(thunk):
+    """(value, None) or (None, exception) of a call."""
+    try:
+        return thunk(), None
+    except Exception as exc:  # noqa: BLE001 - a candidate's exception is data here
+        return None, exc
+
+
+def _request_record(request) -> dict:
+    return {"tools": [{"name": t.name, "description": t.description,
+                       "parameters_json": json.dumps(t.parameters, separators=(",", ":"), ensure_ascii=True)}
+                      for t in request.tools],
+            "choice": {"kind": request.choice.kind, "name": request.choice.name},
+            "response_format": request.response_format, "parallel": request.parallel}
+
+
+def _error_problem(exc, want: dict) -> str | None:
+    if exc is None:
+        return f"accepted; expected an error {want['status']} {want['code']} at {want['param']!r}"
+    got = {k: getattr(exc, k, None) for k in ("status", "param", "code")}
+    if got != {k: want[k] for k in ("status", "param", "code")}:
+        return f"raised {_describe(exc)} with {got}; expected {want['status']} {want['code']} at {want['param']!r}"
+    try:
+        shape = json.loads(exc.to_json())
+        ok = set(shape) == {"error"} and set(shape["error"]) == {"message", "type", "param", "code"} and \
+            shape["error"]["param"] == want["param"] and shape["error"]["code"] == want["code"]
+    except Exception as err:  # noqa: BLE001
+        return f"to_json() raised {_describe(err)}"
+    return None if ok else f"to_json() is not the OpenAI error shape: {exc.to_json()[:120]}"
+
+
+# --------------------------------------------------------------------------- requests
+
+def check_requests(report, impl, doc: dict) -> None:
+    check = "parse_tool_request_hand_example"
+    for case in doc["requests"]:
+        where = f"request {case['name']}"
+        request, exc = _error_of(lambda: impl.parse_tool_request(case["body"]))
+        if case["error"] is not None:
+            report.expect(check, where, _error_problem(exc, case["error"]))
+            continue
+        if exc is not None:
+            report.fail(check, where, f"raised {_describe(exc)}; expected a request")
+            continue
+        got, problem = _error_of(lambda: _request_record(request))
+        if problem is not None or got != case["result"]:
+            report.fail(check, where, f"request {got if problem is None else _describe(problem)!s:.200}, "
+                                      f"expected {case['result']!s:.200}")
+        else:
+            report.passed(check)
+
+
+# --------------------------------------------------------------------------- grammars
+
+def check_grammars(report, impl, doc: dict) -> None:
+    from oracles.automaton import regex_to_dfa
+
+    for case in doc["grammars"]:
+        check, where = case["test"], f"grammar {case['name']}"
+        g, exc = _error_of(lambda: impl.grammar(impl.parse_tool_request(case["body"])))
+        if exc is not None:
+            report.fail(check, where, f"raised {_describe(exc)}")
+            continue
+        if (g is not None) != case["grammar"]:
+            report.fail(check, where, f"grammar is {'None' if g is None else 'given'}, expected "
+                                      f"{'a grammar' if case['grammar'] else 'None (free text)'}")
+            continue
+        if g is None:
+            report.passed(check)
+            continue
+        report.expect(check, where, None if g.trigger == case["trigger"] else
+                      f"trigger {g.trigger!r}, expected {case['trigger']!r}")
+        if g.pattern != case["pattern"]:
+            report.fail(check, where, f"pattern text differs from the recorded one: {str(g.pattern)[:60]!r}...",
+                        level="note")
+        dfa, exc = _error_of(lambda: regex_to_dfa(g.pattern))
+        if exc is not None:
+            report.fail(check, where, f"the pattern does not compile: {_describe(exc)}")
+            continue
+        _compare_dfa(report, check, where, dfa, case["dfa"])
+        for text, want in [(t, True) for t in case["accepts"]] + [(t, False) for t in case["refuses"]]:
+            got = dfa.matches(text.encode("utf-8"))
+            report.expect(check, where, None if got == want else
+                          f"{text!r:.60} is {'accepted' if got else 'refused'}, expected the opposite")
+
+
+# --------------------------------------------------------------------------- conversations
+
+def check_conversations(report, impl, doc: dict) -> None:
+    check = "render_messages_with_tools"
+    conv = doc["conversations"]
+    tools, exc = _error_of(lambda: impl.parse_tool_request(json.dumps({"tools": json.loads(conv["tools_json"])})).tools)
+    if exc is not None:
+        report.fail(check, "tools", f"parse_tool_request raised {_describe(exc)}")
+        return
+    for case in conv["cases"]:
+        where, use = f"conversation {case['name']}", tools if case["with_tools"] else []
+        messages = json.loads(case["messages_json"])
+        turns, exc = _error_of(lambda: [list(t) for t in impl.render_messages(messages, use)])
+        report.expect(check, where, f"render_messages raised {_describe(exc)}" if exc is not None else
+                      None if turns == case["turns"] else f"turns {turns!s:.160}, expected {case['turns']!s:.160}")
+        prompt, exc = _error_of(lambda: impl.render_prompt(conv["template"], messages, use, "", ""))
+        report.expect(check, where, f"render_prompt raised {_describe(exc)}" if exc is not None else
+                      None if prompt == case["prompt"] else f"prompt {prompt!r:.160}, expected {case['prompt']!r:.160}")
+    for case in conv["refused"]:
+        _, exc = _error_of(lambda: impl.render_messages(json.loads(case["messages_json"]), tools))
+        report.expect(check, f"bad conversation {case['name']}", _error_problem(exc, case["error"]))
+
+
+# --------------------------------------------------------------------------- streams
+
+def _run(impl, request_id: str, pieces):
+    parser = impl.ToolParser(request_id)
+    per_piece = [[event_record(e) for e in parser.push(p)] for p in pieces]
+    return per_piece, [event_record(e) for e in parser.finish()]
+
+
+def _fold(impl, request_id: str, pieces) -> dict:
+    per_piece, tail = _run(impl, request_id, pieces)
+    content, calls = impl.collect([_event(impl, e) for events in [*per_piece, tail] for e in events])
+    return {"content": content, "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]}
+
+
+def check_streams(report, impl, doc: dict) -> None:
+    for case in doc["streams"]:
+        check, where = case["test"], f"stream {case['name']}"
+        want = {"content": case["content"], "calls": case["calls"]}
+        if check == "parser_is_split_invariant":
+            text = "".join(case["pieces"])
+            splits = [[text[:c], text[c:]] for c in range(len(text) + 1)] + case["splits"]
+            for pieces in splits:
+                got, exc = _error_of(lambda: _fold(impl, case["request_id"], pieces))
+                problem = f"raised {_describe(exc)}" if exc is not None else None if got == want else \
+                    f"folds to {got!s:.160}, expected {want!s:.160}"
+                report.expect(check, f"{where} split {[len(p) for p in pieces]}", problem)
+            continue
+        got, exc = _error_of(lambda: _run(impl, case["request_id"], case["pieces"]))
+        if exc is not None:
+            report.fail(check, where, f"raised {_describe(exc)}")
+            continue
+        per_piece, tail = got
+        for i, (events, expected) in enumerate(zip([*per_piece, tail], [*case["events"], case["finish_events"]])):
+            at = f"{where} {'finish()' if i == len(per_piece) else f'piece {i + 1}'}"
+            report.expect(check, at, None if events == expected else f"events {events!s:.160}, expected {expected!s:.160}")
+        folded, exc = _error_of(lambda: _fold(impl, case["request_id"], case["pieces"]))
+        report.expect(check, where, f"collect raised {_describe(exc)}" if exc is not None else
+                      None if folded == want else f"folds to {folded!s:.160}, expected {want!s:.160}")
+
+
+def check_shapes(report, impl, doc: dict) -> None:
+    check = "message_and_delta_json_shapes"
+    for case in doc["streams"]:
+        where = f"stream {case['name']}"
+        calls, exc = _error_of(lambda: [impl.ToolCall(c["id"], c["name"], c["arguments"]) for c in case["calls"]])
+        if exc is not None:
+            report.fail(check, where, f"ToolCall(...) raised {_describe(exc)}")
+            continue
+        got, exc = _error_of(lambda: impl.message_json(case["content"], calls))
+        report.expect(check, where, f"message_json raised {_describe(exc)}" if exc is not None else
+                      None if got == case["message_json"] else f"message {got!r:.160}, expected {case['message_json']!r:.160}")
+        reason, exc = _error_of(lambda: impl.finish_reason(len(calls), "stop"))
+        report.expect(check, where, None if exc is None and reason == case["finish_reason"] else
+                      f"finish_reason {reason!r}, expected {case['finish_reason']!r}")
+        events = [e for events in [*case["events"], case["finish_events"]] for e in events]
+        for event, want in zip(events, case["deltas"]):
+            got, exc = _error_of(lambda: impl.delta_json(_event(impl, event)))
+            report.expect(check, f"{where} delta {event!s:.60}", f"delta_json raised {_describe(exc)}"
+                          if exc is not None else None if got == want else f"delta {got!r:.120}, expected {want!r:.120}")
+
+
+# --------------------------------------------------------------------------- forced walks
+
+def check_forced_walks(report, impl, doc: dict) -> None:
+    import jsonschema
+    from oracles.automaton import regex_to_dfa
+
+    check = "forced_call_from_a_random_model_is_valid"
+    walks = doc["forced_walks"]
+    g, exc = _error_of(lambda: impl.grammar(impl.parse_tool_request(walks["body"])))
+    dfa, exc = (None, exc) if exc is not None else _error_of(lambda: regex_to_dfa(g.pattern))
+    if exc is not None:
+        report.fail(check, "named grammar", f"raised {_describe(exc)}")
+        return
+    vocab = [None if h is None else bytes.fromhex(h) for h in doc["vocab"]["tokens_hex"]]
+    schema = json.loads(walks["parameters_json"])
+    for walk in walks["walks"]:
+        where = f"walk {walk['seed']}"
+        text = bytes.fromhex(walk["text_hex"])
+        if not dfa.matches(text):
+            report.fail(check, where, "the walk's text is not in the named grammar's language")
+            continue
+        pieces = token_pieces(vocab, walk["tokens"], doc["vocab"]["eos_id"])
+        got, exc = _error_of(lambda: _fold(impl, "w", pieces))
+        if exc is not None:
+            report.fail(check, where, f"the parser raised {_describe(exc)}")
+            continue
+        calls = got["calls"]
+        if got["content"] is not None or len(calls) != 1 or calls[0]["name"] != "get_weather":
+            report.fail(check, where, f"expected one get_weather call and no content, got {got!s:.160}")
+            continue
+        try:
+            jsonschema.validate(json.loads(calls[0]["arguments"]), schema)
+        except (ValueError, jsonschema.ValidationError) as err:
+            report.fail(check, where, f"arguments {calls[0]['arguments']!r:.60} invalid: {str(err).splitlines()[0]}")
+            continue
+        report.passed(check)
+
+
+# --------------------------------------------------------------------------- entry point
+
+def replay_tools(doc: dict, impl) -> ReplayReport:
+    """Replay tools_golden.json (a loaded document) against ``impl`` (see the module docstring)."""
+    report = ReplayReport(fileformat.FILES["tools_golden"])
+    for step in (check_requests, check_grammars, check_conversations, check_streams, check_shapes,
+                 check_forced_walks):
+        step(report, impl, doc)
+    return report
+
+
+__all__ = ["CHECKS", "TOOLS_CONTRACT", "load_tools_impl", "replay_tools"]

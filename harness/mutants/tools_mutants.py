@@ -1,0 +1,150 @@
+"""The Rust port's tool-surface mutants l10_9:s12-s16 (seed ``002_...`` section 5),
+simulated on the Python reference ``oracles.tools`` and killed by ``golden replay
+--file tools`` (``golden.tools_replay``).
+
+Each entry is a ``catalogue.Mutant`` whose edits apply to ``oracles/tools/<file>``
+(``old`` exactly once); ``killers`` lists every replay check that fails on it, the
+check the seed names first (``tests/test_tools_mutants.py`` checks the failing set is
+exactly ``killers`` and that ``example`` changes). Ids carry the ``l10_9:`` namespace
+so they cannot be confused with L8.7's ``s01``-``s27``.
+
+====  ==============================================  ==========================================
+id    pitfall (seed)                                  killed by (seed's killer first)
+====  ==============================================  ==========================================
+s12   parameters outside the subset accepted          parse_tool_request_hand_example
+s13   a named tool_choice allowing every tool         grammar_by_tool_choice
+s14   dropping argument fragments                     parser_hand_example (+ parallel, split,
+                                                      forced call: every stream that closes a call)
+s15   not holding back a partial <tool_call>          parser_holds_back_only_real_markup (+ hand
+                                                      example, split, forced call)
+s16   content: "" next to tool_calls                  message_and_delta_json_shapes
+====  ==============================================  ==========================================
+
+Rejected ideas: s14 as "only the header's piece streams arguments" (the seed's table
+names the symptom, not the bug; dropping the closing fragment is the smaller edit
+with the same symptom); s15 as "no hold-back at all" (the call after the partial
+opener is then lost too: two mistakes in one mutant).
+
+Example::
+
+    >>> package = materialize(BY_ID["l10_9:s16"], tmp_path)
+    >>> replay_tools(doc, load(package)).failures
+    {'message_and_delta_json_shapes': 88}
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+from harness.mutants.catalogue import Edit, Mutant
+
+TOOLS_REPLAY = "golden replay --file tools"  # killer kind: a check of golden/tools_replay.py
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "tools"
+BAD_PARAMETERS = ('{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",'
+                  '"properties":{"city":{"type":"string","pattern":"^P"}}}}}]}')
+NAMED = ('{"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}],'
+         '"tool_choice":{"type":"function","function":{"name":"a"}}}')
+
+
+def _status(m):
+    try:
+        m.parse_tool_request(BAD_PARAMETERS)
+    except m.ToolError as exc:
+        return exc.status
+    return "accepted"
+
+
+def _named_pattern(m):
+    return m.grammar(m.parse_tool_request(NAMED)).pattern
+
+
+def _fold(*pieces):
+    def run(m):
+        parser = m.ToolParser("x")
+        return m.collect([e for p in pieces for e in parser.push(p)] + parser.finish())
+    return run
+
+
+def _message(m):
+    return m.message_json(None, [m.ToolCall("call_x_0", "f", "{}")])
+
+
+TOOLS_MUTANTS: tuple[Mutant, ...] = (
+    Mutant("l10_9:s12", "tools.request", "parameters outside the subset accepted (e.g. 'pattern' gives no 422: "
+           "the tool silently takes no arguments)", ("parse_tool_request_hand_example",),
+           (Edit("request.py", "    except ValueError as exc:\n        # e.g.",
+                 "    except ValueError as exc:\n        return json_schema_to_regex(DEFAULT_PARAMETERS)\n        # e.g."),),
+           _status, kind=TOOLS_REPLAY),
+    Mutant("l10_9:s13", "tools.grammar", "a named tool_choice allowing every tool (named 'a' also allows 'b')",
+           ("grammar_by_tool_choice",),
+           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, tool.pattern))",
+                 "        return Grammar(_any_of([call_pattern(t.name, t.pattern) for t in tools]))"),),
+           _named_pattern, kind=TOOLS_REPLAY),
+    Mutant("l10_9:s14", "tools.parser", "dropping argument fragments (the fragment that closes the arguments is "
+           "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
+           ("parser_hand_example", "parser_parallel_calls", "parser_is_split_invariant",
+            "forced_call_from_a_random_model_is_valid"),
+           (Edit("parser.py", "        if fragment:\n            events.append(Arguments(",
+                 "        if fragment and end is None:\n            events.append(Arguments("),),
+           _fold('<tool_call>{"name":"f","arguments":{"a":', '1}}</tool_call>'), kind=TOOLS_REPLAY),
+    Mutant("l10_9:s15", "tools.parser", "not holding back a partial <tool_call> ('Sure.<tool_' shows '<tool_' as "
+           "content)",
+           ("parser_holds_back_only_real_markup", "parser_hand_example", "parser_is_split_invariant",
+            "forced_call_from_a_random_model_is_valid"),
+           (Edit("parser.py", "            self._held = text[cut:]\n            text = text[:cut]\n",
+                 "            self._held = text[cut:]\n"),),
+           _fold("Sure.<tool_", 'call>{"name":"f","arguments":{}}</tool_call>'), kind=TOOLS_REPLAY),
+    Mutant("l10_9:s16", "tools.parser", "content: \"\" next to tool_calls (clients treat the turn as text)",
+           ("message_and_delta_json_shapes",),
+           (Edit("parser.py", "    if calls and not content:\n        content = None",
+                 "    if calls and not content:\n        content = \"\""),),
+           _message, kind=TOOLS_REPLAY),
+)
+BY_ID = {m.id: m for m in TOOLS_MUTANTS}
+
+
+def package_name(mutant: Mutant) -> str:
+    """``mutant_l10_9_s12``: the id as an importable name."""
+    return "mutant_" + mutant.id.replace(":", "_")
+
+
+def materialize(mutant: Mutant, root: Path) -> Path:
+    """Copy ``oracles/tools`` to ``root/<package_name>`` and apply the mutant's edits;
+    raises ``apply.PatchDoesNotApply`` when an edit's text is not there exactly once."""
+    from harness.mutants.apply import PatchDoesNotApply
+
+    target = Path(root) / package_name(mutant)
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for edit in mutant.edits:
+        path = target / edit.file
+        text = path.read_text(encoding="utf-8")
+        if text.count(edit.old) != 1:
+            raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {text.count(edit.old)} "
+                                    f"times (expected once): {edit.old[:60]!r}")
+        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+    return target
+
+
+def load(package_dir: Path):
+    """Import a materialized copy under its own name (it imports itself relatively)."""
+    name = Path(package_dir).name
+    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+        del sys.modules[key]
+    spec = importlib.util.spec_from_file_location(name, Path(package_dir) / "__init__.py",
+                                                  submodule_search_locations=[str(package_dir)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def kill_matrix(doc: dict, root: Path) -> dict[str, set[str]]:
+    """For each mutant, the replay checks that fail on it (in-process: the mutants are ours)."""
+    from golden.tools_replay import replay_tools
+
+    return {m.id: set(replay_tools(doc, load(materialize(m, root))).failures) for m in TOOLS_MUTANTS}

@@ -1,0 +1,365 @@
+"""The streaming tool-call parser and the OpenAI shapes of its answer (the seed's section 2.5).
+
+``ToolParser(request_id)`` reads the model's text piece by piece (``push(piece)``,
+then ``finish()``) and returns events as soon as they are certain:
+
+- ``Content(text)``: user-visible text;
+- ``CallStart(index, id, name)``: call ``index`` (0, 1, ...) of function ``name``,
+  ``id = call_<request id>_<index>``;
+- ``Arguments(index, fragment)``: the next piece of that call's arguments text.
+
+State machine (one mode at a time)::
+
+    TEXT    emit text; hold back only a suffix that could start <tool_call>
+            (e.g. "a<tool_" holds "<tool_", "a<b" holds nothing)
+    HEADER  after <tool_call>: wait for {"name":"...","arguments": and the { of the
+            arguments (JSON whitespace allowed between the tokens); then CallStart.
+            Text that cannot be a header turns the opener back into content.
+    ARGS    pass every piece on as Arguments, tracking brace depth and string
+            escapes, until the arguments object closes
+    CLOSE   consume } and </tool_call> (whitespace allowed); then TEXT
+
+Guarantees (``tests/test_tools_parser.py`` checks each, the first two as Hypothesis
+properties over arbitrary text):
+
+- split invariance: however the text is cut into pieces, ``collect`` of the events
+  is the same;
+- nothing is lost: every character of the input is in a ``Content``, an
+  ``Arguments`` fragment, or the markup of a call (the opener, the header, the
+  closing ``}`` and ``</tool_call>``, whitespace around them, and whitespace between
+  or after calls, which separates them);
+- no markup in content: the opener of a call whose header follows never reaches
+  ``Content``; a partial opener is held back, and released as content when the text
+  shows it is not one (or at ``finish()``);
+- an unterminated call at ``finish()`` keeps the fragments already streamed, and
+  ``incomplete`` names its index (its arguments are then not valid JSON; the engine's
+  finish reason, e.g. ``length``, says why); an opener without a header at
+  ``finish()`` is content.
+
+Bounds: a header not complete within the first ``MAX_HEADER`` characters after the
+opener is not markup (the opener becomes content), and text after the arguments
+that does not complete ``}</tool_call>`` within ``MAX_CLOSE`` characters is
+content; both are decided on those first characters alone, so splits cannot change them.
+
+Example (the seed's section 3)::
+
+    >>> p = ToolParser("req7")
+    >>> [e for piece in ['Sure.<tool_', 'call>{"name":"get_weather","argu',
+    ...                  'ments":{"city":"Pa', 'ris"}}</tool_call>'] for e in p.push(piece)] + p.finish()
+    [Content(text='Sure.'), CallStart(index=0, id='call_req7_0', name='get_weather'), \
+Arguments(index=0, fragment='{"city":"Pa'), Arguments(index=0, fragment='ris"}')]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from .grammar import CLOSER, TRIGGER
+from .wire import dumps
+
+OPENER = TRIGGER
+MAX_HEADER = 1024
+"""Characters after ``<tool_call>`` within which the header must be complete."""
+MAX_CLOSE = 256
+"""Characters after the arguments within which ``}</tool_call>`` must be complete."""
+WHITESPACE = " \t\n\r"
+
+TEXT, HEADER, ARGS, CLOSE, DONE = "text", "header", "args", "close", "done"
+_STRUCT = re.compile(r'[{}"]')
+_IN_STRING = re.compile(r'["\\]')
+_STRING = object()  # a header token: a JSON string (the function name)
+_HEADER_TOKENS = ("{", '"name"', ":", _STRING, ",", '"arguments"', ":", "{")
+_CLOSE_TOKENS = ("}", CLOSER)
+
+
+@dataclass(frozen=True)
+class Content:
+    text: str
+
+
+@dataclass(frozen=True)
+class CallStart:
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Arguments:
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+def match_tokens(text: str, tokens, k: int = 0, pos: int = 0, string: str | None = None):
+    """Match ``tokens[k:]`` (literals, or ``_STRING``) in ``text`` from ``pos``, with JSON
+    whitespace between them; the last token is matched but not consumed. Returns
+    ``(status, pos, string, k)``: ``"ok"`` with ``pos`` where the last token starts and
+    ``string`` the decoded ``_STRING``; ``"more"`` when ``text`` is a prefix of a match,
+    with ``(pos, string, k)`` the point to resume from once more text arrives (the
+    start of the first incomplete token); or ``"bad"``. E.g.
+    ``match_tokens('} </tool_call>', _CLOSE_TOKENS)[:2] == ("ok", 2)``."""
+    n, last = len(text), len(tokens) - 1
+    while True:
+        while pos < n and text[pos] in WHITESPACE:
+            pos += 1
+        if pos == n:
+            return ("more", pos, string, k)
+        token = tokens[k]
+        if token is _STRING:
+            status, end, value = _match_string(text, pos)
+            if status != "ok":
+                return (status, pos, string, k)
+            pos, string, k = end, value, k + 1
+            continue
+        if text.startswith(token, pos):
+            if k == last:
+                return ("ok", pos, string, k)
+            pos, k = pos + len(token), k + 1
+        elif token.startswith(text[pos:]):
+            return ("more", pos, string, k)
+        else:
+            return ("bad", pos, string, k)
+
+
+def _match_string(text: str, pos: int) -> tuple[str, int, str | None]:
+    """A JSON string literal at ``pos``: ``("ok", end, value)``, ``"more"`` or ``"bad"``."""
+    if text[pos] != '"':
+        return ("bad", 0, None)
+    i = pos + 1
+    while True:
+        m = _IN_STRING.search(text, i)
+        if m is None:
+            return ("more", 0, None)
+        if text[m.start()] == "\\":
+            i = m.start() + 2
+            if i > len(text):
+                return ("more", 0, None)
+            continue
+        end = m.start() + 1
+        try:
+            value = json.loads(text[pos:end])
+            value.encode("utf-8")  # a lone surrogate (\\ud800) is no name
+            return ("ok", end, value)
+        except ValueError:  # a raw control character or a broken escape: not a header
+            return ("bad", 0, None)
+
+
+class ToolParser:
+    """See the module docstring. ``incomplete`` is the index of a call left unterminated
+    at ``finish()`` (else ``None``); ``calls`` counts the calls started so far."""
+
+    def __init__(self, request_id: str):
+        if not isinstance(request_id, str):
+            raise TypeError(f"request_id must be a str, not {type(request_id).__name__}")
+        self.request_id = request_id
+        self.calls = 0
+        self.incomplete: int | None = None
+        self._mode = TEXT
+        self._held = ""           # TEXT: a partial opener (or whitespace after a call); HEADER/CLOSE: text so far
+        self._after_call = False  # TEXT: only whitespace since the last call closed
+        self._depth = 0           # ARGS: brace depth outside strings
+        self._in_string = False
+        self._escaped = False     # ARGS: the piece ended right after a backslash in a string
+        self._resume = (0, 0, None)  # HEADER: (token, position, name) where the match resumes
+
+    def push(self, piece: str) -> list:
+        """The events ``piece`` makes certain (see the module docstring)."""
+        if type(piece) is not str:
+            raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
+        mode = self._mode
+        if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
+            return [Content(piece)] if piece else []  # the common case: plain text
+        events: list = []
+        if mode is ARGS:  # never holds text
+            if not self._escaped and ('"' not in piece and "\\" not in piece if self._in_string
+                                      else '"' not in piece and "{" not in piece and "}" not in piece):
+                return [Arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
+            text = self._args(piece, events)
+        elif mode is DONE:
+            raise ValueError("push() after finish(): a ToolParser reads one answer")
+        else:
+            text = self._held + piece
+            self._held = ""
+        while text:
+            text = self._STEP[self._mode](self, text, events)
+        return events
+
+    def finish(self) -> list:
+        """The events of the held text at the end of the answer."""
+        if self._mode is DONE:
+            return []
+        events: list = []
+        held, mode = self._held, self._mode
+        if mode is TEXT and held and not (self._after_call and not held.strip(WHITESPACE)):
+            events.append(Content(held))
+        elif mode is HEADER:
+            events.append(Content(OPENER + held))
+        elif mode is ARGS:
+            self.incomplete = self.calls - 1
+        self._mode, self._held = DONE, ""
+        return events
+
+    # --- one step per mode: consume from ``text``, append events, return the rest -------
+
+    def _text(self, text: str, events: list) -> str:
+        if self._after_call:
+            rest = text.lstrip(WHITESPACE)
+            if not rest or (OPENER.startswith(rest) and len(rest) < len(OPENER)):
+                self._held = text  # whitespace between calls, maybe before another opener
+                return ""
+            self._after_call = False
+            if rest.startswith(OPENER):
+                text = rest  # the whitespace separated two calls
+        k = text.find(OPENER)
+        if k >= 0:
+            if k:
+                events.append(Content(text[:k]))
+            self._mode = HEADER
+            return text[k + len(OPENER):]
+        cut = text.rfind("<", max(0, len(text) - len(OPENER) + 1))
+        if cut >= 0 and OPENER.startswith(text[cut:]):
+            self._held = text[cut:]
+            text = text[:cut]
+        if text:
+            events.append(Content(text))
+        return ""
+
+    def _header(self, text: str, events: list) -> str:
+        status, end, name, k = match_tokens(text[:MAX_HEADER], _HEADER_TOKENS, *self._resume)
+        if status == "more" and len(text) < MAX_HEADER:  # decided on the first MAX_HEADER only: split-invariant
+            self._held, self._resume = text, (k, end, name)
+            return ""
+        self._resume = (0, 0, None)
+        if status != "ok" or not isinstance(name, str):
+            events.append(Content(OPENER))  # not a call after all: the opener was text
+            self._mode = TEXT
+            return text
+        index = self.calls
+        self.calls += 1
+        events.append(CallStart(index, f"call_{self.request_id}_{index}", name))
+        self._mode, self._depth, self._in_string, self._escaped = ARGS, 0, False, False
+        return text[end:]
+
+    def _args(self, text: str, events: list) -> str:
+        """Scan for the brace that closes the arguments: strings skipped (a backslash
+        escapes the next character, even across pieces), braces counted outside them."""
+        i, n, end = 0, len(text), None
+        if self._escaped:
+            self._escaped, i = False, 1
+        in_string, depth, find, search = self._in_string, self._depth, text.find, _STRUCT.search
+        while i < n:
+            if in_string:
+                quote, backslash = find('"', i), find("\\", i)
+                if backslash != -1 and (quote == -1 or backslash < quote):
+                    i = backslash + 2  # e.g. \" inside a string: not its end
+                    self._escaped = i > n
+                    continue
+                if quote == -1:
+                    break
+                in_string, i = False, quote + 1
+                continue
+            m = search(text, i)
+            if m is None:
+                break
+            i = m.end()
+            ch = text[i - 1]
+            if ch == '"':
+                in_string = True
+            elif ch == "{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+        self._in_string, self._depth = in_string, depth
+        fragment = text if end is None else text[:end]
+        if fragment:
+            events.append(Arguments(self.calls - 1, fragment))
+        if end is None:
+            return ""
+        self._mode = CLOSE
+        return text[end:]
+
+    def _close(self, text: str, events: list) -> str:
+        status, end, _, _ = match_tokens(text[:MAX_CLOSE], _CLOSE_TOKENS)
+        if status == "more" and len(text) < MAX_CLOSE:
+            self._held = text
+            return ""
+        self._mode = TEXT
+        if status != "ok":
+            return text  # the call is whole; what follows it is text
+        self._after_call = True
+        return text[end + len(CLOSER):]
+
+    _STEP = {TEXT: _text, HEADER: _header, ARGS: _args, CLOSE: _close}
+
+
+# --- the answer's OpenAI shapes ---------------------------------------------------------
+
+def collect(events) -> tuple[str | None, list[ToolCall]]:
+    """Fold events into ``(content, calls)``: content ``None`` when there was none;
+    each call's arguments are its fragments joined."""
+    content: list[str] = []
+    calls: list[list] = []
+    for event in events:
+        if isinstance(event, Content):
+            content.append(event.text)
+        elif isinstance(event, CallStart):
+            if event.index != len(calls):
+                raise ValueError(f"CallStart index {event.index} out of order (expected {len(calls)})")
+            calls.append([event.id, event.name, []])
+        elif isinstance(event, Arguments):
+            if not 0 <= event.index < len(calls):
+                raise ValueError(f"Arguments for call {event.index}, which has not started")
+            calls[event.index][2].append(event.fragment)
+        else:
+            raise TypeError(f"not a tool event: {type(event).__name__}")
+    text = "".join(content)
+    return (text or None), [ToolCall(i, n, "".join(a)) for i, n, a in calls]
+
+
+def finish_reason(calls, engine: str) -> str:
+    """``"tool_calls"`` when any call was made (``calls``: a count or a list of calls),
+    else the engine's own reason (``"stop"``, ``"length"``)."""
+    count = calls if isinstance(calls, int) and not isinstance(calls, bool) else len(calls)
+    return "tool_calls" if count > 0 else engine
+
+
+def _call_record(call: ToolCall) -> dict:
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def message_json(content: str | None, calls) -> str:
+    """The assistant message: ``{"role":"assistant","content":...,"tool_calls":[...]}``;
+    content is ``null`` when there is no text (never ``""`` beside tool_calls, which
+    clients read as a text turn); no ``tool_calls`` key without calls."""
+    if calls and not content:
+        content = None
+    message: dict = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [_call_record(c) for c in calls]
+    return dumps(message)
+
+
+def delta_json(event) -> str:
+    """One stream chunk's ``delta``: ``{"content":...}``; at a call's start
+    ``{"tool_calls":[{"index":i,"id":...,"type":"function","function":{"name":...,"arguments":""}}]}``;
+    then ``{"tool_calls":[{"index":i,"function":{"arguments":"<fragment>"}}]}``."""
+    if isinstance(event, Content):
+        return dumps({"content": event.text})
+    if isinstance(event, CallStart):
+        return dumps({"tool_calls": [{"index": event.index, "id": event.id, "type": "function",
+                                      "function": {"name": event.name, "arguments": ""}}]})
+    if isinstance(event, Arguments):
+        return dumps({"tool_calls": [{"index": event.index, "function": {"arguments": event.fragment}}]})
+    raise TypeError(f"not a tool event: {type(event).__name__}")

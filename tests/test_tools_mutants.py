@@ -1,0 +1,47 @@
+"""The tool-surface port mutants l10_9:s12-s16: each changes its example, and the tools
+replay kills it with exactly the checks it declares (the seed's named killer first);
+the clean reference copy survives every check."""
+
+from __future__ import annotations
+
+import pytest
+
+from golden import fileformat
+from golden.tools_replay import replay_tools
+from harness.mutants.catalogue import Mutant
+from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix, load, materialize
+
+SEED_KILLER = {"l10_9:s12": "parse_tool_request_hand_example", "l10_9:s13": "grammar_by_tool_choice",
+               "l10_9:s14": "parser_hand_example", "l10_9:s15": "parser_holds_back_only_real_markup",
+               "l10_9:s16": "message_and_delta_json_shapes"}
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"], "tools_golden")
+
+
+@pytest.mark.golden
+def test_the_table_has_the_seeds_ids_and_killers():
+    assert [m.id for m in TOOLS_MUTANTS] == list(SEED_KILLER)
+    assert all(m.killers[0] == SEED_KILLER[m.id] for m in TOOLS_MUTANTS)
+
+
+@pytest.mark.golden
+def test_a_clean_copy_passes_every_check(doc, tmp_path):
+    clean = Mutant("l10_9:null", "none", "no edit", (), (), lambda m: None)
+    assert replay_tools(doc, load(materialize(clean, tmp_path))).ok
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("mutant", TOOLS_MUTANTS, ids=lambda m: m.id)
+def test_each_mutant_changes_its_example(mutant, tmp_path):
+    import oracles.tools as reference
+
+    assert mutant.example(reference) != mutant.example(load(materialize(mutant, tmp_path)))
+
+
+@pytest.mark.golden
+def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
+    matrix = kill_matrix(doc, tmp_path)
+    assert matrix == {m.id: set(m.killers) for m in TOOLS_MUTANTS}

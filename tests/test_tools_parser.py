@@ -1,0 +1,232 @@
+"""The streaming tool-call parser (oracles.tools.parser): the seed's section 3 stream,
+held-back markup, parallel calls, split invariance, arbitrary text, and the OpenAI
+shapes read back by the official ``openai`` package's types."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+
+from golden.tools_cases import CALL_F, CALL_W, HAND, STREAMS
+from oracles.tools import (Arguments, CallStart, Content, ToolCall, ToolParser, collect, delta_json, finish_reason,
+                           json_quote, message_json)
+
+
+def run(pieces, request_id="r"):
+    parser = ToolParser(request_id)
+    per_piece = [parser.push(p) for p in pieces]
+    per_piece.append(parser.finish())
+    return per_piece, parser
+
+
+def fold(pieces, request_id="r"):
+    per_piece, _ = run(pieces, request_id)
+    return collect([e for events in per_piece for e in events])
+
+
+@pytest.mark.unit
+def test_parser_hand_example():
+    per_piece, _ = run(HAND, "req7")
+    assert per_piece == [
+        [Content("Sure.")],                                   # <tool_ held back
+        [],                                                   # the header is incomplete
+        [CallStart(0, "call_req7_0", "get_weather"), Arguments(0, '{"city":"Pa')],
+        [Arguments(0, 'ris"}')],                              # }</tool_call> consumed
+        [],
+    ]
+    content, calls = collect([e for events in per_piece for e in events])
+    assert content == "Sure."
+    assert calls == [ToolCall("call_req7_0", "get_weather", '{"city":"Paris"}')]
+    assert finish_reason(len(calls), "stop") == "tool_calls" == finish_reason(calls, "stop")
+    assert finish_reason(0, "stop") == "stop" and finish_reason([], "length") == "length"
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pieces, content, held", [
+    (["a<b"], "a<b", ["a<b"]),                  # "<b" can never start <tool_call>: nothing held
+    (["a<tool"], "a<tool", ["a"]),              # held until finish, then released
+    (["x <tool_", "cal", "l me"], "x <tool_call me", ["x ", "", "<tool_call me"]),
+    (["<tool_call>hello"], "<tool_call>hello", ["<tool_call>hello"]),  # an opener without a header is text
+    (["see <tool_call>"], "see <tool_call>", ["see "]),
+    (["</tool_call> <", "/b>"], "</tool_call> </b>", ["</tool_call> ", "</b>"]),
+])
+def test_parser_holds_back_only_real_markup(pieces, content, held):
+    per_piece, _ = run(pieces)
+    got_content, calls = collect([e for events in per_piece for e in events])
+    assert (got_content, calls) == (content, [])
+    emitted = ["".join(e.text for e in events) for events in per_piece[:-1]]
+    assert emitted == held
+
+
+@pytest.mark.boundary
+def test_an_unterminated_call_keeps_its_fragments_and_is_named():
+    text = '<tool_call>{"name":"get_weather","arguments":{"city":"Pa'
+    per_piece, parser = run([text])
+    assert parser.incomplete == 0
+    assert collect([e for events in per_piece for e in events]) == (
+        None, [ToolCall("call_r_0", "get_weather", '{"city":"Pa')])
+    with pytest.raises(ValueError, match="after finish"):
+        parser.push("x")
+    with pytest.raises(TypeError):
+        ToolParser("r").push(b"bytes")
+
+
+@pytest.mark.unit
+def test_parser_parallel_calls():
+    text = CALL_W + "\n" + CALL_F + "\n" + CALL_W
+    content, calls = fold([text], "req9")
+    assert content is None  # the newlines between calls are separators, not content
+    assert [(c.id, c.name) for c in calls] == [("call_req9_0", "get_weather"), ("call_req9_1", "get_forecast"),
+                                               ("call_req9_2", "get_weather")]
+    assert [json.loads(c.arguments) for c in calls] == [{"city": "Paris"}, {"city": "Oslo", "days": 3, "units": "c"},
+                                                        {"city": "Paris"}]
+    assert fold([CALL_W + "\nDone."]) == ("\nDone.", [ToolCall("call_r_0", "get_weather", '{"city":"Paris"}')])
+
+
+@pytest.mark.unit
+def test_braces_and_escapes_inside_argument_strings():
+    args = '{"q":"a}b\\"{","n":{"x":[1]}}'
+    text = f'<tool_call>{{"name":"f","arguments":{args}}}</tool_call>'
+    for cut in range(len(text) + 1):
+        assert fold([text[:cut], text[cut:]]) == (None, [ToolCall("call_r_0", "f", args)]), cut
+
+
+def random_splits(text: str, rng: random.Random, pieces: int) -> list[str]:
+    cuts = sorted(rng.sample(range(1, len(text)), min(pieces, len(text) - 1))) if len(text) > 1 else []
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+
+
+SPLIT_TEXTS = ["".join(s.pieces) for s in STREAMS]
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("text", SPLIT_TEXTS, ids=[s.name for s in STREAMS])
+def test_parser_is_split_invariant_on_the_recorded_streams(text):
+    whole = fold([text])
+    for cut in range(len(text) + 1):  # every 2-way split
+        assert fold([text[:cut], text[cut:]]) == whole, cut
+    rng = random.Random(1009)
+    for _ in range(200):  # seeded random splits, the seed's count
+        assert fold(random_splits(text, rng, rng.randint(2, 12))) == whole
+    assert fold(list(text)) == whole  # one character at a time
+
+
+MARKUP_ALPHABET = ["<tool_call>", "</tool_call>", '{"name":"f","arguments":', '{"name":"g", "arguments": ', "{", "}",
+                   '"', "\\", "a", "é", " ", "\n", "<", "tool", "_call", ">", ":", ",", '"name"', '"arguments"']
+texts_with_markup = st.lists(st.sampled_from(MARKUP_ALPHABET) | st.text(max_size=3), max_size=30).map("".join)
+
+
+@pytest.mark.property
+@given(texts_with_markup, st.lists(st.integers(0, 400), max_size=6))
+def test_parser_is_split_invariant(text, cuts):
+    cuts = sorted({c % (len(text) + 1) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert fold(pieces) == fold([text]) == fold(list(text))
+
+
+def rebuild(events) -> str:
+    """The text a stream of events stands for, with each call's markup in compact form."""
+    out = []
+    for e in events:
+        if isinstance(e, Content):
+            out.append(e.text)
+        elif isinstance(e, CallStart):
+            out.append(f'<tool_call>{{"name":{json_quote(e.name)},"arguments":')
+        else:
+            out.append(e.fragment)
+            if e.fragment.endswith("}") and _closed(events, e):
+                out.append("}</tool_call>")
+    return "".join(out)
+
+
+def _closed(events, last) -> bool:
+    args = "".join(e.fragment for e in events if isinstance(e, Arguments) and e.index == last.index)
+    return _balanced(args) and events.index(last) == max(i for i, e in enumerate(events)
+                                                          if isinstance(e, Arguments) and e.index == last.index)
+
+
+def _balanced(text: str) -> bool:
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            escaped, in_string = (False, in_string) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_string = True
+        elif ch in "{}":
+            depth += 1 if ch == "{" else -1
+    return depth == 0 and not in_string
+
+
+@pytest.mark.property
+@given(texts_with_markup)
+def test_no_byte_is_lost(text):
+    """Content, arguments and the calls' markup give back every non-whitespace character
+    in order (whitespace is lenient only around call markup and between calls)."""
+    per_piece, parser = run(list(text))
+    events = [e for events in per_piece for e in events]
+    rebuilt = rebuild(events)
+    if parser.incomplete is None:
+        squash = lambda s: "".join(s.split())  # noqa: E731
+        assert squash(rebuilt) == squash(text)
+    else:  # the unterminated call's closer was never written
+        assert "".join(rebuilt.split()) == "".join(text.split())
+
+
+@pytest.mark.property
+@given(st.text(max_size=60))
+def test_arbitrary_text_is_content_or_calls_never_a_crash(text):
+    content, calls = fold(list(text))
+    if "<tool_call>" not in text:
+        assert (content or "") == text and calls == []
+
+
+# --------------------------------------------------------------------------- OpenAI shapes
+
+@pytest.mark.unit
+def test_message_and_delta_json_shapes():
+    call = ToolCall("call_req7_0", "get_weather", '{"city":"Paris"}')
+    assert message_json(None, [call]) == ('{"role":"assistant","content":null,"tool_calls":[{"id":"call_req7_0",'
+                                          '"type":"function","function":{"name":"get_weather",'
+                                          '"arguments":"{\\"city\\":\\"Paris\\"}"}}]}')
+    assert message_json("", [call]) == message_json(None, [call])  # never "" beside tool_calls
+    assert message_json("Sure.", []) == '{"role":"assistant","content":"Sure."}'
+    assert delta_json(CallStart(0, "call_req7_0", "get_weather")) == (
+        '{"tool_calls":[{"index":0,"id":"call_req7_0","type":"function",'
+        '"function":{"name":"get_weather","arguments":""}}]}')
+    assert delta_json(Arguments(0, '{"city":"Pa')) == (
+        '{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Pa"}}]}')
+    assert delta_json(Content("é")) == '{"content":"é"}'
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("stream", [s for s in STREAMS if "call" in "".join(s.pieces)], ids=lambda s: s.name)
+def test_the_openai_types_read_the_same_calls(stream):
+    """The official client's types parse our message and our deltas (accumulated as the
+    client's stream helpers do: by index, arguments concatenated) into the same calls."""
+    from openai.types.chat import ChatCompletionMessage
+    from openai.types.chat.chat_completion_chunk import ChoiceDelta
+
+    per_piece, _ = run(stream.pieces, stream.request_id)
+    events = [e for events in per_piece for e in events]
+    content, calls = collect(events)
+    message = ChatCompletionMessage.model_validate_json(message_json(content, calls))
+    assert message.content == content
+    got = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
+    assert got == [(c.id, c.name, c.arguments) for c in calls]
+    streamed: dict[int, list] = {}
+    text = []
+    for event in events:
+        delta = ChoiceDelta.model_validate_json(delta_json(event))
+        text.append(delta.content or "")
+        for d in delta.tool_calls or []:
+            if d.id is not None:
+                assert d.type == "function" and d.function.arguments == "" and d.index not in streamed
+                streamed[d.index] = [d.id, d.function.name, ""]
+            else:
+                assert d.function.name is None
+                streamed[d.index][2] += d.function.arguments
+    assert ("".join(text) or None) == content
+    assert [tuple(streamed[i]) for i in sorted(streamed)] == got
