@@ -12,5 +12,6 @@ BENCHMARKS: dict[str, str] = {
     "golden": "harness.bench.golden",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
+    "serve": "harness.bench.serve",
     "tools": "harness.bench.tools",
 }
