@@ -78,6 +78,22 @@ def expect_valueerror(key: str, call, reason: str, **facts) -> None:
     decision(key, False, f"{reason}: nothing was raised{where}")
 
 
+def compile_or_note(impl, pattern: str):
+    """``impl.regex_to_dfa(pattern)``, or None with a note on ``extra_regex_syntax`` when
+    the candidate refuses a pattern that needs Python syntax the seed does not list
+    (``harness.suite.inputs.uses_extra_syntax``); refusing anything else fails the test."""
+    from harness.suite.inputs import uses_extra_syntax
+
+    try:
+        return impl.regex_to_dfa(pattern)
+    except Exception as exc:  # noqa: BLE001 - a refusal, of whatever class
+        reason = f"{pattern!r} was refused: {type(exc).__name__}: {first_line(exc)}"
+        if not uses_extra_syntax(pattern):
+            fail("a pattern of the subset was refused", pattern=pattern, error=reason)
+        decision("extra_regex_syntax", False, reason)
+        return None
+
+
 def render_facts(facts: dict) -> str:
     lines = []
     for key, value in facts.items():

@@ -90,6 +90,16 @@ OVER_THE_CAP = ("a{1000000000}",)
 SUPPORTED = (r"\.\*\+\?\(\)\[\]\{\}\|\\", "a{2,}")
 # Python syntax the seed does not list: accepted with Python's meaning is a contract decision.
 EXTRA_SYNTAX = ("(?:ab)+", "a|", r"\x41[\d_-]", "[]a]", "a{0}b")
+# How those spellings show in generated or recorded patterns (the strategies and the
+# golden file use them): a pattern holding one may be refused, as a note.
+EXTRA_SYNTAX_MARKERS = ("(?:", "\\x", "|)", "(|", "||", "{0}", "{0,0}")
+
+
+def uses_extra_syntax(pattern: str) -> bool:
+    """Whether ``pattern`` spells something the seed does not list (``(?:...)``,
+    ``\\xHH``, an empty branch or pattern, ``{0}``)."""
+    return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
+            or any(marker in pattern for marker in EXTRA_SYNTAX_MARKERS))
 
 
 def random_pattern(rng: np.random.Generator, depth: int = 3) -> str:

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from harness.suite.explain import fail, first_difference, shortest_path
+from harness.suite.explain import compile_or_note, fail, first_difference, shortest_path
 from harness.suite.tiers import decision
 
 DEEP = settings(max_examples=150, derandomize=True, database=None, deadline=None, print_blob=False,
@@ -138,28 +138,11 @@ def test_deep_schema_documents_get_the_oracles_verdict(impl, data):
              expected=want, got=got, oracle=reason)
 
 
-# Python spellings the seed does not list (``(?:...)``, ``\\xHH``, empty branches or an
-# empty pattern, ``{0}``): the strategies use them; refusing them is a contract decision.
-EXTRA_SYNTAX_MARKERS = ("(?:", "\\x", "|)", "(|", "||", "{0}", "{0,0}")
-
-
-def uses_extra_syntax(pattern: str) -> bool:
-    return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
-            or any(marker in pattern for marker in EXTRA_SYNTAX_MARKERS))
-
-
 def compile_pattern(impl, pattern: str):
     """``regex_to_dfa(pattern)``; None (and a note on ``extra_regex_syntax``) when the
     candidate refuses a pattern that needs syntax the seed does not list; a refusal of
     anything else fails the test."""
-    try:
-        return impl.regex_to_dfa(pattern)
-    except Exception as exc:  # noqa: BLE001 - a refusal, of whatever class
-        reason = f"{pattern!r} was refused: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-        if not uses_extra_syntax(pattern):
-            fail("a pattern of the subset was refused", pattern=pattern, error=reason)
-        decision("extra_regex_syntax", False, reason)
-        return None
+    return compile_or_note(impl, pattern)
 
 
 def enum_texts_match(schema, value) -> bool:
