@@ -190,6 +190,7 @@ def test_constraint_lifecycle(impl):
     _refused(c, HAND_EOS, "EOS before the text is complete must be refused", state=0, token=(13, None))
     _refused(c, 12, "a disallowed token must be refused", state=0, token=(12, b"x"))
     _unchanged_after_refusal(c, state=0, allowed={0, 4, 8, 9, 10})
+    c = make_constraint(impl, index)  # a fresh one: what a refusal leaves behind is only a decision
     c.advance(9)  # cat
     _expect(c, state=5, done=False, complete=True, allowed={7, 13})
     c.advance(7)  # s
