@@ -55,6 +55,11 @@ equal):
 | `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`) |
 | `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; the added special token is None) |
 <!-- end of decisions -->
+
+Two more decisions are documented below but graded in no tier: a DFA over the
+implementation's documented state cap raises ValueError (no test pattern reaches a cap),
+and callers must not modify an array ``TokenIndex.mask`` returns (a rule for callers; the
+reference's is a read-only view, which the catalogue does not ask of a candidate).
 """
 
 from collections.abc import Sequence
@@ -114,8 +119,9 @@ def regex_to_dfa(pattern: str) -> DFA:
     groups or brackets; nothing to repeat; an empty language. Decisions: a bound over
     the cap (``repeat_cap``); ``(?:...)``, empty branches, ``\\xHH``, ``]`` first in a
     class, ``{0}`` (``extra_regex_syntax``); TypeError for a pattern that is not a str
-    (``bytes_pattern_typeerror``). Decision: a DFA larger than the implementation's documented state cap raises
-    ValueError rather than exhausting memory.
+    (``bytes_pattern_typeerror``). Decision (graded in no tier): a DFA larger than
+    the implementation's documented state cap raises ValueError rather than exhausting
+    memory.
     """
 
 
@@ -166,8 +172,8 @@ class TokenIndex:
     def mask(self, state: int) -> npt.NDArray[np.bool_]:
         """bool [V]; computed the first time a state is asked for, then cached.
 
-        Decision: the returned array must not be modified by the caller (the
-        reference returns a read-only view of its cache). Decision
+        Decision (graded in no tier): the returned array must not be modified by the
+        caller (the reference returns a read-only view of its cache). Decision
         (``mask_out_of_range_valueerror``): ValueError for a state out of
         ``range(dfa.n_states)``.
         """
