@@ -1,4 +1,4 @@
-"""The constrain contract: what an implementation graded by constrain-harness provides.
+r"""The constrain contract: what an implementation graded by constrain-harness provides.
 
 This is the seed's section 4 (000_4b494d6fc237472e.txt) made precise. Every name here
 must be importable from the candidate module. Where the seed is silent, the decision
@@ -7,9 +7,59 @@ taken is written in the docstring as "Decision:".
 Conventions
 -----------
 - Bytes are ``bytes``; a token id is an ``int``; arrays are numpy arrays.
+- The catalogue calls every function the way section 4 declares it: positional
+  arguments (their names are free), ``eos_id`` and ``prompt`` by name. The seed gives
+  ``Constraint`` no constructor: the catalogue builds it as ``Constraint(index)``, then
+  ``Constraint(index, 0)``, then ``Constraint(index=index)`` (the first that works).
 - Bad input raises ``ValueError`` naming what is wrong and where (a pattern offset, a
   JSON pointer, a token id and state). A wrong Python type raises ``TypeError``.
 - ``ValueError`` subclasses are allowed (the reference raises refined ones).
+
+Two tiers of grading
+--------------------
+``constrain-harness check`` (the default tier) grades only what the seed's text states
+(sections 2-5, the test table, the pitfalls) and accepts every reading consistent with it:
+where the seed says only that something is refused or an error, any exception passes;
+where it admits two readings (annotation keywords refused with ValueError, or accepted
+without changing the language), both pass. ``check --strict`` also grades the decisions
+below; in the default tier a departure from one is printed as a note ("contract decision
+not met: ...") and changes neither the verdict nor the exit code. A course should grade
+with the default tier. The table is ``harness.suite.tiers.DECISIONS`` (a test keeps the two
+equal):
+
+<!-- decisions: generated from harness.suite.tiers.DECISIONS -->
+| decision (graded only with --strict) | the contract requires |
+|---|---|
+| `advance_refusal_valueerror` | `Constraint.advance` refuses a token with ValueError, not another exception |
+| `annotations_accepted` | the annotations title, description, $comment, $schema, examples and default are accepted (the seed also allows refusing them with ValueError) |
+| `apply_mask_accepts_lists` | `apply_mask` accepts Python lists for logits and mask |
+| `apply_mask_errors_valueerror` | `apply_mask` raises ValueError for an all-False mask or a shape mismatch |
+| `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
+| `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
+| `empty_enum_refused` | an empty `enum` raises ValueError |
+| `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
+| `eos_next_state` | `next_state(s, eos_id)` is s when s accepts, else DEAD |
+| `extra_regex_syntax` | `(?:...)`, an empty alternation branch, `\xHH`, `]` first in a class and `{0}` are accepted with Python's meaning |
+| `mask_after_eos_empty` | `Constraint.mask()` after EOS is an all-False bool [V] |
+| `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
+| `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
+| `next_state_refused_is_dead` | `next_state` returns DEAD for a special (None) or empty token |
+| `refusal_changes_nothing` | a refused `advance` leaves `state`, `done` and `mask()` unchanged |
+| `repeat_cap` | a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only under --strict: an uncapped reading builds a billion states) |
+| `sample_after_eos_valueerror` | `constrained_sample` on a finished constraint raises ValueError |
+| `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
+| `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
+| `type_list_refused` | a list of types (`"type": ["string", "null"]`) raises ValueError |
+| `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
+| `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |
+| `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`) |
+| `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; the added special token is None) |
+<!-- end of decisions -->
+
+Two more decisions are documented below but graded in no tier: a DFA over the
+implementation's documented state cap raises ValueError (no test pattern reaches a cap),
+and callers must not modify an array ``TokenIndex.mask`` returns (a rule for callers; the
+reference's is a read-only view, which the catalogue does not ask of a candidate).
 """
 
 from collections.abc import Sequence
@@ -38,9 +88,11 @@ class DFA:
     accept: npt.NDArray[np.bool_]
 
     def step(self, state: int, data: bytes) -> int:
-        """The state after reading ``data`` from ``state``; DEAD stays DEAD.
+        """The state after reading ``data`` from ``state``.
 
-        Raises ValueError for a state neither DEAD nor in range(n_states).
+        Decision (``step_from_dead``): DEAD stays DEAD. Decision
+        (``step_out_of_range_valueerror``): ValueError for a state neither DEAD nor in
+        range(n_states).
         """
 
     def matches(self, data: bytes) -> bool:
@@ -59,13 +111,17 @@ def regex_to_dfa(pattern: str) -> DFA:
     (complement over all 256 bytes); ``(...)`` and ``(?:...)``; ``|`` with empty
     branches; greedy ``* + ? {m} {m,} {m,n}``.
 
-    Raises ValueError (naming the construct and its offset) for: anchors
+    Refuses (the seed's test table; decision ``unsupported_syntax_valueerror``: with
+    ValueError, naming the construct and its offset): anchors
     ``^ $ \\A \\Z \\b \\B``; backreferences; lookarounds; lazy and possessive
     quantifiers; named groups; inline flags and comments; non-ASCII characters; bad
     repeats (``{3,2}``, a bound over the implementation's documented cap); unbalanced
-    groups or brackets; nothing to repeat; an empty language.
-    Decision: a DFA larger than the implementation's documented state cap raises
-    ValueError rather than exhausting memory.
+    groups or brackets; nothing to repeat; an empty language. Decisions: a bound over
+    the cap (``repeat_cap``); ``(?:...)``, empty branches, ``\\xHH``, ``]`` first in a
+    class, ``{0}`` (``extra_regex_syntax``); TypeError for a pattern that is not a str
+    (``bytes_pattern_typeerror``). Decision (graded in no tier): a DFA larger than
+    the implementation's documented state cap raises ValueError rather than exhausting
+    memory.
     """
 
 
@@ -76,17 +132,18 @@ def json_schema_to_regex(schema: dict[str, Any]) -> str:
     strings may hold raw well-formed UTF-8 (RFC 3629) or escapes.
 
     Subset: ``type`` in string, integer, number, boolean, null, array, object (a
-    single type; decision: a list of types is refused); ``enum`` and ``const`` (each
-    value's compact JSON, escaped; decision: ``const`` and ``enum`` may stand alone or
-    next to a matching ``type``); arrays with ``items``, ``minItems``, ``maxItems``;
+    single type; decision ``type_list_refused``: a list of types is refused); ``enum`` and ``const`` (each
+    value's compact JSON, escaped; decision ``type_with_enum``: ``const`` and ``enum``
+    may stand alone or next to a matching ``type``); arrays with ``items``, ``minItems``, ``maxItems``;
     objects with ``properties`` (written in the order given), ``required``, and
     ``additionalProperties: false``; ``anyOf``. Annotations ``title``,
     ``description``, ``$schema``, ``$comment``, ``examples`` and ``default`` are
-    allowed and do not constrain (decision).
+    allowed and do not constrain (decision ``annotations_accepted``; the default tier
+    also accepts refusing them with ValueError, as section 2.5's "anything else" reads).
 
     Raises ValueError naming the JSON pointer for any other keyword,
     ``additionalProperties`` other than false, a ``required`` name not in
-    ``properties``, an unknown type, an empty ``enum``.
+    ``properties``, an unknown type, an empty ``enum`` (decision ``empty_enum_refused``).
     """
 
 
@@ -115,40 +172,46 @@ class TokenIndex:
     def mask(self, state: int) -> npt.NDArray[np.bool_]:
         """bool [V]; computed the first time a state is asked for, then cached.
 
-        Decision: the returned array must not be modified by the caller (the
-        reference returns a read-only view of its cache). Raises ValueError for a
-        state out of ``range(dfa.n_states)``.
+        Decision (graded in no tier): the returned array must not be modified by the
+        caller (the reference returns a read-only view of its cache). Decision
+        (``mask_out_of_range_valueerror``): ValueError for a state out of
+        ``range(dfa.n_states)``.
         """
 
     def next_state(self, state: int, token_id: int) -> int:
         """The state after token ``token_id`` from ``state``: ``dfa.step(state,
-        vocab[token_id])`` for an allowed token, DEAD for a disallowed one.
+        vocab[token_id])`` for a token with bytes (DEAD where the walk dies).
 
-        Decision: for EOS, ``state`` itself when ``state`` is accepting (the text is
-        unchanged), else DEAD. Raises ValueError for a state or token id out of range.
+        Decisions: DEAD for a special or empty token (``next_state_refused_is_dead``);
+        for EOS, ``state`` itself when ``state`` is accepting (the text is unchanged),
+        else DEAD (``eos_next_state``); ValueError for a state or token id out of range
+        (``next_state_out_of_range_valueerror``).
         """
 
 
 class Constraint:
     """One generation's position in the language.
 
-    Decision: ``Constraint(index, state=0)``; ``state`` is the DFA state of the text
-    so far and ``done`` is True once EOS was accepted.
+    ``state`` is the DFA state of the text so far and ``done`` is True once EOS was
+    accepted. The seed gives no constructor: the catalogue calls ``Constraint(index)``,
+    then ``Constraint(index, 0)``, then ``Constraint(index=index)``; the reference is
+    ``Constraint(index, state=0)``.
     """
 
     index: TokenIndex
     state: int
     done: bool
 
-    def __init__(self, index: TokenIndex, state: int = 0) -> None: ...
-
     def mask(self) -> npt.NDArray[np.bool_]:
-        """``index.mask(state)``; after EOS (``done``) an all-False bool [V]."""
+        """``index.mask(state)``; decision (``mask_after_eos_empty``): after EOS
+        (``done``) an all-False bool [V]."""
 
     def advance(self, token_id: int) -> None:
-        """Consume a token. Raises ValueError naming the token id and the state when
-        the token is outside ``mask()`` (including any token after EOS). EOS sets
-        ``done``; the state is unchanged by EOS."""
+        """Consume a token. Refuses a token outside ``mask()`` (including any token
+        after EOS); decision (``advance_refusal_valueerror``): with ValueError naming
+        the token id and the state; decision (``refusal_changes_nothing``): a refusal
+        changes nothing. EOS sets ``done``; decision (``eos_keeps_state``): the state is
+        unchanged by EOS."""
 
     def is_complete(self) -> bool:
         """True iff the text so far is in the language (``dfa.accept[state]``)."""
@@ -186,23 +249,29 @@ def sample(logits: npt.ArrayLike, p: SamplingParams, history: Sequence[int],
 
 def apply_mask(logits: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """A new float64 [V] array: ``logits`` where ``mask`` is True, ``-inf`` elsewhere.
-    The input is never modified. Raises ValueError when the shapes differ or the mask
-    allows nothing."""
+    The input is never modified. The shapes differing or a mask that allows nothing
+    are errors (decision ``apply_mask_errors_valueerror``: ValueError). Decision
+    (``apply_mask_accepts_lists``): Python lists are accepted for both."""
 
 
-def vocab_bytes(tok: Any, special_ids: Any = None) -> list[bytes | None]:
+def vocab_bytes(tok: Any) -> list[bytes | None]:
     """Every token's bytes, by id; None for a special token.
 
     A token string made only of characters of the GPT-2 byte map is decoded through
-    ``unicode_to_bytes``; any other token string is its UTF-8 encoding. Accepts a
-    sequence of token strings (with ``special_ids``), a Hugging Face
-    ``tokenizers.Tokenizer``, a ``transformers`` tokenizer (duck-typed:
-    ``convert_ids_to_tokens``, ``all_special_ids``), or a tiktoken-style encoding
-    (``decode_single_token_bytes``)."""
+    ``unicode_to_bytes``; any other token string is its UTF-8 encoding. The default
+    tier hands a tokenizer object (``harness.suite.shapes.SeedTokenizer``) answering the
+    ``tokenizers.Tokenizer``, ``transformers`` and token-list interfaces at once, with its
+    specials marked the way real tokenizers mark them (``all_special_ids``, added tokens
+    flagged ``special``); never an extra argument. Decisions: a Hugging Face
+    ``tokenizers.Tokenizer`` (``vocab_bytes_tokenizers``) and a tiktoken-style encoding
+    (``decode_single_token_bytes``, ``vocab_bytes_tiktoken``) are read too. The
+    reference also takes an optional ``special_ids`` (extra specials for a plain list)."""
 
 
 def bytes_to_unicode() -> dict[int, str]:
-    """The GPT-2 byte map: byte value -> printable character (byte 32 -> 'Ġ')."""
+    """The GPT-2 byte map: byte value -> printable character (byte 32 -> 'Ġ').
+    (M05.2's, or --ref-deps; decision ``byte_map_functions``: exported and equal to
+    GPT-2's.)"""
 
 
 def unicode_to_bytes() -> dict[str, int]:
@@ -215,5 +284,6 @@ def constrained_sample(logits: npt.ArrayLike, c: Constraint, p: SamplingParams,
     """``sample`` on ``apply_mask(logits, c.mask())``, then ``c.advance(token)``.
 
     Greedy (temperature 0) takes the largest allowed logit, ties to the lowest id.
-    The logprob is the log-softmax over the allowed tokens. Raises ValueError when the
-    constraint is done or its mask allows nothing."""
+    The logprob is the log-softmax over the allowed tokens. Refuses a done constraint
+    or a mask that allows nothing (decision ``sample_after_eos_valueerror``: with
+    ValueError)."""

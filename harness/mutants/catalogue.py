@@ -119,7 +119,11 @@ def _unmasked_sampler(m):
 
 
 def _vocab(tokens, specials=()):
-    return lambda m: m.vocab_bytes(list(tokens), special_ids=set(specials))
+    """``vocab_bytes`` the way the default tier calls it: one tokenizer object whose own
+    special list marks the specials (``harness.suite.shapes.SeedTokenizer``)."""
+    from harness.suite.shapes import SeedTokenizer
+
+    return lambda m: m.vocab_bytes(SeedTokenizer(list(tokens), special_ids=sorted(specials)))
 
 
 def _after_eos(m):

@@ -23,6 +23,8 @@ from collections import deque
 
 import numpy as np
 
+from harness.suite.tiers import decision
+
 DEAD = -1
 
 _GLOSS = {"path": "(the bytes from the start state to the state)"}
@@ -40,6 +42,56 @@ class CatalogueFailure(AssertionError):
 def fail(reason: str, **facts) -> None:
     """Raise ``CatalogueFailure`` with ``reason`` and the facts rendered one per line."""
     raise CatalogueFailure(reason, render_facts(facts))
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else ""
+
+
+def expect_refusal(call, reason: str, valueerror: str | None = None, **facts) -> None:
+    """``call()`` must raise (the seed says the input is refused or an error, without a
+    class): nothing raised fails the test. When ``valueerror`` names a contract decision,
+    an exception that is not a ``ValueError`` is that decision's departure (a note in the
+    default tier, a failure under ``--strict``)."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - any class is a refusal in the seed's text
+        if valueerror is not None:
+            decision(valueerror, isinstance(exc, ValueError),
+                     f"{reason}: raised {type(exc).__name__}: {first_line(exc)}"
+                     + "".join(f"; {k}={show(v)}" for k, v in facts.items()))
+        return
+    fail(reason + " (nothing was raised)", **facts)
+
+
+def expect_valueerror(key: str, call, reason: str, **facts) -> None:
+    """A contract decision that ``call()`` raises ``ValueError`` (the seed is silent)."""
+    where = "".join(f"; {k}={show(v)}" for k, v in facts.items())
+    try:
+        call()
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision(key, False, f"{reason}: raised {type(exc).__name__}: {first_line(exc)}{where}")
+        return
+    decision(key, False, f"{reason}: nothing was raised{where}")
+
+
+def compile_or_note(impl, pattern: str):
+    """``impl.regex_to_dfa(pattern)``, or None with a note on ``extra_regex_syntax`` when
+    the candidate refuses a pattern that needs Python syntax the seed does not list
+    (``harness.suite.inputs.uses_extra_syntax``); refusing anything else fails the test."""
+    from harness.suite.inputs import uses_extra_syntax
+
+    try:
+        return impl.regex_to_dfa(pattern)
+    except Exception as exc:  # noqa: BLE001 - a refusal, of whatever class
+        reason = f"{pattern!r} was refused: {type(exc).__name__}: {first_line(exc)}"
+        if not uses_extra_syntax(pattern):
+            fail("a pattern of the subset was refused", pattern=pattern, error=reason)
+        decision("extra_regex_syntax", False, reason)
+        return None
 
 
 def render_facts(facts: dict) -> str:

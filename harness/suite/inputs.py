@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.suite.explain import fail
+from harness.suite.tiers import record
+
 # ---------------------------------------------------------------- the seed's section 3
 
 HAND_PATTERN = "(cat|car|dog)s?"
@@ -61,11 +64,14 @@ EQUIVALENT_PAIRS = (
     ("a|b", "[ab]"),
     ("(a|b)*", "[ab]*"),
     ("aa*", "a+"),
-    ("(cat|car|dog)s?", "(ca[rt]|dog)(s|)"),
+    ("(cat|car|dog)s?", "(ca[rt]|dog)s{0,1}"),
     ("(ab)*a", "a(ba)*"),
 )
 
-# test_unsupported_syntax_raises: (pattern, what it is); every one must raise ValueError.
+# test_unsupported_syntax_raises: (pattern, what it is); the seed's table: "anchors,
+# backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, empty language"
+# (and what Python's re itself refuses: nothing to repeat, unbalanced groups). Every one
+# must raise; ValueError is the contract's decision.
 UNSUPPORTED = (
     ("^ab", "anchor ^"), ("ab$", "anchor $"), (r"\Aab", r"anchor \A"), (r"ab\Z", r"anchor \Z"),
     (r"a\bb", r"word boundary \b"), (r"a\Bb", r"\B"),
@@ -74,11 +80,26 @@ UNSUPPORTED = (
     ("(?<!a)b", "negative lookbehind"),
     ("a*?", "lazy *"), ("a+?", "lazy +"), ("a??", "lazy ?"), ("a{1,2}?", "lazy {m,n}"),
     ("caf\u00e9", "non-ASCII literal"), ("[\u00e9]", "non-ASCII in a class"),
-    ("a{3,2}", "bad repeat {3,2}"), ("a{1000000000}", "repeat bound over any sane cap"),
+    ("a{3,2}", "bad repeat {3,2}"),
     ("*a", "nothing to repeat"), ("(ab", "unbalanced ("), ("ab)", "unbalanced )"), ("[ab", "unclosed ["),
     (r"[^\x00-\xff]", "empty language"), (r"a[^\x00-\xff]b", "empty language inside a concatenation"),
 )
-SUPPORTED = ("(?:ab)+", "a|", r"\x41[\d_-]", "[]a]", r"\.\*\+\?\(\)\[\]\{\}\|\\", "a{0}b", "a{2,}")
+# A bound over any sane cap: the contract decides it is refused (--strict only, see tiers).
+OVER_THE_CAP = ("a{1000000000}",)
+# Constructs the seed names (escaped metacharacters, {m,}: Python's own spelling).
+SUPPORTED = (r"\.\*\+\?\(\)\[\]\{\}\|\\", "a{2,}")
+# Python syntax the seed does not list: accepted with Python's meaning is a contract decision.
+EXTRA_SYNTAX = ("(?:ab)+", "a|", r"\x41[\d_-]", "[]a]", "a{0}b")
+# How those spellings show in generated or recorded patterns (the strategies and the
+# golden file use them): a pattern holding one may be refused, as a note.
+EXTRA_SYNTAX_MARKERS = ("(?:", "\\x", "|)", "(|", "||", "{0}", "{0,0}")
+
+
+def uses_extra_syntax(pattern: str) -> bool:
+    """Whether ``pattern`` spells something the seed does not list (``(?:...)``,
+    ``\\xHH``, an empty branch or pattern, ``{0}``)."""
+    return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
+            or any(marker in pattern for marker in EXTRA_SYNTAX_MARKERS))
 
 
 def random_pattern(rng: np.random.Generator, depth: int = 3) -> str:
@@ -143,3 +164,43 @@ TOOL_SCHEMA = {
     "required": ["city", "days"],
     "additionalProperties": False,
 }
+
+
+# ---------------------------------------------------------------- building a Constraint
+
+# The seed gives Constraint no constructor: these are the reasonable shapes, in order.
+CONSTRAINT_SHAPES = (
+    ("Constraint(index)", lambda cls, index: cls(index)),
+    ("Constraint(index, 0)", lambda cls, index: cls(index, 0)),
+    ("Constraint(index=index)", lambda cls, index: cls(index=index)),
+)
+_SHAPE: dict = {}  # the shape that worked, once per run (a process grades one candidate)
+
+
+def make_constraint(impl, index):
+    """A fresh ``Constraint`` at the start state, built by the first shape of
+    ``CONSTRAINT_SHAPES`` the candidate accepts (a TypeError moves on to the next shape);
+    the shape that worked is recorded once for the report (``("shape", ...)``)."""
+    if "shape" in _SHAPE:
+        return _SHAPE["build"](impl.Constraint, index)
+    errors = []
+    for name, build in CONSTRAINT_SHAPES:
+        try:
+            constraint = build(impl.Constraint, index)
+        except TypeError as exc:
+            errors.append(f"{name}: {type(exc).__name__}: {str(exc).strip()[:120]}")
+            continue
+        _SHAPE.update(shape=name, build=build)
+        record("shape", name)
+        return constraint
+    fail("Constraint could not be built by any reasonable shape (the seed gives no constructor)",
+         tried="; ".join(errors))
+
+
+def advanced(impl, index, tokens):
+    """A fresh constraint advanced through ``tokens`` (the seed's way to reach a state:
+    no constructor takes a state)."""
+    constraint = make_constraint(impl, index)
+    for token in tokens:
+        constraint.advance(token)
+    return constraint

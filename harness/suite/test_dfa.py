@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
-from harness.suite.explain import DEAD, fail, first_difference, shortest_path
-from harness.suite.inputs import (EQUIVALENT_PAIRS, HAND_ACCEPT, HAND_PATTERN, RE_PATTERNS, SUPPORTED,
-                                  UNSUPPORTED, hand_trans, random_patterns)
+from harness.suite.explain import (DEAD, expect_refusal, expect_valueerror, fail, first_difference,
+                                   shortest_path)
+from harness.suite.inputs import (EQUIVALENT_PAIRS, EXTRA_SYNTAX, HAND_ACCEPT, HAND_PATTERN, OVER_THE_CAP,
+                                  RE_PATTERNS, SUPPORTED, UNSUPPORTED, hand_trans, random_patterns)
+from harness.suite.tiers import decision, is_strict
 
 
 def compile_ok(impl, pattern: str):
@@ -26,7 +28,7 @@ def compile_ok(impl, pattern: str):
     try:
         dfa = impl.regex_to_dfa(pattern)
     except ValueError as exc:
-        fail("a pattern of the subset was refused", pattern=pattern, error=str(exc).splitlines()[0])
+        fail("a pattern of the subset was refused", pattern=pattern, error=(str(exc).splitlines() or [""])[0])
     trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
     n = int(dfa.n_states)
     if trans.dtype != np.int32 or trans.shape != (n, 256):
@@ -60,8 +62,8 @@ def test_hand_example(impl):
 
 def _check_step_and_matches(impl, dfa) -> None:
     cases = [(0, b"", 0), (0, b"ca", 3), (0, b"cats", 6), (3, b"t", 5), (0, b"dogs", 6), (0, b"x", DEAD),
-             (0, b"catss", DEAD), (DEAD, b"a", DEAD), (5, b"", 5)]
-    for start, data, want in cases:
+             (0, b"catss", DEAD), (5, b"", 5)]
+    for start, data, want in cases:  # delta*(s, w): section 2's definition on section 3's table
         got = dfa.step(start, data)
         if got != want:
             fail("DFA.step disagrees with section 3", start=start, data=data, expected=want, got=got)
@@ -72,9 +74,14 @@ def _check_step_and_matches(impl, dfa) -> None:
                  got=bool(dfa.matches(data)))
     if impl.DEAD != -1:
         fail("DEAD must be -1", expected=-1, got=impl.DEAD)
+    try:
+        from_dead = dfa.step(DEAD, b"a")
+    except Exception as exc:  # noqa: BLE001 - the seed does not say; the contract decides
+        from_dead = f"{type(exc).__name__}: {exc}"
+    decision("step_from_dead", from_dead == DEAD, f"DFA.step(DEAD, b'a') gave {from_dead!r}, expected DEAD")
     for bad in (7, -2):
-        with _raises(ValueError, f"DFA.step({bad}, b'a') must raise ValueError for a state out of range"):
-            dfa.step(bad, b"a")
+        expect_valueerror("step_out_of_range_valueerror", lambda: dfa.step(bad, b"a"),
+                          f"DFA.step({bad}, b'a') on a 7-state DFA")
 
 
 class _raises:
@@ -246,10 +253,49 @@ def _compare_tables(reason: str, want_t, want_a, got_t, got_a, **facts) -> None:
 
 @pytest.mark.boundary
 def test_unsupported_syntax_raises(impl):
-    for pattern, what in UNSUPPORTED:
-        with _raises(ValueError, f"{what} must raise ValueError", pattern=pattern):
-            impl.regex_to_dfa(pattern)
+    for pattern, what in UNSUPPORTED:  # the seed: these raise (the class is a contract decision)
+        expect_refusal(lambda: impl.regex_to_dfa(pattern), f"{what} must be refused",
+                       valueerror="unsupported_syntax_valueerror", pattern=pattern)
     for pattern in SUPPORTED:
         compile_ok(impl, pattern)
-    with _raises(TypeError, "a pattern that is not a str must raise TypeError", pattern=b"ab"):
+    for pattern in EXTRA_SYNTAX:  # Python's meaning, where the seed does not list the construct
+        try:
+            _, trans, accept = compile_ok(impl, pattern)
+        except Exception as exc:  # noqa: BLE001 - a refusal of any class (or a failure of compile_ok)
+            decision("extra_regex_syntax", False, f"{pattern!r}: {type(exc).__name__}: "
+                                                  f"{(str(exc).splitlines() or [''])[0]}")
+            continue
+        wrong = _first_disagreement_with_re(pattern, trans, accept)
+        decision("extra_regex_syntax", wrong is None, f"{pattern!r} disagrees with re.fullmatch on {wrong!r}")
+    if is_strict():  # an uncapped reading of the seed would build a billion states: not asked by default
+        for pattern in OVER_THE_CAP:
+            expect_valueerror("repeat_cap", lambda: impl.regex_to_dfa(pattern), "a repeat bound over the cap",
+                              pattern=pattern)
+    expect_raises_type = "nothing was raised"
+    try:
         impl.regex_to_dfa(b"ab")
+    except TypeError:
+        expect_raises_type = None
+    except Exception as exc:  # noqa: BLE001 - the class is the decision
+        expect_raises_type = f"raised {type(exc).__name__}"
+    decision("bytes_pattern_typeerror", expect_raises_type is None,
+             f"regex_to_dfa(b'ab') must raise TypeError: {expect_raises_type}")
+
+
+def _first_disagreement_with_re(pattern: str, trans, accept) -> bytes | None:
+    """The first probe string on which the candidate's table and ``re.fullmatch`` differ."""
+    oracle = re.compile(pattern.encode("ascii"))
+    for data in sorted(probe_strings(trans, accept, np.random.default_rng(3), walks=6), key=lambda s: (len(s), s)):
+        state = _walk(trans, data)
+        if (oracle.fullmatch(data) is not None) != (state != DEAD and bool(accept[state])):
+            return data
+    return None
+
+
+def _walk(trans, data: bytes) -> int:
+    state = 0
+    for byte in data:
+        state = int(trans[state, byte])
+        if state == DEAD:
+            return DEAD
+    return state

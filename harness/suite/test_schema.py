@@ -13,9 +13,10 @@ import json
 
 import pytest
 
-from harness.suite.explain import fail
+from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
 from harness.suite.test_dfa import _raises, compile_ok
+from harness.suite.tiers import decision
 
 
 def dumps(value) -> bytes:
@@ -29,7 +30,7 @@ NESTED = {"type": "object", "properties": {"p": {"type": "object", "properties":
                                                  "required": ["q"], "additionalProperties": False},
                                            "r": {"type": "array", "items": {"enum": [1, "two", None]}}},
           "required": ["p"], "additionalProperties": False}
-STRING = {"type": "string", "title": "annotations do not constrain", "description": "d"}
+STRING = {"type": "string"}
 EITHER = {"anyOf": [{"type": "null"}, {"type": "number"}]}
 # enum values whose compact JSON holds regex metacharacters: inserted unescaped, 2.5
 # would match 2x5 and "(p|q)" would match "p" (mutant s22)
@@ -108,8 +109,6 @@ OUTSIDE = [
     ({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}, "required name not in properties"),
     ({"type": "float"}, "unknown type"),
     ({"type": "object", "properties": {"a": {"type": "strin"}}}, "unknown type, nested"),
-    ({"type": ["string", "null"]}, "a list of types"),
-    ({"enum": []}, "empty enum"),
     ({"oneOf": [{"type": "null"}, {"type": "integer"}]}, "oneOf"),
     ({"allOf": [{"type": "integer"}]}, "allOf"),
     ({"not": {"type": "null"}}, "not"),
@@ -118,14 +117,23 @@ OUTSIDE = [
     ({"anyOf": [{"type": "null"}, {"type": "string", "minLength": 2}]}, "minLength inside anyOf"),
     ({"type": "string", "x-unknown": 1}, "an unknown keyword"),
 ]
-INSIDE = [TOOL_SCHEMA, SEVERAL, BOUNDED, NESTED, STRING, EITHER, {"const": {"k": [1, 2]}}, {"type": "boolean"},
-          {"type": "integer", "enum": [1, 2], "description": "annotated", "examples": [1], "default": 1,
-           "$comment": "c", "$schema": "https://json-schema.org/draft/2020-12/schema"}]
+INSIDE = [TOOL_SCHEMA, SEVERAL, BOUNDED, NESTED, STRING, EITHER, {"const": {"k": [1, 2]}}, {"type": "boolean"}]
+# The seed's 2.5 refuses "anything else"; annotations constrain nothing, so the default tier
+# accepts either reading: refused with ValueError, or accepted with the language unchanged.
+ANNOTATED = [({**STRING, "title": "t", "description": "d"}, STRING, "string"),
+             ({"type": "integer", "examples": [1], "default": 1, "$comment": "c",
+               "$schema": "https://json-schema.org/draft/2020-12/schema"}, {"type": "integer"}, "integer")]
+# Where the seed is silent (the contract decides): (schema, decision key, accepted?)
+DECIDED = [({"type": "integer", "enum": [1, 2]}, "type_with_enum", True),
+           ({"type": "string", "const": "x"}, "type_with_enum", True),
+           ({"type": ["string", "null"]}, "type_list_refused", False),
+           ({"enum": []}, "empty_enum_refused", False)]
+ANNOTATION_PROBES = [b'""', b'"a"', "\"\u00e9\"".encode(), b"1", b"-12", b"0", b"01", b"1.5", b"null", b'"a', b"true"]
 
 
 @pytest.mark.boundary
 def test_json_schema_rejects_keywords_outside_the_subset(impl):
-    for schema, what in OUTSIDE:
+    for schema, what in OUTSIDE:  # the seed: "Anything else ... raises ValueError"
         with _raises(ValueError, f"a schema with {what} must raise ValueError", schema=json.dumps(schema)):
             impl.json_schema_to_regex(schema)
     for schema in INSIDE:
@@ -133,3 +141,32 @@ def test_json_schema_rejects_keywords_outside_the_subset(impl):
             impl.json_schema_to_regex(schema)
         except ValueError as exc:
             fail("a schema inside the subset was refused", schema=json.dumps(schema), error=str(exc).splitlines()[0])
+    for annotated, plain, name in ANNOTATED:
+        _check_annotated(impl, annotated, plain, name)
+    for schema, key, accepted in DECIDED:
+        if accepted:
+            try:
+                impl.json_schema_to_regex(schema)
+            except Exception as exc:  # noqa: BLE001 - the decision is about accepting it
+                decision(key, False, f"{json.dumps(schema)} was refused: {type(exc).__name__}: {exc}")
+        else:
+            expect_valueerror(key, lambda: impl.json_schema_to_regex(schema), "must be refused",
+                              schema=json.dumps(schema))
+
+
+def _check_annotated(impl, annotated: dict, plain: dict, name: str) -> None:
+    """Refused with ValueError, or accepted without changing the language (checked on
+    probe documents against the unannotated schema's oracle verdicts)."""
+    from oracles.stdlib import check_document
+
+    try:
+        pattern = impl.json_schema_to_regex(annotated)
+    except ValueError as exc:
+        decision("annotations_accepted", False, f"{json.dumps(annotated)} was refused: {str(exc).strip()[:120]}")
+        return
+    dfa, _, _ = compile_ok(impl, pattern)
+    for document in ANNOTATION_PROBES:
+        want = check_document(plain, document).ok
+        if bool(dfa.matches(document)) != want:
+            fail("annotations must not change the language (or be refused with ValueError)", schema=name,
+                 annotated=json.dumps(annotated), document=document, expected=want, got=bool(dfa.matches(document)))

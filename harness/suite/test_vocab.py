@@ -3,8 +3,14 @@
 Oracle: the GPT-2 byte map as GPT-2's ``encoder.py`` defines it (``bytes_to_unicode``,
 written out here), the seed's rule (a string made only of map characters is decoded
 through the map, any other string is UTF-8, specials are None), a real byte-level BPE
-trained in memory with ``tokenizers`` (optional: skipped when absent), and a
-tiktoken-style encoding whose ``decode_single_token_bytes`` is the answer.
+trained in memory with ``tokenizers``, and a tiktoken-style encoding whose
+``decode_single_token_bytes`` is the answer.
+
+The default tier hands ``vocab_bytes(tok)`` one ``SeedTokenizer`` (``shapes.py``): token
+strings plus specials marked the way real tokenizers carry them, never an extra
+argument. The tiktoken-like encoding, the real ``tokenizers.Tokenizer`` and the exported
+byte-map functions are contract decisions (the seed: "vocab_bytes gets them back from
+token strings"; the byte map comes from M05.2).
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from __future__ import annotations
 import pytest
 
 from harness.suite.explain import fail
+from harness.suite.shapes import SeedTokenizer, TiktokenLike
+from harness.suite.tiers import decision
 
 
 def gpt2_byte_map() -> dict[int, str]:
@@ -35,34 +43,25 @@ def expected_bytes(token: str, inverse: dict[str, int]) -> bytes:
     return token.encode("utf-8")
 
 
-class TiktokenLike:
-    """The tiktoken surface the contract names: ``n_vocab``, ``decode_single_token_bytes``
-    (KeyError for an id no token has), special tokens by name."""
-
-    def __init__(self, ranks: dict[bytes, int], special: dict[str, int]):
-        self._by_id = {i: b for b, i in ranks.items()}
-        self._special_tokens = dict(special)
-        self.special_tokens_set = set(special)
-        self.n_vocab = max([*ranks.values(), *special.values()]) + 1
-        self.max_token_value = self.n_vocab - 1
-
-    def decode_single_token_bytes(self, token: int) -> bytes:
-        if token in self._special_tokens.values():
-            name = next(k for k, v in self._special_tokens.items() if v == token)
-            return name.encode()
-        return self._by_id[token]
-
-    def encode_single_token(self, text) -> int:
-        if isinstance(text, str) and text in self._special_tokens:
-            return self._special_tokens[text]
-        key = text if isinstance(text, bytes) else text.encode()
-        return next(i for i, b in self._by_id.items() if b == key)
-
-
 @pytest.mark.unit
 def test_vocab_bytes(impl):
     byte_map = gpt2_byte_map()
     inverse = {ch: b for b, ch in byte_map.items()}
+    _check_strings(impl, inverse)
+    _decided("byte_map_functions", lambda: _check_byte_map(impl, byte_map, inverse))
+    _decided("vocab_bytes_tiktoken", lambda: _check_tiktoken_like(impl))
+    _decided("vocab_bytes_tokenizers", lambda: _check_tokenizers(impl, inverse))
+
+
+def _decided(key: str, check) -> None:
+    """Run a check of a contract decision: its failure (or exception) is the departure."""
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - any failure of a decided check is a departure from it
+        decision(key, False, (getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}").splitlines()[0])
+
+
+def _check_byte_map(impl, byte_map, inverse) -> None:
     got_map = impl.bytes_to_unicode()
     if dict(got_map) != byte_map:
         wrong = next(b for b in range(256) if got_map.get(b) != byte_map[b])
@@ -70,26 +69,27 @@ def test_vocab_bytes(impl):
              got=got_map.get(wrong))
     if dict(impl.unicode_to_bytes()) != inverse:
         fail("unicode_to_bytes is not the inverse of the byte map")
-    _check_strings(impl, inverse)
-    _check_tiktoken_like(impl)
-    _check_tokenizers(impl, inverse)
 
 
 def _check_strings(impl, inverse) -> None:
     tokens = ["\u0120hello", "a", "\u010a", "<|endoftext|>", "\u00e9", "\u4e2d", "\u0120\u4e2d", "hello world",
-              "\u00c3\u00a9", "\u0100", "Ġ", "caf\u00e9!", "<pad>", "\u0121\u0122\u0143"]
+              "\u00c3\u00a9", "\u0100", "\u0120", "caf\u00e9!", "<pad>", "\u0121\u0122\u0143"]
+    # every byte, as byte-level BPE has them (token strings are unique in a tokenizer)
+    tokens += [ch for b, ch in sorted(gpt2_byte_map().items()) if ch not in tokens]
     specials = {3, 12}
     want = [None if i in specials else expected_bytes(t, inverse) for i, t in enumerate(tokens)]
     assert want[0] == b" hello" and want[5] == "\u4e2d".encode() and want[8] == "\u00e9".encode(), "catalogue bug"
-    got = impl.vocab_bytes(tokens, special_ids=specials)
-    _compare("token strings", tokens, want, got)
+    assert {w for w in want if w is not None and len(w) == 1} == {bytes([b]) for b in range(256)}, "catalogue bug"
+    got = impl.vocab_bytes(SeedTokenizer(tokens, special_ids=sorted(specials)))
+    _compare("a tokenizer's token strings (specials marked by the tokenizer)", tokens, want, got)
 
 
 def _check_tiktoken_like(impl) -> None:
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b" the": 256, b"\xe4\xb8": 257, b"\xad\xe6\x96\x87": 258, b"<|x|>": 261})  # 259, 260: holes
     enc = TiktokenLike(ranks, {"<|endoftext|>": 262})
-    want = [ranks_inv for ranks_inv in (enc._by_id.get(i) for i in range(263))]
+    by_id = {i: b for b, i in ranks.items()}
+    want = [by_id.get(i) for i in range(263)]
     want[262] = None
     got = impl.vocab_bytes(enc)
     _compare("a tiktoken-style encoding", list(range(263)), want, got)
@@ -99,7 +99,7 @@ def _check_tokenizers(impl, inverse) -> None:
     try:
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     except ImportError:
-        return  # optional (the dev extra): the two checks above still ran
+        return  # optional (the dev extra): nothing to hand the candidate, so no departure to note
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -115,7 +115,7 @@ def _check_tokenizers(impl, inverse) -> None:
 
 
 def _compare(what: str, tokens, want, got) -> None:
-    got = list(got)
+    got = [bytes(g) if isinstance(g, (bytes, bytearray)) else g for g in got]
     if len(got) != len(want):
         fail(f"vocab_bytes({what}) has the wrong length", expected=len(want), got=len(got))
     for i, (w, g) in enumerate(zip(want, got)):

@@ -14,7 +14,6 @@ documentation prints), so a course sees exactly what each tier grades.
 
 Example::
 
-    >>> _ = register("step_out_of_range_valueerror", "DFA.step raises ValueError for a state out of range")
     >>> set_strict(False)
     >>> decision("step_out_of_range_valueerror", False, "DFA.step(99) raised IndexError")
     >>> drain_notes()
@@ -25,6 +24,11 @@ Example::
     ...
     AssertionError: contract decision not met: step_out_of_range_valueerror: raised IndexError
 
+As a pytest plugin (registered by ``harness/suite/conftest.py``): ``--strict`` selects
+the tier (pytest's own flag of that name, which also makes markers and config strict: the
+catalogue registers every marker it uses), and after each test's call phase the notes it recorded are put in
+``report.user_properties`` as ``("notes", [str, ...])`` (absent when there are none).
+
 Invariant: ``decision`` never raises in the default tier (a departure is a note, never a
 failure); an unknown key is an internal error (``KeyError``), loud in both tiers.
 """
@@ -33,7 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Decision", "DECISIONS", "decision", "set_strict", "is_strict", "drain_notes"]
+__all__ = ["Decision", "DECISIONS", "decision", "register", "set_strict", "is_strict", "drain_notes",
+           "decision_table", "record"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +50,13 @@ class Decision:
 
 
 # The table: every decision a catalogue test may check through ``decision(key, ...)``.
-# Rows are added by the tests that check them (keep them sorted by key).
+# Registered below, in one place, so the table is complete as soon as this module is
+# imported (the contract's documentation is checked against it by tests/test_fairness.py).
 DECISIONS: dict[str, Decision] = {}
 
 
 def register(key: str, requires: str) -> Decision:
-    """Add a row to ``DECISIONS`` (at import of the test module that checks it)."""
+    """Add a row to ``DECISIONS``."""
     row = Decision(key, requires)
     if DECISIONS.get(key, row) != row:
         raise KeyError(f"decision {key!r} registered twice with different texts")
@@ -58,7 +64,47 @@ def register(key: str, requires: str) -> Decision:
     return row
 
 
-_STATE = {"strict": False, "notes": []}
+for _key, _requires in (
+    # the DFA
+    ("step_from_dead", "`DFA.step(DEAD, data)` returns DEAD"),
+    ("step_out_of_range_valueerror", "`DFA.step` raises ValueError for a state neither DEAD nor in range(n_states)"),
+    ("unsupported_syntax_valueerror", "refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, "
+     "non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception"),
+    ("repeat_cap", "a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only "
+     "under --strict: an uncapped reading builds a billion states)"),
+    ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
+     "accepted with Python's meaning"),
+    ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
+    # masks and the constraint
+    ("mask_out_of_range_valueerror", "`TokenIndex.mask` raises ValueError for a state out of range(n_states)"),
+    ("next_state_out_of_range_valueerror", "`TokenIndex.next_state` raises ValueError for a state or token id "
+     "out of range"),
+    ("next_state_refused_is_dead", "`next_state` returns DEAD for a special (None) or empty token"),
+    ("eos_next_state", "`next_state(s, eos_id)` is s when s accepts, else DEAD"),
+    ("eos_keeps_state", "`Constraint.state` is unchanged by EOS"),
+    ("mask_after_eos_empty", "`Constraint.mask()` after EOS is an all-False bool [V]"),
+    ("refusal_changes_nothing", "a refused `advance` leaves `state`, `done` and `mask()` unchanged"),
+    ("advance_refusal_valueerror", "`Constraint.advance` refuses a token with ValueError, not another exception"),
+    # sampling
+    ("apply_mask_errors_valueerror", "`apply_mask` raises ValueError for an all-False mask or a shape mismatch"),
+    ("apply_mask_accepts_lists", "`apply_mask` accepts Python lists for logits and mask"),
+    ("sample_after_eos_valueerror", "`constrained_sample` on a finished constraint raises ValueError"),
+    # schemas
+    ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
+     "accepted (the seed also allows refusing them with ValueError)"),
+    ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
+    ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
+    ("empty_enum_refused", "an empty `enum` raises ValueError"),
+    # token bytes
+    ("byte_map_functions", "`bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map"),
+    ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`)"),
+    ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
+     "BPE; the added special token is None)"),
+):
+    register(_key, _requires)
+
+
+_STATE = {"strict": False, "notes": [], "properties": []}
 
 
 def set_strict(strict: bool) -> None:
@@ -82,7 +128,69 @@ def decision(key: str, ok: bool, message: str) -> None:
     _STATE["notes"].append(text)
 
 
+def record(name: str, value) -> None:
+    """A fact about the run for the report (e.g. ``("shape", "Constraint(index)")``): put in
+    the current test's ``user_properties`` by the plugin."""
+    _STATE["properties"].append((name, value))
+
+
 def drain_notes() -> list[str]:
     """The notes recorded since the last call (the plugin calls it after each test)."""
     notes, _STATE["notes"] = _STATE["notes"], []
     return notes
+
+
+def decision_table() -> str:
+    """``DECISIONS`` as the Markdown table the contract's documentation holds (one row per
+    key, sorted): the rows graded only under ``check --strict``."""
+    lines = ["| decision (graded only with --strict) | the contract requires |", "|---|---|"]
+    for key in sorted(DECISIONS):
+        lines.append(f"| `{key}` | {DECISIONS[key].requires} |")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the plugin
+
+
+def pytest_addoption(parser) -> None:
+    # pytest (>= 6) has its own ``--strict`` (strict markers/config): the tier reads that
+    # same flag, which ``check --strict`` passes; registered here only where pytest lacks it.
+    if "--strict" in _registered_option_names(parser):
+        return
+    parser.getgroup("constrain-harness tiers").addoption(
+        "--strict", action="store_true", default=False, dest="strict",
+        help="grade the contract's decisions too (default: the seed's text only; a departure is a note)")
+
+
+def _registered_option_names(parser) -> set[str]:
+    groups = [*getattr(parser, "_groups", ()), getattr(parser, "_anonymous", None)]
+    return {name for group in groups if group is not None for option in group.options for name in option.names()}
+
+
+def pytest_configure(config) -> None:
+    set_strict(bool(config.getoption("strict", default=False)))
+    drain_notes()
+
+
+def pytest_runtest_setup(item) -> None:
+    drain_notes()  # a note belongs to the test that recorded it
+
+
+def _attach_notes(report) -> None:
+    notes = drain_notes()
+    if notes:
+        report.user_properties.append(("notes", notes))
+    properties, _STATE["properties"] = _STATE["properties"], []
+    report.user_properties.extend(properties)
+
+
+try:  # the hook wrapper needs pytest; the module stays importable without it (doctest, docs)
+    import pytest as _pytest
+
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(item, call):
+        outcome = yield
+        if call.when == "call":
+            _attach_notes(outcome.get_result())
+except ImportError:  # pragma: no cover
+    pass

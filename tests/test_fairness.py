@@ -1,0 +1,317 @@
+"""Grading is fair: correct readings of the seed pass, and the contract's decisions are
+notes in the default tier, failures only with ``--strict`` (issue 12).
+
+The gallery (``tests/candidates/fair_*.py``) holds six implementations written from the
+seed's text alone, each with other legitimate readings (parameter names, constructor
+shapes, error classes, annotations refused or accepted, tries, tables, minimizations,
+samplers). For each one ``READINGS`` lists the decisions it departs from, and:
+
+- the default tier passes all 16 catalogue tests, its notes name exactly those
+  decisions, and the ``Constraint`` shape the catalogue found is the one it has;
+- ``--strict`` fails exactly the tests where those notes were recorded, each with one
+  of those decisions (one candidate in the default run, all six under ``slow``);
+- ``constrain-harness check`` (and ``--deep``) pass it (``slow``).
+
+Also here: the decision table in the contract's documentation is the one
+``harness.suite.tiers.DECISIONS`` prints, every registered decision is checked by some
+catalogue test, and every key a test checks is registered.
+
+The catalogue runs in a child pytest with ``tests/fairness_probe.py``, which records each
+test's call report (outcome, ``("notes", ...)``, ``("shape", ...)``): the reports any
+reporter sees, whether or not the candidate runs behind a process wall.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.suite import tiers
+from harness.suite.catalogue import NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+CANDIDATES = ROOT / "tests" / "candidates"
+CONTRACT = ROOT / "harness" / "contract" / "constrain.pyi"
+NOTE = re.compile(r"contract decision not met: ([a-z0-9_]+):")
+
+try:
+    import tokenizers  # noqa: F401 - the dev extra: vocab_bytes_tokenizers is checked only when present
+
+    HAVE_TOKENIZERS = True
+except ImportError:  # pragma: no cover
+    HAVE_TOKENIZERS = False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A gallery candidate: its file, whether it needs ``--ref-deps``, whether its
+    parameter names differ from the contract's, the Constraint shape it accepts, and
+    the contract decisions it departs from."""
+
+    name: str
+    ref_deps: bool
+    own_names: bool
+    shape: str
+    departs: frozenset[str]
+
+    @property
+    def path(self) -> Path:
+        return CANDIDATES / f"{self.name}.py"
+
+
+READINGS = (
+    Reading("fair_thompson_moore", False, False, "Constraint(index)", frozenset()),
+    Reading("fair_glushkov_hopcroft", False, True, "Constraint(index, 0)",
+            frozenset({"step_out_of_range_valueerror", "mask_out_of_range_valueerror",
+                       "next_state_out_of_range_valueerror", "annotations_accepted"})),
+    Reading("fair_derivatives_reversal", False, False, "Constraint(index=index)",
+            frozenset({"bytes_pattern_typeerror", "eos_next_state"})),
+    Reading("fair_sre_tablefill", True, False, "Constraint(index)",
+            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken"}
+                      | ({"vocab_bytes_tokenizers"} if HAVE_TOKENIZERS else set()))),
+    Reading("fair_postfix_numpy", False, False, "Constraint(index)",
+            frozenset({"unsupported_syntax_valueerror", "advance_refusal_valueerror",
+                       "sample_after_eos_valueerror", "type_list_refused"})),
+    Reading("fair_reparse_reversal", True, False, "Constraint(index, 0)",
+            frozenset({"step_from_dead", "next_state_refused_is_dead", "mask_out_of_range_valueerror",
+                       "empty_enum_refused"})),
+)
+BY_NAME = {r.name: r for r in READINGS}
+STRICT_IN_DEFAULT_RUN = "fair_postfix_numpy"  # departures in four different tests
+
+
+# ---------------------------------------------------------------- running the catalogue
+
+
+@dataclass
+class Run:
+    returncode: int
+    records: dict[str, dict]  # test name -> the probe's record
+    output: str
+
+    def outcomes(self) -> dict[str, str]:
+        return {name: r["outcome"] for name, r in self.records.items()}
+
+    def notes(self) -> dict[str, list[str]]:
+        return {name: [n for notes in r["properties"].get("notes", []) for n in notes]
+                for name, r in self.records.items() if r["properties"].get("notes")}
+
+    def note_keys(self) -> set[str]:
+        return {key for notes in self.notes().values() for note in notes for key in NOTE.findall(note)}
+
+    def shapes(self) -> list[str]:
+        return [s for r in self.records.values() for s in r["properties"].get("shape", [])]
+
+
+def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool) -> Run:
+    """The 16 catalogue tests on ``impl`` (None: the reference) in a child pytest."""
+    with tempfile.TemporaryDirectory(prefix="fairness-") as tmp:
+        out = Path(tmp) / "probe.jsonl"
+        args = [sys.executable, "-m", "pytest", "harness/suite", "-p", "harness.suite.plugin", "-p", "fairness_probe",
+                "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-o", "addopts="]
+        args += ["--impl", str(impl)] if impl else []
+        args += ["--ref-deps"] if ref_deps else []
+        args += ["--strict"] if strict else []
+        env = {**os.environ, "FAIRNESS_PROBE_OUT": str(out),
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        records = {}
+        if out.exists():
+            for line in out.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                if record["when"] == "call" or record["test"] not in records:
+                    records[record["test"]] = record
+        return Run(done.returncode, records, done.stdout[-3000:] + done.stderr[-3000:])
+
+
+def _runs(jobs: list[tuple[str, bool]]) -> dict[tuple[str, bool], Run]:
+    """Run (candidate name or "reference", strict) jobs two at a time (the machine has 2 cores)."""
+    def one(job):
+        name, strict = job
+        reading = BY_NAME.get(name)
+        return run_catalogue(reading.path if reading else None, bool(reading and reading.ref_deps), strict)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(jobs, pool.map(one, jobs)))
+
+
+@pytest.fixture(scope="module")
+def default_runs() -> dict[tuple[str, bool], Run]:
+    jobs = [(r.name, False) for r in READINGS] + [(STRICT_IN_DEFAULT_RUN, True)]
+    return _runs(jobs)
+
+
+def _skip_if_names_refused(reading: Reading, run: Run) -> None:
+    """Until the loader half of issue 12 (the wall's branch) stops refusing parameter
+    names the seed leaves free, the candidate with its own names cannot be loaded; it
+    is an expected failure only in exactly that case (exit 2, no test ran, a contract
+    problem about a parameter named in the output)."""
+    if reading.own_names and run.returncode == 2 and not run.records and "parameter" in run.output:
+        pytest.xfail("this branch's loader still refuses parameter names other than the contract's "
+                     "(issue 12 item 2, the loader; the catalogue itself calls positionally)")
+
+
+# ---------------------------------------------------------------- the default tier
+
+
+@pytest.mark.parametrize("name", [r.name for r in READINGS])
+def test_gallery_passes_the_default_tier_with_notes_on_exactly_its_departures(default_runs, name):
+    reading = BY_NAME[name]
+    run = default_runs[(name, False)]
+    _skip_if_names_refused(reading, run)
+    assert run.outcomes() == {test: "passed" for test in NAMES}, run.output
+    assert run.returncode == 0, run.output
+    assert run.note_keys() == set(reading.departs), run.notes()
+    assert run.shapes() == [reading.shape], run.shapes()
+
+
+@pytest.mark.slow
+def test_the_reference_meets_every_decision():
+    run = _runs([("reference", False)])[("reference", False)]
+    assert run.outcomes() == {test: "passed" for test in NAMES}, run.output
+    assert run.notes() == {}
+    assert run.shapes() == ["Constraint(index)"]
+
+
+def test_every_gallery_candidate_is_its_own_code():
+    """Written from the seed, not copied from the reference: no import of the
+    reference's package (``--ref-deps`` supplies names, it is not imported)."""
+    for reading in READINGS:
+        text = reading.path.read_text(encoding="utf-8")
+        assert "oracles" not in text and "harness" not in text, reading.name
+        for key in reading.departs:  # each docstring states its departures
+            assert key in text.split('"""')[1], (reading.name, key)
+    assert len(READINGS) >= 6 and sum(not r.ref_deps for r in READINGS) >= 4
+
+
+# ---------------------------------------------------------------- --strict
+
+
+def _check_strict(reading: Reading, default: Run, strict: Run) -> None:
+    noted = set(default.notes())
+    failed = {test for test, outcome in strict.outcomes().items() if outcome == "failed"}
+    assert set(strict.records) == set(NAMES), strict.output
+    assert failed == noted, (failed, noted)
+    for test in failed:
+        keys = set(NOTE.findall(strict.records[test]["reason"]))
+        assert keys and keys <= set(reading.departs), (test, strict.records[test]["reason"])
+    assert (strict.returncode == 0) == (not reading.departs), strict.output
+
+
+def test_strict_fails_exactly_where_the_default_tier_noted(default_runs):
+    reading = BY_NAME[STRICT_IN_DEFAULT_RUN]
+    _check_strict(reading, default_runs[(reading.name, False)], default_runs[(reading.name, True)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [r.name for r in READINGS])
+def test_strict_fails_exactly_on_the_departures(name):
+    reading = BY_NAME[name]
+    runs = _runs([(name, False), (name, True)])
+    _skip_if_names_refused(reading, runs[(name, False)])
+    _check_strict(reading, runs[(name, False)], runs[(name, True)])
+
+
+# ---------------------------------------------------------------- the check command
+
+
+def _check_command(reading: Reading, *extra: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="fairness-check-") as tmp:
+        report = Path(tmp) / "report.json"
+        args = [sys.executable, "-m", "harness.cli", "check", "--impl", str(reading.path), "--json", str(report),
+                *(["--ref-deps"] if reading.ref_deps else []), *extra]
+        done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+        if reading.own_names and done.returncode == 2 and "parameter" in done.stdout + done.stderr:
+            pytest.xfail("this branch's loader still refuses parameter names other than the contract's")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return json.loads(report.read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [r.name for r in READINGS])
+def test_check_passes_the_gallery(name):
+    _check_command(BY_NAME[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [r.name for r in READINGS])
+def test_check_deep_passes_the_gallery(name):
+    _check_command(BY_NAME[name], "--deep")
+
+
+# ---------------------------------------------------------------- the decision table
+
+
+def test_the_contract_documents_exactly_the_registered_decisions():
+    text = CONTRACT.read_text(encoding="utf-8")
+    start = text.index("<!-- decisions: generated from harness.suite.tiers.DECISIONS -->")
+    end = text.index("<!-- end of decisions -->")
+    documented = text[start:end].splitlines()[1:]
+    assert "\n".join(line for line in documented if line.strip()) == tiers.decision_table(), \
+        "regenerate the table in constrain.pyi from harness.suite.tiers.decision_table()"
+
+
+def _suite_sources() -> str:
+    suite = ROOT / "harness" / "suite"
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(suite.glob("*.py")) if p.name != "tiers.py")
+
+
+def test_every_registered_decision_is_checked_by_the_catalogue():
+    sources = _suite_sources()
+    unchecked = [key for key in tiers.DECISIONS if f'"{key}"' not in sources]
+    assert unchecked == []
+
+
+def test_every_decision_the_catalogue_checks_is_registered():
+    sources = _suite_sources()
+    used = set(re.findall(r'decision\(\s*"([a-z0-9_]+)"', sources))
+    used |= set(re.findall(r'valueerror="([a-z0-9_]+)"', sources))
+    used |= set(re.findall(r'expect_valueerror\(\s*"([a-z0-9_]+)"', sources))
+    used |= set(re.findall(r'_decided\(\s*"([a-z0-9_]+)"', sources))
+    assert used and used <= set(tiers.DECISIONS), used - set(tiers.DECISIONS)
+
+
+# ---------------------------------------------------------------- the tiers themselves
+
+
+def test_a_departure_is_a_note_by_default_and_a_failure_with_strict():
+    key = next(iter(tiers.DECISIONS))
+    was = tiers.is_strict()
+    try:
+        tiers.set_strict(False)
+        tiers.drain_notes()
+        tiers.decision(key, True, "met")
+        tiers.decision(key, False, "not met here")
+        assert tiers.drain_notes() == [f"contract decision not met: {key}: not met here"]
+        tiers.set_strict(True)
+        tiers.decision(key, True, "met")
+        with pytest.raises(AssertionError, match=f"contract decision not met: {key}: strict"):
+            tiers.decision(key, False, "strict")
+        with pytest.raises(KeyError, match="unknown contract decision"):
+            tiers.decision("no_such_decision", True, "")
+    finally:
+        tiers.set_strict(was)
+        tiers.drain_notes()
+
+
+def test_shapes_cross_the_wall_as_data():
+    from harness.suite.shapes import SeedTokenizer, TiktokenLike, describe, rebuild
+
+    tok = SeedTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
+    again = rebuild(json.loads(json.dumps(describe(tok))))
+    assert again.get_vocab() == tok.get_vocab() and again.all_special_ids == [2]
+    assert {i: a.special for i, a in again.get_added_tokens_decoder().items()} == {2: True}
+    enc = TiktokenLike({b"a": 0, b" b": 1}, {"<|end|>": 2})
+    back = rebuild(json.loads(json.dumps(describe(enc))))
+    assert [back.decode_single_token_bytes(i) for i in range(3)] == [b"a", b" b", b"<|end|>"]
+    with pytest.raises(TypeError):
+        describe(object())
