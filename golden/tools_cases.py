@@ -213,6 +213,8 @@ STREAMS: list[Stream] = [
     Stream("text_after_a_call", "parser_parallel_calls", "p", (CALL_W + "\nDone.",)),
     Stream("hermes_whitespace", "parser_parallel_calls", "h",
            ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',)),
+    Stream("whitespace_before_a_false_opener_after_a_call", "parser_parallel_calls", "r",
+           (CALL_W + "\n<tool_", "call>hello")),
     Stream("unterminated_call_at_finish", "parser_holds_back_only_real_markup", "u",
            ('<tool_call>{"name":"get_weather","arguments":{"city":"Pa',)),
     Stream("split_everywhere_hand", "parser_is_split_invariant", "req7", ("".join(HAND),)),

@@ -86,6 +86,15 @@ def test_parser_parallel_calls():
     assert fold([CALL_W + "\nDone."]) == ("\nDone.", [ToolCall("call_r_0", "get_weather", '{"city":"Paris"}')])
 
 
+@pytest.mark.boundary
+def test_whitespace_after_a_call_is_content_when_no_call_follows():
+    # found by hand: the "\n" before a false opener was dropped as if it separated two calls
+    for pieces in ([CALL_W + "\n<tool_call>hello"], [CALL_W + "\n<tool_", "call>hello"], [CALL_W, "\n", "<tool_call>"]):
+        content, calls = fold(pieces)
+        assert content == "".join(pieces)[len(CALL_W):] and len(calls) == 1, pieces
+    assert fold([CALL_W, " \n ", CALL_W])[0] is None  # between two calls: a separator
+
+
 @pytest.mark.unit
 def test_braces_and_escapes_inside_argument_strings():
     args = '{"q":"a}b\\"{","n":{"x":[1]}}'

@@ -170,6 +170,7 @@ class ToolParser:
         self._in_string = False
         self._escaped = False     # ARGS: the piece ended right after a backslash in a string
         self._resume = (0, 0, None)  # HEADER: (token, position, name) where the match resumes
+        self._separator = ""      # HEADER: whitespace after a call before this opener (content if no header)
 
     def push(self, piece: str) -> list:
         """The events ``piece`` makes certain (see the module docstring)."""
@@ -202,7 +203,7 @@ class ToolParser:
         if mode is TEXT and held and not (self._after_call and not held.strip(WHITESPACE)):
             events.append(Content(held))
         elif mode is HEADER:
-            events.append(Content(OPENER + held))
+            events.append(Content(self._separator + OPENER + held))
         elif mode is ARGS:
             self.incomplete = self.calls - 1
         self._mode, self._held = DONE, ""
@@ -217,8 +218,8 @@ class ToolParser:
                 self._held = text  # whitespace between calls, maybe before another opener
                 return ""
             self._after_call = False
-            if rest.startswith(OPENER):
-                text = rest  # the whitespace separated two calls
+            if rest.startswith(OPENER):  # whitespace between two calls, if a header follows
+                self._separator, text = text[:len(text) - len(rest)], rest
         k = text.find(OPENER)
         if k >= 0:
             if k:
@@ -239,8 +240,9 @@ class ToolParser:
             self._held, self._resume = text, (k, end, name)
             return ""
         self._resume = (0, 0, None)
+        separator, self._separator = self._separator, ""
         if status != "ok" or not isinstance(name, str):
-            events.append(Content(OPENER))  # not a call after all: the opener was text
+            events.append(Content(separator + OPENER))  # not a call after all: the opener was text
             self._mode = TEXT
             return text
         index = self.calls
