@@ -148,3 +148,15 @@ def kill_matrix(doc: dict, root: Path) -> dict[str, set[str]]:
     from golden.tools_replay import replay_tools
 
     return {m.id: set(replay_tools(doc, load(materialize(m, root))).failures) for m in TOOLS_MUTANTS}
+
+
+if __name__ == "__main__":  # python -m harness.mutants.tools_mutants: the kill matrix
+    import tempfile
+
+    from golden import fileformat
+
+    table = kill_matrix(fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"], "tools_golden"),
+                        Path(tempfile.mkdtemp(prefix="tools-mutants-")))
+    for mutant in TOOLS_MUTANTS:
+        killed = table[mutant.id]
+        print(f"{mutant.id}  {'killed' if mutant.killers[0] in killed else 'SURVIVED'}  by {', '.join(sorted(killed))}")
