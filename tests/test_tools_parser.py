@@ -131,9 +131,13 @@ texts_with_markup = st.lists(st.sampled_from(MARKUP_ALPHABET) | st.text(max_size
 @pytest.mark.property
 @given(texts_with_markup, st.lists(st.integers(0, 400), max_size=6))
 def test_parser_is_split_invariant(text, cuts):
+    """Every 2-way split, one character at a time, and the drawn split fold alike."""
+    whole = fold([text])
+    for cut in range(len(text) + 1):
+        assert fold([text[:cut], text[cut:]]) == whole, cut
     cuts = sorted({c % (len(text) + 1) for c in cuts})
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
-    assert fold(pieces) == fold([text]) == fold(list(text))
+    assert fold(pieces) == whole == fold(list(text))
 
 
 def rebuild(events) -> str:
