@@ -193,7 +193,8 @@ def _streams() -> list[dict]:
         folded = fold_record(impl, case.request_id, case.pieces)
         events = [e for events in per_piece for e in events] + tail
         calls = [impl.ToolCall(c["id"], c["name"], c["arguments"]) for c in folded["calls"]]
-        record = {"name": case.name, "test": case.test, "request_id": case.request_id, "pieces": list(case.pieces),
+        record = {"name": case.name, "test": case.test, "seed_states": case.seed_states,
+                  "request_id": case.request_id, "pieces": list(case.pieces),
                   "events": per_piece, "finish_events": tail, **folded,
                   "finish_reason": impl.finish_reason(len(calls), "stop"),
                   "message_json": impl.message_json(folded["content"], calls),

@@ -45,3 +45,17 @@ def test_each_mutant_changes_its_example(mutant, tmp_path):
 def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
     matrix = kill_matrix(doc, tmp_path)
     assert matrix == {m.id: set(m.killers) for m in TOOLS_MUTANTS}
+
+
+@pytest.mark.golden
+def test_a_reading_the_seed_allows_is_a_note_not_a_failure(doc, tmp_path):
+    """A parser that keeps the newline between calls as content (the seed does not
+    decide it) passes, with notes on the streams whose content that changes."""
+    from harness.mutants.catalogue import Edit
+
+    newline_is_content = Mutant("l10_9:reading", "tools.parser", "whitespace after a call is content", (),
+                                (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None)
+    report = replay_tools(doc, load(materialize(newline_is_content, tmp_path)))
+    assert report.ok, report.lines()
+    noted = {f.where.split(" piece")[0].split(" finish")[0] for f in report.findings if f.level == "note"}
+    assert "stream two_calls_newline" in noted and "stream four_calls" in noted
