@@ -71,7 +71,8 @@ def _requests() -> list[dict]:
     impl = reference()
     out = []
     for case in cases.REQUESTS:
-        record = {"name": case.name, "body": case.body, "result": None, "error": None}
+        record = {"name": case.name, "body": case.body, "seed_states": case.seed_states, "keyword": case.keyword,
+                  "result": None, "error": None}
         try:
             record["result"] = request_record(impl.parse_tool_request(case.body))
             status = 0
@@ -81,6 +82,8 @@ def _requests() -> list[dict]:
         if status != case.status:
             raise GoldenDisagreement(f"request {case.name}: the reference answers status {status}, "
                                      f"the case declares {case.status}")
+        if case.keyword and case.keyword not in record["error"]["message"]:
+            raise GoldenDisagreement(f"request {case.name}: the error does not name {case.keyword!r}")
         out.append(record)
     return out
 

@@ -52,11 +52,18 @@ def _obj(**props) -> dict:
 @dataclass(frozen=True)
 class Request:
     """A body and what ``parse_tool_request`` must answer: ``status`` 0 for a
-    ToolRequest, else the error's status (and ``param``/``code`` in the file)."""
+    ToolRequest, else the error's status (and ``param``/``code`` in the file).
+    ``keyword``: the schema keyword a 422's message must name. ``seed_states``:
+    ``"all"`` when the seed's text decides the answer (its defaults, 400 for a malformed
+    field, 422 for a schema outside the subset), ``"none"`` for the reference's own
+    decision (a limit, a default, a conflict the seed does not mention); the error's
+    ``param`` and ``code`` are never the seed's (a difference is a note)."""
 
     name: str
     body: str
     status: int = 0
+    keyword: str = ""
+    seed_states: str = "all"
 
 
 REQUESTS: list[Request] = [
@@ -70,7 +77,8 @@ REQUESTS: list[Request] = [
     Request("none_with_tools", body(tools=CONFORMANCE_TOOLS, tool_choice="none")),
     Request("json_object", body(response_format={"type": "json_object"})),
     Request("text_format", body(response_format={"type": "text"}, tools=CONFORMANCE_TOOLS, tool_choice="auto")),
-    Request("no_parameters_means_no_arguments", body(tools=[{"type": "function", "function": {"name": "ping"}}])),
+    Request("no_parameters_means_no_arguments", body(tools=[{"type": "function", "function": {"name": "ping"}}]),
+            seed_states="none"),
     Request("property_order_kept",
             '{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":'
             '{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b","a"]}}}]}'),
@@ -81,9 +89,10 @@ REQUESTS: list[Request] = [
     Request("tool_type_not_function", body(tools=[{"type": "retrieval"}]), 400),
     Request("tool_function_missing", body(tools=[{"type": "function"}]), 400),
     Request("tool_name_invalid", body(tools=[_tool("get weather", WEATHER_PARAMETERS)]), 400),
-    Request("tool_name_too_long", body(tools=[_tool("f" * 65, WEATHER_PARAMETERS)]), 400),
-    Request("tool_names_repeated", body(tools=[_tool("f", WEATHER_PARAMETERS), _tool("f", WEATHER_PARAMETERS)]), 400),
-    Request("parameters_not_an_object_schema", body(tools=[_tool("f", {"type": "string"})]), 400),
+    Request("tool_name_too_long", body(tools=[_tool("f" * 65, WEATHER_PARAMETERS)]), 400, seed_states="none"),
+    Request("tool_names_repeated", body(tools=[_tool("f", WEATHER_PARAMETERS), _tool("f", WEATHER_PARAMETERS)]), 400,
+            seed_states="none"),
+    Request("parameters_not_an_object_schema", body(tools=[_tool("f", {"type": "string"})]), 400, seed_states="none"),
     Request("tool_choice_unknown", body(tools=CONFORMANCE_TOOLS, tool_choice="always"), 400),
     Request("tool_choice_named_not_in_tools",
             body(tools=CONFORMANCE_TOOLS, tool_choice={"type": "function", "function": {"name": "get_time"}}), 400),
@@ -94,20 +103,27 @@ REQUESTS: list[Request] = [
     Request("parallel_not_a_boolean", body(tools=CONFORMANCE_TOOLS, parallel_tool_calls="yes"), 400),
     Request("response_format_unknown", body(response_format={"type": "yaml"}), 400),
     Request("json_object_beside_callable_tools", body(tools=CONFORMANCE_TOOLS, response_format={"type": "json_object"}),
-            400),
-    Request("tools_over_the_limit", body(tools=[_tool(f"f{i}", _obj()) for i in range(129)]), 400),
+            400, seed_states="none"),
+    Request("tools_over_the_limit", body(tools=[_tool(f"f{i}", _obj()) for i in range(129)]), 400, seed_states="none"),
     # 422: outside the subset, naming the keyword
-    Request("parameters_pattern_keyword", body(tools=[_tool("f", _obj(city={"type": "string", "pattern": "^P"}))]), 422),
-    Request("parameters_min_length", body(tools=[_tool("f", _obj(city={"type": "string", "minLength": 2}))]), 422),
+    Request("parameters_pattern_keyword", body(tools=[_tool("f", _obj(city={"type": "string", "pattern": "^P"}))]), 422,
+            keyword="pattern"),
+    Request("parameters_min_length", body(tools=[_tool("f", _obj(city={"type": "string", "minLength": 2}))]), 422,
+            keyword="minLength"),
     Request("parameters_additional_properties",
-            body(tools=[_tool("f", {**_obj(a={"type": "integer"}), "additionalProperties": True})]), 422),
-    Request("parameters_ref", body(tools=[_tool("f", _obj(a={"$ref": "#/defs/a"}))]), 422),
-    Request("parameters_one_of", body(tools=[_tool("f", _obj(a={"oneOf": [{"type": "integer"}]}))]), 422),
-    Request("parameters_array_without_items", body(tools=[_tool("f", _obj(a={"type": "array"}))]), 422),
+            body(tools=[_tool("f", {**_obj(a={"type": "integer"}), "additionalProperties": True})]), 422,
+            keyword="additionalProperties"),
+    Request("parameters_ref", body(tools=[_tool("f", _obj(a={"$ref": "#/defs/a"}))]), 422, keyword="$ref"),
+    Request("parameters_one_of", body(tools=[_tool("f", _obj(a={"oneOf": [{"type": "integer"}]}))]), 422,
+            keyword="oneOf"),
+    Request("parameters_array_without_items", body(tools=[_tool("f", _obj(a={"type": "array"}))]), 422,
+            keyword="items"),
     Request("parameters_empty_language", body(tools=[_tool("f", _obj(a={"type": "array", "items": {"type": "integer"},
-                                                                        "minItems": 3, "maxItems": 2}))]), 422),
+                                                                        "minItems": 3, "maxItems": 2}))]), 422,
+            keyword="maxItems"),
     Request("response_format_json_schema",
-            body(response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}), 422),
+            body(response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}), 422,
+            keyword="json_schema"),
 ]
 
 
