@@ -99,16 +99,18 @@ def _grammars() -> list[dict]:
     for name, body in cases.GRAMMARS:
         g = impl.grammar(impl.parse_tool_request(body))
         test = "json_object_grammar" if name == "none_json_object" else "grammar_by_tool_choice"
+        reading, decided_refuses = cases.GRAMMAR_DECISIONS.get(name, (False, []))
         record = {"name": name, "test": test, "body": body, "grammar": g is not None,
                   "pattern": g.pattern if g else None, "trigger": g.trigger if g else None, "dfa": None,
-                  "accepts": [], "refuses": []}
+                  "seed_states": "witnesses" if reading else "all", "accepts": [], "refuses": [],
+                  "reference_refuses": decided_refuses}
         if g is not None:
             dfa = regex_to_dfa(g.pattern)
             trans, accept = derivatives.canonical_dfa(g.pattern)
             if not (np.array_equal(trans, dfa.trans) and np.array_equal(accept, dfa.accept)):
                 raise GoldenDisagreement(f"grammar {name}: the reference DFA differs from the derivative oracle's")
             accepts, refuses = cases.GRAMMAR_WITNESSES.get(name, ([], []))
-            for text, want in [(t, True) for t in accepts] + [(t, False) for t in refuses]:
+            for text, want in [(t, True) for t in accepts] + [(t, False) for t in refuses + decided_refuses]:
                 data = text.encode("utf-8")
                 if dfa.matches(data) != want or derivatives.matches(g.pattern, data) != want:
                     raise GoldenDisagreement(f"grammar {name}: {text!r:.80} should be "

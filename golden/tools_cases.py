@@ -156,7 +156,12 @@ GRAMMAR_WITNESSES: dict[str, tuple[list[str], list[str]]] = {
                           ["\n".join([CALL_F] * 5), CALL_W + CALL_F, CALL_W + "\n", ""]),
     "auto": ([W + "</tool_call>", F + "</tool_call>"], [CALL_W, W, W + "</tool_call>\n<tool_call>"]),
     "none_json_object": (['{}', '{"a":1}', '{"a":{"b":[1,null]}}', '{"a":"x","b":[true,false,-1.5e3]}'],
-                         ['{"a":{"b":[1,{"c":null}]}}', '[]', '1', '"a"', '{"a":}', '{"a":{"b":{"c":{}}}}', '{"a":1,}', '{ "a":1}']),
+                         ['[]', '1', '"a"', '{"a":}', '{"a":{"b":{"c":{}}}}', '{"a":1,}']),
+}
+GRAMMAR_DECISIONS: dict[str, tuple[bool, list[str]]] = {
+    # grammar -> (its exact language is the reference's reading, texts the reference refuses by its own reading)
+    "none_json_object": (True, ['{"a":{"b":[1,{"c":null}]}}',  # arrays count as a level of nesting
+                                '{ "a":1}']),                  # compact JSON, as everywhere in the subset
 }
 
 
