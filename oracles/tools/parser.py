@@ -27,7 +27,8 @@ properties over arbitrary text):
 - nothing is lost: every character of the input is in a ``Content``, an
   ``Arguments`` fragment, or the markup of a call (the opener, the header, the
   closing ``}`` and ``</tool_call>``, whitespace around them, and whitespace between
-  or after calls, which separates them);
+  two calls or after the last one, which separates them; whitespace after a call
+  followed by anything else, even a false opener, is content);
 - no markup in content: the opener of a call whose header follows never reaches
   ``Content``; a partial opener is held back, and released as content when the text
   shows it is not one (or at ``finish()``);
