@@ -25,7 +25,7 @@ derivative oracle and jsonschema.
 Example::
 
     >>> call_pattern("f", r"\\{\\}")
-    '<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":\\\\{\\\\}\\\\}</tool_call>'
+    '<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":(?:\\\\{\\\\})\\\\}</tool_call>'
 """
 
 from __future__ import annotations
