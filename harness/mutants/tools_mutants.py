@@ -80,8 +80,8 @@ TOOLS_MUTANTS: tuple[Mutant, ...] = (
            _status, kind=TOOLS_REPLAY),
     Mutant("l10_9:s13", "tools.grammar", "a named tool_choice allowing every tool (named 'a' also allows 'b')",
            ("grammar_by_tool_choice",),
-           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, tool.pattern))",
-                 "        return Grammar(_any_of([call_pattern(t.name, t.pattern) for t in tools]))"),),
+           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, _arguments(tool)))",
+                 "        return Grammar(_any_of([call_pattern(t.name, _arguments(t)) for t in tools]))"),),
            _named_pattern, kind=TOOLS_REPLAY),
     Mutant("l10_9:s14", "tools.parser", "dropping argument fragments (the fragment that closes the arguments is "
            "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
