@@ -251,8 +251,9 @@ STREAMS: list[Stream] = [
     Stream("split_everywhere_markup_lookalikes", "parser_is_split_invariant", "s",
            ('a<b <tool <tool_call>x</tool_call> <tool_call>{"name":"f","arguments":{"s":"}\\"{"}}</tool_call>',)),
 ]
-RANDOM_SPLITS = 20
-"""Seeded random splits recorded per split-invariance stream (the replay also folds every 2-way split)."""
+RANDOM_SPLITS = 200
+"""Seeded random splits recorded per split-invariance stream, the seed's count (the
+replay also folds every 2-way split)."""
 
 
 # --------------------------------------------------------------------------- forced-call walks
