@@ -236,7 +236,8 @@ class ToolParser:
         return ""
 
     def _header(self, text: str, events: list) -> str:
-        status, end, name, k = match_tokens(text[:MAX_HEADER], _HEADER_TOKENS, *self._resume)
+        head = text if len(text) <= MAX_HEADER else text[:MAX_HEADER]
+        status, end, name, k = match_tokens(head, _HEADER_TOKENS, *self._resume)
         if status == "more" and len(text) < MAX_HEADER:  # decided on the first MAX_HEADER only: split-invariant
             self._held, self._resume = text, (k, end, name)
             return ""
@@ -258,17 +259,18 @@ class ToolParser:
         i, n, end = 0, len(text), None
         if self._escaped:
             self._escaped, i = False, 1
-        in_string, depth, find, search = self._in_string, self._depth, text.find, _STRUCT.search
+        in_string, depth, stop, search = self._in_string, self._depth, _IN_STRING.search, _STRUCT.search
         while i < n:
             if in_string:
-                quote, backslash = find('"', i), find("\\", i)
-                if backslash != -1 and (quote == -1 or backslash < quote):
-                    i = backslash + 2  # e.g. \" inside a string: not its end
-                    self._escaped = i > n
-                    continue
-                if quote == -1:
+                m = stop(text, i)
+                if m is None:
                     break
-                in_string, i = False, quote + 1
+                i = m.end()
+                if text[i - 1] == "\\":
+                    i += 1  # e.g. \" inside a string: not its end
+                    self._escaped = i > n
+                else:
+                    in_string = False
                 continue
             m = search(text, i)
             if m is None:
