@@ -4,6 +4,7 @@ rendered back the way they were generated, through a real Jinja chat template.""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from golden.tools_cases import BAD_CONVERSATIONS, CONFORMANCE_TOOLS, body
 from oracles.tools import (CHATML_TEMPLATE, ToolError, ToolParser, collect, message_json, parse_tool_request,
@@ -63,8 +64,6 @@ def test_a_broken_or_raising_template_is_a_value_error():
     with pytest.raises(ValueError):  # the sandbox refuses attribute tricks
         render_prompt("{{ messages.__class__.__mro__ }}", [], [], "", "")
 
-
-from hypothesis import given, strategies as st  # noqa: E402
 
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=4)
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
