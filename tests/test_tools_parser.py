@@ -243,3 +243,15 @@ def test_the_openai_types_read_the_same_calls(stream):
                 streamed[d.index][2] += d.function.arguments
     assert ("".join(text) or None) == content
     assert [tuple(streamed[i]) for i in sorted(streamed)] == got
+
+
+@pytest.mark.unit
+def test_the_hot_path_events_are_the_dataclasses_themselves():
+    import dataclasses
+
+    from oracles.tools.parser import _arguments, _content
+
+    for fast, slow in ((_content("é"), Content("é")), (_arguments(2, '{"a"'), Arguments(2, '{"a"'))):
+        assert type(fast) is type(slow) and fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.index = 3

@@ -87,8 +87,8 @@ TOOLS_MUTANTS: tuple[Mutant, ...] = (
            "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
            ("parser_hand_example", "parser_parallel_calls", "parser_is_split_invariant",
             "forced_call_from_a_random_model_is_valid"),
-           (Edit("parser.py", "        if fragment:\n            events.append(Arguments(",
-                 "        if fragment and end is None:\n            events.append(Arguments("),),
+           (Edit("parser.py", "        if fragment:\n            events.append(_arguments(",
+                 "        if fragment and end is None:\n            events.append(_arguments("),),
            _fold('<tool_call>{"name":"f","arguments":{"a":', '1}}</tool_call>'), kind=TOOLS_REPLAY),
     Mutant("l10_9:s15", "tools.parser", "not holding back a partial <tool_call> ('Sure.<tool_' shows '<tool_' as "
            "content)",

@@ -93,6 +93,24 @@ class Arguments:
     fragment: str
 
 
+def _content(text: str, _new=object.__new__) -> Content:
+    """``Content(text)`` for the hot paths: a frozen dataclass's ``__init__`` sets each
+    field through ``object.__setattr__`` (about twice the cost); this fills the instance
+    dict directly and gives an equal, equally hashed object (``tests/test_tools_parser.py``)."""
+    event = _new(Content)
+    event.__dict__["text"] = text
+    return event
+
+
+def _arguments(index: int, fragment: str, _new=object.__new__) -> Arguments:
+    """``Arguments(index, fragment)`` for the hot paths (see ``_content``)."""
+    event = _new(Arguments)
+    fields = event.__dict__
+    fields["index"] = index
+    fields["fragment"] = fragment
+    return event
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str
@@ -179,12 +197,12 @@ class ToolParser:
             raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
         mode = self._mode
         if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
-            return [Content(piece)] if piece else []  # the common case: plain text
+            return [_content(piece)] if piece else []  # the common case: plain text
         events: list = []
         if mode is ARGS:  # never holds text
             if not self._escaped and ('"' not in piece and "\\" not in piece if self._in_string
                                       else '"' not in piece and "{" not in piece and "}" not in piece):
-                return [Arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
+                return [_arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
             text = self._args(piece, events)
         elif mode is DONE:
             raise ValueError("push() after finish(): a ToolParser reads one answer")
@@ -224,7 +242,7 @@ class ToolParser:
         k = text.find(OPENER)
         if k >= 0:
             if k:
-                events.append(Content(text[:k]))
+                events.append(_content(text[:k]))
             self._mode = HEADER
             return text[k + len(OPENER):]
         cut = text.rfind("<", max(0, len(text) - len(OPENER) + 1))
@@ -232,7 +250,7 @@ class ToolParser:
             self._held = text[cut:]
             text = text[:cut]
         if text:
-            events.append(Content(text))
+            events.append(_content(text))
         return ""
 
     def _header(self, text: str, events: list) -> str:
@@ -289,7 +307,7 @@ class ToolParser:
         self._in_string, self._depth = in_string, depth
         fragment = text if end is None else text[:end]
         if fragment:
-            events.append(Arguments(self.calls - 1, fragment))
+            events.append(_arguments(self.calls - 1, fragment))
         if end is None:
             return ""
         self._mode = CLOSE
