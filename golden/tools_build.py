@@ -71,7 +71,8 @@ def _requests() -> list[dict]:
     impl = reference()
     out = []
     for case in cases.REQUESTS:
-        record = {"name": case.name, "body": case.body, "result": None, "error": None}
+        record = {"name": case.name, "body": case.body, "seed_states": case.seed_states, "keyword": case.keyword,
+                  "result": None, "error": None}
         try:
             record["result"] = request_record(impl.parse_tool_request(case.body))
             status = 0
@@ -81,6 +82,8 @@ def _requests() -> list[dict]:
         if status != case.status:
             raise GoldenDisagreement(f"request {case.name}: the reference answers status {status}, "
                                      f"the case declares {case.status}")
+        if case.keyword and case.keyword not in record["error"]["message"]:
+            raise GoldenDisagreement(f"request {case.name}: the error does not name {case.keyword!r}")
         out.append(record)
     return out
 
@@ -96,16 +99,18 @@ def _grammars() -> list[dict]:
     for name, body in cases.GRAMMARS:
         g = impl.grammar(impl.parse_tool_request(body))
         test = "json_object_grammar" if name == "none_json_object" else "grammar_by_tool_choice"
+        reading, decided_refuses = cases.GRAMMAR_DECISIONS.get(name, (False, []))
         record = {"name": name, "test": test, "body": body, "grammar": g is not None,
                   "pattern": g.pattern if g else None, "trigger": g.trigger if g else None, "dfa": None,
-                  "accepts": [], "refuses": []}
+                  "seed_states": "witnesses" if reading else "all", "accepts": [], "refuses": [],
+                  "reference_refuses": decided_refuses}
         if g is not None:
             dfa = regex_to_dfa(g.pattern)
             trans, accept = derivatives.canonical_dfa(g.pattern)
             if not (np.array_equal(trans, dfa.trans) and np.array_equal(accept, dfa.accept)):
                 raise GoldenDisagreement(f"grammar {name}: the reference DFA differs from the derivative oracle's")
             accepts, refuses = cases.GRAMMAR_WITNESSES.get(name, ([], []))
-            for text, want in [(t, True) for t in accepts] + [(t, False) for t in refuses]:
+            for text, want in [(t, True) for t in accepts] + [(t, False) for t in refuses + decided_refuses]:
                 data = text.encode("utf-8")
                 if dfa.matches(data) != want or derivatives.matches(g.pattern, data) != want:
                     raise GoldenDisagreement(f"grammar {name}: {text!r:.80} should be "
@@ -193,7 +198,8 @@ def _streams() -> list[dict]:
         folded = fold_record(impl, case.request_id, case.pieces)
         events = [e for events in per_piece for e in events] + tail
         calls = [impl.ToolCall(c["id"], c["name"], c["arguments"]) for c in folded["calls"]]
-        record = {"name": case.name, "test": case.test, "request_id": case.request_id, "pieces": list(case.pieces),
+        record = {"name": case.name, "test": case.test, "seed_states": case.seed_states,
+                  "request_id": case.request_id, "pieces": list(case.pieces),
                   "events": per_piece, "finish_events": tail, **folded,
                   "finish_reason": impl.finish_reason(len(calls), "stop"),
                   "message_json": impl.message_json(folded["content"], calls),

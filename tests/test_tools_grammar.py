@@ -132,3 +132,13 @@ def test_json_object_regex_is_the_objects_up_to_its_depth(value):
 def test_json_object_regex_refuses_depths_outside_its_bound(depth, error):
     with pytest.raises(error):
         json_object_regex(depth)
+
+
+@pytest.mark.unit
+def test_a_hand_built_request_gets_the_same_grammar():
+    from oracles.tools import Tool, ToolChoice, ToolRequest
+
+    parsed = parse_tool_request(GRAMMARS[0][1])
+    by_hand = ToolRequest([Tool(t.name, t.description, t.parameters) for t in parsed.tools],
+                          ToolChoice.named("get_weather"), "text", True)
+    assert grammar(by_hand) == grammar(parsed)

@@ -45,3 +45,34 @@ def test_each_mutant_changes_its_example(mutant, tmp_path):
 def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
     matrix = kill_matrix(doc, tmp_path)
     assert matrix == {m.id: set(m.killers) for m in TOOLS_MUTANTS}
+
+
+@pytest.mark.golden
+def test_a_reading_the_seed_allows_is_a_note_not_a_failure(doc, tmp_path):
+    """A parser that keeps the newline between calls as content (the seed does not
+    decide it) passes, with notes on the streams whose content that changes."""
+    from harness.mutants.catalogue import Edit
+
+    newline_is_content = Mutant("l10_9:reading", "tools.parser", "whitespace after a call is content", (),
+                                (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None)
+    report = replay_tools(doc, load(materialize(newline_is_content, tmp_path)))
+    assert report.ok, report.lines()
+    noted = {f.where.split(" piece")[0].split(" finish")[0] for f in report.findings if f.level == "note"}
+    assert "stream two_calls_newline" in noted and "stream four_calls" in noted
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("edit, ok", [
+    (("render.py", 'return ("# Tools\\n\\nYou may call', 'return ("# Functions\\n\\nYou can call'), True),  # wording
+    (("render.py", "turns[at] = (\"system\", turns[at][1] + \"\\n\\n\" + text)", "turns.insert(0, (\"system\", text))"),
+     False),  # a second system turn instead of appending to the first
+    (("render.py", 'return ("user", f"<tool_response>\\n{content}\\n</tool_response>")', 'return ("user", content)'),
+     False),  # a tool result without its markup
+], ids=["other wording", "not appended", "no tool_response"])
+def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tmp_path, edit, ok):
+    from harness.mutants.catalogue import Edit
+
+    variant = Mutant("l10_9:render", "tools.render", "a rendering variant", (), (Edit(*edit),), lambda m: None)
+    report = replay_tools(doc, load(materialize(variant, tmp_path)))
+    assert report.ok == ok and set(report.failures) <= {"render_messages_with_tools"}
+    assert ok or report.failures["render_messages_with_tools"]

@@ -4,6 +4,7 @@ rendered back the way they were generated, through a real Jinja chat template.""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from golden.tools_cases import BAD_CONVERSATIONS, CONFORMANCE_TOOLS, body
 from oracles.tools import (CHATML_TEMPLATE, ToolError, ToolParser, collect, message_json, parse_tool_request,
@@ -62,3 +63,24 @@ def test_a_broken_or_raising_template_is_a_value_error():
         render_prompt("{{ raise_exception('no system') }}", [], [], "", "")
     with pytest.raises(ValueError):  # the sandbox refuses attribute tricks
         render_prompt("{{ messages.__class__.__mro__ }}", [], [], "", "")
+
+
+scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=4)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+    st.sampled_from(["role", "content", "tool_calls", "function", "name", "arguments", "type", "text"]), inner,
+    max_size=4), max_leaves=12)
+roles = st.sampled_from(["system", "user", "assistant", "tool", "robot"])
+messages = st.lists(st.fixed_dictionaries({"role": roles}, optional={"content": values, "tool_calls": values}),
+                    max_size=4)
+
+
+@pytest.mark.boundary
+@given(messages | values)
+def test_any_messages_render_or_give_a_tool_error(value):
+    try:
+        turns = render_messages(value, TOOLS)
+    except ToolError as err:
+        assert err.status == 400 and err.param.startswith("messages")
+        return
+    assert all(isinstance(r, str) and isinstance(c, str) for r, c in turns)
+    render_prompt(CHATML_TEMPLATE, value, TOOLS, "", "")

@@ -76,7 +76,7 @@ def run_grammars(report, repeat: int) -> None:
         report.add(Row("tools cl100k_base", f"grammar+TokenIndex {name}", timing, target="<= 100 ms",
                        note=f"{cpu}; {index.dfa.n_states} states, masks per state on first use"))
         timing, cpu = measure_cpu(lambda: grammar_and_index(body, vocab, eos_id, all_masks=True), max(3, repeat // 3))
-        report.add(Row("tools cl100k_base", f"  + every state's mask", timing, note=cpu))
+        report.add(Row("tools cl100k_base", f"+ all masks {name}", timing, note=cpu))
 
 
 # --------------------------------------------------------------------------- parser

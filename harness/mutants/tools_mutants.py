@@ -80,15 +80,15 @@ TOOLS_MUTANTS: tuple[Mutant, ...] = (
            _status, kind=TOOLS_REPLAY),
     Mutant("l10_9:s13", "tools.grammar", "a named tool_choice allowing every tool (named 'a' also allows 'b')",
            ("grammar_by_tool_choice",),
-           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, tool.pattern))",
-                 "        return Grammar(_any_of([call_pattern(t.name, t.pattern) for t in tools]))"),),
+           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, _arguments(tool)))",
+                 "        return Grammar(_any_of([call_pattern(t.name, _arguments(t)) for t in tools]))"),),
            _named_pattern, kind=TOOLS_REPLAY),
     Mutant("l10_9:s14", "tools.parser", "dropping argument fragments (the fragment that closes the arguments is "
            "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
            ("parser_hand_example", "parser_parallel_calls", "parser_is_split_invariant",
             "forced_call_from_a_random_model_is_valid"),
-           (Edit("parser.py", "        if fragment:\n            events.append(Arguments(",
-                 "        if fragment and end is None:\n            events.append(Arguments("),),
+           (Edit("parser.py", "        if fragment:\n            events.append(_arguments(",
+                 "        if fragment and end is None:\n            events.append(_arguments("),),
            _fold('<tool_call>{"name":"f","arguments":{"a":', '1}}</tool_call>'), kind=TOOLS_REPLAY),
     Mutant("l10_9:s15", "tools.parser", "not holding back a partial <tool_call> ('Sure.<tool_' shows '<tool_' as "
            "content)",
@@ -148,3 +148,15 @@ def kill_matrix(doc: dict, root: Path) -> dict[str, set[str]]:
     from golden.tools_replay import replay_tools
 
     return {m.id: set(replay_tools(doc, load(materialize(m, root))).failures) for m in TOOLS_MUTANTS}
+
+
+if __name__ == "__main__":  # python -m harness.mutants.tools_mutants: the kill matrix
+    import tempfile
+
+    from golden import fileformat
+
+    table = kill_matrix(fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"], "tools_golden"),
+                        Path(tempfile.mkdtemp(prefix="tools-mutants-")))
+    for mutant in TOOLS_MUTANTS:
+        killed = table[mutant.id]
+        print(f"{mutant.id}  {'killed' if mutant.killers[0] in killed else 'SURVIVED'}  by {', '.join(sorted(killed))}")

@@ -16,9 +16,10 @@ It reaches the automaton only through the contract's names (``oracles.automaton`
 
 Example::
 
-    >>> request = parse_tool_request(BODY)   # tools + {"type":"function","function":{"name":"get_weather"}}
-    >>> grammar(request).pattern.startswith("<tool_call>")
-    True
+    >>> request = parse_tool_request('{"tools":[{"type":"function","function":{"name":"f"}}],'
+    ...                              '"tool_choice":"required","parallel_tool_calls":false}')
+    >>> grammar(request)
+    Grammar(pattern='<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":(?:\\\\{\\\\})\\\\}</tool_call>', trigger=None)
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ derivative oracle and jsonschema.
 Example::
 
     >>> call_pattern("f", r"\\{\\}")
-    '<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":\\\\{\\\\}\\\\}</tool_call>'
+    '<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":(?:\\\\{\\\\})\\\\}</tool_call>'
 """
 
 from __future__ import annotations
@@ -87,6 +87,16 @@ def _any_of(patterns: list[str]) -> str:
     return patterns[0] if len(patterns) == 1 else "(?:" + "|".join(patterns) + ")"
 
 
+def _arguments(tool) -> str:
+    """A tool's arguments pattern: the one ``parse_tool_request`` validated, or (for a
+    ``Tool`` built by hand) the reference's translation of its ``parameters``."""
+    if tool.pattern:
+        return tool.pattern
+    from oracles.automaton import json_schema_to_regex
+
+    return json_schema_to_regex(tool.parameters)
+
+
 def grammar(request) -> Grammar | None:
     """The grammar of the answer to ``request`` (a ``ToolRequest``; see the module docstring)."""
     choice = request.choice
@@ -95,14 +105,14 @@ def grammar(request) -> Grammar | None:
         tool = request.tool(choice.name)
         if tool is None:  # parse_tool_request refuses this; a hand-built request may not
             raise ValueError(f"tool_choice names {choice.name!r}, which is not in the request's tools")
-        return Grammar(call_pattern(tool.name, tool.pattern))
+        return Grammar(call_pattern(tool.name, _arguments(tool)))
     if choice.kind == "required":
-        one = _any_of([call_pattern(t.name, t.pattern) for t in tools])
+        one = _any_of([call_pattern(t.name, _arguments(t)) for t in tools])
         if request.parallel:
             return Grammar(f"{one}(?:{escape(SEPARATOR)}{one}){{0,{MAX_PARALLEL_CALLS - 1}}}")
         return Grammar(one)
     if choice.kind == "auto" and tools:
-        return Grammar(_any_of([body_pattern(t.name, t.pattern) for t in tools]), TRIGGER)
+        return Grammar(_any_of([body_pattern(t.name, _arguments(t)) for t in tools]), TRIGGER)
     if request.response_format == "json_object":
         return Grammar(json_object_regex(JSON_OBJECT_DEPTH))
     return None

@@ -27,7 +27,8 @@ properties over arbitrary text):
 - nothing is lost: every character of the input is in a ``Content``, an
   ``Arguments`` fragment, or the markup of a call (the opener, the header, the
   closing ``}`` and ``</tool_call>``, whitespace around them, and whitespace between
-  or after calls, which separates them);
+  two calls or after the last one, which separates them; whitespace after a call
+  followed by anything else, even a false opener, is content);
 - no markup in content: the opener of a call whose header follows never reaches
   ``Content``; a partial opener is held back, and released as content when the text
   shows it is not one (or at ``finish()``);
@@ -90,6 +91,24 @@ class CallStart:
 class Arguments:
     index: int
     fragment: str
+
+
+def _content(text: str, _new=object.__new__) -> Content:
+    """``Content(text)`` for the hot paths: a frozen dataclass's ``__init__`` sets each
+    field through ``object.__setattr__`` (about twice the cost); this fills the instance
+    dict directly and gives an equal, equally hashed object (``tests/test_tools_parser.py``)."""
+    event = _new(Content)
+    event.__dict__["text"] = text
+    return event
+
+
+def _arguments(index: int, fragment: str, _new=object.__new__) -> Arguments:
+    """``Arguments(index, fragment)`` for the hot paths (see ``_content``)."""
+    event = _new(Arguments)
+    fields = event.__dict__
+    fields["index"] = index
+    fields["fragment"] = fragment
+    return event
 
 
 @dataclass(frozen=True)
@@ -170,6 +189,7 @@ class ToolParser:
         self._in_string = False
         self._escaped = False     # ARGS: the piece ended right after a backslash in a string
         self._resume = (0, 0, None)  # HEADER: (token, position, name) where the match resumes
+        self._separator = ""      # HEADER: whitespace after a call before this opener (content if no header)
 
     def push(self, piece: str) -> list:
         """The events ``piece`` makes certain (see the module docstring)."""
@@ -177,12 +197,12 @@ class ToolParser:
             raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
         mode = self._mode
         if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
-            return [Content(piece)] if piece else []  # the common case: plain text
+            return [_content(piece)] if piece else []  # the common case: plain text
         events: list = []
         if mode is ARGS:  # never holds text
             if not self._escaped and ('"' not in piece and "\\" not in piece if self._in_string
                                       else '"' not in piece and "{" not in piece and "}" not in piece):
-                return [Arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
+                return [_arguments(self.calls - 1, piece)] if piece else []  # nothing that changes the scan
             text = self._args(piece, events)
         elif mode is DONE:
             raise ValueError("push() after finish(): a ToolParser reads one answer")
@@ -202,7 +222,7 @@ class ToolParser:
         if mode is TEXT and held and not (self._after_call and not held.strip(WHITESPACE)):
             events.append(Content(held))
         elif mode is HEADER:
-            events.append(Content(OPENER + held))
+            events.append(Content(self._separator + OPENER + held))
         elif mode is ARGS:
             self.incomplete = self.calls - 1
         self._mode, self._held = DONE, ""
@@ -217,12 +237,12 @@ class ToolParser:
                 self._held = text  # whitespace between calls, maybe before another opener
                 return ""
             self._after_call = False
-            if rest.startswith(OPENER):
-                text = rest  # the whitespace separated two calls
+            if rest.startswith(OPENER):  # whitespace between two calls, if a header follows
+                self._separator, text = text[:len(text) - len(rest)], rest
         k = text.find(OPENER)
         if k >= 0:
             if k:
-                events.append(Content(text[:k]))
+                events.append(_content(text[:k]))
             self._mode = HEADER
             return text[k + len(OPENER):]
         cut = text.rfind("<", max(0, len(text) - len(OPENER) + 1))
@@ -230,17 +250,19 @@ class ToolParser:
             self._held = text[cut:]
             text = text[:cut]
         if text:
-            events.append(Content(text))
+            events.append(_content(text))
         return ""
 
     def _header(self, text: str, events: list) -> str:
-        status, end, name, k = match_tokens(text[:MAX_HEADER], _HEADER_TOKENS, *self._resume)
+        head = text if len(text) <= MAX_HEADER else text[:MAX_HEADER]
+        status, end, name, k = match_tokens(head, _HEADER_TOKENS, *self._resume)
         if status == "more" and len(text) < MAX_HEADER:  # decided on the first MAX_HEADER only: split-invariant
             self._held, self._resume = text, (k, end, name)
             return ""
         self._resume = (0, 0, None)
+        separator, self._separator = self._separator, ""
         if status != "ok" or not isinstance(name, str):
-            events.append(Content(OPENER))  # not a call after all: the opener was text
+            events.append(Content(separator + OPENER))  # not a call after all: the opener was text
             self._mode = TEXT
             return text
         index = self.calls
@@ -255,17 +277,18 @@ class ToolParser:
         i, n, end = 0, len(text), None
         if self._escaped:
             self._escaped, i = False, 1
-        in_string, depth, find, search = self._in_string, self._depth, text.find, _STRUCT.search
+        in_string, depth, stop, search = self._in_string, self._depth, _IN_STRING.search, _STRUCT.search
         while i < n:
             if in_string:
-                quote, backslash = find('"', i), find("\\", i)
-                if backslash != -1 and (quote == -1 or backslash < quote):
-                    i = backslash + 2  # e.g. \" inside a string: not its end
-                    self._escaped = i > n
-                    continue
-                if quote == -1:
+                m = stop(text, i)
+                if m is None:
                     break
-                in_string, i = False, quote + 1
+                i = m.end()
+                if text[i - 1] == "\\":
+                    i += 1  # e.g. \" inside a string: not its end
+                    self._escaped = i > n
+                else:
+                    in_string = False
                 continue
             m = search(text, i)
             if m is None:
@@ -284,7 +307,7 @@ class ToolParser:
         self._in_string, self._depth = in_string, depth
         fragment = text if end is None else text[:end]
         if fragment:
-            events.append(Arguments(self.calls - 1, fragment))
+            events.append(_arguments(self.calls - 1, fragment))
         if end is None:
             return ""
         self._mode = CLOSE

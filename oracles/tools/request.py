@@ -103,7 +103,7 @@ class ToolChoice:
                              "with a name exactly for 'named'")
 
     @classmethod
-    def named(cls, name: str) -> "ToolChoice":
+    def named(cls, name: str) -> ToolChoice:
         return cls("named", name)
 
 
