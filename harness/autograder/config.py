@@ -37,6 +37,8 @@ class AutograderConfig:
     hints: str = "pitfall"
     timeout: float = 60.0       # seconds per test (check --timeout)
     memory: int = 2048          # MB (check --memory)
+    wall: float = 540.0         # seconds for the whole run: below Gradescope's default 10-minute limit,
+                                # so a hanging submission still gets a results.json from us
     ref_deps: bool = True       # fill in L8.1 sampling / M05.2 byte map the student skipped
     grade_student_tests: bool = True
     version: str = ""           # the constrain-harness version the bundle installs
@@ -53,10 +55,13 @@ class AutograderConfig:
         if not isinstance(self.points, (int, float)) or isinstance(self.points, bool) or not self.points > 0:
             raise ValueError(f"points must be a number > 0, not {self.points!r}")
         object.__setattr__(self, "points", float(self.points))
+        if not isinstance(self.wall, (int, float)) or not self.wall > 0:
+            raise ValueError(f"wall must be a number of seconds > 0, not {self.wall!r}")
         self.grade_options()  # validates timeout and memory
 
     def grade_options(self) -> GradeOptions:
-        return GradeOptions(tier=self.tier, ref_deps=self.ref_deps, timeout=self.timeout, memory=self.memory)
+        return GradeOptions(tier=self.tier, ref_deps=self.ref_deps, timeout=self.timeout, memory=self.memory,
+                            wall=self.wall)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

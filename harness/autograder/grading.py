@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,7 @@ from harness.autograder.locate import SubmissionError, locate_module, syntax_pro
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable",
-           "OUTPUT_LIMIT", "TIERS"]
+           "stop_all_runs", "OUTPUT_LIMIT", "TIERS"]
 
 TIERS = ("default", "strict")
 OUTPUT_LIMIT = 8_000     # characters of check's terminal output kept (its head and tail)
@@ -159,7 +160,8 @@ def grade_module(module: Path, options: GradeOptions = GradeOptions()) -> Grade:
     start = time.monotonic()
     problem = syntax_problem(Path(module))
     if problem:
-        return _refused("syntax error", printable(problem), module=Path(module).name)
+        grade = _refused("syntax error", printable(problem), module=Path(module).name)
+        return Grade(**{**grade.__dict__, "seconds": time.monotonic() - start})
     with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-") as scratch:
         grade = _run_check(Path(module), options, Path(scratch))
     return Grade(**{**grade.__dict__, "module": Path(module).name, "seconds": time.monotonic() - start})
@@ -190,17 +192,38 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path) -> Grade:
     return _from_report(report, exit_code, output)
 
 
+# The check runs in progress (several at once under check --batch --jobs N), so that an
+# interrupted batch ends them all: they run in their own sessions and never see Ctrl-C.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
 def _run_bounded(command: list[str], log, cwd: Path, wall: float) -> tuple[int | None, bool]:
     """Run ``command`` in its own session with output to ``log``; kill its whole process
     group after ``wall`` seconds. Returns (exit code, timed out)."""
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                             cwd=cwd, start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
     try:
         return proc.wait(timeout=wall), False
     except subprocess.TimeoutExpired:
         return None, True
     finally:  # also ends what the run left behind in its session
         _kill_group(proc)
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
+
+
+def stop_all_runs() -> None:
+    """Kill every check run in progress (and its process group): Ctrl-C of a batch."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for proc in running:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

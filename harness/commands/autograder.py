@@ -34,6 +34,9 @@ def add_arguments(parser) -> None:
                             "+ the counterexample (default pitfall)")
     build.add_argument("--timeout", type=float, default=60.0, help="wall seconds per test (default 60)")
     build.add_argument("--memory", type=int, default=2048, help="memory limit in MB (default 2048)")
+    build.add_argument("--wall", type=float, default=540.0,
+                       help="seconds for a whole submission (default 540): keep it below the assignment's "
+                            "autograder timeout on Gradescope (10 minutes unless changed)")
     build.add_argument("--no-ref-deps", action="store_true",
                        help="do not supply L8.1 sampling / the M05.2 byte map a student skipped")
     build.add_argument("--no-student-tests", action="store_true",
@@ -64,7 +67,7 @@ def _build(args, stdout, stderr) -> int:
         if args.tier == "strict" and not _check_knows_strict():
             raise ValueError("--tier strict needs 'check --strict', which this constrain-harness does not have yet")
         config = AutograderConfig(lab=args.lab, tier=args.tier, points=args.points, hints=args.hints,
-                                  timeout=args.timeout, memory=args.memory, ref_deps=not args.no_ref_deps,
+                                  timeout=args.timeout, memory=args.memory, wall=args.wall, ref_deps=not args.no_ref_deps,
                                   grade_student_tests=not args.no_student_tests)
         info = build_bundle(Path(args.out), config)
     except ValueError as exc:
@@ -72,7 +75,7 @@ def _build(args, stdout, stderr) -> int:
         return int(ExitCode.USAGE)
     print(f"wrote {info.path} ({info.path.stat().st_size // 1024} KB): {', '.join(info.files)}", file=stdout)
     print(f"settings: lab {config.lab}, tier {config.tier}, {config.points:g} points, hints {config.hints}, "
-          f"{config.timeout:g} s per test; constrain-harness {info.config.version} {info.config.commit}", file=stdout)
+          f"{config.timeout:g} s per test, {config.wall:g} s per submission; constrain-harness {info.config.version} {info.config.commit}", file=stdout)
     print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)",
           file=stdout)
     return int(ExitCode.OK)
