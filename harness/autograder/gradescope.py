@@ -69,7 +69,7 @@ def _test_output(test: TestOutcome, grade: Grade, hints: str) -> str:
         if hints == "full" and test.details:
             lines.append(test.details.rstrip())
         if test.pitfalls and test.status == "failed":
-            lines.append(f"hint: the seed's pitfall {test.pitfalls}")
+            lines.append(f"hint: this test catches the seed's pitfall {test.pitfalls}")
     if hints != "none":
         lines += [f"note: {note}" for note in test.notes]
     return "\n".join(lines)
