@@ -131,7 +131,7 @@ def test_without_resume_a_batch_starts_afresh(tmp_path):
     folder.mkdir()
     (folder / "ann.py").write_text("def f(:\n")
     assert batch(str(folder))[0] == ExitCode.OK
-    code, out, _ = batch(str(folder))
+    _, out, _ = batch(str(folder))
     assert "1 submissions, 1 to grade" in out
 
 

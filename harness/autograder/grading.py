@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
@@ -153,7 +153,7 @@ def grade_submission(folder: Path, options: GradeOptions = GradeOptions()) -> Gr
         return _refused("no submission", printable(exc))
     grade = grade_module(module, options)
     relative = str(module.relative_to(folder)) if Path(folder) in module.parents else str(module)
-    return Grade(**{**grade.__dict__, "module": relative, "seconds": time.monotonic() - start})
+    return replace(grade, module=relative, seconds=time.monotonic() - start)
 
 
 def grade_module(module: Path, options: GradeOptions = GradeOptions()) -> Grade:
@@ -161,11 +161,11 @@ def grade_module(module: Path, options: GradeOptions = GradeOptions()) -> Grade:
     start = time.monotonic()
     problem = syntax_problem(Path(module))
     if problem:
-        grade = _refused("syntax error", printable(problem), module=Path(module).name)
-        return Grade(**{**grade.__dict__, "seconds": time.monotonic() - start})
+        return replace(_refused("syntax error", printable(problem), module=Path(module).name),
+                       seconds=time.monotonic() - start)
     with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-") as scratch:
         grade = _run_check(Path(module), options, Path(scratch))
-    return Grade(**{**grade.__dict__, "module": Path(module).name, "seconds": time.monotonic() - start})
+    return replace(grade, module=Path(module).name, seconds=time.monotonic() - start)
 
 
 # --------------------------------------------------------------------------- the check run
