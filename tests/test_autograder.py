@@ -446,3 +446,25 @@ def test_run_autograder_leaves_results_even_when_the_grader_cannot_start(tmp_pat
     assert proc.returncode == 0
     results = valid(json.loads((tmp_path / "results" / "results.json").read_text()))
     assert results["score"] == 0 and "stopped before it could grade (exit 127)" in results["output"]
+
+
+@pytest.mark.parametrize("platform, config_dir, submission", [("gradescope", "source", "submission"),
+                                                              ("prairielearn", "serverFilesCourse", "student")])
+def test_the_runner_reads_the_bundles_settings_and_the_platforms_layout(tmp_path, monkeypatch, platform,
+                                                                        config_dir, submission):
+    (tmp_path / config_dir).mkdir()
+    (tmp_path / config_dir / CONFIG_NAME).write_text(json.dumps({"points": 8, "hints": "none"}))
+    graded = []
+
+    def fake_grade(folder, options):
+        graded.append(folder)
+        return _grade(test_apply_mask="failed")
+
+    monkeypatch.setattr(runner, "grade_submission", fake_grade)
+    assert runner.run(tmp_path, platform=platform, log=io.StringIO()) == 0
+    assert graded == [tmp_path / submission]
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    if platform == "gradescope":
+        assert valid(results)["score"] == 7.5 and by_name(results)["test_apply_mask"]["output"] == "FAILED"
+    else:
+        assert results["gradable"] is True and results["score"] == 0.9375
