@@ -92,7 +92,8 @@ def grade_in(installed, files: dict[str, Path | str | None], **config) -> dict:
     folder to copy, or text), run run_autograder, and return the validated results."""
     root, env = installed
     submission = root / "submission"
-    shutil.rmtree(submission, ignore_errors=True)
+    if submission.exists():
+        shutil.rmtree(submission)
     submission.mkdir()
     for relative, source in files.items():
         target = submission / relative
@@ -119,6 +120,9 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
     names = sorted(str(p.relative_to(root / "source")) for p in (root / "source").rglob("*") if p.is_file())
     assert names[:4] == ["constrain-harness-autograder.json", "constraints.txt", "run_autograder", "setup.sh"]
     assert len(names) == 5 and names[4].startswith("wheels/constrain_harness-0.1.0-")
+    pins = (root / "source" / "constraints.txt").read_text()
+    assert f"# built with Python {sys.version_info.major}.{sys.version_info.minor}\n" in pins
+    assert all(f"\n{name}==" in pins for name in ("numpy", "regex", "jsonschema", "hypothesis", "pytest"))
     settings = json.loads((root / "source" / CONFIG_NAME).read_text())
     assert (settings["points"], settings["hints"], settings["timeout"], settings["tier"]) == (32.0, "full", 30.0,
                                                                                                "default")
@@ -138,12 +142,12 @@ def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(instal
 
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "wrong_numbering.py"})
+    assert "graded module: constrain.py\n" in results["output"], results["output"]
     hand = by_name(results)["test_hand_example"]
     assert hand["score"] == 0.0 and hand["status"] == "failed" and hand["max_score"] == 2.0
     assert "edge 0 --b'c'--> differs from section 3" in hand["output"]            # hints full: the counterexample
     assert "hint: this test catches the seed's pitfall 3. numbering in another order" in hand["output"]
     assert results["score"] == sum(t["score"] for t in results["tests"]) < 32.0
-    assert "graded module: constrain.py" in results["output"]
 
 
 @pytest.mark.parametrize("files, expected", [

@@ -6,6 +6,7 @@ Contents (Gradescope unpacks the zip into ``/autograder/source``)::
     run_autograder                        grades /autograder/submission -> /autograder/results/results.json
     constrain-harness-autograder.json     the settings (lab, tier, points, hints, limits, version, commit)
     constraints.txt                       the dependency versions of the machine that built the bundle
+                                          (applied when Gradescope's Python is the same minor version)
     wheels/constrain_harness-V-py3-none-any.whl   this exact source tree, built with
                                           ``pip wheel . --no-deps --no-build-isolation``
 
@@ -86,7 +87,8 @@ def build_wheel(out_dir: Path, root: Path | None = None) -> Path:
 
 
 def _constraints() -> str:
-    lines = ["# the dependency versions of the machine that built this bundle"]
+    lines = ["# the dependency versions of the machine that built this bundle",
+             f"# built with Python {sys.version_info.major}.{sys.version_info.minor}"]
     for name in PINNED:
         try:
             lines.append(f"{name}=={importlib.metadata.version(name)}")

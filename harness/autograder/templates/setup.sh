@@ -15,9 +15,18 @@ if [ -z "${CONSTRAIN_HARNESS_OFFLINE:-}" ] && [ "$(id -u)" = 0 ] && command -v a
 fi
 "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "constrain-harness needs Python >= 3.10")'
 "$PYTHON" -m venv --system-site-packages "$ROOT/venv"
+# the pins hold for the Python minor version the bundle was built with (numpy wheels, for
+# one, exist only for some); on another, pyproject's version ranges decide
+BUILT_WITH="$(sed -n 's/^# built with Python //p' "$SOURCE/constraints.txt")"
+HERE="$("$ROOT/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+PINS=(-c "$SOURCE/constraints.txt")
+if [ "$BUILT_WITH" != "$HERE" ]; then
+  echo "note: the bundle was built with Python $BUILT_WITH, this is $HERE: dependencies not pinned"
+  PINS=()
+fi
 if [ -n "${CONSTRAIN_HARNESS_OFFLINE:-}" ]; then
   "$ROOT/venv/bin/python" -m pip install -q --no-deps --no-index "$SOURCE"/wheels/*.whl
 else
-  "$ROOT/venv/bin/python" -m pip install -q -c "$SOURCE/constraints.txt" "$SOURCE"/wheels/*.whl
+  "$ROOT/venv/bin/python" -m pip install -q ${PINS[@]+"${PINS[@]}"} "$SOURCE"/wheels/*.whl
 fi
 "$ROOT/venv/bin/python" -m harness.cli --version
