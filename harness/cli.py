@@ -30,6 +30,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "golden": ("harness.commands.golden", "write, check or replay the golden files"),
     "conform": ("harness.commands.conform", "check a live OpenAI-compatible server's tool calling"),
     "serve-reference": ("harness.commands.serve_reference", "serve the reference chat API (random model, tools grammar)"),
+    "autograder": ("harness.commands.autograder", "build a Gradescope autograder bundle, or grade in its container"),
 }
 
 

@@ -6,6 +6,7 @@ and registers itself in ``BENCHMARKS`` (name -> module path, one line each).
 """
 
 BENCHMARKS: dict[str, str] = {
+    "batch": "harness.bench.batch",
     "check": "harness.bench.check",
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",

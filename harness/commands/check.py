@@ -44,9 +44,14 @@ def add_arguments(parser) -> None:
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
+    from harness import batch  # check --batch DIR [--jobs N] [--csv F] [--html F] [--resume]: harness/batch
+    batch.add_arguments(parser)
 
 
 def run(args, stdout, stderr) -> int:
+    if getattr(args, "batch", None):
+        from harness import batch
+        return batch.run(args, stdout, stderr)
     from harness.check import CheckOptions, run_check
     from harness import reports
 

@@ -1,0 +1,83 @@
+"""The settings a bundle carries from ``autograder build`` to ``run_autograder``.
+
+``build`` writes them as ``constrain-harness-autograder.json`` next to ``setup.sh``;
+``run_autograder`` reads them back, so the course's choices (tier, points, hints, limits)
+are fixed when the bundle is built, and every submission is graded the same way.
+
+Example::
+
+    >>> AutograderConfig(points=50, hints="none").to_json()["points"]
+    50.0
+    >>> AutograderConfig.from_json({"lab": "L10.9"})
+    Traceback (most recent call last):
+    ...
+    ValueError: lab 'L10.9' cannot be graded by check: only L8.7 (the Python module); ...
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from harness.autograder.gradescope import HINTS
+from harness.autograder.grading import TIERS, GradeOptions
+
+__all__ = ["AutograderConfig", "CONFIG_NAME", "LABS"]
+
+CONFIG_NAME = "constrain-harness-autograder.json"
+LABS = ("L8.7",)
+
+
+@dataclasses.dataclass(frozen=True)
+class AutograderConfig:
+    lab: str = "L8.7"
+    tier: str = "default"
+    points: float = 16.0
+    hints: str = "pitfall"
+    timeout: float = 60.0       # seconds per test (check --timeout)
+    memory: int = 2048          # MB (check --memory)
+    wall: float = 540.0         # seconds for the whole run: below Gradescope's default 10-minute limit,
+                                # so a hanging submission still gets a results.json from us
+    ref_deps: bool = True       # fill in L8.1 sampling / M05.2 byte map the student skipped
+    grade_student_tests: bool = True
+    version: str = ""           # the constrain-harness version the bundle installs
+    commit: str = ""            # the source commit it was built from, when known
+
+    def __post_init__(self):
+        if self.lab not in LABS:
+            raise ValueError(f"lab {self.lab!r} cannot be graded by check: only {', '.join(LABS)} (the Python "
+                             f"module); L10.9 (the Rust port) is checked by 'golden replay'")
+        if self.tier not in TIERS:
+            raise ValueError(f"tier must be one of {', '.join(TIERS)}, not {self.tier!r}")
+        if self.hints not in HINTS:
+            raise ValueError(f"hints must be one of {', '.join(HINTS)}, not {self.hints!r}")
+        if not isinstance(self.points, (int, float)) or isinstance(self.points, bool) or not self.points > 0:
+            raise ValueError(f"points must be a number > 0, not {self.points!r}")
+        object.__setattr__(self, "points", float(self.points))
+        if not isinstance(self.wall, (int, float)) or not self.wall > 0:
+            raise ValueError(f"wall must be a number of seconds > 0, not {self.wall!r}")
+        self.grade_options()  # validates timeout and memory
+
+    def grade_options(self) -> GradeOptions:
+        return GradeOptions(tier=self.tier, ref_deps=self.ref_deps, timeout=self.timeout, memory=self.memory,
+                            wall=self.wall)
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "AutograderConfig":
+        if not isinstance(data, dict):
+            raise TypeError(f"the autograder config must be a JSON object, not {type(data).__name__}")
+        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown autograder setting(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    @classmethod
+    def read(cls, path: Path) -> "AutograderConfig":
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read the autograder config {path}: {exc}") from exc

@@ -1,0 +1,141 @@
+"""Find the student's ``constrain`` module inside a submission folder.
+
+The seed (``000_4b494d6fc237472e.txt``, "You build") puts the module at
+``python/tinyllm/infer/constrain.py``. Students also upload the file alone, or the
+whole repository one folder deeper, or a package ``constrain/`` with an
+``__init__.py``. ``locate_module(folder)`` tries, in order:
+
+1. the seed's place: ``python/tinyllm/infer/constrain.py`` (or the package
+   ``python/tinyllm/infer/constrain/``);
+2. the top of the folder: ``constrain.py`` or ``constrain/``;
+3. anywhere below (at most ``MAX_DEPTH`` folders deep, ``MAX_ENTRIES`` entries looked
+   at): the one ``constrain.py`` / ``constrain/`` package, if there is exactly one
+   outside test folders.
+
+Guarantee: it returns a path that is inside ``folder`` (symbolic links are never
+followed out of it) or raises ``SubmissionError`` (a ``ValueError``) whose message says
+what was looked for and what was found, e.g. "2 candidates for constrain.py:
+a/constrain.py, b/constrain.py; keep one". It never imports or runs anything.
+
+Example::
+
+    >>> locate_module(Path("/autograder/submission"))
+    PosixPath('/autograder/submission/python/tinyllm/infer/constrain.py')
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["SubmissionError", "locate_module", "syntax_problem", "SEED_PATH", "MAX_DEPTH", "MAX_ENTRIES"]
+
+SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
+MODULE = "constrain"
+MAX_DEPTH = 8            # folders below the submission searched for a unique module
+MAX_ENTRIES = 20_000     # directory entries looked at before giving up (a hostile upload)
+_SKIPPED_DIRS = {"__pycache__", ".git", "node_modules", ".venv", "venv", "site-packages"}
+
+
+class SubmissionError(ValueError):
+    """The submission holds no gradable module (missing, ambiguous, unreadable, bad syntax)."""
+
+
+def locate_module(folder: Path) -> Path:
+    """The student's module (a ``.py`` file or a package folder) inside ``folder``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SubmissionError(f"no submission folder at {folder}")
+    for relative in (SEED_PATH, Path(MODULE + ".py")):
+        found = _module_at(folder, relative)
+        if found is not None:
+            return found
+    found = _search(folder)
+    if not found:
+        raise SubmissionError(f"no {MODULE}.py in the submission: expected it at {SEED_PATH} (the seed's "
+                              f"layout) or at the top of the upload; files seen: {_listing(folder)}")
+    if len(found) > 1:
+        names = ", ".join(str(p.relative_to(folder)) for p in found[:6])
+        raise SubmissionError(f"{len(found)} candidates for {MODULE}.py in the submission: {names}; "
+                              f"keep one, or put it at {SEED_PATH}")
+    return found[0]
+
+
+def _module_at(folder: Path, relative: Path) -> Path | None:
+    """``folder/relative`` as a file, or its package folder ``.../constrain/``, if it
+    exists inside ``folder`` without a symbolic link on the way."""
+    for path in (folder / relative, folder / relative.with_suffix("") / "__init__.py"):
+        if _is_regular_inside(folder, path):
+            return path if path.name != "__init__.py" else path.parent
+    return None
+
+
+def _is_regular_inside(folder: Path, path: Path) -> bool:
+    """Return True if and only if ``path`` is a regular file reached from ``folder``
+    without a symbolic link anywhere on the way."""
+    try:
+        return path.is_file() and path.resolve() == folder.resolve() / path.relative_to(folder)
+    except (OSError, ValueError):
+        return False
+
+
+def _search(folder: Path) -> list[Path]:
+    """Every ``constrain.py`` / ``constrain/__init__.py`` below ``folder`` outside test
+    folders, breadth first, within the depth and entry bounds."""
+    found, seen = [], 0
+    level = [folder]
+    for _depth in range(MAX_DEPTH + 1):
+        below = []
+        for directory in level:
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError:
+                continue
+            seen += len(entries)
+            if seen > MAX_ENTRIES:
+                raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files and folders: "
+                                      f"upload only your repository's python/ folder")
+            for entry in entries:
+                if entry.is_symlink():
+                    continue
+                path = Path(entry.path)
+                if entry.is_file() and entry.name == MODULE + ".py":
+                    found.append(path)
+                elif entry.is_dir() and entry.name == MODULE and (path / "__init__.py").is_file():
+                    found.append(path)
+                elif entry.is_dir() and entry.name not in _SKIPPED_DIRS and not _is_test_dir(entry.name):
+                    below.append(path)
+        level = below
+    return found
+
+
+def _is_test_dir(name: str) -> bool:
+    return name in ("tests", "test") or name.startswith("l8-7")
+
+
+def _listing(folder: Path, limit: int = 8) -> str:
+    try:
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    except OSError as exc:
+        return f"(unreadable: {exc.strerror})"
+    if not names:
+        return "(the upload is empty)"
+    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def syntax_problem(module: Path) -> str | None:
+    """The first syntax error in the module's source files, as one line, or None.
+
+    Compiles (never runs) ``module`` (a file) or every ``.py`` of a package folder, so a
+    student sees "SyntaxError in constrain.py line 3: ..." rather than a crashed run."""
+    files = [module] if module.is_file() else sorted(module.rglob("*.py"))
+    for path in files:
+        try:
+            source = path.read_bytes()
+            compile(source, str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            where = path.name if module.is_file() else str(path.relative_to(module.parent))
+            return f"SyntaxError in {where} line {exc.lineno}: {exc.msg}"
+        except (OSError, ValueError) as exc:  # unreadable, or a NUL byte in the source
+            return f"cannot read {path.name}: {exc}"
+    return None

@@ -1,0 +1,144 @@
+"""What ``run_autograder`` does inside the grading container: grade the submission and
+always leave a results file.
+
+Gradescope layout (``root`` = ``/autograder``, or ``$CONSTRAIN_HARNESS_AUTOGRADER_ROOT``)::
+
+    root/source/constrain-harness-autograder.json   the bundle's settings (config.py)
+    root/submission/                                the student's upload
+    root/results/results.json                       written here
+
+PrairieLearn layout (``root`` = ``/grade``): ``root/student/`` in, ``root/results/results.json``
+out (``harness.autograder.prairielearn``).
+
+Steps: locate and grade the module with the confined check (``grading.grade_submission``);
+then, when the student's graded tests (``python/tests/l8-7-constrain/``) are in the upload
+and this installation has the ``grade-tests`` verb (detected at run time:
+``constrain-harness grade-tests --help`` exits 0), grade them too and merge their
+Gradescope results (their tests appended, their score added).
+
+Guarantee: ``run`` writes a results file that validates against the platform's format
+whatever happens, a missing file, a syntax error, a crash or a hang of the submission,
+or an exception in the grader itself (then score 0 with the reason); it returns 0 when
+a file was written.
+
+Example::
+
+    >>> run(Path("/autograder"), platform="gradescope")
+    0
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from harness.autograder import gradescope, prairielearn
+from harness.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.autograder.grading import Grade, grade_submission, printable
+
+__all__ = ["run", "ROOT_ENV", "PLATFORMS", "default_root", "grade_student_tests", "STUDENT_TESTS"]
+
+ROOT_ENV = "CONSTRAIN_HARNESS_AUTOGRADER_ROOT"
+PLATFORMS = {"gradescope": ("/autograder", "submission"), "prairielearn": ("/grade", "student")}
+STUDENT_TESTS = Path("python", "tests", "l8-7-constrain")   # the seed's place for graded tests (rung R5)
+GRADE_TESTS_WALL = 900.0                                    # seconds for the student's tests as a whole
+
+
+def default_root(platform: str) -> Path:
+    return Path(os.environ.get(ROOT_ENV) or PLATFORMS[platform][0])
+
+
+def run(root: Path, platform: str = "gradescope", config: AutograderConfig | None = None,
+        log=sys.stderr) -> int:
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, not {platform!r}")
+    results_path = Path(root) / "results" / "results.json"
+    try:
+        config = config or _read_config(Path(root))
+        grade = grade_submission(Path(root) / PLATFORMS[platform][1], config.grade_options())
+        results = _results(grade, platform, config, Path(root) / PLATFORMS[platform][1])
+    except Exception as exc:  # the grader's own failure: still a file, score 0, the reason
+        print(traceback.format_exc(), file=log)
+        results = _failure(platform, f"the autograder failed ({type(exc).__name__}: {exc}); "
+                                     f"this is not your fault: tell the course staff")
+    _write(results, results_path, platform)
+    print(f"wrote {results_path}: score {results['score']}", file=log)
+    return 0
+
+
+def _read_config(root: Path) -> AutograderConfig:
+    for path in (root / "source" / CONFIG_NAME, root / "serverFilesCourse" / CONFIG_NAME):
+        if path.is_file():
+            return AutograderConfig.read(path)
+    return AutograderConfig()
+
+
+def _results(grade: Grade, platform: str, config: AutograderConfig, submission: Path) -> dict:
+    if platform == "prairielearn":
+        return prairielearn.to_pl_results(grade, hints=config.hints)
+    title = f"constrain-harness {config.version} autograder, lab {config.lab}, tier {config.tier}, " \
+            f"hints {config.hints}"
+    results = gradescope.to_results(grade, points=config.points, hints=config.hints, title=title)
+    tests_dir = submission / STUDENT_TESTS
+    if config.grade_student_tests and tests_dir.is_dir() and not tests_dir.is_symlink():
+        theirs = grade_student_tests(tests_dir, config.hints)
+        if isinstance(theirs, dict):
+            merged = gradescope.merge_results(results, theirs)
+            try:
+                gradescope.validate(merged)
+                return merged
+            except ValueError as exc:
+                theirs = f"grade-tests wrote results this version cannot merge ({exc})"
+        results["output"] += f"\n\nyour tests ({STUDENT_TESTS}): not graded: {theirs}"
+    return results
+
+
+def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = None,
+                        wall: float = GRADE_TESTS_WALL) -> dict | str:
+    """The Gradescope results of ``grade-tests`` on the student's suite, or why there are
+    none (the verb is missing from this version, it failed, it wrote nothing)."""
+    cli = cli or [sys.executable, "-m", "harness.cli"]
+    try:
+        probe = subprocess.run([*cli, "grade-tests", "--help"], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot start grade-tests: {exc}"
+    if probe.returncode != 0:
+        return "this constrain-harness has no grade-tests verb"
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-tests-") as scratch:
+        out = Path(scratch) / "results.json"
+        try:
+            proc = subprocess.run([*cli, "grade-tests", str(tests_dir), "--hints", hints, "--gradescope", str(out)],
+                                  capture_output=True, timeout=wall, cwd=scratch, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return f"grade-tests took longer than {wall:g} s"
+        try:
+            doc = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            tail = printable(proc.stderr.decode("utf-8", "replace")[-400:])
+            return f"grade-tests exited {proc.returncode} without results: {tail}"
+    return doc if isinstance(doc, dict) else "grade-tests wrote something other than a JSON object"
+
+
+def _failure(platform: str, message: str) -> dict:
+    if platform == "prairielearn":
+        return {"gradable": False, "score": 0.0, "message": printable(message, 2000), "tests": []}
+    return gradescope.failure_results(message)
+
+
+def _write(results: dict, path: Path, platform: str) -> None:
+    if platform == "gradescope":
+        try:
+            gradescope.write_results(results, path)
+            return
+        except ValueError as exc:  # our own bug: say so rather than write an invalid file
+            results = gradescope.failure_results(f"the autograder produced invalid results ({exc}); "
+                                                 f"tell the course staff")
+            gradescope.write_results(results, path)
+            return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

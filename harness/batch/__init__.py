@@ -1,0 +1,40 @@
+"""Batch grading: ``constrain-harness check --batch DIR`` grades a class's folder of
+submissions, N at a time, each in its own confined ``check`` run.
+
+    constrain-harness check --batch submissions/ --jobs 2 --csv grades.csv --json grades.json --html grades.html
+    constrain-harness check --batch submissions/ --resume     # after Ctrl-C or a crash: finished ones are kept
+
+One module per concern: ``submissions`` (what is in DIR, fingerprints), ``state`` (the
+resumable state, written atomically after each submission), ``records`` (one student's
+result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML), and
+``runner`` (the pool). Each submission is graded by ``harness.autograder.grading``, the
+same code as the Gradescope autograder.
+
+``add_arguments`` adds the options to ``check``; ``run`` is called by ``check`` when
+``--batch`` is given. Exit codes: 0 every submission has a verdict (the verdicts are in
+the reports); 1 interrupted (what finished is saved: rerun with ``--resume``); 2 bad
+arguments.
+"""
+
+from __future__ import annotations
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    group = parser.add_argument_group("batch grading (check --batch DIR)")
+    group.add_argument("--batch", metavar="DIR", default=None,
+                       help="grade every submission in DIR (a folder or a .py file per student)")
+    group.add_argument("--jobs", metavar="N", type=int, default=None,
+                       help="submissions graded at a time (default: the number of cores)")
+    group.add_argument("--csv", metavar="F", default=None, help="with --batch: write the class's CSV to F")
+    group.add_argument("--html", metavar="F", default=None,
+                       help="with --batch: write the HTML report (histogram picture, table) to F")
+    group.add_argument("--resume", action="store_true",
+                       help="with --batch: keep the submissions already graded (DIR.batch-state.json)")
+
+
+def run(args, stdout, stderr) -> int:
+    from harness.batch.runner import run_batch
+
+    return run_batch(args, stdout, stderr)

@@ -1,0 +1,91 @@
+"""Build a Gradescope autograder bundle, or grade inside the grading container.
+
+    constrain-harness autograder build --out autograder.zip --points 50 --hints pitfall
+    constrain-harness autograder build --tier strict --timeout 30
+    constrain-harness autograder run                      # what run_autograder calls
+    constrain-harness autograder run --platform prairielearn --root /grade
+
+``build`` writes the zip to upload to Gradescope (``harness/autograder/bundle.py``: the
+wheel of this exact version, ``setup.sh``, ``run_autograder``, the settings).
+``run`` grades ``ROOT/submission`` (Gradescope) or ``ROOT/student`` (PrairieLearn) and
+always writes ``ROOT/results/results.json``; ROOT defaults to
+``$CONSTRAIN_HARNESS_AUTOGRADER_ROOT``, else ``/autograder`` or ``/grade``.
+
+Exit codes: 0 done; 2 bad arguments or a bundle that cannot be built (``harness.exitcodes``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.exitcodes import ExitCode
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    build = sub.add_parser("build", help="write the Gradescope autograder zip")
+    build.add_argument("--out", metavar="F", default="autograder.zip", help="the zip to write (default autograder.zip)")
+    build.add_argument("--lab", default="L8.7", help="the lab to grade (only L8.7: the Python module)")
+    build.add_argument("--tier", choices=("default", "strict"), default="default",
+                       help="default: what the seed states; strict: also the contract's decisions (check --strict)")
+    build.add_argument("--points", type=float, default=16.0, help="the assignment's total points (default 16)")
+    build.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
+                       help="what a failed test shows: the verdict only; + why and the seed's pitfall; "
+                            "+ the counterexample (default pitfall)")
+    build.add_argument("--timeout", type=float, default=60.0, help="wall seconds per test (default 60)")
+    build.add_argument("--memory", type=int, default=2048, help="memory limit in MB (default 2048)")
+    build.add_argument("--wall", type=float, default=540.0,
+                       help="seconds for a whole submission (default 540): keep it below the assignment's "
+                            "autograder timeout on Gradescope (10 minutes unless changed)")
+    build.add_argument("--no-ref-deps", action="store_true",
+                       help="do not supply L8.1 sampling / the M05.2 byte map a student skipped")
+    build.add_argument("--no-student-tests", action="store_true",
+                       help="do not grade the student's own tests even when grade-tests exists")
+    run_p = sub.add_parser("run", help="grade the submission in ROOT, write ROOT/results/results.json")
+    run_p.add_argument("--root", metavar="DIR", default=None,
+                       help="the grading root (default $CONSTRAIN_HARNESS_AUTOGRADER_ROOT, else /autograder or /grade)")
+    run_p.add_argument("--platform", choices=("gradescope", "prairielearn"), default="gradescope")
+
+
+def run(args, stdout, stderr) -> int:
+    if args.action == "build":
+        return _build(args, stdout, stderr)
+    if args.action == "run":
+        from harness.autograder import runner
+
+        root = Path(args.root) if args.root else runner.default_root(args.platform)
+        return runner.run(root, args.platform, log=stderr)
+    print("usage: constrain-harness autograder {build,run} ... (see --help)", file=stderr)
+    return int(ExitCode.USAGE)
+
+
+def _build(args, stdout, stderr) -> int:
+    from harness.autograder.bundle import build_bundle
+    from harness.autograder.config import AutograderConfig
+
+    try:
+        if args.tier == "strict" and not _check_knows_strict():
+            raise ValueError("--tier strict needs 'check --strict', which this constrain-harness does not have yet")
+        config = AutograderConfig(lab=args.lab, tier=args.tier, points=args.points, hints=args.hints,
+                                  timeout=args.timeout, memory=args.memory, wall=args.wall, ref_deps=not args.no_ref_deps,
+                                  grade_student_tests=not args.no_student_tests)
+        info = build_bundle(Path(args.out), config)
+    except ValueError as exc:
+        print(f"autograder build: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    print(f"wrote {info.path} ({info.path.stat().st_size // 1024} KB): {', '.join(info.files)}", file=stdout)
+    print(f"settings: lab {config.lab}, tier {config.tier}, {config.points:g} points, hints {config.hints}, "
+          f"{config.timeout:g} s per test, {config.wall:g} s per submission; constrain-harness {info.config.version} {info.config.commit}", file=stdout)
+    print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)",
+          file=stdout)
+    return int(ExitCode.OK)
+
+
+def _check_knows_strict() -> bool:
+    import argparse
+
+    from harness.commands import check
+
+    parser = argparse.ArgumentParser()
+    check.add_arguments(parser)
+    return any("--strict" in action.option_strings for action in parser._actions)
