@@ -202,9 +202,15 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     reader = _ResultReader(results_file)
     started = time.monotonic()
     with open(log, "wb") as out:
-        child = subprocess.Popen(command, cwd=sandbox, env=_child_env(sandbox, result.marker),
-                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+        key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
+        try:
+            child = subprocess.Popen(command + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                     env=_child_env(sandbox, result.marker), stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_read,))
+        finally:
+            os.close(key_read)
+        os.write(key_write, reader.key.hex().encode() + b"\n")
+        os.close(key_write)
         try:
             killed = _watch(child, reader, result, options, started)
         except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
@@ -212,7 +218,7 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
             raise
     records = reader.read_new()
     _apply(records, result)
-    info = {"attempt": attempt, "returncode": child.returncode, "killed": killed,
+    info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
             "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
     result.children.append(info)
     return _after_exit(result, reader, child.returncode, killed, log)
@@ -267,6 +273,8 @@ class _ResultReader:
 
     def __init__(self, path: Path):
         self.path = path
+        self.key = secrets.token_bytes(32)  # records not signed with it are ignored (forged)
+        self.forged = 0
         self.offset = 0
         self.current: str | None = None  # the test started and not finished
         self.current_since = time.monotonic()
@@ -284,7 +292,8 @@ class _ResultReader:
                 record = json.loads(line)
             except ValueError:
                 continue  # a line the candidate scribbled: ignored
-            if not isinstance(record, dict):
+            if not isinstance(record, dict) or not signed(record, self.key):
+                self.forged += 1
                 continue
             records.append(record)
             if record.get("event") == "start":
@@ -294,6 +303,15 @@ class _ResultReader:
             elif record.get("event") == "finish":
                 self.finished_at = time.monotonic()
         return records
+
+
+def signed(record: dict, key: bytes) -> bool:
+    """Whether ``record`` carries the grader child's signature (``harness.suite.plugin``)."""
+    import hmac
+
+    mac = record.pop("mac", None)
+    body = json.dumps(record, sort_keys=True, default=str).encode()
+    return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
 
 
 def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,

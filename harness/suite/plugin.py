@@ -22,6 +22,9 @@ Options:
 - ``--memory MB``: the candidate process's address-space limit (2048).
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
   so that a crash of this process loses nothing already recorded (``harness.check`` reads it).
+- ``--results-key-fd N``: sign each record (HMAC-SHA256, a ``"mac"`` field) with a key
+  read from file descriptor N, so a record anyone else appends to F is ignored
+  (``harness.check``; it matters where the candidate could reach F: the fallback).
 - ``--golden-file G``: the masks golden file to replay (default ``golden/masks_golden.json``).
 - ``--only A,B`` / ``--skip A,B``: run only / not these tests, by exact name.
 
@@ -68,6 +71,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--timeout", type=float, default=60.0, help="wall seconds per test for calls into the candidate")
     group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
+    group.addoption("--results-key-fd", type=int, default=None,
+                    help="read a hex key from this file descriptor and sign every result record with it")
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
     group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
     group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
@@ -82,17 +87,51 @@ def pytest_configure(config) -> None:
         config.addinivalue_line("markers", f"{marker}: {text}")
     path = config.getoption("--results-file")
     _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
-    _STATE["write"] = _writer(_STATE["out"])
+    fd = config.getoption("--results-key-fd")
+    key = _read_key(fd) if fd is not None else None
+    _STATE["write"] = _writer(_STATE["out"], key)
+    _undumpable()
     from harness.suite import tiers
 
     tiers.set_strict(bool(config.getoption("strict", default=False)))
 
 
-def _writer(out):
+def _read_key(fd: int) -> bytes:
+    """One hex line from ``fd`` (a pipe from ``harness.check``), which is then closed."""
+    data = b""
+    while not data.endswith(b"\n") and len(data) < 256:
+        chunk = os.read(fd, 256)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    key = bytes.fromhex(data.decode("ascii").strip())
+    if len(key) < 16:
+        raise pytest.UsageError("--results-key-fd: no key of at least 16 bytes was read")
+    return key
+
+
+def _undumpable() -> None:
+    """Other processes of this uid may not read this one's memory, fds or environment
+    (``/proc/<pid>/...``): what a candidate in the fallback confinement would try."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _writer(out, key: bytes | None):
+    import hmac
+
     dumps = json.dumps
 
     def write(record: dict) -> None:
         if out is not None:
+            if key is not None:  # signed: harness.check ignores records without the signature
+                body = dumps(record, sort_keys=True, default=str).encode()
+                record = {**record, "mac": hmac.new(key, body, "sha256").hexdigest()}
             out.write(dumps(record, default=str) + "\n")
             out.flush()
             os.fsync(out.fileno())
