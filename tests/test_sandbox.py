@@ -187,3 +187,14 @@ def test_the_manifest_finds_every_change_and_restores_without_following_links(tm
     assert outside.read_text() == "untouched\n"
     assert (root / "a.py").read_text() == "A = 1\n" and not (root / "planted.py").exists()
     assert os.readlink(root / "link") == "a.py" and not (root / "sub" / "b.json").is_symlink()
+
+
+def test_an_object_that_equals_everything_equals_nothing_here(tmp_path):
+    liar = tmp_path / "liar.py"
+    liar.write_text("from oracles.automaton import *  # noqa: F401,F403\n"
+                    "class Liar:\n    def __eq__(self, other):\n        return True\n"
+                    "    def __ne__(self, other):\n        return False\n"
+                    "def regex_to_dfa(pattern):\n    return Liar()\n")
+    with Candidate(str(liar)) as cand:
+        got = cand.module.regex_to_dfa("a")
+        assert got != 3 and not (got == 3) and got == got

@@ -422,11 +422,12 @@ class Proxy:
         return int(self._ask("index"))
 
     def __eq__(self, other):
-        return self._ask("eq", None, (other,))
+        # Never the candidate's __eq__: an object that equals everything must not pass a
+        # test's comparison. A proxy equals only itself (a handle to the same object).
+        return isinstance(other, Proxy) and other._candidate is self._candidate and other._handle.id == self._handle.id
 
     def __ne__(self, other):
-        result = self.__eq__(other)
-        return not result if isinstance(result, bool) else result
+        return not self.__eq__(other)
 
     def __hash__(self):
         return hash((id(self._candidate), self._handle.id))
