@@ -144,6 +144,9 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
             tests.update(rest)
     seconds = time.monotonic() - start
     killed_by = _failed(tests)
+    timed_out = [t for t, outcome in tests.items() if outcome == "timeout"]
+    if problem is None and timed_out and not killed_by:  # a per-test deadline behind the wall
+        problem = "timeout"
     if problem == "timeout":
         outcome = Outcome.TIMEOUT
     elif problem is not None:
@@ -154,7 +157,8 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
 
 
 def _failed(tests: dict[str, str]) -> list[str]:
-    return [t for t, outcome in tests.items() if outcome in ("failed", "error")]
+    """Tests that detected the mutant: a failure, an error, or a crash of the candidate."""
+    return [t for t, outcome in tests.items() if outcome in ("failed", "error", "crashed")]
 
 
 def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
