@@ -52,6 +52,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
+from harness.sandbox import confine
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -133,6 +134,7 @@ def run_check(options: CheckOptions) -> CheckResult:
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     manifest = Manifest.take(protected_roots())
+    confine.probe()  # probe bubblewrap once here; the grader children inherit the answer
     try:
         with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
             os.chmod(sandbox, 0o700)

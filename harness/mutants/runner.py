@@ -163,6 +163,9 @@ def _failed(tests: dict[str, str]) -> list[str]:
 
 def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     """Problems with the runner itself ([] when it can be trusted)."""
+    from harness.sandbox import confine
+
+    confine.probe()
     problems = []
     clean = materialize(NULL_MUTANT, root)
     killers = sorted({k for m in MUTANTS if m.kind == CATALOGUE for k in m.killers})
@@ -180,6 +183,9 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
 
 def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None) -> list[MutantResult]:
+    from harness.sandbox import confine
+
+    confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     results: dict[str, MutantResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

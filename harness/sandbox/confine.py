@@ -141,6 +141,13 @@ def interpreter_paths() -> list[Path]:
     return sorted(p for p in resolved if p.exists())
 
 
+def probe() -> None:
+    """Find out once whether bubblewrap works here (its answer is inherited by children)."""
+    bwrap = bwrap_path()
+    if bwrap is not None:
+        _bwrap_works(bwrap, os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER"))
+
+
 def runs_as_nobody() -> bool:
     """Whether the candidate will run as ``nobody`` (so its files must be world-readable)."""
     return os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER") and bwrap_path() is not None \
@@ -178,16 +185,22 @@ _WORKS: dict = {}
 
 
 def _bwrap_works(bwrap: str, as_root: bool) -> bool:
-    """Whether bwrap can build the sandbox here (tried once per process)."""
+    """Whether bwrap can build the sandbox here (tried once per process tree: the answer
+    is left in ``CONSTRAIN_HARNESS_BWRAP_WORKS`` for the grader's children; the candidate
+    never sees it, its environment is the allowlist)."""
     import subprocess
 
     key = (bwrap, as_root)
+    inherited = os.environ.get("CONSTRAIN_HARNESS_BWRAP_WORKS", "")
+    if key not in _WORKS and inherited.startswith(f"{bwrap}:{int(as_root)}:"):
+        _WORKS[key] = inherited.endswith(":1")
     if key not in _WORKS:
         argv = _bwrap_argv(bwrap, as_root, [], []) + [sys.executable, "-I", "-c", "pass"]
         try:
             _WORKS[key] = subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
         except (OSError, subprocess.SubprocessError):
             _WORKS[key] = False
+        os.environ["CONSTRAIN_HARNESS_BWRAP_WORKS"] = f"{bwrap}:{int(as_root)}:{int(_WORKS[key])}"
     return _WORKS[key]
 
 
