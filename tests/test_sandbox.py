@@ -12,7 +12,6 @@ import os
 import socket
 import struct
 import time
-from pathlib import Path
 
 import msgpack
 import numpy as np
