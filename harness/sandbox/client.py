@@ -107,6 +107,13 @@ class Candidate:
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
         ``RemoteError``; a crash or hang while loading raises ``CandidateGone``."""
         self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        try:
+            return self._start()
+        except BaseException:  # a load that failed leaves no process and no folder behind
+            self.close()
+            raise
+
+    def _start(self) -> dict:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
@@ -215,6 +222,7 @@ class Candidate:
         code = _wait(proc)
         if kind is CandidateCrashed:
             message += f" ({_how(code)})"
+        self._output.join()  # what it printed up to its end (bounded: 5 s)
         tail = self._output.text()[-600:].strip()
         if tail:
             from harness.sandbox.text import escape
