@@ -168,6 +168,7 @@ def pytest_collection_finish(session) -> None:
     _STATE["timeout"] = config.getoption("--timeout")
     _STATE["memory"] = config.getoption("--memory")
     _STATE["restarts"] = 0
+    _STATE["tests"] = len(session.items)
     write({"event": "start", "test": "<load>"})
     record = _start_candidate()
     write(record)
@@ -185,7 +186,9 @@ def _start_candidate() -> dict:
     problem = spec_problem(spec)
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
-    limits = Limits(memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
+    # CPU: every test may use its whole wall-clock allowance, twice over (a crash restarts the count)
+    cpu = int(60 + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
+    limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
     candidate = Candidate(spec, ref_deps=_STATE["ref_deps"], limits=limits,
                           marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"))
     _STATE["candidate"] = candidate
