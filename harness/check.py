@@ -9,7 +9,9 @@ channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
   namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp; the candidate's whole process tree ends with its process.
+  private HOME and /tmp (else ``unshare`` namespaces, else a documented fallback); the
+  candidate's whole process tree ends with its process. Result records are signed with a
+  key passed through a pipe, so records anyone else appends to the file are ignored.
 - **deadlines**: each test's calls into the candidate share a wall-clock deadline of
   ``--timeout`` seconds; a candidate that dies, hangs or breaks the protocol mid-call
   gives that test ``crashed`` or ``timeout`` and the next test a fresh candidate process.

@@ -164,8 +164,8 @@ class Candidate:
             except subprocess.TimeoutExpired:
                 pass
             _kill_group(proc)
-            if self.plan is not None and self.plan.mode == "fallback":
-                confine.kill_marked(self.marker)
+            if self.plan is not None and not self.plan.mode.startswith("bubblewrap"):
+                confine.kill_marked(self.marker)  # belt and braces: a PID namespace already ended them
             self._output.join()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)

@@ -197,12 +197,12 @@ def _start_candidate() -> dict:
     except RemoteError as exc:
         candidate.close()
         status = "usage" if exc.remote_type == CandidateError.__name__ and "candidate" in str(exc) else "error"
-        return {"event": "load", "status": status, "problems": [],
+        return {"event": "load", "status": status, "problems": [], **_confinement(candidate),
                 "reason": f"importing the candidate failed: {exc.remote_type}: {_one_line(exc)}"
                           + (f" (at {exc.where})" if exc.where else ""),
                 "details": candidate.output()}
     except CandidateGone as exc:
-        return {"event": "load", "status": "error", "problems": [],
+        return {"event": "load", "status": "error", "problems": [], **_confinement(candidate),
                 "reason": f"the candidate crashed while loading: {_one_line(exc)}", "details": candidate.output()}
     record = {"event": "load", "status": "ok"}
     record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "file", "confinement", "mode")})
@@ -213,6 +213,11 @@ def _start_candidate() -> dict:
         record["reason"] = f"contract: {len(record['problems'])} name(s) missing or unusable; the tests that " \
                            f"need them fail, the others run"
     return record
+
+
+def _confinement(candidate) -> dict:
+    plan = candidate.plan
+    return {"confinement": plan.description, "mode": plan.mode} if plan is not None else {}
 
 
 def _read_golden(path) -> dict:
