@@ -44,8 +44,9 @@ Checks (each a name in ``CHECKS``):
 - ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
   for masks_golden.json, schemas through the candidate's own translation.
 
-A candidate's exception is a finding, never a crash of the replay. (Run untrusted
-code in the suite's sandboxed child; this module runs the candidate in-process.)
+A candidate's exception is a finding, never a crash of the replay. ``impl`` may be a
+module or a proxy of one behind the wall (``harness.sandbox``: ``golden replay --impl``
+hands the replay such a proxy, so untrusted code never runs in this process).
 
 Example::
 

@@ -17,12 +17,15 @@ the candidate module, so the candidate's own code can call them as globals too. 
 the candidate defines itself is never replaced.
 
 The contract check (``check_contract(module)``) reads the ``.pyi`` with ``ast`` (never
-importing it) and lists every problem: a missing name, a function where a class is
-expected, a method missing from a class, or a signature that cannot be called the way the
-contract calls it. Compatibility is judged by the calls the contract allows: every
-contract parameter must be accepted under the same name and position (or swallowed by
-``*args``/``**kwargs``), a parameter with a default in the contract must have one in the
-candidate, and the candidate may not require a parameter the contract does not have.
+importing it) and lists the names that are missing or unusable: a missing name, a
+function where a class is expected, a method missing from a class, a constant that is
+not an int. It never refuses a signature: the seed fixes positions, not parameter names
+or optional parameters, so ``vocab_bytes(tok)``, ``Constraint(index)`` and
+``regex_to_dfa(regex)`` are all fine. ``signature_notes(module)`` lists the signatures
+that cannot take the seed's call (its required arguments, by position): notes only.
+Neither blocks grading: a test that needs a missing name fails with a one-line reason,
+the others run (``harness.suite.plugin``). ``spec_problem(spec)`` says, without
+importing anything, why a spec names nothing loadable (the grader's side).
 
 Example::
 
@@ -33,8 +36,9 @@ Example::
     <module 'cand_ref_copy_...' ...>
 
 Errors: ``CandidateError`` (a ``ValueError``) when the spec names nothing loadable;
-exceptions raised by the candidate's own import propagate unchanged (the caller runs
-this inside the sandboxed child and reports them).
+exceptions raised by the candidate's own import propagate unchanged. ``load_candidate``
+runs the candidate's code: call it only in the candidate process
+(``harness.sandbox.server``), never in the grader.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
   namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp; the candidate's whole process tree ends with its process.
+  private HOME and /tmp (else ``unshare`` namespaces, else a documented fallback); the
+  candidate's whole process tree ends with its process. Result records are signed with a
+  key passed through a pipe, so records anyone else appends to the file are ignored.
 - **deadlines**: each test's calls into the candidate share a wall-clock deadline of
   ``--timeout`` seconds; a candidate that dies, hangs or breaks the protocol mid-call
   gives that test ``crashed`` or ``timeout`` and the next test a fresh candidate process.
@@ -52,6 +54,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
+from harness.sandbox import confine
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -133,6 +136,7 @@ def run_check(options: CheckOptions) -> CheckResult:
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     manifest = Manifest.take(protected_roots())
+    confine.probe()  # probe bubblewrap once here; the grader children inherit the answer
     try:
         with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
             os.chmod(sandbox, 0o700)
@@ -202,9 +206,15 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     reader = _ResultReader(results_file)
     started = time.monotonic()
     with open(log, "wb") as out:
-        child = subprocess.Popen(command, cwd=sandbox, env=_child_env(sandbox, result.marker),
-                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+        key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
+        try:
+            child = subprocess.Popen(command + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                     env=_child_env(sandbox, result.marker), stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_read,))
+        finally:
+            os.close(key_read)
+        os.write(key_write, reader.key.hex().encode() + b"\n")
+        os.close(key_write)
         try:
             killed = _watch(child, reader, result, options, started)
         except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
@@ -212,7 +222,7 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
             raise
     records = reader.read_new()
     _apply(records, result)
-    info = {"attempt": attempt, "returncode": child.returncode, "killed": killed,
+    info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
             "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
     result.children.append(info)
     return _after_exit(result, reader, child.returncode, killed, log)
@@ -267,6 +277,8 @@ class _ResultReader:
 
     def __init__(self, path: Path):
         self.path = path
+        self.key = secrets.token_bytes(32)  # records not signed with it are ignored (forged)
+        self.forged = 0
         self.offset = 0
         self.current: str | None = None  # the test started and not finished
         self.current_since = time.monotonic()
@@ -284,7 +296,8 @@ class _ResultReader:
                 record = json.loads(line)
             except ValueError:
                 continue  # a line the candidate scribbled: ignored
-            if not isinstance(record, dict):
+            if not isinstance(record, dict) or not signed(record, self.key):
+                self.forged += 1
                 continue
             records.append(record)
             if record.get("event") == "start":
@@ -294,6 +307,15 @@ class _ResultReader:
             elif record.get("event") == "finish":
                 self.finished_at = time.monotonic()
         return records
+
+
+def signed(record: dict, key: bytes) -> bool:
+    """Whether ``record`` carries the grader child's signature (``harness.suite.plugin``)."""
+    import hmac
+
+    mac = record.pop("mac", None)
+    body = json.dumps(record, sort_keys=True, default=str).encode()
+    return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
 
 
 def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,

@@ -120,13 +120,18 @@ def test_writes_into_the_graders_home_never_arrive(harness_unchanged):
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.OK
 
 
-def test_without_bubblewrap_file_attacks_are_tampered_listed_and_undone(harness_unchanged, monkeypatch, tmp_path):
+@pytest.mark.parametrize("tier", ["unshare", "fallback"])
+def test_without_bubblewrap_file_attacks_are_tampered_listed_and_undone(harness_unchanged, monkeypatch, tier):
+    if os.geteuid() != 0:
+        pytest.skip("as an ordinary user the candidate cannot write the harness's files at all")
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
+    if tier == "fallback":
+        monkeypatch.setenv("CONSTRAIN_HARNESS_NO_UNSHARE", "1")
     victim = Path("/tmp/constrain-harness-victim.txt")
     victim.write_text("outside the checkout\n")
     try:
         result, tests = grade("attacks_files.py", only=("test_hand_example",))
-        assert result.isolation.startswith("fallback")
+        assert result.isolation.startswith(tier) or tier == "unshare" and result.isolation.startswith("fallback")
         assert result.exit_code == ExitCode.TAMPERED, render_table(result)
         changes = "\n".join(result.integrity)
         for expected in ("golden/masks_golden.json: changed", "harness/suite/test_dfa.py: changed",
@@ -139,10 +144,30 @@ def test_without_bubblewrap_file_attacks_are_tampered_listed_and_undone(harness_
         victim.unlink()
 
 
-def test_forged_results_count_for_nothing(harness_unchanged):
+@pytest.mark.parametrize("fallback", [False, True], ids=["confined", "fallback"])
+def test_forged_results_count_for_nothing(harness_unchanged, monkeypatch, fallback):
+    if fallback:  # the candidate can reach the result file here: its records are unsigned
+        monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
+        monkeypatch.setenv("CONSTRAIN_HARNESS_NO_UNSHARE", "1")
     result, tests = grade("forges_results.py")
     assert {t.status for t in tests.values()} == {"failed"}, [(t.name, t.reason) for t in tests.values()]
     assert result.exit_code == ExitCode.FAILED
+    if fallback:
+        assert sum(child["forged_records"] for child in result.children) >= 17
+
+
+def test_without_bubblewrap_unshare_still_hides_the_grader_and_ends_the_tree(harness_unchanged, monkeypatch):
+    monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
+    monkeypatch.setenv("CONSTRAIN_HARNESS_TEST_SECRET", "s3cr3t-grader-value")
+    for candidate in ("leaves_a_daemon.py", "reads_the_environment.py", "kills_the_grader.py"):
+        result, tests = grade(candidate, only=("test_apply_mask",))  # grade() asserts no process is left
+        if not result.isolation.startswith("unshare"):
+            pytest.skip(f"unshare does not work here: {result.isolation}")
+        # the grader survives (this run finished); the killer reaches only its own process
+        # group, so it kills itself: never a pass, never a hung or killed grader
+        want = ("not run", "error", "crashed") if candidate == "kills_the_grader.py" else ("passed",)
+        assert tests["test_apply_mask"].status in want, (candidate, tests["test_apply_mask"].reason)
+        assert "s3cr3t" not in str(result.to_dict())
 
 
 def test_patching_the_harness_at_import_changes_only_the_candidates_process(harness_unchanged):

@@ -144,6 +144,9 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
             tests.update(rest)
     seconds = time.monotonic() - start
     killed_by = _failed(tests)
+    timed_out = [t for t, outcome in tests.items() if outcome == "timeout"]
+    if problem is None and timed_out and not killed_by:  # a per-test deadline behind the wall
+        problem = "timeout"
     if problem == "timeout":
         outcome = Outcome.TIMEOUT
     elif problem is not None:
@@ -154,11 +157,15 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
 
 
 def _failed(tests: dict[str, str]) -> list[str]:
-    return [t for t, outcome in tests.items() if outcome in ("failed", "error")]
+    """Tests that detected the mutant: a failure, an error, or a crash of the candidate."""
+    return [t for t, outcome in tests.items() if outcome in ("failed", "error", "crashed")]
 
 
 def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     """Problems with the runner itself ([] when it can be trusted)."""
+    from harness.sandbox import confine
+
+    confine.probe()
     problems = []
     clean = materialize(NULL_MUTANT, root)
     killers = sorted({k for m in MUTANTS if m.kind == CATALOGUE for k in m.killers})
@@ -176,6 +183,9 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
 
 def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None) -> list[MutantResult]:
+    from harness.sandbox import confine
+
+    confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     results: dict[str, MutantResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -125,6 +125,8 @@ def _ext(code: int, payload) -> msgpack.ExtType:
 
 
 def _unext(code: int, data: bytes):
+    if not _ARRAY <= code <= _SCALAR:
+        raise ProtocolError(f"unknown value type {code}")
     if code == _BIGINT:
         if len(data) > 4000 or not data.lstrip(b"-").isdigit():
             raise ProtocolError("malformed integer")
@@ -148,7 +150,7 @@ def _unext(code: int, data: bytes):
     if code == _DESCRIBED:
         kind, value = payload
         return Described(str(kind), value)
-    raise ProtocolError(f"unknown value type {code}")
+    raise ProtocolError(f"unknown value type {code}")  # pragma: no cover - the range check above
 
 
 def _hashable(value):

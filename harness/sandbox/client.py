@@ -107,6 +107,13 @@ class Candidate:
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
         ``RemoteError``; a crash or hang while loading raises ``CandidateGone``."""
         self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        try:
+            return self._start()
+        except BaseException:  # a load that failed leaves no process and no folder behind
+            self.close()
+            raise
+
+    def _start(self) -> dict:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
@@ -157,8 +164,8 @@ class Candidate:
             except subprocess.TimeoutExpired:
                 pass
             _kill_group(proc)
-            if self.plan is not None and self.plan.mode == "fallback":
-                confine.kill_marked(self.marker)
+            if self.plan is not None and not self.plan.mode.startswith("bubblewrap"):
+                confine.kill_marked(self.marker)  # belt and braces: a PID namespace already ended them
             self._output.join()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -215,6 +222,7 @@ class Candidate:
         code = _wait(proc)
         if kind is CandidateCrashed:
             message += f" ({_how(code)})"
+        self._output.join()  # what it printed up to its end (bounded: 5 s)
         tail = self._output.text()[-600:].strip()
         if tail:
             from harness.sandbox.text import escape
@@ -422,11 +430,12 @@ class Proxy:
         return int(self._ask("index"))
 
     def __eq__(self, other):
-        return self._ask("eq", None, (other,))
+        # Never the candidate's __eq__: an object that equals everything must not pass a
+        # test's comparison. A proxy equals only itself (a handle to the same object).
+        return isinstance(other, Proxy) and other._candidate is self._candidate and other._handle.id == self._handle.id
 
     def __ne__(self, other):
-        result = self.__eq__(other)
-        return not result if isinstance(result, bool) else result
+        return not self.__eq__(other)
 
     def __hash__(self):
         return hash((id(self._candidate), self._handle.id))

@@ -15,7 +15,12 @@ prints. The strongest mode this machine allows is chosen:
   candidate started (also after ``setsid``) when its server ends or the grader dies.
 - ``bubblewrap`` as an ordinary user: the same, in a user namespace (``bwrap
   --unshare-user --disable-userns``: the grader's uid mapped, no capabilities).
-- ``fallback`` (no ``bwrap``, or ``CONSTRAIN_HARNESS_NO_BWRAP=1``): a new session, the
+- ``unshare`` (no ``bwrap``, or ``CONSTRAIN_HARNESS_NO_BWRAP=1``): util-linux ``unshare``
+  builds PID (with its own ``/proc``), mount, IPC, UTS and network namespaces (and a user
+  namespace when not root), so the grader's processes and environment are invisible and
+  the candidate's process tree ends with it; the grader's uid (as root the candidate can
+  write files: they are verified after the run and restored).
+- ``fallback`` (neither, or also ``CONSTRAIN_HARNESS_NO_UNSHARE=1``): a new session, the
   rlimits, ``no_new_privs`` and a parent-death signal; the grader's uid; its process tree
   is ended by process group and by a marker in its environment (a child that clears its
   environment and calls ``setsid`` can escape this mode: the description says so).
@@ -28,7 +33,7 @@ root grader use the ordinary-user mode (to test it).
 Example::
 
     >>> p = plan(Limits(), binds=[Path("/work/checkout")], hidden=[Path("/tmp")], home=Path("/tmp/h"))
-    >>> p.mode in ("bubblewrap", "bubblewrap (user namespace)", "fallback")
+    >>> p.mode in ("bubblewrap", "bubblewrap (user namespace)", "unshare", "fallback")
     True
 """
 
@@ -101,11 +106,50 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     env.update(HOME=str(home), TMPDIR=str(home))
     why = "CONSTRAIN_HARNESS_NO_BWRAP is set" if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP") else \
         "bwrap not found (apt-get install bubblewrap)" if bwrap is None else "bwrap cannot create namespaces here"
-    description = (f"fallback ({why}): the grader's uid, no namespaces (the grader's files are protected only "
-                   f"by verification after the run; a child that clears its environment and calls setsid can "
-                   f"outlive the run); new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
-                   f"environment: {len(env)} allowlisted names")
+    unshare = _unshare_argv(as_root)
+    if unshare is not None:
+        description = (f"unshare ({why}): PID, mount, IPC, UTS and network namespaces (the grader's processes "
+                       f"and their environments are invisible, the candidate's process tree ends with it); "
+                       f"the grader's uid{' (root: it can write files, which are verified after the run)' if as_root else ''}"
+                       f"; new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
+                       f"environment: {len(env)} allowlisted names")
+        return Plan("unshare", unshare, env, _preexec(limits, nproc, True), description)
+    description = (f"fallback ({why}; unshare unavailable): the grader's uid, no namespaces (the grader's files "
+                   f"are protected only by verification after the run; a child that clears its environment and "
+                   f"calls setsid can outlive the run); new session, no_new_privs; private HOME and TMPDIR; "
+                   f"{rlimits}; environment: {len(env)} allowlisted names")
     return Plan("fallback", [], env, _preexec(limits, nproc, True), description)
+
+
+def _unshare_argv(as_root: bool) -> list[str] | None:
+    """util-linux ``unshare`` with PID, mount, IPC, UTS and network namespaces (a user
+    namespace too when not root), when it works here and is not switched off
+    (``CONSTRAIN_HARNESS_NO_UNSHARE=1``)."""
+    import subprocess
+
+    unshare = shutil.which("unshare")
+    if unshare is None or os.environ.get("CONSTRAIN_HARNESS_NO_UNSHARE"):
+        return None
+    argv = [unshare, "--fork", "--pid", "--mount-proc", "--kill-child", "--ipc", "--uts", "--net"]
+    if not as_root:
+        argv[1:1] = ["--user", "--map-current-user"] if _unshare_knows("--map-current-user") else ["--user"]
+    key = ("unshare", tuple(argv))
+    if key not in _WORKS:
+        try:
+            _WORKS[key] = subprocess.run(argv + ["true"], capture_output=True, timeout=30).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _WORKS[key] = False
+    return argv + ["--"] if _WORKS[key] else None
+
+
+def _unshare_knows(option: str) -> bool:
+    import subprocess
+
+    try:
+        return option in subprocess.run([shutil.which("unshare") or "unshare", "--help"], capture_output=True,
+                                        text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def _environment(marker: str) -> dict[str, str]:
@@ -139,6 +183,13 @@ def interpreter_paths() -> list[Path]:
     for path in paths:
         resolved |= {path, path.resolve()}
     return sorted(p for p in resolved if p.exists())
+
+
+def probe() -> None:
+    """Find out once whether bubblewrap works here (its answer is inherited by children)."""
+    bwrap = bwrap_path()
+    if bwrap is not None:
+        _bwrap_works(bwrap, os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER"))
 
 
 def runs_as_nobody() -> bool:
@@ -178,16 +229,22 @@ _WORKS: dict = {}
 
 
 def _bwrap_works(bwrap: str, as_root: bool) -> bool:
-    """Whether bwrap can build the sandbox here (tried once per process)."""
+    """Whether bwrap can build the sandbox here (tried once per process tree: the answer
+    is left in ``CONSTRAIN_HARNESS_BWRAP_WORKS`` for the grader's children; the candidate
+    never sees it, its environment is the allowlist)."""
     import subprocess
 
     key = (bwrap, as_root)
+    inherited = os.environ.get("CONSTRAIN_HARNESS_BWRAP_WORKS", "")
+    if key not in _WORKS and inherited.startswith(f"{bwrap}:{int(as_root)}:"):
+        _WORKS[key] = inherited.endswith(":1")
     if key not in _WORKS:
         argv = _bwrap_argv(bwrap, as_root, [], []) + [sys.executable, "-I", "-c", "pass"]
         try:
             _WORKS[key] = subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
         except (OSError, subprocess.SubprocessError):
             _WORKS[key] = False
+        os.environ["CONSTRAIN_HARNESS_BWRAP_WORKS"] = f"{bwrap}:{int(as_root)}:{int(_WORKS[key])}"
     return _WORKS[key]
 
 

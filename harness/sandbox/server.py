@@ -16,7 +16,8 @@ MRO, so the grader can re-raise a ValueError as a ValueError) and ``extras`` hol
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
 path for hot loops), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
-``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``eq``, ``contains``.
+``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
+grader's proxy compares handles, so an object that equals everything cannot pass a test).
 
 Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``.
 
@@ -154,8 +155,6 @@ class Server:
             return unary[op](obj)
         if op == "getitem":
             return obj[args[0]]
-        if op == "eq":
-            return obj == args[0]
         if op == "contains":
             return args[0] in obj
         raise ValueError(f"unknown request {op!r}")

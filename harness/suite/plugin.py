@@ -22,6 +22,9 @@ Options:
 - ``--memory MB``: the candidate process's address-space limit (2048).
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
   so that a crash of this process loses nothing already recorded (``harness.check`` reads it).
+- ``--results-key-fd N``: sign each record (HMAC-SHA256, a ``"mac"`` field) with a key
+  read from file descriptor N, so a record anyone else appends to F is ignored
+  (``harness.check``; it matters where the candidate could reach F: the fallback).
 - ``--golden-file G``: the masks golden file to replay (default ``golden/masks_golden.json``).
 - ``--only A,B`` / ``--skip A,B``: run only / not these tests, by exact name.
 
@@ -68,6 +71,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--timeout", type=float, default=60.0, help="wall seconds per test for calls into the candidate")
     group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
+    group.addoption("--results-key-fd", type=int, default=None,
+                    help="read a hex key from this file descriptor and sign every result record with it")
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
     group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
     group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
@@ -82,17 +87,51 @@ def pytest_configure(config) -> None:
         config.addinivalue_line("markers", f"{marker}: {text}")
     path = config.getoption("--results-file")
     _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
-    _STATE["write"] = _writer(_STATE["out"])
+    fd = config.getoption("--results-key-fd")
+    key = _read_key(fd) if fd is not None else None
+    _STATE["write"] = _writer(_STATE["out"], key)
+    _undumpable()
     from harness.suite import tiers
 
     tiers.set_strict(bool(config.getoption("strict", default=False)))
 
 
-def _writer(out):
+def _read_key(fd: int) -> bytes:
+    """One hex line from ``fd`` (a pipe from ``harness.check``), which is then closed."""
+    data = b""
+    while not data.endswith(b"\n") and len(data) < 256:
+        chunk = os.read(fd, 256)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    key = bytes.fromhex(data.decode("ascii").strip())
+    if len(key) < 16:
+        raise pytest.UsageError("--results-key-fd: no key of at least 16 bytes was read")
+    return key
+
+
+def _undumpable() -> None:
+    """Other processes of this uid may not read this one's memory, fds or environment
+    (``/proc/<pid>/...``): what a candidate in the fallback confinement would try."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _writer(out, key: bytes | None):
+    import hmac
+
     dumps = json.dumps
 
     def write(record: dict) -> None:
         if out is not None:
+            if key is not None:  # signed: harness.check ignores records without the signature
+                body = dumps(record, sort_keys=True, default=str).encode()
+                record = {**record, "mac": hmac.new(key, body, "sha256").hexdigest()}
             out.write(dumps(record, default=str) + "\n")
             out.flush()
             os.fsync(out.fileno())
@@ -129,6 +168,7 @@ def pytest_collection_finish(session) -> None:
     _STATE["timeout"] = config.getoption("--timeout")
     _STATE["memory"] = config.getoption("--memory")
     _STATE["restarts"] = 0
+    _STATE["tests"] = len(session.items)
     write({"event": "start", "test": "<load>"})
     record = _start_candidate()
     write(record)
@@ -146,7 +186,9 @@ def _start_candidate() -> dict:
     problem = spec_problem(spec)
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
-    limits = Limits(memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
+    # CPU: every test may use its whole wall-clock allowance, twice over (a crash restarts the count)
+    cpu = int(60 + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
+    limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
     candidate = Candidate(spec, ref_deps=_STATE["ref_deps"], limits=limits,
                           marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"))
     _STATE["candidate"] = candidate
@@ -155,12 +197,12 @@ def _start_candidate() -> dict:
     except RemoteError as exc:
         candidate.close()
         status = "usage" if exc.remote_type == CandidateError.__name__ and "candidate" in str(exc) else "error"
-        return {"event": "load", "status": status, "problems": [],
+        return {"event": "load", "status": status, "problems": [], **_confinement(candidate),
                 "reason": f"importing the candidate failed: {exc.remote_type}: {_one_line(exc)}"
                           + (f" (at {exc.where})" if exc.where else ""),
                 "details": candidate.output()}
     except CandidateGone as exc:
-        return {"event": "load", "status": "error", "problems": [],
+        return {"event": "load", "status": "error", "problems": [], **_confinement(candidate),
                 "reason": f"the candidate crashed while loading: {_one_line(exc)}", "details": candidate.output()}
     record = {"event": "load", "status": "ok"}
     record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "file", "confinement", "mode")})
@@ -171,6 +213,11 @@ def _start_candidate() -> dict:
         record["reason"] = f"contract: {len(record['problems'])} name(s) missing or unusable; the tests that " \
                            f"need them fail, the others run"
     return record
+
+
+def _confinement(candidate) -> dict:
+    plan = candidate.plan
+    return {"confinement": plan.description, "mode": plan.mode} if plan is not None else {}
 
 
 def _read_golden(path) -> dict:

@@ -1,0 +1,199 @@
+"""The wall's parts (harness/sandbox): the data-only channel, the candidate process and its
+proxies, the escaping of candidate text, and the manifest of the harness's files.
+
+Oracles: the values themselves (a round trip is the identity), numpy's own generator (a
+generator used behind the wall advances exactly as one used in-process), the reference
+called in-process, and the file system read back with lstat.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import time
+
+import msgpack
+import numpy as np
+import pytest
+
+import oracles.automaton as reference
+from harness.sandbox import Candidate, CandidateCrashed, CandidateGone, RemoteError, call_many, channel
+from harness.sandbox.files import Manifest
+from harness.sandbox.text import escape
+from harness.suite.shapes import SeedTokenizer
+
+
+@pytest.fixture
+def pair():
+    a, b = socket.socketpair()
+    yield a, b
+    a.close()
+    b.close()
+
+
+# --------------------------------------------------------------------------- channel
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 0, -1, 2 ** 64 - 1, -(2 ** 63), 2 ** 200, -(2 ** 90), 1.5, float("inf"), "é\x00", b"\xff\x00",
+    [1, [2, (3, b"x")]], (), {1: "a", "b": (None,)}, {1, 2}, frozenset({"a"}),
+    np.arange(6, dtype=np.int32).reshape(2, 3), np.zeros(0, dtype=np.bool_), np.float32(1.5), np.int64(-3),
+    np.array([1.0, -np.inf], dtype=">f8"),
+])
+def test_a_round_trip_is_the_identity(pair, value):
+    channel.send(pair[0], value)
+    got = channel.receive(pair[1], deadline=time.monotonic() + 5)
+    if isinstance(value, (np.ndarray, np.generic)):
+        assert type(got) is type(value) and got.dtype == value.dtype and np.array_equal(got, value)
+        assert not isinstance(got, np.ndarray) or got.flags.writeable
+    else:
+        assert got == value and type(got) is type(value)
+
+
+def test_objects_never_cross_as_code(pair):
+    with pytest.raises(TypeError, match="data only"):
+        channel.send(pair[0], object())
+    with pytest.raises(TypeError, match="data only"):
+        channel.send(pair[0], np.array([object()], dtype=object))
+
+
+@pytest.mark.parametrize("payload, words", [
+    (msgpack.ExtType(1, msgpack.packb(["|O", [1], b"\x00" * 8])), "dtype '|O' is not allowed"),
+    (msgpack.ExtType(1, msgpack.packb(["<i4", [3], b"\x00" * 8])), "does not have shape"),
+    (msgpack.ExtType(42, b""), "unknown value type"),
+    (msgpack.ExtType(3, b"12x"), "malformed integer"),
+])
+def test_malformed_values_are_protocol_errors(pair, payload, words):
+    body = msgpack.packb(payload)
+    pair[0].sendall(struct.pack(">I", len(body)) + body)
+    with pytest.raises(channel.ProtocolError, match=words):
+        channel.receive(pair[1], deadline=time.monotonic() + 5)
+
+
+def test_an_oversized_frame_is_refused_before_it_is_read(pair):
+    pair[0].sendall(struct.pack(">I", channel.MAX_FRAME + 1))
+    with pytest.raises(channel.ProtocolError, match="announced a frame"):
+        channel.receive(pair[1], deadline=time.monotonic() + 5)
+
+
+def test_a_silent_peer_misses_the_deadline_and_a_closed_one_is_said(pair):
+    with pytest.raises(channel.ChannelTimeout):
+        channel.receive(pair[1], deadline=time.monotonic() + 0.2)
+    pair[0].close()
+    with pytest.raises(channel.ChannelClosed):
+        channel.receive(pair[1], deadline=time.monotonic() + 5)
+
+
+# --------------------------------------------------------------------------- the candidate process
+
+
+@pytest.fixture(scope="module")
+def candidate():
+    with Candidate(None) as cand:
+        yield cand
+
+
+def test_proxies_answer_as_the_reference_does_in_process(candidate):
+    impl = candidate.module
+    dfa, here = impl.regex_to_dfa("(cat|car|dog)s?"), reference.regex_to_dfa("(cat|car|dog)s?")
+    assert dfa.n_states == here.n_states and impl.DEAD == reference.DEAD
+    assert np.array_equal(dfa.trans, here.trans) and dfa.trans.dtype == np.int32
+    assert [dfa.step(0, w) for w in (b"cat", b"x", b"")] == [here.step(0, w) for w in (b"cat", b"x", b"")]
+    vocab = [b"c", b"a", b"t", b"ca", None, b""]
+    index = impl.TokenIndex(dfa, vocab, 4)
+    args = [(s, t) for s in range(dfa.n_states) for t in range(len(vocab))]
+    want = [reference.TokenIndex(here, vocab, 4).next_state(*a) for a in args]
+    assert call_many(index.next_state, args) == want == [index.next_state(*a) for a in args]
+
+
+def test_the_candidates_exceptions_keep_their_builtin_class(candidate):
+    impl = candidate.module
+    with pytest.raises(ValueError) as info:
+        impl.regex_to_dfa("(ab")
+    assert isinstance(info.value, RemoteError) and info.value.remote_type
+    with pytest.raises(TypeError):
+        impl.regex_to_dfa(b"ab")
+    with pytest.raises(AttributeError):
+        impl.no_such_name
+    assert not hasattr(impl, "no_such_name")
+
+
+def test_a_generator_behind_the_wall_advances_as_in_process(candidate):
+    impl = candidate.module
+    index = impl.TokenIndex(impl.regex_to_dfa("[ab]+"), [b"a", b"b", None], 2)
+    here_index = reference.TokenIndex(reference.regex_to_dfa("[ab]+"), [b"a", b"b", None], 2)
+    params = impl.SamplingParams(temperature=1.0)
+    mine, theirs = np.random.default_rng(7), np.random.default_rng(7)
+    logits = np.array([0.3, 0.1, 0.0])
+    for _ in range(5):
+        got = impl.constrained_sample(logits, impl.Constraint(index), params, [], mine)
+        want = reference.constrained_sample(logits, reference.Constraint(here_index),
+                                            reference.SamplingParams(temperature=1.0), [], theirs)
+        assert got == want
+    assert mine.random() == theirs.random()
+
+
+def test_a_tokenizer_crosses_as_its_description(candidate):
+    tok = SeedTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
+    assert candidate.module.vocab_bytes(tok) == reference.vocab_bytes(tok)
+
+
+def test_a_dead_candidate_is_said_once_and_never_reused(tmp_path):
+    dying = tmp_path / "dying.py"
+    dying.write_text("import os\nfrom oracles.automaton import *  # noqa: F401,F403\n"
+                     "def regex_to_dfa(pattern):\n    os._exit(7)\n")
+    with Candidate(str(dying)) as cand:
+        with pytest.raises(CandidateCrashed, match="exit status 7"):
+            cand.module.regex_to_dfa("a")
+        assert isinstance(cand.incident, CandidateCrashed) and not cand.alive
+        with pytest.raises(CandidateGone):
+            cand.module.apply_mask([1.0], [True])
+
+
+# --------------------------------------------------------------------------- text and files
+
+
+def test_escape_leaves_no_control_character():
+    text = escape("ok\r\x1b[32mPASS\x1b[0m\x08\u202e\u200b\nnext")
+    assert text == "ok\\r\\x1b[32mPASS\\x1b[0m\\x08\\u202e\\u200b\\nnext"
+    assert escape("a\nb\tc", keep_newlines=True) == "a\nb    c"
+
+
+def test_the_manifest_finds_every_change_and_restores_without_following_links(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.py").write_text("A = 1\n")
+    (root / "sub" / "b.json").write_text("{}\n")
+    (root / "link").symlink_to("a.py")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("untouched\n")
+    manifest = Manifest.take([root])
+    assert manifest.verify() == []
+    (root / "a.py").write_text("A = 2\n")
+    (root / "sub" / "b.json").unlink()
+    (root / "sub" / "b.json").symlink_to(outside)
+    (root / "planted.py").write_text("x\n")
+    (root / "link").unlink()
+    (root / "link").symlink_to(outside)
+    os.chmod(root / "sub", 0o777)
+    changes = "\n".join(manifest.verify())
+    for words in ("pkg/a.py: changed", "pkg/sub/b.json: a file replaced by a link", "pkg/planted.py: added",
+                  "pkg/link: relinked", "pkg/sub: mode"):
+        assert words in changes, changes
+    manifest.restore()
+    assert manifest.verify() == []
+    assert outside.read_text() == "untouched\n"
+    assert (root / "a.py").read_text() == "A = 1\n" and not (root / "planted.py").exists()
+    assert os.readlink(root / "link") == "a.py" and not (root / "sub" / "b.json").is_symlink()
+
+
+def test_an_object_that_equals_everything_equals_nothing_here(tmp_path):
+    liar = tmp_path / "liar.py"
+    liar.write_text("from oracles.automaton import *  # noqa: F401,F403\n"
+                    "class Liar:\n    def __eq__(self, other):\n        return True\n"
+                    "    def __ne__(self, other):\n        return False\n"
+                    "def regex_to_dfa(pattern):\n    return Liar()\n")
+    with Candidate(str(liar)) as cand:
+        got = cand.module.regex_to_dfa("a")
+        assert got != 3 and not (got == 3) and got == got
