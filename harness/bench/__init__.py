@@ -12,4 +12,5 @@ BENCHMARKS: dict[str, str] = {
     "golden": "harness.bench.golden",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
+    "stress": "harness.bench.stress",
 }
