@@ -129,9 +129,16 @@ def contract_error(exc: BaseException) -> bool:
                                                       "harness.commands.args")
 
 
+def _warm_imports() -> None:
+    """Import what the work needs before the clock starts (imports are not the work)."""
+    import oracles.automaton  # noqa: F401
+    from oracles import derivatives  # noqa: F401
+
+
 def child_main(target: str, name: str) -> None:
     case = next(c for c in load_cases() if c["name"] == name)
     value = expand(case)
+    _warm_imports()
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
     start = time.perf_counter()
     try:
@@ -141,6 +148,23 @@ def child_main(target: str, name: str) -> None:
         detail, outcome, contract = f"{type(exc).__name__}: {str(exc)[:120]}", "error", contract_error(exc)
     seconds = time.perf_counter() - start
     print(json.dumps({"outcome": outcome, "contract": contract, "detail": detail, "seconds": seconds}), flush=True)
+
+
+def batch_main(target: str, path: str) -> None:
+    """Run every input of a JSON list (``{"kind", "value"}``) in turn, printing a
+    ``{"start": i}`` line before each and a result line after (see ``run_batch``)."""
+    items = json.loads(Path(path).read_text(encoding="utf-8"))
+    _warm_imports()
+    for i, item in enumerate(items):
+        print(json.dumps({"start": i}), flush=True)
+        start = time.perf_counter()
+        try:
+            detail = _work({"kind": item["kind"]}, item["value"], target)
+            outcome, contract = "ok", True
+        except BaseException as exc:  # noqa: BLE001 - reported, judged by the parent
+            detail, outcome, contract = f"{type(exc).__name__}: {str(exc)[:120]}", "error", contract_error(exc)
+        print(json.dumps({"index": i, "outcome": outcome, "contract": contract, "detail": detail,
+                          "seconds": time.perf_counter() - start}), flush=True)
 
 
 # --- the parent ---------------------------------------------------------------------------
@@ -167,12 +191,44 @@ class Result:
 def run_case(name: str, target: str, *, timeout: float = 30.0, memory_mb: int = 2000,
              pythonpath: str | None = None) -> Result:
     """Run one case in a child under RLIMIT_AS ``memory_mb`` and ``timeout`` wall seconds."""
+    out, killed, rss_mb = _run_child("child_main", [target, name], timeout, memory_mb, pythonpath)
+    return _result(target, name, out, killed, timeout, rss_mb)
+
+
+def run_batch(items: list[dict], target: str, *, timeout: float, memory_mb: int = 2000) -> tuple[list[Result], float]:
+    """Run many inputs (``{"kind": "pattern" | "schema" | "schema_text", "value": ...}``)
+    in one child; returns a Result per input started (a killed child's last input is
+    reported as ``timeout``) and the child's peak RSS in MB."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="constrain-stress-") as folder:
+        path = Path(folder) / "inputs.json"
+        path.write_text(json.dumps(items), encoding="utf-8")
+        out, killed, rss_mb = _run_child("batch_main", [target, str(path)], timeout, memory_mb, None)
+    results, started = [], None
+    for line in out.splitlines():
+        doc = json.loads(line) if line.startswith("{") else {}
+        if "start" in doc:
+            started = doc["start"]
+        elif "index" in doc:
+            results.append(Result(target, str(doc["index"]), doc["outcome"], doc["contract"], doc["detail"],
+                                  doc["seconds"], rss_mb))
+            started = None
+    if started is not None:
+        reason = f"killed after {timeout:g} s" if killed else "the child died (memory limit?)"
+        results.append(Result(target, str(started), "timeout" if killed else "killed", False, reason, timeout, rss_mb))
+    return results, rss_mb
+
+
+def _run_child(entry: str, arguments: list[str], timeout: float, memory_mb: int,
+               pythonpath: str | None) -> tuple[str, bool, float]:
+    """Run ``entry(*arguments)`` of this file in a child: (stdout, killed, peak RSS MB)."""
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, root, env.get("PYTHONPATH")]))
-    code = ("import sys; sys.path[:0] = [p for p in sys.argv[3].split(':') if p]; "
-            "import runpy; m = runpy.run_path(sys.argv[4]); m['child_main'](sys.argv[1], sys.argv[2])")
-    command = [sys.executable, "-c", code, target, name, env["PYTHONPATH"], str(Path(__file__).resolve())]
+    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; import runpy; "
+            "m = runpy.run_path(sys.argv[2]); m[sys.argv[3]](*sys.argv[4:])")
+    command = [sys.executable, "-c", code, env["PYTHONPATH"], str(Path(__file__).resolve()), entry, *arguments]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, preexec_fn=_limit_memory(memory_mb))
     killed, usage = False, None
@@ -189,8 +245,7 @@ def run_case(name: str, target: str, *, timeout: float = 30.0, memory_mb: int = 
     proc.returncode = 0  # reaped above
     out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
     proc.stdout.close()
-    rss_mb = usage.ru_maxrss / 1024  # KiB on Linux
-    return _result(target, name, out, killed, timeout, rss_mb)
+    return out, killed, usage.ru_maxrss / 1024  # KiB on Linux
 
 
 def _limit_memory(memory_mb: int):
