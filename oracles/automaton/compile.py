@@ -3,8 +3,12 @@
     parse -> build_nfa -> subset_construction -> prune_dead -> moore_partition
           -> number_breadth_first -> expand classes to 256 bytes -> DFA
 
-Bounds (each raises a ValueError subclass instead of growing): ``parser.MAX_REPEAT``
-(repeat bounds), ``nfa.MAX_NFA_STATES``, ``determinize.MAX_DFA_STATES``.
+Bounds (each raises a ValueError subclass, checked before or as the work grows, never
+after it): ``parser.MAX_PATTERN_LENGTH`` (text), ``parser.MAX_REPEAT`` (repeat bounds),
+``parser.MAX_NESTING`` (groups), ``nfa.MAX_NFA_STATES`` (counted from the tree before
+building), ``determinize.MAX_DFA_STATES`` and ``determinize.MAX_CLOSURE_WORK`` (subset
+construction), ``minimize.MAX_MOORE_WORK`` (minimization rounds). Together they keep
+any pattern to about 10 s and well under 500 MB (``constrain-harness bench stress``).
 
 Example::
 

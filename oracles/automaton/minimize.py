@@ -9,7 +9,8 @@ The three steps of the seed's section 2.2:
 2. ``moore_partition``: start from two blocks, accepting and not; split every block
    whose states go to different blocks (DEAD counts as a block of its own) on some
    class; stop when a round splits nothing. States of one block have the same
-   futures and merge. (Moore, 1956; rounds are vectorized with ``np.unique``.)
+   futures and merge. (Moore, 1956; rounds are vectorized with ``np.unique``;
+   bounded by ``MAX_MOORE_WORK``: a chain needs one round per state.)
 3. ``number_breadth_first``: from the start block, bytes 0..255 ascending (classes in
    order of their smallest byte), the first block reached gets the next number.
 
@@ -20,12 +21,14 @@ give equal arrays).
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 
 import numpy as np
 
 from .determinize import ClassDFA
 from .dfa import DEAD, live_states
+from .errors import LimitExceeded
 
 
 def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:
@@ -42,19 +45,39 @@ def prune_dead(cdfa: ClassDFA) -> tuple[np.ndarray, np.ndarray]:
     return trans, cdfa.accept[live]
 
 
-def moore_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
-    """int [S]: the block of each state in the coarsest stable partition."""
-    rows = trans.tolist()
-    block = [int(a) for a in accept.tolist()]
-    n_blocks = len(set(block))
-    while True:
-        # a state's signature: its block, then the block of each successor (-1: DEAD)
-        number: dict[tuple, int] = {}
-        block = [number.setdefault((block[s], *[block[t] if t >= 0 else -1 for t in row]), len(number))
-                 for s, row in enumerate(rows)]
-        if len(number) == n_blocks:
-            return np.array(block, dtype=np.int64)
-        n_blocks = len(number)
+MAX_MOORE_WORK = 200_000_000
+"""Moore rounds x states x (classes + 1) allowed before LimitExceeded: a long chain needs
+one round per state (e.g. ``[item(,item){0,299}]`` with string items: 900 rounds of
+7,800 states before pruning), so the work is quadratic in the states; the bound
+holds it to a few seconds (that schema needs about 150 million)."""
+
+
+def moore_partition(trans: np.ndarray, accept: np.ndarray, *, max_work: int = MAX_MOORE_WORK) -> np.ndarray:
+    """int [S]: the block of each state in the coarsest stable partition.
+
+    One round: each state's signature is its block followed by the block of each
+    successor (-1 for DEAD), a row of ``classes + 1`` int32; equal rows, one new block
+    (``np.unique`` over the rows viewed as opaque bytes: exact, no hashing). Stops when
+    a round splits nothing. Raises LimitExceeded past ``max_work``."""
+    n, k = trans.shape
+    dead = trans < 0
+    safe_targets = np.where(dead, 0, trans)
+    block = accept.astype(np.int32)
+    n_blocks = len(np.unique(block))
+    signature = np.empty((n, k + 1), dtype=np.int32)
+    row_bytes = np.dtype((np.void, signature.itemsize * (k + 1)))
+    for rounds in itertools.count(1):
+        if rounds * n * (k + 1) > max_work:
+            raise LimitExceeded(f"the DFA minimization exceeds MAX_MOORE_WORK={max_work} (round {rounds} of "
+                                f"{n} states over {k} classes); the pattern's automaton is too long a chain")
+        signature[:, 0] = block
+        signature[:, 1:] = np.where(dead, -1, block[safe_targets])
+        _, new_block = np.unique(signature.view(row_bytes).ravel(), return_inverse=True)
+        new_count = int(new_block.max()) + 1 if n else 0
+        if new_count == n_blocks:
+            return new_block.astype(np.int64).ravel()
+        block, n_blocks = new_block.astype(np.int32).ravel(), new_count
+    raise AssertionError("unreachable")
 
 
 def number_breadth_first(trans: np.ndarray, accept: np.ndarray, block: np.ndarray
