@@ -451,6 +451,9 @@ def _parse_cached(pattern: str) -> Term:
         raise PatternMalformed(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except RecursionError:
         raise DerivativeLimitExceeded("pattern nested too deeply for Python's parser") from None
+    except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
+        raise PatternUnsupported(f"repeat bound over MAX_REPEAT={MAX_REPEAT}", pattern,
+                                 _locate_big_repeat(pattern)) from None
     if tree.state.flags:
         raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
     if tree.state.groupdict:
@@ -543,7 +546,8 @@ def _locate_big_repeat(pattern: str) -> int | None:
         close = pattern.find("}", pos)
         if found == "brace" and close > 0:
             bounds = pattern[pos + 1:close].split(",")
-            if any(b.isdigit() and int(b) > MAX_REPEAT for b in bounds):
+            if any(b.isdigit() and (len(b.lstrip("0")) > len(str(MAX_REPEAT)) or int(b) > MAX_REPEAT)
+                   for b in bounds):
                 return pos
     return None
 
