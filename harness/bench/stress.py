@@ -226,8 +226,12 @@ def _run_child(entry: str, arguments: list[str], timeout: float, memory_mb: int,
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, root, env.get("PYTHONPATH")]))
-    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; import runpy; "
-            "m = runpy.run_path(sys.argv[2]); m[sys.argv[3]](*sys.argv[4:])")
+    # another checkout must win over an editable install of this one, whose finder
+    # comes before sys.path: drop that finder when a checkout is named
+    drop = "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]; "
+    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; "
+            + (drop if pythonpath else "")
+            + "import runpy; m = runpy.run_path(sys.argv[2]); m[sys.argv[3]](*sys.argv[4:])")
     command = [sys.executable, "-c", code, env["PYTHONPATH"], str(Path(__file__).resolve()), entry, *arguments]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, preexec_fn=_limit_memory(memory_mb))
