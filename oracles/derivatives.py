@@ -58,9 +58,10 @@ terms explored by one ``canonical_dfa`` or one emptiness search),
 ``MAX_DERIVATIVE_WORK`` (derivative steps of one public call: fresh derivatives,
 each costing the number of alternatives it walks; nested counted repeats such as
 ``((a{0,30}){0,30}){0,30}`` grow terms of thousands of alternatives and are refused
-within about a second) and ``MAX_MOORE_WORK`` (states x rounds of Moore
-minimization, quadratic on long chains: a literal of 6 000 bytes is refused); past
-them ``DerivativeLimitExceeded``.
+within about a second) and ``MAX_MOORE_WORK`` (states x columns x rounds of
+Moore minimization, quadratic on long chains: a literal of 6 000 bytes is refused,
+and so is the array schema ``[item(,item){0,999}]`` of objects); past them
+``DerivativeLimitExceeded``.
 
 Disagreements this oracle settled (each a regression test in
 ``tests/test_derivatives.py`` or ``tests/test_stdlib.py``): ``regex`` partial
@@ -106,7 +107,7 @@ __all__ = [
 DEAD = -1            # the absence of a state in a transition table
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
 MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptiness search
-MAX_MOORE_WORK = 40_000_000  # most (states x rounds) of one Moore minimization (~10 s)
+MAX_MOORE_WORK = 40_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
 MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing
 MAX_DERIVATIVE_WORK = 400_000  # derivative steps of one public call (about a second), plus 64 per input byte
 
@@ -838,17 +839,18 @@ def _moore(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
 
     Cost: one round per length of the longest shortest distinguishing string, so
     O(n^2 k) on a chain (a 2 000-byte literal needs 2 000 rounds of 2 001 states);
-    past ``MAX_MOORE_WORK`` states x rounds it raises ``DerivativeLimitExceeded``.
+    past ``MAX_MOORE_WORK`` states x columns x rounds (each column is one ``np.unique``
+    per round) it raises ``DerivativeLimitExceeded``.
     """
     _, first = np.unique(trans, axis=1, return_index=True)
     cols = trans[:, np.sort(first)]
     block = accept.astype(np.int64)
     count = len(np.unique(block))  # 1 when every state accepts (or none does)
     for rounds in itertools.count(1):
-        if rounds * len(block) > MAX_MOORE_WORK:
+        if rounds * len(block) * max(1, cols.shape[1]) > MAX_MOORE_WORK:
             raise DerivativeLimitExceeded(
-                f"Moore minimization past MAX_MOORE_WORK={MAX_MOORE_WORK} states x rounds "
-                f"({len(block)} states, round {rounds})")
+                f"Moore minimization past MAX_MOORE_WORK={MAX_MOORE_WORK} states x columns x rounds "
+                f"({len(block)} states, {cols.shape[1]} columns, round {rounds})")
         new_block, new_count = _refine(block, cols)
         if new_count == count:
             return new_block
