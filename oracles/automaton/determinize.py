@@ -13,7 +13,7 @@ the NFA's accept state (the only members that decide transitions and acceptance)
 packed as int32 bytes (the dict key). From the closure of the NFA entry, for each
 state T and class c the successor is the closure of every target of an edge of T
 whose label holds c. Closures are computed per DFA state by a depth-first search
-that stamps visited NFA states with the DFA state's number, so memory is linear in
+that stamps visited NFA states with the search's number, so memory is linear in
 the NFA (no closure stored per NFA state: a 100 KB literal used to need one
 100,000-bit set per state). E.g. for ``a|b`` the start kernel is the two labeled
 states, and class ``a`` leads to the kernel ``{accept}``.
@@ -22,8 +22,8 @@ The empty set is kept as an ordinary state here, the *sink*: it is not live, and
 ``minimize.prune_dead`` turns every transition into it into DEAD.
 
 Bounds: ``max_states`` DFA states (``MAX_DFA_STATES``) and ``max_work`` closure
-steps (``MAX_CLOSURE_WORK``: NFA states visited by the closure searches plus kernel
-members read, summed over the construction); past either, LimitExceeded. So
+steps (``MAX_CLOSURE_WORK``: NFA states visited by the closure searches plus the
+(kernel member, class) pairs read to collect the seeds, summed over the construction); past either, LimitExceeded. So
 ``(a|b)*a(a|b){30}`` (2**31 subsets) and ``((a{0,30}){0,30}){0,30}`` (subsets of
 tens of thousands of NFA states) both fail within about a second.
 """
@@ -155,11 +155,14 @@ def subset_construction(nfa: NFA, *, max_states: int = MAX_DFA_STATES,
     for subset in subsets:  # grows while iterating: a breadth-first worklist
         members = array("i")
         members.frombytes(subset)
-        closures.spend(len(members))
         seeds: list[list[int]] = [[] for _ in range(classes.n)]
+        pairs = 0
         for s in members:
-            for c in held.get(s, ()):
+            classes_held = held.get(s, ())
+            pairs += len(classes_held) + 1
+            for c in classes_held:
                 seeds[c].append(nfa.target[s])
+        closures.spend(pairs)
         row = []
         same: dict[tuple, bytes] = {}  # classes with the same seeds share one closure search
         for class_seeds in seeds:
