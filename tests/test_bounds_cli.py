@@ -195,3 +195,9 @@ def test_mutant_runs_leave_no_temporary_folder(monkeypatch):
     with pytest.raises(RuntimeError):
         runner.run_all(list(MUTANTS[:2]), jobs=1)
     assert made and not any(path.exists() for path in made)
+
+
+def test_golden_replay_reads_a_deeply_nested_file_as_a_usage_error(tmp_path):
+    (tmp_path / "constrain_golden.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err = run("golden", "replay", "--in-process", "--file", "constrain", "--dir", str(tmp_path))
+    assert code == ExitCode.USAGE and "nested too deeply" in err and "Traceback" not in err

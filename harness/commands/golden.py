@@ -142,6 +142,8 @@ def _format_problems(directory: Path, fileformat) -> list[str]:
                 fileformat.load(directory / name, kind)
             except ValueError as exc:
                 problems.append(str(exc))
+            except RecursionError:  # e.g. 100,000 nested brackets: a problem, not a crash
+                problems.append(f"{directory / name}: JSON nested too deeply to read")
     return problems
 
 
@@ -239,6 +241,9 @@ def _replay_here(args, directory: Path, stdout, stderr) -> int:
             doc = fileformat.load(directory / fileformat.FILES[kind], kind)
         except (OSError, ValueError) as exc:
             print(f"golden replay: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
+        except RecursionError:  # e.g. 100,000 nested brackets
+            print(f"golden replay: {directory / fileformat.FILES[kind]}: JSON nested too deeply to read", file=stderr)
             return int(ExitCode.USAGE)
         if kind == "constrain_golden":
             report = replay.replay_constrain(doc, impl, strict_regex=args.strict_regex)
