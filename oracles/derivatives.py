@@ -107,7 +107,7 @@ __all__ = [
 DEAD = -1            # the absence of a state in a transition table
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
 MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptiness search
-MAX_MOORE_WORK = 40_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
+MAX_MOORE_WORK = 20_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
 MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing
 MAX_DERIVATIVE_WORK = 400_000  # derivative steps of one public call (about a second), plus 64 per input byte
 

@@ -308,8 +308,8 @@ def run(report, quick: bool = False) -> None:
         big = max(mine, key=lambda r: r.rss_mb)
         report.add(Row("stress worst time", target, Timing(slow.seconds, slow.seconds, 1), note=slow.name,
                        target="<= 10 s"))
-        report.add(Row("stress worst peak RSS", target, Timing(big.seconds, big.seconds, 1),
-                       note=f"{big.rss_mb:.0f} MB ({big.name})", target="<= 500 MB"))
+        report.add(Row("stress worst peak RSS", f"{target} {big.rss_mb:.0f} MB", Timing(big.seconds, big.seconds, 1),
+                       note=f"{big.name} (the time column is that case's time)", target="<= 500 MB"))
 
 
 def main(argv: list[str] | None = None) -> int:
