@@ -34,7 +34,7 @@ BAD_ARGUMENTS = [
     ("mutants", "--jobs", "0"), ("mutants", "--jobs", "-2"), ("mutants", "--jobs", "10000"),
     ("mutants", "--timeout", "nan"), ("mutants", "--html", "/"),
     ("compare", "--regexes", "-1"), ("compare", "--schemas", "1e9"), ("compare", "--seed", "x"),
-    ("compare", "--md", "/"), ("compare", "--shrink-limit", "99999999999"),
+    ("compare", "--shrink-limit", "99999999999"),
     ("golden", "write", "--dir", "/dev/null"), ("golden", "check", "--dir", "/no/such/folder"),
     ("golden", "replay", "--timeout", "inf"), ("golden", "replay", "--memory", "-5"),
     ("golden", "replay", "--dir", "/dev/null"),
@@ -133,6 +133,11 @@ def test_json_depth_is_checked_without_recursion():
 
 
 # --- outputs that cannot be written: never exit 0 ---------------------------------------------------
+
+def test_compare_refuses_a_report_path_it_cannot_write_before_the_work():
+    code, _, err = run("compare", "--peers", "interegular", "--md", "/")
+    assert code == ExitCode.USAGE and "cannot write the report" in err and len(err.strip().splitlines()) == 1
+
 
 def test_check_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
     import harness.check

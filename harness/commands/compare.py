@@ -18,6 +18,8 @@ Exit code: 0; 1 with --fail-on-unexplained when some disagreement is unexplained
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
+
 from harness.commands.args import count, one_line_errors, output_file, seed, write_text
 from harness.exitcodes import ExitCode
 
@@ -28,8 +30,8 @@ def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--peers", default=",".join(PEER_NAMES),
                         help=f"comma-separated peers (default: all of {', '.join(PEER_NAMES)})")
-    parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report to F")
-    parser.add_argument("--md", metavar="F", type=output_file, help="write the Markdown report to F (default: stdout)")
+    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
+    parser.add_argument("--md", metavar="F", help="write the Markdown report to F (default: stdout)")
     parser.add_argument("--regexes", type=count, default=60, metavar="N",
                         help="generated patterns (default 60; each gives several cases)")
     parser.add_argument("--schemas", type=count, default=40, metavar="N",
@@ -55,6 +57,13 @@ def run(args, stdout, stderr) -> int:
     if min(args.regexes, args.schemas, args.shrink_limit) < 0:
         print("--regexes, --schemas and --shrink-limit must be >= 0", file=stderr)
         return int(ExitCode.USAGE)
+    for path in (args.json, args.md):  # checked before the work, reported on this verb's stderr
+        try:
+            if path is not None:
+                output_file(path)
+        except ArgumentTypeError as exc:
+            print(f"cannot write the report: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
     peers, missing = available_peers(names)
     for name, reason in missing.items():
         print(f"skipping {name}: {reason}", file=stderr)
