@@ -355,3 +355,36 @@ def test_derivative_work_is_bounded(pattern):
 def test_long_documents_are_not_refused_by_the_work_bound():
     # the budget grows with the input: matching is linear work, never refused for length
     assert derivatives.matches("(ab|c)*", b"ab" * 300_000)
+
+
+# --- minimization: Moore's rounds when short, Hopcroft on chains ----------------------------------
+
+@pytest.mark.parametrize("pattern", ["(a|b)*abb" + "c" * 150, "(?:x[ab]){0,120}y", "\\d{3}-" * 40])
+def test_chains_past_the_moore_rounds_minimize_like_the_oracle(pattern):
+    """These need more than MOORE_ROUNDS rounds, so Hopcroft decides; the derivative
+    oracle's canonical DFA is the answer."""
+    dfa = regex_to_dfa(pattern)
+    trans, accept = derivatives.canonical_dfa(pattern)
+    assert np.array_equal(dfa.trans, trans) and np.array_equal(dfa.accept, accept)
+
+
+@pytest.mark.property
+def test_hopcroft_and_moore_find_the_same_partition():
+    """On DFAs whose states are all live (what ``prune_dead`` leaves: DEAD is then the
+    only dead end, and both treat it as a block of its own)."""
+    from oracles.automaton.dfa import live_states
+    from oracles.automaton.minimize import hopcroft_partition, moore_partition
+
+    rng = np.random.default_rng(16)
+    tried = 0
+    while tried < 200:
+        n, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
+        trans = rng.integers(-1, n, size=(n, k)).astype(np.int32)
+        accept = rng.random(n) < 0.4
+        if not live_states(trans, accept).all():
+            continue
+        tried += 1
+        moore = moore_partition(trans, accept, max_rounds=10 ** 6, max_work=10 ** 12)
+        hopcroft = hopcroft_partition(trans, accept)
+        same_block = lambda block: block[:, None] == block[None, :]  # noqa: E731
+        assert np.array_equal(same_block(moore), same_block(hopcroft)), (trans, accept)

@@ -6,12 +6,13 @@ The three steps of the seed's section 2.2:
    backward search from the accepting states) are removed and every transition
    into them becomes DEAD; the subset construction's sink (the empty set) is such a
    state. E.g. for ``ab`` the sink after ``b`` from the start disappears.
-2. ``hopcroft_partition``: start from two blocks, accepting and not; split every
+2. ``minimal_partition``: start from two blocks, accepting and not; split every
    block whose states go to different blocks (DEAD counts as a block of its own) on
    some class, until no block splits. States of one block have the same futures and
-   merge. (Hopcroft, 1971, O(k n log n): Moore's rounds, used before, needed one
-   round per state of a long chain, quadratic on long literals and bounded arrays;
-   bounded by ``MAX_MINIMIZE_WORK``.)
+   merge. First by Moore's rounds (Moore, 1956; vectorized with ``np.unique``), up to
+   ``MOORE_ROUNDS``; a DFA needing more (a chain needs one round per state: long
+   literals, bounded arrays) goes to Hopcroft's algorithm (Hopcroft, 1971,
+   O(k n log n), bounded by ``MAX_MINIMIZE_WORK``).
 3. ``number_breadth_first``: from the start block, bytes 0..255 ascending (classes in
    order of their smallest byte), the first block reached gets the next number.
 
@@ -52,11 +53,58 @@ classes: a 10,000-state chain (a long literal) needs about 300,000, the array sc
 ``[item(,item){0,299}]`` of strings a few million; the bound is a few seconds."""
 
 
+MOORE_ROUNDS = 64
+"""Rounds of vectorized Moore refinement tried first; a DFA that needs more (a chain:
+a long literal, a bounded array) goes to ``hopcroft_partition`` instead."""
+MOORE_WORK = 20_000_000
+"""States x (columns + 1) x rounds allowed to the Moore attempt before it gives way."""
+
+
+def minimal_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
+    """int [S]: the block of each state in the coarsest stable partition: Moore's
+    vectorized rounds when they converge quickly (most DFAs: a few milliseconds),
+    else Hopcroft's algorithm (a chain of n states needs n Moore rounds)."""
+    block = moore_partition(trans, accept, max_rounds=MOORE_ROUNDS, max_work=MOORE_WORK)
+    return block if block is not None else hopcroft_partition(trans, accept)
+
+
+def moore_partition(trans: np.ndarray, accept: np.ndarray, *, max_rounds: int, max_work: int) -> np.ndarray | None:
+    """The coarsest stable partition by Moore's rounds, or None when it takes more than
+    ``max_rounds`` rounds or ``max_work`` states x (columns + 1) x rounds.
+
+    One round: each state's signature is its block followed by the block of each
+    successor (-1 for DEAD), a row of int32; equal rows, one new block (``np.unique``
+    over the rows viewed as opaque bytes: exact, no hashing). Stops when a round
+    splits nothing. Equal columns are merged first (they split alike)."""
+    cols = np.unique(trans, axis=1) if trans.shape[1] else trans
+    n, k = cols.shape
+    dead = cols < 0
+    safe_targets = np.where(dead, 0, cols)
+    block = accept.astype(np.int32)
+    n_blocks = len(np.unique(block))
+    signature = np.empty((n, k + 1), dtype=np.int32)
+    row_bytes = np.dtype((np.void, signature.itemsize * (k + 1)))
+    for rounds in range(1, max_rounds + 1):
+        if rounds * n * (k + 1) > max_work:
+            return None
+        signature[:, 0] = block
+        signature[:, 1:] = np.where(dead, -1, block[safe_targets])
+        _, new_block = np.unique(signature.view(row_bytes).ravel(), return_inverse=True)
+        new_block = new_block.ravel().astype(np.int32)
+        new_count = int(new_block.max()) + 1 if n else 0
+        if new_count == n_blocks:
+            return new_block.astype(np.int64)
+        block, n_blocks = new_block, new_count
+    return None
+
+
 def hopcroft_partition(trans: np.ndarray, accept: np.ndarray, *, max_work: int = MAX_MINIMIZE_WORK) -> np.ndarray:
     """int [S]: the block of each state in the coarsest stable partition (Hopcroft,
     1971: refine by splitters, and of the two halves of a split block only the
     smaller needs to be a new splitter). Columns equal in ``trans`` are merged first
     (they split alike); DEAD is an explicit sink state ``S`` looping to itself.
+    Requires every state live (as ``prune_dead`` leaves them): a dead state would
+    share the sink's block, where Moore's rounds keep it apart from DEAD.
 
     Invariants: ``blocks[b]`` is the set of states of block b and ``block_of[s] == b``
     iff ``s in blocks[b]``; ``pending`` holds the (block, column) splitters still to
