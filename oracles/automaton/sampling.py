@@ -19,8 +19,9 @@ the same id. ``rng`` must have a ``random()`` method (a ``numpy.random.Generator
 ``None`` or anything else is a TypeError, also in greedy mode (where it is not used).
 
 Numerical safety, for every finite temperature and every finite logit: weights are
-``exp((x - max) / temperature)``, so the largest allowed logit always has weight 1
-and ``-inf`` (or any logit whose scaled gap underflows) weight 0: ``-inf`` is never
+``exp(x / T - max(x / T))``, and when ``x / T`` overflows (a tiny temperature) they
+are ``exp((x - max) / T)``; either way the largest allowed logit has weight 1 and
+``-inf`` (or any logit whose scaled gap underflows) weight 0: ``-inf`` is never
 drawn, and at a tiny temperature the draw is the greedy choice (``[2, 1]`` at
 ``1e-300`` gives 0). Overflow falls back to greedy: if the weights are not finite
 (they cannot be, but the fallback is written down and tested), the draw is the argmax.
@@ -199,11 +200,14 @@ def _logsumexp(x: np.ndarray, top: float) -> float:
 
 def _draw(x: np.ndarray, p: SamplingParams, rng: np.random.Generator) -> int:
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        # (x - max) / T <= 0: the max has weight exp(0) = 1; -inf and underflow weight 0
-        z = (x - x.max()) / p.temperature
+        z = x / p.temperature
+        if not np.isfinite(z[np.isfinite(x)]).all():
+            # a tiny temperature overflowed x / T: the gap form (x - max) / T <= 0 gives
+            # the max weight exp(0) = 1, and -inf or an underflowing gap weight 0
+            z = (x - x.max()) / p.temperature
     z = _keep_top_k(z, p.top_k)
-    with np.errstate(under="ignore"):
-        weights = np.exp(z)
+    with np.errstate(under="ignore", invalid="ignore"):
+        weights = np.exp(z - z.max())
     if not np.isfinite(weights).all() or weights.max() <= 0:  # overflow: fall back to greedy
         return int(np.argmax(x))
     if p.top_p < 1.0:
