@@ -52,10 +52,16 @@ Example::
     >>> trans.shape, accept.nonzero()[0].tolist()
     ((7, 256), [5, 6])
 
-Bounds: ``MAX_REPEAT`` (repeat counts, checked by ``parse``), ``MAX_STATES``
-(distinct terms explored by one ``canonical_dfa`` or one emptiness search) and
-``MAX_MOORE_WORK`` (states x rounds of Moore minimization, quadratic on long
-chains: a literal of 6 000 bytes is refused); past them ``DerivativeLimitExceeded``.
+Bounds: ``MAX_PATTERN_CHARS`` (pattern text, checked before Python's parser sees
+it), ``MAX_REPEAT`` (repeat counts, checked by ``parse``), ``MAX_STATES`` (distinct
+terms explored by one ``canonical_dfa`` or one emptiness search),
+``MAX_DERIVATIVE_WORK`` (derivative steps of one public call: fresh derivatives,
+each costing the number of alternatives it walks; nested counted repeats such as
+``((a{0,30}){0,30}){0,30}`` grow terms of thousands of alternatives and are refused
+within about a second) and ``MAX_MOORE_WORK`` (states x columns x rounds of
+Moore minimization, quadratic on long chains: a literal of 6 000 bytes is refused,
+and so is the array schema ``[item(,item){0,999}]`` of objects); past them
+``DerivativeLimitExceeded``.
 
 Disagreements this oracle settled (each a regression test in
 ``tests/test_derivatives.py`` or ``tests/test_stdlib.py``): ``regex`` partial
@@ -89,7 +95,7 @@ except ImportError:  # Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 __all__ = [
-    "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "Term", "EMPTY", "EPS",
+    "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK", "Term", "EMPTY", "EPS",
     "PatternMalformed", "PatternUnsupported", "LanguageEmpty", "DerivativeLimitExceeded",
     "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat",
     "parse", "derivative", "derive_bytes", "nullable", "classes", "is_empty_term",
@@ -101,7 +107,9 @@ __all__ = [
 DEAD = -1            # the absence of a state in a transition table
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
 MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptiness search
-MAX_MOORE_WORK = 40_000_000  # most (states x rounds) of one Moore minimization (~10 s)
+MAX_MOORE_WORK = 20_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
+MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing
+MAX_DERIVATIVE_WORK = 400_000  # derivative steps of one public call (about a second), plus 64 per input byte
 
 # ---------------------------------------------------------------------------------
 # Errors: one ValueError per problem kind, each carrying the pattern and an offset.
@@ -290,6 +298,8 @@ def alt_of(terms: Iterable[Term]) -> Term:
                 bits |= u.args
             elif u is not EMPTY:
                 members.add(u)
+    if _BUDGET.active:
+        _BUDGET.spend(len(members))  # building and hashing the set costs its size
     if bits:
         members.add(byteset(bits))
     if EPS in members and any(u.nullable and u is not EPS for u in members):
@@ -423,6 +433,9 @@ def parse(pattern: str) -> Term:
     """
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise DerivativeLimitExceeded(f"pattern of {len(pattern)} characters, over MAX_PATTERN_CHARS="
+                                      f"{MAX_PATTERN_CHARS}")
     return _parse_cached(pattern)
 
 
@@ -439,6 +452,9 @@ def _parse_cached(pattern: str) -> Term:
         raise PatternMalformed(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except RecursionError:
         raise DerivativeLimitExceeded("pattern nested too deeply for Python's parser") from None
+    except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
+        raise PatternUnsupported(f"repeat bound over MAX_REPEAT={MAX_REPEAT}", pattern,
+                                 _locate_big_repeat(pattern)) from None
     if tree.state.flags:
         raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
     if tree.state.groupdict:
@@ -531,7 +547,8 @@ def _locate_big_repeat(pattern: str) -> int | None:
         close = pattern.find("}", pos)
         if found == "brace" and close > 0:
             bounds = pattern[pos + 1:close].split(",")
-            if any(b.isdigit() and int(b) > MAX_REPEAT for b in bounds):
+            if any(b.isdigit() and (len(b.lstrip("0")) > len(str(MAX_REPEAT)) or int(b) > MAX_REPEAT)
+                   for b in bounds):
                 return pos
     return None
 
@@ -605,6 +622,8 @@ def derivative(term: Term, byte: int) -> Term:
     if cached is not None:
         return cached
     k = term.kind
+    if _BUDGET.active:
+        _BUDGET.spend(1)
     if k == K_SET:
         out = EPS if (term.args >> byte) & 1 else EMPTY
     elif k == K_CAT:
@@ -645,6 +664,8 @@ def _compute_classes(term: Term) -> tuple[int, ...]:
         own = classes(head)
         return _meet(own, classes(term.args[1])) if head.nullable else own
     if k == K_ALT:
+        if _BUDGET.active:
+            _BUDGET.spend(len(term.args))
         out: tuple[int, ...] = (ALL,)
         for u in term.args:
             out = _meet(out, classes(u))
@@ -818,17 +839,18 @@ def _moore(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
 
     Cost: one round per length of the longest shortest distinguishing string, so
     O(n^2 k) on a chain (a 2 000-byte literal needs 2 000 rounds of 2 001 states);
-    past ``MAX_MOORE_WORK`` states x rounds it raises ``DerivativeLimitExceeded``.
+    past ``MAX_MOORE_WORK`` states x columns x rounds (each column is one ``np.unique``
+    per round) it raises ``DerivativeLimitExceeded``.
     """
     _, first = np.unique(trans, axis=1, return_index=True)
     cols = trans[:, np.sort(first)]
     block = accept.astype(np.int64)
     count = len(np.unique(block))  # 1 when every state accepts (or none does)
     for rounds in itertools.count(1):
-        if rounds * len(block) > MAX_MOORE_WORK:
+        if rounds * len(block) * max(1, cols.shape[1]) > MAX_MOORE_WORK:
             raise DerivativeLimitExceeded(
-                f"Moore minimization past MAX_MOORE_WORK={MAX_MOORE_WORK} states x rounds "
-                f"({len(block)} states, round {rounds})")
+                f"Moore minimization past MAX_MOORE_WORK={MAX_MOORE_WORK} states x columns x rounds "
+                f"({len(block)} states, {cols.shape[1]} columns, round {rounds})")
         new_block, new_count = _refine(block, cols)
         if new_count == count:
             return new_block
@@ -902,13 +924,41 @@ def canonical_from_rows(rows: list[list[int]], accept_list: list[bool]) -> tuple
 # ---------------------------------------------------------------------------------
 
 
+class _Budget:
+    """The derivative work left to the current public call (``MAX_DERIVATIVE_WORK`` at
+    its start). Invariant: ``active`` is the depth of nested guarded calls; only the
+    outermost one refills, and work outside any guarded call is not counted (direct
+    ``derivative`` calls in tests stay unbounded, as documented)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.left = MAX_DERIVATIVE_WORK
+
+    def spend(self, steps: int) -> None:
+        self.left -= steps
+        if self.left < 0:
+            raise DerivativeLimitExceeded(
+                f"derivative work past MAX_DERIVATIVE_WORK={MAX_DERIVATIVE_WORK} steps (terms grow too "
+                f"large: e.g. nested counted repeats such as ((a{{0,30}}){{0,30}}){{0,30}})")
+
+
+_BUDGET = _Budget()
+
+
 @contextlib.contextmanager
-def _recursion_guard():
-    """A term nested deeper than Python's recursion limit is a bound, not a crash."""
+def _recursion_guard(input_bytes: int = 0):
+    """A term nested deeper than Python's recursion limit is a bound, not a crash; the
+    outermost guarded call also gets a fresh derivative work budget, larger by 64
+    steps per byte of its input (``matches`` on a long document is linear work)."""
+    if not _BUDGET.active:
+        _BUDGET.left = MAX_DERIVATIVE_WORK + 64 * input_bytes
+    _BUDGET.active += 1
     try:
         yield
     except RecursionError:
         raise DerivativeLimitExceeded("term nested too deeply for the recursion limit") from None
+    finally:
+        _BUDGET.active -= 1
 
 
 def _check_bytes(name: str, data) -> bytes:
@@ -966,12 +1016,13 @@ class Oracle:
     def matches(self, data: bytes) -> bool:
         """Return True if and only if ``data`` is in the language."""
         data = _check_bytes("data", data)
-        with _recursion_guard():
+        with _recursion_guard(len(data)):
             return derive_bytes(self.term, data).nullable
 
     def viable(self, prefix: bytes) -> bool:
         """Return True if and only if some member of the language starts with ``prefix``."""
-        with _recursion_guard():
+        prefix = _check_bytes("prefix", prefix)
+        with _recursion_guard(len(prefix)):
             return not is_empty_term(self.after(prefix))
 
     def is_empty(self) -> bool:
@@ -985,7 +1036,7 @@ class Oracle:
         token never; EOS iff the prefix is in the language; any other token iff
         ``prefix + token`` is viable. A non-viable prefix gives all False."""
         vocab = _check_vocab(vocab, eos_id)
-        with _recursion_guard():
+        with _recursion_guard(len(_check_bytes("prefix", prefix))):
             return self._mask(vocab, eos_id, prefix)
 
     def _mask(self, vocab: list[bytes | None], eos_id: int | None, prefix: bytes) -> np.ndarray:
@@ -994,6 +1045,7 @@ class Oracle:
         if is_empty_term(start):
             return out
         for i, tok in enumerate(vocab):
+            _BUDGET.left = MAX_DERIVATIVE_WORK + 64 * len(tok or b"")  # each token is a call of its own
             if i == eos_id:
                 out[i] = start.nullable
             elif tok:

@@ -249,10 +249,11 @@ def test_state_limit_raises(monkeypatch):
 
 @pytest.mark.boundary
 def test_moore_work_limit_raises(monkeypatch):
-    """A literal of n bytes needs n Moore rounds of n + 1 states: 50 x 51 > 2000."""
-    monkeypatch.setattr(D, "MAX_MOORE_WORK", 2000)
+    """A literal of n bytes needs n Moore rounds of n + 1 states over 2 distinct columns
+    (its byte and every other byte): 40 x 41 x 2 < 4000 < 50 x 51 x 2."""
+    monkeypatch.setattr(D, "MAX_MOORE_WORK", 4000)
     assert Oracle("a" * 40).canonical_dfa()[0].shape == (41, 256)
-    with pytest.raises(DerivativeLimitExceeded, match="MAX_MOORE_WORK=2000"):
+    with pytest.raises(DerivativeLimitExceeded, match="MAX_MOORE_WORK=4000"):
         Oracle("b" * 50).canonical_dfa()
 
 

@@ -15,4 +15,5 @@ BENCHMARKS: dict[str, str] = {
     "peers": "harness.bench.peers",
     "serve": "harness.bench.serve",
     "tools": "harness.bench.tools",
+    "stress": "harness.bench.stress",
 }

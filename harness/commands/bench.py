@@ -11,10 +11,12 @@ import importlib
 
 from harness.bench import BENCHMARKS
 from harness.bench.timing import Report
+from harness.commands.args import one_line_errors
 from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
+    one_line_errors(parser)
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")

@@ -20,11 +20,13 @@ timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
 
 from __future__ import annotations
 
+from harness.commands.args import input_file, megabytes, one_line_errors, output_file, seconds
 from harness.exitcodes import ExitCode
 from harness.suite.catalogue import NAMES
 
 
 def add_arguments(parser) -> None:
+    one_line_errors(parser)
     parser.add_argument("--impl", metavar="X", default=None,
                         help="module name, .py file or package directory (default: the reference oracles.automaton)")
     parser.add_argument("--ref-deps", action="store_true",
@@ -33,16 +35,16 @@ def add_arguments(parser) -> None:
                         help="also run the Hypothesis differential properties (derandomized)")
     parser.add_argument("--strict", action="store_true",
                         help="also grade the contract's decisions where the seed is silent (default: notes)")
-    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
-    parser.add_argument("--junit-xml", metavar="F", help="write JUnit XML to F")
-    parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
-    parser.add_argument("--timeout", metavar="S", type=float, default=None,
+    parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report to F")
+    parser.add_argument("--junit-xml", metavar="F", type=output_file, help="write JUnit XML to F")
+    parser.add_argument("--gradescope", metavar="F", type=output_file, help="write Gradescope's results.json to F")
+    parser.add_argument("--timeout", metavar="S", type=seconds, default=None,
                         help="wall-clock seconds per test (default 60; 300 with --deep)")
-    parser.add_argument("--memory", metavar="MB", type=int, default=2048,
-                        help="address-space limit of the candidate process in MB (default 2048)")
+    parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=2048,
+                        help="address-space limit of the child in MB (default 2048)")
     parser.add_argument("--only", metavar="NAMES", default="",
                         help="comma-separated catalogue test names to run (default: all 16)")
-    parser.add_argument("--golden-file", metavar="F", default=None,
+    parser.add_argument("--golden-file", metavar="F", type=input_file, default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
     from harness import batch  # check --batch DIR [--jobs N] [--csv F] [--html F] [--resume]: harness/batch
     batch.add_arguments(parser)
@@ -64,16 +66,21 @@ def run(args, stdout, stderr) -> int:
     if timeout <= 0 or args.memory < 256:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
+    golden_file = None if args.golden_file is None else str(args.golden_file)
     options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
-                           memory=args.memory, only=only, golden_file=args.golden_file,
+                           memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict)
     result = run_check(options)
+    unwritten = False
     for path, write in ((args.json, reports.write_json), (args.junit_xml, reports.write_junit),
                         (args.gradescope, reports.write_gradescope)):
         if path:
             try:
-                write(result, path)
+                write(result, str(path))
             except OSError as exc:
-                print(f"cannot write {path}: {exc}", file=stderr)
+                print(f"cannot write {path}: {exc.strerror or exc}", file=stderr)
+                unwritten = True
     print(reports.render_table(result), file=stdout, flush=True)
+    if unwritten and result.exit_code == ExitCode.OK:
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return result.exit_code

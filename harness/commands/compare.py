@@ -18,22 +18,26 @@ Exit code: 0; 1 with --fail-on-unexplained when some disagreement is unexplained
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
+
+from harness.commands.args import count, one_line_errors, output_file, seed, write_text
 from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
     from harness.peers import PEER_NAMES
 
+    one_line_errors(parser)
     parser.add_argument("--peers", default=",".join(PEER_NAMES),
                         help=f"comma-separated peers (default: all of {', '.join(PEER_NAMES)})")
     parser.add_argument("--json", metavar="F", help="write the JSON report to F")
     parser.add_argument("--md", metavar="F", help="write the Markdown report to F (default: stdout)")
-    parser.add_argument("--regexes", type=int, default=60, metavar="N",
+    parser.add_argument("--regexes", type=count, default=60, metavar="N",
                         help="generated patterns (default 60; each gives several cases)")
-    parser.add_argument("--schemas", type=int, default=40, metavar="N",
+    parser.add_argument("--schemas", type=count, default=40, metavar="N",
                         help="generated schemas (default 40)")
-    parser.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
-    parser.add_argument("--shrink-limit", type=int, default=3, metavar="K",
+    parser.add_argument("--seed", type=seed, default=0, help="Hypothesis seed (default 0)")
+    parser.add_argument("--shrink-limit", type=count, default=3, metavar="K",
                         help="shrink the K smallest disagreements of each peer and class (default 3)")
     parser.add_argument("--fail-on-unexplained", action="store_true",
                         help="exit 1 when any disagreement is unexplained")
@@ -53,6 +57,13 @@ def run(args, stdout, stderr) -> int:
     if min(args.regexes, args.schemas, args.shrink_limit) < 0:
         print("--regexes, --schemas and --shrink-limit must be >= 0", file=stderr)
         return int(ExitCode.USAGE)
+    for path in (args.json, args.md):  # checked before the work, reported on this verb's stderr
+        try:
+            if path is not None:
+                output_file(path)
+        except ArgumentTypeError as exc:
+            print(f"cannot write the report: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
     peers, missing = available_peers(names)
     for name, reason in missing.items():
         print(f"skipping {name}: {reason}", file=stderr)
@@ -93,6 +104,7 @@ def run(args, stdout, stderr) -> int:
     return int(ExitCode.OK)
 
 
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+def _write(path, text: str) -> None:
+    problem = write_text(path, text)
+    if problem is not None:
+        raise OSError(problem)

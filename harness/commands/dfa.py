@@ -10,12 +10,12 @@ character and exits 2.
 
 from __future__ import annotations
 
-import json
-
+from harness.commands.args import InputError, one_line_errors, read_json_file
 from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
+    one_line_errors(parser)
     parser.add_argument("pattern", nargs="?", help="a pattern of the regex subset")
     parser.add_argument("--schema", metavar="FILE", help="a JSON schema file (of the subset) instead of a pattern")
     parser.add_argument("--dot", action="store_true", help="print Graphviz DOT instead of the table")
@@ -30,16 +30,15 @@ def run(args, stdout, stderr) -> int:
         return int(ExitCode.USAGE)
     try:
         if args.schema is not None:
-            with open(args.schema, encoding="utf-8") as f:
-                schema = json.load(f)
+            schema = read_json_file(args.schema)
             pattern = json_schema_to_regex(schema)
             if not args.dot:
                 print(f"regex: {pattern}", file=stdout)
         else:
             pattern = args.pattern
         dfa = regex_to_dfa(pattern)
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"dfa: cannot read schema {args.schema}: {exc}", file=stderr)
+    except InputError as exc:
+        print(f"dfa: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     except (ValueError, TypeError) as exc:
         print(f"dfa: {type(exc).__name__}: {exc}", file=stderr)

@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.commands.args import existing_folder, megabytes, one_line_errors, output_folder, seconds
 from harness.exitcodes import ExitCode
 from harness.sandbox.text import escape
 
@@ -34,13 +35,17 @@ MAX_DIFF_LINES = 80
 
 
 def add_arguments(parser) -> None:
+    one_line_errors(parser)
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for name, text in (("write", "regenerate the golden files and SHA256SUMS"),
-                       ("check", "regenerate in memory and diff against the committed files")):
+    for name, text, folder in (("write", "regenerate the golden files and SHA256SUMS", output_folder),
+                               ("check", "regenerate in memory and diff against the committed files",
+                                existing_folder)):
         p = sub.add_parser(name, help=text, description=text)
-        p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
+        one_line_errors(p)
+        p.add_argument("--dir", type=folder, default=None, help="the golden directory (default: golden/)")
     p = sub.add_parser("replay", help="replay the golden files against an implementation",
                        description="replay the golden files against an implementation of the contract")
+    one_line_errors(p)
     p.add_argument("--impl", default=None, metavar="X",
                    help="module name, .py file or package directory (default: the reference)")
     p.add_argument("--ref-deps", action="store_true", help="supply the reference's sampling and byte map")
@@ -48,9 +53,9 @@ def add_arguments(parser) -> None:
                    help="both: constrain and masks; tools: tools_golden.json against a tools implementation")
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
-    p.add_argument("--dir", type=Path, default=None, help="the golden directory (default: golden/)")
-    p.add_argument("--timeout", type=float, default=600.0, help="wall seconds for a candidate's replay")
-    p.add_argument("--memory", type=int, default=4096, help="address-space limit (MB) for a candidate")
+    p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
+    p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
+    p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
 
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -78,12 +83,16 @@ def _write(args, directory: Path, stdout, stderr) -> int:
     texts = _render(stderr)
     if texts is None:
         return int(ExitCode.FAILED)
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        tmp = directory / f".{name}.tmp"
-        tmp.write_bytes(text.encode("utf-8"))
-        os.replace(tmp, directory / name)
-        print(f"wrote {directory / name} ({len(text.encode('utf-8'))} bytes)", file=stdout)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, text in texts.items():
+            tmp = directory / f".{name}.tmp"
+            tmp.write_bytes(text.encode("utf-8"))
+            os.replace(tmp, directory / name)
+            print(f"wrote {directory / name} ({len(text.encode('utf-8'))} bytes)", file=stdout)
+    except OSError as exc:
+        print(f"golden write: cannot write into {directory}: {exc.strerror or exc}", file=stderr)
+        return int(ExitCode.USAGE)
     print(f"golden write: {len(texts)} files in {time.perf_counter() - start:.1f} s", file=stdout)
     return int(ExitCode.OK)
 
@@ -130,6 +139,8 @@ def _format_problems(directory: Path, fileformat) -> list[str]:
                 fileformat.load(directory / name, kind)
             except ValueError as exc:
                 problems.append(str(exc))
+            except RecursionError:  # e.g. 100,000 nested brackets: a problem, not a crash
+                problems.append(f"{directory / name}: JSON nested too deeply to read")
     return problems
 
 
@@ -237,6 +248,9 @@ def _replay_here(args, directory: Path, stdout, stderr) -> int:
             doc = fileformat.load(directory / fileformat.FILES[kind], kind)
         except (OSError, ValueError) as exc:
             print(f"golden replay: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
+        except RecursionError:  # e.g. 100,000 nested brackets
+            print(f"golden replay: {directory / fileformat.FILES[kind]}: JSON nested too deeply to read", file=stderr)
             return int(ExitCode.USAGE)
         if kind == "constrain_golden":
             report = replay.replay_constrain(doc, impl, strict_regex=args.strict_regex)

@@ -14,17 +14,20 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from harness.commands.args import jobs, one_line_errors, output_file, seconds
 from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
+    one_line_errors(parser)
     parser.add_argument("--only", metavar="IDS", help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
                                                       "the old p01-p11 name l10_9:s01-s11)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant process")
-    parser.add_argument("--json", metavar="F", help="write the JSON report")
-    parser.add_argument("--stryker", metavar="F", help="write the Stryker mutation-testing-report-schema JSON")
-    parser.add_argument("--html", metavar="F", help="write the self-contained HTML kill matrix")
+    parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--timeout", type=seconds, default=120.0, help="seconds per mutant process")
+    parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report")
+    parser.add_argument("--stryker", metavar="F", type=output_file,
+                        help="write the Stryker mutation-testing-report-schema JSON")
+    parser.add_argument("--html", metavar="F", type=output_file, help="write the self-contained HTML kill matrix")
     parser.add_argument("--no-self-check", action="store_true", help="skip the runner's self check")
 
 
@@ -43,7 +46,8 @@ def run(args, stdout, stderr) -> int:
         mutants = [BY_ID[x] for x in wanted]
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
-        problems = self_check(Path(tempfile.mkdtemp(prefix="constrain-selfcheck-")), args.timeout)
+        with tempfile.TemporaryDirectory(prefix="constrain-selfcheck-") as folder:
+            problems = self_check(Path(folder), args.timeout)
         if problems:
             for p in problems:
                 print(f"self check FAILED: {p}", file=stderr)
@@ -57,14 +61,20 @@ def run(args, stdout, stderr) -> int:
 
     results = run_all(mutants, jobs=args.jobs, timeout=args.timeout, progress=progress)
     print(report.table(results), file=stdout)
-    if args.json:
-        report.write(args.json, report.dumps(report.to_json(results)))
-    if args.stryker:
-        report.write(args.stryker, report.dumps(report.to_stryker(results)))
-    if args.html:
-        report.write(args.html, report.to_html(results))
+    unwritten = False
+    for path, render in ((args.json, lambda: report.dumps(report.to_json(results))),
+                         (args.stryker, lambda: report.dumps(report.to_stryker(results))),
+                         (args.html, lambda: report.to_html(results))):
+        if path:
+            try:
+                report.write(str(path), render())
+            except OSError as exc:
+                print(f"mutants: cannot write {path}: {exc.strerror or exc}", file=stderr)
+                unwritten = True
     others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected]
     if others_only:
         print(f"killed only by tests other than the expected ones: {', '.join(others_only)}", file=stdout)
     bad = [r for r in results if r.outcome is not Outcome.KILLED]
+    if unwritten and not bad:
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return int(ExitCode.FAILED if bad else ExitCode.OK)

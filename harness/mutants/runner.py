@@ -24,6 +24,7 @@ import dataclasses
 import enum
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,7 +97,11 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
            "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path]
     if tests:
         cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
-    code, output = _run(cmd, timeout)
+    try:
+        code, output = _run(cmd, timeout)
+    except BaseException:
+        os.unlink(results_path)
+        raise
     outcomes: dict[str, str] = {}
     load_problem = None
     with open(results_path, encoding="utf-8") as f:
@@ -188,14 +193,17 @@ def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TI
     confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     results: dict[str, MutantResult] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(run_mutant, m, root, timeout): m for m in mutants}
-        done = 0
-        for future in as_completed(futures):
-            result = future.result()
-            results[result.id] = result
-            done += 1
-            if progress:
-                progress(result, done, len(mutants))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(run_mutant, m, root, timeout): m for m in mutants}
+            done = 0
+            for future in as_completed(futures):
+                result = future.result()
+                results[result.id] = result
+                done += 1
+                if progress:
+                    progress(result, done, len(mutants))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # the mutated copies: never left behind
     return [results[m.id] for m in mutants]
 

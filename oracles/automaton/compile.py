@@ -1,10 +1,14 @@
 """``regex_to_dfa``: the whole pipeline from pattern text to the canonical DFA.
 
-    parse -> build_nfa -> subset_construction -> prune_dead -> moore_partition
+    parse -> build_nfa -> subset_construction -> prune_dead -> minimal_partition
           -> number_breadth_first -> expand classes to 256 bytes -> DFA
 
-Bounds (each raises a ValueError subclass instead of growing): ``parser.MAX_REPEAT``
-(repeat bounds), ``nfa.MAX_NFA_STATES``, ``determinize.MAX_DFA_STATES``.
+Bounds (each raises a ValueError subclass, checked before or as the work grows, never
+after it): ``parser.MAX_PATTERN_LENGTH`` (text), ``parser.MAX_REPEAT`` (repeat bounds),
+``parser.MAX_NESTING`` (groups), ``nfa.MAX_NFA_STATES`` (counted from the tree before
+building), ``determinize.MAX_DFA_STATES`` and ``determinize.MAX_CLOSURE_WORK`` (subset
+construction), ``minimize.MAX_MINIMIZE_WORK`` (Hopcroft steps). Together they keep
+any pattern to about 10 s and well under 500 MB (``constrain-harness bench stress``).
 
 Example::
 
@@ -21,7 +25,7 @@ import sys
 from .determinize import MAX_DFA_STATES, subset_construction
 from .dfa import DFA
 from .errors import EmptyLanguage
-from .minimize import moore_partition, number_breadth_first, prune_dead
+from .minimize import minimal_partition, number_breadth_first, prune_dead
 from .nfa import build_nfa
 from .parser import parse
 
@@ -56,6 +60,6 @@ def regex_to_dfa(pattern: str, *, max_states: int = MAX_DFA_STATES) -> DFA:
     trans, accept = prune_dead(cdfa)
     if accept.shape[0] == 0:
         raise EmptyLanguage("the pattern matches no string (empty language)", pattern, 0)
-    block = moore_partition(trans, accept)
+    block = minimal_partition(trans, accept)
     trans, accept = number_breadth_first(trans, accept, block)
     return DFA(trans[:, cdfa.classes.class_of], accept, validate=False)

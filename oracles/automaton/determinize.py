@@ -7,20 +7,31 @@ smallest byte, so iterating classes in order is iterating bytes in ascending ord
 of first occurrence. E.g. for ``[a-c]x`` the classes are ``[\\x00-`]``, ``[a-c]``,
 ``[d-w]``, ``x``, ``[y-\\xff]``.
 
-The subset construction: a DFA state is the epsilon-closure of a set of NFA states
-(a Python int used as a bitset over NFA states). From the closure of the NFA entry,
-for each state T and class c the successor is the closure of every target of an edge
-of T whose label holds c. The empty set is kept as an ordinary state here, the
-*sink*: it is not live, and ``minimize.prune_dead`` turns every transition into it
-into DEAD.
+The subset construction: a DFA state is the epsilon-closure of a set of NFA states,
+kept as the sorted *kernel* of that closure: its members with a labeled edge, plus
+the NFA's accept state (the only members that decide transitions and acceptance),
+packed as int32 bytes (the dict key). From the closure of the NFA entry, for each
+state T and class c the successor is the closure of every target of an edge of T
+whose label holds c. Closures are computed per DFA state by a depth-first search
+that stamps visited NFA states with the search's number, so memory is linear in
+the NFA (no closure stored per NFA state: a 100 KB literal used to need one
+100,000-bit set per state). E.g. for ``a|b`` the start kernel is the two labeled
+states, and class ``a`` leads to the kernel ``{accept}``.
 
-Bound: ``max_states`` DFA states (``MAX_DFA_STATES``); past it LimitExceeded, so
-``(a|b)*a(a|b){30}`` (2**31 subsets) fails in a fraction of a second.
+The empty set is kept as an ordinary state here, the *sink*: it is not live, and
+``minimize.prune_dead`` turns every transition into it into DEAD.
+
+Bounds: ``max_states`` DFA states (``MAX_DFA_STATES``) and ``max_work`` closure
+steps (``MAX_CLOSURE_WORK``: NFA states visited by the closure searches plus the
+(kernel member, class) pairs read to collect the seeds, summed over the construction); past either, LimitExceeded. So
+``(a|b)*a(a|b){30}`` (2**31 subsets) and ``((a{0,30}){0,30}){0,30}`` (subsets of
+tens of thousands of NFA states) both fail within about a second.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from array import array
 
 import numpy as np
 
@@ -29,6 +40,10 @@ from .nfa import NFA
 
 MAX_DFA_STATES = 20_000
 """Subset-construction states allowed before LimitExceeded (before minimization)."""
+MAX_CLOSURE_WORK = 4_000_000
+"""Closure steps (NFA states visited, kernel members read) allowed in one subset
+construction before LimitExceeded: about a second of work. The memory of the
+subsets is at most 4 bytes per step, so 16 MB."""
 
 
 @dataclasses.dataclass
@@ -75,45 +90,86 @@ class ClassDFA:
     sink: int
 
 
-def epsilon_closures(nfa: NFA) -> list[int]:
-    """``closure[s]``: the bitset of states reachable from s by epsilon edges alone."""
-    closures = [0] * nfa.n_states
-    for s in range(nfa.n_states):
-        seen = 1 << s
-        stack = [s]
+class _Closures:
+    """Epsilon closures on demand, in memory linear in the NFA.
+
+    ``kernel(seeds)``: the sorted members of the closure of ``seeds`` that have a
+    labeled edge or are the accept state, packed as int32 bytes. Invariant: ``mark[s]
+    == stamp`` iff s was visited by the current search (one int per NFA state, reused
+    by every search). Every visited state counts one step of ``work``."""
+
+    def __init__(self, nfa: NFA, max_work: int):
+        self.eps = nfa.eps
+        self.kept = [bool(label) for label in nfa.label]
+        self.kept[nfa.accept] = True
+        self.mark = [0] * nfa.n_states
+        self.stamp = 0
+        self.work = 0
+        self.max_work = max_work
+
+    def kernel(self, seeds) -> bytes:
+        self.stamp += 1
+        stamp, mark, eps, kept = self.stamp, self.mark, self.eps, self.kept
+        stack = []
+        for s in seeds:
+            if mark[s] != stamp:
+                mark[s] = stamp
+                stack.append(s)
+        members = []
+        visited = 0
         while stack:
-            for t in nfa.eps[stack.pop()]:
-                if not seen >> t & 1:
-                    seen |= 1 << t
+            s = stack.pop()
+            visited += 1
+            if kept[s]:
+                members.append(s)
+            for t in eps[s]:
+                if mark[t] != stamp:
+                    mark[t] = stamp
                     stack.append(t)
-        closures[s] = seen
-    return closures
+        self.spend(visited)
+        members.sort()
+        return array("i", members).tobytes()
+
+    def spend(self, steps: int) -> None:
+        self.work += steps
+        if self.work > self.max_work:
+            raise LimitExceeded(
+                f"the subset construction exceeds MAX_CLOSURE_WORK={self.max_work} closure steps; the "
+                f"pattern's automaton is too large to build (e.g. nested counted repeats such as "
+                f"((a{{0,30}}){{0,30}}){{0,30}})")
 
 
-def subset_construction(nfa: NFA, *, max_states: int = MAX_DFA_STATES) -> ClassDFA:
+def subset_construction(nfa: NFA, *, max_states: int = MAX_DFA_STATES,
+                        max_work: int = MAX_CLOSURE_WORK) -> ClassDFA:
     classes = byte_classes(nfa.label)
-    closures = epsilon_closures(nfa)
-    # per NFA state with a labeled edge: the classes its label holds, and the
-    # closure of its target
-    moves: dict[int, tuple[list[int], int]] = {}
+    closures = _Closures(nfa, max_work)
+    # per NFA state with a labeled edge: the classes its label holds
+    held: dict[int, list[int]] = {}
     for s in range(nfa.n_states):
         if nfa.label[s]:
-            held = [c for c in range(classes.n) if classes.members[c] & nfa.label[s]]
-            moves[s] = (held, closures[nfa.target[s]])
-    start = closures[nfa.start]
+            held[s] = [c for c in range(classes.n) if classes.members[c] & nfa.label[s]]
+    start = closures.kernel([nfa.start])
     index = {start: 0}
     subsets = [start]
     rows: list[list[int]] = []
     for subset in subsets:  # grows while iterating: a breadth-first worklist
-        successors = [0] * classes.n
-        for s in _members(subset):
-            move = moves.get(s)
-            if move is not None:
-                held, target_closure = move
-                for c in held:
-                    successors[c] |= target_closure
+        members = array("i")
+        members.frombytes(subset)
+        seeds: list[list[int]] = [[] for _ in range(classes.n)]
+        pairs = 0
+        for s in members:
+            classes_held = held.get(s, ())
+            pairs += len(classes_held) + 1
+            for c in classes_held:
+                seeds[c].append(nfa.target[s])
+        closures.spend(pairs)
         row = []
-        for succ in successors:
+        same: dict[tuple, bytes] = {}  # classes with the same seeds share one closure search
+        for class_seeds in seeds:
+            key = tuple(class_seeds)
+            succ = same.get(key)
+            if succ is None:
+                succ = same[key] = closures.kernel(class_seeds)
             j = index.get(succ)
             if j is None:
                 if len(subsets) >= max_states:
@@ -124,14 +180,13 @@ def subset_construction(nfa: NFA, *, max_states: int = MAX_DFA_STATES) -> ClassD
                 subsets.append(succ)
             row.append(j)
         rows.append(row)
-    accept = np.array([bool(sub >> nfa.accept & 1) for sub in subsets], dtype=np.bool_)
+    accept = np.array([_holds(sub, nfa.accept) for sub in subsets], dtype=np.bool_)
     trans = np.array(rows, dtype=np.int32).reshape(len(subsets), classes.n)
-    return ClassDFA(trans, accept, classes, index.get(0, -1))
+    return ClassDFA(trans, accept, classes, index.get(b"", -1))
 
 
-def _members(bitset: int):
-    """The set bits of ``bitset``, ascending (e.g. 0b1010 -> 1, 3)."""
-    while bitset:
-        low = bitset & -bitset
-        yield low.bit_length() - 1
-        bitset ^= low
+def _holds(kernel: bytes, state: int) -> bool:
+    """Return True if and only if the packed kernel holds ``state``."""
+    members = array("i")
+    members.frombytes(kernel)
+    return state in members

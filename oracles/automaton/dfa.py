@@ -35,10 +35,15 @@ class DFA:
     __slots__ = ("trans", "accept", "_trans_list")
 
     def __init__(self, trans, accept, *, validate: bool = True):
-        trans = np.ascontiguousarray(trans, dtype=np.int32)
-        accept = np.ascontiguousarray(accept, dtype=np.bool_)
+        """``validate`` (the default for callers): check shapes, dtypes and target range
+        on the caller's values *before* any conversion (an int64 target of 2**32 is
+        refused, not wrapped to 0), and keep copies, so the caller's arrays stay
+        writable. ``validate=False`` is for the pipeline's own fresh arrays."""
         if validate:
-            _validate_tables(trans, accept)
+            trans, accept = _validated_copies(trans, accept)
+        else:
+            trans = np.ascontiguousarray(trans, dtype=np.int32)
+            accept = np.ascontiguousarray(accept, dtype=np.bool_)
         trans.setflags(write=False)
         accept.setflags(write=False)
         self.trans = trans
@@ -105,14 +110,28 @@ class DFA:
         assert bool(live.all()), f"dead states present: {np.flatnonzero(~live).tolist()}"
 
 
-def _validate_tables(trans: np.ndarray, accept: np.ndarray) -> None:
+def _validated_copies(trans, accept) -> tuple[np.ndarray, np.ndarray]:
+    """int32 and bool copies of the tables, after checking the originals: TypeError
+    for a non-integer ``trans`` or a non-boolean ``accept``; ValueError for a shape or
+    a target outside ``DEAD..S-1`` (named with its row and byte)."""
+    trans = np.asarray(trans)
+    accept = np.asarray(accept)
+    if trans.dtype.kind not in "iu":
+        raise TypeError(f"DFA trans must hold integers, not {trans.dtype}")
+    if accept.dtype.kind not in "biu":
+        raise TypeError(f"DFA accept must be a bool array, not {accept.dtype}")
+    if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():
+        raise ValueError("DFA accept holds integers other than 0 and 1")
     if accept.ndim != 1 or accept.shape[0] < 1:
         raise ValueError(f"DFA accept must be a non-empty 1-D bool array, got shape {accept.shape}")
     n = accept.shape[0]
     if trans.shape != (n, 256):
         raise ValueError(f"DFA trans must have shape ({n}, 256), got {trans.shape}")
-    if trans.size and (trans.min() < DEAD or trans.max() >= n):
-        raise ValueError(f"DFA trans holds a target outside DEAD..{n - 1}")
+    bad = (trans < DEAD) | (trans >= n)
+    if bad.any():
+        row, byte = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"DFA trans[{row}, {byte}] = {int(trans[row, byte])} is outside DEAD..{n - 1}")
+    return np.array(trans, dtype=np.int32, order="C", copy=True), np.array(accept, dtype=np.bool_, order="C", copy=True)
 
 
 def _bfs_order(trans: np.ndarray) -> list[int]:

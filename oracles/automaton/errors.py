@@ -56,7 +56,9 @@ class EmptyLanguage(PatternError):
 
 
 class LimitExceeded(ConstrainError):
-    """Work grew past a documented bound (states, repeats, vocabulary size)."""
+    """Work would grow past a documented bound: pattern length, repeat bounds, nesting,
+    NFA states (counted before building), DFA states, closure work, minimization
+    work, vocabulary size. Raised before or as the work grows, never after it."""
 
 
 class PatternTooLarge(PatternError, LimitExceeded):

@@ -20,8 +20,16 @@ groups, inline flags, comments, atomic groups, conditionals, non-ASCII character
 Malformed (``PatternSyntaxError``, Python refuses it too): unbalanced groups or
 brackets, nothing to repeat, a multiple repeat, ``{3,2}``, a bad range ``[z-a]``, a
 bad escape, a reference to a group that is not closed, an unknown extension ``(?4``.
-Over a bound (``PatternTooLarge``): a repeat bound over ``MAX_REPEAT``, groups nested
-deeper than ``MAX_NESTING``.
+Over a bound (``PatternTooLarge``): a pattern longer than ``MAX_PATTERN_LENGTH``, a
+repeat bound over ``MAX_REPEAT`` (however many digits it has), groups nested deeper
+than ``MAX_NESTING``.
+
+Malformed or unsupported is Python's call: before an ``UnsupportedSyntax`` leaves
+``parse``, Python's own parser reads the whole pattern, and if it refuses it the
+error becomes a ``PatternSyntaxError`` with Python's message and offset (e.g.
+``(?=a`` is an unterminated subpattern, ``(?P<1>a)`` a bad group name, ``a(?i`` a
+missing ``)``: malformed, not an unsupported lookahead, group or flag). Python is
+asked only on that error path, never about what an accepted pattern means.
 
 One function per grammar rule; each takes ``(parser state)`` and returns a node::
 
@@ -33,10 +41,16 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 
 from __future__ import annotations
 
+import re
+
 from . import ast
 from .ast import FULL_MASK, ByteClass, Empty, Node
 from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
+MAX_PATTERN_LENGTH = 200_000
+"""Longest pattern text parsed (characters); longer raises PatternTooLarge at offset
+``MAX_PATTERN_LENGTH`` before any work. A pattern this long parses in under a second,
+and ``nfa.MAX_NFA_STATES`` (two states per byte) refuses literals over 100,000 bytes anyway."""
 MAX_REPEAT = 1000
 """The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
 The DFA state cap (``compile.MAX_STATES``) bounds the work independently."""
@@ -117,16 +131,57 @@ def parse(pattern: str) -> Node:
     """Parse ``pattern`` into a tree; raises PatternError subclasses (ValueError)."""
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be str, not {type(pattern).__name__}")
-    for i, ch in enumerate(pattern):
-        if ord(ch) > 0x7F:
-            raise UnsupportedSyntax(f"non-ASCII character {ch!r} is not supported (the subset is bytes "
-                                    f"patterns; write it as \\xHH bytes)", pattern, i)
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise PatternTooLarge(f"the pattern has {len(pattern)} characters, over MAX_PATTERN_LENGTH="
+                              f"{MAX_PATTERN_LENGTH}", pattern, MAX_PATTERN_LENGTH)
+    try:
+        return _parse_subset(pattern)
+    except UnsupportedSyntax as exc:
+        malformed = python_refuses(pattern)
+        if malformed is None:
+            raise
+        raise malformed from exc
+
+
+def _parse_subset(pattern: str) -> Node:
+    if not pattern.isascii():
+        i = next(i for i, ch in enumerate(pattern) if ord(ch) > 0x7F)
+        raise UnsupportedSyntax(f"non-ASCII character {pattern[i]!r} is not supported (the subset is "
+                                f"bytes patterns; write it as \\xHH bytes)", pattern, i)
     p = _Parser(pattern)
     node = parse_alternation(p)
     if not p.at_end():
         # only an unmatched ')' stops the top-level alternation early
         raise p.syntax("unbalanced parenthesis")
     return node
+
+
+def python_refuses(pattern: str) -> PatternSyntaxError | None:
+    """Python's verdict on a pattern we found outside the subset: a PatternSyntaxError
+    with Python's message and offset when Python's parser refuses it too (``re.error``),
+    else None (valid Python: unsupported it stays). A bytes pattern when the text is
+    ASCII, as the subset reads it; a str pattern otherwise."""
+    import warnings
+
+    text = pattern.encode("ascii") if pattern.isascii() else pattern
+    try:
+        with warnings.catch_warnings():  # e.g. "Possible nested set": not our business here
+            warnings.simplefilter("ignore")
+            _python_parser().parse(text, 0)
+    except re.error as exc:
+        pos = exc.pos if exc.pos is not None else 0
+        return PatternSyntaxError(f"{exc.msg} (Python refuses the pattern)", pattern, pos)
+    except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict from Python
+        return None
+    return None
+
+
+def _python_parser():
+    try:  # Python >= 3.11
+        from re import _parser
+    except ImportError:  # Python 3.10
+        import sre_parse as _parser  # type: ignore[no-redef]
+    return _parser
 
 
 def parse_alternation(p: _Parser) -> Node:
@@ -201,18 +256,32 @@ def _repeat_bounds(p: _Parser, *, consume: bool) -> tuple[int, int | None] | Non
         end = j
     if end >= len(text) or text[end] != "}" or (end == i):
         return None  # "{" followed by no digits and no comma, or unterminated: a literal
-    lo = int(lo_text) if lo_text else 0
-    hi = int(hi_text) if hi_text else None
+    lo = _bound_value(lo_text) if lo_text else 0
+    hi = _bound_value(hi_text) if hi_text else None
     if consume:
         brace = p.pos
-        for bound in (lo, hi):
+        for text_, bound in ((lo_text, lo), (hi_text, hi)):
             if bound is not None and bound > MAX_REPEAT:
-                raise PatternTooLarge(f"repeat bound {bound} exceeds the limit MAX_REPEAT={MAX_REPEAT}",
+                shown = text_ if len(text_) <= 12 else f"of {len(text_)} digits"
+                raise PatternTooLarge(f"repeat bound {shown} exceeds the limit MAX_REPEAT={MAX_REPEAT}",
                                       p.pattern, brace)
         if hi is not None and hi < lo:
             raise p.syntax(f"min repeat greater than max repeat ({{{lo},{hi}}})", brace)
         p.pos = end + 1
     return lo, hi
+
+
+def _bound_value(digits: str) -> int:
+    """The value of a repeat bound's digits, or ``MAX_REPEAT + 1`` when it is larger
+    (never converts thousands of digits: ``int()`` refuses over 4300 of them)."""
+    significant = digits.lstrip("0")
+    if len(significant) > len(str(MAX_REPEAT)):
+        return MAX_REPEAT + 1
+    return int(significant or "0")
+
+
+# one shared node per ASCII literal: a 200,000-character literal holds references, not copies
+_LITERAL = tuple(ByteClass(1 << b) for b in range(128))
 
 
 def parse_atom(p: _Parser) -> Node:
@@ -230,7 +299,7 @@ def parse_atom(p: _Parser) -> Node:
         raise p.unsupported(f"anchor {ch!r} is not supported", pos)
     if ch == ")":
         raise p.syntax("unbalanced parenthesis", pos)
-    return ByteClass(1 << ord(ch))              # literal (incl. ']' '}' and a literal '{')
+    return _LITERAL[ord(ch)]                    # literal (incl. ']' '}' and a literal '{')
 
 
 def parse_group(p: _Parser, pos: int) -> Node:

@@ -15,7 +15,19 @@ port's hand example): pattern ``ab?``, vocabulary ``a b c EOS``, logits
 greedy takes EOS with logprob ``2 - ln(e^1 + e^2)``.
 
 Draws use ``rng.random()`` once per non-greedy call: the same generator state gives
-the same id.
+the same id. ``rng`` must have a ``random()`` method (a ``numpy.random.Generator``);
+``None`` or anything else is a TypeError, also in greedy mode (where it is not used).
+
+Numerical safety, for every finite temperature and every finite logit: weights are
+``exp(x / T - max(x / T))``, and when ``x / T`` overflows (a tiny temperature) they
+are ``exp((x - max) / T)``; either way the largest allowed logit has weight 1 and
+``-inf`` (or any logit whose scaled gap underflows) weight 0: ``-inf`` is never
+drawn, and at a tiny temperature the draw is the greedy choice (``[2, 1]`` at
+``1e-300`` gives 0). Overflow falls back to greedy: if the weights are not finite
+(they cannot be, but the fallback is written down and tested), the draw is the argmax.
+A repetition penalty that pushes a finite logit past the float range saturates it at
+the largest finite float of its sign (``1e308 / 1e-10`` is ``1.797e308``), so the
+penalized row stays finite.
 """
 
 from __future__ import annotations
@@ -79,6 +91,9 @@ def sample(logits, p: SamplingParams, history: Sequence[int], rng: np.random.Gen
     """
     if not isinstance(p, SamplingParams):
         raise TypeError(f"sample: p must be SamplingParams, not {type(p).__name__}")
+    if not callable(getattr(rng, "random", None)):
+        raise TypeError(f"sample: rng must be a numpy.random.Generator (anything with random()), "
+                        f"not {type(rng).__name__}")
     x = _as_logits(logits, "sample")
     x = _penalize(x, p.repetition_penalty, history, prompt)
     top = _check_finite_max(x, "sample")
@@ -160,7 +175,11 @@ def _penalize(x: np.ndarray, penalty: float, history: Sequence[int], prompt: Seq
         return x
     x = x.copy()
     vals = x[seen]
-    x[seen] = np.where(vals > 0, vals / penalty, vals * penalty)
+    with np.errstate(over="ignore", under="ignore"):
+        penalized = np.where(vals > 0, vals / penalty, vals * penalty)
+    overflowed = np.isinf(penalized) & np.isfinite(vals)  # saturate: a finite logit stays finite
+    penalized[overflowed] = np.copysign(np.finfo(np.float64).max, vals[overflowed])
+    x[seen] = penalized
     return x
 
 
@@ -175,13 +194,22 @@ def _seen_ids(history: Sequence[int], prompt: Sequence[int], size: int) -> np.nd
 def _logsumexp(x: np.ndarray, top: float) -> float:
     """log(sum(exp(x))) over the finite entries (``-inf`` ones contribute 0)."""
     finite = x[x != -np.inf]
-    return top + math.log(float(np.exp(finite - top).sum()))
+    with np.errstate(over="ignore", under="ignore"):  # a gap past the float range: weight 0
+        return top + math.log(float(np.exp(finite - top).sum()))
 
 
 def _draw(x: np.ndarray, p: SamplingParams, rng: np.random.Generator) -> int:
-    z = x / p.temperature
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        z = x / p.temperature
+        if not np.isfinite(z[np.isfinite(x)]).all():
+            # a tiny temperature overflowed x / T: the gap form (x - max) / T <= 0 gives
+            # the max weight exp(0) = 1, and -inf or an underflowing gap weight 0
+            z = (x - x.max()) / p.temperature
     z = _keep_top_k(z, p.top_k)
-    weights = np.exp(z - z.max())  # -inf -> weight 0: never drawn
+    with np.errstate(under="ignore", invalid="ignore"):
+        weights = np.exp(z - z.max())
+    if not np.isfinite(weights).all() or weights.max() <= 0:  # overflow: fall back to greedy
+        return int(np.argmax(x))
     if p.top_p < 1.0:
         weights = _keep_top_p(weights, p.top_p)
     cumulative = np.cumsum(weights)

@@ -20,7 +20,11 @@ Supported features (one handler per keyword, see ``TYPES`` and ``KEYWORDS``):
   ``$comment``, ``examples``, ``default``.
 
 Anything else raises ``SchemaError`` (a ValueError) naming the JSON pointer of the
-offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``.
+offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``;
+so do keys that are not strings, property names that are not strings, ``enum`` and
+``const`` members that are not JSON values (NaN, sets, non-string keys, lone
+surrogates, integers Python will not print) and every bound below (``MAX_DEPTH``,
+``MAX_ITEMS_BOUND``, ``MAX_ENUM_VALUES``, ``MAX_VALUE_DEPTH``, ``MAX_REGEX_LENGTH``).
 Ignoring a keyword would let the model write output the schema forbids.
 
 Known, deliberate differences from JSON Schema validation (the language is a
@@ -43,11 +47,22 @@ import math
 from typing import Any, Callable
 
 from .errors import SchemaError
+from .parser import MAX_PATTERN_LENGTH
 
 MAX_DEPTH = 32
 """Schema nesting deeper than this raises SchemaError (e.g. 33 nested arrays)."""
 MAX_ITEMS_BOUND = 1000
 """``minItems``/``maxItems`` above this raise SchemaError (the regex repeat cap)."""
+MAX_ENUM_VALUES = 10_000
+"""``enum`` arrays longer than this raise SchemaError at ``/enum`` before any value is read."""
+MAX_VALUE_DEPTH = 64
+"""``enum``/``const`` values nested deeper than this (arrays and objects) raise SchemaError."""
+MAX_REGEX_LENGTH = MAX_PATTERN_LENGTH
+"""The longest regex a schema may translate to (the parser's own bound). Checked as
+the regex grows, node by node and member by member, so a schema whose regex doubles
+per level (arrays: ``[item(,item)*]``) or grows with the square of its optional
+properties is refused at the first node over the bound, having built at most a few
+times the bound: 24 nested arrays (a regex of hundreds of MB) fail in milliseconds."""
 
 # --- the regex pieces -------------------------------------------------------------
 
@@ -127,10 +142,30 @@ def json_schema_to_regex(schema: dict) -> str:
     """The pattern of the compact JSON documents valid under ``schema`` (see module doc)."""
     if not isinstance(schema, dict):
         if isinstance(schema, bool):
-            raise SchemaError("boolean schemas are not supported (true is any JSON value, "
-                              "which is not a regular language)", "")
+            raise SchemaError(_boolean_schema(schema), "")
         raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
     return to_regex(schema, "", 0)
+
+
+def _boolean_schema(schema: bool) -> str:
+    if schema:
+        return ("boolean schemas are not supported: true is any JSON value, which is not a "
+                "regular language")
+    return ("boolean schemas are not supported: false matches no value at all (an empty "
+            "language: a constraint that could never finish)")
+
+
+def _checked(regex: str, pointer: str) -> str:
+    """``regex`` when it is within ``MAX_REGEX_LENGTH``, else SchemaError at ``pointer``."""
+    _check_length(len(regex), pointer)
+    return regex
+
+
+def _check_length(length: int, pointer: str) -> None:
+    if length > MAX_REGEX_LENGTH:
+        raise SchemaError(f"the regex of this schema grows past MAX_REGEX_LENGTH={MAX_REGEX_LENGTH} "
+                          f"characters (nested arrays double it per level; optional properties grow "
+                          f"it with their square)", pointer)
 
 
 def _pointer(base: str, *parts: object) -> str:
@@ -143,27 +178,49 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
     """Dispatch one schema node: exactly one of enum/const, anyOf, type decides it."""
     if depth > MAX_DEPTH:
         raise SchemaError(f"schema nesting deeper than MAX_DEPTH={MAX_DEPTH}", pointer)
+    if isinstance(schema, bool):
+        raise SchemaError(_boolean_schema(schema), pointer)
     if not isinstance(schema, dict):
         raise SchemaError(f"a schema must be an object, not {type(schema).__name__}", pointer)
+    for key in schema:
+        if not isinstance(key, str):
+            raise SchemaError(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
     keys = set(schema) - ANNOTATIONS
     if "enum" in keys or "const" in keys:
-        return enum_or_const(schema, keys, pointer)
+        return _checked(enum_or_const(schema, keys, pointer), pointer)
     if "anyOf" in keys:
-        return any_of(schema, keys, pointer, depth)
+        return _checked(any_of(schema, keys, pointer, depth), pointer)
     if "type" not in keys:
         if not keys:
             raise SchemaError("an empty schema means any JSON value, which is not a regular "
                               "language; give a type, enum, const or anyOf", pointer)
         unknown = sorted(keys)[0]
         raise SchemaError(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
+    kind = _type_name(schema, pointer)
+    for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
+        raise SchemaError(f"keyword {key!r} is not supported", _pointer(pointer, key))
+    return _checked(TYPES[kind](schema, pointer, depth), pointer)
+
+
+def _type_name(schema: dict, pointer: str) -> str:
+    """The value of ``type``: one of ``TYPE_KEYWORDS``, else SchemaError at ``/type``."""
     kind = schema["type"]
     if isinstance(kind, list):
         raise SchemaError("a list of types is not supported; use anyOf", _pointer(pointer, "type"))
+    if not isinstance(kind, str):
+        raise SchemaError(f"type must be a string naming a JSON type, not {type(kind).__name__}",
+                          _pointer(pointer, "type"))
     if kind not in TYPE_KEYWORDS:
-        raise SchemaError(f"unknown type {kind!r}", _pointer(pointer, "type"))
-    for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
-        raise SchemaError(f"keyword {key!r} is not supported", _pointer(pointer, key))
-    return TYPES[kind](schema, pointer, depth)
+        raise SchemaError(f"unknown type {_short(kind)}", _pointer(pointer, "type"))
+    return kind
+
+
+def _short(value: Any) -> str:
+    """A bounded repr for messages (e.g. a 5000-digit int is not printed whole)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"<int of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
@@ -173,26 +230,62 @@ def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
     values = schema["enum"] if keyword == "enum" else [schema["const"]]
     if keyword == "enum" and (not isinstance(values, list) or not values):
         raise SchemaError("enum must be a non-empty array", _pointer(pointer, "enum"))
+    if len(values) > MAX_ENUM_VALUES:
+        raise SchemaError(f"enum has {len(values)} values, over MAX_ENUM_VALUES={MAX_ENUM_VALUES}",
+                          _pointer(pointer, "enum"))
     for key in sorted(keys - {keyword, "type"}):
         raise SchemaError(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
+    where = [_pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword)
+             for i in range(len(values))]
+    texts = [_value_text(value, where[i]) for i, value in enumerate(values)]
     if "type" in keys:
-        kind = schema["type"]
-        if kind not in _JSON_TYPE_OF:
-            raise SchemaError(f"unknown type {kind!r}", _pointer(pointer, "type"))
+        kind = _type_name(schema, pointer)
         for i, value in enumerate(values):
             if not _JSON_TYPE_OF[kind](value):
-                raise SchemaError(f"{keyword} value {compact(value)} is not of type {kind!r}",
-                                  _pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword))
-    texts = []
-    for i, value in enumerate(values):
-        try:
-            text = compact(value)
-        except (TypeError, ValueError) as exc:
-            where = _pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword)
-            raise SchemaError(f"value is not JSON: {exc}", where) from None
-        if text not in texts:
-            texts.append(text)
-    return group("|".join(escape(t) for t in texts)) if len(texts) > 1 else escape(texts[0])
+                raise SchemaError(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])
+    unique = list(dict.fromkeys(texts))  # first occurrences, in order (a dict, not a list search)
+    _check_length(sum(len(text) + 1 for text in unique), _pointer(pointer, keyword))  # escaping only grows
+    return group("|".join(escape(t) for t in unique)) if len(unique) > 1 else escape(unique[0])
+
+
+def _value_text(value: Any, pointer: str) -> str:
+    """The compact JSON of an enum/const member, or SchemaError at its pointer when it
+    is no JSON value: NaN or infinity, a set or tuple, a non-string key, a lone
+    surrogate, an integer Python will not print (over 4300 digits), nesting deeper
+    than ``MAX_VALUE_DEPTH``."""
+    _check_json_value(value, pointer)
+    try:
+        text = compact(value)
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(f"value is not JSON: {exc}", pointer) from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SchemaError(f"value is not JSON: a string holds the lone surrogate "
+                          f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
+    return text
+
+
+def _check_json_value(value: Any, pointer: str) -> None:
+    """Walk ``value`` (iteratively: no recursion however deep) and raise SchemaError at
+    ``pointer`` for the first part that is not plain JSON data."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_VALUE_DEPTH:
+            raise SchemaError(f"value is nested deeper than MAX_VALUE_DEPTH={MAX_VALUE_DEPTH}", pointer)
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    raise SchemaError(f"value is not JSON: an object key is a {type(key).__name__} "
+                                      f"({_short(key)}), not a string", pointer)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise SchemaError(f"value is not JSON: {item!r} (NaN and infinities have no JSON)", pointer)
+        elif item is not None and not isinstance(item, (str, int, float)):
+            raise SchemaError(f"value is not JSON: a {type(item).__name__}", pointer)
 
 
 def any_of(schema: dict, keys: set, pointer: str, depth: int) -> str:
@@ -201,8 +294,12 @@ def any_of(schema: dict, keys: set, pointer: str, depth: int) -> str:
     branches = schema["anyOf"]
     if not isinstance(branches, list) or not branches:
         raise SchemaError("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
-    return group("|".join(to_regex(b, _pointer(pointer, "anyOf", i), depth + 1)
-                          for i, b in enumerate(branches)))
+    parts, total = [], 0
+    for i, branch in enumerate(branches):
+        parts.append(to_regex(branch, _pointer(pointer, "anyOf", i), depth + 1))
+        total += len(parts[-1]) + 1
+        _check_length(total, pointer)
+    return group("|".join(parts))
 
 
 def scalar(pattern: str) -> Callable[[dict, str, int], str]:
@@ -237,7 +334,7 @@ def _bound(schema: dict, key: str, default, pointer: str):
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SchemaError(f"{key} must be a non-negative integer", _pointer(pointer, key))
     if value > MAX_ITEMS_BOUND:
-        raise SchemaError(f"{key} {value} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
+        raise SchemaError(f"{key} {_short(value)} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
                           _pointer(pointer, key))
     return value
 
@@ -256,15 +353,31 @@ def obj(schema: dict, pointer: str, depth: int) -> str:
     for i, name in enumerate(required):
         if name not in props:
             raise SchemaError(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
-    members = [
-        (escape(compact(name)) + ":" + to_regex(sub, _pointer(pointer, "properties", name), depth + 1),
-         name in required)
-        for name, sub in props.items()
-    ]
-    return r"\{" + object_members(members) + r"\}"
+    members, total = [], 0
+    for name, sub in props.items():
+        name_text = _property_name(name, _pointer(pointer, "properties"))
+        member = escape(name_text) + ":" + to_regex(sub, _pointer(pointer, "properties", name), depth + 1)
+        members.append((member, name in required))
+        total += len(member)
+        _check_length(total, pointer)
+    return r"\{" + object_members(members, pointer) + r"\}"
 
 
-def object_members(members: list[tuple[str, bool]]) -> str:
+def _property_name(name: Any, pointer: str) -> str:
+    """The compact JSON of a property name; SchemaError at ``/properties`` unless it is
+    a string with UTF-8 (a Python dict may hold ``{1: ...}``: JSON has no such key)."""
+    if not isinstance(name, str):
+        raise SchemaError(f"property names must be strings, found {type(name).__name__} {_short(name)}", pointer)
+    text = compact(name)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SchemaError(f"property name {_short(name)} holds the lone surrogate "
+                          f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
+    return text
+
+
+def object_members(members: list[tuple[str, bool]], pointer: str = "") -> str:
     """The members, in order, each at most once, required ones always, commas right.
 
     Built from the end: ``after`` is the rest after something was written, ``first``
@@ -275,6 +388,7 @@ def object_members(members: list[tuple[str, bool]]) -> str:
     for member, required in reversed(members):
         first = member + after if required else group(f"{member}{after}|{first}")
         after = f",{member}{after}" if required else f"(?:,{member})?{after}"
+        _checked(first, pointer)  # each round at most doubles: checked before it can grow further
     return first
 
 

