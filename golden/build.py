@@ -34,7 +34,7 @@ import json
 import numpy as np
 
 from golden import cases, sampling
-from golden.fileformat import FORMAT_VERSION, FILES, checksums_text, dfa_record, format_version, hex_or_null, sha256
+from golden.fileformat import FILES, FORMAT_VERSION, checksums_text, dfa_record, format_version, hex_or_null, sha256
 from golden.layout import render
 from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
 

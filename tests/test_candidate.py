@@ -10,8 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.candidate import (REF_DEPS, CandidateError, ContractError, check_contract, load_candidate,
-                               read_contract, require_contract, signature_notes, spec_problem)
+from harness.candidate import (
+    REF_DEPS,
+    CandidateError,
+    ContractError,
+    check_contract,
+    load_candidate,
+    read_contract,
+    require_contract,
+    signature_notes,
+    spec_problem,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"

@@ -16,11 +16,19 @@ import jsonschema
 import numpy as np
 import pytest
 import regex
-
-from oracles.automaton import (DEAD, Constraint, SamplingParams, TokenIndex, apply_mask,
-                               constrained_sample, json_schema_to_regex, regex_to_dfa, sample)
-
 from test_token_index import HAND_EOS, HAND_MASKS, HAND_VOCAB, TOOL_SCHEMA, hand_dfa
+
+from oracles.automaton import (
+    DEAD,
+    Constraint,
+    SamplingParams,
+    TokenIndex,
+    apply_mask,
+    constrained_sample,
+    json_schema_to_regex,
+    regex_to_dfa,
+    sample,
+)
 
 GREEDY = SamplingParams(temperature=0)
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from oracles import derivatives
 from oracles.automaton import DEAD, Constraint, TokenIndex, json_schema_to_regex, regex_to_dfa

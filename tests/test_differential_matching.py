@@ -10,7 +10,8 @@ repeats can take it exponential time in the input length.
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from oracles import derivatives
 from oracles.automaton import regex_to_dfa

@@ -36,7 +36,8 @@ import json
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from oracles.automaton import json_schema_to_regex, regex_to_dfa

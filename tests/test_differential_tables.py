@@ -21,8 +21,17 @@ from hypothesis import assume, example, given
 from oracles import derivatives
 from oracles.automaton import regex_to_dfa
 from oracles.automaton.errors import EmptyLanguage, LimitExceeded, PatternSyntaxError
-from strategies.patterns import (ByteClass, Concat, Literal, Range, Repeat, Shorthand,
-                                 near_patterns, pattern_trees, patterns)
+from strategies.patterns import (
+    ByteClass,
+    Concat,
+    Literal,
+    Range,
+    Repeat,
+    Shorthand,
+    near_patterns,
+    pattern_trees,
+    patterns,
+)
 
 pytestmark = pytest.mark.property
 

@@ -12,7 +12,6 @@ import io
 import json
 import re
 
-import numpy as np
 import pytest
 import regex
 from hypothesis import given

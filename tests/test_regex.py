@@ -12,8 +12,13 @@ from hypothesis import strategies as st
 
 from oracles.automaton import DEAD, DFA, regex_to_dfa
 from oracles.automaton.dfa import live_states
-from oracles.automaton.errors import (EmptyLanguage, LimitExceeded, PatternSyntaxError, PatternTooLarge,
-                                      UnsupportedSyntax)
+from oracles.automaton.errors import (
+    EmptyLanguage,
+    LimitExceeded,
+    PatternSyntaxError,
+    PatternTooLarge,
+    UnsupportedSyntax,
+)
 
 # --- the seed's section 3, by hand ---------------------------------------------------
 

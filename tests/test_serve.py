@@ -28,7 +28,7 @@ from harness.serve.model import Vocabulary, load_vocabulary  # noqa: E402
 from harness.serve.runner import ServerThread  # noqa: E402
 from oracles.automaton import SamplingParams  # noqa: E402
 from oracles.derivatives import matches as derivative_matches  # noqa: E402
-from oracles.tools import Grammar, ToolParser, collect, grammar, parse_tool_request  # noqa: E402
+from oracles.tools import ToolParser, collect, grammar, parse_tool_request  # noqa: E402
 
 TIMEOUT = 60.0
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

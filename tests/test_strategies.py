@@ -15,12 +15,25 @@ import warnings
 import jsonschema
 import numpy as np
 import pytest
-from hypothesis import example, find as _find, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import find as _find
+from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from strategies import patterns as P
-from strategies.patterns import (Alt, ByteClass, Concat, Empty, Group, Literal, Range, Repeat,
-                                 Shorthand, pattern_trees, patterns)
+from strategies.patterns import (
+    Alt,
+    ByteClass,
+    Concat,
+    Empty,
+    Group,
+    Literal,
+    Range,
+    Repeat,
+    Shorthand,
+    pattern_trees,
+    patterns,
+)
 from strategies.schemas import KEYWORDS, MUTATIONS, documents, dumps, schemas
 from strategies.strings import members, one_byte_edits, prefixes, regex_strings, strings_for
 from strategies.vocabularies import vocabularies

@@ -17,7 +17,8 @@ import re
 import numpy as np
 import pytest
 import regex
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from oracles import derivatives
 from oracles.automaton import DEAD, DFA, TokenIndex, regex_to_dfa

@@ -8,7 +8,8 @@ import json
 import jsonschema
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from golden import cases as constrain_cases
 from golden.tools_cases import CONFORMANCE_TOOLS, GRAMMAR_WITNESSES, GRAMMARS

@@ -8,11 +8,22 @@ import json
 import random
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from golden.tools_cases import CALL_F, CALL_W, HAND, STREAMS
-from oracles.tools import (Arguments, CallStart, Content, ToolCall, ToolParser, collect, delta_json, finish_reason,
-                           json_quote, message_json)
+from oracles.tools import (
+    Arguments,
+    CallStart,
+    Content,
+    ToolCall,
+    ToolParser,
+    collect,
+    delta_json,
+    finish_reason,
+    json_quote,
+    message_json,
+)
 
 
 def run(pieces, request_id="r"):

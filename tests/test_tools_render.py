@@ -4,11 +4,20 @@ rendered back the way they were generated, through a real Jinja chat template.""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from golden.tools_cases import BAD_CONVERSATIONS, CONFORMANCE_TOOLS, body
-from oracles.tools import (CHATML_TEMPLATE, ToolError, ToolParser, collect, message_json, parse_tool_request,
-                           render_messages, render_prompt)
+from oracles.tools import (
+    CHATML_TEMPLATE,
+    ToolError,
+    ToolParser,
+    collect,
+    message_json,
+    parse_tool_request,
+    render_messages,
+    render_prompt,
+)
 
 TOOLS = parse_tool_request(body(tools=CONFORMANCE_TOOLS)).tools
 

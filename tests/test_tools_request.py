@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from golden.tools_cases import CONFORMANCE_TOOLS, NAMED, REQUESTS, body
 from oracles.tools import ToolChoice, ToolError, parse_tool_request

@@ -6,7 +6,8 @@ import json
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oracles.tools import dumps, json_quote, loads_ordered, python_float
 from oracles.tools.wire import MAX_DEPTH

@@ -10,7 +10,8 @@ from __future__ import annotations
 import doctest
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oracles.automaton import bytemap, bytes_to_unicode, unicode_to_bytes, vocab_bytes
 from oracles.automaton import vocab as vocab_module

@@ -31,10 +31,18 @@ import time
 
 import numpy as np
 
-from harness.bench.timing import Row, Timing
-from oracles.automaton import (Constraint, SamplingParams, TokenIndex, apply_mask,
-                               constrained_sample, json_schema_to_regex, regex_to_dfa, vocab_bytes)
 from harness.bench.compile import TOOL_SCHEMA  # the tool schema: one definition
+from harness.bench.timing import Row, Timing
+from oracles.automaton import (
+    Constraint,
+    SamplingParams,
+    TokenIndex,
+    apply_mask,
+    constrained_sample,
+    json_schema_to_regex,
+    regex_to_dfa,
+    vocab_bytes,
+)
 from oracles.automaton.index import _cached_trie
 
 ENCODINGS = ("cl100k_base", "o200k_base")

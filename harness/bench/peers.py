@@ -130,9 +130,8 @@ def _llguidance_compile(kind, spec):
 # -- 2. all-state masks ---------------------------------------------------------------
 
 def _all_masks_group(report, peers, vocab_name: str, repeat: int) -> None:
-    from oracles.automaton import TokenIndex, json_schema_to_regex, regex_to_dfa
-
     from harness.peers.vocabularies import tiktoken_vocabulary
+    from oracles.automaton import TokenIndex, json_schema_to_regex, regex_to_dfa
 
     vocab, eos = tiktoken_vocabulary(vocab_name)
     vocab = list(vocab)
@@ -183,9 +182,8 @@ def _generation(vocab_name: str) -> list[int]:
 
 
 def _steps_group(report, peers, vocab_name: str, repeat: int) -> None:
-    from oracles.automaton import Constraint, TokenIndex, json_schema_to_regex, regex_to_dfa
-
     from harness.peers.vocabularies import tiktoken_vocabulary
+    from oracles.automaton import Constraint, TokenIndex, json_schema_to_regex, regex_to_dfa
 
     vocab, eos = tiktoken_vocabulary(vocab_name)
     vocab = list(vocab)

@@ -54,8 +54,8 @@ def run(args, stdout, stderr) -> int:
     if getattr(args, "batch", None):
         from harness import batch
         return batch.run(args, stdout, stderr)
-    from harness.check import CheckOptions, run_check
     from harness import reports
+    from harness.check import CheckOptions, run_check
 
     only = tuple(n.strip() for n in args.only.split(",") if n.strip())
     unknown = [n for n in only if n not in NAMES]

@@ -216,7 +216,6 @@ def _token_walk(draw, ours_masker, vocab, eos_id, steps: int) -> list[tuple[int,
 def _regex_cases(draw, ours) -> list[Case]:
     from harness.peers.base import PeerRefused
     from strategies.patterns import patterns
-
     from strategies.strings import strings_for
     from strategies.vocabularies import vocabularies
 

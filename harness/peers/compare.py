@@ -28,7 +28,7 @@ import dataclasses
 import json
 import time
 from collections import Counter, defaultdict
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, Iterable
 
 import numpy as np
 

@@ -19,14 +19,22 @@ behind the peer interface.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from harness.peers.base import (Compiled, Masker, Peer, PeerRefused, PeerUnavailable, Source,
-                                bits_to_mask, check_prefix, check_vocab)
+from harness.peers.base import (
+    Compiled,
+    Masker,
+    Peer,
+    PeerRefused,
+    PeerUnavailable,
+    Source,
+    bits_to_mask,
+    check_prefix,
+    check_vocab,
+)
 
 
 def _import():

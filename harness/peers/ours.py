@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.peers.base import (Compiled, Masker, Peer, PeerRefused, Source, check_prefix,
-                                check_vocab)
+from harness.peers.base import Compiled, Masker, Peer, PeerRefused, Source, check_prefix, check_vocab
 
 
 class OursMasker(Masker):

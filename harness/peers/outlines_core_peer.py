@@ -24,8 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from harness.peers.base import (Compiled, Masker, Peer, PeerRefused, PeerUnavailable, Source,
-                                check_prefix, check_vocab, ids_to_mask)
+from harness.peers.base import (
+    Compiled,
+    Masker,
+    Peer,
+    PeerRefused,
+    PeerUnavailable,
+    Source,
+    check_prefix,
+    check_vocab,
+    ids_to_mask,
+)
 
 
 def _import():

@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.peers.base import (Compiled, Masker, Peer, PeerRefused, PeerUnavailable, Source,
-                                check_prefix, check_vocab)
+from harness.peers.base import Compiled, Masker, Peer, PeerRefused, PeerUnavailable, Source, check_prefix, check_vocab
 
 
 def _import():

@@ -49,8 +49,19 @@ from harness.serve.decode import MAX_TOKENS_CAP, MAX_TOKENS_DEFAULT, Engine
 from harness.serve.model import EOS_TEXT
 from harness.serve.variants import Variant, error_response
 from oracles.automaton import SamplingParams
-from oracles.tools import (CHATML_TEMPLATE, CallStart, ToolError, ToolParser, collect, delta_json, finish_reason, grammar,
-                           message_json, parse_tool_request, render_prompt)
+from oracles.tools import (
+    CHATML_TEMPLATE,
+    CallStart,
+    ToolError,
+    ToolParser,
+    collect,
+    delta_json,
+    finish_reason,
+    grammar,
+    message_json,
+    parse_tool_request,
+    render_prompt,
+)
 
 MAX_BODY_BYTES = 1 << 20
 """A request body larger than this (1 MiB) is refused with 413."""

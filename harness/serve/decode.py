@@ -44,8 +44,15 @@ from typing import Iterator
 import numpy as np
 
 from harness.serve.model import RandomLogitModel, Vocabulary
-from oracles.automaton import (Constraint, SamplingParams, TokenIndex, apply_mask, constrained_sample,
-                               regex_to_dfa, sample)
+from oracles.automaton import (
+    Constraint,
+    SamplingParams,
+    TokenIndex,
+    apply_mask,
+    constrained_sample,
+    regex_to_dfa,
+    sample,
+)
 
 MAX_TOKENS_DEFAULT = 256
 """max_tokens of a request that does not say."""

@@ -25,8 +25,17 @@ Example::
 from __future__ import annotations
 
 from .grammar import Grammar, grammar, json_object_regex
-from .parser import (Arguments, CallStart, Content, ToolCall, ToolParser, collect, delta_json, finish_reason,
-                     message_json)
+from .parser import (
+                     Arguments,
+                     CallStart,
+                     Content,
+                     ToolCall,
+                     ToolParser,
+                     collect,
+                     delta_json,
+                     finish_reason,
+                     message_json,
+)
 from .render import CHATML_TEMPLATE, render_messages, render_prompt
 from .request import Tool, ToolChoice, ToolError, ToolRequest, parse_tool_request
 from .wire import dumps, json_quote, loads_ordered, python_float

@@ -26,9 +26,20 @@ from collections import deque
 
 import numpy as np
 
-from oracles.automaton import (DEAD, DFA, Constraint, SamplingParams, TokenIndex, apply_mask,  # noqa: F401
-                               bytes_to_unicode, constrained_sample, json_schema_to_regex, sample,
-                               unicode_to_bytes, vocab_bytes)
+from oracles.automaton import (  # noqa: F401
+    DEAD,
+    DFA,
+    Constraint,
+    SamplingParams,
+    TokenIndex,
+    apply_mask,
+    bytes_to_unicode,
+    constrained_sample,
+    json_schema_to_regex,
+    sample,
+    unicode_to_bytes,
+    vocab_bytes,
+)
 
 MAX_REPEAT = 1000
 MAX_STATES = 20000

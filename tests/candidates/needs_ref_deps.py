@@ -5,8 +5,16 @@ Expected: a contract error without ``--ref-deps``; all tests pass with it."""
 
 import numpy as np
 
-from oracles.automaton import DEAD, DFA, Constraint, TokenIndex, apply_mask  # noqa: F401
-from oracles.automaton import json_schema_to_regex, regex_to_dfa, vocab_bytes  # noqa: F401
+from oracles.automaton import (  # noqa: F401  # noqa: F401
+    DEAD,
+    DFA,
+    Constraint,
+    TokenIndex,
+    apply_mask,
+    json_schema_to_regex,
+    regex_to_dfa,
+    vocab_bytes,
+)
 
 
 def constrained_sample(logits, c, p, history, rng, prompt=()):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import golden
 import harness.suite
-
 from oracles.automaton import *  # noqa: F401,F403
 from oracles.automaton import regex_to_dfa as _reference_regex_to_dfa
 
