@@ -100,7 +100,8 @@ def _cross_check(name: str, path, other, eos_id) -> None:
             only_b = sorted(set(got) - set(want))
             raise GoldenDisagreement(
                 f"{name} path {path.seed} step {step} (text {path.text!r:.80}): masks differ: only in the "
-                f"generator {only_a}, only in the cross-check {only_b}; complete {path.complete[step]} vs {complete[step]}")
+                f"generator {only_a}, only in the cross-check {only_b}; "
+                f"complete {path.complete[step]} vs {complete[step]}")
     if len(allowed) != len(path.allowed):  # unreachable: a shorter replay differs at its last step
         raise GoldenDisagreement(f"{name} path {path.seed}: the cross-check stopped at step {len(allowed) - 1}")
 

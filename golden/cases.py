@@ -127,7 +127,8 @@ def special_ids(vocab: list[bytes | None], eos_id: int | None) -> list[int]:
 # --------------------------------------------------------------------------- constrain_golden
 
 CONSTRAIN_PATTERNS: list[Case] = [
-    _pattern("hand_example", "(cat|car|dog)s?", ("l87:2", "l87:3", "l87:4", "l87:5", "port:s06", "port:s07", "port:s10")),
+    _pattern("hand_example", "(cat|car|dog)s?",
+             ("l87:2", "l87:3", "l87:4", "l87:5", "port:s06", "port:s07", "port:s10")),
     # "a" and "x" are told apart only on the third refinement round
     _pattern("three_rounds", "abcd|xbce", ("port:s01", "l87:2")),
     _pattern("third_from_last", "(a|b)*a(a|b){2}", ("port:s01", "l87:2", "l87:3")),

@@ -56,7 +56,10 @@ def load(source, kind: str, *, validate: bool = True) -> dict:
     """
     if kind not in FILES:
         raise ValueError(f"unknown golden format {kind!r}; known: {', '.join(FILES)}")
-    name, text = (str(source), Path(source).read_text(encoding="utf-8")) if isinstance(source, Path) else ("<text>", source)
+    if isinstance(source, Path):
+        name, text = str(source), source.read_text(encoding="utf-8")
+    else:
+        name, text = "<text>", source
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -4,8 +4,8 @@
 escapes), one-space indentation, and a list on one line when its items are scalars
 or short lists of at most three scalars (e.g. a mask, or a DFA row of
 ``[lo, hi, target]`` runs), else one item per line: a step of a path or a state of a
-DFA is one line, so diffs stay small and point at it. Floats are refused: every number in a golden file is an integer, so no
-float formatting can differ between runs, machines or readers (JSON texts whose
+DFA is one line, so diffs stay small and point at it. Floats are refused: every number in
+a golden file is an integer, so no float formatting can differ between runs, machines or readers (JSON texts whose
 float printing is the point are stored as strings).
 
 Example::

@@ -181,15 +181,18 @@ CONVERSATIONS: list[Conversation] = [
     Conversation("calls_and_results_rendered_back", [
         {"role": "user", "content": "Weather in Paris and Oslo?"},
         {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_a_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}},
-            {"id": "call_a_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}}]},
+            {"id": "call_a_0", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}},
+            {"id": "call_a_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}}]},
         {"role": "tool", "tool_call_id": "call_a_0", "content": "18 C"},
         {"role": "tool", "tool_call_id": "call_a_1", "content": "9 C"},
         {"role": "assistant", "content": "Paris 18 C, Oslo 9 C."}], True),
     Conversation("content_beside_a_call", [
         {"role": "user", "content": "Paris?"},
         {"role": "assistant", "content": "Sure.", "tool_calls": [
-            {"id": "call_b_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]}],
+            {"id": "call_b_0", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]}],
         True),
     Conversation("no_tools_text_parts", [{"role": "user", "content": [{"type": "text", "text": "a"},
                                                                        {"type": "text", "text": "b"}]}], False),

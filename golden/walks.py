@@ -18,9 +18,9 @@ complete it, unless there are no others; afterwards the tokens that leave the
 shortest completion (EOS alone when allowed), so a path ends with EOS.
 The candidates are grouped by the state they lead to (EOS is a group of its own;
 groups ordered by their smallest id), and two integers from the generator's raw
-64-bit stream (``_draw``: stable across numpy versions) pick a group, then a token: a string's rare transitions (a quote, a backslash, a
-UTF-8 lead byte) are as likely as its hundred printable characters. States are
-those of the canonical DFA, so the choice depends only on the language and both
+64-bit stream (``_draw``: stable across numpy versions) pick a group, then a token: a
+string's rare transitions (a quote, a backslash, a UTF-8 lead byte) are as likely as its
+hundred printable characters. States are those of the canonical DFA, so the choice depends only on the language and both
 walkers draw the same path from the same seed (``build`` checks it).
 
 Guarantees of a ``Path``: ``len(allowed) == len(complete) == len(tokens) + 1``;

@@ -400,12 +400,13 @@ def _how_it_ended(returncode: int, killed: str | None, log: Path) -> str:
 
 
 def _fatal_line(log: Path) -> str:
+    """The first traceback frame in the child's log that is neither the harness's nor a
+    library's (the candidate's line that crashed) as ``"; at File ..."``, else ``""``."""
     for line in _tail(log).splitlines():
-        if "Fatal Python error" in line or line.strip().startswith('File "'):
-            if "Fatal" in line:
-                continue
-            if "/harness/" not in line and "/site-packages/" not in line and "/lib/python" not in line:
-                return f"; at {line.strip()}"
+        frame = line.strip()
+        if frame.startswith('File "') and not any(part in frame for part in ("/harness/", "/site-packages/",
+                                                                             "/lib/python")):
+            return f"; at {frame}"
     return ""
 
 
@@ -414,5 +415,4 @@ def _tail(log: Path, limit: int = 4000) -> str:
         data = log.read_bytes()
     except OSError:
         return ""
-    text = data[-limit:].decode("utf-8", "replace")
-    return text
+    return data[-limit:].decode("utf-8", "replace")

@@ -13,14 +13,15 @@ Exit codes: see ``harness.exitcodes``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
 from harness import __version__
 from harness.exitcodes import ExitCode
 
-# verb -> (module, one-line help). Modules are imported lazily: `dfa` must not pay
-# for the grader's imports.
+# verb -> (module, one-line help). build_parser imports every verb's module: each declares
+# its own arguments (add_arguments), which argparse needs before it can parse any verb.
 VERBS: dict[str, tuple[str, str]] = {
     "dfa": ("harness.commands.dfa", "print the canonical DFA of a pattern or schema"),
     "bench": ("harness.commands.bench", "benchmarks: medians and ratios against peers"),
@@ -29,7 +30,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "compare": ("harness.commands.compare", "differences with outlines-core, llguidance, interegular, xgrammar"),
     "golden": ("harness.commands.golden", "write, check or replay the golden files"),
     "conform": ("harness.commands.conform", "check a live OpenAI-compatible server's tool calling"),
-    "serve-reference": ("harness.commands.serve_reference", "serve the reference chat API (random model, tools grammar)"),
+    "serve-reference": ("harness.commands.serve_reference",
+                        "serve the reference chat API (random model, tools grammar)"),
     "autograder": ("harness.commands.autograder", "build a Gradescope autograder bundle, or grade in its container"),
 }
 
@@ -55,7 +57,10 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
     stderr = stderr or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # argparse writes usage errors, --help and --version to sys.stderr / sys.stdout:
+        # send them to the streams main was given
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     if args.verb is None:

@@ -84,7 +84,8 @@ def render_table(result: CheckResult, width: int = 150) -> str:
     lines += ["", head, "-" * min(width, len(head) + 40)]
     for i, test in enumerate(result.tests, 1):
         why = _clip(test.reason, max(20, width - name_w - 30)) if test.status != "passed" else ""
-        lines.append(f"{i:>2}  {test.name:<{name_w}}  {', '.join(test.kinds):<{kind_w}}  {_MARK[test.status]:<7}  {why}".rstrip())
+        kinds = ", ".join(test.kinds)
+        lines.append(f"{i:>2}  {test.name:<{name_w}}  {kinds:<{kind_w}}  {_MARK[test.status]:<7}  {why}".rstrip())
     lines += _detail_lines(result)
     lines += _note_lines(result)
     lines += _integrity_lines(result)
@@ -110,7 +111,8 @@ def _load_lines(result: CheckResult) -> list[str]:
     if load.get("status") in ("error", "usage"):
         lines.append(f"LOAD: {escape(load.get('reason', ''))}")
         if load.get("details"):
-            lines += ["  " + line for line in escape(str(load["details"]).rstrip(), keep_newlines=True).splitlines()[-12:]]
+            details = escape(str(load["details"]).rstrip(), keep_newlines=True)
+            lines += ["  " + line for line in details.splitlines()[-12:]]
     return lines
 
 

@@ -283,7 +283,8 @@ def _ranges(draw) -> Range:
 
 @st.composite
 def _byte_classes(draw, *, unmatchable: bool) -> ByteClass:
-    item = st.one_of(_literals(in_class=True), _ranges(), st.sampled_from(sorted(SHORTHANDS.keys() - {"."})).map(Shorthand))
+    shorthands = st.sampled_from(sorted(SHORTHANDS.keys() - {"."})).map(Shorthand)
+    item = st.one_of(_literals(in_class=True), _ranges(), shorthands)
     items = tuple(draw(st.lists(item, min_size=1, max_size=4)))
     negated = draw(st.booleans())
     cls = ByteClass(items, negated)

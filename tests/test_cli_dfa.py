@@ -59,3 +59,14 @@ def test_dfa_errors_are_usage_errors_with_a_caret(tmp_path):
     bad.write_text('{"type":"string","pattern":"x"}')
     code, _, err = run("dfa", "--schema", str(bad))
     assert code == ExitCode.USAGE and "/pattern" in err
+
+
+def test_usage_errors_help_and_version_go_to_the_streams_main_was_given(capsys):
+    code, out, err = run("no-such-verb")
+    assert code == ExitCode.USAGE and "invalid choice: 'no-such-verb'" in err and out == ""
+    code, out, err = run("dfa", "--help")
+    assert code == 0 and out.startswith("usage: constrain-harness dfa") and err == ""
+    code, out, err = run("--version")
+    assert code == 0 and out.startswith("constrain-harness ") and err == ""
+    real = capsys.readouterr()
+    assert real.out == "" and real.err == ""

@@ -84,7 +84,8 @@ def check_masks_four_ways(pattern: str, vocab, eos_id, prefix: bytes) -> None:
     expected = brute_force_mask(dfa, state, vocab, eos_id)
     if state != DEAD:
         index = TokenIndex(dfa, vocab, eos_id)
-        assert np.array_equal(index.mask(state), expected), (pattern, prefix, np.flatnonzero(index.mask(state) != expected))
+        got = index.mask(state)
+        assert np.array_equal(got, expected), (pattern, prefix, np.flatnonzero(got != expected))
         for t in np.flatnonzero(expected).tolist():
             want = state if t == eos_id else dfa.step(state, vocab[t])
             assert index.next_state(state, t) == want, (pattern, prefix, t)

@@ -45,7 +45,8 @@ def test_reference_tables_equal_derivative_tables(pattern):
     dfa = regex_to_dfa(pattern)
     trans, accept = derivatives.canonical_dfa(pattern)
     assert np.array_equal(dfa.accept, accept), (pattern, dfa.accept, accept)
-    assert np.array_equal(dfa.trans, trans), (pattern, np.argwhere(dfa.trans[: len(trans)] != trans[: len(dfa.trans)])[:5])
+    assert np.array_equal(dfa.trans, trans), (pattern,
+                                              np.argwhere(dfa.trans[: len(trans)] != trans[: len(dfa.trans)])[:5])
     dfa.check_canonical()
 
 
@@ -113,7 +114,8 @@ def test_near_patterns_are_refused_by_both_or_mean_the_same(pattern):
 @pytest.mark.unit
 @pytest.mark.parametrize("pattern", ["[\\4]", "[\\12]", "[\\7a]", "[\\48-\\xb1=]", "(?:){2,3}|[\\48-\\xb1=]|\\d"])
 def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
-    # Fixed in parser._octal_or_backreference. Found by test_near_patterns_are_refused_by_both_or_mean_the_same (1500 examples):
+    # Fixed in parser._octal_or_backreference. Found by
+    # test_near_patterns_are_refused_by_both_or_mean_the_same (1500 examples):
     # the reference refused "(?:){2,3}|[\48-\xb1=]|\d"; Python and the derivative
     # oracle read [\4] as the byte 0x04 and [\12] as 0x0A.
     compiled = re.compile(pattern.encode("ascii"))
@@ -130,7 +132,8 @@ def test_finding_octal_escape_of_one_or_two_digits_in_a_class(pattern):
     ("a{1001}", True),  # Python compiles it -> over a bound, the reference: malformed
 ])
 def test_finding_malformed_and_unsupported_kept_apart(pattern, python_compiles):
-    # Fixed in parser.parse_group/_octal_or_backreference (PatternTooLarge for bounds). Found by classifying 1500 near_patterns by Python's verdict and the reference's
+    # Fixed in parser.parse_group/_octal_or_backreference (PatternTooLarge for bounds). Found by
+    # classifying 1500 near_patterns by Python's verdict and the reference's
     # error class (the derivative oracle classifies all four as Python does).
     assert _python_compiles(pattern) == python_compiles
     with pytest.raises(ValueError) as caught:

@@ -187,7 +187,8 @@ def test_strip_json_whitespace_keeps_the_value_and_removes_all_layout(value):
 def test_last_key_finds_the_key_a_cut_document_ends_in(value, data):
     items = list(value.items())
     k = data.draw(st.integers(0, len(items) - 1))
-    head = b"{" if k == 0 else json.dumps(dict(items[:k]), separators=(",", ":"), ensure_ascii=False).encode()[:-1] + b","
+    before = json.dumps(dict(items[:k]), separators=(",", ":"), ensure_ascii=False).encode()
+    head = b"{" if k == 0 else before[:-1] + b","
     key_bytes = json.dumps(items[k][0], ensure_ascii=False).encode()
     cut = data.draw(st.integers(1, len(key_bytes)))  # inside the key, or right after its closing quote
     found, closed = last_key(head + key_bytes[:cut])

@@ -65,7 +65,8 @@ BANK = [
     r"[^\s]", r"[a\-z]", r"[-a]", r"[a-]", r"[]a]", r"[^]a]", r"[\x00-\x1f\x7f-\xff]",
     r"(ab|a)(bc|c)", r"(?:ab)*", r"a|", r"|b", r"(|a)+", r"a*", r"a+", r"a?", r"a{3}",
     r"a{2,4}", r"a{2,}", r"a{,2}", r"a{0}", r"a{0,0}b", r"(a|bc){1,3}", r"a{", r"a{}",
-    r"a{x}", r"a{1,x}", r"\012\0", r"[\b]", r"[\4\12\7a]", r"\101\0", r"(a)(?:\101|b)", r"((a|b)c)*d", r"x(y(z|w)*)?", r"[.]", r"\.",
+    r"a{x}", r"a{1,x}", r"\012\0", r"[\b]", r"[\4\12\7a]", r"\101\0", r"(a)(?:\101|b)", r"((a|b)c)*d",
+    r"x(y(z|w)*)?", r"[.]", r"\.",
 ]
 
 
@@ -189,7 +190,8 @@ REFUSED = [  # pattern, error class, words the message must name, offset
     ("(?#c)a", UnsupportedSyntax, "comment", 0), ("(?>a)", UnsupportedSyntax, "atomic", 0),
     ("caf\u00e9", UnsupportedSyntax, "non-ASCII", 3), ("a{3,2}", PatternSyntaxError, "min repeat", 1),
     ("a{1001}", PatternTooLarge, "MAX_REPEAT", 1), ("\\5a", PatternSyntaxError, "group reference", 0),
-    ("(?4a)", PatternSyntaxError, "unknown extension", 0), ("(a\\1)", PatternSyntaxError, "group reference", 2), ("(ab", PatternSyntaxError, "unterminated", 0),
+    ("(?4a)", PatternSyntaxError, "unknown extension", 0), ("(a\\1)", PatternSyntaxError, "group reference", 2),
+    ("(ab", PatternSyntaxError, "unterminated", 0),
     ("ab)", PatternSyntaxError, "unbalanced", 2), ("[ab", PatternSyntaxError, "unterminated", 0),
     ("*a", PatternSyntaxError, "nothing to repeat", 0), ("a|+", PatternSyntaxError, "nothing to repeat", 2),
     ("a**", PatternSyntaxError, "multiple repeat", 2), ("[z-a]", PatternSyntaxError, "bad character range", 1),

@@ -44,7 +44,8 @@ CASES = [
      ['{"city":"Oslo"}', '{"days":3}', '{"days":3,"city":"Oslo"}', '{"city":"Oslo","days":"3"}',
       '{"city":"Oslo","days":3,}', '{"city":"Oslo", "days":3}', '{"city":"Oslo","days":03}',
       '{"city":"Oslo","days":3.5}', '{"city":"Oslo","days":3,"units":"k"}', '{"city":"Os\nlo","days":3}',
-      '{"city":"Os\tlo","days":3}', '{"city":"Oslo","days":3,"extra":1}', '{"city":"Oslo","days":3,"units":"c","units":"c"}',
+      '{"city":"Os\tlo","days":3}', '{"city":"Oslo","days":3,"extra":1}',
+      '{"city":"Oslo","days":3,"units":"c","units":"c"}',
       '{"city":Oslo,"days":3}', '{"city":"a\\xb","days":1}', '{"city":"\\u12G4","days":1}', '']),
     ({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3},
      ["[1,2]", "[1,2,3]", "[0,-0,10]"],
@@ -75,7 +76,8 @@ CASES = [
      ["1", '"1"', "[]", "[null,null]"], ["1.5", "true", '["1"]']),
     (BIG,
      ['{"id":1,"tags":["x"]}', '{"id":1,"name":"n","score":1.5,"ok":true,"note":null,"tags":["a","b","c"],'
-      '"where":{"lat":1,"lon":-2.5e3},"kind":"b\\""}', '{"id":1,"tags":["x"],"kind":2.5}', '{"id":1,"tags":["x"],"kind":7}'],
+      '"where":{"lat":1,"lon":-2.5e3},"kind":"b\\""}', '{"id":1,"tags":["x"],"kind":2.5}',
+      '{"id":1,"tags":["x"],"kind":7}'],
      ['{"id":1,"tags":[]}', '{"id":1,"tags":["a","b","c","d"]}', '{"id":1,"tags":["x"],"where":{"lat":1}}',
       '{"tags":["x"],"id":1}', '{"id":1,"tags":["x"],"kind":"c"}', '{"id":1,"tags":["x"],"kind":2x5}']),
 ]

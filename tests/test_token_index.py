@@ -153,7 +153,8 @@ token_bytes = st.one_of(
 def vocabularies(draw):
     vocab = draw(st.lists(st.one_of(token_bytes, st.none()), min_size=1, max_size=40))
     if draw(st.booleans()):
-        vocab += draw(st.lists(st.sampled_from([v for v in vocab if v is not None] or [b"a"]), max_size=3))  # duplicates
+        known = [v for v in vocab if v is not None] or [b"a"]
+        vocab += draw(st.lists(st.sampled_from(known), max_size=3))  # duplicates
     eos_id = draw(st.one_of(st.none(), st.integers(0, len(vocab) - 1)))  # EOS anywhere
     return vocab, eos_id
 

@@ -67,7 +67,8 @@ def test_parallel_off_is_one_call_and_on_is_one_to_four():
     extra = derivatives.difference(single, parallel)  # in parallel only: the shortest two calls
     assert extra is not None and len(_calls(extra.decode())[1]) == 2
     four = "\n".join(['<tool_call>{"name":"get_weather","arguments":{"city":""}}</tool_call>'] * 4)
-    assert derivatives.matches(parallel, four.encode()) and not derivatives.matches(parallel, (four + "\n" + four[:77]).encode())
+    assert derivatives.matches(parallel, four.encode())
+    assert not derivatives.matches(parallel, (four + "\n" + four[:77]).encode())
 
 
 def _walk_texts(pattern: str, seeds: int):
@@ -114,7 +115,8 @@ def test_json_object_outputs_parse_as_objects_nested_at_most_three():
 
 strings = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x7f"), max_size=4)
 values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-                      | strings, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strings, inner, max_size=3),
+                      | strings,
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strings, inner, max_size=3),
                       max_leaves=10)
 JSON_OBJECT_2 = regex_to_dfa(json_object_regex(2))
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
+from harness.exitcodes import ExitCode
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable",
@@ -55,7 +56,10 @@ __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_mo
 TIERS = ("default", "strict")
 OUTPUT_LIMIT = 8_000     # characters of check's terminal output kept (its head and tail)
 _FIELD_LIMIT = 4_000     # characters kept of one test's reason + details
-_EXIT_VERDICTS = {0: "passed", 1: "failed", 2: "contract error", 3: "crashed"}
+# check's exit code (harness.exitcodes, the one table) -> the verdict Gradescope shows; any other
+# code (TAMPERED, a signal) scores every test 0
+_EXIT_VERDICTS = {ExitCode.OK: "passed", ExitCode.FAILED: "failed", ExitCode.USAGE: "contract error",
+                  ExitCode.CRASHED: "crashed"}
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,8 @@ def _grade_class(folder: Path, jobs: int) -> tuple[float, str]:
 
 def run(report, quick: bool) -> None:
     if not CANDIDATES.is_dir():
-        print(f"  skipped: no tests/candidates next to this harness ({ROOT}); run it from the checkout", file=report.out)
+        print(f"  skipped: no tests/candidates next to this harness ({ROOT}); run it from the checkout",
+              file=report.out)
         return
     with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch:
         folder = Path(scratch) / "class"

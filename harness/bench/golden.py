@@ -32,7 +32,8 @@ def _verb(*argv: str):
         proc = subprocess.run([sys.executable, "-m", "harness.cli", "golden", *argv], cwd=ROOT,
                               capture_output=True, text=True)
         if proc.returncode != 0:
-            raise RuntimeError(f"golden {' '.join(argv)} exited {proc.returncode}: {proc.stdout[-500:]}{proc.stderr[-500:]}")
+            raise RuntimeError(f"golden {' '.join(argv)} exited {proc.returncode}: "
+                               f"{proc.stdout[-500:]}{proc.stderr[-500:]}")
     return call
 
 

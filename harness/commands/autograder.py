@@ -67,15 +67,16 @@ def _build(args, stdout, stderr) -> int:
         if args.tier == "strict" and not _check_knows_strict():
             raise ValueError("--tier strict needs 'check --strict', which this constrain-harness does not have yet")
         config = AutograderConfig(lab=args.lab, tier=args.tier, points=args.points, hints=args.hints,
-                                  timeout=args.timeout, memory=args.memory, wall=args.wall, ref_deps=not args.no_ref_deps,
-                                  grade_student_tests=not args.no_student_tests)
+                                  timeout=args.timeout, memory=args.memory, wall=args.wall,
+                                  ref_deps=not args.no_ref_deps, grade_student_tests=not args.no_student_tests)
         info = build_bundle(Path(args.out), config)
     except ValueError as exc:
         print(f"autograder build: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     print(f"wrote {info.path} ({info.path.stat().st_size // 1024} KB): {', '.join(info.files)}", file=stdout)
     print(f"settings: lab {config.lab}, tier {config.tier}, {config.points:g} points, hints {config.hints}, "
-          f"{config.timeout:g} s per test, {config.wall:g} s per submission; constrain-harness {info.config.version} {info.config.commit}", file=stdout)
+          f"{config.timeout:g} s per test, {config.wall:g} s per submission; "
+          f"constrain-harness {info.config.version} {info.config.commit}", file=stdout)
     print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)",
           file=stdout)
     return int(ExitCode.OK)

@@ -1,8 +1,9 @@
 """Run the conformance cases against one server and collect their verdicts.
 
 ``run_conformance(base_url, cases=..., model=None, api_key=None, timeout=30.0)`` asks
-``GET /models`` for the model when none is given, then sends each case's requests (sequentially, a fixed number per case: 1 to 6) and returns a
-``ConformResult``: one ``CaseResult`` per case, in ``CASES`` order.
+``GET /models`` for the model when none is given, then sends each case's requests
+(sequentially, a fixed number per case: 1 to 6) and returns a ``ConformResult``: one
+``CaseResult`` per case, in ``CASES`` order.
 
 A case that raises ``Unanswered`` (connection refused, timeout, non-JSON body,
 malformed stream) ends with status ``error`` and the failure that says why; the next

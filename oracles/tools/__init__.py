@@ -20,7 +20,7 @@ Example::
     ...                              '"tool_choice":"required","parallel_tool_calls":false}')
     >>> grammar(request)
     Grammar(pattern='<tool_call>\\\\{\\\\"name\\\\":\\\\"f\\\\",\\\\"arguments\\\\":(?:\\\\{\\\\})\\\\}</tool_call>', trigger=None)
-"""
+"""  # noqa: E501 (a doctest's expected output is one line)
 
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ def relink_golden() -> None:
     quietly(lambda: target.symlink_to(VICTIM))
 
 
-HOME_TARGETS = (Path("/root/constrain-harness-was-here"), Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
+HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
+                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
 
 
 def write_home() -> None:

@@ -1,4 +1,5 @@
-"""Hostile: at import, plant new files in golden/, harness/suite/, oracles/ and a __pycache__; then works like the reference.
+"""Hostile: at import, plant new files in golden/, harness/suite/, oracles/ and a __pycache__;
+then works like the reference.
 Expected: see tests/candidates/README.md (the gallery table)."""
 
 import _attacks

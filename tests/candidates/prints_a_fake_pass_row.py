@@ -1,4 +1,5 @@
-"""Hostile: at import, print a fake PASS row and verdict line with ANSI escapes and a carriage return; then works like the reference.
+"""Hostile: at import, print a fake PASS row and verdict line with ANSI escapes and a carriage
+return; then works like the reference.
 Expected: see tests/candidates/README.md (the gallery table)."""
 
 import _attacks

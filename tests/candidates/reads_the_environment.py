@@ -1,4 +1,5 @@
-"""Hostile: at import, read the grader's environment through /proc (and show what it found in an error); then works like the reference.
+"""Hostile: at import, read the grader's environment through /proc (and show what it found in an
+error); then works like the reference.
 Expected: see tests/candidates/README.md (the gallery table)."""
 
 import _attacks

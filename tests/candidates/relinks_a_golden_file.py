@@ -1,4 +1,5 @@
-"""Hostile: at import, replace golden/constrain_golden.json by a symlink to a file outside the checkout; then works like the reference.
+"""Hostile: at import, replace golden/constrain_golden.json by a symlink to a file outside the
+checkout; then works like the reference.
 Expected: see tests/candidates/README.md (the gallery table)."""
 
 import _attacks

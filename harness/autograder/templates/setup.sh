@@ -26,6 +26,11 @@ if [ "$BUILT_WITH" != "$HERE" ]; then
 fi
 if [ -n "${CONSTRAIN_HARNESS_OFFLINE:-}" ]; then
   "$ROOT/venv/bin/python" -m pip install -q --no-deps --no-index "$SOURCE"/wheels/*.whl
+  # "that Python's own site-packages": when $PYTHON is itself a venv, --system-site-packages
+  # reaches only its base interpreter's, so list $PYTHON's in a .pth (read after the venv's
+  # own site-packages: the bundle's wheel stays first on the path)
+  PURELIB="$("$ROOT/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  "$PYTHON" -c 'import site; print("\n".join(site.getsitepackages()))' > "$PURELIB/zz_offline_dependencies.pth"
 else
   "$ROOT/venv/bin/python" -m pip install -q ${PINS[@]+"${PINS[@]}"} "$SOURCE"/wheels/*.whl
 fi
