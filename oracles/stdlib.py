@@ -1,7 +1,8 @@
 """The stdlib oracles: what Python itself says a pattern or a document means.
 
-The third of the harness's three implementations (see ``DESIGN.md``): nothing here
-is ours but the glue, so a bug shared with ``oracles.automaton`` or
+The third of the harness's three implementations (the reference pipeline
+``oracles.automaton``, the derivative oracle ``oracles.derivatives``, and Python itself
+here): nothing here is ours but the glue, so a bug shared with ``oracles.automaton`` or
 ``oracles.derivatives`` cannot hide here.
 
 - ``fullmatch(pattern, data)``: ``re.fullmatch`` on the ASCII bytes of the pattern:
