@@ -158,16 +158,6 @@ def default_runs() -> dict[tuple[str, bool], Run]:
     return _runs(jobs)
 
 
-def _skip_if_names_refused(reading: Reading, run: Run) -> None:
-    """Until the loader half of issue 12 (the wall's branch) stops refusing parameter
-    names the seed leaves free, the candidate with its own names cannot be loaded; it
-    is an expected failure only in exactly that case (exit 2, no test ran, a contract
-    problem about a parameter named in the output)."""
-    if reading.own_names and run.returncode == 2 and not run.records and "parameter" in run.output:
-        pytest.xfail("this branch's loader still refuses parameter names other than the contract's "
-                     "(issue 12 item 2, the loader; the catalogue itself calls positionally)")
-
-
 # ---------------------------------------------------------------- the default tier
 
 
@@ -182,7 +172,6 @@ def test_gallery_passes_the_default_tier_with_notes_on_exactly_its_departures(re
         run = request.getfixturevalue("default_runs")[(name, False)]
     else:
         run = _runs([(name, False)])[(name, False)]
-    _skip_if_names_refused(reading, run)
     assert run.outcomes() == {test: "passed" for test in NAMES}, run.output
     assert run.returncode == 0, run.output
     assert run.note_keys() == set(reading.departs), run.notes()
@@ -232,7 +221,6 @@ def test_strict_fails_exactly_where_the_default_tier_noted(default_runs):
 def test_strict_fails_exactly_on_the_departures(name):
     reading = BY_NAME[name]
     runs = _runs([(name, False), (name, True)])
-    _skip_if_names_refused(reading, runs[(name, False)])
     _check_strict(reading, runs[(name, False)], runs[(name, True)])
 
 
@@ -245,8 +233,6 @@ def _check_command(reading: Reading, *extra: str) -> dict:
         args = [sys.executable, "-m", "harness.cli", "check", "--impl", str(reading.path), "--json", str(report),
                 *(["--ref-deps"] if reading.ref_deps else []), *extra]
         done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-        if reading.own_names and done.returncode == 2 and "parameter" in done.stdout + done.stderr:
-            pytest.xfail("this branch's loader still refuses parameter names other than the contract's")
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return json.loads(report.read_text(encoding="utf-8"))
 
