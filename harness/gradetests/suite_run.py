@@ -55,7 +55,7 @@ OUTPUT_CHARS = 8000
 INPUT_CHARS = 300
 SYSTEM_DIRS = frozenset({"/", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/opt", "/var", "/proc", "/sys",
                          "/dev", "/run"})
-VERDICTS = ("completed", "timeout", "crashed", "flood", "no tests", "collection error",
+VERDICTS = ("completed", "timeout", "crashed", "flood", "no tests", "collection error", "skipped",
             "implementation did not load", "not run")
 
 
