@@ -203,6 +203,7 @@ class _Session:
         self.result, self.served, self.gate, self.deadline = result, served, gate, deadline
         self.current: str | None = None
         self.calls: list[str] = []
+        self.labels: dict[int, str] = {1: "constrain"}  # handle -> the name the tests got it by
         self.exit_code: int | None = None
 
     def run(self, student: _Process) -> None:
@@ -245,15 +246,19 @@ class _Session:
             return refused(why)
         self._remember(request)
         try:
-            return self.gate.clean(self.served.forward(request))
+            reply = self.gate.clean(self.served.forward(request))
+            if request[0] == "getattr" and reply[0] == "ok" and isinstance(reply[1], channel.Handle):
+                self.labels[reply[1].id] = f"{self.labels.get(request[1], '?')}.{request[2]}"
+            return reply
         except CandidateGone as exc:
             return ["gone", self.gate.scrub(f"{type(exc).__name__}: {exc}")[:500], None]
 
     def _remember(self, request: list) -> None:
-        op, _target, name, args, kwargs = request
+        op, target, name, args, kwargs = request
         if op in ("call", "many"):
             shown = ", ".join([*map(_short, args), *(f"{k}={_short(v)}" for k, v in kwargs.items())])
-            self.calls = (self.calls + [f"{name or 'call'}({shown})"[:INPUT_CHARS]])[-3:]
+            function = self.labels.get(target, "object") + (f".{name}" if name else "")
+            self.calls = (self.calls + [f"{function}({shown})"[:INPUT_CHARS]])[-3:]
 
     def _report(self, frame: list) -> None:
         kind, fields = frame[0], frame[1:]

@@ -11,3 +11,7 @@ def test_literal_matches():
 
 def test_dead_is_minus_one():
     assert constrain.DEAD == -1
+
+
+def test_plus_needs_one():
+    assert not constrain.regex_to_dfa("a+").matches(b"")
