@@ -247,8 +247,9 @@ class _Session:
         self._remember(request)
         try:
             reply = self.gate.clean(self.served.forward(request))
-            if request[0] == "getattr" and reply[0] == "ok" and isinstance(reply[1], channel.Handle):
-                self.labels[reply[1].id] = f"{self.labels.get(request[1], '?')}.{request[2]}"
+            if reply[0] == "ok" and isinstance(reply[1], channel.Handle) and reply[1].id not in self.labels:
+                self.labels[reply[1].id] = f"{self.labels.get(request[1], '?')}.{request[2]}" \
+                    if request[0] == "getattr" else reply[1].kind
             return reply
         except CandidateGone as exc:
             return ["gone", self.gate.scrub(f"{type(exc).__name__}: {exc}")[:500], None]

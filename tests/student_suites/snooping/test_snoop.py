@@ -31,12 +31,14 @@ def test_module_file_and_spec():
 
 
 def test_source():
+    """Any source text at all would let the suite diff implementations."""
+    readable = []
     for obj in (constrain, constrain.regex_to_dfa, constrain.regex_to_dfa("ab")):
         try:
-            text = inspect.getsource(obj)
+            readable.append(inspect.getsource(obj)[:200])
         except (TypeError, OSError):
             continue
-        assert not revealing(text), text[:200]
+    assert not readable, readable
 
 
 def test_module_attributes_beyond_the_contract():
