@@ -10,6 +10,7 @@ BENCHMARKS: dict[str, str] = {
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",
     "golden": "harness.bench.golden",
+    "grade-tests": "harness.bench.grade_tests",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
     "tools": "harness.bench.tools",
