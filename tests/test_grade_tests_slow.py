@@ -7,14 +7,14 @@ import io
 import json
 
 import pytest
-
-from harness.cli import main
 from test_grade_tests import SUITES, confined, graded, harness_unchanged  # noqa: F401
 
-pytestmark = [pytest.mark.slow, confined]
+from harness.cli import main
+
+pytestmark = [pytest.mark.slow, confined, pytest.mark.usefixtures("harness_unchanged")]
 
 
-def test_the_strong_suite_is_valid_and_catches_every_chaff(harness_unchanged, tmp_path):
+def test_the_strong_suite_is_valid_and_catches_every_chaff(tmp_path):
     out = io.StringIO()
     files = {k: tmp_path / f"g.{k}" for k in ("json", "gradescope", "stryker", "html")}
     code = main(["grade-tests", str(SUITES / "strong"), "--seed", "3", "--hints", "full",
@@ -29,14 +29,14 @@ def test_the_strong_suite_is_valid_and_catches_every_chaff(harness_unchanged, tm
     assert "27/27 chaffs caught" in files["html"].read_text() and "27/27 chaffs caught (100%)" in out.getvalue()
 
 
-def test_the_weak_suite_is_valid_and_catches_only_what_it_reaches(harness_unchanged):
+def test_the_weak_suite_is_valid_and_catches_only_what_it_reaches():
     g = graded("weak").grade
     assert len(g.valid) == 3 and g.invalid == []
     assert sorted(g.caught) == ["s10"]   # only 'a+' refusing b'' reaches a mutant
     assert g.total == 27
 
 
-def test_the_snooping_suite_catches_no_chaff(harness_unchanged):
+def test_the_snooping_suite_catches_no_chaff():
     g = graded("snooping").grade
     assert g.invalid == [] and g.caught == {} and g.total == 27
 
@@ -44,14 +44,14 @@ def test_the_snooping_suite_catches_no_chaff(harness_unchanged):
 @pytest.mark.parametrize("level, needle", [("none", "  survived: s05\n"),
                                            ("pitfall", "survived: s05: pitfall 4: EOS allowed everywhere"),
                                            ("full", "survived: s05: index: EOS allowed everywhere (e.g. in state 0")])
-def test_each_hint_level_as_the_student_sees_it(harness_unchanged, level, needle):
+def test_each_hint_level_as_the_student_sees_it(level, needle):
     out = io.StringIO()
     assert main(["grade-tests", str(SUITES / "weak"), "--hints", level, "--chaffs", "s05,s10", "--seed", "1",
                  "--wheats", "reference"], out, io.StringIO()) == 1
     assert needle in out.getvalue(), out.getvalue()
 
 
-def test_a_suite_that_crashes_and_floods_gets_a_verdict(harness_unchanged):
+def test_a_suite_that_crashes_and_floods_gets_a_verdict():
     result = graded("crashes", chaffs=("s01", "s10"))
     g = result.grade
     assert g.valid == ["test_crashes.py::test_floods_stdout"]

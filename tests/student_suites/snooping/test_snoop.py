@@ -8,7 +8,6 @@ import os
 import sys
 
 import pytest
-
 from tinyllm.infer import constrain
 
 TELLTALES = ("mutant_", "oracles", "brzozowski", "tests/candidates", "constrain-chaffs", "fair_impl")

@@ -7,7 +7,6 @@ import re
 
 import numpy as np
 import pytest
-
 from tinyllm.infer import constrain
 
 HAND = "(cat|car|dog)s?"
