@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 
-from harness.candidate import read_contract
 from harness.sandbox import channel
 from harness.sandbox.client import Candidate, CandidateCrashed, CandidateProtocolError, CandidateTimeout
+from harness.candidate import read_contract
 
 OPS = frozenset({"getattr", "call", "many", "len", "iter", "getitem", "bool", "int", "float", "index", "eq",
                  "contains"})

@@ -80,7 +80,7 @@ class Link:
 class Proxy:
     """An object that stays in the implementation's process."""
 
-    __slots__ = ("_handle", "_link")
+    __slots__ = ("_link", "_handle")
 
     def __init__(self, link: Link, handle):
         object.__setattr__(self, "_link", link)
@@ -143,7 +143,7 @@ class Proxy:
 class RemoteMethod:
     """A method of a proxied object, called in one round trip."""
 
-    __slots__ = ("name", "owner")
+    __slots__ = ("owner", "name")
 
     def __init__(self, owner: Proxy, name: str):
         self.owner, self.name = owner, name
