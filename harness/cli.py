@@ -28,6 +28,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "mutants": ("harness.commands.mutants", "run the mutant catalogue, report the mutation score"),
     "compare": ("harness.commands.compare", "differences with outlines-core, llguidance, interegular, xgrammar"),
     "golden": ("harness.commands.golden", "write, check or replay the golden files"),
+    "conform": ("harness.commands.conform", "check a live OpenAI-compatible server's tool calling"),
+    "serve-reference": ("harness.commands.serve_reference", "serve the reference chat API (random model, tools grammar)"),
     "grade-tests": ("harness.commands.grade_tests", "grade a student's own tests with wheats and chaffs"),
 }
 

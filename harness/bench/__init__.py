@@ -13,5 +13,6 @@ BENCHMARKS: dict[str, str] = {
     "grade-tests": "harness.bench.grade_tests",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
+    "serve": "harness.bench.serve",
     "tools": "harness.bench.tools",
 }

@@ -1,0 +1,59 @@
+"""Check a running OpenAI-compatible server against the tool-calling conformance cases.
+
+    constrain-harness conform --base-url http://127.0.0.1:8000/v1
+    constrain-harness conform --base-url http://127.0.0.1:8000/v1 --cases tools.call,tools.stream --json c.json
+
+Requests go through the official openai client (once each, no retries; ``--timeout``
+seconds each). Cases: tools.call, tools.stream, tools.choice, tools.errors,
+response_format (``harness/conform/cases.py`` states every rule). Each failure names
+the rule, the request and an excerpt of the response.
+
+Exit code: 0 every case passed; 1 some case failed; 2 bad arguments; 3 some case could
+not be judged (connection refused, timeout, a body that is not JSON, a malformed stream).
+"""
+
+from __future__ import annotations
+
+from harness.exitcodes import ExitCode
+
+
+def add_arguments(parser) -> None:
+    from harness.conform.cases import CASES
+    from harness.conform.exchange import DEFAULT_TIMEOUT
+
+    parser.add_argument("--base-url", required=True, metavar="URL",
+                        help="the API root, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--model", default=None, metavar="M", help="model name (default: the first of GET /models)")
+    parser.add_argument("--api-key", default=None, metavar="K", help="bearer key (default: a placeholder)")
+    parser.add_argument("--cases", default=None, metavar="LIST",
+                        help=f"comma-separated cases (default: all of {','.join(CASES)})")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help=f"seconds per request (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
+    parser.add_argument("--junit-xml", metavar="F", help="write a JUnit XML report to F")
+
+
+def run(args, stdout, stderr) -> int:
+    from harness.conform.report import render_table, write_json, write_junit
+    from harness.conform.run import parse_cases, run_conformance
+
+    try:
+        cases = parse_cases(args.cases)
+    except ValueError as exc:
+        print(str(exc), file=stderr)
+        return int(ExitCode.USAGE)
+    if not args.timeout > 0:
+        print(f"--timeout must be > 0 seconds, got {args.timeout}", file=stderr)
+        return int(ExitCode.USAGE)
+    try:
+        result = run_conformance(args.base_url, cases, model=args.model, api_key=args.api_key,
+                                 timeout=args.timeout)
+    except RuntimeError as exc:  # the openai client is not installed
+        print(str(exc), file=stderr)
+        return int(ExitCode.USAGE)
+    print(render_table(result), file=stdout)
+    if args.json:
+        write_json(result, args.json)
+    if args.junit_xml:
+        write_junit(result, args.junit_xml)
+    return result.exit_code
