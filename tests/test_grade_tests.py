@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -122,13 +123,15 @@ def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_u
 def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     """The control: the same suite against the reference imported in its own process
     (no wall) finds the reference by its file, source and error messages."""
+    suite = tmp_path / "snooping"
+    shutil.copytree(SUITES / "snooping", suite)
     code = ("import sys, types, oracles.automaton as m, pytest; sys.modules['tinyllm'] = types.ModuleType('tinyllm'); "
             "sys.modules['tinyllm.infer'] = types.ModuleType('tinyllm.infer'); sys.modules['tinyllm.infer'].constrain = m; "
             "sys.modules['tinyllm.infer.constrain'] = m; "
-            f"sys.exit(pytest.main([{str(SUITES / 'snooping')!r}, '-q', '-p', 'no:cacheprovider', '-p', 'no:randomly', "
-            f"'-k', 'module_file or source or error_messages']))")
+            f"sys.exit(pytest.main([{str(suite)!r}, '-q', '-p', 'no:cacheprovider', '-p', 'no:randomly', '--rootdir', "
+            f"{str(suite)!r}, '-c', '/dev/null', '-k', 'module_file or source or error_messages']))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
     assert "3 failed" in proc.stdout, proc.stdout[-2000:]
 
 
