@@ -59,4 +59,23 @@ def test_a_suite_that_crashes_and_floods_gets_a_verdict():
                                                        ("test_crashes.py::test_never_reached", "not run")}
     run = g.wheat_runs["reference"][0]
     assert run.verdict == "crashed" and len(run.output) < 9000 and "more bytes" in run.output
-    assert set(g.chaff_verdicts.values()) == {"crashed"}
+    assert set(g.chaff_verdicts.values()) == {"completed"}  # only the valid test runs on chaffs
+
+
+def test_a_test_file_failing_to_import_on_a_chaff_catches_it(tmp_path):
+    (tmp_path / "test_c.py").write_text(
+        "from tinyllm.infer import constrain\n"
+        "assert not constrain.regex_to_dfa('a+').matches(b''), 'module-level check'\n"
+        "def test_one():\n    assert constrain.DEAD == -1\n")
+    g = graded_folder(tmp_path, wheats=("reference",), chaffs=("s01", "s10"))
+    assert g.valid == ["test_c.py::test_one"] and sorted(g.caught) == ["s10"]
+    assert g.matrix["s10"]["test_c.py::test_one"] == "error" and g.chaff_verdicts["s10"] == "collection error"
+
+
+def graded_folder(folder, **options):
+    from harness.gradetests.grade import GradeOptions, grade
+    from test_grade_tests import left_over
+
+    result = grade(GradeOptions(suite=folder, seed=1, **options))
+    assert left_over(result.marker) == [] and result.tampered == []
+    return result.grade

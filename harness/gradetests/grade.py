@@ -3,7 +3,8 @@
 ``grade(GradeOptions(suite=Path("tests/student_suites/strong")), progress)`` returns a
 ``Graded``: the ``scoring.Grade`` plus the run's facts (confinement, seed, seconds, files
 check). Wheats run first, twice each (validity and flakiness); when no test is valid the
-chaffs are skipped (the score is 0 whatever they do). Chaffs run in an order shuffled by
+chaffs are skipped (the score is 0 whatever they do); otherwise each chaff run runs only
+the valid tests (the others cannot catch anything). Chaffs run in an order shuffled by
 ``seed`` (recorded), ``jobs`` runs at a time, each bounded by ``timeout`` seconds and all
 by ``budget`` seconds: a run that cannot start within the budget is "not run". The
 harness's files are verified (and restored) after the grading: a change is reported.
@@ -95,8 +96,9 @@ def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
         wheat_runs: dict[str, list[RunResult]] = {w.id: [] for w in wheats}
         for result in wheat_results:
             wheat_runs[result.implementation].append(result)
-        if score(wheat_runs, {}).valid:
-            chaff_results = runner.run_all(chaffs)
+        valid = score(wheat_runs, {}).valid
+        if valid:
+            chaff_results = runner.run_all(chaffs, only=valid)
         else:
             chaff_results = [RunResult(c.id, "chaff", "skipped", "no valid test: the score is 0") for c in chaffs]
         chaff_runs = {r.implementation: r for r in sorted(chaff_results, key=lambda r: r.implementation)}
@@ -119,19 +121,19 @@ class _Runner:
         self.total, self.done, self.progress = total, 0, progress
         self.lock = threading.Lock()
 
-    def run_all(self, implementations: list[Implementation]) -> list[RunResult]:
+    def run_all(self, implementations: list[Implementation], only: list[str] | None = None) -> list[RunResult]:
         with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
-            futures = [pool.submit(self.run_one, impl) for impl in implementations]
+            futures = [pool.submit(self.run_one, impl, only) for impl in implementations]
             return [f.result() for f in futures]
 
-    def run_one(self, impl: Implementation) -> RunResult:
+    def run_one(self, impl: Implementation, only: list[str] | None) -> RunResult:
         left = self.budget_end - time.monotonic()
         if left < MIN_RUN_SECONDS:
             result = RunResult(impl.id, impl.role, "not run", f"the total budget ({self.options.budget:g} s) was spent")
         else:
             result = run_suite(self.options.suite, impl, module=self.options.module,
                                timeout=min(self.options.timeout, left), marker=self.marker, secrets=self.hidden,
-                               limits=self.options.limits)
+                               limits=self.options.limits, only=only)
         with self.lock:
             self.done += 1
             if self.progress:

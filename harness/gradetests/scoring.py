@@ -7,6 +7,7 @@ Rules (issue 13):
   error, timeout, crashed, not run): it is reported with the wheat, its message and the
   last calls it made to the implementation (the input), and excluded from scoring;
 - a test is **flaky** when its outcome differs between the two runs of one wheat;
+- invalid tests are not run on chaffs (their cells read ``not run``);
 - a chaff is **caught** when at least one valid test failed on it (failed, error,
   timeout, crashed); a chaff whose run did not happen (budget) or whose implementation
   did not load is not caught, and the grade says so (``incomplete``);

@@ -6,7 +6,9 @@ confined by ``harness.sandbox.confine``), and relays every request between them 
 the ``relay.Gate`` until the suite ends, the run's deadline passes, or a bound is hit.
 It returns a ``RunResult``: per test ``passed``/``failed``/``error``/``skipped``, or
 ``timeout``/``crashed`` for the test that was running when the run ended that way, or
-``not run``; and a run verdict (``VERDICTS``).
+``not run``; and a run verdict (``VERDICTS``). ``only`` restricts the run to those tests
+(the grader passes the tests valid on every wheat when it runs a chaff, so an invalid test
+that hangs costs its time once per wheat run, not once per chaff).
 
 What the student's process can see (bubblewrap mode): its own PID namespace (not the
 implementation's process, not the grader's); a read-only filesystem where ``/tmp``, the
@@ -88,7 +90,7 @@ def secret_roots(implementations: list[Implementation]) -> list[Path]:
 
 def run_suite(suite_dir: Path, implementation: Implementation, *, module: str = "tinyllm.infer.constrain",
               timeout: float = 60.0, marker: str = "", secrets: list[Path] | None = None,
-              limits: confine.Limits = confine.Limits()) -> RunResult:
+              limits: confine.Limits = confine.Limits(), only: list[str] | None = None) -> RunResult:
     start = time.monotonic()
     deadline = start + timeout
     result = RunResult(implementation.id, implementation.role, "completed")
@@ -103,7 +105,7 @@ def run_suite(suite_dir: Path, implementation: Implementation, *, module: str = 
             result.verdict, result.detail = "implementation did not load", str(exc)[:500]
             return result
         served.deadline = deadline
-        _Session(result, served, Gate(public_names(), list(implementation.hide)), deadline).run(
+        _Session(result, served, Gate(public_names(), list(implementation.hide)), deadline, only).run(
             _spawn(scratch, wall, suite, module, limits, served.marker,
                    secrets if secrets is not None else secret_roots([implementation])))
         return result
@@ -199,8 +201,9 @@ def _spawn(scratch: Path, wall: Path, suite: Path, module: str, limits: confine.
 class _Session:
     """The relay loop of one run, and what it learns of each test."""
 
-    def __init__(self, result: RunResult, served: ServedImplementation, gate: Gate, deadline: float):
-        self.result, self.served, self.gate, self.deadline = result, served, gate, deadline
+    def __init__(self, result: RunResult, served: ServedImplementation, gate: Gate, deadline: float,
+                 only: list[str] | None):
+        self.result, self.served, self.gate, self.deadline, self.only = result, served, gate, deadline, only
         self.current: str | None = None
         self.calls: list[str] = []
         self.labels: dict[int, str] = {1: "constrain"}  # handle -> the name the tests got it by
@@ -210,7 +213,7 @@ class _Session:
         watchdog = threading.Timer(max(0.0, self.deadline - time.monotonic()), student.kill)
         watchdog.start()
         try:
-            channel.send(student.sock, {"names": sorted(self.gate.names)})
+            channel.send(student.sock, {"names": sorted(self.gate.names), "only": self.only})
             self.result.verdict, self.result.detail = self._loop(student.sock)
         except OSError:
             self.result.verdict = "crashed"
@@ -291,6 +294,9 @@ class _Session:
                 r.verdict = "crashed"
         for test in r.collected:
             r.outcomes.setdefault(test, "not run")
+        for test in (self.only or []) if r.collect_errors else []:  # its file failed to import here
+            if test not in r.outcomes:
+                r.outcomes[test], r.messages[test] = "error", r.collect_errors[0][:2000]
         if r.verdict == "completed" and r.collect_errors:
             r.verdict, r.detail = "collection error", r.collect_errors[0][:500]
         elif r.verdict == "completed" and not r.collected:

@@ -1,7 +1,8 @@
 """The student's process: install the served module, run pytest, report each test.
 
 ``main(fd, module_name, suite_dir)`` is what the confined process runs. The grader's first
-frame is ``{"names": [...]}`` (the module's public names); then pytest runs the suite with
+frame is ``{"names": [...], "only": [...] or None}`` (the module's public names, and the
+tests to run: on chaffs, only the tests valid on every wheat); then pytest runs the suite with
 ``Reporter`` as a plugin, which sends ``@collected``, ``@start``, ``@result`` and
 ``@collect-error`` reports on the same channel. The suite could forge these reports, but a
 forgery can only depend on what the tests can observe, the implementation's behaviour.
@@ -20,9 +21,14 @@ MESSAGE_CHARS = 2000
 class Reporter:
     """A pytest plugin: one ``@result`` per test (its worst phase), with the message."""
 
-    def __init__(self, link: Link):
-        self.link = link
+    def __init__(self, link: Link, only: list[str] | None = None):
+        self.link, self.only = link, None if only is None else set(only)
         self.outcomes: dict[str, tuple[str, str]] = {}
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        if self.only is not None:  # the grader runs only the tests valid on every wheat
+            config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in self.only])
+            items[:] = [i for i in items if i.nodeid in self.only]
 
     def pytest_collection_finish(self, session):
         self.link.report("collected", [item.nodeid for item in session.items])
@@ -70,6 +76,6 @@ def main(fd: int, module_name: str, suite_dir: str) -> int:
     import pytest
 
     code = pytest.main([suite_dir, "-q", "-p", "no:cacheprovider", "--rootdir", suite_dir, "-c", os.devnull],
-                       plugins=[Reporter(link)])
+                       plugins=[Reporter(link, hello.get("only"))])
     link.report("exit", int(code))
     return int(code)
