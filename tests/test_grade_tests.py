@@ -234,3 +234,15 @@ def test_without_bubblewrap_the_report_warns_that_nothing_is_hidden(harness_unch
     assert result.mode == "fallback"
     assert "WARNING: no bubblewrap: the suite could read the implementations' files" in reports.table(result, "none")
     assert "test_snoop.py::test_filesystem" in {i.test for i in result.grade.invalid}
+
+
+def test_a_run_that_cannot_start_within_the_budget_is_not_run():
+    from harness.gradetests.grade import _Runner
+    from harness.gradetests.implementations import wheat
+
+    seen = []
+    runner = _Runner(GradeOptions(suite=SUITES / "weak", budget=30.0, timeout=10.0), "m", [], time.monotonic() + 1.0,
+                     1, lambda done, total, run: seen.append((done, total, run.verdict)))
+    result = runner.run_one(wheat("reference"), None)
+    assert (result.verdict, result.detail) == ("not run", "the total budget (30 s) was spent")
+    assert seen == [(1, 1, "not run")]
