@@ -33,6 +33,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "serve-reference": ("harness.commands.serve_reference",
                         "serve the reference chat API (random model, tools grammar)"),
     "autograder": ("harness.commands.autograder", "build a Gradescope autograder bundle, or grade in its container"),
+    "grade-tests": ("harness.commands.grade_tests", "grade a student's own tests with wheats and chaffs"),
 }
 
 

@@ -204,5 +204,5 @@ def test_mutant_runs_leave_no_temporary_folder(monkeypatch):
 
 def test_golden_replay_reads_a_deeply_nested_file_as_a_usage_error(tmp_path):
     (tmp_path / "constrain_golden.json").write_text("[" * 100_000 + "]" * 100_000)
-    code, _, err = run("golden", "replay", "--in-process", "--file", "constrain", "--dir", str(tmp_path))
+    code, _, err = run("golden", "replay", "--file", "constrain", "--dir", str(tmp_path))
     assert code == ExitCode.USAGE and "nested too deeply" in err and "Traceback" not in err

@@ -11,6 +11,7 @@ BENCHMARKS: dict[str, str] = {
     "compile": "harness.bench.compile",
     "derivatives": "harness.bench.derivatives",
     "golden": "harness.bench.golden",
+    "grade-tests": "harness.bench.grade_tests",
     "masks": "harness.bench.masks",
     "peers": "harness.bench.peers",
     "serve": "harness.bench.serve",

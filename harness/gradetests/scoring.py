@@ -1,0 +1,110 @@
+"""From runs to a grade: validity on the wheats, flaky tests, the matrix, the score.
+
+Rules (issue 13):
+
+- the tests are those collected on the first run of the first wheat, in its order;
+- a test is **invalid** when, on any run of any wheat, it did not pass or skip (failed,
+  error, timeout, crashed, not run): it is reported with the wheat, its message and the
+  last calls it made to the implementation (the input), and excluded from scoring;
+- a test is **flaky** when its outcome differs between the two runs of one wheat;
+- invalid tests are not run on chaffs (their cells read ``not run``);
+- a chaff is **caught** when at least one valid test failed on it (failed, error,
+  timeout, crashed); a chaff whose run did not happen (budget) or whose implementation
+  did not load is not caught, and the grade says so (``incomplete``);
+- the score is caught / chaffs, and 0 when no test is valid.
+
+Example::
+
+    >>> g = score(wheat_runs, chaff_runs)
+    >>> g.caught, g.total, g.valid
+    (3, 4, ['test_x.py::test_a'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness.gradetests.suite_run import RunResult
+
+FAILING = frozenset({"failed", "error", "timeout", "crashed"})
+PASSING = frozenset({"passed", "skipped"})
+
+
+@dataclass
+class Invalid:
+    test: str
+    wheat: str
+    outcome: str
+    message: str
+    input: str
+
+
+@dataclass
+class Grade:
+    tests: list[str]
+    valid: list[str]
+    invalid: list[Invalid]
+    flaky: dict[str, str]                  # test -> the wheat it flipped on
+    matrix: dict[str, dict[str, str]]      # chaff -> test -> outcome
+    caught: dict[str, list[str]]           # chaff -> the valid tests that failed on it
+    chaff_verdicts: dict[str, str]
+    wheat_runs: dict[str, list[RunResult]]
+    chaff_runs: dict[str, RunResult]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.chaff_runs)
+
+    @property
+    def score(self) -> float:
+        return len(self.caught) / self.total if self.total and self.valid else 0.0
+
+    @property
+    def surviving(self) -> list[str]:
+        return [c for c in self.chaff_runs if c not in self.caught]
+
+    @property
+    def incomplete(self) -> bool:
+        return any(v in ("not run", "implementation did not load") for v in self.chaff_verdicts.values())
+
+
+def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResult]) -> Grade:
+    first = next((runs[0] for runs in wheat_runs.values() if runs), None)
+    tests = list(first.collected) if first else []
+    invalid = _invalid(tests, wheat_runs)
+    bad = {i.test for i in invalid}
+    valid = [t for t in tests if t not in bad]
+    flaky = _flaky(tests, wheat_runs)
+    matrix = {c: {t: run.outcomes.get(t, "not run") for t in tests} for c, run in chaff_runs.items()}
+    caught = {c: [t for t in valid if row[t] in FAILING] for c, row in matrix.items()}
+    caught = {c: ts for c, ts in caught.items() if ts}
+    notes = []
+    if not tests:
+        notes.append("no test was collected on the first wheat: the score is 0")
+    elif not valid:
+        notes.append("no test is valid (every test failed on some wheat): the score is 0")
+    return Grade(tests, valid, invalid, flaky, matrix, caught, {c: r.verdict for c, r in chaff_runs.items()},
+                 wheat_runs, chaff_runs, notes)
+
+
+def _invalid(tests: list[str], wheat_runs: dict[str, list[RunResult]]) -> list[Invalid]:
+    found: dict[str, Invalid] = {}
+    for wheat, runs in wheat_runs.items():
+        for run in runs:
+            for test in tests:
+                outcome = run.outcomes.get(test, "not run")
+                if outcome not in PASSING and test not in found:
+                    message = run.messages.get(test) or run.detail or f"{outcome} on this wheat ({run.verdict})"
+                    found[test] = Invalid(test, wheat, outcome, message, run.inputs.get(test, ""))
+    return [found[t] for t in tests if t in found]
+
+
+def _flaky(tests: list[str], wheat_runs: dict[str, list[RunResult]]) -> dict[str, str]:
+    flaky: dict[str, str] = {}
+    for wheat, runs in wheat_runs.items():
+        for a, b in zip(runs, runs[1:]):
+            for test in tests:
+                if test not in flaky and a.outcomes.get(test, "not run") != b.outcomes.get(test, "not run"):
+                    flaky[test] = wheat
+    return flaky
