@@ -13,8 +13,11 @@ What answers each question (never the reference's own output):
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -242,7 +245,7 @@ def test_empty_language_has_no_canonical_dfa():
 
 @pytest.mark.boundary
 def test_state_limit_raises(monkeypatch):
-    monkeypatch.setattr(D, "MAX_STATES", 40)
+    monkeypatch.setattr(D.bounds, "MAX_STATES", 40)
     with pytest.raises(DerivativeLimitExceeded, match="MAX_STATES=40"):
         Oracle("(a|b)*a(a|b){6}").canonical_dfa()
 
@@ -251,7 +254,7 @@ def test_state_limit_raises(monkeypatch):
 def test_moore_work_limit_raises(monkeypatch):
     """A literal of n bytes needs n Moore rounds of n + 1 states over 2 distinct columns
     (its byte and every other byte): 40 x 41 x 2 < 4000 < 50 x 51 x 2."""
-    monkeypatch.setattr(D, "MAX_MOORE_WORK", 4000)
+    monkeypatch.setattr(D.bounds, "MAX_MOORE_WORK", 4000)
     assert Oracle("a" * 40).canonical_dfa()[0].shape == (41, 256)
     with pytest.raises(DerivativeLimitExceeded, match="MAX_MOORE_WORK=4000"):
         Oracle("b" * 50).canonical_dfa()
@@ -311,7 +314,7 @@ def test_derivative_classes_are_sound(pattern):
         union = 0
         for c in cls:
             union |= c
-            targets = {derivative(term, b) for b in D._members(c)}
+            targets = {derivative(term, b) for b in D.members(c)}
             assert len(targets) == 1, (pattern, s, term)
         assert union == D.ALL
 
@@ -732,3 +735,27 @@ def test_nested_nullable_repeats_are_answered_without_backtracking(pattern):
     assert not matches(pattern, b"x") and matches(pattern, b"")
     assert matches(pattern, b"\r" * 7) is carriage and viable(pattern, b"\r") is carriage
     assert canonical_dfa(pattern)[0].shape == (1, 256)
+
+
+# --- independence: the oracle imports nothing from the reference ----------------------
+
+
+@pytest.mark.unit
+def test_the_oracle_imports_nothing_from_the_reference():
+    """No module of the package names the reference, and using every phase in a fresh
+    process loads no ``oracles.automaton`` module."""
+    package = Path(D.__file__).parent
+    sources = sorted(package.glob("*.py"))
+    assert {p.stem for p in sources} >= {"errors", "bounds", "terms", "frontend", "derive", "emptiness",
+                                         "witnesses", "dfa", "api"}
+    for source in sources:
+        imports = re.findall(r"^\s*(?:from|import)\s+(\S+)", source.read_text(encoding="utf-8"), re.MULTILINE)
+        assert not [name for name in imports if "automaton" in name or name.startswith("..")], source
+    probe = ("import sys; from oracles import derivatives as D; D.canonical_dfa('(cat|car|dog)s?'); "
+             "D.mask('a+', [b'a', None], 1); D.witness('ab|b'); D.difference('a', 'a?'); "
+             "print(sorted(m for m in sys.modules if m.startswith('oracles.automaton')))")
+    root = str(package.parent.parent)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": root}, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

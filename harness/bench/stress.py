@@ -125,7 +125,7 @@ def contract_error(exc: BaseException) -> bool:
     if isinstance(exc, TypeError):
         return True
     module = type(exc).__module__
-    return isinstance(exc, ValueError) and module in ("oracles.automaton.errors", "oracles.derivatives",
+    return isinstance(exc, ValueError) and module in ("oracles.automaton.errors", "oracles.derivatives.errors",
                                                       "harness.commands.args")
 
 

@@ -1,0 +1,228 @@
+"""The front end: pattern text -> term, with Python's own parser, for the subset only.
+
+Python's ``re`` parser reads the ASCII bytes of the pattern (so its meaning is
+Python's by construction); ``_convert`` maps the subset's opcodes to terms and refuses
+the rest with ``PatternUnsupported`` naming the construct and its offset (found by a
+scanner that only locates, never decides meaning). Python's ``re.error`` is
+``PatternMalformed``. Example::
+
+    >>> parse("a|b") is byteset(0b11 << 97)
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import warnings
+
+from . import bounds
+from .errors import DerivativeLimitExceeded, PatternMalformed, PatternUnsupported
+from .terms import ALL, DIGIT, NEWLINE, SPACE, WORD, Term, alt_of, byteset, cat, repeat, span
+
+try:  # Python >= 3.11
+    from re import _constants as _sre
+    from re import _parser as _sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+__all__ = ["parse"]
+
+_CATEGORIES = {  # Python's bytes-pattern meanings (no LOCALE, no UNICODE)
+    "CATEGORY_DIGIT": DIGIT, "CATEGORY_NOT_DIGIT": ALL ^ DIGIT,
+    "CATEGORY_WORD": WORD, "CATEGORY_NOT_WORD": ALL ^ WORD,
+    "CATEGORY_SPACE": SPACE, "CATEGORY_NOT_SPACE": ALL ^ SPACE,
+}
+
+
+_REFUSED_OPCODES = {  # sre opcode name -> (construct, scanner kind that locates it)
+    "AT": ("anchor", "anchor"),
+    "GROUPREF": ("backreference", "backreference"),
+    "GROUPREF_EXISTS": ("conditional group", "conditional"),
+    "ASSERT": ("lookaround", "lookaround"),
+    "ASSERT_NOT": ("lookaround", "lookaround"),
+    "MIN_REPEAT": ("lazy quantifier", "lazy"),
+    "POSSESSIVE_REPEAT": ("possessive quantifier", "possessive"),
+    "ATOMIC_GROUP": ("atomic group", "atomic"),
+}
+
+
+def parse(pattern: str) -> Term:
+    """The term of a pattern of the subset.
+
+    Raises TypeError when ``pattern`` is not a str; ``PatternUnsupported`` (naming the
+    construct and offset) outside the subset; ``PatternMalformed`` when Python's
+    ``re`` refuses the pattern. An empty language is *not* an error here (its term
+    is ``EMPTY``); ``canonical_dfa`` refuses it.
+
+    Example: ``parse("a|b") is byteset(0b11 << 97)``.
+    """
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
+    if len(pattern) > bounds.MAX_PATTERN_CHARS:
+        raise DerivativeLimitExceeded(f"pattern of {len(pattern)} characters, over MAX_PATTERN_CHARS="
+                                      f"{bounds.MAX_PATTERN_CHARS}")
+    return _parse_cached(pattern)
+
+
+@functools.lru_cache(maxsize=2048)
+def _parse_cached(pattern: str) -> Term:
+    for i, ch in enumerate(pattern):
+        if ord(ch) > 127:
+            raise PatternUnsupported(f"non-ASCII character {ch!r}", pattern, i)
+    try:
+        with warnings.catch_warnings():  # e.g. "Possible nested set": Python's meaning stands
+            warnings.simplefilter("ignore", FutureWarning)
+            tree = _sre_parse.parse(pattern.encode("ascii"), 0)
+    except re.error as e:
+        raise PatternMalformed(f"malformed pattern: {e.msg}", pattern, e.pos) from None
+    except RecursionError:
+        raise DerivativeLimitExceeded("pattern nested too deeply for Python's parser") from None
+    except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
+        raise PatternUnsupported(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
+                                 _locate_big_repeat(pattern)) from None
+    if tree.state.flags:
+        raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
+    if tree.state.groupdict:
+        raise PatternUnsupported("named group", pattern, _locate(pattern, "named group"))
+    pos = _locate(pattern, "comment")  # (?#...) leaves no trace in the tree
+    if pos is not None:
+        raise PatternUnsupported("comment", pattern, pos)
+    try:
+        return _convert(tree, pattern)
+    except RecursionError:
+        raise DerivativeLimitExceeded("pattern nested too deeply") from None
+
+
+def _convert(items, pattern: str) -> Term:
+    """The concatenation of a list of sre (opcode, argument) items."""
+    return cat(*(_convert_item(op, av, pattern) for op, av in items))
+
+
+def _convert_item(op, av, pattern: str) -> Term:
+    """One sre item; a closed dispatcher, one branch per opcode of the subset."""
+    name = str(op)
+    if name == "LITERAL":        # a, \x41, \n, \.
+        return byteset(1 << av)
+    if name == "NOT_LITERAL":    # [^a]
+        return byteset(ALL ^ (1 << av))
+    if name == "ANY":            # . : any byte but \n (no DOTALL: flags are refused)
+        return byteset(ALL ^ NEWLINE)
+    if name == "IN":             # [a-z\d], \w, [^...]
+        return byteset(_class_bits(av, pattern))
+    if name == "BRANCH":         # a|b|  (av = (None, [branch, ...]))
+        return alt_of(_convert(branch, pattern) for branch in av[1])
+    if name == "SUBPATTERN":     # (...) and (?:...) ; (?i:...) carries flags
+        _group, add_flags, del_flags, body = av
+        if add_flags or del_flags:
+            raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
+        return _convert(body, pattern)
+    if name == "MAX_REPEAT":     # * + ? {m} {m,} {m,n}, greedy
+        lo, hi, body = av
+        hi = None if hi == _sre.MAXREPEAT else hi
+        if lo > bounds.MAX_REPEAT or (hi is not None and hi > bounds.MAX_REPEAT):
+            raise PatternUnsupported(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
+                                     _locate_big_repeat(pattern))
+        return repeat(_convert(body, pattern), lo, hi)
+    if name in _REFUSED_OPCODES:
+        construct, kind = _REFUSED_OPCODES[name]
+        raise PatternUnsupported(construct, pattern, _locate(pattern, kind))
+    raise PatternUnsupported(f"construct {name}", pattern, None)
+
+
+def _class_bits(items, pattern: str) -> int:
+    """The byte set of an sre IN list: NEGATE first, then LITERAL/RANGE/CATEGORY."""
+    bits, negate = 0, False
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            bits |= 1 << av
+        elif name == "RANGE":
+            bits |= span(av[0], av[1])
+        elif name == "CATEGORY":
+            if str(av) not in _CATEGORIES:
+                raise PatternUnsupported(f"class category {av}", pattern, None)
+            bits |= _CATEGORIES[str(av)]
+        else:
+            raise PatternUnsupported(f"class item {name}", pattern, None)
+    return ALL ^ bits if negate else bits
+
+
+# The locator scans the text only to report offsets, and to refuse two constructs
+# that Python's parser erases from its tree (comments). It never
+# decides what an accepted pattern means.
+
+_GROUP_KINDS = {"(?=": "lookaround", "(?!": "lookaround", "(?<=": "lookaround",
+                "(?<!": "lookaround", "(?P<": "named group", "(?P=": "backreference",
+                "(?#": "comment", "(?>": "atomic", "(?(": "conditional"}
+
+
+def _locate(pattern: str, kind: str) -> int | None:
+    """The offset of the first construct of ``kind`` in the text, or None."""
+    for pos, found in _scan(pattern):
+        if found == kind:
+            return pos
+    return None
+
+
+def _locate_big_repeat(pattern: str) -> int | None:
+    """The offset of the first {m,n} with a bound over MAX_REPEAT, e.g. 1 in a{1001}."""
+    for pos, found in _scan(pattern):
+        close = pattern.find("}", pos)
+        if found == "brace" and close > 0:
+            numbers = pattern[pos + 1:close].split(",")
+            if any(b.isdigit() and (len(b.lstrip("0")) > len(str(bounds.MAX_REPEAT)) or int(b) > bounds.MAX_REPEAT)
+                   for b in numbers):
+                return pos
+    return None
+
+
+def _scan(pattern: str):
+    """Yield (offset, kind) for the located constructs outside brackets. Kinds:
+    anchor, lookaround, named group, backreference, comment, atomic, conditional,
+    flags, lazy, possessive, brace."""
+    i, n, in_class, after_quant = 0, len(pattern), False, False
+    while i < n:
+        c = pattern[i]
+        quant = False
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            if not in_class and e in "AZbB":
+                yield i, "anchor"
+            elif not in_class and e.isdigit():
+                yield i, "backreference"
+            i += 2
+            after_quant = False
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":
+                i += 1
+        elif c in "^$":
+            yield i, "anchor"
+        elif c == "(" and pattern[i + 1:i + 2] == "?":
+            kind = next((k for p, k in _GROUP_KINDS.items() if pattern.startswith(p, i)), None)
+            if kind is None and not pattern.startswith("(?:", i):
+                kind = "flags"
+            if kind:
+                yield i, kind
+        elif c in "*+?" and after_quant:  # e.g. a*? : the offset of the ?
+            yield i, "lazy" if c == "?" else "possessive"
+        elif c in "*+?":
+            quant = True
+        elif c == "{":
+            yield i, "brace"
+            close = pattern.find("}", i)
+            if close > 0:
+                i = close
+                quant = True
+        after_quant = quant
+        i += 1
