@@ -42,6 +42,7 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 from __future__ import annotations
 
 import re
+import sys
 
 from . import ast
 from .ast import FULL_MASK, ByteClass, Empty, Node
@@ -164,15 +165,43 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
     import warnings
 
     text = pattern.encode("ascii") if pattern.isascii() else pattern
-    try:
-        with warnings.catch_warnings():  # e.g. "Possible nested set": not our business here
-            warnings.simplefilter("ignore")
-            _python_parser().parse(text, 0)
-    except re.error as exc:
-        pos = exc.pos if exc.pos is not None else 0
-        return PatternSyntaxError(f"{exc.msg} (Python refuses the pattern)", pattern, pos)
-    except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict from Python
+    origin = list(range(len(text)))  # origin[i]: the pattern offset of text[i] (text may lose a '+')
+    while True:
+        try:
+            with warnings.catch_warnings():  # e.g. "Possible nested set": not our business here
+                warnings.simplefilter("ignore")
+                _python_parser().parse(text, 0)
+        except re.error as exc:
+            pos = exc.pos if exc.pos is not None else 0
+            rewritten = _as_python_311_reads(text, exc.msg, pos)
+            dropped_plus = rewritten is not None and len(rewritten) < len(text)
+            if dropped_plus and pos > 0 and origin[pos - 1] != origin[pos] - 1:
+                rewritten = None  # a '+' after a possessive '+' (a*++): Python 3.11 refuses it too
+            if rewritten is not None:  # a 3.11 construct this Python does not know: ask again without it
+                if dropped_plus:
+                    del origin[pos]
+                text = rewritten
+                continue
+            pos = origin[pos] if pos < len(origin) else len(pattern)
+            return PatternSyntaxError(f"{exc.msg} (Python refuses the pattern)", pattern, pos)
+        except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict from Python
+            return None
         return None
+
+
+def _as_python_311_reads(text, message: str, pos: int):
+    """Python 3.10 calls the 3.11 syntax of two refused constructs malformed: a possessive
+    quantifier (``a*+``: "multiple repeat" at the ``+``) and an atomic group (``(?>a)``:
+    "unknown extension ?>"). Return ``text`` with the construct made plain (the ``+``
+    dropped, ``(?>`` read as ``(?:``) so that the verdict, hence the error class, is the
+    same on every Python; None for any other error (and always on 3.11+)."""
+    if sys.version_info >= (3, 11):
+        return None
+    plus, colon = (b"+", b":") if isinstance(text, bytes) else ("+", ":")
+    if message == "multiple repeat" and text[pos:pos + 1] == plus:
+        return text[:pos] + text[pos + 1:]
+    if message.startswith("unknown extension ?>"):  # pos is the '?' of "(?>"
+        return text[:pos + 1] + colon + text[pos + 2:]
     return None
 
 
