@@ -24,9 +24,28 @@ import pytest
 
 from oracles import derivatives as D
 from oracles.derivatives import (
-    DEAD, EMPTY, EPS, DerivativeLimitExceeded, LanguageEmpty, Oracle, PatternMalformed,
-    PatternUnsupported, alt, byteset, canonical_dfa, cat, derivative, is_empty, mask,
-    matches, nullable, opt, parse, repeat, star, viable,
+    DEAD,
+    EMPTY,
+    EPS,
+    DerivativeLimitExceeded,
+    LanguageEmpty,
+    Oracle,
+    PatternMalformed,
+    PatternUnsupported,
+    alt,
+    byteset,
+    canonical_dfa,
+    cat,
+    derivative,
+    is_empty,
+    mask,
+    matches,
+    nullable,
+    opt,
+    parse,
+    repeat,
+    star,
+    viable,
 )
 from oracles.stdlib import partial_match
 
@@ -179,7 +198,8 @@ REFUSED = [  # pattern, error class, words the message names, offset
     ("a*+", PatternUnsupported if PY311 else PatternMalformed, "possessive" if PY311 else "multiple repeat", 2),
     ("(?i)a", PatternUnsupported, "flags", 0), ("a(?i:b)", PatternUnsupported, "flags", 1),
     ("(?x)a b", PatternUnsupported, "flags", 0),
-    ("(?#c)a", PatternUnsupported, "comment", 0), ("(?>a)", PatternUnsupported if PY311 else PatternMalformed, "atomic" if PY311 else "unknown extension",
+    ("(?#c)a", PatternUnsupported, "comment", 0),
+    ("(?>a)", PatternUnsupported if PY311 else PatternMalformed, "atomic" if PY311 else "unknown extension",
      0 if PY311 else 1),
     ("(a)(?(1)b|c)", PatternUnsupported, "conditional", 3),
     ("caf\u00e9", PatternUnsupported, "non-ASCII", 3),
@@ -526,7 +546,7 @@ def test_minimizer_drops_a_dead_sink_and_merges_equal_futures():
 
 
 @pytest.mark.golden
-@pytest.mark.parametrize("pattern", [p for p in BANK if not is_empty(p)] + [l for l, _ in EQUIVALENT])
+@pytest.mark.parametrize("pattern", [p for p in BANK if not is_empty(p)] + [left for left, _ in EQUIVALENT])
 def test_canonical_dfa_equals_the_reference(pattern):
     """Differential: two independent constructions of the minimal DFA agree."""
     from oracles.automaton import regex_to_dfa
@@ -617,8 +637,8 @@ def test_reference_on_300_nested_groups_is_a_value_error_or_an_answer():
 def test_masks_along_the_benchmark_path_equal_the_reference_token_index():
     """Differential on the 123-token golden vocabulary: derivative masks at every
     prefix of the benchmark's 60-byte tool-schema document equal TokenIndex's."""
-    from harness.bench.derivatives import PATH, vocabulary
     from harness.bench.compile import TOOL_SCHEMA
+    from harness.bench.derivatives import PATH, vocabulary
     from oracles.automaton import TokenIndex, json_schema_to_regex, regex_to_dfa
     vocab, eos_id = vocabulary()
     pattern = json_schema_to_regex(TOOL_SCHEMA)
