@@ -34,12 +34,8 @@ class PatternError(ConstrainError):
         if pos is not None:
             text = f"{message} at offset {pos}"
         if pattern is not None and pos is not None and len(pattern) <= 200:
-            text += f"\n  {pattern}\n  {' ' * _display_width(pattern[:pos])}^"
+            text += f"\n  {pattern}\n  {' ' * len(pattern[:pos])}^"
         super().__init__(text)
-
-
-def _display_width(text: str) -> int:
-    return len(text)
 
 
 class PatternSyntaxError(PatternError):

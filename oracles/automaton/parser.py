@@ -45,7 +45,7 @@ import re
 import sys
 
 from . import ast
-from .ast import FULL_MASK, ByteClass, Empty, Node
+from .ast import FULL_MASK, ByteClass, Node
 from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
 MAX_PATTERN_LENGTH = 200_000
@@ -229,7 +229,6 @@ def parse_concatenation(p: _Parser) -> Node:
 
 
 def parse_quantified(p: _Parser) -> Node:
-    start = p.pos
     if p.peek() in "*+?" or (p.peek() == "{" and _repeat_bounds(p, consume=False) is not None):
         raise p.syntax("nothing to repeat")
     node = parse_atom(p)
@@ -245,7 +244,6 @@ def parse_quantified(p: _Parser) -> Node:
         raise p.unsupported("possessive quantifier is not supported", p.pos)
     if p.peek() == "*" or (p.peek() == "{" and _repeat_bounds(p, consume=False) is not None):
         raise p.syntax("multiple repeat")
-    del start
     return ast.repeat(node, lo, hi)
 
 
@@ -388,13 +386,11 @@ def parse_class(p: _Parser, pos: int) -> int:
         lo = _class_item(p)
         if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos + 1:p.pos + 2] not in ("]", ""):
             p.take()
-            hi_pos = p.pos
             hi = _class_item(p)
             if isinstance(lo, tuple) or isinstance(hi, tuple):
                 raise p.syntax("bad character range", lo_pos)
             if hi < lo:
                 raise p.syntax(f"bad character range {chr(lo)}-{chr(hi)}", lo_pos)
-            del hi_pos
             mask |= _range_mask(lo, hi)
         else:
             mask |= lo[0] if isinstance(lo, tuple) else 1 << lo
