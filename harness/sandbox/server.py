@@ -127,10 +127,12 @@ class Server:
                 send(self.sock, ["err", _error(exc), reply[2]], self.to_handle)
 
     def error(self, exc: BaseException) -> dict:
-        """``_error(exc)``; under the tools contract also ``"handle"``: the exception kept
-        (without its traceback) so the grader can read its fields (``status``, ``to_json()``)."""
+        """``_error(exc)``; under the tools contract also ``"handle"``: an exception of the
+        candidate's own class (a ``ToolError``; never a builtin one such as the
+        AttributeError of a ``hasattr`` probe) kept without its traceback, so the grader can
+        read its fields (``status``, ``to_json()``)."""
         info = _error(exc)
-        if self.keep_errors and isinstance(exc, Exception):
+        if self.keep_errors and isinstance(exc, Exception) and type(exc).__module__ != "builtins":
             try:
                 exc.__traceback__ = None
                 info["handle"] = self.to_handle(exc)
