@@ -10,7 +10,10 @@ samplers). For each one ``READINGS`` lists the decisions it departs from, and:
   decisions, and the ``Constraint`` shape the catalogue found is the one it has;
 - ``--strict`` fails exactly the tests where those notes were recorded, each with one
   of those decisions (one candidate in the default run, all six under ``slow``);
-- ``constrain-harness check`` (and ``--deep``) pass it (``slow``).
+- ``constrain-harness check`` (the candidate behind the wall) passes it with notes naming
+  exactly those decisions, and ``check --strict`` fails exactly the noted tests, each
+  naming only those decisions (one candidate in the default run, all six under
+  ``slow``); ``check --deep`` passes it (``slow``).
 
 Also here: the decision table in the contract's documentation is the one
 ``harness.suite.tiers.DECISIONS`` prints, every registered decision is checked by some
@@ -150,16 +153,6 @@ def default_runs() -> dict[tuple[str, bool], Run]:
     return _runs(jobs)
 
 
-def _skip_if_names_refused(reading: Reading, run: Run) -> None:
-    """Until the loader half of issue 12 (the wall's branch) stops refusing parameter
-    names the seed leaves free, the candidate with its own names cannot be loaded; it
-    is an expected failure only in exactly that case (exit 2, no test ran, a contract
-    problem about a parameter named in the output)."""
-    if reading.own_names and run.returncode == 2 and not run.records and "parameter" in run.output:
-        pytest.xfail("this branch's loader still refuses parameter names other than the contract's "
-                     "(issue 12 item 2, the loader; the catalogue itself calls positionally)")
-
-
 # ---------------------------------------------------------------- the default tier
 
 
@@ -167,7 +160,6 @@ def _skip_if_names_refused(reading: Reading, run: Run) -> None:
 def test_gallery_passes_the_default_tier_with_notes_on_exactly_its_departures(default_runs, name):
     reading = BY_NAME[name]
     run = default_runs[(name, False)]
-    _skip_if_names_refused(reading, run)
     assert run.outcomes() == {test: "passed" for test in NAMES}, run.output
     assert run.returncode == 0, run.output
     assert run.note_keys() == set(reading.departs), run.notes()
@@ -217,29 +209,47 @@ def test_strict_fails_exactly_where_the_default_tier_noted(default_runs):
 def test_strict_fails_exactly_on_the_departures(name):
     reading = BY_NAME[name]
     runs = _runs([(name, False), (name, True)])
-    _skip_if_names_refused(reading, runs[(name, False)])
     _check_strict(reading, runs[(name, False)], runs[(name, True)])
 
 
 # ---------------------------------------------------------------- the check command
 
 
-def _check_command(reading: Reading, *extra: str) -> dict:
+def _check_command(reading: Reading, *extra: str, exit_code: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="fairness-check-") as tmp:
         report = Path(tmp) / "report.json"
         args = [sys.executable, "-m", "harness.cli", "check", "--impl", str(reading.path), "--json", str(report),
                 *(["--ref-deps"] if reading.ref_deps else []), *extra]
         done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-        if reading.own_names and done.returncode == 2 and "parameter" in done.stdout + done.stderr:
-            pytest.xfail("this branch's loader still refuses parameter names other than the contract's")
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert done.returncode == exit_code, done.stdout[-3000:] + done.stderr[-3000:]
         return json.loads(report.read_text(encoding="utf-8"))
+
+
+def _check_names_exactly_the_departures(reading: Reading) -> None:
+    """``constrain-harness check`` (the candidate behind the wall): the default tier passes
+    with notes naming exactly the decisions the candidate departs from; ``--strict`` fails
+    exactly the tests that carried those notes, each naming only those decisions."""
+    default = _check_command(reading)
+    noted = {t["name"] for t in default["tests"] if t["notes"]}
+    keys = {key for t in default["tests"] for note in t["notes"] for key in NOTE.findall(note)}
+    assert keys == set(reading.departs), (reading.name, keys)
+    assert all(t["status"] == "passed" for t in default["tests"]) and len(default["tests"]) == len(NAMES)
+    strict = _check_command(reading, "--strict", exit_code=1 if reading.departs else 0)
+    failed = {t["name"]: t["reason"] for t in strict["tests"] if t["status"] != "passed"}
+    assert set(failed) == noted, (reading.name, set(failed) ^ noted)
+    for test, reason in failed.items():
+        named = set(NOTE.findall(reason))
+        assert named and named <= set(reading.departs), (test, reason)
+
+
+def test_check_names_exactly_the_departures_of_one_candidate():
+    _check_names_exactly_the_departures(BY_NAME[STRICT_IN_DEFAULT_RUN])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [r.name for r in READINGS])
-def test_check_passes_the_gallery(name):
-    _check_command(BY_NAME[name])
+def test_check_names_exactly_the_departures(name):
+    _check_names_exactly_the_departures(BY_NAME[name])
 
 
 @pytest.mark.slow
