@@ -325,3 +325,14 @@ def test_shapes_cross_the_wall_as_data():
     assert [back.decode_single_token_bytes(i) for i in range(3)] == [b"a", b" b", b"<|end|>"]
     with pytest.raises(TypeError):
         describe(object())
+
+
+@pytest.mark.parametrize("name", [r.name for r in READINGS])
+def test_each_readings_departures_are_the_decisions_its_docstring_lists(name):
+    import ast
+
+    reading = BY_NAME[name]
+    doc = ast.get_docstring(ast.parse(reading.path.read_text(encoding="utf-8"))) or ""
+    listed = {key for key in tiers.DECISIONS if re.search(rf"\b{key}\b", doc)}
+    expected = set(reading.departs) | ({"vocab_bytes_tokenizers"} & listed if not HAVE_TOKENIZERS else set())
+    assert listed == expected, (name, listed ^ expected)
