@@ -215,16 +215,27 @@ def test_build_refuses_a_lab_check_cannot_grade_and_bad_settings(tmp_path):
     assert not (tmp_path / "a.zip").exists()
 
 
-def test_the_strict_tier_needs_check_strict(tmp_path):
+def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path):
     from harness.commands.autograder import _check_knows_strict
 
+    assert _check_knows_strict()
     err = io.StringIO()
     code = main(["autograder", "build", "--out", str(tmp_path / "a.zip"), "--tier", "strict"], io.StringIO(), err)
-    if _check_knows_strict():
-        settings = json.loads(zipfile.ZipFile(tmp_path / "a.zip").read(CONFIG_NAME))
-        assert code == ExitCode.OK and settings["tier"] == "strict"
-    else:
-        assert code == ExitCode.USAGE and "needs 'check --strict'" in err.getvalue()
+    assert code == ExitCode.OK, err.getvalue()
+    assert json.loads(zipfile.ZipFile(tmp_path / "a.zip").read(CONFIG_NAME))["tier"] == "strict"
+
+
+def test_the_strict_tier_costs_a_fair_reading_exactly_the_tests_of_its_departures(installed):
+    """fair_postfix_numpy departs from four contract decisions in four tests
+    (tests/test_fairness.py READINGS): full marks in the default tier, those four lost
+    (each naming its decision) under the strict tier."""
+    departures = {"test_unsupported_syntax_raises", "test_constraint_lifecycle",
+                  "test_greedy_takes_the_best_allowed_token", "test_json_schema_rejects_keywords_outside_the_subset"}
+    strict = grade_in(installed, {"constrain.py": CANDIDATES / "fair_postfix_numpy.py"}, tier="strict")
+    lost = {name: t for name, t in by_name(strict).items() if t["score"] == 0.0}
+    assert set(lost) == departures, {name: t["status"] for name, t in by_name(strict).items()}
+    assert all("contract decision not met" in t["output"] for t in lost.values())
+    assert strict["score"] == 32.0 - 2.0 * len(departures)
 
 
 def test_the_settings_refuse_unknown_keys_and_wrong_types():

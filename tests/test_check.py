@@ -110,8 +110,10 @@ def test_missing_names_fail_only_the_tests_that_need_them():
 
 def test_ref_deps_supply_sampling_and_the_byte_map():
     tests = ("test_greedy_takes_the_best_allowed_token", "test_constrained_generation_parses", "test_vocab_bytes")
+    # seed 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
+    # vocab_bytes that decodes through M05.2's unicode_to_bytes fails without it
     without = check("needs_ref_deps.py", "test_vocab_bytes")
-    assert without.tests[0].status == "failed" and "bytes_to_unicode" in without.tests[0].reason, without.tests[0].reason
+    assert without.tests[0].status == "failed" and "unicode_to_bytes" in without.tests[0].reason, without.tests[0].reason
     assert {p.split(":")[0] for p in without.load["problems"]} == {"SamplingParams", "sample", "bytes_to_unicode",
                                                                    "unicode_to_bytes"}
     with_deps = check("needs_ref_deps.py", *tests, ref_deps=True)

@@ -11,6 +11,7 @@ from golden import fileformat
 from golden.layout import render
 from golden.tools_build import build_tools_golden
 from golden.tools_replay import CHECKS, TOOLS_CONTRACT, load_tools_impl, replay_tools
+from harness.exitcodes import ExitCode
 
 PATH = fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"]
 
@@ -67,10 +68,55 @@ def _golden(*argv):
 
 
 @pytest.mark.golden
-def test_golden_replay_verb_for_the_tools_file(tmp_path):
+def test_golden_replay_verb_for_the_tools_file():
     code, out, _ = _golden("replay", "--file", "tools")
     assert code == 0 and "tools_golden.json: 10 checks" in out and " 0 failed" in out.splitlines()[-1]
-    bad = tmp_path / "tools_candidate.py"
-    bad.write_text("def parse_tool_request(body):\n    return None\n")
-    code, _, err = _golden("replay", "--file", "tools", "--impl", str(bad), "--in-process")
-    assert code == 2 and "lacks the tools contract's names" in err
+
+
+def _replay_behind_wall(tmp_path, source: str):
+    """``golden replay --file tools --impl`` on a candidate file; asserts the harness's
+    files are unchanged and no process of the candidate is left."""
+    import os
+
+    from test_check_isolation import left_over, tree_digest
+
+    candidate = tmp_path / "tools_candidate.py"
+    candidate.write_text(source)
+    marker = f"tools-replay-{os.getpid()}-{len(source)}"
+    before = tree_digest()
+    os.environ["CONSTRAIN_HARNESS_MARKER"] = marker
+    try:
+        code, out, err = _golden("replay", "--file", "tools", "--impl", str(candidate), "--timeout", "120")
+    finally:
+        del os.environ["CONSTRAIN_HARNESS_MARKER"]
+    assert left_over(marker) == [], "processes of the tools candidate are still running after the replay"
+    assert tree_digest() == before, "the harness's files changed"
+    failed = {line.split()[1].rstrip(":") for line in out.splitlines() if line.startswith("FAIL")}
+    return code, out, err, failed
+
+
+REFERENCE_BUT = "from oracles.tools import *  # noqa: F403\nimport oracles.tools as _reference\n"
+
+
+@pytest.mark.golden
+def test_a_tools_candidate_behind_the_wall_missing_a_name_fails_only_the_checks_that_need_it(tmp_path):
+    code, out, err, failed = _replay_behind_wall(tmp_path, REFERENCE_BUT + "del delta_json\n")
+    assert "contract name missing or unusable: delta_json: missing (the tools contract)" in out
+    assert code == ExitCode.FAILED and failed == {"message_and_delta_json_shapes"}, out + err
+    assert "confinement:" in out
+
+
+@pytest.mark.golden
+def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_seed_names(tmp_path):
+    wrong = REFERENCE_BUT + ("def message_json(content, calls):  # content: \"\" next to tool_calls (s16)\n"
+                             "    text = _reference.message_json(content, calls)\n"
+                             "    return text.replace('\"content\":null', '\"content\":\"\"') if calls else text\n")
+    code, out, err, failed = _replay_behind_wall(tmp_path, wrong)
+    assert "contract name missing" not in out
+    assert code == ExitCode.FAILED and failed == {"message_and_delta_json_shapes"}, out + err
+
+
+@pytest.mark.golden
+def test_a_tools_candidate_that_is_not_a_file_is_a_usage_error(tmp_path):
+    code, _, err = _golden("replay", "--file", "tools", "--impl", str(tmp_path / "nothing.py"))
+    assert code == ExitCode.USAGE and "no such .py file" in err

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from golden import fileformat
-from golden.tools_replay import replay_tools
+from golden.tools_replay import CHECKS, replay_tools
 from harness.mutants.catalogue import Mutant
 from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix, load, materialize
 
@@ -76,3 +76,25 @@ def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tm
     report = replay_tools(doc, load(materialize(variant, tmp_path)))
     assert report.ok == ok and set(report.failures) <= {"render_messages_with_tools"}
     assert ok or report.failures["render_messages_with_tools"]
+
+
+@pytest.mark.golden
+def test_the_runner_kills_a_tools_mutant_behind_the_wall_by_its_declared_checks(tmp_path):
+    """`constrain-harness mutants` runs l10_9:s12-s16 like the others: selected by id, the
+    copy of oracles/tools replayed behind the wall (replay_child --tools)."""
+    import io
+    import json
+
+    from harness.cli import main
+    from harness.mutants.catalogue import BY_ID
+    from harness.mutants.runner import Outcome, run_mutant
+
+    mutant = BY_ID["l10_9:s16"]
+    result = run_mutant(mutant, tmp_path)
+    assert result.outcome is Outcome.KILLED and set(result.killed_by) == set(mutant.killers), result
+    assert set(result.tests) == set(CHECKS)  # every check of the tools replay ran
+    out = io.StringIO()
+    report = tmp_path / "report.json"
+    assert main(["mutants", "--only", "l10_9:s16", "--no-self-check", "--json", str(report)], out, io.StringIO()) == 0
+    assert "1/1 killed" in out.getvalue()
+    assert json.loads(report.read_text())["score"]["mutants"] == 1

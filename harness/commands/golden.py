@@ -166,7 +166,7 @@ def _replay_behind_wall(args, directory: Path, stdout, stderr) -> int:
     if docs is None:
         return code
     manifest = Manifest.take(protected_roots())
-    candidate = Candidate(args.impl, ref_deps=args.ref_deps,
+    candidate = Candidate(args.impl, ref_deps=args.ref_deps, contract="tools" if args.file == "tools" else "constrain",
                           limits=Limits(memory_mb=args.memory, call_seconds=args.timeout))
     try:
         code = _replay_candidate(args, candidate, docs, stdout, stderr)
@@ -183,7 +183,6 @@ def _replay_behind_wall(args, directory: Path, stdout, stderr) -> int:
 
 
 def _replay_candidate(args, candidate, docs, stdout, stderr) -> int:
-    from golden import replay
     from harness.sandbox import CandidateGone, RemoteError
 
     try:
@@ -201,8 +200,7 @@ def _replay_candidate(args, candidate, docs, stdout, stderr) -> int:
     ok = True
     try:
         for kind, doc in docs:
-            report = replay.replay_constrain(doc, candidate.module, strict_regex=args.strict_regex) \
-                if kind == "constrain_golden" else replay.replay_masks(doc, candidate.module)
+            report = _replay_doc(kind, doc, candidate.module, args.strict_regex)
             if candidate.incident is not None:
                 raise candidate.incident
             for line in report.lines():
@@ -212,6 +210,17 @@ def _replay_candidate(args, candidate, docs, stdout, stderr) -> int:
         print(f"golden replay: {args.impl} {exc.verdict}: {escape(str(exc))}", file=stderr)
         return int(ExitCode.CRASHED)
     return int(ExitCode.OK if ok else ExitCode.FAILED)
+
+
+def _replay_doc(kind: str, doc: dict, impl, strict_regex: bool):
+    """The replay report of one golden document against ``impl`` (a module or a proxy)."""
+    from golden import replay, tools_replay
+
+    if kind == "tools_golden":
+        return tools_replay.replay_tools(doc, impl)
+    if kind == "constrain_golden":
+        return replay.replay_constrain(doc, impl, strict_regex=strict_regex)
+    return replay.replay_masks(doc, impl)
 
 
 def _read_docs(args, directory: Path, stderr):

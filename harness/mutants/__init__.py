@@ -14,8 +14,13 @@ one line, an example whose answer it changes, and the tests expected to kill it.
   ``golden replay`` of ``constrain_golden.json`` the seed names: proof that the golden
   file is strong enough for the port.
 
+- ``l10_9:s12``-``l10_9:s16``: the port's tool-surface mutants, applied to a copy of
+  ``oracles/tools`` (``tools_mutants``), killed by ``golden replay --file tools``.
+
 ``runner.run_catalogue`` first checks itself (the clean copy survives every test, a
 forced failure is killed), then runs each mutant in its own process with a timeout,
 expected killers first. Outcomes: ``Outcome`` (killed, survived, timeout, error,
 patch no longer applies). Reports: ``report`` (terminal, JSON, Stryker, HTML).
 """
+
+from harness.mutants import catalogue  # noqa: E402,F401 - before tools_mutants, which imports from it

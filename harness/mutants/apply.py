@@ -1,6 +1,7 @@
 """Copy the reference and apply a mutant's edits to the copy.
 
-``materialize(mutant, root)`` copies ``oracles/automaton`` to ``root/mutant_<id>/``
+``materialize(mutant, root)`` copies ``oracles/automaton`` (``oracles/tools`` for a
+tool-surface mutant, ``reference_dir``) to ``root/mutant_<id>/``
 (the package imports itself relatively, so the copy never touches the reference),
 applies each ``Edit`` (``old`` must occur exactly once), and returns the package
 directory, which any loader can import by path (``--impl root/mutant_<id>``).
@@ -14,9 +15,16 @@ import shutil
 import sys
 from pathlib import Path
 
-from harness.mutants.catalogue import Mutant
+from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "automaton"
+TOOLS_REFERENCE_DIR = REFERENCE_DIR.parent / "tools"
+
+
+def reference_dir(mutant: Mutant) -> Path:
+    """The package a mutant's edits apply to: ``oracles/tools`` for the tool-surface
+    mutants (kind ``TOOLS_REPLAY``), ``oracles/automaton`` for every other."""
+    return TOOLS_REFERENCE_DIR if mutant.kind == TOOLS_REPLAY else REFERENCE_DIR
 
 
 class PatchDoesNotApply(ValueError):
@@ -27,7 +35,7 @@ def materialize(mutant: Mutant, root: Path, *, edits=None) -> Path:
     target = Path(root) / mutant.package
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(reference_dir(mutant), target, ignore=shutil.ignore_patterns("__pycache__"))
     for edit in mutant.edits if edits is None else edits:
         path = target / edit.file
         text = path.read_text(encoding="utf-8")

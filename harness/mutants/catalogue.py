@@ -22,6 +22,7 @@ import numpy as np
 
 CATALOGUE = "catalogue"      # killer kind: a test of harness/suite
 REPLAY = "golden replay"     # killer kind: a check of golden replay (constrain_golden.json)
+TOOLS_REPLAY = "golden replay --file tools"  # killer kind: a check of golden/tools_replay.py (oracles/tools)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,6 +325,12 @@ PORT_NAMESPACE = "l10_9:"
 with L8.7's ``s01`` (seed ``000_...``)."""
 ALIASES = {f"p{i:02d}": f"{PORT_NAMESPACE}s{i:02d}" for i in range(1, 12)}
 """The port mutants' former ids (``p01``-``p11``), still accepted by ``resolve``."""
+
+from harness.mutants.tools_mutants import TOOLS_MUTANTS  # noqa: E402 - it needs Edit and Mutant from here
+
+MUTANTS = MUTANTS + TOOLS_MUTANTS
+"""Every mutant the runner knows: L8.7's, the port's replay mutants and (last) the port's
+tool-surface mutants ``l10_9:s12``-``s16`` (``harness.mutants.tools_mutants``)."""
 
 BY_ID = {m.id: m for m in MUTANTS}
 

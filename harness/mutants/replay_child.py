@@ -1,6 +1,8 @@
-"""Child process: replay constrain_golden.json against one implementation, print JSON.
+"""Child process: replay constrain_golden.json (or, with ``--tools``, tools_golden.json)
+against one implementation, print JSON.
 
     python -m harness.mutants.replay_child PACKAGE_DIR
+    python -m harness.mutants.replay_child --tools PACKAGE_DIR     # a copy of oracles/tools
 
 The replay runs here; the implementation runs behind the wall (``harness.sandbox``), as
 every candidate does. Prints ``{"checks": {check: {"assertions": n, "failures": n}},
@@ -17,12 +19,16 @@ import sys
 def main(argv: list[str]) -> int:
     from golden import fileformat
     from golden.replay import replay_constrain
+    from golden.tools_replay import replay_tools
     from harness.sandbox import Candidate, CandidateGone, RemoteError
 
-    doc = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["constrain_golden"], "constrain_golden")
-    with Candidate(argv[0] if argv else None) as candidate:
+    tools = argv[:1] == ["--tools"]
+    argv = argv[1:] if tools else argv
+    kind = "tools_golden" if tools else "constrain_golden"
+    doc = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES[kind], kind)
+    with Candidate(argv[0] if argv else None, contract="tools" if tools else "constrain") as candidate:
         try:
-            report = replay_constrain(doc, candidate.module)
+            report = replay_tools(doc, candidate.module) if tools else replay_constrain(doc, candidate.module)
             if candidate.incident is not None:
                 raise candidate.incident
         except (CandidateGone, RemoteError) as exc:

@@ -17,7 +17,7 @@ import html
 import json
 from pathlib import Path
 
-from harness.mutants.apply import REFERENCE_DIR
+from harness.mutants.apply import REFERENCE_DIR, reference_dir
 from harness.mutants.catalogue import BY_ID, REPLAY
 from harness.mutants.runner import MutantResult, Outcome
 
@@ -85,9 +85,9 @@ def to_stryker(results: list[MutantResult]) -> dict:
         m = BY_ID[r.id]
         edit = m.edits[0] if m.edits else None
         name = edit.file if edit else f"{m.stage}.py"
-        path = REFERENCE_DIR / name
+        path = reference_dir(m) / name
         source = path.read_text(encoding="utf-8") if path.exists() else ""
-        entry = files.setdefault(f"oracles/automaton/{name}", {"language": "python", "source": source, "mutants": []})
+        entry = files.setdefault(f"oracles/{path.parent.name}/{name}", {"language": "python", "source": source, "mutants": []})
         location = _location(source, edit.old) if edit else {"start": {"line": 1, "column": 1},
                                                               "end": {"line": 1, "column": 1}}
         tests.update(r.tests)

@@ -7,7 +7,8 @@ For a catalogue mutant: run the catalogue (``harness/suite``) against the mutant
 package with only its expected killers (``-k``); if none fails, run the rest of the
 catalogue to learn whether some other test kills it. For a replay mutant: replay
 ``constrain_golden.json`` against it (``harness.mutants.replay_child``) and read
-which checks failed.
+which checks failed; for a tool-surface mutant (``l10_9:s12``-``s16``, a copy of
+``oracles/tools``) the same with ``tools_golden.json`` (``replay_child --tools``).
 
 Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by
 others), survived, timeout, error (the mutant could not even be loaded, or the
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.mutants.apply import PatchDoesNotApply, materialize
-from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, Edit, Mutant
+from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = ROOT / "harness" / "suite"
@@ -69,6 +70,8 @@ FORCED_FAILURE = Mutant(
     "forced", "compile", "regex_to_dfa always raises: every test must fail", (),
     (Edit("compile.py", "    tree = parse(pattern)\n", "    raise RuntimeError('forced failure')\n"),),
     lambda m: None)
+NULL_TOOLS_MUTANT = Mutant("null_tools", "-", "the clean tools reference: no check may kill it", (), (), lambda m: None,
+                           kind=TOOLS_REPLAY)
 
 
 def _env() -> dict[str, str]:
@@ -121,8 +124,10 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
     return outcomes, None
 
 
-def run_replay(package: Path, timeout: float) -> tuple[dict[str, str], str | None]:
-    code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", str(package)], timeout)
+def run_replay(package: Path, timeout: float, tools: bool = False) -> tuple[dict[str, str], str | None]:
+    """Replay constrain_golden.json (tools_golden.json when ``tools``) against ``package``."""
+    flags = ["--tools"] if tools else []
+    code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", *flags, str(package)], timeout)
     if code is None:
         return {}, "timeout"
     try:
@@ -140,8 +145,8 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
         package = materialize(mutant, root)
     except PatchDoesNotApply as exc:
         return MutantResult(mutant.id, Outcome.STALE, mutant.killers, [], {}, 0.0, str(exc))
-    if mutant.kind == REPLAY:
-        tests, problem = run_replay(package, timeout)
+    if mutant.kind in (REPLAY, TOOLS_REPLAY):
+        tests, problem = run_replay(package, timeout, tools=mutant.kind == TOOLS_REPLAY)
     else:
         tests, problem = run_catalogue(package, mutant.killers or None, timeout)
         if problem is None and not _failed(tests) and mutant.killers:
@@ -180,6 +185,9 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     replay, problem = run_replay(clean, timeout)
     if problem or _failed(replay):
         problems.append(f"the clean reference copy fails golden replay: {problem or _failed(replay)}")
+    tools, problem = run_replay(materialize(NULL_TOOLS_MUTANT, root), timeout, tools=True)
+    if problem or _failed(tools):
+        problems.append(f"the clean oracles/tools copy fails golden replay --file tools: {problem or _failed(tools)}")
     forced = run_mutant(FORCED_FAILURE, root, timeout)
     if forced.outcome is not Outcome.KILLED:
         problems.append(f"a forced failure was not killed ({forced.outcome.value})")

@@ -39,9 +39,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from harness.mutants.catalogue import Edit, Mutant
-
-TOOLS_REPLAY = "golden replay --file tools"  # killer kind: a check of golden/tools_replay.py
+from harness.mutants.catalogue import TOOLS_REPLAY, Edit, Mutant
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "tools"
 BAD_PARAMETERS = ('{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",'
                   '"properties":{"city":{"type":"string","pattern":"^P"}}}}}]}')

@@ -21,6 +21,9 @@ API::
             dfa.step(99, b"a")
         except ValueError as exc:      # a RemoteError subclassing ValueError
             ...
+    # Candidate(spec, contract="tools"): the tool-calling surface (golden/tools_replay.py's
+    # TOOLS_CONTRACT, the reference oracles.tools); a ToolError it raises keeps a proxy of the
+    # candidate's exception, so exc.status and exc.to_json() are read through the channel.
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 

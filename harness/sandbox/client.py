@@ -55,6 +55,10 @@ from harness.sandbox import channel, confine
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 60.0  # importing numpy and the candidate, checking the contract
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
+CONTRACTS = ("constrain", "tools")
+"""What ``load`` checks the candidate against: the automaton's contract
+(``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
+tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``; ``oracles.tools``)."""
 
 
 class CandidateGone(BaseException):
@@ -76,18 +80,29 @@ class CandidateProtocolError(CandidateGone):
 
 
 class RemoteError(Exception):
-    """An exception raised by the candidate's code (see the module docstring)."""
+    """An exception raised by the candidate's code (see the module docstring). Under the
+    tools contract it also carries a proxy of the candidate's exception object, and an
+    attribute it lacks is read from there (``exc.status``, ``exc.to_json()``)."""
 
     remote_type = "?"
     where = ""
+    remote = None
+
+    def __getattr__(self, name: str):
+        remote = self.__dict__.get("remote")
+        if remote is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(remote, name)
 
 
 class Candidate:
     """One candidate process (see the module docstring)."""
 
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
-                 marker: str | None = None):
-        self.spec, self.ref_deps, self.limits = _absolute(spec), ref_deps, limits
+                 marker: str | None = None, contract: str = "constrain"):
+        if contract not in CONTRACTS:
+            raise ValueError(f"contract must be one of {CONTRACTS}, not {contract!r}")
+        self.spec, self.ref_deps, self.limits, self.contract = _absolute(spec), ref_deps, limits, contract
         self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
         self.deadline: float | None = None
         self.incident: CandidateGone | None = None
@@ -133,7 +148,7 @@ class Candidate:
         self._output.drain(self._proc.stdout)
         deadline, self.deadline = self.deadline, time.monotonic() + STARTUP_SECONDS
         try:
-            info = self.request("load", 0, self.spec, [self.ref_deps], {})
+            info = self.request("load", 0, self.spec, [self.ref_deps, self.contract], {})
         finally:
             self.deadline = deadline
         self.module = info["module"]  # already a Proxy (request wraps handles)
@@ -539,5 +554,7 @@ def _remote_exception(info) -> BaseException:
             continue
         _EXCEPTION_CLASSES[key] = cls
         exc.remote_type, exc.where = name, escape(str(info.get("where", "")))[:200]
+        if isinstance(info.get("handle"), Proxy):
+            exc.remote = info["handle"]
         return exc
     return RemoteError(message)  # pragma: no cover - Exception always works

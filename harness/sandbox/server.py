@@ -44,6 +44,7 @@ class Server:
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(obj) -> handle number (objects are kept alive, so ids are stable)
         self.rngs: list = []
+        self.keep_errors = False  # send a raised exception's handle too (the tools contract)
 
     # ------------------------------------------------------------------ handles
 
@@ -117,7 +118,7 @@ class Server:
             try:
                 reply = ["ok", self.handle(request), None]
             except BaseException as exc:  # noqa: BLE001 - every candidate exception goes back as data
-                reply = ["err", _error(exc), None]
+                reply = ["err", self.error(exc), None]
             if self.rngs:
                 reply[2] = {"rng": [rng.bit_generator.state for rng in self.rngs]}
             try:
@@ -125,10 +126,24 @@ class Server:
             except BaseException as exc:  # noqa: BLE001 - e.g. an unencodable value
                 send(self.sock, ["err", _error(exc), reply[2]], self.to_handle)
 
+    def error(self, exc: BaseException) -> dict:
+        """``_error(exc)``; under the tools contract also ``"handle"``: an exception of the
+        candidate's own class (a ``ToolError``; never a builtin one such as the
+        AttributeError of a ``hasattr`` probe) kept without its traceback, so the grader can
+        read its fields (``status``, ``to_json()``)."""
+        info = _error(exc)
+        if self.keep_errors and isinstance(exc, Exception) and type(exc).__module__ != "builtins":
+            try:
+                exc.__traceback__ = None
+                info["handle"] = self.to_handle(exc)
+            except BaseException:  # noqa: BLE001 - e.g. the handle bound: the error without it
+                pass
+        return info
+
     def handle(self, request):
         op, target, name, args, kwargs = request
         if op == "load":
-            return self.load(name, bool(args[0]))
+            return self.load(name, bool(args[0]), str(args[1]) if len(args) > 1 else "constrain")
         obj = self.objects[target] if target in self.objects else _missing(target)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
@@ -159,15 +174,45 @@ class Server:
             return args[0] in obj
         raise ValueError(f"unknown request {op!r}")
 
-    def load(self, spec, ref_deps: bool) -> dict:
+    def load(self, spec, ref_deps: bool, contract: str = "constrain") -> dict:
+        """Import the candidate and check it against ``contract``: ``"constrain"`` (the
+        automaton's, ``harness/contract/constrain.pyi``) or ``"tools"`` (the tool-calling
+        surface's names, ``golden.tools_replay.TOOLS_CONTRACT``; the reference is then
+        ``oracles.tools``)."""
         from harness.candidate import check_contract, load_candidate, signature_notes
 
-        module = load_candidate(spec, ref_deps=ref_deps)
+        if contract == "tools":
+            module = _load_tools(spec)
+            problems, notes = _tools_problems(module), []
+            self.keep_errors = True  # the replay reads a ToolError's status, param, code, to_json()
+        elif contract == "constrain":
+            module = load_candidate(spec, ref_deps=ref_deps)
+            problems, notes = check_contract(module), signature_notes(module)
+        else:
+            raise ValueError(f"unknown contract {contract!r} (constrain or tools)")
         self.objects[1] = module
         self.ids[id(module)] = 1
-        return {"module": self.to_handle(module), "problems": check_contract(module),
-                "notes": signature_notes(module), "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
+        return {"module": self.to_handle(module), "problems": problems,
+                "notes": notes, "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
                 "name": str(getattr(module, "__name__", "?")), "file": str(getattr(module, "__file__", None))}
+
+
+def _load_tools(spec):
+    """The tools surface: the reference ``oracles.tools`` for ``None``, else the candidate
+    (a module name, ``.py`` file or package directory, loaded as ``load_candidate`` does)."""
+    import importlib
+
+    from harness.candidate import load_candidate
+
+    return importlib.import_module("oracles.tools") if spec is None else load_candidate(spec)
+
+
+def _tools_problems(module) -> list[str]:
+    """One line per tools contract name the module lacks (the same shape as
+    ``harness.candidate.check_contract``'s lines)."""
+    from golden.tools_replay import TOOLS_CONTRACT
+
+    return [f"{name}: missing (the tools contract)" for name in TOOLS_CONTRACT if not hasattr(module, name)]
 
 
 def _missing(target):
