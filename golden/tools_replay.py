@@ -317,7 +317,8 @@ def check_streams(report, impl, doc: dict) -> None:
             continue
         for key, level in (("calls", calls_level), ("content", events_level)):
             if folded[key] != case[key]:
-                report.fail(check, where, f"folded {key} {folded[key]!s:.160}, expected {case[key]!s:.160}", level=level)
+                report.fail(check, where, f"folded {key} {folded[key]!s:.160}, expected {case[key]!s:.160}",
+                            level=level)
             else:
                 report.passed(check)
 
@@ -353,7 +354,8 @@ def check_shapes(report, impl, doc: dict) -> None:
             continue
         got, exc = _error_of(lambda: impl.message_json(case["content"], calls))
         report.expect(check, where, f"message_json raised {_describe(exc)}" if exc is not None else
-                      None if got == case["message_json"] else f"message {got!r:.160}, expected {case['message_json']!r:.160}")
+                      None if got == case["message_json"]
+                      else f"message {got!r:.160}, expected {case['message_json']!r:.160}")
         reason, exc = _error_of(lambda: impl.finish_reason(len(calls), "stop"))
         report.expect(check, where, None if exc is None and reason == case["finish_reason"] else
                       f"finish_reason {reason!r}, expected {case['finish_reason']!r}")
@@ -361,13 +363,15 @@ def check_shapes(report, impl, doc: dict) -> None:
         for event, want in zip(events, case["deltas"]):
             got, exc = _error_of(lambda: impl.delta_json(_event(impl, event)))
             report.expect(check, f"{where} delta {event!s:.60}", f"delta_json raised {_describe(exc)}"
-                          if exc is not None else None if got == want else f"delta {got!r:.120}, expected {want!r:.120}")
+                          if exc is not None else None if got == want
+                          else f"delta {got!r:.120}, expected {want!r:.120}")
 
 
 # --------------------------------------------------------------------------- forced walks
 
 def check_forced_walks(report, impl, doc: dict) -> None:
     import jsonschema
+
     from oracles.automaton import regex_to_dfa
 
     check = "forced_call_from_a_random_model_is_valid"

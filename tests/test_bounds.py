@@ -16,7 +16,8 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oracles import derivatives
 from oracles.automaton import json_schema_to_regex, regex_to_dfa

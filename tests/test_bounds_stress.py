@@ -100,7 +100,8 @@ def _fuzz(seed: int, patterns: int, schemas: int, target: str) -> None:
     for result in results:
         item = items[int(result.name)]
         assert result.contract, f"input {result.name} ({str(item['value'])[:80]}): {result.detail}"
-        assert result.seconds <= BOUND_SECONDS, f"input {result.name} ({str(item['value'])[:80]}): {result.seconds:.1f} s"
+        assert result.seconds <= BOUND_SECONDS, \
+            f"input {result.name} ({str(item['value'])[:80]}): {result.seconds:.1f} s"
     assert rss_mb <= BOUND_RSS_MB, f"peak RSS {rss_mb:.0f} MB over {len(items)} inputs"
     outcomes = {r.outcome for r in results}
     assert outcomes == {"ok", "error"}, outcomes  # the fuzz reaches both answers

@@ -96,8 +96,8 @@ def test_a_wrong_candidate_fails_the_test_the_seed_names(candidate, test, eviden
 
 def test_missing_names_fail_only_the_tests_that_need_them():
     out = io.StringIO()
-    code = main(["check", "--impl", str(CANDIDATES / "wrong_missing_names.py"), "--only",
-                 "test_hand_example_masks,test_apply_mask,test_greedy_takes_the_best_allowed_token"], out, io.StringIO())
+    only = "test_hand_example_masks,test_apply_mask,test_greedy_takes_the_best_allowed_token"
+    code = main(["check", "--impl", str(CANDIDATES / "wrong_missing_names.py"), "--only", only], out, io.StringIO())
     text = out.getvalue()
     assert code == ExitCode.FAILED, text
     assert "TokenIndex.next_state: missing" in text and "constrained_sample: missing" in text
@@ -113,7 +113,8 @@ def test_ref_deps_supply_sampling_and_the_byte_map():
     # seed 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
     # vocab_bytes that decodes through M05.2's unicode_to_bytes fails without it
     without = check("needs_ref_deps.py", "test_vocab_bytes")
-    assert without.tests[0].status == "failed" and "unicode_to_bytes" in without.tests[0].reason, without.tests[0].reason
+    first = without.tests[0]
+    assert first.status == "failed" and "unicode_to_bytes" in first.reason, first.reason
     assert {p.split(":")[0] for p in without.load["problems"]} == {"SamplingParams", "sample", "bytes_to_unicode",
                                                                    "unicode_to_bytes"}
     with_deps = check("needs_ref_deps.py", *tests, ref_deps=True)

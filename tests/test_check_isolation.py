@@ -26,8 +26,10 @@ from harness.sandbox import confine
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
 TWO = ("test_hand_example", "test_apply_mask")  # the first is attacked, the second must still pass
-HOME_TARGETS = (Path("/root/constrain-harness-was-here"), Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
-confined = pytest.mark.skipif(confine.bwrap_path() is None, reason="bubblewrap is not installed (apt-get install bubblewrap)")
+HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
+                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
+confined = pytest.mark.skipif(confine.bwrap_path() is None,
+                              reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
 
 def tree_digest() -> str:

@@ -568,9 +568,8 @@ def test_no_eos_paths_end_complete_with_nothing_left(docs):
                          ids=lambda c: c.name)
 def test_both_walkers_draw_the_same_path_from_a_seed(case):
     # the walk depends on the language only: the derivative oracle and the reference agree
-    from golden.walks import DerivativeWalker, ReferenceWalker, walk
-
     import oracles.automaton as ref
+    from golden.walks import DerivativeWalker, ReferenceWalker, walk
 
     pattern = case.source if case.kind == "pattern" else ref.json_schema_to_regex(case.schema)
     vocab, eos = cases.CONSTRAIN_VOCAB, cases.CONSTRAIN_EOS
@@ -582,9 +581,8 @@ def test_both_walkers_draw_the_same_path_from_a_seed(case):
 
 @pytest.mark.boundary
 def test_a_disagreement_between_the_oracles_is_refused():
-    from golden.walks import DerivativeWalker, ReferenceWalker, walk
-
     import oracles.automaton as ref
+    from golden.walks import DerivativeWalker, ReferenceWalker, walk
 
     vocab, eos = cases.MASKS_VOCAB, cases.MASKS_EOS
     path = walk(DerivativeWalker("(cat|car|dog)s?", vocab, eos), eos, [0, 0, 0], budget=2, limit=10)

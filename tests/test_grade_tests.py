@@ -30,7 +30,8 @@ from harness.sandbox import channel, confine
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ROOT / "tests" / "student_suites"
-confined = pytest.mark.skipif(confine.bwrap_path() is None, reason="bubblewrap is not installed (apt-get install bubblewrap)")
+confined = pytest.mark.skipif(confine.bwrap_path() is None,
+                              reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
 
 def tree_digest() -> str:
@@ -126,7 +127,8 @@ def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     suite = tmp_path / "snooping"
     shutil.copytree(SUITES / "snooping", suite)
     code = ("import sys, types, oracles.automaton as m, pytest; sys.modules['tinyllm'] = types.ModuleType('tinyllm'); "
-            "sys.modules['tinyllm.infer'] = types.ModuleType('tinyllm.infer'); sys.modules['tinyllm.infer'].constrain = m; "
+            "sys.modules['tinyllm.infer'] = types.ModuleType('tinyllm.infer'); "
+            "sys.modules['tinyllm.infer'].constrain = m; "
             "sys.modules['tinyllm.infer.constrain'] = m; "
             f"sys.exit(pytest.main([{str(suite)!r}, '-q', '-p', 'no:cacheprovider', '-p', 'no:randomly', '--rootdir', "
             f"{str(suite)!r}, '-c', '/dev/null', '-k', 'module_file or source or error_messages']))")
@@ -217,7 +219,8 @@ def test_validity_flakiness_and_catches_follow_the_rules():
               "s04": RunResult("s04", "chaff", "not run", "the total budget (10 s) was spent")}
     g = score(wheats, chaffs)
     assert g.tests == ["a", "b", "c", "d"] and g.valid == ["a", "d"]
-    assert [(i.test, i.wheat, i.message) for i in g.invalid] == [("b", "reference", "b broke"), ("c", "fair", "c broke")]
+    got = [(i.test, i.wheat, i.message) for i in g.invalid]
+    assert got == [("b", "reference", "b broke"), ("c", "fair", "c broke")]
     assert g.flaky == {"b": "reference"}
     assert g.caught == {"s02": ["a"], "s03": ["d"]}      # s01 failed only invalid tests
     assert (g.total, g.score, g.incomplete) == (4, 0.5, True)

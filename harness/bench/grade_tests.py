@@ -49,5 +49,6 @@ def run(report, quick: bool) -> None:
         g = graded.grade
         report.add(Row("grade-tests", "30 tests, 3 wheats, 27 chaffs", Timing(statistics.median(seconds),
                        min(seconds), repeat),
-                       note=f"{len(g.caught)}/{g.total} caught, {len(g.valid)} valid; wheats {', '.join(graded.wheats)}",
+                       note=(f"{len(g.caught)}/{g.total} caught, {len(g.valid)} valid; "
+                             f"wheats {', '.join(graded.wheats)}"),
                        target="<= 180 s"))

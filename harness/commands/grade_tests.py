@@ -27,7 +27,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--module", default="tinyllm.infer.constrain",
                         help="the module name the tests import (default tinyllm.infer.constrain)")
     parser.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
-                        help="what is said of a surviving chaff: nothing, the seed's pitfall, the mutant (default pitfall)")
+                        help="what is said of a surviving chaff: nothing, the seed's pitfall, the mutant "
+                             "(default pitfall)")
     parser.add_argument("--json", metavar="F", help="write the JSON report to F")
     parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
     parser.add_argument("--max-score", metavar="N", type=float, default=100.0,

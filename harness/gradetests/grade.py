@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import random
 import secrets
-import threading
 import shutil
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field

@@ -12,7 +12,8 @@
 Example::
 
     >>> hint("s10", "pitfall")
-    'pitfall 6: repetition built wrong: one optional copy too few, + as * (symptom: {2,3} accepts only 2; x+ accepts "")'
+    'pitfall 6: repetition built wrong: one optional copy too few, + as * '
+    '(symptom: {2,3} accepts only 2; x+ accepts "")'
 """
 
 from __future__ import annotations

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 
+from harness.candidate import read_contract
 from harness.sandbox import channel
 from harness.sandbox.client import Candidate, CandidateCrashed, CandidateProtocolError, CandidateTimeout
-from harness.candidate import read_contract
 
 OPS = frozenset({"getattr", "call", "many", "len", "iter", "getitem", "bool", "int", "float", "index", "eq",
                  "contains"})
@@ -59,11 +59,11 @@ class ServedImplementation(Candidate):
                 channel.send(self._sock, request)
                 reply = channel.receive(self._sock, deadline)
             except (channel.ChannelClosed, OSError):
-                raise self._gone(CandidateCrashed, "the implementation process died")
+                raise self._gone(CandidateCrashed, "the implementation process died") from None
             except channel.ChannelTimeout:
-                raise self._gone(CandidateTimeout, "the implementation gave no answer within the deadline")
+                raise self._gone(CandidateTimeout, "the implementation gave no answer within the deadline") from None
             except channel.ProtocolError as exc:
-                raise self._gone(CandidateProtocolError, f"protocol violation: {exc}")
+                raise self._gone(CandidateProtocolError, f"protocol violation: {exc}") from None
         if not (isinstance(reply, list) and len(reply) == 3 and reply[0] in ("ok", "err")):
             raise self._gone(CandidateProtocolError, "a malformed reply")
         return reply

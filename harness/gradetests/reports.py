@@ -115,7 +115,7 @@ def to_json(graded: Graded, hints: str) -> dict:
 def to_gradescope(graded: Graded, hints: str, max_score: float = 100.0) -> dict:
     g = graded.grade
     entries = []
-    for name, text, ids in [*GROUPS, ("other", "chaffs outside the catalogue", ())]:
+    for name, _text, ids in [*GROUPS, ("other", "chaffs outside the catalogue", ())]:
         members = [c for c in g.matrix if c in ids or (name == "other" and group(c) == "other")]
         if not members:
             continue

@@ -33,8 +33,16 @@ fallback, environment, rlimits), ``files`` (the manifest of the harness's files,
 and restore), ``text`` (escaping what the candidate wrote).
 """
 
-from harness.sandbox.client import (Candidate, CandidateCrashed, CandidateGone, CandidateProtocolError,
-                                    CandidateTimeout, Proxy, RemoteError, call_many)
+from harness.sandbox.client import (
+                                    Candidate,
+                                    CandidateCrashed,
+                                    CandidateGone,
+                                    CandidateProtocolError,
+                                    CandidateTimeout,
+                                    Proxy,
+                                    RemoteError,
+                                    call_many,
+)
 from harness.sandbox.confine import Limits
 
 __all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",

@@ -214,11 +214,12 @@ class Candidate:
                 channel.send(self._sock, [op, target, name, list(args), dict(kwargs)], _describer(self, rngs))
                 reply = channel.receive(self._sock, deadline)
             except (channel.ChannelClosed, OSError):
-                raise self._gone(CandidateCrashed, f"the candidate process died during {_what(op, name)}")
+                raise self._gone(CandidateCrashed, f"the candidate process died during {_what(op, name)}") from None
             except channel.ChannelTimeout:
-                raise self._gone(CandidateTimeout, f"no answer within the deadline ({_what(op, name)})")
+                raise self._gone(CandidateTimeout, f"no answer within the deadline ({_what(op, name)})") from None
             except channel.ProtocolError as exc:
-                raise self._gone(CandidateProtocolError, f"protocol violation during {_what(op, name)}: {exc}")
+                raise self._gone(CandidateProtocolError,
+                                 f"protocol violation during {_what(op, name)}: {exc}") from None
         if not (isinstance(reply, list) and len(reply) == 3):
             raise self._gone(CandidateProtocolError, f"malformed reply to {_what(op, name)}")
         status, value, extras = reply
@@ -253,7 +254,7 @@ class Candidate:
             try:
                 rng.bit_generator.state = state
             except (TypeError, ValueError, KeyError) as exc:
-                raise self._gone(CandidateProtocolError, f"a generator state came back malformed: {exc}")
+                raise self._gone(CandidateProtocolError, f"a generator state came back malformed: {exc}") from None
 
     def _wrap(self, value):
         if isinstance(value, channel.Handle):
@@ -329,7 +330,8 @@ def _how(code: int | None) -> str:
             name = signal.Signals(number).name
         except ValueError:
             return f"exit status {code}"
-        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault", "SIGKILL": "killed (out of memory?)",
+        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
+                 "SIGKILL": "killed (out of memory?)",
                  "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
         return f"died of {name}, {gloss}"
     return f"exit status {code} (os._exit or sys.exit?)"
@@ -387,7 +389,8 @@ class _Output:
             data = bytes(self.head) + bytes(self.tail[len(self.tail) - (self.total - len(self.head)):]) \
                 if self.total > len(self.head) else bytes(self.head)
         else:
-            data = bytes(self.head) + f"\n... ({self.total - OUTPUT_HEAD - OUTPUT_TAIL} bytes left out) ...\n".encode() \
+            left_out = self.total - OUTPUT_HEAD - OUTPUT_TAIL
+            data = bytes(self.head) + f"\n... ({left_out} bytes left out) ...\n".encode() \
                 + bytes(self.tail)
         return data.decode("utf-8", "replace")
 

@@ -67,7 +67,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--impl", default=None, help="implementation under test (module, .py file, package dir)")
     group.addoption("--ref-deps", action="store_true", default=False,
                     help="supply the reference sampling and byte map where the candidate lacks them")
-    group.addoption("--deep", action="store_true", default=False, help="also run the Hypothesis differential properties")
+    group.addoption("--deep", action="store_true", default=False,
+                    help="also run the Hypothesis differential properties")
     group.addoption("--timeout", type=float, default=60.0, help="wall seconds per test for calls into the candidate")
     group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")

@@ -15,10 +15,19 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
-from harness.suite.explain import (DEAD, expect_refusal, expect_valueerror, fail, first_difference,
-                                   shortest_path)
-from harness.suite.inputs import (EQUIVALENT_PAIRS, EXTRA_SYNTAX, HAND_ACCEPT, HAND_PATTERN, OVER_THE_CAP,
-                                  RE_PATTERNS, SUPPORTED, UNSUPPORTED, hand_trans, random_patterns)
+from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, first_difference, shortest_path
+from harness.suite.inputs import (
+    EQUIVALENT_PAIRS,
+    EXTRA_SYNTAX,
+    HAND_ACCEPT,
+    HAND_PATTERN,
+    OVER_THE_CAP,
+    RE_PATTERNS,
+    SUPPORTED,
+    UNSUPPORTED,
+    hand_trans,
+    random_patterns,
+)
 from harness.suite.tiers import decision, is_strict
 
 

@@ -15,9 +15,20 @@ import pytest
 from harness.sandbox import call_many
 from harness.suite import golden_replay
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
-from harness.suite.inputs import (HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB, RE_PATTERNS, TOOL_SCHEMA,
-                                  advanced, hand_trans, make_constraint, pattern_alphabet, random_patterns,
-                                  random_vocab)
+from harness.suite.inputs import (
+    HAND_EOS,
+    HAND_MASKS,
+    HAND_PATTERN,
+    HAND_VOCAB,
+    RE_PATTERNS,
+    TOOL_SCHEMA,
+    advanced,
+    hand_trans,
+    make_constraint,
+    pattern_alphabet,
+    random_patterns,
+    random_vocab,
+)
 from harness.suite.test_dfa import compile_ok
 from harness.suite.tiers import decision
 

@@ -40,7 +40,8 @@ ENUMS = {"enum": [2.5, "a\"b", "x.y", "(p|q)", [1, {"k": "v"}], 1.5e-05, None]}
 DOCUMENTS = [
     (TOOL_SCHEMA, "tool", [
         {"city": "Oslo", "days": 3}, {"city": "Oslo", "days": 3, "units": "metric"},
-        {"city": "", "days": -12, "lat": 59.91}, {"city": "Z\u00fcrich", "days": 0, "alerts": False, "tags": ["a", "b"]},
+        {"city": "", "days": -12, "lat": 59.91},
+        {"city": "Z\u00fcrich", "days": 0, "alerts": False, "tags": ["a", "b"]},
         {"city": "a\"b\\c\n\u0007", "days": 1}, {"city": "\u65e5\u672c\U0001f600", "days": 10, "tags": []},
         {"city": "x", "days": 1, "lat": 1e+20}, {"city": "x", "days": 1, "lat": -2.5e-07},
         {"city": "x", "days": 1, "units": "imperial", "lat": 3, "alerts": True, "tags": ["t"]},
@@ -59,7 +60,8 @@ DOCUMENTS = [
         b'{"city":"a","days":1,"tags":["a",]}', b'{"city":"a\\x","days":1}', b'{"city":"a\\u12","days":1}',
         b"null", b"", b"{}", b'{"city":"Oslo","days":3}{}',
     ]),
-    (SEVERAL, "optional then required", [{"c": 1}, {"a": True, "c": 1}, {"b": "x", "c": 2}, {"a": False, "b": "x", "c": 0}],
+    (SEVERAL, "optional then required",
+     [{"c": 1}, {"a": True, "c": 1}, {"b": "x", "c": 2}, {"a": False, "b": "x", "c": 0}],
      [b'{"a":true,"b":"x"}', b'{"a":true}', b'{"c":1,"a":true}', b'{"a":true,"c":1,"b":"x"}', b'{,"c":1}',
       b'{"a":true,,"c":1}', b'{"b":"y","c":1}']),
     (BOUNDED, "array bounds", [[1], [1, 2, 3], [-7, 0]],

@@ -29,7 +29,6 @@ from .minimize import minimal_partition, number_breadth_first, prune_dead
 from .nfa import build_nfa
 from .parser import parse
 
-
 RECURSION_ROOM = 5000
 """Python frames allowed while parsing and building the NFA: the parser and the NFA
 builder recurse about five frames per group level, and ``parser.MAX_NESTING`` (400)

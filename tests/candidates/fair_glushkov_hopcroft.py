@@ -265,11 +265,11 @@ class _Glushkov:
             results = [self.visit(child) for child in node[1]]
             return (any(r[0] for r in results), set().union(*(r[1] for r in results)),
                     set().union(*(r[2] for r in results)))
-        n, f, l = self.visit(node[1])
+        n, first, last = self.visit(node[1])
         if kind == "star":
-            for p in l:
-                self.follow[p] |= f
-        return True, f, l
+            for p in last:
+                self.follow[p] |= first
+        return True, first, last
 
 
 def _classes(symbols) -> list[tuple[int, ...]]:

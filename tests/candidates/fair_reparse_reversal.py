@@ -418,7 +418,8 @@ def _go(schema, ptr: str) -> str:
         raise ValueError(f"{ptr}/required: names a property that does not exist")
     tail_written, tail_empty = "", ""
     for name in list(props)[::-1]:
-        member = _text(json.dumps(name, ensure_ascii=False)) + ":(?:" + _go(props[name], f"{ptr}/properties/{name}") + ")"
+        value = _go(props[name], f"{ptr}/properties/{name}")
+        member = _text(json.dumps(name, ensure_ascii=False)) + ":(?:" + value + ")"
         if name in req:
             tail_written, tail_empty = "," + member + tail_written, member + tail_written
         else:

@@ -9,8 +9,7 @@ Expected: those names listed as missing and the tests that need them
 
 import numpy as np
 
-from oracles.automaton import DEAD, DFA, Constraint, TokenIndex, apply_mask  # noqa: F401
-from oracles.automaton import json_schema_to_regex, regex_to_dfa  # noqa: F401
+from oracles.automaton import DEAD, DFA, Constraint, TokenIndex, apply_mask, json_schema_to_regex, regex_to_dfa  # noqa: F401  # noqa: F401
 from oracles.automaton import vocab_bytes as _reference_vocab_bytes
 
 

@@ -5,5 +5,4 @@ student's private copy of the shim (the student's process cannot import ``harnes
 inside the harness it is the wall's module itself.
 """
 
-from harness.sandbox.channel import (Described, Handle, ChannelClosed, ProtocolError, receive,  # noqa: F401
-                                     send)
+from harness.sandbox.channel import ChannelClosed, Described, Handle, ProtocolError, receive, send  # noqa: F401

@@ -30,7 +30,8 @@ def test_hand_example_table():
     dfa = constrain.regex_to_dfa(HAND)
     assert dfa.n_states == 7
     assert np.flatnonzero(dfa.accept).tolist() == [5, 6]
-    edges = {(s, chr(b)): int(dfa.trans[s, b]) for s in range(7) for b in range(256) if dfa.trans[s, b] != constrain.DEAD}
+    edges = {(s, chr(b)): int(dfa.trans[s, b])
+             for s in range(7) for b in range(256) if dfa.trans[s, b] != constrain.DEAD}
     assert edges == {(0, "c"): 1, (0, "d"): 2, (1, "a"): 3, (2, "o"): 4, (3, "r"): 5, (3, "t"): 5, (4, "g"): 5,
                      (5, "s"): 6}
 
