@@ -4,6 +4,8 @@
 (the package imports itself relatively, so the copy never touches the reference),
 applies each ``Edit`` (``old`` must occur exactly once), and returns the package
 directory, which any loader can import by path (``--impl root/mutant_<id>``).
+``materialize_generated(mutant, root)`` does the same for a generated mutant
+(``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
 ``load(path)`` imports it under its own name in this process.
 """
 
@@ -36,6 +38,16 @@ def materialize(mutant: Mutant, root: Path, *, edits=None) -> Path:
             raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {count} times "
                                     f"(expected once): {edit.old[:60]!r}")
         path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+    return target
+
+
+def materialize_generated(mutant, root: Path) -> Path:
+    """Copy the reference to ``root/<mutant.package>`` and write the mutated file into the copy."""
+    target = Path(root) / mutant.package
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / mutant.file).write_text(mutant.source, encoding="utf-8")
     return target
 
 
