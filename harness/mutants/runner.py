@@ -157,8 +157,16 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     if load_problem:
         return outcomes, load_problem
     if code not in (0, 1, 5) and not outcomes:
+        if "INTERNALERROR" in output and str(package) in output:  # raised by the package's own code
+            return outcomes, f"load: the package raised while the catalogue loaded it: {_last_error(output)}"
         return outcomes, f"pytest exited {code}: {output.strip().splitlines()[-1:] or ''}"
     return outcomes, None
+
+
+def _last_error(output: str) -> str:
+    errors = [line.replace("INTERNALERROR>", "").strip() for line in output.splitlines()
+              if "Error" in line or "Exception" in line]
+    return errors[-1][:200] if errors else "(no message)"
 
 
 def run_replay(package: Path, timeout: float) -> tuple[dict[str, str], str | None]:
