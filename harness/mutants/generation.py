@@ -142,6 +142,11 @@ def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | 
     (``core/ReplaceBinaryOperator_Add_Sub``) or names without the prefix. Raises
     ``ValueError`` for an unknown module or operator, or past ``MAX_SITES``.
     """
+    return list(_enumerate(tuple(sorted(modules or ())), tuple(sorted(operators or ())), Path(reference)))
+
+
+@lru_cache(maxsize=16)
+def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
     classes = operator_classes()
     chosen = sorted(classes)
     if operators:
@@ -158,7 +163,7 @@ def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | 
                                tuple(chosen), classes))
         if len(sites) > MAX_SITES:
             raise ValueError(f"more than {MAX_SITES} mutation sites: choose --module or --operators")
-    return sites
+    return tuple(sites)
 
 
 def _sites_in(file: str, source: str, chosen: tuple[str, ...], classes: dict[str, type]) -> list[Site]:
