@@ -15,8 +15,9 @@ contract lets a caller observe, on a corpus far wider than the catalogue's own i
 - ``apply_mask``, ``sample``, ``SamplingParams`` validation, ``vocab_bytes``, the byte map;
 - out-of-range states and tokens, wrong types: the error's class.
 
-Error *messages* are not compared (the contract fixes the class, never the text), so
-a mutant that only changes a message is equivalent here; ``EQUIVALENCE_SCOPE`` says so in
+Errors are compared as the contract states them: ValueError or TypeError (any subclass),
+other exceptions by class; *messages* are not compared (the contract never fixes the
+text), so a mutant that only changes a message or a ValueError subclass is equivalent here; ``EQUIVALENCE_SCOPE`` says so in
 every report. Two fingerprints are compared key by key (``compare``); the mutant is
 "equivalent on the corpus" when every key agrees. That is evidence, not proof: the
 committed list (``equivalents.toml``, ``triage``) records, one line each, why a hand
@@ -43,8 +44,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-EQUIVALENCE_SCOPE = ("equal tables, matches, regex texts, masks, next states, seeded samples and error classes "
-                     "on the corpus of harness.mutants.equivalence (error messages not compared)")
+EQUIVALENCE_SCOPE = ("equal tables, matches, regex texts, masks, next states, seeded samples and errors "
+                     "(ValueError / TypeError / other class; messages not compared) on the corpus of "
+                     "harness.mutants.equivalence")
 
 EXTRA_PATTERNS = (
     "", "a", "ab|cd", "a*", "a?b+c*", "(a|b)*abb", "a{3}", "a{0,}", "a{0,1}", "a{1,1}", "a{2,5}b{0,3}", "(ab){2,3}",
@@ -106,7 +108,15 @@ def _attempt(thunk: Callable[[], Any]) -> Any:
     try:
         return thunk()
     except Exception as exc:  # noqa: BLE001 - the class of any error is the observation
-        return ["raised", type(exc).__name__]
+        return ["raised", _contract_class(exc)]
+
+
+def _contract_class(exc: Exception) -> str:
+    """The error as the contract sees it: ValueError or TypeError (any subclass), else its class."""
+    for kind in (ValueError, TypeError):
+        if isinstance(exc, kind):
+            return kind.__name__
+    return type(exc).__name__
 
 
 def _table(dfa) -> Any:
