@@ -44,6 +44,7 @@ from typing import Callable
 
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, Edit, Mutant
+from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = ROOT / "harness" / "suite"
@@ -294,6 +295,10 @@ def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: 
         return MutantResult(mutant.id, Outcome.ERROR, (), killed_by, tests, seconds, problem, "")
     if killed_by:
         return MutantResult(mutant.id, Outcome.KILLED, (), killed_by, tests, seconds, "", tier)
+    missing = [name for name in NAMES if name not in tests]
+    if missing:  # a survivor must have passed every test: anything else is the runner's failure
+        return MutantResult(mutant.id, Outcome.ERROR, (), [], tests, seconds,
+                            f"the catalogue reported no result for {len(missing)} test(s), e.g. {missing[0]}", "")
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], tests, seconds, "", "")
 
 
