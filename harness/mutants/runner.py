@@ -164,6 +164,17 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     return outcomes, None
 
 
+def _last_json(output: str) -> dict | None:
+    """The last line of ``output`` that is a JSON object (stderr warnings may follow it)."""
+    for line in reversed(output.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+    return None
+
+
 def _last_error(output: str) -> str:
     errors = [line.replace("INTERNALERROR>", "").strip() for line in output.splitlines()
               if "Error" in line or "Exception" in line]
@@ -174,9 +185,8 @@ def run_replay(package: Path, timeout: float) -> tuple[dict[str, str], str | Non
     code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", str(package)], timeout)
     if code is None:
         return {}, "timeout"
-    try:
-        data = json.loads(output.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+    data = _last_json(output)
+    if data is None:
         return {}, f"replay failed (exit {code}): {output.strip()[-300:]}"
     return {c: ("failed" if v["failures"] else "passed") for c, v in data["checks"].items()}, None
 
@@ -248,10 +258,10 @@ def behaviour_digest(package: Path, timeout: float) -> tuple[dict | None, str | 
     code, output = _run([sys.executable, "-m", "harness.mutants.equivalence", str(package)], timeout)
     if code is None:
         return None, "timeout"
-    try:
-        return json.loads(output.strip().splitlines()[-1]), None
-    except (ValueError, IndexError):
+    data = _last_json(output)
+    if data is None:
         return None, f"the fingerprint child failed (exit {code}): {output.strip()[-200:]}"
+    return data, None
 
 
 def reference_digest(root: Path, timeout: float) -> dict:
