@@ -55,6 +55,8 @@ EXTRA_PATTERNS = (
     "[]]", "[^]]", r"[\]]", "[a-a]", r"[\\]", "(?:a|b)c", "((a))", "(a|)", "(|a)", "a||b", "()", "x*y*z*",
     "[0-9]+(\\.[0-9]+)?", "(a*)*", "(a+)+b", "(a|b|c|d|e|f|g)+", '"(?:[^"\\\\]|\\\\.)*"',
     "(?i)a", "a{,3}", "a{2", "a{x}", "\\", "[z-a]", "(?P<n>a)", "\\p{L}", "\\u0041", "a**",
+    r"\a", r"\f\v", r"[\a-\r]+", r"[\t\n]", r"\x41\x7e", r"[\x00\xff]", r"\0", r"\-\]\[", "(a{1000}){1000}",
+    "a{1001}", "(((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))",
 )
 PROBES = (b"", b"a", b"ab", b"abb", b"aab", b"cat", b"cars", b"dog", b"\n", b"\x00", b"\xff", b"_", b"0", b"9",
           b"aaa", b"aaaa", b"a" * 40, b"abab", b"ababab", b"1.2.3.4", b'"a\\"b"', b" , -12x", b"x@y.com",
@@ -140,7 +142,11 @@ def _index_facts(m, pattern: str, vocab, eos_id) -> Any:
     masks = [np.flatnonzero(np.asarray(index.mask(s))).tolist() for s in range(n)]
     nexts = [[_attempt(lambda s=s, t=t: int(index.next_state(s, t))) for t in range(len(vocab))] for s in range(n)]
     bad = [_attempt(lambda: index.mask(n)), _attempt(lambda: index.mask(-2)), _attempt(lambda: index.next_state(0, len(vocab))),
-           _attempt(lambda: index.next_state(0, -1)), _attempt(lambda: index.mask(True)), _attempt(lambda: index.mask("0"))]
+           _attempt(lambda: index.next_state(0, -1)), _attempt(lambda: index.mask(True)), _attempt(lambda: index.mask("0")),
+           _attempt(lambda: index.next_state(0, True)), _attempt(lambda: index.next_state(0, 1.0)),
+           _attempt(lambda: index.next_state(True, 0)), _attempt(lambda: index.next_state(0.0, 0)),
+           _attempt(lambda: index.next_state(0, "1")), _attempt(lambda: index.mask(1.0)),
+           _attempt(lambda: index.next_state(np.int64(0), np.int32(0)))]
     return [masks, nexts, bad]
 
 
@@ -165,7 +171,8 @@ def _constraint_rules(m) -> Any:
 
     index = m.TokenIndex(m.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
     facts = []
-    for path in ([0, 1, 2], [9, 7], [10], [10, 13], [12], [13], [9, 13, 0], [14, 9], [8, 2, 7, 13]):
+    for path in ([0, 1, 2], [9, 7], [10], [10, 13], [12], [13], [9, 13, 0], [14, 9], [8, 2, 7, 13], [True], [9.0],
+                 ["9"], [np.int64(9), np.int16(13)], [15], [-1]):
         c = m.Constraint(index)
         facts.append([_attempt(lambda t=t, c=c: [c.advance(t), int(c.state), bool(c.is_complete()), bool(c.done),
                                                 np.flatnonzero(np.asarray(c.mask())).tolist()][1:]) for t in path])
@@ -209,7 +216,14 @@ def _errors(m) -> Any:
             _attempt(lambda: m.TokenIndex(dfa, [b"a", None], 5)), _attempt(lambda: m.TokenIndex(dfa, [b"a", "b"], None)),
             _attempt(lambda: m.TokenIndex(dfa, [b"a", None], True)), _attempt(lambda: m.Constraint(m.TokenIndex(dfa, [b"a"]), 9)),
             _attempt(lambda: m.DFA([[0] * 256], [True]).n_states), _attempt(lambda: m.DFA([[5] * 256], [True])),
-            _attempt(lambda: m.DFA([[0] * 255], [True])), _attempt(lambda: m.DEAD)]
+            _attempt(lambda: m.DFA([[0] * 255], [True])), _attempt(lambda: m.DEAD),
+            _attempt(lambda: dfa.step(1.0, b"a")), _attempt(lambda: dfa.step(np.int64(0), b"ab")),
+            _attempt(lambda: dfa.step(0, bytearray(b"a"))), _attempt(lambda: dfa.matches(bytearray(b"ab"))),
+            _attempt(lambda: m.Constraint(m.TokenIndex(dfa, [b"a"]), True)), _attempt(lambda: m.Constraint("index")),
+            _attempt(lambda: m.constrained_sample([0.0], "c", m.SamplingParams(), [], np.random.default_rng(0))),
+            _attempt(lambda: m.sample([0.0, 1.0], "p", [], np.random.default_rng(0))),
+            _attempt(lambda: m.DFA(np.zeros((1, 256), np.int64), np.ones(1, bool)).trans.dtype.name),
+            _attempt(lambda: m.regex_to_dfa("ab").trans.dtype.name), _attempt(lambda: m.regex_to_dfa("ab").accept.dtype.name)]
 
 
 def _vocabularies():

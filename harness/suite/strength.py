@@ -24,6 +24,32 @@ import numpy as np
 from harness.suite.explain import fail
 
 
+ESCAPE_PATTERNS = (r"\a", r"\f", r"\n", r"\r", r"\t", r"\v", r"[\a\f]", r"[\n-\r]", r"[^\t\v]", r"\x07\x0b",
+                   r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", r"\-", r"[\]\[]")
+
+
+def check_escapes_mean_what_python_means(impl) -> None:
+    """test_matches_python_re ("the regex subset means what Python means"), for every
+    escape of the subset: the one-byte strings each escape accepts.
+
+    The catalogue's ten patterns use \\d \\w \\s \\S \\. but none of the control
+    escapes. Oracle: Python's ``re.fullmatch`` on bytes, over all 256 one-byte strings
+    (and every two-byte string for the two-escape pattern). Kills: see ``CHECKS``.
+    """
+    import re
+
+    for pattern in ESCAPE_PATTERNS:
+        oracle = re.compile(pattern.encode("ascii"))
+        dfa = impl.regex_to_dfa(pattern)
+        width = 2 if pattern == r"\x07\x0b" else 1
+        probes = [bytes([b]) for b in range(256)] if width == 1 else [bytes([a, b]) for a in range(256) for b in (7, 11, 12)]
+        for data in probes:
+            want = oracle.fullmatch(data) is not None
+            if bool(dfa.matches(data)) != want:
+                fail("an escape matches other bytes than in Python's re", pattern=pattern, data=data,
+                     expected=want, got=not want)
+
+
 def check_apply_mask_sparse(impl) -> None:
     """test_apply_mask ("float64 copy with -inf"), for masks that allow few tokens.
 
@@ -183,6 +209,7 @@ CHECKS: list[tuple] = [
      ("sampling.ReplaceComparisonOperator_NotEq_Is.3", "sampling.ReplaceBinaryOperator_Mul_RShift.3",
       "sampling.SliceBounds.0")),
     (check_apply_mask_sparse, "test_apply_mask", ("sampling.ChangeDtype.1",)),
+    (check_escapes_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.31",)),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
 ]
