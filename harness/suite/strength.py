@@ -25,24 +25,26 @@ from harness.suite.explain import fail
 
 
 ESCAPE_PATTERNS = (r"\a", r"\f", r"\n", r"\r", r"\t", r"\v", r"[\a\f]", r"[\n-\r]", r"[^\t\v]", r"\x07\x0b",
-                   r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", r"\-", r"[\]\[]")
+                   r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", r"\-", r"[\]\[]",
+                   r"[\b]", r"[a\b]", r"\0", r"\012", r"\101", r"\1010", r"[\4]", r"[\101]", r"\08", r"[\0-\7]")
+_PROBE_BYTES = bytes([0x00, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x30, 0x37, 0x38, 0x41, 0x61, 0x5F, 0x20, 0x80, 0xFF])
 
 
 def check_escapes_mean_what_python_means(impl) -> None:
     """test_matches_python_re ("the regex subset means what Python means"), for every
-    escape of the subset: the one-byte strings each escape accepts.
+    escape of the subset: control escapes, ``[\\b]`` (backspace in a class), octal
+    escapes, the class escapes.
 
-    The catalogue's ten patterns use \\d \\w \\s \\S \\. but none of the control
-    escapes. Oracle: Python's ``re.fullmatch`` on bytes, over all 256 one-byte strings
-    (and every two-byte string for the two-escape pattern). Kills: see ``CHECKS``.
+    The catalogue's ten patterns use \\d \\w \\s \\S \\. but no control, octal or
+    in-class escape. Oracle: Python's ``re.fullmatch`` on bytes, over every one-byte
+    string and the two-byte strings of 16 probe bytes. Kills: see ``CHECKS``.
     """
     import re
 
+    probes = [bytes([b]) for b in range(256)] + [bytes([a, b]) for a in _PROBE_BYTES for b in _PROBE_BYTES]
     for pattern in ESCAPE_PATTERNS:
         oracle = re.compile(pattern.encode("ascii"))
         dfa = impl.regex_to_dfa(pattern)
-        width = 2 if pattern == r"\x07\x0b" else 1
-        probes = [bytes([b]) for b in range(256)] if width == 1 else [bytes([a, b]) for a in range(256) for b in (7, 11, 12)]
         for data in probes:
             want = oracle.fullmatch(data) is not None
             if bool(dfa.matches(data)) != want:
@@ -200,7 +202,7 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
 
 # (check, the catalogue test it belongs to, the generated survivors of the default tier it
 # kills). In ``mutants --generated --sample 200 --seed 1``: the five repetition-penalty
-# survivors, NotEq_Is.3, Mul_RShift.3 and parser.NumberReplacer.31; found outside that
+# survivors, NotEq_Is.3, Mul_RShift.3 and the six parser survivors; found outside that
 # sample (same operators, every sampling.py site screened): SliceBounds.0, ChangeDtype.1,
 # Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
 CHECKS: list[tuple] = [
@@ -212,7 +214,9 @@ CHECKS: list[tuple] = [
      ("sampling.ReplaceComparisonOperator_NotEq_Is.3", "sampling.ReplaceBinaryOperator_Mul_RShift.3",
       "sampling.SliceBounds.0")),
     (check_apply_mask_sparse, "test_apply_mask", ("sampling.ChangeDtype.1",)),
-    (check_escapes_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.31",)),
+    (check_escapes_mean_what_python_means, "test_matches_python_re",
+     ("parser.NumberReplacer.31", "parser.ReplaceTrueWithFalse.4", "parser.ReplaceBinaryOperator_LShift_RShift.7",
+      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.112", "parser.NumberReplacer.128")),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
 ]
