@@ -58,7 +58,7 @@ EXTRA_PATTERNS = (
     r"\a", r"\f\v", r"[\a-\r]+", r"[\t\n]", r"\x41\x7e", r"[\x00\xff]", r"\0", r"\-\]\[", "(a{1000}){1000}",
     "a{1001}", "(((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))",
 )
-PROBES = (b"", b"a", b"ab", b"abb", b"aab", b"cat", b"cars", b"dog", b"\n", b"\x00", b"\xff", b"_", b"0", b"9",
+PROBES = (b"", b"\x08", b"\x07", b"\x04", b"A", b"A0", b"\n8", b"a", b"ab", b"abb", b"aab", b"cat", b"cars", b"dog", b"\n", b"\x00", b"\xff", b"_", b"0", b"9",
           b"aaa", b"aaaa", b"a" * 40, b"abab", b"ababab", b"1.2.3.4", b'"a\\"b"', b" , -12x", b"x@y.com",
           b"abcd", b"abcbcdd", b"a.c", b"zzz", b"]", b"-", b".")
 EXTRA_SCHEMAS = (
@@ -91,6 +91,9 @@ def patterns() -> list[str]:
 
     found = list(RE_PATTERNS) + [p for pair in EQUIVALENT_PAIRS for p in pair] + list(SUPPORTED)
     found += [p for p, _ in UNSUPPORTED] + list(EXTRA_PATTERNS) + random_patterns(20260, 60)
+    from harness.suite.strength import ESCAPE_PATTERNS  # every escape of the subset, in and out of classes
+
+    found += list(ESCAPE_PATTERNS) + [r"\18", r"(a)\18", r"\12", r"(a)(b)\2", r"\7", r"[\08]", r"\400", r"[\777]"]
     return list(dict.fromkeys(found))
 
 
