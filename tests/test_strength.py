@@ -22,7 +22,7 @@ def test_each_check_passes_on_the_reference_and_names_its_catalogue_test(check, 
 
 @pytest.fixture(scope="module")
 def sites():
-    return {s.id: s for s in generation.enumerate_sites(modules=["sampling", "parser"])}
+    return {s.id: s for s in generation.enumerate_sites(modules=["sampling", "parser", "schema"])}
 
 
 @pytest.mark.parametrize("check, survivor", CASES, ids=lambda x: getattr(x, "__name__", x))

@@ -52,6 +52,47 @@ def check_escapes_mean_what_python_means(impl) -> None:
                      expected=want, got=not want)
 
 
+REPEAT_FORMS = ("a{,3}", "a{0}", "a{0,}", "(ab){,2}c", "[ab]{1,}", "a{2,2}")
+
+
+def check_repeat_forms_mean_what_python_means(impl) -> None:
+    """test_matches_python_re ("the regex subset means what Python means"), for the
+    repeat forms the ten patterns do not use: ``{,n}``, ``{0}``, ``{0,}``, ``{n,n}``.
+
+    Oracle: Python's ``re.fullmatch`` on bytes, over the strings of a, b, c up to length 6.
+    Kills: see ``CHECKS``.
+    """
+    import itertools
+    import re
+
+    probes = [bytes(t) for n in range(7) for t in itertools.product(b"abc", repeat=n)]
+    for pattern in REPEAT_FORMS:
+        oracle, dfa = re.compile(pattern.encode("ascii")), impl.regex_to_dfa(pattern)
+        for data in probes:
+            want = oracle.fullmatch(data) is not None
+            if bool(dfa.matches(data)) != want:
+                fail("a repeat form matches other strings than in Python's re", pattern=pattern, data=data,
+                     expected=want, got=not want)
+
+
+def check_array_without_items_is_refused(impl) -> None:
+    """test_json_schema_rejects_keywords_outside_the_subset ("no silently ignored
+    constraints"): the subset's arrays have ``items`` (seed 2.5: "array with items");
+    an array schema without it is outside the subset and must raise ValueError.
+
+    Oracle: the seed's rule, "anything else raises ValueError". Kills: see ``CHECKS``.
+    """
+    for schema in ({"type": "array"}, {"type": "array", "maxItems": 2},
+                   {"type": "object", "properties": {"a": {"type": "array"}}}):
+        try:
+            impl.json_schema_to_regex(schema)
+        except ValueError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - any other error is the wrong answer
+            fail("a schema outside the subset must raise ValueError", schema=schema, got=type(exc).__name__)
+        fail("a schema outside the subset must raise ValueError", schema=schema, got="a regex")
+
+
 def check_apply_mask_sparse(impl) -> None:
     """test_apply_mask ("float64 copy with -inf"), for masks that allow few tokens.
 
@@ -202,7 +243,7 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
 
 # (check, the catalogue test it belongs to, the generated survivors of the default tier it
 # kills). In ``mutants --generated --sample 200 --seed 1``: the five repetition-penalty
-# survivors, NotEq_Is.3, Mul_RShift.3 and the six parser survivors; found outside that
+# survivors, NotEq_Is.3, Mul_RShift.3, eight parser survivors and schema.RemoveStatement.22; found outside that
 # sample (same operators, every sampling.py site screened): SliceBounds.0, ChangeDtype.1,
 # Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
 CHECKS: list[tuple] = [
@@ -214,9 +255,13 @@ CHECKS: list[tuple] = [
      ("sampling.ReplaceComparisonOperator_NotEq_Is.3", "sampling.ReplaceBinaryOperator_Mul_RShift.3",
       "sampling.SliceBounds.0")),
     (check_apply_mask_sparse, "test_apply_mask", ("sampling.ChangeDtype.1",)),
+    (check_repeat_forms_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.72",)),
+    (check_array_without_items_is_refused, "test_json_schema_rejects_keywords_outside_the_subset",
+     ("schema.RemoveStatement.22",)),
     (check_escapes_mean_what_python_means, "test_matches_python_re",
      ("parser.NumberReplacer.31", "parser.ReplaceTrueWithFalse.4", "parser.ReplaceBinaryOperator_LShift_RShift.7",
-      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.112", "parser.NumberReplacer.128")),
+      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.112", "parser.NumberReplacer.128",
+      "parser.NumberReplacer.139")),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
 ]
