@@ -12,14 +12,20 @@ import pytest
 
 import oracles.automaton as reference
 import oracles.tools as tools_reference
-from harness.mutants import report
-from harness.mutants.apply import PatchDoesNotApply, load, materialize
 from golden.replay import CHECKS
 from golden.tools_replay import CHECKS as TOOLS_CHECKS
-from harness.mutants.catalogue import (ALIASES, BY_ID, CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant,
-                                       resolve)
-from harness.mutants.runner import (FORCED_FAILURE, NULL_MUTANT, NULL_TOOLS_MUTANT, MutantResult, Outcome, run_all,
-                                    run_mutant)
+from harness.mutants import report
+from harness.mutants.apply import PatchDoesNotApply, load, materialize
+from harness.mutants.catalogue import ALIASES, BY_ID, CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant, resolve
+from harness.mutants.runner import (
+    FORCED_FAILURE,
+    NULL_MUTANT,
+    NULL_TOOLS_MUTANT,
+    MutantResult,
+    Outcome,
+    run_all,
+    run_mutant,
+)
 from harness.suite.catalogue import NAMES
 
 REPLAY_CHECKS = set(CHECKS) - {"masks_match_the_golden_file"}  # the checks of constrain_golden.json

@@ -1,17 +1,28 @@
-"""Run the mutant catalogue and report the mutation score.
+"""Run the mutant catalogue, or generated mutants, and report the mutation score.
 
     constrain-harness mutants                         # all 27 + 11, two at a time
     constrain-harness mutants --only s05,s12,l10_9:s03 --jobs 1
     constrain-harness mutants --json m.json --stryker m.stryker.json --html m.html
+    constrain-harness mutants --generated --sample 200 --seed 1 [--operators NumberReplacer,SwapArguments]
+        [--module parser,schema] [--jobs 2]
 
 First checks the runner (the clean reference passes, a forced failure fails), then
 runs each mutant in its own process, expected killers first. Exits 1 when a mutant
 survives, times out, errors, or its patch no longer applies; 0 when all are killed.
+
+``--generated``: mutants made by the operators of ``harness.mutants.generation``
+(cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then
+``--deep`` if it survives; survivors are checked for equivalence
+(``harness.mutants.equivalence``, ``equivalents.json``). Prints the kill rate per
+reference module and per operator, and the CPU seconds the mutant processes used.
+Exits 1 when a non-equivalent mutant survives both tiers.
 """
 
 from __future__ import annotations
 
+import resource
 import tempfile
+import time
 from pathlib import Path
 
 from harness.commands.args import jobs, one_line_errors, output_file, seconds
@@ -23,31 +34,74 @@ def add_arguments(parser) -> None:
     parser.add_argument("--only", metavar="IDS", help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
                                                       "the old p01-p11 name l10_9:s01-s11)")
     parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--timeout", type=seconds, default=120.0, help="seconds per mutant process")
+    parser.add_argument("--timeout", type=seconds, default=None,
+                        help="CPU seconds per mutant process (default 120; 30 with --generated)")
     parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report")
     parser.add_argument("--stryker", metavar="F", type=output_file,
                         help="write the Stryker mutation-testing-report-schema JSON")
     parser.add_argument("--html", metavar="F", type=output_file, help="write the self-contained HTML kill matrix")
     parser.add_argument("--no-self-check", action="store_true", help="skip the runner's self check")
+    parser.add_argument("--generated", action="store_true", help="generated mutants instead of the catalogue")
+    parser.add_argument("--operators", metavar="OPS", help="--generated: operator families or names, comma-separated")
+    parser.add_argument("--module", metavar="MODS", help="--generated: reference modules (e.g. parser,schema)")
+    parser.add_argument("--sample", type=int, default=None, metavar="N", help="--generated: N mutants (default all)")
+    parser.add_argument("--seed", type=int, default=1, help="--generated: the sample's seed (default 1)")
+    parser.add_argument("--no-deep", action="store_true", help="--generated: the default tier only")
 
 
-def run(args, stdout, stderr) -> int:
-    from harness.mutants import report
+def _split(text: str | None) -> list[str] | None:
+    return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+
+def _select(args, stdout, stderr):
+    """(mutants, lookup or None, run function) for the chosen mode, or an exit code."""
     from harness.mutants.catalogue import BY_ID, MUTANTS, resolve
-    from harness.mutants.runner import Outcome, run_all, self_check
+    from harness.mutants.runner import run_generated, run_mutant
 
+    if args.generated:
+        from harness.mutants import generation
+
+        if args.only:
+            print("mutants: --only selects catalogue mutants; with --generated use --module/--operators", file=stderr)
+            return int(ExitCode.USAGE)
+        try:
+            sites = generation.enumerate_sites(modules=_split(args.module), operators=_split(args.operators))
+            mutants, dropped = generation.pick(sites, args.sample, args.seed)
+        except ValueError as exc:
+            print(f"mutants: {exc}", file=stderr)
+            return int(ExitCode.USAGE)
+        print(f"generated: {len(sites)} sites, {len(mutants)} mutants kept (seed {args.seed}); dropped: "
+              + ", ".join(f"{n} {why}" for why, n in dropped.items()), file=stdout, flush=True)
+        lookup = {m.id: m for m in mutants}
+
+        def run(m, root, timeout):
+            return run_generated(m, root, timeout, deep=not args.no_deep)
+        return mutants, lookup, run
     mutants = list(MUTANTS)
     if args.only:
-        wanted = list(dict.fromkeys(resolve(x.strip()) for x in args.only.split(",") if x.strip()))
+        wanted = list(dict.fromkeys(resolve(x) for x in _split(args.only)))
         unknown = [x for x in wanted if x not in BY_ID]
         if unknown:
             print(f"mutants: unknown id(s) {', '.join(unknown)}; known: {', '.join(BY_ID)}", file=stderr)
             return int(ExitCode.USAGE)
         mutants = [BY_ID[x] for x in wanted]
+    return mutants, None, run_mutant
+
+
+def run(args, stdout, stderr) -> int:
+    from harness.mutants import report
+    from harness.mutants.runner import DEFAULT_TIMEOUT, GENERATED_TIMEOUT, Outcome, run_all, self_check
+
+    timeout = args.timeout or (GENERATED_TIMEOUT if args.generated else DEFAULT_TIMEOUT)
+    chosen = _select(args, stdout, stderr)
+    if isinstance(chosen, int):
+        return chosen
+    mutants, lookup, run_one = chosen
+    wall, cpu = time.monotonic(), _children_cpu()
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
         with tempfile.TemporaryDirectory(prefix="constrain-selfcheck-") as folder:
-            problems = self_check(Path(folder), args.timeout)
+            problems = self_check(Path(folder), timeout)
         if problems:
             for p in problems:
                 print(f"self check FAILED: {p}", file=stderr)
@@ -56,25 +110,36 @@ def run(args, stdout, stderr) -> int:
 
     def progress(result, done, total):
         bar = "#" * (20 * done // total)
-        print(f"[{bar:<20}] {done:>2}/{total} {result.id} {result.outcome.value}"
-              f" ({', '.join(result.killed_by) or '-'}) {result.seconds:.1f}s", file=stdout, flush=True)
+        tier = f":{result.tier}" if result.tier else ""
+        print(f"[{bar:<20}] {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
+              f" ({', '.join(result.killed_by)[:60] or '-'}) {result.seconds:.1f}s", file=stdout, flush=True)
 
-    results = run_all(mutants, jobs=args.jobs, timeout=args.timeout, progress=progress)
-    print(report.table(results), file=stdout)
+    results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, run=run_one)
+    print(report.table(results, lookup), file=stdout)
+    if lookup is not None:
+        print("\n" + report.rates_table(results, lookup), file=stdout)
+    print(f"\nwall {time.monotonic() - wall:.0f} s, CPU {_children_cpu() - cpu:.0f} s in mutant processes "
+          f"(jobs {args.jobs}; the machine may be shared: CPU / cores is the unshared estimate)", file=stdout)
     unwritten = False
-    for path, render in ((args.json, lambda: report.dumps(report.to_json(results))),
-                         (args.stryker, lambda: report.dumps(report.to_stryker(results))),
-                         (args.html, lambda: report.to_html(results))):
+    for path, render in ((args.json, lambda: report.dumps(report.to_json(results, lookup))),
+                         (args.stryker, lambda: report.dumps(report.to_stryker(results, lookup))),
+                         (args.html, lambda: report.to_html(results, lookup))):
         if path:
             try:
                 report.write(str(path), render())
             except OSError as exc:
                 print(f"mutants: cannot write {path}: {exc.strerror or exc}", file=stderr)
                 unwritten = True
-    others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected]
+    others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected and r.expected]
     if others_only:
         print(f"killed only by tests other than the expected ones: {', '.join(others_only)}", file=stdout)
-    bad = [r for r in results if r.outcome is not Outcome.KILLED]
+    ok = (Outcome.KILLED, Outcome.TIMEOUT, Outcome.EQUIVALENT) if lookup is not None else (Outcome.KILLED,)
+    bad = [r for r in results if r.outcome not in ok]
     if unwritten and not bad:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return int(ExitCode.FAILED if bad else ExitCode.OK)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

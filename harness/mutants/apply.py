@@ -3,8 +3,10 @@
 ``materialize(mutant, root)`` copies ``oracles/automaton`` (``oracles/tools`` for a
 tool-surface mutant, ``reference_dir``) to ``root/mutant_<id>/``
 (the package imports itself relatively, so the copy never touches the reference),
-applies each ``Edit`` (``old`` must occur exactly once), and returns the package
-directory, which any loader can import by path (``--impl root/mutant_<id>``).
+applies the mutant's syntax anchors (``anchors.ANCHORS``: s01-s27) or else each
+``Edit`` (``old`` must occur exactly once), and returns the package directory, which any loader can import by path (``--impl root/mutant_<id>``).
+``materialize_generated(mutant, root)`` does the same for a generated mutant
+(``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
 ``load(path)`` imports it under its own name in this process.
 """
 
@@ -15,6 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from harness.mutants.anchors import ANCHORS, AnchorDoesNotApply, apply_anchor
 from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "automaton"
@@ -31,11 +34,19 @@ class PatchDoesNotApply(ValueError):
     """An edit's ``old`` text is not in the reference exactly once: the mutant is stale."""
 
 
-def materialize(mutant: Mutant, root: Path, *, edits=None) -> Path:
+def materialize(mutant: Mutant, root: Path, *, edits=None, reference: Path | None = None) -> Path:
+    """Copy ``reference`` (default ``REFERENCE_DIR``) to ``root/<mutant.package>`` and apply the mutant there.
+
+    Anchors first (``ANCHORS[mutant.id]``, unless ``edits`` are given explicitly), text
+    edits otherwise; a patch that no longer applies raises ``PatchDoesNotApply``.
+    """
     target = Path(root) / mutant.package
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(reference_dir(mutant), target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(reference or reference_dir(mutant), target, ignore=shutil.ignore_patterns("__pycache__"))
+    if edits is None and mutant.id in ANCHORS:
+        _apply_anchors(mutant, target)
+        return target
     for edit in mutant.edits if edits is None else edits:
         path = target / edit.file
         text = path.read_text(encoding="utf-8")
@@ -44,6 +55,25 @@ def materialize(mutant: Mutant, root: Path, *, edits=None) -> Path:
             raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {count} times "
                                     f"(expected once): {edit.old[:60]!r}")
         path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+    return target
+
+
+def _apply_anchors(mutant: Mutant, target: Path) -> None:
+    for anchor in ANCHORS[mutant.id]:
+        path = target / anchor.file
+        try:
+            path.write_text(apply_anchor(path.read_text(encoding="utf-8"), anchor), encoding="utf-8")
+        except AnchorDoesNotApply as exc:
+            raise PatchDoesNotApply(f"{mutant.id}: {exc}") from None
+
+
+def materialize_generated(mutant, root: Path) -> Path:
+    """Copy the reference to ``root/<mutant.package>`` and write the mutated file into the copy."""
+    target = Path(root) / mutant.package
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / mutant.file).write_text(mutant.source, encoding="utf-8")
     return target
 
 

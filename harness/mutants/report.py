@@ -9,6 +9,11 @@
   of ``oracles/automaton``, each mutant located at its first edit.
 - ``to_html(results)``: a self-contained page (inline CSS, no scripts, no network)
   with the score and the kill matrix, mutants by tests.
+- ``kill_rates(results, mutants)`` / ``rates_table``: generated mutants, per reference
+  module and per operator: killed by the default tier, by ``--deep``, equivalent.
+
+Every function takes ``mutants`` (id -> the mutant: a catalogue ``Mutant`` or a
+``generation.GeneratedMutant``), by default the catalogue's ``BY_ID``.
 """
 
 from __future__ import annotations
@@ -18,12 +23,12 @@ import json
 from pathlib import Path
 
 from harness.mutants.apply import REFERENCE_DIR, reference_dir
-from harness.mutants.catalogue import BY_ID, REPLAY
+from harness.mutants.catalogue import BY_ID
 from harness.mutants.runner import MutantResult, Outcome
 
 STRYKER_STATUS = {
     Outcome.KILLED: "Killed", Outcome.SURVIVED: "Survived", Outcome.TIMEOUT: "Timeout",
-    Outcome.ERROR: "RuntimeError", Outcome.STALE: "CompileError",
+    Outcome.ERROR: "RuntimeError", Outcome.STALE: "CompileError", Outcome.EQUIVALENT: "Ignored",
 }
 
 
@@ -39,33 +44,48 @@ def score(results: list[MutantResult]) -> dict:
     }
 
 
-def table(results: list[MutantResult]) -> str:
-    lines = [f"{'mutant':<9} {'outcome':<9} {'killed by':<44} {'expected?':<9} {'s':>5}  pitfall"]
+def _lookup(mutants):
+    return BY_ID if mutants is None else mutants
+
+
+def table(results: list[MutantResult], mutants=None) -> str:
+    w = max([7] + [len(r.id) for r in results])
+    lines = [f"{'mutant':<{w}} {'outcome':<9} {'killed by':<44} {'expected?':<9} {'s':>5}  pitfall"]
     for r in results:
         killers = ", ".join(r.killed_by) or "-"
-        expected = "yes" if r.by_expected else ("ONLY OTHERS" if r.killed_by else "-")
-        pitfall = BY_ID[r.id].pitfall if r.id in BY_ID else ""
+        expected = "yes" if r.by_expected else ("ONLY OTHERS" if r.killed_by and r.expected else "-")
+        pitfall = _lookup(mutants)[r.id].pitfall if r.id in _lookup(mutants) else ""
         outcome = r.outcome.value if r.outcome is not Outcome.STALE else "stale"
-        lines.append(f"{r.id:<9} {outcome:<9} {killers[:44]:<44} {expected:<9} {r.seconds:>5.1f}  {pitfall[:70]}")
+        if r.tier:
+            outcome = f"{outcome}:{r.tier}"
+        lines.append(f"{r.id:<{w}} {outcome:<9} {killers[:44]:<44} {expected:<9} {r.seconds:>5.1f}  {pitfall[:70]}")
         if r.detail:
             lines.append(f"          {r.detail[:150]}")
     s = score(results)
+    if any(r.outcome is Outcome.EQUIVALENT for r in results):
+        lines.append(f"{sum(r.outcome is Outcome.EQUIVALENT for r in results)} equivalent (counted in 'other')")
     lines.append(f"{s['killed']}/{s['mutants']} killed ({s['killed_by_expected']} by an expected test), "
                  f"{s['survived']} survived, {s['other']} timeout/error/stale, {s['seconds']} s of mutant runs")
     return "\n".join(lines)
 
 
-def to_json(results: list[MutantResult]) -> dict:
-    mutants = []
+def to_json(results: list[MutantResult], mutants=None) -> dict:
+    lookup, rows = _lookup(mutants), []
     for r in results:
-        m = BY_ID.get(r.id)
-        mutants.append({
+        m = lookup.get(r.id)
+        site = getattr(m, "site", None)
+        extra = {"operator": site.operator, "module": site.module, "tier": r.tier,
+                 "line": site.start[0], "before": m.before, "after": m.after} if site else {}
+        rows.append({
             "id": r.id, "kind": m.kind if m else None, "stage": m.stage if m else None,
             "pitfall": m.pitfall if m else None, "outcome": r.outcome.value,
             "expected": list(r.expected), "killed_by": r.killed_by, "by_expected": r.by_expected,
-            "tests": r.tests, "seconds": round(r.seconds, 2), "detail": r.detail,
+            "tests": r.tests, "seconds": round(r.seconds, 2), "detail": r.detail, **extra,
         })
-    return {"version": 1, "score": score(results), "mutants": mutants}
+    doc = {"version": 1, "score": score(results), "mutants": rows}
+    if any(getattr(lookup.get(r.id), "site", None) for r in results):
+        doc["kill_rates"] = kill_rates(results, lookup)
+    return doc
 
 
 def _location(file_text: str, old: str) -> dict:
@@ -78,11 +98,31 @@ def _location(file_text: str, old: str) -> dict:
     return {"start": {"line": line, "column": column}, "end": {"line": end_line, "column": end_column}}
 
 
-def to_stryker(results: list[MutantResult]) -> dict:
+def _generated_entry(r: MutantResult, m) -> tuple[str, dict]:
+    site = m.site
+    location = {"start": {"line": site.start[0], "column": site.start[1] + 1},
+                "end": {"line": site.end[0], "column": site.end[1] + 1}}
+    return site.file, {
+        "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": m.pitfall,
+        "replacement": m.after, "location": location, "status": STRYKER_STATUS[r.outcome],
+        "statusReason": r.detail or None, "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
+        "duration": int(r.seconds * 1000),
+    }
+
+
+def to_stryker(results: list[MutantResult], mutants=None) -> dict:
     files: dict[str, dict] = {}
     tests: set[str] = set()
     for r in results:
-        m = BY_ID[r.id]
+        m = _lookup(mutants)[r.id]
+        if getattr(m, "site", None) is not None:
+            name, mutant_entry = _generated_entry(r, m)
+            path = REFERENCE_DIR / name
+            source = path.read_text(encoding="utf-8") if path.exists() else ""
+            files.setdefault(f"oracles/automaton/{name}", {"language": "python", "source": source, "mutants": []})[
+                "mutants"].append(mutant_entry)
+            tests.update(r.tests)
+            continue
         edit = m.edits[0] if m.edits else None
         name = edit.file if edit else f"{m.stage}.py"
         path = reference_dir(m) / name
@@ -124,13 +164,13 @@ td.k{background:#c8e6c9}td.e{background:#81c784;font-weight:bold}td.s{background
 td.l{text-align:left}.survived{color:#b71c1c;font-weight:bold}"""
 
 
-def to_html(results: list[MutantResult]) -> str:
+def to_html(results: list[MutantResult], mutants=None) -> str:
     s = score(results)
     tests = sorted({t for r in results for t in r.tests})
     head = "".join(f'<th class="t">{html.escape(t)}</th>' for t in tests)
     rows = []
     for r in results:
-        m = BY_ID[r.id]
+        m = _lookup(mutants)[r.id]
         cells = []
         for t in tests:
             outcome = r.tests.get(t)
@@ -149,8 +189,63 @@ def to_html(results: list[MutantResult]) -> str:
             f"<p>{s['killed_by_expected']} killed by an expected test; {s['survived']} survived; "
             f"{s['other']} timeout/error/stale. K: killed by an expected test, k: by another test, "
             f".: the test passed (red when it was expected to kill).</p>"
+            f"{_html_rates(results, mutants)}"
             f"<table><tr><th>mutant</th><th>outcome</th><th>pitfall</th>{head}</tr>{''.join(rows)}</table>"
             f"</body></html>\n")
+
+
+def _html_rates(results: list[MutantResult], mutants) -> str:
+    lookup = _lookup(mutants)
+    if not any(getattr(lookup.get(r.id), "site", None) for r in results):
+        return ""
+    return f"<h2>Kill rates</h2><pre>{html.escape(rates_table(results, lookup))}</pre>"
+
+
+# --- kill rates of generated mutants ------------------------------------------------------
+
+RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived")
+
+
+def _bucket(r: MutantResult) -> str:
+    """Where a result counts: equivalent, invalid (runner error), default, deep or survived."""
+    if r.outcome is Outcome.EQUIVALENT:
+        return "equivalent"
+    if r.outcome in (Outcome.ERROR, Outcome.STALE):
+        return "invalid"
+    if r.outcome in (Outcome.KILLED, Outcome.TIMEOUT):
+        return "deep" if r.tier == "deep" else "default"
+    return "survived"
+
+
+def kill_rates(results: list[MutantResult], mutants) -> dict:
+    """Per module and per operator family: counts, and the default / deep kill rates over
+    the non-equivalent, valid mutants (a timeout counts as killed by the tier it hit)."""
+    out: dict[str, dict[str, dict]] = {"total": {}, "module": {}, "operator": {}}
+    for r in results:
+        site = mutants[r.id].site
+        for axis, key in (("total", "all"), ("module", site.module), ("operator", site.family)):
+            row = out[axis].setdefault(key, dict.fromkeys(RATE_COLUMNS, 0))
+            row["mutants"] += 1
+            row[_bucket(r)] += 1
+    for axis in out.values():
+        for row in axis.values():
+            scored = row["mutants"] - row["equivalent"] - row["invalid"]
+            row["default_rate"] = round(row["default"] / scored, 4) if scored else None
+            row["deep_rate"] = round((row["default"] + row["deep"]) / scored, 4) if scored else None
+    return out
+
+
+def rates_table(results: list[MutantResult], mutants) -> str:
+    rates = kill_rates(results, mutants)
+    head = f"{'':<28}" + "".join(f"{c:>11}" for c in RATE_COLUMNS) + f"{'default %':>11}{'deep %':>9}"
+    lines = []
+    for axis, title in (("module", "per reference module"), ("operator", "per operator"), ("total", "all")):
+        lines += ["", title, head]
+        for key, row in sorted(rates[axis].items()):
+            pct = lambda v: "-" if v is None else f"{100 * v:.1f}"
+            lines.append(f"{key:<28}" + "".join(f"{row[c]:>11}" for c in RATE_COLUMNS)
+                         + f"{pct(row['default_rate']):>11}{pct(row['deep_rate']):>9}")
+    return "\n".join(lines[1:])
 
 
 def write(path: str | Path, text: str) -> None:

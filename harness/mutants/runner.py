@@ -10,9 +10,19 @@ catalogue to learn whether some other test kills it. For a replay mutant: replay
 which checks failed; for a tool-surface mutant (``l10_9:s12``-``s16``, a copy of
 ``oracles/tools``) the same with ``tools_golden.json`` (``replay_child --tools``).
 
+For a generated mutant (``harness.mutants.generation``, ``run_generated``): the whole
+default tier; a survivor is checked for equivalence (``equivalence``, the triage list)
+and, unless equivalent, runs the ``--deep`` properties; the result's ``tier`` says which
+tier killed it ("load" when the catalogue refused to load the mutant, which ``check``
+reports as a failure).
+
 Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by
-others), survived, timeout, error (the mutant could not even be loaded, or the
-runner failed), stale (the patch no longer applies).
+others), survived, equivalent (a generated survivor that behaves like the reference:
+``harness.mutants.equivalence``), timeout, error (the mutant could not even be
+loaded, or the runner failed), stale (the patch no longer applies).
+
+Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
+candidate is run).
 
 The runner checks itself before scoring (``self_check``): the clean copy of the
 reference must pass every expected killer (no false kills), and a forced failure
@@ -26,9 +36,11 @@ import enum
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -36,10 +48,12 @@ from typing import Callable
 
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
+from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = ROOT / "harness" / "suite"
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = 120.0          # CPU seconds per child process (see ``_run``)
+GENERATED_TIMEOUT = 30.0         # the deep tier takes about 13 CPU seconds on the reference
 
 
 class Outcome(enum.Enum):
@@ -48,6 +62,7 @@ class Outcome(enum.Enum):
     TIMEOUT = "timeout"
     ERROR = "error"
     STALE = "patch no longer applies"
+    EQUIVALENT = "equivalent"
 
 
 @dataclasses.dataclass
@@ -59,6 +74,7 @@ class MutantResult:
     tests: dict[str, str]            # test or check -> "passed" / "failed" / "error" / "skipped"
     seconds: float
     detail: str = ""
+    tier: str = ""                   # generated mutants: "default", "deep" or "load" (what killed it)
 
     @property
     def by_expected(self) -> bool:
@@ -84,20 +100,54 @@ def _env() -> dict[str, str]:
     return env
 
 
+WALL_FACTOR = 10  # wall-clock backstop, in multiples of the CPU limit (the machine may be shared)
+
+
+def _limit_cpu(seconds: float) -> Callable[[], None]:
+    def limit() -> None:
+        import resource
+
+        soft = max(1, int(seconds))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+    return limit
+
+
 def _run(cmd: list[str], timeout: float) -> tuple[int | None, str]:
+    """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds.
+
+    The limit is on CPU time (``RLIMIT_CPU``: SIGXCPU, then SIGKILL), so a loaded machine
+    never turns a slow run into a timeout; ``WALL_FACTOR`` times it bounds the wall time.
+    """
     try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True,
+                              timeout=timeout * WALL_FACTOR, preexec_fn=_limit_cpu(timeout))
     except subprocess.TimeoutExpired:
+        return None, ""
+    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return proc.returncode, proc.stdout + proc.stderr
 
 
 def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) -> tuple[dict[str, str], str | None]:
     """Run catalogue tests against ``package``: (test -> outcome, problem or None)."""
+    return run_catalogue_against(package, tests, False, timeout)
+
+
+def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep: bool,
+                          timeout: float) -> tuple[dict[str, str], str | None]:
+    """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``)
+    against the package at ``package_dir`` in a child process: (test -> outcome, problem or None).
+
+    ``problem`` is "timeout", or the reason the catalogue could not load the package
+    (prefixed "load: "), or a runner failure; None when the tests ran.
+    """
+    package = package_dir
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
         results_path = f.name
     cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
            "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path]
+    if deep:
+        cmd.append("--deep")
     if tests:
         cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
     try:
@@ -113,15 +163,34 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
             if record.get("event") == "result":
                 outcomes[record["test"]] = record["outcome"]
             elif record.get("event") == "load" and record.get("status") != "ok":
-                load_problem = record.get("reason", "the mutant did not load")
+                load_problem = "load: " + record.get("reason", "the mutant did not load")
     os.unlink(results_path)
     if code is None:
         return outcomes, "timeout"
     if load_problem:
         return outcomes, load_problem
     if code not in (0, 1, 5) and not outcomes:
+        if "INTERNALERROR" in output and str(package) in output:  # raised by the package's own code
+            return outcomes, f"load: the package raised while the catalogue loaded it: {_last_error(output)}"
         return outcomes, f"pytest exited {code}: {output.strip().splitlines()[-1:] or ''}"
     return outcomes, None
+
+
+def _last_json(output: str) -> dict | None:
+    """The last line of ``output`` that is a JSON object (stderr warnings may follow it)."""
+    for line in reversed(output.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+    return None
+
+
+def _last_error(output: str) -> str:
+    errors = [line.replace("INTERNALERROR>", "").strip() for line in output.splitlines()
+              if "Error" in line or "Exception" in line]
+    return errors[-1][:200] if errors else "(no message)"
 
 
 def run_replay(package: Path, timeout: float, tools: bool = False) -> tuple[dict[str, str], str | None]:
@@ -130,9 +199,8 @@ def run_replay(package: Path, timeout: float, tools: bool = False) -> tuple[dict
     code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", *flags, str(package)], timeout)
     if code is None:
         return {}, "timeout"
-    try:
-        data = json.loads(output.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+    data = _last_json(output)
+    if data is None:
         return {}, f"replay failed (exit {code}): {output.strip()[-300:]}"
     if "error" in data:
         return {}, f"replay failed: {str(data['error'])[:300]}"
@@ -171,6 +239,99 @@ def _failed(tests: dict[str, str]) -> list[str]:
     return [t for t, outcome in tests.items() if outcome in ("failed", "error", "crashed")]
 
 
+DEEP_TESTS = ("test_deep_tables_equal_the_derivative_oracle", "test_deep_matching_equals_python_re",
+              "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict")
+
+
+def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True) -> MutantResult:
+    """The default tier against a generated mutant; a survivor is then checked for
+    equivalence, and only a survivor that is not equivalent runs the deep tier (``deep``).
+
+    Deep properties cost ~13 CPU seconds a mutant; a mutant whose behaviour equals the
+    reference's on the whole corpus (``equivalence``) is not run through them.
+    """
+    from harness.mutants.apply import materialize_generated
+
+    start = time.monotonic()
+    package = materialize_generated(mutant, root)
+    tests, problem = run_catalogue_against(package, None, False, timeout)
+    result = _generated_result(mutant, tests, problem, "default", time.monotonic() - start)
+    if result.outcome is Outcome.SURVIVED:
+        result = _decide_equivalence(result, mutant, package, root, timeout)
+    if result.outcome is Outcome.SURVIVED and deep:
+        more, problem = run_catalogue_against(package, DEEP_TESTS, True, timeout)
+        tests.update(more)
+        deep_result = _generated_result(mutant, tests, problem, "deep", 0.0)
+        if deep_result.outcome is not Outcome.SURVIVED:
+            result = dataclasses.replace(deep_result, detail=deep_result.detail or result.detail)
+    result.seconds = time.monotonic() - start
+    shutil.rmtree(package, ignore_errors=True)
+    return result
+
+
+_REFERENCE_DIGEST: dict[str, dict] = {}
+_DIGEST_LOCK = threading.Lock()
+
+
+def behaviour_digest(package: Path, timeout: float) -> tuple[dict | None, str | None]:
+    """``harness.mutants.equivalence``'s digest of the package, from a child: (digest, problem)."""
+    code, output = _run([sys.executable, "-m", "harness.mutants.equivalence", str(package)], timeout)
+    if code is None:
+        return None, "timeout"
+    data = _last_json(output)
+    if data is None:
+        return None, f"the fingerprint child failed (exit {code}): {output.strip()[-200:]}"
+    return data, None
+
+
+def reference_digest(root: Path, timeout: float) -> dict:
+    """The clean reference copy's digest (computed once per process)."""
+    with _DIGEST_LOCK:
+        if "ref" not in _REFERENCE_DIGEST:
+            digest, problem = behaviour_digest(materialize(NULL_MUTANT, root), timeout)
+            if digest is None:
+                raise RuntimeError(f"the reference's behaviour digest failed: {problem}")
+            _REFERENCE_DIGEST["ref"] = digest
+        return _REFERENCE_DIGEST["ref"]
+
+
+def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float) -> MutantResult:
+    """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
+    from harness.mutants import equivalence
+    from harness.mutants.triage import verdict
+
+    hand = verdict(mutant)
+    if hand is not None and hand.equivalent:
+        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"by hand: {hand.reason}")
+    digest, problem = behaviour_digest(package, timeout)
+    if digest is None:
+        return dataclasses.replace(result, detail=f"equivalence undecided: {problem}")
+    differs = equivalence.compare(reference_digest(root, timeout), digest)
+    if not differs:
+        if hand is not None:  # the hand list refused the machine's verdict
+            return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
+        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail="equivalent on the corpus")
+    note = f"; by hand: {hand.reason}" if hand is not None else ""
+    return dataclasses.replace(result, detail=f"differs on {len(differs)} corpus key(s): {'; '.join(differs[:3])}{note}")
+
+
+def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: str, seconds: float) -> MutantResult:
+    killed_by = _failed(tests)
+    if problem is not None and problem.startswith("load: "):
+        return MutantResult(mutant.id, Outcome.KILLED, (), ["load"], tests, seconds, problem, "load")
+    if problem == "timeout":
+        return MutantResult(mutant.id, Outcome.TIMEOUT, (), killed_by, tests, seconds, "timeout", tier)
+    if problem is not None:
+        return MutantResult(mutant.id, Outcome.ERROR, (), killed_by, tests, seconds, problem, "")
+    if killed_by:
+        return MutantResult(mutant.id, Outcome.KILLED, (), killed_by, tests, seconds, "", tier)
+    missing = [name for name in NAMES if name not in tests]
+    if missing:  # a survivor must have passed every test: anything else is the runner's failure
+        return MutantResult(mutant.id, Outcome.ERROR, (), [], tests, seconds,
+                            f"the catalogue reported no result for {len(missing)} test(s), e.g. {missing[0]}", "")
+    return MutantResult(mutant.id, Outcome.SURVIVED, (), [], tests, seconds, "", "")
+
+
 def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     """Problems with the runner itself ([] when it can be trusted)."""
     from harness.sandbox import confine
@@ -194,8 +355,10 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     return problems
 
 
-def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
-            progress: Callable[[MutantResult, int, int], None] | None = None) -> list[MutantResult]:
+def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
+            progress: Callable[[MutantResult, int, int], None] | None = None,
+            run: Callable[..., MutantResult] = run_mutant) -> list[MutantResult]:
+    """Run every mutant (``run`` is ``run_mutant`` or ``run_generated``), ``jobs`` at a time."""
     from harness.sandbox import confine
 
     confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
@@ -203,7 +366,7 @@ def run_all(mutants: list[Mutant], *, jobs: int = 2, timeout: float = DEFAULT_TI
     results: dict[str, MutantResult] = {}
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = {pool.submit(run_mutant, m, root, timeout): m for m in mutants}
+            futures = {pool.submit(run, m, root, timeout): m for m in mutants}
             done = 0
             for future in as_completed(futures):
                 result = future.result()

@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 from harness.mutants.catalogue import TOOLS_REPLAY, Edit, Mutant
+
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "tools"
 BAD_PARAMETERS = ('{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",'
                   '"properties":{"city":{"type":"string","pattern":"^P"}}}}}]}')

@@ -1,0 +1,264 @@
+"""Generated mutants of ``oracles/automaton``: every site of every operator, then a seeded sample.
+
+The operators are cosmic-ray's (``cosmic_ray.operators``, over parso trees) plus the five
+of ``harness.mutants.operators``; a mutant is one application of one operator at one
+site: ``(file, operator, occurrence)``, where ``occurrence`` counts that operator's
+positions in the file in cosmic-ray's walk order, so ``cosmic_ray.mutating.mutate_code``
+rebuilds exactly that mutant from the reference's text. Nothing is written to the
+reference: ``GeneratedMutant.source`` is the mutated text of one file, which
+``apply.materialize_generated`` writes into a copy of the package.
+
+Why cosmic-ray (evaluated against mutmut 3.8): cosmic-ray's ``mutate_code(code,
+operator, occurrence)`` is a pure function from source text to mutated text, and its
+operators are plugin classes with a documented interface, so our extra operators run
+through the same machinery. mutmut 3 only mutates inside functions (module constants
+such as ``DOT = FULL_MASK & ~NEWLINE`` or ``INTEGER = r"..."`` are where several seeded
+pitfalls live), and it emits all mutants of a file at once behind trampolines that only
+its own runner switches; applying a single mutant needs its internal, changing modules.
+
+Left out: cosmic-ray's ``VariableReplacer``/``VariableInserter`` (they need named
+variables and draw random numbers). ``pick`` drops, and counts, the mutants that are
+equivalent or void by construction: text unchanged, not valid Python, only a type
+annotation changed (the reference uses ``from __future__ import annotations``, so
+annotations are never evaluated), or the same text as a mutant already kept; so a
+sample of N is N distinct programs.
+
+Example::
+
+    >>> sites = enumerate_sites(modules=["nfa"], operators=["NumberReplacer"])
+    >>> mutants, dropped = pick(sites, 2, seed=1)
+    >>> [m.id.startswith("nfa.NumberReplacer.") for m in mutants], mutants[0].file
+    ([True, True], 'nfa.py')
+
+Invariant: ids are stable for a given reference text (file, operator, occurrence), and
+``pick(sites, n, seed)`` is the same list for the same sites, n and seed.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import parso.tree
+from cosmic_ray.ast import get_ast
+from cosmic_ray.mutating import mutate_code
+from cosmic_ray.plugins import get_operator, operator_names
+
+from harness.mutants.apply import REFERENCE_DIR
+from harness.mutants.catalogue import CATALOGUE
+from harness.mutants.operators import EXTRA
+
+EXCLUDED_OPERATORS = ("core/VariableReplacer", "core/VariableInserter")
+MAX_SITES = 20_000  # bound on the enumeration (the reference has about 4,700)
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """One place one operator can mutate: enough to rebuild the mutant from the reference."""
+
+    file: str            # e.g. "parser.py"
+    operator: str        # e.g. "core/NumberReplacer" or "harness/SwapArguments"
+    occurrence: int      # the operator's position number in the file (cosmic-ray's walk order)
+    start: tuple[int, int]  # (line, column) of the mutated node, 1-based line, 0-based column
+    end: tuple[int, int]
+
+    @property
+    def family(self) -> str:
+        """The operator without its from/to suffix: ``ReplaceBinaryOperator_Add_Sub`` -> ``ReplaceBinaryOperator``."""
+        return self.operator.split("/", 1)[1].split("_", 1)[0]
+
+    @property
+    def module(self) -> str:
+        return self.file[:-3]
+
+    @property
+    def id(self) -> str:
+        return f"{self.module}.{self.operator.split('/', 1)[1]}.{self.occurrence}"
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneratedMutant:
+    """A built mutant: the site, the mutated file's text, and a one-line description."""
+
+    site: Site
+    source: str          # the whole mutated file
+    before: str          # the first changed line, as in the reference (stripped)
+    after: str           # the same line in the mutant (stripped)
+
+    id = property(lambda self: self.site.id)
+    file = property(lambda self: self.site.file)
+    stage = property(lambda self: self.site.module)
+    kind = CATALOGUE
+    killers: tuple[str, ...] = ()
+
+    @property
+    def package(self) -> str:
+        return "mutant_" + "".join(c if c.isalnum() else "_" for c in self.id)
+
+    @property
+    def pitfall(self) -> str:
+        return f"{self.file}:{self.site.start[0]} {self.before} -> {self.after}"
+
+
+def operator_classes() -> dict[str, type]:
+    """Every operator the generator uses: name -> class (cosmic-ray's core ones, then ours)."""
+    found = {name: get_operator(name) for name in sorted(operator_names())
+             if name.startswith("core/") and name not in EXCLUDED_OPERATORS}
+    found.update(EXTRA)
+    return found
+
+
+def families() -> list[str]:
+    return sorted({Site("x.py", name, 0, (1, 0), (1, 0)).family for name in operator_classes()})
+
+
+def _unknown(wanted: list[str], known: list[str], what: str) -> None:
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise ValueError(f"unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+
+
+def _short(name: str) -> str:
+    return name.split("/", 1)[1]
+
+
+def _family_of(name: str) -> str:
+    return _short(name).split("_", 1)[0]
+
+
+def reference_modules() -> list[str]:
+    return sorted(p.stem for p in REFERENCE_DIR.glob("*.py"))
+
+
+def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | None = None,
+                    reference: Path = REFERENCE_DIR) -> list[Site]:
+    """Every site of the chosen operators in the chosen modules (all by default), in a stable order.
+
+    ``operators`` entries may be families (``NumberReplacer``), full names
+    (``core/ReplaceBinaryOperator_Add_Sub``) or names without the prefix. Raises
+    ``ValueError`` for an unknown module or operator, or past ``MAX_SITES``.
+    """
+    return list(_enumerate(tuple(sorted(modules or ())), tuple(sorted(operators or ())), Path(reference)))
+
+
+@lru_cache(maxsize=16)
+def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
+    classes = operator_classes()
+    chosen = sorted(classes)
+    if operators:
+        _unknown(operators, sorted(set(classes) | {_family_of(n) for n in classes} | {_short(n) for n in classes}),
+                 "operator(s)")
+        chosen = [n for n in chosen if n in operators or _family_of(n) in operators or _short(n) in operators]
+    files = reference_modules()
+    if modules:
+        _unknown(modules, files, "module(s)")
+        files = [m for m in files if m in modules]
+    sites: list[Site] = []
+    for module in files:
+        sites.extend(_sites_in(f"{module}.py", (reference / f"{module}.py").read_text(encoding="utf-8"),
+                               tuple(chosen), classes))
+        if len(sites) > MAX_SITES:
+            raise ValueError(f"more than {MAX_SITES} mutation sites: choose --module or --operators")
+    return tuple(sites)
+
+
+def _sites_in(file: str, source: str, chosen: tuple[str, ...], classes: dict[str, type]) -> list[Site]:
+    instances = [(name, classes[name]()) for name in chosen]
+    counts = dict.fromkeys(chosen, 0)
+    sites: list[Site] = []
+    for node in _walk(get_ast(source)):
+        for name, operator in instances:
+            for start, end in operator.mutation_positions(node):
+                sites.append(Site(file, name, counts[name], start, end))
+                counts[name] += 1  # numbered like cosmic-ray's MutationVisitor counts them
+    return sites
+
+
+def _walk(node):
+    """Every node in pre-order, as cosmic-ray's ``Visitor.walk`` visits them."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, parso.tree.BaseNode):
+            stack.extend(reversed(current.children))
+
+
+def pick(sites: list[Site], n: int | None, seed: int) -> tuple[list[GeneratedMutant], dict[str, int]]:
+    """``n`` distinct mutants (all when ``n`` is None) from a seeded shuffle of ``sites``, in site order.
+
+    Sites are built in the shuffled order until ``n`` mutants are kept; the others are
+    counted by reason in the second value (``DROP_REASONS``).
+    """
+    if n is not None and n < 0:
+        raise ValueError(f"--sample must be >= 0, got {n}")
+    order = list(range(len(sites)))
+    random.Random(seed).shuffle(order)
+    kept: dict[int, GeneratedMutant] = {}
+    dropped = dict.fromkeys(DROP_REASONS, 0)
+    seen: set[tuple[str, str]] = set()
+    for i in order:
+        if n is not None and len(kept) >= n:
+            break
+        mutant, reason = build(sites[i])
+        if mutant is not None and (mutant.file, mutant.source) in seen:
+            mutant, reason = None, "duplicate"
+        if mutant is None:
+            dropped[reason] += 1
+            continue
+        seen.add((mutant.file, mutant.source))
+        kept[i] = mutant
+    return [kept[i] for i in sorted(kept)], dropped
+
+
+DROP_REASONS = {
+    "unchanged": "the mutated text equals the reference's",
+    "invalid": "the mutated text is not valid Python (e.g. '*' in a signature made '/')",
+    "annotation only": "only a type annotation changed (never evaluated: from __future__ import annotations)",
+    "duplicate": "the same text as a mutant already kept",
+}
+
+
+@lru_cache(maxsize=64)
+def _reference_text(file: str, reference: Path = REFERENCE_DIR) -> str:
+    return (reference / file).read_text(encoding="utf-8")
+
+
+def build(site: Site, reference: Path = REFERENCE_DIR) -> tuple[GeneratedMutant | None, str]:
+    """The mutant at ``site`` and "", or None and the reason it is dropped (a ``DROP_REASONS`` key)."""
+    original = _reference_text(site.file, reference)
+    mutated = mutate_code(original, operator_classes()[site.operator](), site.occurrence)
+    if mutated is None or mutated == original:
+        return None, "unchanged"
+    try:
+        tree = ast.parse(mutated)
+    except SyntaxError:
+        return None, "invalid"
+    if _without_annotations(tree) == _without_annotations(ast.parse(original)):
+        return None, "annotation only"
+    before, after = _first_change(original, mutated)
+    return GeneratedMutant(site, mutated, before, after), ""
+
+
+def _without_annotations(tree: ast.AST) -> str:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+        elif isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
+    return ast.dump(tree)
+
+
+def _first_change(original: str, mutated: str) -> tuple[str, str]:
+    old, new = original.splitlines(), mutated.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            return (" / ".join(s.strip() for s in old[i1:i2])[:120] or "(nothing)",
+                    " / ".join(s.strip() for s in new[j1:j2])[:120] or "(nothing)")
+    return "", ""

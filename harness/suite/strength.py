@@ -1,0 +1,267 @@
+"""Strengthenings of the catalogue that generated survivors showed were missing.
+
+Each function takes the implementation under test (``impl``) and raises
+``CatalogueFailure`` (an ``AssertionError``, through ``harness.suite.explain.fail``) when
+the implementation departs from what the seed states. Each asserts only what the
+seed's description of its catalogue test says, against an oracle computed here (numpy
+arithmetic, Python's ``re``, ``json``), never against the reference's internals. Its
+docstring names the catalogue test it belongs to (the lead calls it from there) and the
+generated survivor of ``mutants --generated --sample 200 --seed 1`` it kills.
+
+``CHECKS`` lists them: (function, catalogue test, survivor id). ``tests/test_strength.py``
+shows each passes on the reference and fails on its survivor.
+
+Example::
+
+    >>> import oracles.automaton as ref
+    >>> check_apply_mask_sparse(ref)   # passes: returns None
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.suite.explain import fail
+
+
+ESCAPE_PATTERNS = (r"\a", r"\f", r"\n", r"\r", r"\t", r"\v", r"[\a\f]", r"[\n-\r]", r"[^\t\v]", r"\x07\x0b",
+                   r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", r"\-", r"[\]\[]",
+                   r"[\b]", r"[a\b]", r"\0", r"\012", r"\101", r"\1010", r"[\4]", r"[\101]", r"\08", r"[\0-\7]")
+_PROBE_BYTES = bytes([0x00, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x30, 0x37, 0x38, 0x41, 0x61, 0x5F, 0x20, 0x80, 0xFF])
+
+
+def check_escapes_mean_what_python_means(impl) -> None:
+    """test_matches_python_re ("the regex subset means what Python means"), for every
+    escape of the subset: control escapes, ``[\\b]`` (backspace in a class), octal
+    escapes, the class escapes.
+
+    The catalogue's ten patterns use \\d \\w \\s \\S \\. but no control, octal or
+    in-class escape. Oracle: Python's ``re.fullmatch`` on bytes, over every one-byte
+    string and the two-byte strings of 16 probe bytes. Kills: see ``CHECKS``.
+    """
+    import re
+
+    probes = [bytes([b]) for b in range(256)] + [bytes([a, b]) for a in _PROBE_BYTES for b in _PROBE_BYTES]
+    for pattern in ESCAPE_PATTERNS:
+        oracle = re.compile(pattern.encode("ascii"))
+        dfa = impl.regex_to_dfa(pattern)
+        for data in probes:
+            want = oracle.fullmatch(data) is not None
+            if bool(dfa.matches(data)) != want:
+                fail("an escape matches other bytes than in Python's re", pattern=pattern, data=data,
+                     expected=want, got=not want)
+
+
+REPEAT_FORMS = ("a{,3}", "a{0}", "a{0,}", "(ab){,2}c", "[ab]{1,}", "a{2,2}")
+
+
+def check_repeat_forms_mean_what_python_means(impl) -> None:
+    """test_matches_python_re ("the regex subset means what Python means"), for the
+    repeat forms the ten patterns do not use: ``{,n}``, ``{0}``, ``{0,}``, ``{n,n}``.
+
+    Oracle: Python's ``re.fullmatch`` on bytes, over the strings of a, b, c up to length 6.
+    Kills: see ``CHECKS``.
+    """
+    import itertools
+    import re
+
+    probes = [bytes(t) for n in range(7) for t in itertools.product(b"abc", repeat=n)]
+    for pattern in REPEAT_FORMS:
+        oracle, dfa = re.compile(pattern.encode("ascii")), impl.regex_to_dfa(pattern)
+        for data in probes:
+            want = oracle.fullmatch(data) is not None
+            if bool(dfa.matches(data)) != want:
+                fail("a repeat form matches other strings than in Python's re", pattern=pattern, data=data,
+                     expected=want, got=not want)
+
+
+def check_array_without_items_is_refused(impl) -> None:
+    """test_json_schema_rejects_keywords_outside_the_subset ("no silently ignored
+    constraints"): the subset's arrays have ``items`` (seed 2.5: "array with items");
+    an array schema without it is outside the subset and must raise ValueError.
+
+    Oracle: the seed's rule, "anything else raises ValueError". Kills: see ``CHECKS``.
+    """
+    for schema in ({"type": "array"}, {"type": "array", "maxItems": 2},
+                   {"type": "object", "properties": {"a": {"type": "array"}}}):
+        try:
+            impl.json_schema_to_regex(schema)
+        except ValueError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - any other error is the wrong answer
+            fail("a schema outside the subset must raise ValueError", schema=schema, got=type(exc).__name__)
+        fail("a schema outside the subset must raise ValueError", schema=schema, got="a regex")
+
+
+def check_apply_mask_sparse(impl) -> None:
+    """test_apply_mask ("float64 copy with -inf"), for masks that allow few tokens.
+
+    The catalogue's masks allow about 40% of the tokens; a real constraint allows a
+    handful out of tens of thousands. Oracle: ``np.where(mask, logits, -inf)`` in float64.
+    Kills: see ``CHECKS``.
+    """
+    rng = np.random.default_rng(11)
+    for size, allowed, dtype in ((1000, 3, np.float32), (4096, 1, np.float64), (64, 2, np.int64), (50, 5, np.float16)):
+        logits = (rng.normal(size=size) * 4).astype(dtype)
+        mask = np.zeros(size, dtype=bool)
+        mask[rng.choice(size, allowed, replace=False)] = True
+        before = logits.copy()
+        out = np.asarray(impl.apply_mask(logits, mask))
+        want = np.where(mask, logits.astype(np.float64), -np.inf)
+        if out.dtype != np.float64 or out.shape != (size,):
+            fail("apply_mask must return float64 [V] (sparse mask)", dtype=str(out.dtype), shape=out.shape)
+        if not np.array_equal(logits, before) or np.shares_memory(out, logits):
+            fail("apply_mask must return a new array and leave its input alone (sparse mask)", size=size)
+        if not np.array_equal(out, want):
+            i = int(np.flatnonzero(~((out == want) | (np.isneginf(out) & np.isneginf(want))))[0])
+            fail("apply_mask: kept logits unchanged, the rest -inf (sparse mask)", size=size, index=i,
+                 mask=bool(mask[i]), expected=float(want[i]), got=float(out[i]))
+
+
+def _penalized(logits: np.ndarray, seen: set[int], penalty: float) -> np.ndarray:
+    """The contract's repetition penalty: a seen token's logit divided by it when positive,
+    multiplied by it when negative."""
+    out = np.asarray(logits, dtype=np.float64).copy()
+    for t in seen:
+        out[t] = out[t] / penalty if out[t] > 0 else out[t] * penalty
+    return out
+
+
+def _log_softmax_at(values: np.ndarray, allowed: list[int], token: int) -> float:
+    top = values[allowed].max()
+    return float(values[token] - top - np.log(np.exp(values[allowed] - top).sum()))
+
+
+# state 0 of the hand example allows 0 c, 4 d, 8 ca, 9 cat, 10 dog (seed section 3)
+_STATE0_ALLOWED = [0, 4, 8, 9, 10]
+_PENALTY_CASES = (  # (logits of the allowed ids 0 4 8 9 10, history, prompt, penalty)
+    ([1.0, 2.0, 3.0, 4.0, 3.5], [9], (), 2.0),         # 9 falls to 2.0: 10 wins
+    ([1.0, 2.0, 3.0, 4.0, 3.5], [9], (), 1.5),         # 9 falls to 2.67: 10 wins
+    ([1.0, 2.0, 3.0, 4.0, 4.5], [10], (), 0.8),        # a penalty below 1 raises 10 to 5.625
+    ([-1.0, -2.0, -3.0, -0.5, -4.0], [], (9,), 2.0),   # a negative seen logit is multiplied: -1.0
+    ([-1.0, -2.0, -3.0, -1.5, -4.0], [0], (), 0.5),    # -0.5 for token 0 (from the history)
+    ([2.0, -2.0, 1.0, 1.9, 0.0], [0, 12], (9,), 1.25),  # a seen token outside the mask changes nothing
+)
+
+
+def check_greedy_with_repetition_penalty(impl) -> None:
+    """test_greedy_takes_the_best_allowed_token ("the largest allowed logit wins; the
+    logprob is renormalized"), with the repetition penalty the contract applies first.
+
+    Oracle: the contract's rule (seen = history + prompt; positive logits divided by the
+    penalty, negative ones multiplied), then argmax over the allowed tokens and the
+    log-softmax over them, computed here with numpy on the hand example's state 0.
+    Kills: see ``CHECKS``.
+    """
+    from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
+
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    for values, history, prompt, penalty in _PENALTY_CASES:
+        logits = np.full(len(HAND_VOCAB), 9.0)  # disallowed tokens score higher than any allowed one
+        logits[_STATE0_ALLOWED] = values
+        want = _penalized(logits, set(history) | set(prompt), penalty)
+        token_want = _STATE0_ALLOWED[int(np.argmax(want[_STATE0_ALLOWED]))]
+        c = impl.Constraint(index)
+        token, logprob = impl.constrained_sample(logits, c, impl.SamplingParams(temperature=0.0, repetition_penalty=penalty),
+                                                 list(history), np.random.default_rng(0), prompt)
+        logprob_want = _log_softmax_at(want, _STATE0_ALLOWED, token_want)
+        if int(token) != token_want or not abs(float(logprob) - logprob_want) <= 1e-9:
+            fail("greedy under a repetition penalty must take the best allowed penalized logit, "
+                 "with the log-softmax over the allowed tokens", logits=values, history=history, prompt=prompt,
+                 penalty=penalty, expected=(token_want, round(logprob_want, 9)), got=(int(token), float(logprob)))
+
+
+def _draw(impl, logits, index, params, rng):
+    """One ``constrained_sample`` from a fresh constraint in state 0; a ValueError there
+    (the constraint refusing the drawn token) is the sampler drawing outside the mask."""
+    try:
+        return impl.constrained_sample(logits, impl.Constraint(index), params, [], rng)
+    except ValueError as exc:
+        fail("constrained_sample raised on an allowed-token draw (did it draw outside the mask?)",
+             params=repr(params), error=str(exc))
+
+
+def check_sampling_filters_keep_the_best_allowed_tokens(impl) -> None:
+    """test_greedy_takes_the_best_allowed_token ("the largest allowed logit wins"), through
+    the sampling filters: top_k=1, or a top_p below the best token's probability, keeps
+    only the best allowed token; top_k=k draws only among the k best allowed tokens.
+
+    Oracle: the allowed logits sorted here (the contract: "keep the k largest logits";
+    "the smallest set of most likely tokens whose probability reaches top_p"); 30
+    seeded draws per case. Kills: see ``CHECKS``.
+    """
+    from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
+
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    logits = np.full(len(HAND_VOCAB), 9.0)
+    logits[_STATE0_ALLOWED] = [0.5, 2.0, 1.0, 1.5, 0.0]     # ranks: 4, 9, 8, 0, 10
+    ranked = [4, 9, 8, 0, 10]
+    cases = ((dict(temperature=1.0, top_k=1), ranked[:1]), (dict(temperature=2.0, top_p=0.05), ranked[:1]),
+             (dict(temperature=1.5, top_k=2), ranked[:2]), (dict(temperature=1.5, top_k=3), ranked[:3]),
+             (dict(temperature=1.0, top_k=1, top_p=0.9), ranked[:1]))
+    for params, keep in cases:
+        rng = np.random.default_rng(21)
+        drawn = set()
+        for _ in range(30):
+            token = _draw(impl, logits, index, impl.SamplingParams(**params), rng)[0]
+            drawn.add(int(token))
+        if not drawn <= set(keep):
+            fail("the sampling filters must keep only the best allowed tokens", params=params,
+                 expected=sorted(keep), got=sorted(drawn))
+
+
+def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
+    """test_greedy_takes_the_best_allowed_token ("the logprob is renormalized"), at
+    temperature 1: every draw's logprob is the log-softmax over the allowed tokens, and
+    the draws follow that distribution.
+
+    Oracle: the log-softmax computed here; 3000 seeded draws, each allowed token's count
+    within 5 standard deviations of 3000 p (a correct sampler fails this with probability
+    below 1e-5, whatever random numbers it consumes). Kills: see ``CHECKS``.
+    """
+    from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
+
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    logits = np.full(len(HAND_VOCAB), 9.0)
+    logits[_STATE0_ALLOWED] = [0.5, 2.0, 1.0, 1.5, 0.0]
+    want = {t: _log_softmax_at(logits, _STATE0_ALLOWED, t) for t in _STATE0_ALLOWED}
+    rng, n = np.random.default_rng(33), 3000
+    counts = dict.fromkeys(_STATE0_ALLOWED, 0)
+    for _ in range(n):
+        token, logprob = _draw(impl, logits, index, impl.SamplingParams(temperature=1.0), rng)
+        token = int(token)
+        if token not in counts or not abs(float(logprob) - want[token]) <= 1e-9:
+            fail("a sampled token must be allowed, its logprob the log-softmax over the allowed tokens",
+                 token=token, expected=round(want.get(token, float("nan")), 9), got=float(logprob))
+        counts[token] += 1
+    for t, lp in want.items():
+        p = float(np.exp(lp))
+        if abs(counts[t] - n * p) > 5 * np.sqrt(n * p * (1 - p)):
+            fail("draws at temperature 1 must follow the softmax of the allowed logits", token=t,
+                 expected=round(n * p, 1), got=counts[t], draws=n)
+
+
+# (check, the catalogue test it belongs to, the generated survivors of the default tier it
+# kills). In ``mutants --generated --sample 200 --seed 1``: the five repetition-penalty
+# survivors, NotEq_Is.3, Mul_RShift.3, eight parser survivors and schema.RemoveStatement.22; found outside that
+# sample (same operators, every sampling.py site screened): SliceBounds.0, ChangeDtype.1,
+# Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
+CHECKS: list[tuple] = [
+    (check_greedy_with_repetition_penalty, "test_greedy_takes_the_best_allowed_token",
+     ("sampling.ReplaceComparisonOperator_Eq_GtE.5", "sampling.ReplaceComparisonOperator_Eq_Lt.5",
+      "sampling.ReplaceBinaryOperator_Div_FloorDiv.0", "sampling.ReplaceBinaryOperator_Div_Sub.0",
+      "sampling.ReplaceBinaryOperator_Mul_Pow.1")),
+    (check_sampling_filters_keep_the_best_allowed_tokens, "test_greedy_takes_the_best_allowed_token",
+     ("sampling.ReplaceComparisonOperator_NotEq_Is.3", "sampling.ReplaceBinaryOperator_Mul_RShift.3",
+      "sampling.SliceBounds.0")),
+    (check_apply_mask_sparse, "test_apply_mask", ("sampling.ChangeDtype.1",)),
+    (check_repeat_forms_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.72",)),
+    (check_array_without_items_is_refused, "test_json_schema_rejects_keywords_outside_the_subset",
+     ("schema.RemoveStatement.22",)),
+    (check_escapes_mean_what_python_means, "test_matches_python_re",
+     ("parser.NumberReplacer.31", "parser.ReplaceTrueWithFalse.4", "parser.ReplaceBinaryOperator_LShift_RShift.7",
+      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.112", "parser.NumberReplacer.128",
+      "parser.NumberReplacer.139")),
+    (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
+     ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
+]

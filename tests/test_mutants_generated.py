@@ -1,0 +1,180 @@
+"""Generated mutants: the operators, the seeded sample, equivalence, the triage list, the
+reports, and (the CI proof of the machinery) a small seeded sample run end to end."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import jsonschema
+import pytest
+from cosmic_ray.mutating import mutate_code
+
+import oracles.automaton as reference
+from harness.mutants import equivalence, generation, report, triage
+from harness.mutants.apply import REFERENCE_DIR, load, materialize, materialize_generated
+from harness.mutants.catalogue import BY_ID
+from harness.mutants.operators import EXTRA
+from harness.mutants.runner import MutantResult, Outcome, run_all, run_generated
+from tests.test_mutants import STRYKER_SCHEMA
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA))
+def test_our_operators_do_what_their_examples_say(name):
+    operator = EXTRA[name]
+    for example in operator.examples():
+        got = mutate_code(example.pre_mutation_code, operator(), example.occurrence)
+        assert got == example.post_mutation_code, (name, example)
+
+
+def test_sites_are_stable_and_selectable():
+    sites = generation.enumerate_sites(modules=["nfa", "compile"], operators=["NumberReplacer", "SwapArguments"])
+    assert sites == generation.enumerate_sites(modules=["compile", "nfa"], operators=["SwapArguments", "NumberReplacer"])
+    assert {s.module for s in sites} == {"nfa", "compile"} and {s.family for s in sites} == {"NumberReplacer", "SwapArguments"}
+    assert len({s.id for s in sites}) == len(sites)
+    with pytest.raises(ValueError, match="unknown module"):
+        generation.enumerate_sites(modules=["nope"])
+    with pytest.raises(ValueError, match="unknown operator"):
+        generation.enumerate_sites(operators=["SwapEverything"])
+
+
+def test_every_family_of_the_issue_has_sites():
+    families = {s.family for s in generation.enumerate_sites()}
+    for wanted in ("ReplaceBinaryOperator", "ReplaceComparisonOperator", "NumberReplacer", "AddNot",
+                   "RemoveStatement", "SwapArguments", "ReplaceReturnValue", "SliceBounds", "ChangeDtype"):
+        assert wanted in families, wanted
+
+
+def test_the_sample_is_seeded_and_holds_distinct_valid_programs():
+    sites = generation.enumerate_sites(modules=["schema", "sampling"])
+    first, dropped = generation.pick(sites, 10, seed=4)
+    again, _ = generation.pick(sites, 10, seed=4)
+    other, _ = generation.pick(sites, 10, seed=5)
+    assert [m.id for m in first] == [m.id for m in again] != [m.id for m in other]
+    assert len(first) == 10 and set(dropped) == set(generation.DROP_REASONS)
+    texts = set()
+    for m in first:
+        original = (REFERENCE_DIR / m.file).read_text(encoding="utf-8")
+        assert m.source != original and (m.file, m.source) not in texts
+        ast.parse(m.source)
+        texts.add((m.file, m.source))
+
+
+def test_annotation_only_mutants_are_dropped():
+    site = next(s for s in generation.enumerate_sites(modules=["ast"], operators=["ReplaceBinaryOperator_BitOr_Add"])
+                if (REFERENCE_DIR / "ast.py").read_text(encoding="utf-8").splitlines()[s.start[0] - 1].lstrip()
+                .startswith("def "))
+    assert generation.build(site) == (None, "annotation only")
+
+
+def test_a_generated_mutant_is_a_copy(tmp_path):
+    mutant = generation.pick(generation.enumerate_sites(modules=["dfa"]), 1, seed=0)[0][0]
+    package = materialize_generated(mutant, tmp_path)
+    assert (package / mutant.file).read_text(encoding="utf-8") == mutant.source
+    assert (REFERENCE_DIR / mutant.file).read_text(encoding="utf-8") != mutant.source
+
+
+# --- equivalence ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reference_facts():
+    return equivalence.fingerprint(reference)
+
+
+def test_the_fingerprint_of_a_clean_copy_equals_the_reference(reference_facts, tmp_path):
+    from harness.mutants.runner import NULL_MUTANT
+
+    clean = load(materialize(NULL_MUTANT, tmp_path))
+    assert equivalence.compare(reference_facts, equivalence.fingerprint(clean)) == []
+
+
+@pytest.mark.parametrize("mutant_id", ["s01", "s05", "s18", "s20", "s27"])
+def test_the_fingerprint_tells_a_catalogue_mutant_from_the_reference(mutant_id, reference_facts, tmp_path):
+    mutated = load(materialize(BY_ID[mutant_id], tmp_path))
+    assert equivalence.compare(reference_facts, equivalence.fingerprint(mutated)), mutant_id
+
+
+def test_a_message_only_change_is_equivalent_on_the_corpus(reference_facts, tmp_path):
+    from harness.mutants.catalogue import Edit, Mutant
+
+    message = Mutant("msg", "index", "only a message changes", (), (
+        Edit("constraint.py", 'raise ValueError(f"Constraint: token {token_id} is not allowed in state {self.state}")',
+             'raise ValueError(f"Constraint: token {token_id} refused")'),), lambda m: None)
+    mutated = load(materialize(message, tmp_path))
+    assert equivalence.compare(reference_facts, equivalence.fingerprint(mutated)) == []
+
+
+def test_the_digest_survives_a_process_boundary(reference_facts):
+    digest = equivalence.digest(reference_facts)
+    assert json.loads(json.dumps(digest)) == digest and equivalence.compare(digest, digest) == []
+
+
+# --- the committed triage ------------------------------------------------------------------------
+
+def test_every_triage_entry_still_names_its_mutant():
+    rows = triage.verdicts()
+    sites = {s.id: s for s in generation.enumerate_sites()}
+    for row in rows.values():
+        assert row.id in sites, f"{row.id}: no such site any more (stale entry)"
+        mutant, why = generation.build(sites[row.id])
+        assert mutant is not None, (row.id, why)
+        assert (mutant.before, mutant.after) == (row.before, row.after), f"{row.id}: stale entry"
+        assert triage.verdict(mutant) == row
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+def _fake(mutants):
+    outcomes = [(Outcome.KILLED, "default"), (Outcome.KILLED, "deep"), (Outcome.SURVIVED, ""),
+                (Outcome.EQUIVALENT, ""), (Outcome.KILLED, "load"), (Outcome.TIMEOUT, "default")]
+    return [MutantResult(m.id, *(lambda o: (o[0], (), ["test_x"] if o[0] is Outcome.KILLED else [],
+                                            {"test_x": "failed" if o[0] is Outcome.KILLED else "passed"}, 1.0, "", o[1]))
+                         (outcomes[i % len(outcomes)])) for i, m in enumerate(mutants)]
+
+
+def test_reports_of_generated_mutants():
+    mutants, _ = generation.pick(generation.enumerate_sites(modules=["parser", "index"]), 12, seed=2)
+    lookup = {m.id: m for m in mutants}
+    results = _fake(mutants)
+    jsonschema.validate(report.to_stryker(results, lookup), STRYKER_SCHEMA)
+    doc = json.loads(report.dumps(report.to_json(results, lookup)))
+    total = doc["kill_rates"]["total"]["all"]
+    assert (total["mutants"], total["equivalent"], total["default"], total["deep"], total["survived"]) == (12, 2, 6, 2, 2)
+    assert total["default_rate"] == round(6 / 10, 4) and total["deep_rate"] == round(8 / 10, 4)
+    assert sum(row["mutants"] for row in doc["kill_rates"]["module"].values()) == 12
+    text = report.rates_table(results, lookup)
+    assert "per reference module" in text and "per operator" in text
+    assert report.to_html(results, lookup).count("Kill rates") == 1
+
+
+# --- the machinery, end to end, on a small seeded sample (CI) ----------------------------------
+
+CI_SAMPLE = {"seed": 2, "n": 6}
+
+
+def _default_tier_only(mutant, root, timeout):
+    return run_generated(mutant, root, timeout, deep=False)
+
+
+def test_a_seeded_sample_runs_end_to_end():
+    # the default tier and the equivalence decision (~20 CPU seconds); the deep tier
+    # costs 13 CPU seconds a survivor, so it runs in the slow test below
+    sites = generation.enumerate_sites()
+    mutants, _ = generation.pick(sites, CI_SAMPLE["n"], CI_SAMPLE["seed"])
+    results = run_all(mutants, jobs=2, run=_default_tier_only)
+    _consistent(results)
+
+
+@pytest.mark.slow
+def test_a_seeded_sample_runs_end_to_end_with_the_deep_tier():
+    mutants, _ = generation.pick(generation.enumerate_sites(), 12, seed=7)
+    _consistent(run_all(mutants, jobs=2, run=run_generated))
+
+
+def _consistent(results):
+    assert not [r for r in results if r.outcome is Outcome.ERROR], [(r.id, r.detail) for r in results]
+    for r in results:
+        if r.outcome is Outcome.KILLED:
+            assert r.killed_by and r.tier in ("default", "deep", "load"), r
+        if r.outcome is Outcome.SURVIVED:
+            assert r.detail.startswith(("differs on", "equal on the corpus", "equivalence undecided")), r
