@@ -34,6 +34,7 @@ equal):
 | `annotations_accepted` | the annotations title, description, $comment, $schema, examples and default are accepted (the seed also allows refusing them with ValueError) |
 | `apply_mask_accepts_lists` | `apply_mask` accepts Python lists for logits and mask |
 | `apply_mask_errors_valueerror` | `apply_mask` raises ValueError for an all-False mask or a shape mismatch |
+| `array_without_items_refused` | an array schema without `items` raises ValueError |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
@@ -44,6 +45,7 @@ equal):
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
 | `next_state_refused_is_dead` | `next_state` returns DEAD for a special (None) or empty token |
+| `python_escapes_and_repeat_forms` | control escapes (`\a`, `\f`, `[\b]`), octal escapes and the repeat forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in both tiers) |
 | `refusal_changes_nothing` | a refused `advance` leaves `state`, `done` and `mask()` unchanged |
 | `repeat_cap` | a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only under --strict: an uncapped reading builds a billion states) |
 | `sample_after_eos_valueerror` | `constrained_sample` on a finished constraint raises ValueError |

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from harness.suite.explain import fail
-
+from harness.suite.inputs import make_constraint
+from harness.suite.tiers import decision
 
 ESCAPE_PATTERNS = (r"\a", r"\f", r"\n", r"\r", r"\t", r"\v", r"[\a\f]", r"[\n-\r]", r"[^\t\v]", r"\x07\x0b",
                    r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", r"\-", r"[\]\[]",
@@ -44,8 +45,8 @@ def check_escapes_mean_what_python_means(impl) -> None:
     probes = [bytes([b]) for b in range(256)] + [bytes([a, b]) for a in _PROBE_BYTES for b in _PROBE_BYTES]
     for pattern in ESCAPE_PATTERNS:
         oracle = re.compile(pattern.encode("ascii"))
-        dfa = impl.regex_to_dfa(pattern)
-        for data in probes:
+        dfa = _compiled_or_noted(impl, pattern)
+        for data in () if dfa is None else probes:
             want = oracle.fullmatch(data) is not None
             if bool(dfa.matches(data)) != want:
                 fail("an escape matches other bytes than in Python's re", pattern=pattern, data=data,
@@ -67,12 +68,29 @@ def check_repeat_forms_mean_what_python_means(impl) -> None:
 
     probes = [bytes(t) for n in range(7) for t in itertools.product(b"abc", repeat=n)]
     for pattern in REPEAT_FORMS:
-        oracle, dfa = re.compile(pattern.encode("ascii")), impl.regex_to_dfa(pattern)
-        for data in probes:
+        oracle, dfa = re.compile(pattern.encode("ascii")), _compiled_or_noted(impl, pattern)
+        for data in () if dfa is None else probes:
             want = oracle.fullmatch(data) is not None
             if bool(dfa.matches(data)) != want:
                 fail("a repeat form matches other strings than in Python's re", pattern=pattern, data=data,
                      expected=want, got=not want)
+
+
+# the seed lists \\d \\w \\s, classes, ., groups and {m,n}; these forms are Python's too: refusing
+# one is a contract decision (a note), accepting it with another meaning is wrong in both tiers
+SEED_LISTED = {r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", "[ab]{1,}", "a{2,2}"}
+
+
+def _compiled_or_noted(impl, pattern: str):
+    """``impl.regex_to_dfa(pattern)``, or None after noting a refusal of a form beyond the seed's list."""
+    if pattern in SEED_LISTED:
+        return impl.regex_to_dfa(pattern)
+    try:
+        return impl.regex_to_dfa(pattern)
+    except Exception as exc:  # noqa: BLE001 - refusing a form the seed does not list is a decision
+        decision("python_escapes_and_repeat_forms", False,
+                 f"regex_to_dfa({pattern!r}) raised {type(exc).__name__}: {str(exc)[:80]}")
+        return None
 
 
 def check_array_without_items_is_refused(impl) -> None:
@@ -88,9 +106,10 @@ def check_array_without_items_is_refused(impl) -> None:
             impl.json_schema_to_regex(schema)
         except ValueError:
             continue
-        except Exception as exc:  # noqa: BLE001 - any other error is the wrong answer
-            fail("a schema outside the subset must raise ValueError", schema=schema, got=type(exc).__name__)
-        fail("a schema outside the subset must raise ValueError", schema=schema, got="a regex")
+        except Exception as exc:  # noqa: BLE001 - another error class is a note, as every refusal's class
+            decision("array_without_items_refused", False, f"{schema} raised {type(exc).__name__}")
+            continue
+        decision("array_without_items_refused", False, f"{schema} gave a regex")
 
 
 def check_apply_mask_sparse(impl) -> None:
@@ -161,8 +180,9 @@ def check_greedy_with_repetition_penalty(impl) -> None:
         logits[_STATE0_ALLOWED] = values
         want = _penalized(logits, set(history) | set(prompt), penalty)
         token_want = _STATE0_ALLOWED[int(np.argmax(want[_STATE0_ALLOWED]))]
-        c = impl.Constraint(index)
-        token, logprob = impl.constrained_sample(logits, c, impl.SamplingParams(temperature=0.0, repetition_penalty=penalty),
+        c = make_constraint(impl, index)
+        params = impl.SamplingParams(temperature=0.0, repetition_penalty=penalty)
+        token, logprob = impl.constrained_sample(logits, c, params,
                                                  list(history), np.random.default_rng(0), prompt)
         logprob_want = _log_softmax_at(want, _STATE0_ALLOWED, token_want)
         if int(token) != token_want or not abs(float(logprob) - logprob_want) <= 1e-9:
@@ -175,7 +195,7 @@ def _draw(impl, logits, index, params, rng):
     """One ``constrained_sample`` from a fresh constraint in state 0; a ValueError there
     (the constraint refusing the drawn token) is the sampler drawing outside the mask."""
     try:
-        return impl.constrained_sample(logits, impl.Constraint(index), params, [], rng)
+        return impl.constrained_sample(logits, make_constraint(impl, index), params, [], rng)
     except ValueError as exc:
         fail("constrained_sample raised on an allowed-token draw (did it draw outside the mask?)",
              params=repr(params), error=str(exc))
@@ -246,6 +266,9 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
 # survivors, NotEq_Is.3, Mul_RShift.3, eight parser survivors and schema.RemoveStatement.22; found outside that
 # sample (same operators, every sampling.py site screened): SliceBounds.0, ChangeDtype.1,
 # Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
+# Survivor ids are sites of the reference as it is now (``generation.enumerate_sites``):
+# when the reference changes, renumber them by the changed line (``GeneratedMutant.before``
+# and ``after``), which is what the sample of seed 1 mutated.
 CHECKS: list[tuple] = [
     (check_greedy_with_repetition_penalty, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceComparisonOperator_Eq_GtE.5", "sampling.ReplaceComparisonOperator_Eq_Lt.5",
@@ -255,13 +278,20 @@ CHECKS: list[tuple] = [
      ("sampling.ReplaceComparisonOperator_NotEq_Is.3", "sampling.ReplaceBinaryOperator_Mul_RShift.3",
       "sampling.SliceBounds.0")),
     (check_apply_mask_sparse, "test_apply_mask", ("sampling.ChangeDtype.1",)),
-    (check_repeat_forms_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.72",)),
+    (check_repeat_forms_mean_what_python_means, "test_matches_python_re", ("parser.NumberReplacer.96",)),
     (check_array_without_items_is_refused, "test_json_schema_rejects_keywords_outside_the_subset",
-     ("schema.RemoveStatement.22",)),
+     ("schema.RemoveStatement.39",)),
     (check_escapes_mean_what_python_means, "test_matches_python_re",
-     ("parser.NumberReplacer.31", "parser.ReplaceTrueWithFalse.4", "parser.ReplaceBinaryOperator_LShift_RShift.7",
-      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.112", "parser.NumberReplacer.128",
-      "parser.NumberReplacer.139")),
+     ("parser.NumberReplacer.33", "parser.ReplaceTrueWithFalse.5", "parser.ReplaceBinaryOperator_LShift_RShift.7",
+      "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.142", "parser.NumberReplacer.158",
+      "parser.NumberReplacer.169")),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
 ]
+
+
+def run_for(test_name: str, impl) -> None:
+    """Every check of ``CHECKS`` that belongs to the catalogue test ``test_name``, in order."""
+    for check, test, _survivors in CHECKS:
+        if test == test_name:
+            check(impl)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
+from harness.suite import strength
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, first_difference, shortest_path
 from harness.suite.inputs import (
     EQUIVALENT_PAIRS,
@@ -167,6 +168,7 @@ def test_matches_python_re(impl):
                      expected=want, got=got, state=dfa.step(0, data))
             checked += 1
     assert checked > 1000, f"only {checked} strings were checked"
+    strength.run_for("test_matches_python_re", impl)
 
 
 # ---------------------------------------------------------------- test_every_state_is_live

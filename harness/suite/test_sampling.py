@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harness.suite import strength
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB, TOOL_SCHEMA, advanced, make_constraint
 from harness.suite.test_dfa import compile_ok
@@ -51,6 +52,7 @@ def test_apply_mask(impl):
         expect_refusal(lambda: impl.apply_mask(np.zeros(4), np.ones(shape, dtype=bool)),
                        "a mask whose shape differs from the logits is an error",
                        valueerror="apply_mask_errors_valueerror", shape=shape)
+    strength.run_for("test_apply_mask", impl)
 
 
 def _log_softmax_at(logits: np.ndarray, allowed: list[int], token: int) -> float:
@@ -94,6 +96,7 @@ def test_greedy_takes_the_best_allowed_token(impl):
     expect_refusal(lambda: impl.constrained_sample(np.zeros(15), done, greedy, [], np.random.default_rng(0)),
                    "constrained_sample after EOS must be refused (nothing may follow EOS)",
                    valueerror="sample_after_eos_valueerror")
+    strength.run_for("test_greedy_takes_the_best_allowed_token", impl)
 
 
 # ---------------------------------------------------------------- test_constrained_generation_parses

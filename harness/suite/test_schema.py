@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from harness.suite import strength
 from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
 from harness.suite.test_dfa import _raises, compile_ok
@@ -154,6 +155,7 @@ def test_json_schema_rejects_keywords_outside_the_subset(impl):
         else:
             expect_valueerror(key, lambda: impl.json_schema_to_regex(schema), "must be refused",
                               schema=json.dumps(schema))
+    strength.run_for("test_json_schema_rejects_keywords_outside_the_subset", impl)
 
 
 def _check_annotated(impl, annotated: dict, plain: dict, name: str) -> None:

@@ -75,6 +75,9 @@ for _key, _requires in (
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
      "accepted with Python's meaning"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
+    ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
+     "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
+     "both tiers)"),
     # masks and the constraint
     ("mask_out_of_range_valueerror", "`TokenIndex.mask` raises ValueError for a state out of range(n_states)"),
     ("next_state_out_of_range_valueerror", "`TokenIndex.next_state` raises ValueError for a state or token id "
@@ -95,6 +98,7 @@ for _key, _requires in (
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
     ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
     ("empty_enum_refused", "an empty `enum` raises ValueError"),
+    ("array_without_items_refused", "an array schema without `items` raises ValueError"),
     # token bytes
     ("byte_map_functions", "`bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map"),
     ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`)"),

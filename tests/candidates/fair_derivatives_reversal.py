@@ -19,6 +19,9 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 
 Its departures from the contract's decisions (``--strict``): bytes_pattern_typeerror,
 eos_next_state.
+
+Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
 """
 
 from __future__ import annotations

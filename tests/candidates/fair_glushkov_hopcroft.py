@@ -21,6 +21,9 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 
 Its departures from the contract's decisions (``--strict``): step_out_of_range_valueerror,
 mask_out_of_range_valueerror, next_state_out_of_range_valueerror, annotations_accepted.
+
+Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
 """
 
 from __future__ import annotations

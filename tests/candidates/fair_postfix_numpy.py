@@ -21,6 +21,9 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 
 Its departures from the contract's decisions (``--strict``): unsupported_syntax_valueerror,
 advance_refusal_valueerror, sample_after_eos_valueerror, type_list_refused.
+
+Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
 """
 
 from __future__ import annotations

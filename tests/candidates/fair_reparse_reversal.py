@@ -19,6 +19,9 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 
 Its departures from the contract's decisions (``--strict``): step_from_dead,
 next_state_refused_is_dead, mask_out_of_range_valueerror, empty_enum_refused.
+
+Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 - ``vocab_bytes`` reads specials through ``all_special_ids`` (transformers' name);
 - sampling (L8.1) written here: temperature, top-k, top-p, repetition penalty.
 
-It follows every contract decision, so ``--strict`` reports nothing for it.
+It follows every contract decision but one: three-digit and in-class octal escapes (``\\101``,
+``[\\4]``) are refused, which ``--strict`` reports as python_escapes_and_repeat_forms.
 """
 
 from __future__ import annotations
