@@ -182,5 +182,6 @@ def test_full_run_kills_every_mutant_by_an_expected_test():
     # about three minutes on two cores: in the default run, so CI proves 27/27 and 16/16
     # (L8.7's s01-s27, L10.9's l10_9:s01-s16)
     results = run_all(list(MUTANTS), jobs=2)
-    bad = [(r.id, r.outcome.value, r.killed_by, r.detail) for r in results if not (r.outcome is Outcome.KILLED and r.by_expected)]
+    bad = [(r.id, r.outcome.value, r.killed_by, r.detail)
+           for r in results if not (r.outcome is Outcome.KILLED and r.by_expected)]
     assert not bad, bad

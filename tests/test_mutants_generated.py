@@ -29,8 +29,10 @@ def test_our_operators_do_what_their_examples_say(name):
 
 def test_sites_are_stable_and_selectable():
     sites = generation.enumerate_sites(modules=["nfa", "compile"], operators=["NumberReplacer", "SwapArguments"])
-    assert sites == generation.enumerate_sites(modules=["compile", "nfa"], operators=["SwapArguments", "NumberReplacer"])
-    assert {s.module for s in sites} == {"nfa", "compile"} and {s.family for s in sites} == {"NumberReplacer", "SwapArguments"}
+    assert sites == generation.enumerate_sites(modules=["compile", "nfa"],
+                                               operators=["SwapArguments", "NumberReplacer"])
+    assert {s.module for s in sites} == {"nfa", "compile"}
+    assert {s.family for s in sites} == {"NumberReplacer", "SwapArguments"}
     assert len({s.id for s in sites}) == len(sites)
     with pytest.raises(ValueError, match="unknown module"):
         generation.enumerate_sites(modules=["nope"])
@@ -127,9 +129,13 @@ def test_every_triage_entry_still_names_its_mutant():
 def _fake(mutants):
     outcomes = [(Outcome.KILLED, "default"), (Outcome.KILLED, "deep"), (Outcome.SURVIVED, ""),
                 (Outcome.EQUIVALENT, ""), (Outcome.KILLED, "load"), (Outcome.TIMEOUT, "default")]
-    return [MutantResult(m.id, *(lambda o: (o[0], (), ["test_x"] if o[0] is Outcome.KILLED else [],
-                                            {"test_x": "failed" if o[0] is Outcome.KILLED else "passed"}, 1.0, "", o[1]))
-                         (outcomes[i % len(outcomes)])) for i, m in enumerate(mutants)]
+    results = []
+    for i, m in enumerate(mutants):
+        outcome, tier = outcomes[i % len(outcomes)]
+        killed = outcome is Outcome.KILLED
+        results.append(MutantResult(m.id, outcome, (), ["test_x"] if killed else [],
+                                    {"test_x": "failed" if killed else "passed"}, 1.0, "", tier))
+    return results
 
 
 def test_reports_of_generated_mutants():
@@ -139,7 +145,8 @@ def test_reports_of_generated_mutants():
     jsonschema.validate(report.to_stryker(results, lookup), STRYKER_SCHEMA)
     doc = json.loads(report.dumps(report.to_json(results, lookup)))
     total = doc["kill_rates"]["total"]["all"]
-    assert (total["mutants"], total["equivalent"], total["default"], total["deep"], total["survived"]) == (12, 2, 6, 2, 2)
+    counts = (total["mutants"], total["equivalent"], total["default"], total["deep"], total["survived"])
+    assert counts == (12, 2, 6, 2, 2)
     assert total["default_rate"] == round(6 / 10, 4) and total["deep_rate"] == round(8 / 10, 4)
     assert sum(row["mutants"] for row in doc["kill_rates"]["module"].values()) == 12
     text = report.rates_table(results, lookup)

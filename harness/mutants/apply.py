@@ -4,7 +4,8 @@
 tool-surface mutant, ``reference_dir``) to ``root/mutant_<id>/``
 (the package imports itself relatively, so the copy never touches the reference),
 applies the mutant's syntax anchors (``anchors.ANCHORS``: s01-s27) or else each
-``Edit`` (``old`` must occur exactly once), and returns the package directory, which any loader can import by path (``--impl root/mutant_<id>``).
+``Edit`` (``old`` must occur exactly once), and returns the package directory, which
+any loader can import by path (``--impl root/mutant_<id>``).
 ``materialize_generated(mutant, root)`` does the same for a generated mutant
 (``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
 ``load(path)`` imports it under its own name in this process.

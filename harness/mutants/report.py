@@ -127,7 +127,8 @@ def to_stryker(results: list[MutantResult], mutants=None) -> dict:
         name = edit.file if edit else f"{m.stage}.py"
         path = reference_dir(m) / name
         source = path.read_text(encoding="utf-8") if path.exists() else ""
-        entry = files.setdefault(f"oracles/{path.parent.name}/{name}", {"language": "python", "source": source, "mutants": []})
+        entry = files.setdefault(f"oracles/{path.parent.name}/{name}",
+                                 {"language": "python", "source": source, "mutants": []})
         location = _location(source, edit.old) if edit else {"start": {"line": 1, "column": 1},
                                                               "end": {"line": 1, "column": 1}}
         tests.update(r.tests)
@@ -242,9 +243,8 @@ def rates_table(results: list[MutantResult], mutants) -> str:
     for axis, title in (("module", "per reference module"), ("operator", "per operator"), ("total", "all")):
         lines += ["", title, head]
         for key, row in sorted(rates[axis].items()):
-            pct = lambda v: "-" if v is None else f"{100 * v:.1f}"
             lines.append(f"{key:<28}" + "".join(f"{row[c]:>11}" for c in RATE_COLUMNS)
-                         + f"{pct(row['default_rate']):>11}{pct(row['deep_rate']):>9}")
+                         + f"{_percent(row['default_rate']):>11}{_percent(row['deep_rate']):>9}")
     return "\n".join(lines[1:])
 
 
@@ -254,3 +254,7 @@ def write(path: str | Path, text: str) -> None:
 
 def dumps(obj: dict) -> str:
     return json.dumps(obj, indent=1, sort_keys=False) + "\n"
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.1f}"

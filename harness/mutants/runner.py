@@ -312,7 +312,8 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
         return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail="equivalent on the corpus")
     note = f"; by hand: {hand.reason}" if hand is not None else ""
-    return dataclasses.replace(result, detail=f"differs on {len(differs)} corpus key(s): {'; '.join(differs[:3])}{note}")
+    detail = f"differs on {len(differs)} corpus key(s): {'; '.join(differs[:3])}{note}"
+    return dataclasses.replace(result, detail=detail)
 
 
 def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: str, seconds: float) -> MutantResult:
