@@ -138,6 +138,32 @@ def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
 
 
 @confined
+def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
+    """CI's venv lies inside the checkout the sandbox hides: the suite still runs that
+    venv's interpreter (its packages: numpy, pytest), while the checkout's files stay
+    hidden (the venv's editable-install hook points at them and finds nothing)."""
+    from harness.gradetests.implementations import wheat
+    from harness.gradetests.suite_run import run_suite
+
+    suite = tmp_path / "interpreter"
+    suite.mkdir()
+    (suite / "test_interpreter.py").write_text(
+        "import importlib.util, os, sys\n\nimport numpy\n\n\n"
+        "def test_the_graders_interpreter():\n"
+        f"    assert sys.prefix == {sys.prefix!r}, sys.prefix\n"
+        f"    assert numpy.__version__ == {__import__('numpy').__version__!r}\n\n\n"
+        "def test_no_harness_file():\n"
+        f"    assert not os.path.exists({str(ROOT / 'harness')!r})\n"
+        f"    assert not os.path.exists({str(ROOT / 'oracles')!r})\n"
+        "    assert importlib.util.find_spec('harness') is None\n"
+        "    assert importlib.util.find_spec('oracles') is None\n")
+    result = run_suite(suite, wheat("reference"), timeout=60)
+    assert result.verdict == "completed", (result.verdict, result.detail, result.output)
+    assert result.outcomes == {"test_interpreter.py::test_the_graders_interpreter": "passed",
+                               "test_interpreter.py::test_no_harness_file": "passed"}, result.messages
+
+
+@confined
 def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
     result = graded("always_fails", wheats=("reference",), chaffs=("s10",))
     g = result.grade
@@ -229,12 +255,15 @@ def test_validity_flakiness_and_catches_follow_the_rules():
     assert nothing_valid.score == 0.0 and nothing_valid.caught == {}
 
 
-def test_without_bubblewrap_the_report_warns_that_nothing_is_hidden(harness_unchanged, monkeypatch):
-    """The fallback mode protects nothing from the suite: the header says so, and the
-    snooping suite's filesystem probe indeed finds the chaffs there."""
+@pytest.mark.parametrize("no_unshare", [False, True], ids=["unshare", "fallback"])
+def test_without_bubblewrap_the_report_warns_that_nothing_is_hidden(harness_unchanged, monkeypatch, no_unshare):
+    """Without bubblewrap (unshare, or the fallback) no file is hidden from the suite: the
+    header says so, and the snooping suite's filesystem probe indeed finds the chaffs there."""
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
+    if no_unshare:
+        monkeypatch.setenv("CONSTRAIN_HARNESS_NO_UNSHARE", "1")
     result = graded("snooping", wheats=("reference",), chaffs=("s01",))
-    assert result.mode == "fallback"
+    assert result.mode == "fallback" if no_unshare else result.mode in ("unshare", "fallback")
     assert "WARNING: no bubblewrap: the suite could read the implementations' files" in reports.table(result, "none")
     assert "test_snoop.py::test_filesystem" in {i.test for i in result.grade.invalid}
 

@@ -15,10 +15,15 @@ implementation's process, not the grader's); a read-only filesystem where ``/tmp
 grader's home, the checkout holding the harness and every wheat's folder are empty
 tmpfs (``secret_roots``), so no implementation's file is in its mount namespace; its own
 copy of the suite and of the shim; an allowlisted environment with nothing about the
-implementation; no network. Each run is a fresh process with a fresh private ``/tmp``
-and ``HOME``, so one run cannot hand anything to the next (the suite cannot record a
-wheat's answers and compare later). In the fallback mode (no bubblewrap) none of this
-holds: the report's header says so.
+implementation; no network. The suite runs the grader's own interpreter (``sys.executable``,
+so a venv's packages: pytest, numpy, hypothesis), whose prefixes and site folders
+(``confine.interpreter_paths``) are bound back read-only over the tmpfs, also when the venv
+lies inside the hidden checkout (CI's ``.venv``); an editable install's hook in that venv
+(``__editable__*.pth`` and its finder) points at the hidden checkout and so finds nothing.
+Each run is a fresh process with a fresh private ``/tmp`` and ``HOME``, so one run cannot
+hand anything to the next (the suite cannot record a wheat's answers and compare later).
+Without bubblewrap (``unshare``, which hides the processes only, or the fallback) no file
+is hidden: the report's header says so.
 
 Bounds: ``timeout`` seconds of wall clock per run (every call of the implementation
 included), ``MAX_REQUESTS`` frames from the suite per run, ``MAX_SUITE_BYTES`` of suite
@@ -188,7 +193,7 @@ def _spawn(scratch: Path, wall: Path, suite: Path, module: str, limits: confine.
     parent, child = socket.socketpair()
     code = (f"import sys; sys.path[:0] = [{str(wall)!r}]; from _gradewall.boot import main; "
             f"sys.exit(main({child.fileno()}, {module!r}, {str(suite)!r}))")
-    python = getattr(sys, "_base_executable", None) or sys.executable
+    python = sys.executable  # the venv's interpreter: pytest, numpy, hypothesis are in its site-packages
     try:
         proc = subprocess.Popen(plan.prefix + [python, "-I", "-B", "-c", code], env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(child.fileno(),),

@@ -205,7 +205,9 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
         argv += ["--unshare-user", "--disable-userns"]
     argv += ["--ro-bind", "/", "/", "--perms", "0755", "--tmpfs", "/root"]
     for path in sorted({*hidden} - {Path("/tmp"), Path("/root")}):
-        argv += ["--perms", "0700", "--tmpfs", str(path)]
+        # 0711: nobody can list the empty tmpfs, but can reach what is bound back inside it
+        # (the venv of a checkout hidden here: CI's .venv); 0700 would cut nobody off from it
+        argv += ["--perms", "0711", "--tmpfs", str(path)]
     argv += ["--perms", "01777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
     covered = [Path("/root"), Path("/tmp"), *hidden]
     made: set[Path] = set()
