@@ -305,7 +305,8 @@ class _Session:
         if r.verdict == "completed" and r.collect_errors:
             r.verdict, r.detail = "collection error", r.collect_errors[0][:500]
         elif r.verdict == "completed" and not r.collected:
-            r.verdict, r.detail = "no tests", f"pytest collected no test (exit {self.exit_code if code is None else code})"
+            exit_code = self.exit_code if code is None else code
+            r.verdict, r.detail = "no tests", f"pytest collected no test (exit {exit_code})"
         elif r.verdict == "completed" and self.exit_code is None:
             r.verdict, r.detail = "crashed", f"the suite's process ended before pytest finished (exit {code})"
 

@@ -78,6 +78,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
+ROOT_WRITES = " (root: it can write files, which are verified after the run)"
+
 def bwrap_path() -> str | None:
     if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP"):
         return None
@@ -110,7 +112,7 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     if unshare is not None:
         description = (f"unshare ({why}): PID, mount, IPC, UTS and network namespaces (the grader's processes "
                        f"and their environments are invisible, the candidate's process tree ends with it); "
-                       f"the grader's uid{' (root: it can write files, which are verified after the run)' if as_root else ''}"
+                       f"the grader's uid{ROOT_WRITES if as_root else ''}"
                        f"; new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
                        f"environment: {len(env)} allowlisted names")
         return Plan("unshare", unshare, env, _preexec(limits, nproc, True), description)
@@ -178,7 +180,8 @@ def interpreter_paths() -> list[Path]:
         value = sysconfig.get_paths().get(key)
         if value:
             paths.add(Path(value))
-    paths |= {Path(p) for p in sys.path if p and Path(p).is_dir() and Path(p).name in ("site-packages", "dist-packages")}
+    paths |= {Path(p) for p in sys.path
+              if p and Path(p).is_dir() and Path(p).name in ("site-packages", "dist-packages")}
     resolved = set()
     for path in paths:
         resolved |= {path, path.resolve()}
@@ -252,16 +255,26 @@ def _bwrap_works(bwrap: str, as_root: bool) -> bool:
 
 def _preexec(limits: Limits, nproc: int, fallback: bool):
     def apply() -> None:  # in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb << 20, limits.memory_mb << 20))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb << 20, limits.file_mb << 20))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
+        _lower(resource.RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20)
+        _lower(resource.RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20)
+        _lower(resource.RLIMIT_CORE, 0, 0)
+        _lower(resource.RLIMIT_NPROC, nproc, nproc)
         if fallback:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the grader
     return apply
+
+
+def _lower(which: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the one the grader itself runs under (e.g. the mutant
+    runner's CPU limit on its pytest child): a limit can only be lowered, e.g. a 900 s CPU
+    limit inside a 120 s one becomes 120 s."""
+    _, current = resource.getrlimit(which)
+    if current != resource.RLIM_INFINITY:
+        hard, soft = min(hard, current), min(soft, current)
+    resource.setrlimit(which, (soft, hard))
 
 
 def kill_marked(marker: str) -> int:
