@@ -157,7 +157,7 @@ def test_mutants_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkey
     from harness.mutants import report, runner
 
     monkeypatch.setattr(runner, "run_all", lambda mutants, **kw: [])
-    monkeypatch.setattr(report, "table", lambda results: "table")
+    monkeypatch.setattr(report, "table", lambda results, lookup=None: "table")
 
     def refuse(path, text):
         raise OSError(13, "Permission denied")

@@ -358,8 +358,9 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
 
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None,
-            run: Callable[..., MutantResult] = run_mutant) -> list[MutantResult]:
-    """Run every mutant (``run`` is ``run_mutant`` or ``run_generated``), ``jobs`` at a time."""
+            run: Callable[..., MutantResult] | None = None) -> list[MutantResult]:
+    """Run every mutant (``run`` is ``run_mutant``, the default, or ``run_generated``), ``jobs`` at a time."""
+    run = run or run_mutant
     from harness.sandbox import confine
 
     confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
