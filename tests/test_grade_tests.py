@@ -27,6 +27,7 @@ from harness.gradetests.grade import GradeOptions, grade
 from harness.gradetests.hints import hint
 from harness.gradetests.relay import Gate, public_names
 from harness.sandbox import channel, confine
+from tests.test_check_isolation import left_over
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ROOT / "tests" / "student_suites"
@@ -43,15 +44,6 @@ def tree_digest() -> str:
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
             digest.update(path.read_bytes() if path.is_file() and not path.is_symlink() else b"dir")
     return digest.hexdigest()
-
-
-def left_over(marker: str) -> list[int]:
-    deadline = time.monotonic() + 5
-    while True:
-        pids = confine.marked_processes(marker.encode())
-        if not pids or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.2)
 
 
 @pytest.fixture
