@@ -48,6 +48,7 @@ from pathlib import Path
 
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
+from harness.sandbox.client import kill_group
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable",
@@ -215,7 +216,7 @@ def _run_bounded(command: list[str], log, cwd: Path, wall: float) -> tuple[int |
     except subprocess.TimeoutExpired:
         return None, True
     finally:  # also ends what the run left behind in its session
-        _kill_group(proc)
+        kill_group(proc)
         with _RUNNING_LOCK:
             _RUNNING.discard(proc)
 
@@ -229,17 +230,6 @@ def stop_all_runs() -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover - the kernel reaps a SIGKILLed child
-        pass
 
 
 def _read_bounded(path: Path) -> str:

@@ -178,7 +178,7 @@ class Candidate:
                 proc.wait(timeout=2.0)  # the server exits when its channel closes
             except subprocess.TimeoutExpired:
                 pass
-            _kill_group(proc)
+            kill_group(proc)
             if self.plan is not None and not self.plan.mode.startswith("bubblewrap"):
                 confine.kill_marked(self.marker)  # belt and braces: a PID namespace already ended them
             self._output.join()
@@ -234,7 +234,7 @@ class Candidate:
     def _gone(self, kind: type, message: str) -> CandidateGone:
         proc = self._proc
         if proc is not None and kind is not CandidateCrashed:
-            _kill_group(proc)
+            kill_group(proc)
         code = _wait(proc)
         if kind is CandidateCrashed:
             message += f" ({_how(code)})"
@@ -343,11 +343,12 @@ def _wait(proc: subprocess.Popen | None) -> int | None:
     try:
         return proc.wait(timeout=5.0)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         return None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL ``proc``'s whole process group (it was started in a new session) and reap it."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
