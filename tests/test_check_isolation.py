@@ -21,7 +21,7 @@ from harness.check import CheckOptions, protected_roots, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
-from harness.sandbox import confine
+from harness.sandbox import Candidate, confine
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
@@ -114,6 +114,24 @@ def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged
     assert "nobody" in result.isolation or "user namespace" in result.isolation
     code, out, err = replay("attacks_files.py", "--file", "masks")
     assert code == ExitCode.OK, out + err
+
+
+@confined
+def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the_sandbox(copies_elsewhere, tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os\nfrom oracles.automaton import *  # noqa: F401,F403\n"
+                     "def seen(paths):\n    return [os.path.exists(p) for p in paths]\n"
+                     "def listing(path):\n    return sorted(os.listdir(path)) if os.path.isdir(path) else None\n")
+    planted = [str(decoy / "oracles" / "derivatives.py") for decoy in copies_elsewhere]
+    with Candidate(str(probe)) as cand:
+        assert cand.module.seen([*planted, *map(str, copies_elsewhere), "/usr/lib", "/etc/passwd"]) == \
+            [False] * 4 + [True, True]
+        # the checkout's folder holds only the way to what the sandbox binds: the harness, the interpreter
+        bound = [ROOT, *confine.interpreter_paths()]
+        ways = {p.relative_to(ROOT.parent).parts[0] for p in bound if ROOT.parent in p.parents}
+        assert set(cand.module.listing(str(ROOT.parent))) == ways
+        assert "harness" in cand.module.listing(str(ROOT))
+    assert all(os.path.exists(p) for p in planted), "the planted copies are the grader's: untouched"
 
 
 @confined

@@ -105,7 +105,8 @@ def _check_reports(result) -> None:
 
 
 @confined
-def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_unchanged):
+def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_unchanged, copies_elsewhere):
+    # copies_elsewhere: copies of the harness planted outside the checkout, which the suite's walk must not find
     result = graded("snooping", wheats=("reference",), chaffs=("s01", "s05"))
     g = result.grade
     assert len(g.tests) == 8 and g.invalid == [], [(i.test, i.message) for i in g.invalid]

@@ -11,9 +11,11 @@ It returns a ``RunResult``: per test ``passed``/``failed``/``error``/``skipped``
 that hangs costs its time once per wheat run, not once per chaff).
 
 What the student's process can see (bubblewrap mode): its own PID namespace (not the
-implementation's process, not the grader's); a read-only filesystem where ``/tmp``, the
-grader's home, the checkout holding the harness and every wheat's folder are empty
-tmpfs (``secret_roots``), so no implementation's file is in its mount namespace; its own
+implementation's process, not the grader's); a new root holding only the system's
+folders and the interpreter's, read-only (``confine.SYSTEM_ROOTS``: no checkout, home or
+other folder of the machine exists there; the checkout holding the harness and every
+wheat's folder, ``secret_roots``, are also empty tmpfs should one lie in a system
+folder), so no implementation's file is in its mount namespace; its own
 copy of the suite and of the shim; an allowlisted environment with nothing about the
 implementation; no network. The suite runs the grader's own interpreter (``sys.executable``,
 so a venv's packages: pytest, numpy, hypothesis), whose prefixes and site folders

@@ -5,14 +5,17 @@
 prints. The strongest mode this machine allows is chosen:
 
 - ``bubblewrap`` as root: ``bwrap`` (privileged) builds PID, mount, IPC, UTS, network
-  and cgroup namespaces; the whole filesystem read-only, ``/root`` (the grader's home)
-  replaced by an empty tmpfs with only the interpreter's and the harness's folders
-  bound back read-only, ``/tmp`` and the grader's temp folder private tmpfs, a fresh
-  ``/proc`` (the grader's processes and ``/proc/<pid>/environ`` are invisible) and
-  ``/dev``; then ``setpriv`` drops to ``nobody`` (uid/gid 65534, no groups, no
-  capabilities in any set, ``no_new_privs``), so the candidate can neither remount nor
-  write the harness. ``--die-with-parent`` and the PID namespace end every process the
-  candidate started (also after ``setsid``) when its server ends or the grader dies.
+  and cgroup namespaces; a new root holding only the system folders ``SYSTEM_ROOTS``
+  (``/usr``, ``/etc``, ``/lib``...), the interpreter's folders and the folders the caller
+  binds, all read-only (so no other checkout, home or data folder on the machine is in
+  the candidate's mount namespace: ``/work``, ``/home``, ``/srv``, ``/root`` are absent
+  but for the bound folders' parents); the grader's temp folder and any ``hidden`` folder
+  under a system folder an empty tmpfs; a private ``/tmp``, a fresh ``/proc`` (the
+  grader's processes and ``/proc/<pid>/environ`` are invisible) and ``/dev``; then
+  ``setpriv`` drops to ``nobody`` (uid/gid 65534, no groups, no capabilities in any set,
+  ``no_new_privs``), so the candidate can neither remount nor write the harness.
+  ``--die-with-parent`` and the PID namespace end every process the candidate started
+  (also after ``setsid``) when its server ends or the grader dies.
 - ``bubblewrap`` as an ordinary user: the same, in a user namespace (``bwrap
   --unshare-user --disable-userns``: the grader's uid mapped, no capabilities).
 - ``unshare`` (no ``bwrap``, or ``CONSTRAIN_HARNESS_NO_BWRAP=1``): util-linux ``unshare``
@@ -55,6 +58,10 @@ FIXED_ENV = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULT
              "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
              "RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 SANDBOX_HOME = "/tmp/home"  # inside bubblewrap: on the private /tmp tmpfs
+# What a bubblewrap sandbox's new root holds besides the interpreter and the bound folders:
+# the system's programs, libraries and configuration (read-only). Nothing else of the
+# machine's filesystem (other checkouts, homes, data) exists inside.
+SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 
 
 @dataclass(frozen=True)
@@ -101,9 +108,9 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
         who = f"user nobody ({NOBODY}), no capabilities, no_new_privs" if as_root else \
             "the grader's uid in a user namespace, no capabilities, no_new_privs"
         mode = "bubblewrap" if as_root else "bubblewrap (user namespace)"
-        description = (f"{mode}: {who}; PID, mount, IPC, UTS and network namespaces; read-only filesystem, "
-                       f"the grader's home and temp folders hidden, private HOME and /tmp; {rlimits}; "
-                       f"environment: {len(env)} allowlisted names")
+        description = (f"{mode}: {who}; PID, mount, IPC, UTS and network namespaces; a new root "
+                       f"with only the system folders, the interpreter and the bound folders (read-only), private "
+                       f"HOME and /tmp; {rlimits}; environment: {len(env)} allowlisted names")
         return Plan(mode, prefix, env, _preexec(limits, nproc, False), description)
     env.update(HOME=str(home), TMPDIR=str(home))
     why = "CONSTRAIN_HARNESS_NO_BWRAP is set" if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP") else \
@@ -206,18 +213,25 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
             "--unshare-net", "--unshare-cgroup-try"]
     if not as_root:
         argv += ["--unshare-user", "--disable-userns"]
-    argv += ["--ro-bind", "/", "/", "--perms", "0755", "--tmpfs", "/root"]
-    for path in sorted({*hidden} - {Path("/tmp"), Path("/root")}):
-        # 0711: nobody can list the empty tmpfs, but can reach what is bound back inside it
-        # (the venv of a checkout hidden here: CI's .venv); 0700 would cut nobody off from it
-        argv += ["--perms", "0711", "--tmpfs", str(path)]
+    systems = [root for root in SYSTEM_ROOTS if os.path.lexists(root)]
+    for root in systems:
+        if os.path.islink(root):  # /bin -> usr/bin on merged-/usr systems: the same link
+            argv += ["--symlink", os.readlink(root), root]
+        else:
+            argv += ["--ro-bind", root, root]
+    real = [Path(root) for root in systems if not os.path.islink(root)]
+    tmpfs = [Path("/tmp")]
+    for path in sorted({*hidden} - {Path("/tmp")}):
+        if _within(path, real):
+            # 0711: nobody can list the empty tmpfs, but can reach what is bound back inside it
+            argv += ["--perms", "0711", "--tmpfs", str(path)]
+            tmpfs.append(path)
     argv += ["--perms", "01777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
-    covered = [Path("/root"), Path("/tmp"), *hidden]
-    made: set[Path] = set()
+    made: set[Path] = {Path("/"), *tmpfs}
     pairs = {(p, p) if isinstance(p, Path) else (Path(p[0]), Path(p[1])) for p in [*binds, *interpreter_paths()]}
     for source, path in sorted(pairs, key=lambda pair: len(pair[1].parts)):
-        for parent in reversed(path.parents):  # folders bwrap would make 0700 inside a tmpfs
-            if parent not in made and any(parent != c and c in parent.parents for c in covered):
+        for parent in reversed(path.parents):  # bwrap would make missing parents 0700: nobody could pass
+            if parent not in made and (not _within(parent, real) or any(t in parent.parents for t in tmpfs)):
                 argv += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         argv += ["--ro-bind-try", str(source), str(path)]
@@ -228,6 +242,10 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
     else:
         argv += ["--"]
     return argv
+
+
+def _within(path: Path, roots: list[Path]) -> bool:
+    return any(root == path or root in path.parents for root in roots)
 
 
 _WORKS: dict = {}

@@ -79,15 +79,27 @@ def test_process_list():
     assert not revealing(seen), seen
 
 
+SYSTEM = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "sys", "dev", "boot"}
+
+
 def test_filesystem():
-    names = []
-    roots = ["/tmp", "/work", "/root", "/home", os.path.expanduser("~"), os.getcwd()]
+    """Every folder of the machine outside the system's own (other checkouts, homes, data),
+    walked breadth first: shallow copies are found before a budget runs out."""
+    roots = ["/tmp", os.path.expanduser("~"), os.getcwd(), *(f"/{n}" for n in os.listdir("/") if n not in SYSTEM)]
+    found = []
     for root in roots:
-        for folder, dirs, files in os.walk(root):
-            names += [os.path.join(folder, n) for n in dirs + files]
-            if len(names) > 200_000:
-                break
-    found = [n for n in names if revealing(n)]
+        level, budget = [root], 200_000
+        while level and budget > 0:
+            deeper = []
+            for folder in level:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                budget -= len(entries)
+                found += [e.path for e in entries if revealing(e.path)]
+                deeper += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+            level = deeper
     assert not found, found[:20]
 
 
