@@ -18,6 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from facts import hand as _hand
+from facts.tools import WEATHER_PARAMETERS
+
 # --------------------------------------------------------------------------- pitfalls
 
 PITFALLS: dict[str, str] = {
@@ -127,7 +130,7 @@ def special_ids(vocab: list[bytes | None], eos_id: int | None) -> list[int]:
 # --------------------------------------------------------------------------- constrain_golden
 
 CONSTRAIN_PATTERNS: list[Case] = [
-    _pattern("hand_example", "(cat|car|dog)s?",
+    _pattern("hand_example", _hand.HAND_PATTERN,
              ("l87:2", "l87:3", "l87:4", "l87:5", "port:s06", "port:s07", "port:s10")),
     # "a" and "x" are told apart only on the third refinement round
     _pattern("three_rounds", "abcd|xbce", ("port:s01", "l87:2")),
@@ -144,7 +147,7 @@ _STR = {"type": "string"}
 _BOOL = {"type": "boolean"}
 
 CONSTRAIN_SCHEMAS: list[Case] = [
-    _schema("tool_city", {"type": "object", "properties": {"city": _STR}, "required": ["city"]},
+    _schema("tool_city", WEATHER_PARAMETERS,  # 002 section 3's conformance tool
             ("port:s07", "l87:8")),
     _schema("two_optional", {"type": "object", "properties": {"x": _INT, "y": _INT}},
             ("port:s03", "l87:9")),
@@ -258,10 +261,10 @@ REFUSED_EXTRA_SCHEMAS: list[tuple[str, dict]] = [
 
 # --------------------------------------------------------------------------- sampling, no EOS
 
-SAMPLE_PATTERN = "ab?"
-SAMPLE_VOCAB: list[bytes | None] = [b"a", b"b", b"c", None]
-SAMPLE_EOS = 3
-SAMPLE_LOGITS = [0, 1, 5, 2]
+SAMPLE_PATTERN = _hand.SAMPLE_PATTERN  # "ab?"
+SAMPLE_VOCAB: list[bytes | None] = list(_hand.SAMPLE_VOCAB)  # [b"a", b"b", b"c", None]
+SAMPLE_EOS = _hand.SAMPLE_EOS  # 3
+SAMPLE_LOGITS = list(_hand.SAMPLE_LOGITS)  # [0, 1, 5, 2]
 """002 section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``, logits
 ``[0, 1, 5, 2]`` (integers: exact in f32 and f64), greedy. Expected by hand: ``a``
 (``c`` is larger but walks dead) with logprob ``ln 1 = 0``, then EOS (``2 > 1``) with
@@ -277,7 +280,7 @@ to work this chapter")."""
 # --------------------------------------------------------------------------- masks_golden
 
 MASKS_CASES: list[Case] = [
-    _pattern("hand_example", "(cat|car|dog)s?", ("l87:2", "l87:4", "l87:5")),
+    _pattern("hand_example", _hand.HAND_PATTERN, ("l87:2", "l87:4", "l87:5")),
     _pattern("dot_not_newline", "a.b|\\n", ("l87:1",)),
     _pattern("negated_over_all_bytes", "[^abc]+", ("l87:1",)),
     _pattern("word_has_underscore", "\\w+-\\d", ("l87:1",)),

@@ -20,10 +20,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-WEATHER_PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-FORECAST_PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
-                                                        "units": {"enum": ["c", "f"]}},
-                       "required": ["city", "days"]}
+from facts.tools import FORECAST_PARAMETERS, HAND_STREAM_PIECES, HAND_STREAM_REQUEST_ID, WEATHER_PARAMETERS
+
 CONFORMANCE_TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "description": "The current weather in a city",
                                       "parameters": WEATHER_PARAMETERS}},
@@ -226,9 +224,9 @@ class Stream:
     seed_states: str = "all"
 
 
-HAND = ('Sure.<tool_', 'call>{"name":"get_weather","argu', 'ments":{"city":"Pa', 'ris"}}</tool_call>')
+HAND = HAND_STREAM_PIECES  # 002 section 3's streamed call (facts.tools)
 STREAMS: list[Stream] = [
-    Stream("section3_hand_example", "parser_hand_example", "req7", HAND),
+    Stream("section3_hand_example", "parser_hand_example", HAND_STREAM_REQUEST_ID, HAND),
     Stream("a_less_than_b", "parser_holds_back_only_real_markup", "r", ("a<b",)),
     Stream("a_trailing_partial_opener", "parser_holds_back_only_real_markup", "r", ("a<tool",)),
     Stream("a_partial_opener_then_text", "parser_holds_back_only_real_markup", "r", ("x <tool_", "cal", "l me")),

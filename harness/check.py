@@ -59,8 +59,8 @@ from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # holds harness/, oracles/, strategies/, golden/
-PROTECTED_PACKAGES = ("harness", "oracles", "strategies", "golden")
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # holds facts/, harness/, oracles/, strategies/, golden/
+PROTECTED_PACKAGES = ("facts", "harness", "oracles", "strategies", "golden")
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 STARTUP_SECONDS = 60.0  # wall and CPU allowance for importing pytest, numpy and the candidate

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from facts.hand import HAND_ACCEPT, HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_TEXT, HAND_VOCAB, hand_trans
 from oracles import derivatives as D
 from oracles.derivatives import (
     DEAD,
@@ -63,17 +64,6 @@ BANK = [
     "(a*)+b", "(a|b)*a(a|b){2}", r"(\d{1,3}\.){3}\d{1,3}", r"a[^\x00-\xff]|b",
     r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?", r'"(?:[^"\\]|\\.)*"',
 ]
-
-HAND_EDGES = {  # the seed's section 3, read off its table: state -> {byte: target}
-    0: {"c": 1, "d": 2}, 1: {"a": 3}, 2: {"o": 4}, 3: {"r": 5, "t": 5},
-    4: {"g": 5}, 5: {"s": 6}, 6: {},
-}
-HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts",
-              b"x", b"<eos>", b""]
-HAND_MASKS = {  # the seed's section 3: text so far -> allowed ids (EOS is 13)
-    b"": [0, 4, 8, 9, 10], b"ca": [2, 3, 11], b"cat": [7, 13], b"cats": [13],
-}
-
 
 def alphabet_for(pattern: str) -> list[int]:
     """Bytes worth trying: the pattern's own characters and the class edges."""
@@ -125,25 +115,22 @@ def has_empty_class(pattern: str) -> bool:
 @pytest.mark.unit
 @pytest.mark.smoke
 def test_hand_example():
-    trans, accept = canonical_dfa("(cat|car|dog)s?")
+    trans, accept = canonical_dfa(HAND_PATTERN)
     assert trans.dtype == np.int32 and trans.shape == (7, 256)
-    assert accept.dtype == np.bool_ and accept.tolist() == [False] * 5 + [True, True]
-    for state, edges in HAND_EDGES.items():
-        expected = [DEAD] * 256
-        for ch, target in edges.items():
-            expected[ord(ch)] = target
+    assert accept.dtype == np.bool_ and accept.tolist() == list(HAND_ACCEPT)
+    for state, expected in enumerate(hand_trans().tolist()):  # the seed's table, DEAD elsewhere
         assert trans[state].tolist() == expected, f"state {state}"
 
 
 @pytest.mark.unit
 @pytest.mark.smoke
 def test_hand_example_masks():
-    for text, allowed in HAND_MASKS.items():
-        got = mask("(cat|car|dog)s?", HAND_VOCAB, 13, text)
+    for state, allowed in HAND_MASKS.items():  # the seed's table, reached by a text of its state
+        got = mask(HAND_PATTERN, HAND_VOCAB, HAND_EOS, HAND_TEXT[state])
         assert got.dtype == np.bool_ and got.shape == (15,)
-        assert np.flatnonzero(got).tolist() == allowed, text
+        assert np.flatnonzero(got).tolist() == sorted(allowed), HAND_TEXT[state]
     # a prefix that is not viable allows nothing, EOS included
-    assert not mask("(cat|car|dog)s?", HAND_VOCAB, 13, b"cx").any()
+    assert not mask(HAND_PATTERN, HAND_VOCAB, HAND_EOS, b"cx").any()
 
 
 # --- matching: re.fullmatch is the definition ----------------------------------------
@@ -557,7 +544,7 @@ def test_canonical_dfa_equals_the_reference(pattern):
 
 @pytest.mark.golden
 def test_tool_schema_tables_equal_the_reference():
-    from harness.bench.derivatives import TOOL_SCHEMA
+    from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA
     from oracles.automaton import json_schema_to_regex, regex_to_dfa
     pattern = json_schema_to_regex(TOOL_SCHEMA)
     trans, accept = canonical_dfa(pattern)
@@ -637,7 +624,7 @@ def test_reference_on_300_nested_groups_is_a_value_error_or_an_answer():
 def test_masks_along_the_benchmark_path_equal_the_reference_token_index():
     """Differential on the 123-token golden vocabulary: derivative masks at every
     prefix of the benchmark's 60-byte tool-schema document equal TokenIndex's."""
-    from harness.bench.compile import TOOL_SCHEMA
+    from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA
     from harness.bench.derivatives import PATH, vocabulary
     from oracles.automaton import TokenIndex, json_schema_to_regex, regex_to_dfa
     vocab, eos_id = vocabulary()

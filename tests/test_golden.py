@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 
 import harness
+from facts.hand import HAND_ACCEPT, HAND_N_STATES, hand_edge_triples
 from golden import build, cases, fileformat
 from golden.fileformat import FILES, GOLDEN_DIR, GoldenFormatError
 from golden.layout import render
@@ -504,10 +505,9 @@ def test_hand_example_is_the_seeds_section_3(docs):
     case = next(c for c in docs["constrain_golden"]["patterns"] if c["name"] == "hand_example")
     edges = {(s, bytes([lo]).decode(), t) for s, runs in enumerate(case["dfa"]["trans"])
              for lo, hi, t in runs for _ in [assert_single(lo, hi)]}
-    assert case["dfa"]["n_states"] == 7
-    assert [s for s, a in enumerate(case["dfa"]["accept"]) if a] == [5, 6]
-    assert edges == {(0, "c", 1), (0, "d", 2), (1, "a", 3), (2, "o", 4), (3, "r", 5), (3, "t", 5),
-                     (4, "g", 5), (5, "s", 6)}
+    assert case["dfa"]["n_states"] == HAND_N_STATES == 7
+    assert case["dfa"]["accept"] == list(HAND_ACCEPT)
+    assert edges == hand_edge_triples()
 
 
 def assert_single(lo: int, hi: int) -> None:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from facts.hand import HAND_ACCEPT, HAND_PATTERN, hand_trans
 from oracles.automaton import DEAD, DFA, regex_to_dfa
 from oracles.automaton.dfa import live_states
 from oracles.automaton.errors import (
@@ -22,24 +23,15 @@ from oracles.automaton.errors import (
 
 # --- the seed's section 3, by hand ---------------------------------------------------
 
-HAND_EDGES = {  # state -> {byte: target}, read off the seed's table
-    0: {"c": 1, "d": 2}, 1: {"a": 3}, 2: {"o": 4}, 3: {"r": 5, "t": 5},
-    4: {"g": 5}, 5: {"s": 6}, 6: {},
-}
-
-
 @pytest.mark.unit
 @pytest.mark.smoke
 def test_hand_example():
-    dfa = regex_to_dfa("(cat|car|dog)s?")
+    dfa = regex_to_dfa(HAND_PATTERN)
     assert dfa.n_states == 7
     assert dfa.trans.dtype == np.int32 and dfa.trans.shape == (7, 256)
-    assert dfa.accept.dtype == np.bool_ and dfa.accept.tolist() == [False] * 5 + [True, True]
-    for state, edges in HAND_EDGES.items():
-        expected = np.full(256, DEAD)
-        for ch, target in edges.items():
-            expected[ord(ch)] = target
-        assert dfa.trans[state].tolist() == expected.tolist(), f"state {state}"
+    assert dfa.accept.dtype == np.bool_ and dfa.accept.tolist() == list(HAND_ACCEPT)
+    for state, expected in enumerate(hand_trans().tolist()):  # the seed's table, DEAD elsewhere
+        assert dfa.trans[state].tolist() == expected, f"state {state}"
     assert dfa.step(0, b"ca") == 3
     assert dfa.step(0, b"cats") == 6
     assert dfa.step(0, b"cx") == DEAD and dfa.step(DEAD, b"a") == DEAD

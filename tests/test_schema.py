@@ -11,12 +11,12 @@ import json
 
 import pytest
 
+from facts.tools import FORECAST_PARAMETERS
 from oracles.automaton import json_schema_to_regex, regex_to_dfa
 from oracles.automaton.errors import SchemaError
 from oracles.stdlib import check_document
 
-TOOL = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
-                                         "units": {"enum": ["c", "f"]}}, "required": ["city", "days"]}
+TOOL = FORECAST_PARAMETERS  # the tool schema: city, days, units (facts.tools)
 BIG = {
     "type": "object",
     "properties": {

@@ -20,6 +20,9 @@ import regex
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from facts.hand import HAND_EOS, hand_accept, hand_trans, hand_vocab
+from facts.hand import HAND_MASKS as HAND_MASKS_OF_THE_SEED
+from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA
 from oracles import derivatives
 from oracles.automaton import DEAD, DFA, TokenIndex, regex_to_dfa
 from oracles.automaton import index as index_module
@@ -28,22 +31,13 @@ from strategies.patterns import patterns
 
 # --- the seed's section 3 ------------------------------------------------------------
 
-HAND_EDGES = {(0, "c"): 1, (0, "d"): 2, (1, "a"): 3, (2, "o"): 4, (3, "r"): 5, (3, "t"): 5,
-              (4, "g"): 5, (5, "s"): 6}
-HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
-              b"<eos>", b""]
-HAND_EOS = 13
-# the seed's masks table (states 0, 3, 5, 6), and states 1, 2, 4 read off the edges
-HAND_MASKS = {0: {0, 4, 8, 9, 10}, 1: {1}, 2: {5}, 3: {2, 3, 11}, 4: {6}, 5: {7, 13}, 6: {13}}
+# the seed's masks table (states 0, 3, 5, 6: facts.hand), and states 1, 2, 4 read off the edges
+HAND_MASKS = {**HAND_MASKS_OF_THE_SEED, 1: {1}, 2: {5}, 4: {6}}
+HAND_VOCAB = hand_vocab()
 
 
 def hand_dfa() -> DFA:
-    trans = np.full((7, 256), DEAD, np.int32)
-    for (state, char), target in HAND_EDGES.items():
-        trans[state, ord(char)] = target
-    accept = np.zeros(7, np.bool_)
-    accept[[5, 6]] = True
-    return DFA(trans, accept)
+    return DFA(hand_trans(), hand_accept())
 
 
 def brute_force(dfa: DFA, vocab, eos_id, state: int) -> tuple[list[bool], list[int]]:
@@ -365,12 +359,6 @@ def test_empty_and_special_only_vocabularies():
 
 
 # --- a real vocabulary -------------------------------------------------------------
-
-TOOL_SCHEMA = {"type": "object",
-               "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
-                              "units": {"enum": ["c", "f"]}},
-               "required": ["city", "days"]}
-
 
 class _BruteForceTable:
     """The definition over a large vocabulary: every token's bytes walked from a

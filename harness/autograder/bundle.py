@@ -40,7 +40,7 @@ __all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "PINNED"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 PINNED = ("numpy", "regex", "jsonschema", "hypothesis", "pytest")   # pyproject's core dependencies
-_SOURCE_PARTS = ("pyproject.toml", "README.md", "harness", "oracles", "strategies", "golden")
+_SOURCE_PARTS = ("pyproject.toml", "README.md", "facts", "harness", "oracles", "strategies", "golden")
 _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 
+from facts.hand import HAND_PATTERN
 from harness.bench.timing import Row, Timing, format_seconds, measure
 from harness.check import CheckOptions, run_check
 
@@ -32,10 +33,10 @@ def _channel(report, quick: bool) -> None:
     from harness.sandbox import Candidate, call_many
 
     vocab = [bytes([b]) for b in range(256)] + [None]
-    here = reference.TokenIndex(reference.regex_to_dfa("(cat|car|dog)s?"), vocab, 256)
+    here = reference.TokenIndex(reference.regex_to_dfa(HAND_PATTERN), vocab, 256)
     with Candidate(None) as candidate:
         impl = candidate.module
-        there = impl.TokenIndex(impl.regex_to_dfa("(cat|car|dog)s?"), vocab, 256)
+        there = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), vocab, 256)
         args = [(0, t % 257) for t in range(CALLS)]
         repeat = 3 if quick else 7
         rows = [("one call at a time", lambda: [there.next_state(*a) for a in args]),

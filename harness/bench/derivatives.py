@@ -3,7 +3,7 @@
 Subjects (issue 4's performance targets; the golden generator depends on both):
 
 - ``derivatives dfa tool schema``: ``canonical_dfa`` of the tool schema's regex
-  (``harness.bench.compile.TOOL_SCHEMA``) and of a larger tool-call schema; target
+  (``facts.tools.FORECAST_PARAMETERS``) and of a larger tool-call schema; target
   <= 2 s median. Peer: the reference ``regex_to_dfa`` on the same regex.
 - ``derivatives masks path``: the masks of the golden files' 123-token vocabulary
   at each of the 61 prefixes of a 60-byte document of the tool schema; target <= 1 s
@@ -23,7 +23,7 @@ import statistics
 import time
 from typing import Callable
 
-from harness.bench.compile import TOOL_SCHEMA
+from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA
 from harness.bench.timing import Row, Timing
 from oracles import derivatives
 

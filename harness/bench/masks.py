@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from harness.bench.compile import TOOL_SCHEMA  # the tool schema: one definition
+from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA  # the tool schema: one definition
 from harness.bench.timing import Row, Timing
 from oracles.automaton import (
     Constraint,

@@ -36,17 +36,18 @@ import statistics
 import tempfile
 import time
 
+from facts.hand import HAND_PATTERN
+from facts.tools import FORECAST_PARAMETERS
 from harness.bench.timing import Row, Timing, measure
 
 REGEXES = {
-    "seed regex": "(cat|car|dog)s?",
+    "seed regex": HAND_PATTERN,
     "email regex": "[a-z0-9._]+@[a-z0-9]+\\.(com|org|net)",
     "date regex": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?",
 }
-TOOL_SCHEMA = {"type": "object",
-               "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
-                              "units": {"enum": ["c", "f"]}, "notes": {"type": "string"}},
-               "required": ["city", "days"]}
+# the tool schema of issue 2 (facts.tools) with a long free-text member, for a long generation
+TOOL_SCHEMA = {**FORECAST_PARAMETERS,
+               "properties": {**FORECAST_PARAMETERS["properties"], "notes": {"type": "string"}}}
 LIST_SCHEMA = {"type": "object",
                "properties": {"ids": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 8},
                               "name": {"type": "string"}, "score": {"type": "number"},
@@ -93,9 +94,9 @@ def _compile_group(report, peers, repeat: int) -> None:
             ours = "ours schema->dfa"
             report.add(Row(bench, ours, measure(lambda: regex_to_dfa(json_schema_to_regex(spec)), repeat=repeat)))
         if "interegular" in peers:
-            ig = peers["interegular"]
-            fn = lambda: ig.parse_pattern(pattern).to_fsm().reduce()  # noqa: E731
-            report.add(Row(bench, "interegular", measure(fn, repeat=max(3, repeat // 3)),
+            from harness.peers.interegular_peer import compile_fsm
+
+            report.add(Row(bench, "interegular", measure(lambda: compile_fsm(pattern), repeat=max(3, repeat // 3)),
                            peer_of="ours regex_to_dfa", target="ours/peer <= 0.33", note="same regex"))
         if "outlines-core" in peers:
             report.add(Row(bench, "outlines-core Index", measure(_outlines_compile(kind, spec), repeat=repeat),

@@ -36,12 +36,13 @@ from typing import Callable
 
 import jsonschema
 
+from facts.tools import WEATHER_PARAMETERS
 from harness.conform.exchange import Exchange, describe_request
 from harness.conform.verdict import Failure, excerpt
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "The current weather in a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    "parameters": WEATHER_PARAMETERS}}  # 002 section 3's conformance tool
 CLOCK = {"type": "function", "function": {
     "name": "get_time", "description": "The current time in a time zone.",
     "parameters": {"type": "object", "properties": {"zone": {"type": "string", "enum": ["UTC", "CET", "JST"]}},

@@ -24,6 +24,7 @@ import dataclasses
 import json
 from typing import Any
 
+from facts.hand import HAND_PATTERN
 from harness.peers.base import Source
 from harness.peers.vocabularies import seed_vocabulary
 
@@ -77,7 +78,7 @@ def mask_cases(source: Source, vocab, eos_id, prefixes, origin="fixed") -> list[
 
 # -- fixed cases ----------------------------------------------------------------------
 
-SEED_PATTERN = "(cat|car|dog)s?"
+SEED_PATTERN = HAND_PATTERN  # the seed's section 3 (facts.hand)
 
 # (pattern, documents): what each probes is in the comment.
 FIXED_REGEX: list[tuple[str, list[bytes]]] = [

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 
+from facts.hand import HAND_EOS, hand_vocab
+
 TIKTOKEN_NAMES = ("cl100k_base", "o200k_base")
 
 
@@ -38,6 +40,5 @@ def tiktoken_vocabulary(name: str) -> tuple[tuple[bytes | None, ...], int]:
 
 
 def seed_vocabulary() -> tuple[list[bytes | None], int]:
-    toks = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x",
-            None, b""]
-    return toks, 13
+    """(vocab, EOS id) of the seed's section 3 (``facts.hand``), the list fresh."""
+    return hand_vocab(), HAND_EOS

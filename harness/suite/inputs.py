@@ -16,29 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from facts import hand as _hand
+from facts.hand import HAND_EOS, HAND_MASKS, HAND_PATTERN  # noqa: F401 (the catalogue's names)
 from harness.suite.explain import fail
 from harness.suite.tiers import record
 
 # ---------------------------------------------------------------- the seed's section 3
 
-HAND_PATTERN = "(cat|car|dog)s?"
-# state -> {byte: next state}; accepting states 5 and 6 (the seed's table, verbatim)
-HAND_EDGES = {0: {b"c": 1, b"d": 2}, 1: {b"a": 3}, 2: {b"o": 4}, 3: {b"r": 5, b"t": 5},
-              4: {b"g": 5}, 5: {b"s": 6}, 6: {}}
-HAND_ACCEPT = [False, False, False, False, False, True, True]
+# pattern, table, vocabulary and mask table: facts.hand (written once); the shapes used here
+HAND_ACCEPT = list(_hand.HAND_ACCEPT)  # a list: compared with an implementation's accept.tolist()
 # ids 0..14: c a t r d o g s ca cat dog ts x <eos> ""; EOS is 13 (a special: no bytes)
-HAND_VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
-HAND_EOS = 13
-HAND_MASKS = {0: {0, 4, 8, 9, 10}, 3: {2, 3, 11}, 5: {7, 13}, 6: {13}}  # the seed's mask table
-
-
-def hand_trans() -> np.ndarray:
-    """The seed's hand table as an int32 [7, 256] array (DEAD = -1 elsewhere)."""
-    trans = np.full((7, 256), -1, dtype=np.int32)
-    for state, edges in HAND_EDGES.items():
-        for byte, target in edges.items():
-            trans[state, byte[0]] = target
-    return trans
+HAND_VOCAB = _hand.hand_vocab()
+hand_trans = _hand.hand_trans  # the seed's hand table as an int32 [7, 256] array (DEAD = -1 elsewhere)
 
 
 # ---------------------------------------------------------------- patterns

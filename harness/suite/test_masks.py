@@ -16,6 +16,7 @@ from harness.sandbox import call_many
 from harness.suite import golden_replay
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
+    HAND_ACCEPT,
     HAND_EOS,
     HAND_MASKS,
     HAND_PATTERN,
@@ -69,7 +70,7 @@ def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[n
 def test_hand_example_masks(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
     index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
-    want_masks, want_ends = brute_force(hand_trans(), np.array([False] * 5 + [True] * 2), HAND_VOCAB, HAND_EOS)
+    want_masks, want_ends = brute_force(hand_trans(), np.array(HAND_ACCEPT), HAND_VOCAB, HAND_EOS)
     for state, allowed in HAND_MASKS.items():  # the seed's table, then the definition for 1, 2, 4
         assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
     for state in range(7):
