@@ -235,38 +235,88 @@ def check_masks(report, impl, cache, cases: list[dict], vocab_record: dict, chec
             report.fail(check, where, f"building the TokenIndex raised {_describe(exc)}")
             continue
         for path in case["paths"]:
-            _replay_path(report, impl, index, path, vocab_record, check, f"{where} path {path['seed']}")
+            _replay_path(report, impl, index, path, vocab, vocab_record, check, f"{where} path {path['seed']}")
 
 
-def _replay_path(report, impl, index, path: dict, vocab_record: dict, check: str, where: str) -> None:
+@dataclass(frozen=True)
+class PathStep:
+    """One recorded step of a golden path beside what the candidate answered there.
+
+    ``number`` counts from 0 (before the first token); ``text`` is the bytes of the
+    tokens taken so far (EOS adds none); ``allowed``/``complete`` are the file's,
+    ``got``/``got_complete`` the candidate's ``mask()`` ids and ``is_complete()``;
+    ``after_eos``: the token taken just before this step was EOS."""
+
+    number: int
+    text: bytes
+    allowed: list[int]
+    complete: bool
+    got: list[int]
+    got_complete: bool
+    after_eos: bool
+
+
+class StepRaised(Exception):
+    """The candidate raised during a path walk, at step ``number``: ``call`` names what
+    was called (e.g. ``advance(7)``); the candidate's own exception is ``error`` (and
+    ``__cause__``)."""
+
+    def __init__(self, number: int, call: str, error: BaseException):
+        super().__init__(f"{call} raised {_describe(error)}")
+        self.number, self.call, self.error = number, call, error
+
+
+def walk_path(constraint, path: dict, vocab: list[bytes | None], eos_id: int | None):
+    """Replay one recorded path (masks_golden's or constrain_golden's) through a
+    candidate's ``constraint``: before each recorded token and after the last, read
+    ``mask()`` and ``is_complete()`` and yield a ``PathStep``; when the caller asks for
+    the next step, ``advance`` by the recorded token. The one walk both the golden
+    replay (``check_masks``) and the catalogue (``harness.suite.golden_replay``) use;
+    each judges the steps its own way. A candidate's exception comes out as
+    ``StepRaised``; stop iterating to stop the walk (e.g. at the first difference).
+
+    Example: the hand example's path ``[9, 7, EOS]`` yields steps 0..3 with texts
+    ``b""``, ``b"cat"``, ``b"cats"``, ``b"cats"`` (the last one ``after_eos``)."""
+    tokens, text = path["tokens"], b""
+    for number, (allowed, complete) in enumerate(zip(path["allowed"], path["complete"])):
+        try:
+            got = np.flatnonzero(np.asarray(constraint.mask(), dtype=bool)).tolist()
+            got_complete = bool(constraint.is_complete())
+        except Exception as exc:  # noqa: BLE001 - a candidate's failure is a finding
+            raise StepRaised(number, "mask()/is_complete()", exc) from exc
+        after_eos = number > 0 and tokens[number - 1] == eos_id
+        yield PathStep(number, text, allowed, complete, got, got_complete, after_eos)
+        if number == len(tokens):
+            return
+        token = tokens[number]
+        try:
+            constraint.advance(token)
+        except Exception as exc:  # noqa: BLE001
+            raise StepRaised(number, f"advance({token})", exc) from exc
+        if token != eos_id:
+            text += vocab[token] or b""  # a special taken (a corrupt file) adds nothing
+
+
+def _replay_path(report, impl, index, path: dict, vocab, vocab_record: dict, check: str, where: str) -> None:
     try:
         constraint = impl.Constraint(index)
     except Exception as exc:  # noqa: BLE001
         report.fail(check, where, f"Constraint(index) raised {_describe(exc)}")
         return
-    tokens = path["tokens"]
-    for step, (allowed, complete) in enumerate(zip(path["allowed"], path["complete"])):
-        at = f"{where} step {step}"
-        try:
-            got = np.flatnonzero(np.asarray(constraint.mask(), dtype=bool)).tolist()
-            got_complete = bool(constraint.is_complete())
-        except Exception as exc:  # noqa: BLE001
-            report.fail(check, at, f"mask()/is_complete() raised {_describe(exc)}")
-            return
-        _check_rules(report, impl, index, constraint, got, got_complete, vocab_record, at)
-        if got != allowed or got_complete != complete:
-            extra, missing = sorted(set(got) - set(allowed)), sorted(set(allowed) - set(got))
-            report.fail(check, at, f"allowed ids: extra {extra[:12]}, missing {missing[:12]}; "
-                                   f"complete {got_complete}, expected {complete}")
-            return  # the states drift from here on
-        report.passed(check)
-        if step == len(tokens):
-            break
-        try:
-            constraint.advance(tokens[step])
-        except Exception as exc:  # noqa: BLE001
-            report.fail(check, at, f"advance({tokens[step]}) raised {_describe(exc)}")
-            return
+    try:
+        for step in walk_path(constraint, path, vocab, vocab_record["eos_id"]):
+            at = f"{where} step {step.number}"
+            _check_rules(report, impl, index, constraint, step.got, step.got_complete, vocab_record, at)
+            if step.got != step.allowed or step.got_complete != step.complete:
+                extra = sorted(set(step.got) - set(step.allowed))
+                missing = sorted(set(step.allowed) - set(step.got))
+                report.fail(check, at, f"allowed ids: extra {extra[:12]}, missing {missing[:12]}; "
+                                       f"complete {step.got_complete}, expected {step.complete}")
+                return  # the states drift from here on
+            report.passed(check)
+    except StepRaised as exc:
+        report.fail(check, f"{where} step {exc.number}", str(exc))
+        return
     if path["ended"] == "eos" and not getattr(constraint, "done", False):
         report.fail(check, where, "Constraint.done is not set after EOS")
 

@@ -10,8 +10,9 @@ in the language).
 ``read_golden(path)`` runs in the plugin *before* the candidate is imported, so a
 candidate that rewrites the file cannot change what is replayed; it never raises: a
 missing or malformed file is recorded and the test fails loudly with that message.
-``replay(impl, golden)`` walks every path through the candidate's ``Constraint`` and
-fails with the case, the path so far, the state, the token and expected against got.
+``replay(impl, golden)`` walks every path through the candidate's ``Constraint`` with
+``golden.replay.walk_path`` (the one masks-golden walk; ``golden replay`` uses it too)
+and fails with the case, the path so far, the state, the token and expected against got.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import numpy as np
-
+from golden.replay import StepRaised, walk_path
 from harness.suite.explain import compile_or_note, fail
 from harness.suite.inputs import make_constraint
 from harness.suite.tiers import decision
@@ -72,35 +72,40 @@ def replay(impl, golden: dict) -> int:
 
 
 def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
+    """One path through ``golden.replay.walk_path`` (the one masks-golden walk), judged
+    the catalogue's way: a difference fails; after EOS, the mask and ``is_complete()``
+    are the contract's decisions (the seed is silent there); a candidate's exception
+    propagates as the candidate raised it."""
     constraint = make_constraint(impl, index)
     text = b""
-    for step, want_allowed in enumerate(path["allowed"]):
-        facts = dict(case=case["name"], pattern=case["pattern"], seed=path["seed"], step=step, path=text,
-                     state=int(constraint.state))
-        got = np.flatnonzero(np.asarray(constraint.mask())).tolist()
-        if step and path["tokens"][step - 1] == eos_id:  # after EOS: the seed says nothing may follow
-            decision("mask_after_eos_empty", got == sorted(want_allowed),
-                     f"golden case {case['name']}: mask() after EOS allows {got[:8]}")
-        elif got != sorted(want_allowed):
-            extra = sorted(set(got) - set(want_allowed))
-            missing = sorted(set(want_allowed) - set(got))
-            token = (extra or missing)[0]
-            fail("a mask differs from the golden file (derivative oracle)", **facts,
-                 token=(token, vocab[token]), expected=token in want_allowed, got=token in got,
-                 wrongly_allowed=extra[:10], wrongly_refused=missing[:10])
-        want_complete = path["complete"][step]
-        if step and path["tokens"][step - 1] == eos_id:
-            decision("eos_keeps_state", bool(constraint.is_complete()) == want_complete,
-                     f"golden case {case['name']}: is_complete() after EOS is {bool(constraint.is_complete())}")
-        elif bool(constraint.is_complete()) != want_complete:
-            fail("is_complete() differs from the golden file", **facts, expected=want_complete,
-                 got=bool(constraint.is_complete()))
-        if step < len(path["tokens"]):
-            token = path["tokens"][step]
-            constraint.advance(token)
-            if token != eos_id:
-                text += vocab[token]
+    try:
+        for step in walk_path(constraint, path, vocab, eos_id):
+            _judge_step(case, path, step, vocab, int(constraint.state))
+            text = step.text
+    except StepRaised as exc:
+        raise exc.error from None
     if text.hex() != path["text_hex"]:
         fail("the golden path's tokens do not spell its text (a corrupt golden file)", case=case["name"],
              expected=path["text_hex"], got=text.hex())
     return len(path["allowed"])
+
+
+def _judge_step(case: dict, path: dict, step, vocab, state: int) -> None:
+    facts = dict(case=case["name"], pattern=case["pattern"], seed=path["seed"], step=step.number, path=step.text,
+                 state=state)
+    want_allowed = sorted(step.allowed)
+    if step.after_eos:  # after EOS: the seed says nothing may follow
+        decision("mask_after_eos_empty", step.got == want_allowed,
+                 f"golden case {case['name']}: mask() after EOS allows {step.got[:8]}")
+    elif step.got != want_allowed:
+        extra = sorted(set(step.got) - set(step.allowed))
+        missing = sorted(set(step.allowed) - set(step.got))
+        token = (extra or missing)[0]
+        fail("a mask differs from the golden file (derivative oracle)", **facts,
+             token=(token, vocab[token]), expected=token in step.allowed, got=token in step.got,
+             wrongly_allowed=extra[:10], wrongly_refused=missing[:10])
+    if step.after_eos:
+        decision("eos_keeps_state", step.got_complete == step.complete,
+                 f"golden case {case['name']}: is_complete() after EOS is {step.got_complete}")
+    elif step.got_complete != step.complete:
+        fail("is_complete() differs from the golden file", **facts, expected=step.complete, got=step.got_complete)
