@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 
 from facts import hand as _hand
+from facts.constructs import regex_refusals, schema_refusals
 from facts.tools import WEATHER_PARAMETERS
 
 # --------------------------------------------------------------------------- pitfalls
@@ -204,60 +205,22 @@ DUMPS_TEXTS: list[tuple[str, str]] = [
 ]
 assert len(DUMPS_TEXTS) == 19
 
-REFUSED_PATTERNS: list[tuple[str, str]] = [
-    # exactly the 15 of the port's subset_errors_are_refused (002 section 4), one or more
-    # per category of L8.7's test_unsupported_syntax_raises (000 section 4)
-    ("^a", "anchor"),
-    ("a$", "anchor"),
-    ("\\bword", "anchor"),
-    ("(a)\\1", "backreference"),
-    ("a(?=b)", "lookahead"),
-    ("(?<!a)b", "lookbehind"),
-    ("a*?", "lazy quantifier"),
-    ("a{1,2}?", "lazy quantifier"),
-    ("(?i)a", "inline flag"),
-    ("\u00e9", "non-ASCII character"),
-    ("a{3,2}", "bad repeat bounds"),
-    ("*a", "nothing to repeat"),
-    ("(ab", "unbalanced group"),
-    ("[^\\x00-\\xff]", "empty language"),
-    ("a[^\\d\\D]b|[^\\s\\S]", "empty language"),
-]
+# the refusals are facts.constructs' rows on the port's lists, in table order
+REFUSED_PATTERNS: list[tuple[str, str]] = [(r.pattern, r.construct) for r in regex_refusals("port")]
+"""Exactly the 15 of the port's subset_errors_are_refused (002 section 4), one or more per
+category of L8.7's test_unsupported_syntax_raises (000 section 4)."""
 assert len(REFUSED_PATTERNS) == 15
 
-REFUSED_SCHEMAS: list[tuple[str, dict]] = [
-    # exactly the 11 of the port's subset_errors_are_refused: the keywords 000 section 2.5
-    # names (pattern, minLength, $ref, additionalProperties: true), unknown required
-    # names, unknown types, and the subset's other edges
-    ("pattern", {"type": "string", "pattern": "^a"}),
-    ("min_length", {"type": "string", "minLength": 1}),
-    ("ref", {"$ref": "#/$defs/a", "$defs": {"a": _INT}}),
-    ("additional_properties_true", {"type": "object", "properties": {"a": _INT}, "additionalProperties": True}),
-    ("unknown_required", {"type": "object", "properties": {"a": _INT}, "required": ["b"]}),
-    ("unknown_type", {"type": "date"}),
-    ("type_list", {"type": ["string", "null"]}),
-    ("empty_enum", {"enum": []}),
-    ("nested_format", {"type": "object", "properties": {"a": {"type": "string", "format": "email"}}}),
-    ("min_over_max", {"type": "array", "items": _INT, "minItems": 3, "maxItems": 2}),
-    ("all_of", {"allOf": [_INT, {"type": "number"}]}),
-]
+REFUSED_SCHEMAS: list[tuple[str, dict]] = [(r.name, r.schema) for r in schema_refusals("port")]
+"""Exactly the 11 of the port's subset_errors_are_refused: the keywords 000 section 2.5
+names (pattern, minLength, $ref, additionalProperties: true), unknown required names,
+unknown types, and the subset's other edges."""
 assert len(REFUSED_SCHEMAS) == 11
 
-REFUSED_EXTRA_PATTERNS: list[tuple[str, str]] = [
-    # refused by the same contract, beyond the port test's 15 (``refused_extra``)
-    ("\\Aa", "anchor"),
-    ("a\\Z", "anchor"),
-    ("a++", "possessive quantifier"),
-    ("(?P<n>a)", "named group"),
-    ("(?#note)a", "comment"),
-    ("[a-", "unclosed class"),
-]
+REFUSED_EXTRA_PATTERNS: list[tuple[str, str]] = [(r.pattern, r.construct) for r in regex_refusals("port extra")]
+"""Refused by the same contract, beyond the port test's 15 (``refused_extra``)."""
 
-REFUSED_EXTRA_SCHEMAS: list[tuple[str, dict]] = [
-    ("max_length", {"type": "string", "maxLength": 3}),
-    ("minimum", {"type": "integer", "minimum": 0}),
-    ("unique_items", {"type": "array", "items": _STR, "uniqueItems": True}),
-]
+REFUSED_EXTRA_SCHEMAS: list[tuple[str, dict]] = [(r.name, r.schema) for r in schema_refusals("port extra")]
 
 # --------------------------------------------------------------------------- sampling, no EOS
 

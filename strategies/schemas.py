@@ -40,12 +40,13 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from facts.constructs import SCHEMA_ANNOTATIONS, SCHEMA_KEYWORDS
+
 __all__ = ["MUTATIONS", "documents", "dumps", "schemas", "tricky_values"]
 
 MUTATIONS = ("missing_key", "swapped_order", "wrong_type", "bound", "trailing_comma", "space")
 SCALAR_TYPES = ("string", "integer", "number", "boolean", "null")
-KEYWORDS = {"type", "enum", "const", "items", "minItems", "maxItems", "properties", "required",
-            "additionalProperties", "anyOf", "title"}
+KEYWORDS = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS  # seed 000 section 2.5's subset (facts.constructs)
 
 TRICKY_STRINGS = ["", "a", 'say "hi"', "back\\slash", "\\\"", "/", "\x00", "\x1f", "tab\there",
                   "\n", "\x7f", "é", "naïve €", "😀", "\u2028", "'",

@@ -32,6 +32,13 @@ import numpy as np
 import pytest
 
 import harness
+from facts.constructs import (
+    SCHEMA_ANNOTATIONS,
+    SCHEMA_KEYWORDS,
+    SCHEMA_TYPES,
+    SEED_REGEX_CATEGORIES,
+    SEED_SCHEMA_CATEGORIES,
+)
 from facts.hand import HAND_ACCEPT, HAND_N_STATES, hand_edge_triples
 from golden import build, cases, fileformat
 from golden.fileformat import FILES, GOLDEN_DIR, GoldenFormatError
@@ -389,14 +396,7 @@ _MALFORMED = {"bad repeat bounds", "nothing to repeat", "unbalanced group", "unc
 SEED_REFUSED = "15 bad patterns and 11 bad schemas refused"
 """Seed ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
 port's test reads from ``refused_patterns`` and ``refused_schemas``."""
-SEED_PATTERN_CATEGORIES = {"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",
-                           "non-ASCII character", "bad repeat bounds", "nothing to repeat", "empty language"}
-"""Seed ``000_...`` section 4, test_unsupported_syntax_raises: "anchors, backreferences,
-lookarounds, lazy quantifiers, non-ASCII, bad repeats, empty language"."""
-SEED_SCHEMA_CATEGORIES = {"pattern", "min_length", "ref", "additional_properties_true", "unknown_required",
-                          "unknown_type"}
-"""Seed ``000_...`` section 2.5: "pattern, minLength, $ref, additionalProperties: true";
-and the subset's own edges: required names that are no property, unknown types."""
+SEED_PATTERN_CATEGORIES = SEED_REGEX_CATEGORIES  # seed 000 section 4 (facts.constructs)
 
 
 def _sre_ops(pattern: str) -> set[str]:
@@ -444,9 +444,8 @@ def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
             assert not case["pattern"].isascii()
 
 
-_SUBSET = {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "enum",
-           "const", "anyOf", "title", "description"}
-_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
+_SUBSET = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS  # seed 000 section 2.5 (facts.constructs)
+_TYPES = SCHEMA_TYPES
 
 
 def _outside_the_subset(schema: dict) -> list[str]:

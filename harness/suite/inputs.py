@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from facts import hand as _hand
+from facts.constructs import REGEX_EXTRA, REGEX_EXTRA_MARKERS, REGEX_OVER_THE_CAP, REGEX_SUPPORTED, regex_refusals
 from facts.hand import HAND_EOS, HAND_MASKS, HAND_PATTERN  # noqa: F401 (the catalogue's names)
 from harness.suite.explain import fail
 from harness.suite.tiers import record
@@ -57,31 +58,20 @@ EQUIVALENT_PAIRS = (
     ("(ab)*a", "a(ba)*"),
 )
 
-# test_unsupported_syntax_raises: (pattern, what it is); the seed's table: "anchors,
-# backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, empty language"
-# (and what Python's re itself refuses: nothing to repeat, unbalanced groups). Every one
-# must raise; ValueError is the contract's decision.
-UNSUPPORTED = (
-    ("^ab", "anchor ^"), ("ab$", "anchor $"), (r"\Aab", r"anchor \A"), (r"ab\Z", r"anchor \Z"),
-    (r"a\bb", r"word boundary \b"), (r"a\Bb", r"\B"),
-    (r"(a)\1", "backreference"), (r"(?P<x>a)(?P=x)", "named backreference"),
-    ("(?=a)a", "lookahead"), ("(?!a)b", "negative lookahead"), ("(?<=a)b", "lookbehind"),
-    ("(?<!a)b", "negative lookbehind"),
-    ("a*?", "lazy *"), ("a+?", "lazy +"), ("a??", "lazy ?"), ("a{1,2}?", "lazy {m,n}"),
-    ("caf\u00e9", "non-ASCII literal"), ("[\u00e9]", "non-ASCII in a class"),
-    ("a{3,2}", "bad repeat {3,2}"),
-    ("*a", "nothing to repeat"), ("(ab", "unbalanced ("), ("ab)", "unbalanced )"), ("[ab", "unclosed ["),
-    (r"[^\x00-\xff]", "empty language"), (r"a[^\x00-\xff]b", "empty language inside a concatenation"),
-)
+# test_unsupported_syntax_raises: (pattern, what it is), the rows of facts.constructs on the
+# catalogue's list; the seed's table: "anchors, backreferences, lookarounds, lazy quantifiers,
+# non-ASCII, bad repeats, empty language" (and what Python's re itself refuses: nothing to
+# repeat, unbalanced groups). Every one must raise; ValueError is the contract's decision.
+UNSUPPORTED = tuple((r.pattern, r.what) for r in regex_refusals("l87"))
 # A bound over any sane cap: the contract decides it is refused (--strict only, see tiers).
-OVER_THE_CAP = ("a{1000000000}",)
+OVER_THE_CAP = REGEX_OVER_THE_CAP
 # Constructs the seed names (escaped metacharacters, {m,}: Python's own spelling).
-SUPPORTED = (r"\.\*\+\?\(\)\[\]\{\}\|\\", "a{2,}")
+SUPPORTED = REGEX_SUPPORTED
 # Python syntax the seed does not list: accepted with Python's meaning is a contract decision.
-EXTRA_SYNTAX = ("(?:ab)+", "a|", r"\x41[\d_-]", "[]a]", "a{0}b")
+EXTRA_SYNTAX = REGEX_EXTRA
 # How those spellings show in generated or recorded patterns (the strategies and the
 # golden file use them): a pattern holding one may be refused, as a note.
-EXTRA_SYNTAX_MARKERS = ("(?:", "\\x", "|)", "(|", "||", "{0}", "{0,0}")
+EXTRA_SYNTAX_MARKERS = REGEX_EXTRA_MARKERS
 
 
 def uses_extra_syntax(pattern: str) -> bool:

@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from facts.constructs import schema_refusals
 from harness.suite import strength
 from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
@@ -96,30 +97,8 @@ def test_json_schema_documents(impl):
                      expected=verdict.ok, got=got, oracle=verdict.reason or "valid, compact, ordered")
 
 
-# (schema, what it is): every one must raise ValueError
-OUTSIDE = [
-    ({"type": "string", "pattern": "a+"}, "pattern"),
-    ({"type": "string", "maxLength": 3}, "maxLength"),
-    ({"type": "string", "minLength": 1}, "minLength"),
-    ({"type": "string", "format": "date"}, "format"),
-    ({"type": "integer", "minimum": 0}, "minimum"),
-    ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "uniqueItems"),
-    ({"$ref": "#/$defs/x", "$defs": {"x": {"type": "string"}}}, "$ref"),
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
-     "additionalProperties: true"),
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
-     "additionalProperties: a schema"),
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}, "required name not in properties"),
-    ({"type": "float"}, "unknown type"),
-    ({"type": "object", "properties": {"a": {"type": "strin"}}}, "unknown type, nested"),
-    ({"oneOf": [{"type": "null"}, {"type": "integer"}]}, "oneOf"),
-    ({"allOf": [{"type": "integer"}]}, "allOf"),
-    ({"not": {"type": "null"}}, "not"),
-    ({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}, "a nested pattern"),
-    ({"type": "array", "items": {"type": "string", "maxLength": 2}}, "maxLength inside items"),
-    ({"anyOf": [{"type": "null"}, {"type": "string", "minLength": 2}]}, "minLength inside anyOf"),
-    ({"type": "string", "x-unknown": 1}, "an unknown keyword"),
-]
+# (schema, what it is): every one must raise ValueError (facts.constructs, the catalogue's rows)
+OUTSIDE = [(r.schema, r.what) for r in schema_refusals("l87")]
 INSIDE = [TOOL_SCHEMA, SEVERAL, BOUNDED, NESTED, STRING, EITHER, {"const": {"k": [1, 2]}}, {"type": "boolean"}]
 # The seed's 2.5 refuses "anything else"; annotations constrain nothing, so the default tier
 # accepts either reading: refused with ValueError, or accepted with the language unchanged.
