@@ -285,12 +285,13 @@ def test_the_issue_probes_for_sampling():
 
 
 def test_constrained_sample_at_a_tiny_temperature_never_leaves_the_language():
+    from facts.hand import SAMPLE_EOS, SAMPLE_LOGITS, SAMPLE_PATTERN, SAMPLE_VOCAB
     from oracles.automaton import Constraint, TokenIndex
 
-    index = TokenIndex(regex_to_dfa("ab?"), [b"a", b"b", b"c", None], eos_id=3)
+    index = TokenIndex(regex_to_dfa(SAMPLE_PATTERN), list(SAMPLE_VOCAB), eos_id=SAMPLE_EOS)
     constraint = Constraint(index)
-    token, _ = constrained_sample(np.array([0.0, 1.0, 5.0, 2.0]), constraint, SamplingParams(temperature=1e-300),
-                                  [], np.random.default_rng(0))
+    logits = np.array(SAMPLE_LOGITS, dtype=np.float64)
+    token, _ = constrained_sample(logits, constraint, SamplingParams(temperature=1e-300), [], np.random.default_rng(0))
     assert token == 0
 
 

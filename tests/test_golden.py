@@ -39,7 +39,15 @@ from facts.constructs import (
     SEED_REGEX_CATEGORIES,
     SEED_SCHEMA_CATEGORIES,
 )
-from facts.hand import HAND_ACCEPT, HAND_N_STATES, hand_edge_triples
+from facts.hand import (
+    HAND_ACCEPT,
+    HAND_N_STATES,
+    SAMPLE_EOS,
+    SAMPLE_LOGITS,
+    SAMPLE_PATTERN,
+    SAMPLE_VOCAB,
+    hand_edge_triples,
+)
 from golden import build, cases, fileformat
 from golden.fileformat import FILES, GOLDEN_DIR, GoldenFormatError
 from golden.layout import render
@@ -518,7 +526,8 @@ def test_sampling_hand_example_is_the_seeds_section_3(docs):
     record = docs["constrain_golden"]["constrained_sample_hand_example"]
     vocab = fileformat.vocab_from_record(record["vocab"])
     eos = record["vocab"]["eos_id"]
-    assert (record["pattern"], vocab, eos, record["logits"]) == ("ab?", [b"a", b"b", b"c", None], 3, [0, 1, 5, 2])
+    assert (record["pattern"], vocab, eos, record["logits"]) == (SAMPLE_PATTERN, list(SAMPLE_VOCAB), SAMPLE_EOS,
+                                                                 list(SAMPLE_LOGITS))  # facts.hand
     steps = record["steps"]
     assert [s["token"] for s in steps] == [0, eos]  # a (although c is larger), then EOS (2 > 1)
     prefix = b""

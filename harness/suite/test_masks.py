@@ -203,13 +203,13 @@ def test_constraint_lifecycle(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
     index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
     c = make_constraint(impl, index)
-    _expect(c, state=0, done=False, complete=False, allowed={0, 4, 8, 9, 10})
+    _expect(c, state=0, done=False, complete=False, allowed=set(HAND_MASKS[0]))
     _refused(c, HAND_EOS, "EOS before the text is complete must be refused", state=0, token=(13, None))
     _refused(c, 12, "a disallowed token must be refused", state=0, token=(12, b"x"))
-    _unchanged_after_refusal(c, state=0, allowed={0, 4, 8, 9, 10})
+    _unchanged_after_refusal(c, state=0, allowed=set(HAND_MASKS[0]))
     c = make_constraint(impl, index)  # a fresh one: what a refusal leaves behind is only a decision
     c.advance(9)  # cat
-    _expect(c, state=5, done=False, complete=True, allowed={7, 13})
+    _expect(c, state=5, done=False, complete=True, allowed=set(HAND_MASKS[5]))
     c.advance(7)  # s
     _expect(c, state=6, done=False, complete=True, allowed={13})
     c.advance(HAND_EOS)

@@ -12,7 +12,15 @@ import pytest
 
 from harness.suite import strength
 from harness.suite.explain import expect_refusal, fail
-from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB, TOOL_SCHEMA, advanced, make_constraint
+from harness.suite.inputs import (
+    HAND_EOS,
+    HAND_MASKS,
+    HAND_PATTERN,
+    HAND_VOCAB,
+    TOOL_SCHEMA,
+    advanced,
+    make_constraint,
+)
 from harness.suite.test_dfa import compile_ok
 from harness.suite.tiers import decision
 
@@ -70,9 +78,9 @@ def test_greedy_takes_the_best_allowed_token(impl):
     # but are refused; 8 and 9 tie for the best allowed logit, so the lower id wins.
     # (state, tokens that reach it, logits, greedy's token, the state after it, the allowed ids)
     logits = np.array([1.0, 5, 5, 5, 2.0, 0, 0, 0, 3.0, 3.0, 2.5, 0, 9.0, 8.0, 7.0], dtype=np.float32)
-    cases = [(0, [], logits, 8, 3, [0, 4, 8, 9, 10]),
-             (5, [9], np.array([0, 0, 0, 0, 0, 0, 0, 1.5, 0, 0, 0, 0, 4, 2.0, 0]), 13, 5, [7, 13]),
-             (3, [8], np.array([0, 0, 1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0.5, 3, 0, 0]), 2, 5, [2, 3, 11])]
+    cases = [(0, [], logits, 8, 3, sorted(HAND_MASKS[0])),
+             (5, [9], np.array([0, 0, 0, 0, 0, 0, 0, 1.5, 0, 0, 0, 0, 4, 2.0, 0]), 13, 5, sorted(HAND_MASKS[5])),
+             (3, [8], np.array([0, 0, 1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0.5, 3, 0, 0]), 2, 5, sorted(HAND_MASKS[3]))]
     for seed, (state, reach, row, want_id, want_state, allowed) in enumerate(cases):
         c = advanced(impl, index, reach)
         token, logprob = impl.constrained_sample(row, c, greedy, [], np.random.default_rng(seed))
