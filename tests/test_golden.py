@@ -32,22 +32,7 @@ import numpy as np
 import pytest
 
 import harness
-from facts.constructs import (
-    SCHEMA_ANNOTATIONS,
-    SCHEMA_KEYWORDS,
-    SCHEMA_TYPES,
-    SEED_REGEX_CATEGORIES,
-    SEED_SCHEMA_CATEGORIES,
-)
-from facts.hand import (
-    HAND_ACCEPT,
-    HAND_N_STATES,
-    SAMPLE_EOS,
-    SAMPLE_LOGITS,
-    SAMPLE_PATTERN,
-    SAMPLE_VOCAB,
-    hand_edge_triples,
-)
+from facts import constructs, hand
 from golden import build, cases, fileformat
 from golden.fileformat import FILES, GOLDEN_DIR, GoldenFormatError
 from golden.layout import render
@@ -404,7 +389,7 @@ _MALFORMED = {"bad repeat bounds", "nothing to repeat", "unbalanced group", "unc
 SEED_REFUSED = "15 bad patterns and 11 bad schemas refused"
 """Seed ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
 port's test reads from ``refused_patterns`` and ``refused_schemas``."""
-SEED_PATTERN_CATEGORIES = SEED_REGEX_CATEGORIES  # seed 000 section 4 (facts.constructs)
+SEED_PATTERN_CATEGORIES = constructs.SEED_REGEX_CATEGORIES  # seed 000 section 4 (facts.constructs)
 
 
 def _sre_ops(pattern: str) -> set[str]:
@@ -444,7 +429,7 @@ def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
     names = [c["name"] for c in doc["refused_schemas"] + extra["schemas"]]
     assert len(set(patterns)) == len(patterns) and len(set(names)) == len(names)
     assert SEED_PATTERN_CATEGORIES <= {c["reason"] for c in doc["refused_patterns"]}
-    assert SEED_SCHEMA_CATEGORIES <= {c["name"] for c in doc["refused_schemas"]}
+    assert constructs.SEED_SCHEMA_CATEGORIES <= {c["name"] for c in doc["refused_schemas"]}
     for case in doc["refused_patterns"] + extra["patterns"]:  # each reason is what Python's re parser sees
         if case["reason"] in _REASON_OPS:
             assert _REASON_OPS[case["reason"]] <= _sre_ops(case["pattern"]), case
@@ -452,8 +437,8 @@ def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
             assert not case["pattern"].isascii()
 
 
-_SUBSET = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS  # seed 000 section 2.5 (facts.constructs)
-_TYPES = SCHEMA_TYPES
+_SUBSET = constructs.SCHEMA_KEYWORDS | constructs.SCHEMA_ANNOTATIONS  # seed 000 section 2.5 (facts.constructs)
+_TYPES = constructs.SCHEMA_TYPES
 
 
 def _outside_the_subset(schema: dict) -> list[str]:
@@ -512,9 +497,9 @@ def test_hand_example_is_the_seeds_section_3(docs):
     case = next(c for c in docs["constrain_golden"]["patterns"] if c["name"] == "hand_example")
     edges = {(s, bytes([lo]).decode(), t) for s, runs in enumerate(case["dfa"]["trans"])
              for lo, hi, t in runs for _ in [assert_single(lo, hi)]}
-    assert case["dfa"]["n_states"] == HAND_N_STATES == 7
-    assert case["dfa"]["accept"] == list(HAND_ACCEPT)
-    assert edges == hand_edge_triples()
+    assert case["dfa"]["n_states"] == hand.HAND_N_STATES == 7
+    assert case["dfa"]["accept"] == list(hand.HAND_ACCEPT)
+    assert edges == hand.hand_edge_triples()
 
 
 def assert_single(lo: int, hi: int) -> None:
@@ -526,8 +511,8 @@ def test_sampling_hand_example_is_the_seeds_section_3(docs):
     record = docs["constrain_golden"]["constrained_sample_hand_example"]
     vocab = fileformat.vocab_from_record(record["vocab"])
     eos = record["vocab"]["eos_id"]
-    assert (record["pattern"], vocab, eos, record["logits"]) == (SAMPLE_PATTERN, list(SAMPLE_VOCAB), SAMPLE_EOS,
-                                                                 list(SAMPLE_LOGITS))  # facts.hand
+    assert (record["pattern"], vocab, eos, record["logits"]) == (
+        hand.SAMPLE_PATTERN, list(hand.SAMPLE_VOCAB), hand.SAMPLE_EOS, list(hand.SAMPLE_LOGITS))
     steps = record["steps"]
     assert [s["token"] for s in steps] == [0, eos]  # a (although c is larger), then EOS (2 > 1)
     prefix = b""
