@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Iterable
 
 from .bounds import BUDGET
+from .errors import InvalidArgument
 
 __all__ = ["span", "members", "lowest", "ALL", "DIGIT", "WORD", "SPACE", "NEWLINE", "Term", "EMPTY", "EPS",
            "K_EMPTY", "K_EPS", "K_SET", "K_CAT", "K_ALT", "K_STAR", "K_REPEAT",
@@ -117,7 +118,7 @@ _STRONG = [EMPTY, EPS]              # the two constants live forever
 def byteset(bits: int) -> Term:
     """One byte from a set; the empty set is ∅ (e.g. [^\\x00-\\xff] -> ∅)."""
     if not 0 <= bits <= ALL:
-        raise ValueError(f"internal: byte set {bits:#x} outside 0..255")
+        raise InvalidArgument(f"internal: byte set {bits:#x} outside 0..255")
     return EMPTY if bits == 0 else _intern(K_SET, bits, False)
 
 
@@ -212,7 +213,7 @@ def repeat(t: Term, lo: int, hi: int | None) -> Term:
     ε{m,n} -> ε, and a nullable r gets lo = 0 (e.g. (a?){2,3} -> (a?){0,3}).
     """
     if lo < 0 or (hi is not None and hi < lo):
-        raise ValueError(f"internal: bad repeat bounds {{{lo},{hi}}}")
+        raise InvalidArgument(f"internal: bad repeat bounds {{{lo},{hi}}}")
     if t is EMPTY:
         return EPS if lo == 0 else EMPTY
     if t is EPS or hi == 0:

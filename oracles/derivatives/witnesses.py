@@ -14,7 +14,7 @@ from collections import deque
 
 from . import bounds
 from .derive import classes, derivative, meet
-from .errors import DerivativeLimitExceeded
+from .errors import LimitExceeded
 from .terms import EMPTY, Term, lowest
 
 __all__ = ["witness_term", "difference_term"]
@@ -33,7 +33,7 @@ def _shortlex_search(start, is_goal, step) -> bytes | None:
         for bits, succ in sorted(step(node), key=lambda pair: lowest(pair[0])):
             if succ is not None and succ not in path:
                 if len(path) >= bounds.MAX_STATES:
-                    raise DerivativeLimitExceeded(f"witness search past MAX_STATES={bounds.MAX_STATES} terms")
+                    raise LimitExceeded(f"witness search past MAX_STATES={bounds.MAX_STATES} terms")
                 path[succ] = path[node] + bytes([lowest(bits)])
                 queue.append(succ)
     return None
