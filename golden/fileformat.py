@@ -38,12 +38,12 @@ ERROR_NAMES = ("PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "Patt
                "LimitExceeded", "ValueError")
 """The error kinds an ``error`` field of ``constrain_golden`` records (informative: a consumer
 only requires a refusal). These are the reference's classes of format version 2; a finer class
-added since (``UnsupportedSchema``, ``InvalidArgument``) is recorded as the first of these in its
+added since (``SchemaUnsupported``, ``InvalidArgument``) is recorded as the first of these in its
 method resolution order (``error_name``), so the file stays the same byte for byte."""
 
 
 def error_name(exc: BaseException) -> str:
-    """The ``ERROR_NAMES`` entry ``exc`` is recorded as, e.g. an ``UnsupportedSchema`` is
+    """The ``ERROR_NAMES`` entry ``exc`` is recorded as, e.g. an ``SchemaUnsupported`` is
     ``"SchemaError"``, an ``InvalidArgument`` ``"ValueError"``; else its own class name."""
     for cls in type(exc).__mro__:
         if cls.__name__ in ERROR_NAMES:

@@ -25,8 +25,8 @@ import pytest
 from oracles import derivatives as D
 from oracles.derivatives import (
     DEAD,
-    EMPTY,
-    EPS,
+    EMPTY_STRING,
+    NOTHING,
     EmptyLanguage,
     LimitExceeded,
     Oracle,
@@ -292,39 +292,39 @@ def test_moore_work_limit_raises(monkeypatch):
 def test_smart_constructors_normal_form():
     a, b, c = (byteset(1 << ord(x)) for x in "abc")
     ab = cat(a, b)
-    assert alt(a, ab) is alt(ab, a) is alt(ab, a, ab, EMPTY)          # ACI, r|∅ -> r
+    assert alt(a, ab) is alt(ab, a) is alt(ab, a, ab, NOTHING)          # ACI, r|∅ -> r
     assert alt(a, alt(ab, c)) is alt(alt(a, ab), c)                   # associative
     assert alt(a, c) is byteset((1 << ord("a")) | (1 << ord("c")))    # [a]|[c] -> [ac]
-    assert cat(a, EMPTY, b) is EMPTY and cat(EPS, a, EPS) is a        # ∅·r, ε·r
+    assert cat(a, NOTHING, b) is NOTHING and cat(EMPTY_STRING, a, EMPTY_STRING) is a        # ∅·r, ε·r
     assert cat(cat(a, b), c) is cat(a, cat(b, c))                     # flattened
-    assert star(star(a)) is star(a) and star(EPS) is EPS and star(EMPTY) is EPS
-    assert star(opt(a)) is star(a) and alt(EPS, star(a)) is star(a)
-    assert repeat(a, 0, None) is star(a) and repeat(a, 1, 1) is a and repeat(a, 0, 0) is EPS
-    assert repeat(EMPTY, 0, 3) is EPS and repeat(EMPTY, 2, 3) is EMPTY
+    assert star(star(a)) is star(a) and star(EMPTY_STRING) is EMPTY_STRING and star(NOTHING) is EMPTY_STRING
+    assert star(opt(a)) is star(a) and alt(EMPTY_STRING, star(a)) is star(a)
+    assert repeat(a, 0, None) is star(a) and repeat(a, 1, 1) is a and repeat(a, 0, 0) is EMPTY_STRING
+    assert repeat(NOTHING, 0, 3) is EMPTY_STRING and repeat(NOTHING, 2, 3) is NOTHING
     assert repeat(opt(a), 2, 3) is repeat(opt(a), 0, 3)               # nullable body: lo -> 0
-    assert byteset(0) is EMPTY
+    assert byteset(0) is NOTHING
     assert parse("a|b") is parse("[ab]") is parse("b|a")
 
 
 @pytest.mark.unit
 def test_derivative_rules():
     assert derivative(parse("abc"), ord("a")) is parse("bc")
-    assert derivative(parse("abc"), ord("b")) is EMPTY
+    assert derivative(parse("abc"), ord("b")) is NOTHING
     assert derivative(parse("a*b"), ord("a")) is parse("a*b")
     assert derivative(parse("a{2,3}"), ord("a")) is parse("a{1,2}")
-    assert derivative(parse("(ab)?b"), ord("b")) is EPS
+    assert derivative(parse("(ab)?b"), ord("b")) is EMPTY_STRING
     assert nullable(parse("a*|b")) and not nullable(parse("a+")) and nullable(parse("(a?){3}"))
 
 
 @pytest.mark.property
 @pytest.mark.parametrize("pattern", BANK)
 def test_emptiness_search_agrees_with_the_structural_invariant(pattern):
-    """A term is empty iff it *is* EMPTY (the constructors' invariant); the search
+    """A term is empty iff it *is* NOTHING (the constructors' invariant); the search
     that decides emptiness by definition must agree on every derivative."""
     start = parse(pattern)
     for s in short_strings(pattern, length=2):
         term = D.derive_bytes(start, s)
-        assert D.is_empty_term(term) == (term is EMPTY), (pattern, s)
+        assert D.is_empty_term(term) == (term is NOTHING), (pattern, s)
 
 
 @pytest.mark.property

@@ -17,8 +17,8 @@ for the same kinds, in its own code; it has no schema front end, so no schema ki
         PatternTooLarge            (also a LimitExceeded) e.g. ``a{1001}``
       LimitExceeded                work over a documented bound (states, work, vocabulary)
       SchemaError                  located in a JSON schema: the JSON pointer
-        MalformedSchema            not a valid JSON Schema / not JSON, e.g. ``{"type": 3}``
-        UnsupportedSchema          a valid JSON Schema outside the subset, e.g. ``{"minLength": 1}``
+        SchemaMalformed            not a valid JSON Schema / not JSON, e.g. ``{"type": 3}``
+        SchemaUnsupported          a valid JSON Schema outside the subset, e.g. ``{"minLength": 1}``
         SchemaTooLarge             (also a LimitExceeded) e.g. ``maxItems`` over ``MAX_ITEMS_BOUND``
       InvalidArgument              a value of the right type that the call cannot take:
                                    an id or state out of range, a NaN logit, an all-false
@@ -102,13 +102,13 @@ class SchemaError(ConstrainError):
         super().__init__(f"{self.pointer or '/'}: {message}" if pointer is not None else message)
 
 
-class MalformedSchema(SchemaError):
+class SchemaMalformed(SchemaError):
     """Not a valid JSON Schema, or not JSON at all: a document that JSON Schema's own
     meta-schema rejects (``{"type": 3}``, ``{"anyOf": []}``, ``{"required": "a"}``) or
     a Python value with no JSON (a set, NaN, a non-string key, a lone surrogate)."""
 
 
-class UnsupportedSchema(SchemaError):
+class SchemaUnsupported(SchemaError):
     """A valid JSON Schema outside the subset: a keyword or form we refuse rather than
     ignore (``{"type": "string", "minLength": 1}``, ``{}``, ``true``, a type list), or
     one whose language is empty (``{"enum": []}``, ``minItems`` above ``maxItems``)."""

@@ -45,7 +45,7 @@ import re
 import sys
 
 from . import ast
-from .ast import FULL_MASK, ByteClass, Node
+from .ast import FULL_MASK, ByteSet, Node
 from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
 MAX_PATTERN_LENGTH = 200_000
@@ -308,7 +308,7 @@ def _bound_value(digits: str) -> int:
 
 
 # one shared node per ASCII literal: a 200,000-character literal holds references, not copies
-_LITERAL = tuple(ByteClass(1 << b) for b in range(128))
+_LITERAL = tuple(ByteSet(1 << b) for b in range(128))
 
 
 def parse_atom(p: _Parser) -> Node:
@@ -317,11 +317,11 @@ def parse_atom(p: _Parser) -> Node:
     if ch == "(":                               # group: (...) or (?:...)
         return parse_group(p, pos)
     if ch == "[":                               # bracket class: [a-z], [^...]
-        return ByteClass(parse_class(p, pos))
+        return ByteSet(parse_class(p, pos))
     if ch == ".":                               # any byte but \n
-        return ByteClass(DOT)
+        return ByteSet(DOT)
     if ch == "\\":                              # escape: \d, \x41, \.
-        return ByteClass(parse_escape(p, pos, in_class=False))
+        return ByteSet(parse_escape(p, pos, in_class=False))
     if ch in "^$":                              # anchors: outside the subset
         raise p.unsupported(f"anchor {ch!r} is not supported", pos)
     if ch == ")":

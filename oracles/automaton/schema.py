@@ -21,9 +21,9 @@ Supported features (one handler per keyword, see ``TYPES`` and ``KEYWORDS``):
 
 Anything else raises a ``SchemaError`` (a ValueError) naming the JSON pointer of the
 offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``, as
-one of three kinds (``oracles.automaton.errors``): ``UnsupportedSchema``, a valid JSON
+one of three kinds (``oracles.automaton.errors``): ``SchemaUnsupported``, a valid JSON
 Schema outside the subset (an unknown or refused keyword is refused by its name, its
-value unread); ``MalformedSchema``, a value the subset reads that JSON Schema's
+value unread); ``SchemaMalformed``, a value the subset reads that JSON Schema's
 meta-schema rejects (``{"type": 3}``, ``{"anyOf": []}``) or that is no JSON at all
 (keys or property names that are not strings, ``enum`` and ``const`` members that
 are NaN, sets, lone surrogates, integers Python will not print); and
@@ -50,7 +50,7 @@ import json
 import math
 from typing import Any, Callable
 
-from .errors import MalformedSchema, SchemaTooLarge, UnsupportedSchema
+from .errors import SchemaMalformed, SchemaTooLarge, SchemaUnsupported
 from .parser import MAX_PATTERN_LENGTH
 
 MAX_DEPTH = 32
@@ -146,7 +146,7 @@ def json_schema_to_regex(schema: dict) -> str:
     """The pattern of the compact JSON documents valid under ``schema`` (see module doc)."""
     if not isinstance(schema, dict):
         if isinstance(schema, bool):
-            raise UnsupportedSchema(_boolean_schema(schema), "")
+            raise SchemaUnsupported(_boolean_schema(schema), "")
         raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
     return to_regex(schema, "", 0)
 
@@ -183,12 +183,12 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
     if depth > MAX_DEPTH:
         raise SchemaTooLarge(f"schema nesting deeper than MAX_DEPTH={MAX_DEPTH}", pointer)
     if isinstance(schema, bool):
-        raise UnsupportedSchema(_boolean_schema(schema), pointer)
+        raise SchemaUnsupported(_boolean_schema(schema), pointer)
     if not isinstance(schema, dict):
-        raise MalformedSchema(f"a schema must be an object, not {type(schema).__name__}", pointer)
+        raise SchemaMalformed(f"a schema must be an object, not {type(schema).__name__}", pointer)
     for key in schema:
         if not isinstance(key, str):
-            raise MalformedSchema(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
+            raise SchemaMalformed(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
     keys = set(schema) - ANNOTATIONS
     if "enum" in keys or "const" in keys:
         return _checked(enum_or_const(schema, keys, pointer), pointer)
@@ -196,13 +196,13 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
         return _checked(any_of(schema, keys, pointer, depth), pointer)
     if "type" not in keys:
         if not keys:
-            raise UnsupportedSchema("an empty schema means any JSON value, which is not a regular "
+            raise SchemaUnsupported("an empty schema means any JSON value, which is not a regular "
                                     "language; give a type, enum, const or anyOf", pointer)
         unknown = sorted(keys)[0]
-        raise UnsupportedSchema(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
+        raise SchemaUnsupported(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
     kind = _type_name(schema, pointer)
     for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
-        raise UnsupportedSchema(f"keyword {key!r} is not supported", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} is not supported", _pointer(pointer, key))
     return _checked(TYPES[kind](schema, pointer, depth), pointer)
 
 
@@ -212,13 +212,13 @@ def _type_name(schema: dict, pointer: str) -> str:
     if isinstance(kind, list):
         # a list of distinct known types is valid JSON Schema, just outside the subset
         valid = kind and all(isinstance(k, str) and k in TYPE_KEYWORDS for k in kind) and len(set(kind)) == len(kind)
-        error = UnsupportedSchema if valid else MalformedSchema
+        error = SchemaUnsupported if valid else SchemaMalformed
         raise error("a list of types is not supported; use anyOf", _pointer(pointer, "type"))
     if not isinstance(kind, str):
-        raise MalformedSchema(f"type must be a string naming a JSON type, not {type(kind).__name__}",
+        raise SchemaMalformed(f"type must be a string naming a JSON type, not {type(kind).__name__}",
                               _pointer(pointer, "type"))
     if kind not in TYPE_KEYWORDS:
-        raise MalformedSchema(f"unknown type {_short(kind)}", _pointer(pointer, "type"))
+        raise SchemaMalformed(f"unknown type {_short(kind)}", _pointer(pointer, "type"))
     return kind
 
 
@@ -232,18 +232,18 @@ def _short(value: Any) -> str:
 
 def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
     if "enum" in keys and "const" in keys:
-        raise UnsupportedSchema("enum and const together are not supported; use one", pointer)
+        raise SchemaUnsupported("enum and const together are not supported; use one", pointer)
     keyword = "enum" if "enum" in keys else "const"
     values = schema["enum"] if keyword == "enum" else [schema["const"]]
     if keyword == "enum" and (not isinstance(values, list) or not values):
         # not an array: malformed; empty: valid JSON Schema, but an empty language
-        error = UnsupportedSchema if isinstance(values, list) else MalformedSchema
+        error = SchemaUnsupported if isinstance(values, list) else SchemaMalformed
         raise error("enum must be a non-empty array", _pointer(pointer, "enum"))
     if len(values) > MAX_ENUM_VALUES:
         raise SchemaTooLarge(f"enum has {len(values)} values, over MAX_ENUM_VALUES={MAX_ENUM_VALUES}",
                              _pointer(pointer, "enum"))
     for key in sorted(keys - {keyword, "type"}):
-        raise UnsupportedSchema(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
     where = [_pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword)
              for i in range(len(values))]
     texts = [_value_text(value, where[i]) for i, value in enumerate(values)]
@@ -251,14 +251,14 @@ def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
         kind = _type_name(schema, pointer)
         for i, value in enumerate(values):
             if not _JSON_TYPE_OF[kind](value):
-                raise UnsupportedSchema(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])
+                raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])
     unique = list(dict.fromkeys(texts))  # first occurrences, in order (a dict, not a list search)
     _check_length(sum(len(text) + 1 for text in unique), _pointer(pointer, keyword))  # escaping only grows
     return group("|".join(escape(t) for t in unique)) if len(unique) > 1 else escape(unique[0])
 
 
 def _value_text(value: Any, pointer: str) -> str:
-    """The compact JSON of an enum/const member, or MalformedSchema at its pointer when it
+    """The compact JSON of an enum/const member, or SchemaMalformed at its pointer when it
     is no JSON value: NaN or infinity, a set or tuple, a non-string key, a lone
     surrogate, an integer Python will not print (over 4300 digits), nesting deeper
     than ``MAX_VALUE_DEPTH``."""
@@ -266,17 +266,17 @@ def _value_text(value: Any, pointer: str) -> str:
     try:
         text = compact(value)
     except (TypeError, ValueError) as exc:
-        raise MalformedSchema(f"value is not JSON: {exc}", pointer) from None
+        raise SchemaMalformed(f"value is not JSON: {exc}", pointer) from None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise MalformedSchema(f"value is not JSON: a string holds the lone surrogate "
+        raise SchemaMalformed(f"value is not JSON: a string holds the lone surrogate "
                               f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
     return text
 
 
 def _check_json_value(value: Any, pointer: str) -> None:
-    """Walk ``value`` (iteratively: no recursion however deep) and raise MalformedSchema at
+    """Walk ``value`` (iteratively: no recursion however deep) and raise SchemaMalformed at
     ``pointer`` for the first part that is not plain JSON data."""
     stack = [(value, 0)]
     while stack:
@@ -286,23 +286,23 @@ def _check_json_value(value: Any, pointer: str) -> None:
         if isinstance(item, dict):
             for key in item:
                 if not isinstance(key, str):
-                    raise MalformedSchema(f"value is not JSON: an object key is a {type(key).__name__} "
+                    raise SchemaMalformed(f"value is not JSON: an object key is a {type(key).__name__} "
                                           f"({_short(key)}), not a string", pointer)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, float) and not math.isfinite(item):
-            raise MalformedSchema(f"value is not JSON: {item!r} (NaN and infinities have no JSON)", pointer)
+            raise SchemaMalformed(f"value is not JSON: {item!r} (NaN and infinities have no JSON)", pointer)
         elif item is not None and not isinstance(item, (str, int, float)):
-            raise MalformedSchema(f"value is not JSON: a {type(item).__name__}", pointer)
+            raise SchemaMalformed(f"value is not JSON: a {type(item).__name__}", pointer)
 
 
 def any_of(schema: dict, keys: set, pointer: str, depth: int) -> str:
     for key in sorted(keys - {"anyOf"}):
-        raise UnsupportedSchema(f"keyword {key!r} beside anyOf is not supported", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} beside anyOf is not supported", _pointer(pointer, key))
     branches = schema["anyOf"]
     if not isinstance(branches, list) or not branches:
-        raise MalformedSchema("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
+        raise SchemaMalformed("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
     parts, total = [], 0
     for i, branch in enumerate(branches):
         parts.append(to_regex(branch, _pointer(pointer, "anyOf", i), depth + 1))
@@ -317,12 +317,12 @@ def scalar(pattern: str) -> Callable[[dict, str, int], str]:
 
 def array(schema: dict, pointer: str, depth: int) -> str:
     if "items" not in schema:
-        raise UnsupportedSchema("an array needs 'items' (an array of any JSON value is not a "
+        raise SchemaUnsupported("an array needs 'items' (an array of any JSON value is not a "
                                 "regular language)", pointer)
     lo = _bound(schema, "minItems", 0, pointer)
     hi = _bound(schema, "maxItems", None, pointer)
     if hi is not None and hi < lo:
-        raise UnsupportedSchema(f"minItems {lo} is greater than maxItems {hi}: no array is valid",
+        raise SchemaUnsupported(f"minItems {lo} is greater than maxItems {hi}: no array is valid",
                                 _pointer(pointer, "maxItems"))
     item = to_regex(schema["items"], _pointer(pointer, "items"), depth + 1)
     if hi == 0:
@@ -343,7 +343,7 @@ def _bound(schema: dict, key: str, default, pointer: str):
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         # 2.0 is a non-negative integer to JSON Schema, but the subset reads only ints
         whole = isinstance(value, float) and value.is_integer() and value >= 0
-        error = UnsupportedSchema if whole else MalformedSchema
+        error = SchemaUnsupported if whole else SchemaMalformed
         raise error(f"{key} must be a non-negative integer", _pointer(pointer, key))
     if value > MAX_ITEMS_BOUND:
         raise SchemaTooLarge(f"{key} {_short(value)} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
@@ -354,19 +354,19 @@ def _bound(schema: dict, key: str, default, pointer: str):
 def obj(schema: dict, pointer: str, depth: int) -> str:
     props = schema.get("properties", {})
     if not isinstance(props, dict):
-        raise MalformedSchema("properties must be an object", _pointer(pointer, "properties"))
+        raise SchemaMalformed("properties must be an object", _pointer(pointer, "properties"))
     extra = schema.get("additionalProperties", False)
     if extra is not False:
         # true or a schema is valid JSON Schema outside the subset; anything else is malformed
-        error = UnsupportedSchema if isinstance(extra, (bool, dict)) else MalformedSchema
+        error = SchemaUnsupported if isinstance(extra, (bool, dict)) else SchemaMalformed
         raise error("additionalProperties other than false is not supported",
                     _pointer(pointer, "additionalProperties"))
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise MalformedSchema("required must be an array of strings", _pointer(pointer, "required"))
+        raise SchemaMalformed("required must be an array of strings", _pointer(pointer, "required"))
     for i, name in enumerate(required):
         if name not in props:
-            raise UnsupportedSchema(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
+            raise SchemaUnsupported(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
     members, total = [], 0
     for name, sub in props.items():
         name_text = _property_name(name, _pointer(pointer, "properties"))
@@ -378,15 +378,15 @@ def obj(schema: dict, pointer: str, depth: int) -> str:
 
 
 def _property_name(name: Any, pointer: str) -> str:
-    """The compact JSON of a property name; MalformedSchema at ``/properties`` unless it is
+    """The compact JSON of a property name; SchemaMalformed at ``/properties`` unless it is
     a string with UTF-8 (a Python dict may hold ``{1: ...}``: JSON has no such key)."""
     if not isinstance(name, str):
-        raise MalformedSchema(f"property names must be strings, found {type(name).__name__} {_short(name)}", pointer)
+        raise SchemaMalformed(f"property names must be strings, found {type(name).__name__} {_short(name)}", pointer)
     text = compact(name)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise MalformedSchema(f"property name {_short(name)} holds the lone surrogate "
+        raise SchemaMalformed(f"property name {_short(name)} holds the lone surrogate "
                               f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
     return text
 

@@ -47,7 +47,7 @@ tuple; ∅ and ε are absorbed. Bounded repeats are counting terms ``r{lo,hi}`` 
 expanded), so a derivative of ``a{0,1000}`` is one small term.
 
 Invariant (proved by induction over the constructors): a term denotes the empty
-language iff it *is* ``EMPTY``, since byte sets are never empty and every other
+language iff it *is* ``NOTHING``, since byte sets are never empty and every other
 constructor of non-empty languages is non-empty. ``is_empty`` nevertheless decides
 emptiness by its definition (no nullable term is reachable by derivatives), and the
 tests check the two agree.
@@ -101,12 +101,12 @@ from .errors import (
     UnsupportedSyntax,
 )
 from .frontend import parse
-from .terms import ALL, EMPTY, EPS, Term, alt, alt_of, byteset, cat, members, opt, repeat, star
+from .terms import ALL, EMPTY_STRING, NOTHING, Term, alt, alt_of, byteset, cat, members, opt, repeat, star
 from .witnesses import difference_term, witness_term
 
 __all__ = [
     "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
-    "Term", "EMPTY", "EPS", "ALL", "members",
+    "Term", "NOTHING", "EMPTY_STRING", "ALL", "members",
     "ConstrainError", "PatternError", "PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "LimitExceeded",
     "PatternTooLarge", "InvalidArgument",
     "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat",

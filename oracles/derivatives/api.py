@@ -24,7 +24,7 @@ from .dfa import canonical_from_term
 from .emptiness import is_empty_term
 from .errors import InvalidArgument
 from .frontend import _parse_cached, parse
-from .terms import EMPTY, Term
+from .terms import NOTHING, Term
 from .witnesses import difference_term, witness_term
 
 __all__ = ["Oracle", "matches", "viable", "is_empty", "mask", "canonical_dfa", "witness", "difference",
@@ -120,7 +120,7 @@ class Oracle:
                 out[i] = start.nullable
             elif tok:
                 after = derive_bytes(start, tok)
-                out[i] = after is not EMPTY and not is_empty_term(after)
+                out[i] = after is not NOTHING and not is_empty_term(after)
         return out
 
     def canonical_dfa(self) -> tuple[np.ndarray, np.ndarray]:

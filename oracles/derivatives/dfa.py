@@ -21,7 +21,7 @@ from . import bounds
 from .derive import classes, derivative
 from .emptiness import is_empty_term
 from .errors import EmptyLanguage, LimitExceeded
-from .terms import EMPTY, Term, lowest, members
+from .terms import NOTHING, Term, lowest, members
 
 __all__ = ["DEAD", "canonical_from_term", "canonical_from_rows"]
 
@@ -38,7 +38,7 @@ def _explore(start: Term) -> tuple[list[list[int]], list[bool]]:
         row = [DEAD] * 256
         for c in classes(t):
             u = derivative(t, lowest(c))
-            if u is EMPTY:
+            if u is NOTHING:
                 continue
             target = index.get(u)
             if target is None:

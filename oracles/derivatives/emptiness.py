@@ -1,6 +1,6 @@
 r"""Emptiness: is a term's language empty? A search of its derivatives for a nullable term.
 
-By the terms' normal form a term is empty iff it is ``EMPTY``; ``is_empty_term``
+By the terms' normal form a term is empty iff it is ``NOTHING``; ``is_empty_term``
 nevertheless decides it by definition (the tests check the two agree), and memoizes
 the answer on every term it visits. Example::
 

@@ -54,7 +54,7 @@ def parse(pattern: str) -> Term:
     Raises TypeError when ``pattern`` is not a str; ``UnsupportedSyntax`` (naming the
     construct and offset) outside the subset; ``PatternSyntaxError`` when Python's
     ``re`` refuses the pattern. An empty language is *not* an error here (its term
-    is ``EMPTY``); ``canonical_dfa`` refuses it.
+    is ``NOTHING``); ``canonical_dfa`` refuses it.
 
     Example: ``parse("a|b") is byteset(0b11 << 97)``.
     """
