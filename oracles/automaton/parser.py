@@ -46,7 +46,7 @@ import sys
 
 from . import ast
 from .ast import FULL_MASK, ByteSet, Node
-from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
+from .errors import PatternError, PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
 MAX_PATTERN_LENGTH = 200_000
 """Longest pattern text parsed (characters); longer raises PatternTooLarge at offset
@@ -355,7 +355,7 @@ def parse_group(p: _Parser, pos: int) -> Node:
 INLINE_FLAGS = set("aiLmsux-")
 
 
-def _extension_error(p: _Parser, pos: int):
+def _extension_error(p: _Parser, pos: int) -> PatternError:
     """After ``(?``: the construct it opens, refused; or malformed (``(?4``)."""
     for key in sorted(GROUP_EXTENSIONS, key=len, reverse=True):
         if p.pattern.startswith(key, p.pos):
