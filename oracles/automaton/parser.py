@@ -53,10 +53,11 @@ MAX_PATTERN_LENGTH = 200_000
 ``MAX_PATTERN_LENGTH`` before any work. A pattern this long parses in under a second,
 and ``nfa.MAX_NFA_STATES`` (two states per byte) refuses literals over 100,000 bytes anyway."""
 MAX_REPEAT = 1000
-"""The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
-The DFA state cap (``compile.MAX_STATES``) bounds the work independently."""
+"""The largest repeat bound accepted (``x{1000}``); above it (``x{1001}``, however many
+digits) a PatternTooLarge. ``nfa.MAX_NFA_STATES`` (counted before building) and
+``determinize.MAX_DFA_STATES`` bound the work independently (``(a{1000}){1000}``)."""
 MAX_NESTING = 400
-"""Groups nested deeper than this raise LimitExceeded (Python's own parser fails with
+"""Groups nested deeper than this raise PatternTooLarge, a LimitExceeded (Python's own parser fails with
 a RecursionError somewhere under 1000; the recursive stages here need room for
 about five frames per level, see ``compile.regex_to_dfa``)."""
 
