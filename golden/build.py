@@ -34,7 +34,16 @@ import json
 import numpy as np
 
 from golden import cases, sampling
-from golden.fileformat import FILES, FORMAT_VERSION, checksums_text, dfa_record, format_version, hex_or_null, sha256
+from golden.fileformat import (
+    FILES,
+    FORMAT_VERSION,
+    checksums_text,
+    dfa_record,
+    error_name,
+    format_version,
+    hex_or_null,
+    sha256,
+)
 from golden.layout import render
 from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
 
@@ -178,7 +187,7 @@ def _refused_patterns(refused: list[tuple[str, str]]) -> list[dict]:
             raise GoldenDisagreement(f"refused pattern {pattern!r} ({reason}): the reference accepts it")
         if not _derivatives_refuse(pattern):
             raise GoldenDisagreement(f"refused pattern {pattern!r} ({reason}): the derivative oracle accepts it")
-        out.append({"pattern": pattern, "reason": reason, "error": type(error).__name__})
+        out.append({"pattern": pattern, "reason": reason, "error": error_name(error)})
     return out
 
 
@@ -203,7 +212,7 @@ def _refused_schemas(refused: list[tuple[str, dict]]) -> list[dict]:
         if error is None:
             raise GoldenDisagreement(f"refused schema {name}: the reference accepts it")
         out.append({"name": name, "schema": json.dumps(schema, separators=(",", ":"), ensure_ascii=True),
-                    "stage": stage, "error": type(error).__name__, "pointer": getattr(error, "pointer", "")})
+                    "stage": stage, "error": error_name(error), "pointer": getattr(error, "pointer", "")})
     return out
 
 

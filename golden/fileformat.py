@@ -34,6 +34,23 @@ FORMAT_VERSIONS = {"constrain_golden": 2}
 versions. constrain_golden 2: the port test's 15/11 refusals apart from
 ``refused_extra``, ``constrained_sample_hand_example``, ``no_eos``."""
 
+ERROR_NAMES = ("PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "PatternTooLarge", "SchemaError",
+               "LimitExceeded", "ValueError")
+"""The error kinds an ``error`` field of ``constrain_golden`` records (informative: a consumer
+only requires a refusal). These are the reference's classes of format version 2; a finer class
+added since (``SchemaUnsupported``, ``InvalidArgument``) is recorded as the first of these in its
+method resolution order (``error_name``), so the file stays the same byte for byte."""
+
+
+def error_name(exc: BaseException) -> str:
+    """The ``ERROR_NAMES`` entry ``exc`` is recorded as, e.g. an ``SchemaUnsupported`` is
+    ``"SchemaError"``, an ``InvalidArgument`` ``"ValueError"``; else its own class name."""
+    for cls in type(exc).__mro__:
+        if cls.__name__ in ERROR_NAMES:
+            return cls.__name__
+    return type(exc).__name__
+
+
 GOLDEN_DIR = Path(__file__).resolve().parent
 FILES = {"masks_golden": "masks_golden.json", "constrain_golden": "constrain_golden.json"}
 SCHEMAS = {name: f"{name}.schema.json" for name in FILES}

@@ -31,6 +31,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 
 from golden import cases
+from golden.fileformat import error_name
 
 TOLERANCE = "1e-06"
 """How far a consumer's logprob may be from the recorded one (absolute): a float32
@@ -92,7 +93,7 @@ def _refusal_name(thunk) -> str | None:
     try:
         thunk()
     except ValueError as exc:
-        return type(exc).__name__
+        return error_name(exc)
     return None
 
 

@@ -118,8 +118,7 @@ class CheckResult:
 
     @property
     def verdict(self) -> str:
-        return {0: "passed", 1: "failed", 2: "usage or contract error", 3: "crashed or timed out",
-                4: "tampered"}[self.exit_code]
+        return ExitCode(self.exit_code).verdict
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -25,3 +25,13 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     CRASHED = 3
     TAMPERED = 4
+
+    @property
+    def verdict(self) -> str:
+        """The verdict a report prints for this code, e.g. ``ExitCode(3).verdict``
+        is ``"crashed or timed out"``."""
+        return _VERDICTS[self]
+
+
+_VERDICTS = {ExitCode.OK: "passed", ExitCode.FAILED: "failed", ExitCode.USAGE: "usage or contract error",
+             ExitCode.CRASHED: "crashed or timed out", ExitCode.TAMPERED: "tampered"}

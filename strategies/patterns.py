@@ -10,12 +10,19 @@ The tree uses the project's vocabulary of constructs (one frozen dataclass each,
     Literal(byte, spelling)     one byte: ``a``, ``\\.``, ``\\x41``, ``\\n``
     Shorthand(text)             ``.`` ``\\d`` ``\\w`` ``\\s`` ``\\D`` ``\\W`` ``\\S``
     Range(lo, hi)               ``a-z`` inside brackets (lo <= hi)
-    ByteClass(items, negated)   ``[a-z\\d\\-]``, ``[^\\x00-\\x1f]``
+    Bracket(items, negated)     ``[a-z\\d\\-]``, ``[^\\x00-\\x1f]``: a list of bracket items
+                                (``BracketItem``: Literal, Range, Shorthand); its
+                                ``byteset()`` is the byte set it matches
     Group(child, capturing)     ``(...)`` and ``(?:...)``
     Repeat(child, lo, hi, braces)  ``* + ? {m} {m,} {m,n}`` (hi None: unbounded)
     Concat(parts)               two or more parts
     Alt(branches)               two or more branches, empty ones allowed
-    Empty()                     the empty pattern (matches only b"")
+    EmptyString()               the empty pattern (matches only b"")
+
+The names follow the glossary in ``oracles/__init__.py``: ``EmptyString`` is the empty
+string (the reference's ``EmptyString``), an unmatchable bracket such as ``[^\\d\\D]``
+denotes the empty language (``UNMATCHABLE_BRACKETS``), and a bracket (text) is not a
+byte set (meaning).
 
 Rendering puts in the non-capturing groups that precedence needs, e.g.
 ``Repeat(Concat((a, b)), 0, None)`` renders as ``(?:ab)*`` and
@@ -28,7 +35,7 @@ bracket class could read as an operator, ``] \\ ^ - [ & | ~``, is escaped or spe
 
 Example::
 
-    >>> Concat((Literal.of(b"a"), Repeat(Alt((Literal.of(b"."), Empty())), 1, 3, True))).render()
+    >>> Concat((Literal.of(b"a"), Repeat(Alt((Literal.of(b"."), EmptyString())), 1, 3, True))).render()
     'a(?:\\\\.|){1,3}'
 """
 
@@ -41,7 +48,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 __all__ = [
-    "Alt", "ByteClass", "Concat", "Empty", "Group", "Literal", "Range", "Repeat",
+    "Alt", "Bracket", "Concat", "EmptyString", "Group", "Literal", "Range", "Repeat",
     "Shorthand", "Node", "near_patterns", "pattern_trees", "patterns",
 ]
 
@@ -130,14 +137,14 @@ class Range:
         return f"{self.lo.spelling}-{self.hi.spelling}"
 
 
-ClassItem = Union[Literal, Range, Shorthand]
+BracketItem = Union[Literal, Range, Shorthand]
 
 
 @dataclass(frozen=True)
-class ByteClass(_Tree):
-    """A bracket class; ``negated`` complements over all 256 bytes."""
+class Bracket(_Tree):
+    """A bracket ``[...]``: its items, ``negated`` complementing over all 256 bytes."""
 
-    items: tuple[ClassItem, ...]
+    items: tuple[BracketItem, ...]
     negated: bool = False
 
     def byteset(self) -> frozenset[int]:
@@ -199,13 +206,13 @@ class Alt(_Tree):
 
 
 @dataclass(frozen=True)
-class Empty(_Tree):
+class EmptyString(_Tree):
     def render(self) -> str:
         return ""
 
 
-Node = Union[Literal, Shorthand, ByteClass, Group, Repeat, Concat, Alt, Empty]
-_ATOMS = (Literal, Shorthand, ByteClass, Group)
+Node = Union[Literal, Shorthand, Bracket, Group, Repeat, Concat, Alt, EmptyString]
+_ATOMS = (Literal, Shorthand, Bracket, Group)
 
 
 def _atom_text(node: Node) -> str:
@@ -227,7 +234,7 @@ def is_empty(node: Node) -> bool:
 
 def witness(node: Node) -> bytes | None:
     """A shortest member of the language (smallest byte first), or None if it is empty."""
-    if isinstance(node, (Literal, Shorthand, ByteClass)):
+    if isinstance(node, (Literal, Shorthand, Bracket)):
         members = node.byteset()
         return bytes((min(members),)) if members else None
     if isinstance(node, Group):
@@ -243,7 +250,7 @@ def witness(node: Node) -> bytes | None:
     if isinstance(node, Alt):
         found = [w for w in map(witness, node.branches) if w is not None]
         return min(found, key=lambda w: (len(w), w)) if found else None
-    if isinstance(node, Empty):
+    if isinstance(node, EmptyString):
         return b""
     raise NotImplementedError(f"internal: unknown pattern node {node!r}")
 
@@ -282,21 +289,21 @@ def _ranges(draw) -> Range:
 
 
 @st.composite
-def _byte_classes(draw, *, unmatchable: bool) -> ByteClass:
+def _brackets(draw, *, unmatchable: bool) -> Bracket:
     shorthands = st.sampled_from(sorted(SHORTHANDS.keys() - {"."})).map(Shorthand)
     item = st.one_of(_literals(in_class=True), _ranges(), shorthands)
     items = tuple(draw(st.lists(item, min_size=1, max_size=4)))
     negated = draw(st.booleans())
-    cls = ByteClass(items, negated)
+    cls = Bracket(items, negated)
     if negated and not cls.byteset() and not unmatchable:
-        cls = ByteClass(items, False)  # e.g. [^\d\D] -> [\d\D]: keep the language non-empty
+        cls = Bracket(items, False)  # e.g. [^\d\D] -> [\d\D]: keep the language non-empty
     return cls
 
 
-UNMATCHABLE_CLASSES = (
-    ByteClass((Range(Literal(0, "\\x00"), Literal(255, "\\xff")),), negated=True),  # [^\x00-\xff]
-    ByteClass((Shorthand("\\d"), Shorthand("\\D")), negated=True),  # [^\d\D]
-    ByteClass((Shorthand("\\S"), Shorthand("\\s")), negated=True),  # [^\S\s]
+UNMATCHABLE_BRACKETS = (
+    Bracket((Range(Literal(0, "\\x00"), Literal(255, "\\xff")),), negated=True),  # [^\x00-\xff]
+    Bracket((Shorthand("\\d"), Shorthand("\\D")), negated=True),  # [^\d\D]
+    Bracket((Shorthand("\\S"), Shorthand("\\s")), negated=True),  # [^\S\s]
 )
 
 
@@ -305,11 +312,11 @@ def _atoms(unmatchable: bool) -> st.SearchStrategy[Node]:
         st.sampled_from("abc").map(lambda c: Literal(ord(c), c)),
         _literals(),
         st.sampled_from(sorted(SHORTHANDS)).map(Shorthand),
-        _byte_classes(unmatchable=unmatchable),
-        st.just(Empty()),
+        _brackets(unmatchable=unmatchable),
+        st.just(EmptyString()),
     ]
     if unmatchable:
-        atoms.append(st.sampled_from(UNMATCHABLE_CLASSES))
+        atoms.append(st.sampled_from(UNMATCHABLE_BRACKETS))
     return st.one_of(atoms)
 
 

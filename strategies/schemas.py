@@ -323,7 +323,8 @@ def _documents(draw, schema: dict, valid: bool, mutations: tuple[str, ...]) -> s
             mutated = None if mutated is _NO_FIT else dumps(mutated)
         if mutated is not None:
             return mutated
-    raise AssertionError("unreachable: 'space' and 'wrong_type' fit every document")
+    # reached only when ``mutations`` leaves out both 'space' and 'wrong_type', which fit every document
+    raise ValueError(f"documents: no mutation of {mutations} fits the document {dumps(value)[:60]}")
 
 
 def documents(schema: dict, *, valid: bool = True, mutations: tuple[str, ...] = MUTATIONS) -> st.SearchStrategy[str]:

@@ -352,14 +352,14 @@ def test_vocab_errors_name_the_token(tok, words):
 # --- the derivative oracle's own bounds ----------------------------------------------------------
 
 def test_derivatives_refuse_long_patterns_before_parsing():
-    with pytest.raises(derivatives.DerivativeLimitExceeded, match="MAX_PATTERN_CHARS"):
+    with pytest.raises(derivatives.LimitExceeded, match="MAX_PATTERN_CHARS"):
         derivatives.parse("a" * (derivatives.MAX_PATTERN_CHARS + 1))
 
 
 @pytest.mark.parametrize("pattern", ["((a?){100}){100}"])  # more in tests/stress/corpus.json
 def test_derivative_work_is_bounded(pattern):
     derivatives.clear_caches()
-    with pytest.raises(derivatives.DerivativeLimitExceeded, match="MAX_DERIVATIVE_WORK"):
+    with pytest.raises(derivatives.LimitExceeded, match="MAX_DERIVATIVE_WORK"):
         derivatives.canonical_dfa(pattern)
 
 

@@ -100,8 +100,9 @@ def test_a_message_only_change_is_equivalent_on_the_corpus(reference_facts, tmp_
     from harness.mutants.catalogue import Edit, Mutant
 
     message = Mutant("msg", "index", "only a message changes", (), (
-        Edit("constraint.py", 'raise ValueError(f"Constraint: token {token_id} is not allowed in state {self.state}")',
-             'raise ValueError(f"Constraint: token {token_id} refused")'),), lambda m: None)
+        Edit("constraint.py",
+             'raise InvalidArgument(f"Constraint: token {token_id} is not allowed in state {self.state}")',
+             'raise InvalidArgument(f"Constraint: token {token_id} refused")'),), lambda m: None)
     mutated = load(materialize(message, tmp_path))
     assert equivalence.compare(reference_facts, equivalence.fingerprint(mutated)) == []
 

@@ -24,9 +24,9 @@ from facts.hand import HAND_PATTERN, hand_accept, hand_trans
 from strategies import patterns as P
 from strategies.patterns import (
     Alt,
-    ByteClass,
+    Bracket,
     Concat,
-    Empty,
+    EmptyString,
     Group,
     Literal,
     Range,
@@ -61,7 +61,7 @@ def compile_quietly(pattern: str) -> re.Pattern:
 
 
 @given(pattern_trees(unmatchable_classes=True))
-@example(Concat((Literal.of(b"a"), Repeat(Alt((Literal.of(b"."), Empty())), 1, 3, True))))
+@example(Concat((Literal.of(b"a"), Repeat(Alt((Literal.of(b"."), EmptyString())), 1, 3, True))))
 @example(Repeat(Repeat(Literal.of(b"a"), 0, None), 0, 1))
 def test_patterns_compile_with_re_and_have_their_witness(tree):
     text = tree.render()
@@ -75,10 +75,10 @@ def test_patterns_compile_with_re_and_have_their_witness(tree):
         assert compiled.fullmatch(witness), (text, witness)
 
 
-@given(st.one_of(P._literals(), P._literals(in_class=True), P._byte_classes(unmatchable=True),
+@given(st.one_of(P._literals(), P._literals(in_class=True), P._brackets(unmatchable=True),
                  st.sampled_from(sorted(P.SHORTHANDS)).map(Shorthand)))
-@example(ByteClass((Shorthand("\\d"), Shorthand("\\D")), negated=True))
-@example(ByteClass((Range(Literal(0x41, "A"), Literal(0x5A, "Z")), Literal(0x2D, "\\-"))))
+@example(Bracket((Shorthand("\\d"), Shorthand("\\D")), negated=True))
+@example(Bracket((Range(Literal(0x41, "A"), Literal(0x5A, "Z")), Literal(0x2D, "\\-"))))
 def test_atom_bytesets_are_what_re_matches(atom):
     text = f"[{atom.render()}]" if isinstance(atom, Literal) and atom.spelling == "\\-" else atom.render()
     compiled = compile_quietly(text)
@@ -91,8 +91,8 @@ def test_rendering_puts_in_the_groups_precedence_needs():
     assert Repeat(Repeat(a, 0, None), 0, 1).render() == "(?:a*)?"  # never the lazy a*?
     assert Concat((Alt((a, b)), c)).render() == "(?:a|b)c"
     assert Repeat(Concat((a, b)), 2, None).render() == "(?:ab){2,}"
-    assert Repeat(Empty(), 0, None).render() == "(?:)*"
-    assert Alt((Concat((a, b)), Empty())).render() == "ab|"
+    assert Repeat(EmptyString(), 0, None).render() == "(?:)*"
+    assert Alt((Concat((a, b)), EmptyString())).render() == "ab|"
     assert Repeat(Group(Alt((a, b)), capturing=False), 1, 1, braces=True).render() == "(?:a|b){1}"
     assert Literal.of(b"{").render() == "\\{" and Literal.of(b"\x00").render() == "\\x00"
 

@@ -250,7 +250,7 @@ def test_masks_agree_with_the_derivative_oracle(pattern, tokens, text):
         state, prefix = nxt, prefix + bytes([byte])
     try:
         expected = derivatives.mask(pattern, vocab, eos_id, prefix)
-    except derivatives.DerivativeLimitExceeded:  # the oracle's documented bound: no answer
+    except derivatives.LimitExceeded:  # the oracle's documented bound: no answer
         assume(False)
     assert index.mask(state).tolist() == expected.tolist()
 

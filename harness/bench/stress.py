@@ -118,8 +118,8 @@ def _work(case: dict, value, target: str) -> str:
 
 def contract_error(exc: BaseException) -> bool:
     """Return True if and only if ``exc`` is one of the errors the contract promises:
-    the reference's ``ConstrainError`` family, the derivative oracle's ``ValueError``
-    family (``PatternError``, ``DerivativeLimitExceeded``), the CLI reader's
+    the reference's ``ConstrainError`` family, the derivative oracle's own
+    ``ConstrainError`` family (``PatternError``, ``LimitExceeded``), the CLI reader's
     ``InputError``, or a ``TypeError``. A bare ``ValueError`` (e.g. a
     ``UnicodeEncodeError``), a ``RecursionError`` or a ``MemoryError`` is not."""
     if isinstance(exc, TypeError):

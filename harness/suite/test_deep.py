@@ -43,7 +43,7 @@ def _oracle_tables(pattern: str):
 
     try:
         return derivatives.canonical_dfa(pattern)
-    except derivatives.DerivativeLimitExceeded:
+    except derivatives.LimitExceeded:
         assume(False)  # beyond the oracle's documented bound: not a verdict on the candidate
 
 
@@ -92,7 +92,7 @@ def test_deep_masks_equal_the_derivative_oracle(impl, data):
     prefix = text[: data.draw(st.integers(0, len(text)), label="cut")]
     try:
         want = derivatives.mask(pattern, vocab, eos_id, prefix)
-    except derivatives.DerivativeLimitExceeded:
+    except derivatives.LimitExceeded:
         assume(False)
     dfa = compile_pattern(impl, pattern)
     if dfa is None:

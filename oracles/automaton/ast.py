@@ -1,11 +1,13 @@
 """The tree a pattern is parsed into: plain, immutable data over byte sets.
 
-Vocabulary (shared by the parser, the NFA builder, strategies and mutant names):
+Vocabulary (shared by the parser, the NFA builder, strategies and mutant names; the
+glossary of all three implementations is in ``oracles/__init__.py``):
 
-- ``ByteClass(mask)``: one byte from a set; ``mask`` is a 256-bit int, bit ``b`` set
-  iff byte ``b`` is in the set. A literal is a one-bit class. ``ByteClass(0)`` is
-  the empty set (it matches nothing, e.g. ``[^\\x00-\\xff]``).
-- ``Empty()``: the empty string (an empty branch, ``()``).
+- ``ByteSet(mask)``: one byte from a set; ``mask`` is a 256-bit int, bit ``b`` set
+  iff byte ``b`` is in the set. A literal is a one-bit set; a bracket ``[...]`` is
+  parsed straight into its byte set. ``ByteSet(0)`` matches nothing: the empty
+  language (e.g. ``[^\\x00-\\xff]``), which the tree has no other node for.
+- ``EmptyString()``: the empty string (an empty branch, ``()``).
 - ``Concat(items)``: two or more items in sequence.
 - ``Alt(items)``: two or more alternatives.
 - ``Repeat(item, min, max)``: ``item{min,max}``; ``max`` None means unbounded.
@@ -25,17 +27,17 @@ FULL_MASK = (1 << 256) - 1
 
 
 @dataclasses.dataclass(frozen=True)
-class ByteClass:
+class ByteSet:
     mask: int
 
     def __repr__(self) -> str:
-        return f"ByteClass({format_byte_set(self.mask)})"
+        return f"ByteSet({format_byte_set(self.mask)})"
 
 
 @dataclasses.dataclass(frozen=True)
-class Empty:
+class EmptyString:
     def __repr__(self) -> str:
-        return "Empty()"
+        return "EmptyString()"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,24 +57,24 @@ class Repeat:
     max: int | None
 
 
-Node = ByteClass | Empty | Concat | Alt | Repeat
+Node = ByteSet | EmptyString | Concat | Alt | Repeat
 
 
 def lit(data: bytes) -> Node:
     """The node matching exactly ``data`` (e.g. ``lit(b'ab')`` is ``Concat((a, b))``)."""
-    return concat(*(ByteClass(1 << b) for b in data))
+    return concat(*(ByteSet(1 << b) for b in data))
 
 
 def concat(*items: Node) -> Node:
-    """Sequence, flattened; ``Empty`` items dropped (e.g. ``concat(a, Empty(), b) == concat(a, b)``)."""
+    """Sequence, flattened; ``EmptyString`` items dropped (e.g. ``concat(a, EmptyString(), b) == concat(a, b)``)."""
     flat: list[Node] = []
     for item in items:
         if isinstance(item, Concat):
             flat.extend(item.items)
-        elif not isinstance(item, Empty):
+        elif not isinstance(item, EmptyString):
             flat.append(item)
     if not flat:
-        return Empty()
+        return EmptyString()
     if len(flat) == 1:
         return flat[0]
     return Concat(tuple(flat))
@@ -94,7 +96,7 @@ def repeat(item: Node, lo: int, hi: int | None) -> Node:
     if hi == 1 and lo == 1:
         return item
     if hi == 0:
-        return Empty()
+        return EmptyString()
     return Repeat(item, lo, hi)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dfa import DEAD
+from .errors import InvalidArgument
 from .index import TokenIndex
 
 __all__ = ["Constraint"]
@@ -59,11 +60,11 @@ class Constraint:
         it is outside ``mask()`` (any token after EOS included); EOS sets ``done``
         and leaves the state unchanged."""
         if self.done:
-            raise ValueError(f"Constraint: token {token_id} is not allowed in state {self.state}: "
-                             "the generation is done (EOS was accepted)")
+            raise InvalidArgument(f"Constraint: token {token_id} is not allowed in state {self.state}: "
+                                  "the generation is done (EOS was accepted)")
         target = self.index.next_state(self.state, token_id)
         if target == DEAD:
-            raise ValueError(f"Constraint: token {token_id} is not allowed in state {self.state}")
+            raise InvalidArgument(f"Constraint: token {token_id} is not allowed in state {self.state}")
         if token_id == self.index.eos_id:
             self.done = True
         else:

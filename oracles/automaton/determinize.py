@@ -47,16 +47,17 @@ subsets is at most 4 bytes per step, so 16 MB."""
 
 
 @dataclasses.dataclass
-class ByteClasses:
-    """``class_of[b]``: the class of byte b (int32 [256]); ``n``: the number of classes;
-    ``members[c]``: the bytes of class c as a 256-bit int."""
+class BytePartition:
+    """The byte classes: a partition of the 256 bytes into ``n`` classes (each a byte set)
+    that every edge label treats alike. ``class_of[b]``: the class of byte b (int32
+    [256]); ``members[c]``: the bytes of class c as a 256-bit int."""
 
     class_of: np.ndarray
     n: int
     members: list[int]
 
 
-def byte_classes(labels) -> ByteClasses:
+def byte_classes(labels) -> BytePartition:
     """Partition bytes 0..255 so that every label is a union of classes.
 
     Each byte's *signature* is the tuple of labels holding it; equal signatures, one
@@ -64,7 +65,7 @@ def byte_classes(labels) -> ByteClasses:
     """
     distinct = sorted({m for m in labels if m})
     if not distinct:
-        return ByteClasses(np.zeros(256, dtype=np.int32), 1, [(1 << 256) - 1])
+        return BytePartition(np.zeros(256, dtype=np.int32), 1, [(1 << 256) - 1])
     bits = np.zeros((len(distinct), 256), dtype=np.uint8)
     for i, m in enumerate(distinct):
         bits[i] = np.unpackbits(np.frombuffer(m.to_bytes(32, "little"), dtype=np.uint8), bitorder="little")
@@ -76,7 +77,7 @@ def byte_classes(labels) -> ByteClasses:
     members = [0] * len(number)
     for b in range(256):
         members[class_of[b]] |= 1 << b
-    return ByteClasses(class_of, len(number), members)
+    return BytePartition(class_of, len(number), members)
 
 
 @dataclasses.dataclass
@@ -86,7 +87,7 @@ class ClassDFA:
 
     trans: np.ndarray
     accept: np.ndarray
-    classes: ByteClasses
+    classes: BytePartition
     sink: int
 
 

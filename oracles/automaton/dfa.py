@@ -26,6 +26,8 @@ from collections import deque
 
 import numpy as np
 
+from .errors import InvalidArgument
+
 DEAD = -1  # the dead "state": not a state, the absence of one; step keeps it
 
 
@@ -86,7 +88,7 @@ class DFA:
             raise TypeError(f"DFA state must be an int, not {type(state).__name__}")
         state = int(state)
         if state != DEAD and not 0 <= state < self.n_states:
-            raise ValueError(f"DFA state {state} out of range: expected DEAD (-1) or 0..{self.n_states - 1}")
+            raise InvalidArgument(f"DFA state {state} out of range: expected DEAD (-1) or 0..{self.n_states - 1}")
         return state
 
     def __eq__(self, other) -> bool:
@@ -121,16 +123,16 @@ def _validated_copies(trans, accept) -> tuple[np.ndarray, np.ndarray]:
     if accept.dtype.kind not in "biu":
         raise TypeError(f"DFA accept must be a bool array, not {accept.dtype}")
     if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():
-        raise ValueError("DFA accept holds integers other than 0 and 1")
+        raise InvalidArgument("DFA accept holds integers other than 0 and 1")
     if accept.ndim != 1 or accept.shape[0] < 1:
-        raise ValueError(f"DFA accept must be a non-empty 1-D bool array, got shape {accept.shape}")
+        raise InvalidArgument(f"DFA accept must be a non-empty 1-D bool array, got shape {accept.shape}")
     n = accept.shape[0]
     if trans.shape != (n, 256):
-        raise ValueError(f"DFA trans must have shape ({n}, 256), got {trans.shape}")
+        raise InvalidArgument(f"DFA trans must have shape ({n}, 256), got {trans.shape}")
     bad = (trans < DEAD) | (trans >= n)
     if bad.any():
         row, byte = (int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"DFA trans[{row}, {byte}] = {int(trans[row, byte])} is outside DEAD..{n - 1}")
+        raise InvalidArgument(f"DFA trans[{row}, {byte}] = {int(trans[row, byte])} is outside DEAD..{n - 1}")
     return np.array(trans, dtype=np.int32, order="C", copy=True), np.array(accept, dtype=np.bool_, order="C", copy=True)
 
 

@@ -1,18 +1,44 @@
-"""Errors of the reference pipeline.
+"""Errors of the reference pipeline: one class per kind of bad input, all under ``ConstrainError``.
 
-Every error a caller can provoke with bad input is a ``ValueError`` (or a
-``TypeError`` for a wrong Python type). The subclasses keep *malformed* input
-(``PatternSyntaxError``: not a regex at all, e.g. ``(ab``) apart from valid input
-outside our subset (``UnsupportedSyntax``: e.g. ``^ab``), from languages we refuse
-(``EmptyLanguage``), from work over a documented bound (``LimitExceeded``), and
-from schemas outside the JSON-schema subset (``SchemaError``).
+Every error a caller can provoke with bad input is a ``ConstrainError`` (a
+``ValueError``), or a plain ``TypeError`` for a wrong Python type. ``TypeError`` is
+kept apart on purpose: a class deriving from both would make ``except ValueError``
+catch wrong types, which the contract (``harness/contract/constrain.pyi``) keeps
+separate. ``tests/test_errors.py`` walks every ``raise`` of this package and checks it.
+
+The kinds (the derivative oracle, ``oracles.derivatives.errors``, has the same names
+for the same kinds, in its own code; it has no schema front end, so no schema kinds)::
+
+    ConstrainError                 bad input of any kind
+      PatternError                 located in a pattern: pattern, offset, caret
+        PatternSyntaxError         malformed: not a regex at all, e.g. ``(ab``, ``a{3,2}``
+        UnsupportedSyntax          a valid Python regex outside the subset, e.g. ``^ab``
+        EmptyLanguage              the pattern matches no string, e.g. ``[^\\x00-\\xff]``
+        PatternTooLarge            (also a LimitExceeded) e.g. ``a{1001}``
+      LimitExceeded                work over a documented bound (states, work, vocabulary)
+      SchemaError                  located in a JSON schema: the JSON pointer
+        SchemaMalformed            not a valid JSON Schema / not JSON, e.g. ``{"type": 3}``
+        SchemaUnsupported          a valid JSON Schema outside the subset, e.g. ``{"minLength": 1}``
+        SchemaTooLarge             (also a LimitExceeded) e.g. ``maxItems`` over ``MAX_ITEMS_BOUND``
+      InvalidArgument              a value of the right type that the call cannot take:
+                                   an id or state out of range, a NaN logit, an all-false
+                                   mask, a token the constraint refuses, a finished constraint
+
+Example::
+
+    >>> from oracles.automaton import regex_to_dfa
+    >>> try:
+    ...     regex_to_dfa("a(?=b)")
+    ... except ConstrainError as err:
+    ...     print(type(err).__name__, isinstance(err, ValueError))
+    UnsupportedSyntax True
 """
 
 from __future__ import annotations
 
 
 class ConstrainError(ValueError):
-    """Base class of every error the pipeline raises for bad input."""
+    """Base class of every error the pipeline raises for bad input (``TypeError`` apart)."""
 
 
 class PatternError(ConstrainError):
@@ -66,10 +92,34 @@ class SchemaError(ConstrainError):
     """A JSON schema outside the subset, or malformed; carries the JSON pointer.
 
     ``str(err)`` reads ``<pointer>: <problem>``, e.g.
-    ``/properties/city: keyword 'pattern' is not supported``.
+    ``/properties/city: keyword 'pattern' is not supported``. Raised as one of the
+    three subclasses below.
     """
 
     def __init__(self, message: str, pointer: str = ""):
         self.msg = message
         self.pointer = pointer or ""
         super().__init__(f"{self.pointer or '/'}: {message}" if pointer is not None else message)
+
+
+class SchemaMalformed(SchemaError):
+    """Not a valid JSON Schema, or not JSON at all: a document that JSON Schema's own
+    meta-schema rejects (``{"type": 3}``, ``{"anyOf": []}``, ``{"required": "a"}``) or
+    a Python value with no JSON (a set, NaN, a non-string key, a lone surrogate)."""
+
+
+class SchemaUnsupported(SchemaError):
+    """A valid JSON Schema outside the subset: a keyword or form we refuse rather than
+    ignore (``{"type": "string", "minLength": 1}``, ``{}``, ``true``, a type list), or
+    one whose language is empty (``{"enum": []}``, ``minItems`` above ``maxItems``)."""
+
+
+class SchemaTooLarge(SchemaError, LimitExceeded):
+    """A valid schema over one of our bounds, located by its pointer (e.g. ``maxItems``
+    over ``MAX_ITEMS_BOUND``, nesting deeper than ``MAX_DEPTH``)."""
+
+
+class InvalidArgument(ConstrainError):
+    """A value of the right Python type that the call cannot take: a state or token id
+    out of range, logits holding NaN, an all-false mask, a token the constraint does
+    not allow, a finished constraint, a token string with no UTF-8."""

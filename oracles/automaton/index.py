@@ -59,7 +59,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .dfa import DEAD, DFA
-from .errors import LimitExceeded
+from .errors import InvalidArgument, LimitExceeded
 from .vocab import MAX_VOCAB_SIZE
 
 __all__ = ["TokenIndex", "Transitions", "VocabTrie", "walk_trie", "MAX_TRIE_BYTES", "MAX_TABLE_CELLS"]
@@ -104,7 +104,7 @@ class VocabTrie:
         """
         vocab = _check_vocab(vocab)
         if eos_id is not None and not 0 <= eos_id < len(vocab):
-            raise ValueError(f"VocabTrie: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
+            raise InvalidArgument(f"VocabTrie: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
         return _cached_trie(tuple(vocab), eos_id)
 
 
@@ -117,8 +117,8 @@ def _check_vocab(vocab) -> Sequence[bytes | None]:
                             f"MAX_VOCAB_SIZE={MAX_VOCAB_SIZE}")
     if not set(map(type, vocab)) <= {bytes, type(None)}:
         t = next(t for t, entry in enumerate(vocab) if entry is not None and type(entry) is not bytes)
-        raise ValueError(f"TokenIndex: vocab[{t}] is a {type(vocab[t]).__name__}, "
-                         "expected bytes or None")
+        raise InvalidArgument(f"TokenIndex: vocab[{t}] is a {type(vocab[t]).__name__}, "
+                              "expected bytes or None")
     return vocab
 
 
@@ -274,7 +274,7 @@ class TokenIndex:
                 raise TypeError(f"TokenIndex: eos_id must be an int or None, not {type(eos_id).__name__}")
             eos_id = int(eos_id)
             if not 0 <= eos_id < len(vocab):
-                raise ValueError(f"TokenIndex: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
+                raise InvalidArgument(f"TokenIndex: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
         self.dfa = dfa
         self.vocab_size = len(vocab)
         self.eos_id = eos_id
@@ -373,14 +373,14 @@ class TokenIndex:
         if isinstance(state, bool) or not isinstance(state, (int, np.integer)):
             raise TypeError(f"TokenIndex: state must be an int, not {type(state).__name__}")
         if not 0 <= state < self.dfa.n_states:
-            raise ValueError(f"TokenIndex: state {state} out of range 0..{self.dfa.n_states - 1}")
+            raise InvalidArgument(f"TokenIndex: state {state} out of range 0..{self.dfa.n_states - 1}")
         return int(state)
 
     def _check_token(self, token_id) -> int:
         if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
             raise TypeError(f"TokenIndex: token id must be an int, not {type(token_id).__name__}")
         if not 0 <= token_id < self.vocab_size:
-            raise ValueError(f"TokenIndex: token id {token_id} out of range 0..{self.vocab_size - 1}")
+            raise InvalidArgument(f"TokenIndex: token id {token_id} out of range 0..{self.vocab_size - 1}")
         return int(token_id)
 
     def __repr__(self) -> str:

@@ -2,7 +2,7 @@
 
 Each node becomes a fragment with one entry and one exit, glued by epsilon edges:
 
-- ``ByteClass(m)``: two states and one edge labeled ``m``;
+- ``ByteSet(m)``: two states and one edge labeled ``m``;
 - ``Concat``: fragments chained, exit of one epsilon to entry of the next;
 - ``Alt``: a new entry with epsilon edges into each branch, a new exit they all reach;
 - ``Repeat(x, m, n)``: ``m`` copies of ``x``, then either a loop state that can enter
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .ast import Alt, ByteClass, Concat, Empty, Node, Repeat
+from .ast import Alt, ByteSet, Concat, EmptyString, Node, Repeat
 from .errors import LimitExceeded
 
 MAX_NFA_STATES = 200_000
@@ -62,12 +62,12 @@ class _Builder:
 
     def build(self, node: Node) -> tuple[int, int]:
         """Add ``node``'s fragment; return its (entry, exit)."""
-        if isinstance(node, ByteClass):
+        if isinstance(node, ByteSet):
             entry, exit_ = self.state(), self.state()
             self.label[entry] = node.mask
             self.target[entry] = exit_
             return entry, exit_
-        if isinstance(node, Empty):
+        if isinstance(node, EmptyString):
             s = self.state()
             return s, s
         if isinstance(node, Concat):
@@ -121,9 +121,9 @@ def count_states(node: Node, cap: int) -> int:
     """The number of states ``build_nfa`` makes for ``node``, or ``cap + 1`` when it
     is over ``cap`` (saturating: ``((x{1000}){1000}){1000}`` never builds a big int).
     Mirrors ``_Builder.build`` case by case, e.g. ``a|b`` is 2 + 2 + 2 = 6."""
-    if isinstance(node, ByteClass):
+    if isinstance(node, ByteSet):
         n = 2
-    elif isinstance(node, Empty):
+    elif isinstance(node, EmptyString):
         n = 1
     elif isinstance(node, Concat):
         n = sum(count_states(item, cap) for item in node.items)

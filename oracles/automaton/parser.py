@@ -45,18 +45,19 @@ import re
 import sys
 
 from . import ast
-from .ast import FULL_MASK, ByteClass, Node
-from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
+from .ast import FULL_MASK, ByteSet, Node
+from .errors import PatternError, PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 
 MAX_PATTERN_LENGTH = 200_000
 """Longest pattern text parsed (characters); longer raises PatternTooLarge at offset
 ``MAX_PATTERN_LENGTH`` before any work. A pattern this long parses in under a second,
 and ``nfa.MAX_NFA_STATES`` (two states per byte) refuses literals over 100,000 bytes anyway."""
 MAX_REPEAT = 1000
-"""The largest repeat bound accepted (``x{1000}``); above it a PatternSyntaxError.
-The DFA state cap (``compile.MAX_STATES``) bounds the work independently."""
+"""The largest repeat bound accepted (``x{1000}``); above it (``x{1001}``, however many
+digits) a PatternTooLarge. ``nfa.MAX_NFA_STATES`` (counted before building) and
+``determinize.MAX_DFA_STATES`` bound the work independently (``(a{1000}){1000}``)."""
 MAX_NESTING = 400
-"""Groups nested deeper than this raise LimitExceeded (Python's own parser fails with
+"""Groups nested deeper than this raise PatternTooLarge, a LimitExceeded (Python's own parser fails with
 a RecursionError somewhere under 1000; the recursive stages here need room for
 about five frames per level, see ``compile.regex_to_dfa``)."""
 
@@ -308,7 +309,7 @@ def _bound_value(digits: str) -> int:
 
 
 # one shared node per ASCII literal: a 200,000-character literal holds references, not copies
-_LITERAL = tuple(ByteClass(1 << b) for b in range(128))
+_LITERAL = tuple(ByteSet(1 << b) for b in range(128))
 
 
 def parse_atom(p: _Parser) -> Node:
@@ -317,11 +318,11 @@ def parse_atom(p: _Parser) -> Node:
     if ch == "(":                               # group: (...) or (?:...)
         return parse_group(p, pos)
     if ch == "[":                               # bracket class: [a-z], [^...]
-        return ByteClass(parse_class(p, pos))
+        return ByteSet(parse_class(p, pos))
     if ch == ".":                               # any byte but \n
-        return ByteClass(DOT)
+        return ByteSet(DOT)
     if ch == "\\":                              # escape: \d, \x41, \.
-        return ByteClass(parse_escape(p, pos, in_class=False))
+        return ByteSet(parse_escape(p, pos, in_class=False))
     if ch in "^$":                              # anchors: outside the subset
         raise p.unsupported(f"anchor {ch!r} is not supported", pos)
     if ch == ")":
@@ -355,7 +356,7 @@ def parse_group(p: _Parser, pos: int) -> Node:
 INLINE_FLAGS = set("aiLmsux-")
 
 
-def _extension_error(p: _Parser, pos: int):
+def _extension_error(p: _Parser, pos: int) -> PatternError:
     """After ``(?``: the construct it opens, refused; or malformed (``(?4``)."""
     for key in sorted(GROUP_EXTENSIONS, key=len, reverse=True):
         if p.pattern.startswith(key, p.pos):

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .constraint import Constraint
+from .errors import InvalidArgument
 
 __all__ = ["SamplingParams", "sample", "apply_mask", "constrained_sample"]
 
@@ -71,14 +72,14 @@ class SamplingParams:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, (int, np.integer)):
             raise TypeError(f"SamplingParams.top_k must be an int, not {type(self.top_k).__name__}")
         if not self.temperature >= 0 or math.isinf(self.temperature):
-            raise ValueError(f"SamplingParams.temperature must be finite and >= 0, got {self.temperature}")
+            raise InvalidArgument(f"SamplingParams.temperature must be finite and >= 0, got {self.temperature}")
         if self.top_k < 0:
-            raise ValueError(f"SamplingParams.top_k must be >= 0, got {self.top_k}")
+            raise InvalidArgument(f"SamplingParams.top_k must be >= 0, got {self.top_k}")
         if not 0 < self.top_p <= 1:
-            raise ValueError(f"SamplingParams.top_p must be in (0, 1], got {self.top_p}")
+            raise InvalidArgument(f"SamplingParams.top_p must be in (0, 1], got {self.top_p}")
         if not self.repetition_penalty > 0 or math.isinf(self.repetition_penalty):
-            raise ValueError(f"SamplingParams.repetition_penalty must be finite and > 0, "
-                             f"got {self.repetition_penalty}")
+            raise InvalidArgument(f"SamplingParams.repetition_penalty must be finite and > 0, "
+                                  f"got {self.repetition_penalty}")
 
 
 def sample(logits, p: SamplingParams, history: Sequence[int], rng: np.random.Generator,
@@ -117,11 +118,11 @@ def apply_mask(logits, mask) -> np.ndarray:
     if m.dtype != np.bool_:
         raise TypeError(f"apply_mask: mask must be a bool array, not {m.dtype}")
     if x.ndim != 1 or m.shape != x.shape:
-        raise ValueError(f"apply_mask: logits shape {x.shape} and mask shape {m.shape} differ "
-                         "(both must be [V])")
+        raise InvalidArgument(f"apply_mask: logits shape {x.shape} and mask shape {m.shape} differ "
+                              "(both must be [V])")
     allowed = int(np.count_nonzero(m))
     if allowed == 0:
-        raise ValueError("apply_mask: the mask allows no token")
+        raise InvalidArgument("apply_mask: the mask allows no token")
     if allowed * 8 < m.size:  # sparse: the few allowed entries into a new -inf row
         out = np.full(x.shape, -np.inf, dtype=np.float64)
         ids = np.flatnonzero(m)
@@ -142,7 +143,7 @@ def constrained_sample(logits, c: Constraint, p: SamplingParams, history: Sequen
     if not isinstance(c, Constraint):
         raise TypeError(f"constrained_sample: c must be a Constraint, not {type(c).__name__}")
     if c.done:
-        raise ValueError(f"constrained_sample: the constraint is done (EOS accepted in state {c.state})")
+        raise InvalidArgument(f"constrained_sample: the constraint is done (EOS accepted in state {c.state})")
     masked = apply_mask(logits, c.mask())
     token, logprob = sample(masked, p, history, rng, prompt)
     c.advance(token)
@@ -152,18 +153,18 @@ def constrained_sample(logits, c: Constraint, p: SamplingParams, history: Sequen
 def _as_logits(logits, where: str) -> np.ndarray:
     x = np.asarray(logits, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"{where}: logits must be a non-empty 1-D array, got shape {x.shape}")
+        raise InvalidArgument(f"{where}: logits must be a non-empty 1-D array, got shape {x.shape}")
     return x
 
 
 def _check_finite_max(x: np.ndarray, where: str) -> float:
     top = float(x.max())  # NaN propagates through max
     if math.isnan(top):
-        raise ValueError(f"{where}: logits hold NaN")
+        raise InvalidArgument(f"{where}: logits hold NaN")
     if top == math.inf:
-        raise ValueError(f"{where}: logits hold +inf")
+        raise InvalidArgument(f"{where}: logits hold +inf")
     if top == -math.inf:
-        raise ValueError(f"{where}: every logit is -inf, nothing can be drawn")
+        raise InvalidArgument(f"{where}: every logit is -inf, nothing can be drawn")
     return top
 
 
@@ -187,7 +188,7 @@ def _seen_ids(history: Sequence[int], prompt: Sequence[int], size: int) -> np.nd
     ids = np.fromiter((*prompt, *history), dtype=np.int64) if (len(prompt) or len(history)) else np.zeros(0, np.int64)
     if ids.size and (ids.min() < 0 or ids.max() >= size):
         bad = int(ids[(ids < 0) | (ids >= size)][0])
-        raise ValueError(f"sample: history/prompt token id {bad} out of range 0..{size - 1}")
+        raise InvalidArgument(f"sample: history/prompt token id {bad} out of range 0..{size - 1}")
     return np.unique(ids)
 
 

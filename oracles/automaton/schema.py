@@ -19,13 +19,17 @@ Supported features (one handler per keyword, see ``TYPES`` and ``KEYWORDS``):
 - annotations that do not constrain: ``title``, ``description``, ``$schema``,
   ``$comment``, ``examples``, ``default``.
 
-Anything else raises ``SchemaError`` (a ValueError) naming the JSON pointer of the
-offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``;
-so do keys that are not strings, property names that are not strings, ``enum`` and
-``const`` members that are not JSON values (NaN, sets, non-string keys, lone
-surrogates, integers Python will not print) and every bound below (``MAX_DEPTH``,
-``MAX_ITEMS_BOUND``, ``MAX_ENUM_VALUES``, ``MAX_VALUE_DEPTH``, ``MAX_REGEX_LENGTH``).
-Ignoring a keyword would let the model write output the schema forbids.
+Anything else raises a ``SchemaError`` (a ValueError) naming the JSON pointer of the
+offending place, e.g. ``/properties/city: keyword 'pattern' is not supported``, as
+one of three kinds (``oracles.automaton.errors``): ``SchemaUnsupported``, a valid JSON
+Schema outside the subset (an unknown or refused keyword is refused by its name, its
+value unread); ``SchemaMalformed``, a value the subset reads that JSON Schema's
+meta-schema rejects (``{"type": 3}``, ``{"anyOf": []}``) or that is no JSON at all
+(keys or property names that are not strings, ``enum`` and ``const`` members that
+are NaN, sets, lone surrogates, integers Python will not print); and
+``SchemaTooLarge``, every bound below (``MAX_DEPTH``, ``MAX_ITEMS_BOUND``,
+``MAX_ENUM_VALUES``, ``MAX_VALUE_DEPTH``, ``MAX_REGEX_LENGTH``). Ignoring a keyword
+would let the model write output the schema forbids.
 
 Known, deliberate differences from JSON Schema validation (the language is a
 subset of the valid documents): extra object keys are never allowed; properties
@@ -46,17 +50,17 @@ import json
 import math
 from typing import Any, Callable
 
-from .errors import SchemaError
+from .errors import SchemaMalformed, SchemaTooLarge, SchemaUnsupported
 from .parser import MAX_PATTERN_LENGTH
 
 MAX_DEPTH = 32
-"""Schema nesting deeper than this raises SchemaError (e.g. 33 nested arrays)."""
+"""Schema nesting deeper than this raises SchemaTooLarge (e.g. 33 nested arrays)."""
 MAX_ITEMS_BOUND = 1000
-"""``minItems``/``maxItems`` above this raise SchemaError (the regex repeat cap)."""
+"""``minItems``/``maxItems`` above this raise SchemaTooLarge (the regex repeat cap)."""
 MAX_ENUM_VALUES = 10_000
-"""``enum`` arrays longer than this raise SchemaError at ``/enum`` before any value is read."""
+"""``enum`` arrays longer than this raise SchemaTooLarge at ``/enum`` before any value is read."""
 MAX_VALUE_DEPTH = 64
-"""``enum``/``const`` values nested deeper than this (arrays and objects) raise SchemaError."""
+"""``enum``/``const`` values nested deeper than this (arrays and objects) raise SchemaTooLarge."""
 MAX_REGEX_LENGTH = MAX_PATTERN_LENGTH
 """The longest regex a schema may translate to (the parser's own bound). Checked as
 the regex grows, node by node and member by member, so a schema whose regex doubles
@@ -142,7 +146,7 @@ def json_schema_to_regex(schema: dict) -> str:
     """The pattern of the compact JSON documents valid under ``schema`` (see module doc)."""
     if not isinstance(schema, dict):
         if isinstance(schema, bool):
-            raise SchemaError(_boolean_schema(schema), "")
+            raise SchemaUnsupported(_boolean_schema(schema), "")
         raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
     return to_regex(schema, "", 0)
 
@@ -156,16 +160,16 @@ def _boolean_schema(schema: bool) -> str:
 
 
 def _checked(regex: str, pointer: str) -> str:
-    """``regex`` when it is within ``MAX_REGEX_LENGTH``, else SchemaError at ``pointer``."""
+    """``regex`` when it is within ``MAX_REGEX_LENGTH``, else SchemaTooLarge at ``pointer``."""
     _check_length(len(regex), pointer)
     return regex
 
 
 def _check_length(length: int, pointer: str) -> None:
     if length > MAX_REGEX_LENGTH:
-        raise SchemaError(f"the regex of this schema grows past MAX_REGEX_LENGTH={MAX_REGEX_LENGTH} "
-                          f"characters (nested arrays double it per level; optional properties grow "
-                          f"it with their square)", pointer)
+        raise SchemaTooLarge(f"the regex of this schema grows past MAX_REGEX_LENGTH={MAX_REGEX_LENGTH} "
+                             f"characters (nested arrays double it per level; optional properties grow "
+                             f"it with their square)", pointer)
 
 
 def _pointer(base: str, *parts: object) -> str:
@@ -177,14 +181,14 @@ def _pointer(base: str, *parts: object) -> str:
 def to_regex(schema: Any, pointer: str, depth: int) -> str:
     """Dispatch one schema node: exactly one of enum/const, anyOf, type decides it."""
     if depth > MAX_DEPTH:
-        raise SchemaError(f"schema nesting deeper than MAX_DEPTH={MAX_DEPTH}", pointer)
+        raise SchemaTooLarge(f"schema nesting deeper than MAX_DEPTH={MAX_DEPTH}", pointer)
     if isinstance(schema, bool):
-        raise SchemaError(_boolean_schema(schema), pointer)
+        raise SchemaUnsupported(_boolean_schema(schema), pointer)
     if not isinstance(schema, dict):
-        raise SchemaError(f"a schema must be an object, not {type(schema).__name__}", pointer)
+        raise SchemaMalformed(f"a schema must be an object, not {type(schema).__name__}", pointer)
     for key in schema:
         if not isinstance(key, str):
-            raise SchemaError(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
+            raise SchemaMalformed(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
     keys = set(schema) - ANNOTATIONS
     if "enum" in keys or "const" in keys:
         return _checked(enum_or_const(schema, keys, pointer), pointer)
@@ -192,13 +196,13 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
         return _checked(any_of(schema, keys, pointer, depth), pointer)
     if "type" not in keys:
         if not keys:
-            raise SchemaError("an empty schema means any JSON value, which is not a regular "
-                              "language; give a type, enum, const or anyOf", pointer)
+            raise SchemaUnsupported("an empty schema means any JSON value, which is not a regular "
+                                    "language; give a type, enum, const or anyOf", pointer)
         unknown = sorted(keys)[0]
-        raise SchemaError(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
+        raise SchemaUnsupported(f"keyword {unknown!r} is not supported without a type", _pointer(pointer, unknown))
     kind = _type_name(schema, pointer)
     for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
-        raise SchemaError(f"keyword {key!r} is not supported", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} is not supported", _pointer(pointer, key))
     return _checked(TYPES[kind](schema, pointer, depth), pointer)
 
 
@@ -206,12 +210,15 @@ def _type_name(schema: dict, pointer: str) -> str:
     """The value of ``type``: one of ``TYPE_KEYWORDS``, else SchemaError at ``/type``."""
     kind = schema["type"]
     if isinstance(kind, list):
-        raise SchemaError("a list of types is not supported; use anyOf", _pointer(pointer, "type"))
+        # a list of distinct known types is valid JSON Schema, just outside the subset
+        valid = kind and all(isinstance(k, str) and k in TYPE_KEYWORDS for k in kind) and len(set(kind)) == len(kind)
+        error = SchemaUnsupported if valid else SchemaMalformed
+        raise error("a list of types is not supported; use anyOf", _pointer(pointer, "type"))
     if not isinstance(kind, str):
-        raise SchemaError(f"type must be a string naming a JSON type, not {type(kind).__name__}",
-                          _pointer(pointer, "type"))
+        raise SchemaMalformed(f"type must be a string naming a JSON type, not {type(kind).__name__}",
+                              _pointer(pointer, "type"))
     if kind not in TYPE_KEYWORDS:
-        raise SchemaError(f"unknown type {_short(kind)}", _pointer(pointer, "type"))
+        raise SchemaMalformed(f"unknown type {_short(kind)}", _pointer(pointer, "type"))
     return kind
 
 
@@ -225,16 +232,18 @@ def _short(value: Any) -> str:
 
 def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
     if "enum" in keys and "const" in keys:
-        raise SchemaError("enum and const together are not supported; use one", pointer)
+        raise SchemaUnsupported("enum and const together are not supported; use one", pointer)
     keyword = "enum" if "enum" in keys else "const"
     values = schema["enum"] if keyword == "enum" else [schema["const"]]
     if keyword == "enum" and (not isinstance(values, list) or not values):
-        raise SchemaError("enum must be a non-empty array", _pointer(pointer, "enum"))
+        # not an array: malformed; empty: valid JSON Schema, but an empty language
+        error = SchemaUnsupported if isinstance(values, list) else SchemaMalformed
+        raise error("enum must be a non-empty array", _pointer(pointer, "enum"))
     if len(values) > MAX_ENUM_VALUES:
-        raise SchemaError(f"enum has {len(values)} values, over MAX_ENUM_VALUES={MAX_ENUM_VALUES}",
-                          _pointer(pointer, "enum"))
+        raise SchemaTooLarge(f"enum has {len(values)} values, over MAX_ENUM_VALUES={MAX_ENUM_VALUES}",
+                             _pointer(pointer, "enum"))
     for key in sorted(keys - {keyword, "type"}):
-        raise SchemaError(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} is not supported beside {keyword}", _pointer(pointer, key))
     where = [_pointer(pointer, keyword, i) if keyword == "enum" else _pointer(pointer, keyword)
              for i in range(len(values))]
     texts = [_value_text(value, where[i]) for i, value in enumerate(values)]
@@ -242,14 +251,14 @@ def enum_or_const(schema: dict, keys: set, pointer: str) -> str:
         kind = _type_name(schema, pointer)
         for i, value in enumerate(values):
             if not _JSON_TYPE_OF[kind](value):
-                raise SchemaError(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])
+                raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])
     unique = list(dict.fromkeys(texts))  # first occurrences, in order (a dict, not a list search)
     _check_length(sum(len(text) + 1 for text in unique), _pointer(pointer, keyword))  # escaping only grows
     return group("|".join(escape(t) for t in unique)) if len(unique) > 1 else escape(unique[0])
 
 
 def _value_text(value: Any, pointer: str) -> str:
-    """The compact JSON of an enum/const member, or SchemaError at its pointer when it
+    """The compact JSON of an enum/const member, or SchemaMalformed at its pointer when it
     is no JSON value: NaN or infinity, a set or tuple, a non-string key, a lone
     surrogate, an integer Python will not print (over 4300 digits), nesting deeper
     than ``MAX_VALUE_DEPTH``."""
@@ -257,43 +266,43 @@ def _value_text(value: Any, pointer: str) -> str:
     try:
         text = compact(value)
     except (TypeError, ValueError) as exc:
-        raise SchemaError(f"value is not JSON: {exc}", pointer) from None
+        raise SchemaMalformed(f"value is not JSON: {exc}", pointer) from None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise SchemaError(f"value is not JSON: a string holds the lone surrogate "
-                          f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
+        raise SchemaMalformed(f"value is not JSON: a string holds the lone surrogate "
+                              f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
     return text
 
 
 def _check_json_value(value: Any, pointer: str) -> None:
-    """Walk ``value`` (iteratively: no recursion however deep) and raise SchemaError at
+    """Walk ``value`` (iteratively: no recursion however deep) and raise SchemaMalformed at
     ``pointer`` for the first part that is not plain JSON data."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if depth > MAX_VALUE_DEPTH:
-            raise SchemaError(f"value is nested deeper than MAX_VALUE_DEPTH={MAX_VALUE_DEPTH}", pointer)
+            raise SchemaTooLarge(f"value is nested deeper than MAX_VALUE_DEPTH={MAX_VALUE_DEPTH}", pointer)
         if isinstance(item, dict):
             for key in item:
                 if not isinstance(key, str):
-                    raise SchemaError(f"value is not JSON: an object key is a {type(key).__name__} "
-                                      f"({_short(key)}), not a string", pointer)
+                    raise SchemaMalformed(f"value is not JSON: an object key is a {type(key).__name__} "
+                                          f"({_short(key)}), not a string", pointer)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, float) and not math.isfinite(item):
-            raise SchemaError(f"value is not JSON: {item!r} (NaN and infinities have no JSON)", pointer)
+            raise SchemaMalformed(f"value is not JSON: {item!r} (NaN and infinities have no JSON)", pointer)
         elif item is not None and not isinstance(item, (str, int, float)):
-            raise SchemaError(f"value is not JSON: a {type(item).__name__}", pointer)
+            raise SchemaMalformed(f"value is not JSON: a {type(item).__name__}", pointer)
 
 
 def any_of(schema: dict, keys: set, pointer: str, depth: int) -> str:
     for key in sorted(keys - {"anyOf"}):
-        raise SchemaError(f"keyword {key!r} beside anyOf is not supported", _pointer(pointer, key))
+        raise SchemaUnsupported(f"keyword {key!r} beside anyOf is not supported", _pointer(pointer, key))
     branches = schema["anyOf"]
     if not isinstance(branches, list) or not branches:
-        raise SchemaError("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
+        raise SchemaMalformed("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))
     parts, total = [], 0
     for i, branch in enumerate(branches):
         parts.append(to_regex(branch, _pointer(pointer, "anyOf", i), depth + 1))
@@ -308,13 +317,13 @@ def scalar(pattern: str) -> Callable[[dict, str, int], str]:
 
 def array(schema: dict, pointer: str, depth: int) -> str:
     if "items" not in schema:
-        raise SchemaError("an array needs 'items' (an array of any JSON value is not a "
-                          "regular language)", pointer)
+        raise SchemaUnsupported("an array needs 'items' (an array of any JSON value is not a "
+                                "regular language)", pointer)
     lo = _bound(schema, "minItems", 0, pointer)
     hi = _bound(schema, "maxItems", None, pointer)
     if hi is not None and hi < lo:
-        raise SchemaError(f"minItems {lo} is greater than maxItems {hi}: no array is valid",
-                          _pointer(pointer, "maxItems"))
+        raise SchemaUnsupported(f"minItems {lo} is greater than maxItems {hi}: no array is valid",
+                                _pointer(pointer, "maxItems"))
     item = to_regex(schema["items"], _pointer(pointer, "items"), depth + 1)
     if hi == 0:
         return r"\[\]"
@@ -332,27 +341,32 @@ def _bound(schema: dict, key: str, default, pointer: str):
         return default
     value = schema[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SchemaError(f"{key} must be a non-negative integer", _pointer(pointer, key))
+        # 2.0 is a non-negative integer to JSON Schema, but the subset reads only ints
+        whole = isinstance(value, float) and value.is_integer() and value >= 0
+        error = SchemaUnsupported if whole else SchemaMalformed
+        raise error(f"{key} must be a non-negative integer", _pointer(pointer, key))
     if value > MAX_ITEMS_BOUND:
-        raise SchemaError(f"{key} {_short(value)} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
-                          _pointer(pointer, key))
+        raise SchemaTooLarge(f"{key} {_short(value)} exceeds the limit MAX_ITEMS_BOUND={MAX_ITEMS_BOUND}",
+                             _pointer(pointer, key))
     return value
 
 
 def obj(schema: dict, pointer: str, depth: int) -> str:
     props = schema.get("properties", {})
     if not isinstance(props, dict):
-        raise SchemaError("properties must be an object", _pointer(pointer, "properties"))
+        raise SchemaMalformed("properties must be an object", _pointer(pointer, "properties"))
     extra = schema.get("additionalProperties", False)
     if extra is not False:
-        raise SchemaError("additionalProperties other than false is not supported",
-                          _pointer(pointer, "additionalProperties"))
+        # true or a schema is valid JSON Schema outside the subset; anything else is malformed
+        error = SchemaUnsupported if isinstance(extra, (bool, dict)) else SchemaMalformed
+        raise error("additionalProperties other than false is not supported",
+                    _pointer(pointer, "additionalProperties"))
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise SchemaError("required must be an array of strings", _pointer(pointer, "required"))
+        raise SchemaMalformed("required must be an array of strings", _pointer(pointer, "required"))
     for i, name in enumerate(required):
         if name not in props:
-            raise SchemaError(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
+            raise SchemaUnsupported(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
     members, total = [], 0
     for name, sub in props.items():
         name_text = _property_name(name, _pointer(pointer, "properties"))
@@ -364,16 +378,16 @@ def obj(schema: dict, pointer: str, depth: int) -> str:
 
 
 def _property_name(name: Any, pointer: str) -> str:
-    """The compact JSON of a property name; SchemaError at ``/properties`` unless it is
+    """The compact JSON of a property name; SchemaMalformed at ``/properties`` unless it is
     a string with UTF-8 (a Python dict may hold ``{1: ...}``: JSON has no such key)."""
     if not isinstance(name, str):
-        raise SchemaError(f"property names must be strings, found {type(name).__name__} {_short(name)}", pointer)
+        raise SchemaMalformed(f"property names must be strings, found {type(name).__name__} {_short(name)}", pointer)
     text = compact(name)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise SchemaError(f"property name {_short(name)} holds the lone surrogate "
-                          f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
+        raise SchemaMalformed(f"property name {_short(name)} holds the lone surrogate "
+                              f"U+{ord(exc.object[exc.start]):04X}, which has no UTF-8", pointer) from None
     return text
 
 

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .bytemap import decode_byte_level
-from .errors import LimitExceeded
+from .errors import InvalidArgument, LimitExceeded
 
 __all__ = ["vocab_bytes", "token_string_bytes", "MAX_VOCAB_SIZE"]
 
@@ -99,7 +99,7 @@ def _special_id_set(special_ids: Any) -> set[int]:
 def _mark_specials(vocab: list[bytes | None], specials: set[int]) -> list[bytes | None]:
     for i in specials:
         if not 0 <= i < len(vocab):
-            raise ValueError(f"vocab_bytes: special id {i} out of range 0..{len(vocab) - 1}")
+            raise InvalidArgument(f"vocab_bytes: special id {i} out of range 0..{len(vocab) - 1}")
         vocab[i] = None
     return vocab
 
@@ -115,7 +115,7 @@ def _string_bytes(token: str, token_id: int) -> bytes:
     try:
         return token_string_bytes(token)
     except UnicodeEncodeError as exc:
-        raise ValueError(f"vocab_bytes: token {token_id} ({token[:40]!r}) has no UTF-8: {exc.reason}") from None
+        raise InvalidArgument(f"vocab_bytes: token {token_id} ({token[:40]!r}) has no UTF-8: {exc.reason}") from None
 
 
 # tiktoken: bytes per id from the Rust core; specials by name -> id
@@ -131,8 +131,8 @@ def _from_tiktoken(enc: Any) -> list[bytes | None]:
         except KeyError:  # a hole in the id range: no token has this id
             vocab[i] = None
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"vocab_bytes: token {i}: decode_single_token_bytes gave no bytes "
-                             f"({type(exc).__name__}: {exc})") from None
+            raise InvalidArgument(f"vocab_bytes: token {i}: decode_single_token_bytes gave no bytes "
+                                  f"({type(exc).__name__}: {exc})") from None
     return vocab
 
 
@@ -147,7 +147,7 @@ def _tiktoken_special_ids(enc: Any) -> set[int]:
 def _token_id(value: Any, what: str) -> int:
     """``value`` as a token id (a non-negative int), else ValueError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"vocab_bytes: {what} has id {value!r}, expected a non-negative int")
+        raise InvalidArgument(f"vocab_bytes: {what} has id {value!r}, expected a non-negative int")
     return value
 
 
@@ -166,7 +166,7 @@ def _from_ranks(enc: Any) -> list[bytes | None]:
     for token, rank in ranks.items():
         _token_id(rank, f"token {token!r}")
         if not isinstance(token, (bytes, bytearray)):
-            raise ValueError(f"vocab_bytes: token {rank} is a {type(token).__name__} in the ranks, expected bytes")
+            raise InvalidArgument(f"vocab_bytes: token {rank} is a {type(token).__name__} in the ranks, expected bytes")
     top = max([*ranks.values(), *specials], default=-1)
     n = _check_size(max(int(getattr(enc, "n_vocab", 0) or 0), top + 1))
     vocab: list[bytes | None] = [None] * n
@@ -191,7 +191,7 @@ def _from_hf_tokenizers(tok: Any) -> list[bytes | None]:
     for string, i in table.items():
         _token_id(i, f"token {string!r}")
         if not isinstance(string, str):
-            raise ValueError(f"vocab_bytes: token {i} is a {type(string).__name__}, expected str")
+            raise InvalidArgument(f"vocab_bytes: token {i} is a {type(string).__name__}, expected str")
     n = _check_size(max(table.values(), default=-1) + 1)
     vocab: list[bytes | None] = [None] * n
     for string, i in table.items():
@@ -213,6 +213,6 @@ def _from_strings(tokens: Sequence[Any]) -> list[bytes | None]:
         elif isinstance(token, (bytes, bytearray)):
             vocab.append(bytes(token))
         else:
-            raise ValueError(f"vocab_bytes: token {i} is a {type(token).__name__}, "
-                             "expected str, bytes or None")
+            raise InvalidArgument(f"vocab_bytes: token {i} is a {type(token).__name__}, "
+                                  "expected str, bytes or None")
     return vocab

@@ -9,8 +9,9 @@ never imports it.
 
 Pipeline, one module per stage:
 
-    errors     the error kinds (PatternMalformed, PatternUnsupported, LanguageEmpty,
-               DerivativeLimitExceeded)
+    errors     the error kinds, under ConstrainError: PatternSyntaxError, UnsupportedSyntax,
+               EmptyLanguage, PatternTooLarge, LimitExceeded, InvalidArgument (the
+               reference's names for the same kinds, none of its code)
     bounds     the MAX_* bounds and the derivative work budget of a public call
     terms      byte sets; hash-consed terms and their smart constructors
     frontend   pattern text --(Python's own parser, re._parser)--> sre tree
@@ -30,12 +31,12 @@ Meaning: exactly Python's ``re.fullmatch(pattern.encode("ascii"), data)`` on byt
 ``\\d`` is [0-9], ``\\w`` [A-Za-z0-9_], ``\\s`` [ \\t\\n\\r\\f\\v], ``.`` any byte but
 ``\\n``, ``[^...]`` the complement over all 256 bytes.
 
-Subset (refused with a ``ValueError`` naming the construct and its offset):
+Subset (refused with ``UnsupportedSyntax`` naming the construct and its offset):
 anchors ``^ $ \\A \\Z \\b \\B``, backreferences, conditionals, lookarounds, atomic
 groups, lazy and possessive quantifiers, named groups, inline flags, comments,
-non-ASCII characters, repeat bounds over ``MAX_REPEAT``. Accepted as Python reads
+non-ASCII characters (repeat bounds over ``MAX_REPEAT`` are ``PatternTooLarge``). Accepted as Python reads
 them: octal escapes (``\\0``, ``\\012``), ``{,n}``, a ``{`` that starts no repeat.
-Malformed patterns (Python's ``re.error``) are ``PatternMalformed``.
+Malformed patterns (Python's ``re.error``) are ``PatternSyntaxError``.
 
 Terms (Owens, Reppy and Turon, "Regular-expression derivatives re-examined", JFP
 2009) are hash-consed: two terms are equal iff they are the same object. They are
@@ -46,7 +47,7 @@ tuple; ∅ and ε are absorbed. Bounded repeats are counting terms ``r{lo,hi}`` 
 expanded), so a derivative of ``a{0,1000}`` is one small term.
 
 Invariant (proved by induction over the constructors): a term denotes the empty
-language iff it *is* ``EMPTY``, since byte sets are never empty and every other
+language iff it *is* ``NOTHING``, since byte sets are never empty and every other
 constructor of non-empty languages is non-empty. ``is_empty`` nevertheless decides
 emptiness by its definition (no nullable term is reachable by derivatives), and the
 tests check the two agree.
@@ -69,7 +70,7 @@ each costing the number of alternatives it walks; nested counted repeats such as
 within about a second) and ``MAX_MOORE_WORK`` (states x columns x rounds of
 Moore minimization, quadratic on long chains: a literal of 6 000 bytes is refused,
 and so is the array schema ``[item(,item){0,999}]`` of objects); past them
-``DerivativeLimitExceeded``.
+``LimitExceeded`` (``PatternTooLarge`` for the pattern's length and repeat counts).
 
 Disagreements this oracle settled (each a regression test in
 ``tests/test_derivatives.py`` or ``tests/test_stdlib.py``): ``regex`` partial
@@ -79,7 +80,7 @@ on 300 nested groups (fixed there). It has not been the wrong side so far.
 
 Known weak spots: terms are interned in a process-wide weak table and memoize their
 derivatives, so memory grows with the number of live terms; deeply nested patterns
-recurse (a ``RecursionError`` becomes ``DerivativeLimitExceeded``).
+recurse (a ``RecursionError`` becomes ``LimitExceeded``).
 """
 
 from __future__ import annotations
@@ -89,15 +90,25 @@ from .bounds import MAX_DERIVATIVE_WORK, MAX_MOORE_WORK, MAX_PATTERN_CHARS, MAX_
 from .derive import classes, derivative, derive_bytes, nullable
 from .dfa import DEAD, canonical_from_rows
 from .emptiness import is_empty_term
-from .errors import DerivativeLimitExceeded, LanguageEmpty, PatternError, PatternMalformed, PatternUnsupported
+from .errors import (
+    ConstrainError,
+    EmptyLanguage,
+    InvalidArgument,
+    LimitExceeded,
+    PatternError,
+    PatternSyntaxError,
+    PatternTooLarge,
+    UnsupportedSyntax,
+)
 from .frontend import parse
-from .terms import ALL, EMPTY, EPS, Term, alt, alt_of, byteset, cat, members, opt, repeat, star
+from .terms import ALL, EMPTY_STRING, NOTHING, Term, alt, alt_of, byteset, cat, members, opt, repeat, star
 from .witnesses import difference_term, witness_term
 
 __all__ = [
     "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
-    "Term", "EMPTY", "EPS", "ALL", "members",
-    "PatternError", "PatternMalformed", "PatternUnsupported", "LanguageEmpty", "DerivativeLimitExceeded",
+    "Term", "NOTHING", "EMPTY_STRING", "ALL", "members",
+    "ConstrainError", "PatternError", "PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "LimitExceeded",
+    "PatternTooLarge", "InvalidArgument",
     "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat",
     "parse", "derivative", "derive_bytes", "nullable", "classes", "is_empty_term",
     "canonical_from_rows",

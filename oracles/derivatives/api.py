@@ -1,8 +1,8 @@
 """The oracle: ``Oracle(pattern)`` and the module functions, each a guarded public call.
 
-Every public call checks its arguments (TypeError for a wrong type, ValueError for a
+Every public call checks its arguments (TypeError for a wrong type, InvalidArgument for a
 bad value), runs within ``bounds.guarded`` (a fresh derivative budget; recursion
-turned into ``DerivativeLimitExceeded``), and caches what it can: the pattern's term,
+turned into ``LimitExceeded``), and caches what it can: the pattern's term,
 its prefixes' terms, its canonical DFA; the module functions cache one ``Oracle`` per
 pattern. Example::
 
@@ -22,8 +22,9 @@ from .bounds import BUDGET, guarded
 from .derive import derive_bytes
 from .dfa import canonical_from_term
 from .emptiness import is_empty_term
+from .errors import InvalidArgument
 from .frontend import _parse_cached, parse
-from .terms import EMPTY, Term
+from .terms import NOTHING, Term
 from .witnesses import difference_term, witness_term
 
 __all__ = ["Oracle", "matches", "viable", "is_empty", "mask", "canonical_dfa", "witness", "difference",
@@ -42,13 +43,13 @@ def _check_vocab(vocab, eos_id) -> list[bytes | None]:
     out: list[bytes | None] = []
     for i, tok in enumerate(vocab):
         if tok is not None and not isinstance(tok, (bytes, bytearray)):
-            raise ValueError(f"vocab[{i}] must be bytes or None, not {type(tok).__name__}")
+            raise InvalidArgument(f"vocab[{i}] must be bytes or None, not {type(tok).__name__}")
         out.append(None if tok is None else bytes(tok))
     if eos_id is not None:
         if isinstance(eos_id, bool) or not isinstance(eos_id, (int, np.integer)):
             raise TypeError(f"eos_id must be an int or None, not {type(eos_id).__name__}")
         if not 0 <= int(eos_id) < len(out):
-            raise ValueError(f"eos_id {eos_id} out of range 0..{len(out) - 1}")
+            raise InvalidArgument(f"eos_id {eos_id} out of range 0..{len(out) - 1}")
     return out
 
 
@@ -119,13 +120,13 @@ class Oracle:
                 out[i] = start.nullable
             elif tok:
                 after = derive_bytes(start, tok)
-                out[i] = after is not EMPTY and not is_empty_term(after)
+                out[i] = after is not NOTHING and not is_empty_term(after)
         return out
 
     def canonical_dfa(self) -> tuple[np.ndarray, np.ndarray]:
         """(trans int32 [S, 256], accept bool [S]): the minimal DFA numbered breadth
         first from 0, bytes ascending, DEAD (-1) for no continuation. Raises
-        ``LanguageEmpty`` for an empty language. The arrays are read-only."""
+        ``EmptyLanguage`` for an empty language. The arrays are read-only."""
         if self._dfa is None:
             with guarded():
                 trans, accept = canonical_from_term(self.term, self.pattern)

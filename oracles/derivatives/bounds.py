@@ -1,9 +1,10 @@
 """The derivative oracle's bounds, and the work budget that enforces one of them.
 
-Every input is answered within these, or refused with ``DerivativeLimitExceeded``:
+Every input is answered within these, or refused with ``LimitExceeded`` (``PatternTooLarge``
+when the bound is one of the pattern's text):
 
 - ``MAX_PATTERN_CHARS``: pattern text, checked before Python's parser sees it;
-- ``MAX_REPEAT``: repeat counts (``a{1001}`` is ``PatternUnsupported``);
+- ``MAX_REPEAT``: repeat counts (``a{1001}`` is ``PatternTooLarge``);
 - ``MAX_STATES``: distinct terms explored by one ``canonical_dfa``, emptiness or
   witness search;
 - ``MAX_DERIVATIVE_WORK``: derivative steps of one public call (fresh derivatives,
@@ -12,7 +13,7 @@ Every input is answered within these, or refused with ``DerivativeLimitExceeded`
 
 ``BUDGET`` counts ``MAX_DERIVATIVE_WORK``: ``guarded(n)`` wraps each public call
 (refilling the budget at the outermost one and turning a ``RecursionError`` into
-``DerivativeLimitExceeded``); the term constructors and ``derivative`` spend from it.
+``LimitExceeded``); the term constructors and ``derivative`` spend from it.
 The other modules read these as ``bounds.MAX_...`` when they run, so a test lowers one
 with ``monkeypatch.setattr(oracles.derivatives.bounds, "MAX_STATES", 40)`` (the names
 the package re-exports are the defaults). Example::
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .errors import DerivativeLimitExceeded
+from .errors import LimitExceeded
 
 __all__ = ["MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
            "BUDGET", "guarded"]
@@ -55,7 +56,7 @@ class Budget:
     def spend(self, steps: int) -> None:
         self.left -= steps
         if self.left < 0:
-            raise DerivativeLimitExceeded(
+            raise LimitExceeded(
                 f"derivative work past MAX_DERIVATIVE_WORK={MAX_DERIVATIVE_WORK} steps (terms grow too "
                 f"large: e.g. nested counted repeats such as ((a{{0,30}}){{0,30}}){{0,30}})")
 
@@ -74,6 +75,6 @@ def guarded(input_bytes: int = 0):
     try:
         yield
     except RecursionError:
-        raise DerivativeLimitExceeded("term nested too deeply for the recursion limit") from None
+        raise LimitExceeded("term nested too deeply for the recursion limit") from None
     finally:
         BUDGET.active -= 1

@@ -12,7 +12,7 @@ the same derivative (so later phases derive once per class, not per byte). Examp
 from __future__ import annotations
 
 from .bounds import BUDGET
-from .terms import ALL, EMPTY, EPS, K_ALT, K_CAT, K_REPEAT, K_SET, K_STAR, Term, alt, alt_of, cat, repeat
+from .terms import ALL, EMPTY_STRING, K_ALT, K_CAT, K_REPEAT, K_SET, K_STAR, NOTHING, Term, alt, alt_of, cat, repeat
 
 __all__ = ["nullable", "derivative", "classes", "derive_bytes", "meet"]
 
@@ -35,7 +35,7 @@ def derivative(term: Term, byte: int) -> Term:
     if BUDGET.active:
         BUDGET.spend(1)
     if k == K_SET:
-        out = EPS if (term.args >> byte) & 1 else EMPTY
+        out = EMPTY_STRING if (term.args >> byte) & 1 else NOTHING
     elif k == K_CAT:
         head, rest = term.args
         out = cat(derivative(head, byte), rest)
@@ -48,8 +48,8 @@ def derivative(term: Term, byte: int) -> Term:
     elif k == K_REPEAT:
         body, lo, hi = term.args
         out = cat(derivative(body, byte), repeat(body, max(lo - 1, 0), None if hi is None else hi - 1))
-    else:  # EMPTY, EPS
-        out = EMPTY
+    else:  # NOTHING, EMPTY_STRING
+        out = NOTHING
     term._deriv[byte] = out
     return out
 
@@ -100,7 +100,7 @@ def meet(p: tuple[int, ...], q: tuple[int, ...]) -> tuple[int, ...]:
 def derive_bytes(term: Term, data: bytes) -> Term:
     """The derivative by every byte of ``data`` in turn (∅ stays ∅)."""
     for b in data:
-        if term is EMPTY:
+        if term is NOTHING:
             break
         term = derivative(term, b)
     return term

@@ -20,8 +20,8 @@ import numpy as np
 from . import bounds
 from .derive import classes, derivative
 from .emptiness import is_empty_term
-from .errors import DerivativeLimitExceeded, LanguageEmpty
-from .terms import EMPTY, Term, lowest, members
+from .errors import EmptyLanguage, LimitExceeded
+from .terms import NOTHING, Term, lowest, members
 
 __all__ = ["DEAD", "canonical_from_term", "canonical_from_rows"]
 
@@ -38,12 +38,12 @@ def _explore(start: Term) -> tuple[list[list[int]], list[bool]]:
         row = [DEAD] * 256
         for c in classes(t):
             u = derivative(t, lowest(c))
-            if u is EMPTY:
+            if u is NOTHING:
                 continue
             target = index.get(u)
             if target is None:
                 if len(order) >= bounds.MAX_STATES:
-                    raise DerivativeLimitExceeded(
+                    raise LimitExceeded(
                         f"derivative automaton has more than MAX_STATES={bounds.MAX_STATES} states")
                 target = index[u] = len(order)
                 order.append(u)
@@ -79,7 +79,7 @@ def _moore(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
     Cost: one round per length of the longest shortest distinguishing string, so
     O(n^2 k) on a chain (a 2 000-byte literal needs 2 000 rounds of 2 001 states);
     past ``MAX_MOORE_WORK`` states x columns x rounds (each column is one ``np.unique``
-    per round) it raises ``DerivativeLimitExceeded``.
+    per round) it raises ``LimitExceeded``.
     """
     _, first = np.unique(trans, axis=1, return_index=True)
     cols = trans[:, np.sort(first)]
@@ -87,7 +87,7 @@ def _moore(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
     count = len(np.unique(block))  # 1 when every state accepts (or none does)
     for rounds in itertools.count(1):
         if rounds * len(block) * max(1, cols.shape[1]) > bounds.MAX_MOORE_WORK:
-            raise DerivativeLimitExceeded(
+            raise LimitExceeded(
                 f"Moore minimization past MAX_MOORE_WORK={bounds.MAX_MOORE_WORK} states x columns x rounds "
                 f"({len(block)} states, {cols.shape[1]} columns, round {rounds})")
         new_block, new_count = _refine(block, cols)
@@ -137,7 +137,7 @@ def _number(trans: np.ndarray, accept: np.ndarray, block: np.ndarray):
 
 def canonical_from_term(start: Term, pattern: str) -> tuple[np.ndarray, np.ndarray]:
     if is_empty_term(start):
-        raise LanguageEmpty("empty language: the pattern matches no string", pattern, 0)
+        raise EmptyLanguage("empty language: the pattern matches no string", pattern, 0)
     rows, accept_list = _explore(start)
     return canonical_from_rows(rows, accept_list)
 
@@ -149,7 +149,7 @@ def canonical_from_rows(rows: list[list[int]], accept_list: list[bool]) -> tuple
     already); it is kept, and tested on hand-made automata with a dead sink."""
     live = _live(rows, accept_list)
     if not live[0]:
-        raise LanguageEmpty("empty language: no accepting state is reachable")
+        raise EmptyLanguage("empty language: no accepting state is reachable")
     keep = [s for s, ok in enumerate(live) if ok]  # state 0 is live: L is not empty
     new_id = {s: i for i, s in enumerate(keep)}
     trans = np.array([[new_id.get(t, DEAD) for t in rows[s]] for s in keep], dtype=np.int64)

@@ -1,6 +1,6 @@
 r"""Emptiness: is a term's language empty? A search of its derivatives for a nullable term.
 
-By the terms' normal form a term is empty iff it is ``EMPTY``; ``is_empty_term``
+By the terms' normal form a term is empty iff it is ``NOTHING``; ``is_empty_term``
 nevertheless decides it by definition (the tests check the two agree), and memoizes
 the answer on every term it visits. Example::
 
@@ -15,7 +15,7 @@ from collections import deque
 
 from . import bounds
 from .derive import classes, derivative
-from .errors import DerivativeLimitExceeded
+from .errors import LimitExceeded
 from .terms import Term, lowest
 
 __all__ = ["is_empty_term"]
@@ -26,7 +26,7 @@ def is_empty_term(term: Term) -> bool:
     memoized: the terms on the path to a nullable term are marked non-empty, and
     when the search fails every visited term is marked empty.
 
-    Raises ``DerivativeLimitExceeded`` past ``MAX_STATES`` visited terms.
+    Raises ``LimitExceeded`` past ``MAX_STATES`` visited terms.
     """
     if term._empty is not None:
         return term._empty
@@ -45,7 +45,7 @@ def is_empty_term(term: Term) -> bool:
             u = derivative(t, lowest(c))
             if u not in parent:
                 if len(parent) >= bounds.MAX_STATES:
-                    raise DerivativeLimitExceeded(
+                    raise LimitExceeded(
                         f"emptiness search visited more than MAX_STATES={bounds.MAX_STATES} terms")
                 parent[u] = t
                 queue.append(u)

@@ -2,9 +2,9 @@
 
 Python's ``re`` parser reads the ASCII bytes of the pattern (so its meaning is
 Python's by construction); ``_convert`` maps the subset's opcodes to terms and refuses
-the rest with ``PatternUnsupported`` naming the construct and its offset (found by a
+the rest with ``UnsupportedSyntax`` naming the construct and its offset (found by a
 scanner that only locates, never decides meaning). Python's ``re.error`` is
-``PatternMalformed``. Example::
+``PatternSyntaxError``. Example::
 
     >>> parse("a|b") is byteset(0b11 << 97)
     True
@@ -17,7 +17,7 @@ import re
 import warnings
 
 from . import bounds
-from .errors import DerivativeLimitExceeded, PatternMalformed, PatternUnsupported
+from .errors import PatternSyntaxError, PatternTooLarge, UnsupportedSyntax
 from .terms import ALL, DIGIT, NEWLINE, SPACE, WORD, Term, alt_of, byteset, cat, repeat, span
 
 try:  # Python >= 3.11
@@ -51,18 +51,18 @@ _REFUSED_OPCODES = {  # sre opcode name -> (construct, scanner kind that locates
 def parse(pattern: str) -> Term:
     """The term of a pattern of the subset.
 
-    Raises TypeError when ``pattern`` is not a str; ``PatternUnsupported`` (naming the
-    construct and offset) outside the subset; ``PatternMalformed`` when Python's
+    Raises TypeError when ``pattern`` is not a str; ``UnsupportedSyntax`` (naming the
+    construct and offset) outside the subset; ``PatternSyntaxError`` when Python's
     ``re`` refuses the pattern. An empty language is *not* an error here (its term
-    is ``EMPTY``); ``canonical_dfa`` refuses it.
+    is ``NOTHING``); ``canonical_dfa`` refuses it.
 
     Example: ``parse("a|b") is byteset(0b11 << 97)``.
     """
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
     if len(pattern) > bounds.MAX_PATTERN_CHARS:
-        raise DerivativeLimitExceeded(f"pattern of {len(pattern)} characters, over MAX_PATTERN_CHARS="
-                                      f"{bounds.MAX_PATTERN_CHARS}")
+        raise PatternTooLarge(f"pattern of {len(pattern)} characters, over MAX_PATTERN_CHARS="
+                              f"{bounds.MAX_PATTERN_CHARS}")
     return _parse_cached(pattern)
 
 
@@ -70,29 +70,29 @@ def parse(pattern: str) -> Term:
 def _parse_cached(pattern: str) -> Term:
     for i, ch in enumerate(pattern):
         if ord(ch) > 127:
-            raise PatternUnsupported(f"non-ASCII character {ch!r}", pattern, i)
+            raise UnsupportedSyntax(f"non-ASCII character {ch!r}", pattern, i)
     try:
         with warnings.catch_warnings():  # e.g. "Possible nested set": Python's meaning stands
             warnings.simplefilter("ignore", FutureWarning)
             tree = _sre_parse.parse(pattern.encode("ascii"), 0)
     except re.error as e:
-        raise PatternMalformed(f"malformed pattern: {e.msg}", pattern, e.pos) from None
+        raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except RecursionError:
-        raise DerivativeLimitExceeded("pattern nested too deeply for Python's parser") from None
+        raise PatternTooLarge("pattern nested too deeply for Python's parser") from None
     except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
-        raise PatternUnsupported(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
-                                 _locate_big_repeat(pattern)) from None
+        raise PatternTooLarge(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
+                              _locate_big_repeat(pattern)) from None
     if tree.state.flags:
-        raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
+        raise UnsupportedSyntax("inline flags", pattern, _locate(pattern, "flags"))
     if tree.state.groupdict:
-        raise PatternUnsupported("named group", pattern, _locate(pattern, "named group"))
+        raise UnsupportedSyntax("named group", pattern, _locate(pattern, "named group"))
     pos = _locate(pattern, "comment")  # (?#...) leaves no trace in the tree
     if pos is not None:
-        raise PatternUnsupported("comment", pattern, pos)
+        raise UnsupportedSyntax("comment", pattern, pos)
     try:
         return _convert(tree, pattern)
     except RecursionError:
-        raise DerivativeLimitExceeded("pattern nested too deeply") from None
+        raise PatternTooLarge("pattern nested too deeply") from None
 
 
 def _convert(items, pattern: str) -> Term:
@@ -116,19 +116,19 @@ def _convert_item(op, av, pattern: str) -> Term:
     if name == "SUBPATTERN":     # (...) and (?:...) ; (?i:...) carries flags
         _group, add_flags, del_flags, body = av
         if add_flags or del_flags:
-            raise PatternUnsupported("inline flags", pattern, _locate(pattern, "flags"))
+            raise UnsupportedSyntax("inline flags", pattern, _locate(pattern, "flags"))
         return _convert(body, pattern)
     if name == "MAX_REPEAT":     # * + ? {m} {m,} {m,n}, greedy
         lo, hi, body = av
         hi = None if hi == _sre.MAXREPEAT else hi
         if lo > bounds.MAX_REPEAT or (hi is not None and hi > bounds.MAX_REPEAT):
-            raise PatternUnsupported(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
-                                     _locate_big_repeat(pattern))
+            raise PatternTooLarge(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
+                                  _locate_big_repeat(pattern))
         return repeat(_convert(body, pattern), lo, hi)
     if name in _REFUSED_OPCODES:
         construct, kind = _REFUSED_OPCODES[name]
-        raise PatternUnsupported(construct, pattern, _locate(pattern, kind))
-    raise PatternUnsupported(f"construct {name}", pattern, None)
+        raise UnsupportedSyntax(construct, pattern, _locate(pattern, kind))
+    raise UnsupportedSyntax(f"construct {name}", pattern, None)
 
 
 def _class_bits(items, pattern: str) -> int:
@@ -144,10 +144,10 @@ def _class_bits(items, pattern: str) -> int:
             bits |= span(av[0], av[1])
         elif name == "CATEGORY":
             if str(av) not in _CATEGORIES:
-                raise PatternUnsupported(f"class category {av}", pattern, None)
+                raise UnsupportedSyntax(f"class category {av}", pattern, None)
             bits |= _CATEGORIES[str(av)]
         else:
-            raise PatternUnsupported(f"class item {name}", pattern, None)
+            raise UnsupportedSyntax(f"class item {name}", pattern, None)
     return ALL ^ bits if negate else bits
 
 

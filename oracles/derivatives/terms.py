@@ -10,9 +10,9 @@ concatenation a right-nested chain, ∅ and ε absorbed; bounded repeats stay co
 terms.
 
 Guarantee (by induction over the constructors): a term denotes the empty language
-iff it *is* ``EMPTY``. Example::
+iff it *is* ``NOTHING``. Example::
 
-    >>> cat(byteset(1 << 97), alt(EPS, byteset(1 << 98)))
+    >>> cat(byteset(1 << 97), alt(EMPTY_STRING, byteset(1 << 98)))
     Term('a(b|ε)')
 """
 
@@ -23,9 +23,10 @@ import weakref
 from collections.abc import Iterable
 
 from .bounds import BUDGET
+from .errors import InvalidArgument
 
-__all__ = ["span", "members", "lowest", "ALL", "DIGIT", "WORD", "SPACE", "NEWLINE", "Term", "EMPTY", "EPS",
-           "K_EMPTY", "K_EPS", "K_SET", "K_CAT", "K_ALT", "K_STAR", "K_REPEAT",
+__all__ = ["span", "members", "lowest", "ALL", "DIGIT", "WORD", "SPACE", "NEWLINE", "Term", "NOTHING", "EMPTY_STRING",
+           "K_NOTHING", "K_EMPTY_STRING", "K_SET", "K_CAT", "K_ALT", "K_STAR", "K_REPEAT",
            "byteset", "cat", "alt", "alt_of", "star", "opt", "repeat"]
 
 # Byte sets.
@@ -68,13 +69,13 @@ def lowest(bits: int) -> int:
 
 # Terms and their smart constructors.
 
-K_EMPTY, K_EPS, K_SET, K_CAT, K_ALT, K_STAR, K_REPEAT = range(7)
+K_NOTHING, K_EMPTY_STRING, K_SET, K_CAT, K_ALT, K_STAR, K_REPEAT = range(7)
 
 
 class Term:
     """A hash-consed regex term; build it only through the constructors below.
 
-    ``kind`` is one of the K_* codes; ``args`` is, by kind: EMPTY/EPS ``None``, SET
+    ``kind`` is one of the K_* codes; ``args`` is, by kind: NOTHING/EMPTY_STRING ``None``, SET
     the byte set (a non-zero int), CAT a pair (head, rest) of non-ε, non-∅ terms
     with a non-CAT head (a right-nested chain: abc is (a, (b, c))), ALT a
     frozenset of >= 2 non-ALT terms holding at most one SET, STAR the body (never
@@ -109,16 +110,16 @@ def _intern(kind: int, args, nullable: bool) -> Term:
     return term
 
 
-EMPTY = Term(K_EMPTY, None, False)  # ∅: no string
-EPS = Term(K_EPS, None, True)       # ε: only the empty string
-_STRONG = [EMPTY, EPS]              # the two constants live forever
+NOTHING = Term(K_NOTHING, None, False)            # ∅, the empty language: no string
+EMPTY_STRING = Term(K_EMPTY_STRING, None, True)   # ε: only the empty string
+_STRONG = [NOTHING, EMPTY_STRING]                 # the two constants live forever
 
 
 def byteset(bits: int) -> Term:
     """One byte from a set; the empty set is ∅ (e.g. [^\\x00-\\xff] -> ∅)."""
     if not 0 <= bits <= ALL:
-        raise ValueError(f"internal: byte set {bits:#x} outside 0..255")
-    return EMPTY if bits == 0 else _intern(K_SET, bits, False)
+        raise InvalidArgument(f"internal: byte set {bits:#x} outside 0..255")
+    return NOTHING if bits == 0 else _intern(K_SET, bits, False)
 
 
 def cat(*terms: Term) -> Term:
@@ -128,13 +129,13 @@ def cat(*terms: Term) -> Term:
     one field away: the derivative of a 100 000-byte literal costs O(1) per byte.
     The last term is kept as the tail as it is; only the others are walked.
     """
-    if any(t is EMPTY for t in terms):
-        return EMPTY
-    acc = EPS
+    if any(t is NOTHING for t in terms):
+        return NOTHING
+    acc = EMPTY_STRING
     for t in reversed(terms):
-        if t is EPS:
+        if t is EMPTY_STRING:
             continue
-        if acc is EPS:
+        if acc is EMPTY_STRING:
             acc = t
         elif t.kind == K_CAT:
             for item in reversed(_items(t)):
@@ -171,16 +172,16 @@ def alt_of(terms: Iterable[Term]) -> Term:
         for u in (t.args if t.kind == K_ALT else (t,)):
             if u.kind == K_SET:
                 bits |= u.args
-            elif u is not EMPTY:
+            elif u is not NOTHING:
                 members.add(u)
     if BUDGET.active:
         BUDGET.spend(len(members))  # building and hashing the set costs its size
     if bits:
         members.add(byteset(bits))
-    if EPS in members and any(u.nullable and u is not EPS for u in members):
-        members.discard(EPS)
+    if EMPTY_STRING in members and any(u.nullable and u is not EMPTY_STRING for u in members):
+        members.discard(EMPTY_STRING)
     if not members:
-        return EMPTY
+        return NOTHING
     if len(members) == 1:
         return next(iter(members))
     args = frozenset(members)
@@ -189,12 +190,12 @@ def alt_of(terms: Iterable[Term]) -> Term:
 
 def star(t: Term) -> Term:
     """Kleene star: ∅* -> ε, ε* -> ε, r** -> r*, (ε|r)* -> r*."""
-    if t is EMPTY or t is EPS:
-        return EPS
+    if t is NOTHING or t is EMPTY_STRING:
+        return EMPTY_STRING
     if t.kind == K_STAR:
         return t
-    if t.kind == K_ALT and EPS in t.args:
-        return star(alt_of(u for u in t.args if u is not EPS))
+    if t.kind == K_ALT and EMPTY_STRING in t.args:
+        return star(alt_of(u for u in t.args if u is not EMPTY_STRING))
     if t.kind == K_REPEAT and t.args[1] <= 1:
         return star(t.args[0])  # e.g. (a{0,3})* -> a*, (a{1,})* -> a*
     return _intern(K_STAR, t, True)
@@ -202,7 +203,7 @@ def star(t: Term) -> Term:
 
 def opt(t: Term) -> Term:
     """r? as ε|r."""
-    return alt(EPS, t)
+    return alt(EMPTY_STRING, t)
 
 
 def repeat(t: Term, lo: int, hi: int | None) -> Term:
@@ -212,11 +213,11 @@ def repeat(t: Term, lo: int, hi: int | None) -> Term:
     ε{m,n} -> ε, and a nullable r gets lo = 0 (e.g. (a?){2,3} -> (a?){0,3}).
     """
     if lo < 0 or (hi is not None and hi < lo):
-        raise ValueError(f"internal: bad repeat bounds {{{lo},{hi}}}")
-    if t is EMPTY:
-        return EPS if lo == 0 else EMPTY
-    if t is EPS or hi == 0:
-        return EPS
+        raise InvalidArgument(f"internal: bad repeat bounds {{{lo},{hi}}}")
+    if t is NOTHING:
+        return EMPTY_STRING if lo == 0 else NOTHING
+    if t is EMPTY_STRING or hi == 0:
+        return EMPTY_STRING
     if t.nullable:
         lo = 0
     if lo == 0 and hi is None:
@@ -229,9 +230,9 @@ def repeat(t: Term, lo: int, hi: int | None) -> Term:
 def _show(t: Term) -> str:
     """A pattern-like rendering for debugging, e.g. 'ca[rt]|dog'."""
     k = t.kind
-    if k == K_EMPTY:
+    if k == K_NOTHING:
         return "∅"
-    if k == K_EPS:
+    if k == K_EMPTY_STRING:
         return "ε"
     if k == K_SET:
         return _show_set(t.args)

@@ -14,8 +14,8 @@ from collections import deque
 
 from . import bounds
 from .derive import classes, derivative, meet
-from .errors import DerivativeLimitExceeded
-from .terms import EMPTY, Term, lowest
+from .errors import LimitExceeded
+from .terms import NOTHING, Term, lowest
 
 __all__ = ["witness_term", "difference_term"]
 
@@ -33,7 +33,7 @@ def _shortlex_search(start, is_goal, step) -> bytes | None:
         for bits, succ in sorted(step(node), key=lambda pair: lowest(pair[0])):
             if succ is not None and succ not in path:
                 if len(path) >= bounds.MAX_STATES:
-                    raise DerivativeLimitExceeded(f"witness search past MAX_STATES={bounds.MAX_STATES} terms")
+                    raise LimitExceeded(f"witness search past MAX_STATES={bounds.MAX_STATES} terms")
                 path[succ] = path[node] + bytes([lowest(bits)])
                 queue.append(succ)
     return None
@@ -43,7 +43,7 @@ def witness_term(term: Term) -> bytes | None:
     """The shortlex-least member of L(term) (e.g. ``b"ab"`` for ``(ab|ba)c?``), or
     None when the language is empty."""
     def step(t):
-        return [(c, None if (u := derivative(t, lowest(c))) is EMPTY else u) for c in classes(t)]
+        return [(c, None if (u := derivative(t, lowest(c))) is NOTHING else u) for c in classes(t)]
     return _shortlex_search(term, lambda t: t.nullable, step)
 
 
@@ -53,7 +53,7 @@ def difference_term(left: Term, right: Term) -> bytes | None:
     the two derivative automata over the meet of their classes."""
     def step(pair):
         t, u = pair
-        if t is EMPTY and u is EMPTY:
+        if t is NOTHING and u is NOTHING:
             return []
         out = []
         for c in meet(classes(t), classes(u)):
