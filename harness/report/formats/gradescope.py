@@ -27,7 +27,8 @@ def to_results(report: Report) -> dict:
                                        row.detail.rstrip()) if x)
         tests.append({"name": row.id, "score": 1.0 if earned else 0.0, "max_score": 1.0,
                       "status": "passed" if earned else "failed", "output": output, "visibility": "visible"})
-    return {"score": sum(t["score"] for t in tests), "execution_time": round(report.seconds, 2), "output": f"{report.title}\nverdict: {report.verdict}",
+    return {"score": sum(t["score"] for t in tests), "execution_time": round(report.seconds, 2),
+            "output": f"{report.title}\nverdict: {report.verdict}",
             "stdout_visibility": "visible", "tests": tests}
 
 
