@@ -1,7 +1,7 @@
 """The reports of ``constrain-harness check``: terminal table, JSON, JUnit XML, Gradescope.
 
 ``to_report(result)`` is the adapter to the common model (``harness.report``): with it
-``check`` also writes ``--html``, ``--csv`` and ``--markdown`` (the generic renderers),
+``check`` also writes ``--html``, ``--csv`` and ``--md`` (the generic renderers),
 and the three formats below stay this module's, byte for byte.
 
 All four are pure functions of a ``harness.check.CheckResult``, so they are written

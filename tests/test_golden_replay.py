@@ -498,7 +498,7 @@ def test_golden_replay_writes_a_report_with_a_row_per_check(tmp_path):
     import xml.etree.ElementTree as ET
 
     junit, md = tmp_path / "replay.xml", tmp_path / "replay.md"
-    code, out, _ = _run("replay", "--file", "masks", "--junit-xml", str(junit), "--markdown", str(md))
+    code, out, _ = _run("replay", "--file", "masks", "--junit-xml", str(junit), "--md", str(md))
     checks = [line for line in out.splitlines() if line.startswith(("ok  ", "FAIL "))]
     suite = ET.parse(junit).getroot().find("testsuite")
     assert code == 0 and len(checks) == 2 and int(suite.get("tests")) == len(checks)

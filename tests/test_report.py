@@ -33,6 +33,7 @@ from tests.test_mutants import STRYKER_SCHEMA, _fake_results
 
 # verb (as the parser spells it) -> the report kinds its adapter declares
 VERB_KINDS = {("check",): {"tests", "graded", "class"}, ("conform",): {"tests"}, ("mutants",): {"mutants"},
+              ("compare",): {"tests"},
               ("grade-tests",): {"mutants", "graded"}, ("golden", "replay"): {"tests"}}
 
 
@@ -50,7 +51,7 @@ ALL_OPTIONS = {f.option for f in registry.FORMATS}
 def test_every_verb_offers_exactly_the_formats_of_its_kinds(path, kinds):
     offered = _options(build_parser(), path) & ALL_OPTIONS
     assert offered == {f.option for f in registry.formats_for(kinds)}
-    assert "--json" in offered and "--markdown" in offered
+    assert "--json" in offered and "--md" in offered
 
 
 def test_a_new_format_is_one_module_and_one_line(monkeypatch):
@@ -171,6 +172,22 @@ def test_grade_tests_gains_junit_and_keeps_its_stryker_and_gradescope(tmp_path):
     assert gradescope == reports.to_gradescope(_graded(tmp_path), "pitfall")
 
 
+def test_compare_gains_junit_with_a_failure_per_peer_with_an_unexplained_difference():
+    from collections import Counter
+
+    from harness.commands.compare import to_report
+    from harness.peers.compare import PeerResult, dumps, report_json, report_markdown
+
+    results = [PeerResult("llguidance", "1.0", 10, 8, counts=Counter({"whitespace": 2})),
+               PeerResult("interegular", "0.3", 10, 7, counts=Counter({"unexplained": 1, "leftmost-first": 2}))]
+    missing, meta = {"xgrammar": "not installed"}, {"cases": 10, "fixed": 4, "generated": 6, "seed": 0}
+    report = to_report(results, missing, meta)
+    assert _junit_counts(registry.BY_NAME["junit"].render(report)) == {
+        "tests": 3, "failures": 1, "errors": 0, "skipped": 1, "cases": 3, "failure_tags": 1, "error_tags": 0}
+    assert registry.BY_NAME["markdown"].render(report) == report_markdown(results, missing, meta).encode()
+    assert registry.BY_NAME["json"].render(report) == dumps(report_json(results, missing, meta)).encode()
+
+
 def _generic_report() -> Report:
     rows = (Row("test_one", "passed", seconds=0.1), Row("test_two", "failed", "failed", "a | b", "line 1\nline 2"),
             Row("=HYPERLINK(\"x\")", "error", "crashed", "<script>alert(1)</script>"),
@@ -223,7 +240,7 @@ class _Cells(html.parser.HTMLParser):
 def test_a_report_that_cannot_be_written_is_said_and_returns_false(tmp_path, monkeypatch):
     parser = argparse.ArgumentParser()
     registry.add_options(parser, {"tests"})
-    args = parser.parse_args(["--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")])
+    args = parser.parse_args(["--json", str(tmp_path / "r.json"), "--md", str(tmp_path / "r.md")])
 
     def refuse(path, data):
         if path.suffix == ".md":

@@ -11,7 +11,7 @@ result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML)
 same code as the Gradescope autograder.
 
 ``add_arguments`` adds the options to ``check`` (the report files, ``--json``, ``--csv``,
-``--html``, ``--markdown``, are check's, from ``harness.report``); ``run`` is called by ``check`` when
+``--html``, ``--md``, are check's, from ``harness.report``); ``run`` is called by ``check`` when
 ``--batch`` is given. Exit codes: 0 every submission has a verdict (the verdicts are in
 the reports); 1 interrupted (what finished is saved: rerun with ``--resume``); 2 bad
 arguments.

@@ -1,7 +1,7 @@
 """The reports of ``check --batch``: summary table, histogram, CSV, JSON and HTML.
 
 ``to_report(records, doc)`` is the adapter to ``harness.report`` (kind ``class``): the
-CSV, JSON and HTML below are its native renderers; ``--markdown`` is the generic one.
+CSV, JSON and HTML below are its native renderers; ``--md`` is the generic one.
 
 All are pure functions of the records (``harness.batch.records``), in student order:
 

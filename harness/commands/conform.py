@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
                         help=f"comma-separated cases (default: all of {','.join(CASES)})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help=f"seconds per request (default {DEFAULT_TIMEOUT:g})")
-    report.add_options(parser, {"tests"})  # --json, --junit-xml, --html, --csv, --markdown
+    report.add_options(parser, {"tests"})  # --json, --junit-xml, --html, --csv, --md
 
 
 def run(args, stdout, stderr) -> int:

@@ -17,7 +17,7 @@ the replay and every assertion run in this process, the candidate behind the wal
 (``harness.sandbox``: a confined process reached over a data-only channel); the golden
 files are read before it starts, and the harness's files are verified (and restored)
 after it ended. The reference (no ``--impl``) runs in-process. ``--json``, ``--junit-xml``,
-``--html``, ``--csv``, ``--markdown`` write the replay as a report, a row per check.
+``--html``, ``--csv``, ``--md`` write the replay as a report, a row per check.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
     p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
-    registry.add_options(p, {"tests"})  # --json, --junit-xml, --html, --csv, --markdown: a row per check
+    registry.add_options(p, {"tests"})  # --json, --junit-xml, --html, --csv, --md: a row per check
 
 
 def run(args, stdout, stderr) -> int:

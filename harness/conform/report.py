@@ -1,7 +1,7 @@
 """The reports of ``constrain-harness conform``: a terminal table, JSON and JUnit XML.
 
 ``to_report(result)`` is the adapter to ``harness.report``; the JSON and JUnit below are
-its native renderers, and ``--html``, ``--csv``, ``--markdown`` come from there.
+its native renderers, and ``--html``, ``--csv``, ``--md`` come from there.
 
 Table: one line per case (``PASS``/``FAIL``/``ERROR``, requests, seconds), then every
 failure as rule, request and response excerpt, then the totals and the verdict::
@@ -103,7 +103,7 @@ def write_junit(result: ConformResult, path) -> None:
 
 def to_report(result: ConformResult) -> Report:
     """``result`` as ``harness.report``'s model (kind ``tests``): a row per case, the
-    JSON and JUnit above as the native renderers (``--html``, ``--csv``, ``--markdown``
+    JSON and JUnit above as the native renderers (``--html``, ``--csv``, ``--md``
     are the generic ones)."""
     rows = tuple(Row(case.name, case.status, case.status, case.failures[0].rule if case.failures else "",
                      "\n".join(failure_lines(case)), case.seconds, "conform") for case in result.cases)

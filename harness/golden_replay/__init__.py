@@ -7,7 +7,7 @@ the pure comparisons (``golden.replay.replay_constrain`` / ``replay_masks``,
 the grader: loading the reference in-process (``loading``), starting a candidate behind
 the wall and driving the comparisons through its proxy (``session``), and turning the
 replay reports into the common report model (``report``), so ``golden replay`` writes
-``--json``, ``--junit-xml``, ``--html``, ``--csv`` and ``--markdown`` like every verb.
+``--json``, ``--junit-xml``, ``--html``, ``--csv`` and ``--md`` like every verb.
 
 Guarantees: a candidate (``--impl``) never runs in this process (``harness.sandbox``); the
 golden documents are read before it starts; the harness's files are verified after it

@@ -260,7 +260,7 @@ def to_report(results: list[MutantResult], mutants=None) -> Report:
     passed when the tests did their job (killed; for generated mutants also a timeout),
     skipped when equivalent, failed when it survived, an error otherwise (runner error,
     stale patch, a catalogue mutant's timeout). JSON, Stryker and HTML above are the
-    native renderers; ``--junit-xml``, ``--csv``, ``--markdown`` the generic ones."""
+    native renderers; ``--junit-xml``, ``--csv``, ``--md`` the generic ones."""
     lookup = _lookup(mutants)
     generated = mutants is not None
     rows = tuple(_row(r, lookup.get(r.id), generated) for r in results)

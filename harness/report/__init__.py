@@ -23,7 +23,7 @@ Example::
 
     report = reports.to_report(result)                  # harness/reports.py, for check
     print(report.terminal)
-    ok = registry.write_requested(args, report, stderr) # --json, --junit-xml, --markdown ...
+    ok = registry.write_requested(args, report, stderr) # --json, --junit-xml, --md ...
 """
 
 from harness.report.model import KINDS, STATUSES, Format, Report, Row

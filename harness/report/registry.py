@@ -2,7 +2,7 @@
 
 ``FORMATS`` is the one list of formats; ``add_options(parser, kinds)`` adds ``--json F``,
 ``--junit-xml F``, ``--gradescope F``, ``--stryker F``, ``--html F``, ``--csv F``,
-``--markdown F`` for every format that applies to a report of those kinds (each checked
+``--md F`` for every format that applies to a report of those kinds (each checked
 by ``harness.commands.args.output_file``: a bad path is a usage error before any work);
 ``write_requested(args, report, stderr)`` writes every file asked for and says which it
 could not write. Adding a format: one module in ``harness.report.formats`` and its line
@@ -12,7 +12,7 @@ Example::
 
     >>> parser = argparse.ArgumentParser(); add_options(parser, {"tests"})
     >>> [f.option for f in formats_for({"tests"})]
-    ['--json', '--junit-xml', '--html', '--csv', '--markdown']
+    ['--json', '--junit-xml', '--html', '--csv', '--md']
     >>> write_requested(parser.parse_args(["--json", "r.json"]), report, sys.stderr)
     True
 """
@@ -43,12 +43,14 @@ def formats_for(kinds) -> list[Format]:
     return [f for f in FORMATS if f.applies(kinds)]
 
 
-def add_options(parser, kinds) -> None:
-    """One ``--OPTION F`` per format of ``formats_for(kinds)``."""
+def add_options(parser, kinds, *, checked: bool = True) -> None:
+    """One ``--OPTION F`` per format of ``formats_for(kinds)``; ``checked``: argparse
+    refuses a path ``output_file`` refuses (else the verb checks them itself)."""
     from harness.commands.args import output_file
 
     for fmt in formats_for(kinds):
-        parser.add_argument(fmt.option, metavar="F", dest=fmt.dest, type=output_file, default=None, help=fmt.help)
+        parser.add_argument(fmt.option, metavar="F", dest=fmt.dest, type=output_file if checked else str,
+                            default=None, help=fmt.help)
 
 
 def requested(args) -> dict[str, Path]:

@@ -1,4 +1,4 @@
-"""``--markdown F``: the report as a Markdown table, e.g. for a pull request comment or
+"""``--md F``: the report as a Markdown table, e.g. for a pull request comment or
 a CI job summary (``$GITHUB_STEP_SUMMARY``).
 
 This format was added as one module plus one line in ``harness.report.registry`` and
@@ -34,4 +34,4 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
-FORMAT = Format("markdown", "--markdown", "write a Markdown table to F", KINDS, render)
+FORMAT = Format("markdown", "--md", "write a Markdown table to F", KINDS, render)
