@@ -251,3 +251,10 @@ def test_a_report_that_cannot_be_written_is_said_and_returns_false(tmp_path, mon
     assert registry.write_requested(args, _generic_report(), err, prefix="demo: ", announce=told) is False
     assert err.getvalue() == f"demo: cannot write {tmp_path / 'r.md'}: No space left on device\n"
     assert told.getvalue() == f"wrote {tmp_path / 'r.json'}\n" and (tmp_path / "r.json").exists()
+
+
+def test_the_progress_bar_is_bounded_whatever_it_is_told():
+    from harness.report.progress import bar
+
+    assert bar(3, 12, 8) == "[##......]" and bar(12, 12, 8) == "[########]"
+    assert bar(0, 0, 4) == "[....]" and bar(9, 3, 4, " ") == "[####]" and bar(-1, 3, 4) == "[....]"

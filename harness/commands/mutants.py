@@ -28,6 +28,7 @@ from pathlib import Path
 from harness.commands.args import jobs, one_line_errors, seconds
 from harness.exitcodes import ExitCode
 from harness.report import registry
+from harness.report.progress import bar as progress_bar
 
 
 def add_arguments(parser) -> None:
@@ -107,9 +108,8 @@ def run(args, stdout, stderr) -> int:
         print("self check: ok", file=stdout, flush=True)
 
     def progress(result, done, total):
-        bar = "#" * (20 * done // total)
         tier = f":{result.tier}" if result.tier else ""
-        print(f"[{bar:<20}] {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
+        print(f"{progress_bar(done, total, 20, ' ')} {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
               f" ({', '.join(result.killed_by)[:60] or '-'}) {result.seconds:.1f}s", file=stdout, flush=True)
 
     results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, run=run_one)

@@ -27,15 +27,15 @@ from harness.gradetests.grade import Graded
 from harness.gradetests.hints import GROUPS, group, hint
 from harness.gradetests.suite_run import RunResult
 from harness.report.model import Report, Row
+from harness.report.progress import bar
 
 CELL = {"failed": "X", "error": "X", "timeout": "T", "crashed": "C", "passed": ".", "skipped": "s", "not run": "-"}
 BAR = 24
 
 
 def progress_line(done: int, total: int, run: RunResult) -> str:
-    filled = BAR * done // max(total, 1)
     failing = sum(o in ("failed", "error", "timeout", "crashed") for o in run.outcomes.values())
-    return (f"[{'#' * filled}{'.' * (BAR - filled)}] {done:>3}/{total} {run.role} {run.implementation:<14} "
+    return (f"{bar(done, total, BAR)} {done:>3}/{total} {run.role} {run.implementation:<14} "
             f"{run.verdict}, {failing} failing of {len(run.outcomes)} ({run.seconds:.1f} s)")
 
 
