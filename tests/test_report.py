@@ -258,3 +258,23 @@ def test_the_progress_bar_is_bounded_whatever_it_is_told():
 
     assert bar(3, 12, 8) == "[##......]" and bar(12, 12, 8) == "[########]"
     assert bar(0, 0, 4) == "[....]" and bar(9, 3, 4, " ") == "[####]" and bar(-1, 3, 4) == "[....]"
+
+
+def test_batch_keeps_its_class_files_and_gains_markdown():
+    from harness.batch import reports
+
+    def student(name, verdict, failed=(), problem=""):
+        return {"student": name, "verdict": verdict, "passed": 16 - len(failed), "total": 16,
+                "failed_tests": list(failed), "statuses": {t: "failed" for t in failed}, "notes": [],
+                "problem": problem, "seconds": 2.0}
+    records = [student("alice", "passed"), student("bob", "failed", ["test_vocab_bytes"]),
+               student("=carol", "no module", problem="no constrain.py")]
+    doc = reports.to_json(records, Path("/class"), {}, [])
+    report = reports.to_report(records, doc)
+    assert registry.BY_NAME["csv"].render(report).decode() == reports.csv_text(records)
+    assert registry.BY_NAME["json"].render(report) == (json.dumps(doc, indent=1) + "\n").encode()
+    assert registry.BY_NAME["html"].render(report).decode() == reports.to_html(doc)
+    rows = [line for line in registry.BY_NAME["markdown"].render(report).decode().splitlines()
+            if line.startswith("| ") and not line.startswith("| #")]
+    assert [r.split(" | ")[2] for r in rows] == ["PASS", "FAIL", "ERROR (no module)"]
+    assert not registry.BY_NAME["junit"].applies(report.kinds)  # check --batch refuses --junit-xml
