@@ -70,11 +70,19 @@ def reference():
     return impl
 
 
-def _generated_by(kind: str, oracle: str) -> dict:
-    import harness
+def package_version() -> str:
+    """The installed constrain-harness distribution's version (``pyproject.toml``'s), read
+    from its metadata: ``golden/`` imports nothing from ``harness/`` (the test of the
+    import direction), and ``tests/test_golden_replay.py`` keeps it equal to
+    ``harness.__version__``."""
+    from importlib.metadata import version
 
+    return version("constrain-harness")
+
+
+def _generated_by(kind: str, oracle: str) -> dict:
     return {"command": COMMAND, "generator": f"golden.build.build_{kind}", "seed": SEEDS[kind],
-            "package_version": harness.__version__, "oracle": oracle,
+            "package_version": package_version(), "oracle": oracle,
             "budgets": list(BUDGETS), "limit": LIMIT}
 
 

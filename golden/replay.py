@@ -4,8 +4,9 @@
 ``002_...``, "What the tests check"), so that we and the file's consumers read the
 file the same way; ``replay_masks(doc, impl)`` is the Python module's
 ``test_masks_match_the_golden_file`` (seed ``000_...``). ``impl`` is a module-like
-object with the contract's names (``harness/contract/constrain.pyi``), e.g. from
-``load_impl(spec)``.
+object with the contract's names (``harness/contract/constrain.pyi``): the reference
+module, or a proxy of a candidate's module; this module never loads one (that is the
+grader's work, ``harness.golden_replay``) and imports nothing from ``harness``.
 
 Checks (each a name in ``CHECKS``):
 
@@ -45,13 +46,13 @@ Checks (each a name in ``CHECKS``):
   for masks_golden.json, schemas through the candidate's own translation.
 
 A candidate's exception is a finding, never a crash of the replay. ``impl`` may be a
-module or a proxy of one behind the wall (``harness.sandbox``: ``golden replay --impl``
-hands the replay such a proxy, so untrusted code never runs in this process).
+module or a proxy of one behind the wall (``harness.golden_replay`` hands the replay
+such a proxy for ``golden replay --impl``, so untrusted code never runs in the grader).
 
 Example::
 
     >>> doc = fileformat.load(GOLDEN_DIR / "constrain_golden.json", "constrain_golden")
-    >>> replay_constrain(doc, load_impl(None)).ok
+    >>> replay_constrain(doc, oracles.automaton).ok
     True
 """
 
@@ -77,15 +78,6 @@ OUTPUT_LIMIT = 96
 within about budget + the longest shortest completion, far below)."""
 MAX_FINDINGS = 20
 """Findings kept per check (the count of failures is always complete)."""
-
-
-def load_impl(spec: str | None = None, ref_deps: bool = False):
-    """The implementation to replay against: ``None`` is the reference
-    (``oracles.automaton``); otherwise whatever ``harness.candidate.load_candidate``
-    accepts (a module name, a ``.py`` file, a package directory)."""
-    from harness.candidate import load_candidate
-
-    return load_candidate(spec, ref_deps)
 
 
 @dataclass(frozen=True)

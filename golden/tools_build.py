@@ -35,7 +35,7 @@ import numpy as np
 
 from golden import cases as constrain_cases
 from golden import tools_cases as cases
-from golden.build import COMMAND, NOTICE, SEEDS, GoldenDisagreement
+from golden.build import COMMAND, NOTICE, SEEDS, GoldenDisagreement, package_version
 from golden.fileformat import FORMAT_VERSION, dfa_record, hex_or_null
 
 SEED = SEEDS["tools_golden"]
@@ -293,11 +293,9 @@ def _vocab() -> dict:
 
 def build_tools_golden() -> dict:
     """The tools_golden document (see the module docstring)."""
-    import harness
-
     return {"format": KIND, "format_version": FORMAT_VERSION, "notice": NOTICE,
             "generated_by": {"command": COMMAND, "generator": "golden.tools_build.build_tools_golden", "seed": SEED,
-                             "package_version": harness.__version__,
+                             "package_version": package_version(),
                              "oracle": "oracles.tools (grammars cross-checked against oracles.derivatives)"},
             "conformance_tools_json": compact(cases.CONFORMANCE_TOOLS),
             "requests": _requests(), "grammars": _grammars(), "conversations": _conversations(),

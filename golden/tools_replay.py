@@ -3,7 +3,7 @@
 ``replay_tools(doc, impl)`` checks what the L10.9 tests of the tool-calling surface
 check (seed ``002_...``, section 4), one check per test name (``CHECKS``), and
 returns a ``golden.replay.ReplayReport``. ``impl`` is module-like with the names of
-``oracles.tools`` (``TOOLS_CONTRACT``), e.g. from ``load_tools_impl(spec)``. The
+``oracles.tools`` (``TOOLS_CONTRACT``), e.g. from ``harness.golden_replay.loading``. The
 replay is a pure function of ``(doc, impl)``: it reads only attributes of what the
 implementation returns (``.pattern``, ``.status``, ``.fragment``, ...), so a proxy
 object that forwards calls to another process works the same.
@@ -46,11 +46,7 @@ A candidate's exception is a finding, never a crash of the replay.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 from golden import fileformat
 from golden.replay import ReplayReport, _compare_dfa, _describe
@@ -63,28 +59,6 @@ CHECKS = ("parse_tool_request_hand_example", "grammar_by_tool_choice", "json_obj
 TOOLS_CONTRACT = ("parse_tool_request", "ToolError", "grammar", "json_object_regex", "render_messages",
                   "render_prompt", "CHATML_TEMPLATE", "ToolParser", "Content", "CallStart", "Arguments",
                   "ToolCall", "collect", "finish_reason", "message_json", "delta_json")
-
-
-def load_tools_impl(spec: str | None = None):
-    """``None``: the reference ``oracles.tools``; else a module name, a ``.py`` file or a
-    package directory. Raises ValueError naming the contract names it lacks."""
-    if spec is None:
-        return importlib.import_module("oracles.tools")
-    path = Path(spec)
-    if path.exists():
-        init = path / "__init__.py" if path.is_dir() else path
-        name = path.name if path.is_dir() else path.stem
-        module_spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(path)]
-                                                             if path.is_dir() else None)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(spec)
-    missing = [n for n in TOOLS_CONTRACT if not hasattr(module, n)]
-    if missing:
-        raise ValueError(f"{spec} lacks the tools contract's names: {', '.join(missing)}")
-    return module
 
 
 def _error_of(thunk):
@@ -417,4 +391,4 @@ def replay_tools(doc: dict, impl) -> ReplayReport:
     return report
 
 
-__all__ = ["CHECKS", "TOOLS_CONTRACT", "load_tools_impl", "replay_tools"]
+__all__ = ["CHECKS", "TOOLS_CONTRACT", "replay_tools"]

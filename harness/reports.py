@@ -1,5 +1,9 @@
 """The reports of ``constrain-harness check``: terminal table, JSON, JUnit XML, Gradescope.
 
+``to_report(result)`` is the adapter to the common model (``harness.report``): with it
+``check`` also writes ``--html``, ``--csv`` and ``--md`` (the generic renderers),
+and the three formats below stay this module's, byte for byte.
+
 All four are pure functions of a ``harness.check.CheckResult``, so they are written
 whatever happened to the candidate (a crash part way leaves ``crashed`` and ``not run``
 verdicts, which every report carries).
@@ -51,11 +55,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from harness.check import CheckResult
+from harness.report.formats import junit_xml
+from harness.report.model import Report, Row
 from harness.sandbox.text import escape
 from harness.suite.catalogue import BY_NAME
 
 FORMAT = "constrain-harness-check"
 FORMAT_VERSION = 1
+_STATUS = {"passed": "passed", "failed": "failed", "skipped": "skipped"}  # any other status is an error
 _MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP", "crashed": "CRASH",
          "timeout": "TIMEOUT", "not run": "NOT RUN"}
 
@@ -166,9 +173,12 @@ def to_json(result: CheckResult) -> dict:
             "integrity": result.integrity, "children": result.children, "duration": result.duration}
 
 
+def json_text(result: CheckResult) -> str:
+    return json.dumps(to_json(result), indent=1, sort_keys=True, default=str) + "\n"
+
+
 def write_json(result: CheckResult, path) -> None:
-    Path(path).write_text(json.dumps(to_json(result), indent=1, sort_keys=True, default=str) + "\n",
-                          encoding="utf-8")
+    Path(path).write_text(json_text(result), encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- JUnit XML
@@ -193,11 +203,12 @@ def to_junit(result: CheckResult) -> ET.Element:
     return suite
 
 
+def junit_bytes(result: CheckResult) -> bytes:
+    return junit_xml.document(to_junit(result))
+
+
 def write_junit(result: CheckResult, path) -> None:
-    tree = ET.ElementTree(ET.Element("testsuites"))
-    tree.getroot().append(to_junit(result))
-    ET.indent(tree)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    Path(path).write_bytes(junit_bytes(result))
 
 
 # --------------------------------------------------------------------------- Gradescope
@@ -230,5 +241,25 @@ def _zero_reason(result: CheckResult) -> str:
     return ""
 
 
+def gradescope_text(result: CheckResult) -> str:
+    return json.dumps(to_gradescope(result), indent=1) + "\n"
+
+
 def write_gradescope(result: CheckResult, path) -> None:
-    Path(path).write_text(json.dumps(to_gradescope(result), indent=1) + "\n", encoding="utf-8")
+    Path(path).write_text(gradescope_text(result), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- the common model
+
+
+def to_report(result: CheckResult) -> Report:
+    """``result`` as ``harness.report``'s model: a row per catalogue test (``crashed``,
+    ``timeout`` and ``not run`` are errors), this module's JSON, JUnit and Gradescope as
+    the native renderers, the table as the terminal text."""
+    rows = tuple(Row(test.name, _STATUS.get(test.status, "error"), test.status, test.reason, test.details,
+                     test.duration, "catalogue") for test in result.tests)
+    return Report("check", f"constrain-harness check: {result.options.impl or 'the reference'}",
+                  frozenset({"tests", "graded"}), rows, result.verdict, result.exit_code, result.duration,
+                  terminal=render_table(result),
+                  native={"json": lambda: json_text(result), "junit": lambda: junit_bytes(result),
+                          "gradescope": lambda: gradescope_text(result)})

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import math
 import random
-import types
 from pathlib import Path
 
 import pytest
@@ -141,27 +140,27 @@ def test_compare_refuses_a_report_path_it_cannot_write_before_the_work():
 
 def test_check_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
     import harness.check
-    from harness import reports
+    from harness.report import registry
+    from tests.test_check_reports import make_result
 
-    monkeypatch.setattr(harness.check, "run_check", lambda options: types.SimpleNamespace(exit_code=ExitCode.OK))
-    monkeypatch.setattr(reports, "render_table", lambda result: "table")
+    monkeypatch.setattr(harness.check, "run_check", lambda options: make_result({}))
 
-    def refuse(result, path):
+    def refuse(path, data):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(reports, "write_json", refuse)
+    monkeypatch.setattr(registry, "write_file", refuse)
     code, _, err = run("check", "--json", str(tmp_path / "report.json"))
     assert code == ExitCode.USAGE and "cannot write" in err
 
 
 def test_mutants_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
-    from harness.mutants import report, runner
+    from harness.mutants import runner
+    from harness.report import registry
 
     monkeypatch.setattr(runner, "run_all", lambda mutants, **kw: [])
-    monkeypatch.setattr(report, "table", lambda results, lookup=None: "table")
 
-    def refuse(path, text):
+    def refuse(path, data):
         raise OSError(13, "Permission denied")
-    monkeypatch.setattr(report, "write", refuse)
+    monkeypatch.setattr(registry, "write_file", refuse)
     code, _, err = run("mutants", "--no-self-check", "--only", "s01", "--json", str(tmp_path / "m.json"))
     assert code == ExitCode.USAGE and "cannot write" in err
 

@@ -447,3 +447,81 @@ def test_an_output_walk_that_leaves_the_schema_is_caught(docs):
     bad = [f for f in report.findings if f.check == "constrained_output_always_parses"]
     assert bad and all("does not pass" in f.message for f in bad)
     assert any("int_array_1_3" in f.where or "bool_array_0_2" in f.where or "nested" in f.where for f in bad)
+
+
+# --------------------------------------------------------------------------- the import direction, the replay's report
+
+GOLDEN_SOURCES = sorted((Path(__file__).resolve().parents[1] / "golden").glob("*.py"))
+
+
+def _imported_modules(source: str) -> list[str]:
+    """Every module an ``import``, ``from ... import`` or ``importlib.import_module("...")``
+    / ``__import__("...")`` with a literal name in ``source`` names."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and _is_import_call(node.func):
+            found.append(node.args[0].value)
+    return found
+
+
+def _is_import_call(func) -> bool:
+    return getattr(func, "attr", None) == "import_module" or getattr(func, "id", None) == "__import__"
+
+
+def test_golden_imports_nothing_from_harness():
+    """golden/ holds the files, their formats, the builders and pure comparisons; loading
+    and running a candidate is the grader's (harness.golden_replay). A relative import
+    cannot climb out of golden/ either."""
+    assert len(GOLDEN_SOURCES) >= 10 and any(p.name == "replay.py" for p in GOLDEN_SOURCES)
+    upward = {p.name: [m for m in _imported_modules(p.read_text(encoding="utf-8"))
+                       if m.split(".")[0] in ("harness", "tests") or m.startswith("..")] for p in GOLDEN_SOURCES}
+    assert {name: mods for name, mods in upward.items() if mods} == {}
+    assert _imported_modules("import harness.x\nfrom harness import y\nimportlib.import_module('harness.z')") == [
+        "harness.x", "harness", "harness.z"]  # the detector itself sees each form
+
+
+def test_the_golden_files_record_harness_s_version():
+    import harness
+
+    assert build.package_version() == harness.__version__
+
+
+@pytest.mark.golden
+def test_golden_replay_writes_a_report_with_a_row_per_check(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    junit, md = tmp_path / "replay.xml", tmp_path / "replay.md"
+    code, out, _ = _run("replay", "--file", "masks", "--junit-xml", str(junit), "--md", str(md))
+    checks = [line for line in out.splitlines() if line.startswith(("ok  ", "FAIL "))]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert code == 0 and len(checks) == 2 and int(suite.get("tests")) == len(checks)
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert {c.get("classname") for c in suite.findall("testcase")} == {"masks_golden.json"}
+    assert "verdict: **passed** (exit 0)" in md.read_text()
+
+
+def test_a_failed_or_stopped_replay_is_red_in_its_report():
+    from harness.exitcodes import ExitCode
+    from harness.golden_replay import ReplayOptions, ReplayOutcome
+    from harness.golden_replay.report import to_report
+
+    report = replay.ReplayReport("constrain_golden.json")
+    report.passed("token_index_rules", 5)
+    report.fail("dfa_matches_python_l8_7", "ab?", "n_states 3, recorded 4")
+    report.fail("dfa_matches_python_l8_7", "(a|b)", "regex text differs", level="note")
+    options = ReplayOptions(impl="x.py", files=("constrain_golden",))
+    failed = to_report(ReplayOutcome(int(ExitCode.FAILED), [report]), options)
+    assert [(r.id, r.status) for r in failed.rows] == [("dfa_matches_python_l8_7", "failed"),
+                                                       ("token_index_rules", "passed")]
+    assert "n_states 3, recorded 4" in failed.rows[0].message and "NOTE [(a|b)]" in failed.rows[0].detail
+    stopped = to_report(ReplayOutcome(int(ExitCode.CRASHED), [report]), options)
+    assert stopped.rows[-1].status == "error" and stopped.exit_code == 3 and stopped.verdict == "crashed or timed out"
+    with pytest.raises(ValueError, match="tools_golden is replayed alone"):
+        ReplayOptions(files=("tools_golden", "masks_golden"))

@@ -119,6 +119,51 @@ def test_the_candidates_exceptions_keep_their_builtin_class(candidate):
     assert not hasattr(impl, "no_such_name")
 
 
+def test_exchange_is_one_raw_round_trip(candidate):
+    """``Candidate.exchange``, the public API a relay uses: the reply as sent, handles as
+    handles, an error as data (what ``request`` turns into proxies and exceptions)."""
+    status, value, _ = candidate.exchange(["getattr", 1, "DEAD", [], {}])
+    assert (status, value) == ("ok", reference.DEAD)
+    status, handle, _ = candidate.exchange(["call", 1, "regex_to_dfa", ["ab"], {}])
+    assert status == "ok" and isinstance(handle, channel.Handle) and "step" in handle.methods
+    assert candidate.exchange(["getattr", handle.id, "n_states", [], {}])[:2] == ["ok", 3]
+    status, error, _ = candidate.exchange(["call", 1, "regex_to_dfa", ["(ab"], {}])
+    assert status == "err" and "ValueError" in error["kinds"]
+
+
+def test_the_relay_and_the_shim_use_only_the_wall_s_public_and_shared_parts(tmp_path):
+    """relay.py touches no private member of Candidate; the shim's proxies are the
+    wall's own ``proxying`` classes, a module that (like ``channel``) imports nothing from
+    harness, so grade-tests can copy it into the student's process."""
+    import ast
+    from pathlib import Path
+
+    import harness.gradetests.relay as relay
+    import harness.sandbox.proxying as proxying
+    from harness.gradetests import shim
+    from harness.sandbox import client
+
+    private = {n for n in dir(Candidate) if n.startswith("_") and not n.endswith("__")} | {"_sock", "_lock", "_proc"}
+    tree = ast.parse(Path(relay.__file__).read_text())
+    used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    assert "exchange" in used and used & private == set()
+    assert issubclass(shim.Proxy, proxying.ProxyBase) and issubclass(client.Proxy, proxying.ProxyBase)
+    assert issubclass(shim.RemoteMethod, proxying.RemoteMethodBase) and shim.proxying.wrap is proxying.wrap
+    for module in (proxying, channel):
+        tree = ast.parse(Path(module.__file__).read_text())
+        imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [m for m in imported if m.startswith("harness")], module.__name__
+    from harness.gradetests.suite_run import _prepare
+
+    suite = tmp_path / "suite_src"
+    suite.mkdir()
+    wall, _ = _prepare(tmp_path / "scratch", suite)  # the student's private copy of the shim
+    for module in (proxying, channel):
+        name = Path(module.__file__).name
+        assert (wall / "_gradewall" / name).read_bytes() == Path(module.__file__).read_bytes()
+
+
 def test_a_generator_behind_the_wall_advances_as_in_process(candidate):
     impl = candidate.module
     index = impl.TokenIndex(impl.regex_to_dfa("[ab]+"), [b"a", b"b", None], 2)

@@ -10,8 +10,9 @@ import pytest
 from golden import fileformat
 from golden.layout import render
 from golden.tools_build import build_tools_golden
-from golden.tools_replay import CHECKS, TOOLS_CONTRACT, load_tools_impl, replay_tools
+from golden.tools_replay import CHECKS, TOOLS_CONTRACT, replay_tools
 from harness.exitcodes import ExitCode
+from harness.golden_replay.loading import load_tools_impl
 
 PATH = fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"]
 

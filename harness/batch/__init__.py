@@ -10,7 +10,8 @@ result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML)
 ``runner`` (the pool). Each submission is graded by ``harness.autograder.grading``, the
 same code as the Gradescope autograder.
 
-``add_arguments`` adds the options to ``check``; ``run`` is called by ``check`` when
+``add_arguments`` adds the options to ``check`` (the report files, ``--json``, ``--csv``,
+``--html``, ``--md``, are check's, from ``harness.report``); ``run`` is called by ``check`` when
 ``--batch`` is given. Exit codes: 0 every submission has a verdict (the verdicts are in
 the reports); 1 interrupted (what finished is saved: rerun with ``--resume``); 2 bad
 arguments.
@@ -27,9 +28,6 @@ def add_arguments(parser) -> None:
                        help="grade every submission in DIR (a folder or a .py file per student)")
     group.add_argument("--jobs", metavar="N", type=int, default=None,
                        help="submissions graded at a time (default: the number of cores)")
-    group.add_argument("--csv", metavar="F", default=None, help="with --batch: write the class's CSV to F")
-    group.add_argument("--html", metavar="F", default=None,
-                       help="with --batch: write the HTML report (histogram picture, table) to F")
     group.add_argument("--resume", action="store_true",
                        help="with --batch: keep the submissions already graded (DIR.batch-state.json)")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from harness.autograder.grading import printable
+from harness.report.progress import bar
 
 __all__ = ["Progress"]
 
@@ -27,10 +28,9 @@ class Progress:
     def update(self, record: dict) -> None:
         self.done += 1
         if self.tty:
-            filled = round(_WIDTH * self.done / max(1, self.total))
             elapsed = time.monotonic() - self.start
             eta = elapsed / self.done * (self.total - self.done)
-            line = (f"\r[{'#' * filled}{'.' * (_WIDTH - filled)}] {self.done}/{self.total} graded, "
+            line = (f"\r{bar(self.done, self.total, _WIDTH)} {self.done}/{self.total} graded, "
                     f"last {printable(record['student'], 30)}: {record['verdict']}, eta {eta:.0f} s")
             print(f"{line:<100}", end="" if self.done < self.total else "\n", file=self.out, flush=True)
         else:

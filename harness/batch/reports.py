@@ -1,5 +1,8 @@
 """The reports of ``check --batch``: summary table, histogram, CSV, JSON and HTML.
 
+``to_report(records, doc)`` is the adapter to ``harness.report`` (kind ``class``): the
+CSV, JSON and HTML below are its native renderers; ``--md`` is the generic one.
+
 All are pure functions of the records (``harness.batch.records``), in student order:
 
 - ``summary_table(records)``: one row per student (verdict, passed/16, seconds, failed
@@ -29,9 +32,12 @@ from __future__ import annotations
 import collections
 import csv
 import html
+import io
 import json
 from pathlib import Path
 
+from harness.report.formats.csv_table import safe_cell
+from harness.report.model import Report, Row
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["summary_table", "histogram", "histogram_text", "write_csv", "to_json", "write_json", "to_html",
@@ -81,17 +87,18 @@ def histogram_text(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _cell(value) -> str:
-    text = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def csv_text(records: list[dict]) -> str:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(CSV_FIELDS)
+    for r in records:
+        writer.writerow([safe_cell(r[field]) for field in CSV_FIELDS])
+    return out.getvalue()
 
 
 def write_csv(records: list[dict], path: Path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CSV_FIELDS)
-        for r in records:
-            writer.writerow([_cell(r[field]) for field in CSV_FIELDS])
+        f.write(csv_text(records))
 
 
 def to_json(records: list[dict], folder: Path, options: dict, ignored: list[str]) -> dict:
@@ -101,8 +108,26 @@ def to_json(records: list[dict], folder: Path, options: dict, ignored: list[str]
             "ignored": list(ignored)}
 
 
+def json_text(doc: dict) -> str:
+    return json.dumps(doc, indent=1) + "\n"
+
+
 def write_json(doc: dict, path: Path) -> None:
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    Path(path).write_text(json_text(doc), encoding="utf-8")
+
+
+def to_report(records: list[dict], doc: dict) -> Report:
+    """The class as ``harness.report``'s model (kind ``class``): a row per student, passed
+    when every test passed, failed when some failed, an error when the submission did not
+    run (its ``problem``); the CSV, JSON and HTML above as the native renderers."""
+    rows = tuple(Row(r["student"], "passed" if r["verdict"] == "passed" else "error" if r["problem"] else "failed",
+                     r["verdict"], r["problem"] or ", ".join(r["failed_tests"]), "\n".join(r["notes"]),
+                     r["seconds"], "student") for r in records)
+    verdict = ", ".join(f"{n} {v}" for v, n in doc["verdicts"].items()) or "no submissions"
+    return Report("batch", f"constrain-harness check --batch {doc['dir']}", frozenset({"class"}), rows, verdict,
+                  0, sum(r["seconds"] for r in records), terminal=summary_table(records),
+                  native={"csv": lambda: csv_text(records), "json": lambda: json_text(doc),
+                          "html": lambda: to_html(doc)})
 
 
 # --------------------------------------------------------------------------- HTML

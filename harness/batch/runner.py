@@ -24,6 +24,7 @@ from harness.batch.records import record
 from harness.batch.state import BatchState
 from harness.batch.submissions import Submission, discover, fingerprint
 from harness.exitcodes import ExitCode
+from harness.report import registry
 
 __all__ = ["run_batch", "MAX_JOBS"]
 
@@ -37,7 +38,7 @@ def run_batch(args, stdout, stderr) -> int:
     try:
         options, jobs = _options(args)
         folder = Path(args.batch)
-        outputs = frozenset(Path(p).resolve() for p in (args.csv, args.json, args.html) if p)
+        outputs = frozenset(p.resolve() for p in registry.requested(args).values())
         found = discover(folder, skip=outputs)
         state = BatchState.open(folder, _state_options(options), resume=args.resume)
     except ValueError as exc:
@@ -105,12 +106,4 @@ def _report(records, folder, state, ignored, args, stdout, stderr) -> None:
     print("", file=stdout)
     print(reports.histogram_text(records), file=stdout)
     doc = reports.to_json(records, Path(folder).resolve(), state.options, list(ignored))
-    for path, write in ((args.csv, lambda p: reports.write_csv(records, p)),
-                        (args.json, lambda p: reports.write_json(doc, p)),
-                        (args.html, lambda p: reports.write_html(doc, p))):
-        if path:
-            try:
-                write(path)
-                print(f"wrote {path}", file=stdout)
-            except OSError as exc:
-                print(f"cannot write {path}: {exc}", file=stderr)
+    registry.write_requested(args, reports.to_report(records, doc), stderr, announce=stdout)

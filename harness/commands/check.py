@@ -20,7 +20,8 @@ timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
 
 from __future__ import annotations
 
-from harness.commands.args import input_file, megabytes, one_line_errors, output_file, seconds
+from harness import report
+from harness.commands.args import input_file, megabytes, one_line_errors, seconds
 from harness.exitcodes import ExitCode
 from harness.suite.catalogue import NAMES
 
@@ -35,9 +36,6 @@ def add_arguments(parser) -> None:
                         help="also run the Hypothesis differential properties (derandomized)")
     parser.add_argument("--strict", action="store_true",
                         help="also grade the contract's decisions where the seed is silent (default: notes)")
-    parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report to F")
-    parser.add_argument("--junit-xml", metavar="F", type=output_file, help="write JUnit XML to F")
-    parser.add_argument("--gradescope", metavar="F", type=output_file, help="write Gradescope's results.json to F")
     parser.add_argument("--timeout", metavar="S", type=seconds, default=None,
                         help="wall-clock seconds per test (default 60; 300 with --deep)")
     parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=2048,
@@ -46,7 +44,9 @@ def add_arguments(parser) -> None:
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", type=input_file, default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
-    from harness import batch  # check --batch DIR [--jobs N] [--csv F] [--html F] [--resume]: harness/batch
+    # the report files of one run (kinds tests, graded) and of a batch (kind class: --json, --csv, --html)
+    report.add_options(parser, {"tests", "graded", "class"})
+    from harness import batch  # check --batch DIR [--jobs N] [--resume]: harness/batch
     batch.add_arguments(parser)
 
 
@@ -70,17 +70,9 @@ def run(args, stdout, stderr) -> int:
     options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict)
-    result = run_check(options)
-    unwritten = False
-    for path, write in ((args.json, reports.write_json), (args.junit_xml, reports.write_junit),
-                        (args.gradescope, reports.write_gradescope)):
-        if path:
-            try:
-                write(result, str(path))
-            except OSError as exc:
-                print(f"cannot write {path}: {exc.strerror or exc}", file=stderr)
-                unwritten = True
-    print(reports.render_table(result), file=stdout, flush=True)
-    if unwritten and result.exit_code == ExitCode.OK:
+    checked = reports.to_report(run_check(options))
+    written = report.write_requested(args, checked, stderr)
+    print(checked.terminal, file=stdout, flush=True)
+    if not written and checked.exit_code == ExitCode.OK:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
-    return result.exit_code
+    return checked.exit_code

@@ -10,7 +10,9 @@ asked of ours and of each peer: does a document belong to the language, which
 tokens are allowed after a prefix. Each disagreement is classified as a known
 design difference (unicode-vs-bytes, leftmost-first, whitespace, extra-keys,
 canonical-tokens, empty-token) or as unexplained, and the smallest example of each
-class is shrunk and shown. The Markdown report goes to stdout unless --md is given.
+class is shrunk and shown. The Markdown report goes to stdout unless --md is given;
+``--junit-xml``, ``--html``, ``--csv`` (``harness.report``) give a row per peer, failed
+when one of its disagreements is unexplained.
 
 Exit code: 0; 1 with --fail-on-unexplained when some disagreement is unexplained;
 2 for an unknown peer, or when no requested peer is installed.
@@ -20,8 +22,10 @@ from __future__ import annotations
 
 from argparse import ArgumentTypeError
 
-from harness.commands.args import count, one_line_errors, output_file, seed, write_text
+from harness.commands.args import count, one_line_errors, output_file, seed
 from harness.exitcodes import ExitCode
+from harness.report import registry
+from harness.report.model import Report, Row
 
 
 def add_arguments(parser) -> None:
@@ -30,8 +34,9 @@ def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--peers", default=",".join(PEER_NAMES),
                         help=f"comma-separated peers (default: all of {', '.join(PEER_NAMES)})")
-    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
-    parser.add_argument("--md", metavar="F", help="write the Markdown report to F (default: stdout)")
+    # --json, --md (default: the Markdown goes to stdout), --junit-xml, --html, --csv: a row per peer, failed
+    # when it has an unexplained disagreement; the paths are checked below, before the work
+    registry.add_options(parser, {"tests"}, checked=False)
     parser.add_argument("--regexes", type=count, default=60, metavar="N",
                         help="generated patterns (default 60; each gives several cases)")
     parser.add_argument("--schemas", type=count, default=40, metavar="N",
@@ -46,7 +51,7 @@ def add_arguments(parser) -> None:
 def run(args, stdout, stderr) -> int:
     from harness.peers import PEERS, available_peers
     from harness.peers.cases import fixed_cases, generated_cases
-    from harness.peers.compare import compare, dumps, report_json, report_markdown
+    from harness.peers.compare import compare, report_markdown
 
     names = [n.strip() for n in args.peers.split(",") if n.strip()]
     unknown = [n for n in names if n not in PEERS or n == "ours"]
@@ -57,10 +62,9 @@ def run(args, stdout, stderr) -> int:
     if min(args.regexes, args.schemas, args.shrink_limit) < 0:
         print("--regexes, --schemas and --shrink-limit must be >= 0", file=stderr)
         return int(ExitCode.USAGE)
-    for path in (args.json, args.md):  # checked before the work, reported on this verb's stderr
+    for path in registry.requested(args).values():  # checked before the work, reported on this verb's stderr
         try:
-            if path is not None:
-                output_file(path)
+            output_file(str(path))
         except ArgumentTypeError as exc:
             print(f"cannot write the report: {exc}", file=stderr)
             return int(ExitCode.USAGE)
@@ -81,19 +85,11 @@ def run(args, stdout, stderr) -> int:
 
     meta = {"cases": len(cases), "fixed": len(fixed), "generated": len(generated), "seed": args.seed,
             "regexes": args.regexes, "schemas": args.schemas}
-    markdown = report_markdown(results, missing, meta)
-    try:
-        if args.md:
-            _write(args.md, markdown)
-            progress(f"wrote {args.md}")
-        else:
-            stdout.write(markdown)
-        if args.json:
-            _write(args.json, dumps(report_json(results, missing, meta)))
-            progress(f"wrote {args.json}")
-    except OSError as exc:
-        print(f"cannot write the report: {exc}", file=stderr)
-        return int(ExitCode.USAGE)
+    compared = to_report(results, missing, meta)
+    if not args.md:
+        stdout.write(report_markdown(results, missing, meta))
+    if not registry.write_requested(args, compared, stderr, prefix="compare: ", announce=stderr):
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     unexplained = sum(r.counts.get("unexplained", 0) for r in results)
     if args.md:
         print(f"{len(cases)} cases, {sum(r.checks for r in results)} checks, "
@@ -104,7 +100,26 @@ def run(args, stdout, stderr) -> int:
     return int(ExitCode.OK)
 
 
-def _write(path, text: str) -> None:
-    problem = write_text(path, text)
-    if problem is not None:
-        raise OSError(problem)
+def to_report(results, missing: dict[str, str], meta: dict) -> Report:
+    """The comparison as ``harness.report``'s model (kind ``tests``): a row per peer,
+    passed when every disagreement has a known design difference as its class, failed
+    when one is unexplained, skipped when the peer is not installed. The JSON and the
+    Markdown of ``harness.peers.compare`` are the native renderers."""
+    from harness.peers.classify import UNEXPLAINED
+    from harness.peers.compare import dumps, report_json, report_markdown
+
+    rows = [_peer_row(r, UNEXPLAINED) for r in results]
+    rows += [Row(name, "skipped", "unavailable", reason, group="peers") for name, reason in sorted(missing.items())]
+    failed = any(row.status == "failed" for row in rows)
+    return Report("compare", f"constrain-harness compare: {meta.get('cases')} cases, seed {meta.get('seed')}",
+                  frozenset({"tests"}), tuple(rows), "unexplained disagreements" if failed else "explained",
+                  0, 0.0, native={"json": lambda: dumps(report_json(results, missing, meta)),
+                                  "markdown": lambda: report_markdown(results, missing, meta)})
+
+
+def _peer_row(result, unexplained: str) -> Row:
+    counts = ", ".join(f"{cls} {n}" for cls, n in sorted(result.counts.items())) or "no disagreements"
+    why = f"{result.checks} checks, {result.agreements} agree; disagreements: {counts}"
+    detail = "\n".join(f"{cls}: {d.to_json()}" for cls, d in result.examples.items())
+    status = "failed" if result.counts.get(unexplained) else "passed"
+    return Row(result.name, status, status if status == "passed" else unexplained, why, detail, group="peers")

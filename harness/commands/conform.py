@@ -14,6 +14,7 @@ not be judged (connection refused, timeout, a body that is not JSON, a malformed
 
 from __future__ import annotations
 
+from harness import report
 from harness.exitcodes import ExitCode
 
 
@@ -29,12 +30,11 @@ def add_arguments(parser) -> None:
                         help=f"comma-separated cases (default: all of {','.join(CASES)})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help=f"seconds per request (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
-    parser.add_argument("--junit-xml", metavar="F", help="write a JUnit XML report to F")
+    report.add_options(parser, {"tests"})  # --json, --junit-xml, --html, --csv, --md
 
 
 def run(args, stdout, stderr) -> int:
-    from harness.conform.report import render_table, write_json, write_junit
+    from harness.conform.report import to_report
     from harness.conform.run import parse_cases, run_conformance
 
     try:
@@ -51,9 +51,8 @@ def run(args, stdout, stderr) -> int:
     except RuntimeError as exc:  # the openai client is not installed
         print(str(exc), file=stderr)
         return int(ExitCode.USAGE)
-    print(render_table(result), file=stdout)
-    if args.json:
-        write_json(result, args.json)
-    if args.junit_xml:
-        write_junit(result, args.junit_xml)
-    return result.exit_code
+    conformed = to_report(result)
+    print(conformed.terminal, file=stdout)
+    if not report.write_requested(args, conformed, stderr) and conformed.exit_code == ExitCode.OK:
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
+    return conformed.exit_code

@@ -9,27 +9,27 @@
 ``write`` refuses to write anything when two oracles disagree (a finding: exit 1).
 ``check`` exits 1 with a unified diff when a committed file differs from the
 regenerated one, or when a file fails its format version or JSON Schema.
-``replay`` exits 1 when the implementation fails a check (a contract name it lacks fails
+``replay`` (``harness.golden_replay``) exits 1 when the implementation fails a check (a contract name it lacks fails
 the checks that need it), 2 when the spec names nothing loadable, 3 when it cannot be
 imported, crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB, 4 when the
 harness's files changed during the run. A candidate given with ``--impl`` is untrusted:
 the replay and every assertion run in this process, the candidate behind the wall
 (``harness.sandbox``: a confined process reached over a data-only channel); the golden
 files are read before it starts, and the harness's files are verified (and restored)
-after it ended. The reference (no ``--impl``) runs in-process.
+after it ended. The reference (no ``--impl``) runs in-process. ``--json``, ``--junit-xml``,
+``--html``, ``--csv``, ``--md`` write the replay as a report, a row per check.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import sys
 import time
 from pathlib import Path
 
 from harness.commands.args import existing_folder, megabytes, one_line_errors, output_folder, seconds
 from harness.exitcodes import ExitCode
-from harness.sandbox.text import escape
+from harness.report import registry
 
 MAX_DIFF_LINES = 80
 
@@ -56,9 +56,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
     p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
-
-
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+    registry.add_options(p, {"tests"})  # --json, --junit-xml, --html, --csv, --md: a row per check
 
 
 def run(args, stdout, stderr) -> int:
@@ -145,147 +143,16 @@ def _format_problems(directory: Path, fileformat) -> list[str]:
 
 
 def _replay(args, directory: Path, stdout, stderr) -> int:
-    if args.impl is not None:
-        return _replay_behind_wall(args, directory, stdout, stderr)
-    return _replay_here(args, directory, stdout, stderr)
+    """``harness.golden_replay`` does the replay (the candidate behind the wall); this
+    writes the report files asked for (``harness.report``)."""
+    from harness.golden_replay import ReplayOptions, replay
+    from harness.golden_replay.report import to_report
 
-
-def _replay_behind_wall(args, directory: Path, stdout, stderr) -> int:
-    """The replay here, the candidate in a confined process; files verified after."""
-    from harness.candidate import spec_problem
-    from harness.check import protected_roots
-    from harness.sandbox import Candidate, Limits
-    from harness.sandbox.files import Manifest
-
-    problem = spec_problem(args.impl)
-    if problem:
-        print(f"golden replay: {problem}", file=stderr)
-        return int(ExitCode.USAGE)
-    sys.dont_write_bytecode = True
-    docs, code = _read_docs(args, directory, stderr)
-    if docs is None:
-        return code
-    manifest = Manifest.take(protected_roots())
-    candidate = Candidate(args.impl, ref_deps=args.ref_deps, contract="tools" if args.file == "tools" else "constrain",
-                          limits=Limits(memory_mb=args.memory, call_seconds=args.timeout))
-    try:
-        code = _replay_candidate(args, candidate, docs, stdout, stderr)
-    finally:
-        candidate.close()
-        changes = manifest.verify()
-        if changes:
-            manifest.restore()
-    if changes:
-        for change in changes:
-            print(f"golden replay: TAMPERED: harness file {escape(change)}; restored", file=stderr)
-        return int(ExitCode.TAMPERED)
-    return code
-
-
-def _replay_candidate(args, candidate, docs, stdout, stderr) -> int:
-    from harness.sandbox import CandidateGone, RemoteError
-
-    try:
-        load = candidate.start()
-    except (RemoteError, CandidateGone) as exc:
-        print(f"golden replay: cannot load {args.impl!r}: {escape(str(exc))}", file=stderr)
-        output = candidate.output()
-        if output.strip():
-            print("  " + output.strip()[-2000:].replace("\n", "\n  "), file=stderr)
-        return int(ExitCode.CRASHED)
-    print(f"golden replay: confinement: {load['confinement']}", file=stdout)
-    for problem in load["problems"]:
-        print(f"golden replay: contract name missing or unusable: {escape(problem)}", file=stdout)
-    candidate.deadline = time.monotonic() + args.timeout
-    ok = True
-    try:
-        for kind, doc in docs:
-            report = _replay_doc(kind, doc, candidate.module, args.strict_regex)
-            if candidate.incident is not None:
-                raise candidate.incident
-            for line in report.lines():
-                print(escape(line), file=stdout)
-            ok = ok and report.ok
-    except CandidateGone as exc:
-        print(f"golden replay: {args.impl} {exc.verdict}: {escape(str(exc))}", file=stderr)
-        return int(ExitCode.CRASHED)
-    return int(ExitCode.OK if ok else ExitCode.FAILED)
-
-
-def _replay_doc(kind: str, doc: dict, impl, strict_regex: bool):
-    """The replay report of one golden document against ``impl`` (a module or a proxy)."""
-    from golden import replay, tools_replay
-
-    if kind == "tools_golden":
-        return tools_replay.replay_tools(doc, impl)
-    if kind == "constrain_golden":
-        return replay.replay_constrain(doc, impl, strict_regex=strict_regex)
-    return replay.replay_masks(doc, impl)
-
-
-def _read_docs(args, directory: Path, stderr):
-    """The golden documents to replay, read before any candidate runs: ``(docs, 0)`` or
-    ``(None, exit code)``."""
-    from golden import fileformat
-
-    kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
-    docs = []
-    for kind in kinds:
-        try:
-            docs.append((kind, fileformat.load(directory / fileformat.FILES[kind], kind)))
-        except (OSError, ValueError) as exc:
-            print(f"golden replay: {exc}", file=stderr)
-            return None, int(ExitCode.USAGE)
-    return docs, 0
-
-
-def _replay_here(args, directory: Path, stdout, stderr) -> int:
-    from golden import fileformat, replay
-
-    if args.file == "tools":
-        return _replay_tools_here(args, directory, stdout, stderr)
-
-    try:
-        impl = replay.load_impl(args.impl, args.ref_deps)
-    except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
-        print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
-        return int(ExitCode.USAGE)
-    kinds = ["constrain_golden", "masks_golden"] if args.file == "both" else [f"{args.file}_golden"]
-    ok = True
-    for kind in kinds:
-        try:
-            doc = fileformat.load(directory / fileformat.FILES[kind], kind)
-        except (OSError, ValueError) as exc:
-            print(f"golden replay: {exc}", file=stderr)
-            return int(ExitCode.USAGE)
-        except RecursionError:  # e.g. 100,000 nested brackets
-            print(f"golden replay: {directory / fileformat.FILES[kind]}: JSON nested too deeply to read", file=stderr)
-            return int(ExitCode.USAGE)
-        if kind == "constrain_golden":
-            report = replay.replay_constrain(doc, impl, strict_regex=args.strict_regex)
-        else:
-            report = replay.replay_masks(doc, impl)
-        for line in report.lines():
-            print(line, file=stdout)
-        ok = ok and report.ok
-    return int(ExitCode.OK if ok else ExitCode.FAILED)
-
-
-def _replay_tools_here(args, directory: Path, stdout, stderr) -> int:
-    """tools_golden.json against a Python implementation of the tools surface (oracles.tools' names)."""
-    from golden import fileformat, tools_replay
-
-    try:
-        impl = tools_replay.load_tools_impl(args.impl)
-    except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is a usage verdict
-        print(f"golden replay: cannot load {args.impl!r}: {type(exc).__name__}: {exc}", file=stderr)
-        return int(ExitCode.USAGE)
-    try:
-        doc = fileformat.load(directory / fileformat.FILES["tools_golden"], "tools_golden")
-    except (OSError, ValueError) as exc:
-        print(f"golden replay: {exc}", file=stderr)
-        return int(ExitCode.USAGE)
-    report = tools_replay.replay_tools(doc, impl)
-    for line in report.lines():
-        print(line, file=stdout)
-    return int(ExitCode.OK if report.ok else ExitCode.FAILED)
+    files = ("constrain_golden", "masks_golden") if args.file == "both" else (f"{args.file}_golden",)
+    options = ReplayOptions(impl=args.impl, ref_deps=args.ref_deps, files=files, strict_regex=args.strict_regex,
+                            timeout=args.timeout, memory=args.memory)
+    outcome = replay(options, directory, stdout, stderr)
+    if not registry.write_requested(args, to_report(outcome, options), stderr, prefix="golden replay: ") \
+            and outcome.exit_code == ExitCode.OK:
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
+    return outcome.exit_code

@@ -17,9 +17,8 @@ surviving chaffs; 2 usage error; 4 the harness's files changed during the gradin
 
 from __future__ import annotations
 
-import sys
-
 from harness.exitcodes import ExitCode
+from harness.report import registry
 
 
 def add_arguments(parser) -> None:
@@ -29,12 +28,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
                         help="what is said of a surviving chaff: nothing, the seed's pitfall, the mutant "
                              "(default pitfall)")
-    parser.add_argument("--json", metavar="F", help="write the JSON report to F")
-    parser.add_argument("--gradescope", metavar="F", help="write Gradescope's results.json to F")
+    registry.add_options(parser, {"mutants", "graded"})  # --json, --gradescope, --stryker, --html, --junit-xml, ...
     parser.add_argument("--max-score", metavar="N", type=float, default=100.0,
                         help="the Gradescope score of a suite catching every chaff (default 100)")
-    parser.add_argument("--stryker", metavar="F", help="write the mutation-testing-report-schema JSON to F")
-    parser.add_argument("--html", metavar="F", help="write the offline HTML matrix to F")
     parser.add_argument("--timeout", metavar="S", type=float, default=60.0,
                         help="wall-clock seconds of one run of the suite (default 60)")
     parser.add_argument("--budget", metavar="S", type=float, default=900.0,
@@ -66,24 +62,10 @@ def run(args, stdout, stderr) -> int:
     except ValueError as exc:
         print(f"grade-tests: {exc}", file=stderr)
         return int(ExitCode.USAGE)
-    outputs = [(args.json, lambda: reports.to_json(graded, args.hints)),
-               (args.gradescope, lambda: reports.to_gradescope(graded, args.hints, args.max_score)),
-               (args.stryker, lambda: reports.to_stryker(graded))]
-    for path, make in outputs:
-        if path:
-            _write(path, lambda p, m=make: reports.write_json(p, m()), stderr)
-    if args.html:
-        _write(args.html, lambda p: Path(p).write_text(reports.to_html(graded, args.hints), encoding="utf-8"), stderr)
+    graded_report = reports.to_report(graded, args.hints, args.max_score)
+    written = registry.write_requested(args, graded_report, stderr)
     print("", file=stdout)
-    print(reports.table(graded, args.hints), file=stdout, end="", flush=True)
-    if graded.tampered:
-        return int(ExitCode.TAMPERED)
-    g = graded.grade
-    return int(ExitCode.OK if g.valid and not g.invalid and not g.surviving else ExitCode.FAILED)
-
-
-def _write(path: str, write, stderr) -> None:
-    try:
-        write(path)
-    except OSError as exc:
-        print(f"cannot write {path}: {exc}", file=stderr or sys.stderr)
+    print(graded_report.terminal, file=stdout, end="", flush=True)
+    if not written and graded_report.exit_code == ExitCode.OK:
+        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
+    return graded_report.exit_code

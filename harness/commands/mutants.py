@@ -25,8 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.commands.args import jobs, one_line_errors, output_file, seconds
+from harness.commands.args import jobs, one_line_errors, seconds
 from harness.exitcodes import ExitCode
+from harness.report import registry
+from harness.report.progress import bar as progress_bar
 
 
 def add_arguments(parser) -> None:
@@ -36,10 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--timeout", type=seconds, default=None,
                         help="CPU seconds per mutant process (default 120; 30 with --generated)")
-    parser.add_argument("--json", metavar="F", type=output_file, help="write the JSON report")
-    parser.add_argument("--stryker", metavar="F", type=output_file,
-                        help="write the Stryker mutation-testing-report-schema JSON")
-    parser.add_argument("--html", metavar="F", type=output_file, help="write the self-contained HTML kill matrix")
+    registry.add_options(parser, {"mutants"})  # --json, --junit-xml, --stryker, --html (kill matrix), --csv, ...
     parser.add_argument("--no-self-check", action="store_true", help="skip the runner's self check")
     parser.add_argument("--generated", action="store_true", help="generated mutants instead of the catalogue")
     parser.add_argument("--operators", metavar="OPS", help="--generated: operator families or names, comma-separated")
@@ -109,27 +108,18 @@ def run(args, stdout, stderr) -> int:
         print("self check: ok", file=stdout, flush=True)
 
     def progress(result, done, total):
-        bar = "#" * (20 * done // total)
         tier = f":{result.tier}" if result.tier else ""
-        print(f"[{bar:<20}] {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
+        print(f"{progress_bar(done, total, 20, ' ')} {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
               f" ({', '.join(result.killed_by)[:60] or '-'}) {result.seconds:.1f}s", file=stdout, flush=True)
 
     results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, run=run_one)
-    print(report.table(results, lookup), file=stdout)
+    killed = report.to_report(results, lookup)
+    print(killed.terminal, file=stdout)
     if lookup is not None:
         print("\n" + report.rates_table(results, lookup), file=stdout)
     print(f"\nwall {time.monotonic() - wall:.0f} s, CPU {_children_cpu() - cpu:.0f} s in mutant processes "
           f"(jobs {args.jobs}; the machine may be shared: CPU / cores is the unshared estimate)", file=stdout)
-    unwritten = False
-    for path, render in ((args.json, lambda: report.dumps(report.to_json(results, lookup))),
-                         (args.stryker, lambda: report.dumps(report.to_stryker(results, lookup))),
-                         (args.html, lambda: report.to_html(results, lookup))):
-        if path:
-            try:
-                report.write(str(path), render())
-            except OSError as exc:
-                print(f"mutants: cannot write {path}: {exc.strerror or exc}", file=stderr)
-                unwritten = True
+    unwritten = not registry.write_requested(args, killed, stderr, prefix="mutants: ")
     others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected and r.expected]
     if others_only:
         print(f"killed only by tests other than the expected ones: {', '.join(others_only)}", file=stdout)

@@ -1,5 +1,8 @@
 """The reports of ``constrain-harness conform``: a terminal table, JSON and JUnit XML.
 
+``to_report(result)`` is the adapter to ``harness.report``; the JSON and JUnit below are
+its native renderers, and ``--html``, ``--csv``, ``--md`` come from there.
+
 Table: one line per case (``PASS``/``FAIL``/``ERROR``, requests, seconds), then every
 failure as rule, request and response excerpt, then the totals and the verdict::
 
@@ -27,6 +30,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from harness.conform.run import ConformResult
+from harness.report.formats import junit_xml
+from harness.report.model import Report, Row
 
 FORMAT = "constrain-harness-conform"
 FORMAT_VERSION = 1
@@ -67,8 +72,12 @@ def to_json(result: ConformResult) -> dict:
             "seconds": round(result.seconds, 3), "cases": [c.to_json() for c in result.cases]}
 
 
+def json_text(result: ConformResult) -> str:
+    return json.dumps(to_json(result), indent=1) + "\n"
+
+
 def write_json(result: ConformResult, path) -> None:
-    Path(path).write_text(json.dumps(to_json(result), indent=1) + "\n", encoding="utf-8")
+    Path(path).write_text(json_text(result), encoding="utf-8")
 
 
 def to_junit(result: ConformResult) -> ET.Element:
@@ -84,8 +93,21 @@ def to_junit(result: ConformResult) -> ET.Element:
     return suite
 
 
+def junit_bytes(result: ConformResult) -> bytes:
+    return junit_xml.document(to_junit(result))
+
+
 def write_junit(result: ConformResult, path) -> None:
-    tree = ET.ElementTree(ET.Element("testsuites"))
-    tree.getroot().append(to_junit(result))
-    ET.indent(tree)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    Path(path).write_bytes(junit_bytes(result))
+
+
+def to_report(result: ConformResult) -> Report:
+    """``result`` as ``harness.report``'s model (kind ``tests``): a row per case, the
+    JSON and JUnit above as the native renderers (``--html``, ``--csv``, ``--md``
+    are the generic ones)."""
+    rows = tuple(Row(case.name, case.status, case.status, case.failures[0].rule if case.failures else "",
+                     "\n".join(failure_lines(case)), case.seconds, "conform") for case in result.cases)
+    return Report("conform", f"constrain-harness conform: {result.base_url} (model {result.model or '?'})",
+                  frozenset({"tests"}), rows, result.verdict, result.exit_code, result.seconds,
+                  terminal=render_table(result),
+                  native={"json": lambda: json_text(result), "junit": lambda: junit_bytes(result)})

@@ -26,11 +26,9 @@ Example::
 
 from __future__ import annotations
 
-import time
-
 from harness.candidate import read_contract
 from harness.sandbox import channel
-from harness.sandbox.client import Candidate, CandidateCrashed, CandidateProtocolError, CandidateTimeout
+from harness.sandbox.client import Candidate
 
 OPS = frozenset({"getattr", "call", "many", "len", "iter", "getitem", "bool", "int", "float", "index", "eq",
                  "contains"})
@@ -47,26 +45,10 @@ class ServedImplementation(Candidate):
     """A wall ``Candidate`` whose requests arrive already encoded from the student."""
 
     def forward(self, request: list) -> list:
-        """One raw round trip: ``[status, value, extras]`` as the implementation sent it.
-        Raises ``CandidateGone`` (crash, timeout, protocol) like ``Candidate.request``."""
-        if self.incident is not None:
-            raise type(self.incident)(f"the implementation process ended earlier: {self.incident}")
-        if self._sock is None:
-            raise CandidateCrashed("the implementation process is not running")
-        with self._lock:
-            deadline = self.deadline if self.deadline is not None else time.monotonic() + self.limits.call_seconds
-            try:
-                channel.send(self._sock, request)
-                reply = channel.receive(self._sock, deadline)
-            except (channel.ChannelClosed, OSError):
-                raise self._gone(CandidateCrashed, "the implementation process died") from None
-            except channel.ChannelTimeout:
-                raise self._gone(CandidateTimeout, "the implementation gave no answer within the deadline") from None
-            except channel.ProtocolError as exc:
-                raise self._gone(CandidateProtocolError, f"protocol violation: {exc}") from None
-        if not (isinstance(reply, list) and len(reply) == 3 and reply[0] in ("ok", "err")):
-            raise self._gone(CandidateProtocolError, "a malformed reply")
-        return reply
+        """One raw round trip: ``[status, value, extras]`` as the implementation sent it
+        (``Candidate.exchange``). Raises ``CandidateGone`` (crash, timeout, protocol)
+        like ``Candidate.request``."""
+        return self.exchange(request, "a test's request")
 
 
 class Gate:

@@ -13,7 +13,9 @@ Stryker, HTML.
 - ``to_stryker(graded)``: the mutation-testing-report-schema (schemaVersion "2"): each
   chaff a mutant located at its first edit in ``oracles/automaton``, Killed by the valid
   tests that failed on it, else Survived;
-- ``to_html(graded, hints)``: one offline page (inline CSS, no script, no network).
+- ``to_html(graded, hints)``: one offline page (inline CSS, no script, no network);
+- ``to_report(graded, hints, max_score)``: the adapter to ``harness.report``, whose
+  generic renderers add JUnit XML, CSV and Markdown (a row per chaff).
 """
 
 from __future__ import annotations
@@ -24,15 +26,16 @@ import json
 from harness.gradetests.grade import Graded
 from harness.gradetests.hints import GROUPS, group, hint
 from harness.gradetests.suite_run import RunResult
+from harness.report.model import Report, Row
+from harness.report.progress import bar
 
 CELL = {"failed": "X", "error": "X", "timeout": "T", "crashed": "C", "passed": ".", "skipped": "s", "not run": "-"}
 BAR = 24
 
 
 def progress_line(done: int, total: int, run: RunResult) -> str:
-    filled = BAR * done // max(total, 1)
     failing = sum(o in ("failed", "error", "timeout", "crashed") for o in run.outcomes.values())
-    return (f"[{'#' * filled}{'.' * (BAR - filled)}] {done:>3}/{total} {run.role} {run.implementation:<14} "
+    return (f"{bar(done, total, BAR)} {done:>3}/{total} {run.role} {run.implementation:<14} "
             f"{run.verdict}, {failing} failing of {len(run.outcomes)} ({run.seconds:.1f} s)")
 
 
@@ -190,6 +193,39 @@ def to_html(graded: Graded, hints: str) -> str:
             f"<p>{e(' '.join(g.notes))}</p><h2>Invalid tests</h2><ul>{invalid or '<li>none</li>'}</ul>"
             f"<h2>Matrix</h2><table><tr><th></th>{head}</tr>{''.join(rows)}<tr><td class='l'>caught</td>{caught}</tr>"
             f"</table><h2>Surviving chaffs</h2><ul>{survived or '<li>none</li>'}</ul></body></html>\n")
+
+
+def to_report(graded: Graded, hints: str, max_score: float = 100.0) -> Report:
+    """The grade as ``harness.report``'s model (kinds ``mutants``, ``graded``): a row per
+    chaff, passed when a valid test caught it, skipped when it did not run, failed when it
+    survived, an error when it could not be judged. JSON, Gradescope, Stryker and HTML
+    above are the native renderers; JUnit, CSV and Markdown the generic ones."""
+    g = graded.grade
+    rows = tuple(_row(graded, chaff, hints) for chaff in g.matrix)
+    complete = g.valid and not g.invalid and not g.surviving
+    return Report("grade-tests", f"grade-tests {graded.options.suite}: {_percent(graded)}",
+                  frozenset({"mutants", "graded"}), rows, "passed" if complete else "failed",
+                  4 if graded.tampered else 0 if complete else 1, graded.seconds, terminal=table(graded, hints),
+                  native={"json": lambda: dumps(to_json(graded, hints)),
+                          "gradescope": lambda: dumps(to_gradescope(graded, hints, max_score)),
+                          "stryker": lambda: dumps(to_stryker(graded)), "html": lambda: to_html(graded, hints)})
+
+
+def _row(graded: Graded, chaff: str, hints: str) -> Row:
+    g, verdict = graded.grade, graded.grade.chaff_verdicts[chaff]
+    if chaff in g.caught:
+        status, why = "passed", f"caught by {', '.join(g.caught[chaff])}"
+    elif verdict == "skipped":
+        status, why = "skipped", "not run"
+    else:
+        status = "failed" if verdict in ("completed", "timeout", "crashed") else "error"
+        why = "survived" + (f": {hint(chaff, hints)}" if hints != "none" and hint(chaff, hints) else "")
+    return Row(chaff, status, verdict, why, g.chaff_runs[chaff].detail, g.chaff_runs[chaff].seconds,
+               f"chaffs.{group(chaff)}")
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, indent=1, sort_keys=False) + "\n"
 
 
 def write_json(path: str, data: dict) -> None:

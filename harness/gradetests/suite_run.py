@@ -131,7 +131,8 @@ def _prepare(scratch: Path, suite_dir: Path) -> tuple[Path, Path]:
         raise ValueError(f"the student's suite {suite_dir} holds {size} bytes (more than {MAX_SUITE_BYTES})")
     wall = scratch / "wall"
     shutil.copytree(SHIM_DIR, wall / "_gradewall", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(ROOT / "harness" / "sandbox" / "channel.py", wall / "_gradewall" / "channel.py")
+    for shared in ("channel.py", "proxying.py"):  # the wall's own modules, shared with the shim
+        shutil.copyfile(ROOT / "harness" / "sandbox" / shared, wall / "_gradewall" / shared)
     suite = scratch / "suite"
     shutil.copytree(suite_dir, suite, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     for path in [scratch, *scratch.rglob("*")]:

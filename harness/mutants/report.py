@@ -12,6 +12,9 @@
 - ``kill_rates(results, mutants)`` / ``rates_table``: generated mutants, per reference
   module and per operator: killed by the default tier, by ``--deep``, equivalent.
 
+``to_report(results, mutants)`` is the adapter to ``harness.report``: the JSON, Stryker
+and HTML here are its native renderers; JUnit, CSV and Markdown come from there.
+
 Every function takes ``mutants`` (id -> the mutant: a catalogue ``Mutant`` or a
 ``generation.GeneratedMutant``), by default the catalogue's ``BY_ID``.
 """
@@ -20,11 +23,11 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
 from harness.mutants.apply import REFERENCE_DIR, reference_dir
 from harness.mutants.catalogue import BY_ID
 from harness.mutants.runner import MutantResult, Outcome
+from harness.report.model import Report, Row
 
 STRYKER_STATUS = {
     Outcome.KILLED: "Killed", Outcome.SURVIVED: "Survived", Outcome.TIMEOUT: "Timeout",
@@ -248,12 +251,39 @@ def rates_table(results: list[MutantResult], mutants) -> str:
     return "\n".join(lines[1:])
 
 
-def write(path: str | Path, text: str) -> None:
-    Path(path).write_text(text, encoding="utf-8")
-
-
 def dumps(obj: dict) -> str:
     return json.dumps(obj, indent=1, sort_keys=False) + "\n"
+
+
+def to_report(results: list[MutantResult], mutants=None) -> Report:
+    """The results as ``harness.report``'s model (kind ``mutants``): a row per mutant,
+    passed when the tests did their job (killed; for generated mutants also a timeout),
+    skipped when equivalent, failed when it survived, an error otherwise (runner error,
+    stale patch, a catalogue mutant's timeout). JSON, Stryker and HTML above are the
+    native renderers; ``--junit-xml``, ``--csv``, ``--md`` the generic ones."""
+    lookup = _lookup(mutants)
+    generated = mutants is not None
+    rows = tuple(_row(r, lookup.get(r.id), generated) for r in results)
+    s = score(results)
+    bad = sum(row.status in ("failed", "error") for row in rows)
+    return Report("mutants", f"constrain-harness mutants: {s['killed']}/{s['mutants']} killed", frozenset({"mutants"}),
+                  rows, "failed" if bad else "passed", 1 if bad else 0, sum(r.seconds for r in results),
+                  terminal=table(results, mutants),
+                  native={"json": lambda: dumps(to_json(results, mutants)),
+                          "stryker": lambda: dumps(to_stryker(results, mutants)),
+                          "html": lambda: to_html(results, mutants)})
+
+
+def _row(r: MutantResult, m, generated: bool) -> Row:
+    if r.outcome is Outcome.KILLED or (generated and r.outcome is Outcome.TIMEOUT):
+        status = "passed"
+    else:
+        status = {Outcome.EQUIVALENT: "skipped", Outcome.SURVIVED: "failed"}.get(r.outcome, "error")
+    why = f"killed by {', '.join(r.killed_by)}" if r.killed_by else r.detail.splitlines()[0] if r.detail else ""
+    group = (m.site.module if getattr(m, "site", None) else m.stage) if m is not None else "mutants"
+    outcome = r.outcome.value + (f":{r.tier}" if r.tier else "")
+    return Row(r.id, status, outcome, why if status != "passed" or r.killed_by else "", r.detail, r.seconds,
+               f"mutants.{group}")
 
 
 def _percent(rate: float | None) -> str:

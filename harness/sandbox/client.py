@@ -35,7 +35,6 @@ Example::
 
 from __future__ import annotations
 
-import builtins
 import os
 import secrets
 import shutil
@@ -50,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.sandbox import channel, confine
+from harness.sandbox import channel, confine, proxying
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 60.0  # importing numpy and the candidate, checking the contract
@@ -203,33 +202,41 @@ class Candidate:
 
     def request(self, op: str, target: int, name, args, kwargs):
         """One round trip; see the module docstring for what it raises."""
-        if self.incident is not None:
-            raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
-        if self._sock is None:
-            raise CandidateCrashed("the candidate process is not running")
         rngs: list = []
-        with self._lock:
-            deadline = self.deadline if self.deadline is not None else time.monotonic() + self.limits.call_seconds
-            try:
-                channel.send(self._sock, [op, target, name, list(args), dict(kwargs)], _describer(self, rngs))
-                reply = channel.receive(self._sock, deadline)
-            except (channel.ChannelClosed, OSError):
-                raise self._gone(CandidateCrashed, f"the candidate process died during {_what(op, name)}") from None
-            except channel.ChannelTimeout:
-                raise self._gone(CandidateTimeout, f"no answer within the deadline ({_what(op, name)})") from None
-            except channel.ProtocolError as exc:
-                raise self._gone(CandidateProtocolError,
-                                 f"protocol violation during {_what(op, name)}: {exc}") from None
-        if not (isinstance(reply, list) and len(reply) == 3):
-            raise self._gone(CandidateProtocolError, f"malformed reply to {_what(op, name)}")
-        status, value, extras = reply
+        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name),
+                                              _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         value = self._wrap(value)
         if status == "err":
             raise _remote_exception(value)
-        if status != "ok":
-            raise self._gone(CandidateProtocolError, f"malformed reply status {status!r}")
         return value
+
+    def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
+        """One raw round trip, for a relay that already holds channel values (e.g. frames
+        from another process, ``harness.gradetests.relay``): send ``frame``, return the reply
+        ``[status, value, extras]`` as the candidate sent it (``status`` is ``"ok"`` or
+        ``"err"``; handles stay ``channel.Handle``, errors stay data). ``describe`` turns
+        objects that are not channel values into them (``channel.send``'s ``default``).
+        Bounded by ``deadline`` (else ``Limits.call_seconds``); raises ``CandidateGone``
+        (crash, timeout, protocol, a malformed reply) and keeps it as ``incident``."""
+        if self.incident is not None:
+            raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
+        if self._sock is None:
+            raise CandidateCrashed("the candidate process is not running")
+        with self._lock:
+            deadline = self.deadline if self.deadline is not None else time.monotonic() + self.limits.call_seconds
+            try:
+                channel.send(self._sock, frame, describe)
+                reply = channel.receive(self._sock, deadline)
+            except (channel.ChannelClosed, OSError):
+                raise self._gone(CandidateCrashed, f"the candidate process died during {what}") from None
+            except channel.ChannelTimeout:
+                raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
+            except channel.ProtocolError as exc:
+                raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
+        if not (isinstance(reply, list) and len(reply) == 3 and reply[0] in ("ok", "err")):
+            raise self._gone(CandidateProtocolError, f"malformed reply to {what}")
+        return reply
 
     def _gone(self, kind: type, message: str) -> CandidateGone:
         proc = self._proc
@@ -257,15 +264,7 @@ class Candidate:
                 raise self._gone(CandidateProtocolError, f"a generator state came back malformed: {exc}") from None
 
     def _wrap(self, value):
-        if isinstance(value, channel.Handle):
-            return Proxy(self, value)
-        if isinstance(value, list):
-            return [self._wrap(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self._wrap(v) for v in value)
-        if isinstance(value, dict):
-            return {k: self._wrap(v) for k, v in value.items()}
-        return value
+        return proxying.wrap(value, lambda handle: Proxy(self, handle), channel.Handle)
 
 
 MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
@@ -399,17 +398,14 @@ class _Output:
 # --------------------------------------------------------------------------- proxies
 
 
-class Proxy:
-    """An object in the candidate process (see the module docstring)."""
+class Proxy(proxying.ProxyBase):
+    """An object in the candidate process (see the module docstring); the operations that
+    are one round trip each come from ``proxying.ProxyBase``, shared with the shim of
+    grade-tests. Attributes named like dunders are never asked for, equality never asks
+    the candidate, ``repr`` does (escaped, bounded)."""
 
-    __slots__ = ("_candidate", "_handle")
-
-    def __init__(self, candidate: Candidate, handle: channel.Handle):
-        object.__setattr__(self, "_candidate", candidate)
-        object.__setattr__(self, "_handle", handle)
-
-    def _ask(self, op: str, name=None, args=(), kwargs=None):
-        return self._candidate.request(op, self._handle.id, name, args, kwargs or {})
+    __slots__ = ()
+    OWNER = "the candidate's"
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):
@@ -418,46 +414,16 @@ class Proxy:
             return RemoteMethod(self, name)
         return self._ask("getattr", name)
 
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a proxy of the candidate's {self._handle.kind} is read-only")
-
-    def __call__(self, *args, **kwargs):
-        return self._ask("call", None, args, kwargs)
-
-    def __len__(self):
-        return self._ask("len")
-
-    def __iter__(self):
-        return iter(self._ask("iter"))
-
-    def __getitem__(self, key):
-        return self._ask("getitem", None, (key,))
-
-    def __contains__(self, item):
-        return bool(self._ask("contains", None, (item,)))
-
-    def __bool__(self):
-        return bool(self._ask("bool"))
-
-    def __int__(self):
-        return int(self._ask("int"))
-
-    def __float__(self):
-        return float(self._ask("float"))
-
-    def __index__(self):
-        return int(self._ask("index"))
-
     def __eq__(self, other):
         # Never the candidate's __eq__: an object that equals everything must not pass a
         # test's comparison. A proxy equals only itself (a handle to the same object).
-        return isinstance(other, Proxy) and other._candidate is self._candidate and other._handle.id == self._handle.id
+        return isinstance(other, Proxy) and other._link is self._link and other._handle.id == self._handle.id
 
     def __ne__(self, other):
         return not self.__eq__(other)
 
     def __hash__(self):
-        return hash((id(self._candidate), self._handle.id))
+        return hash((id(self._link), self._handle.id))
 
     def __repr__(self):
         from harness.sandbox.text import escape
@@ -471,16 +437,11 @@ class Proxy:
         return repr(self)
 
 
-class RemoteMethod:
-    """A method of a proxied object, called in one round trip."""
+class RemoteMethod(proxying.RemoteMethodBase):
+    """A method of a proxied object, called in one round trip (or over many argument
+    tuples in one, ``many``)."""
 
-    __slots__ = ("owner", "name")
-
-    def __init__(self, owner: Proxy, name: str):
-        self.owner, self.name = owner, name
-
-    def __call__(self, *args, **kwargs):
-        return self.owner._ask("call", self.name, args, kwargs)
+    __slots__ = ()
 
     def many(self, arg_tuples) -> list:
         return self.owner._ask("many", self.name, [list(a) for a in arg_tuples])
@@ -501,7 +462,7 @@ def _describer(candidate: Candidate, rngs: list):
     """Turns what the grader passes into channel values (proxies, generators, tokenizers)."""
     def to_value(obj):
         if isinstance(obj, Proxy):
-            if obj._candidate is not candidate:
+            if obj._link is not candidate:
                 raise TypeError("a proxy from another candidate process cannot be passed here")
             return obj._handle
         if isinstance(obj, RemoteMethod):
@@ -544,21 +505,10 @@ def _remote_exception(info) -> BaseException:
         return CandidateProtocolError("malformed error reply")
     from harness.sandbox.text import escape
 
-    name = "".join(ch for ch in str(info.get("type", "?")) if ch.isalnum() or ch == "_")[:80] or "Error"
-    message = str(info.get("message", ""))
-    for kind in [*map(str, info.get("kinds", [])), "Exception"]:
-        base = getattr(builtins, kind, None)
-        if not (isinstance(base, type) and issubclass(base, Exception)):
-            continue
-        key = (name, base)
-        try:
-            cls = _EXCEPTION_CLASSES.get(key) or type(name, (RemoteError, base), {"__module__": "candidate"})
-            exc = cls(message)
-        except TypeError:
-            continue
-        _EXCEPTION_CLASSES[key] = cls
-        exc.remote_type, exc.where = name, escape(str(info.get("where", "")))[:200]
-        if isinstance(info.get("handle"), Proxy):
-            exc.remote = info["handle"]
-        return exc
-    return RemoteError(message)  # pragma: no cover - Exception always works
+    exc = proxying.exception_class(info, RemoteError, "candidate", _EXCEPTION_CLASSES)
+    if exc is None:  # pragma: no cover - Exception always works
+        return RemoteError(str(info.get("message", "")))
+    exc.remote_type, exc.where = type(exc).__name__, escape(str(info.get("where", "")))[:200]
+    if isinstance(info.get("handle"), Proxy):
+        exc.remote = info["handle"]
+    return exc

@@ -1,11 +1,13 @@
 """The student's side of ``grade-tests``: the module under test, served from elsewhere.
 
 This package runs in the student's confined process (a private copy of it: the student's
-process cannot import ``harness``). ``boot.main`` installs ``--module`` (default
-``tinyllm.infer.constrain``) in ``sys.modules`` as a ``ServedModule``: every attribute the
-tests read is asked of the grader over a data-only channel (``channel``: msgpack frames,
-no pickle), and the grader relays the request, after its gate
-(``harness.gradetests.relay``), to the process that holds the implementation under test.
+process cannot import ``harness``; ``channel`` and ``proxying`` are copies of the wall's
+own modules, ``harness/sandbox/channel.py`` and ``proxying.py``, made at run time).
+``boot.main`` installs ``--module`` (default ``tinyllm.infer.constrain``) in
+``sys.modules`` as a ``ServedModule``: every attribute the tests read is asked of the
+grader over a data-only channel (``channel``: msgpack frames, no pickle), and the grader
+relays the request, after its gate (``harness.gradetests.relay``), to the process that
+holds the implementation under test.
 Objects come back as ``Proxy`` objects (a DFA proxy whose ``.trans`` is a numpy array);
 exceptions as ``RemoteError`` subclassing the builtin class the implementation raised (a
 ``ValueError`` is caught by ``except ValueError``).
@@ -24,13 +26,12 @@ Example (inside the student's process)::
 
 from __future__ import annotations
 
-import builtins
 import sys
 import types
 
 import numpy as np
 
-from . import channel
+from . import channel, proxying
 
 SERVED_FILE = "<served by constrain-harness grade-tests>"
 
@@ -66,28 +67,17 @@ class Link:
         channel.send(self.sock, ["@" + kind, *fields])
 
     def wrap(self, value):
-        if isinstance(value, channel.Handle):
-            return Proxy(self, value)
-        if isinstance(value, list):
-            return [self.wrap(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self.wrap(v) for v in value)
-        if isinstance(value, dict):
-            return {k: self.wrap(v) for k, v in value.items()}
-        return value
+        return proxying.wrap(value, lambda handle: Proxy(self, handle), channel.Handle)
 
 
-class Proxy:
-    """An object that stays in the implementation's process."""
+class Proxy(proxying.ProxyBase):
+    """An object that stays in the implementation's process (the one-round-trip
+    operations come from ``proxying.ProxyBase``, shared with the grader's proxies). No
+    name starting with ``_`` is asked for; equality is asked of the implementation; the
+    ``repr`` is local (no round trip)."""
 
-    __slots__ = ("_link", "_handle")
-
-    def __init__(self, link: Link, handle):
-        object.__setattr__(self, "_link", link)
-        object.__setattr__(self, "_handle", handle)
-
-    def _ask(self, op: str, name=None, args=(), kwargs=None):
-        return self._link.request(op, self._handle.id, name, args, kwargs)
+    __slots__ = ()
+    OWNER = "the implementation's"
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -95,36 +85,6 @@ class Proxy:
         if name in self._handle.methods:
             return RemoteMethod(self, name)
         return self._ask("getattr", name)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a proxy of the implementation's {self._handle.kind} is read-only")
-
-    def __call__(self, *args, **kwargs):
-        return self._ask("call", None, args, kwargs)
-
-    def __len__(self):
-        return self._ask("len")
-
-    def __iter__(self):
-        return iter(self._ask("iter"))
-
-    def __getitem__(self, key):
-        return self._ask("getitem", None, (key,))
-
-    def __contains__(self, item):
-        return bool(self._ask("contains", None, (item,)))
-
-    def __bool__(self):
-        return bool(self._ask("bool"))
-
-    def __int__(self):
-        return int(self._ask("int"))
-
-    def __float__(self):
-        return float(self._ask("float"))
-
-    def __index__(self):
-        return int(self._ask("index"))
 
     def __eq__(self, other):
         return self._ask("eq", None, (other,))
@@ -140,16 +100,10 @@ class Proxy:
         return f"<{self._handle.kind} proxy #{self._handle.id}>"
 
 
-class RemoteMethod:
+class RemoteMethod(proxying.RemoteMethodBase):
     """A method of a proxied object, called in one round trip."""
 
-    __slots__ = ("owner", "name")
-
-    def __init__(self, owner: Proxy, name: str):
-        self.owner, self.name = owner, name
-
-    def __call__(self, *args, **kwargs):
-        return self.owner._ask("call", self.name, args, kwargs)
+    __slots__ = ()
 
     def __repr__(self):
         return f"<method {self.owner._handle.kind}.{self.name}>"
@@ -212,16 +166,5 @@ _CLASSES: dict = {}
 
 def _remote_exception(info) -> BaseException:
     info = info if isinstance(info, dict) else {}
-    name = "".join(ch for ch in str(info.get("type", "Error")) if ch.isalnum() or ch == "_")[:80] or "Error"
-    message = str(info.get("message", ""))
-    for kind in [*map(str, info.get("kinds", [])), "Exception"]:
-        base = getattr(builtins, kind, None)
-        if isinstance(base, type) and issubclass(base, Exception):
-            try:
-                cls = _CLASSES.get((name, base)) or type(name, (RemoteError, base), {"__module__": "implementation"})
-                exc = cls(message)
-            except TypeError:
-                continue
-            _CLASSES[(name, base)] = cls
-            return exc
-    return RemoteError(message)
+    exc = proxying.exception_class(info, RemoteError, "implementation", _CLASSES)
+    return exc if exc is not None else RemoteError(str(info.get("message", "")))
