@@ -37,9 +37,11 @@ JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">`` with
 ``<skipped>``; message = the reason, text = the details.
 
 Gradescope (``--gradescope F``): ``results.json`` per Gradescope's autograder spec:
-``{"score", "max_score", "execution_time", "output", "stdout_visibility": "visible",
+``{"score", "execution_time", "output", "stdout_visibility": "visible",
 "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
-"tags": kinds, "visibility": "visible"}]}``; each test is worth one point. A contract
+"tags": kinds, "visibility": "visible"}]}``; each test is worth one point (the total is the
+sum of the tests' ``max_score``: the results format has no top-level maximum; the document
+validates against ``harness/autograder/gradescope_results.schema.json``). A contract
 error or a tampering finding scores every test 0 and says why in ``output``.
 
 Example::
@@ -229,7 +231,7 @@ def to_gradescope(result: CheckResult) -> dict:
     output = "\n".join(render_table(result).splitlines()[-2:])
     if zeroed:
         output = f"{zeroed}\n{output}"
-    return {"score": score, "max_score": float(len(tests)), "execution_time": round(result.duration, 2),
+    return {"score": score, "execution_time": round(result.duration, 2),
             "output": output, "stdout_visibility": "visible", "tests": tests}
 
 

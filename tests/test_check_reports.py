@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from harness import reports
@@ -93,7 +95,9 @@ def test_gradescope_scores_one_point_per_passed_test(tmp_path):
     path = tmp_path / "results.json"
     reports.write_gradescope(make_result(CRASHED), path)
     doc = json.loads(path.read_text())
-    assert (doc["score"], doc["max_score"]) == (12.0, 16.0)
+    assert (doc["score"], sum(t["max_score"] for t in doc["tests"])) == (12.0, 16.0)
+    schema = json.loads((Path(reports.__file__).parent / "autograder" / "gradescope_results.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
     assert len(doc["tests"]) == 16
     statuses = {t["name"]: t["status"] for t in doc["tests"]}
     assert statuses["test_canonical_form"] == "failed" and statuses["test_apply_mask"] == "failed"
