@@ -32,7 +32,7 @@ from harness.sandbox.client import Candidate
 
 OPS = frozenset({"getattr", "call", "many", "len", "iter", "getitem", "bool", "int", "float", "index", "eq",
                  "contains"})
-DESCRIBED_KINDS = frozenset({"rng", "tokenizers.Tokenizer"})
+DESCRIBED_KINDS = frozenset({"rng", "tokenizers.Tokenizer", "shape"})
 ROOT = 1  # the module's handle number in the implementation process
 
 

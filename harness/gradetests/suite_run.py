@@ -102,7 +102,9 @@ def run_suite(suite_dir: Path, implementation: Implementation, *, module: str = 
     deadline = start + timeout
     result = RunResult(implementation.id, implementation.role, "completed")
     scratch = Path(tempfile.mkdtemp(prefix="constrain-gradetests-"))
-    served = ServedImplementation(implementation.spec, limits=limits, marker=marker or None)
+    # ref_deps: L8.1's SamplingParams/sample and M05.2's byte map, supplied only where the module lacks
+    # them (a seed reader imports them from the earlier lessons), as `check --ref-deps` does
+    served = ServedImplementation(implementation.spec, ref_deps=True, limits=limits, marker=marker or None)
     try:
         wall, suite = _prepare(scratch, Path(suite_dir))
         served.deadline = deadline
@@ -131,8 +133,8 @@ def _prepare(scratch: Path, suite_dir: Path) -> tuple[Path, Path]:
         raise ValueError(f"the student's suite {suite_dir} holds {size} bytes (more than {MAX_SUITE_BYTES})")
     wall = scratch / "wall"
     shutil.copytree(SHIM_DIR, wall / "_gradewall", ignore=shutil.ignore_patterns("__pycache__"))
-    for shared in ("channel.py", "proxying.py"):  # the wall's own modules, shared with the shim
-        shutil.copyfile(ROOT / "harness" / "sandbox" / shared, wall / "_gradewall" / shared)
+    for shared in ("sandbox/channel.py", "sandbox/proxying.py", "suite/shapes.py"):  # shared with the shim
+        shutil.copyfile(ROOT / "harness" / shared, wall / "_gradewall" / Path(shared).name)
     suite = scratch / "suite"
     shutil.copytree(suite_dir, suite, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     for path in [scratch, *scratch.rglob("*")]:

@@ -1,6 +1,6 @@
 """The channel's frames and values, as the student's process imports them.
 
-``harness.gradetests.prepare`` copies ``harness/sandbox/channel.py`` over this file in the
+``harness.gradetests.suite_run`` copies ``harness/sandbox/channel.py`` over this file in the
 student's private copy of the shim (the student's process cannot import ``harness``);
 inside the harness it is the wall's module itself.
 """

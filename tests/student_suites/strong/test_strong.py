@@ -1,5 +1,8 @@
 """A strong suite: every assertion comes from the seed (its hand example) or from an
-oracle (Python's ``re`` on bytes, ``json``), never from an implementation's output."""
+oracle (Python's ``re`` on bytes, ``json``), never from an implementation's output, and it
+asks only what the seed fixes: the seed gives ``Constraint`` no constructor (so the suite
+tries the shapes a reader could choose) and says a regex outside the subset, or a token
+outside the mask, "raises" without naming the class (only schemas must raise ValueError)."""
 
 import json
 import math
@@ -12,6 +15,17 @@ from tinyllm.infer import constrain
 HAND = "(cat|car|dog)s?"
 VOCAB = [b"c", b"a", b"t", b"r", b"d", b"o", b"g", b"s", b"ca", b"cat", b"dog", b"ts", b"x", None, b""]
 EOS = 13
+
+
+def new_constraint(index):
+    """A fresh Constraint at the start state: the seed's interface gives no constructor."""
+    for build in (lambda: constrain.Constraint(index), lambda: constrain.Constraint(index, 0),
+                  lambda: constrain.Constraint(index=index)):
+        try:
+            return build()
+        except TypeError:
+            continue
+    raise AssertionError("Constraint could not be built from a TokenIndex in any shape")
 
 
 def python_matches(pattern: str, data: bytes) -> bool:
@@ -61,8 +75,9 @@ def test_masks_match_walking_the_bytes():
             assert bool(mask[token]) == (dfa.step(state, data) != constrain.DEAD), (state, data)
 
 
-def test_equivalent_patterns_give_one_table():
-    a, b = constrain.regex_to_dfa("a|b"), constrain.regex_to_dfa("[ab]")
+@pytest.mark.parametrize("one, other", [("a|b", "[ab]"), ("ab|cb", "[ac]b"), ("(a|b)*", "[ab]*")])
+def test_equivalent_patterns_give_one_table(one, other):
+    a, b = constrain.regex_to_dfa(one), constrain.regex_to_dfa(other)
     assert a.trans.tolist() == b.trans.tolist() and a.accept.tolist() == b.accept.tolist()
 
 
@@ -80,7 +95,7 @@ def test_every_state_is_live():
 
 
 def test_anchors_are_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(Exception):  # noqa: B017 (the seed: "raises", no class named)
         constrain.regex_to_dfa("^a")
 
 
@@ -141,7 +156,7 @@ def test_apply_mask_returns_a_float64_copy():
 
 def test_greedy_ties_go_to_the_lowest_id():
     index = constrain.TokenIndex(constrain.regex_to_dfa("[ab]c"), [b"a", b"b", b"c", None], eos_id=3)
-    c = constrain.Constraint(index)
+    c = new_constraint(index)
     token, logprob = constrain.constrained_sample(np.array([1.0, 1.0, 5.0, 9.0]), c,
                                                   constrain.SamplingParams(temperature=0.0), [],
                                                   np.random.default_rng(0))
@@ -151,14 +166,19 @@ def test_greedy_ties_go_to_the_lowest_id():
 
 def test_constraint_refuses_a_token_outside_the_mask():
     index = constrain.TokenIndex(constrain.regex_to_dfa("ab"), [b"a", b"b", b"x", None], eos_id=3)
-    c = constrain.Constraint(index)
-    with pytest.raises(ValueError):
+    c = new_constraint(index)
+    with pytest.raises(Exception):  # noqa: B017 (the seed: the constraint "refuses", no class named)
         c.advance(2)
 
 
 def test_vocab_bytes_undoes_the_byte_map():
-    assert constrain.vocab_bytes(["\u0120a", "b"]) == [b" a", b"b"]
+    # the seed's vocab_bytes(tok) fixes no tokenizer interface: grade-tests provides one that answers them all
+    from _gradewall.shapes import SeedTokenizer
+
+    assert constrain.vocab_bytes(SeedTokenizer(["\u0120a", "b"])) == [b" a", b"b"]
 
 
 def test_vocab_bytes_specials_are_none():
-    assert constrain.vocab_bytes(["a", "<|endoftext|>"], special_ids={1}) == [b"a", None]
+    from _gradewall.shapes import SeedTokenizer
+
+    assert constrain.vocab_bytes(SeedTokenizer(["a", "<|endoftext|>"], special_ids=[1])) == [b"a", None]
