@@ -87,6 +87,8 @@ def test_wildcards_and_scopes():
         find(SOURCE, Anchor("m.py", "f", "return a + 1", ""))
     with pytest.raises(EditDoesNotApply, match="matches 0 nodes"):  # "raise ..." is a raise without "from"
         find("def g(a):\n    raise ValueError(a) from None\n", Anchor("m.py", "g", "raise ...", ""))
+    with pytest.raises(EditDoesNotApply, match="matches 0 nodes"):  # a constant's type counts: 1 is not True
+        find("def g():\n    return True, 1.0\n", Anchor("m.py", "g", "return 1, 1", ""))
     with pytest.raises(EditDoesNotApply, match="matches 2 nodes"):
         find("def g(a):\n    a = 1\n    a = 1\n", Anchor("m.py", "g", "a = 1", ""))
     with pytest.raises(EditDoesNotApply, match="scope"):

@@ -130,7 +130,7 @@ def same(pattern, node) -> bool:
         if len(pattern) == 1 and _is_wildcard(pattern[0]):
             return isinstance(node, list)
         return isinstance(node, list) and len(pattern) == len(node) and all(map(same, pattern, node))
-    return pattern == node
+    return type(pattern) is type(node) and pattern == node  # e.g. the constant 1 is not True, nor 1.0
 
 
 def _scope(tree: ast.Module, name: str) -> ast.AST:

@@ -42,7 +42,7 @@ class Mutant:
     killers: tuple[str, ...]      # the catalogue tests (or replay checks) expected to kill it
     edits: tuple[Anchor | Edit, ...]  # anchors for every mutant of the table; a text Edit only in ad-hoc variants
     example: Callable[[Any], Any]  # an answer the mutant changes
-    kind: str = CATALOGUE          # which runner kills it: CATALOGUE or REPLAY
+    kind: str = CATALOGUE          # which runner kills it: CATALOGUE, REPLAY or TOOLS_REPLAY (oracles/tools)
 
     @property
     def package(self) -> str:
@@ -146,8 +146,6 @@ OBJ_BA = {"type": "object", "properties": {"b": {"type": "integer"}, "a": {"type
 OBJ_REQ = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a"]}
 ARR = {"type": "array", "items": {"type": "integer"}, "maxItems": 2}
 ENUM = {"enum": [2.5, "a\"b"]}
-
-# --- the table ---------------------------------------------------------------------------
 
 # --- edits that two mutants share (one definition, both ids keep their pitfall and killers) ---
 

@@ -3,11 +3,12 @@ simulated on the Python reference ``oracles.tools`` and killed by ``golden repla
 --file tools`` (``golden.tools_replay``).
 
 Each entry is a ``catalogue.Mutant`` whose edits are anchored on syntax
-(``anchors.Anchor``) in ``oracles/tools/<file>``: ``apply.materialize`` copies
-``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``), so a reformatted
-reference never makes them stale; ``killers`` lists every replay check that fails on it, the
-check the seed names first (``tests/test_tools_mutants.py`` checks the failing set is
-exactly ``killers`` and that ``example`` changes). Ids carry the ``l10_9:`` namespace
+(``anchors.Anchor``: a function of ``oracles/tools/<file>`` and the node in it, so a
+reformatted reference never makes them stale); ``apply.materialize`` copies
+``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``). ``killers`` lists every
+replay check that fails on a mutant, the check the seed names first
+(``tests/test_tools_mutants.py`` checks the failing set is exactly ``killers`` and
+that ``example`` changes). Ids carry the ``l10_9:`` namespace
 so they cannot be confused with L8.7's ``s01``-``s27``.
 
 ====  ==============================================  ==========================================
