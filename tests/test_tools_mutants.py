@@ -8,8 +8,9 @@ import pytest
 
 from golden import fileformat
 from golden.tools_replay import CHECKS, replay_tools
-from harness.mutants.catalogue import Mutant
-from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix, load, materialize
+from harness.mutants.apply import load, materialize
+from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
+from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix
 
 SEED_KILLER = {"l10_9:s12": "parse_tool_request_hand_example", "l10_9:s13": "grammar_by_tool_choice",
                "l10_9:s14": "parser_hand_example", "l10_9:s15": "parser_holds_back_only_real_markup",
@@ -29,7 +30,7 @@ def test_the_table_has_the_seeds_ids_and_killers():
 
 @pytest.mark.golden
 def test_a_clean_copy_passes_every_check(doc, tmp_path):
-    clean = Mutant("l10_9:null", "none", "no edit", (), (), lambda m: None)
+    clean = Mutant("l10_9:null", "none", "no edit", (), (), lambda m: None, kind=TOOLS_REPLAY)
     assert replay_tools(doc, load(materialize(clean, tmp_path))).ok
 
 
@@ -54,7 +55,8 @@ def test_a_reading_the_seed_allows_is_a_note_not_a_failure(doc, tmp_path):
     from harness.mutants.catalogue import Edit
 
     newline_is_content = Mutant("l10_9:reading", "tools.parser", "whitespace after a call is content", (),
-                                (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None)
+                                (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None,
+                                kind=TOOLS_REPLAY)
     report = replay_tools(doc, load(materialize(newline_is_content, tmp_path)))
     assert report.ok, report.lines()
     noted = {f.where.split(" piece")[0].split(" finish")[0] for f in report.findings if f.level == "note"}
@@ -72,7 +74,8 @@ def test_a_reading_the_seed_allows_is_a_note_not_a_failure(doc, tmp_path):
 def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tmp_path, edit, ok):
     from harness.mutants.catalogue import Edit
 
-    variant = Mutant("l10_9:render", "tools.render", "a rendering variant", (), (Edit(*edit),), lambda m: None)
+    variant = Mutant("l10_9:render", "tools.render", "a rendering variant", (), (Edit(*edit),), lambda m: None,
+                     kind=TOOLS_REPLAY)
     report = replay_tools(doc, load(materialize(variant, tmp_path)))
     assert report.ok == ok and set(report.failures) <= {"render_messages_with_tools"}
     assert ok or report.failures["render_messages_with_tools"]

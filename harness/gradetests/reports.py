@@ -157,7 +157,7 @@ def to_stryker(graded: Graded) -> dict:
         entry["mutants"].append({
             "id": chaff, "mutatorName": f"{chaff} ({m.stage if m else '?'})",
             "description": m.pitfall if m else chaff, "replacement": edit.new if edit else "",
-            "location": _location(source, edit.old) if edit else {"start": {"line": 1, "column": 1},
+            "location": _location(source, edit) if edit else {"start": {"line": 1, "column": 1},
                                                                    "end": {"line": 1, "column": 1}},
             "status": status, "killedBy": g.caught.get(chaff, []), "coveredBy": g.valid,
             "duration": int(g.chaff_runs[chaff].seconds * 1000)})

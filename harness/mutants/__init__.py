@@ -1,7 +1,9 @@
 """The mutant catalogue: the mistakes the seeds name, applied to copies of the reference.
 
-A mutant is a small textual patch to a *copy* of ``oracles/automaton`` (never the
-reference in place), imported under its own package name (``mutant_s05``). Each one
+A mutant is a small patch to a *copy* of ``oracles/automaton`` (never the reference
+in place), written as edits anchored on syntax (``anchors``: a function and the node
+in it, so reformatting the reference never makes it stale), imported under its own
+package name (``mutant_s05``). Each one
 describes itself (``catalogue.Mutant``): its id, the stage it breaks, the pitfall in
 one line, an example whose answer it changes, and the tests expected to kill it.
 

@@ -1,100 +1,99 @@
-"""The catalogue's own mutants s01-s27 as edits anchored on syntax: a function and the node in it.
+"""How a mutant's edits are written and applied: anchored on syntax (``Anchor``), a function and the node in it.
 
 A text patch at exact columns goes stale as soon as the reference is reformatted; an
 ``Anchor`` names the scope (``"<module>"``, ``"parse_class"``, ``"Constraint.advance"``)
 and the node by its *syntax*: ``node`` is Python source (one statement or one
 expression) compared with the scope's nodes as ``ast`` trees, so whitespace, comments,
 quotes, parentheses and line breaks do not matter. ``...`` in ``node`` matches any one
-subtree, and a body or argument list that is only ``...`` matches any list. The anchor
-must match exactly one node of its scope (``AnchorDoesNotApply`` otherwise). ``new`` is
-the replacement source; ``$NODE`` in it stands for the matched node's own text.
+subtree (``raise ...`` any raise without ``from``, whatever its error class), and a body
+or argument list that is only ``...`` matches any list. The anchor must match exactly
+one node of its scope (``EditDoesNotApply`` otherwise). ``new`` is the replacement
+source; ``$NODE`` in it stands for the matched node's own text.
 
-The pitfall, the example and the expected killers of each mutant stay in
-``harness.mutants.catalogue`` (``MUTANTS``); ``apply.materialize`` applies a mutant's
-anchors when it has them (``ANCHORS``), its text edits otherwise (the port's p01-p11).
+``Anchor.file`` is a module of the package the mutant copies (``apply.reference_dir``:
+``oracles/automaton``, or ``oracles/tools`` for the tool-surface mutants), so one
+anchor can be shared by two mutants of the same package (``catalogue``: s18 and
+l10_9:s05 are one edit). Every mutant of the catalogue is written with anchors only;
+``Edit`` (``old`` text, exactly once) remains for the ad-hoc variants that tests and
+the runner's self-check build on the fly, where a one-off text is the plainest.
 
 Example::
 
     >>> source = "def f(x):\\n    # a comment\\n    return  x+1\\n"
-    >>> print(apply_anchor(source, Anchor("m.py", "f", "return x + 1", "return x - 1")), end="")
+    >>> print(apply_edit(source, Anchor("m.py", "f", "return x + 1", "return x - 1")), end="")
     def f(x):
         # a comment
         return x - 1
 
-Invariant: ``tests/test_mutants_anchors.py`` checks that each mutant's anchors change
-its example exactly as its text edits do, and that every anchor still applies, to the
-same program, after every reference module is reformatted (``ast.unparse``, blank lines
-and comments added).
+Invariant: ``tests/test_mutants_anchors.py`` reformats copies of ``oracles/automaton``
+and ``oracles/tools`` (``ast.unparse``, blank lines and comments added) and checks that
+every mutant's anchors still apply there, make the same program and change its example
+the same way.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 
 
 @dataclasses.dataclass(frozen=True)
 class Anchor:
-    file: str        # a module of oracles/automaton, e.g. "parser.py"
+    file: str        # a module of the mutant's package, e.g. "parser.py" (oracles/automaton or oracles/tools)
     function: str    # the scope: "<module>", "name" or "Class.method"
     node: str        # the node, as source (one statement or one expression)
     new: str         # its replacement; "$NODE" is the matched node's text
 
 
-class AnchorDoesNotApply(ValueError):
-    """The anchor's scope is missing, or its node does not occur exactly once in it."""
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """A text edit: ``old`` must occur exactly once in ``file``; for ad-hoc variants only."""
+
+    file: str
+    old: str
+    new: str
 
 
-ANCHORS: dict[str, tuple[Anchor, ...]] = {
-    "s01": (Anchor("parser.py", "<module>", "DOT = FULL_MASK & ~NEWLINE", "DOT = FULL_MASK"),),
-    "s02": (Anchor("parser.py", "parse_class", "FULL_MASK & ~mask if negate else mask",
-                   "((1 << 128) - 1) & ~mask if negate else mask"),),
-    "s03": (Anchor("compile.py", "regex_to_dfa", "block = minimal_partition(trans, accept)",
-                   "block = __import__('numpy').arange(accept.shape[0])"),),
-    "s04": (Anchor("minimize.py", "number_breadth_first", "rows[representative[b]]", "reversed($NODE)"),),
-    "s05": (Anchor("index.py", "TokenIndex._tables", "masks[:, self.eos_id] = accepting",
-                   "masks[:, self.eos_id] = True"),),
-    "s06": (Anchor("index.py", "walk_trie", "node = child", "node = child if live.all() else child[:0]"),),
-    "s07": (Anchor("constraint.py", "Constraint.advance", "if target == DEAD:\n    raise InvalidArgument(...)",
-                   "if target == DEAD:\n    return"),
-            Anchor("constraint.py", "Constraint.advance", "if self.done:\n    raise InvalidArgument(...)", "pass")),
-    "s08": (Anchor("parser.py", "<module>", 'WORD = DIGIT | _range_mask(0x41, 0x5A) | _range_mask(0x61, 0x7A) | _mask("_")',
-                   "WORD = DIGIT | _range_mask(0x41, 0x5A) | _range_mask(0x61, 0x7A)"),),
-    "s09": (Anchor("nfa.py", "_Builder.repetition", "range(node.max - node.min)", "range(node.max - node.min - 1)"),),
-    "s10": (Anchor("parser.py", "_quantifier", 'if ch == "+":\n    p.take()\n    return 1, None',
-                   'if ch == "+":\n    p.take()\n    return 0, None'),),
-    "s11": (Anchor("parser.py", "parse_class", "mask |= _range_mask(lo, hi)",
-                   "mask |= _range_mask(lo, hi) & ~(1 << hi) | (1 << lo)"),),
-    "s12": (Anchor("compile.py", "regex_to_dfa", "trans, accept = prune_dead(cdfa)",
-                   "trans, accept = cdfa.trans, cdfa.accept"),),
-    "s13": (Anchor("parser.py", "parse_atom", 'ch in "^$"', 'ch in ""'),),
-    "s14": (Anchor("index.py", "walk_trie", "live = target != DEAD", "live = target != DEAD\nbefore = state[live]"),
-            Anchor("index.py", "walk_trie", "found.append((origin[ends], token[ends], state[ends]))",
-                   "found.append((origin[ends], token[ends], before[ends]))")),
-    "s15": (Anchor("schema.py", "<module>", r'r"[ !#-\[\]-~]"', r'r"[\x00-!#-\[\]-~]"'),),
-    "s16": (Anchor("schema.py", "<module>", "[...] + _UTF8_MULTIBYTE", r'$NODE + [r"[\x80-\xff]"]'),),
-    "s17": (Anchor("schema.py", "object_members", 'after = f",{member}{after}" if required else f"(?:,{member})?{after}"',
-                   'after = f",{member}{after}"'),),
-    "s18": (Anchor("schema.py", "array", 'more = f"{more_lo}," if hi is None else f"{more_lo},{hi - 1}"',
-                   'more = f"{more_lo}," if hi is None else f"{more_lo},{hi}"'),),
-    "s19": (Anchor("sampling.py", "apply_mask", "out = x.astype(np.float64, copy=True)", "out = x"),),
-    "s20": (Anchor("sampling.py", "sample", "token = int(np.argmax(x))",
-                   "token = int(x.size - 1 - np.argmax(x[::-1]))"),),
-    "s21": (Anchor("parser.py", "_repeat_bounds", "hi = _bound_value(hi_text) if hi_text else None",
-                   "hi = _bound_value(hi_text) if hi_text else lo"),),
-    "s22": (Anchor("schema.py", "enum_or_const",
-                   'return group("|".join(escape(t) for t in unique)) if len(unique) > 1 else escape(unique[0])',
-                   'return group("|".join(unique)) if len(unique) > 1 else unique[0]'),),
-    "s23": (Anchor("schema.py", "<module>", 'INTEGER = r"-?(?:0|[1-9][0-9]*)"', 'INTEGER = r"-?[0-9]+"'),),
-    "s24": (Anchor("schema.py", "<module>", r'NUMBER = INTEGER + r"(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"',
-                   r'NUMBER = INTEGER + r"(?:\.[0-9]+)?(?:[eE][+-]?[0-9]*)?"'),),
-    "s25": (Anchor("schema.py", "to_regex", 'for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):\n    ...',
-                   "pass"),),
-    "s26": (Anchor("vocab.py", "token_string_bytes",
-                   'return decoded if decoded is not None else token.encode("utf-8")',
-                   'return token.encode("utf-8")'),),
-    "s27": (Anchor("vocab.py", "_mark_specials", "vocab[i] = None", "pass"),),
-}
+class EditDoesNotApply(ValueError):
+    """The anchor's scope is missing or its node does not occur exactly once in it (or a
+    text ``Edit``'s ``old`` does not occur exactly once)."""
+
+
+def apply_edit(source: str, edit: Anchor | Edit) -> str:
+    """``source`` with ``edit`` applied (``EditDoesNotApply`` when it no longer applies)."""
+    if isinstance(edit, Anchor):
+        return apply_anchor(source, edit)
+    count = source.count(edit.old)
+    if count != 1:
+        raise EditDoesNotApply(f"{edit.file}: the text to replace occurs {count} times (expected once): "
+                               f"{edit.old[:60]!r}")
+    return source.replace(edit.old, edit.new)
+
+
+def locate(source: str, edit: Anchor | Edit) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where ``edit`` applies in ``source``: ((line, column), (end line, end column)),
+    1-based, the end column just past the last character (a report's location). A text
+    ``Edit`` whose ``old`` is missing points at (1, 1); so does a stale anchor."""
+    if isinstance(edit, Anchor):
+        try:
+            node = find(source, edit)
+        except (EditDoesNotApply, SyntaxError):
+            return (1, 1), (1, 1)
+        lines = _lines(source)
+        return ((node.lineno, _column(lines, node.lineno, node.col_offset)),
+                (node.end_lineno, _column(lines, node.end_lineno, node.end_col_offset)))
+    start = max(source.find(edit.old), 0)
+    end = start + len(edit.old) if edit.old in source else start
+    return _line_column(source, start), _line_column(source, end)
+
+
+def _column(lines: list[str], lineno: int, col_bytes: int) -> int:
+    return len(lines[lineno - 1].encode("utf-8")[:col_bytes].decode("utf-8")) + 1
+
+
+def _line_column(source: str, offset: int) -> tuple[int, int]:
+    return source.count("\n", 0, offset) + 1, offset - (source.rfind("\n", 0, offset) + 1) + 1
 
 
 # --- finding the node ----------------------------------------------------------------------
@@ -131,7 +130,7 @@ def same(pattern, node) -> bool:
         if len(pattern) == 1 and _is_wildcard(pattern[0]):
             return isinstance(node, list)
         return isinstance(node, list) and len(pattern) == len(node) and all(map(same, pattern, node))
-    return pattern == node
+    return type(pattern) is type(node) and pattern == node  # e.g. the constant 1 is not True, nor 1.0
 
 
 def _scope(tree: ast.Module, name: str) -> ast.AST:
@@ -142,7 +141,7 @@ def _scope(tree: ast.Module, name: str) -> ast.AST:
         found = [n for n in ast.iter_child_nodes(node)
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part]
         if len(found) != 1:
-            raise AnchorDoesNotApply(f"scope {name!r}: {part!r} found {len(found)} times")
+            raise EditDoesNotApply(f"scope {name!r}: {part!r} found {len(found)} times")
         node = found[0]
     return node
 
@@ -159,17 +158,22 @@ def _candidates(scope: ast.AST, module_level: bool):
 
 
 def find(source: str, anchor: Anchor) -> ast.AST:
-    """The one node of ``source`` that ``anchor`` names (``AnchorDoesNotApply`` otherwise)."""
+    """The one node of ``source`` that ``anchor`` names (``EditDoesNotApply`` otherwise)."""
     pattern = _pattern(anchor.node)
     scope = _scope(ast.parse(source), anchor.function)
     found = [n for n in _candidates(scope, anchor.function == "<module>") if same(pattern, n)]
     if len(found) != 1:
-        raise AnchorDoesNotApply(f"{anchor.file}: {anchor.function}: {anchor.node.splitlines()[0]!r} "
-                                 f"matches {len(found)} nodes (expected one)")
+        raise EditDoesNotApply(f"{anchor.file}: {anchor.function}: {anchor.node.splitlines()[0]!r} "
+                               f"matches {len(found)} nodes (expected one)")
     return found[0]
 
 
 # --- replacing it --------------------------------------------------------------------------
+
+def _lines(source: str) -> list[str]:
+    """The lines as ``ast`` counts them (``\\n``, ``\\r\\n`` or ``\\r``; not ``str.splitlines``' others)."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
+
 
 def _offset(lines: list[str], lineno: int, col_bytes: int) -> int:
     """Character offset in the joined text of (1-based line, UTF-8 byte column)."""
@@ -180,7 +184,7 @@ def _offset(lines: list[str], lineno: int, col_bytes: int) -> int:
 def apply_anchor(source: str, anchor: Anchor) -> str:
     """``source`` with the anchored node replaced by ``anchor.new`` (indented like the node)."""
     node = find(source, anchor)
-    lines = source.splitlines(keepends=True)
+    lines = _lines(source)
     start = _offset(lines, node.lineno, node.col_offset)
     end = _offset(lines, node.end_lineno, node.end_col_offset)
     indent = lines[node.lineno - 1][:start - sum(len(x) for x in lines[:node.lineno - 1])]

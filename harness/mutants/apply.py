@@ -3,9 +3,11 @@
 ``materialize(mutant, root)`` copies ``oracles/automaton`` (``oracles/tools`` for a
 tool-surface mutant, ``reference_dir``) to ``root/mutant_<id>/``
 (the package imports itself relatively, so the copy never touches the reference),
-applies the mutant's syntax anchors (``anchors.ANCHORS``: s01-s27) or else each
-``Edit`` (``old`` must occur exactly once), and returns the package directory, which
-any loader can import by path (``--impl root/mutant_<id>``).
+applies the mutant's edits in order (``anchors.apply_edit``: an ``Anchor``'s node, or
+an ad-hoc ``Edit``'s text, must occur exactly once, else ``PatchDoesNotApply``), and
+returns the package directory, which any loader can import by path
+(``--impl root/mutant_<id>``). Example: ``materialize(BY_ID["s01"], tmp)`` is
+``tmp/mutant_s01``, whose ``parser.py`` says ``DOT = FULL_MASK``.
 ``materialize_generated(mutant, root)`` does the same for a generated mutant
 (``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
 ``load(path)`` imports it under its own name in this process.
@@ -18,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from harness.mutants.anchors import ANCHORS, AnchorDoesNotApply, apply_anchor
+from harness.mutants.anchors import EditDoesNotApply, apply_edit
 from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "automaton"
@@ -32,40 +34,24 @@ def reference_dir(mutant: Mutant) -> Path:
 
 
 class PatchDoesNotApply(ValueError):
-    """An edit's ``old`` text is not in the reference exactly once: the mutant is stale."""
+    """An edit no longer applies to the reference (its node, or its text, is not there
+    exactly once): the mutant is stale."""
 
 
-def materialize(mutant: Mutant, root: Path, *, edits=None, reference: Path | None = None) -> Path:
-    """Copy ``reference`` (default ``REFERENCE_DIR``) to ``root/<mutant.package>`` and apply the mutant there.
-
-    Anchors first (``ANCHORS[mutant.id]``, unless ``edits`` are given explicitly), text
-    edits otherwise; a patch that no longer applies raises ``PatchDoesNotApply``.
-    """
+def materialize(mutant: Mutant, root: Path, *, reference: Path | None = None) -> Path:
+    """Copy ``reference`` (default ``reference_dir(mutant)``) to ``root/<mutant.package>``
+    and apply the mutant's edits there; one that no longer applies raises ``PatchDoesNotApply``."""
     target = Path(root) / mutant.package
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(reference or reference_dir(mutant), target, ignore=shutil.ignore_patterns("__pycache__"))
-    if edits is None and mutant.id in ANCHORS:
-        _apply_anchors(mutant, target)
-        return target
-    for edit in mutant.edits if edits is None else edits:
+    for edit in mutant.edits:
         path = target / edit.file
-        text = path.read_text(encoding="utf-8")
-        count = text.count(edit.old)
-        if count != 1:
-            raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {count} times "
-                                    f"(expected once): {edit.old[:60]!r}")
-        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
-    return target
-
-
-def _apply_anchors(mutant: Mutant, target: Path) -> None:
-    for anchor in ANCHORS[mutant.id]:
-        path = target / anchor.file
         try:
-            path.write_text(apply_anchor(path.read_text(encoding="utf-8"), anchor), encoding="utf-8")
-        except AnchorDoesNotApply as exc:
+            path.write_text(apply_edit(path.read_text(encoding="utf-8"), edit), encoding="utf-8")
+        except (EditDoesNotApply, FileNotFoundError) as exc:
             raise PatchDoesNotApply(f"{mutant.id}: {exc}") from None
+    return target
 
 
 def materialize_generated(mutant, root: Path) -> Path:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import json
 
+from harness.mutants.anchors import locate
 from harness.mutants.apply import REFERENCE_DIR, reference_dir
 from harness.mutants.catalogue import BY_ID
 from harness.mutants.runner import MutantResult, Outcome
@@ -91,13 +92,9 @@ def to_json(results: list[MutantResult], mutants=None) -> dict:
     return doc
 
 
-def _location(file_text: str, old: str) -> dict:
-    offset = max(file_text.find(old), 0)
-    line = file_text.count("\n", 0, offset) + 1
-    column = offset - (file_text.rfind("\n", 0, offset) + 1) + 1
-    end_text = file_text[offset:offset + len(old)]
-    end_line = line + end_text.count("\n")
-    end_column = (len(end_text) - end_text.rfind("\n")) if "\n" in end_text else column + len(end_text)
+def _location(file_text: str, edit) -> dict:
+    """Where a mutant's edit (an ``Anchor``, or an ad-hoc text ``Edit``) applies in ``file_text``."""
+    (line, column), (end_line, end_column) = locate(file_text, edit)
     return {"start": {"line": line, "column": column}, "end": {"line": end_line, "column": end_column}}
 
 
@@ -132,7 +129,7 @@ def to_stryker(results: list[MutantResult], mutants=None) -> dict:
         source = path.read_text(encoding="utf-8") if path.exists() else ""
         entry = files.setdefault(f"oracles/{path.parent.name}/{name}",
                                  {"language": "python", "source": source, "mutants": []})
-        location = _location(source, edit.old) if edit else {"start": {"line": 1, "column": 1},
+        location = _location(source, edit) if edit else {"start": {"line": 1, "column": 1},
                                                               "end": {"line": 1, "column": 1}}
         tests.update(r.tests)
         entry["mutants"].append({

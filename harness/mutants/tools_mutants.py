@@ -2,10 +2,13 @@
 simulated on the Python reference ``oracles.tools`` and killed by ``golden replay
 --file tools`` (``golden.tools_replay``).
 
-Each entry is a ``catalogue.Mutant`` whose edits apply to ``oracles/tools/<file>``
-(``old`` exactly once); ``killers`` lists every replay check that fails on it, the
-check the seed names first (``tests/test_tools_mutants.py`` checks the failing set is
-exactly ``killers`` and that ``example`` changes). Ids carry the ``l10_9:`` namespace
+Each entry is a ``catalogue.Mutant`` whose edits are anchored on syntax
+(``anchors.Anchor``: a function of ``oracles/tools/<file>`` and the node in it, so a
+reformatted reference never makes them stale); ``apply.materialize`` copies
+``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``). ``killers`` lists every
+replay check that fails on a mutant, the check the seed names first
+(``tests/test_tools_mutants.py`` checks the failing set is exactly ``killers`` and
+that ``example`` changes). Ids carry the ``l10_9:`` namespace
 so they cannot be confused with L8.7's ``s01``-``s27``.
 
 ====  ==============================================  ==========================================
@@ -27,21 +30,18 @@ opener is then lost too: two mistakes in one mutant).
 
 Example::
 
-    >>> package = materialize(BY_ID["l10_9:s16"], tmp_path)
-    >>> replay_tools(doc, load(package)).failures
+    >>> package = apply.materialize(BY_ID["l10_9:s16"], tmp_path)
+    >>> replay_tools(doc, apply.load(package)).failures
     {'message_and_delta_json_shapes': 88}
 """
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import sys
 from pathlib import Path
 
-from harness.mutants.catalogue import TOOLS_REPLAY, Edit, Mutant
+from harness.mutants.anchors import Anchor
+from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "tools"
 BAD_PARAMETERS = ('{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",'
                   '"properties":{"city":{"type":"string","pattern":"^P"}}}}}]}')
 NAMED = ('{"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}],'
@@ -74,77 +74,42 @@ def _message(m):
 TOOLS_MUTANTS: tuple[Mutant, ...] = (
     Mutant("l10_9:s12", "tools.request", "parameters outside the subset accepted (e.g. 'pattern' gives no 422: "
            "the tool silently takes no arguments)", ("parse_tool_request_hand_example",),
-           (Edit("request.py", "    except ValueError as exc:\n        # e.g.",
-                 "    except ValueError as exc:\n        return json_schema_to_regex(DEFAULT_PARAMETERS)\n        # e.g."),),
+           (Anchor("request.py", "_parameters_pattern", 'raise ...(422, where, "unsupported_parameter", ...) from None',
+                   "return json_schema_to_regex(DEFAULT_PARAMETERS)"),),
            _status, kind=TOOLS_REPLAY),
     Mutant("l10_9:s13", "tools.grammar", "a named tool_choice allowing every tool (named 'a' also allows 'b')",
            ("grammar_by_tool_choice",),
-           (Edit("grammar.py", "        return Grammar(call_pattern(tool.name, _arguments(tool)))",
-                 "        return Grammar(_any_of([call_pattern(t.name, _arguments(t)) for t in tools]))"),),
+           (Anchor("grammar.py", "grammar", "return Grammar(call_pattern(tool.name, _arguments(tool)))",
+                   "return Grammar(_any_of([call_pattern(t.name, _arguments(t)) for t in tools]))"),),
            _named_pattern, kind=TOOLS_REPLAY),
     Mutant("l10_9:s14", "tools.parser", "dropping argument fragments (the fragment that closes the arguments is "
            "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
            ("parser_hand_example", "parser_parallel_calls", "parser_is_split_invariant",
             "forced_call_from_a_random_model_is_valid"),
-           (Edit("parser.py", "        if fragment:\n            events.append(_arguments(",
-                 "        if fragment and end is None:\n            events.append(_arguments("),),
+           (Anchor("parser.py", "ToolParser._args", "if fragment:\n    events.append(_arguments(self.calls - 1, fragment))",
+                   "if fragment and end is None:\n    events.append(_arguments(self.calls - 1, fragment))"),),
            _fold('<tool_call>{"name":"f","arguments":{"a":', '1}}</tool_call>'), kind=TOOLS_REPLAY),
     Mutant("l10_9:s15", "tools.parser", "not holding back a partial <tool_call> ('Sure.<tool_' shows '<tool_' as "
            "content)",
            ("parser_holds_back_only_real_markup", "parser_hand_example", "parser_is_split_invariant",
             "forced_call_from_a_random_model_is_valid"),
-           (Edit("parser.py", "            self._held = text[cut:]\n            text = text[:cut]\n",
-                 "            self._held = text[cut:]\n"),),
+           (Anchor("parser.py", "ToolParser._text",
+                   "if cut >= 0 and OPENER.startswith(text[cut:]):\n    self._held = text[cut:]\n    text = text[:cut]",
+                   "if cut >= 0 and OPENER.startswith(text[cut:]):\n    self._held = text[cut:]"),),
            _fold("Sure.<tool_", 'call>{"name":"f","arguments":{}}</tool_call>'), kind=TOOLS_REPLAY),
     Mutant("l10_9:s16", "tools.parser", "content: \"\" next to tool_calls (clients treat the turn as text)",
            ("message_and_delta_json_shapes",),
-           (Edit("parser.py", "    if calls and not content:\n        content = None",
-                 "    if calls and not content:\n        content = \"\""),),
+           (Anchor("parser.py", "message_json", "if calls and not content:\n    content = None",
+                   'if calls and not content:\n    content = ""'),),
            _message, kind=TOOLS_REPLAY),
 )
 BY_ID = {m.id: m for m in TOOLS_MUTANTS}
 
 
-def package_name(mutant: Mutant) -> str:
-    """``mutant_l10_9_s12``: the id as an importable name."""
-    return "mutant_" + mutant.id.replace(":", "_")
-
-
-def materialize(mutant: Mutant, root: Path) -> Path:
-    """Copy ``oracles/tools`` to ``root/<package_name>`` and apply the mutant's edits;
-    raises ``apply.PatchDoesNotApply`` when an edit's text is not there exactly once."""
-    from harness.mutants.apply import PatchDoesNotApply
-
-    target = Path(root) / package_name(mutant)
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in mutant.edits:
-        path = target / edit.file
-        text = path.read_text(encoding="utf-8")
-        if text.count(edit.old) != 1:
-            raise PatchDoesNotApply(f"{mutant.id}: {edit.file}: the text to replace occurs {text.count(edit.old)} "
-                                    f"times (expected once): {edit.old[:60]!r}")
-        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
-    return target
-
-
-def load(package_dir: Path):
-    """Import a materialized copy under its own name (it imports itself relatively)."""
-    name = Path(package_dir).name
-    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-        del sys.modules[key]
-    spec = importlib.util.spec_from_file_location(name, Path(package_dir) / "__init__.py",
-                                                  submodule_search_locations=[str(package_dir)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def kill_matrix(doc: dict, root: Path) -> dict[str, set[str]]:
     """For each mutant, the replay checks that fail on it (in-process: the mutants are ours)."""
     from golden.tools_replay import replay_tools
+    from harness.mutants.apply import load, materialize
 
     return {m.id: set(replay_tools(doc, load(materialize(m, root))).failures) for m in TOOLS_MUTANTS}
 
