@@ -48,7 +48,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--module", metavar="MODS", help="--generated: reference modules (e.g. parser,schema)")
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="--generated: N mutants (default all)")
     parser.add_argument("--seed", type=int, default=1, help="--generated: the sample's seed (default 1)")
-    parser.add_argument("--no-deep", action="store_true", help="--generated: the default tier only (no --deep --strict pass)")
+    parser.add_argument("--no-deep", action="store_true",
+                        help="--generated: the default tier only (no --deep --strict pass)")
 
 
 def _split(text: str | None) -> list[str] | None:
