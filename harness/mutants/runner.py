@@ -331,6 +331,10 @@ def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: 
         return MutantResult(mutant.id, Outcome.ERROR, (), killed_by, tests, seconds, problem, "")
     if killed_by:
         return MutantResult(mutant.id, Outcome.KILLED, (), killed_by, tests, seconds, "", tier)
+    timed_out = [name for name, outcome in tests.items() if outcome == "timeout"]
+    if timed_out:  # a test past its deadline behind the wall, as run_mutant counts it: never "survived"
+        return MutantResult(mutant.id, Outcome.TIMEOUT, (), [], tests, seconds,
+                            f"timeout in {len(timed_out)} test(s), e.g. {timed_out[0]}", tier)
     missing = [name for name in NAMES if name not in tests]
     if missing:  # a survivor must have passed every test: anything else is the runner's failure
         return MutantResult(mutant.id, Outcome.ERROR, (), [], tests, seconds,
