@@ -72,23 +72,26 @@ class Reading:
 
 
 READINGS = (
-    Reading("fair_thompson_moore", False, False, "Constraint(index)", frozenset({"python_escapes_and_repeat_forms"})),
+    Reading("fair_thompson_moore", False, False, "Constraint(index)",
+            frozenset({"python_escapes_and_repeat_forms", "history_out_of_range_valueerror"})),
     Reading("fair_glushkov_hopcroft", False, True, "Constraint(index, 0)",
             frozenset({"step_out_of_range_valueerror", "mask_out_of_range_valueerror",
                        "next_state_out_of_range_valueerror", "annotations_accepted",
-                       "python_escapes_and_repeat_forms"})),
+                       "python_escapes_and_repeat_forms", "history_out_of_range_valueerror"})),
     Reading("fair_derivatives_reversal", False, False, "Constraint(index=index)",
-            frozenset({"bytes_pattern_typeerror", "eos_next_state", "python_escapes_and_repeat_forms"})),
+            frozenset({"bytes_pattern_typeerror", "eos_next_state", "python_escapes_and_repeat_forms",
+                       "history_out_of_range_valueerror", "vocab_bytes_token_list"})),
     Reading("fair_sre_tablefill", True, False, "Constraint(index)",
-            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken"}
+            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken", "vocab_bytes_token_list"}
                       | ({"vocab_bytes_tokenizers"} if HAVE_TOKENIZERS else set()))),
     Reading("fair_postfix_numpy", False, False, "Constraint(index)",
             frozenset({"unsupported_syntax_valueerror", "advance_refusal_valueerror",
                        "sample_after_eos_valueerror", "type_list_refused",
-                       "python_escapes_and_repeat_forms"})),
+                       "python_escapes_and_repeat_forms", "history_out_of_range_valueerror",
+                       "vocab_bytes_token_list"})),
     Reading("fair_reparse_reversal", True, False, "Constraint(index, 0)",
             frozenset({"step_from_dead", "next_state_refused_is_dead", "mask_out_of_range_valueerror",
-                       "empty_enum_refused", "python_escapes_and_repeat_forms"})),
+                       "empty_enum_refused", "python_escapes_and_repeat_forms", "vocab_bytes_token_list"})),
 )
 BY_NAME = {r.name: r for r in READINGS}
 STRICT_IN_DEFAULT_RUN = "fair_postfix_numpy"  # departures in five different tests

@@ -155,6 +155,18 @@ def test_reports_of_generated_mutants():
     assert report.to_html(results, lookup).count("Kill rates") == 1
 
 
+def test_a_test_past_its_deadline_is_a_timeout_never_a_survivor():
+    from harness.mutants.runner import _generated_result
+    from harness.suite.catalogue import NAMES
+
+    mutant = generation.pick(generation.enumerate_sites(modules=["dfa"]), 1, seed=0)[0][0]
+    tests = dict.fromkeys(NAMES, "passed")
+    assert _generated_result(mutant, tests, None, "default", 1.0).outcome is Outcome.SURVIVED
+    tests[NAMES[3]] = "timeout"
+    result = _generated_result(mutant, tests, None, "deep", 1.0)
+    assert (result.outcome, result.tier) == (Outcome.TIMEOUT, "deep") and NAMES[3] in result.detail
+
+
 # --- the machinery, end to end, on a small seeded sample (CI) ----------------------------------
 
 CI_SAMPLE = {"seed": 2, "n": 6}

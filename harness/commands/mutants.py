@@ -11,8 +11,10 @@ runs each mutant in its own process, expected killers first. Exits 1 when a muta
 survives, times out, errors, or its patch no longer applies; 0 when all are killed.
 
 ``--generated``: mutants made by the operators of ``harness.mutants.generation``
-(cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then
-``--deep`` if it survives; survivors are checked for equivalence
+(cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then, if
+it survives, the deep pass (``--deep --strict``: the deep properties and the contract's
+decisions, which a mutant departing only from a decision the seed does not state passes
+in the default tier); survivors are checked for equivalence
 (``harness.mutants.equivalence``, ``equivalents.json``). Prints the kill rate per
 reference module and per operator, and the CPU seconds the mutant processes used.
 Exits 1 when a non-equivalent mutant survives both tiers.
@@ -45,7 +47,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--module", metavar="MODS", help="--generated: reference modules (e.g. parser,schema)")
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="--generated: N mutants (default all)")
     parser.add_argument("--seed", type=int, default=1, help="--generated: the sample's seed (default 1)")
-    parser.add_argument("--no-deep", action="store_true", help="--generated: the default tier only")
+    parser.add_argument("--no-deep", action="store_true",
+                        help="--generated: the default tier only (no --deep --strict pass)")
 
 
 def _split(text: str | None) -> list[str] | None:

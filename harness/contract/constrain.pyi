@@ -37,10 +37,14 @@ equal):
 | `array_without_items_refused` | an array schema without `items` raises ValueError |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
+| `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
 | `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
 | `eos_next_state` | `next_state(s, eos_id)` is s when s accepts, else DEAD |
 | `extra_regex_syntax` | `(?:...)`, an empty alternation branch, `\xHH`, `]` first in a class and `{0}` are accepted with Python's meaning |
+| `float_token_id_typeerror` | `TokenIndex.next_state` raises TypeError for a float token id (`9.0`), never reading it as an int |
+| `history_out_of_range_valueerror` | under a repetition penalty, `constrained_sample` raises ValueError for a history or prompt token id outside range(V) (a negative id never wraps around) |
+| `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the seed's meaning: size bounds stay above realistic tool schemas |
 | `mask_after_eos_empty` | `Constraint.mask()` after EOS is an all-False bool [V] |
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
@@ -55,6 +59,7 @@ equal):
 | `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
 | `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |
 | `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`) |
+| `vocab_bytes_token_list` | `vocab_bytes` reads a plain list or tuple of token strings with the seed's rule |
 | `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; the added special token is None) |
 <!-- end of decisions -->
 
@@ -83,6 +88,9 @@ class DFA:
     - The start state is 0. Every state is live (an accepting state is reachable from
       it). States are numbered breadth first from 0, bytes ascending, after Moore
       minimization: the arrays are a function of the language alone.
+
+    Decision (``dfa_from_tables``): ``DFA(trans, accept)`` given a canonical DFA's
+    tables (one state or more) is that DFA.
     """
 
     n_states: int
@@ -146,6 +154,8 @@ def json_schema_to_regex(schema: dict[str, Any]) -> str:
     Raises ValueError naming the JSON pointer for any other keyword,
     ``additionalProperties`` other than false, a ``required`` name not in
     ``properties``, an unknown type, an empty ``enum`` (decision ``empty_enum_refused``).
+    Decision (``large_enum_accepted``): an ``enum`` of 5,000 ten-letter strings (a regex
+    of about 75,000 characters) is accepted; size bounds stay above realistic schemas.
     """
 
 
@@ -187,7 +197,8 @@ class TokenIndex:
         Decisions: DEAD for a special or empty token (``next_state_refused_is_dead``);
         for EOS, ``state`` itself when ``state`` is accepting (the text is unchanged),
         else DEAD (``eos_next_state``); ValueError for a state or token id out of range
-        (``next_state_out_of_range_valueerror``).
+        (``next_state_out_of_range_valueerror``); TypeError for a float token id, never
+        read as an int (``float_token_id_typeerror``).
         """
 
 
@@ -266,7 +277,8 @@ def vocab_bytes(tok: Any) -> list[bytes | None]:
     specials marked the way real tokenizers mark them (``all_special_ids``, added tokens
     flagged ``special``); never an extra argument. Decisions: a Hugging Face
     ``tokenizers.Tokenizer`` (``vocab_bytes_tokenizers``) and a tiktoken-style encoding
-    (``decode_single_token_bytes``, ``vocab_bytes_tiktoken``) are read too. The
+    (``decode_single_token_bytes``, ``vocab_bytes_tiktoken``) are read too, and so is a
+    plain list or tuple of token strings (``vocab_bytes_token_list``). The
     reference also takes an optional ``special_ids`` (extra specials for a plain list)."""
 
 
@@ -288,4 +300,5 @@ def constrained_sample(logits: npt.ArrayLike, c: Constraint, p: SamplingParams,
     Greedy (temperature 0) takes the largest allowed logit, ties to the lowest id.
     The logprob is the log-softmax over the allowed tokens. Refuses a done constraint
     or a mask that allows nothing (decision ``sample_after_eos_valueerror``: with
-    ValueError)."""
+    ValueError). Decision (``history_out_of_range_valueerror``): under a repetition
+    penalty, a history or prompt id outside range(V) raises ValueError."""

@@ -8,8 +8,14 @@ arithmetic, Python's ``re``, ``json``), never against the reference's internals.
 docstring names the catalogue test it belongs to (the lead calls it from there) and the
 generated survivor of ``mutants --generated --sample 200 --seed 1`` it kills.
 
-``CHECKS`` lists them: (function, catalogue test, survivor id). ``tests/test_strength.py``
-shows each passes on the reference and fails on its survivor.
+Where the seed is silent and only the contract decides (an error class, an input shape
+beyond the seed's), a check records the departure through ``tiers.decision`` instead: a
+note in the default tier, a failure under ``--strict``; so a submission that follows the
+seed to the letter never fails a check in the default tier.
+
+``CHECKS`` lists them: (function, catalogue test, survivor ids). ``tests/test_strength.py``
+shows each passes on the reference, never fails a fairness-gallery candidate in the default
+tier, and kills its survivors.
 
 Example::
 
@@ -261,14 +267,225 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
                  expected=round(n * p, 1), got=counts[t], draws=n)
 
 
+def _one_state_table() -> tuple[np.ndarray, np.ndarray]:
+    """``[ab]*``'s canonical DFA written out: one accepting state, a and b loop, the rest DEAD."""
+    trans = np.full((1, 256), -1, dtype=np.int32)
+    trans[0, [ord("a"), ord("b")]] = 0
+    return trans, np.array([True])
+
+
+def _dot_table() -> tuple[np.ndarray, np.ndarray]:
+    """``.``'s canonical DFA written out: 0 --every byte but \\n--> 1 (accepting), 1 has no edge."""
+    trans = np.full((2, 256), -1, dtype=np.int32)
+    trans[0, :] = 1
+    trans[0, ord("\n")] = -1
+    return trans, np.array([False, True])
+
+
+def check_dfa_rebuilt_from_tables(impl) -> None:
+    """test_hand_example ("section 3's DFA: 7 states, the accepting ones, every edge;
+    step and matches"), for a DFA given its tables: the seed's DFA *is* its two arrays
+    (``trans: int32 [S, 256], accept: bool [S]``), and L10.9 hands tables across.
+
+    Decision ``dfa_from_tables`` (the seed names no constructor): ``DFA(trans, accept)``
+    given the canonical tables of section 3's example, of ``[ab]*`` (one state) and of
+    ``.`` is that DFA: the same arrays, and ``matches`` answers as Python's ``re`` does.
+    Oracle: the tables written out by hand here and ``re.fullmatch`` on bytes.
+    Kills: see ``CHECKS``.
+    """
+    import re
+
+    from harness.suite.inputs import HAND_ACCEPT, HAND_PATTERN, hand_trans
+
+    cases = ((HAND_PATTERN, hand_trans().astype(np.int32), np.array(HAND_ACCEPT)),
+             ("[ab]*", *_one_state_table()), (".", *_dot_table()))
+    probes = [b"", b"a", b"b", b"ab", b"ba", b"c", b"\n", b"cat", b"cats", b"dog", b"dogs", b"car", b"ca", b"x"]
+    for pattern, trans, accept in cases:
+        try:
+            dfa = impl.DFA(trans.copy(), accept.copy())
+            same = (int(dfa.n_states) == len(accept) and np.array_equal(np.asarray(dfa.trans), trans)
+                    and np.array_equal(np.asarray(dfa.accept), accept))
+            wrong = [d for d in probes if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d) is not None)]
+        except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
+            decision("dfa_from_tables", False, f"DFA(trans, accept) of {pattern!r} ({len(accept)} state(s)) "
+                                               f"raised {type(exc).__name__}: {str(exc).strip()[:80]}")
+            continue
+        decision("dfa_from_tables", same and not wrong,
+                 f"DFA(trans, accept) of {pattern!r}: " + ("matches differs from re on " + repr(wrong[:3])
+                                                           if same else "the arrays differ from the ones given"))
+
+
+def check_float_token_id_is_refused(impl) -> None:
+    """test_hand_example_masks ("next_state for tokens, EOS, dead tokens"), for a token id
+    that is not an int: the seed's token id is an ``int``.
+
+    Decision ``float_token_id_typeerror``: ``next_state(0, 9.0)`` raises TypeError, never
+    reads the float as token 9 (``cat``). Oracle: the contract's rule (a wrong Python type
+    raises TypeError). Kills: see ``CHECKS``.
+    """
+    from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
+
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    for token in (9.0, 0.0):
+        try:
+            got = index.next_state(0, token)
+        except TypeError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - another class is the departure
+            decision("float_token_id_typeerror", False, f"next_state(0, {token!r}) raised {type(exc).__name__}")
+            continue
+        decision("float_token_id_typeerror", False, f"next_state(0, {token!r}) returned {got!r}")
+
+
+# Python syntax beyond the seed's subset that Python 3.10+ reads on bytes patterns: refused,
+# or accepted with Python's meaning (never with another one)
+PYTHON_EXTENSIONS = ("(?i)a", "(?s).", "(?m)ab", "(?x)a b", "(?i:a)b", "(?s:.)a", "(?P<n>a)b", "(?#c)a", "(?i)[a-c]x")
+
+
+def check_python_extensions_are_refused_or_python(impl) -> None:
+    """test_unsupported_syntax_raises ("no silent misreading"), for the Python syntax
+    the seed's list does not name: inline and scoped flags, named groups, comments.
+
+    Accepted, a pattern must mean what Python means (the seed: "the subset is Python's
+    own"); refused, the class is decision ``unsupported_syntax_valueerror``. Oracle:
+    ``re.fullmatch`` on bytes over every one-byte string and the two-byte strings of
+    16 probe bytes plus a few words. Kills: see ``CHECKS``.
+    """
+    import re
+
+    probes = ([bytes([b]) for b in range(256)] + [bytes([a, b]) for a in _PROBE_BYTES for b in _PROBE_BYTES]
+              + [b"ab", b"Ab", b"aB", b"AB", b"a b", b"\nb", b"\na", b"aa", b"ba"])
+    for pattern in PYTHON_EXTENSIONS:
+        oracle = re.compile(pattern.encode("ascii"))
+        try:
+            dfa = impl.regex_to_dfa(pattern)
+        except Exception as exc:  # noqa: BLE001 - a refusal of any class is allowed by the seed
+            decision("unsupported_syntax_valueerror", isinstance(exc, ValueError),
+                     f"{pattern!r} (Python syntax outside the subset) raised {type(exc).__name__}: "
+                     f"{(str(exc).splitlines() or [''])[0][:80]}")
+            continue
+        for data in probes:
+            want = oracle.fullmatch(data) is not None
+            if bool(dfa.matches(data)) != want:
+                fail("Python syntax outside the subset was accepted with another meaning than Python's",
+                     pattern=pattern, data=data, expected=want, got=not want)
+
+
+def check_history_ids_out_of_range(impl) -> None:
+    """test_greedy_takes_the_best_allowed_token, for the history and prompt the
+    repetition penalty reads (L8.1's ``sample(logits, p, history, rng, prompt)``).
+
+    Decision ``history_out_of_range_valueerror``: under a repetition penalty, a history
+    or prompt token id outside ``range(V)`` raises ValueError (not an IndexError, and
+    never a negative id wrapping around to the last token). Oracle: the contract's rule
+    (bad input raises ValueError naming it). Kills: see ``CHECKS``.
+    """
+    from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
+
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    params = impl.SamplingParams(temperature=1.0, repetition_penalty=1.5)
+    size = len(HAND_VOCAB)
+    for history, prompt in (([size], ()), ([size + 84], ()), ([9, -1], ()), ([], (size + 5,)), ([0], (-3,))):
+        try:
+            impl.constrained_sample(np.zeros(size), make_constraint(impl, index), params, list(history),
+                                    np.random.default_rng(0), prompt)
+        except ValueError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - another class is the departure
+            decision("history_out_of_range_valueerror", False,
+                     f"history={history} prompt={prompt} (V={size}) raised {type(exc).__name__}")
+            continue
+        decision("history_out_of_range_valueerror", False, f"history={history} prompt={prompt} (V={size}) was used")
+
+
+def check_vocab_bytes_reads_a_list_of_token_strings(impl) -> None:
+    """test_vocab_bytes ("the byte map undone; non-map strings as UTF-8"), for the
+    plainest tokenizer: the token strings themselves (the seed: "vocab_bytes gets them
+    back from token strings").
+
+    Decision ``vocab_bytes_token_list``: a list, or a tuple, of token strings is read with
+    the seed's rule. Oracle: GPT-2's byte map written out in ``test_vocab`` and the seed's
+    rule (only map characters: through the map; else UTF-8). Kills: see ``CHECKS``.
+    """
+    from harness.suite.test_vocab import expected_bytes, gpt2_byte_map
+
+    inverse = {ch: b for b, ch in gpt2_byte_map().items()}
+    tokens = ["\u0120hello", "a", "\u010a", "\u00e9", "\u4e2d", "hello world", "caf\u00e9!", "\u0120", "\u00c3\u00a9"]
+    tokens += [ch for ch in inverse if ch not in tokens]
+    want = [expected_bytes(t, inverse) for t in tokens]
+    for container in (list, tuple):
+        try:
+            got = [bytes(g) if isinstance(g, (bytes, bytearray)) else g for g in impl.vocab_bytes(container(tokens))]
+        except Exception as exc:  # noqa: BLE001 - refusing the token strings (any class) is the departure
+            decision("vocab_bytes_token_list", False, f"vocab_bytes({container.__name__} of {len(tokens)} token "
+                                                      f"strings) raised {type(exc).__name__}: {str(exc)[:80]}")
+            continue
+        where = f"vocab_bytes({container.__name__} of token strings)"
+        if len(got) != len(want):
+            decision("vocab_bytes_token_list", False, f"{where}: length {len(got)}, expected {len(want)}")
+            continue
+        wrong = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), None)
+        if wrong is not None:
+            decision("vocab_bytes_token_list", False,
+                     f"{where}: token {wrong} ({tokens[wrong]!r}) gave {got[wrong]!r}, expected {want[wrong]!r}")
+
+
+def _large_enum() -> list[str]:
+    """5,000 distinct seeded ten-letter words: an enum a tool schema may plausibly hold."""
+    rng = np.random.default_rng(5)
+    words: dict[str, None] = {}
+    while len(words) < 5000:
+        words["".join(chr(97 + int(i)) for i in rng.integers(0, 26, size=10))] = None
+    return list(words)
+
+
+def check_large_enum_schema(impl) -> None:
+    """test_json_schema_documents ("valid documents match; ... wrong types ... do not"),
+    for an ``enum`` of realistic size (section 2.5: "an alternation of the values'
+    compact JSON").
+
+    Decision ``large_enum_accepted`` (the seed states no size bound; the contract lets an
+    implementation document one): an ``enum`` of 5,000 ten-letter strings (a regex of about
+    75,000 characters) is accepted, and its regex means the enum. Oracle: Python's ``re``
+    over the returned regex, and ``json.dumps`` of members and of one-letter edits of them.
+    Only ``json_schema_to_regex`` runs (no DFA is built). Kills: see ``CHECKS``.
+    """
+    import json
+    import re
+
+    words = _large_enum()
+    members = set(words)
+    try:
+        pattern = impl.json_schema_to_regex({"enum": words})
+        oracle = re.compile(pattern.encode("ascii"))
+    except Exception as exc:  # noqa: BLE001 - refusing it (any class) is the departure
+        decision("large_enum_accepted", False, f"an enum of {len(words)} ten-letter strings raised "
+                                               f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:100]}")
+        return
+    probes = [(json.dumps(w), True) for w in words[::250]]
+    probes += [(json.dumps(w[:-1] + ("z" if w[-1] != "z" else "y")), None) for w in words[1::250]]
+    probes += [(w, False) for w in words[2::1000]] + [(json.dumps(words[0] + words[1]), False)]
+    for text, want in probes:
+        if want is None:  # a one-letter edit: in the language iff it happens to be a member
+            want = json.loads(text) in members
+        if (oracle.fullmatch(text.encode()) is not None) != want:
+            decision("large_enum_accepted", False, f"the regex of an enum of {len(words)} strings "
+                                                   f"{'refuses' if want else 'accepts'} {text}")
+            return
+
+
 # (check, the catalogue test it belongs to, the generated survivors of the default tier it
 # kills). In ``mutants --generated --sample 200 --seed 1``: the five repetition-penalty
 # survivors, NotEq_Is.3, Mul_RShift.3, eight parser survivors and schema.RemoveStatement.22; found outside that
 # sample (same operators, every sampling.py site screened): SliceBounds.0, ChangeDtype.1,
 # Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
-# Survivor ids are sites of the reference as it is now (``generation.enumerate_sites``):
-# when the reference changes, renumber them by the changed line (``GeneratedMutant.before``
-# and ``after``), which is what the sample of seed 1 mutated.
+# The checks after the comment "strict-tier decisions" grade contract decisions only (notes in
+# the default tier): each kills a survivor of the default tier of seed 1's sample that departs
+# from a decision the seed does not state; the deep pass of ``mutants --generated`` (--deep
+# --strict) kills it. Survivor ids are sites of the reference as it is now
+# (``generation.enumerate_sites``); ``equivalents.json`` records each one's change
+# (``GeneratedMutant.before`` and ``after``), by which ``tests/test_strength.py`` finds it
+# again when the reference is reformatted and the ids shift.
 CHECKS: list[tuple] = [
     (check_greedy_with_repetition_penalty, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceComparisonOperator_Eq_GtE.5", "sampling.ReplaceComparisonOperator_Eq_Lt.5",
@@ -287,6 +504,18 @@ CHECKS: list[tuple] = [
       "parser.NumberReplacer.169")),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
      ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
+    # strict-tier decisions (the second pass of ``mutants --generated`` runs --deep --strict)
+    (check_dfa_rebuilt_from_tables, "test_hand_example",
+     ("dfa.NumberReplacer.20", "dfa.ReplaceComparisonOperator_Lt_IsNot.1", "dfa.ReplaceComparisonOperator_GtE_IsNot.0",
+      "dfa.ReplaceComparisonOperator_NotEq_IsNot.3")),
+    (check_float_token_id_is_refused, "test_hand_example_masks", ("index.RemoveStatement.22",)),
+    (check_python_extensions_are_refused_or_python, "test_unsupported_syntax_raises",
+     ("parser.ReplaceReturnValue.31",)),
+    (check_history_ids_out_of_range, "test_greedy_takes_the_best_allowed_token",
+     ("sampling.ReplaceComparisonOperator_GtE_Eq.2",)),
+    (check_vocab_bytes_reads_a_list_of_token_strings, "test_vocab_bytes",
+     ("vocab.SwapArguments.4", "vocab.SwapArguments.6")),
+    (check_large_enum_schema, "test_json_schema_documents", ("schema.ReplaceComparisonOperator_Lt_Gt.0",)),
 ]
 
 

@@ -68,6 +68,7 @@ def test_hand_example(impl):
              state=state, path=shortest_path(expected, state), byte=bytes([byte]),
              expected=int(expected[state, byte]), got=int(trans[state, byte]))
     _check_step_and_matches(impl, dfa)
+    strength.run_for("test_hand_example", impl)
 
 
 def _check_step_and_matches(impl, dfa) -> None:
@@ -291,6 +292,7 @@ def test_unsupported_syntax_raises(impl):
         expect_raises_type = f"raised {type(exc).__name__}"
     decision("bytes_pattern_typeerror", expect_raises_type is None,
              f"regex_to_dfa(b'ab') must raise TypeError: {expect_raises_type}")
+    strength.run_for("test_unsupported_syntax_raises", impl)
 
 
 def _first_disagreement_with_re(pattern: str, trans, accept) -> bytes | None:

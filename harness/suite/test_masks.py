@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
-from harness.suite import golden_replay
+from harness.suite import golden_replay, strength
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
     HAND_ACCEPT,
@@ -84,6 +84,7 @@ def test_hand_example_masks(impl):
         expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(state, token),
                           f"next_state({state}, {token}) with 7 states and 15 tokens")
     expect_valueerror("mask_out_of_range_valueerror", lambda: index.mask(7), "mask(7) with 7 states")
+    strength.run_for("test_hand_example_masks", impl)
 
 
 def check_next_state(index, state: int, token: int, want: int, vocab, eos_id, trans, **facts) -> None:

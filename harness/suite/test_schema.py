@@ -95,6 +95,7 @@ def test_json_schema_documents(impl):
             if got != verdict.ok:
                 fail("a document's match differs from json + jsonschema", schema=name, document=document,
                      expected=verdict.ok, got=got, oracle=verdict.reason or "valid, compact, ordered")
+    strength.run_for("test_json_schema_documents", impl)
 
 
 # (schema, what it is): every one must raise ValueError (facts.constructs, the catalogue's rows)

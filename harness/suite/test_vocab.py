@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.suite import strength
 from harness.suite.explain import fail
 from harness.suite.shapes import SeedTokenizer, TiktokenLike
 from harness.suite.tiers import decision
@@ -51,6 +52,7 @@ def test_vocab_bytes(impl):
     _decided("byte_map_functions", lambda: _check_byte_map(impl, byte_map, inverse))
     _decided("vocab_bytes_tiktoken", lambda: _check_tiktoken_like(impl))
     _decided("vocab_bytes_tokenizers", lambda: _check_tokenizers(impl, inverse))
+    strength.run_for("test_vocab_bytes", impl)
 
 
 def _decided(key: str, check) -> None:

@@ -75,6 +75,7 @@ for _key, _requires in (
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
      "accepted with Python's meaning"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
+    ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
      "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
      "both tiers)"),
@@ -82,6 +83,8 @@ for _key, _requires in (
     ("mask_out_of_range_valueerror", "`TokenIndex.mask` raises ValueError for a state out of range(n_states)"),
     ("next_state_out_of_range_valueerror", "`TokenIndex.next_state` raises ValueError for a state or token id "
      "out of range"),
+    ("float_token_id_typeerror", "`TokenIndex.next_state` raises TypeError for a float token id (`9.0`), "
+     "never reading it as an int"),
     ("next_state_refused_is_dead", "`next_state` returns DEAD for a special (None) or empty token"),
     ("eos_next_state", "`next_state(s, eos_id)` is s when s accepts, else DEAD"),
     ("eos_keeps_state", "`Constraint.state` is unchanged by EOS"),
@@ -91,6 +94,8 @@ for _key, _requires in (
     # sampling
     ("apply_mask_errors_valueerror", "`apply_mask` raises ValueError for an all-False mask or a shape mismatch"),
     ("apply_mask_accepts_lists", "`apply_mask` accepts Python lists for logits and mask"),
+    ("history_out_of_range_valueerror", "under a repetition penalty, `constrained_sample` raises ValueError for "
+     "a history or prompt token id outside range(V) (a negative id never wraps around)"),
     ("sample_after_eos_valueerror", "`constrained_sample` on a finished constraint raises ValueError"),
     # schemas
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
@@ -99,9 +104,12 @@ for _key, _requires in (
     ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
     ("empty_enum_refused", "an empty `enum` raises ValueError"),
     ("array_without_items_refused", "an array schema without `items` raises ValueError"),
+    ("large_enum_accepted", "an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is "
+     "accepted with the seed's meaning: size bounds stay above realistic tool schemas"),
     # token bytes
     ("byte_map_functions", "`bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map"),
     ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`)"),
+    ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the seed's rule"),
     ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
      "BPE; the added special token is None)"),
 ):

@@ -22,6 +22,13 @@ eos_next_state.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
 in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+
+Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
+history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
+where the seed names no error.
+
+Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
+not a plain list of token strings (the seed hands it a tokenizer).
 """
 
 from __future__ import annotations

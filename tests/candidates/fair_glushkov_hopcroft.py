@@ -24,6 +24,10 @@ mask_out_of_range_valueerror, next_state_out_of_range_valueerror, annotations_ac
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
 in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+
+Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
+history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
+where the seed names no error.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ next_state_refused_is_dead, mask_out_of_range_valueerror, empty_enum_refused.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
 in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+
+Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
+not a plain list of token strings (the seed hands it a tokenizer).
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 
 Its departures from the contract's decisions (``--strict``): eos_keeps_state,
 apply_mask_accepts_lists, vocab_bytes_tiktoken, vocab_bytes_tokenizers.
+
+Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
+not a plain list of token strings (the seed hands it a tokenizer).
 """
 
 from __future__ import annotations

@@ -12,8 +12,12 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 - ``vocab_bytes`` reads specials through ``all_special_ids`` (transformers' name);
 - sampling (L8.1) written here: temperature, top-k, top-p, repetition penalty.
 
-It follows every contract decision but one: three-digit and in-class octal escapes (``\\101``,
+It follows every contract decision but two: three-digit and in-class octal escapes (``\\101``,
 ``[\\4]``) are refused, which ``--strict`` reports as python_escapes_and_repeat_forms.
+
+Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
+history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
+where the seed names no error.
 """
 
 from __future__ import annotations
