@@ -25,7 +25,6 @@ Run: ``constrain-harness bench masks`` (``--quick`` for fewer repeats).
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 
@@ -61,17 +60,14 @@ def load_vocabulary(name: str):
 
 def outlines_index_builder(vocab, eos_id):
     """A function building outlines-core's Index for a schema, or None if absent."""
+    from harness.peers.base import PeerUnavailable
+    from harness.peers.outlines_core_peer import build_index, schema_regex, vocabulary
+
     try:
-        from outlines_core import Index, Vocabulary
-        from outlines_core.json_schema import build_regex_from_schema
-    except ImportError:
+        oc_vocab, _ = vocabulary(vocab, eos_id)
+    except PeerUnavailable:
         return None
-    tokens: dict[bytes, list[int]] = {}
-    for t, token in enumerate(vocab):
-        if token and t != eos_id:
-            tokens.setdefault(token, []).append(t)
-    vocabulary = Vocabulary(eos_id, tokens)
-    return lambda schema: Index(build_regex_from_schema(json.dumps(schema)), vocabulary)
+    return lambda schema: build_index(schema_regex(schema), oc_vocab)
 
 
 def generation_states(index: TokenIndex, vocab_size: int, rng) -> list[int]:

@@ -30,7 +30,6 @@ system temporary directory) and its path printed.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import tempfile
@@ -107,25 +106,23 @@ def _compile_group(report, peers, repeat: int) -> None:
 
 
 def _outlines_compile(kind, spec):
-    import outlines_core as oc
-
-    from harness.peers.outlines_core_peer import byte_vocabulary
+    """outlines-core's Index, through its peer adapter (a schema: its regex builder timed too)."""
+    from harness.peers.outlines_core_peer import build_index, byte_vocabulary, schema_regex
 
     vocab = byte_vocabulary()
     if kind == "regex":
-        return lambda: oc.Index(spec, vocab)
-    text = json.dumps(spec)
-    return lambda: oc.Index(oc.json_schema.build_regex_from_schema(text), vocab)
+        return lambda: build_index(spec, vocab)
+    return lambda: build_index(schema_regex(spec), vocab)
 
 
 def _llguidance_compile(kind, spec):
-    import llguidance as llg
-
-    from harness.peers.llguidance_peer import byte_tokenizer
+    """llguidance's LLMatcher, through its peer adapter (the grammar's construction timed too)."""
+    from harness.peers.base import Source
+    from harness.peers.llguidance_peer import byte_tokenizer, grammar, matcher
 
     tok = byte_tokenizer()
-    fmt, text = ("regex", spec) if kind == "regex" else ("json_schema", json.dumps(spec))
-    return lambda: llg.LLMatcher(tok, llg.grammar_from(fmt, text), log_level=0)
+    source = Source.regex(spec) if kind == "regex" else Source.schema(spec)
+    return lambda: matcher(tok, grammar(source))
 
 
 # -- 2. all-state masks ---------------------------------------------------------------
@@ -151,11 +148,10 @@ def _all_masks_group(report, peers, vocab_name: str, repeat: int) -> None:
     if "outlines-core" not in peers:
         _say(report, "outlines-core not installed: no ratio")
         return
-    from harness.peers.outlines_core_peer import vocabulary
+    from harness.peers.outlines_core_peer import build_index, vocabulary
 
     oc_vocab, _ = vocabulary(vocab, eos)
-    oc = peers["outlines-core"]
-    peer = report.add(Row(bench, "outlines-core Index", measure(lambda: oc.Index(pattern, oc_vocab), repeat=repeat),
+    peer = report.add(Row(bench, "outlines-core Index", measure(lambda: build_index(pattern, oc_vocab), repeat=repeat),
                           peer_of="ours build_all", target="ours/peer <= 0.5"))
     b, t = built.timing, trie.median_s
     report.add(Row(bench, "ours incl. trie build", Timing(b.median_s + t, b.min_s + t, b.repeat),
@@ -225,13 +221,13 @@ def _steps_group(report, peers, vocab_name: str, repeat: int) -> None:
 
 
 def _llguidance_steps(vocab, eos, ids, repeat: int):
-    import llguidance as llg
     import llguidance.numpy as lnp
 
-    from harness.peers.llguidance_peer import matcher, tokenizer
+    from harness.peers.base import Source
+    from harness.peers.llguidance_peer import grammar, matcher, tokenizer
 
     tok, n_vocab = tokenizer(vocab, eos)
-    fresh = matcher(tok, llg.grammar_from("json_schema", json.dumps(TOOL_SCHEMA)))
+    fresh = matcher(tok, grammar(Source.schema(TOOL_SCHEMA)))
     bitmask = lnp.allocate_token_bitmask(1, n_vocab)
 
     def run():
