@@ -226,11 +226,12 @@ def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path):
 
 
 def test_the_strict_tier_costs_a_fair_reading_exactly_the_tests_of_its_departures(installed):
-    """fair_postfix_numpy departs from five contract decisions in five tests
-    (tests/test_fairness.py READINGS): full marks in the default tier, those four lost
-    (each naming its decision) under the strict tier."""
+    """fair_postfix_numpy departs from seven contract decisions in six tests
+    (tests/test_fairness.py READINGS; vocab_bytes_token_list in test_vocab_bytes): full marks
+    in the default tier, those six lost (each naming its decision) under the strict tier."""
     departures = {"test_matches_python_re", "test_unsupported_syntax_raises", "test_constraint_lifecycle",
-                  "test_greedy_takes_the_best_allowed_token", "test_json_schema_rejects_keywords_outside_the_subset"}
+                  "test_greedy_takes_the_best_allowed_token", "test_json_schema_rejects_keywords_outside_the_subset",
+                  "test_vocab_bytes"}
     strict = grade_in(installed, {"constrain.py": CANDIDATES / "fair_postfix_numpy.py"}, tier="strict")
     lost = {name: t for name, t in by_name(strict).items() if t["score"] == 0.0}
     assert set(lost) == departures, {name: t["status"] for name, t in by_name(strict).items()}
