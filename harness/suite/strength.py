@@ -239,7 +239,8 @@ def check_sampling_filters_keep_the_best_allowed_tokens(impl) -> None:
 def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
     """test_greedy_takes_the_best_allowed_token ("the logprob is renormalized"), at
     temperature 1: every draw's logprob is the log-softmax over the allowed tokens, and
-    the draws follow that distribution.
+    the draws follow that distribution; at temperature 0.5 the draws follow the softmax of
+    the allowed logits divided by 0.5.
 
     Oracle: the log-softmax computed here; 3000 seeded draws, each allowed token's count
     within 5 standard deviations of 3000 p (a correct sampler fails this with probability
@@ -260,11 +261,25 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
             fail("a sampled token must be allowed, its logprob the log-softmax over the allowed tokens",
                  token=token, expected=round(want.get(token, float("nan")), 9), got=float(logprob))
         counts[token] += 1
+    _draws_follow(counts, want, n, "draws at temperature 1 must follow the softmax of the allowed logits")
+    # temperature T divides the logits (L8.1): at T = 0.5 the draws follow softmax(x / 0.5) over
+    # the allowed tokens (only the frequencies: what logprob a tempered draw reports is L8.1's)
+    tempered = {t: _log_softmax_at(logits / 0.5, _STATE0_ALLOWED, t) for t in _STATE0_ALLOWED}
+    counts = dict.fromkeys(_STATE0_ALLOWED, 0)
+    for _ in range(n):
+        token = int(_draw(impl, logits, index, impl.SamplingParams(temperature=0.5), rng)[0])
+        if token not in counts:
+            fail("a sampled token must be allowed", token=token, temperature=0.5)
+        counts[token] += 1
+    _draws_follow(counts, tempered, n, "draws at temperature 0.5 must follow the softmax of the allowed logits / 0.5")
+
+
+def _draws_follow(counts: dict, want: dict, n: int, message: str) -> None:
+    """Each token's count within 5 standard deviations of n p (p = exp(want[token]))."""
     for t, lp in want.items():
         p = float(np.exp(lp))
         if abs(counts[t] - n * p) > 5 * np.sqrt(n * p * (1 - p)):
-            fail("draws at temperature 1 must follow the softmax of the allowed logits", token=t,
-                 expected=round(n * p, 1), got=counts[t], draws=n)
+            fail(message, token=t, expected=round(n * p, 1), got=counts[t], draws=n)
 
 
 def _one_state_table() -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +319,7 @@ def check_dfa_rebuilt_from_tables(impl) -> None:
         try:
             dfa = impl.DFA(trans.copy(), accept.copy())
             same = (int(dfa.n_states) == len(accept) and np.array_equal(np.asarray(dfa.trans), trans)
+                    and np.asarray(dfa.trans).dtype == np.int32  # the seed: trans: int32[S, 256]
                     and np.array_equal(np.asarray(dfa.accept), accept))
             wrong = [d for d in probes if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d) is not None)]
         except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
@@ -312,7 +328,8 @@ def check_dfa_rebuilt_from_tables(impl) -> None:
             continue
         decision("dfa_from_tables", same and not wrong,
                  f"DFA(trans, accept) of {pattern!r}: " + ("matches differs from re on " + repr(wrong[:3])
-                                                           if same else "the arrays differ from the ones given"))
+                                                           if same else "the arrays (or trans's int32) differ "
+                                                                        "from the ones given"))
 
 
 def check_float_token_id_is_refused(impl) -> None:
@@ -503,11 +520,12 @@ CHECKS: list[tuple] = [
       "parser.ReplaceBinaryOperator_LShift_Sub.7", "parser.NumberReplacer.142", "parser.NumberReplacer.158",
       "parser.NumberReplacer.169")),
     (check_sampling_follows_the_softmax_of_the_allowed_logits, "test_greedy_takes_the_best_allowed_token",
-     ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2")),
+     ("sampling.ReplaceBinaryOperator_Mul_Div.2", "sampling.ReplaceBinaryOperator_Mul_Pow.2",
+      "sampling.ReplaceBinaryOperator_Div_Add.1")),
     # strict-tier decisions (the second pass of ``mutants --generated`` runs --deep --strict)
     (check_dfa_rebuilt_from_tables, "test_hand_example",
      ("dfa.NumberReplacer.20", "dfa.ReplaceComparisonOperator_Lt_IsNot.1", "dfa.ReplaceComparisonOperator_GtE_IsNot.0",
-      "dfa.ReplaceComparisonOperator_NotEq_IsNot.3")),
+      "dfa.ReplaceComparisonOperator_NotEq_IsNot.3", "dfa.ChangeDtype.3")),
     (check_float_token_id_is_refused, "test_hand_example_masks", ("index.RemoveStatement.22",)),
     (check_python_extensions_are_refused_or_python, "test_unsupported_syntax_raises",
      ("parser.ReplaceReturnValue.31",)),

@@ -80,7 +80,7 @@ def test_hand_example_masks(impl):
     for state, token, want in [(0, 9, 5), (0, 8, 3), (3, 11, 6), (0, 12, DEAD), (0, 1, DEAD), (6, 7, DEAD),
                                (2, 5, 4), (5, 13, 5), (6, 13, 6), (0, 13, DEAD), (0, 14, DEAD)]:
         check_next_state(index, state, token, want, HAND_VOCAB, HAND_EOS, hand_trans(), pattern=HAND_PATTERN)
-    for state, token in ((7, 0), (0, 15), (-2, 0)):
+    for state, token in ((7, 0), (0, 15), (-2, 0), (0, -1)):  # -1: a token id Python would index from the end
         expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(state, token),
                           f"next_state({state}, {token}) with 7 states and 15 tokens")
     expect_valueerror("mask_out_of_range_valueerror", lambda: index.mask(7), "mask(7) with 7 states")
