@@ -37,6 +37,7 @@ from golden import build, cases, fileformat
 from golden.fileformat import FILES, GOLDEN_DIR, GoldenFormatError
 from golden.layout import render
 from oracles import derivatives, stdlib
+from tests.test_derivatives_canonical import bfs_order
 
 ROOT = Path(__file__).resolve().parents[1]
 DEAD = -1
@@ -344,12 +345,7 @@ def test_every_dfa_is_canonical_and_means_what_re_means(docs):
         assert len(access) == case["dfa"]["n_states"], f"{case['name']}: unreachable states"
         assert _moore_blocks(trans, accept) == len(access), f"{case['name']}: not minimal"
         # breadth-first numbering, bytes ascending: state s is the s-th state first reached
-        order, seen = [0], {0}
-        for s in order:
-            for t in trans[s].tolist():
-                if t != DEAD and t not in seen:
-                    seen.add(t)
-                    order.append(t)
+        order = bfs_order(trans)
         assert order == list(range(len(order))), case["name"]
         pattern = case["pattern"]
         for s, word in enumerate(access):
