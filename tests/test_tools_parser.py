@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -24,6 +25,7 @@ from oracles.tools import (
     json_quote,
     message_json,
 )
+from oracles.tools.parser import MAX_HEADER
 
 
 def run(pieces, request_id="r"):
@@ -266,3 +268,112 @@ def test_the_hot_path_events_are_the_dataclasses_themselves():
         assert type(fast) is type(slow) and fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
         with pytest.raises(dataclasses.FrozenInstanceError):
             fast.index = 3
+
+
+# --------------------------------------------------------------------------- every split, empty pieces (issue 25)
+
+GOLDEN_STREAMS = json.loads((Path(__file__).resolve().parents[1] / "golden" / "tools_golden.json")
+                            .read_text(encoding="utf-8"))["streams"]
+
+
+def fold_all(pieces, request_id="r"):
+    """``collect`` of every event and the unterminated call's index."""
+    per_piece, parser = run(pieces, request_id)
+    return collect([e for events in per_piece for e in events]), parser.incomplete
+
+
+def every_split_with_empty_pieces(text: str, middle: int = 64):
+    """Every cut of ``text`` into three pieces ``0 <= i <= j <= len`` whose middle piece
+    has at most ``middle`` characters (empty when the cuts meet; an end piece empty at
+    ``i = 0`` or ``j = len``; every 2-way split is among them), then every character
+    alone with an empty piece after each, then an empty piece first. (The middle bound
+    keeps the 341-character stream at 20k splits instead of 58k.)"""
+    n = len(text)
+    for i in range(n + 1):
+        for j in range(i, min(n, i + middle) + 1):
+            yield [text[:i], text[i:j], text[j:]]
+    yield [p for ch in text for p in (ch, "")]
+    yield ["", *text]
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("stream", GOLDEN_STREAMS, ids=[s["name"] for s in GOLDEN_STREAMS])
+def test_every_split_with_empty_pieces_of_the_golden_streams_folds_as_the_whole_text(stream):
+    """Issue 25: ``push('...{"a":"\\\\')``, ``push('')``, ``push('"}"}}</tool_call>')``
+    lost the escape (arguments ``{"a":"\\"}``, markup in the content). Every split of
+    every golden stream, empty pieces included, folds to the golden file's answer, which
+    is also the whole text's."""
+    text = "".join(stream["pieces"])
+    expected = ((stream["content"], [ToolCall(c["id"], c["name"], c["arguments"]) for c in stream["calls"]]),
+                stream["incomplete"])
+    assert fold_all([text], stream["request_id"]) == expected
+    for pieces in every_split_with_empty_pieces(text):
+        assert fold_all(pieces, stream["request_id"]) == expected, pieces
+
+
+@pytest.mark.boundary
+def test_an_empty_piece_after_a_backslash_keeps_the_escape():
+    pieces = ['<tool_call>{"name":"f","arguments":{"a":"\\', "", '"}"}}</tool_call>']
+    assert fold(pieces) == (None, [ToolCall("call_r_0", "f", '{"a":"\\"}"}')])
+    assert json.loads(fold(pieces)[1][0].arguments) == {"a": '"}'}
+
+
+@pytest.mark.property
+@given(texts_with_markup, st.lists(st.integers(0, 400), max_size=8))
+def test_drawn_splits_with_empty_pieces_fold_as_the_whole_text(text, cuts):
+    cuts = sorted(c % (len(text) + 1) for c in cuts)  # repeated cuts make empty pieces
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert fold_all(pieces) == fold_all([text])
+
+
+class CountingParser(ToolParser):
+    """A ToolParser that counts the characters its steps read: each step's text, each
+    gap piece, each push's piece (the parser's work is proportional to that count)."""
+
+    def __init__(self, request_id):
+        super().__init__(request_id)
+        self.read = 0
+        self._STEP = {mode: self._counted(step) for mode, step in ToolParser._STEP.items()}
+
+    def _counted(self, step):
+        def counted(parser, text, events):
+            self.read += len(text)
+            return step(parser, text, events)
+        return counted
+
+    def _after_gap(self, piece):
+        self.read += len(piece) + len(self._held)
+        return super()._after_gap(piece)
+
+    def push(self, piece):
+        self.read += len(piece)
+        return super().push(piece)
+
+
+def characters_read(pieces) -> int:
+    parser = CountingParser("r")
+    for piece in pieces:
+        parser.push(piece)
+    parser.finish()
+    return parser.read
+
+
+LINEAR_SHAPES = {
+    "whitespace after a call": lambda n: [CALL_W, *([" "] * n)],
+    "newlines after a call, then text": lambda n: [CALL_W, *(["\n"] * n), "done"],
+    "whitespace after a call, then a false opener": lambda n: [CALL_W, *([" "] * n), "<tool_", "", "x"],
+    "empty pieces between characters": lambda n: [p for ch in (CALL_W * (n // len(CALL_W) + 1))[:n] for p in (ch, "")],
+    "text one character at a time": lambda n: list(("a <tool b" * n)[:n]),
+}
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("shape", LINEAR_SHAPES)
+def test_the_parser_reads_each_character_a_bounded_number_of_times(shape):
+    """Issue 25: whitespace pushed one byte at a time after a call was quadratic (the
+    held gap re-read on every push: 100k pushes, 16.5 s). Doubling the input at most
+    doubles the characters read (plus a constant), and each is read a bounded number of
+    times. Counts operations, not seconds (``bench tools`` gives the time)."""
+    small, large = characters_read(LINEAR_SHAPES[shape](20_000)), characters_read(LINEAR_SHAPES[shape](40_000))
+    assert large <= 2 * small + 2 * MAX_HEADER, (small, large)
+    assert large <= 16 * 40_000, large  # an incomplete header (<= MAX_HEADER characters) is re-read per push

@@ -12,7 +12,12 @@ Rows:
 - ``parser <text>``: ``ToolParser`` over about 256 kB of seeded text cut into pieces of
   1 to 8 characters (uniform), push by push, then ``finish()``: plain prose, tool
   calls only (arguments scanned brace by brace), and a mix; the note gives MB/s
-  (bytes of UTF-8 per second); target >= 5 MB/s for each.
+  (bytes of UTF-8 per second); target >= 5 MB/s for each;
+- ``parser hostile <shape> <n>``: the shapes that once cost quadratic time (issue 25),
+  each at ``n`` and ``2n`` one-character pushes: whitespace after a call (100k pushes:
+  16.5 s before the fix), an empty piece after every character of calls whose
+  argument strings end pieces with a backslash; the note gives the CPU ratio of ``2n``
+  to ``n`` (linear: about 2).
 
 Every row is a wall-clock median on a shared machine (each row also notes the median
 CPU time, or the MB/s it gives: the gap is time spent waiting for a core).
@@ -144,7 +149,37 @@ def run_parser(report, repeat: int) -> None:
                             f"{size} bytes in {len(pieces)} pieces of 1-8"))
 
 
+HOSTILE_CALL = '<tool_call>{"name":"f","arguments":{"s":"a\\\\\\"b"}}</tool_call>'
+
+
+def hostile_pieces(shape: str, n: int) -> list[str]:
+    """``n`` one-character pushes (plus empty ones) of a shape that once cost quadratic time."""
+    if shape == "whitespace after a call":
+        return [HOSTILE_CALL, *([" "] * n)]
+    text = (HOSTILE_CALL * (n // len(HOSTILE_CALL) + 1))[:n]
+    return [p for ch in text for p in (ch, "")]  # "empty pieces between characters"
+
+
+def run_parser_hostile(report, repeat: int, n: int = 100_000) -> None:
+    for shape in ("whitespace after a call", "empty pieces between characters"):
+        medians = {}
+        for count in (n, 2 * n):
+            pieces = hostile_pieces(shape, count)
+            cpus, walls = [], []
+            for _ in range(max(3, repeat // 3)):
+                wall, cpu = time.perf_counter_ns(), time.process_time_ns()
+                parse_all(pieces)
+                cpus.append((time.process_time_ns() - cpu) / 1e9)
+                walls.append((time.perf_counter_ns() - wall) / 1e9)
+            medians[count] = timing_of(cpus).median_s
+            report.add(Row("tools parser", f"parser hostile {shape} {count}", timing_of(walls), target="linear",
+                           note=f"cpu {medians[count] * 1e3:.1f} ms; {len(pieces)} pushes"
+                                + (f"; cpu ratio 2n/n {medians[count] / max(medians[n], 1e-9):.2f}"
+                                   if count == 2 * n else "")))
+
+
 def run(report, quick: bool = False) -> None:
     repeat = 5 if quick else 15
     run_grammars(report, repeat)
     run_parser(report, repeat)
+    run_parser_hostile(report, repeat)

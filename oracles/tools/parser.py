@@ -183,8 +183,9 @@ class ToolParser:
         self.calls = 0
         self.incomplete: int | None = None
         self._mode = TEXT
-        self._held = ""           # TEXT: a partial opener (or whitespace after a call); HEADER/CLOSE: text so far
-        self._after_call = False  # TEXT: only whitespace since the last call closed
+        self._held = ""           # TEXT: a partial opener (after a call: after the gap); HEADER/CLOSE: text so far
+        self._after_call = False  # TEXT: only whitespace (``_gap``), maybe then a partial opener, since a call closed
+        self._gap: list[str] = []  # TEXT after a call: the whitespace so far, piece by piece (joined once: linear)
         self._depth = 0           # ARGS: brace depth outside strings
         self._in_string = False
         self._escaped = False     # ARGS: the piece ended right after a backslash in a string
@@ -196,6 +197,8 @@ class ToolParser:
         if type(piece) is not str:
             raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
         mode = self._mode
+        if not piece and mode is not DONE:
+            return []  # nothing new: no state changes (an escape or a held suffix waits for the next piece)
         if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
             return [_content(piece)] if piece else []  # the common case: plain text
         events: list = []
@@ -206,6 +209,8 @@ class ToolParser:
             text = self._args(piece, events)
         elif mode is DONE:
             raise ValueError("push() after finish(): a ToolParser reads one answer")
+        elif mode is TEXT and self._after_call:
+            text = self._after_gap(piece)
         else:
             text = self._held + piece
             self._held = ""
@@ -219,26 +224,42 @@ class ToolParser:
             return []
         events: list = []
         held, mode = self._held, self._mode
-        if mode is TEXT and held and not (self._after_call and not held.strip(WHITESPACE)):
-            events.append(Content(held))
+        if mode is TEXT and held:  # a partial opener (after a call's gap: the gap is content too)
+            events.append(Content("".join(self._gap) + held if self._after_call else held))
         elif mode is HEADER:
             events.append(Content(self._separator + OPENER + held))
         elif mode is ARGS:
             self.incomplete = self.calls - 1
-        self._mode, self._held = DONE, ""
+        self._mode, self._held, self._gap = DONE, "", []
         return events
 
     # --- one step per mode: consume from ``text``, append events, return the rest -------
 
-    def _text(self, text: str, events: list) -> str:
-        if self._after_call:
-            rest = text.lstrip(WHITESPACE)
-            if not rest or (OPENER.startswith(rest) and len(rest) < len(OPENER)):
-                self._held = text  # whitespace between calls, maybe before another opener
+    def _after_gap(self, piece: str) -> str:
+        """TEXT after a call: add ``piece``'s leading whitespace to the gap (O(len(piece)),
+        never re-reading the gap, so whitespace pushed byte by byte stays linear) and
+        return the text to scan once something else arrives ("" while undecided).
+        The gap is markup when another call's opener follows, else content."""
+        if not self._held:
+            rest = piece.lstrip(WHITESPACE)
+            if len(rest) < len(piece):
+                self._gap.append(piece[:len(piece) - len(rest)])
+            piece = rest
+            if not piece:
                 return ""
-            self._after_call = False
-            if rest.startswith(OPENER):  # whitespace between two calls, if a header follows
-                self._separator, text = text[:len(text) - len(rest)], rest
+        text = self._held + piece
+        self._held = ""
+        if OPENER.startswith(text) and len(text) < len(OPENER):
+            self._held = text  # maybe another call's opener: wait
+            return ""
+        gap = "".join(self._gap)
+        self._after_call, self._gap = False, []
+        if text.startswith(OPENER):  # whitespace between two calls, if a header follows
+            self._separator = gap
+            return text
+        return gap + text
+
+    def _text(self, text: str, events: list) -> str:
         k = text.find(OPENER)
         if k >= 0:
             if k:
@@ -275,7 +296,7 @@ class ToolParser:
         """Scan for the brace that closes the arguments: strings skipped (a backslash
         escapes the next character, even across pieces), braces counted outside them."""
         i, n, end = 0, len(text), None
-        if self._escaped:
+        if self._escaped and n:  # the character after a piece-final backslash: skipped
             self._escaped, i = False, 1
         in_string, depth, stop, search = self._in_string, self._depth, _IN_STRING.search, _STRUCT.search
         while i < n:
@@ -321,8 +342,8 @@ class ToolParser:
         self._mode = TEXT
         if status != "ok":
             return text  # the call is whole; what follows it is text
-        self._after_call = True
-        return text[end + len(CLOSER):]
+        self._after_call, self._gap = True, []
+        return self._after_gap(text[end + len(CLOSER):])
 
     _STEP = {TEXT: _text, HEADER: _header, ARGS: _args, CLOSE: _close}
 
