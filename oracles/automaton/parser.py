@@ -22,14 +22,19 @@ brackets, nothing to repeat, a multiple repeat, ``{3,2}``, a bad range ``[z-a]``
 bad escape, a reference to a group that is not closed, an unknown extension ``(?4``.
 Over a bound (``PatternTooLarge``): a pattern longer than ``MAX_PATTERN_LENGTH``, a
 repeat bound over ``MAX_REPEAT`` (however many digits it has), groups nested deeper
-than ``MAX_NESTING``.
+than ``MAX_NESTING``. The length and the nesting are checked on the text before
+parsing (so they win over any other problem of the pattern).
 
-Malformed or unsupported is Python's call: before an ``UnsupportedSyntax`` leaves
-``parse``, Python's own parser reads the whole pattern, and if it refuses it the
-error becomes a ``PatternSyntaxError`` with Python's message and offset (e.g.
-``(?=a`` is an unterminated subpattern, ``(?P<1>a)`` a bad group name, ``a(?i`` a
-missing ``)``: malformed, not an unsupported lookahead, group or flag). Python is
-asked only on that error path, never about what an accepted pattern means.
+Malformed or unsupported is Python's call: before an ``UnsupportedSyntax``, a
+``PatternSyntaxError`` or a repeat's ``PatternTooLarge`` leaves ``parse``, Python's own
+parser reads the whole pattern, and if it refuses it the error becomes a
+``PatternSyntaxError`` with Python's message and offset (e.g. ``(?=a`` is an
+unterminated subpattern, ``(?P<1>a)`` a bad group name, ``a(?i`` a missing ``)``:
+malformed, not an unsupported lookahead, group or flag; ``(?Z:)`` is reported at
+Python's offset 1, the ``Z``; ``a{5000}(`` is malformed, not over a bound). Python is
+asked only on those error paths, never about what an accepted pattern means; the
+derivative oracle (``oracles.derivatives``) reads every pattern with Python's parser,
+so the two give the same class and offset (``tests/test_bounds_refusals.py``).
 
 One function per grammar rule; each takes ``(parser state)`` and returns a node::
 
@@ -136,13 +141,48 @@ def parse(pattern: str) -> Node:
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise PatternTooLarge(f"the pattern has {len(pattern)} characters, over MAX_PATTERN_LENGTH="
                               f"{MAX_PATTERN_LENGTH}", pattern, MAX_PATTERN_LENGTH)
+    too_deep = _first_group_deeper_than(pattern, MAX_NESTING)
+    if too_deep is not None:  # checked on the text first, whatever else the pattern holds
+        raise PatternTooLarge(f"groups nested deeper than MAX_NESTING={MAX_NESTING}", pattern, too_deep)
     try:
         return _parse_subset(pattern)
-    except UnsupportedSyntax as exc:
+    except (PatternSyntaxError, UnsupportedSyntax, PatternTooLarge) as exc:
         malformed = python_refuses(pattern)
         if malformed is None:
             raise
+        if isinstance(exc, PatternSyntaxError):  # our words, Python's offset (e.g. a{3,2}: 2, the "2")
+            raise PatternSyntaxError(f"{exc.msg} (Python: {malformed.msg})", pattern, malformed.pos) from exc
         raise malformed from exc
+
+
+def _first_group_deeper_than(pattern: str, limit: int) -> int | None:
+    """The offset of the first ``(`` that opens group number ``limit + 1`` of a nest
+    (outside brackets, not escaped), or None; e.g. 1 for ``((a))`` and limit 1. A
+    bracket's first ``]`` (after an optional ``^``) is a member, as Python reads it."""
+    depth, pos, end = 0, 0, len(pattern)
+    while pos < end:
+        ch = pattern[pos]
+        if ch == "\\":
+            pos += 2
+        elif ch == "[":
+            pos = _end_of_bracket(pattern, pos)
+        else:
+            depth += (ch == "(") - (ch == ")" and depth > 0)
+            if ch == "(" and depth > limit:
+                return pos
+            pos += 1
+    return None
+
+
+def _end_of_bracket(pattern: str, start: int) -> int:
+    """The offset after the ``]`` that closes the bracket opened at ``start`` (the end
+    of the pattern if none does)."""
+    pos = start + 1
+    pos += pattern.startswith("^", pos)
+    pos += pattern.startswith("]", pos)
+    while pos < len(pattern) and pattern[pos] != "]":
+        pos += 2 if pattern[pos] == "\\" else 1
+    return pos + 1
 
 
 def _parse_subset(pattern: str) -> Node:

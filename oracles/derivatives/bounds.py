@@ -5,6 +5,8 @@ when the bound is one of the pattern's text):
 
 - ``MAX_PATTERN_CHARS``: pattern text, checked before Python's parser sees it;
 - ``MAX_REPEAT``: repeat counts (``a{1001}`` is ``PatternTooLarge``);
+- ``MAX_NESTING``: groups nested in the text, checked before Python's parser (which
+  recurses per level) sees it (``PatternTooLarge`` at the first ``(`` too deep);
 - ``MAX_STATES``: distinct terms explored by one ``canonical_dfa``, emptiness or
   witness search;
 - ``MAX_DERIVATIVE_WORK``: derivative steps of one public call (fresh derivatives,
@@ -29,10 +31,11 @@ import contextlib
 
 from .errors import LimitExceeded
 
-__all__ = ["MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
+__all__ = ["MAX_REPEAT", "MAX_NESTING", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
            "BUDGET", "guarded"]
 
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
+MAX_NESTING = 400    # most groups nested in a pattern's text: a 401st ( inside 400 others is refused
 MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptiness search
 MAX_MOORE_WORK = 20_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
 MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import warnings
 
 from . import bounds
@@ -62,15 +63,27 @@ def parse(pattern: str) -> Term:
         raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
     if len(pattern) > bounds.MAX_PATTERN_CHARS:
         raise PatternTooLarge(f"pattern of {len(pattern)} characters, over MAX_PATTERN_CHARS="
-                              f"{bounds.MAX_PATTERN_CHARS}")
-    return _parse_cached(pattern)
+                              f"{bounds.MAX_PATTERN_CHARS}", pattern, bounds.MAX_PATTERN_CHARS)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, RECURSION_ROOM))  # MAX_NESTING levels of Python's parser and _convert
+    try:
+        return _parse_cached(pattern)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+RECURSION_ROOM = 5000
+"""Python frames allowed while parsing: Python's parser recurses about three frames per
+group level and ``_convert`` two, so ``bounds.MAX_NESTING`` (400) levels fit."""
 
 
 @functools.lru_cache(maxsize=2048)
 def _parse_cached(pattern: str) -> Term:
-    for i, ch in enumerate(pattern):
-        if ord(ch) > 127:
-            raise UnsupportedSyntax(f"non-ASCII character {ch!r}", pattern, i)
+    deep = _locate_deep_group(pattern, bounds.MAX_NESTING)
+    if deep is not None:  # before Python's parser, which recurses per level
+        raise PatternTooLarge(f"groups nested deeper than MAX_NESTING={bounds.MAX_NESTING}", pattern, deep)
+    if not pattern.isascii():
+        _refuse_non_ascii(pattern)
     try:
         with warnings.catch_warnings():  # e.g. "Possible nested set": Python's meaning stands
             warnings.simplefilter("ignore", FutureWarning)
@@ -80,19 +93,60 @@ def _parse_cached(pattern: str) -> Term:
     except RecursionError:
         raise PatternTooLarge("pattern nested too deeply for Python's parser") from None
     except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
-        raise PatternTooLarge(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern,
-                              _locate_big_repeat(pattern)) from None
-    if tree.state.flags:
-        raise UnsupportedSyntax("inline flags", pattern, _locate(pattern, "flags"))
-    if tree.state.groupdict:
-        raise UnsupportedSyntax("named group", pattern, _locate(pattern, "named group"))
-    pos = _locate(pattern, "comment")  # (?#...) leaves no trace in the tree
-    if pos is not None:
-        raise UnsupportedSyntax("comment", pattern, pos)
+        big = _locate_big_repeat(pattern)
+        refused = _first_refused_before(pattern, big)  # Python stopped there: what came before it counts
+        if refused is not None:
+            raise UnsupportedSyntax(refused[1], pattern, refused[0]) from None
+        raise PatternTooLarge(f"repeat bound over MAX_REPEAT={bounds.MAX_REPEAT}", pattern, big) from None
+    # Constructs Python's tree does not keep in place (flags, names, comments) and the
+    # first refused item of the tree: the first in the text is the one reported.
+    problems = [(pos, construct) for construct, kind, present in (
+        ("inline flags", "flags", tree.state.flags), ("named group", "named group", tree.state.groupdict),
+        ("comment", "comment", True)) if present and (pos := _locate(pattern, kind)) is not None]
     try:
-        return _convert(tree, pattern)
+        term = _convert(tree, pattern)
     except RecursionError:
         raise PatternTooLarge("pattern nested too deeply") from None
+    except PatternTooLarge as err:
+        if not problems or (err.pos is not None and err.pos < min(problems)[0]):
+            raise
+    except UnsupportedSyntax as err:
+        if not problems or (err.pos is not None and err.pos < min(problems)[0]):
+            raise
+    if problems:
+        pos, construct = min(problems)
+        raise UnsupportedSyntax(construct, pattern, pos)
+    return term
+
+
+_PREEMPTING = ("anchor", "lookaround", "named group", "comment", "atomic", "conditional", "flags", "lazy", "possessive")
+
+
+def _first_refused_before(pattern: str, end: int | None) -> tuple[int, str] | None:
+    """The first located refused construct (not a backreference: ``\\1`` may be octal)
+    before offset ``end``, as ``(offset, kind)``; None if there is none."""
+    for pos, kind in _scan(pattern):
+        if end is not None and pos >= end:
+            return None
+        if kind in _PREEMPTING:
+            return pos, kind
+    return None
+
+
+def _refuse_non_ascii(pattern: str) -> None:
+    """A pattern with a non-ASCII character is outside the subset (bytes patterns), unless
+    Python's parser, reading it as a str pattern, refuses it: then it is malformed, at
+    Python's offset (e.g. ``(?é:a)``: an unknown flag, not a non-ASCII literal)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _sre_parse.parse(pattern, 0)
+    except re.error as e:
+        raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
+    except (RecursionError, OverflowError, ValueError):
+        pass  # no verdict from Python: the non-ASCII character is the answer
+    i = next(i for i, ch in enumerate(pattern) if ord(ch) > 127)
+    raise UnsupportedSyntax(f"non-ASCII character {pattern[i]!r}", pattern, i)
 
 
 def _convert(items, pattern: str) -> Term:
@@ -180,6 +234,37 @@ def _locate_big_repeat(pattern: str) -> int | None:
     return None
 
 
+_REPEAT_BRACES = re.compile(r"\{(?:\d+(?:,\d*)?|,\d*)\}")
+"""A brace that Python reads as a repeat (e.g. ``{2}``, ``{,3}``, ``{,}``); any other
+``{`` is a literal (``a{1(?#x)}``: the ``{`` is a literal, the comment is a comment)."""
+
+
+def _locate_deep_group(pattern: str, limit: int) -> int | None:
+    """The offset of the first ``(`` nested deeper than ``limit`` groups (outside
+    brackets, not escaped), or None. E.g. ``_locate_deep_group("((a))", 1) == 1``."""
+    depth, i, n, in_class = 0, 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            i += 1 + (pattern[i + 1:i + 2] == "^")
+            i += pattern[i:i + 1] == "]"  # a ] first in a class is a literal
+            continue
+        elif c == "(":
+            depth += 1
+            if depth > limit:
+                return i
+        elif c == ")":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
+
+
 def _scan(pattern: str):
     """Yield (offset, kind) for the located constructs outside brackets. Kinds:
     anchor, lookaround, named group, backreference, comment, atomic, conditional,
@@ -218,11 +303,9 @@ def _scan(pattern: str):
             yield i, "lazy" if c == "?" else "possessive"
         elif c in "*+?":
             quant = True
-        elif c == "{":
+        elif c == "{" and _REPEAT_BRACES.match(pattern, i):  # {m}, {m,}, {,n}, {m,n}; else a literal {
             yield i, "brace"
-            close = pattern.find("}", i)
-            if close > 0:
-                i = close
-                quant = True
+            i = pattern.index("}", i)
+            quant = True
         after_quant = quant
         i += 1
