@@ -112,12 +112,21 @@ class DFA:
         assert bool(live.all()), f"dead states present: {np.flatnonzero(~live).tolist()}"
 
 
+def _table(value, name: str) -> np.ndarray:
+    """``np.asarray(value)``, a ragged nested list (rows of different lengths) refused
+    as the contract's ValueError naming the table, not numpy's."""
+    try:
+        return np.asarray(value)
+    except ValueError as exc:  # "inhomogeneous shape"
+        raise InvalidArgument(f"DFA {name} must be a rectangular table (every row 256 entries): {exc}") from None
+
+
 def _validated_copies(trans, accept) -> tuple[np.ndarray, np.ndarray]:
     """int32 and bool copies of the tables, after checking the originals: TypeError
     for a non-integer ``trans`` or a non-boolean ``accept``; ValueError for a shape or
     a target outside ``DEAD..S-1`` (named with its row and byte)."""
-    trans = np.asarray(trans)
-    accept = np.asarray(accept)
+    trans = _table(trans, "trans")
+    accept = _table(accept, "accept")
     if trans.dtype.kind not in "iu":
         raise TypeError(f"DFA trans must hold integers, not {trans.dtype}")
     if accept.dtype.kind not in "biu":

@@ -69,6 +69,11 @@ class SamplingParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise TypeError(f"SamplingParams.{name} must be a number, not {type(value).__name__}")
+            try:
+                float(value)
+            except OverflowError:  # an int past the float range, e.g. 10**400
+                raise InvalidArgument(f"SamplingParams.{name} must be finite, got an int of "
+                                      f"{len(str(abs(value)))} digits") from None
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, (int, np.integer)):
             raise TypeError(f"SamplingParams.top_k must be an int, not {type(self.top_k).__name__}")
         if not self.temperature >= 0 or math.isinf(self.temperature):
@@ -102,7 +107,7 @@ def sample(logits, p: SamplingParams, history: Sequence[int], rng: np.random.Gen
         token = int(np.argmax(x))  # the first maximum: ties to the lowest id
     else:
         token = _draw(x, p, rng)
-    return token, float(x[token] - _logsumexp(x, top))
+    return token, _log_softmax_at(x, token, top)
 
 
 def apply_mask(logits, mask) -> np.ndarray:
@@ -151,7 +156,10 @@ def constrained_sample(logits, c: Constraint, p: SamplingParams, history: Sequen
 
 
 def _as_logits(logits, where: str) -> np.ndarray:
-    x = np.asarray(logits, dtype=np.float64)
+    raw = np.asarray(logits)
+    if raw.dtype.kind not in "fiub":  # complex, object, str: no real logit to draw from
+        raise TypeError(f"{where}: logits must be real numbers, not {raw.dtype}")
+    x = raw.astype(np.float64, copy=False)
     if x.ndim != 1 or x.size == 0:
         raise InvalidArgument(f"{where}: logits must be a non-empty 1-D array, got shape {x.shape}")
     return x
@@ -185,18 +193,35 @@ def _penalize(x: np.ndarray, penalty: float, history: Sequence[int], prompt: Seq
 
 
 def _seen_ids(history: Sequence[int], prompt: Sequence[int], size: int) -> np.ndarray:
-    ids = np.fromiter((*prompt, *history), dtype=np.int64) if (len(prompt) or len(history)) else np.zeros(0, np.int64)
-    if ids.size and (ids.min() < 0 or ids.max() >= size):
+    """The distinct ids of ``prompt`` and ``history``: each an integer (``numpy`` ones
+    too; never a float or a bool, which ``int64`` would read as another id: ``0.5``
+    as 0) in ``0..size-1``; TypeError or ValueError naming the first that is not."""
+    if not (len(prompt) or len(history)):
+        return np.zeros(0, np.int64)
+    ids = np.asarray([*prompt, *history])
+    if ids.dtype.kind not in "iu" or ids.ndim != 1:  # a float, a bool, an int past int64 (object)...
+        for value in (*prompt, *history):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"sample: history/prompt token id {value!r} is a {type(value).__name__}, "
+                                f"expected an int")
+            if not 0 <= value < size:
+                raise InvalidArgument(f"sample: history/prompt token id {value} out of range 0..{size - 1}")
+        ids = ids.astype(np.int64)
+    if ids.min() < 0 or ids.max() >= size:
         bad = int(ids[(ids < 0) | (ids >= size)][0])
         raise InvalidArgument(f"sample: history/prompt token id {bad} out of range 0..{size - 1}")
     return np.unique(ids)
 
 
-def _logsumexp(x: np.ndarray, top: float) -> float:
-    """log(sum(exp(x))) over the finite entries (``-inf`` ones contribute 0)."""
+def _log_softmax_at(x: np.ndarray, token: int, top: float) -> float:
+    """``log_softmax(x)[token]`` over the finite entries (``-inf`` ones contribute 0),
+    computed on the gaps to the maximum: ``(x[token] - top) - log(sum(exp(x - top)))``.
+    Never ``x[token] - (top + log(...))``: at ``top = 1e16`` adding ``log 2`` is lost to
+    rounding (``[1e16, 1e16]`` gave 0.0, not ``-log 2``)."""
     finite = x[x != -np.inf]
     with np.errstate(over="ignore", under="ignore"):  # a gap past the float range: weight 0
-        return top + math.log(float(np.exp(finite - top).sum()))
+        total = float(np.exp(finite - top).sum())  # >= 1: the maximum's own weight
+        return float(x[token] - top) - math.log(total)
 
 
 def _draw(x: np.ndarray, p: SamplingParams, rng: np.random.Generator) -> int:

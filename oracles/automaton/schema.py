@@ -189,6 +189,7 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
     for key in schema:
         if not isinstance(key, str):
             raise SchemaMalformed(f"schema keys must be strings, found {type(key).__name__} {_short(key)}", pointer)
+    _check_annotations(schema, pointer)
     keys = set(schema) - ANNOTATIONS
     if "enum" in keys or "const" in keys:
         return _checked(enum_or_const(schema, keys, pointer), pointer)
@@ -204,6 +205,24 @@ def to_regex(schema: Any, pointer: str, depth: int) -> str:
     for key in sorted(keys - {"type"} - TYPE_KEYWORDS[kind]):
         raise SchemaUnsupported(f"keyword {key!r} is not supported", _pointer(pointer, key))
     return _checked(TYPES[kind](schema, pointer, depth), pointer)
+
+
+ANNOTATION_SHAPES = {"title": (str, "a string"), "description": (str, "a string"), "$comment": (str, "a string"),
+                     "$schema": (str, "a string (a URI)"), "examples": (list, "an array")}
+"""What JSON Schema's meta-schema requires of each annotation (``default``: any JSON value)."""
+
+
+def _check_annotations(schema: dict, pointer: str) -> None:
+    """Annotations constrain nothing, but a malformed one is a malformed schema (as the
+    meta-schema says): SchemaMalformed at its pointer, e.g. ``{"description": 5}``,
+    ``{"examples": "x"}``, ``{"default": NaN}`` (NaN has no JSON)."""
+    for key, (kind, shape) in ANNOTATION_SHAPES.items():
+        if key in schema and not isinstance(schema[key], kind):
+            raise SchemaMalformed(f"{key} must be {shape}, not {type(schema[key]).__name__} "
+                                  f"{_short(schema[key])}", _pointer(pointer, key))
+    for key in ("examples", "default"):
+        if key in schema:
+            _check_json_value(schema[key], _pointer(pointer, key))
 
 
 def _type_name(schema: dict, pointer: str) -> str:
@@ -364,7 +383,11 @@ def obj(schema: dict, pointer: str, depth: int) -> str:
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         raise SchemaMalformed("required must be an array of strings", _pointer(pointer, "required"))
+    listed: set[str] = set()
     for i, name in enumerate(required):
+        if name in listed:  # the meta-schema: uniqueItems
+            raise SchemaMalformed(f"required lists {name!r} twice", _pointer(pointer, "required", i))
+        listed.add(name)
         if name not in props:
             raise SchemaUnsupported(f"required name {name!r} is not in properties", _pointer(pointer, "required", i))
     members, total = [], 0

