@@ -64,9 +64,10 @@ class GoldenFormatError(ValueError):
     """A golden file that is not of the expected format or version, or invalid."""
 
 
-def load(source, kind: str, *, validate: bool = True) -> dict:
-    """Parse a golden file (a ``pathlib.Path``, or the file's text as ``str``) of format
-    ``kind`` and check its version.
+def load(source, kind: str, *, validate: bool = True, name: str = "<text>") -> dict:
+    """Parse a golden file (a ``pathlib.Path``, or the file's text as ``str``, then named
+    ``name`` in errors) of format ``kind`` and check its version. (The verbs read the
+    file themselves, once and bounded, with ``harness.files_in``, and pass the text.)
 
     Raises GoldenFormatError naming the file when the format or the version differs
     or (with ``validate``) the document does not satisfy the format's JSON Schema.
@@ -76,7 +77,7 @@ def load(source, kind: str, *, validate: bool = True) -> dict:
     if isinstance(source, Path):
         name, text = str(source), source.read_text(encoding="utf-8")
     else:
-        name, text = "<text>", source
+        text = source
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

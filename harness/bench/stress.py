@@ -126,7 +126,7 @@ def contract_error(exc: BaseException) -> bool:
         return True
     module = type(exc).__module__
     return isinstance(exc, ValueError) and module in ("oracles.automaton.errors", "oracles.derivatives.errors",
-                                                      "harness.commands.args")
+                                                      "harness.commands.args", "harness.files_in")
 
 
 def _warm_imports() -> None:

@@ -33,6 +33,7 @@ import stat
 import sys
 from pathlib import Path
 
+from harness import files_in
 from harness.exitcodes import ExitCode
 
 MAX_SECONDS = 86_400.0
@@ -52,9 +53,9 @@ MAX_JSON_DEPTH = 256
 levels with enum values of depth 64 stays far below it)."""
 
 
-class InputError(ValueError):
-    """An input file or text that cannot be read as asked; ``str`` names the file and
-    the problem (and the line and column for JSON)."""
+InputError = files_in.InputError
+"""An input file or text that cannot be read as asked; ``str`` names the file and the
+problem (and the line and column for JSON). One class with ``harness.files_in``'s."""
 
 
 # --- argument types (argparse ``type=``) ------------------------------------------------------
@@ -178,25 +179,10 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
 # --- readers ---------------------------------------------------------------------------------
 
 def read_text(path: Path | str, *, limit: int = MAX_INPUT_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes; InputError otherwise.
-    Reads at most ``limit + 1`` bytes, so a file that grows or an endless device
-    opened by mistake cannot hang the reader."""
-    path = Path(path)
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device or a pipe is not read)"
-            raise InputError(f"cannot read {path}: it is {kind}")
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise InputError(f"cannot read {path}: it is over {limit} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read {path}: it is not UTF-8 (byte {exc.start})") from None
+    """The UTF-8 text of a regular file of at most ``limit`` bytes; InputError otherwise
+    (``harness.files_in``: opened once, checked once opened, at most ``limit + 1``
+    bytes read, so a FIFO, a device or a file that grows cannot hang the reader)."""
+    return files_in.read_text(path, limit=limit)
 
 
 def parse_json_text(text: str, *, name: str = "<text>", max_depth: int = MAX_JSON_DEPTH):

@@ -102,8 +102,9 @@ def _check(args, directory: Path, stdout, stderr) -> int:
     texts = _render(stderr)
     if texts is None:
         return int(ExitCode.FAILED)
-    differing = [name for name, text in texts.items() if not _same(directory / name, text, stdout)]
-    problems = _format_problems(directory, fileformat)
+    committed, problems = _read_committed(directory, texts, fileformat)
+    differing = [name for name, text in texts.items() if not _same(directory / name, committed.get(name), text, stdout)]
+    problems += _format_problems(directory, committed, fileformat)
     for problem in problems:
         print(f"golden check: {problem}", file=stdout)
     elapsed = time.perf_counter() - start
@@ -115,13 +116,32 @@ def _check(args, directory: Path, stdout, stderr) -> int:
     return int(ExitCode.OK)
 
 
-def _same(path: Path, text: str, stdout) -> bool:
-    old = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else ""
+def _read_committed(directory: Path, names, fileformat) -> tuple[dict[str, str], list[str]]:
+    """Each golden file's text, read once (``harness.files_in``: a regular file of at most
+    ``MAX_GOLDEN_BYTES``), and the problems of those that could not be read (a folder, a
+    FIFO, a link to ``/dev/zero``, not UTF-8); a missing file is neither."""
+    from harness.files_in import MAX_GOLDEN_BYTES, InputError, read_bytes
+
+    texts, problems = {}, []
+    for name in dict.fromkeys([*names, *fileformat.FILES.values()]):
+        path = directory / name
+        if not os.path.lexists(path):
+            continue
+        try:
+            texts[name] = read_bytes(path, limit=MAX_GOLDEN_BYTES).decode("utf-8", errors="replace")
+        except InputError as exc:
+            problems.append(str(exc))
+    return texts, problems
+
+
+def _same(path: Path, old: str | None, text: str, stdout) -> bool:
+    """Whether the committed text ``old`` (None: missing or unreadable) is ``text``."""
     if old == text:
         return True
+    exists, old = old is not None, old or ""
     diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), f"{path} (committed)",
                                      f"{path} (regenerated)", lineterm="", n=2))
-    print(f"golden check: {path.name} differs" + ("" if path.exists() else " (missing)"), file=stdout)
+    print(f"golden check: {path.name} differs" + ("" if exists else " (missing or unreadable)"), file=stdout)
     for line in diff[:MAX_DIFF_LINES]:
         print(line, file=stdout)
     if len(diff) > MAX_DIFF_LINES:
@@ -129,12 +149,12 @@ def _same(path: Path, text: str, stdout) -> bool:
     return False
 
 
-def _format_problems(directory: Path, fileformat) -> list[str]:
+def _format_problems(directory: Path, committed: dict[str, str], fileformat) -> list[str]:
     problems = []
     for kind, name in fileformat.FILES.items():
-        if (directory / name).exists():
+        if name in committed:
             try:
-                fileformat.load(directory / name, kind)
+                fileformat.load(committed[name], kind, name=str(directory / name))
             except ValueError as exc:
                 problems.append(str(exc))
             except RecursionError:  # e.g. 100,000 nested brackets: a problem, not a crash

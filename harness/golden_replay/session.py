@@ -84,12 +84,13 @@ def read_docs(files: tuple[str, ...], directory: Path, stderr) -> list[tuple[str
     """The documents to replay, read before any candidate runs; None (and the reason on
     ``stderr``) when one cannot be read."""
     from golden import fileformat
+    from harness.files_in import MAX_GOLDEN_BYTES, read_text
 
     docs = []
     for kind in files:
         path = directory / fileformat.FILES[kind]
-        try:
-            docs.append((kind, fileformat.load(path, kind)))
+        try:  # a regular file of at most MAX_GOLDEN_BYTES, read once (a folder, a FIFO, /dev/zero: refused)
+            docs.append((kind, fileformat.load(read_text(path, limit=MAX_GOLDEN_BYTES), kind, name=str(path))))
         except (OSError, ValueError) as exc:
             print(f"golden replay: {exc}", file=stderr)
             return None
