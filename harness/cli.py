@@ -18,6 +18,7 @@ import importlib
 import sys
 
 from harness import __version__
+from harness.commands.args import OneLineParser
 from harness.exitcodes import ExitCode
 
 # verb -> (module, one-line help). build_parser imports every verb's module: each declares
@@ -38,7 +39,7 @@ VERBS: dict[str, tuple[str, str]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(  # every usage error, of every verb and action: one line, exit 2
         prog="constrain-harness",
         description="Differential testing and oracle harness for constrained decoding.",
         epilog="example: constrain-harness dfa '(cat|car|dog)s?'",

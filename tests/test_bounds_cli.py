@@ -5,6 +5,7 @@ and leaves no temporary folders behind."""
 from __future__ import annotations
 
 import io
+import json
 import math
 import random
 from pathlib import Path
@@ -37,6 +38,19 @@ BAD_ARGUMENTS = [
     ("golden", "write", "--dir", "/dev/null"), ("golden", "check", "--dir", "/no/such/folder"),
     ("golden", "replay", "--timeout", "inf"), ("golden", "replay", "--memory", "-5"),
     ("golden", "replay", "--dir", "/dev/null"),
+    # issue 25: every number option finite and in range, checked when parsed; options that widen refused
+    ("autograder", "build", "--points", "inf"), ("autograder", "build", "--points", "nan"),
+    ("autograder", "build", "--points", "0"), ("autograder", "build", "--timeout", "inf"),
+    ("autograder", "build", "--wall", "1e400"), ("autograder", "build", "--memory", "1e12"),
+    ("autograder", "build", "--memory", str(1 << 40)), ("autograder", "build", "--out", "/"),
+    ("autograder", "build", "--out", "/no/such/folder/a.zip"), ("autograder", "build", "--out", "/proc/a.zip"),
+    ("autograder", "run", "--root", "/dev/null"), ("autograder", "frob"),
+    ("grade-tests", "x", "--max-score", "nan"), ("grade-tests", "x", "--max-score", "inf"),
+    ("grade-tests", "x", "--max-score", "-1"), ("grade-tests", "x", "--timeout", "inf"),
+    ("grade-tests", "x", "--budget", "0"), ("grade-tests", "x", "--jobs", "0"), ("grade-tests", "x", "--seed", "-1"),
+    ("mutants", "--only", ""), ("mutants", "--only", ","), ("mutants", "--sample", "5"),
+    ("mutants", "--seed", "3"), ("mutants", "--generated", "--sample", "0"), ("mutants", "--generated", "--module", ""),
+    ("nosuchverb",), ("golden", "frob"), ("check", "--timeout"),
 ]
 
 
@@ -205,3 +219,103 @@ def test_golden_replay_reads_a_deeply_nested_file_as_a_usage_error(tmp_path):
     (tmp_path / "constrain_golden.json").write_text("[" * 100_000 + "]" * 100_000)
     code, _, err = run("golden", "replay", "--file", "constrain", "--dir", str(tmp_path))
     assert code == ExitCode.USAGE and "nested too deeply" in err and "Traceback" not in err
+
+
+# --- issue 25: files read once, regular, size-capped --------------------------------------------
+
+def hostile_golden_dir(tmp_path: Path, kind: str) -> Path:
+    """A copy of golden/ whose masks_golden.json is a folder, a link to /dev/zero or a FIFO."""
+    import os
+    import shutil
+
+    folder = tmp_path / "golden"
+    folder.mkdir()
+    for path in (Path(__file__).resolve().parents[1] / "golden").glob("*.json"):
+        shutil.copy(path, folder / path.name)
+    target = folder / "masks_golden.json"
+    target.unlink()
+    if kind == "folder":
+        target.mkdir()
+    elif kind == "dev-zero":
+        target.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(target)
+    return folder
+
+
+@pytest.mark.parametrize("kind, words", [("folder", "a folder"), ("dev-zero", "character device"),
+                                         ("fifo", "FIFO")])
+def test_golden_replay_refuses_what_is_not_a_regular_file(tmp_path, kind, words):
+    """Was: a traceback (folder), MemoryError at 1.7 GB (/dev/zero), a hang (FIFO)."""
+    import resource
+
+    folder = hostile_golden_dir(tmp_path, kind)
+    before = {p.name: p.stat().st_mode for p in folder.iterdir() if p.is_file() and not p.is_symlink()}
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, out, err = run("golden", "replay", "--dir", str(folder), "--file", "masks")
+    assert code == ExitCode.USAGE and err.strip().count("\n") == 0, (code, err)
+    assert "masks_golden.json" in err and words in err, err
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 200_000  # KiB: nothing read whole
+    assert before == {p.name: p.stat().st_mode for p in folder.iterdir() if p.is_file() and not p.is_symlink()}
+
+
+@pytest.mark.slow  # renders every golden file (about a minute)
+@pytest.mark.parametrize("kind, words", [("folder", "a folder"), ("dev-zero", "character device"),
+                                         ("fifo", "FIFO")])
+def test_golden_check_reports_what_is_not_a_regular_file(tmp_path, kind, words):
+    folder = hostile_golden_dir(tmp_path, kind)
+    code, out, err = run("golden", "check", "--dir", str(folder))
+    assert code == ExitCode.FAILED and "Traceback" not in out + err
+    assert "masks_golden.json: it is" in out and words in out, out[-2000:]
+
+
+def test_files_in_reads_regular_files_once_and_bounded(tmp_path):
+    import os
+
+    from harness import files_in
+
+    (tmp_path / "ok.json").write_text("[1]", encoding="utf-8")
+    assert files_in.read_text(tmp_path / "ok.json") == "[1]"
+    (tmp_path / "big").write_bytes(b"x" * 101)
+    with pytest.raises(files_in.InputError, match="over 100 bytes"):
+        files_in.read_bytes(tmp_path / "big", limit=100)
+    assert files_in.read_bytes(tmp_path / "big", limit=101) == b"x" * 101
+    os.mkfifo(tmp_path / "fifo")  # opened without waiting for a writer, then refused
+    for path, words in ((tmp_path, "a folder"), (tmp_path / "fifo", "FIFO"), ("/dev/zero", "character device"),
+                        (tmp_path / "missing", "No such file")):
+        with pytest.raises(files_in.InputError, match=words):
+            files_in.read_bytes(path)
+    (tmp_path / "latin1").write_bytes(b"caf\xe9")
+    with pytest.raises(files_in.InputError, match="not UTF-8 \\(byte 3\\)"):
+        files_in.read_text(tmp_path / "latin1")
+
+
+def test_new_argument_types_accept_only_what_they_document():
+    import argparse
+
+    for kind, holds in ((cli_args.score, lambda v: isinstance(v, float) and 0 < v <= cli_args.MAX_SCORE),
+                        (cli_args.positive_count, lambda v: isinstance(v, int) and 1 <= v <= cli_args.MAX_COUNT),
+                        (cli_args.names, lambda v: isinstance(v, list) and v and all(x.strip() for x in v))):
+        for text in HOSTILE + [",", " , ", "s05,", "s05, s12"]:
+            try:
+                value = kind(text)
+            except argparse.ArgumentTypeError:
+                continue
+            assert holds(value), (kind, text, value)
+
+
+def test_an_autograder_config_with_infinities_is_refused():
+    from harness.autograder.config import AutograderConfig
+
+    for field, value in (("points", math.inf), ("points", math.nan), ("timeout", math.inf), ("wall", math.nan),
+                         ("memory", 10 ** 12), ("memory", 2048.5), ("points", True)):
+        with pytest.raises(ValueError, match=field):
+            AutograderConfig(**{field: value})
+
+
+def test_report_writers_refuse_nan():
+    from harness.report.formats import gradescope
+
+    with pytest.raises(ValueError, match="JSON compliant"):
+        json.dumps({"score": math.nan}, allow_nan=False)  # the writers' setting, what it promises
+    assert "allow_nan=False" in Path(gradescope.__file__).read_text(encoding="utf-8")

@@ -114,14 +114,19 @@ def build_bundle(out: Path, config: AutograderConfig = AutograderConfig()) -> Bu
     with tempfile.TemporaryDirectory(prefix="constrain-harness-bundle-") as scratch:
         wheel = build_wheel(Path(scratch), root)
         partial = out.with_name(out.name + ".partial")
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
-            for name in ("setup.sh", "run_autograder"):
-                _add(bundle, name, (TEMPLATES / name).read_bytes(), _EXECUTABLE)
-            _add(bundle, CONFIG_NAME, (json.dumps(config.to_json(), indent=1) + "\n").encode(), _FILE)
-            _add(bundle, "constraints.txt", _constraints().encode(), _FILE)
-            _add(bundle, f"wheels/{wheel.name}", wheel.read_bytes(), _FILE)
-            files = tuple(bundle.namelist())
-        partial.replace(out)
+        try:  # the CLI checked --out before the work (args.output_file); this is the backstop
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
+                for name in ("setup.sh", "run_autograder"):
+                    _add(bundle, name, (TEMPLATES / name).read_bytes(), _EXECUTABLE)
+                _add(bundle, CONFIG_NAME, (json.dumps(config.to_json(), indent=1, allow_nan=False) + "\n").encode(),
+                     _FILE)
+                _add(bundle, "constraints.txt", _constraints().encode(), _FILE)
+                _add(bundle, f"wheels/{wheel.name}", wheel.read_bytes(), _FILE)
+                files = tuple(bundle.namelist())
+            partial.replace(out)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
     return BundleInfo(out, wheel.name, config, files)
 
 

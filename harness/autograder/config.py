@@ -22,11 +22,25 @@ from pathlib import Path
 
 from harness.autograder.gradescope import HINTS
 from harness.autograder.grading import TIERS, GradeOptions
+from harness.files_in import read_text
 
 __all__ = ["AutograderConfig", "CONFIG_NAME", "LABS"]
 
 CONFIG_NAME = "constrain-harness-autograder.json"
 LABS = ("L8.7",)
+
+
+MAX_POINTS = 1_000_000.0
+"""Largest assignment score (as ``harness.commands.args.MAX_SCORE``)."""
+MAX_SECONDS = 86_400.0
+"""Largest per-test timeout or per-submission wall, seconds (a day)."""
+MAX_MEGABYTES = 1 << 20
+"""Largest memory limit, MB (1 TiB: larger values overflow RLIMIT_AS)."""
+
+
+def _number_in(value, low: float, high: float) -> bool:
+    """Return True if and only if ``value`` is a real number (not a bool) with ``low < value <= high``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and low < value <= high
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,11 +66,16 @@ class AutograderConfig:
             raise ValueError(f"tier must be one of {', '.join(TIERS)}, not {self.tier!r}")
         if self.hints not in HINTS:
             raise ValueError(f"hints must be one of {', '.join(HINTS)}, not {self.hints!r}")
-        if not isinstance(self.points, (int, float)) or isinstance(self.points, bool) or not self.points > 0:
-            raise ValueError(f"points must be a number > 0, not {self.points!r}")
+        # finite and in range (results.json must hold JSON numbers: no Infinity, no NaN)
+        if not _number_in(self.points, 0, MAX_POINTS):
+            raise ValueError(f"points must be a finite number in (0, {MAX_POINTS:g}], not {self.points!r}")
         object.__setattr__(self, "points", float(self.points))
-        if not isinstance(self.wall, (int, float)) or not self.wall > 0:
-            raise ValueError(f"wall must be a number of seconds > 0, not {self.wall!r}")
+        for name in ("timeout", "wall"):
+            if not _number_in(getattr(self, name), 0, MAX_SECONDS):
+                raise ValueError(f"{name} must be a finite number of seconds in (0, {MAX_SECONDS:g}], "
+                                 f"not {getattr(self, name)!r}")
+        if isinstance(self.memory, bool) or not isinstance(self.memory, int) or not 256 <= self.memory <= MAX_MEGABYTES:
+            raise ValueError(f"memory must be an integer number of MB in 256..{MAX_MEGABYTES}, not {self.memory!r}")
         self.grade_options()  # validates timeout and memory
 
     def grade_options(self) -> GradeOptions:
@@ -78,6 +97,6 @@ class AutograderConfig:
     @classmethod
     def read(cls, path: Path) -> "AutograderConfig":
         try:
-            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+            return cls.from_json(json.loads(read_text(path)))  # a regular file, size-capped, read once
         except (OSError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read the autograder config {path}: {exc}") from exc

@@ -141,5 +141,5 @@ def write_results(results: dict, path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    partial.write_text(json.dumps(results, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     partial.replace(path)

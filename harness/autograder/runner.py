@@ -141,4 +141,4 @@ def _write(results: dict, path: Path, platform: str) -> None:
             gradescope.write_results(results, path)
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(results, indent=1, allow_nan=False) + "\n", encoding="utf-8")

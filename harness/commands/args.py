@@ -44,6 +44,8 @@ MAX_JOBS = 64
 """Largest ``--jobs``: more processes than that only thrash a machine."""
 MAX_COUNT = 1_000_000
 """Largest count of generated cases (``compare --regexes/--schemas``, ``--shrink-limit``)."""
+MAX_SCORE = 1_000_000.0
+"""Largest ``--points`` / ``--max-score``: a score past it is a typo (and ``inf`` no score)."""
 MAX_SEED = (1 << 63) - 1
 """Seeds are in ``0..MAX_SEED``."""
 MAX_INPUT_BYTES = 16 << 20
@@ -108,6 +110,29 @@ def seed(text: str) -> int:
     return _bounded(text, int, 0, MAX_SEED)
 
 
+def score(text: str) -> float:
+    """A positive, finite score of at most ``MAX_SCORE`` points (e.g. ``"16"``, ``"12.5"``):
+    ``inf``, ``nan``, ``0`` and ``-1`` are refused (a results.json must hold JSON numbers)."""
+    value = _number(text, float)
+    if not 0 < value <= MAX_SCORE:
+        raise argparse.ArgumentTypeError(f"{text} is not a score in (0, {MAX_SCORE:g}]")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """A count of at least one: ``1..MAX_COUNT`` (e.g. ``--sample 200``)."""
+    return _bounded(text, int, 1, MAX_COUNT)
+
+
+def names(text: str) -> list[str]:
+    """A non-empty comma-separated list of names (``"s05,s12"``); an empty one (``""``,
+    ``","``) is refused rather than read as "everything"."""
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing (leave the option out to take all)")
+    return items
+
+
 def input_file(text: str) -> Path:
     """An existing regular file of at most ``MAX_INPUT_BYTES`` that we may read."""
     path = Path(text)
@@ -141,6 +166,11 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {parent} is not writable")
+    try:  # the file system's own answer, before any work (os.access says yes to root on /proc)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        os.unlink(path)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror or exc}") from None
     return path
 
 
@@ -171,9 +201,18 @@ def output_folder(text: str) -> Path:
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` report a usage error as one line on stderr and exit 2."""
     def error(message: str):
-        sys.stderr.write(f"{parser.prog}: error: {message}\n")
+        sys.stderr.write(f"{parser.prog}: error: {' '.join(message.split())}\n")
         raise SystemExit(int(ExitCode.USAGE))
     parser.error = error  # type: ignore[method-assign]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr and exit 2 (its
+    subparsers are of this class too: ``add_subparsers`` uses the parent's class)."""
+
+    def error(self, message: str):
+        sys.stderr.write(f"{self.prog}: error: {' '.join(message.split())}\n")
+        raise SystemExit(int(ExitCode.USAGE))
 
 
 # --- readers ---------------------------------------------------------------------------------

@@ -18,23 +18,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.commands.args import existing_folder, megabytes, output_file, score, seconds
 from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     build = sub.add_parser("build", help="write the Gradescope autograder zip")
-    build.add_argument("--out", metavar="F", default="autograder.zip", help="the zip to write (default autograder.zip)")
+    build.add_argument("--out", metavar="F", type=output_file, default="autograder.zip",
+                       help="the zip to write (default autograder.zip)")
     build.add_argument("--lab", default="L8.7", help="the lab to grade (only L8.7: the Python module)")
     build.add_argument("--tier", choices=("default", "strict"), default="default",
                        help="default: what the seed states; strict: also the contract's decisions (check --strict)")
-    build.add_argument("--points", type=float, default=16.0, help="the assignment's total points (default 16)")
+    build.add_argument("--points", type=score, default=16.0, help="the assignment's total points (default 16)")
     build.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
                        help="what a failed test shows: the verdict only; + why and the seed's pitfall; "
                             "+ the counterexample (default pitfall)")
-    build.add_argument("--timeout", type=float, default=60.0, help="wall seconds per test (default 60)")
-    build.add_argument("--memory", type=int, default=2048, help="memory limit in MB (default 2048)")
-    build.add_argument("--wall", type=float, default=540.0,
+    build.add_argument("--timeout", type=seconds, default=60.0, help="wall seconds per test (default 60)")
+    build.add_argument("--memory", type=megabytes(256), default=2048, help="memory limit in MB (default 2048)")
+    build.add_argument("--wall", type=seconds, default=540.0,
                        help="seconds for a whole submission (default 540): keep it below the assignment's "
                             "autograder timeout on Gradescope (10 minutes unless changed)")
     build.add_argument("--no-ref-deps", action="store_true",
@@ -42,7 +44,7 @@ def add_arguments(parser) -> None:
     build.add_argument("--no-student-tests", action="store_true",
                        help="do not grade the student's own tests even when grade-tests exists")
     run_p = sub.add_parser("run", help="grade the submission in ROOT, write ROOT/results/results.json")
-    run_p.add_argument("--root", metavar="DIR", default=None,
+    run_p.add_argument("--root", metavar="DIR", type=existing_folder, default=None,
                        help="the grading root (default $CONSTRAIN_HARNESS_AUTOGRADER_ROOT, else /autograder or /grade)")
     run_p.add_argument("--platform", choices=("gradescope", "prairielearn"), default="gradescope")
 

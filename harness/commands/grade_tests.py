@@ -17,6 +17,7 @@ surviving chaffs; 2 usage error; 4 the harness's files changed during the gradin
 
 from __future__ import annotations
 
+from harness.commands.args import jobs, score, seconds, seed
 from harness.exitcodes import ExitCode
 from harness.report import registry
 
@@ -29,18 +30,18 @@ def add_arguments(parser) -> None:
                         help="what is said of a surviving chaff: nothing, the seed's pitfall, the mutant "
                              "(default pitfall)")
     registry.add_options(parser, {"mutants", "graded"})  # --json, --gradescope, --stryker, --html, --junit-xml, ...
-    parser.add_argument("--max-score", metavar="N", type=float, default=100.0,
+    parser.add_argument("--max-score", metavar="N", type=score, default=100.0,
                         help="the Gradescope score of a suite catching every chaff (default 100)")
-    parser.add_argument("--timeout", metavar="S", type=float, default=60.0,
+    parser.add_argument("--timeout", metavar="S", type=seconds, default=60.0,
                         help="wall-clock seconds of one run of the suite (default 60)")
-    parser.add_argument("--budget", metavar="S", type=float, default=900.0,
+    parser.add_argument("--budget", metavar="S", type=seconds, default=900.0,
                         help="wall-clock seconds of the whole grading (default 900)")
     parser.add_argument("--wheats", metavar="LIST", default="",
                         help="comma-separated wheats ('reference' or paths; default: reference, "
                              "tests/candidates/fair_*.py, brzozowski.py)")
     parser.add_argument("--chaffs", metavar="IDS", default="", help="comma-separated catalogue ids (default s01-s27)")
-    parser.add_argument("--jobs", metavar="N", type=int, default=2, help="runs at a time (default 2)")
-    parser.add_argument("--seed", metavar="N", type=int, default=None, help="the chaff order's seed (default random)")
+    parser.add_argument("--jobs", metavar="N", type=jobs, default=2, help="runs at a time (default 2)")
+    parser.add_argument("--seed", metavar="N", type=seed, default=None, help="the chaff order's seed (default random)")
 
 
 def run(args, stdout, stderr) -> int:

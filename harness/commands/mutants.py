@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.commands.args import jobs, one_line_errors, seconds
+from harness.commands.args import jobs, names, one_line_errors, positive_count, seconds, seed
 from harness.exitcodes import ExitCode
 from harness.report import registry
 from harness.report.progress import bar as progress_bar
@@ -35,7 +35,7 @@ from harness.report.progress import bar as progress_bar
 
 def add_arguments(parser) -> None:
     one_line_errors(parser)
-    parser.add_argument("--only", metavar="IDS", help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
+    parser.add_argument("--only", metavar="IDS", type=names, help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
                                                       "the old p01-p11 name l10_9:s01-s11)")
     parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--timeout", type=seconds, default=None,
@@ -43,16 +43,20 @@ def add_arguments(parser) -> None:
     registry.add_options(parser, {"mutants"})  # --json, --junit-xml, --stryker, --html (kill matrix), --csv, ...
     parser.add_argument("--no-self-check", action="store_true", help="skip the runner's self check")
     parser.add_argument("--generated", action="store_true", help="generated mutants instead of the catalogue")
-    parser.add_argument("--operators", metavar="OPS", help="--generated: operator families or names, comma-separated")
-    parser.add_argument("--module", metavar="MODS", help="--generated: reference modules (e.g. parser,schema)")
-    parser.add_argument("--sample", type=int, default=None, metavar="N", help="--generated: N mutants (default all)")
-    parser.add_argument("--seed", type=int, default=1, help="--generated: the sample's seed (default 1)")
+    parser.add_argument("--operators", metavar="OPS", type=names,
+                        help="--generated: operator families or names, comma-separated")
+    parser.add_argument("--module", metavar="MODS", type=names,
+                        help="--generated: reference modules (e.g. parser,schema)")
+    parser.add_argument("--sample", type=positive_count, default=None, metavar="N",
+                        help="--generated: N mutants (default all)")
+    parser.add_argument("--seed", type=seed, default=None, help="--generated: the sample's seed (default 1)")
     parser.add_argument("--no-deep", action="store_true",
                         help="--generated: the default tier only (no --deep --strict pass)")
 
 
-def _split(text: str | None) -> list[str] | None:
-    return [x.strip() for x in text.split(",") if x.strip()] if text else None
+GENERATED_ONLY = ("operators", "module", "sample", "seed")
+"""Options that only mean something with ``--generated``: given without it, a usage error
+(they were silently ignored: ``--sample 5`` ran the whole catalogue)."""
 
 
 def _select(args, stdout, stderr):
@@ -60,19 +64,26 @@ def _select(args, stdout, stderr):
     from harness.mutants.catalogue import BY_ID, MUTANTS, resolve
     from harness.mutants.runner import run_generated, run_mutant
 
+    stray = [f"--{name}" for name in GENERATED_ONLY if getattr(args, name) is not None]
+    if stray and not args.generated:
+        print(f"constrain-harness mutants: error: {', '.join(stray)} need --generated (ignored without it)",
+              file=stderr)
+        return int(ExitCode.USAGE)
     if args.generated:
         from harness.mutants import generation
+
+        seed_value = 1 if args.seed is None else args.seed
 
         if args.only:
             print("mutants: --only selects catalogue mutants; with --generated use --module/--operators", file=stderr)
             return int(ExitCode.USAGE)
         try:
-            sites = generation.enumerate_sites(modules=_split(args.module), operators=_split(args.operators))
-            mutants, dropped = generation.pick(sites, args.sample, args.seed)
+            sites = generation.enumerate_sites(modules=args.module, operators=args.operators)
+            mutants, dropped = generation.pick(sites, args.sample, seed_value)
         except ValueError as exc:
             print(f"mutants: {exc}", file=stderr)
             return int(ExitCode.USAGE)
-        print(f"generated: {len(sites)} sites, {len(mutants)} mutants kept (seed {args.seed}); dropped: "
+        print(f"generated: {len(sites)} sites, {len(mutants)} mutants kept (seed {seed_value}); dropped: "
               + ", ".join(f"{n} {why}" for why, n in dropped.items()), file=stdout, flush=True)
         lookup = {m.id: m for m in mutants}
 
@@ -81,7 +92,7 @@ def _select(args, stdout, stderr):
         return mutants, lookup, run
     mutants = list(MUTANTS)
     if args.only:
-        wanted = list(dict.fromkeys(resolve(x) for x in _split(args.only)))
+        wanted = list(dict.fromkeys(resolve(x) for x in args.only))
         unknown = [x for x in wanted if x not in BY_ID]
         if unknown:
             print(f"mutants: unknown id(s) {', '.join(unknown)}; known: {', '.join(BY_ID)}", file=stderr)

@@ -225,10 +225,10 @@ def _row(graded: Graded, chaff: str, hints: str) -> Row:
 
 
 def dumps(data: dict) -> str:
-    return json.dumps(data, indent=1, sort_keys=False) + "\n"
+    return json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n"
 
 
 def write_json(path: str, data: dict) -> None:
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=False)
+        json.dump(data, f, indent=1, sort_keys=False, allow_nan=False)
         f.write("\n")

@@ -406,7 +406,7 @@ def _allows(flag: bool) -> str:
 
 
 def dumps(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _memo(cache: dict, key, build):

@@ -33,7 +33,7 @@ def to_results(report: Report) -> dict:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_results(report), indent=1) + "\n"
+    return json.dumps(to_results(report), indent=1, allow_nan=False) + "\n"
 
 
 FORMAT = Format("gradescope", "--gradescope", "write Gradescope's results.json to F", frozenset({"graded"}), render)

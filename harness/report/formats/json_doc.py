@@ -34,7 +34,7 @@ def to_json(report: Report) -> dict:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_json(report), indent=1, default=str) + "\n"
+    return json.dumps(to_json(report), indent=1, default=str, allow_nan=False) + "\n"
 
 
 FORMAT = Format("json", "--json", "write the JSON report to F", KINDS, render)

@@ -33,7 +33,7 @@ def to_stryker(report: Report) -> dict:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_stryker(report), indent=1) + "\n"
+    return json.dumps(to_stryker(report), indent=1, allow_nan=False) + "\n"
 
 
 FORMAT = Format("stryker", "--stryker", "write the Stryker mutation-testing-report-schema JSON to F",
