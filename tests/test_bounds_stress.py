@@ -24,6 +24,9 @@ ISSUE_PROBES = ["literal-100k", "nested-counted-3x30", "schema-arrays-24", "sche
                 "schema-maxitems-300", "schema-enum-50k-ints", "repeat-bound-5000-digits",
                 "schema-text-brackets-100k", "schema-enum-deep-value"]
 ALL_CASES = [case["name"] for case in load_cases()]
+ISSUE_25 = [case["name"] for case in load_cases() if case["kind"] == "probe" or "expect" in case]
+"""Issue 25's cases: the oracles' refusals (each with the answer both must give) and the
+probes of harness/bench/stress_probes.py (the parser, the files, the numbers, the API)."""
 
 
 def _assert_within_bound(result) -> None:
@@ -36,6 +39,14 @@ def _assert_within_bound(result) -> None:
 @pytest.mark.parametrize("name", ISSUE_PROBES)
 def test_the_issues_probes_answer_within_the_bound(name):
     _assert_within_bound(run_case(name, "reference", timeout=KILL_AFTER, memory_mb=MEMORY_MB))
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("name", ISSUE_25)
+def test_issue_25_cases_give_their_answer_within_the_bound(name):
+    kind = next(case["kind"] for case in load_cases() if case["name"] == name)
+    for target in ("reference",) if kind == "probe" else ("reference", "derivatives"):
+        _assert_within_bound(run_case(name, target, timeout=KILL_AFTER, memory_mb=MEMORY_MB))
 
 
 @pytest.mark.slow

@@ -68,6 +68,8 @@ def expand(case: dict):
         return {"enum": [i if kind == "int" else f"value-{i}" for i in range(count)]}
     if "object" in case:
         return {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(case["object"])}}
+    if "probe" in case:
+        return case["probe"]
     if "deep_enum_value" in case:
         value: list = []
         for _ in range(case["deep_enum_value"]):
@@ -105,6 +107,10 @@ def _pattern_of(case: dict, value, target: str) -> str:
 
 
 def _work(case: dict, value, target: str) -> str:
+    if case["kind"] == "probe":  # issue 25: an attack and its promised answer (harness/bench/stress_probes.py)
+        from harness.bench.stress_probes import run_probe
+
+        return run_probe(case["probe"])
     pattern = _pattern_of(case, value, target)
     if target == "reference":
         from oracles.automaton import regex_to_dfa
@@ -132,7 +138,10 @@ def contract_error(exc: BaseException) -> bool:
 def _warm_imports() -> None:
     """Import what the work needs before the clock starts (imports are not the work)."""
     import oracles.automaton  # noqa: F401
+    from harness.bench import stress_probes
     from oracles import derivatives  # noqa: F401
+
+    stress_probes.warm()
 
 
 def child_main(target: str, name: str) -> None:
@@ -147,6 +156,9 @@ def child_main(target: str, name: str) -> None:
     except BaseException as exc:  # noqa: BLE001 - the child reports whatever happened
         detail, outcome, contract = f"{type(exc).__name__}: {str(exc)[:120]}", "error", contract_error(exc)
     seconds = time.perf_counter() - start
+    answer = "ok" if outcome == "ok" else detail.split(":")[0]
+    if "expect" in case and answer != case["expect"]:  # issue 25: both oracles give the expected answer
+        detail, contract = f"{detail} (expected {case['expect']})", False
     print(json.dumps({"outcome": outcome, "contract": contract, "detail": detail, "seconds": seconds}), flush=True)
 
 
@@ -278,6 +290,8 @@ def run_corpus(*, targets=TARGETS, timeout: float = 30.0, memory_mb: int = 2000,
         if only and case["name"] not in only:
             continue
         for target in targets:
+            if case["kind"] == "probe" and target != TARGETS[0]:
+                continue  # a probe is not a pattern: it runs once
             result = run_case(case["name"], target, timeout=timeout, memory_mb=memory_mb, pythonpath=pythonpath)
             print(result.line(), file=out, flush=True)
             results.append(result)
