@@ -159,6 +159,8 @@ def _first_group_deeper_than(pattern: str, limit: int) -> int | None:
     """The offset of the first ``(`` that opens group number ``limit + 1`` of a nest
     (outside brackets, not escaped), or None; e.g. 1 for ``((a))`` and limit 1. A
     bracket's first ``]`` (after an optional ``^``) is a member, as Python reads it."""
+    if pattern.count("(") <= limit:  # the common case, at C speed: no nest can be deeper
+        return None
     depth, pos, end = 0, 0, len(pattern)
     while pos < end:
         ch = pattern[pos]

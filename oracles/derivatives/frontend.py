@@ -242,6 +242,8 @@ _REPEAT_BRACES = re.compile(r"\{(?:\d+(?:,\d*)?|,\d*)\}")
 def _locate_deep_group(pattern: str, limit: int) -> int | None:
     """The offset of the first ``(`` nested deeper than ``limit`` groups (outside
     brackets, not escaped), or None. E.g. ``_locate_deep_group("((a))", 1) == 1``."""
+    if pattern.count("(") <= limit:  # the common case: no nest can be deeper
+        return None
     depth, i, n, in_class = 0, 0, len(pattern), False
     while i < n:
         c = pattern[i]
