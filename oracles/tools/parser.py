@@ -197,10 +197,10 @@ class ToolParser:
         if type(piece) is not str:
             raise TypeError(f"a piece must be a str, not {type(piece).__name__}")
         mode = self._mode
-        if not piece and mode is not DONE:
-            return []  # nothing new: no state changes (an escape or a held suffix waits for the next piece)
         if mode is TEXT and not self._held and not self._after_call and "<" not in piece:
             return [_content(piece)] if piece else []  # the common case: plain text
+        if not piece and mode is not DONE:
+            return []  # nothing new: no state changes (an escape or a held suffix waits for the next piece)
         events: list = []
         if mode is ARGS:  # never holds text
             if not self._escaped and ('"' not in piece and "\\" not in piece if self._in_string
