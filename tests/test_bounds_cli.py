@@ -48,7 +48,7 @@ BAD_ARGUMENTS = [
     ("grade-tests", "x", "--max-score", "nan"), ("grade-tests", "x", "--max-score", "inf"),
     ("grade-tests", "x", "--max-score", "-1"), ("grade-tests", "x", "--timeout", "inf"),
     ("grade-tests", "x", "--budget", "0"), ("grade-tests", "x", "--jobs", "0"), ("grade-tests", "x", "--seed", "-1"),
-    ("mutants", "--only", ""), ("mutants", "--only", ","), ("mutants", "--sample", "5"),
+    ("mutants", "--only", ""), ("mutants", "--only", ","), ("mutants", "--sample", "5"), ("check", "--only", ""),
     ("mutants", "--seed", "3"), ("mutants", "--generated", "--sample", "0"), ("mutants", "--generated", "--module", ""),
     ("nosuchverb",), ("golden", "frob"), ("check", "--timeout"),
 ]

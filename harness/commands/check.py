@@ -21,7 +21,7 @@ timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
 from __future__ import annotations
 
 from harness import report
-from harness.commands.args import input_file, megabytes, one_line_errors, seconds
+from harness.commands.args import input_file, megabytes, names, one_line_errors, seconds
 from harness.exitcodes import ExitCode
 from harness.suite.catalogue import NAMES
 
@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
                         help="wall-clock seconds per test (default 60; 300 with --deep)")
     parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=2048,
                         help="address-space limit of the child in MB (default 2048)")
-    parser.add_argument("--only", metavar="NAMES", default="",
+    parser.add_argument("--only", metavar="NAMES", type=names, default=None,
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", type=input_file, default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
@@ -57,7 +57,7 @@ def run(args, stdout, stderr) -> int:
     from harness import reports
     from harness.check import CheckOptions, run_check
 
-    only = tuple(n.strip() for n in args.only.split(",") if n.strip())
+    only = tuple(args.only or ())  # None: every test; an empty list is refused when parsed
     unknown = [n for n in only if n not in NAMES]
     if unknown:
         print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}", file=stderr)
