@@ -492,4 +492,6 @@ def _tail(log: Path, limit: int = 4000) -> str:
         data = log.read_bytes()
     except OSError:
         return ""
-    return data[-limit:].decode("utf-8", "replace")
+    from harness.suite.seeding import without_addresses
+
+    return without_addresses(data[-limit:].decode("utf-8", "replace"))

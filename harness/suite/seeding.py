@@ -14,6 +14,8 @@ any one seed, and ``numpy.random.default_rng`` (PCG64 through ``SeedSequence``, 
 same bits on every platform and supported Python) makes each stream's draws a pure
 function of (constant, run seed). The Hypothesis properties (``--deep``) draw from
 ``hypothesis_seed(name)`` when the run seed is not 0 (at 0: derandomized, as written).
+``without_addresses`` takes the memory addresses out of a traceback put in a report, the
+one thing in it that differed from run to run.
 
 Example::
 
@@ -26,12 +28,13 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
-           "check_seed"]
+           "check_seed", "without_addresses"]
 
 MAX_SEED = (1 << 32) - 1
 """Seeds are 0 .. 2**32 - 1 (short enough to read out, wide enough not to collide)."""
@@ -101,3 +104,13 @@ def _submission_files(spec: str | None) -> list[tuple[str, bytes]]:
 def _package_files(folder: Path) -> list[tuple[str, bytes]]:
     files = sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())
     return [(p.relative_to(folder).as_posix(), p.read_bytes()) for p in files]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def without_addresses(text: str) -> str:
+    """``text`` without the memory addresses of default reprs (``<function f at 0x7f...>``,
+    ``<... object at 0x...>``) a traceback shows: they differ from run to run, and a
+    report must be the same for the same submission and seed."""
+    return _ADDRESS.sub("", text)
