@@ -109,7 +109,7 @@ def quiet_and_loaded(gallery) -> list[tuple[str, dict, dict]]:
         loaded = [grade(name, tests, cpu) for name, tests, cpu, _ in gallery]
         assert len(burners.alive()) == burners.count  # the machine really was busy throughout
     assert burners.alive() == []  # nothing of the burners is left
-    for (name, tests, _, want), (_, result) in zip(gallery, quiet):
+    for (name, _tests, _cpu, want), (_, result) in zip(gallery, quiet):
         assert {t.name: t.status for t in result.tests} == want, (name, [(t.name, t.reason) for t in result.tests])
     return [(name, comparable(q), comparable(lo)) for (name, q), lo in zip(quiet, loaded)]
 
