@@ -89,7 +89,8 @@ class GradeOptions:
 
     def check_args(self) -> list[str]:
         args = ["--timeout", f"{self.timeout:g}", "--memory", str(self.memory)]
-        return args + (["--ref-deps"] if self.ref_deps else []) + (["--strict"] if self.tier == "strict" else [])
+        ref_deps = ["--ref-deps"] if self.ref_deps else ["--no-ref-deps"]  # check's default is the policy's (on)
+        return args + ref_deps + (["--strict"] if self.tier == "strict" else [])
 
 
 @dataclass(frozen=True)
