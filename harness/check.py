@@ -9,8 +9,10 @@ channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
   namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp (else ``unshare`` namespaces, else a documented fallback); the
-  candidate's whole process tree ends with its process. Result records are signed with a
+  private HOME and /tmp (none of it only under ``--unconfined``; without a working
+  bubblewrap ``run_check`` refuses); the candidate's whole process tree ends with its
+  process. The grader child runs isolated (``harness.sandbox.isolated``: no current
+  directory, user ``PYTHONPATH`` or user site on its path). Result records are signed with a
   key passed through a pipe, so records anyone else appends to the file are ignored.
 - **deadlines**: each test's calls into the candidate share a wall-clock deadline of
   ``--timeout`` seconds; a candidate that dies, hangs or breaks the protocol mid-call
@@ -128,7 +130,10 @@ class CheckResult:
 
 
 def run_check(options: CheckOptions) -> CheckResult:
-    """Grade ``options.impl``; never raises for anything the candidate does."""
+    """Grade ``options.impl``; never raises for anything the candidate does. Raises
+    ``confine.ConfinementUnavailable`` before anything runs when no confinement can start
+    here and ``--unconfined`` was not given (the ``check`` verb says so in one line, exit 2)."""
+    confine.require()
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
     result = CheckResult(options, marker=secrets.token_hex(8))
     start = time.monotonic()
