@@ -428,7 +428,7 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
     assert tree_digest() == before
     if unconfined:  # the candidate reached the grader: it died, the files were restored before the exit
         assert code == ExitCode.TAMPERED, out + err
-        assert "golden/planted_by_wall.json: added; restored" in err
+        assert "harness file golden/planted_by_wall.json: added (file); restored" in err
         assert "died of SIGSEGV" in err
     else:
         assert code == ExitCode.OK, out + err
