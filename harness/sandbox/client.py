@@ -21,6 +21,12 @@ Failures:
   Exception`` cannot swallow it), the process is ended and ``candidate.incident`` keeps
   the first one; a later call on the same ``Candidate`` raises it again.
 
+The candidate process's ``sys.path`` is the harness's package root, the standard library
+and site-packages, then the candidate's folder, last: a student's file named
+``numpy.py`` or ``regex.py`` beside their module cannot shadow a library (their own
+helpers with other names still import). The grader's processes never have the
+candidate's folder on their path (``harness.sandbox.isolated``).
+
 Time limits count CPU seconds of the candidate's process tree (``harness.sandbox.cputime``),
 never the machine's business: ``limit_cpu(seconds)`` starts a budget that bounds every
 call until ``limit_cpu(None)`` (a catalogue test's calls share one); without one each
@@ -150,7 +156,10 @@ class Candidate:
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
-        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)] + [str(p) for p in self._candidate_paths()]!r}; "
+        # the harness first, the candidate's folder last: after the standard library and
+        # site-packages, so a student's numpy.py or regex.py shadows no library (see above)
+        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)]!r}; "
+                f"sys.path += {[str(p) for p in self._candidate_paths()]!r}; "
                 f"from harness.sandbox.server import main; main({child.fileno()})")
         argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]
         try:
