@@ -28,8 +28,9 @@ checked when sending and again when receiving, where they matter (the peer may b
   4 Mi;
 - ``MAX_DECODED_BYTES`` of Python objects the decoded frame may need, estimated from above
   as ``ELEMENT_BYTES`` (96) per value, 4 bytes per byte of text (a str may be stored
-  4 bytes a character), 1 per byte of binary, and 2 per byte of every extension payload
-  (the copy the decoder hands the extension hook, and a numpy array's own copy): 1 GiB.
+  4 bytes a character), 1 per byte of binary, 2 per byte of every extension payload
+  (the copy the decoder hands the extension hook, and a numpy array's own copy) and 1 per
+  byte of the frame (a copy the decoder may make): 1 GiB.
 
 The receiver enforces them with ``scan``, an iterative walk over the frame's headers (an
 explicit stack, no recursion, nothing allocated per value) that runs before ``msgpack``
@@ -356,18 +357,18 @@ def _children(container):
     return container
 
 
-def scan(body: bytes) -> None:
-    """Check ``body`` against the bounds before anything is decoded (module docstring). Walks
-    the headers with an explicit stack of
-    the open containers (no recursion, nothing allocated per value); raises ``ProtocolError``
+def scan(body: bytes) -> int:
+    """Check ``body`` against the bounds before anything is decoded (module docstring); the
+    estimate of its decoded size, in bytes. Walks the headers with an explicit stack of the
+    open containers (no recursion, nothing allocated per value); raises ``ProtocolError``
     for a frame out of bounds or malformed."""
     try:
-        _scan(body)
+        return _scan(body)
     except IndexError:
         raise ProtocolError("truncated frame") from None
 
 
-def _scan(body: bytes) -> None:
+def _scan(body: bytes) -> int:
     size, pos, simple = len(body), 0, _SIMPLE
     elements, text, binary, payloads = 1, 0, 0, 0
     todo, end, limit, depth, leaf = 1, size, MAX_DEPTH, 0, False  # the innermost open container
@@ -461,9 +462,10 @@ def _scan(body: bytes) -> None:
             todo, end, depth = count, -1, depth + 1
     if elements > MAX_ELEMENTS:
         raise ProtocolError(f"more than {MAX_ELEMENTS} values in one frame")
-    estimate = ELEMENT_BYTES * elements + 4 * text + binary + 2 * payloads
+    estimate = ELEMENT_BYTES * elements + 4 * text + binary + 2 * payloads + size
     if estimate > MAX_DECODED_BYTES:
         raise ProtocolError(f"a frame that would take {estimate} bytes decoded (bound {MAX_DECODED_BYTES})")
+    return estimate
 
 
 def _skip_siblings(body: bytes, pos: int, count: int) -> tuple[int, int, int, int]:
@@ -520,23 +522,25 @@ def _decode_nested(body: bytes):
     ``FAST_EXT_NESTING``: each is decoded one level at a time (its payload kept as a
     ``_Pending``), then, children before parents, every container gets its final values."""
     root = msgpack.unpackb(body, ext_hook=_pending, **_UNPACK)
-    order, todo = [], [root]  # containers, parents before children
+    order, todo = [], [(root, 0)]  # containers, parents before children; values to look at, with their depth
     while todo:
-        value = todo.pop()
+        value, depth = todo.pop()
         if isinstance(value, _Pending):
             value.items = msgpack.unpackb(value.data, ext_hook=_pending, **_UNPACK)
             value.data = None
             if not isinstance(value.items, list):
                 raise ProtocolError(f"malformed value of type {value.code}")
-            order.append(value)
-            todo.extend(value.items)
+            children = value.items
         elif isinstance(value, list):
-            order.append(value)
-            todo.extend(value)
+            children = value
         elif isinstance(value, dict):
-            order.append(value)
-            todo.extend(value)
-            todo.extend(value.values())
+            children = [*value, *value.values()]
+        else:
+            continue
+        if children and depth >= MAX_DEPTH:
+            raise ProtocolError(f"a value nested deeper than {MAX_DEPTH}")
+        order.append(value)
+        todo.extend((child, depth + 1) for child in children)
     for node in reversed(order):
         if isinstance(node, _Pending):
             node.value = _container(node.code, [_final(v) for v in node.items])
