@@ -463,6 +463,16 @@ def test_an_honest_test():
 '''
 
 
+RUN_SUITE = """
+import json, sys
+from pathlib import Path
+from harness.gradetests.implementations import wheat
+from harness.gradetests.suite_run import run_suite
+result = run_suite(Path(sys.argv[1]), wheat("reference"), timeout=120, marker=sys.argv[2])
+print(json.dumps({"verdict": result.verdict, "detail": result.detail, "outcomes": result.outcomes}))
+"""
+
+
 @pytest.mark.parametrize("body", [
     # ["call", 1, "regex_to_dfa", [300 nested tuples], {}]: 1.5 KB
     'b"\\x95\\xa4call\\x01\\xacregex_to_dfa\\x91" + bytes.fromhex("%s") + b"\\x80"' % nested_tuples(300).hex(),
@@ -470,15 +480,15 @@ def test_an_honest_test():
     'b"\\xdd" + struct.pack(">I", 8 << 20) + b"\\x90" * (8 << 20)',
 ], ids=["nested tuples", "empty arrays"])
 def test_a_suites_hostile_request_fails_its_test_and_leaves_the_grader_standing(harness_unchanged, tmp_path, body):
-    from harness.gradetests.implementations import wheat
-    from harness.gradetests.suite_run import run_suite
-
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "test_hostile.py").write_text(SUITE.replace("{body}", body))
     marker = f"channel-suite-{os.getpid()}"
-    result = run_suite(suite, wheat("reference"), timeout=120, marker=marker)
-    hostile = next(t for t in result.outcomes if t.endswith("test_sends_a_hostile_request"))
-    assert result.outcomes[hostile] == "crashed", (result.verdict, result.detail, result.outcomes, result.output)
-    assert result.verdict == "flood" and "broke the channel's rules" in result.detail, result.detail
+    done = subprocess.run([sys.executable, "-c", RUN_SUITE, str(suite), marker], capture_output=True, text=True,
+                          timeout=600, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, f"the grader died ({done.returncode}): {done.stderr[-3000:]}"
+    result = json.loads(done.stdout.splitlines()[-1])
+    hostile = next(t for t in result["outcomes"] if t.endswith("test_sends_a_hostile_request"))
+    assert result["outcomes"][hostile] == "crashed", result
+    assert result["verdict"] == "flood" and "broke the channel's rules" in result["detail"], result
     assert still_running(marker) == []
