@@ -260,6 +260,17 @@ def test_the_biggest_legitimate_frames_fit_with_room():
         assert len(got) == len(frame) and repr(got[:2])[:100] == repr(frame[:2])[:100]
 
 
+def test_the_sender_keeps_the_receivers_bounds(monkeypatch):
+    monkeypatch.setattr(channel, "SMALL_FRAME", 0)
+    monkeypatch.setattr(channel, "MAX_ELEMENTS", 1000)
+    a, b = socket.socketpair()
+    with a, b:
+        with pytest.raises(channel.ProtocolError, match="more than 1000 values in one frame"):
+            channel.send(a, [[] for _ in range(1000)])
+        channel.send(a, [[] for _ in range(999)])  # with the list itself, 1000 values
+        assert len(channel.receive(b, time.monotonic() + 5)) == 999
+
+
 # --------------------------------------------------------------------------- malformed frames
 
 

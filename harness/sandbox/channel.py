@@ -32,16 +32,31 @@ checked when sending and again when receiving, where they matter (the peer may b
   (the copy the decoder hands the extension hook, and a numpy array's own copy) and 1 per
   byte of the frame (a copy the decoder may make): 1 GiB.
 
-The receiver enforces them with ``scan``, an iterative walk over the frame's headers (an
-explicit stack, no recursion, nothing allocated per value) that runs before ``msgpack``
-builds anything; ``msgpack.unpackb``'s own ``max_*_len`` limits are a second fence.
-Extension values nested in extension values (a tuple in a tuple) are decoded by
-recursion through ``msgpack`` only up to ``FAST_EXT_NESTING`` levels (each level costs
-some 45 KB of C stack); deeper ones are decoded level by level with an explicit stack
-(``_decode_nested``). Anything else wrong with a frame (truncated, bytes after the
-value, an unused type byte, an unknown extension, a malformed array) is a
-``ProtocolError`` too. The biggest legitimate frames (the catalogue, ``golden replay``
-and ``grade-tests`` measured) are far inside every bound: see ``tests/test_channel_bounds.py``.
+The receiver enforces them without recursion proportional to the input (``decode``):
+
+- a frame over ``SMALL_FRAME`` (1 MiB) is checked by ``scan`` before ``msgpack`` builds
+  anything: an iterative walk over its headers (an explicit stack of the open containers,
+  nothing allocated per value) that refuses a header announcing too much at once;
+  ``msgpack.unpackb``'s own ``max_*_len`` limits are a second fence;
+- a smaller frame cannot break the count or size bounds whatever it holds (a value takes
+  at least one byte of it and at most ``ELEMENT_BYTES`` + 20 bytes a byte once decoded:
+  some 116 MiB for 1 MiB), so it is decoded at once (``msgpack``'s decoder is iterative
+  and refuses nesting past 1024 levels) and its depth checked afterwards, one level at a
+  time in C iterators (``_check_depth``), unless it holds too few bytes that could open a
+  container to nest past ``MAX_DEPTH``;
+- extension values nested in extension values (a tuple in a tuple) are decoded through
+  the hook's recursion up to ``FAST_EXT_NESTING`` (8) levels, each some 45 KB of C stack;
+  deeper ones level by level with an explicit stack (``_decode_nested``), which refuses
+  depth past ``MAX_DEPTH`` as it goes.
+
+Anything else wrong with a frame (truncated, bytes after the value, an unused type byte,
+an unknown extension, a msgpack timestamp, a malformed array or handle) is a
+``ProtocolError`` too. The sender checks the same bounds (``send``), so the grader never
+sends what its candidate would refuse. The biggest legitimate frames measured (the
+catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
+are far inside every bound: 133 KB, 8.8 K values, depth 7, some 0.9 MB decoded;
+``tests/test_channel_bounds.py`` checks that a batch over a 100 K-token vocabulary and
+256 masks over it as raw bytes still cross.
 
 Example::
 
@@ -254,16 +269,8 @@ _TIMESTAMPS = (b"\xd6\xff", b"\xd7\xff", b"\xc7\x0c\xff")
 
 def decode(body: bytes):
     """One frame's value from its bytes (``body``: the frame without its length header),
-    within the bounds of the module docstring; a ``ProtocolError`` says what is wrong.
-
-    A frame over ``SMALL_FRAME`` bytes is checked by ``scan`` before ``msgpack`` builds
-    anything. A smaller one cannot break the count or size bounds whatever its structure
-    (a value takes at least one byte and at most ``ELEMENT_BYTES`` plus 16 per byte
-    decoded, so 1 MiB decodes to at most some 112 MiB), so it is decoded at once and its
-    depth checked afterwards (``_check_depth``, level by level in C iterators) unless it
-    holds too few bytes that could open a container to be too deep; msgpack's own decoder
-    is iterative (it refuses nesting past 1024) and the extension hook's recursion is
-    bounded (``_unpack``)."""
+    within the bounds of the module docstring (which says how); a ``ProtocolError`` says
+    what is wrong."""
     try:
         if len(body) > SMALL_FRAME or b"\xff" in body and _has_timestamp(body):
             scan(body)
@@ -562,10 +569,13 @@ def _final(value):
 
 
 def send(sock: socket.socket, value, to_handle=None) -> None:
-    """Encode and send one frame (blocking)."""
+    """Encode and send one frame (blocking); a value out of the bounds (module docstring)
+    is a ``ProtocolError`` here, before anything is sent."""
     body = msgpack.packb(encode(value, to_handle), use_bin_type=True)
     if len(body) > MAX_FRAME:
         raise ProtocolError(f"a frame of {len(body)} bytes is over the {MAX_FRAME}-byte bound")
+    if len(body) > SMALL_FRAME:  # the receiver's bounds (a smaller frame keeps them: ``decode``)
+        scan(body)
     sock.sendall(_HEADER.pack(len(body)) + body)
 
 
