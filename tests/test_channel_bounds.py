@@ -318,6 +318,26 @@ def test_a_handles_kind_arrives_printable():
     assert handle.kind == "DFA\\x1b[32mPASS\\r" and handle.methods == ("step",)
 
 
+def test_a_candidates_text_arrives_bounded_and_its_shown_parts_escaped(tmp_path):
+    from harness.sandbox.text import escape
+
+    loud = tmp_path / "loud.py"
+    loud.write_text("from oracles.automaton import *  # noqa: F401,F403\n"
+                    "class Sly:\n    def __repr__(self):\n        return '\\r\\x1b[32mPASS' * 100\n"
+                    "Sly.__qualname__ = 'Sly\\x1b[2K'\n"
+                    "def regex_to_dfa(pattern):\n"
+                    "    if pattern == 'sly':\n        return Sly()\n"
+                    "    raise ValueError('\\x1b[32mPASS\\r' * 2000)\n")
+    with Candidate(str(loud)) as cand:
+        with pytest.raises(ValueError) as caught:
+            cand.module.regex_to_dfa("a")
+        assert len(str(caught.value)) <= 4000  # the message as raised (escaped where it is shown)
+        assert "\x1b" not in escape(str(caught.value)) and "\x1b" not in caught.value.where
+        sly = cand.module.regex_to_dfa("sly")
+        assert sly._handle.kind == "Sly\\x1b[2K"
+        assert not any(ch in repr(sly) for ch in "\x1b\r") and len(repr(sly)) <= 300
+
+
 # --------------------------------------------------------------------------- many: one answer per call
 
 
