@@ -533,7 +533,15 @@ class RemoteMethod(proxying.RemoteMethodBase):
     __slots__ = ()
 
     def many(self, arg_tuples) -> list:
-        return self.owner._ask("many", self.name, [list(a) for a in arg_tuples])
+        """One answer per argument tuple, in order; a reply with more or fewer answers than
+        calls is a protocol violation (the process is ended: ``CandidateProtocolError``)."""
+        calls = [list(a) for a in arg_tuples]
+        answers = self.owner._ask("many", self.name, calls)
+        if not isinstance(answers, list) or len(answers) != len(calls):
+            got = f"{len(answers)} answers" if isinstance(answers, list) else f"a {type(answers).__name__}"
+            raise self.owner._link._gone(CandidateProtocolError, f"protocol violation during many {self.name}: "
+                                                                 f"{got} to {len(calls)} calls")
+        return answers
 
     def __repr__(self):
         return f"<candidate method {self.owner._handle.kind}.{self.name}>"
@@ -587,6 +595,7 @@ def describe_argument(obj) -> channel.Described:
 
 
 _EXCEPTION_CLASSES: dict = {}
+MAX_MESSAGE_CHARS = 4000  # of a candidate's exception message (the server cuts there too, if it was not rewritten)
 
 
 def _remote_exception(info) -> BaseException:
@@ -594,9 +603,10 @@ def _remote_exception(info) -> BaseException:
         return CandidateProtocolError("malformed error reply")
     from harness.sandbox.text import escape
 
+    info = {**info, "message": str(info.get("message", ""))[:MAX_MESSAGE_CHARS]}  # the server's cut, redone here
     exc = proxying.exception_class(info, RemoteError, "candidate", _EXCEPTION_CLASSES)
     if exc is None:  # pragma: no cover - Exception always works
-        return RemoteError(str(info.get("message", "")))
+        return RemoteError(info["message"])
     exc.remote_type, exc.where = type(exc).__name__, escape(str(info.get("where", "")))[:200]
     if isinstance(info.get("handle"), Proxy):
         exc.remote = info["handle"]
