@@ -8,8 +8,8 @@ conformance case checks (and the seed's pitfall it mirrors):
 variant                what it does                                     breaks
 =====================  ===============================================  ==============
 ``content-empty``      ``content: ""`` beside tool_calls (s16)          tools.call
-``markup-leak``        a partial ``<tool_`` in the content before       tools.stream
-                       every call (s15)
+``markup-leak``        a partial ``<tool_`` in the content before       tools.stream (and
+                       every call (s15)                                 tools.cutoff*)
 ``fragments-dropped``  streams only each call's first arguments         tools.stream
                        fragment (s14)
 ``wrong-tool``         a named tool_choice calls another tool of the    tools.call
@@ -54,6 +54,8 @@ class Variant:
 
     name = "reference"
     breaks = ""
+    also_breaks: tuple[str, ...] = ()
+    """Other cases that check the broken rule in another situation (e.g. on a cut answer)."""
 
     def body(self, text: str) -> str:
         return text
@@ -87,6 +89,7 @@ class ContentEmpty(Variant):
 
 class MarkupLeak(Variant):
     name, breaks = "markup-leak", "tools.stream"
+    also_breaks = ("tools.cutoff", "tools.cutoff_stream")  # they check for markup in the content too
 
     def event_filter(self, streamed: bool) -> Callable[[list], list]:
         def leak(events: list) -> list:
