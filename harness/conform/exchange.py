@@ -200,6 +200,7 @@ class Exchange:
         self.case_deadline = math.inf
         self.request_deadline = math.inf
         self._request_seconds = self.timeout
+        self._streaming = False
         lib = http_library()
         transport = bounded_transport(lib, self)
         self.transport_errors = transport.errors
@@ -214,17 +215,30 @@ class Exchange:
         """Start a case's clock: its requests end by ``case_timeout`` seconds from now."""
         self.case_deadline = time.monotonic() + self.case_timeout
 
-    def _begin_request(self) -> float:
+    def _begin_request(self, streaming: bool = False) -> float:
         """Set the next request's deadline; return the seconds it has (each network wait's bound)."""
+        self._streaming = streaming
         now = time.monotonic()
         self.request_deadline = min(now + self.timeout, self.case_deadline)
         self._request_seconds = max(self.request_deadline - now, 0.001)
         return self._request_seconds
 
+    def _which_deadline(self) -> str:
+        which = "the case's" if self.request_deadline == self.case_deadline else "the request's"
+        return f"{which} deadline ({self._request_seconds:.3g} s for this request)"
+
     def deadline_message(self, bytes_read: int) -> str:
         got = f" after {bytes_read} bytes" if bytes_read else ""
-        which = "the case's" if self.request_deadline == self.case_deadline else "the request's"
-        return f"still answering{got} at {which} deadline ({self._request_seconds:.3g} s for this request): cut"
+        doing = "still streaming" if self._streaming else "still answering"
+        return f"{doing}{got} at {self._which_deadline()}: cut"
+
+    def describe(self, exc: BaseException) -> str:
+        """``_describe(exc)``, a timeout naming the deadline that ended it."""
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError) and _bound_error(exc) is None:
+            return f"timed out: no answer by {self._which_deadline()}"
+        return _describe(exc)
 
     # ----------------------------------------------------------------- the model
 
@@ -236,7 +250,7 @@ class Exchange:
             try:
                 ids = [m.id for m in self.client.models.list(timeout=seconds).data]
             except Exception as exc:  # noqa: BLE001 - every failure becomes a verdict
-                raise Unanswered(Failure("GET /models answers a model list", "GET /models", _describe(exc))) from None
+                raise Unanswered(Failure("GET /models answers a model list", "GET /models", self.describe(exc))) from None
             if not ids:
                 raise Unanswered(Failure("GET /models answers a model list", "GET /models",
                                          "an empty list: give --model"))
@@ -254,7 +268,7 @@ class Exchange:
         try:
             completion = self.client.chat.completions.create(model=model, timeout=seconds, **params)
         except Exception as exc:  # noqa: BLE001
-            raise Unanswered(Failure("the server answers the request", where, _describe(exc))) from None
+            raise Unanswered(Failure("the server answers the request", where, self.describe(exc))) from None
         if not isinstance(completion, ChatCompletion):  # the client hands back a body that is not JSON as is
             raise Unanswered(Failure("the server answers with a JSON chat completion", where,
                                      f"not JSON: {excerpt(completion)}"))
@@ -265,7 +279,7 @@ class Exchange:
         where = describe_request(label, {**params, "stream": True})
         model = self.model()
         self.requests += 1
-        seconds = self._begin_request()
+        seconds = self._begin_request(streaming=True)
         chunks: list[dict] = []
         try:
             stream = self.client.chat.completions.create(model=model, stream=True, timeout=seconds, **params)
@@ -282,7 +296,7 @@ class Exchange:
         except Exception as exc:  # noqa: BLE001
             got = f"after {len(chunks)} chunk(s): " if chunks else ""
             raise Unanswered(Failure("the server streams the answer as server-sent events", where,
-                                     got + _describe(exc))) from None
+                                     got + self.describe(exc))) from None
         return chunks
 
     def expect_error(self, label: str, **params) -> ErrorReply:
@@ -304,7 +318,7 @@ class Exchange:
                 body = None
             return ErrorReply(response.status_code, response.headers.get("content-type", ""), text, body)
         except Exception as exc:  # noqa: BLE001
-            raise Unanswered(Failure("the server answers the request", where, _describe(exc))) from None
+            raise Unanswered(Failure("the server answers the request", where, self.describe(exc))) from None
         accepted = _dump(completion)  # a 2xx answer: judged by the case like any other reply
         return ErrorReply(200, "application/json", excerpt(accepted), accepted)
 
