@@ -250,7 +250,8 @@ class Exchange:
             try:
                 ids = [m.id for m in self.client.models.list(timeout=seconds).data]
             except Exception as exc:  # noqa: BLE001 - every failure becomes a verdict
-                raise Unanswered(Failure("GET /models answers a model list", "GET /models", self.describe(exc))) from None
+                raise Unanswered(Failure("GET /models answers a model list", "GET /models",
+                                         self.describe(exc))) from None
             if not ids:
                 raise Unanswered(Failure("GET /models answers a model list", "GET /models",
                                          "an empty list: give --model"))
