@@ -37,6 +37,7 @@ def run(args, stdout, stderr) -> int:
     from harness.serve.app import create_app
     from harness.serve.decode import Engine
     from harness.serve.model import load_vocabulary
+    from harness.serve.runner import tune_malloc
     from harness.serve.variants import VARIANTS
 
     if args.variant not in VARIANTS:
@@ -50,6 +51,7 @@ def run(args, stdout, stderr) -> int:
     except (RuntimeError, ValueError) as exc:
         print(str(exc), file=stderr)
         return int(ExitCode.USAGE)
+    tune_malloc()
     app = create_app(Engine(vocabulary), model_name=args.model_name, variant=VARIANTS[args.variant]())
     print(f"serve-reference: {args.variant} on http://{args.host}:{args.port}/v1 ({args.vocab}, "
           f"{len(vocabulary.tokens)} tokens)", file=stdout, flush=True)
