@@ -1,9 +1,12 @@
 """One answer of the reference server: tokens drawn from the model under the request's grammar.
 
 ``Engine(vocabulary)`` holds what every request shares: the vocabulary, the
-``RandomLogitModel``, the free-text mask and an ``IndexCache`` (one ``TokenIndex``
-per grammar pattern over this vocabulary, built on first use, at most
-``INDEX_CACHE_SIZE`` kept, least recently used dropped first).
+``RandomLogitModel``, the free-text mask, an ``IndexCache`` (one ``BoundedTokenIndex``
+per grammar pattern over this vocabulary, built on first use; at most ``CACHE_BYTES``
+in all, each index charged its DFA tables and its ``ROWS_BYTES`` of per-state rows,
+least recently used dropped first) and a ``CompileBudget`` (the CPU seconds each tool
+pattern cost to compile, remembered, so a request's tools are charged before they are
+compiled again; issue 25).
 
 ``Engine.generate(grammar, params, max_tokens, seed)`` is a ``Generation``: iterate it
 for the text pieces (one per token, UTF-8 decoded incrementally, so a character split
