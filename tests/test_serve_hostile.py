@@ -102,12 +102,26 @@ def error_of(response) -> dict:
 def raw_request(server, head: str, body: bytes = b"", wait: float = 10.0) -> bytes:
     """Send ``head`` (the request line and headers) and ``body`` on a raw socket; the
     bytes answered within ``wait`` seconds (b"" when none)."""
+    answer = b""
     with socket.create_connection((server.host, server.port), timeout=wait) as sock:
         sock.sendall(head.encode("ascii") + b"\r\n" + body)
         try:
-            return sock.recv(65536)
+            while True:  # the head, then Content-Length bytes of body (they may come apart)
+                part = sock.recv(65536)
+                answer += part
+                head_end = answer.find(b"\r\n\r\n")
+                if not part or (head_end >= 0 and len(answer) - head_end - 4 >= _content_length(answer)):
+                    return answer
         except TimeoutError:
-            return b""
+            return answer
+
+
+def _content_length(answer: bytes) -> int:
+    for line in answer.split(b"\r\n\r\n")[0].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
 
 
 def post_head(length: int) -> str:

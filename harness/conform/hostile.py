@@ -76,6 +76,10 @@ def hostile_app():
 
 def run_scenario(case: dict) -> dict:
     """``{"outcome", "contract", "detail", "seconds"}`` of one conform case (see the module doc)."""
+    import openai  # noqa: F401 - imported before the clock (seconds of import on a loaded machine)
+
+    import harness.commands.conform  # noqa: F401
+    import harness.conform.run  # noqa: F401
     from harness.cli import main
     from harness.serve.runner import ServerThread
 
