@@ -102,12 +102,13 @@ class CheckOptions:
                             memory_mb=self.memory)
 
     def policy_header(self) -> str:
-        """The run header's policy line: the limits ``check`` applies (per test, load, memory)."""
+        """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
+        applies (per test, load, memory), then the tier and ref-deps."""
         policy = self.policy()
         backstop = policy.backstop(policy.test_cpu_seconds)
-        return (f"policy: tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}, "
-                f"{policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
-                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB")
+        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
+                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB; "
+                f"tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}")
 
 
 @dataclass

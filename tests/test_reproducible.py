@@ -136,7 +136,7 @@ def test_the_seed_is_in_the_header_and_every_report(tmp_path):
     assert code == 0, out.getvalue()
     header = out.getvalue().splitlines()[:4]
     assert "seed: 77 (check --seed 77 replays this run)" in header
-    policy = next(line for line in header if line.startswith("policy: "))
+    policy = next(line for line in header if line.startswith("limits: "))
     assert "60 CPU s per test (wall backstop 600 s)" in policy and "ref-deps on" in policy
     doc = json.loads(files["r.json"].read_text())
     assert doc["seed"] == 77 and doc["policy"] == policy
