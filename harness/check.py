@@ -9,14 +9,25 @@ channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
   namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp (else ``unshare`` namespaces, else a documented fallback); the
-  candidate's whole process tree ends with its process. Result records are signed with a
+  private HOME and /tmp (none of it only under ``--unconfined``; without a working
+  bubblewrap ``run_check`` refuses); the candidate's whole process tree ends with its
+  process. The grader child runs isolated (``harness.sandbox.isolated``: no current
+  directory, user ``PYTHONPATH`` or user site on its path). Result records are signed with a
   key passed through a pipe, so records anyone else appends to the file are ignored.
-- **deadlines**: each test's calls into the candidate share a wall-clock deadline of
-  ``--timeout`` seconds; a candidate that dies, hangs or breaks the protocol mid-call
-  gives that test ``crashed`` or ``timeout`` and the next test a fresh candidate process.
-  This parent also watches the grader child (a test overrunning by ``GRACE`` seconds, or
-  a child that dies, is ended and the tests not yet run are run in a new child).
+- **limits in CPU time** (``harness.policy``; a busy machine changes no verdict): each
+  test's calls into the candidate share a budget of ``--timeout`` CPU seconds of the
+  candidate's process tree, its import ``load_seconds`` (``harness.sandbox.client``,
+  ``harness.sandbox.cputime``); wall time is only a backstop, ``POLICY.backstop`` (10x),
+  for a candidate that sleeps or blocks, and its verdict says so; on a loaded machine a
+  backstop is granted once more before it stands. A candidate that dies, hangs or breaks
+  the protocol mid-call gives that test ``crashed`` or ``timeout`` and the next test a
+  fresh candidate process. This parent also watches the grader child (``_Watch``): its
+  own CPU seconds (the harness's work) per test, per load and between tests, with
+  generous wall backstops behind them; a child past one, or one that dies, is ended and
+  the tests not yet run are run in a new child.
+- **one run seed** (``harness.suite.seeding``): every random choice of the run comes from
+  it; ``seed`` (default: derived from the submission's content, so a regrade draws the
+  same inputs) is printed in the header and written in every report.
 - **files**: a manifest of the harness's files (``harness``, ``oracles``, ``strategies``,
   ``golden``) is taken before the run and verified after it; any change, addition,
   removal or relink is listed in ``integrity``, restored without following links, and
@@ -54,7 +65,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
-from harness.sandbox import confine
+from harness.policy import POLICY, GradingPolicy
+from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -63,9 +75,9 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # holds facts/, harness/, or
 PROTECTED_PACKAGES = ("facts", "harness", "oracles", "strategies", "golden")
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
-STARTUP_SECONDS = 60.0  # wall and CPU allowance for importing pytest, numpy and the candidate
-FINISH_GRACE = 10.0  # seconds a child may take to exit after its session ended
-GRACE = 30.0  # seconds past a test's deadline before this parent ends the grader child (a backstop)
+STARTUP_SECONDS = 60.0  # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue
+FINISH_GRACE = 10.0  # the grader child's CPU seconds to exit after its session ended (wall: the backstop of it)
+GRACE = 30.0  # the grader child's own CPU seconds in one test beyond the candidate's budget (the oracles' work)
 
 
 @dataclass
@@ -73,13 +85,30 @@ class CheckOptions:
     """What to grade and under which limits (the ``check`` verb's options)."""
 
     impl: str | None = None
-    ref_deps: bool = False
+    ref_deps: bool = POLICY.ref_deps
     deep: bool = False
-    timeout: float = 60.0  # wall seconds per test
-    memory: int = 2048  # MB of address space for the child
+    timeout: float = POLICY.test_cpu_seconds  # CPU seconds per test, of the candidate's process tree
+    memory: int = POLICY.memory_mb  # MB of address space for the candidate process
     only: tuple[str, ...] = ()  # test names to run (default: all)
     golden_file: str | None = None
-    strict: bool = False  # grade the contract's decisions where the seed is silent
+    strict: bool = POLICY.tier == "strict"  # grade the contract's decisions where the seed is silent
+    load_seconds: float = POLICY.load_cpu_seconds  # CPU seconds to import the candidate
+    seed: int | None = None  # the run seed (None: derived from the submission, harness.suite.seeding)
+
+    def policy(self) -> GradingPolicy:
+        """The limits and choices of this run, as ``harness.policy`` states them."""
+        return POLICY.with_(tier="strict" if self.strict else "default", ref_deps=self.ref_deps,
+                            test_cpu_seconds=self.timeout, load_cpu_seconds=self.load_seconds,
+                            memory_mb=self.memory)
+
+    def policy_header(self) -> str:
+        """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
+        applies (per test, load, memory), then the tier and ref-deps."""
+        policy = self.policy()
+        backstop = policy.backstop(policy.test_cpu_seconds)
+        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
+                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB; "
+                f"tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}")
 
 
 @dataclass
@@ -109,6 +138,7 @@ class CheckResult:
     duration: float = 0.0
     exit_code: int = int(ExitCode.OK)
     marker: str = ""  # in the candidate's environment: finds any process of this run
+    seed: int = 0  # the run seed every random choice came from (``--seed`` replays the run)
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -128,9 +158,15 @@ class CheckResult:
 
 
 def run_check(options: CheckOptions) -> CheckResult:
-    """Grade ``options.impl``; never raises for anything the candidate does."""
+    """Grade ``options.impl``; never raises for anything the candidate does. Raises
+    ``confine.ConfinementUnavailable`` before anything runs when no confinement can start
+    here and ``--unconfined`` was not given (the ``check`` verb says so in one line, exit 2)."""
+    confine.require()
+    from harness.suite import seeding
+
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
-    result = CheckResult(options, marker=secrets.token_hex(8))
+    seed = seeding.check_seed(options.seed) if options.seed is not None else seeding.submission_seed(options.impl)
+    result = CheckResult(options, marker=secrets.token_hex(8), seed=seed)
     start = time.monotonic()
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
@@ -151,6 +187,8 @@ def run_check(options: CheckOptions) -> CheckResult:
             manifest.restore()
             result.integrity = [f"{change}; restored" for change in changes]
     result.isolation = result.load.get("confinement", "") or result.isolation
+    if confine.unconfined() and not result.isolation.startswith(confine.UNCONFINED_HEADLINE):
+        result.isolation = f"{confine.UNCONFINED_HEADLINE}: the candidate ran without any wall"
     _explain_not_run(result)
     result.duration = round(time.monotonic() - start, 2)
     result.exit_code = int(_exit_code(result))
@@ -201,7 +239,7 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     results_file = sandbox / f"results-{attempt}.jsonl"
     results_file.touch()
     log = sandbox / f"child-{attempt}.log"
-    command = _command(options, results_file, done)
+    command = _command(options, results_file, done) + _run_arguments(options, result)
     reader = _ResultReader(results_file)
     started = time.monotonic()
     with open(log, "wb") as out:
@@ -228,10 +266,13 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
 
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    command = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin",
-               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=", "-o", "console_output_style=classic",
-               "--rootdir", str(PACKAGE_ROOT), "--results-file", str(results_file),
-               "--timeout", str(options.timeout), "--memory", str(options.memory)]
+    # isolated (harness.sandbox.isolated): no current directory, user PYTHONPATH or user site;
+    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    command = isolated.command("pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+                               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+                               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
+                               "--results-file", str(results_file),
+                               "--timeout", str(options.timeout), "--memory", str(options.memory))
     if options.impl is not None:
         command += ["--impl", _absolute_spec(options.impl)]
     if options.ref_deps:
@@ -249,6 +290,11 @@ def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[
     return command
 
 
+def _run_arguments(options: CheckOptions, result: CheckResult) -> list[str]:
+    """The grader child's options for the run's seed and load limit (kept apart from ``_command``)."""
+    return ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
+
+
 def _absolute_spec(spec: str) -> str:
     path = Path(spec)
     if spec.endswith(".py") or path.exists() or "/" in spec:
@@ -258,14 +304,12 @@ def _absolute_spec(spec: str) -> str:
 
 def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
     """The grader child's environment (trusted: the candidate process gets its own,
-    trimmed, from ``harness.sandbox.confine``)."""
-    env = dict(os.environ)
-    paths = [str(PACKAGE_ROOT), os.getcwd()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env.update(PYTHONPATH=os.pathsep.join(paths), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0",
-               PYTHONFAULTHANDLER="1", CONSTRAIN_HARNESS_PROFILE="ci", CONSTRAIN_HARNESS_MARKER=marker,
-               PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # the catalogue needs none; each costs a rewrite
-               TMPDIR=str(sandbox))
-    return env
+    trimmed, from ``harness.sandbox.confine``): the caller's without any ``PYTHON*``
+    variable (no user ``PYTHONPATH``: ``harness.sandbox.isolated``), plus the catalogue's
+    settings. ``CONSTRAIN_HARNESS_UNCONFINED`` passes through (``--unconfined``)."""
+    return isolated.environment({"CONSTRAIN_HARNESS_PROFILE": "ci", "CONSTRAIN_HARNESS_MARKER": marker,
+                                 "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the catalogue needs none; each costs
+                                 "TMPDIR": str(sandbox)})
 
 
 # --------------------------------------------------------------------------- watching the child
@@ -317,22 +361,65 @@ def signed(record: dict, key: bytes) -> bool:
     return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
 
 
+class _Watch:
+    """This parent's limits on the grader child, read every poll: the child's own CPU
+    seconds (``cputime.process_seconds``: the harness's work, apart from the candidate's
+    tree, which the plugin's budgets bound) since the current phase began, and a
+    generous wall-clock backstop behind each, granted once more on a loaded machine.
+
+    Phases: ``<load>`` (importing and loading, ``STARTUP_SECONDS`` + the load's CPU), a
+    test (``GRACE`` + the test's), between tests or before the load (``STARTUP_SECONDS``),
+    after the session's "finish" record (``FINISH_GRACE``). The wall backstops leave room
+    for the plugin's own (a candidate restarted in the test: its load and the test's
+    budget, each possibly granted twice)."""
+
+    def __init__(self, child: subprocess.Popen, options: CheckOptions):
+        self.child, self.options = child, options
+        self.phase: object = None
+        self.cpu_start, self.wall_start, self.extended = 0.0, time.monotonic(), False
+
+    def limits(self, reader: "_ResultReader") -> tuple[str, float, float]:
+        """(what, CPU seconds, wall seconds) of the current phase."""
+        opts = self.options
+        if reader.finished_at is not None:
+            return "after the session ended", FINISH_GRACE, POLICY.backstop(FINISH_GRACE)
+        if reader.current == "<load>":
+            cpu = STARTUP_SECONDS + opts.load_seconds
+            return "while loading", cpu, 2 * POLICY.backstop(cpu)
+        if reader.current is not None:
+            wall = 2 * (POLICY.backstop(opts.timeout) + POLICY.backstop(opts.load_seconds)) + POLICY.backstop(GRACE)
+            return "in one test", GRACE + opts.timeout, wall
+        return "between tests", STARTUP_SECONDS, 2 * POLICY.backstop(STARTUP_SECONDS)
+
+    def over(self, reader: "_ResultReader") -> str | None:
+        """Why the child must be ended now, or None."""
+        phase = (reader.current, reader.current_since, reader.finished_at)
+        cpu = cputime.process_seconds(self.child.pid)
+        if phase != self.phase:
+            self.phase, self.cpu_start, self.wall_start, self.extended = phase, cpu, time.monotonic(), False
+            return None
+        what, cpu_limit, wall_limit = self.limits(reader)
+        if cpu - self.cpu_start > cpu_limit:
+            return f"CPU-time limit of the grader child: {cpu_limit:g} CPU s {what}"
+        if time.monotonic() - self.wall_start > wall_limit:
+            if not self.extended and cputime.machine_loaded():
+                self.extended, self.wall_start = True, time.monotonic()  # retried once on a busy machine
+                return None
+            return f"wall-clock backstop: {wall_limit:g} s {what}, the grader child slept or blocked"
+        return None
+
+
 def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,
            started: float) -> str | None:
-    """Poll until the child exits; kill it when a test (or the load) overruns."""
+    """Poll until the child exits; kill it when a phase overruns (``_Watch``)."""
+    watch = _Watch(child, options)
     while child.poll() is None:
         time.sleep(0.05)
         _apply(reader.read_new(), result)
-        limit = STARTUP_SECONDS + options.timeout if reader.current == "<load>" else options.timeout + GRACE
-        running = reader.current is not None and time.monotonic() - reader.current_since > limit
-        idle = reader.current is None and time.monotonic() - max(started, reader.current_since) > \
-            STARTUP_SECONDS + options.timeout
-        lingering = reader.finished_at is not None and time.monotonic() - reader.finished_at > FINISH_GRACE
-        if running or idle or lingering:
+        why = watch.over(reader)
+        if why is not None:
             _kill(child)
-            if lingering:
-                return f"still running {FINISH_GRACE:.0f} s after the session ended (a thread of the candidate?)"
-            return f"wall-clock limit: {limit:.0f} s" if running else "no progress (start-up or between tests)"
+            return why
     return None
 
 
@@ -414,4 +501,7 @@ def _tail(log: Path, limit: int = 4000) -> str:
         data = log.read_bytes()
     except OSError:
         return ""
-    return data[-limit:].decode("utf-8", "replace")
+    from harness.suite.seeding import stable_text
+
+    # stable_text before the cut: what it drops (carets drawn by Python 3.11+ only) must not move the window
+    return stable_text(data[-4 * limit:].decode("utf-8", "replace"))[-limit:]

@@ -13,7 +13,10 @@ JSON report (``--json F``), format ``constrain-harness-check`` version 1::
     {
       "format": "constrain-harness-check", "format_version": 1,
       "candidate": "path or module" | null (the reference),
-      "options": {"ref_deps", "deep", "timeout", "memory", "only", "strict"},
+      "options": {"ref_deps", "deep", "timeout" (CPU s per test), "load_seconds" (CPU s),
+                  "memory", "only", "strict"},
+      "seed": the run seed (``check --seed N`` replays the run; harness.suite.seeding),
+      "policy": the run header's policy line (the limits applied),
       "verdict": "passed" | "failed" | "usage or contract error" | "crashed or timed out" | "tampered",
       "exit_code": 0 | 1 | 2 | 3 | 4,
       "load": {"status": "ok"|"error"|"usage", "reason", "problems": [missing contract names],
@@ -31,7 +34,8 @@ JSON report (``--json F``), format ``constrain-harness-check`` version 1::
       "duration": seconds
     }
 
-JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">`` with a
+JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">``, its
+``<properties>`` holding ``seed`` and ``policy``, with a
 ``<testcase classname="catalogue" name=...>`` per test; ``failed`` is ``<failure>``,
 ``error``/``crashed``/``timeout``/``not run`` are ``<error type=status>``, ``skipped`` is
 ``<skipped>``; message = the reason, text = the details.
@@ -39,7 +43,8 @@ JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">`` with
 Gradescope (``--gradescope F``): ``results.json`` per Gradescope's autograder spec:
 ``{"score", "execution_time", "output", "stdout_visibility": "visible",
 "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
-"tags": kinds, "visibility": "visible"}]}``; each test is worth one point (the total is the
+"tags": kinds, "visibility": "visible"}]}``, ``output`` starting with the seed and the
+policy line; each test is worth one point (the total is the
 sum of the tests' ``max_score``: the results format has no top-level maximum; the document
 validates against ``harness/autograder/gradescope_results.schema.json``). A contract
 error or a tampering finding scores every test 0 and says why in ``output``.
@@ -59,6 +64,7 @@ from pathlib import Path
 from harness.check import CheckResult
 from harness.report.formats import junit_xml
 from harness.report.model import Report, Row
+from harness.sandbox.confine import UNCONFINED_HEADLINE
 from harness.sandbox.text import escape
 from harness.suite.catalogue import BY_NAME
 
@@ -84,7 +90,8 @@ def render_table(result: CheckResult, width: int = 150) -> str:
     lines = [f"constrain-harness check: {opts.impl or 'the reference (oracles.automaton)'}"
              + (" --ref-deps" if opts.ref_deps else "") + (" --deep" if opts.deep else "")
              + (" --strict" if opts.strict else ""),
-             f"limits: {opts.timeout:g} s wall per test, {opts.memory} MB memory",
+             opts.policy_header(),
+             f"seed: {result.seed} (check --seed {result.seed} replays this run)",
              f"confinement: {result.isolation or 'none (the candidate never started)'}"]
     lines += _load_lines(result)
     name_w = max([len(t.name) for t in result.tests] + [4])
@@ -169,7 +176,9 @@ def to_json(result: CheckResult) -> dict:
                       "notes": list(test.notes)})
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "candidate": opts.impl,
             "options": {"ref_deps": opts.ref_deps, "deep": opts.deep, "timeout": opts.timeout,
-                        "memory": opts.memory, "only": list(opts.only), "strict": opts.strict},
+                        "load_seconds": opts.load_seconds, "memory": opts.memory, "only": list(opts.only),
+                        "strict": opts.strict},
+            "seed": result.seed, "policy": opts.policy_header(),
             "verdict": result.verdict, "exit_code": result.exit_code, "load": result.load,
             "counts": result.counts(), "tests": tests, "isolation": result.isolation, "tamper": result.tamper,
             "integrity": result.integrity, "children": result.children, "duration": result.duration}
@@ -192,6 +201,9 @@ def to_junit(result: CheckResult) -> ET.Element:
                        failures=str(counts["failed"]),
                        errors=str(counts["error"] + counts["crashed"] + counts["timeout"] + counts["not run"]),
                        skipped=str(counts["skipped"]), time=f"{result.duration:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="seed", value=str(result.seed))
+    ET.SubElement(properties, "property", name="policy", value=result.options.policy_header())
     for test in result.tests:
         case = ET.SubElement(suite, "testcase", classname="catalogue", name=test.name, time=f"{test.duration:.3f}")
         if test.status == "failed":
@@ -200,6 +212,10 @@ def to_junit(result: CheckResult) -> ET.Element:
             ET.SubElement(case, "error", message=test.reason, type=test.status).text = test.details
         elif test.status == "skipped":
             ET.SubElement(case, "skipped", message=test.reason)
+    if result.isolation:  # the confinement, UNCONFINED (--unconfined) included; <properties> comes first
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="confinement", value=result.isolation)
+        suite.insert(0, properties)
     if result.load.get("status") not in (None, "ok") or result.integrity or result.tamper:
         ET.SubElement(suite, "system-err").text = "\n".join(_load_lines(result) + _integrity_lines(result))
     return suite
@@ -228,7 +244,10 @@ def to_gradescope(result: CheckResult) -> dict:
                       "status": "passed" if passed else "failed", "output": output,
                       "tags": list(test.kinds), "visibility": "visible"})
     score = sum(t["score"] for t in tests)
-    output = "\n".join(render_table(result).splitlines()[-2:])
+    output = "\n".join([f"seed: {result.seed}", result.options.policy_header()]
+                       + render_table(result).splitlines()[-2:])
+    if result.isolation.startswith(UNCONFINED_HEADLINE):
+        output = f"confinement: {result.isolation}\n{output}"
     if zeroed:
         output = f"{zeroed}\n{output}"
     return {"score": score, "execution_time": round(result.duration, 2),
@@ -260,8 +279,9 @@ def to_report(result: CheckResult) -> Report:
     the native renderers, the table as the terminal text."""
     rows = tuple(Row(test.name, _STATUS.get(test.status, "error"), test.status, test.reason, test.details,
                      test.duration, "catalogue") for test in result.tests)
-    return Report("check", f"constrain-harness check: {result.options.impl or 'the reference'}",
-                  frozenset({"tests", "graded"}), rows, result.verdict, result.exit_code, result.duration,
-                  terminal=render_table(result),
+    title = f"constrain-harness check: {result.options.impl or 'the reference'} (seed {result.seed})"
+    summary = {"seed": result.seed, "policy": result.options.policy_header()}
+    return Report("check", title, frozenset({"tests", "graded"}), rows, result.verdict, result.exit_code,
+                  result.duration, terminal=render_table(result), summary=summary,
                   native={"json": lambda: json_text(result), "junit": lambda: junit_bytes(result),
                           "gradescope": lambda: gradescope_text(result)})

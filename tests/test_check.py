@@ -19,6 +19,7 @@ import pytest
 from harness.check import CheckOptions, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,12 +113,13 @@ def test_ref_deps_supply_sampling_and_the_byte_map():
     tests = ("test_greedy_takes_the_best_allowed_token", "test_constrained_generation_parses", "test_vocab_bytes")
     # seed 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
     # vocab_bytes that decodes through M05.2's unicode_to_bytes fails without it
-    without = check("needs_ref_deps.py", "test_vocab_bytes")
+    without = check("needs_ref_deps.py", "test_vocab_bytes", ref_deps=False)
     first = without.tests[0]
     assert first.status == "failed" and "unicode_to_bytes" in first.reason, first.reason
     assert {p.split(":")[0] for p in without.load["problems"]} == {"SamplingParams", "sample", "bytes_to_unicode",
                                                                    "unicode_to_bytes"}
-    with_deps = check("needs_ref_deps.py", *tests, ref_deps=True)
+    with_deps = check("needs_ref_deps.py", *tests)  # on by default: harness.policy
+    assert POLICY.ref_deps and with_deps.options.ref_deps
     assert set(statuses(with_deps).values()) == {"passed"}, [(t.name, t.reason) for t in with_deps.tests]
     assert sorted(with_deps.load["ref_deps"]) == sorted(["SamplingParams", "sample", "bytes_to_unicode",
                                                          "unicode_to_bytes"])

@@ -48,6 +48,7 @@ from pathlib import Path
 
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
+from harness.sandbox import isolated
 from harness.sandbox.client import kill_group
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -89,7 +90,8 @@ class GradeOptions:
 
     def check_args(self) -> list[str]:
         args = ["--timeout", f"{self.timeout:g}", "--memory", str(self.memory)]
-        return args + (["--ref-deps"] if self.ref_deps else []) + (["--strict"] if self.tier == "strict" else [])
+        ref_deps = ["--ref-deps"] if self.ref_deps else ["--no-ref-deps"]  # check's default is the policy's (on)
+        return args + ref_deps + (["--strict"] if self.tier == "strict" else [])
 
 
 @dataclass(frozen=True)
@@ -178,8 +180,10 @@ def grade_module(module: Path, options: GradeOptions = GradeOptions()) -> Grade:
 
 def _run_check(module: Path, options: GradeOptions, scratch: Path) -> Grade:
     report_path, log_path = scratch / "report.json", scratch / "check.log"
-    command = [options.python, "-m", "harness.cli", "check", "--impl", str(module.resolve()),
-               "--json", str(report_path), *options.check_args()]
+    # isolated (harness.sandbox.isolated): the submission's folder, the current one and the
+    # user's PYTHONPATH are never on the grader's path
+    command = isolated.command("harness.cli", "check", "--impl", str(module.resolve()), "--json", str(report_path),
+                               *options.check_args(), python=options.python)
     with open(log_path, "wb") as log:
         exit_code, timed_out = _run_bounded(command, log, scratch, options.wall_seconds)
     output = printable(_read_bounded(log_path), OUTPUT_LIMIT)
@@ -208,7 +212,7 @@ def _run_bounded(command: list[str], log, cwd: Path, wall: float) -> tuple[int |
     """Run ``command`` in its own session with output to ``log``; kill its whole process
     group after ``wall`` seconds. Returns (exit code, timed out)."""
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            cwd=cwd, start_new_session=True)
+                            cwd=cwd, start_new_session=True, env=isolated.environment())
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
     try:

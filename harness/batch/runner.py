@@ -76,8 +76,13 @@ def _options(args) -> tuple[GradeOptions, int]:
 
 
 def _state_options(options: GradeOptions) -> dict:
-    return {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
-            "memory": options.memory}
+    from harness.sandbox import confine
+
+    state = {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
+             "memory": options.memory}
+    if confine.unconfined():  # --unconfined: in the state, so in the class JSON, and never resumed confined
+        state["confinement"] = confine.UNCONFINED_HEADLINE
+    return state
 
 
 def _grade_one(submission: Submission, options: GradeOptions, print_: str) -> dict:

@@ -11,18 +11,31 @@ per-test deadlines, memory limits, the harness's files verified after the run). 
 terminal shows the confinement, the seed's table with a verdict and one line why per
 test, then the counterexamples, the contract-decision notes, then the totals.
 
+Limits and defaults come from ``harness.policy`` (printed in the header): ``--timeout``
+is CPU seconds per test of the candidate's process tree, wall time only a backstop (10x).
+``--seed N`` replays a run: every random choice comes from the run seed, by default
+derived from the submission's content (``harness.suite.seeding``), printed in the header
+and written in every report.
+
 ``--strict`` also grades the contract's decisions where the seed is silent
 (``harness.suite.tiers``); by default a departure is a note and changes nothing.
 
-Exit codes: 0 all passed; 1 tests failed; 2 usage error; 3 the candidate crashed or
-timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
+Where no confinement can start (``harness.sandbox.confine``: bubblewrap, which comes with
+the install) it refuses with one line and exit 2; ``--unconfined`` runs the candidate
+without any wall, for trusted code only (the header and every report say so).
+
+Exit codes: 0 all passed; 1 tests failed; 2 usage error (or no confinement); 3 the candidate
+crashed or timed out; 4 the harness's files changed during the run (``harness.exitcodes``).
 """
 
 from __future__ import annotations
 
+import argparse
+
 from harness import report
-from harness.commands.args import input_file, megabytes, names, one_line_errors, seconds
+from harness.commands.args import add_unconfined, confinement, input_file, megabytes, names, one_line_errors, seconds
 from harness.exitcodes import ExitCode
+from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
 
 
@@ -30,30 +43,59 @@ def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--impl", metavar="X", default=None,
                         help="module name, .py file or package directory (default: the reference oracles.automaton)")
-    parser.add_argument("--ref-deps", action="store_true",
-                        help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them")
+    parser.add_argument("--ref-deps", action=argparse.BooleanOptionalAction, default=POLICY.ref_deps,
+                        help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them "
+                             f"(default: {'on' if POLICY.ref_deps else 'off'}, harness.policy)")
     parser.add_argument("--deep", action="store_true",
                         help="also run the Hypothesis differential properties (derandomized)")
     parser.add_argument("--strict", action="store_true",
                         help="also grade the contract's decisions where the seed is silent (default: notes)")
     parser.add_argument("--timeout", metavar="S", type=seconds, default=None,
-                        help="wall-clock seconds per test (default 60; 300 with --deep)")
-    parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=2048,
-                        help="address-space limit of the child in MB (default 2048)")
+                        help=f"CPU seconds per test, of the candidate's process tree (default "
+                             f"{POLICY.test_cpu_seconds:g}; 300 with --deep); wall time is only a backstop, "
+                             f"{POLICY.backstop(1):g}x")
+    parser.add_argument("--seed", metavar="N", type=run_seed, default=None,
+                        help="the run seed every random choice comes from (default: derived from the "
+                             "submission's content; the header prints it, so --seed N replays a run)")
+    parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=POLICY.memory_mb,
+                        help=f"address-space limit of the candidate in MB (default {POLICY.memory_mb})")
     parser.add_argument("--only", metavar="NAMES", type=names, default=None,
                         help="comma-separated catalogue test names to run (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", type=input_file, default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
+    add_unconfined(parser)
     # the report files of one run (kinds tests, graded) and of a batch (kind class: --json, --csv, --html)
     report.add_options(parser, {"tests", "graded", "class"})
     from harness import batch  # check --batch DIR [--jobs N] [--resume]: harness/batch
     batch.add_arguments(parser)
 
 
+def run_seed(text: str) -> int:
+    """``--seed``'s value: an int in 0 .. 2**32 - 1 (argparse reports the ValueError)."""
+    from harness.suite.seeding import check_seed
+
+    try:
+        return check_seed(int(text))
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}" if "seed" in str(exc) else
+                                         f"{text!r} is not an integer seed") from None
+
+
 def run(args, stdout, stderr) -> int:
-    if getattr(args, "batch", None):
-        from harness import batch
-        return batch.run(args, stdout, stderr)
+    verb = "check --batch" if getattr(args, "batch", None) else "check"
+    with confinement(args, verb, stderr) as refused:
+        if refused is not None:
+            return refused
+        if getattr(args, "batch", None):
+            from harness import batch
+            from harness.sandbox.guard import guarded
+
+            # each run verifies the harness's files itself; one killed at its wall clock cannot: this does
+            return guarded(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
+        return _run_one(args, stdout, stderr)
+
+
+def _run_one(args, stdout, stderr) -> int:
     from harness import reports
     from harness.check import CheckOptions, run_check
 
@@ -62,14 +104,14 @@ def run(args, stdout, stderr) -> int:
     if unknown:
         print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}", file=stderr)
         return int(ExitCode.USAGE)
-    timeout = args.timeout if args.timeout is not None else (300.0 if args.deep else 60.0)
+    timeout = args.timeout if args.timeout is not None else (300.0 if args.deep else POLICY.test_cpu_seconds)
     if timeout <= 0 or args.memory < 256:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
     golden_file = None if args.golden_file is None else str(args.golden_file)
     options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
-                           strict=args.strict)
+                           strict=args.strict, seed=args.seed)
     checked = reports.to_report(run_check(options))
     written = report.write_requested(args, checked, stderr)
     print(checked.terminal, file=stdout, flush=True)

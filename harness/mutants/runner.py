@@ -28,6 +28,15 @@ loaded, or the runner failed), stale (the patch no longer applies).
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
 candidate is run).
 
+Time: CPU seconds decide, never the wall clock (a loaded machine changes no outcome).
+Each child process has ``RLIMIT_CPU`` (``timeout``); inside a catalogue run each test's
+calls into the mutant have a budget of ``test_cpu_seconds(timeout)`` CPU seconds of the
+candidate's process tree (the plugin's ``--timeout``, ``harness.sandbox.client``), and
+the run's draws are the catalogue's own (``--seed 0``, ``harness.suite.seeding``). The wall
+clock is only a backstop, ``WALL_FACTOR`` times all the CPU the run may use, for a child
+that sleeps or blocks; on a loaded machine a run stopped by it is run once more before
+"timeout" stands.
+
 The runner checks itself before scoring (``self_check``): the clean copy of the
 reference must pass every expected killer (no false kills), and a forced failure
 (a copy whose ``regex_to_dfa`` raises) must be killed.
@@ -52,6 +61,8 @@ from typing import Callable
 
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
+from harness.policy import BACKSTOP_FACTOR, POLICY
+from harness.sandbox import cputime
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +115,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-WALL_FACTOR = 10  # wall-clock backstop, in multiples of the CPU limit (the machine may be shared)
+WALL_FACTOR = BACKSTOP_FACTOR  # wall-clock backstop, in multiples of the CPU a run may use
+TEST_SHARE = 3  # a test's budget is a third of the run's CPU limit (at most the policy's)
+CATALOGUE_SEED = 0  # the mutants' catalogue draws: the constants the survivors were recorded with
+
+
+def test_cpu_seconds(timeout: float) -> float:
+    """The CPU budget of one catalogue test's calls into a mutant, under a run limit of ``timeout``."""
+    return min(POLICY.test_cpu_seconds, timeout / TEST_SHARE)
 
 
 def _limit_cpu(seconds: float) -> Callable[[], None]:
@@ -116,17 +134,22 @@ def _limit_cpu(seconds: float) -> Callable[[], None]:
     return limit
 
 
-def _run(cmd: list[str], timeout: float) -> tuple[int | None, str]:
+def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0) -> tuple[int | None, str]:
     """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds.
 
     The limit is on CPU time (``RLIMIT_CPU``: SIGXCPU, then SIGKILL), so a loaded machine
-    never turns a slow run into a timeout; ``WALL_FACTOR`` times it bounds the wall time.
+    never turns a slow run into a timeout; ``WALL_FACTOR`` times all the CPU the run may
+    use (its own ``timeout`` and the candidates' ``candidate_cpu``) bounds the wall time,
+    and a run that reaches that backstop on a loaded machine is run once more.
     """
-    try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True,
-                              timeout=timeout * WALL_FACTOR, preexec_fn=_limit_cpu(timeout))
-    except subprocess.TimeoutExpired:
-        return None, ""
+    for attempt in (1, 2):
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True,
+                                  timeout=(timeout + candidate_cpu) * WALL_FACTOR, preexec_fn=_limit_cpu(timeout))
+            break
+        except subprocess.TimeoutExpired:
+            if attempt == 2 or not cputime.machine_loaded():
+                return None, ""
     if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return proc.returncode, proc.stdout + proc.stderr
@@ -149,8 +172,10 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     package = package_dir
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
         results_path = f.name
+    test_cpu = test_cpu_seconds(timeout)
     cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
-           "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path]
+           "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path,
+           "--timeout", str(test_cpu), "--seed", str(CATALOGUE_SEED)]
     if deep:
         cmd.append("--deep")
     if strict:
@@ -158,7 +183,8 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     if tests:
         cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
     try:
-        code, output = _run(cmd, timeout)
+        deep_tests = 8 if deep else 0  # the deep properties (4 today), counted generously
+        code, output = _run(cmd, timeout, (len(tests or NAMES) + deep_tests) * test_cpu)
     except BaseException:
         os.unlink(results_path)
         raise

@@ -21,8 +21,25 @@ Failures:
   Exception`` cannot swallow it), the process is ended and ``candidate.incident`` keeps
   the first one; a later call on the same ``Candidate`` raises it again.
 
-``deadline`` (a ``time.monotonic()`` instant) bounds every call until it is reset;
-without one each call gets ``Limits.call_seconds``. Output the candidate prints is
+The candidate process's ``sys.path`` is the harness's package root, the standard library
+and site-packages, then the candidate's folder, last: a student's file named
+``numpy.py`` or ``regex.py`` beside their module cannot shadow a library (their own
+helpers with other names still import). The grader's processes never have the
+candidate's folder on their path (``harness.sandbox.isolated``).
+
+Time limits count CPU seconds of the candidate's process tree (``harness.sandbox.cputime``),
+never the machine's business: ``limit_cpu(seconds)`` starts a budget that bounds every
+call until ``limit_cpu(None)`` (a catalogue test's calls share one); without one each
+call gets ``Limits.call_seconds`` CPU seconds, and loading gets ``load_cpu_seconds``. A
+call waits for its reply in slices of ``SLICE`` seconds and, between them, reads the
+tree's CPU time: past the budget it is ended, ``CandidateTimeout("CPU-time limit: ...")``.
+Wall time is only a backstop, ``harness.policy.BACKSTOP_FACTOR`` times the budget, for a
+candidate that sleeps or blocks (``CandidateTimeout("wall-clock backstop: ...")``); on a
+loaded machine (``cputime.machine_loaded``) the backstop is granted once more before it
+stands (the verdict and its words are the same either way). ``RLIMIT_CPU``
+(``Limits.cpu_seconds``) is the hard fence of every process. ``deadline`` (a
+``time.monotonic()`` instant), when a caller sets it, is a plain wall-clock deadline
+instead (the verbs that have not moved to budgets). Output the candidate prints is
 drained by a thread into a bounded buffer (``OUTPUT_HEAD`` + ``OUTPUT_TAIL`` bytes).
 
 Example::
@@ -37,6 +54,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -49,10 +67,12 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.sandbox import channel, confine, proxying
+from harness.policy import POLICY
+from harness.sandbox import channel, confine, cputime, proxying
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = 60.0  # importing numpy and the candidate, checking the contract
+STARTUP_SECONDS = POLICY.load_cpu_seconds  # CPU s: importing numpy and the candidate, checking the contract
+SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
@@ -98,12 +118,14 @@ class Candidate:
     """One candidate process (see the module docstring)."""
 
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
-                 marker: str | None = None, contract: str = "constrain"):
+                 marker: str | None = None, contract: str = "constrain", load_cpu_seconds: float = STARTUP_SECONDS):
         if contract not in CONTRACTS:
             raise ValueError(f"contract must be one of {CONTRACTS}, not {contract!r}")
         self.spec, self.ref_deps, self.limits, self.contract = _absolute(spec), ref_deps, limits, contract
         self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
         self.deadline: float | None = None
+        self.load_cpu_seconds = load_cpu_seconds
+        self.budget: CpuBudget | None = None
         self.incident: CandidateGone | None = None
         self.load: dict = {}
         self.module: Proxy | None = None
@@ -134,7 +156,10 @@ class Candidate:
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
-        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)] + [str(p) for p in self._candidate_paths()]!r}; "
+        # the harness first, the candidate's folder last: after the standard library and
+        # site-packages, so a student's numpy.py or regex.py shadows no library (see above)
+        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)]!r}; "
+                f"sys.path += {[str(p) for p in self._candidate_paths()]!r}; "
                 f"from harness.sandbox.server import main; main({child.fileno()})")
         argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]
         try:
@@ -145,11 +170,11 @@ class Candidate:
             child.close()
         self._sock = parent
         self._output.drain(self._proc.stdout)
-        deadline, self.deadline = self.deadline, time.monotonic() + STARTUP_SECONDS
+        budget = self.limit_cpu(self.load_cpu_seconds)
         try:
             info = self.request("load", 0, self.spec, [self.ref_deps, self.contract], {})
         finally:
-            self.deadline = deadline
+            self.budget = budget
         self.module = info["module"]  # already a Proxy (request wraps handles)
         self.load = {**info, "confinement": self.plan.description, "mode": self.plan.mode}
         return self.load
@@ -224,19 +249,53 @@ class Candidate:
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
         with self._lock:
-            deadline = self.deadline if self.deadline is not None else time.monotonic() + self.limits.call_seconds
             try:
                 channel.send(self._sock, frame, describe)
-                reply = channel.receive(self._sock, deadline)
+                if self.deadline is not None:
+                    reply = channel.receive(self._sock, self.deadline)
+                else:
+                    reply = self._await_reply(self.budget or self._call_budget(), what)
             except (channel.ChannelClosed, OSError):
                 raise self._gone(CandidateCrashed, f"the candidate process died during {what}") from None
             except channel.ChannelTimeout:
                 raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
+            except _OverBudget as exc:
+                raise self._gone(CandidateTimeout, f"{exc} ({what})") from None
             except channel.ProtocolError as exc:
                 raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
         if not (isinstance(reply, list) and len(reply) == 3 and reply[0] in ("ok", "err")):
             raise self._gone(CandidateProtocolError, f"malformed reply to {what}")
         return reply
+
+    def limit_cpu(self, cpu_seconds: float | None) -> "CpuBudget | None":
+        """Bound every call from now on by ``cpu_seconds`` CPU seconds of the candidate's
+        process tree in all (None: each call by ``Limits.call_seconds``); returns the
+        budget it replaces."""
+        previous = self.budget
+        self.budget = None if cpu_seconds is None else self._new_budget(cpu_seconds)
+        return previous
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the candidate's process tree has used so far (0.0 before it starts)."""
+        proc = self._proc
+        return 0.0 if proc is None else cputime.tree_seconds(proc.pid)
+
+    def _new_budget(self, cpu_seconds: float) -> "CpuBudget":
+        return CpuBudget(float(cpu_seconds), self.cpu_seconds(), time.monotonic())
+
+    def _call_budget(self) -> "CpuBudget":
+        """One call's budget when no test set one: counted from the call's first slice (a
+        reading of the tree per call would cost more than the call; at most ``SLICE``
+        seconds of CPU go uncounted)."""
+        return CpuBudget(float(self.limits.call_seconds), None, time.monotonic())
+
+    def _await_reply(self, budget: "CpuBudget", what: str):
+        """The reply, waited for in slices; between slices the budget is checked (module docstring)."""
+        while True:
+            wait = min(SLICE, max(0.0, budget.wall_end - time.monotonic()))
+            if select.select([self._sock], [], [], wait)[0]:
+                return channel.receive(self._sock, budget.wall_end)  # started: the rest by the backstop
+            budget.check(self.cpu_seconds())
 
     def _gone(self, kind: type, message: str) -> CandidateGone:
         proc = self._proc
@@ -265,6 +324,36 @@ class Candidate:
 
     def _wrap(self, value):
         return proxying.wrap(value, lambda handle: Proxy(self, handle), channel.Handle)
+
+
+class _OverBudget(Exception):
+    """A call ran past its CPU budget or its wall-clock backstop (the message says which)."""
+
+
+class CpuBudget:
+    """CPU seconds the candidate's tree may use from ``cpu_start`` on, and the wall-clock
+    backstop (``POLICY.backstop(cpu_seconds)`` from ``wall_start``), granted once more
+    when the machine is loaded. Invariant: ``wall_end`` only moves later, once."""
+
+    def __init__(self, cpu_seconds: float, cpu_start: float | None, wall_start: float):
+        self.cpu_seconds, self.cpu_start = cpu_seconds, cpu_start
+        self.backstop = POLICY.backstop(cpu_seconds)
+        self.wall_end = wall_start + self.backstop
+        self.extended = False
+
+    def check(self, cpu_now: float) -> None:
+        """Raise ``_OverBudget`` when the tree is past its CPU budget or the backstop stands
+        (a budget without ``cpu_start`` starts counting at its first check)."""
+        if self.cpu_start is None:
+            self.cpu_start = cpu_now
+        if cpu_now - self.cpu_start > self.cpu_seconds:
+            raise _OverBudget(f"CPU-time limit: the candidate's processes used more than {self.cpu_seconds:g} CPU s")
+        if time.monotonic() >= self.wall_end:
+            if not self.extended and cputime.machine_loaded():
+                self.extended = True  # a busy machine may have starved it: retried once before it stands
+                self.wall_end = time.monotonic() + self.backstop
+                return
+            raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
 
 
 MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
@@ -444,7 +533,15 @@ class RemoteMethod(proxying.RemoteMethodBase):
     __slots__ = ()
 
     def many(self, arg_tuples) -> list:
-        return self.owner._ask("many", self.name, [list(a) for a in arg_tuples])
+        """One answer per argument tuple, in order; a reply with more or fewer answers than
+        calls is a protocol violation (the process is ended: ``CandidateProtocolError``)."""
+        calls = [list(a) for a in arg_tuples]
+        answers = self.owner._ask("many", self.name, calls)
+        if not isinstance(answers, list) or len(answers) != len(calls):
+            got = f"{len(answers)} answers" if isinstance(answers, list) else f"a {type(answers).__name__}"
+            raise self.owner._link._gone(CandidateProtocolError, f"protocol violation during many {self.name}: "
+                                                                 f"{got} to {len(calls)} calls")
+        return answers
 
     def __repr__(self):
         return f"<candidate method {self.owner._handle.kind}.{self.name}>"
@@ -498,6 +595,7 @@ def describe_argument(obj) -> channel.Described:
 
 
 _EXCEPTION_CLASSES: dict = {}
+MAX_MESSAGE_CHARS = 4000  # of a candidate's exception message (the server cuts there too, if it was not rewritten)
 
 
 def _remote_exception(info) -> BaseException:
@@ -505,9 +603,10 @@ def _remote_exception(info) -> BaseException:
         return CandidateProtocolError("malformed error reply")
     from harness.sandbox.text import escape
 
+    info = {**info, "message": str(info.get("message", ""))[:MAX_MESSAGE_CHARS]}  # the server's cut, redone here
     exc = proxying.exception_class(info, RemoteError, "candidate", _EXCEPTION_CLASSES)
     if exc is None:  # pragma: no cover - Exception always works
-        return RemoteError(str(info.get("message", "")))
+        return RemoteError(info["message"])
     exc.remote_type, exc.where = type(exc).__name__, escape(str(info.get("where", "")))[:200]
     if isinstance(info.get("handle"), Proxy):
         exc.remote = info["handle"]

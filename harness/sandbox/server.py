@@ -18,6 +18,8 @@ the target itself), ``many`` (args: a list of argument lists, one call each; the
 path for hot loops), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
 grader's proxy compares handles, so an object that equals everything cannot pass a test).
+A ``many`` reply holds exactly one answer per call; the grader refuses any other count
+(``client.RemoteMethod.many``), since this process may have been rewritten by the candidate.
 
 Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``.
 
@@ -152,7 +154,9 @@ class Server:
         if op == "call":
             function = obj if name is None else getattr(obj, name)
             return function(*args, **kwargs)
-        if op == "many":
+        if op == "many":  # exactly one answer per call, in order (the grader checks the count)
+            if not all(isinstance(one, (list, tuple)) for one in args):
+                raise TypeError("many: every call's arguments must be a list")
             function = obj if name is None else getattr(obj, name)
             return [function(*one) for one in args]
         return self.dunder(op, obj, args)

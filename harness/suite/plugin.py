@@ -3,7 +3,8 @@
 Use::
 
     python3 -m pytest harness/suite -p harness.suite.plugin [--impl X] [--ref-deps] [--deep]
-        [--strict] [--timeout S] [--memory MB] [--results-file F] [--golden-file G]
+        [--strict] [--timeout S] [--load-seconds S] [--seed N] [--memory MB] [--results-file F]
+        [--golden-file G]
 
 This process is the grader: the tests, the oracles and every assertion run here. The
 candidate is imported only in a confined candidate process (``harness.sandbox``), and
@@ -18,7 +19,14 @@ Options:
 - ``--ref-deps``: supply the reference sampling and GPT-2 byte map where X lacks them.
 - ``--deep``: also run the Hypothesis differential properties (``test_deep.py``).
 - ``--strict``: grade the contract's own decisions too (``harness.suite.tiers``).
-- ``--timeout S``: the wall-clock deadline of each test's calls into the candidate (60).
+- ``--timeout S``: the CPU seconds each test's calls into the candidate may use, counted
+  over the candidate's process tree (``harness.sandbox.cputime``; default
+  ``POLICY.test_cpu_seconds``); wall time only as the backstop ``POLICY.backstop(S)``, for
+  a candidate that sleeps or blocks (``harness.sandbox.client``). A verdict never depends on
+  how busy the machine is.
+- ``--load-seconds S``: CPU seconds for importing the candidate (``POLICY.load_cpu_seconds``).
+- ``--seed N``: the run seed every random choice comes from (``harness.suite.seeding``;
+  default 0, the catalogue's own constants; ``harness.check`` passes the submission's).
 - ``--memory MB``: the candidate process's address-space limit (2048).
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
   so that a crash of this process loses nothing already recorded (``harness.check`` reads it).
@@ -55,7 +63,9 @@ import traceback
 
 import pytest
 
+from harness.policy import POLICY
 from harness.sandbox.text import escape
+from harness.suite.seeding import stable_text
 
 _STATE: dict = {}  # the candidate process and what the plugin needs, set in configure
 MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candidate that crashes everywhere ends
@@ -69,7 +79,11 @@ def pytest_addoption(parser) -> None:
                     help="supply the reference sampling and byte map where the candidate lacks them")
     group.addoption("--deep", action="store_true", default=False,
                     help="also run the Hypothesis differential properties")
-    group.addoption("--timeout", type=float, default=60.0, help="wall seconds per test for calls into the candidate")
+    group.addoption("--timeout", type=float, default=POLICY.test_cpu_seconds,
+                    help="CPU seconds per test for calls into the candidate (its process tree)")
+    group.addoption("--load-seconds", type=float, default=POLICY.load_cpu_seconds,
+                    help="CPU seconds for importing the candidate and checking the contract")
+    group.addoption("--seed", type=int, default=0, help="the run seed (harness.suite.seeding; 0: the catalogue's own)")
     group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
     group.addoption("--results-key-fd", type=int, default=None,
@@ -92,7 +106,9 @@ def pytest_configure(config) -> None:
     key = _read_key(fd) if fd is not None else None
     _STATE["write"] = _writer(_STATE["out"], key)
     _undumpable()
-    from harness.suite import tiers
+    from harness.suite import seeding, tiers
+
+    seeding.set_run_seed(config.getoption("--seed"))
 
     tiers.set_strict(bool(config.getoption("strict", default=False)))
 
@@ -157,6 +173,18 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         keep = [i for i in items if (not only or i.name in only) and i.name not in skip]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
+    _seed_hypothesis(items)
+
+
+def _seed_hypothesis(items) -> None:
+    """The deep properties draw from the run seed (at seed 0: derandomized, as written)."""
+    from harness.suite.seeding import hypothesis_seed
+
+    for item in items:
+        test = getattr(item, "obj", None)
+        seed = hypothesis_seed(item.name)
+        if seed is not None and hasattr(test, "_hypothesis_internal_use_seed"):
+            test._hypothesis_internal_use_seed = seed
 
 
 def pytest_collection_finish(session) -> None:
@@ -167,6 +195,7 @@ def pytest_collection_finish(session) -> None:
     _STATE["spec"] = config.getoption("--impl")
     _STATE["ref_deps"] = config.getoption("--ref-deps")
     _STATE["timeout"] = config.getoption("--timeout")
+    _STATE["load_seconds"] = config.getoption("--load-seconds")
     _STATE["memory"] = config.getoption("--memory")
     _STATE["restarts"] = 0
     _STATE["tests"] = len(session.items)
@@ -187,11 +216,13 @@ def _start_candidate() -> dict:
     problem = spec_problem(spec)
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
-    # CPU: every test may use its whole wall-clock allowance, twice over (a crash restarts the count)
-    cpu = int(60 + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
+    # RLIMIT_CPU, the hard fence behind the per-test budgets: the load and every test's
+    # whole CPU allowance, twice over (a crash restarts the count)
+    load_seconds = float(_STATE.get("load_seconds", POLICY.load_cpu_seconds))
+    cpu = int(load_seconds + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
     limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
     candidate = Candidate(spec, ref_deps=_STATE["ref_deps"], limits=limits,
-                          marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"))
+                          marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=load_seconds)
     _STATE["candidate"] = candidate
     try:
         info = candidate.start()
@@ -230,7 +261,8 @@ def _read_golden(path) -> dict:
 @pytest.fixture
 def impl():
     """The implementation under test: a proxy of the candidate's module, in a live
-    candidate process (a fresh one after a crash)."""
+    candidate process (a fresh one after a crash), its calls in this test bounded by one
+    CPU budget of ``--timeout`` seconds."""
     failure = _STATE.get("load_failure")
     if failure is not None:
         pytest.fail(failure.get("reason", "the candidate did not load"), pytrace=False)
@@ -243,7 +275,7 @@ def impl():
         if record["status"] != "ok":
             pytest.fail(f"a fresh candidate process did not load: {record['reason']}", pytrace=False)
         candidate = _STATE["candidate"]
-    candidate.deadline = _STATE.get("deadline")
+    candidate.limit_cpu(float(_STATE["timeout"]))
     return candidate.module
 
 
@@ -256,7 +288,6 @@ def golden():
 def pytest_runtest_logstart(nodeid, location) -> None:
     _STATE["write"]({"event": "start", "test": _name(nodeid)})
     _STATE[("t0", nodeid)] = time.monotonic()
-    _STATE["deadline"] = time.monotonic() + float(_STATE.get("timeout", 60.0))
     candidate = _STATE.get("candidate")
     _STATE["incident_before"] = candidate.incident if candidate is not None else None
 
@@ -298,10 +329,9 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
              if key == "notes" for note in value]
     notes += tiers.drain_notes()
     started = _STATE.pop(("t0", nodeid), time.monotonic())
-    _STATE["deadline"] = None
     candidate = _STATE.get("candidate")
     if candidate is not None:
-        candidate.deadline = None
+        candidate.limit_cpu(None)
     _STATE["write"]({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
                      "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
                      "notes": [escape(n) for n in dict.fromkeys(notes)]})
@@ -315,7 +345,7 @@ def _summarize(reports) -> tuple[str, str, str]:
             if report.when != "call":
                 reason = f"in {report.when}: {reason}"
             details = getattr(report, "ch_details", None) or report.longreprtext
-            return outcome, reason, _clip(details)
+            return outcome, reason, _clip(stable_text(details))
     for report in reports:
         if report.skipped:
             # The catalogue never skips (optional packages only shorten a test): a skip

@@ -21,13 +21,14 @@ from harness.suite.inputs import (
     advanced,
     make_constraint,
 )
+from harness.suite.seeding import seeded_rng
 from harness.suite.test_dfa import compile_ok
 from harness.suite.tiers import decision
 
 
 @pytest.mark.boundary
 def test_apply_mask(impl):
-    rng = np.random.default_rng(5)
+    rng = seeded_rng(5)
     for size in (1, 7, 300):
         logits = rng.normal(size=size).astype(np.float32)
         mask = rng.random(size) < 0.4
@@ -83,7 +84,7 @@ def test_greedy_takes_the_best_allowed_token(impl):
              (3, [8], np.array([0, 0, 1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0.5, 3, 0, 0]), 2, 5, sorted(HAND_MASKS[3]))]
     for seed, (state, reach, row, want_id, want_state, allowed) in enumerate(cases):
         c = advanced(impl, index, reach)
-        token, logprob = impl.constrained_sample(row, c, greedy, [], np.random.default_rng(seed))
+        token, logprob = impl.constrained_sample(row, c, greedy, [], seeded_rng(seed))
         facts = dict(pattern=HAND_PATTERN, state=state, logits=np.asarray(row).tolist(), allowed=allowed)
         if token != want_id:
             fail("greedy must take the largest allowed logit (ties to the lowest id)", **facts,
@@ -101,7 +102,7 @@ def test_greedy_takes_the_best_allowed_token(impl):
             fail("constrained_sample must advance the constraint", **facts, expected=(want_state, False),
                  got=(int(c.state), bool(c.done)))
     done = advanced(impl, index, [9, 7, HAND_EOS])  # "cats" + EOS
-    expect_refusal(lambda: impl.constrained_sample(np.zeros(15), done, greedy, [], np.random.default_rng(0)),
+    expect_refusal(lambda: impl.constrained_sample(np.zeros(15), done, greedy, [], seeded_rng(0)),
                    "constrained_sample after EOS must be refused (nothing may follow EOS)",
                    valueerror="sample_after_eos_valueerror")
     strength.run_for("test_greedy_takes_the_best_allowed_token", impl)
@@ -137,7 +138,7 @@ def test_constrained_generation_parses(impl):
     index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
     finished = 0
     for request in range(40):
-        rng = np.random.default_rng(1000 + request)
+        rng = seeded_rng(1000 + request)
         c = make_constraint(impl, index)
         params = impl.SamplingParams(temperature=1.0)
         text, history = b"", []
