@@ -467,3 +467,20 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
         assert list(home.iterdir()) == [], "the candidate wrote into the grader's home"
     finally:
         shutil.rmtree(work)
+
+
+def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_verified():
+    # a batch stops its check runs on Ctrl-C: the guard waits for it (INTERRUPT_GRACE), never kills it at once
+    import signal
+    import threading
+    import time
+
+    def work(out, err):
+        time.sleep(3)  # the child's cleanup, here not interrupted (only the guard's process is)
+        print("cleaned up", file=out)
+        return 1
+
+    threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    out, err = io.StringIO(), io.StringIO()
+    assert guarded("check --batch", work, out, err) == 1
+    assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
