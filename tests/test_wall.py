@@ -30,7 +30,7 @@ from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine, isolated
-from harness.sandbox.guard import guarded
+from harness.sandbox.guard import guarded, verified
 from tests.test_check_isolation import left_over, tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -484,3 +484,22 @@ def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_v
     out, err = io.StringIO(), io.StringIO()
     assert guarded("check --batch", work, out, err) == 1
     assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
+
+
+def test_verified_restores_after_an_exception_in_this_process():
+    suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
+    planted = suite / "planted_by_the_verified_test.txt"
+
+    def work(out, err):
+        planted.write_text("x")
+        raise RuntimeError("the batch failed")
+
+    err = io.StringIO()
+    try:
+        with pytest.raises(RuntimeError, match="the batch failed"):
+            verified("check --batch", work, io.StringIO(), err)
+        assert not planted.exists()
+    finally:
+        planted.unlink(missing_ok=True)
+    assert "check --batch: TAMPERED: harness file harness/suite/planted_by_the_verified_test.txt: added" in \
+        err.getvalue()

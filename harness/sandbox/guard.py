@@ -15,8 +15,10 @@ decoder), and a ``finally`` does not run in a process that died of a signal. So
 
 Exit code: the child's; ``ExitCode.CRASHED`` (3) when it died of a signal (said in one
 line on ``stderr``); ``ExitCode.TAMPERED`` (4) when a file changed (it wins).
-``check --batch`` and ``autograder run`` use it too (their check runs can be killed at
-their wall-clock limit before their own verification runs).
+``verified(label, work, stdout, stderr)`` is the same in this process, for the verbs that
+never decode a candidate's message themselves (``check --batch``, ``autograder run``: they
+read the reports of check runs, which can be killed at their wall-clock limit before
+their own verification runs): ``work`` runs here, the verification in a ``finally``.
 
 Example::
 
@@ -83,6 +85,24 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
         print(f"{label}: the grader's process died of {name}; the harness's files were verified after it",
               file=stderr, flush=True)
         code = int(ExitCode.CRASHED)
+    return int(ExitCode.TAMPERED) if changes else code
+
+
+def verified(label: str, work: Work, stdout, stderr) -> int:
+    """Run ``work`` here; verify and restore the harness's files after it however it
+    ends (an exception too). Exit code: ``work``'s, or ``ExitCode.TAMPERED`` (4)."""
+    from harness.check import protected_roots
+
+    manifest = Manifest.take(protected_roots())
+    code = int(ExitCode.CRASHED)
+    try:
+        code = int(work(stdout, stderr))
+    finally:
+        changes = manifest.verify()
+        if changes:
+            manifest.restore()
+        for change in changes:
+            print(f"{label}: TAMPERED: harness file {escape(change)}; restored", file=stderr, flush=True)
     return int(ExitCode.TAMPERED) if changes else code
 
 
