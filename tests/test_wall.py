@@ -171,8 +171,18 @@ def gradescope_root(tmp_path: Path, candidate: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def compiled():
+    """The harness's bytecode, written now: run_autograder's ``python -I`` writes any that is
+    stale (a grader's own writes, not the candidate's), which would change the tree digest."""
+    import compileall
+
+    for root in protected_roots():
+        compileall.compile_dir(str(root), quiet=1)
+
+
 @requires_wall
-def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(nothing_changes, tmp_path):
+def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
     script = (root / "run_autograder").read_bytes()
     proc = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=900,

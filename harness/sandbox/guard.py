@@ -49,6 +49,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     (see the module docstring)."""
     from harness.check import protected_roots
 
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
     manifest = Manifest.take(protected_roots())
     for stream in (stdout, stderr, sys.stdout, sys.stderr):
         stream.flush()
@@ -93,6 +94,7 @@ def verified(label: str, work: Work, stdout, stderr) -> int:
     ends (an exception too). Exit code: ``work``'s, or ``ExitCode.TAMPERED`` (4)."""
     from harness.check import protected_roots
 
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
     manifest = Manifest.take(protected_roots())
     code = int(ExitCode.CRASHED)
     try:
