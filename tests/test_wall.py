@@ -30,7 +30,7 @@ from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine, isolated
-from harness.sandbox.guard import guarded
+from harness.sandbox.guard import guarded, verified
 from tests.test_check_isolation import left_over, tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,8 +171,18 @@ def gradescope_root(tmp_path: Path, candidate: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def compiled():
+    """The harness's bytecode, written now: run_autograder's ``python -I`` writes any that is
+    stale (a grader's own writes, not the candidate's), which would change the tree digest."""
+    import compileall
+
+    for root in protected_roots():
+        compileall.compile_dir(str(root), quiet=1)
+
+
 @requires_wall
-def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(nothing_changes, tmp_path):
+def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
     script = (root / "run_autograder").read_bytes()
     proc = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=900,
@@ -467,3 +477,39 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
         assert list(home.iterdir()) == [], "the candidate wrote into the grader's home"
     finally:
         shutil.rmtree(work)
+
+
+def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_verified():
+    # a batch stops its check runs on Ctrl-C: the guard waits for it (INTERRUPT_GRACE), never kills it at once
+    import signal
+    import threading
+    import time
+
+    def work(out, err):
+        time.sleep(3)  # the child's cleanup, here not interrupted (only the guard's process is)
+        print("cleaned up", file=out)
+        return 1
+
+    threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    out, err = io.StringIO(), io.StringIO()
+    assert guarded("check --batch", work, out, err) == 1
+    assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
+
+
+def test_verified_restores_after_an_exception_in_this_process():
+    suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
+    planted = suite / "planted_by_the_verified_test.txt"
+
+    def work(out, err):
+        planted.write_text("x")
+        raise RuntimeError("the batch failed")
+
+    err = io.StringIO()
+    try:
+        with pytest.raises(RuntimeError, match="the batch failed"):
+            verified("check --batch", work, io.StringIO(), err)
+        assert not planted.exists()
+    finally:
+        planted.unlink(missing_ok=True)
+    assert "check --batch: TAMPERED: harness file harness/suite/planted_by_the_verified_test.txt: added" in \
+        err.getvalue()

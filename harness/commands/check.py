@@ -88,10 +88,11 @@ def run(args, stdout, stderr) -> int:
             return refused
         if getattr(args, "batch", None):
             from harness import batch
-            from harness.sandbox.guard import guarded
+            from harness.sandbox.guard import verified
 
-            # each run verifies the harness's files itself; one killed at its wall clock cannot: this does
-            return guarded(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
+            # each run verifies the harness's files itself; one killed at its wall clock cannot: this does (here:
+            # the batch decodes no candidate message, only the runs' reports)
+            return verified(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
         return _run_one(args, stdout, stderr)
 
 
