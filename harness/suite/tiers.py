@@ -74,6 +74,9 @@ for _key, _requires in (
      "under --strict: an uncapped reading builds a billion states)"),
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
      "accepted with Python's meaning"),
+    ("python_only_syntax_refused", "Python syntax the seed does not name (inline flags `(?i)`, named groups "
+     "`(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's "
+     "meaning is a note; another meaning fails in both tiers)"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
     ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
@@ -102,6 +105,10 @@ for _key, _requires in (
      "accepted (the seed also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
     ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
+    ("enum_const_raw_utf8", "enum/const values and property names are written as compact JSON with raw UTF-8 "
+     "(`ensure_ascii=False`, as the port's `dumps` writes); the seed's literal call `json.dumps(v, "
+     "separators=(\",\", \":\"))` escapes non-ASCII and DEL as `\\uXXXX`: that reading passes every tier but "
+     "--strict"),
     ("empty_enum_refused", "an empty `enum` raises ValueError"),
     ("array_without_items_refused", "an array schema without `items` raises ValueError"),
     ("large_enum_accepted", "an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is "
