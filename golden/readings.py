@@ -197,3 +197,28 @@ def ascii_reading_regex(schema) -> str:
 
     with mock.patch.object(reference_schema, "compact", ascii_compact):
         return reference_schema.json_schema_to_regex(schema)
+
+
+def decided_schema_constructs(schema) -> list[str]:
+    """The contract decisions a schema relies on (keys of ``harness.suite.tiers``): an
+    annotation (``title``, ``description``, ...) anywhere (the seed also allows refusing
+    it with ValueError), or ``enum``/``const`` next to ``type`` anywhere (the seed is silent)."""
+    found: set[str] = set()
+
+    def visit(node) -> None:
+        if not isinstance(node, dict):
+            return
+        if set(node) & ANNOTATIONS:
+            found.add("annotations_accepted")
+        if "type" in node and ("enum" in node or "const" in node):
+            found.add("type_with_enum")
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        for sub in (*props.values(), node.get("items"), *(node.get("anyOf") or [])):
+            visit(sub)
+
+    visit(schema)
+    return sorted(found)
+
+
+ANNOTATIONS = frozenset({"title", "description", "$comment", "$schema", "examples", "default"})
+"""Keywords that constrain nothing (the contract's ``annotations_accepted``)."""
