@@ -115,12 +115,30 @@ def random_vocab(rng: np.random.Generator, alphabet: bytes, n_multi: int = 120,
         length = int(rng.integers(2, 6))
         vocab.append(bytes(int(rng.choice(pool)) if rng.random() < 0.9 else int(rng.integers(256))
                            for _ in range(length)))
+    vocab += long_tokens(rng, alphabet)
     vocab += [None, b"", None]
     order = rng.permutation(len(vocab))
     vocab = [vocab[i] for i in order]
     eos_id = int(rng.integers(len(vocab) // 4, 3 * len(vocab) // 4))
     vocab.insert(eos_id, None)
     return vocab, eos_id
+
+
+LONG_TOKEN_LENGTHS = (7, 8, 12, 16, 31, 64, 100, 130)
+"""Real BPE vocabularies hold tokens of 100+ bytes (runs of spaces, dashes, repeated words):
+masks that drop every token from some length on must show on the catalogue's vocabularies."""
+
+
+def long_tokens(rng: np.random.Generator, alphabet: bytes) -> list[bytes]:
+    """Tokens of every length of ``LONG_TOKEN_LENGTHS``, as runs a pattern can keep alive: one
+    byte repeated, or a two-byte chunk repeated (both drawn from ``alphabet``)."""
+    pool = np.frombuffer(alphabet, dtype=np.uint8)
+    out = []
+    for length in LONG_TOKEN_LENGTHS:
+        one = bytes([int(rng.choice(pool))])
+        two = bytes(int(rng.choice(pool)) for _ in range(2))
+        out += [one * length, (two * length)[:length]]
+    return out
 
 
 def pattern_alphabet(pattern: str) -> bytes:

@@ -28,8 +28,10 @@ from harness.suite.tiers import decision
 @pytest.mark.boundary
 def test_apply_mask(impl):
     rng = np.random.default_rng(5)
-    for size in (1, 7, 300):
-        logits = rng.normal(size=size).astype(np.float32)
+    # every float dtype an engine's logits may have (the seed fixes only the float64 output): a
+    # write into the caller's array shows on float64, where np.asarray makes no copy
+    for size, dtype in ((1, np.float32), (7, np.float64), (300, np.float32), (300, np.float64), (40, np.float16)):
+        logits = rng.normal(size=size).astype(dtype)
         mask = rng.random(size) < 0.4
         mask[int(rng.integers(size))] = True
         before = logits.copy()
@@ -37,7 +39,7 @@ def test_apply_mask(impl):
         if out.dtype != np.float64 or out.shape != (size,):
             fail("apply_mask must return float64 [V]", dtype=str(out.dtype), shape=out.shape)
         if not np.array_equal(logits, before):
-            fail("apply_mask modified its input logits", size=size)
+            fail("apply_mask modified its input logits", size=size, dtype=str(np.dtype(dtype)))
         if np.shares_memory(out, logits):
             fail("apply_mask must return a copy", size=size)
         want = np.where(mask, logits.astype(np.float64), -np.inf)
