@@ -82,7 +82,8 @@ READINGS = (
             frozenset({"bytes_pattern_typeerror", "eos_next_state", "python_escapes_and_repeat_forms",
                        "history_out_of_range_valueerror", "vocab_bytes_token_list"})),
     Reading("fair_sre_tablefill", True, False, "Constraint(index)",
-            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken", "vocab_bytes_token_list"}
+            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken", "vocab_bytes_token_list",
+                       "python_only_syntax_refused"}
                       | ({"vocab_bytes_tokenizers"} if HAVE_TOKENIZERS else set()))),
     Reading("fair_postfix_numpy", False, False, "Constraint(index)",
             frozenset({"unsupported_syntax_valueerror", "advance_refusal_valueerror",
@@ -92,6 +93,8 @@ READINGS = (
     Reading("fair_reparse_reversal", True, False, "Constraint(index, 0)",
             frozenset({"step_from_dead", "next_state_refused_is_dead", "mask_out_of_range_valueerror",
                        "empty_enum_refused", "python_escapes_and_repeat_forms", "vocab_bytes_token_list"})),
+    Reading("fair_literal_sre", True, False, "Constraint(index=index)",
+            frozenset({"enum_const_raw_utf8", "python_only_syntax_refused"})),
 )
 BY_NAME = {r.name: r for r in READINGS}
 STRICT_IN_DEFAULT_RUN = "fair_postfix_numpy"  # departures in six different tests

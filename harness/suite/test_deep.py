@@ -103,7 +103,7 @@ def test_deep_masks_equal_the_derivative_oracle(impl, data):
         if want.any():
             fail("the DFA dies on a prefix the derivative oracle finds viable", pattern=pattern, path=prefix)
         return
-    got = np.asarray(impl.TokenIndex(dfa, vocab, eos_id=eos_id).mask(state))
+    got = np.asarray(impl.TokenIndex(dfa, vocab, eos_id).mask(state))
     diff = np.flatnonzero(got != want)
     if len(diff):
         token = int(diff[0])

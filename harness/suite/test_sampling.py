@@ -74,7 +74,7 @@ def _log_softmax_at(logits: np.ndarray, allowed: list[int], token: int) -> float
 @pytest.mark.unit
 def test_greedy_takes_the_best_allowed_token(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
-    index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     greedy = impl.SamplingParams(temperature=0.0)
     # state 0 allows 0 c, 4 d, 8 ca, 9 cat, 10 dog. x (12), EOS (13) and "" (14) score higher
     # but are refused; 8 and 9 tie for the best allowed logit, so the lower id wins.
@@ -136,7 +136,7 @@ def test_constrained_generation_parses(impl):
 
     vocab, eos_id, bias = generation_vocab()
     dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(TOOL_SCHEMA))
-    index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
+    index = impl.TokenIndex(dfa, vocab, eos_id)
     finished = 0
     for request in range(40):
         rng = np.random.default_rng(1000 + request)

@@ -73,7 +73,7 @@ for _key, _requires in (
     ("repeat_cap", "a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only "
      "under --strict: an uncapped reading builds a billion states)"),
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
-     "accepted with Python's meaning"),
+     "accepted with Python's meaning (a refusal is a note; another meaning fails in both tiers)"),
     ("python_only_syntax_refused", "Python syntax the seed does not name (inline flags `(?i)`, named groups "
      "`(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's "
      "meaning is a note; another meaning fails in both tiers)"),
