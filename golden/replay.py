@@ -20,11 +20,18 @@ Checks (each a name in ``CHECKS``):
   TokenIndex with ``eos_id=None``) end complete with nothing left to allow.
 - ``token_index_rules``: at every step, specials and empty tokens are refused, EOS
   is allowed iff the text is complete, ``advance`` of a disallowed token (a special,
-  the lowest disallowed id, EOS before a whole string) raises ValueError and
-  ``next_state`` gives DEAD for it; after EOS every ``advance`` raises.
-- ``subset_errors_are_refused``: each of the 15 refused patterns raises ValueError
-  from ``regex_to_dfa``; each of the 11 refused schemas from ``json_schema_to_regex``
-  (or, for a refusal the reference makes at the ``regex`` stage, from either step).
+  the lowest disallowed id, EOS before a whole string) is refused (ValueError: the
+  decision ``advance_refusal_valueerror``) and ``next_state`` gives DEAD for a token
+  whose bytes die (for a special or EOS: the decisions ``next_state_refused_is_dead``,
+  ``eos_next_state``); after EOS every ``advance`` is refused. A fresh constraint in a
+  state is ``Constraint(index, state)`` where the candidate has it, else one advanced
+  along the path (the seed gives no constructor).
+- ``subset_errors_are_refused``: each of the 15 refused patterns is refused by
+  ``regex_to_dfa`` (ValueError: ``unsupported_syntax_valueerror``); Python syntax the
+  seed does not name may be accepted with Python's meaning instead (a note on
+  ``python_only_syntax_refused``; another language fails); each of the 11 refused
+  schemas raises ValueError from ``json_schema_to_regex`` or the ``regex_to_dfa`` of its
+  regex (a list of types, an empty enum: decisions).
 - ``refused_extra``: the same for ``refused_extra`` (beyond the port test's 15/11).
 - ``constrained_output_always_parses``: per schema, ``OUTPUT_WALKS`` seeded walks
   (``golden.walks.walk``) through the candidate's own regex, DFA and masks over the
@@ -41,9 +48,17 @@ Checks (each a name in ``CHECKS``):
 - ``dumps_matches_python``: the recorded output is what this Python's
   ``json.dumps(json.loads(text), separators=(",", ":"))`` writes (both
   ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
-  exactly that one text: the value a schema names is the text a model can write.
+  exactly one of those texts: ``dumps`` (raw UTF-8) or ``dumps_ascii`` (seed 000's
+  literal call; a note on ``enum_const_raw_utf8``).
 - ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
   for masks_golden.json, schemas through the candidate's own translation.
+
+Fairness: the replay grades a Python candidate with ``check``'s default tier
+(``golden.readings``): a departure from a contract decision (a key of
+``harness.suite.tiers.DECISIONS``) is a note, a failure only with ``strict``
+(``golden replay --strict``); refusing Python syntax the seed does not list, or a schema
+with annotations, is such a note; a schema whose enum/const values the literal
+``json.dumps`` call writes differently is compared with that reading's DFA too.
 
 A candidate's exception is a finding, never a crash of the replay. ``impl`` may be a
 module or a proxy of one behind the wall (``harness.golden_replay`` hands the replay
