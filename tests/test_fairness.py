@@ -279,8 +279,11 @@ def test_the_contract_documents_exactly_the_registered_decisions():
 
 
 def _suite_sources() -> str:
+    """Every grader's source: the catalogue and the golden replays (one fairness policy)."""
     suite = ROOT / "harness" / "suite"
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(suite.glob("*.py")) if p.name != "tiers.py")
+    graders = [p for p in sorted(suite.glob("*.py")) if p.name != "tiers.py"]
+    graders += [ROOT / "golden" / "replay.py", ROOT / "golden" / "tools_replay.py"]
+    return "\n".join(p.read_text(encoding="utf-8") for p in graders)
 
 
 def test_every_registered_decision_is_checked_by_the_catalogue():
@@ -295,6 +298,7 @@ def test_every_decision_the_catalogue_checks_is_registered():
     used |= set(re.findall(r'valueerror="([a-z0-9_]+)"', sources))
     used |= set(re.findall(r'expect_valueerror\(\s*"([a-z0-9_]+)"', sources))
     used |= set(re.findall(r'_decided\(\s*"([a-z0-9_]+)"', sources))
+    used |= set(re.findall(r'report\.decision\(\s*check,\s*[a-z_]+,\s*"([a-z0-9_]+)"', sources))
     assert used and used <= set(tiers.DECISIONS), used - set(tiers.DECISIONS)
 
 

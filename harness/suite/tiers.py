@@ -119,6 +119,12 @@ for _key, _requires in (
     ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the seed's rule"),
     ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
      "BPE; the added special token is None)"),
+    # the port's tool surface (golden replay --file tools): the reference's choices the seed does not state
+    ("tools_render_refuses_bad_messages", "`render_messages` refuses a malformed conversation (messages not an "
+     "array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) "
+     "with the OpenAI error shape and the reference's status"),
+    ("tools_json_byte_form", "`message_json` and `delta_json` write the reference's byte form: its key order, "
+     "`tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers)"),
 ):
     register(_key, _requires)
 
