@@ -123,8 +123,9 @@ class Run:
         return [s for r in self.records.values() for s in r["properties"].get("shape", [])]
 
 
-def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool) -> Run:
-    """The 16 catalogue tests on ``impl`` (None: the reference) in a child pytest."""
+def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool, only: str | None = None) -> Run:
+    """The 16 catalogue tests on ``impl`` (None: the reference) in a child pytest (``only``:
+    those ``-k`` selects)."""
     with tempfile.TemporaryDirectory(prefix="fairness-") as tmp:
         out = Path(tmp) / "probe.jsonl"
         args = [sys.executable, "-m", "pytest", "harness/suite", "-p", "harness.suite.plugin", "-p", "fairness_probe",
@@ -132,6 +133,7 @@ def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool) -> Run:
         args += ["--impl", str(impl)] if impl else []
         args += ["--ref-deps"] if ref_deps else []
         args += ["--strict"] if strict else []
+        args += ["-k", only] if only else []
         env = {**os.environ, "FAIRNESS_PROBE_OUT": str(out),
                "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -348,3 +350,35 @@ def test_each_readings_departures_are_the_decisions_its_docstring_lists(name):
     listed = {key for key in tiers.DECISIONS if re.search(rf"\b{key}\b", doc)}
     expected = set(reading.departs) | ({"vocab_bytes_tokenizers"} & listed if not HAVE_TOKENIZERS else set())
     assert listed == expected, (name, listed ^ expected)
+
+
+# ---------------------------------------------------------------- Python syntax outside the seed's list
+
+WRONG_EXTRA_SYNTAX = (
+    "import oracles.automaton as _reference\n"
+    "from oracles.automaton import *  # noqa: F401,F403\n\n\n"
+    "def regex_to_dfa(pattern):\n"
+    "    # wrong: an empty branch is dropped, so (|a)b means (a)b\n"
+    "    return _reference.regex_to_dfa(pattern.replace('(|', '(') if isinstance(pattern, str) else pattern)\n"
+)
+WRONG_PYTHON_ONLY = (
+    "import oracles.automaton as _reference\n"
+    "from oracles.automaton import *  # noqa: F401,F403\n\n\n"
+    "def regex_to_dfa(pattern):\n"
+    "    # wrong: a named group's name is read as literal text\n"
+    "    if isinstance(pattern, str) and pattern.startswith('(?P<'):\n"
+    "        pattern = '(' + pattern[3:].replace('>', '', 1)\n"
+    "        pattern = pattern.replace('(<', '(', 1)\n"
+    "    return _reference.regex_to_dfa(pattern)\n"
+)
+
+
+@pytest.mark.parametrize("source", [WRONG_EXTRA_SYNTAX, WRONG_PYTHON_ONLY], ids=["empty_branch", "named_group"])
+def test_python_syntax_compiled_to_another_language_fails_the_default_tier(tmp_path, source):
+    """Refusing Python syntax the seed does not list is a note; accepting it with another
+    language than Python's fails test_unsupported_syntax_raises in the default tier (issue 24)."""
+    wrong = tmp_path / "wrong_extra_syntax.py"
+    wrong.write_text(source, encoding="utf-8")
+    run = run_catalogue(wrong, False, False, only="test_unsupported_syntax_raises")
+    assert run.outcomes() == {"test_unsupported_syntax_raises": "failed"}, run.output
+    assert "another language than Python's" in run.records["test_unsupported_syntax_raises"]["reason"]
