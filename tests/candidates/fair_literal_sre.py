@@ -365,6 +365,8 @@ def _regex(schema, where: str) -> str:
             raise ValueError(f"{where}/anyOf: a non-empty list")
         return "(?:" + "|".join(_regex(b, f"{where}/anyOf/{i}") for i, b in enumerate(branches)) + ")"
     kind = schema.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"{where}/type: one type name, not {kind!r}")
     if kind in _SCALARS:
         return _SCALARS[kind]
     if kind == "array":
@@ -510,15 +512,24 @@ def constrained_sample(logits, c: Constraint, p, history, rng, prompt=()):
     return int(token), float(logprob)
 
 
+def _token_bytes(tok, i: int) -> bytes | None:
+    try:
+        return bytes(tok.decode_single_token_bytes(i))
+    except KeyError:  # an id no token has
+        return None
+
+
 def vocab_bytes(tok) -> list[bytes | None]:
     if hasattr(tok, "decode_single_token_bytes"):  # tiktoken: bytes per id, specials by name
         specials = {tok.encode_single_token(name) for name in getattr(tok, "special_tokens_set", ())}
-        return [None if i in specials else bytes(tok.decode_single_token_bytes(i)) for i in range(tok.n_vocab)]
+        return [None if i in specials else _token_bytes(tok, i) for i in range(tok.n_vocab)]
     to_byte = unicode_to_bytes()  # noqa: F821 - M05.2, supplied by --ref-deps
     if hasattr(tok, "get_vocab"):
         by_id = {i: t for t, i in tok.get_vocab().items()}
         texts = [by_id.get(i) for i in range(max(by_id) + 1 if by_id else 0)]
         specials = set(getattr(tok, "all_special_ids", ()))
+        if hasattr(tok, "get_added_tokens_decoder"):  # tokenizers.Tokenizer: specials flagged as added tokens
+            specials |= {i for i, added in tok.get_added_tokens_decoder().items() if getattr(added, "special", True)}
     else:
         texts, specials = list(tok), set()
     out: list[bytes | None] = []
