@@ -1,7 +1,7 @@
 """Grading is fair: correct readings of the seed pass, and the contract's decisions are
 notes in the default tier, failures only with ``--strict`` (issue 12).
 
-The gallery (``tests/candidates/fair_*.py``) holds six implementations written from the
+The gallery (``tests/candidates/fair_*.py``) holds seven implementations written from the
 seed's text alone, each with other legitimate readings (parameter names, constructor
 shapes, error classes, annotations refused or accepted, tries, tables, minimizations,
 samplers). For each one ``READINGS`` lists the decisions it departs from, and:
@@ -9,10 +9,10 @@ samplers). For each one ``READINGS`` lists the decisions it departs from, and:
 - the default tier passes all 16 catalogue tests, its notes name exactly those
   decisions, and the ``Constraint`` shape the catalogue found is the one it has;
 - ``--strict`` fails exactly the tests where those notes were recorded, each with one
-  of those decisions (one candidate in the default run, all six under ``slow``);
+  of those decisions (one candidate in the default run, all of them under ``slow``);
 - ``constrain-harness check`` (the candidate behind the wall) passes it with notes naming
   exactly those decisions, and ``check --strict`` fails exactly the noted tests, each
-  naming only those decisions (one candidate in the default run, all six under
+  naming only those decisions (one candidate in the default run, all of them under
   ``slow``); ``check --deep`` passes it (``slow``).
 
 Also here: the decision table in the contract's documentation is the one
