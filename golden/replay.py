@@ -171,6 +171,7 @@ class _Cache:
         self.shape: str | None = None
         self.state_constructor: bool | None = None  # Constraint(index, state) usable?
         self.ascii_cases: set[str] = set()  # schema cases read as the literal json.dumps call
+        self.shadow: tuple | None = None  # (index, constraint, tokens taken): constraint_at's walker
 
     def regex(self, case: dict) -> tuple[str | None, BaseException | None]:
         if case["kind"] == "pattern":
@@ -207,7 +208,9 @@ class _Cache:
     def constraint_at(self, index, state: int, tokens: list[int]):
         """A fresh ``Constraint`` in ``state``: ``Constraint(index, state)`` where the
         candidate's constructor takes a state (checked: it reports that state), else a
-        fresh one advanced through ``tokens`` (the seed's only way to reach a state)."""
+        shadow constraint advanced along the path's ``tokens`` (the seed's only way to
+        reach a state), rebuilt from the start when a probe left it elsewhere (what a
+        refused advance leaves behind is a decision): linear in the path, not quadratic."""
         if self.state_constructor is not False:
             try:
                 fresh = self.impl.Constraint(index, state)
@@ -217,10 +220,15 @@ class _Cache:
             except Exception:  # noqa: BLE001 - no such constructor: reach the state by advancing
                 pass
             self.state_constructor = False
-        fresh = self.constraint(index)
-        for token in tokens:
-            fresh.advance(token)
-        return fresh
+        same = self.shadow is not None and self.shadow[0] is index
+        shadow, taken, left_in = self.shadow[1:] if same else (None, [], None)
+        if shadow is None or taken != tokens[:len(taken)] or bool(getattr(shadow, "done", False)) \
+                or int(shadow.state) != left_in:  # a probe moved it: what a refusal leaves is a decision
+            shadow, taken = self.constraint(index), []
+        for token in tokens[len(taken):]:
+            shadow.advance(token)
+        self.shadow = (index, shadow, list(tokens), int(state))
+        return shadow
 
 
 def _describe(exc: BaseException) -> str:
