@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
                         help="wall-clock seconds of the whole grading (default 900)")
     parser.add_argument("--wheats", metavar="LIST", default="",
                         help="comma-separated wheats ('reference' or paths; default: reference, "
-                             "tests/candidates/fair_*.py, brzozowski.py)")
+                             "harness/gradetests/wheats/: fair_*.py, brzozowski.py)")
     parser.add_argument("--chaffs", metavar="IDS", default="", help="comma-separated catalogue ids (default s01-s27)")
     parser.add_argument("--jobs", metavar="N", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="the chaff order's seed (default random)")
