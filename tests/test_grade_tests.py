@@ -417,3 +417,11 @@ def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(tmp_path):
     assert "wall-clock backstop" in result.messages["test_sleeps.py::test_sleeps"]
     assert result.backstop and "run twice" in result.detail
     assert left_over("gradetests-backstop") == []
+
+
+@confined
+def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness_unchanged):
+    """(tests/test_grade_tests_wheel.py: the same suite in a wheel install.)"""
+    g = graded("reads_the_harness", wheats=("reference",), chaffs=("s10",)).grade
+    assert g.invalid == [] and len(g.valid) == 4, [(i.test, i.message) for i in g.invalid]
+    assert g.caught == {}
