@@ -301,7 +301,7 @@ def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
 
 
 @confined
-def test_every_implementation_gets_the_same_hello(monkeypatch):
+def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
     """The first frame the student's process receives is the same on wheats and chaffs."""
     from harness.gradetests import suite_run
 
@@ -402,7 +402,7 @@ def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch
 
 
 @confined
-def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(tmp_path):
+def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged, tmp_path):
     """A test that sleeps uses no CPU: the wall-clock backstop (10x the CPU limit) ends it,
     the verdict says so, and the run is tried once more before it stands."""
     from harness.gradetests.grade import _Runner
