@@ -425,3 +425,21 @@ def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness
     g = graded("reads_the_harness", wheats=("reference",), chaffs=("s10",)).grade
     assert g.invalid == [] and len(g.valid) == 4, [(i.test, i.message) for i in g.invalid]
     assert g.caught == {}
+
+
+@confined
+def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged):
+    """Limits count CPU seconds, so a busy machine changes no verdict: the same suite and
+    seed graded quietly and beside a CPU burner on every core give the same JSON report
+    (timings aside), its hang ended by its CPU limit both times."""
+    options = {"wheats": ("reference",), "chaffs": ("s10", "s13"), "test_cpu": 2.0, "timeout": 20.0, "budget": 120.0}
+    quiet = graded("hangs", **options)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        busy = graded("hangs", **options)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert without_timings(quiet) == without_timings(busy)
+    assert quiet.grade.matrix["s13"]["test_hangs.py::test_hangs_forever"] == "timeout"

@@ -78,7 +78,7 @@ from harness.gradetests.limits import DEFAULT_LIMITS, RUN_CPU_SECONDS, RunLimits
 from harness.gradetests.relay import Gate, ServedImplementation, public_names, refused
 from harness.policy import POLICY
 from harness.sandbox import channel, confine
-from harness.sandbox.client import CandidateGone, RemoteError
+from harness.sandbox.client import CandidateGone, CandidateTimeout, RemoteError
 from harness.sandbox.text import escape
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
@@ -205,23 +205,24 @@ class _Run:
             return True
         if self.served is not None:
             self.served.close()
-        # ref_deps: L8.1's SamplingParams/sample and M05.2's byte map, supplied only where the module lacks
-        # them (a seed reader imports them from the earlier lessons), as `check --ref-deps` does
-        self.served = ServedImplementation(self.implementation.spec, ref_deps=POLICY.ref_deps, limits=self.sandbox,
-                                           marker=self.marker)
-        self.served.deadline = self.wall_end
         why = ""
-        for _attempt in range(2):  # a load that ran out of (wall) time is tried once more
+        for _attempt in range(2):  # a load that ran out of (wall) time is tried once more, in a new process
+            # ref_deps: L8.1's SamplingParams/sample and M05.2's byte map, supplied only where the module lacks
+            # them (a seed reader imports them from the earlier lessons), as `check --ref-deps` does
+            self.served = ServedImplementation(self.implementation.spec, ref_deps=POLICY.ref_deps,
+                                               limits=self.sandbox, marker=self.marker)
             try:
                 self.served.start()
                 self.served.deadline = self.wall_end
                 self.fresh_served = True  # its load counts in this process's CPU seconds
                 return True
-            except RemoteError as exc:
+            except RemoteError as exc:  # the module itself failed (an import error): no second try
                 why = escape(str(exc))[:500]
                 break
             except CandidateGone as exc:
                 why = escape(str(exc))[:500]
+                if not isinstance(exc, CandidateTimeout):
+                    break
         if segment == 0:
             r.verdict, r.detail = "implementation did not load", why
         else:
