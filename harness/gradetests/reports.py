@@ -36,6 +36,7 @@ from harness.gradetests.hints import GROUPS, group, hint
 from harness.gradetests.suite_run import RunResult
 from harness.report.model import Report, Row
 from harness.report.progress import bar
+from harness.sandbox.text import escape
 
 CELL = {"failed": "X", "error": "X", "timeout": "T", "crashed": "C", "passed": ".", "skipped": "s", "not run": "-"}
 BAR = 24
@@ -54,10 +55,10 @@ def _percent(graded: Graded) -> str:
 
 def table(graded: Graded, hints: str) -> str:
     g, lines = graded.grade, []
-    lines += [f"suite: {graded.options.suite}   module: {graded.options.module}",
+    lines += [f"suite: {escape(str(graded.options.suite))}   module: {graded.options.module}",
               f"the suite ran in: {graded.confinement}",
               graded.options.policy_line(),
-              f"wheats: {', '.join(graded.wheats)} (two runs each)   chaffs: {len(g.chaff_runs)}   "
+              f"wheats: {escape(', '.join(graded.wheats))} (two runs each)   chaffs: {len(g.chaff_runs)}   "
               f"seed: {graded.seed} (--seed {graded.seed} replays this run)   {graded.seconds:.0f} s, "
               f"{graded.cpu_seconds:.0f} CPU s", ""]
     if not graded.mode.startswith("bubblewrap"):  # unshare hides processes, not files; the fallback neither
