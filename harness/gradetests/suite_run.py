@@ -311,11 +311,18 @@ class _Process:
         return escape(_without_timings(text), keep_newlines=True) + more
 
 
-def _bounded(output: str) -> str:
-    """A run's output (every process's) within ``OUTPUT_CHARS`` and a note of what was cut."""
-    if len(output) <= OUTPUT_CHARS + 100:
-        return output
-    return output[:OUTPUT_CHARS] + "\n... (more output cut)"
+def _bounded(previous: str, output: str) -> str:
+    """A run's output: each process's output after the earlier ones', while the whole stays
+    within ``OUTPUT_CHARS`` (and the notes of what was cut)."""
+    room = OUTPUT_CHARS + 200 - len(previous)
+    if len(output) <= room:
+        return previous + output
+    if previous.endswith(OUTPUT_CUT):
+        return previous
+    return previous + output[:max(0, room)] + OUTPUT_CUT
+
+
+OUTPUT_CUT = "\n... (more output cut)"
 
 
 SUMMARY_TIME = re.compile(r"(\d+ (?:passed|failed|errors?|skipped|deselected|warnings?|xfailed|xpassed|"
@@ -386,7 +393,7 @@ class _Session:
             self._cpu()  # the last reading: before the student's process is reaped, its children's time included
             code = self.student.end(self.run_.marker)
             self.run_.cpu_before += self._cpu(final=True)
-            self.result.output = _bounded(self.result.output + self.student.output())
+            self.result.output = _bounded(self.result.output, self.student.output())
         if self.tripped is not None:
             verdict, detail = "timeout", self.tripped[0]
             self.result.backstop |= self.tripped[1]
