@@ -35,6 +35,7 @@ from tests.test_check_isolation import left_over, tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 TEMPLATES = ROOT / "harness" / "autograder" / "templates"
 HOME_FILE = ".constrain-harness-wall-was-here"
 requires_wall = pytest.mark.skipif(confine.unavailable() is not None,
@@ -296,7 +297,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("argv", [
     ("check", "--only", "test_apply_mask"),
-    ("golden", "replay", "--impl", str(CANDIDATES / "brzozowski.py"), "--file", "masks"),
+    ("golden", "replay", "--impl", str(WHEATS / "brzozowski.py"), "--file", "masks"),
     ("grade-tests", str(ROOT / "tests" / "student_suites" / "weak"), "--chaffs", "s01"),
     ("check", "--batch", str(CANDIDATES / "wall_regex_helper")),
 ], ids=["check", "golden-replay", "grade-tests", "batch"])
@@ -360,7 +361,7 @@ def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_change
 
 def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch):
     reports = {flag: tmp_path / f"r.{flag}" for flag in ("json", "junit-xml", "gradescope")}
-    argv = ["check", "--impl", str(CANDIDATES / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
+    argv = ["check", "--impl", str(WHEATS / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
     for flag, path in reports.items():
         argv += [f"--{flag}", str(path)]
     code, out, err = run_cli(*argv)
@@ -378,7 +379,7 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
 def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    shutil.copy2(CANDIDATES / "brzozowski.py", folder / "alice.py")
+    shutil.copy2(WHEATS / "brzozowski.py", folder / "alice.py")
     code, out, err = run_cli("check", "--batch", str(folder), "--unconfined", "--jobs", "1", "--timeout", "60",
                              "--json", str(tmp_path / "class.json"))
     assert code == ExitCode.OK, out + err

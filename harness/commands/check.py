@@ -3,7 +3,7 @@
     constrain-harness check                                # grade the built-in reference
     constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
-    constrain-harness check --impl tests/candidates/brzozowski.py --only test_canonical_form
+    constrain-harness check --impl harness/gradetests/wheats/brzozowski.py --only test_canonical_form
 
 The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
