@@ -316,12 +316,11 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
     assert sorted(result.grade.caught) == ["s10"]
 
 
-@pytest.mark.parametrize("mode", ["fallback"])
+@pytest.mark.parametrize("mode", ["unconfined"])
 def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
-    """Without bubblewrap a run's processes are ended by their marker: each run has its own,
-    so two runs at a time grade as one at a time does."""
-    monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
-    monkeypatch.setenv("CONSTRAIN_HARNESS_NO_UNSHARE", "1")
+    """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
+    their marker: each run has its own, so two runs at a time grade as one at a time does."""
+    monkeypatch.setenv("CONSTRAIN_HARNESS_UNCONFINED", "1")
     options = {"wheats": ("reference",), "chaffs": ("s01", "s05", "s10", "s13")}
     # the strong suite: its runs last long enough to overlap (before each run had its own marker, the first run
     # to end killed the other's processes: 16 of 32 tests invalid with --jobs 2)
