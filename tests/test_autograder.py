@@ -39,6 +39,7 @@ from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 SCHEMA = json.loads(gradescope.SCHEMA_PATH.read_text())
 
 
@@ -175,7 +176,7 @@ def test_more_wrong_candidates_lose_their_test(installed, candidate, test):
 
 @pytest.mark.slow
 def test_a_correct_single_module_with_other_internals_scores_full_marks(installed):
-    results = grade_in(installed, {"lab/constrain.py": CANDIDATES / "brzozowski.py"})
+    results = grade_in(installed, {"lab/constrain.py": WHEATS / "brzozowski.py"})
     assert results["score"] == 32.0, results["output"]
 
 
@@ -232,7 +233,7 @@ def test_the_strict_tier_costs_a_fair_reading_exactly_the_tests_of_its_departure
     departures = {"test_matches_python_re", "test_unsupported_syntax_raises", "test_constraint_lifecycle",
                   "test_greedy_takes_the_best_allowed_token", "test_json_schema_rejects_keywords_outside_the_subset",
                   "test_vocab_bytes"}
-    strict = grade_in(installed, {"constrain.py": CANDIDATES / "fair_postfix_numpy.py"}, tier="strict")
+    strict = grade_in(installed, {"constrain.py": WHEATS / "fair_postfix_numpy.py"}, tier="strict")
     lost = {name: t for name, t in by_name(strict).items() if t["score"] == 0.0}
     assert set(lost) == departures, {name: t["status"] for name, t in by_name(strict).items()}
     assert all("contract decision not met" in t["output"] for t in lost.values())

@@ -54,7 +54,8 @@ def harness_unchanged():
 
 
 def graded(suite: str, **options):
-    result = grade(GradeOptions(suite=SUITES / suite, seed=1, **options))
+    options.setdefault("seed", 1)  # seed=None: the default, derived from the suite's files
+    result = grade(GradeOptions(suite=SUITES / suite, **options))
     assert left_over(result.marker) == [], f"processes of the {suite} suite are still running"
     assert result.tampered == []
     return result
@@ -65,7 +66,7 @@ def graded(suite: str, **options):
 
 @confined
 def test_a_wrong_test_is_invalid_and_the_rest_is_scored(harness_unchanged, tmp_path):
-    result = graded("wheat_failing", wheats=("reference", str(ROOT / "tests/candidates/brzozowski.py")),
+    result = graded("wheat_failing", wheats=("reference", str(ROOT / "harness/gradetests/wheats/brzozowski.py")),
                     chaffs=("s01", "s05", "s10", "s13"))
     g = result.grade
     assert [i.test for i in g.invalid] == ["test_mixed.py::test_hand_example_has_eight_states"]
@@ -76,7 +77,9 @@ def test_a_wrong_test_is_invalid_and_the_rest_is_scored(harness_unchanged, tmp_p
     assert sorted(g.caught) == ["s10", "s13"]          # 'a+' refuses b'' ; '^a' is refused
     assert g.caught["s10"] == ["test_mixed.py::test_plus_needs_one"]
     assert (g.total, g.score, g.flaky) == (4, 0.5, {})
-    assert g.matrix["s01"]["test_mixed.py::test_hand_example_has_eight_states"] == "not run"  # invalid: not run
+    # every test runs on every implementation (the same selection everywhere); an invalid one never counts
+    assert g.matrix["s01"]["test_mixed.py::test_hand_example_has_eight_states"] == "failed"
+    assert "s01" not in g.caught
     text = reports.table(result, "pitfall")
     assert "INVALID test_mixed.py::test_hand_example_has_eight_states: failed on wheat reference" in text
     assert "score: 2/4 chaffs caught (50%)" in text and "survived: s01: pitfall 1:" in text
@@ -150,7 +153,7 @@ def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
         f"    assert not os.path.exists({str(ROOT / 'oracles')!r})\n"
         "    assert importlib.util.find_spec('harness') is None\n"
         "    assert importlib.util.find_spec('oracles') is None\n")
-    result = run_suite(suite, wheat("reference"), timeout=60)
+    result = run_suite(suite, wheat("reference"))
     assert result.verdict == "completed", (result.verdict, result.detail, result.output)
     assert result.outcomes == {"test_interpreter.py::test_the_graders_interpreter": "passed",
                                "test_interpreter.py::test_no_harness_file": "passed"}, result.messages
@@ -168,15 +171,17 @@ def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
 
 @confined
 def test_a_suite_that_hangs_gets_a_verdict_and_the_grading_goes_on(harness_unchanged):
-    start = time.monotonic()
-    result = graded("hangs", wheats=("reference",), chaffs=("s10",), timeout=5.0, budget=60.0)
+    result = graded("hangs", wheats=("reference",), chaffs=("s10",), test_cpu=2.0, timeout=20.0, budget=60.0)
     g = result.grade
-    assert time.monotonic() - start < 45
+    runs = [*g.wheat_runs["reference"], g.chaff_runs["s10"]]
+    # the hang is ended by its CPU seconds (2 per test), not by the wall clock: each run costs about that
+    assert all(r.cpu_seconds < 2.0 + 10.0 and not r.backstop for r in runs), [(r.cpu_seconds, r.detail) for r in runs]
     assert g.valid == ["test_hangs.py::test_fine"]
     assert [(i.test, i.outcome) for i in g.invalid] == [("test_hangs.py::test_hangs_forever", "timeout")]
-    assert {r.verdict for r in g.wheat_runs["reference"]} == {"timeout"}
-    assert g.chaff_verdicts == {"s10": "completed"} and g.caught == {}   # the hanging test is not run on chaffs
-    assert g.matrix["s10"] == {"test_hangs.py::test_fine": "passed", "test_hangs.py::test_hangs_forever": "not run"}
+    assert {r.verdict for r in runs} == {"timeout"}
+    assert "more than 2 CPU seconds (the per-test limit)" in g.invalid[0].message
+    assert g.caught == {}   # the hanging test runs on the chaff too (the same tests everywhere) and never counts
+    assert g.matrix["s10"] == {"test_hangs.py::test_fine": "passed", "test_hangs.py::test_hangs_forever": "timeout"}
 
 
 # ------------------------------------------------------------------ the gate, in process
@@ -265,8 +270,174 @@ def test_a_run_that_cannot_start_within_the_budget_is_not_run():
     from harness.gradetests.implementations import wheat
 
     seen = []
-    runner = _Runner(GradeOptions(suite=SUITES / "weak", budget=30.0, timeout=10.0), "m", [], time.monotonic() + 1.0,
+    runner = _Runner(GradeOptions(suite=SUITES / "weak", budget=30.0, timeout=10.0), 1, "m", [], time.monotonic(),
                      1, lambda done, total, run: seen.append((done, total, run.verdict)))
-    result = runner.run_one(wheat("reference"), None)
-    assert (result.verdict, result.detail) == ("not run", "the total budget (30 s) was spent")
+    runner.cpu_used = 29.0   # CPU seconds the earlier runs used: less than a run's minimum is left
+    result = runner.run_one(wheat("reference"))
+    assert (result.verdict, result.detail) == ("not run", "the CPU budget (30 CPU s) was spent")
     assert seen == [(1, 1, "not run")]
+
+
+# ------------------------------------------------------------------ attacks on the grading (issues 22 and 23)
+
+
+@confined
+def test_a_canary_suite_catches_nothing(harness_unchanged):
+    """Tests that fail when an invalid canary did not run: with the same tests run on every
+    implementation, the canary runs on chaffs too and the suite catches nothing."""
+    g = graded("canary", wheats=("reference",), chaffs=("s01", "s10", "s13")).grade
+    assert [i.test for i in g.invalid] == ["test_canary.py::test_a_canary"]
+    assert len(g.valid) == 2 and g.caught == {} and g.score == 0.0
+
+
+@confined
+def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
+    g = graded("tells_by_selection", wheats=("reference",), chaffs=("s01", "s10")).grade
+    assert g.invalid == [] and len(g.valid) == 3, [(i.test, i.message) for i in g.invalid]
+    assert g.caught == {} and g.score == 0.0
+
+
+@confined
+def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
+    """The first frame the student's process receives is the same on wheats and chaffs."""
+    from harness.gradetests import suite_run
+
+    hellos, send = [], suite_run.channel.send
+
+    def recording(sock, value, *rest):
+        if isinstance(value, dict) and "names" in value:
+            hellos.append(value)
+        return send(sock, value, *rest)
+
+    monkeypatch.setattr(suite_run.channel, "send", recording)
+    result = graded("weak", wheats=("reference",), chaffs=("s01", "s10"), seed=7)
+    assert len(hellos) == 4 and all(h == hellos[0] for h in hellos), hellos
+    assert hellos[0]["seed"] == 7 and hellos[0]["skip"] == [] and "only" not in hellos[0]
+    assert sorted(result.grade.caught) == ["s10"]
+
+
+@pytest.mark.parametrize("mode", ["unconfined"])
+def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
+    """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
+    their marker: each run has its own, so two runs at a time grade as one at a time does."""
+    monkeypatch.setenv("CONSTRAIN_HARNESS_UNCONFINED", "1")
+    options = {"wheats": ("reference",), "chaffs": ("s01", "s05", "s10", "s13")}
+    # the strong suite: its runs last long enough to overlap (before each run had its own marker, the first run
+    # to end killed the other's processes: 16 of 32 tests invalid with --jobs 2)
+    one, two = graded("strong", jobs=1, **options), graded("strong", jobs=2, **options)
+    assert one.mode == two.mode == mode
+    assert len(one.grade.tests) == 32 and one.grade.invalid == two.grade.invalid == []
+    assert one.grade.valid == two.grade.valid and one.grade.flaky == two.grade.flaky == {}
+    assert one.grade.matrix == two.grade.matrix and sorted(two.grade.caught) == ["s01", "s05", "s10", "s13"]
+    assert without_timings(one) == without_timings(two)
+
+
+@confined
+def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
+    result = graded("prints_escapes", wheats=("reference",), chaffs=("s10",))
+    g = result.grade
+    text = reports.table(result, "full")
+    data = reports.dumps(reports.to_json(result, "full"))
+    for shown in (text, data, reports.to_html(result, "full"), reports.dumps(reports.to_gradescope(result, "full"))):
+        assert not any(ch in shown for ch in "\x1b\r\x08\x07"), "a control character reached a report"
+    assert [line for line in text.splitlines() if line.startswith("score:")] == ["score: 0/1 chaffs caught (0%)"]
+    assert "\\x1b[32mscore: 27/27" in text      # the fake line is there, as visible text
+    assert {(i.test, i.outcome) for i in g.invalid} == {
+        ("test_escapes.py::test_fails_with_a_fake_score", "failed"),
+        ("test_escapes.py::test_crashes_after_printing_a_fake_score", "crashed")}
+    run = g.wheat_runs["reference"][0]
+    assert "\\x1b[2K" in run.output and run.processes == 2      # a crash costs only its own test
+
+
+@confined
+def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
+    """The run seed reaches random, numpy and Hypothesis: the same seed, the same JSON
+    (timings aside); another seed, other draws. The default seed comes from the suite."""
+    from harness.gradetests.grade import suite_seed
+
+    options = {"wheats": ("reference",), "chaffs": ("s10",)}
+    first = graded("draws", seed=None, **options)
+    again = graded("draws", seed=None, **options)
+    other = graded("draws", seed=first.seed + 1, **options)
+    assert first.seed == again.seed == suite_seed(SUITES / "draws")
+    shown = {i.test: i.message for i in first.grade.invalid}
+    assert "drew 0." in shown["test_draws.py::test_shows_its_draws"]
+    assert "hypothesis drew 0." in shown["test_draws.py::test_shows_hypothesis_draws"]
+    assert "test_draws.py::test_a_literal_matches_itself" in first.grade.valid
+    assert without_timings(first) == without_timings(again)
+    assert without_timings(first) != without_timings(other)
+    assert f"seed: {first.seed}" in reports.table(first, "none")
+    assert str(first.seed) in reports.to_gradescope(first, "none")["output"]
+
+
+def without_timings(result) -> str:
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("seconds", "cpu_seconds")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    data = reports.to_json(result, "full")
+    assert json.loads(reports.dumps(data)) == data
+    return json.dumps(strip(data), indent=1)
+
+
+@confined
+def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch, tmp_path):
+    from harness.gradetests import implementations
+
+    broken = tmp_path / "broken_chaff.py"
+    broken.write_text("raise ImportError('this chaff is broken')\n")
+    chaff = implementations.Implementation("x99", "chaff", str(broken), hide=("broken_chaff", str(tmp_path)))
+    monkeypatch.setattr(implementations, "CHAFF_SOURCES", [*implementations.CHAFF_SOURCES, lambda root, only: [chaff]])
+    result = graded("weak", wheats=("reference",), chaffs=("s10",))
+    g = result.grade
+    assert g.chaff_verdicts == {"s10": "completed", "x99": "implementation did not load"}
+    assert g.not_graded.keys() == {"x99"} and "this chaff is broken" in g.not_graded["x99"]
+    assert g.surviving == [] and (len(g.caught), g.total, g.incomplete) == (1, 1, True)
+    text = reports.table(result, "pitfall")
+    assert "not graded: x99: did not load (" in text and "survived: x99" not in text
+
+
+@confined
+def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged, tmp_path):
+    """A test that sleeps uses no CPU: the wall-clock backstop (10x the CPU limit) ends it,
+    the verdict says so, and the run is tried once more before it stands."""
+    from harness.gradetests.grade import _Runner
+    from harness.gradetests.implementations import wheat
+
+    (tmp_path / "test_sleeps.py").write_text("import time\n\n\ndef test_sleeps():\n    time.sleep(3600)\n\n\n"
+                                             "def test_after():\n    assert True\n")
+    runner = _Runner(GradeOptions(suite=tmp_path, test_cpu=0.5, timeout=30.0), 1, "gradetests-backstop", [],
+                     time.monotonic(), 1, None)
+    result = runner.run_one(wheat("reference"))
+    assert result.outcomes == {"test_sleeps.py::test_sleeps": "timeout", "test_sleeps.py::test_after": "passed"}
+    assert "wall-clock backstop" in result.messages["test_sleeps.py::test_sleeps"]
+    assert result.backstop and "run twice" in result.detail
+    assert left_over("gradetests-backstop") == []
+
+
+@confined
+def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness_unchanged):
+    """(tests/test_grade_tests_wheel.py: the same suite in a wheel install.)"""
+    g = graded("reads_the_harness", wheats=("reference",), chaffs=("s10",)).grade
+    assert g.invalid == [] and len(g.valid) == 4, [(i.test, i.message) for i in g.invalid]
+    assert g.caught == {}
+
+
+@confined
+def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged):
+    """Limits count CPU seconds, so a busy machine changes no verdict: the same suite and
+    seed graded quietly and beside a CPU burner on every core give the same JSON report
+    (timings aside), its hang ended by its CPU limit both times."""
+    options = {"wheats": ("reference",), "chaffs": ("s10", "s13"), "test_cpu": 2.0, "timeout": 20.0, "budget": 120.0}
+    quiet = graded("hangs", **options)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        busy = graded("hangs", **options)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert without_timings(quiet) == without_timings(busy)
+    assert quiet.grade.matrix["s13"]["test_hangs.py::test_hangs_forever"] == "timeout"

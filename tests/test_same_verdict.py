@@ -29,6 +29,7 @@ from harness import reports
 from harness.check import CheckOptions, run_check
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
+WHEATS = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"  # the fairness gallery
 HOSTILE_CPU_SECONDS = 0.5  # the hostile ones' per-test budget: the sleeper's backstop is then 5 s (10 s if loaded)
 # (candidate, tests that decide it, per-test CPU seconds, expected statuses)
 SMALL = [
@@ -101,7 +102,8 @@ def comparable(result) -> dict:
 
 
 def grade(candidate: str, tests: tuple[str, ...], cpu_seconds: float):
-    result = run_check(CheckOptions(impl=str(CANDIDATES / candidate), only=tests, timeout=cpu_seconds))
+    folder = WHEATS if candidate.startswith("fair_") else CANDIDATES
+    result = run_check(CheckOptions(impl=str(folder / candidate), only=tests, timeout=cpu_seconds))
     assert left_over(result.marker) == [], f"processes of {candidate} are still running"
     assert result.integrity == [], result.integrity
     return result

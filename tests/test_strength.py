@@ -22,7 +22,7 @@ from harness.suite.strength import CHECKS
 from tests.test_fairness import READINGS
 
 CASES = [(check, survivor) for check, _, survivors in CHECKS for survivor in survivors]
-BRZOZOWSKI = "tests/candidates/brzozowski.py"
+BRZOZOWSKI = "harness/gradetests/wheats/brzozowski.py"
 
 
 def _fresh(impl):

@@ -30,11 +30,12 @@ from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine, isolated
-from harness.sandbox.guard import guarded
+from harness.sandbox.guard import guarded, verified
 from tests.test_check_isolation import left_over, tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 TEMPLATES = ROOT / "harness" / "autograder" / "templates"
 HOME_FILE = ".constrain-harness-wall-was-here"
 requires_wall = pytest.mark.skipif(confine.unavailable() is not None,
@@ -171,8 +172,18 @@ def gradescope_root(tmp_path: Path, candidate: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def compiled():
+    """The harness's bytecode, written now: run_autograder's ``python -I`` writes any that is
+    stale (a grader's own writes, not the candidate's), which would change the tree digest."""
+    import compileall
+
+    for root in protected_roots():
+        compileall.compile_dir(str(root), quiet=1)
+
+
 @requires_wall
-def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(nothing_changes, tmp_path):
+def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
     script = (root / "run_autograder").read_bytes()
     proc = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=900,
@@ -286,7 +297,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("argv", [
     ("check", "--only", "test_apply_mask"),
-    ("golden", "replay", "--impl", str(CANDIDATES / "brzozowski.py"), "--file", "masks"),
+    ("golden", "replay", "--impl", str(WHEATS / "brzozowski.py"), "--file", "masks"),
     ("grade-tests", str(ROOT / "tests" / "student_suites" / "weak"), "--chaffs", "s01"),
     ("check", "--batch", str(CANDIDATES / "wall_regex_helper")),
 ], ids=["check", "golden-replay", "grade-tests", "batch"])
@@ -350,7 +361,7 @@ def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_change
 
 def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch):
     reports = {flag: tmp_path / f"r.{flag}" for flag in ("json", "junit-xml", "gradescope")}
-    argv = ["check", "--impl", str(CANDIDATES / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
+    argv = ["check", "--impl", str(WHEATS / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
     for flag, path in reports.items():
         argv += [f"--{flag}", str(path)]
     code, out, err = run_cli(*argv)
@@ -368,7 +379,7 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
 def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    shutil.copy2(CANDIDATES / "brzozowski.py", folder / "alice.py")
+    shutil.copy2(WHEATS / "brzozowski.py", folder / "alice.py")
     code, out, err = run_cli("check", "--batch", str(folder), "--unconfined", "--jobs", "1", "--timeout", "60",
                              "--json", str(tmp_path / "class.json"))
     assert code == ExitCode.OK, out + err
@@ -467,3 +478,39 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
         assert list(home.iterdir()) == [], "the candidate wrote into the grader's home"
     finally:
         shutil.rmtree(work)
+
+
+def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_verified():
+    # a batch stops its check runs on Ctrl-C: the guard waits for it (INTERRUPT_GRACE), never kills it at once
+    import signal
+    import threading
+    import time
+
+    def work(out, err):
+        time.sleep(3)  # the child's cleanup, here not interrupted (only the guard's process is)
+        print("cleaned up", file=out)
+        return 1
+
+    threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    out, err = io.StringIO(), io.StringIO()
+    assert guarded("check --batch", work, out, err) == 1
+    assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
+
+
+def test_verified_restores_after_an_exception_in_this_process():
+    suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
+    planted = suite / "planted_by_the_verified_test.txt"
+
+    def work(out, err):
+        planted.write_text("x")
+        raise RuntimeError("the batch failed")
+
+    err = io.StringIO()
+    try:
+        with pytest.raises(RuntimeError, match="the batch failed"):
+            verified("check --batch", work, io.StringIO(), err)
+        assert not planted.exists()
+    finally:
+        planted.unlink(missing_ok=True)
+    assert "check --batch: TAMPERED: harness file harness/suite/planted_by_the_verified_test.txt: added" in \
+        err.getvalue()

@@ -40,10 +40,11 @@ def build_class(folder: Path) -> int:
         shutil.copytree(ROOT / "oracles" / "automaton",
                         folder / f"ref{i:02d}" / "python" / "tinyllm" / "infer" / "constrain",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    files = ["brzozowski.py", "brzozowski.py", *sorted(p.name for p in CANDIDATES.glob("wrong_*.py")
-                                                       if p.name != "wrong_missing_names.py"), *HOSTILE, *OTHERS]
-    for i, name in enumerate(files):
-        shutil.copy2(CANDIDATES / name, folder / f"s{i:02d}_{Path(name).stem}.py")
+    brzozowski = ROOT / "harness" / "gradetests" / "wheats" / "brzozowski.py"  # grade-tests' wheats (package data)
+    wrong = sorted(p for p in CANDIDATES.glob("wrong_*.py") if p.name != "wrong_missing_names.py")
+    files = [brzozowski, brzozowski, *wrong, *(CANDIDATES / name for name in (*HOSTILE, *OTHERS))]
+    for i, path in enumerate(files):
+        shutil.copy2(path, folder / f"s{i:02d}_{path.stem}.py")
     return REFERENCE_COPIES + len(files)
 
 

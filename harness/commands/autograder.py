@@ -63,7 +63,7 @@ def run(args, stdout, stderr) -> int:
     if args.action == "run":
         from harness.autograder import runner
         from harness.commands.args import confinement
-        from harness.sandbox.guard import guarded
+        from harness.sandbox.guard import verified
 
         root = Path(args.root) if args.root else runner.default_root(args.platform)
         with confinement(args, "autograder run", stderr) as refused:
@@ -72,8 +72,8 @@ def run(args, stdout, stderr) -> int:
                                                    "(see its log); this is not your fault: tell the course staff")
                 return refused
             # the check runs verify the harness's files themselves; one stopped at the wall cannot: this does
-            return guarded("autograder run", lambda out, err: runner.run(root, args.platform, log=err),
-                           stdout, stderr)
+            return verified("autograder run", lambda out, err: runner.run(root, args.platform, log=err),
+                            stdout, stderr)
     print("usage: constrain-harness autograder {build,run} ... (see --help)", file=stderr)
     return int(ExitCode.USAGE)
 

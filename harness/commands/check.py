@@ -3,7 +3,7 @@
     constrain-harness check                                # grade the built-in reference
     constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
-    constrain-harness check --impl tests/candidates/brzozowski.py --only test_canonical_form
+    constrain-harness check --impl harness/gradetests/wheats/brzozowski.py --only test_canonical_form
 
 The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
@@ -88,10 +88,11 @@ def run(args, stdout, stderr) -> int:
             return refused
         if getattr(args, "batch", None):
             from harness import batch
-            from harness.sandbox.guard import guarded
+            from harness.sandbox.guard import verified
 
-            # each run verifies the harness's files itself; one killed at its wall clock cannot: this does
-            return guarded(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
+            # each run verifies the harness's files itself; one killed at its wall clock cannot: this does (here:
+            # the batch decodes no candidate message, only the runs' reports)
+            return verified(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
         return _run_one(args, stdout, stderr)
 
 

@@ -61,6 +61,9 @@ def add_arguments(parser) -> None:
                    help="both: constrain and masks; tools: tools_golden.json against a tools implementation")
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
+    p.add_argument("--strict", action="store_true",
+                   help="the contract's decisions fail (default: the seed's text only; a departure is a note, "
+                        "as in check's default tier)")
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
     p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
@@ -179,7 +182,7 @@ def _replay(args, directory: Path, stdout, stderr) -> int:
 
     files = ("constrain_golden", "masks_golden") if args.file == "both" else (f"{args.file}_golden",)
     options = ReplayOptions(impl=args.impl, ref_deps=args.ref_deps, files=files, strict_regex=args.strict_regex,
-                            timeout=args.timeout, memory=args.memory)
+                            strict=args.strict, timeout=args.timeout, memory=args.memory)
 
     def work(out, err) -> int:
         outcome = replay(options, directory, out, err)

@@ -10,6 +10,11 @@ the implementation under test: every wheat (the reference, the fairness gallery,
 brzozowski) twice, then every chaff (the catalogue's s01-s27) once
 (``harness.gradetests``). A test failing on a wheat is invalid and excluded; a chaff is
 caught when a valid test fails on it; the score is caught/total (0 without a valid test).
+Every implementation gets the same hello and runs every test (invalid ones are filtered
+when scoring). Limits are CPU seconds of the suite's and the implementation's process
+trees (``--test-cpu``, ``--timeout``, ``--budget``; defaults from ``harness.policy``), wall
+time only a backstop 10x each; the run seed (``--seed``, by default derived from the
+suite's files) is printed in the header and every report and replays the run.
 
 Exit codes: 0 every test valid and every chaff caught; 1 graded, with invalid tests or
 surviving chaffs; 2 usage error; 4 the harness's files changed during the grading.
@@ -19,6 +24,8 @@ from __future__ import annotations
 
 from harness.commands.args import add_unconfined, confinement, jobs, score, seconds, seed
 from harness.exitcodes import ExitCode
+from harness.gradetests.limits import RUN_CPU_SECONDS
+from harness.policy import POLICY
 from harness.report import registry
 
 
@@ -32,16 +39,23 @@ def add_arguments(parser) -> None:
     registry.add_options(parser, {"mutants", "graded"})  # --json, --gradescope, --stryker, --html, --junit-xml, ...
     parser.add_argument("--max-score", metavar="N", type=score, default=100.0,
                         help="the Gradescope score of a suite catching every chaff (default 100)")
-    parser.add_argument("--timeout", metavar="S", type=seconds, default=60.0,
-                        help="wall-clock seconds of one run of the suite (default 60)")
-    parser.add_argument("--budget", metavar="S", type=seconds, default=900.0,
-                        help="wall-clock seconds of the whole grading (default 900)")
+    parser.add_argument("--test-cpu", metavar="S", type=seconds, default=POLICY.test_cpu_seconds,
+                        help=f"CPU seconds of one test, the suite's and the implementation's processes together "
+                             f"(default {POLICY.test_cpu_seconds:g}; wall-clock backstop 10x)")
+    parser.add_argument("--timeout", metavar="S", type=seconds, default=RUN_CPU_SECONDS,
+                        help=f"CPU seconds of one run of the suite (default {RUN_CPU_SECONDS:g}; wall-clock backstop "
+                             f"10x)")
+    parser.add_argument("--budget", metavar="S", type=seconds, default=POLICY.suite_cpu_seconds,
+                        help=f"CPU seconds of the whole grading (default {POLICY.suite_cpu_seconds:g}; wall-clock "
+                             f"backstop 10x)")
     parser.add_argument("--wheats", metavar="LIST", default="",
                         help="comma-separated wheats ('reference' or paths; default: reference, "
-                             "tests/candidates/fair_*.py, brzozowski.py)")
+                             "harness/gradetests/wheats/: fair_*.py, brzozowski.py)")
     parser.add_argument("--chaffs", metavar="IDS", default="", help="comma-separated catalogue ids (default s01-s27)")
     parser.add_argument("--jobs", metavar="N", type=jobs, default=2, help="runs at a time (default 2)")
-    parser.add_argument("--seed", metavar="N", type=seed, default=None, help="the chaff order's seed (default random)")
+    parser.add_argument("--seed", metavar="N", type=seed, default=None,
+                        help="the run seed: the suite's random draws (random, numpy, Hypothesis) and the chaff order "
+                             "(default: derived from the suite's files, so a regrade draws the same)")
     add_unconfined(parser)
 
 
@@ -66,7 +80,8 @@ def _grade(args, stdout, stderr) -> int:
         return tuple(x.strip() for x in text.split(",") if x.strip())
 
     try:
-        options = GradeOptions(suite=Path(args.suite), module=args.module, timeout=args.timeout, budget=args.budget,
+        options = GradeOptions(suite=Path(args.suite), module=args.module, test_cpu=args.test_cpu,
+                               timeout=args.timeout, budget=args.budget,
                                wheats=split(args.wheats), chaffs=split(args.chaffs), jobs=args.jobs, seed=args.seed)
         if args.max_score <= 0:
             raise ValueError(f"--max-score must be positive, not {args.max_score}")

@@ -1,9 +1,11 @@
 """Wheats and chaffs: the implementations a student's suite is graded against.
 
 - Wheats (correct): the reference (``oracles.automaton``), every fairness-gallery
-  implementation ``tests/candidates/fair_*.py`` present at run time, and
-  ``tests/candidates/brzozowski.py`` (a correct implementation sharing no DFA code with
-  the reference); ``--wheats`` overrides the list (``reference`` or paths).
+  implementation ``harness/gradetests/wheats/fair_*.py`` present at run time, and
+  ``harness/gradetests/wheats/brzozowski.py`` (a correct implementation sharing no DFA
+  code with the reference); ``--wheats`` overrides the list (``reference`` or paths).
+  ``WHEATS`` is package data (``pyproject.toml``), so a wheel install (the Gradescope
+  bundle) grades against the same wheats as a checkout.
 - Chaffs (buggy): the mutant catalogue's ``s01``-``s27`` (``harness.mutants``), each
   materialized as a package under a private folder. ``CHAFF_SOURCES`` is the hook for
   more (generated mutants): each entry maps a folder to a list of ``Implementation``.
@@ -27,7 +29,7 @@ from harness.mutants.apply import REFERENCE_DIR, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
-CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = Path(__file__).resolve().parent / "wheats"
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,10 @@ def wheat(spec: str) -> Implementation:
 
 
 def default_wheats() -> list[Implementation]:
-    fair = sorted(CANDIDATES.glob("fair_*.py"))
-    return [wheat("reference"), *(wheat(str(p)) for p in fair), wheat(str(CANDIDATES / "brzozowski.py"))]
+    fair = sorted(WHEATS.glob("fair_*.py"))
+    if not (WHEATS / "brzozowski.py").is_file():
+        raise ValueError(f"the default wheats are missing from {WHEATS} (a broken install): pass --wheats")
+    return [wheat("reference"), *(wheat(str(p)) for p in fair), wheat(str(WHEATS / "brzozowski.py"))]
 
 
 def catalogue_chaffs(root: Path, only: tuple[str, ...] = ()) -> list[Implementation]:

@@ -2,10 +2,12 @@
 Stryker, HTML.
 
 - ``progress_line(done, total, run)``: one line per finished run, with a bar;
-- ``table(graded, hints)``: header (suite, module, confinement, wheats, chaffs), invalid
+- ``table(graded, hints)``: header (suite, module, confinement, limits, wheats, chaffs,
+  the run seed), invalid
   tests (wheat, message, input), flaky tests, the matrix test x chaff (``X`` failed,
   ``.`` passed, ``s`` skipped, ``T`` timeout, ``C`` crashed, ``-`` not run; invalid tests
-  marked), the score, and each surviving chaff with its hint at the chosen level;
+  marked), the score, each surviving chaff with its hint at the chosen level, and each
+  chaff not graded (its implementation did not load) with why;
 - ``to_json(graded, hints)``: all of it as data (``"version": 1``);
 - ``to_gradescope(graded, hints, max_score)``: Gradescope's ``results.json``: the score out
   of ``max_score``, one entry per chaff group (``hints.GROUPS``), worth its share of the
@@ -16,6 +18,12 @@ Stryker, HTML.
 - ``to_html(graded, hints)``: one offline page (inline CSS, no script, no network);
 - ``to_report(graded, hints, max_score)``: the adapter to ``harness.report``, whose
   generic renderers add JUnit XML, CSV and Markdown (a row per chaff).
+
+Every report names the run seed (``--seed`` replays the run). Every text that came from
+the suite or an implementation (test ids, messages, inputs, output) was escaped when it
+was received (``suite_run``), so none of it can draw on a terminal. For the same suite
+and seed, ``to_json`` is the same byte for byte but for its timings (keys ``seconds`` and
+``cpu_seconds``).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from harness.gradetests.hints import GROUPS, group, hint
 from harness.gradetests.suite_run import RunResult
 from harness.report.model import Report, Row
 from harness.report.progress import bar
+from harness.sandbox.text import escape
 
 CELL = {"failed": "X", "error": "X", "timeout": "T", "crashed": "C", "passed": ".", "skipped": "s", "not run": "-"}
 BAR = 24
@@ -46,10 +55,12 @@ def _percent(graded: Graded) -> str:
 
 def table(graded: Graded, hints: str) -> str:
     g, lines = graded.grade, []
-    lines += [f"suite: {graded.options.suite}   module: {graded.options.module}",
+    lines += [f"suite: {escape(str(graded.options.suite))}   module: {graded.options.module}",
               f"the suite ran in: {graded.confinement}",
-              f"wheats: {', '.join(graded.wheats)} (two runs each)   chaffs: {g.total}   seed: {graded.seed}   "
-              f"{graded.seconds:.0f} s", ""]
+              graded.options.policy_line(),
+              f"wheats: {escape(', '.join(graded.wheats))} (two runs each)   chaffs: {len(g.chaff_runs)}   "
+              f"seed: {graded.seed} (--seed {graded.seed} replays this run)   {graded.seconds:.0f} s, "
+              f"{graded.cpu_seconds:.0f} CPU s", ""]
     if not graded.mode.startswith("bubblewrap"):  # unshare hides processes, not files; the fallback neither
         exposed = "files and processes" if graded.mode in ("fallback", "unconfined") else "files"
         lines.append(f"WARNING: no bubblewrap: the suite could read the implementations' {exposed}")
@@ -71,6 +82,8 @@ def table(graded: Graded, hints: str) -> str:
         why = "" if verdict == "completed" else f" [{verdict}]"
         text = hint(chaff, hints)
         lines.append(f"  survived: {chaff}{why}" + (f": {text}" if text else ""))
+    for chaff, why in g.not_graded.items():
+        lines.append(f"  not graded: {chaff}: did not load ({_one_line(why)})")
     return "\n".join(lines) + "\n"
 
 
@@ -101,16 +114,20 @@ def to_json(graded: Graded, hints: str) -> dict:
     return {
         "version": 1, "suite": str(graded.options.suite), "module": graded.options.module,
         "confinement": graded.confinement, "mode": graded.mode, "seed": graded.seed,
-        "seconds": round(graded.seconds, 1), "hints": hints, "wheats": graded.wheats,
+        "policy": graded.options.policy_line(),
+        "seconds": round(graded.seconds, 1), "cpu_seconds": round(graded.cpu_seconds, 1), "hints": hints,
+        "wheats": graded.wheats, "not_graded": g.not_graded,
         "score": {"caught": len(g.caught), "total": g.total, "fraction": g.score, "incomplete": g.incomplete},
         "tests": g.tests, "valid": g.valid,
         "invalid": [vars(i) for i in g.invalid], "flaky": g.flaky, "notes": g.notes,
         "chaffs": [{"id": c, "group": group(c), "verdict": g.chaff_verdicts[c], "caught": c in g.caught,
                     "caught_by": g.caught.get(c, []), "hint": "" if c in g.caught else hint(c, hints),
                     "tests": g.matrix[c], "seconds": round(g.chaff_runs[c].seconds, 2),
+                    "cpu_seconds": round(g.chaff_runs[c].cpu_seconds, 2), "processes": g.chaff_runs[c].processes,
                     "detail": g.chaff_runs[c].detail} for c in g.matrix],
         "wheat_runs": {w: [{"verdict": r.verdict, "detail": r.detail, "outcomes": r.outcomes,
-                            "seconds": round(r.seconds, 2), "output": r.output[-2000:]} for r in runs]
+                            "seconds": round(r.seconds, 2), "cpu_seconds": round(r.cpu_seconds, 2),
+                            "processes": r.processes, "output": r.output[-2000:]} for r in runs]
                        for w, runs in g.wheat_runs.items()},
         "tampered": graded.tampered,
     }
@@ -123,18 +140,22 @@ def to_gradescope(graded: Graded, hints: str, max_score: float = 100.0) -> dict:
         members = [c for c in g.matrix if c in ids or (name == "other" and group(c) == "other")]
         if not members:
             continue
-        caught = [c for c in members if c in g.caught]
-        worth = max_score * len(members) / g.total
+        graded_members = [c for c in members if c not in g.not_graded]
+        caught = [c for c in graded_members if c in g.caught]
+        worth = max_score * len(graded_members) / g.total if g.total else 0.0
         output = "\n".join(f"{c}: caught by {', '.join(g.caught[c])}" if c in g.caught else
+                           f"{c}: not graded (did not load)" if c in g.not_graded else
                            f"{c}: survived" + (f" ({hint(c, hints)})" if hints != "none" else "") for c in members)
         entries.append({"name": name if hints != "none" else f"chaff group {len(entries) + 1}",
-                        "score": round(worth * len(caught) / len(members) if g.valid else 0.0, 2),
+                        "score": round(worth * len(caught) / len(graded_members) if g.valid and graded_members
+                                       else 0.0, 2),
                         "max_score": round(worth, 2), "output": output, "visibility": "visible"})
     validity = [f"{i.test}: invalid, {i.outcome} on wheat {i.wheat}: {_one_line(i.message)}" for i in g.invalid]
     validity += [f"{t}: flaky on wheat {w}" for t, w in g.flaky.items()]
     entries.append({"name": "validity of your tests on the correct implementations", "score": 0, "max_score": 0,
                     "output": "\n".join(validity) or f"all {len(g.tests)} tests are valid", "visibility": "visible"})
-    return {"score": round(max_score * g.score, 2), "output": f"{_percent(graded)}; " + "; ".join(g.notes),
+    return {"score": round(max_score * g.score, 2),
+            "output": f"{_percent(graded)}; seed {graded.seed}" + "".join(f"; {n}" for n in g.notes),
             "tests": entries}
 
 
@@ -164,7 +185,8 @@ def to_stryker(graded: Graded) -> dict:
     return {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "2",
             "thresholds": {"high": 80, "low": 60}, "files": files,
             "testFiles": {str(graded.options.suite): {"tests": [{"id": t, "name": t} for t in g.tests]}},
-            "framework": {"name": "constrain-harness grade-tests", "version": _version()}}
+            "framework": {"name": "constrain-harness grade-tests", "version": _version()},
+            "config": {"seed": graded.seed}}
 
 
 CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
@@ -189,7 +211,8 @@ def to_html(graded: Graded, hints: str) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>grade-tests: {e(str(graded.options.suite))}"
             f"</title><style>{CSS}</style></head><body><h1>{e(_percent(graded))}</h1>"
             f"<p>suite <code>{e(str(graded.options.suite))}</code>, module <code>{e(graded.options.module)}</code>; "
-            f"wheats: {e(', '.join(graded.wheats))}; {len(g.valid)} valid tests of {len(g.tests)}</p>"
+            f"wheats: {e(', '.join(graded.wheats))}; {len(g.valid)} valid tests of {len(g.tests)}; "
+            f"seed {graded.seed}</p>"
             f"<p>{e(' '.join(g.notes))}</p><h2>Invalid tests</h2><ul>{invalid or '<li>none</li>'}</ul>"
             f"<h2>Matrix</h2><table><tr><th></th>{head}</tr>{''.join(rows)}<tr><td class='l'>caught</td>{caught}</tr>"
             f"</table><h2>Surviving chaffs</h2><ul>{survived or '<li>none</li>'}</ul></body></html>\n")
@@ -203,7 +226,7 @@ def to_report(graded: Graded, hints: str, max_score: float = 100.0) -> Report:
     g = graded.grade
     rows = tuple(_row(graded, chaff, hints) for chaff in g.matrix)
     complete = g.valid and not g.invalid and not g.surviving
-    return Report("grade-tests", f"grade-tests {graded.options.suite}: {_percent(graded)}",
+    return Report("grade-tests", f"grade-tests {graded.options.suite}: {_percent(graded)} (seed {graded.seed})",
                   frozenset({"mutants", "graded"}), rows, "passed" if complete else "failed",
                   4 if graded.tampered else 0 if complete else 1, graded.seconds, terminal=table(graded, hints),
                   native={"json": lambda: dumps(to_json(graded, hints)),
@@ -217,6 +240,8 @@ def _row(graded: Graded, chaff: str, hints: str) -> Row:
         status, why = "passed", f"caught by {', '.join(g.caught[chaff])}"
     elif verdict == "skipped":
         status, why = "skipped", "not run"
+    elif chaff in g.not_graded:
+        status, why = "error", "not graded: did not load"
     else:
         status = "failed" if verdict in ("completed", "timeout", "crashed") else "error"
         why = "survived" + (f": {hint(chaff, hints)}" if hints != "none" and hint(chaff, hints) else "")

@@ -2,16 +2,20 @@
 
 Rules (issue 13):
 
-- the tests are those collected on the first run of the first wheat, in its order;
+- the tests are those collected on the first run of the first wheat that loaded, in its
+  order; a wheat that did not load says nothing about validity (a note says so);
 - a test is **invalid** when, on any run of any wheat, it did not pass or skip (failed,
   error, timeout, crashed, not run): it is reported with the wheat, its message and the
   last calls it made to the implementation (the input), and excluded from scoring;
 - a test is **flaky** when its outcome differs between the two runs of one wheat;
-- invalid tests are not run on chaffs (their cells read ``not run``);
+- every test runs on every chaff (the suite gets the same hello everywhere); invalid
+  tests' cells are shown but never count; a test whose file failed to import on a chaff
+  reads ``error`` there;
 - a chaff is **caught** when at least one valid test failed on it (failed, error,
-  timeout, crashed); a chaff whose run did not happen (budget) or whose implementation
-  did not load is not caught, and the grade says so (``incomplete``);
-- the score is caught / chaffs, and 0 when no test is valid.
+  timeout, crashed); a chaff whose run did not happen (budget) is not caught, and the
+  grade says so (``incomplete``); a chaff whose implementation did not load is **not
+  graded** (``not_graded``: why), left out of the total, never "survived";
+- the score is caught / graded chaffs, and 0 when no test is valid.
 
 Example::
 
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 
 from harness.gradetests.suite_run import RunResult
 
+DID_NOT_LOAD = "implementation did not load"
 FAILING = frozenset({"failed", "error", "timeout", "crashed"})
 PASSING = frozenset({"passed", "skipped"})
 
@@ -53,8 +58,13 @@ class Grade:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def not_graded(self) -> dict[str, str]:
+        """Chaffs whose implementation did not load -> why (the harness's failure, not the suite's)."""
+        return {c: r.detail for c, r in self.chaff_runs.items() if r.verdict == DID_NOT_LOAD}
+
+    @property
     def total(self) -> int:
-        return len(self.chaff_runs)
+        return len(self.chaff_runs) - len(self.not_graded)
 
     @property
     def score(self) -> float:
@@ -62,30 +72,39 @@ class Grade:
 
     @property
     def surviving(self) -> list[str]:
-        return [c for c in self.chaff_runs if c not in self.caught]
+        return [c for c in self.chaff_runs if c not in self.caught and c not in self.not_graded]
 
     @property
     def incomplete(self) -> bool:
-        return any(v in ("not run", "implementation did not load") for v in self.chaff_verdicts.values())
+        return any(v in ("not run", DID_NOT_LOAD) for v in self.chaff_verdicts.values())
 
 
 def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResult]) -> Grade:
-    first = next((runs[0] for runs in wheat_runs.values() if runs), None)
+    loaded = {w: [r for r in runs if r.verdict != DID_NOT_LOAD] for w, runs in wheat_runs.items()}
+    first = next((runs[0] for runs in loaded.values() if runs), None)
     tests = list(first.collected) if first else []
-    invalid = _invalid(tests, wheat_runs)
+    invalid = _invalid(tests, loaded)
     bad = {i.test for i in invalid}
     valid = [t for t in tests if t not in bad]
-    flaky = _flaky(tests, wheat_runs)
-    matrix = {c: {t: run.outcomes.get(t, "not run") for t in tests} for c, run in chaff_runs.items()}
+    flaky = _flaky(tests, loaded)
+    matrix = {c: {t: _cell(run, t) for t in tests} for c, run in chaff_runs.items()}
     caught = {c: [t for t in valid if row[t] in FAILING] for c, row in matrix.items()}
     caught = {c: ts for c, ts in caught.items() if ts}
-    notes = []
+    notes = [f"wheat {w} did not load ({runs[0].detail}): it decides nothing" for w, runs in wheat_runs.items()
+             if runs and not loaded[w]]
     if not tests:
         notes.append("no test was collected on the first wheat: the score is 0")
     elif not valid:
         notes.append("no test is valid (every test failed on some wheat): the score is 0")
     return Grade(tests, valid, invalid, flaky, matrix, caught, {c: r.verdict for c, r in chaff_runs.items()},
                  wheat_runs, chaff_runs, notes)
+
+
+def _cell(run: RunResult, test: str) -> str:
+    """The outcome of ``test`` in ``run``; ``error`` when its file failed to import there."""
+    if test in run.outcomes:
+        return run.outcomes[test]
+    return "error" if test.split("::")[0] in run.errored_files else "not run"
 
 
 def _invalid(tests: list[str], wheat_runs: dict[str, list[RunResult]]) -> list[Invalid]:

@@ -9,13 +9,16 @@ decoder), and a ``finally`` does not run in a process that died of a signal. So
   first, then forks;
 - the child runs ``work(stdout, stderr) -> exit code`` (what it prints is relayed to the
   given streams through pipes) and exits;
-- this process waits for the child however it ends (an exit, an exception, a signal,
-  Ctrl-C here), then verifies the files, restores them, and prints one line per change.
+- this process waits for the child however it ends (an exit, an exception, a signal;
+  after Ctrl-C, which the child gets too, at most ``INTERRUPT_GRACE`` seconds, then
+  SIGKILL), then verifies the files, restores them, and prints one line per change.
 
 Exit code: the child's; ``ExitCode.CRASHED`` (3) when it died of a signal (said in one
 line on ``stderr``); ``ExitCode.TAMPERED`` (4) when a file changed (it wins).
-``check --batch`` and ``autograder run`` use it too (their check runs can be killed at
-their wall-clock limit before their own verification runs).
+``verified(label, work, stdout, stderr)`` is the same in this process, for the verbs that
+never decode a candidate's message themselves (``check --batch``, ``autograder run``: they
+read the reports of check runs, which can be killed at their wall-clock limit before
+their own verification runs): ``work`` runs here, the verification in a ``finally``.
 
 Example::
 
@@ -29,6 +32,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from typing import Callable
 
@@ -37,6 +41,7 @@ from harness.sandbox.files import Manifest
 from harness.sandbox.text import escape
 
 Work = Callable[[object, object], int]
+INTERRUPT_GRACE = 30.0  # seconds the child may take to end after Ctrl-C (a batch kills its runs)
 
 
 def guarded(label: str, work: Work, stdout, stderr) -> int:
@@ -44,6 +49,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     (see the module docstring)."""
     from harness.check import protected_roots
 
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
     manifest = Manifest.take(protected_roots())
     for stream in (stdout, stderr, sys.stdout, sys.stderr):
         stream.flush()
@@ -59,10 +65,14 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     relays = [_relay(out_r, stdout), _relay(err_r, stderr)]
     status = None
     try:
-        _, status = os.waitpid(pid, 0)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except KeyboardInterrupt:  # Ctrl-C reached the child too: it ends its own runs first
+            status = _wait_after_interrupt(pid)
     finally:
-        if status is None:  # interrupted here (Ctrl-C): end the child before the files are verified
+        if status is None:  # anything else here: end the child before the files are verified
             _end(pid)
+            status = 9  # as if killed by SIGKILL
         for relay in relays:
             relay.join(timeout=10)
         changes = manifest.verify()
@@ -76,6 +86,25 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
         print(f"{label}: the grader's process died of {name}; the harness's files were verified after it",
               file=stderr, flush=True)
         code = int(ExitCode.CRASHED)
+    return int(ExitCode.TAMPERED) if changes else code
+
+
+def verified(label: str, work: Work, stdout, stderr) -> int:
+    """Run ``work`` here; verify and restore the harness's files after it however it
+    ends (an exception too). Exit code: ``work``'s, or ``ExitCode.TAMPERED`` (4)."""
+    from harness.check import protected_roots
+
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
+    manifest = Manifest.take(protected_roots())
+    code = int(ExitCode.CRASHED)
+    try:
+        code = int(work(stdout, stderr))
+    finally:
+        changes = manifest.verify()
+        if changes:
+            manifest.restore()
+        for change in changes:
+            print(f"{label}: TAMPERED: harness file {escape(change)}; restored", file=stderr, flush=True)
     return int(ExitCode.TAMPERED) if changes else code
 
 
@@ -108,6 +137,22 @@ def _relay(fd: int, stream) -> threading.Thread:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
+
+
+def _wait_after_interrupt(pid: int) -> int:
+    """The child's wait status, given ``INTERRUPT_GRACE`` seconds to end (e.g. a batch
+    stopping its check runs), then SIGKILL (also at a second Ctrl-C)."""
+    deadline = time.monotonic() + INTERRUPT_GRACE
+    try:
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        pass
+    _end(pid)
+    return 9
 
 
 def _end(pid: int) -> None:

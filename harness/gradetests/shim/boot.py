@@ -1,8 +1,15 @@
 """The student's process: install the served module, run pytest, report each test.
 
 ``main(fd, module_name, suite_dir)`` is what the confined process runs. The grader's first
-frame is ``{"names": [...], "only": [...] or None}`` (the module's public names, and the
-tests to run: on chaffs, only the tests valid on every wheat); then pytest runs the suite with
+frame is ``{"names": [...], "seed": N, "skip": [...]}``: the module's public names, the
+run seed, and the tests already run in this run (empty on a run's first process; the
+grader starts another process after a test that crashed or ran out of time, to run the
+tests after it). The hello is the same for every implementation: the suite runs every
+test it collects whatever serves the module (the grader filters invalid tests when it
+scores), so nothing but behaviour tells a wheat from a chaff. Before each test,
+``random`` and numpy's global generator are seeded from the run seed, and a suite that
+uses Hypothesis gets ``--hypothesis-seed`` and no wall-clock deadline or too-slow health
+check (a busy machine must not change an outcome). Then pytest runs the suite with
 ``Reporter`` as a plugin, which sends ``@collected``, ``@start``, ``@result`` and
 ``@collect-error`` reports on the same channel. The suite could forge these reports, but a
 forgery can only depend on what the tests can observe, the implementation's behaviour.
@@ -11,7 +18,9 @@ forgery can only depend on what the tests can observe, the implementation's beha
 from __future__ import annotations
 
 import os
+import random
 import socket
+from pathlib import Path
 
 from . import Link, channel, install
 
@@ -21,14 +30,20 @@ MESSAGE_CHARS = 2000
 class Reporter:
     """A pytest plugin: one ``@result`` per test (its worst phase), with the message."""
 
-    def __init__(self, link: Link, only: list[str] | None = None):
-        self.link, self.only = link, None if only is None else set(only)
+    def __init__(self, link: Link, seed: int, skip: list[str]):
+        self.link, self.seed, self.skip = link, seed, frozenset(skip)
         self.outcomes: dict[str, tuple[str, str]] = {}
 
     def pytest_collection_modifyitems(self, session, config, items):
-        if self.only is not None:  # the grader runs only the tests valid on every wheat
-            config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in self.only])
-            items[:] = [i for i in items if i.nodeid in self.only]
+        if self.skip:  # a later process of the run: the tests before the one that ended the last are done
+            config.hook.pytest_deselected(items=[i for i in items if i.nodeid in self.skip])
+            items[:] = [i for i in items if i.nodeid not in self.skip]
+
+    def pytest_runtest_setup(self, item):
+        random.seed(self.seed)
+        import numpy
+
+        numpy.random.seed(self.seed % (1 << 32))
 
     def pytest_collection_finish(self, session):
         self.link.report("collected", [item.nodeid for item in session.items])
@@ -73,9 +88,26 @@ def main(fd: int, module_name: str, suite_dir: str) -> int:
     link = Link(socket.socket(fileno=fd))
     hello = channel.receive(link.sock, None)
     install(module_name, link, list(hello["names"]))
+    seed = int(hello["seed"])
     import pytest
 
-    code = pytest.main([suite_dir, "-q", "-p", "no:cacheprovider", "--rootdir", suite_dir, "-c", os.devnull],
-                       plugins=[Reporter(link, hello.get("only"))])
+    args = [suite_dir, "-q", "-p", "no:cacheprovider", "--rootdir", suite_dir, "-c", os.devnull]
+    code = pytest.main(args + _hypothesis_arguments(suite_dir, seed),
+                       plugins=[Reporter(link, seed, list(hello["skip"]))])
     link.report("exit", int(code))
     return int(code)
+
+
+def _hypothesis_arguments(suite_dir: str, seed: int) -> list[str]:
+    """The run seed for a suite that uses Hypothesis, and no wall-clock limits of its own
+    (its ``deadline`` and ``too_slow`` health check would let the machine's load decide)."""
+    uses = any(b"hypothesis" in p.read_bytes() for p in Path(suite_dir).rglob("*.py") if p.is_file())
+    if not uses:
+        return []
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:
+        return []
+    settings.register_profile("constrain-harness", deadline=None, database=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    return ["-p", "_hypothesis_pytestplugin", f"--hypothesis-seed={seed}", "--hypothesis-profile=constrain-harness"]
