@@ -55,7 +55,9 @@ def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
     from harness.mutants.catalogue import Edit
 
     newline_is_content = Mutant("l10_9:reading", "tools.parser", "whitespace after a call is content", (),
-                                (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None,
+                                (Edit("parser.py", "            self._separator = gap\n            return text\n",
+                                      "            self._separator = \"\"\n            return gap + text\n"),),
+                                lambda m: None,
                                 kind=TOOLS_REPLAY)
     report = replay_tools(doc, load(materialize(newline_is_content, tmp_path)))
     failed = {f.where for f in report.findings if f.level == "fail"}

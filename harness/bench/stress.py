@@ -274,27 +274,45 @@ def _run_child(entry: str, arguments: list[str], timeout: float, memory_mb: int,
     # another checkout must win over an editable install of this one, whose finder
     # comes before sys.path: drop that finder when a checkout is named
     drop = "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]; "
-    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; "
+    # the child's own peak RSS: its VmHWM, printed at exit (ru_maxrss of a child also holds the
+    # RSS its parent had when it forked: under a large pytest process every case read 615 MB)
+    peak = ("import atexit; atexit.register(lambda: print('#vmhwm', next((l.split()[1] for l in "
+            "open('/proc/self/status') if l.startswith('VmHWM')), '0'), flush=True)); ")
+    code = ("import sys; sys.path[:0] = [p for p in sys.argv[1].split(':') if p]; " + peak
             + (drop if pythonpath else "")
             + "import runpy; m = runpy.run_path(sys.argv[2]); m[sys.argv[3]](*sys.argv[4:])")
     command = [sys.executable, "-c", code, env["PYTHONPATH"], str(Path(__file__).resolve()), entry, *arguments]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, preexec_fn=_limit_memory(memory_mb))
-    killed, usage = False, None
+    killed, done, polled_kib = False, False, 0
     deadline = time.monotonic() + timeout
-    while usage is None:  # os.wait4, not Popen.poll: the child's own rusage (peak RSS)
-        pid, _, rusage = os.wait4(proc.pid, os.WNOHANG)
+    while not done:  # os.wait4, not Popen.poll: reaped here, its peak RSS read while it runs
+        pid, _, _ = os.wait4(proc.pid, os.WNOHANG)
         if pid:
-            usage = rusage
+            done = True
         elif time.monotonic() > deadline and not killed:
             os.killpg(proc.pid, signal.SIGKILL)
             killed = True
         else:
+            polled_kib = max(polled_kib, _vmhwm_kib(proc.pid))
             time.sleep(0.02)
     proc.returncode = 0  # reaped above
     out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
     proc.stdout.close()
-    return out, killed, usage.ru_maxrss / 1024  # KiB on Linux
+    printed = [int(line.split()[1]) for line in out.splitlines() if line.startswith("#vmhwm ")]
+    return out, killed, max([polled_kib, *printed]) / 1024  # KiB
+
+
+def _vmhwm_kib(pid: int) -> int:
+    """The peak RSS (``VmHWM``, KiB) of a live process, 0 when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _limit_memory(memory_mb: int):

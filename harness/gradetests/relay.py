@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from harness.candidate import read_contract
 from harness.sandbox import channel
-from harness.sandbox.client import Candidate, kill_group
+from harness.sandbox.client import Candidate
 
 OPS = frozenset({"getattr", "call", "many", "len", "iter", "getitem", "bool", "int", "float", "index", "eq",
                  "contains"})
@@ -49,19 +49,6 @@ class ServedImplementation(Candidate):
         (``Candidate.exchange``). Raises ``CandidateGone`` (crash, timeout, protocol)
         like ``Candidate.request``."""
         return self.exchange(request, "a test's request")
-
-    @property
-    def pid(self) -> int | None:
-        """The implementation process's id (the root of the tree whose CPU time counts)."""
-        proc = self._proc
-        return proc.pid if proc is not None else None
-
-    def kill(self) -> None:
-        """End the implementation's process tree now (a limit was hit); ``close`` still
-        cleans up. A request waiting for it then fails as ``CandidateGone``."""
-        proc = self._proc
-        if proc is not None:
-            kill_group(proc)
 
 
 class Gate:

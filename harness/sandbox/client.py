@@ -188,6 +188,19 @@ class Candidate:
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
+    def pid(self) -> int | None:
+        """The candidate process's id (the root of the tree whose CPU time counts), or None."""
+        proc = self._proc
+        return proc.pid if proc is not None else None
+
+    def kill(self) -> None:
+        """End the candidate's process tree now (e.g. a caller's limit was hit); ``close``
+        still cleans up. A request waiting for it then fails as ``CandidateGone``."""
+        proc = self._proc
+        if proc is not None:
+            kill_group(proc)
+
+    @property
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self.incident is None
 
