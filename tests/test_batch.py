@@ -156,6 +156,7 @@ def test_a_folder_and_a_file_for_one_student_is_refused(tmp_path):
 def test_a_state_that_is_not_ours_is_refused_on_resume(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
+    (folder / "ann.py").write_text("def f(:\n")
     state_path(folder).write_text('{"format": "something else"}')
     code, _, err = batch(str(folder), "--resume")
     assert code == ExitCode.USAGE and "is not a constrain-harness batch state" in err

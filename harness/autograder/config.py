@@ -22,6 +22,7 @@ from pathlib import Path
 
 from harness.autograder.gradescope import HINTS
 from harness.autograder.grading import TIERS, GradeOptions
+from harness.policy import POLICY
 
 __all__ = ["AutograderConfig", "CONFIG_NAME", "LABS"]
 
@@ -32,14 +33,16 @@ LABS = ("L8.7",)
 @dataclasses.dataclass(frozen=True)
 class AutograderConfig:
     lab: str = "L8.7"
-    tier: str = "default"
+    tier: str = POLICY.tier
     points: float = 16.0
-    hints: str = "pitfall"
-    timeout: float = 60.0       # seconds per test (check --timeout)
-    memory: int = 2048          # MB (check --memory)
-    wall: float = 540.0         # seconds for the whole run: below Gradescope's default 10-minute limit,
-                                # so a hanging submission still gets a results.json from us
-    ref_deps: bool = True       # fill in L8.1 sampling / M05.2 byte map the student skipped
+    hints: str = POLICY.hints
+    timeout: float = POLICY.test_cpu_seconds    # seconds per test (check --timeout)
+    memory: int = POLICY.memory_mb              # MB (check --memory)
+    wall: float = 540.0         # the platform's wall clock for the whole run, the backstop here: below
+                                # Gradescope's default 10-minute limit, so a hanging submission still gets
+                                # a results.json from us (the policy's 10x backstop, when shorter, wins)
+    submission_cpu: float = POLICY.submission_cpu_seconds   # CPU seconds of the whole run's process tree
+    ref_deps: bool = POLICY.ref_deps            # fill in L8.1 sampling / M05.2 byte map the student skipped
     grade_student_tests: bool = True
     version: str = ""           # the constrain-harness version the bundle installs
     commit: str = ""            # the source commit it was built from, when known
@@ -55,13 +58,16 @@ class AutograderConfig:
         if not isinstance(self.points, (int, float)) or isinstance(self.points, bool) or not self.points > 0:
             raise ValueError(f"points must be a number > 0, not {self.points!r}")
         object.__setattr__(self, "points", float(self.points))
-        if not isinstance(self.wall, (int, float)) or not self.wall > 0:
-            raise ValueError(f"wall must be a number of seconds > 0, not {self.wall!r}")
-        self.grade_options()  # validates timeout and memory
+        if isinstance(self.wall, bool) or not isinstance(self.wall, (int, float)) or not 0 < self.wall < float("inf"):
+            raise ValueError(f"wall must be a finite number of seconds > 0, not {self.wall!r}")
+        self.grade_options()  # validates timeout, memory and submission_cpu (harness.policy)
 
     def grade_options(self) -> GradeOptions:
+        """The policy's options with this bundle's choices; the wall backstop is the policy's
+        (10x the CPU limit) or the platform's clock, whichever is shorter."""
+        backstop = min(self.wall, POLICY.backstop(self.submission_cpu))
         return GradeOptions(tier=self.tier, ref_deps=self.ref_deps, timeout=self.timeout, memory=self.memory,
-                            wall=self.wall)
+                            submission_cpu=self.submission_cpu, wall=backstop)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
