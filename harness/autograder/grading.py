@@ -333,6 +333,9 @@ def _from_report(report: dict, exit_code: int | None, output: str) -> Grade:
     if exit_code == ExitCode.CRASHED and _only_timeouts(report, tests):
         verdict = "timed out"
     notes = tuple(printable(n, 500) for n in _as_list(report.get("notes")))
+    load = report.get("load") if isinstance(report.get("load"), dict) else {}
+    if load.get("status") not in (None, "ok") and load.get("reason"):   # why nothing ran: the TA's first question
+        notes = (printable(f"load: {load['reason']}", 500), *notes)
     return Grade(verdict, tuple(tests), problem=_zero_reason(report, exit_code, verdict), exit_code=exit_code,
                  header=_header(report, output), notes=notes, output=output)
 

@@ -123,7 +123,7 @@ class _Budget:
     def bytes_left(self, size: int) -> int:
         """Bytes that may still be read once ``size`` more are counted; raises past the bound."""
         if self.bytes + size > MAX_BYTES:
-            raise IntakeError(f"the submission holds more than {MAX_BYTES // 2**20} MB: not graded ({_UPLOAD_LESS})")
+            raise IntakeError(f"the submission holds more than {MAX_BYTES:,} bytes: not graded ({_UPLOAD_LESS})")
         return MAX_BYTES - self.bytes
 
 
