@@ -6,11 +6,14 @@ tree, with a wall-clock backstop; and the optional limit of a whole class.
 
 - the **CPU limit** counts the CPU seconds of the run's whole process tree (the check
   process, its pytest children, the confined candidate processes and whatever they
-  start), sampled from ``/proc`` every ``POLL_SECONDS`` (``utime + stime`` of every live
-  process of the tree, plus ``cutime + cstime``, what each has reaped), and on exit from
-  ``wait4``'s resource usage; past the limit the tree is killed and ``stopped`` is
-  ``"cpu"``. ``RLIMIT_CPU`` on the check process itself (the limit plus a margin) is a
-  second line where ``/proc`` is missing;
+  start), sampled from ``/proc`` (``utime + stime`` of every live process of the tree,
+  plus ``cutime + cstime``, what each has reaped), and on exit from ``wait4``'s resource
+  usage; past the limit the tree is killed and ``stopped`` is ``"cpu"``. A scan of
+  ``/proc`` costs ~5-30 ms, so it is adaptive: the tree burns at most one CPU second per
+  core per second, so the next sample comes after half the time it needs to reach a limit
+  (between ``POLL_SECONDS``' bounds, 0.25 and 5 s): far from a limit a run costs one scan
+  per 5 s, and a limit is passed by at most 0.25 s times the cores. ``RLIMIT_CPU`` on the
+  check process itself (the limit plus a margin) is a second line where ``/proc`` is missing;
 - the **wall backstop** (``harness.policy``: 10x the CPU limit, or less where the
   platform's own wall clock is shorter, e.g. Gradescope's 10 minutes) stops a run that
   sleeps or blocks: ``stopped`` is ``"wall"``;
@@ -46,7 +49,7 @@ from pathlib import Path
 
 __all__ = ["RunOutcome", "ClassBudget", "run_bounded", "stop_all_runs", "POLL_SECONDS"]
 
-POLL_SECONDS = 0.5          # how often a run's tree CPU is sampled
+POLL_SECONDS = (0.25, 5.0)  # a run's tree CPU is sampled at most this often / at least this often
 _RLIMIT_MARGIN = 5.0        # RLIMIT_CPU of the check process: the limit plus this (the sampler acts first)
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -87,8 +90,12 @@ class ClassBudget:
             return self._spent + sum(self._running.values())
 
     @property
+    def wall_left(self) -> float:
+        return self.wall_limit - (time.monotonic() - self._start)
+
+    @property
     def exhausted(self) -> bool:
-        return self.used > self.cpu_limit or time.monotonic() - self._start > self.wall_limit
+        return self.used > self.cpu_limit or self.wall_left < 0
 
 
 # The runs in progress (several at once under check --batch --jobs N), so that an
@@ -133,8 +140,16 @@ class _Monitor:
         self._done = threading.Event()
         self.thread = threading.Thread(target=self._watch, name=f"limit-{pid}", daemon=True)
 
+    def _next_sample(self) -> float:
+        """Half the wall time the tree needs, at full speed on every core, to reach a limit."""
+        cores = os.cpu_count() or 1
+        left = [(self.cpu_limit - self.cpu) / cores, self.wall_limit - (time.monotonic() - self._start)]
+        if self.budget is not None:
+            left += [(self.budget.cpu_limit - self.budget.used) / cores, self.budget.wall_left]
+        return min(POLL_SECONDS[1], max(POLL_SECONDS[0], min(left) / 2))
+
     def _watch(self) -> None:
-        while not self._done.wait(POLL_SECONDS):
+        while not self._done.wait(self._next_sample()):
             self.cpu = max(self.cpu, _tree_cpu(self.pid))
             if self.budget is not None:
                 self.budget.charge(self.pid, self.cpu)

@@ -1,10 +1,11 @@
 """Grade one submission by running ``constrain-harness check`` on it as a black box.
 
-Every submission is graded by a fresh ``python -I -m harness.cli check --impl MODULE --json
-REPORT`` process (the same Python as the caller, isolated: no current folder, no
-``PYTHONPATH``, no user site), so each one runs in check's own confined run, on a private
-copy of the submission (``harness.autograder.intake``: regular files only, bounded), and
-this module depends only on the documented fields of check's JSON
+Every submission is graded by a fresh ``python -I -m harness.autograder.check_entry --impl
+MODULE --json REPORT`` process (``constrain-harness check`` itself, started without the
+other verbs, see ``check_entry``; the same Python as the caller, isolated: no current
+folder, no ``PYTHONPATH``, no user site), so each one runs in check's own confined run,
+on a private copy of the submission (``harness.autograder.intake``: regular files only,
+bounded), and this module depends only on the documented fields of check's JSON
 report (``harness/reports.py``): ``tests[].name``, ``tests[].status`` (or ``outcome``),
 ``tests[].reason``, ``details``, ``pitfalls``, ``counts``, ``verdict``, ``exit_code``,
 and tolerates any other field (notes, tier, the confinement header).
@@ -31,7 +32,8 @@ limit (``harness.autograder.bounded``), and returns a ``Grade``:
 Guarantees: it never raises for anything the submission does (a missing file, a hang, a
 flood of output, a crash of check itself all come back as a ``Grade``); the whole run is
 bounded by ``GradeOptions.submission_cpu`` CPU seconds of its process tree and
-``GradeOptions.wall_seconds`` of wall time (the backstop), the output kept by
+``GradeOptions.wall_seconds`` of wall time (the backstop: a run it stops while the load
+average exceeds the cores is run once more before the verdict stands), the output kept by
 ``OUTPUT_LIMIT`` characters; everything taken from the run is shown with control
 characters escaped (``printable``), and file names with ``display_name``.
 
@@ -68,6 +70,7 @@ from harness.suite.catalogue import BY_NAME, NAMES
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable", "display_name",
            "stop_all_runs", "ClassLimitReached", "OUTPUT_LIMIT", "TIERS"]
 
+CHECK_ENTRY = "harness.autograder.check_entry"   # exactly `constrain-harness check`, started without the other verbs
 OUTPUT_LIMIT = 8_000     # characters of check's terminal output kept (its head and tail)
 _FIELD_LIMIT = 4_000     # characters kept of one test's reason + details
 # check's exit code (harness.exitcodes, the one table) -> the verdict Gradescope shows (CRASHED is
@@ -276,10 +279,13 @@ def _grade_copy(module: Path, options: GradeOptions, scratch: Path, budget: Clas
 
 def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: ClassBudget | None = None) -> Grade:
     report_path, log_path = scratch / "report.json", scratch / "check.log"
-    command = [options.python, "-I", "-m", "harness.cli", "check", "--impl", str(module.resolve()),
+    command = [options.python, "-I", "-m", CHECK_ENTRY, "--impl", str(module.resolve()),
                "--json", str(report_path), *options.check_args()]
-    with open(log_path, "wb") as log:
-        outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget)
+    for attempt in (1, 2):
+        with open(log_path, "wb") as log:
+            outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget)
+        if not (outcome.stopped == "wall" and attempt == 1 and _machine_busy()):
+            break   # a wall-backstop verdict on a busy machine is retried once before it stands
     if outcome.stopped == "class":
         raise ClassLimitReached(f"the class limit stopped this run after {outcome.cpu_seconds:.0f} CPU s")
     output = printable(_read_bounded(log_path), OUTPUT_LIMIT)
@@ -297,6 +303,15 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
                      problem=f"check exited {outcome.exit_code} without a readable report "
                              f"({type(exc).__name__}); its last lines: {tail}")
     return replace(_from_report(report, outcome.exit_code, output), cpu_seconds=outcome.cpu_seconds)
+
+
+def _machine_busy() -> bool:
+    """Return True if and only if more processes want the CPU than there are cores (the
+    one-minute load average), so a run may have had less than its share of them."""
+    try:
+        return os.getloadavg()[0] > (os.cpu_count() or 1)
+    except OSError:
+        return True
 
 
 def _stopped_problem(outcome, options: GradeOptions) -> str:
