@@ -160,7 +160,7 @@ def test_a_submission_that_cannot_be_graded_still_gets_results_scoring_0_with_th
 def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=4, timeout=3)
     assert results["score"] == 0.0
-    assert "took longer than 4 s and was stopped" in results["output"]
+    assert "timed out (wall backstop 4 s): the whole check run was still going after 4 s" in results["output"]
 
 
 @pytest.mark.slow
