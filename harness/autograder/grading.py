@@ -65,6 +65,7 @@ from harness.autograder.intake import FILE_MODULE_NAME, IntakeError, copy_submis
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY, TIERS, GradingPolicy
+from harness.sandbox.cputime import machine_loaded
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable", "display_name",
@@ -284,7 +285,7 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
     for attempt in (1, 2):
         with open(log_path, "wb") as log:
             outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget)
-        if not (outcome.stopped == "wall" and attempt == 1 and _machine_busy()):
+        if not (outcome.stopped == "wall" and attempt == 1 and machine_loaded()):
             break   # a wall-backstop verdict on a busy machine is retried once before it stands
     if outcome.stopped == "class":
         raise ClassLimitReached(f"the class limit stopped this run after {outcome.cpu_seconds:.0f} CPU s")
@@ -303,15 +304,6 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
                      problem=f"check exited {outcome.exit_code} without a readable report "
                              f"({type(exc).__name__}); its last lines: {tail}")
     return replace(_from_report(report, outcome.exit_code, output), cpu_seconds=outcome.cpu_seconds)
-
-
-def _machine_busy() -> bool:
-    """Return True if and only if more processes want the CPU than there are cores (the
-    one-minute load average), so a run may have had less than its share of them."""
-    try:
-        return os.getloadavg()[0] > (os.cpu_count() or 1)
-    except OSError:
-        return True
 
 
 def _stopped_problem(outcome, options: GradeOptions) -> str:
