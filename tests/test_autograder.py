@@ -129,7 +129,9 @@ def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(instal
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in results["tests"]), results
     assert results["score"] == 32.0
     assert "graded module: python/tinyllm/infer/constrain" in results["output"]
-    assert "constrain-harness check:" in results["output"] and "limits:" in results["output"]  # the run's header
+    header = results["output"]   # the run's header: the policy line, then check's own (its policy, confinement)
+    assert "policy: tier default, ref-deps on" in header and "per submission (wall backstop 540 s)" in header
+    assert "constrain-harness check:" in header and "confinement:" in header
 
 
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
