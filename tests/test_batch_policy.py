@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +32,7 @@ from harness.autograder.bounded import ClassBudget, run_bounded
 from harness.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.autograder.grading import GradeOptions, _from_report, grade_submission
 from harness.batch import runner
+from harness.batch.state import state_path
 from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY
@@ -253,3 +255,21 @@ def test_the_sampler_reads_a_process_with_spaces_and_parens_in_its_name(tmp_path
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_class_past_its_limit_stops_without_giving_anyone_a_verdict(tmp_path, monkeypatch):
+    """Two burners and a class limit of 3 CPU s: the limit runs out while they run; the batch
+    exits 1 saying so, saves no verdict for them, and leaves nothing running."""
+    folder, private = tmp_path / "class", tmp_path / "private-tmp"
+    folder.mkdir()
+    private.mkdir()
+    for name in ("ann", "ben"):
+        shutil.copy2(CANDIDATES / "loops_forever.py", folder / f"{name}.py")
+    monkeypatch.setattr(tempfile, "tempdir", str(private))   # every private copy, so every process, names it
+    err = io.StringIO()
+    code = main(["check", "--batch", str(folder), "--jobs", "2", "--class-limit", "3"], io.StringIO(), err)
+    assert code == ExitCode.FAILED and "the class limit of 3 CPU s ran out: 0 graded" in err.getvalue(), err.getvalue()
+    state = state_path(folder)
+    assert not state.exists() or json.loads(state.read_text())["records"] == {}
+    left = [_cmdline(p)[:300] for p in os.listdir("/proc") if p.isdigit() and str(private) in _cmdline(p)]
+    assert left == [] and list(private.iterdir()) == []

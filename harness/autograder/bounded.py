@@ -24,10 +24,12 @@ tree, with a wall-clock backstop; and the optional limit of a whole class.
 
 Guarantee: when ``run_bounded`` returns, no process of the run's tree or session is left:
 a run stopped at a limit has its tree (found by parent links and by session in ``/proc``)
-sent SIGKILL, twice over, while its root is alive; a run that ended by itself has its
-session killed before its root is reaped (so the pid names nothing else). A process that
-left both before the end (a double fork, then ``setsid``) is out of reach here: the
-sandbox's PID namespace ends those (``harness.sandbox.confine``).
+stopped with SIGSTOP, scan after scan until no new process appears (a stopped process
+cannot fork, so none escapes by a fork during the scan), then killed, while its root is
+alive; a run that ended by itself has its session killed before its root is reaped (so
+the pid names nothing else). A process that left both before the end (a double fork,
+then ``setsid``) is out of reach here: the sandbox's PID namespace ends those
+(``harness.sandbox.confine``).
 
 Example::
 
@@ -52,6 +54,7 @@ __all__ = ["RunOutcome", "ClassBudget", "run_bounded", "stop_all_runs", "POLL_SE
 POLL_SECONDS = (0.25, 5.0)  # a run's tree CPU is sampled at most this often / at least this often
 _RLIMIT_MARGIN = 5.0        # RLIMIT_CPU of the check process: the limit plus this (the sampler acts first)
 _TICKS = os.sysconf("SC_CLK_TCK")
+_MAX_SCANS = 20             # scans of the process table while stopping a tree (each finds the newly forked)
 
 
 @dataclass(frozen=True)
@@ -223,16 +226,30 @@ def _tree_cpu(root: int) -> float:
 
 
 def _kill_tree(root: int) -> None:
-    for _ in range(2):  # twice: a process forked while the first pass ran
-        try:
-            os.killpg(root, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        for pid in _tree(root, _processes()) - {root}:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+    """Stop the tree first (``SIGSTOP``: a stopped process cannot fork), scanning again until
+    a scan finds nobody new, so a child forked during the scan is caught while its parent
+    still links to it; then ``SIGKILL`` every process found, and the root's group."""
+    found: set[int] = set()
+    for _ in range(_MAX_SCANS):
+        new = _tree(root, _processes()) - found - {os.getpid()}
+        if not new:
+            break
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        found |= new
+    for pid in found:
+        _signal(pid, signal.SIGKILL)
+    try:
+        os.killpg(root, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def stop_all_runs() -> None:
