@@ -20,11 +20,18 @@ Checks (each a name in ``CHECKS``):
   TokenIndex with ``eos_id=None``) end complete with nothing left to allow.
 - ``token_index_rules``: at every step, specials and empty tokens are refused, EOS
   is allowed iff the text is complete, ``advance`` of a disallowed token (a special,
-  the lowest disallowed id, EOS before a whole string) raises ValueError and
-  ``next_state`` gives DEAD for it; after EOS every ``advance`` raises.
-- ``subset_errors_are_refused``: each of the 15 refused patterns raises ValueError
-  from ``regex_to_dfa``; each of the 11 refused schemas from ``json_schema_to_regex``
-  (or, for a refusal the reference makes at the ``regex`` stage, from either step).
+  the lowest disallowed id, EOS before a whole string) is refused (ValueError: the
+  decision ``advance_refusal_valueerror``) and ``next_state`` gives DEAD for a token
+  whose bytes die (for a special or EOS: the decisions ``next_state_refused_is_dead``,
+  ``eos_next_state``); after EOS every ``advance`` is refused. A fresh constraint in a
+  state is ``Constraint(index, state)`` where the candidate has it, else one advanced
+  along the path (the seed gives no constructor).
+- ``subset_errors_are_refused``: each of the 15 refused patterns is refused by
+  ``regex_to_dfa`` (ValueError: ``unsupported_syntax_valueerror``); Python syntax the
+  seed does not name may be accepted with Python's meaning instead (a note on
+  ``python_only_syntax_refused``; another language fails); each of the 11 refused
+  schemas raises ValueError from ``json_schema_to_regex`` or the ``regex_to_dfa`` of its
+  regex (a list of types, an empty enum: decisions).
 - ``refused_extra``: the same for ``refused_extra`` (beyond the port test's 15/11).
 - ``constrained_output_always_parses``: per schema, ``OUTPUT_WALKS`` seeded walks
   (``golden.walks.walk``) through the candidate's own regex, DFA and masks over the
@@ -41,9 +48,17 @@ Checks (each a name in ``CHECKS``):
 - ``dumps_matches_python``: the recorded output is what this Python's
   ``json.dumps(json.loads(text), separators=(",", ":"))`` writes (both
   ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
-  exactly that one text: the value a schema names is the text a model can write.
+  exactly one of those texts: ``dumps`` (raw UTF-8) or ``dumps_ascii`` (seed 000's
+  literal call; a note on ``enum_const_raw_utf8``).
 - ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
   for masks_golden.json, schemas through the candidate's own translation.
+
+Fairness: the replay grades a Python candidate with ``check``'s default tier
+(``golden.readings``): a departure from a contract decision (a key of
+``harness.suite.tiers.DECISIONS``) is a note, a failure only with ``strict``
+(``golden replay --strict``); refusing Python syntax the seed does not list, or a schema
+with annotations, is such a note; a schema whose enum/const values the literal
+``json.dumps`` call writes differently is compared with that reading's DFA too.
 
 A candidate's exception is a finding, never a crash of the replay. ``impl`` may be a
 module or a proxy of one behind the wall (``harness.golden_replay`` hands the replay
@@ -63,7 +78,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from golden import fileformat
+from golden import fileformat, readings
 
 DEAD = -1
 CHECKS = ("dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
@@ -93,6 +108,7 @@ class ReplayReport:
     """Assertions made and findings, per check."""
 
     file: str
+    strict: bool = False
     assertions: dict[str, int] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
@@ -118,6 +134,15 @@ class ReplayReport:
         else:
             self.passed(check)
 
+    def decision(self, check: str, where: str, key: str, ok: bool, message: str) -> None:
+        """A contract decision the seed does not state (a key of ``harness.suite.tiers``):
+        a departure is a note, a failure only under ``strict`` (``golden replay --strict``)."""
+        if ok:
+            self.passed(check)
+        else:
+            self.fail(check, where, f"contract decision not met: {key}: {message}",
+                      level="fail" if self.strict else "note")
+
     def lines(self) -> list[str]:
         """A readable report: one line per finding, one per check, a totals line."""
         out = [f"{f.level.upper()} {f.check} [{f.where}]: {f.message}" for f in self.findings]
@@ -134,16 +159,38 @@ class ReplayReport:
 # --------------------------------------------------------------------------- helpers
 
 class _Cache:
-    """The candidate's DFA and TokenIndex per pattern (built once per replay)."""
+    """Per replay: the candidate's regex per case, DFA per pattern, TokenIndex per
+    (pattern, vocabulary), the ``Constraint`` shape that worked, and how it reads each
+    schema whose enum/const values the seed's two readings write differently."""
 
     def __init__(self, impl):
         self.impl = impl
+        self.regexes: dict[str, tuple[str | None, BaseException | None]] = {}
         self.dfas: dict[str, object] = {}
         self.indexes: dict[tuple, object] = {}
+        self.shape: str | None = None
+        self.state_constructor: bool | None = None  # Constraint(index, state) usable?
+        self.ascii_cases: set[str] = set()  # schema cases read as the literal json.dumps call
+        self.shadow: tuple | None = None  # (index, constraint, tokens taken): constraint_at's walker
+
+    def regex(self, case: dict) -> tuple[str | None, BaseException | None]:
+        if case["kind"] == "pattern":
+            return case["pattern"], None
+        if case["name"] not in self.regexes:
+            try:
+                self.regexes[case["name"]] = (self.impl.json_schema_to_regex(json.loads(case["schema"])), None)
+            except Exception as exc:  # noqa: BLE001 - a candidate's failure is a finding
+                self.regexes[case["name"]] = (None, exc)
+        return self.regexes[case["name"]]
 
     def dfa(self, pattern: str):
         if pattern not in self.dfas:
-            self.dfas[pattern] = self.impl.regex_to_dfa(pattern)
+            try:
+                self.dfas[pattern] = self.impl.regex_to_dfa(pattern)
+            except Exception as exc:  # noqa: BLE001 - kept, so every check reports the same refusal
+                self.dfas[pattern] = exc
+        if isinstance(self.dfas[pattern], BaseException):
+            raise self.dfas[pattern]
         return self.dfas[pattern]
 
     def index(self, pattern: str, vocab, eos_id):
@@ -152,39 +199,91 @@ class _Cache:
             self.indexes[key] = self.impl.TokenIndex(self.dfa(pattern), vocab, eos_id)
         return self.indexes[key]
 
+    def constraint(self, index):
+        """A fresh ``Constraint`` at the start state, in the first shape the candidate
+        accepts (``golden.readings.CONSTRAINT_SHAPES``, the catalogue's)."""
+        constraint, self.shape = readings.build_constraint(self.impl.Constraint, index, self.shape)
+        return constraint
+
+    def constraint_at(self, index, state: int, tokens: list[int]):
+        """A fresh ``Constraint`` in ``state``: ``Constraint(index, state)`` where the
+        candidate's constructor takes a state (checked: it reports that state), else a
+        shadow constraint advanced along the path's ``tokens`` (the seed's only way to
+        reach a state), rebuilt from the start when a probe left it elsewhere (what a
+        refused advance leaves behind is a decision): linear in the path, not quadratic."""
+        if self.state_constructor is not False:
+            try:
+                fresh = self.impl.Constraint(index, state)
+                if int(fresh.state) == int(state):
+                    self.state_constructor = True
+                    return fresh
+            except Exception:  # noqa: BLE001 - no such constructor: reach the state by advancing
+                pass
+            self.state_constructor = False
+        same = self.shadow is not None and self.shadow[0] is index
+        shadow, taken, left_in = self.shadow[1:] if same else (None, [], None)
+        if shadow is None or taken != tokens[:len(taken)] or bool(getattr(shadow, "done", False)) \
+                or int(shadow.state) != left_in:  # a probe moved it: what a refusal leaves is a decision
+            shadow, taken = self.constraint(index), []
+        for token in tokens[len(taken):]:
+            shadow.advance(token)
+        self.shadow = (index, shadow, list(tokens), int(state))
+        return shadow
+
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
 
 
-def _compare_dfa(report, check: str, where: str, dfa, record: dict) -> None:
-    want_trans, want_accept = fileformat.dfa_from_record(record)
+def _dfa_problem(dfa, want_trans, want_accept) -> str | None:
+    """None when ``dfa``'s tables are ``want_trans``/``want_accept``, else the first difference."""
     trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
-    if int(dfa.n_states) != record["n_states"] or trans.shape != want_trans.shape:
-        report.fail(check, where, f"n_states {dfa.n_states}, expected {record['n_states']}")
-        return
+    if int(dfa.n_states) != len(want_accept) or trans.shape != want_trans.shape:
+        return f"n_states {dfa.n_states}, expected {len(want_accept)}"
     bad = np.flatnonzero(accept.astype(bool) != want_accept)
     if bad.size:
         s = int(bad[0])
-        report.fail(check, where, f"state {s} accepting {bool(accept[s])}, expected {bool(want_accept[s])}")
-        return
+        return f"state {s} accepting {bool(accept[s])}, expected {bool(want_accept[s])}"
     diff = np.argwhere(trans != want_trans)
     if diff.size:
         s, b = (int(x) for x in diff[0])
-        report.fail(check, where, f"{len(diff)} transitions differ, first: state {s} byte 0x{b:02x} goes to "
-                                  f"{int(trans[s, b])}, expected {int(want_trans[s, b])}")
-        return
-    report.passed(check)
+        return (f"{len(diff)} transitions differ, first: state {s} byte 0x{b:02x} goes to {int(trans[s, b])}, "
+                f"expected {int(want_trans[s, b])}")
+    return None
 
 
-def _candidate_pattern(report, check: str, where: str, impl, case: dict) -> str | None:
-    """The candidate's regex for a case: the pattern itself, or its schema's translation."""
-    if case["kind"] == "pattern":
-        return case["pattern"]
-    try:
-        return impl.json_schema_to_regex(json.loads(case["schema"]))
-    except Exception as exc:  # noqa: BLE001 - a candidate's failure is a finding
+def _compare_dfa(report, check: str, where: str, dfa, record: dict) -> None:
+    want_trans, want_accept = fileformat.dfa_from_record(record)
+    report.expect(check, where, _dfa_problem(dfa, want_trans, want_accept))
+
+
+def _candidate_pattern(report, check: str, where: str, impl, case: dict, cache=None) -> str | None:
+    """The candidate's regex for a case: the pattern itself, or its schema's translation.
+    A refusal of a schema that relies on a contract decision (an annotation, ``type``
+    beside ``enum``) is that decision's note; any other refusal a failure."""
+    cache = cache or _Cache(impl)
+    pattern, exc = cache.regex(case)
+    if exc is None:
+        return pattern
+    decided = readings.decided_schema_constructs(json.loads(case["schema"]))
+    if decided and isinstance(exc, ValueError):
+        for key in decided:
+            report.decision(check, where, key, False, f"the schema was refused: {_describe(exc)}")
+    else:
         report.fail(check, where, f"json_schema_to_regex raised {_describe(exc)}")
+    return None
+
+
+def _compiled(report, check: str, where: str, cache, pattern: str):
+    """The candidate's DFA of ``pattern``, or None: refusing Python syntax the seed does not
+    list is a note on ``extra_regex_syntax``; any other refusal a failure."""
+    try:
+        return cache.dfa(pattern)
+    except Exception as exc:  # noqa: BLE001
+        if readings.uses_extra_syntax(pattern):
+            report.decision(check, where, "extra_regex_syntax", False, f"{pattern[:60]!r} refused: {_describe(exc)}")
+        else:
+            report.fail(check, where, f"regex_to_dfa raised {_describe(exc)}")
         return None
 
 
@@ -194,7 +293,7 @@ def check_dfas(report, impl, cache, cases: list[dict], *, strict_regex: bool) ->
     check = "dfa_matches_python_l8_7"
     for case in cases:
         where = f"{case['kind']} {case['name']}"
-        pattern = _candidate_pattern(report, check, where, impl, case)
+        pattern = _candidate_pattern(report, check, where, impl, case, cache)
         if pattern is None:
             continue
         if case["kind"] == "schema":
@@ -203,12 +302,29 @@ def check_dfas(report, impl, cache, cases: list[dict], *, strict_regex: bool) ->
                             level="fail" if strict_regex else "note")
             else:
                 report.passed(check)
-        try:
-            dfa = cache.dfa(pattern)
-        except Exception as exc:  # noqa: BLE001
-            report.fail(check, where, f"regex_to_dfa raised {_describe(exc)}")
+        dfa = _compiled(report, check, where, cache, pattern)
+        if dfa is None:
             continue
-        _compare_dfa(report, check, where, dfa, case["dfa"])
+        want_trans, want_accept = fileformat.dfa_from_record(case["dfa"])
+        problem = _dfa_problem(dfa, want_trans, want_accept)
+        if problem and case["kind"] == "schema" and _ascii_reading(case, dfa):
+            cache.ascii_cases.add(case["name"])
+            report.decision(check, where, "enum_const_raw_utf8", False, "the language is the seed's literal "
+                            "json.dumps call's (ensure_ascii): enum/const values escaped to ASCII")
+            continue
+        report.expect(check, where, problem)
+
+
+def _ascii_reading(case: dict, dfa) -> bool:
+    """Whether ``dfa`` is the schema's canonical DFA under the seed's literal reading (the
+    reference's regex with enum/const values and property names written ``ensure_ascii``)."""
+    schema = json.loads(case["schema"])
+    if not readings.readings_differ(schema):
+        return False
+    from oracles import automaton
+
+    want = automaton.regex_to_dfa(readings.ascii_reading_regex(schema))
+    return _dfa_problem(dfa, np.asarray(want.trans), np.asarray(want.accept)) is None
 
 
 # --------------------------------------------------------------------------- masks
@@ -218,8 +334,12 @@ def check_masks(report, impl, cache, cases: list[dict], vocab_record: dict, chec
     eos = vocab_record["eos_id"]
     for case in cases:
         where = f"{case['kind']} {case['name']}"
-        pattern = _candidate_pattern(report, check, where, impl, case)
-        if pattern is None:
+        pattern = _candidate_pattern(report, check, where, impl, case, cache)
+        if pattern is None or _compiled(report, check, where, cache, pattern) is None:
+            continue
+        if case["name"] in cache.ascii_cases and case["kind"] == "schema":
+            report.decision(check, where, "enum_const_raw_utf8", False, "the recorded paths spell the raw reading; "
+                            "the ASCII reading's DFA was compared instead (dfa_matches_python_l8_7)")
             continue
         try:
             index = cache.index(pattern, vocab, eos)
@@ -227,7 +347,7 @@ def check_masks(report, impl, cache, cases: list[dict], vocab_record: dict, chec
             report.fail(check, where, f"building the TokenIndex raised {_describe(exc)}")
             continue
         for path in case["paths"]:
-            _replay_path(report, impl, index, path, vocab, vocab_record, check, f"{where} path {path['seed']}")
+            _replay_path(report, cache, index, path, vocab, vocab_record, check, f"{where} path {path['seed']}")
 
 
 @dataclass(frozen=True)
@@ -289,16 +409,26 @@ def walk_path(constraint, path: dict, vocab: list[bytes | None], eos_id: int | N
             text += vocab[token] or b""  # a special taken (a corrupt file) adds nothing
 
 
-def _replay_path(report, impl, index, path: dict, vocab, vocab_record: dict, check: str, where: str) -> None:
+def _replay_path(report, cache, index, path: dict, vocab, vocab_record: dict, check: str, where: str) -> None:
     try:
-        constraint = impl.Constraint(index)
+        constraint = cache.constraint(index)
     except Exception as exc:  # noqa: BLE001
-        report.fail(check, where, f"Constraint(index) raised {_describe(exc)}")
+        report.fail(check, where, f"{_describe(exc)}")
         return
     try:
         for step in walk_path(constraint, path, vocab, vocab_record["eos_id"]):
             at = f"{where} step {step.number}"
-            _check_rules(report, impl, index, constraint, step.got, step.got_complete, vocab_record, at)
+            _check_rules(report, cache, index, constraint, step, path["tokens"][:step.number], vocab_record, at)
+            if step.after_eos:  # the seed: nothing after EOS; is_complete() there is a decision, and so is the
+                # mask in L8.7's file (seed 002 states it: its masks_match_python_l8_7 catches port mutant s10)
+                problem = None if step.got == [] else f"mask() after EOS allows {step.got[:8]}"
+                if check == "masks_match_python_l8_7":
+                    report.expect(check, at, problem)
+                else:
+                    report.decision(check, at, "mask_after_eos_empty", problem is None, problem or "")
+                report.decision(check, at, "eos_keeps_state", step.got_complete == step.complete,
+                                f"is_complete() after EOS is {step.got_complete}")
+                continue
             if step.got != step.allowed or step.got_complete != step.complete:
                 extra = sorted(set(step.got) - set(step.allowed))
                 missing = sorted(set(step.allowed) - set(step.got))
@@ -324,17 +454,33 @@ def _refuses(action) -> str | None:
     return "was accepted"
 
 
-def _check_rules(report, impl, index, constraint, allowed, complete, vocab_record, at: str) -> None:
+def _expect_refusal(report, check: str, where: str, action, what: str, key: str | None) -> None:
+    """The seed says ``action`` is refused without naming a class: nothing raised fails;
+    an exception other than ValueError is the decision ``key``'s departure (a note unless
+    strict). ``key`` None: the seed itself says ValueError."""
+    problem = _refuses(action)
+    if problem is None:
+        report.passed(check)
+    elif problem == "was accepted" or key is None:
+        report.fail(check, where, f"{what} {problem}")
+    else:
+        report.decision(check, where, key, False, f"{what} {problem}")
+
+
+def _check_rules(report, cache, index, constraint, step, taken: list[int], vocab_record, at: str) -> None:
     """token_index_rules at one step, on the candidate's own ``allowed`` ids and
     ``complete`` flag (the rules hold whatever the recorded masks say); ``constraint``
-    is left untouched unless it wrongly accepts a token after EOS."""
+    is left untouched unless it wrongly accepts a token after EOS. What the seed states
+    fails; the contract's decisions (error classes, ``next_state`` of specials and EOS)
+    are notes unless strict."""
     check = "token_index_rules"
     eos, specials, empties = vocab_record["eos_id"], vocab_record["special_ids"], vocab_record["empty_ids"]
+    allowed, complete = step.got, step.got_complete
     allowed_set = set(allowed)
     if getattr(constraint, "done", False):  # after EOS: nothing, and every advance refused
         for token in sorted({eos, *(allowed[:1] or [0])} - {None}):
-            problem = _refuses(lambda: constraint.advance(token))
-            report.expect(check, at, f"advance({token}) after EOS {problem}" if problem else None)
+            _expect_refusal(report, check, at, lambda: constraint.advance(token), f"advance({token}) after EOS",
+                            "advance_refusal_valueerror")
         return
     bad = sorted(allowed_set & {*specials, *empties})
     report.expect(check, at, f"special or empty ids allowed: {bad}" if bad else None)
@@ -344,39 +490,78 @@ def _check_rules(report, impl, index, constraint, allowed, complete, vocab_recor
         report.passed(check)
     state = constraint.state
     disallowed = [t for t in range(vocab_record["size"]) if t not in allowed_set]
-    probes = sorted({*specials[:1], *empties[:1], *[t for t in disallowed if t != eos][:1],
-                     *([eos] if eos is not None and not complete else [])})
+    ordinary = [t for t in disallowed if t != eos][:1]
+    probes = sorted({*specials[:1], *empties[:1], *ordinary, *([eos] if eos is not None and not complete else [])})
     for token in probes:
         try:
-            fresh = impl.Constraint(index, state)
+            fresh = cache.constraint_at(index, state, taken)
         except Exception as exc:  # noqa: BLE001
-            report.fail(check, at, f"Constraint(index, {state}) raised {_describe(exc)}")
+            report.fail(check, at, f"a fresh Constraint in state {state} could not be made: {_describe(exc)}")
             return
-        problem = _refuses(lambda: fresh.advance(token))
-        report.expect(check, at, f"advance({token}) of a disallowed token {problem}" if problem else None)
+        _expect_refusal(report, check, at, lambda: fresh.advance(token), f"advance({token}) of a disallowed token",
+                        "advance_refusal_valueerror")
+        key = ("next_state_refused_is_dead" if token in specials or token in empties
+               else "eos_next_state" if token == eos else None)
         try:
             nxt = index.next_state(state, token)
         except Exception as exc:  # noqa: BLE001
-            report.fail(check, at, f"next_state({state}, {token}) raised {_describe(exc)}")
-            continue
-        report.expect(check, at, None if nxt == DEAD else f"next_state({state}, {token}) is {nxt}, not DEAD")
+            nxt = f"raised {_describe(exc)}"
+        problem = None if nxt == DEAD else f"next_state({state}, {token}) is {nxt}, not DEAD"
+        if key is None:  # a token whose bytes die: the seed's delta* is DEAD
+            report.expect(check, at, problem)
+        else:
+            report.decision(check, at, key, problem is None, problem or "")
 
 
 # --------------------------------------------------------------------------- refusals, dumps
 
 def check_refusals(report, impl, patterns: list[dict], schemas: list[dict], check: str) -> None:
+    """Each pattern is refused (the seed's constructs: any exception, ValueError the
+    decision ``unsupported_syntax_valueerror``); Python syntax the seed does not name
+    (``golden.readings.python_only_construct``) may instead be accepted with Python's
+    meaning (a note on ``python_only_syntax_refused``), never with another. Each schema
+    is refused with ValueError (seed 000 section 2.5), at either step (a bad repeat may be
+    refused by ``regex_to_dfa``); a list of types and an empty enum are decisions."""
     for case in patterns:
-        problem = _refuses(lambda: impl.regex_to_dfa(case["pattern"]))
         where = f"pattern {case['pattern']!r} ({case['reason']})"
-        report.expect(check, where, f"regex_to_dfa {problem}" if problem else None)
+        if readings.python_only_construct(case["reason"], case["pattern"]):
+            _python_only(report, impl, case["pattern"], check, where)
+            continue
+        _expect_refusal(report, check, where, lambda: impl.regex_to_dfa(case["pattern"]), "regex_to_dfa",
+                        "unsupported_syntax_valueerror")
     for case in schemas:
         schema = json.loads(case["schema"])
         where = f"schema {case['name']}"
-        if case["stage"] == "schema":
-            problem = _refuses(lambda: impl.json_schema_to_regex(schema))
+        key = SCHEMA_DECISIONS.get(case["name"])
+        problem = _refuses(lambda: impl.regex_to_dfa(impl.json_schema_to_regex(schema)))
+        if problem is None:
+            report.passed(check)
+        elif key is not None:
+            report.decision(check, where, key, False, f"the schema {problem}")
         else:
-            problem = _refuses(lambda: impl.regex_to_dfa(impl.json_schema_to_regex(schema)))
-        report.expect(check, where, f"the schema {problem}" if problem else None)
+            report.fail(check, where, f"the schema {problem}")
+
+
+SCHEMA_DECISIONS = {"type_list": "type_list_refused", "empty_enum": "empty_enum_refused"}
+"""Refused schemas of the golden file whose refusal the seed does not state."""
+
+
+def _python_only(report, impl, pattern: str, check: str, where: str) -> None:
+    try:
+        dfa = impl.regex_to_dfa(pattern)
+    except Exception as exc:  # noqa: BLE001 - refused: what the contract decides (ValueError its class)
+        report.decision(check, where, "unsupported_syntax_valueerror", isinstance(exc, ValueError),
+                        f"regex_to_dfa raised {_describe(exc)}, not ValueError")
+        return
+    try:
+        wrong = readings.first_disagreement_with_re(pattern, dfa.trans, dfa.accept, extra=(b"", b"a", b"A", b"aa"))
+    except Exception as exc:  # noqa: BLE001 - tables that cannot be read
+        report.fail(check, where, f"accepted, but its tables cannot be read: {_describe(exc)}")
+        return
+    if wrong is not None:
+        report.fail(check, where, f"accepted with another language than Python's: re.fullmatch differs on {wrong!r}")
+    else:
+        report.decision(check, where, "python_only_syntax_refused", False, "accepted with Python's meaning")
 
 
 def _single_string_problem(dfa, data: bytes) -> str | None:
@@ -394,6 +579,9 @@ def _single_string_problem(dfa, data: bytes) -> str | None:
 
 
 def check_dumps(report, impl, doc: dict) -> None:
+    """The recorded texts are this Python's; the candidate's ``{"const": value}`` language is
+    exactly one of the seed's two readings of compact JSON: ``dumps`` (raw UTF-8, the
+    contract's) or ``dumps_ascii`` (the literal call: a note on ``enum_const_raw_utf8``)."""
     check = "dumps_matches_python"
     for case in doc["dumps"]:
         where = f"dumps {case['name']}"
@@ -407,17 +595,23 @@ def check_dumps(report, impl, doc: dict) -> None:
         try:
             dfa = impl.regex_to_dfa(impl.json_schema_to_regex({"const": value}))
             problem = _single_string_problem(dfa, case["dumps"].encode("utf-8"))
+            if problem and case["dumps_ascii"] != case["dumps"] \
+                    and _single_string_problem(dfa, case["dumps_ascii"].encode("utf-8")) is None:
+                report.decision(check, where, "enum_const_raw_utf8", False,
+                                f'{{"const": value}} is {case["dumps_ascii"]!r}, the literal json.dumps call\'s')
+                continue
         except Exception as exc:  # noqa: BLE001
             problem = f"raised {_describe(exc)}"
         if problem:
-            report.fail(check, where, f'{{"const": value}} is not exactly {case["dumps"]!r}: {problem}')
+            report.fail(check, where, f'{{"const": value}} is neither {case["dumps"]!r} nor '
+                                      f'{case["dumps_ascii"]!r}: {problem}')
         else:
             report.passed(check)
 
 
 # --------------------------------------------------------------------------- outputs
 
-def check_outputs(report, impl, cases: list[dict], vocab_record: dict) -> None:
+def check_outputs(report, impl, cases: list[dict], vocab_record: dict, cache=None) -> None:
     """``constrained_output_always_parses`` (see the module docstring)."""
     from golden.walks import ReferenceWalker, walk
     from oracles.stdlib import check_document
@@ -427,8 +621,11 @@ def check_outputs(report, impl, cases: list[dict], vocab_record: dict) -> None:
     for i, case in enumerate(cases):
         where = f"schema {case['name']}"
         schema = json.loads(case["schema"])
+        pattern = _candidate_pattern(report, check, where, impl, case, cache)
+        if pattern is None:
+            continue
         try:
-            walker = ReferenceWalker(impl, impl.json_schema_to_regex(schema), vocab, eos)
+            walker = ReferenceWalker(impl, pattern, vocab, eos)
         except Exception as exc:  # noqa: BLE001
             report.fail(check, where, f"building the grammar raised {_describe(exc)}")
             continue
@@ -458,7 +655,7 @@ def check_sampling(report, impl, record: dict) -> None:
     vocab, eos = fileformat.vocab_from_record(record["vocab"]), record["vocab"]["eos_id"]
     logits = record["logits"]
     try:
-        constraint = impl.Constraint(impl.TokenIndex(impl.regex_to_dfa(record["pattern"]), vocab, eos))
+        constraint = _Cache(impl).constraint(impl.TokenIndex(impl.regex_to_dfa(record["pattern"]), vocab, eos))
         params = impl.SamplingParams(temperature=0.0)
     except Exception as exc:  # noqa: BLE001
         report.fail(check, "setup", f"building the constraint or SamplingParams raised {_describe(exc)}")
@@ -468,15 +665,17 @@ def check_sampling(report, impl, record: dict) -> None:
         if not _sample_step(report, impl, constraint, params, history, record, step, f"step {i}"):
             return
         history.append(step["token"])
-    for refusal in record["refused"]:
+    for refusal in record["refused"]:  # the seed: errors, without a class (ValueError: the contract's)
         fresh = np.asarray(logits, dtype=np.float64)
         if refusal["call"] == "apply_mask":
-            problem = _refuses(lambda: impl.apply_mask(fresh, np.asarray(refusal["mask"], dtype=bool)))
+            _expect_refusal(report, check, refusal["name"],
+                            lambda: impl.apply_mask(fresh, np.asarray(refusal["mask"], dtype=bool)),
+                            "apply_mask with an all-false mask", "apply_mask_errors_valueerror")
         else:  # the constraint after EOS: its mask allows nothing
-            problem = _refuses(lambda: impl.constrained_sample(fresh, constraint, params, list(history),
-                                                               np.random.default_rng(0)))
-        message = f"{refusal['call']} with an all-false mask {problem}" if problem else None
-        report.expect(check, refusal["name"], message)
+            _expect_refusal(report, check, refusal["name"],
+                            lambda: impl.constrained_sample(fresh, constraint, params, list(history),
+                                                            np.random.default_rng(0)),
+                            "constrained_sample after EOS", "sample_after_eos_valueerror")
 
 
 def _sample_step(report, impl, constraint, params, history, record: dict, step: dict, where: str) -> bool:
@@ -505,9 +704,10 @@ def _sample_step(report, impl, constraint, params, history, record: dict, step: 
 
 # --------------------------------------------------------------------------- entry points
 
-def replay_constrain(doc: dict, impl, *, strict_regex: bool = False) -> ReplayReport:
-    """Replay constrain_golden.json (a loaded document) against ``impl``."""
-    report = ReplayReport(fileformat.FILES["constrain_golden"])
+def replay_constrain(doc: dict, impl, *, strict_regex: bool = False, strict: bool = False) -> ReplayReport:
+    """Replay constrain_golden.json (a loaded document) against ``impl``; ``strict``: the
+    contract's decisions fail (``golden replay --strict``), else they are notes."""
+    report = ReplayReport(fileformat.FILES["constrain_golden"], strict=strict)
     cache = _Cache(impl)
     automata = doc["schemas"] + doc["patterns"]
     l87 = doc["l8_7_cases"]
@@ -520,12 +720,12 @@ def replay_constrain(doc: dict, impl, *, strict_regex: bool = False) -> ReplayRe
     check_refusals(report, impl, extra["patterns"], extra["schemas"], "refused_extra")
     check_dumps(report, impl, doc)
     check_sampling(report, impl, doc["constrained_sample_hand_example"])
-    check_outputs(report, impl, doc["schemas"], doc["vocab"])
+    check_outputs(report, impl, doc["schemas"], doc["vocab"], cache)
     return report
 
 
-def replay_masks(doc: dict, impl) -> ReplayReport:
-    """Replay masks_golden.json (a loaded document) against ``impl``."""
-    report = ReplayReport(fileformat.FILES["masks_golden"])
+def replay_masks(doc: dict, impl, *, strict: bool = False) -> ReplayReport:
+    """Replay masks_golden.json (a loaded document) against ``impl`` (``strict``: as above)."""
+    report = ReplayReport(fileformat.FILES["masks_golden"], strict=strict)
     check_masks(report, impl, _Cache(impl), doc["cases"], doc["vocab"], "masks_match_the_golden_file")
     return report

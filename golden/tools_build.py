@@ -36,7 +36,7 @@ import numpy as np
 from golden import cases as constrain_cases
 from golden import tools_cases as cases
 from golden.build import COMMAND, NOTICE, SEEDS, GoldenDisagreement, package_version
-from golden.fileformat import FORMAT_VERSION, dfa_record, hex_or_null
+from golden.fileformat import dfa_record, format_version, hex_or_null
 
 SEED = SEEDS["tools_golden"]
 """The master seed of tools_golden.json (L10.9's tools; walk k uses ``default_rng([SEED, k])``)."""
@@ -293,7 +293,7 @@ def _vocab() -> dict:
 
 def build_tools_golden() -> dict:
     """The tools_golden document (see the module docstring)."""
-    return {"format": KIND, "format_version": FORMAT_VERSION, "notice": NOTICE,
+    return {"format": KIND, "format_version": format_version(KIND), "notice": NOTICE,
             "generated_by": {"command": COMMAND, "generator": "golden.tools_build.build_tools_golden", "seed": SEED,
                              "package_version": package_version(),
                              "oracle": "oracles.tools (grammars cross-checked against oracles.derivatives)"},

@@ -192,6 +192,12 @@ CONVERSATIONS: list[Conversation] = [
             {"id": "call_b_0", "type": "function",
              "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]}],
         True),
+    Conversation("non_ascii_and_spaced_arguments_rendered_back", [  # arguments written back verbatim
+        {"role": "user", "content": "Wetter in Z\u00fcrich?"},
+        {"role": "assistant", "content": "Gern \u2600", "tool_calls": [
+            {"id": "call_c_0", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Z\u00fcrich" }'}}]},
+        {"role": "tool", "tool_call_id": "call_c_0", "content": "18 \u00b0C"}], True),
     Conversation("no_tools_text_parts", [{"role": "user", "content": [{"type": "text", "text": "a"},
                                                                        {"type": "text", "text": "b"}]}], False),
 ]
@@ -236,7 +242,7 @@ STREAMS: list[Stream] = [
     Stream("an_opener_at_the_end", "parser_holds_back_only_real_markup", "r", ("see <tool_call>",)),
     Stream("a_closer_in_text", "parser_holds_back_only_real_markup", "r", ("</tool_call> <", "/b>")),
     Stream("braces_and_escapes_in_arguments", "parser_hand_example", "r",
-           ('<tool_call>{"name":"f","arguments":{"q":"a}', 'b\\', '"{","n":{"x":[1]}}}', '}</tool_call>')),
+           ('<tool_call>{"name":"f","arguments":{"q":"a}', 'b\\', '"{","n":{"x":[1]}}', '}</tool_call>')),
     Stream("two_calls_newline", "parser_parallel_calls", "req9",
            (CALL_W[:30], CALL_W[30:] + "\n" + CALL_F[:7], CALL_F[7:]), "calls"),
     Stream("four_calls", "parser_parallel_calls", "p", ("\n".join([CALL_W, CALL_F, CALL_W, CALL_F]),), "calls"),
@@ -251,6 +257,12 @@ STREAMS: list[Stream] = [
     Stream("split_everywhere_parallel", "parser_is_split_invariant", "s", ("ok " + CALL_W + "\n" + CALL_F,), "calls"),
     Stream("split_everywhere_markup_lookalikes", "parser_is_split_invariant", "s",
            ('a<b <tool <tool_call>x</tool_call> <tool_call>{"name":"f","arguments":{"s":"}\\"{"}}</tool_call>',)),
+    # format version 2: non-ASCII text and arguments with JSON whitespace (passed on verbatim)
+    Stream("non_ascii_text_and_spaced_arguments", "parser_hand_example", "r",  # arguments passed on verbatim
+           ("Voil\u00e0 \u2600 <tool_", 'call>{"name":"get_weather","arguments":{"city": "Z\u00fc',
+            'rich", "days" : 3}}</tool_call>')),
+    Stream("split_everywhere_non_ascii", "parser_is_split_invariant", "s",
+           ('\u65e5\u672c <tool_call>{"name":"get_weather","arguments":{"city": "Z\u00fcrich\u2600"}}</tool_call>',)),
 ]
 RANDOM_SPLITS = 200
 """Seeded random splits recorded per split-invariance stream, the seed's count (the

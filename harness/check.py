@@ -9,8 +9,10 @@ channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
   namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp (else ``unshare`` namespaces, else a documented fallback); the
-  candidate's whole process tree ends with its process. Result records are signed with a
+  private HOME and /tmp (none of it only under ``--unconfined``; without a working
+  bubblewrap ``run_check`` refuses); the candidate's whole process tree ends with its
+  process. The grader child runs isolated (``harness.sandbox.isolated``: no current
+  directory, user ``PYTHONPATH`` or user site on its path). Result records are signed with a
   key passed through a pipe, so records anyone else appends to the file are ignored.
 - **limits in CPU time** (``harness.policy``; a busy machine changes no verdict): each
   test's calls into the candidate share a budget of ``--timeout`` CPU seconds of the
@@ -64,7 +66,7 @@ from pathlib import Path
 
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY, GradingPolicy
-from harness.sandbox import confine, cputime
+from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -100,12 +102,13 @@ class CheckOptions:
                             memory_mb=self.memory)
 
     def policy_header(self) -> str:
-        """The run header's policy line: the limits ``check`` applies (per test, load, memory)."""
+        """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
+        applies (per test, load, memory), then the tier and ref-deps."""
         policy = self.policy()
         backstop = policy.backstop(policy.test_cpu_seconds)
-        return (f"policy: tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}, "
-                f"{policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
-                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB")
+        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
+                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB; "
+                f"tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}")
 
 
 @dataclass
@@ -155,7 +158,10 @@ class CheckResult:
 
 
 def run_check(options: CheckOptions) -> CheckResult:
-    """Grade ``options.impl``; never raises for anything the candidate does."""
+    """Grade ``options.impl``; never raises for anything the candidate does. Raises
+    ``confine.ConfinementUnavailable`` before anything runs when no confinement can start
+    here and ``--unconfined`` was not given (the ``check`` verb says so in one line, exit 2)."""
+    confine.require()
     from harness.suite import seeding
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
@@ -181,6 +187,8 @@ def run_check(options: CheckOptions) -> CheckResult:
             manifest.restore()
             result.integrity = [f"{change}; restored" for change in changes]
     result.isolation = result.load.get("confinement", "") or result.isolation
+    if confine.unconfined() and not result.isolation.startswith(confine.UNCONFINED_HEADLINE):
+        result.isolation = f"{confine.UNCONFINED_HEADLINE}: the candidate ran without any wall"
     _explain_not_run(result)
     result.duration = round(time.monotonic() - start, 2)
     result.exit_code = int(_exit_code(result))
@@ -258,10 +266,13 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
 
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    command = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin",
-               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=", "-o", "console_output_style=classic",
-               "--rootdir", str(PACKAGE_ROOT), "--results-file", str(results_file),
-               "--timeout", str(options.timeout), "--memory", str(options.memory)]
+    # isolated (harness.sandbox.isolated): no current directory, user PYTHONPATH or user site;
+    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    command = isolated.command("pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+                               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+                               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
+                               "--results-file", str(results_file),
+                               "--timeout", str(options.timeout), "--memory", str(options.memory))
     if options.impl is not None:
         command += ["--impl", _absolute_spec(options.impl)]
     if options.ref_deps:
@@ -293,14 +304,12 @@ def _absolute_spec(spec: str) -> str:
 
 def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
     """The grader child's environment (trusted: the candidate process gets its own,
-    trimmed, from ``harness.sandbox.confine``)."""
-    env = dict(os.environ)
-    paths = [str(PACKAGE_ROOT), os.getcwd()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env.update(PYTHONPATH=os.pathsep.join(paths), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0",
-               PYTHONFAULTHANDLER="1", CONSTRAIN_HARNESS_PROFILE="ci", CONSTRAIN_HARNESS_MARKER=marker,
-               PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # the catalogue needs none; each costs a rewrite
-               TMPDIR=str(sandbox))
-    return env
+    trimmed, from ``harness.sandbox.confine``): the caller's without any ``PYTHON*``
+    variable (no user ``PYTHONPATH``: ``harness.sandbox.isolated``), plus the catalogue's
+    settings. ``CONSTRAIN_HARNESS_UNCONFINED`` passes through (``--unconfined``)."""
+    return isolated.environment({"CONSTRAIN_HARNESS_PROFILE": "ci", "CONSTRAIN_HARNESS_MARKER": marker,
+                                 "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the catalogue needs none; each costs
+                                 "TMPDIR": str(sandbox)})
 
 
 # --------------------------------------------------------------------------- watching the child
@@ -492,6 +501,7 @@ def _tail(log: Path, limit: int = 4000) -> str:
         data = log.read_bytes()
     except OSError:
         return ""
-    from harness.suite.seeding import without_addresses
+    from harness.suite.seeding import stable_text
 
-    return without_addresses(data[-limit:].decode("utf-8", "replace"))
+    # stable_text before the cut: what it drops (carets drawn by Python 3.11+ only) must not move the window
+    return stable_text(data[-4 * limit:].decode("utf-8", "replace"))[-limit:]

@@ -64,6 +64,7 @@ from pathlib import Path
 from harness.check import CheckResult
 from harness.report.formats import junit_xml
 from harness.report.model import Report, Row
+from harness.sandbox.confine import UNCONFINED_HEADLINE
 from harness.sandbox.text import escape
 from harness.suite.catalogue import BY_NAME
 
@@ -211,6 +212,10 @@ def to_junit(result: CheckResult) -> ET.Element:
             ET.SubElement(case, "error", message=test.reason, type=test.status).text = test.details
         elif test.status == "skipped":
             ET.SubElement(case, "skipped", message=test.reason)
+    if result.isolation:  # the confinement, UNCONFINED (--unconfined) included; <properties> comes first
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="confinement", value=result.isolation)
+        suite.insert(0, properties)
     if result.load.get("status") not in (None, "ok") or result.integrity or result.tamper:
         ET.SubElement(suite, "system-err").text = "\n".join(_load_lines(result) + _integrity_lines(result))
     return suite
@@ -241,6 +246,8 @@ def to_gradescope(result: CheckResult) -> dict:
     score = sum(t["score"] for t in tests)
     output = "\n".join([f"seed: {result.seed}", result.options.policy_header()]
                        + render_table(result).splitlines()[-2:])
+    if result.isolation.startswith(UNCONFINED_HEADLINE):
+        output = f"confinement: {result.isolation}\n{output}"
     if zeroed:
         output = f"{zeroed}\n{output}"
     return {"score": score, "execution_time": round(result.duration, 2),

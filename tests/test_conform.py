@@ -60,10 +60,11 @@ def test_each_broken_variant_fails_exactly_the_case_it_breaks(engine, variant):
     broken = VARIANTS[variant]()
     with ServerThread(create_app(engine, variant=broken)) as server:
         result = run_conformance(server.base_url, timeout=TIMEOUT)
-    expected = {name: "failed" if name == broken.breaks else "passed" for name in CASES}
+    expected = {name: "failed" if name in (broken.breaks, *broken.also_breaks) else "passed" for name in CASES}
     assert table(result) == expected, [f for c in result.cases for f in c.failures]
     failures = next(c for c in result.cases if c.name == broken.breaks).failures
     assert all(f.rule.startswith(broken.breaks + ":") and f.request and f.excerpt for f in failures)
+    assert failures, f"{variant} must fail {broken.breaks}"
     assert result.exit_code == 1
 
 

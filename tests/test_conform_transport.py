@@ -4,8 +4,12 @@ A hostile Starlette app (one behaviour per URL prefix) runs on a loopback thread
 each test runs ``run_conformance`` against one behaviour with a short timeout and
 checks the verdict and the reason it gives (issue 19, item 4): connection refused,
 a timeout, a body that is not JSON, a malformed event stream, a flooding stream, an
-HTML 500 and a 200 that is not a completion. No test may hang: the exchanges are
-bounded by the timeout and ``MAX_STREAM_CHUNKS``.
+HTML 500 and a 200 that is not a completion; and (issue 25) a stream of comments that
+never ends, a body dripped a byte at a time, 200 MB answers streamed or not, a server
+slow enough to pass the case's deadline, and arguments that are conform's fault (a
+timeout that is not finite, a base URL that is not one), refused with exit 2 before
+any request. No test may hang: the exchanges are bounded by the deadlines,
+``MAX_STREAM_CHUNKS`` and ``MAX_RESPONSE_BYTES``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route  # noqa: E402
 
 from harness.cli import main  # noqa: E402
-from harness.conform.exchange import MAX_STREAM_CHUNKS  # noqa: E402
+from harness.conform.exchange import MAX_RESPONSE_BYTES, MAX_STREAM_CHUNKS  # noqa: E402
 from harness.conform.run import run_conformance  # noqa: E402
 from harness.serve.runner import ServerThread  # noqa: E402
 
@@ -46,9 +50,45 @@ async def flood():
         await asyncio.sleep(0)
 
 
+HUGE_BYTES = 200 << 20
+PIECE = b" " * (1 << 20)
+
+
+async def comments_forever():
+    while True:  # server-sent event comments: no event ever completes
+        yield ": still thinking\n\n"
+        await asyncio.sleep(0.01)
+
+
+async def drip(prefix: bytes):
+    for byte in prefix:
+        yield bytes([byte])
+        await asyncio.sleep(TIMEOUT / 5)  # each wait well within the timeout
+    while True:
+        yield b" "
+        await asyncio.sleep(TIMEOUT / 5)
+
+
+async def huge(prefix: bytes):
+    yield prefix
+    for _ in range(HUGE_BYTES // len(PIECE)):
+        yield PIECE
+        await asyncio.sleep(0)
+
+
 async def chat(request):
     mode = request.path_params["mode"]
     body = json.loads(await request.body())
+    if mode == "forever" and body.get("stream"):
+        return StreamingResponse(comments_forever(), media_type="text/event-stream")
+    if mode == "drip":
+        return StreamingResponse(drip(b'{"id":"x","object":"chat.completion",'), media_type="application/json")
+    if mode == "huge":
+        stream = body.get("stream")
+        return StreamingResponse(huge(b'data: {"id":"' if stream else b'{"id":"x","object":"chat.completion","a":"'),
+                                 media_type="text/event-stream" if stream else "application/json")
+    if mode == "slowish":
+        await asyncio.sleep(TIMEOUT * 0.6)
     if mode == "slow":
         await asyncio.sleep(TIMEOUT * 3)
         return JSONResponse({})
@@ -76,9 +116,9 @@ def url(server, mode: str) -> str:
     return f"http://{server.host}:{server.port}/{mode}/v1"
 
 
-def judged(base_url: str, cases: list[str], model: str | None = "m"):
+def judged(base_url: str, cases: list[str], model: str | None = "m", case_timeout: float = 60.0):
     start = time.monotonic()
-    result = run_conformance(base_url, cases, model=model, timeout=TIMEOUT)
+    result = run_conformance(base_url, cases, model=model, timeout=TIMEOUT, case_timeout=case_timeout)
     assert time.monotonic() - start < 30, "a misbehaving server must not stall conform"
     return result
 
@@ -147,3 +187,74 @@ def test_cli_reports_an_unreachable_server_with_exit_3(tmp_path, capsys):
     data = json.loads(report.read_text())
     assert data["verdict"] == "error" and data["cases"][0]["status"] == "error"
     assert "Traceback" not in capsys.readouterr().out
+
+
+# --- issue 25: bounded in time and bytes, streamed or not ----------------------------------
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_a_stream_of_comments_that_never_ends_is_cut_at_the_deadline(hostile):
+    start = time.monotonic()
+    result = judged(url(hostile, "forever"), ["tools.stream"])
+    assert time.monotonic() - start < TIMEOUT * 2 + 5  # the request's deadline, one network wait late at most
+    assert result.cases[0].status == "error" and "deadline" in reasons(result), reasons(result)
+
+
+def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_deadline(hostile):
+    start = time.monotonic()
+    result = judged(url(hostile, "drip"), ["tools.call"])
+    assert time.monotonic() - start < TIMEOUT * 2 + 5
+    assert result.cases[0].status == "error" and "deadline" in reasons(result), reasons(result)
+
+
+@pytest.mark.parametrize("case", ["tools.call", "tools.stream"])
+def test_a_200_mb_answer_is_cut_at_the_size_bound(hostile, case):
+    before = peak_rss_mb()
+    result = judged(url(hostile, "huge"), [case])
+    assert result.cases[0].status == "error"
+    assert f"MAX_RESPONSE_BYTES={MAX_RESPONSE_BYTES}" in reasons(result), reasons(result)
+    assert peak_rss_mb() - before < 100, "the answer must not be read whole"
+
+
+def test_the_case_deadline_bounds_a_case_of_many_slow_requests(hostile):
+    start = time.monotonic()  # tools.choice sends 4 requests of 0.6 s each: the case has 1.5 s
+    result = judged(url(hostile, "slowish"), ["tools.choice"], case_timeout=1.5)
+    assert time.monotonic() - start < 1.5 + TIMEOUT + 5
+    assert result.cases[0].status == "error" and "the case's deadline" in reasons(result), reasons(result)
+
+
+@pytest.mark.parametrize("option, value", [("--timeout", "inf"), ("--timeout", "nan"), ("--timeout", "0"),
+                                           ("--timeout", "-1"), ("--case-timeout", "inf"),
+                                           ("--timeout", "1e300")])
+def test_a_timeout_that_is_not_finite_and_positive_is_a_usage_error(capsys, option, value):
+    code = main(["conform", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", option, value])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.count("\n") == 1 and option.lstrip("-").replace("-", "_") in \
+        captured.err.replace("-", "_") and "finite" in captured.err
+
+
+@pytest.mark.parametrize("base_url", ["not a url", "localhost:8000/v1", "ftp://127.0.0.1/v1", "http://",
+                                      "http://127.0.0.1:99999/v1", "127.0.0.1:8000"])
+def test_a_base_url_that_is_not_an_http_url_is_a_usage_error(capsys, base_url):
+    code = main(["conform", "--base-url", base_url, "--model", "m", "--timeout", "1"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
+    assert "base URL" in captured.err
+
+
+def test_conforms_own_bug_is_not_blamed_on_the_server(hostile, monkeypatch):
+    from harness.conform import cases
+
+    def broken_case(ex):
+        raise KeyError("a bug of the case")
+
+    monkeypatch.setitem(cases.CASES, "tools.call", broken_case)
+    result = judged(url(hostile, "other"), ["tools.call"])
+    (failure,) = result.cases[0].failures
+    assert failure.rule == "tools.call: conform's own error, not the server's" and "KeyError" in failure.excerpt

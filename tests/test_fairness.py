@@ -1,7 +1,7 @@
 """Grading is fair: correct readings of the seed pass, and the contract's decisions are
 notes in the default tier, failures only with ``--strict`` (issue 12).
 
-The gallery (``tests/candidates/fair_*.py``) holds six implementations written from the
+The gallery (``tests/candidates/fair_*.py``) holds seven implementations written from the
 seed's text alone, each with other legitimate readings (parameter names, constructor
 shapes, error classes, annotations refused or accepted, tries, tables, minimizations,
 samplers). For each one ``READINGS`` lists the decisions it departs from, and:
@@ -9,10 +9,10 @@ samplers). For each one ``READINGS`` lists the decisions it departs from, and:
 - the default tier passes all 16 catalogue tests, its notes name exactly those
   decisions, and the ``Constraint`` shape the catalogue found is the one it has;
 - ``--strict`` fails exactly the tests where those notes were recorded, each with one
-  of those decisions (one candidate in the default run, all six under ``slow``);
+  of those decisions (one candidate in the default run, all of them under ``slow``);
 - ``constrain-harness check`` (the candidate behind the wall) passes it with notes naming
   exactly those decisions, and ``check --strict`` fails exactly the noted tests, each
-  naming only those decisions (one candidate in the default run, all six under
+  naming only those decisions (one candidate in the default run, all of them under
   ``slow``); ``check --deep`` passes it (``slow``).
 
 Also here: the decision table in the contract's documentation is the one
@@ -82,7 +82,8 @@ READINGS = (
             frozenset({"bytes_pattern_typeerror", "eos_next_state", "python_escapes_and_repeat_forms",
                        "history_out_of_range_valueerror", "vocab_bytes_token_list"})),
     Reading("fair_sre_tablefill", True, False, "Constraint(index)",
-            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken", "vocab_bytes_token_list"}
+            frozenset({"eos_keeps_state", "apply_mask_accepts_lists", "vocab_bytes_tiktoken", "vocab_bytes_token_list",
+                       "python_only_syntax_refused"}
                       | ({"vocab_bytes_tokenizers"} if HAVE_TOKENIZERS else set()))),
     Reading("fair_postfix_numpy", False, False, "Constraint(index)",
             frozenset({"unsupported_syntax_valueerror", "advance_refusal_valueerror",
@@ -92,6 +93,8 @@ READINGS = (
     Reading("fair_reparse_reversal", True, False, "Constraint(index, 0)",
             frozenset({"step_from_dead", "next_state_refused_is_dead", "mask_out_of_range_valueerror",
                        "empty_enum_refused", "python_escapes_and_repeat_forms", "vocab_bytes_token_list"})),
+    Reading("fair_literal_sre", True, False, "Constraint(index=index)",
+            frozenset({"enum_const_raw_utf8", "python_only_syntax_refused"})),
 )
 BY_NAME = {r.name: r for r in READINGS}
 STRICT_IN_DEFAULT_RUN = "fair_postfix_numpy"  # departures in six different tests
@@ -120,8 +123,9 @@ class Run:
         return [s for r in self.records.values() for s in r["properties"].get("shape", [])]
 
 
-def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool) -> Run:
-    """The 16 catalogue tests on ``impl`` (None: the reference) in a child pytest."""
+def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool, only: str | None = None) -> Run:
+    """The 16 catalogue tests on ``impl`` (None: the reference) in a child pytest (``only``:
+    those ``-k`` selects)."""
     with tempfile.TemporaryDirectory(prefix="fairness-") as tmp:
         out = Path(tmp) / "probe.jsonl"
         args = [sys.executable, "-m", "pytest", "harness/suite", "-p", "harness.suite.plugin", "-p", "fairness_probe",
@@ -129,6 +133,7 @@ def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool) -> Run:
         args += ["--impl", str(impl)] if impl else []
         args += ["--ref-deps"] if ref_deps else []
         args += ["--strict"] if strict else []
+        args += ["-k", only] if only else []
         env = {**os.environ, "FAIRNESS_PROBE_OUT": str(out),
                "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -276,8 +281,11 @@ def test_the_contract_documents_exactly_the_registered_decisions():
 
 
 def _suite_sources() -> str:
+    """Every grader's source: the catalogue and the golden replays (one fairness policy)."""
     suite = ROOT / "harness" / "suite"
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(suite.glob("*.py")) if p.name != "tiers.py")
+    graders = [p for p in sorted(suite.glob("*.py")) if p.name != "tiers.py"]
+    graders += [ROOT / "golden" / "replay.py", ROOT / "golden" / "tools_replay.py"]
+    return "\n".join(p.read_text(encoding="utf-8") for p in graders)
 
 
 def test_every_registered_decision_is_checked_by_the_catalogue():
@@ -292,6 +300,7 @@ def test_every_decision_the_catalogue_checks_is_registered():
     used |= set(re.findall(r'valueerror="([a-z0-9_]+)"', sources))
     used |= set(re.findall(r'expect_valueerror\(\s*"([a-z0-9_]+)"', sources))
     used |= set(re.findall(r'_decided\(\s*"([a-z0-9_]+)"', sources))
+    used |= set(re.findall(r'report\.decision\(\s*check,\s*[a-z_]+,\s*"([a-z0-9_]+)"', sources))
     assert used and used <= set(tiers.DECISIONS), used - set(tiers.DECISIONS)
 
 
@@ -341,3 +350,35 @@ def test_each_readings_departures_are_the_decisions_its_docstring_lists(name):
     listed = {key for key in tiers.DECISIONS if re.search(rf"\b{key}\b", doc)}
     expected = set(reading.departs) | ({"vocab_bytes_tokenizers"} & listed if not HAVE_TOKENIZERS else set())
     assert listed == expected, (name, listed ^ expected)
+
+
+# ---------------------------------------------------------------- Python syntax outside the seed's list
+
+WRONG_EXTRA_SYNTAX = (
+    "import oracles.automaton as _reference\n"
+    "from oracles.automaton import *  # noqa: F401,F403\n\n\n"
+    "def regex_to_dfa(pattern):\n"
+    "    # wrong: an empty branch is dropped, so (|a)b means (a)b\n"
+    "    return _reference.regex_to_dfa(pattern.replace('(|', '(') if isinstance(pattern, str) else pattern)\n"
+)
+WRONG_PYTHON_ONLY = (
+    "import oracles.automaton as _reference\n"
+    "from oracles.automaton import *  # noqa: F401,F403\n\n\n"
+    "def regex_to_dfa(pattern):\n"
+    "    # wrong: a named group's name is read as literal text\n"
+    "    if isinstance(pattern, str) and pattern.startswith('(?P<'):\n"
+    "        pattern = '(' + pattern[3:].replace('>', '', 1)\n"
+    "        pattern = pattern.replace('(<', '(', 1)\n"
+    "    return _reference.regex_to_dfa(pattern)\n"
+)
+
+
+@pytest.mark.parametrize("source", [WRONG_EXTRA_SYNTAX, WRONG_PYTHON_ONLY], ids=["empty_branch", "named_group"])
+def test_python_syntax_compiled_to_another_language_fails_the_default_tier(tmp_path, source):
+    """Refusing Python syntax the seed does not list is a note; accepting it with another
+    language than Python's fails test_unsupported_syntax_raises in the default tier (issue 24)."""
+    wrong = tmp_path / "wrong_extra_syntax.py"
+    wrong.write_text(source, encoding="utf-8")
+    run = run_catalogue(wrong, False, False, only="test_unsupported_syntax_raises")
+    assert run.outcomes() == {"test_unsupported_syntax_raises": "failed"}, run.output
+    assert "another language than Python's" in run.records["test_unsupported_syntax_raises"]["reason"]

@@ -136,11 +136,12 @@ def test_the_seed_is_in_the_header_and_every_report(tmp_path):
     assert code == 0, out.getvalue()
     header = out.getvalue().splitlines()[:4]
     assert "seed: 77 (check --seed 77 replays this run)" in header
-    policy = next(line for line in header if line.startswith("policy: "))
+    policy = next(line for line in header if line.startswith("limits: "))
     assert "60 CPU s per test (wall backstop 600 s)" in policy and "ref-deps on" in policy
     doc = json.loads(files["r.json"].read_text())
     assert doc["seed"] == 77 and doc["policy"] == policy
     properties = {p.get("name"): p.get("value") for p in ET.parse(files["r.xml"]).getroot().iter("property")}
+    assert properties.pop("confinement").startswith(doc["isolation"][:20])  # where the candidate ran
     assert properties == {"seed": "77", "policy": policy}
     assert json.loads(files["results.json"].read_text())["output"].startswith(f"seed: 77\n{policy}\n")
     assert "(seed 77)" in files["r.md"].read_text() and "(seed 77)" in files["r.html"].read_text()

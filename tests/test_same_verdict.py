@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_check_isolation import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 from harness import reports
 from harness.check import CheckOptions, run_check
@@ -100,15 +101,20 @@ def comparable(result) -> dict:
 
 
 def grade(candidate: str, tests: tuple[str, ...], cpu_seconds: float):
-    return run_check(CheckOptions(impl=str(CANDIDATES / candidate), only=tests, timeout=cpu_seconds))
+    result = run_check(CheckOptions(impl=str(CANDIDATES / candidate), only=tests, timeout=cpu_seconds))
+    assert left_over(result.marker) == [], f"processes of {candidate} are still running"
+    assert result.integrity == [], result.integrity
+    return result
 
 
 def quiet_and_loaded(gallery) -> list[tuple[str, dict, dict]]:
+    before = tree_digest()
     quiet = [(name, grade(name, tests, cpu)) for name, tests, cpu, _ in gallery]
     with Burners() as burners:
         loaded = [grade(name, tests, cpu) for name, tests, cpu, _ in gallery]
         assert len(burners.alive()) == burners.count  # the machine really was busy throughout
     assert burners.alive() == []  # nothing of the burners is left
+    assert tree_digest() == before, "the harness's files changed"
     for (name, _tests, _cpu, want), (_, result) in zip(gallery, quiet):
         assert {t.name: t.status for t in result.tests} == want, (name, [(t.name, t.reason) for t in result.tests])
     return [(name, comparable(q), comparable(lo)) for (name, q), lo in zip(quiet, loaded)]

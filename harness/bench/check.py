@@ -12,6 +12,11 @@ scheduled, so the catalogue's time grows with the load; its verdicts do not).
 The wall's channel: ``TokenIndex.next_state`` of the reference per call, one call at a
 time and batched with ``call_many``, against the same call in-process (the peer,
 measured in the same run; the printed ratios are the wall's cost per call).
+
+Where the time goes (``--quick`` too): the start-up (a Python with pytest and numpy
+imported; a candidate process started and loaded), and each catalogue test run in this
+process against one candidate process, with its seconds and its round trips into the
+candidate (the channel's latency times the round trips is most of a test's time).
 """
 
 from __future__ import annotations
@@ -61,8 +66,74 @@ def _channel(report, quick: bool) -> None:
             print(f"    {subject} / in-process: {ratio:.0f}x" if ratio else "", file=report.out)
 
 
+def _startup(report) -> None:
+    import subprocess
+    import sys
+
+    from harness.sandbox import Candidate
+
+    imports = measure(lambda: subprocess.run([sys.executable, "-c", "import pytest, numpy"], check=True), repeat=3)
+    report.add(Row("start-up", "python + pytest + numpy", imports))
+
+    def start_candidate():
+        with Candidate(None, ref_deps=True):
+            pass
+    report.add(Row("start-up", "a candidate process", measure(start_candidate, repeat=3)))
+
+
+def _where_the_time_goes(report) -> None:
+    """Each catalogue test in this process against one candidate: seconds and round trips."""
+    import collections
+    import inspect
+    import time
+
+    from harness.sandbox import Candidate
+    from harness.suite import (
+        golden_replay,
+        seeding,
+        test_dfa,
+        test_masks,
+        test_sampling,
+        test_schema,
+        test_vocab,
+        tiers,
+    )
+    from harness.suite.catalogue import NAMES
+
+    functions = {name: getattr(module, name) for module in (test_dfa, test_masks, test_sampling, test_schema,
+                                                            test_vocab) for name in NAMES if hasattr(module, name)}
+    golden = golden_replay.read_golden(None)
+    seeding.set_run_seed(0)
+    print("    where the time goes (in-process grader, one candidate process):", file=report.out)
+    with Candidate(None, ref_deps=True) as candidate:
+        trips: collections.Counter = collections.Counter()
+        exchange = candidate.exchange
+
+        def counted(frame, what="a request", describe=None):
+            trips[what] += 1
+            return exchange(frame, what, describe)
+        candidate.exchange = counted
+        for name in NAMES:
+            trips.clear()
+            function = functions[name]
+            arguments = {"impl": candidate.module}
+            if "golden" in inspect.signature(function).parameters:
+                arguments["golden"] = golden
+            start = time.perf_counter()
+            candidate.limit_cpu(60.0)
+            function(**arguments)
+            candidate.limit_cpu(None)
+            seconds = time.perf_counter() - start
+            tiers.drain_notes()
+            top = ", ".join(f"{what} x{n}" for what, n in trips.most_common(2))
+            print(f"    {name:<54} {format_seconds(seconds):>10} {sum(trips.values()):>6} round trips ({top})",
+                  file=report.out)
+
+
 def run(report, quick: bool) -> None:
     _channel(report, quick)
+    _startup(report)
+    _where_the_time_goes(report)
     before = _load()
     timing, results = _time(CheckOptions(), 1 if quick else 3)
     ok = all(r.exit_code == 0 for r in results)

@@ -72,9 +72,9 @@ def http_per_token(client, body: dict, seeds) -> dict[bool, tuple[list[float], l
 
 def run(report, quick: bool = False) -> None:
     try:
-        import httpx
-
+        from harness.conform.exchange import http_library
         from harness.serve.model import load_vocabulary
+        httpx = http_library()  # the openai client's HTTP library: httpx, or httpx2 in openai 3
         vocabulary = load_vocabulary("cl100k_base")
     except (ImportError, RuntimeError) as exc:
         print(f"  the reference server is not installed ({exc}): pip install '.[serve]'", file=report.out)

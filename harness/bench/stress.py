@@ -9,6 +9,13 @@ brackets) runs in its own child process for each target:
 - ``derivatives``: ``oracles.derivatives.canonical_dfa`` on the same pattern (a
   schema's pattern comes from the reference's translation).
 
+Cases of kind ``server`` and ``conform`` (issue 25) run once, as target ``server`` or
+``conform``: a hostile client of the reference server (``harness.serve.hostile``: the
+time is the process's CPU seconds over the attack, the outcome holds when the answer
+is the expected status, the server answers a normal request afterwards and logged no
+traceback) or a hostile server for ``conform`` (``harness.conform.hostile``: wall
+seconds of the conform run, the outcome holds on the expected exit code and reason).
+
 The child measures the work alone (``time.perf_counter``, after imports and after
 building the input); the parent reads the child's peak RSS from ``os.wait4`` and
 kills it past ``timeout`` seconds or ``memory`` MB of address space. The promise of
@@ -35,6 +42,8 @@ from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "stress" / "corpus.json"
 TARGETS = ("reference", "derivatives")
+WIRE_KINDS = ("server", "conform")
+"""Kinds that run once, as their own target: a hostile client or a hostile server."""
 BOUND_SECONDS = 10.0
 BOUND_RSS_MB = 500.0
 
@@ -135,8 +144,30 @@ def _warm_imports() -> None:
     from oracles import derivatives  # noqa: F401
 
 
+def wire_main(case: dict) -> None:
+    """A ``server`` or ``conform`` case: its scenario measures and judges itself."""
+    if case["kind"] == "server":
+        from harness.serve.hostile import run_scenario
+    else:
+        from harness.conform.hostile import run_scenario
+    try:
+        doc = run_scenario(case)
+    except BaseException as exc:  # noqa: BLE001 - the child reports whatever happened
+        doc = {"outcome": "error", "contract": False, "detail": f"{type(exc).__name__}: {str(exc)[:120]}",
+               "seconds": 0.0}
+    print(json.dumps(doc), flush=True)
+
+
+def targets_of(case: dict, targets=TARGETS) -> tuple[str, ...]:
+    """The targets a case runs on: its own kind for a wire case, else ``targets``."""
+    return (case["kind"],) if case["kind"] in WIRE_KINDS else tuple(targets)
+
+
 def child_main(target: str, name: str) -> None:
     case = next(c for c in load_cases() if c["name"] == name)
+    if case["kind"] in WIRE_KINDS:
+        wire_main(case)
+        return
     value = expand(case)
     _warm_imports()
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
@@ -277,7 +308,7 @@ def run_corpus(*, targets=TARGETS, timeout: float = 30.0, memory_mb: int = 2000,
     for case in load_cases():
         if only and case["name"] not in only:
             continue
-        for target in targets:
+        for target in targets_of(case, targets):
             result = run_case(case["name"], target, timeout=timeout, memory_mb=memory_mb, pythonpath=pythonpath)
             print(result.line(), file=out, flush=True)
             results.append(result)
@@ -302,7 +333,7 @@ def run(report, quick: bool = False) -> None:
 
     results = run_corpus(out=report.out)
     summarize(results, out=report.out)
-    for target in TARGETS:
+    for target in [t for t in (*TARGETS, *WIRE_KINDS) if any(r.target == t for r in results)]:
         mine = [r for r in results if r.target == target]
         slow = max(mine, key=lambda r: r.seconds)
         big = max(mine, key=lambda r: r.rss_mb)

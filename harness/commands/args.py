@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -257,3 +258,41 @@ def write_text(path: Path | str, text: str) -> str | None:
     except OSError as exc:
         return f"cannot write {path}: {exc.strerror or exc}"
     return None
+
+
+# --- the wall: refuse to run a candidate without confinement, unless --unconfined ------------
+
+UNCONFINED_HELP = ("run candidates WITHOUT confinement (no bubblewrap: as your own user, seeing your files): "
+                   "for trusted code only; said in the header and in every report")
+
+
+def add_unconfined(parser: argparse.ArgumentParser) -> None:
+    """The ``--unconfined`` flag of the verbs that run a candidate."""
+    parser.add_argument("--unconfined", action="store_true", help=UNCONFINED_HELP)
+
+
+@contextlib.contextmanager
+def confinement(args, verb: str, stderr):
+    """Yields None when ``verb`` may run candidates: bubblewrap can start here, or
+    ``--unconfined`` was given (then ``CONSTRAIN_HARNESS_UNCONFINED=1`` is set in this
+    process's environment for the duration, for every grader child to inherit, and one
+    line says so on ``stderr``). Otherwise prints the one line naming what is missing and
+    yields ``ExitCode.USAGE`` (2) for the verb to return."""
+    from harness.sandbox import confine
+
+    if not getattr(args, "unconfined", False):
+        line = confine.refusal(verb)
+        if line is not None:
+            print(line, file=stderr, flush=True)
+        yield None if line is None else int(ExitCode.USAGE)
+        return
+    before = os.environ.get(confine.UNCONFINED_ENV)
+    confine.allow_unconfined()
+    print(f"{verb}: {confine.UNCONFINED_HEADLINE}: candidates run without any wall", file=stderr, flush=True)
+    try:
+        yield None
+    finally:
+        if before is None:
+            os.environ.pop(confine.UNCONFINED_ENV, None)
+        else:
+            os.environ[confine.UNCONFINED_ENV] = before

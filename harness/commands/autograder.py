@@ -11,7 +11,12 @@ wheel of this exact version, ``setup.sh``, ``run_autograder``, the settings).
 always writes ``ROOT/results/results.json``; ROOT defaults to
 ``$CONSTRAIN_HARNESS_AUTOGRADER_ROOT``, else ``/autograder`` or ``/grade``.
 
-Exit codes: 0 done; 2 bad arguments or a bundle that cannot be built (``harness.exitcodes``).
+``run`` refuses to grade where no confinement can start (one line on stderr, a results
+file scoring 0 that says so, exit 2) unless given ``--unconfined`` (trusted code only).
+
+Exit codes: 0 done; 2 bad arguments, a bundle that cannot be built, or no confinement
+(``harness.exitcodes``); 3 the grader's process died (the results file is then the
+template's); 4 the harness's files changed.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ def add_arguments(parser) -> None:
     run_p.add_argument("--root", metavar="DIR", default=None,
                        help="the grading root (default $CONSTRAIN_HARNESS_AUTOGRADER_ROOT, else /autograder or /grade)")
     run_p.add_argument("--platform", choices=("gradescope", "prairielearn"), default="gradescope")
+    from harness.commands.args import add_unconfined
+
+    add_unconfined(run_p)
 
 
 def run(args, stdout, stderr) -> int:
@@ -52,9 +60,18 @@ def run(args, stdout, stderr) -> int:
         return _build(args, stdout, stderr)
     if args.action == "run":
         from harness.autograder import runner
+        from harness.commands.args import confinement
+        from harness.sandbox.guard import verified
 
         root = Path(args.root) if args.root else runner.default_root(args.platform)
-        return runner.run(root, args.platform, log=stderr)
+        with confinement(args, "autograder run", stderr) as refused:
+            if refused is not None:
+                runner.refuse(root, args.platform, "the autograder cannot confine submissions on this machine "
+                                                   "(see its log); this is not your fault: tell the course staff")
+                return refused
+            # the check runs verify the harness's files themselves; one stopped at the wall cannot: this does
+            return verified("autograder run", lambda out, err: runner.run(root, args.platform, log=err),
+                            stdout, stderr)
     print("usage: constrain-harness autograder {build,run} ... (see --help)", file=stderr)
     return int(ExitCode.USAGE)
 

@@ -27,7 +27,15 @@ import os
 import time
 from pathlib import Path
 
-from harness.commands.args import existing_folder, megabytes, one_line_errors, output_folder, seconds
+from harness.commands.args import (
+    add_unconfined,
+    confinement,
+    existing_folder,
+    megabytes,
+    one_line_errors,
+    output_folder,
+    seconds,
+)
 from harness.exitcodes import ExitCode
 from harness.report import registry
 
@@ -53,9 +61,13 @@ def add_arguments(parser) -> None:
                    help="both: constrain and masks; tools: tools_golden.json against a tools implementation")
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
+    p.add_argument("--strict", action="store_true",
+                   help="the contract's decisions fail (default: the seed's text only; a departure is a note, "
+                        "as in check's default tier)")
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
     p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
+    add_unconfined(p)
     registry.add_options(p, {"tests"})  # --json, --junit-xml, --html, --csv, --md: a row per check
 
 
@@ -150,9 +162,22 @@ def _replay(args, directory: Path, stdout, stderr) -> int:
 
     files = ("constrain_golden", "masks_golden") if args.file == "both" else (f"{args.file}_golden",)
     options = ReplayOptions(impl=args.impl, ref_deps=args.ref_deps, files=files, strict_regex=args.strict_regex,
-                            timeout=args.timeout, memory=args.memory)
-    outcome = replay(options, directory, stdout, stderr)
-    if not registry.write_requested(args, to_report(outcome, options), stderr, prefix="golden replay: ") \
-            and outcome.exit_code == ExitCode.OK:
-        return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
-    return outcome.exit_code
+                            strict=args.strict, timeout=args.timeout, memory=args.memory)
+
+    def work(out, err) -> int:
+        outcome = replay(options, directory, out, err)
+        if not registry.write_requested(args, to_report(outcome, options), err, prefix="golden replay: ") \
+                and outcome.exit_code == ExitCode.OK:
+            return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
+        return outcome.exit_code
+
+    if args.impl is None:
+        return work(stdout, stderr)  # the reference, in this process: nothing hostile runs
+    from harness.sandbox.guard import guarded
+
+    with confinement(args, "golden replay", stderr) as refused:
+        if refused is not None:
+            return refused
+        # this process decodes what the candidate sends: the replay runs in a child, and the
+        # harness's files are verified and restored here however it ends (a crash included)
+        return guarded("golden replay", work, stdout, stderr)

@@ -17,6 +17,7 @@ surviving chaffs; 2 usage error; 4 the harness's files changed during the gradin
 
 from __future__ import annotations
 
+from harness.commands.args import add_unconfined, confinement
 from harness.exitcodes import ExitCode
 from harness.report import registry
 
@@ -41,9 +42,21 @@ def add_arguments(parser) -> None:
     parser.add_argument("--chaffs", metavar="IDS", default="", help="comma-separated catalogue ids (default s01-s27)")
     parser.add_argument("--jobs", metavar="N", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="the chaff order's seed (default random)")
+    add_unconfined(parser)
 
 
 def run(args, stdout, stderr) -> int:
+    from harness.sandbox.guard import guarded
+
+    with confinement(args, "grade-tests", stderr) as refused:
+        if refused is not None:
+            return refused
+        # this process relays the suite's and the implementations' messages: it runs in a
+        # child, and the harness's files are verified and restored here however it ends
+        return guarded("grade-tests", lambda out, err: _grade(args, out, err), stdout, stderr)
+
+
+def _grade(args, stdout, stderr) -> int:
     from pathlib import Path
 
     from harness.gradetests import reports

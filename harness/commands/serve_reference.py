@@ -5,7 +5,9 @@
     constrain-harness serve-reference --variant content-empty  # a deliberately broken server
 
 ``POST /v1/chat/completions`` (tools, tool_choice, response_format,
-parallel_tool_calls, stream, seed, max_tokens up to 4096) and ``GET /v1/models``;
+parallel_tool_calls, stream, stream_options.include_usage, seed, max_tokens up to
+4096; bounded against hostile clients, glibc's allocator tuned to give memory back)
+and ``GET /v1/models``;
 ``harness/serve/app.py`` describes both. Check it with
 ``constrain-harness conform --base-url http://127.0.0.1:8000/v1``. The broken variants
 (``harness/serve/variants.py``) each break one conformance rule, for testing
@@ -28,7 +30,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model-name", default="reference", help="the model id /v1/models lists")
     parser.add_argument("--variant", default="reference", metavar="NAME",
                         help="reference (default) or a broken variant: content-empty, markup-leak, "
-                             "fragments-dropped, wrong-tool, wrong-status, plain-text-errors")
+                             "fragments-dropped, wrong-tool, wrong-status, plain-text-errors, cut-leak, "
+                             "cut-leak-stream, usage-ignored")
 
 
 def run(args, stdout, stderr) -> int:
@@ -37,6 +40,7 @@ def run(args, stdout, stderr) -> int:
     from harness.serve.app import create_app
     from harness.serve.decode import Engine
     from harness.serve.model import load_vocabulary
+    from harness.serve.runner import tune_malloc
     from harness.serve.variants import VARIANTS
 
     if args.variant not in VARIANTS:
@@ -50,6 +54,7 @@ def run(args, stdout, stderr) -> int:
     except (RuntimeError, ValueError) as exc:
         print(str(exc), file=stderr)
         return int(ExitCode.USAGE)
+    tune_malloc()
     app = create_app(Engine(vocabulary), model_name=args.model_name, variant=VARIANTS[args.variant]())
     print(f"serve-reference: {args.variant} on http://{args.host}:{args.port}/v1 ({args.vocab}, "
           f"{len(vocabulary.tokens)} tokens)", file=stdout, flush=True)

@@ -24,6 +24,18 @@ breaks one rule fails exactly one case:
   status 400 (422 for the schema outside the subset, whose message names the keyword)
   and a ``param`` naming the field (``tools...`` or ``tool_choice...``).
 - ``response_format``: ``{"type":"json_object"}`` answers a JSON object.
+- ``tools.cutoff``: an answer cut by ``max_tokens`` (``CUTOFF_REQUESTS``: a named call
+  cut after a few tokens, and required parallel calls cut later) says
+  ``finish_reason: "length"`` (an answer that could finish within the budget may
+  instead be a complete, valid answer with ``tool_calls``; one cut at
+  ``MUST_CUT_TOKENS`` tokens or fewer cannot be); no tool-call markup in the content;
+  ``usage.completion_tokens`` at most ``max_tokens``.
+- ``tools.cutoff_stream``: the same requests streamed: the same rules on the
+  reassembled content and the last finish_reason.
+- ``stream.usage``: with ``stream_options: {"include_usage": true}`` the stream ends
+  with a chunk whose ``choices`` is ``[]`` and whose ``usage`` holds integer
+  ``prompt_tokens`` (> 0, the non-streamed request's count), ``completion_tokens``
+  (1 to max_tokens) and ``total_tokens`` (their sum); no other chunk has a usage.
 
 Requests use ``seed`` and a bounded ``max_tokens``; the tools are the seed's conformance
 tool ``get_weather`` (its parameters are section 3's schema) and ``get_time``.
@@ -374,11 +386,127 @@ def response_format(ex: Exchange) -> list[Failure]:
     return judge.failures
 
 
+# --------------------------------------------------------------------------- tools.cutoff
+
+MUST_CUT_TOKENS = 3
+"""A named call of get_weather cannot be written in this many tokens: cut, whatever the server."""
+CUTOFF_REQUESTS = (
+    # (label, request fields): each cut by max_tokens inside the call's markup or arguments
+    ("named get_weather, max_tokens 3", {"tool_choice": named("get_weather"), "max_tokens": 3}),
+    ("named get_weather, max_tokens 8", {"tool_choice": named("get_weather"), "max_tokens": 8}),
+    ("required parallel, max_tokens 48", {"tool_choice": "required", "parallel_tool_calls": True,
+                                          "max_tokens": 48}),
+)
+
+
+def complete_answer(calls: list[tuple[object, object]], finish: object) -> bool:
+    """An answer that finished with tool_calls and whose calls are all valid."""
+    return finish == "tool_calls" and bool(calls) and not any(call_problems(n, a, TOOLS) for n, a in calls)
+
+
+def judge_cutoff(judge: Judge, where: str, fields: dict, content, calls: list, finish, answer: str) -> None:
+    if fields["max_tokens"] <= MUST_CUT_TOKENS:
+        judge.check(finish == "length", f"an answer cut at {fields['max_tokens']} tokens says finish_reason "
+                    "length", where, answer)
+    else:
+        judge.check(finish == "length" or complete_answer(calls, finish), "a cut answer says finish_reason length "
+                    "(only a complete, valid answer may say tool_calls)", where, answer)
+    leaked = [m for m in MARKUP if isinstance(content, str) and m in content]
+    judge.check(not leaked, "no tool-call markup in the content of a cut answer", where,
+                f"content {excerpt(content, 200)!r} holds {leaked[:1]}; " + answer)
+    judge.check(content is None or isinstance(content, str), "content is a string or null", where, answer)
+
+
+def tools_cutoff(ex: Exchange) -> list[Failure]:
+    judge = Judge("tools.cutoff")
+    for label, fields in CUTOFF_REQUESTS:
+        params = dict(messages=MESSAGES, tools=TOOLS, seed=SEED, **fields)
+        where = describe_request(label, params)
+        completion = ex.create(label, **params)
+        choice, answer = choice_of(completion), answer_excerpt(completion)
+        if not judge.check(choice is not None, "the answer has a choice", where, answer):
+            continue
+        calls = [(c.function.name, c.function.arguments) for c in message_calls(choice.message)]
+        judge_cutoff(judge, where, fields, choice.message.content, calls, choice.finish_reason, answer)
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            judge.check(isinstance(usage.completion_tokens, int) and usage.completion_tokens <= fields["max_tokens"],
+                        "usage.completion_tokens is at most max_tokens", where, answer)
+    return judge.failures
+
+
+def tools_cutoff_stream(ex: Exchange) -> list[Failure]:
+    judge = Judge("tools.cutoff_stream")
+    for label, fields in CUTOFF_REQUESTS:
+        params = dict(messages=MESSAGES, tools=TOOLS, seed=SEED, **fields)
+        where = describe_request(label, {**params, "stream": True})
+        chunks = ex.stream(label, **params)
+        streamed = StreamedCalls()
+        for chunk in chunks:
+            streamed.feed(chunk)
+        content = "".join(streamed.content) if streamed.content else None
+        calls = [(c["name"], c["arguments"]) for c in streamed.calls]
+        finish = streamed.finish_reasons[-1] if streamed.finish_reasons else None
+        answer = f"finish_reasons {streamed.finish_reasons}; calls {excerpt(calls, 160)}; last chunks " \
+                 f"{excerpt(chunks[-2:], 160)}"
+        judge_cutoff(judge, where, fields, content, calls, finish, answer)
+    return judge.failures
+
+
+# --------------------------------------------------------------------------- stream.usage
+
+
+def usage_problems(usage: object, max_tokens: int) -> list[str]:
+    """Why ``usage`` is not an OpenAI usage record of an answer within max_tokens; [] if it is."""
+    if not isinstance(usage, dict):
+        return [f"usage is {excerpt(usage, 80)}, not an object"]
+    counts = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return [f"usage counts {excerpt(counts, 120)} are not all integers"]
+    problems = []
+    if counts["prompt_tokens"] <= 0:
+        problems.append(f"prompt_tokens {counts['prompt_tokens']} is not positive")
+    if not 1 <= counts["completion_tokens"] <= max_tokens:
+        problems.append(f"completion_tokens {counts['completion_tokens']} is outside 1..{max_tokens}")
+    if counts["total_tokens"] != counts["prompt_tokens"] + counts["completion_tokens"]:
+        problems.append(f"total_tokens {counts['total_tokens']} is not prompt_tokens + completion_tokens")
+    return problems
+
+
+def stream_usage(ex: Exchange) -> list[Failure]:
+    judge = Judge("stream.usage")
+    params = dict(messages=MESSAGES, tools=TOOLS, tool_choice=named("get_weather"), seed=SEED,
+                  max_tokens=CALL_TOKENS)
+    label = "named get_weather, include_usage"
+    where = describe_request(label, {**params, "stream": True, "stream_options": {"include_usage": True}})
+    chunks = ex.stream(label, stream_options={"include_usage": True}, **params)
+    last = chunks[-1] if chunks else {}
+    usage = last.get("usage")
+    if not judge.check(usage is not None, "the stream ends with a usage chunk (stream_options.include_usage)",
+                       where, excerpt(chunks[-2:])):
+        return judge.failures
+    judge.check(last.get("choices") == [], "the usage chunk's choices is []", where, excerpt(last))
+    for problem in usage_problems(usage, CALL_TOKENS):
+        judge.check(False, "the usage chunk counts the tokens", where, f"{problem}: {excerpt(last)}")
+    others = [c for c in chunks[:-1] if c.get("usage") is not None]
+    judge.check(not others, "no chunk but the last has a usage", where, excerpt(others[:1]))
+    plain = ex.create(f"{label}, not streamed", **params)
+    plain_usage = getattr(plain, "usage", None)
+    if isinstance(usage, dict) and plain_usage is not None:
+        judge.check(usage.get("prompt_tokens") == plain_usage.prompt_tokens,
+                    "the streamed prompt_tokens equal the non-streamed request's", where,
+                    f"streamed {usage.get('prompt_tokens')}, not streamed {plain_usage.prompt_tokens}")
+    return judge.failures
+
+
 CASES: dict[str, Callable[[Exchange], list[Failure]]] = {
     "tools.call": tools_call,
     "tools.stream": tools_stream,
     "tools.choice": tools_choice,
     "tools.errors": tools_errors,
     "response_format": response_format,
+    "tools.cutoff": tools_cutoff,
+    "tools.cutoff_stream": tools_cutoff_stream,
+    "stream.usage": stream_usage,
 }
 """Every case by name, in the order they run."""

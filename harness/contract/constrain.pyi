@@ -39,9 +39,10 @@ equal):
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
+| `enum_const_raw_utf8` | enum/const values and property names are written as compact JSON with raw UTF-8 (`ensure_ascii=False`, as the port's `dumps` writes); the seed's literal call `json.dumps(v, separators=(",", ":"))` escapes non-ASCII and DEL as `\uXXXX`: that reading passes every tier but --strict |
 | `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
 | `eos_next_state` | `next_state(s, eos_id)` is s when s accepts, else DEAD |
-| `extra_regex_syntax` | `(?:...)`, an empty alternation branch, `\xHH`, `]` first in a class and `{0}` are accepted with Python's meaning |
+| `extra_regex_syntax` | `(?:...)`, an empty alternation branch, `\xHH`, `]` first in a class and `{0}` are accepted with Python's meaning (a refusal is a note; another meaning fails in both tiers) |
 | `float_token_id_typeerror` | `TokenIndex.next_state` raises TypeError for a float token id (`9.0`), never reading it as an int |
 | `history_out_of_range_valueerror` | under a repetition penalty, `constrained_sample` raises ValueError for a history or prompt token id outside range(V) (a negative id never wraps around) |
 | `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the seed's meaning: size bounds stay above realistic tool schemas |
@@ -50,11 +51,14 @@ equal):
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
 | `next_state_refused_is_dead` | `next_state` returns DEAD for a special (None) or empty token |
 | `python_escapes_and_repeat_forms` | control escapes (`\a`, `\f`, `[\b]`), octal escapes and the repeat forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in both tiers) |
+| `python_only_syntax_refused` | Python syntax the seed does not name (inline flags `(?i)`, named groups `(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's meaning is a note; another meaning fails in both tiers) |
 | `refusal_changes_nothing` | a refused `advance` leaves `state`, `done` and `mask()` unchanged |
 | `repeat_cap` | a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only under --strict: an uncapped reading builds a billion states) |
 | `sample_after_eos_valueerror` | `constrained_sample` on a finished constraint raises ValueError |
 | `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
 | `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
+| `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers) |
+| `tools_render_refuses_bad_messages` | `render_messages` refuses a malformed conversation (messages not an array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) with the OpenAI error shape and the reference's status |
 | `type_list_refused` | a list of types (`"type": ["string", "null"]`) raises ValueError |
 | `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
 | `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |

@@ -44,6 +44,7 @@ class ReplayOptions:
     ref_deps: bool = False
     files: tuple[str, ...] = ("constrain_golden", "masks_golden")
     strict_regex: bool = False
+    strict: bool = False  # the contract's decisions fail (else notes, as check's default tier)
     timeout: float = 600.0
     memory: int = 4096
 
@@ -99,16 +100,17 @@ def read_docs(files: tuple[str, ...], directory: Path, stderr) -> list[tuple[str
     return docs
 
 
-def compare(kind: str, doc: dict, impl, strict_regex: bool = False):
-    """The replay report of one golden document against ``impl`` (a module or a proxy)."""
+def compare(kind: str, doc: dict, impl, strict_regex: bool = False, strict: bool = False):
+    """The replay report of one golden document against ``impl`` (a module or a proxy);
+    ``strict``: the contract's decisions fail, else they are notes."""
     from golden import replay as constrain_replay
     from golden import tools_replay
 
     if kind == "tools_golden":
-        return tools_replay.replay_tools(doc, impl)
+        return tools_replay.replay_tools(doc, impl, strict=strict)
     if kind == "constrain_golden":
-        return constrain_replay.replay_constrain(doc, impl, strict_regex=strict_regex)
-    return constrain_replay.replay_masks(doc, impl)
+        return constrain_replay.replay_constrain(doc, impl, strict_regex=strict_regex, strict=strict)
+    return constrain_replay.replay_masks(doc, impl, strict=strict)
 
 
 def _here(options: ReplayOptions, directory: Path, stdout, stderr) -> ReplayOutcome:
@@ -121,7 +123,7 @@ def _here(options: ReplayOptions, directory: Path, stdout, stderr) -> ReplayOutc
     impl = reference(options.files[0], options.ref_deps)
     outcome = ReplayOutcome(int(ExitCode.OK), confinement="none: the reference, in the grader's process")
     for kind, doc in docs:
-        _show(outcome, compare(kind, doc, impl, options.strict_regex), stdout)
+        _show(outcome, compare(kind, doc, impl, options.strict_regex, options.strict), stdout)
     return outcome
 
 
@@ -183,7 +185,7 @@ def _replay_candidate(options: ReplayOptions, candidate, docs, stdout, stderr) -
     candidate.deadline = time.monotonic() + options.timeout
     try:
         for kind, doc in docs:
-            report = compare(kind, doc, candidate.module, options.strict_regex)
+            report = compare(kind, doc, candidate.module, options.strict_regex, options.strict)
             if candidate.incident is not None:
                 raise candidate.incident
             _show(outcome, report, stdout)

@@ -51,7 +51,7 @@ def table(graded: Graded, hints: str) -> str:
               f"wheats: {', '.join(graded.wheats)} (two runs each)   chaffs: {g.total}   seed: {graded.seed}   "
               f"{graded.seconds:.0f} s", ""]
     if not graded.mode.startswith("bubblewrap"):  # unshare hides processes, not files; the fallback neither
-        exposed = "files and processes" if graded.mode == "fallback" else "files"
+        exposed = "files and processes" if graded.mode in ("fallback", "unconfined") else "files"
         lines.append(f"WARNING: no bubblewrap: the suite could read the implementations' {exposed}")
     lines.append(f"tests: {len(g.tests)} collected, {len(g.valid)} valid, {len(g.invalid)} invalid, "
                  f"{len(g.flaky)} flaky")

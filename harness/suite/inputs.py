@@ -19,6 +19,7 @@ import numpy as np
 from facts import hand as _hand
 from facts.constructs import REGEX_EXTRA, REGEX_EXTRA_MARKERS, REGEX_OVER_THE_CAP, REGEX_SUPPORTED, regex_refusals
 from facts.hand import HAND_EOS, HAND_MASKS, HAND_PATTERN  # noqa: F401 (the catalogue's names)
+from golden import readings
 from harness.suite.explain import fail
 from harness.suite.tiers import record
 
@@ -68,17 +69,17 @@ OVER_THE_CAP = REGEX_OVER_THE_CAP
 # Constructs the seed names (escaped metacharacters, {m,}: Python's own spelling).
 SUPPORTED = REGEX_SUPPORTED
 # Python syntax the seed does not list: accepted with Python's meaning is a contract decision.
-EXTRA_SYNTAX = REGEX_EXTRA
+EXTRA_SYNTAX = REGEX_EXTRA + ("(|a)b", "a(b||c)", "(?:a|)\\x62{0,0}c", "[\\x41-\\x43]{0}d")
+# Python syntax the seed does not name and the contract refuses (facts.constructs' rows that
+# Python's re reads): a refusal passes, Python's meaning is a note, another meaning fails.
+PYTHON_ONLY_SYNTAX = tuple(r.pattern for r in regex_refusals()
+                           if readings.python_only_construct(r.construct, r.pattern) and "l87" not in r.listed
+                           and "(?P=" not in r.pattern)
 # How those spellings show in generated or recorded patterns (the strategies and the
 # golden file use them): a pattern holding one may be refused, as a note.
 EXTRA_SYNTAX_MARKERS = REGEX_EXTRA_MARKERS
-
-
-def uses_extra_syntax(pattern: str) -> bool:
-    """Whether ``pattern`` spells something the seed does not list (``(?:...)``,
-    ``\\xHH``, an empty branch or pattern, ``{0}``)."""
-    return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
-            or any(marker in pattern for marker in EXTRA_SYNTAX_MARKERS))
+# Whether a pattern spells one of them: one definition for the catalogue and the golden replay.
+uses_extra_syntax = readings.uses_extra_syntax
 
 
 def random_pattern(rng: np.random.Generator, depth: int = 3) -> str:
@@ -114,12 +115,30 @@ def random_vocab(rng: np.random.Generator, alphabet: bytes, n_multi: int = 120,
         length = int(rng.integers(2, 6))
         vocab.append(bytes(int(rng.choice(pool)) if rng.random() < 0.9 else int(rng.integers(256))
                            for _ in range(length)))
+    vocab += long_tokens(rng, alphabet)
     vocab += [None, b"", None]
     order = rng.permutation(len(vocab))
     vocab = [vocab[i] for i in order]
     eos_id = int(rng.integers(len(vocab) // 4, 3 * len(vocab) // 4))
     vocab.insert(eos_id, None)
     return vocab, eos_id
+
+
+LONG_TOKEN_LENGTHS = (7, 8, 12, 16, 31, 64, 100, 130)
+"""Real BPE vocabularies hold tokens of 100+ bytes (runs of spaces, dashes, repeated words):
+masks that drop every token from some length on must show on the catalogue's vocabularies."""
+
+
+def long_tokens(rng: np.random.Generator, alphabet: bytes) -> list[bytes]:
+    """Tokens of every length of ``LONG_TOKEN_LENGTHS``, as runs a pattern can keep alive: one
+    byte repeated, or a two-byte chunk repeated (both drawn from ``alphabet``)."""
+    pool = np.frombuffer(alphabet, dtype=np.uint8)
+    out = []
+    for length in LONG_TOKEN_LENGTHS:
+        one = bytes([int(rng.choice(pool))])
+        two = bytes(int(rng.choice(pool)) for _ in range(2))
+        out += [one * length, (two * length)[:length]]
+    return out
 
 
 def pattern_alphabet(pattern: str) -> bytes:
@@ -147,12 +166,9 @@ TOOL_SCHEMA = {
 
 # ---------------------------------------------------------------- building a Constraint
 
-# The seed gives Constraint no constructor: these are the reasonable shapes, in order.
-CONSTRAINT_SHAPES = (
-    ("Constraint(index)", lambda cls, index: cls(index)),
-    ("Constraint(index, 0)", lambda cls, index: cls(index, 0)),
-    ("Constraint(index=index)", lambda cls, index: cls(index=index)),
-)
+# The seed gives Constraint no constructor: the reasonable shapes, in order (golden.readings,
+# shared with the golden replay).
+CONSTRAINT_SHAPES = readings.CONSTRAINT_SHAPES
 _SHAPE: dict = {}  # the shape that worked, once per run (a process grades one candidate)
 
 
@@ -161,19 +177,15 @@ def make_constraint(impl, index):
     ``CONSTRAINT_SHAPES`` the candidate accepts (a TypeError moves on to the next shape);
     the shape that worked is recorded once for the report (``("shape", ...)``)."""
     if "shape" in _SHAPE:
-        return _SHAPE["build"](impl.Constraint, index)
-    errors = []
-    for name, build in CONSTRAINT_SHAPES:
-        try:
-            constraint = build(impl.Constraint, index)
-        except TypeError as exc:
-            errors.append(f"{name}: {type(exc).__name__}: {str(exc).strip()[:120]}")
-            continue
-        _SHAPE.update(shape=name, build=build)
-        record("shape", name)
-        return constraint
-    fail("Constraint could not be built by any reasonable shape (the seed gives no constructor)",
-         tried="; ".join(errors))
+        return readings.build_constraint(impl.Constraint, index, _SHAPE["shape"])[0]
+    try:
+        constraint, name = readings.build_constraint(impl.Constraint, index)
+    except TypeError as exc:
+        fail("Constraint could not be built by any reasonable shape (the seed gives no constructor)",
+             tried=str(exc).split(": ", 1)[-1])
+    _SHAPE.update(shape=name)
+    record("shape", name)
+    return constraint
 
 
 def advanced(impl, index, tokens):

@@ -65,7 +65,7 @@ import pytest
 
 from harness.policy import POLICY
 from harness.sandbox.text import escape
-from harness.suite.seeding import without_addresses
+from harness.suite.seeding import stable_text
 
 _STATE: dict = {}  # the candidate process and what the plugin needs, set in configure
 MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candidate that crashes everywhere ends
@@ -345,7 +345,7 @@ def _summarize(reports) -> tuple[str, str, str]:
             if report.when != "call":
                 reason = f"in {report.when}: {reason}"
             details = getattr(report, "ch_details", None) or report.longreprtext
-            return outcome, reason, _clip(without_addresses(details))
+            return outcome, reason, _clip(stable_text(details))
     for report in reports:
         if report.skipped:
             # The catalogue never skips (optional packages only shorten a test): a skip

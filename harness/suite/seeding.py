@@ -14,8 +14,8 @@ any one seed, and ``numpy.random.default_rng`` (PCG64 through ``SeedSequence``, 
 same bits on every platform and supported Python) makes each stream's draws a pure
 function of (constant, run seed). The Hypothesis properties (``--deep``) draw from
 ``hypothesis_seed(name)`` when the run seed is not 0 (at 0: derandomized, as written).
-``without_addresses`` takes the memory addresses out of a traceback put in a report, the
-one thing in it that differed from run to run.
+``stable_text`` takes out of a traceback put in a report what differed from run to run
+(memory addresses) or from Python to Python (3.11's caret lines).
 
 Example::
 
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
-           "check_seed", "without_addresses"]
+           "check_seed", "stable_text"]
 
 MAX_SEED = (1 << 32) - 1
 """Seeds are 0 .. 2**32 - 1 (short enough to read out, wide enough not to collide)."""
@@ -107,10 +107,12 @@ def _package_files(folder: Path) -> list[tuple[str, bytes]]:
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_CARETS = re.compile(r"^[ \t]*[\^~]+[ \t]*\n", re.MULTILINE)
 
 
-def without_addresses(text: str) -> str:
-    """``text`` without the memory addresses of default reprs (``<function f at 0x7f...>``,
-    ``<... object at 0x...>``) a traceback shows: they differ from run to run, and a
-    report must be the same for the same submission and seed."""
-    return _ADDRESS.sub("", text)
+def stable_text(text: str) -> str:
+    """``text`` (a traceback put in a report) without what differs from run to run or from
+    Python to Python: the memory addresses of default reprs (``<function f at 0x7f...>``,
+    ``<... object at 0x...>``) and the lines of ``^^^^`` carets Python 3.11+ draws under
+    an expression. A report must be the same for the same submission and seed."""
+    return _CARETS.sub("", _ADDRESS.sub("", text))

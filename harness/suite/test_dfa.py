@@ -14,6 +14,7 @@ from collections import deque
 import numpy as np
 import pytest
 
+from golden.readings import first_disagreement_with_re, probe_strings
 from harness.sandbox import call_many
 from harness.suite import strength
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, first_difference, shortest_path
@@ -23,6 +24,7 @@ from harness.suite.inputs import (
     HAND_ACCEPT,
     HAND_PATTERN,
     OVER_THE_CAP,
+    PYTHON_ONLY_SYNTAX,
     RE_PATTERNS,
     SUPPORTED,
     UNSUPPORTED,
@@ -115,43 +117,6 @@ class _raises:
 
 
 # ---------------------------------------------------------------- test_matches_python_re
-
-
-def probe_strings(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generator, walks: int = 25) -> set[bytes]:
-    """Random walks of the DFA (stopping at accepting states with some chance), every
-    prefix of each, one-byte edits (substitute, insert, delete, and a sweep of one
-    position through all 256 bytes), and random bytes."""
-    out: set[bytes] = set()
-    live = [np.flatnonzero(row != DEAD) for row in trans]
-    for _ in range(walks):
-        state, text = 0, bytearray()
-        for _ in range(int(rng.integers(0, 24))):
-            if (accept[state] and rng.random() < 0.25) or len(live[state]) == 0:
-                break
-            byte = int(rng.choice(live[state]))
-            text.append(byte)
-            state = int(trans[state, byte])
-        word = bytes(text)
-        out.update(word[:i] for i in range(len(word) + 1))
-        out.update(_edits(word, rng))
-        if word and len(out) < 4000:  # a byte sweep: one position through all 256 bytes, so a
-            i = int(rng.integers(0, len(word)))  # class missing one byte (\w without _) shows
-            out.update(word[:i] + bytes([b]) + word[i + 1:] for b in range(256))
-    out.update(bytes(rng.integers(0, 256, size=int(rng.integers(0, 6))).astype(np.uint8)) for _ in range(20))
-    return out
-
-
-def _edits(word: bytes, rng: np.random.Generator) -> list[bytes]:
-    special = [0, 10, 95, 127, 128, 255, int(rng.integers(256))]  # NUL, \n, _, DEL, high bytes
-    edits = []
-    for _ in range(4):
-        i = int(rng.integers(0, len(word) + 1))
-        byte = int(rng.choice(special)) if rng.random() < 0.5 else int(rng.integers(256))
-        edits.append(word[:i] + bytes([byte]) + word[i + 1:])  # substitute (or append at the end)
-        edits.append(word[:i] + bytes([byte]) + word[i:])      # insert
-        if word:
-            edits.append(word[:i] + word[i + 1:])              # delete
-    return edits
 
 
 @pytest.mark.golden
@@ -278,8 +243,17 @@ def test_unsupported_syntax_raises(impl):
             decision("extra_regex_syntax", False, f"{pattern!r}: {type(exc).__name__}: "
                                                   f"{(str(exc).splitlines() or [''])[0]}")
             continue
-        wrong = _first_disagreement_with_re(pattern, trans, accept)
-        decision("extra_regex_syntax", wrong is None, f"{pattern!r} disagrees with re.fullmatch on {wrong!r}")
+        _same_language_as_re(pattern, trans, accept, "Python syntax the seed does not list was accepted "
+                             "with another language than Python's (refusing it is allowed)")
+    for pattern in PYTHON_ONLY_SYNTAX:  # refused by the contract; Python's meaning a note; another a failure
+        try:
+            impl.regex_to_dfa(pattern)
+        except Exception:  # noqa: BLE001 - a refusal of any class: what the contract decides
+            continue
+        _, trans, accept = compile_ok(impl, pattern)
+        _same_language_as_re(pattern, trans, accept, "Python syntax the seed does not name was accepted "
+                             "with another language than Python's (refusing it is allowed)")
+        decision("python_only_syntax_refused", False, f"{pattern!r} was accepted (with Python's meaning)")
     if is_strict():  # an uncapped reading of the seed would build a billion states: not asked by default
         for pattern in OVER_THE_CAP:
             expect_valueerror("repeat_cap", lambda: impl.regex_to_dfa(pattern), "a repeat bound over the cap",
@@ -296,20 +270,9 @@ def test_unsupported_syntax_raises(impl):
     strength.run_for("test_unsupported_syntax_raises", impl)
 
 
-def _first_disagreement_with_re(pattern: str, trans, accept) -> bytes | None:
-    """The first probe string on which the candidate's table and ``re.fullmatch`` differ."""
-    oracle = re.compile(pattern.encode("ascii"))
-    for data in sorted(probe_strings(trans, accept, seeded_rng(3), walks=6), key=lambda s: (len(s), s)):
-        state = _walk(trans, data)
-        if (oracle.fullmatch(data) is not None) != (state != DEAD and bool(accept[state])):
-            return data
-    return None
-
-
-def _walk(trans, data: bytes) -> int:
-    state = 0
-    for byte in data:
-        state = int(trans[state, byte])
-        if state == DEAD:
-            return DEAD
-    return state
+def _same_language_as_re(pattern: str, trans, accept, reason: str) -> None:
+    """Fail (in every tier) when the candidate's table and ``re.fullmatch`` differ on a probe."""
+    wrong = first_disagreement_with_re(pattern, trans, accept, extra=(b"", b"a", b"A", b"b", b"ab", b"aa"))
+    if wrong is not None:
+        fail(reason, pattern=pattern, data=wrong, expected=re.fullmatch(pattern.encode("ascii"), wrong) is not None,
+             got=not (re.fullmatch(pattern.encode("ascii"), wrong) is not None))

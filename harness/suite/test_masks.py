@@ -70,7 +70,7 @@ def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[n
 @pytest.mark.smoke
 def test_hand_example_masks(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
-    index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     want_masks, want_ends = brute_force(hand_trans(), np.array(HAND_ACCEPT), HAND_VOCAB, HAND_EOS)
     for state, allowed in HAND_MASKS.items():  # the seed's table, then the definition for 1, 2, 4
         assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
@@ -137,7 +137,7 @@ def brute_force_cases(impl):
 def test_masks_match_brute_force(impl):
     for pattern, vocab, eos_id in brute_force_cases(impl):
         dfa, trans, accept = compile_ok(impl, pattern)
-        index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
+        index = impl.TokenIndex(dfa, vocab, eos_id)
         want_masks, want_ends = brute_force(trans, accept, vocab, eos_id)
         facts = dict(pattern=pattern, eos_id=eos_id)
         for state in range(dfa.n_states):
@@ -173,7 +173,7 @@ def test_reachable_states_never_have_an_empty_mask(impl):
     for pattern in patterns:
         vocab, eos_id = random_vocab(rng, pattern_alphabet(pattern)[:60], n_multi=60, all_bytes=True)
         dfa, trans, _ = compile_ok(impl, pattern)
-        index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
+        index = impl.TokenIndex(dfa, vocab, eos_id)
         _explore(index, pattern, vocab, eos_id)
 
 
@@ -203,7 +203,7 @@ def _explore(index, pattern: str, vocab, eos_id) -> None:
 @pytest.mark.unit
 def test_constraint_lifecycle(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
-    index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     c = make_constraint(impl, index)
     _expect(c, state=0, done=False, complete=False, allowed=set(HAND_MASKS[0]))
     _refused(c, HAND_EOS, "EOS before the text is complete must be refused", state=0, token=(13, None))

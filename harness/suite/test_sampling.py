@@ -29,8 +29,10 @@ from harness.suite.tiers import decision
 @pytest.mark.boundary
 def test_apply_mask(impl):
     rng = seeded_rng(5)
-    for size in (1, 7, 300):
-        logits = rng.normal(size=size).astype(np.float32)
+    # every float dtype an engine's logits may have (the seed fixes only the float64 output): a
+    # write into the caller's array shows on float64, where np.asarray makes no copy
+    for size, dtype in ((1, np.float32), (7, np.float64), (300, np.float32), (300, np.float64), (40, np.float16)):
+        logits = rng.normal(size=size).astype(dtype)
         mask = rng.random(size) < 0.4
         mask[int(rng.integers(size))] = True
         before = logits.copy()
@@ -38,7 +40,7 @@ def test_apply_mask(impl):
         if out.dtype != np.float64 or out.shape != (size,):
             fail("apply_mask must return float64 [V]", dtype=str(out.dtype), shape=out.shape)
         if not np.array_equal(logits, before):
-            fail("apply_mask modified its input logits", size=size)
+            fail("apply_mask modified its input logits", size=size, dtype=str(np.dtype(dtype)))
         if np.shares_memory(out, logits):
             fail("apply_mask must return a copy", size=size)
         want = np.where(mask, logits.astype(np.float64), -np.inf)
@@ -73,7 +75,7 @@ def _log_softmax_at(logits: np.ndarray, allowed: list[int], token: int) -> float
 @pytest.mark.unit
 def test_greedy_takes_the_best_allowed_token(impl):
     dfa, _, _ = compile_ok(impl, HAND_PATTERN)
-    index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     greedy = impl.SamplingParams(temperature=0.0)
     # state 0 allows 0 c, 4 d, 8 ca, 9 cat, 10 dog. x (12), EOS (13) and "" (14) score higher
     # but are refused; 8 and 9 tie for the best allowed logit, so the lower id wins.
@@ -135,7 +137,7 @@ def test_constrained_generation_parses(impl):
 
     vocab, eos_id, bias = generation_vocab()
     dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(TOOL_SCHEMA))
-    index = impl.TokenIndex(dfa, vocab, eos_id=eos_id)
+    index = impl.TokenIndex(dfa, vocab, eos_id)
     finished = 0
     for request in range(40):
         rng = seeded_rng(1000 + request)

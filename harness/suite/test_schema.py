@@ -95,7 +95,38 @@ def test_json_schema_documents(impl):
             if got != verdict.ok:
                 fail("a document's match differs from json + jsonschema", schema=name, document=document,
                      expected=verdict.ok, got=got, oracle=verdict.reason or "valid, compact, ordered")
+    _check_compact_readings(impl)
     strength.run_for("test_json_schema_documents", impl)
+
+
+# Values and property names the seed's two readings of compact JSON write differently (section
+# 2.5: "as json.dumps(v, separators=(",", ":")) writes it", whose ensure_ascii escapes non-ASCII
+# and DEL; the reference writes raw UTF-8): either reading passes, the same one throughout.
+READING_SCHEMAS = [({"enum": ["Z\u00fcrich", "\x7f", 1]}, ["Z\u00fcrich", "\x7f"]),
+                   ({"type": "object", "properties": {"\u00e9t\u00e9": {"type": "null"}},
+                     "required": ["\u00e9t\u00e9"]}, [{"\u00e9t\u00e9": None}])]
+
+
+def _check_compact_readings(impl) -> None:
+    from golden.readings import compact_readings
+
+    taken = set()
+    for schema, values in READING_SCHEMAS:
+        dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(schema))
+        for value in values:
+            texts = compact_readings(value)
+            got = {name: bool(dfa.matches(text.encode("utf-8"))) for name, text in texts.items()}
+            reading = [name for name, ok in got.items() if ok]
+            if len(reading) != 1:
+                fail("an enum/const value or property name must match as exactly one reading of compact JSON "
+                     "(raw UTF-8, or the literal json.dumps call's \\uXXXX)", schema=json.dumps(schema),
+                     raw=texts["raw"], ascii=texts["ascii"], got=got)
+            taken.add(reading[0])
+    if len(taken) > 1:
+        fail("enum/const values and property names follow one reading of compact JSON, not both",
+             readings=sorted(taken))
+    decision("enum_const_raw_utf8", taken == {"raw"}, "enum/const values and property names are written as the "
+             "literal json.dumps call writes them (ensure_ascii: \\uXXXX escapes)")
 
 
 # (schema, what it is): every one must raise ValueError (facts.constructs, the catalogue's rows)

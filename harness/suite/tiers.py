@@ -73,7 +73,10 @@ for _key, _requires in (
     ("repeat_cap", "a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only "
      "under --strict: an uncapped reading builds a billion states)"),
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
-     "accepted with Python's meaning"),
+     "accepted with Python's meaning (a refusal is a note; another meaning fails in both tiers)"),
+    ("python_only_syntax_refused", "Python syntax the seed does not name (inline flags `(?i)`, named groups "
+     "`(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's "
+     "meaning is a note; another meaning fails in both tiers)"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
     ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
@@ -102,6 +105,10 @@ for _key, _requires in (
      "accepted (the seed also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
     ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
+    ("enum_const_raw_utf8", "enum/const values and property names are written as compact JSON with raw UTF-8 "
+     "(`ensure_ascii=False`, as the port's `dumps` writes); the seed's literal call `json.dumps(v, "
+     "separators=(\",\", \":\"))` escapes non-ASCII and DEL as `\\uXXXX`: that reading passes every tier but "
+     "--strict"),
     ("empty_enum_refused", "an empty `enum` raises ValueError"),
     ("array_without_items_refused", "an array schema without `items` raises ValueError"),
     ("large_enum_accepted", "an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is "
@@ -112,6 +119,12 @@ for _key, _requires in (
     ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the seed's rule"),
     ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
      "BPE; the added special token is None)"),
+    # the port's tool surface (golden replay --file tools): the reference's choices the seed does not state
+    ("tools_render_refuses_bad_messages", "`render_messages` refuses a malformed conversation (messages not an "
+     "array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) "
+     "with the OpenAI error shape and the reference's status"),
+    ("tools_json_byte_form", "`message_json` and `delta_json` write the reference's byte form: its key order, "
+     "`tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers)"),
 ):
     register(_key, _requires)
 

@@ -24,6 +24,9 @@ apply_mask_accepts_lists, vocab_bytes_tiktoken, vocab_bytes_tokenizers.
 
 Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
 not a plain list of token strings (the seed hands it a tokenizer).
+
+Also a departure (``--strict``: python_only_syntax_refused): named groups ``(?P<n>a)`` and
+comments ``(?#note)`` are read by Python's parser and accepted with Python's meaning.
 """
 
 from __future__ import annotations

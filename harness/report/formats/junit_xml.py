@@ -24,6 +24,9 @@ def to_element(report: Report) -> ET.Element:
     suite = ET.Element("testsuite", name=f"constrain-harness-{report.verb}", tests=str(len(report.rows)),
                        failures=str(counts["failed"]), errors=str(counts["error"]),
                        skipped=str(counts["skipped"]), time=f"{report.seconds:.3f}")
+    if report.summary.get("confinement"):  # where the candidate ran (UNCONFINED under --unconfined)
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="confinement", value=str(report.summary["confinement"]))
     for row in report.rows:
         case = ET.SubElement(suite, "testcase", classname=row.group or report.verb, name=row.id,
                              time=f"{row.seconds:.3f}")

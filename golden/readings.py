@@ -1,0 +1,224 @@
+"""The readings of the seed every grader accepts, written once: the catalogue
+(``harness.suite``), ``--deep`` and the golden replay (``golden.replay``) all import them
+from here (``golden/`` imports nothing from ``harness/``, so the shared part lives here).
+
+- ``CONSTRAINT_SHAPES`` / ``build_constraint``: the seed gives ``Constraint`` no
+  constructor (section 4 lists ``state; done; mask(); advance(); is_complete()``), so
+  every reasonable shape is tried in order; a TypeError moves on to the next one.
+- ``uses_extra_syntax(pattern)``: the pattern spells Python syntax the seed does not
+  list (``(?:``, ``\\xHH``, an empty branch, ``{0}``): a candidate may refuse it (a note
+  on ``extra_regex_syntax``), never compile it to another language.
+- ``python_only_construct(construct)``: a refused construct (``facts.constructs``'
+  ``construct``) that Python's ``re`` reads and the seed does not name (inline flags,
+  named groups, comments, possessive and atomic forms): the reference refuses it (the
+  contract's decision ``python_only_syntax_refused``); accepting it with Python's
+  meaning is a note, with another meaning a failure.
+- ``compact_readings(value)``: seed 000 section 2.5 says compact JSON is "as
+  ``json.dumps(v, separators=(",", ":"))`` writes it", which escapes every character
+  outside printable ASCII (``ensure_ascii`` defaults to True); the reference writes raw
+  UTF-8 (seed 002's ``dumps_matches_python``: "raw non-ASCII"). Both are the seed's
+  readings: ``{"raw": ..., "ascii": ...}``; ``ascii_reading_regex(schema)`` is the
+  reference's regex for a schema under the ASCII reading.
+- ``probe_strings`` / ``first_disagreement_with_re``: how a table is compared with
+  Python's ``re.fullmatch`` (random walks of the table, prefixes, one-byte edits).
+
+Example::
+
+    >>> compact_readings(["a", 1]) == {"raw": '["a",1]', "ascii": '["a",1]'}
+    True
+    >>> uses_extra_syntax("(|a)b"), uses_extra_syntax("(ab)+")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from facts.constructs import REGEX_EXTRA_MARKERS, SEED_REGEX_CATEGORIES
+
+__all__ = ["CONSTRAINT_SHAPES", "build_constraint", "uses_extra_syntax", "python_only_construct",
+           "PYTHON_ONLY_CONSTRUCTS", "compact_readings", "readings_differ", "ascii_reading_regex",
+           "probe_strings", "first_disagreement_with_re", "DEAD"]
+
+DEAD = -1
+
+# ---------------------------------------------------------------- Constraint's constructor
+
+CONSTRAINT_SHAPES = (
+    ("Constraint(index)", lambda cls, index: cls(index)),
+    ("Constraint(index, 0)", lambda cls, index: cls(index, 0)),
+    ("Constraint(index=index)", lambda cls, index: cls(index=index)),
+)
+"""The reasonable shapes, in the order they are tried (name, build(cls, index))."""
+
+
+def build_constraint(cls, index, known: str | None = None):
+    """``(constraint, shape name)``: a fresh ``Constraint`` at the start state built by
+    ``known`` (a name of ``CONSTRAINT_SHAPES`` that worked before) or else by the first
+    shape the class accepts. Raises TypeError listing every shape tried when none works."""
+    shapes = [s for s in CONSTRAINT_SHAPES if s[0] == known] if known else list(CONSTRAINT_SHAPES)
+    errors = []
+    for name, build in shapes:
+        try:
+            return build(cls, index), name
+        except TypeError as exc:
+            errors.append(f"{name}: {type(exc).__name__}: {str(exc).strip()[:120]}")
+    raise TypeError("Constraint could not be built by any reasonable shape (the seed gives no constructor): "
+                    + "; ".join(errors))
+
+
+# ---------------------------------------------------------------- regex syntax
+
+
+def uses_extra_syntax(pattern: str) -> bool:
+    """Whether ``pattern`` spells something the seed does not list (``(?:...)``,
+    ``\\xHH``, an empty branch or pattern, ``{0}``)."""
+    return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
+            or any(marker in pattern for marker in REGEX_EXTRA_MARKERS))
+
+
+PYTHON_ONLY_CONSTRUCTS = frozenset({"inline flag", "possessive quantifier", "named group", "comment",
+                                    "atomic group", "conditional group"})
+"""Refused constructs of ``facts.constructs`` that Python's ``re`` reads (where its version
+does) and the seed does not name: refusing them is the contract's decision."""
+
+
+def python_only_construct(construct: str, pattern: str) -> bool:
+    """Whether a refusal of ``pattern`` (its ``construct``) is the contract's decision rather
+    than the seed's: a construct outside ``SEED_REGEX_CATEGORIES`` that this Python's
+    ``re`` compiles."""
+    if construct in SEED_REGEX_CATEGORIES or construct not in PYTHON_ONLY_CONSTRUCTS:
+        return False
+    try:
+        re.compile(pattern.encode("ascii"))
+    except (re.error, UnicodeEncodeError):
+        return False
+    return True
+
+
+def probe_strings(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generator, walks: int = 25) -> set[bytes]:
+    """Random walks of the DFA (stopping at accepting states with some chance), every
+    prefix of each, one-byte edits (substitute, insert, delete, and a sweep of one
+    position through all 256 bytes), and random bytes."""
+    trans, accept = np.asarray(trans), np.asarray(accept)
+    out: set[bytes] = set()
+    live = [np.flatnonzero(row != DEAD) for row in trans]
+    for _ in range(walks):
+        state, text = 0, bytearray()
+        for _ in range(int(rng.integers(0, 24))):
+            if (accept[state] and rng.random() < 0.25) or len(live[state]) == 0:
+                break
+            byte = int(rng.choice(live[state]))
+            text.append(byte)
+            state = int(trans[state, byte])
+        word = bytes(text)
+        out.update(word[:i] for i in range(len(word) + 1))
+        out.update(_edits(word, rng))
+        if word and len(out) < 4000:  # a byte sweep: one position through all 256 bytes, so a
+            i = int(rng.integers(0, len(word)))  # class missing one byte (\w without _) shows
+            out.update(word[:i] + bytes([b]) + word[i + 1:] for b in range(256))
+    out.update(bytes(rng.integers(0, 256, size=int(rng.integers(0, 6))).astype(np.uint8)) for _ in range(20))
+    return out
+
+
+def _edits(word: bytes, rng: np.random.Generator) -> list[bytes]:
+    special = [0, 10, 95, 127, 128, 255, int(rng.integers(256))]  # NUL, \n, _, DEL, high bytes
+    edits = []
+    for _ in range(4):
+        i = int(rng.integers(0, len(word) + 1))
+        byte = int(rng.choice(special)) if rng.random() < 0.5 else int(rng.integers(256))
+        edits.append(word[:i] + bytes([byte]) + word[i + 1:])  # substitute (or append at the end)
+        edits.append(word[:i] + bytes([byte]) + word[i:])      # insert
+        if word:
+            edits.append(word[:i] + word[i + 1:])              # delete
+    return edits
+
+
+def _walk(trans, data: bytes) -> int:
+    state = 0
+    for byte in data:
+        state = int(trans[state, byte])
+        if state == DEAD:
+            return DEAD
+    return state
+
+
+def first_disagreement_with_re(pattern: str, trans, accept, seed: int = 3, extra: tuple[bytes, ...] = ()
+                               ) -> bytes | None:
+    """The first probe string (shortest first; ``extra`` ones too) on which a table and
+    ``re.fullmatch`` of ``pattern`` differ, or None."""
+    trans, accept = np.asarray(trans), np.asarray(accept)
+    oracle = re.compile(pattern.encode("ascii"))
+    probes = probe_strings(trans, accept, np.random.default_rng(seed), walks=6) | set(extra)
+    for data in sorted(probes, key=lambda s: (len(s), s)):
+        state = _walk(trans, data)
+        if (oracle.fullmatch(data) is not None) != (state != DEAD and bool(accept[state])):
+            return data
+    return None
+
+
+# ---------------------------------------------------------------- compact JSON
+
+
+def compact_readings(value) -> dict[str, str]:
+    """The two readings of the seed's compact JSON of ``value`` (see the module doc)."""
+    return {"raw": json.dumps(value, separators=(",", ":"), ensure_ascii=False),
+            "ascii": json.dumps(value, separators=(",", ":"))}
+
+
+def readings_differ(schema) -> bool:
+    """Whether some ``enum``/``const`` value or property name of ``schema`` is written
+    differently by the two readings (non-ASCII or DEL in it)."""
+    if isinstance(schema, list):
+        return any(readings_differ(s) for s in schema)
+    if not isinstance(schema, dict):
+        return False
+    values = [*schema.get("enum", []), *([schema["const"]] if "const" in schema else [])]
+    names = list(schema.get("properties", {})) if isinstance(schema.get("properties"), dict) else []
+    if any(len(set(compact_readings(v).values())) > 1 for v in [*values, *names]):
+        return True
+    subs = [*(schema.get("properties") or {}).values(), schema.get("items"), *(schema.get("anyOf") or [])]
+    return any(readings_differ(s) for s in subs if s is not None)
+
+
+def ascii_reading_regex(schema) -> str:
+    """The reference's regex for ``schema`` with every enum/const value and property name
+    written as the seed's literal call writes it (``ensure_ascii``): the language an
+    implementation following that reading must have. Grader-side only (trusted code)."""
+    from unittest import mock
+
+    from oracles.automaton import schema as reference_schema
+
+    def ascii_compact(value):
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+    with mock.patch.object(reference_schema, "compact", ascii_compact):
+        return reference_schema.json_schema_to_regex(schema)
+
+
+def decided_schema_constructs(schema) -> list[str]:
+    """The contract decisions a schema relies on (keys of ``harness.suite.tiers``): an
+    annotation (``title``, ``description``, ...) anywhere (the seed also allows refusing
+    it with ValueError), or ``enum``/``const`` next to ``type`` anywhere (the seed is silent)."""
+    found: set[str] = set()
+
+    def visit(node) -> None:
+        if not isinstance(node, dict):
+            return
+        if set(node) & ANNOTATIONS:
+            found.add("annotations_accepted")
+        if "type" in node and ("enum" in node or "const" in node):
+            found.add("type_with_enum")
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        for sub in (*props.values(), node.get("items"), *(node.get("anyOf") or [])):
+            visit(sub)
+
+    visit(schema)
+    return sorted(found)
+
+
+ANNOTATIONS = frozenset({"title", "description", "$comment", "$schema", "examples", "default"})
+"""Keywords that constrain nothing (the contract's ``annotations_accepted``)."""

@@ -1,0 +1,69 @@
+"""The grader's own Python processes, isolated: they import nothing they did not bring.
+
+Every process of the grader that this package starts (``check``'s pytest grader child,
+the ``check`` runs of ``check --batch`` and ``autograder run``, ``autograder run``'s
+``grade-tests``) is started with ``command(module, *args)`` and ``environment()``:
+
+- **no current directory** on ``sys.path`` (``-c`` would put ``''`` first: the boot code
+  removes it before it imports anything; ``PYTHONSAFEPATH=1`` does it on 3.11+), so a
+  ``regex.py`` in the folder the grader was started from is never imported;
+- **no user** ``PYTHONPATH``, ``PYTHONSTARTUP``, ``PYTHONHOME``..., nor ``PYTEST_ADDOPTS``
+  / ``PYTEST_PLUGINS``: every ``PYTHON*`` variable of the caller is dropped and only
+  ``GRADER_PYTHON_ENV`` is set (this is ``python -I`` without ``-E``, which would also
+  drop ``PYTHONHASHSEED``, which the grader sets);
+- **no user site** (``-s``, ``PYTHONNOUSERSITE=1``);
+- **the package root, explicitly**: the harness is imported from where this process
+  imported it. The boot code asks the import system where ``harness`` is; when it is not
+  ``PACKAGE_ROOT/harness`` (a checkout run without ``pip install``) it puts
+  ``PACKAGE_ROOT`` first. An editable or wheel install puts nothing on the path at all.
+
+The candidate's folder is never on these paths (it is on the candidate process's only,
+after the standard library and site-packages: ``harness.sandbox.client``).
+
+Example::
+
+    subprocess.run(command("harness.cli", "check", "--impl", "x.py"), env=environment())
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+GRADER_PYTHON_ENV = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1",
+                     "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}
+DROPPED_PREFIXES = ("PYTHON", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+# sys.argv of `python -c BOOT ROOT MODULE ARGS...` is ['-c', ROOT, MODULE, ARGS...]
+BOOT = (
+    "import sys\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    del sys.path[0]\n"
+    "root, module = sys.argv[1], sys.argv[2]\n"
+    "del sys.argv[1:3]\n"
+    "import importlib.util, os\n"
+    "spec = importlib.util.find_spec('harness') if root else None\n"
+    "if root and (spec is None or os.path.dirname(os.path.dirname(spec.origin or '')) != root):\n"
+    "    sys.path.insert(0, root)\n"
+    "import runpy\n"
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
+)
+
+
+def command(module: str, *args: str, python: str | None = None) -> list[str]:
+    """``python -m module args`` isolated (see the module docstring). With another
+    interpreter than this one, its own installation of the harness is used as it is."""
+    own = python is None or os.path.realpath(python) == os.path.realpath(sys.executable)
+    root = str(PACKAGE_ROOT) if own else ""
+    return [python or sys.executable, "-s", "-B", "-X", "faulthandler", "-c", BOOT, root, module, *args]
+
+
+def environment(extra: dict[str, str] | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The caller's environment without any ``PYTHON*`` (or pytest plugin) variable, plus
+    ``GRADER_PYTHON_ENV`` and ``extra``."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith(DROPPED_PREFIXES)}
+    env.update(GRADER_PYTHON_ENV)
+    env.update(extra or {})
+    return env

