@@ -130,7 +130,9 @@ def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(instal
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in results["tests"]), results
     assert results["score"] == 32.0
     assert "graded module: python/tinyllm/infer/constrain" in results["output"]
-    assert "constrain-harness check:" in results["output"] and "limits:" in results["output"]  # the run's header
+    header = results["output"]   # the run's header: the policy line, then check's own (its policy, confinement)
+    assert "policy: tier default, ref-deps on" in header and "per submission (wall backstop 540 s)" in header
+    assert "constrain-harness check:" in header and "confinement:" in header
 
 
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
@@ -161,7 +163,7 @@ def test_a_submission_that_cannot_be_graded_still_gets_results_scoring_0_with_th
 def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=4, timeout=3)
     assert results["score"] == 0.0
-    assert "took longer than 4 s and was stopped" in results["output"]
+    assert "timed out (wall backstop 4 s): the whole check run was still going after 4 s" in results["output"]
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from pathlib import Path
 from harness.autograder.gradescope import HINTS
 from harness.autograder.grading import TIERS, GradeOptions
 from harness.files_in import read_text
+from harness.policy import POLICY
 
 __all__ = ["AutograderConfig", "CONFIG_NAME", "LABS"]
 
@@ -46,14 +47,16 @@ def _number_in(value, low: float, high: float) -> bool:
 @dataclasses.dataclass(frozen=True)
 class AutograderConfig:
     lab: str = "L8.7"
-    tier: str = "default"
+    tier: str = POLICY.tier
     points: float = 16.0
-    hints: str = "pitfall"
-    timeout: float = 60.0       # seconds per test (check --timeout)
-    memory: int = 2048          # MB (check --memory)
-    wall: float = 540.0         # seconds for the whole run: below Gradescope's default 10-minute limit,
-                                # so a hanging submission still gets a results.json from us
-    ref_deps: bool = True       # fill in L8.1 sampling / M05.2 byte map the student skipped
+    hints: str = POLICY.hints
+    timeout: float = POLICY.test_cpu_seconds    # seconds per test (check --timeout)
+    memory: int = POLICY.memory_mb              # MB (check --memory)
+    wall: float = 540.0         # the platform's wall clock for the whole run, the backstop here: below
+                                # Gradescope's default 10-minute limit, so a hanging submission still gets
+                                # a results.json from us (the policy's 10x backstop, when shorter, wins)
+    submission_cpu: float = POLICY.submission_cpu_seconds   # CPU seconds of the whole run's process tree
+    ref_deps: bool = POLICY.ref_deps            # fill in L8.1 sampling / M05.2 byte map the student skipped
     grade_student_tests: bool = True
     version: str = ""           # the constrain-harness version the bundle installs
     commit: str = ""            # the source commit it was built from, when known
@@ -70,17 +73,20 @@ class AutograderConfig:
         if not _number_in(self.points, 0, MAX_POINTS):
             raise ValueError(f"points must be a finite number in (0, {MAX_POINTS:g}], not {self.points!r}")
         object.__setattr__(self, "points", float(self.points))
-        for name in ("timeout", "wall"):
+        for name in ("timeout", "wall", "submission_cpu"):
             if not _number_in(getattr(self, name), 0, MAX_SECONDS):
                 raise ValueError(f"{name} must be a finite number of seconds in (0, {MAX_SECONDS:g}], "
                                  f"not {getattr(self, name)!r}")
         if isinstance(self.memory, bool) or not isinstance(self.memory, int) or not 256 <= self.memory <= MAX_MEGABYTES:
             raise ValueError(f"memory must be an integer number of MB in 256..{MAX_MEGABYTES}, not {self.memory!r}")
-        self.grade_options()  # validates timeout and memory
+        self.grade_options()  # validates timeout, memory and submission_cpu (harness.policy)
 
     def grade_options(self) -> GradeOptions:
+        """The policy's options with this bundle's choices; the wall backstop is the policy's
+        (10x the CPU limit) or the platform's clock, whichever is shorter."""
+        backstop = min(self.wall, POLICY.backstop(self.submission_cpu))
         return GradeOptions(tier=self.tier, ref_deps=self.ref_deps, timeout=self.timeout, memory=self.memory,
-                            wall=self.wall)
+                            submission_cpu=self.submission_cpu, wall=backstop)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

@@ -30,18 +30,19 @@ import json
 from pathlib import Path
 
 from harness.autograder.grading import Grade, TestOutcome, printable
+from harness.policy import HINT_LEVELS, POLICY
 
 __all__ = ["HINTS", "SCHEMA_PATH", "to_results", "merge_results", "validate", "write_results",
            "failure_results"]
 
-HINTS = ("none", "pitfall", "full")
+HINTS = HINT_LEVELS   # harness.policy: one list for every verb
 SCHEMA_PATH = Path(__file__).resolve().parent / "gradescope_results.schema.json"
 OUTPUT_LIMIT = 60_000   # characters of the top-level output; each test's output is bounded by Grade
 _TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
               "tags", "visibility", "extra_data"}
 
 
-def to_results(grade: Grade, points: float = 16.0, hints: str = "pitfall", title: str = "") -> dict:
+def to_results(grade: Grade, points: float = 16.0, hints: str = POLICY.hints, title: str = "") -> dict:
     if hints not in HINTS:
         raise ValueError(f"hints must be one of {', '.join(HINTS)}, not {hints!r}")
     if not points > 0:

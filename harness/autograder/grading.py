@@ -1,29 +1,45 @@
 """Grade one submission by running ``constrain-harness check`` on it as a black box.
 
-Every submission is graded by a fresh ``python -m harness.cli check --impl MODULE --json
-REPORT`` process (the same Python as the caller), so each one runs in check's own
-confined run, and this module depends only on the documented fields of check's JSON
+Every submission is graded by a fresh ``harness.autograder.check_entry --impl MODULE --json
+REPORT`` process (``constrain-harness check`` itself, started without the other verbs, see
+``check_entry``; the same Python as the caller, isolated by ``harness.sandbox.isolated``: no
+current folder, no ``PYTHONPATH``, no user site), so each one runs in check's own confined run,
+on a private copy of the submission (``harness.autograder.intake``: regular files only,
+bounded), and this module depends only on the documented fields of check's JSON
 report (``harness/reports.py``): ``tests[].name``, ``tests[].status`` (or ``outcome``),
 ``tests[].reason``, ``details``, ``pitfalls``, ``counts``, ``verdict``, ``exit_code``,
 and tolerates any other field (notes, tier, the confinement header).
 
-``grade_submission(folder, options)`` locates the module (``harness.autograder.locate``),
-refuses a syntax error without running anything, runs check, and returns a ``Grade``:
+``grade_submission(path, options)`` copies the submission (a folder, or one ``.py`` file)
+into a folder of its own, locates the module there (``harness.autograder.locate``),
+refuses a syntax error without running anything, runs check under the per-submission
+limit (``harness.autograder.bounded``), and returns a ``Grade``:
 
 - ``tests``: one ``TestOutcome`` per catalogue test, in the seed's order, always all of
   them (a test the run did not report is ``not reported`` and scores 0), then any extra
   test the report names;
 - ``problem``: non-empty when every test scores 0 whatever the statuses say (no module,
-  syntax error, no report, the run timed out as a whole, tampering found, an exit code
-  this version does not know), with the one-line reason a student reads;
+  syntax error, no report, the run stopped at the per-submission limit, tampering found,
+  an exit code this version does not know), with the one-line reason a student reads;
+- ``verdict``: ``passed``, ``failed``, ``contract error``, ``crashed``, ``timed out`` (a test
+  or the load timed out and nothing crashed; or the whole run reached the per-submission
+  limit: ``problem`` then starts "timed out (540 CPU s)" or "timed out (wall backstop
+  5400 s)"), ``tampered`` and the refusals ``no submission``, ``syntax error``, ``grader
+  error``: the same words in the batch, Gradescope and PrairieLearn;
 - a test earns its point only when its status is ``passed`` and ``problem`` is empty: a
   skip, an error, a crash or a timeout never passes (no false pass).
 
 Guarantees: it never raises for anything the submission does (a missing file, a hang, a
 flood of output, a crash of check itself all come back as a ``Grade``); the whole run is
-bounded by ``GradeOptions.wall`` seconds and the output kept is bounded by
+bounded by ``GradeOptions.submission_cpu`` CPU seconds of its process tree and
+``GradeOptions.wall_seconds`` of wall time (the backstop: a run it stops while the load
+average exceeds the cores is run once more before the verdict stands), the output kept by
 ``OUTPUT_LIMIT`` characters; everything taken from the run is shown with control
-characters escaped (``printable``).
+characters escaped (``printable``), and file names with ``display_name``.
+
+The defaults are the grading policy's (``harness.policy.POLICY``): the same for
+``check``, ``check --batch`` and ``autograder run``; ``GradeOptions.header()`` is the line
+each prints.
 
 Example::
 
@@ -37,56 +53,71 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, replace
+import unicodedata
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from harness.autograder.bounded import ClassBudget, run_bounded, stop_all_runs
+from harness.autograder.intake import FILE_MODULE_NAME, IntakeError, copy_submission
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
+from harness.policy import POLICY, TIERS, GradingPolicy
 from harness.sandbox import isolated
-from harness.sandbox.client import kill_group
+from harness.sandbox.cputime import machine_loaded
 from harness.suite.catalogue import BY_NAME, NAMES
 
-__all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable",
-           "stop_all_runs", "OUTPUT_LIMIT", "TIERS"]
+__all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable", "display_name",
+           "stop_all_runs", "ClassLimitReached", "OUTPUT_LIMIT", "TIERS"]
 
-TIERS = ("default", "strict")
+CHECK_ENTRY = "harness.autograder.check_entry"   # exactly `constrain-harness check`, started without the other verbs
 OUTPUT_LIMIT = 8_000     # characters of check's terminal output kept (its head and tail)
 _FIELD_LIMIT = 4_000     # characters kept of one test's reason + details
-# check's exit code (harness.exitcodes, the one table) -> the verdict Gradescope shows; any other
-# code (TAMPERED, a signal) scores every test 0
+# check's exit code (harness.exitcodes, the one table) -> the verdict Gradescope shows (CRASHED is
+# refined by the statuses: "timed out" or "crashed"); any other code (TAMPERED, a signal) scores every test 0
 _EXIT_VERDICTS = {ExitCode.OK: "passed", ExitCode.FAILED: "failed", ExitCode.USAGE: "contract error",
                   ExitCode.CRASHED: "crashed"}
 
 
+class ClassLimitReached(RuntimeError):
+    """The whole class's limit (``check --batch --class-limit``) stopped this run: no verdict."""
+
+
 @dataclass(frozen=True)
 class GradeOptions:
-    """How check is run for every submission.
+    """How check is run for every submission; the defaults are ``harness.policy.POLICY``'s.
 
-    ``timeout`` and ``memory`` are check's per-test limits; ``wall`` bounds one whole
-    run (default: every test at its timeout, plus two minutes of start-up)."""
+    ``timeout`` and ``memory`` are check's per-test limits (``--timeout``, ``--memory``);
+    ``submission_cpu`` bounds one whole run in CPU seconds of its process tree; ``wall``
+    is the whole run's wall-clock backstop (default ``POLICY.backstop(submission_cpu)``,
+    10x; the autograder passes less when the platform's own clock is shorter)."""
 
-    tier: str = "default"
-    ref_deps: bool = True
-    timeout: float = 60.0
-    memory: int = 2048
+    tier: str = POLICY.tier
+    ref_deps: bool = POLICY.ref_deps
+    timeout: float = POLICY.test_cpu_seconds
+    memory: int = POLICY.memory_mb
+    submission_cpu: float = POLICY.submission_cpu_seconds
     wall: float | None = None
     python: str = sys.executable
+    policy: GradingPolicy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if self.tier not in TIERS:
-            raise ValueError(f"tier must be one of {', '.join(TIERS)}, not {self.tier!r}")
-        if not self.timeout > 0 or self.memory < 256:
-            raise ValueError(f"timeout must be > 0 and memory at least 256 MB (got {self.timeout}, {self.memory})")
+        policy = POLICY.with_(tier=self.tier, ref_deps=self.ref_deps, test_cpu_seconds=self.timeout,
+                              memory_mb=self.memory, submission_cpu_seconds=self.submission_cpu)  # validates
+        object.__setattr__(self, "policy", policy)
+        if self.wall is not None and (isinstance(self.wall, bool) or not isinstance(self.wall, (int, float))
+                                      or not 0 < self.wall < float("inf")):
+            raise ValueError(f"wall must be a finite number of seconds > 0, not {self.wall!r}")
 
     @property
     def wall_seconds(self) -> float:
-        return self.wall if self.wall is not None else len(NAMES) * self.timeout + 120.0
+        return self.wall if self.wall is not None else self.policy.backstop(self.submission_cpu)
+
+    def header(self) -> str:
+        """The policy line every grading verb prints, with this run's wall backstop."""
+        return f"{self.policy.header()} (wall backstop {self.wall_seconds:g} s)"
 
     def check_args(self) -> list[str]:
         args = ["--timeout", f"{self.timeout:g}", "--memory", str(self.memory)]
@@ -120,6 +151,7 @@ class Grade:
     output: str = ""
     seconds: float = 0.0
     module: str = ""      # the graded module, relative to the submission
+    cpu_seconds: float = 0.0   # CPU seconds of the check run's process tree
 
     @property
     def passed(self) -> int:
@@ -130,110 +162,162 @@ class Grade:
         return [t.name for t in self.tests if self.problem or not t.passed]
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def printable(text: object, limit: int | None = None) -> str:
-    """``text`` with every control character but newline and tab escaped (``\\x1b``), so
-    nothing a candidate prints can draw a fake row; clipped in the middle to ``limit``."""
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    """``text`` with every control character but newline and tab escaped (``\\x1b``), and
+    the bidirectional overrides, line separators and lone surrogates (``\\u202e``,
+    ``\\udcff``), so nothing a candidate prints can draw a fake row or fail to encode;
+    clipped in the middle to ``limit``."""
+    text = _CONTROLS.sub(_escape_one, str(text))
     if limit is not None and len(text) > limit:
         half = limit // 2
         text = f"{text[:half]}\n... ({len(text) - limit} characters cut) ...\n{text[-half:]}"
     return text
 
 
+def _escape_one(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def display_name(name: str) -> str:
+    """A file name as one line every report can hold: backslashes doubled, then every
+    control or format character (newline and tab too, ANSI escapes, bidirectional
+    overrides) escaped, and a byte that is not UTF-8 (a surrogate from the file system)
+    shown as ``\\xNN``. Distinct names stay distinct (the escaping is injective).
+
+    Example::
+
+        >>> display_name("bob\\n\\x1b[32mpassed")
+        'bob\\\\x0a\\\\x1b[32mpassed'
+    """
+    out = []
+    for char in str(name).replace("\\", "\\\\"):
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:            # os.fsdecode's surrogateescape of byte code - 0xDC00
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def _unrun(status: str, reason: str) -> tuple[TestOutcome, ...]:
     return tuple(TestOutcome(name, status, reason, pitfalls=BY_NAME[name].pitfalls) for name in NAMES)
 
 
-def _refused(verdict: str, problem: str, module: str = "") -> Grade:
-    return Grade(verdict, _unrun("not run", problem), problem=problem, module=module)
+def _refused(verdict: str, problem: str, module: str = "", notes: tuple[str, ...] = ()) -> Grade:
+    return Grade(verdict, _unrun("not run", problem), problem=problem, module=module, notes=notes)
 
 
 # --------------------------------------------------------------------------- entry points
 
 
-def grade_submission(folder: Path, options: GradeOptions = GradeOptions()) -> Grade:
-    """Locate the module in a submission folder and grade it (see the module docstring)."""
+def grade_submission(path: Path, options: GradeOptions = GradeOptions(),
+                     budget: ClassBudget | None = None) -> Grade:
+    """Grade a submission, a folder or one ``.py`` file (see the module docstring).
+    Raises ``ClassLimitReached`` only when ``budget`` ran out during its run."""
     start = time.monotonic()
-    try:
-        module = locate_module(Path(folder))
-    except SubmissionError as exc:
-        return _refused("no submission", printable(exc))
-    grade = grade_module(module, options)
-    relative = str(module.relative_to(folder)) if Path(folder) in module.parents else str(module)
-    return replace(grade, module=relative, seconds=time.monotonic() - start)
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-") as scratch:
+        copy = Path(scratch) / "submission"
+        try:
+            intake = copy_submission(Path(path), copy)
+        except IntakeError as exc:
+            return replace(_refused("no submission", printable(exc)), seconds=time.monotonic() - start)
+        skipped = tuple(printable(display_name(note), 500) for note in intake.skipped)
+        try:
+            module = locate_module(copy)
+        except SubmissionError as exc:
+            return replace(_refused("no submission", printable(display_name(str(exc))), notes=skipped),
+                           seconds=time.monotonic() - start)
+        label = Path(path).name if module.name == FILE_MODULE_NAME and Path(path).is_file() else None
+        grade = _grade_copy(module, options, Path(scratch), budget, label)
+        relative = display_name(str(module.relative_to(copy)))
+    return replace(grade, module=relative, notes=skipped + grade.notes, seconds=time.monotonic() - start,
+                   header=_with_policy(options, grade.header))
 
 
 def grade_module(module: Path, options: GradeOptions = GradeOptions()) -> Grade:
-    """Grade a ``.py`` file or package folder: syntax first, then the black-box check."""
+    """Grade a ``.py`` file or package folder, copied alone into a folder of its own."""
     start = time.monotonic()
-    problem = syntax_problem(Path(module))
-    if problem:
-        return replace(_refused("syntax error", printable(problem), module=Path(module).name),
-                       seconds=time.monotonic() - start)
+    module = Path(module)
     with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-") as scratch:
-        grade = _run_check(Path(module), options, Path(scratch))
-    return replace(grade, module=Path(module).name, seconds=time.monotonic() - start)
+        copy = Path(scratch) / "submission"
+        try:
+            if module.is_dir() and not module.is_symlink():
+                copy.mkdir()
+                intake = copy_submission(module, copy / module.name)
+                target = copy / module.name
+            else:
+                intake = copy_submission(module, copy)
+                target = copy / FILE_MODULE_NAME
+        except IntakeError as exc:
+            return replace(_refused("no submission", printable(exc)), seconds=time.monotonic() - start)
+        skipped = tuple(printable(display_name(note), 500) for note in intake.skipped)
+        grade = _grade_copy(target, options, Path(scratch), None, module.name)
+    return replace(grade, module=display_name(module.name), notes=skipped + grade.notes,
+                   seconds=time.monotonic() - start, header=_with_policy(options, grade.header))
+
+
+def _with_policy(options: GradeOptions, header: str) -> str:
+    """The run's header with the policy line first (every report says how it was graded)."""
+    return options.header() + (f"\n{header}" if header else "")
+
+
+def _grade_copy(module: Path, options: GradeOptions, scratch: Path, budget: ClassBudget | None,
+                label: str | None) -> Grade:
+    """Syntax first (never running anything), then the black-box check on the copy."""
+    problem = syntax_problem(module, label)
+    if problem:
+        return _refused("syntax error", printable(display_name(problem)))
+    return _run_check(module, options, scratch, budget)
 
 
 # --------------------------------------------------------------------------- the check run
 
 
-def _run_check(module: Path, options: GradeOptions, scratch: Path) -> Grade:
+def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: ClassBudget | None = None) -> Grade:
     report_path, log_path = scratch / "report.json", scratch / "check.log"
     # isolated (harness.sandbox.isolated): the submission's folder, the current one and the
     # user's PYTHONPATH are never on the grader's path
-    command = isolated.command("harness.cli", "check", "--impl", str(module.resolve()), "--json", str(report_path),
+    command = isolated.command(CHECK_ENTRY, "--impl", str(module.resolve()), "--json", str(report_path),
                                *options.check_args(), python=options.python)
-    with open(log_path, "wb") as log:
-        exit_code, timed_out = _run_bounded(command, log, scratch, options.wall_seconds)
+    for attempt in (1, 2):
+        with open(log_path, "wb") as log:
+            outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget,
+                                  env=isolated.environment())
+        if not (outcome.stopped == "wall" and attempt == 1 and machine_loaded()):
+            break   # a wall-backstop verdict on a busy machine is retried once before it stands
+    if outcome.stopped == "class":
+        raise ClassLimitReached(f"the class limit stopped this run after {outcome.cpu_seconds:.0f} CPU s")
     output = printable(_read_bounded(log_path), OUTPUT_LIMIT)
-    if timed_out:
-        return Grade("timed out", _unrun("not run", "the run was stopped"), exit_code=None, output=output,
-                     problem=f"the whole run took longer than {options.wall_seconds:g} s and was stopped")
+    if outcome.stopped:
+        return Grade("timed out", _unrun("not run", "the run was stopped"), output=output,
+                     problem=_stopped_problem(outcome, options), cpu_seconds=outcome.cpu_seconds)
     try:
         report = json.loads(report_path.read_text(encoding="utf-8"))
         if not isinstance(report, dict):
             raise ValueError("the report is not a JSON object")
     except (OSError, ValueError) as exc:
         tail = " | ".join(output.strip().splitlines()[-3:])
-        return Grade("grader error", _unrun("not run", "check wrote no report"), exit_code=exit_code,
-                     output=output, problem=f"check exited {exit_code} without a readable report "
-                                            f"({type(exc).__name__}); its last lines: {tail}")
-    return _from_report(report, exit_code, output)
+        return Grade("grader error", _unrun("not run", "check wrote no report"), exit_code=outcome.exit_code,
+                     output=output, cpu_seconds=outcome.cpu_seconds,
+                     problem=f"check exited {outcome.exit_code} without a readable report "
+                             f"({type(exc).__name__}); its last lines: {tail}")
+    return replace(_from_report(report, outcome.exit_code, output), cpu_seconds=outcome.cpu_seconds)
 
 
-# The check runs in progress (several at once under check --batch --jobs N), so that an
-# interrupted batch ends them all: they run in their own sessions and never see Ctrl-C.
-_RUNNING: set[subprocess.Popen] = set()
-_RUNNING_LOCK = threading.Lock()
-
-
-def _run_bounded(command: list[str], log, cwd: Path, wall: float) -> tuple[int | None, bool]:
-    """Run ``command`` in its own session with output to ``log``; kill its whole process
-    group after ``wall`` seconds. Returns (exit code, timed out)."""
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            cwd=cwd, start_new_session=True, env=isolated.environment())
-    with _RUNNING_LOCK:
-        _RUNNING.add(proc)
-    try:
-        return proc.wait(timeout=wall), False
-    except subprocess.TimeoutExpired:
-        return None, True
-    finally:  # also ends what the run left behind in its session
-        kill_group(proc)
-        with _RUNNING_LOCK:
-            _RUNNING.discard(proc)
-
-
-def stop_all_runs() -> None:
-    """Kill every check run in progress (and its process group): Ctrl-C of a batch."""
-    with _RUNNING_LOCK:
-        running = list(_RUNNING)
-    for proc in running:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+def _stopped_problem(outcome, options: GradeOptions) -> str:
+    if outcome.stopped == "cpu":
+        return (f"timed out ({options.submission_cpu:g} CPU s): the whole check run used more than the "
+                f"per-submission limit of {options.submission_cpu:g} CPU seconds and was stopped; "
+                f"every test scores 0")
+    return (f"timed out (wall backstop {options.wall_seconds:g} s): the whole check run was still going after "
+            f"{options.wall_seconds:g} s of wall time, having used {outcome.cpu_seconds:.0f} CPU s (the backstop "
+            f"stops a submission that sleeps or blocks), and was stopped; every test scores 0")
 
 
 def _read_bounded(path: Path) -> str:
@@ -257,9 +341,22 @@ def _from_report(report: dict, exit_code: int | None, output: str) -> Grade:
                                                      pitfalls=BY_NAME[name].pitfalls) for name in NAMES]
     tests += reported.values()  # extra tests a later check may add
     verdict = _EXIT_VERDICTS.get(exit_code, printable(report.get("verdict") or f"exit {exit_code}", 80))
+    if exit_code == ExitCode.CRASHED and _only_timeouts(report, tests):
+        verdict = "timed out"
     notes = tuple(printable(n, 500) for n in _as_list(report.get("notes")))
+    load = report.get("load") if isinstance(report.get("load"), dict) else {}
+    if load.get("status") not in (None, "ok") and load.get("reason"):   # why nothing ran: the TA's first question
+        notes = (printable(f"load: {load['reason']}", 500), *notes)
     return Grade(verdict, tuple(tests), problem=_zero_reason(report, exit_code, verdict), exit_code=exit_code,
                  header=_header(report, output), notes=notes, output=output)
+
+
+def _only_timeouts(report: dict, tests: list[TestOutcome]) -> bool:
+    """Return True if and only if the candidate loaded, some test timed out and none crashed
+    (check's exit 3 covers both: the verdict a student reads tells them apart)."""
+    load = report.get("load") if isinstance(report.get("load"), dict) else {}
+    statuses = {t.status for t in tests}
+    return load.get("status") in (None, "ok") and "timeout" in statuses and "crashed" not in statuses
 
 
 def _reported_tests(report: dict) -> dict[str, TestOutcome]:

@@ -123,19 +123,24 @@ def _listing(folder: Path, limit: int = 8) -> str:
     return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit else "")
 
 
-def syntax_problem(module: Path) -> str | None:
+def syntax_problem(module: Path, label: str | None = None) -> str | None:
     """The first syntax error in the module's source files, as one line, or None.
 
     Compiles (never runs) ``module`` (a file) or every ``.py`` of a package folder, so a
-    student sees "SyntaxError in constrain.py line 3: ..." rather than a crashed run."""
+    student sees "SyntaxError in constrain.py line 3: ..." rather than a crashed run;
+    ``label`` names a one-file module as the student named it (the grader's copy is
+    ``constrain.py``). A source too deep for the compiler (``RecursionError``,
+    ``MemoryError``) is left to check, which reports what its import does."""
     files = [module] if module.is_file() else sorted(module.rglob("*.py"))
     for path in files:
+        where = (label or path.name) if module.is_file() else str(path.relative_to(module.parent))
         try:
             source = path.read_bytes()
             compile(source, str(path), "exec", dont_inherit=True)
         except SyntaxError as exc:
-            where = path.name if module.is_file() else str(path.relative_to(module.parent))
             return f"SyntaxError in {where} line {exc.lineno}: {exc.msg}"
         except (OSError, ValueError) as exc:  # unreadable, or a NUL byte in the source
-            return f"cannot read {path.name}: {exc}"
+            return f"cannot read {where}: {exc}"
+        except (RecursionError, MemoryError):
+            continue
     return None

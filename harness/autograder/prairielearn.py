@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from harness.autograder.gradescope import to_results
 from harness.autograder.grading import Grade
+from harness.policy import POLICY
 
 __all__ = ["to_pl_results", "UNGRADABLE"]
 
 UNGRADABLE = ("no submission", "syntax error", "grader error")
 
 
-def to_pl_results(grade: Grade, hints: str = "pitfall") -> dict:
+def to_pl_results(grade: Grade, hints: str = POLICY.hints) -> dict:
     gs = to_results(grade, points=float(len(grade.tests)) or 1.0, hints=hints)
     tests = [{"name": t["name"], "description": t["name"].replace("_", " "), "points": t["score"],
               "max_points": t["max_score"], "message": t["output"].splitlines()[0], "output": t["output"]}

@@ -10,6 +10,13 @@ result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML)
 ``runner`` (the pool). Each submission is graded by ``harness.autograder.grading``, the
 same code as the Gradescope autograder.
 
+Every submission is graded on a private copy of its own files (``harness.autograder.intake``),
+with the grading policy's defaults (``harness.policy``: ref-deps on, the default tier, the
+per-test and per-submission limits in CPU seconds) and the same code as the autograder, so
+a submission gets the same grade from ``check``, ``check --batch`` and Gradescope.
+``--submission-limit S`` changes the per-submission limit, ``--class-limit S`` bounds the
+whole class, ``--no-ref-deps`` (check's) turns the reference's dependencies off.
+
 ``add_arguments`` adds the options to ``check`` (the report files, ``--json``, ``--csv``,
 ``--html``, ``--md``, are check's, from ``harness.report``); ``run`` is called by ``check`` when
 ``--batch`` is given. Exit codes: 0 every submission has a verdict (the verdicts are in
@@ -18,6 +25,9 @@ arguments.
 """
 
 from __future__ import annotations
+
+from harness.commands.args import seconds
+from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]
 
@@ -30,6 +40,12 @@ def add_arguments(parser) -> None:
                        help="submissions graded at a time (default: the number of cores)")
     group.add_argument("--resume", action="store_true",
                        help="with --batch: keep the submissions already graded (DIR.batch-state.json)")
+    group.add_argument("--submission-limit", metavar="S", type=seconds, default=None,
+                       help=f"with --batch: CPU seconds of one submission's whole check run (default "
+                            f"{POLICY.submission_cpu_seconds:g}; wall backstop {BACKSTOP_FACTOR:g}x)")
+    group.add_argument("--class-limit", metavar="S", type=seconds, default=None,
+                       help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
+                            f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
 
 
 def run(args, stdout, stderr) -> int:

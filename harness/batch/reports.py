@@ -3,7 +3,10 @@
 ``to_report(records, doc)`` is the adapter to ``harness.report`` (kind ``class``): the
 CSV, JSON and HTML below are its native renderers; ``--md`` is the generic one.
 
-All are pure functions of the records (``harness.batch.records``), in student order:
+All are pure functions of the records (``harness.batch.records``), in student order. Every
+string in a record is already escaped (a student's name by ``display_name``: no newline,
+ANSI escape or non-UTF-8 byte reaches a table), so each format only adds its own quoting
+(CSV cells, HTML entities, Markdown pipes):
 
 - ``summary_table(records)``: one row per student (verdict, passed/16, seconds, failed
   tests, notes), then the verdict counts;
@@ -36,6 +39,7 @@ import io
 import json
 from pathlib import Path
 
+from harness.autograder.grading import display_name
 from harness.report.formats.csv_table import safe_cell
 from harness.report.model import Report, Row
 from harness.suite.catalogue import BY_NAME, NAMES
@@ -102,7 +106,8 @@ def write_csv(records: list[dict], path: Path) -> None:
 
 
 def to_json(records: list[dict], folder: Path, options: dict, ignored: list[str]) -> dict:
-    return {"format": "constrain-harness-batch", "format_version": 1, "dir": str(folder), "options": options,
+    return {"format": "constrain-harness-batch", "format_version": 1, "dir": display_name(str(folder)),
+            "options": options,
             "students": records, "verdicts": dict(collections.Counter(r["verdict"] for r in records)),
             "histogram": histogram(records), "not_run": sum(1 for r in records if r["problem"]),
             "ignored": list(ignored)}

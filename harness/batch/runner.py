@@ -1,6 +1,13 @@
 """The pool of ``check --batch``: grade the pending submissions N at a time, save each
 as it finishes, then print and write the reports.
 
+Every submission is graded the way the Gradescope autograder grades it
+(``harness.autograder.grading.grade_submission``: a private copy, the grading policy's
+defaults, the per-submission limit in CPU seconds with its wall backstop), and the header
+prints the policy line. ``--class-limit S`` bounds the whole class in CPU seconds (wall
+backstop 10x): when it runs out, the runs in progress are stopped without a verdict and
+the batch ends like an interruption (what finished is saved; ``--resume`` grades the rest).
+
 A thread per job waits on one ``check`` process (the work is in the processes, so
 threads are enough). Ctrl-C kills every run in progress (``stop_all_runs``), keeps what
 had finished in the state, and says how to resume.
@@ -14,16 +21,20 @@ Example::
 from __future__ import annotations
 
 import os
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from harness.autograder.grading import GradeOptions, grade_module, grade_submission, stop_all_runs
+from harness.autograder.bounded import ClassBudget
+from harness.autograder.grading import ClassLimitReached, GradeOptions, display_name, grade_submission, stop_all_runs
 from harness.batch import reports
 from harness.batch.progress import Progress
 from harness.batch.records import record
 from harness.batch.state import BatchState
 from harness.batch.submissions import Submission, discover, fingerprint
 from harness.exitcodes import ExitCode
+from harness.policy import POLICY
 from harness.report import registry
 
 __all__ = ["run_batch", "MAX_JOBS"]
@@ -36,71 +47,102 @@ _SINGLE_RUN_OPTIONS = {"impl": "--impl", "only": "--only", "deep": "--deep", "ju
 
 def run_batch(args, stdout, stderr) -> int:
     try:
-        options, jobs = _options(args)
+        options, jobs, budget = _options(args)
         folder = Path(args.batch)
         outputs = frozenset(p.resolve() for p in registry.requested(args).values())
         found = discover(folder, skip=outputs)
+        if not found.submissions:
+            raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
+                             f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
         state = BatchState.open(folder, _state_options(options), resume=args.resume)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"check --batch: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     prints = {s.student: fingerprint(s) for s in found.submissions}
     pending = [s for s in found.submissions if not state.finished(s.student, prints[s.student])]
     done = len(found.submissions) - len(pending)
-    print(f"check --batch {folder}: {len(found.submissions)} submissions, {len(pending)} to grade"
+    print(f"check --batch {display_name(str(folder))}: {len(found.submissions)} submissions, {len(pending)} to grade"
           + (f" ({done} already graded, from {state.path.name})" if done else "")
-          + f", {jobs} at a time; state: {state.path}", file=stdout, flush=True)
+          + f", {jobs} at a time; state: {display_name(str(state.path))}", file=stdout)
+    print(options.header() + (f"; class limit {budget.cpu_limit:g} CPU s (wall backstop {budget.wall_limit:g} s)"
+                              if budget else ""), file=stdout, flush=True)
     if found.ignored:
-        print(f"ignored (neither a folder nor a .py file): {', '.join(found.ignored[:10])}", file=stdout)
+        print(f"ignored (not a submission): {', '.join(found.ignored[:10])}"
+              + (f", ... ({len(found.ignored)} in all)" if len(found.ignored) > 10 else ""), file=stdout)
     try:
-        _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr))
+        _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr), budget)
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(state.records)} graded and saved in {state.path}; "
               f"rerun with --resume to grade the rest", file=stderr)
+        return int(ExitCode.FAILED)
+    except ClassLimitReached:
+        print(f"\nthe class limit of {budget.cpu_limit:g} CPU s ran out: {len(state.records)} graded and saved in "
+              f"{state.path}, {len(found.submissions) - len(state.records)} not graded (no verdict); "
+              f"rerun with --resume (and a larger --class-limit) to grade the rest", file=stderr)
         return int(ExitCode.FAILED)
     records = [state.records[s.student] for s in found.submissions]
     _report(records, folder, state, found.ignored, args, stdout, stderr)
     return int(ExitCode.OK)
 
 
-def _options(args) -> tuple[GradeOptions, int]:
+def _options(args) -> tuple[GradeOptions, int, ClassBudget | None]:
     given = [flag for attr, flag in _SINGLE_RUN_OPTIONS.items() if getattr(args, attr, None)]
     if given:
         raise ValueError(f"{', '.join(given)} cannot be combined with --batch (they describe one run)")
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if not 1 <= jobs <= MAX_JOBS:
         raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {jobs}")
-    tier = "strict" if getattr(args, "strict", False) else "default"
-    timeout = args.timeout if args.timeout is not None else 60.0
-    return GradeOptions(tier=tier, ref_deps=args.ref_deps, timeout=timeout, memory=args.memory), jobs
+    tier = "strict" if getattr(args, "strict", False) else POLICY.tier
+    options = GradeOptions(tier=tier, ref_deps=bool(args.ref_deps),
+                           timeout=args.timeout if args.timeout is not None else POLICY.test_cpu_seconds,
+                           memory=args.memory if args.memory is not None else POLICY.memory_mb,
+                           submission_cpu=_limit(args, "submission_limit", POLICY.submission_cpu_seconds))
+    class_limit = _limit(args, "class_limit", None)
+    budget = ClassBudget(class_limit, POLICY.backstop(class_limit)) if class_limit is not None else None
+    return options, jobs, budget
+
+
+def _limit(args, name: str, default):
+    value = getattr(args, name, None)
+    if value is None:
+        return default
+    if not 0 < value < float("inf"):
+        raise ValueError(f"--{name.replace('_', '-')} must be a finite number of CPU seconds > 0, not {value!r}")
+    return float(value)
 
 
 def _state_options(options: GradeOptions) -> dict:
     from harness.sandbox import confine
 
     state = {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
-             "memory": options.memory}
+             "memory": options.memory, "submission_cpu": options.submission_cpu}
     if confine.unconfined():  # --unconfined: in the state, so in the class JSON, and never resumed confined
         state["confinement"] = confine.UNCONFINED_HEADLINE
     return state
 
 
-def _grade_one(submission: Submission, options: GradeOptions, print_: str) -> dict:
-    grade_fn = grade_module if submission.is_file else grade_submission
-    return record(submission.student, grade_fn(submission.path, options), print_)
+def _grade_one(submission: Submission, options: GradeOptions, print_: str, budget, stopping) -> dict | None:
+    if stopping.is_set():   # the batch is ending: start nothing more
+        return None
+    return record(submission.student, grade_submission(submission.path, options, budget), print_)
 
 
-def _grade_all(pending, options, jobs, state, prints, progress) -> None:
+def _grade_all(pending, options, jobs, state, prints, progress, budget) -> None:
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="batch")
+    stopping = threading.Event()
+    futures = {}
     try:
-        futures = {pool.submit(_grade_one, s, options, prints[s.student]): s for s in pending}
+        futures = {pool.submit(_grade_one, s, options, prints[s.student], budget, stopping): s for s in pending}
         for future in as_completed(futures):
             result = future.result()
             state.save(futures[future].student, result)
             progress.update(result)
     except BaseException:
+        stopping.set()
         pool.shutdown(wait=False, cancel_futures=True)
-        stop_all_runs()
+        while not all(f.done() for f in futures):   # also a run that started while this one was stopping
+            stop_all_runs()
+            time.sleep(0.05)
         raise
     pool.shutdown(wait=True)
 

@@ -7,13 +7,19 @@
   ``harness.autograder.locate``;
 - a file per student (``alice.py``): that file is the module.
 
-Hidden entries (``.x``), ``__pycache__`` and the batch's own files are skipped; any other
-file is listed in ``ignored`` so the grader sees it was not graded.
+Each is graded on a private copy (``harness.autograder.intake``): it never sees the class
+folder or a classmate. Entries are classified with ``lstat`` (a link is never followed):
+a symbolic link, FIFO, socket or device at the top is not a submission and is listed in
+``ignored`` with the reason, like any other file that is not a ``.py``; hidden entries
+(``.x``), ``__pycache__`` and the batch's own files are skipped silently. A student's
+name is the entry's name without ``.py``, escaped by ``display_name`` (a newline, an ANSI
+escape or a byte that is not UTF-8 in a file name cannot break a table or a report).
 
-``fingerprint(submission)`` hashes every file's relative path and content (SHA-256), so
-``--resume`` regrades a submission that changed since it was graded. Bounded: at most
-``MAX_FILES`` files and ``MAX_BYTES`` bytes are read; beyond that the fingerprint says so
-(and stays stable for an unchanged upload).
+``fingerprint(submission)`` hashes every regular file's relative path and content
+(SHA-256) as the intake would copy them, so ``--resume`` regrades a submission that
+changed since it was graded. Bounded by the intake's bounds (``MAX_FILES``, ``MAX_BYTES``):
+past one, the fingerprint says so (and stays stable for an unchanged upload); a link, a
+FIFO or a device is never opened.
 
 Example::
 
@@ -25,79 +31,84 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Submission", "Discovery", "discover", "fingerprint", "MAX_FILES", "MAX_BYTES"]
+from harness.autograder.grading import display_name
+from harness.autograder.intake import IntakeError, regular_files
 
-MAX_FILES = 5_000
-MAX_BYTES = 200 * 2**20
+__all__ = ["Submission", "Discovery", "discover", "fingerprint", "MAX_ENTRIES"]
+
+MAX_ENTRIES = 10_000   # entries of the class folder looked at (students, stray files)
 
 
 @dataclass(frozen=True)
 class Submission:
-    student: str      # the entry's name without .py
+    student: str      # the entry's name without .py, escaped (display_name)
     path: Path        # the student's folder, or their .py file
 
     @property
     def is_file(self) -> bool:
-        return self.path.is_file()
+        return self.path.suffix == ".py" and stat.S_ISREG(os.lstat(self.path).st_mode)
 
 
 @dataclass(frozen=True)
 class Discovery:
     submissions: tuple[Submission, ...]
-    ignored: tuple[str, ...]   # entries that are neither a folder nor a .py file
+    ignored: tuple[str, ...]   # "name (why)" per entry that is not a submission, escaped
 
 
 def discover(folder: Path, skip: frozenset[Path] = frozenset()) -> Discovery:
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"--batch {folder}: not a folder of submissions")
+        raise ValueError(f"--batch {display_name(str(folder))}: not a folder of submissions")
     submissions, ignored = [], []
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(".") or entry.name == "__pycache__" or entry.resolve() in skip:
+    for entry in _entries(folder):
+        if entry.name.startswith(".") or entry.name == "__pycache__" or Path(entry.path).resolve() in skip:
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            submissions.append(Submission(entry.name, entry))
-        elif entry.is_file() and not entry.is_symlink() and entry.suffix == ".py":
-            submissions.append(Submission(entry.stem, entry))
+        mode = entry.stat(follow_symlinks=False).st_mode
+        name = display_name(entry.name)
+        if stat.S_ISDIR(mode):
+            submissions.append(Submission(name, Path(entry.path)))
+        elif stat.S_ISREG(mode) and entry.name.endswith(".py"):
+            submissions.append(Submission(display_name(entry.name[:-3]), Path(entry.path)))
         else:
-            ignored.append(entry.name)
+            ignored.append(f"{name} ({_why_not(mode)})")
     names = [s.student for s in submissions]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise ValueError(f"--batch {folder}: both a folder and a .py file for {', '.join(twice)}; keep one each")
+        raise ValueError(f"--batch {display_name(str(folder))}: both a folder and a .py file for "
+                         f"{', '.join(twice)}; keep one each")
     return Discovery(tuple(submissions), tuple(ignored))
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    with os.scandir(folder) as it:
+        entries = []
+        for entry in it:
+            entries.append(entry)
+            if len(entries) > MAX_ENTRIES:
+                raise ValueError(f"--batch {display_name(str(folder))}: more than {MAX_ENTRIES} entries; "
+                                 f"split the class into folders of at most {MAX_ENTRIES}")
+    return sorted(entries, key=lambda e: e.name)
+
+
+def _why_not(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link: not followed"
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "not a regular file"
+    return "neither a folder nor a .py file"
 
 
 def fingerprint(submission: Submission) -> str:
     digest = hashlib.sha256()
-    files = [submission.path] if submission.is_file else _files(submission.path)
-    total = 0
-    for path in files[:MAX_FILES]:
-        relative = path.name if submission.is_file else str(path.relative_to(submission.path))
-        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            size = path.stat().st_size
-            if total + size > MAX_BYTES:
-                digest.update(f"size {size}\0".encode())
-                continue
-            total += size
-            digest.update(path.read_bytes())
-        except OSError as exc:
-            digest.update(f"unreadable {exc.errno}".encode())
-        digest.update(b"\0")
-    if len(files) > MAX_FILES:
-        digest.update(f"and {len(files) - MAX_FILES} more files".encode())
+    try:
+        for relative, data, note in regular_files(submission.path):
+            digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(data if data is not None else f"skipped: {note}".encode("utf-8", "surrogateescape"))
+            digest.update(b"\0")
+    except IntakeError as exc:   # past a bound: the prefix read so far, and which bound
+        digest.update(f"refused: {exc}".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
-
-
-def _files(folder: Path) -> list[Path]:
-    found = []
-    for directory, dirs, names in os.walk(folder):  # os.walk never follows links to folders
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        found += [Path(directory, n) for n in sorted(names) if not n.endswith(".pyc")]
-        if len(found) > MAX_FILES:
-            break
-    return found

@@ -1,4 +1,5 @@
-"""Benchmark: ``check --batch`` throughput, submissions graded per minute (issue 18).
+"""Benchmark: ``check --batch`` throughput, submissions graded per minute (issues 18, 23),
+and where the batch's own time goes.
 
 Subject: a class of 40 mixed submissions built in a temporary folder from this
 checkout: 16 copies of the reference (package folders in the seed's layout
@@ -7,9 +8,21 @@ each), the 12 ``wrong_*`` pitfall candidates plus ``wrong_missing_names``, 7 hos
 (exit on import, loop forever, ``os._exit``, ``sys.exit``, segfault, allocate forever,
 monkeypatch) and 2 more (``skips_tests``, ``needs_ref_deps``), all from
 ``tests/candidates/``. Graded with ``--jobs 2 --timeout 10`` (so the looping candidate
-costs 10 s per test it hangs in, not 60). Unless ``--quick``, three runs (median); the
+costs 10 CPU s per test it hangs in, not 60). Unless ``--quick``, three runs (median); the
 issue asks for the rate, not a ratio, so no peer is measured (a ``--jobs 1`` run would
-cost twice as long again on a shared machine).
+cost twice as long again on a shared machine). The load average is printed before and
+after each run (the rate is only comparable at a similar load).
+
+The batch's own overhead, per submission, measured apart (medians of 5):
+
+- ``start check``: starting the check process, ``python -I -m
+  harness.autograder.check_entry --help`` (what the batch runs), against ``python -I -m
+  harness.cli check --help`` (what it ran before: ``harness.cli`` builds every verb's
+  parser, and ``conform``'s imports ``openai``);
+- ``intake``: the private copy, locating the module and compiling it (the syntax check),
+  for one reference package;
+- ``/proc scan``: one sample of the process table (the per-submission CPU limit's cost,
+  taken at most every 0.25 s near a limit and every 5 s far from it).
 
 Needs the source checkout (``tests/candidates``); an installed copy prints why it skips.
 """
@@ -17,13 +30,16 @@ Needs the source checkout (``tests/candidates``); an installed copy prints why i
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from harness.bench.timing import Row, Timing
+from harness.bench.timing import Row, Timing, measure
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = ROOT / "tests" / "candidates"
@@ -48,6 +64,10 @@ def build_class(folder: Path) -> int:
     return REFERENCE_COPIES + len(files)
 
 
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
 def _grade_class(folder: Path, jobs: int) -> tuple[float, str]:
     from harness.cli import main
 
@@ -59,6 +79,30 @@ def _grade_class(folder: Path, jobs: int) -> tuple[float, str]:
     return seconds, verdicts
 
 
+def _overheads(report, folder: Path) -> None:
+    """The batch's own costs per submission, apart from check's work."""
+    from harness.autograder.bounded import _processes
+    from harness.autograder.grading import CHECK_ENTRY
+    from harness.autograder.intake import copy_submission
+    from harness.autograder.locate import locate_module, syntax_problem
+
+    for label, argv in (("start check (check_entry)", ["-m", CHECK_ENTRY]), ("start check (harness.cli)",
+                                                                            ["-m", "harness.cli", "check"])):
+        timing = measure(lambda argv=argv: subprocess.run([sys.executable, "-I", *argv, "--help"], check=True,
+                                                          capture_output=True, cwd=tempfile.gettempdir()),
+                         repeat=5, warmup=1)
+        report.add(Row("batch overhead", label, timing, note=_load()))
+
+    def intake() -> None:
+        with tempfile.TemporaryDirectory() as scratch:
+            copy_submission(folder / "ref00", Path(scratch) / "submission")
+            syntax_problem(locate_module(Path(scratch) / "submission"))
+
+    report.add(Row("batch overhead", "intake + locate + syntax", measure(intake, repeat=5, warmup=1)))
+    report.add(Row("batch overhead", "/proc scan", measure(_processes, repeat=20, warmup=2),
+                   note=f"{len(_processes())} processes"))
+
+
 def run(report, quick: bool) -> None:
     if not CANDIDATES.is_dir():
         print(f"  skipped: no tests/candidates next to this harness ({ROOT}); run it from the checkout",
@@ -67,7 +111,12 @@ def run(report, quick: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch:
         folder = Path(scratch) / "class"
         n = build_class(folder)
-        runs = [_grade_class(folder, 2) for _ in range(1 if quick else 3)]
+        _overheads(report, folder)
+        runs = []
+        for _ in range(1 if quick else 3):
+            before = _load()
+            runs.append(_grade_class(folder, 2))
+            print(f"    run {len(runs)}: {runs[-1][0]:.0f} s, {before} before, {_load()} after", file=report.out)
         seconds = [s for s, _ in runs]
         median = statistics.median(seconds)
         print(f"    verdicts: {runs[0][1]}", file=report.out)

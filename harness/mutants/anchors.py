@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import threading
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,12 +102,23 @@ def _line_column(source: str, offset: int) -> tuple[int, int]:
 _IGNORED_FIELDS = {"ctx", "type_comment", "kind"}
 
 
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(source: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse``, one call at a time in this process. The mutant runner applies edits
+    from a thread pool, and CPython's AST constructor is not thread-safe: two parses at once
+    can raise ``SystemError: AST constructor recursion depth mismatch`` (seen on 3.12/3.13)."""
+    with _PARSE_LOCK:
+        return ast.parse(source, mode=mode)
+
+
 def _pattern(source: str) -> ast.AST:
     """The anchor's node as a tree: an expression if it parses as one, else one statement."""
     try:
-        return ast.parse(source.strip(), mode="eval").body
+        return parse(source.strip(), mode="eval").body
     except SyntaxError:
-        body = ast.parse(source.strip()).body
+        body = parse(source.strip()).body
         if len(body) != 1:
             raise ValueError(f"an anchor's node must be one statement or expression: {source!r}") from None
         return body[0]
@@ -160,7 +172,7 @@ def _candidates(scope: ast.AST, module_level: bool):
 def find(source: str, anchor: Anchor) -> ast.AST:
     """The one node of ``source`` that ``anchor`` names (``EditDoesNotApply`` otherwise)."""
     pattern = _pattern(anchor.node)
-    scope = _scope(ast.parse(source), anchor.function)
+    scope = _scope(parse(source), anchor.function)
     found = [n for n in _candidates(scope, anchor.function == "<module>") if same(pattern, n)]
     if len(found) != 1:
         raise EditDoesNotApply(f"{anchor.file}: {anchor.function}: {anchor.node.splitlines()[0]!r} "

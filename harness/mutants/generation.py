@@ -48,6 +48,7 @@ from cosmic_ray.ast import get_ast
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator, operator_names
 
+from harness.mutants.anchors import parse
 from harness.mutants.apply import REFERENCE_DIR
 from harness.mutants.catalogue import CATALOGUE
 from harness.mutants.operators import EXTRA
@@ -235,10 +236,10 @@ def build(site: Site, reference: Path = REFERENCE_DIR) -> tuple[GeneratedMutant 
     if mutated is None or mutated == original:
         return None, "unchanged"
     try:
-        tree = ast.parse(mutated)
+        tree = parse(mutated)
     except SyntaxError:
         return None, "invalid"
-    if _without_annotations(tree) == _without_annotations(ast.parse(original)):
+    if _without_annotations(tree) == _without_annotations(parse(original)):
         return None, "annotation only"
     before, after = _first_change(original, mutated)
     return GeneratedMutant(site, mutated, before, after), ""

@@ -1,0 +1,261 @@
+"""One submission's check run under the per-submission limit: CPU seconds of its process
+tree, with a wall-clock backstop; and the optional limit of a whole class.
+
+``run_bounded(command, log, cwd, cpu_limit, wall_limit, budget=None)`` starts ``command``
+(a ``check`` run) in its own session and returns a ``RunOutcome``:
+
+- the **CPU limit** counts the CPU seconds of the run's whole process tree (the check
+  process, its pytest children, the confined candidate processes and whatever they
+  start), sampled from ``/proc`` (``utime + stime`` of every live process of the tree,
+  plus ``cutime + cstime``, what each has reaped), and on exit from ``wait4``'s resource
+  usage; past the limit the tree is killed and ``stopped`` is ``"cpu"``. A scan of
+  ``/proc`` costs ~5-30 ms, so it is adaptive: the tree burns at most one CPU second per
+  core per second, so the next sample comes after half the time it needs to reach a limit
+  (between ``POLL_SECONDS``' bounds, 0.25 and 5 s): far from a limit a run costs one scan
+  per 5 s, and a limit is passed by at most 0.25 s times the cores. ``RLIMIT_CPU`` on the
+  check process itself (the limit plus a margin) is a second line where ``/proc`` is missing;
+- the **wall backstop** (``harness.policy``: 10x the CPU limit, or less where the
+  platform's own wall clock is shorter, e.g. Gradescope's 10 minutes) stops a run that
+  sleeps or blocks: ``stopped`` is ``"wall"``;
+- ``budget`` (a ``ClassBudget``, ``check --batch --class-limit``) is charged with the
+  tree's CPU as it runs; once the class's total passes its limit every run in progress is
+  stopped (``stopped`` is ``"class"``): the batch then ends like an interruption, and no
+  student gets a verdict because the class ran out of time.
+
+Guarantee: when ``run_bounded`` returns, no process of the run's tree or session is left:
+a run stopped at a limit has its tree (found by parent links and by session in ``/proc``)
+stopped with SIGSTOP, scan after scan until no new process appears (a stopped process
+cannot fork, so none escapes by a fork during the scan), then killed, while its root is
+alive; a run that ended by itself has its session killed before its root is reaped (so
+the pid names nothing else). A process that left both before the end (a double fork,
+then ``setsid``) is out of reach here: the sandbox's PID namespace ends those
+(``harness.sandbox.confine``).
+
+Example::
+
+    >>> outcome = run_bounded(["python", "-c", "while True: pass"], log, Path("/tmp"), 2.0, 20.0)
+    >>> outcome.stopped, outcome.cpu_seconds > 2.0
+    ('cpu', True)
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["RunOutcome", "ClassBudget", "run_bounded", "stop_all_runs", "POLL_SECONDS"]
+
+POLL_SECONDS = (0.25, 5.0)  # a run's tree CPU is sampled at most this often / at least this often
+_RLIMIT_MARGIN = 5.0        # RLIMIT_CPU of the check process: the limit plus this (the sampler acts first)
+_TICKS = os.sysconf("SC_CLK_TCK")
+_MAX_SCANS = 20             # scans of the process table while stopping a tree (each finds the newly forked)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a bounded run ended: ``exit_code`` (None when it was stopped), ``stopped``
+    (``""``, ``"cpu"``, ``"wall"`` or ``"class"``), the tree's CPU and wall seconds."""
+
+    exit_code: int | None
+    stopped: str
+    cpu_seconds: float
+    wall_seconds: float
+
+
+class ClassBudget:
+    """CPU seconds for a whole class (``--class-limit``), shared by the runs in progress,
+    with a wall backstop of ``wall_limit`` seconds from its creation."""
+
+    def __init__(self, cpu_limit: float, wall_limit: float):
+        self.cpu_limit, self.wall_limit = cpu_limit, wall_limit
+        self._start = time.monotonic()
+        self._spent = 0.0                      # CPU of the runs that ended
+        self._running: dict[int, float] = {}   # run (its pid) -> its tree's CPU so far
+        self._lock = threading.Lock()
+
+    def charge(self, run: int, cpu: float, done: bool = False) -> None:
+        with self._lock:
+            if done:
+                self._running.pop(run, None)
+                self._spent += cpu
+            else:
+                self._running[run] = cpu
+
+    @property
+    def used(self) -> float:
+        with self._lock:
+            return self._spent + sum(self._running.values())
+
+    @property
+    def wall_left(self) -> float:
+        return self.wall_limit - (time.monotonic() - self._start)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used > self.cpu_limit or self.wall_left < 0
+
+
+# The runs in progress (several at once under check --batch --jobs N), so that an
+# interrupted batch ends them all: they run in their own sessions and never see Ctrl-C.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit: float,
+                budget: ClassBudget | None = None, env: dict[str, str] | None = None) -> RunOutcome:
+    """Run ``command`` with output to ``log`` (and ``env``, default this process's) under the
+    limits (see the module docstring)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
+                            start_new_session=True, preexec_fn=_cpu_rlimit(cpu_limit), env=env)
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
+    monitor = _Monitor(proc.pid, cpu_limit, wall_limit, budget)
+    monitor.thread.start()
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its pid stays ours
+    finally:
+        monitor.finish()
+        _kill_tree(proc.pid)   # what it left in its session
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
+    cpu = max(monitor.cpu, usage.ru_utime + usage.ru_stime)
+    if budget is not None:
+        budget.charge(proc.pid, cpu, done=True)
+    stopped = monitor.stopped or ("cpu" if proc.returncode == -signal.SIGXCPU else "")
+    return RunOutcome(None if stopped else proc.returncode, stopped, cpu, time.monotonic() - start)
+
+
+class _Monitor:
+    """Samples the run's tree every ``POLL_SECONDS`` and kills it past a limit."""
+
+    def __init__(self, pid: int, cpu_limit: float, wall_limit: float, budget: ClassBudget | None):
+        self.pid, self.cpu_limit, self.wall_limit, self.budget = pid, cpu_limit, wall_limit, budget
+        self.cpu, self.stopped = 0.0, ""
+        self._start = time.monotonic()
+        self._done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name=f"limit-{pid}", daemon=True)
+
+    def _next_sample(self) -> float:
+        """Half the wall time the tree needs, at full speed on every core, to reach a limit."""
+        cores = os.cpu_count() or 1
+        left = [(self.cpu_limit - self.cpu) / cores, self.wall_limit - (time.monotonic() - self._start)]
+        if self.budget is not None:
+            left += [(self.budget.cpu_limit - self.budget.used) / cores, self.budget.wall_left]
+        return min(POLL_SECONDS[1], max(POLL_SECONDS[0], min(left) / 2))
+
+    def _watch(self) -> None:
+        while not self._done.wait(self._next_sample()):
+            self.cpu = max(self.cpu, _tree_cpu(self.pid))
+            if self.budget is not None:
+                self.budget.charge(self.pid, self.cpu)
+            if self.cpu > self.cpu_limit:
+                self._stop("cpu")
+            elif time.monotonic() - self._start > self.wall_limit:
+                self._stop("wall")
+            elif self.budget is not None and self.budget.exhausted:
+                self._stop("class")
+
+    def _stop(self, why: str) -> None:
+        self.stopped = why
+        _kill_tree(self.pid)
+        self._done.set()
+
+    def finish(self) -> None:
+        self._done.set()
+        self.thread.join()
+
+
+def _cpu_rlimit(cpu_limit: float):
+    seconds = int(cpu_limit + _RLIMIT_MARGIN)
+
+    def preexec() -> None:  # in the child before exec: the check process's own CPU; the sandbox sets its own
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, resource.RLIM_INFINITY))
+
+    return preexec
+
+
+def _processes() -> dict[int, tuple[int, int, float]]:
+    """pid -> (parent pid, session, CPU seconds including reaped children), from ``/proc``."""
+    table = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue  # ended meanwhile
+        fields = raw[raw.rfind(b")") + 2:].split()  # after "pid (comm) ": comm may hold spaces or ")"
+        try:
+            ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+            table[int(name)] = (int(fields[1]), int(fields[3]), ticks / _TICKS)
+        except (IndexError, ValueError):
+            continue
+    return table
+
+
+def _tree(root: int, table: dict[int, tuple[int, int, float]]) -> set[int]:
+    """``root``, its descendants by parent links, and every process of its session."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _session, _cpu) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, stack = set(), [root]
+    while stack:
+        pid = stack.pop()
+        if pid not in found:
+            found.add(pid)
+            stack += children.get(pid, [])
+    return found | {pid for pid, (_parent, session, _cpu) in table.items() if session == root}
+
+
+def _tree_cpu(root: int) -> float:
+    table = _processes()
+    return sum(table[pid][2] for pid in _tree(root, table) if pid in table)
+
+
+def _kill_tree(root: int) -> None:
+    """Stop the tree first (``SIGSTOP``: a stopped process cannot fork), scanning again until
+    a scan finds nobody new, so a child forked during the scan is caught while its parent
+    still links to it; then ``SIGKILL`` every process found, and the root's group."""
+    found: set[int] = set()
+    for _ in range(_MAX_SCANS):
+        new = _tree(root, _processes()) - found - {os.getpid()}
+        if not new:
+            break
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        found |= new
+    for pid in found:
+        _signal(pid, signal.SIGKILL)
+    try:
+        os.killpg(root, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all_runs() -> None:
+    """Kill every run in progress (and its tree): Ctrl-C of a batch."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for proc in running:
+        _kill_tree(proc.pid)
