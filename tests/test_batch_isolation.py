@@ -44,6 +44,7 @@ from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 SEED_LAYOUT = Path("python", "tinyllm", "infer", "constrain.py")
 EVIL_NAME = "eve\n\x1b[32mPASSED 16 of 16\x1b[0m"
 NOT_UTF8 = os.fsdecode(b"caf\xe9")            # the byte 0xe9 alone is not UTF-8
@@ -85,14 +86,14 @@ def hostile_class(tmp_path_factory):
     work = tmp_path_factory.mktemp("hostile")
     folder = work / "class"
     folder.mkdir()
-    shutil.copy2(CANDIDATES / "brzozowski.py", folder / "alice.py")          # correct, imports numpy
+    shutil.copy2(WHEATS / "brzozowski.py", folder / "alice.py")          # correct, imports numpy
     (folder / "mallory.py").write_text("from alice import *  # noqa\n")
     (folder / "numpy.py").write_text(NUMPY_HIJACK)
     (folder / "zero.py").symlink_to("/dev/zero")
     os.mkfifo(folder / "pipe.py")
     linky = folder / "linky"
     (linky / SEED_LAYOUT).parent.mkdir(parents=True)
-    shutil.copy2(CANDIDATES / "brzozowski.py", linky / SEED_LAYOUT)
+    shutil.copy2(WHEATS / "brzozowski.py", linky / SEED_LAYOUT)
     (linky / "python" / "zero.py").symlink_to("/dev/zero")
     os.mkfifo(linky / "python" / "pipe")
     (linky / "python" / "alice.py").symlink_to(folder / "alice.py")

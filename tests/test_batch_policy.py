@@ -40,6 +40,7 @@ from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 PY = sys.executable
 
 
@@ -218,7 +219,7 @@ def _every_verb(module: Path, tmp_path: Path, timeout: str | None) -> tuple[dict
 
 @pytest.mark.slow
 def test_a_fair_candidate_that_needs_ref_deps_gets_16_of_16_from_every_verb(tmp_path):
-    check, batch, gradescope = _every_verb(CANDIDATES / "fair_sre_tablefill.py", tmp_path, None)
+    check, batch, gradescope = _every_verb(WHEATS / "fair_sre_tablefill.py", tmp_path, None)
     assert check == batch == {k: v for k, v in gradescope.items() if k != "score"}, (check, batch, gradescope)
     assert check["verdict"] == "passed" and check["passed"] == 16 and gradescope["score"] == 16.0
     assert set(check["statuses"].values()) == {"passed"}

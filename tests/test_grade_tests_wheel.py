@@ -63,6 +63,7 @@ def test_from_a_wheel_the_default_wheats_grade_and_no_harness_source_is_readable
                            "--json", str(tmp_path / "grade.json")], cwd=tmp_path, capture_output=True, text=True,
                           timeout=1800, env=env)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]   # graded: s10 survives
+    assert (tmp_path / "grade.json").is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]  # not a traceback's exit 1
     data = json.loads((tmp_path / "grade.json").read_text())
     assert data["wheats"] == ["reference", "fair_derivatives_reversal", "fair_glushkov_hopcroft", "fair_literal_sre",
                               "fair_postfix_numpy", "fair_reparse_reversal", "fair_sre_tablefill",
