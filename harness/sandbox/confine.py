@@ -286,10 +286,25 @@ def interpreter_paths() -> list[Path]:
             paths.add(Path(value))
     paths |= {Path(p) for p in sys.path
               if p and Path(p).is_dir() and Path(p).name in ("site-packages", "dist-packages")}
+    paths |= _link_folders(Path(sys.executable))
     resolved = set()
     for path in paths:
         resolved |= {path, path.resolve()}
     return sorted(p for p in resolved if p.exists())
+
+
+def _link_folders(path: Path) -> set[Path]:
+    """The folder of every link on the way from ``path`` to the interpreter it names: a venv
+    made from another venv (Python 3.10 links ``bin/python`` to the outer venv's ``python``, not
+    to the base interpreter) runs only where each of them is there."""
+    folders: set[Path] = set()
+    for _ in range(40):  # a bound on the chain (a loop of links ends here)
+        folders.add(path.parent)
+        if not path.is_symlink():
+            break
+        target = Path(os.readlink(path))
+        path = target if target.is_absolute() else path.parent / target
+    return folders
 
 
 def probe() -> None:
