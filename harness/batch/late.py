@@ -23,7 +23,7 @@ Example::
     >>> policy = LatePolicy.parse("penalty:10,cap:30,grace:15")
     >>> due = parse_due("2026-12-01T23:59:00-08:00")
     >>> policy.assess(parse_due("2026-12-03T09:00:00-08:00"), due)
-    Lateness(late=True, seconds=119460.0, days=2, deduction=20.0)
+    Lateness(late=True, seconds=117960.0, days=2, deduction=20.0)
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class Lateness:
     deduction: float = 0.0   # percent of the points taken off (0 unless the kind is penalty)
 
     def describe(self) -> str:
-        """e.g. ``late by 1 d 2 h (2 days started; -20% )`` or ``on time``."""
+        """e.g. ``late by 1 d 8 h (2 days started, -20%)`` or ``on time``."""
         if not self.late:
             return "on time"
         hours = int(self.seconds // 3600)

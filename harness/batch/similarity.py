@@ -19,7 +19,8 @@ e.g. ``x = 1  # one`` and ``total=1`` both give ``['v0', '=', '1']``.
 - **identical**: the same normalized token sequence (its SHA-256): the same program up to
   comments, docstrings, whitespace and the names of its own variables;
 - **near-identical**: the Jaccard similarity of the two sets of token ``K``-grams
-  (``K = 5``) is at least ``NEAR``, 0.8; the sets are the shingles of Broder's
+  (``K = 5``, every bound name written ``v``: an inserted variable would otherwise
+  renumber every later one) is at least ``NEAR``, 0.8; the sets are the shingles of Broder's
   resemblance measure (Broder 1997, "On the resemblance and containment of documents"),
   as MOSS (Schleimer, Wilkerson and Aiken 2003) compares fingerprints of k-grams.
 
@@ -64,8 +65,10 @@ _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, token
          tokenize.ENDMARKER}
 
 
-def normalized_tokens(source: str) -> list[str] | None:
-    """The module's tokens after the normalization above, or None when it does not tokenize."""
+def normalized_tokens(source: str, abstract: bool = False) -> list[str] | None:
+    """The module's tokens after the normalization above, or None when it does not tokenize;
+    ``abstract``: every bound name becomes ``v`` (for the k-grams: one inserted variable
+    would otherwise renumber every later name)."""
     try:
         tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -79,7 +82,7 @@ def normalized_tokens(source: str) -> list[str] | None:
             continue
         text = tok.string
         if tok.type == tokenize.NAME and text in bound and not keyword.iskeyword(text):
-            text = renamed.setdefault(text, f"v{len(renamed)}")
+            text = "v" if abstract else renamed.setdefault(text, f"v{len(renamed)}")
         out.append(text)
         if len(out) >= MAX_TOKENS:
             break
@@ -154,7 +157,8 @@ def compare(sources: dict[str, str]) -> Similarity:
         by_hash.setdefault("/".join(kind_hash), []).append(student)
     groups = sorted(tuple(sorted(g)) for g in by_hash.values() if len(g) > 1)
     same = {s: g for g in groups for s in g}
-    shingles = {s: _shingles(t) for s, t in tokens.items() if t is not None and len(t) >= K}
+    abstract = {s: normalized_tokens(sources[s], abstract=True) for s, t in tokens.items() if t is not None}
+    shingles = {s: _shingles(t) for s, t in abstract.items() if t is not None and len(t) >= K}
     students = sorted(shingles)[:MAX_COMPARED]
     pairs = []
     for i, a in enumerate(students):
