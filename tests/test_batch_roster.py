@@ -288,6 +288,20 @@ def test_the_metadata_reader_keeps_people_and_aware_times_and_ignores_ruby_tags(
     assert uploads["submission_1001"].submitted == datetime(2026, 12, 1, 6, 10, 5, 123456, tzinfo=timezone.utc)
 
 
+@pytest.mark.parametrize("text, message", [
+    ("submission_1:\n  :x: &x [1, 2]\n  :y: &y [*x, *x, *x, *x]\n  :submitters:\n  - :name: *y\n",
+     "submission_1: :name: must be text, not list"),   # an alias structure is never printed
+    ("submission_1:\n  :submitters: []\n  :created_at: [2026]\n", ":created_at: must be a time"),
+    ("submission_1:\n  :submitters: []\n  :created_at: 2026-12-01\n", "is a date without a time"),
+    ("submission_1:\n  :submitters: []\n  :created_at: '2026-12-01 10:00:00'\n", "has no time zone"),
+    ("- just\n- a list\n", "expected a mapping of submission folders"),
+    ("a: [unclosed\n", "not valid YAML"),
+])
+def test_metadata_that_is_not_gradescopes_shape_is_refused_naming_the_entry(text, message):
+    with pytest.raises(ValueError, match=message):
+        read_metadata_text(text)
+
+
 def test_a_canvas_export_works_as_a_roster_and_matching_ignores_case(tmp_path):
     path = tmp_path / "canvas_export.csv"
     path.write_text("\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Lab 1 (11)\n"

@@ -149,13 +149,21 @@ def _upload(file: str, folder: str, entry) -> Upload:
     submitters = _field(entry, "submitters")
     if not isinstance(submitters, list) or not all(isinstance(s, dict) for s in submitters):
         raise ValueError(f"{where}: :submitters: must be a list of people (:name:, :sid:, :email:)")
-    people = tuple(Person(name=_text(_field(s, "name")), sid=_text(_field(s, "sid")), email=_text(_field(s, "email")))
+    people = tuple(Person(**{key: _scalar(_field(s, key), f"{where}: :{key}:") for key in ("name", "sid", "email")})
                    for s in submitters)
     return Upload(people, _time(_field(entry, "created_at"), where))
 
 
+def _scalar(value, where: str) -> str:
+    """A name, SID or email: text or a number (never a structure: an alias can make one
+    that prints exponentially large)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+        raise ValueError(f"{where} must be text, not {type(value).__name__}")
+    return _text(value)
+
+
 def _text(value) -> str:
-    return "" if value is None else printable(str(value), 200).replace("\n", " ").strip()
+    return "" if value is None else printable(str(value)[:1000], 200).replace("\n", " ").strip()
 
 
 def _time(value, where: str) -> datetime | None:
@@ -166,6 +174,8 @@ def _time(value, where: str) -> datetime | None:
         return value if value.tzinfo else value.replace(tzinfo=timezone.utc)   # YAML: no zone means UTC
     if isinstance(value, date):
         raise ValueError(f"{where}: :created_at: {value} is a date without a time")
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: :created_at: must be a time, not {type(value).__name__}")
     text = " ".join(str(value).split())
     date_part, _, rest = text.partition(" ")
     time_part, _, zone = rest.partition(" ")
