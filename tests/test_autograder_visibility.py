@@ -246,3 +246,14 @@ def test_a_real_strong_suite_under_a_short_budget_ends_within_it(tmp_path):
     theirs = [t for t in results["tests"] if t["name"].startswith("your tests: ")]
     assert theirs or "your tests (python/tests/l8-7-constrain): not graded: grade-tests took longer" \
         in results["output"], results["output"]
+
+
+def test_prairielearn_students_do_not_read_the_sandbox_internals_either(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "grade_submission", lambda folder, options: fake_grade(test_vocab_bytes="failed"))
+    (tmp_path / "student").mkdir()
+    log = io.StringIO()
+    assert runner.run(tmp_path, platform="prairielearn", config=AutograderConfig(), log=log) == 0
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    seen = json.dumps({k: v for k, v in results.items()})
+    assert not [word for word in INTERNALS if word in seen], seen
+    assert results["score"] == 0.9375 and "confinement:" in log.getvalue()

@@ -101,10 +101,11 @@ def _read_config(root: Path) -> AutograderConfig:
 
 def _results(grade: Grade, platform: str, config: AutograderConfig, submission: Path, start: float,
              log=sys.stderr) -> dict:
-    if platform == "prairielearn":
-        return prairielearn.to_pl_results(grade, hints=config.hints)
     title = f"constrain-harness {config.version} autograder, lab {config.lab}, tier {config.tier}, " \
             f"hints {config.hints}"
+    if platform == "prairielearn":   # the student reads the header's student lines; the full one is the log's
+        print(visibility.staff_header(grade, title), file=log)
+        return prairielearn.to_pl_results(grade, hints=config.hints)
     grade = replace(grade, header=f"{grade.header}\n{POLICY.budget_line(config.wall)}")
     print(visibility.staff_header(grade, title), file=log)   # the instructors' log (stdout_visibility hidden)
     results = gradescope.to_results(grade, points=config.points, hints=config.hints, title=title)
