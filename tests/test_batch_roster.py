@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -59,6 +60,12 @@ submission_1003:
     :sid: '1004'
     :email: dan@uni.example
   :created_at: 2026-12-03 09:00:00.000000000 -08:00
+submission_1004:
+  :submitters:
+  - :name: Eve Evans
+    :sid: '1005'
+    :email: eve@uni.example
+  :created_at: 2026-12-02 08:00:00.000000000 -08:00
 """
 
 ROSTER = """\
@@ -68,6 +75,7 @@ Brendan Eich,1002,brendan@uni.example,A1
 Carla Cole,1003,carla@uni.example,B2
 Dan Dorn,1004,dan@uni.example,B2
 Eve Evans,1005,eve@uni.example,B2
+Finn Fox,1006,finn@uni.example,B2
 """
 
 # one program twice: comments, a docstring, blank lines, spacing and a local name differ
@@ -98,12 +106,17 @@ def batch(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def export(folder: Path) -> Path:
-    """A Gradescope export: a folder per submission and submission_metadata.yml."""
+def export(folder: Path, reference: bool = True) -> Path:
+    """A Gradescope export: a folder per submission and submission_metadata.yml; the
+    fourth submission is the reference in the seed's layout (16/16), when asked."""
     for sub, text in (("submission_1001", FIRST), ("submission_1002", SECOND),
                       ("submission_1003", "def regex_to_dfa(pattern:\n")):
         (folder / sub).mkdir(parents=True)
         (folder / sub / "constrain.py").write_text(text)
+    if reference:
+        shutil.copytree(ROOT / "oracles" / "automaton",
+                        folder / "submission_1004" / "python" / "tinyllm" / "infer" / "constrain",
+                        ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "submission_metadata.yml").write_text(METADATA)
     return folder
 
@@ -129,12 +142,12 @@ def test_the_export_metadata_names_every_submission_and_is_not_a_submission(grad
     assert code == ExitCode.OK, out + err
     doc = json.loads(files["grades.json"].read_text())
     students = {s["student"]: s for s in doc["students"]}
-    assert list(students) == ["submission_1001", "submission_1002", "submission_1003"]
+    assert list(students) == ["submission_1001", "submission_1002", "submission_1003", "submission_1004"]
     assert doc["ignored"] == []                                   # the metadata file is the course's, not ignored
     assert (students["submission_1001"]["name"], students["submission_1001"]["sid"]) == ("Ada Lovelace", "1001")
     assert students["submission_1003"]["name"] == "Carla Cole; Dan Dorn"   # a group submission
     assert students["submission_1001"]["submitted"] == "2026-11-30T22:10:05.123456-08:00"
-    assert doc["course"]["no_submission"] == ["Eve Evans"] and doc["course"]["unmatched"] == []
+    assert doc["course"]["no_submission"] == ["Finn Fox"] and doc["course"]["unmatched"] == []
 
 
 def test_the_late_group_submission_is_flagged_in_every_output(graded_export):
@@ -143,8 +156,12 @@ def test_the_late_group_submission_is_flagged_in_every_output(graded_export):
     late = {s["student"]: s["late"] for s in doc["students"]}
     # 2026-12-03 09:00 is 1 d 9 h 1 min after 2026-12-01 23:59: two days started, 10% each
     assert late == {"submission_1001": "on time", "submission_1002": "on time",
-                    "submission_1003": "late by 1 d 9 h (2 days started, -20%)"}
-    assert doc["course"]["late"] == ["submission_1003"]
+                    "submission_1003": "late by 1 d 9 h (2 days started, -20%)",
+                    "submission_1004": "late by 8 h 1 min (1 day started, -10%)"}
+    assert doc["course"]["late"] == ["submission_1003", "submission_1004"]
+    reference = {s["student"]: s for s in doc["students"]}["submission_1004"]
+    assert (reference["verdict"], reference["passed"]) == ("passed", 16)          # the grade is the grade
+    assert (reference["raw_score"], reference["deduction"], reference["score"]) == (16.0, 10.0, 14.4)
     flag = "late by 1 d 9 h"
     assert flag in out                                                            # the terminal table
     rows = {r["student"]: r for r in csv.DictReader(files["grades.csv"].open())}
@@ -152,6 +169,9 @@ def test_the_late_group_submission_is_flagged_in_every_output(graded_export):
     assert flag in files["grades.html"].read_text() and flag in files["grades.md"].read_text()
     book = list(csv.DictReader(files["gradebook.csv"].open()))
     assert [r["name"] for r in book if r["late"].startswith(flag)] == ["Carla Cole", "Dan Dorn"]
+    assert [r[0] for r in csv.reader(files["canvas.csv"].open())] == ["Student", "Points Possible", "Ada Lovelace",
+                                                                      "Brendan Eich", "Carla Cole", "Dan Dorn",
+                                                                      "Eve Evans", "Finn Fox"]
 
 
 def test_the_identical_submissions_are_flagged_and_the_others_are_not(graded_export):
@@ -159,7 +179,8 @@ def test_the_identical_submissions_are_flagged_and_the_others_are_not(graded_exp
     doc = json.loads(files["grades.json"].read_text())
     similar = {s["student"]: s.get("similar", "") for s in doc["students"]}
     assert similar == {"submission_1001": "identical to submission_1002",
-                       "submission_1002": "identical to submission_1001", "submission_1003": ""}
+                       "submission_1002": "identical to submission_1001", "submission_1003": "",
+                       "submission_1004": ""}
     assert "identical to submission_1002" in out and "identical to submission_1002" in files["grades.html"].read_text()
 
 
@@ -169,12 +190,14 @@ def test_the_canvas_gradebook_has_canvas_columns_points_and_one_row_per_student(
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 8.7 (4242)"]
     assert rows[1] == ["Points Possible", "", "", "", "", "16"]
     body = {r[0]: r for r in rows[2:]}
-    assert list(body) == ["Ada Lovelace", "Brendan Eich", "Carla Cole", "Dan Dorn", "Eve Evans"]
+    assert list(body) == ["Ada Lovelace", "Brendan Eich", "Carla Cole", "Dan Dorn", "Eve Evans", "Finn Fox"]
     assert body["Ada Lovelace"][2:5] == ["1001", "", "A1"]                          # SID -> SIS User ID, section
     assert body["Carla Cole"][5] == body["Dan Dorn"][5] == "0"                      # a syntax error scores 0
-    assert body["Eve Evans"][5] == ""                                               # no submission: left ungraded
+    assert body["Eve Evans"][5] == "14.4"                                           # 16/16, one day late: -10%
+    assert body["Finn Fox"][5] == ""                                                # no submission: left ungraded
     plain = {r["name"]: r for r in csv.DictReader(files["gradebook.csv"].open())}
-    assert plain["Eve Evans"]["verdict"] == "no submission" and plain["Ada Lovelace"]["points_possible"] == "16"
+    assert plain["Finn Fox"]["verdict"] == "no submission" and plain["Ada Lovelace"]["points_possible"] == "16"
+    assert (plain["Eve Evans"]["raw_score"], plain["Eve Evans"]["score"]) == ("16", "14.4")
 
 
 def test_regrade_forces_one_unchanged_student_in_a_resumed_batch(tmp_path):
@@ -195,7 +218,7 @@ def test_regrade_forces_one_unchanged_student_in_a_resumed_batch(tmp_path):
 
 
 def test_regrade_finds_a_student_by_roster_name_sid_or_email(tmp_path):
-    folder = export(tmp_path / "export")
+    folder = export(tmp_path / "export", reference=False)
     for name in ("Brendan Eich", "1002", "BRENDAN@uni.example"):
         course = Course.open(_args(regrade=[name]), folder)
         from harness.batch.submissions import discover
