@@ -365,3 +365,11 @@ def test_a_syntax_error_is_compared_by_its_bytes_only():
     assert similarity.normalized_tokens("def f(:\n") is None
     sim = similarity.compare({"a": "def f(:\n", "b": "def f(:\n", "c": "def f( :\n"})
     assert sim.groups == [("a", "b")] and sim.pairs == []
+
+
+def test_past_the_pairwise_bound_identical_groups_are_still_found(monkeypatch):
+    monkeypatch.setattr(similarity, "MAX_COMPARED", 3)
+    program = "def f(x):\n    total = 0\n    for i in range(x):\n        total += i * i\n    return total\n"
+    sources = {f"s{i}": program.replace("total", f"t{i}") for i in range(6)}   # renamed: identical all
+    sim = similarity.compare(sources)
+    assert sim.compared == 3 and sim.groups == [tuple(sorted(sources))] and sim.pairs == []

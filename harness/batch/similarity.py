@@ -69,31 +69,44 @@ def normalized_tokens(source: str, abstract: bool = False) -> list[str] | None:
     """The module's tokens after the normalization above, or None when it does not tokenize;
     ``abstract``: every bound name becomes ``v`` (for the k-grams: one inserted variable
     would otherwise renumber every later name)."""
+    both = _normalized(source)
+    return None if both is None else both[1 if abstract else 0]
+
+
+def _normalized(source: str) -> tuple[list[str], list[str]] | None:
+    """(renamed tokens, abstract tokens) in one parse and one tokenize, or None."""
     try:
         tree = ast.parse(source)
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        bound, strings = _bound_names_and_strings(tree)
+        renamed: dict[str, str] = {}
+        named, abstract = [], []
+        for tok in tokens:
+            if tok.type in _SKIP or (tok.type == tokenize.STRING and _inside(tok.start, strings)):
+                continue
+            text = tok.string
+            if tok.type == tokenize.NAME and text in bound and not keyword.iskeyword(text):
+                named.append(renamed.setdefault(text, f"v{len(renamed)}"))
+                abstract.append("v")
+            else:
+                named.append(text)
+                abstract.append(text)
+            if len(named) >= MAX_TOKENS:
+                break
     except (SyntaxError, tokenize.TokenError, ValueError, RecursionError, MemoryError):
         return None
-    bound, strings = _bound_names(tree), _string_statements(tree)
-    renamed: dict[str, str] = {}
-    out = []
-    for tok in tokens:
-        if tok.type in _SKIP or (tok.type == tokenize.STRING and _inside(tok.start, strings)):
-            continue
-        text = tok.string
-        if tok.type == tokenize.NAME and text in bound and not keyword.iskeyword(text):
-            text = "v" if abstract else renamed.setdefault(text, f"v{len(renamed)}")
-        out.append(text)
-        if len(out) >= MAX_TOKENS:
-            break
-    return out
+    return named, abstract
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
+def _bound_names_and_strings(tree: ast.AST) -> tuple[set[str], list]:
+    """The names bound in the module, and the sorted (start, end) positions of every
+    statement that is a string literal (docstrings), in one walk of the tree."""
     names: set[str] = set()
+    spans = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
         elif isinstance(node, ast.arg):
             names.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -102,16 +115,9 @@ def _bound_names(tree: ast.AST) -> set[str]:
             names.add(node.asname)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
-    return names
-
-
-def _string_statements(tree: ast.AST) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """(start, end) positions of every statement that is a string literal (docstrings)."""
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             spans.append(((node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)))
-    return sorted(spans)
+    return names, sorted(spans)
 
 
 def _inside(position: tuple[int, int], spans) -> bool:
@@ -121,9 +127,9 @@ def _inside(position: tuple[int, int], spans) -> bool:
     return i >= 0 and spans[i][0] <= position < spans[i][1]
 
 
-def fingerprint(source: str) -> tuple[str, str]:
+def fingerprint(source: str, tokens: list[str] | None = None) -> tuple[str, str]:
     """(kind, SHA-256): ``normalized`` over the normalized tokens, else ``exact`` over the text."""
-    tokens = normalized_tokens(source)
+    tokens = normalized_tokens(source) if tokens is None else tokens
     if tokens is None:
         return "exact", hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()
     return "normalized", hashlib.sha256("\0".join(tokens).encode("utf-8", "surrogateescape")).hexdigest()
@@ -149,16 +155,17 @@ class Similarity:
 
 def compare(sources: dict[str, str]) -> Similarity:
     """Identical groups and near-identical pairs among ``sources`` (student -> source text)."""
-    tokens = {student: normalized_tokens(text) for student, text in sources.items()}
+    seen: dict[str, tuple | None] = {}   # byte-identical sources are normalized once
+    both = {student: seen.setdefault(text, _normalized(text)) if text not in seen else seen[text]
+            for student, text in sources.items()}
     by_hash: dict[str, list[str]] = {}
     for student, text in sources.items():
-        kind_hash = fingerprint(text) if tokens[student] is None else \
-            ("normalized", hashlib.sha256("\0".join(tokens[student]).encode("utf-8", "surrogateescape")).hexdigest())
+        pair = both[student]
+        kind_hash = fingerprint(text, pair[0]) if pair is not None else fingerprint(text, None)
         by_hash.setdefault("/".join(kind_hash), []).append(student)
     groups = sorted(tuple(sorted(g)) for g in by_hash.values() if len(g) > 1)
     same = {s: g for g in groups for s in g}
-    abstract = {s: normalized_tokens(sources[s], abstract=True) for s, t in tokens.items() if t is not None}
-    shingles = {s: _shingles(t) for s, t in abstract.items() if t is not None and len(t) >= K}
+    shingles = {s: _shingles(pair[1]) for s, pair in both.items() if pair is not None and len(pair[1]) >= K}
     students = sorted(shingles)[:MAX_COMPARED]
     pairs = []
     for i, a in enumerate(students):
