@@ -41,10 +41,13 @@ import os
 import socket
 import sys
 import traceback
+from itertools import chain
 
 MAX_OBJECTS = 1_000_000
 MAX_ITEMS = 10_000_000
 MAX_REPEAT = 100_000  # calls in one ``repeat`` request (the grader checks it before sending, too)
+_PLAIN_TYPES = frozenset({type(None), bool, int, float, str, bytes})  # resolved as themselves
+_SEEDS = None  # a numpy SeedSequence made once: the placeholder seed of a rebuilt generator
 RNG_KINDS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
@@ -57,6 +60,9 @@ class Server:
         self.arrays: list = []  # (key, array, copy) of the current call's array arguments
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
         self.repeating: dict | None = None  # within a repeat: id(rng description) -> its one generator
+        from harness.sandbox.channel import Described, Handle
+
+        self.kinds = (Described, Handle)
 
     # ------------------------------------------------------------------ handles
 
@@ -78,8 +84,12 @@ class Server:
         single call would have got: its own lists, dicts and nested arrays, a
         ``Described("fresh", ...)`` among the repeat's own arguments (depth 1) built anew;
         but one generator per description for all the calls (``rebuild``)."""
-        from harness.sandbox.channel import Described, Handle
-
+        Described, Handle = self.kinds
+        if type(value) is list:  # data only (a history; a batch's argument lists): copies, as below
+            if _PLAIN_TYPES.issuperset(map(type, value)):
+                return list(value)
+            if set(map(type, value)) == {list} and _PLAIN_TYPES.issuperset(map(type, chain.from_iterable(value))):
+                return [list(v) for v in value]
         if isinstance(value, Handle):
             if value.id not in self.objects:
                 raise ValueError(f"no object with handle {value.id}")
@@ -120,7 +130,10 @@ class Server:
             name = data["bit_generator"]
             if name not in RNG_KINDS:
                 raise ValueError(f"unknown bit generator {name!r}")
-            bit_generator = getattr(np.random, name)()
+            global _SEEDS
+            if _SEEDS is None:
+                _SEEDS = np.random.SeedSequence(0)
+            bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
             bit_generator.state = data
             rng = np.random.Generator(bit_generator)
             self.rngs.append(rng)
