@@ -136,21 +136,46 @@ class Candidate:
         self._scratch: Path | None = None
         self._output = _Output()
         self._lock = threading.Lock()
+        self._loading: tuple | None = None  # (load frame, sent?, budget to restore): from begin to start
 
     # ------------------------------------------------------------------ life cycle
 
     def start(self) -> dict:
         """Spawn, import the candidate; the load summary ``{"module", "problems", "notes",
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
-        ``RemoteError``; a crash or hang while loading raises ``CandidateGone``."""
-        self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        ``RemoteError``; a crash or hang while loading raises ``CandidateGone``. After
+        ``begin``, only waits for the load it started."""
+        if self._loading is None:
+            self.begin()
         try:
-            return self._start()
+            return self._finish_load()
         except BaseException:  # a load that failed leaves no process and no folder behind
             self.close()
             raise
 
-    def _start(self) -> dict:
+    def begin(self) -> None:
+        """Spawn the candidate process and send its load request without waiting for the
+        answer, so the import runs while the caller does other work (the grader child
+        collects the catalogue meanwhile); ``start`` then waits for it, under the same
+        CPU budget (``load_cpu_seconds``, counted from here)."""
+        if self._loading is not None or self._proc is not None:
+            raise RuntimeError("this candidate process was started already")
+        self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        try:
+            self._spawn()
+            frame = ["load", 0, self.spec, [self.ref_deps, self.contract], {}]
+            previous = self.limit_cpu(self.load_cpu_seconds)
+            try:
+                channel.send(self._sock, frame)
+                sent = True
+            except OSError:  # it died at once: the wait for the reply says so (_finish_load)
+                sent = False
+            self._loading = (frame, sent, previous)
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
@@ -171,13 +196,19 @@ class Candidate:
             child.close()
         self._sock = parent
         self._output.drain(self._proc.stdout)
-        budget = self.limit_cpu(self.load_cpu_seconds)
+
+    def _finish_load(self) -> dict:
+        """The reply to the load ``begin`` sent (or the load sent now, if that failed)."""
+        frame, sent, previous = self._loading
         try:
-            info = self.request("load", 0, self.spec, [self.ref_deps, self.contract], {})
+            status, value, _ = self._exchange(None if sent else frame, _what("load", self.spec))
         finally:
-            self.budget = budget
-        self.module = info["module"]  # already a Proxy (request wraps handles)
-        self.load = {**info, "confinement": self.plan.description, "mode": self.plan.mode}
+            self.budget = previous
+        value = self._wrap(value)
+        if status == "err":
+            raise _remote_exception(value)
+        self.module = value["module"]  # already a Proxy (wrapped)
+        self.load = {**value, "confinement": self.plan.description, "mode": self.plan.mode}
         return self.load
 
     def _candidate_paths(self) -> list[Path]:
@@ -282,13 +313,18 @@ class Candidate:
         objects that are not channel values into them (``channel.send``'s ``default``).
         Bounded by ``deadline`` (else ``Limits.call_seconds``); raises ``CandidateGone``
         (crash, timeout, protocol, a malformed reply) and keeps it as ``incident``."""
+        return self._exchange(frame, what, describe)
+
+    def _exchange(self, frame: list | None, what: str, describe=None) -> list:
+        """``exchange``; ``frame`` None: the request was sent already (``begin``'s load)."""
         if self.incident is not None:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
         with self._lock:
             try:
-                channel.send(self._sock, frame, describe)
+                if frame is not None:
+                    channel.send(self._sock, frame, describe)
                 if self.deadline is not None:
                     reply = channel.receive(self._sock, self.deadline)
                 else:
