@@ -116,8 +116,19 @@ def brute_constrained_sample(logits, c, p, history, rng, prompt=(), *, bug=None)
     return token, logprob
 
 
+def brute_vocab_bytes(tok):
+    """Seed 000's rule written here: a special is None; a string of byte-map characters is those
+    bytes; any other string its UTF-8."""
+    from golden.readings import gpt2_byte_map
+
+    unmap = {c: b for b, c in gpt2_byte_map().items()}
+    specials = set(tok.all_special_ids)
+    return [None if i in specials else bytes(unmap[c] for c in t) if all(c in unmap for c in t) else t.encode()
+            for i, t in enumerate(tok.convert_ids_to_tokens(list(range(len(tok)))))]
+
+
 def brute(*, index_bug=None, constraint_bug=None, sample_bug=None, **overrides):
-    impl = types.SimpleNamespace(
+    impl = types.SimpleNamespace(vocab_bytes=brute_vocab_bytes,
         DEAD=DEAD, DFA=ref.DFA, regex_to_dfa=ref.regex_to_dfa, json_schema_to_regex=ref.json_schema_to_regex,
         TokenIndex=lambda dfa, vocab, eos_id=None: BruteIndex(dfa, vocab, eos_id, index_bug),
         Constraint=lambda index, state=0: BruteConstraint(index, state, constraint_bug),
