@@ -165,3 +165,20 @@ def test_arguments_written_back_compact_are_a_note_and_other_arguments_fail(doc)
     assert not replay_tools(doc, _reference_but(**compact), strict=True).ok
     dropped = replay_tools(doc, _reference_but(**_render_with(lambda a: "{}")))
     assert dropped.failures.get("render_messages_with_tools", 0) > 0, dropped.lines()
+
+
+@pytest.mark.golden
+def test_the_tool_surfaces_vocab_bytes_follows_the_sections_rule(fair):
+    """The port's ``vocab_bytes(tok, specials)`` (seed 002 section 4: the specials passed apart,
+    the tokenizer giving each id's bytes) over constrain_golden.json's cl100k_base section: None for
+    each special, the recorded bytes otherwise; a wrong specials list changes the answer."""
+    section = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["constrain_golden"],
+                              "constrain_golden")["vocab_bytes"]
+    token_bytes = [t.encode() if h is None else bytes.fromhex(h)  # a special's bytes are its text
+                   for t, h in zip(section["tokens"], section["tokens_hex"])]
+    want = [None if h is None else bytes.fromhex(h) for h in section["tokens_hex"]]
+    assert fair.vocab_bytes(token_bytes, section["special_ids"]) == want
+    tokenizer = type("Tokenizer", (), {"__len__": lambda self: len(token_bytes),  # L1.5's token_bytes(id)
+                                       "token_bytes": lambda self, i: token_bytes[i]})()
+    assert fair.vocab_bytes(tokenizer, section["special_ids"]) == want
+    assert fair.vocab_bytes(token_bytes, section["special_ids"][1:])[section["special_ids"][0]] == b"<|endoftext|>"
