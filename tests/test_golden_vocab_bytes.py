@@ -11,6 +11,7 @@ import pytest
 import oracles.automaton as ref
 from golden import cases, fileformat, replay
 from golden.readings import RecordedTokenizer, gpt2_byte_map
+from harness.gradetests.implementations import default_wheats
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +86,18 @@ def test_the_wall_hands_the_seed_tokenizer_and_a_candidate_passes_it(tmp_path):
     code = main(["golden", "replay", "--file", "constrain", "--impl", "oracles.automaton", "--timeout", "300"],
                 stdout=out, stderr=io.StringIO())
     assert code == 0 and "ok   vocab_bytes_marks_specials: 35 assertions, 0 failed" in out.getvalue(), out.getvalue()
+
+
+@pytest.mark.parametrize("wheat", [w.spec for w in default_wheats()],
+                         ids=lambda spec: "reference" if spec is None else spec.rsplit("/", 1)[-1])
+def test_every_wheat_of_the_gallery_passes_the_section(doc, wheat):
+    """The section asks only the seed's rule: every seed-faithful implementation passes it, with
+    the golden default tokenizer and with the one the wall hands over."""
+    from harness.candidate import load_candidate
+    from harness.suite.shapes import SeedTokenizer
+
+    impl = load_candidate(wheat, ref_deps=True)
+    for tokenizer in (RecordedTokenizer, SeedTokenizer):
+        report = replay.ReplayReport("constrain_golden.json")
+        replay.check_vocab_bytes(report, impl, doc["vocab_bytes"], tokenizer)
+        assert report.ok and report.assertions == {"vocab_bytes_marks_specials": 35}, report.lines()
