@@ -101,3 +101,14 @@ def test_every_wheat_of_the_gallery_passes_the_section(doc, wheat):
         report = replay.ReplayReport("constrain_golden.json")
         replay.check_vocab_bytes(report, impl, doc["vocab_bytes"], tokenizer)
         assert report.ok and report.assertions == {"vocab_bytes_marks_specials": 35}, report.lines()
+
+
+def test_golden_write_refuses_a_reference_that_breaks_the_rule(monkeypatch):
+    import types
+
+    from golden import build
+
+    broken = types.SimpleNamespace(vocab_bytes=lambda tok: [t.encode() for t in tok])  # specials given bytes
+    monkeypatch.setattr(build, "reference", lambda: broken)
+    with pytest.raises(build.GoldenDisagreement, match="vocab_bytes breaks the seed's rule"):
+        build.vocab_bytes_section()
