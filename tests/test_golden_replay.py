@@ -339,7 +339,7 @@ def test_golden_write_refuses_when_the_oracles_disagree(tmp_path, monkeypatch):
 @pytest.mark.golden
 def test_golden_replay_verb(tmp_path):
     code, out, _ = _run("replay")
-    assert code == 0 and "constrain_golden.json: 8 checks" in out and "masks_golden.json: 2 checks" in out
+    assert code == 0 and "constrain_golden.json: 9 checks" in out and "masks_golden.json: 2 checks" in out
     code, _, err = _run("replay", "--impl", str(tmp_path / "no_such_candidate.py"))
     assert code == 2 and "no such .py file" in err
     shutil.copy(GOLDEN_DIR / FILES["constrain_golden"], tmp_path / FILES["constrain_golden"])
