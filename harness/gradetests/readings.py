@@ -10,13 +10,13 @@ the contract's choice there still has to pass every wheat.
 
 The rule (``assumption``): a test that failed on some wheats is valid when some choice of
 readings, one per decision for a few decisions, leaves a non-empty group of wheats that take
-exactly those readings, on all of which it passed, and the wheats it failed on are whole groups of
-another reading of the chosen decisions (it failed on every wheat that reads them as that wheat
-does: a failure on one wheat of a group that another wheat of the same group passes is no reading). The smallest such choice is reported as what the test assumes
-(``enum_const_raw_utf8=ascii_escapes``); every choice of that size that works is listed, the one with
-the largest group first. The rule
-cannot see which decision a test touches: it only excuses failures on wheats of another reading,
-and says which reading a TA should read the test against.
+exactly those readings, on all of which it passed, and the wheats it failed on are whole groups
+of another reading of the chosen decisions (it failed on every wheat that reads them as that
+wheat does: failing on one wheat of a group that another wheat of the same group passes is no
+reading). The smallest such choice is reported as what the test assumes
+(``enum_const_raw_utf8=ascii_escapes``); every choice of that size that works is listed, the one
+with the largest group first. The rule cannot see which decision a test touches: it only excuses
+failures on wheats of another reading, and says which reading a TA should read the test against.
 
 Example::
 
