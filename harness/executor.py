@@ -39,6 +39,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib
 import json
@@ -50,14 +51,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["SCHEDULER_ENV", "RunStats", "Task", "WorkerLost", "build_digest", "echo", "execute_json", "resolve",
-           "run", "scheduler_from"]
+__all__ = ["SCHEDULER_ENV", "RunStats", "SchedulerProblem", "Task", "WorkerLost", "build_digest", "echo",
+           "execute_json", "resolve", "run", "scheduler_from"]
 
 SCHEDULER_ENV = "CONSTRAIN_HARNESS_SCHEDULER"
 CONNECT_SECONDS = 30.0   # a scheduler that does not answer within this is an error, not a hang
 MAX_KEY_CHARS = 500      # a task key is a name, not a payload
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST_FOLDERS = ("harness", "oracles", "golden")   # what a worker grades with: must equal ours
+
+
+class SchedulerProblem(ValueError):
+    """The Dask side cannot be used as given: dask missing, no scheduler, no or mismatched workers."""
 
 
 class WorkerLost(RuntimeError):
@@ -144,27 +149,30 @@ def _distributed():
     try:
         import distributed
     except ImportError:
-        raise ValueError("--scheduler needs Dask: pip install 'constrain-harness[dask]'") from None
+        raise SchedulerProblem("--scheduler needs Dask: pip install 'constrain-harness[dask]'") from None
     return distributed
 
 
 def _connect(distributed, address: str):
     if not isinstance(address, str) or "://" not in address:
-        raise ValueError(f"--scheduler must be an address such as tcp://127.0.0.1:8786, not {address!r}")
+        raise SchedulerProblem(f"--scheduler must be an address such as tcp://127.0.0.1:8786, not {address!r}")
     try:
         return distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise ValueError(f"--scheduler {address}: no Dask scheduler answered ({exc})") from None
+    except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
+        raise SchedulerProblem(f"--scheduler {address}: no Dask scheduler answered ({exc})") from None
 
 
 def _check_workers(client, address: str) -> None:
     """Every worker must have this very harness (``build_digest``), and there must be one."""
-    client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    except (TimeoutError, asyncio.TimeoutError):
+        raise SchedulerProblem(f"--scheduler {address}: no worker joined within {CONNECT_SECONDS:g} s") from None
     ours = build_digest()
     theirs = client.run(build_digest)
     wrong = sorted(worker for worker, digest in theirs.items() if digest != ours)
     if wrong:
-        raise ValueError(f"--scheduler {address}: worker(s) {', '.join(wrong)} run another constrain-harness "
+        raise SchedulerProblem(f"--scheduler {address}: worker(s) {', '.join(wrong)} run another constrain-harness "
                          f"(build {theirs[wrong[0]][:12]}, ours {ours[:12]}): install the same version everywhere")
 
 
@@ -173,7 +181,7 @@ def _run_dask(tasks: list[Task], address: str, stats: RunStats) -> Iterator[tupl
     try:
         client = _connect(distributed, address)
     except distributed.TimeoutError as exc:  # pragma: no cover - depends on the Dask version
-        raise ValueError(f"--scheduler {address}: no Dask scheduler answered ({exc})") from None
+        raise SchedulerProblem(f"--scheduler {address}: no Dask scheduler answered ({exc})") from None
     futures = {}
     try:
         _check_workers(client, address)

@@ -26,7 +26,7 @@ arguments.
 
 from __future__ import annotations
 
-from harness.commands.args import seconds
+from harness.commands.args import add_scheduler, seconds
 from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]
@@ -46,6 +46,7 @@ def add_arguments(parser) -> None:
     group.add_argument("--class-limit", metavar="S", type=seconds, default=None,
                        help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
+    add_scheduler(group)
 
 
 def run(args, stdout, stderr) -> int:
