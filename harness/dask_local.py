@@ -96,6 +96,20 @@ class LocalCluster:
                     raise RuntimeError(f"the local Dask cluster did not start: {exc}\n{self.logs()}") from None
                 time.sleep(0.5)
 
+    def busy_worker(self) -> int:
+        """The index of a worker the scheduler has a task running on (bounded wait)."""
+        from distributed import Client
+
+        deadline = time.monotonic() + START_SECONDS
+        with Client(self.address, timeout=5, set_as_default=False) as client:
+            while time.monotonic() < deadline:
+                names = {addr: info["name"] for addr, info in client.scheduler_info()["workers"].items()}
+                for address, keys in client.processing().items():
+                    if keys and str(names.get(address, "")).startswith("w"):
+                        return int(str(names[address])[1:])
+                time.sleep(0.05)
+        raise RuntimeError(f"no worker was running a task within {START_SECONDS:g} s")
+
     def kill_worker(self, i: int) -> None:
         """SIGKILL worker ``i`` (its process group): no goodbye to the scheduler."""
         _signal_group(self.workers[i], signal.SIGKILL)

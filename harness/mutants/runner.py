@@ -58,6 +58,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
@@ -155,6 +156,33 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     return proc.returncode, proc.stdout + proc.stderr
 
 
+WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
+_WARM_CPU_LOCK = threading.Lock()
+
+
+def _run_warm(argv: list[str], timeout: float, candidate_cpu: float,
+              env: dict[str, str] | None) -> tuple[int | None, str]:
+    """``_run`` of ``python -m pytest ARGV`` in a fork of this thread's warm grader (``warm``): the
+    same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine)."""
+    with tempfile.NamedTemporaryFile("rb", suffix=".out", delete=False) as f:
+        output_path = f.name
+    try:
+        for attempt in (1, 2):
+            reply = warm.server(_env(), str(ROOT)).run(argv, {**_env(), **(env or {})}, str(ROOT), timeout,
+                                                       (timeout + candidate_cpu) * WALL_FACTOR, output_path)
+            with _WARM_CPU_LOCK:
+                WARM_CPU[0] += reply["cpu"]
+            if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
+                break
+        with open(output_path, "rb") as out:
+            output = out.read().decode("utf-8", "replace")
+    finally:
+        os.unlink(output_path)
+    if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
+        return None, ""
+    return reply["code"], output
+
+
 def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) -> tuple[dict[str, str], str | None]:
     """Run catalogue tests against ``package``: (test -> outcome, problem or None)."""
     return run_catalogue_against(package, tests, False, timeout)
@@ -191,7 +219,11 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
         cmd += ["-p", plugin]
     try:
         deep_tests = 8 if deep else 0  # the deep properties (4 today), counted generously
-        code, output = _run(cmd, timeout, (len(tests or NAMES) + deep_tests) * test_cpu, env)
+        candidate_cpu = (len(tests or NAMES) + deep_tests) * test_cpu
+        if warm.WARM:
+            code, output = _run_warm(cmd[3:], timeout, candidate_cpu, env)
+        else:
+            code, output = _run(cmd, timeout, candidate_cpu, env)
     except BaseException:
         os.unlink(results_path)
         raise
@@ -473,6 +505,8 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
         _LOCAL_RUNS.pop(local_id, None)
         _LOCAL_MUTANTS.pop(local_id, None)
         shutil.rmtree(root, ignore_errors=True)  # the mutated copies: never left behind
+        if scheduler is None:
+            warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]
 
 
