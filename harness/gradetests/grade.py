@@ -6,7 +6,10 @@ seconds, files check). Wheats run first, twice each (validity and flakiness); wh
 is valid the chaffs are skipped (the score is 0 whatever they do); otherwise every chaff
 runs the whole suite, exactly as the wheats did (the same hello, the same tests: invalid
 tests are filtered when scoring, so a suite cannot tell a chaff by what it is asked to
-run). Chaffs run in an order shuffled by ``seed``, ``jobs`` runs at a time.
+run). Chaffs run in an order shuffled by ``seed``, ``jobs`` runs at a time, through
+``harness.executor`` (``gradetests.tasks``); with ``scheduler`` (``--scheduler``) each run
+goes to a Dask worker as data (the suite's bytes, the implementation's name) and the CPU
+budget is charged here as the results arrive.
 
 Limits are CPU seconds of the suite's and the implementation's process trees
 (``suite_run.RunLimits``): ``test_cpu`` per test, ``timeout`` per run, ``budget`` for the
