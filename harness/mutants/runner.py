@@ -141,8 +141,11 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     The limit is on CPU time (``RLIMIT_CPU``: SIGXCPU, then SIGKILL), so a loaded machine
     never turns a slow run into a timeout; ``WALL_FACTOR`` times all the CPU the run may
     use (its own ``timeout`` and the candidates' ``candidate_cpu``) bounds the wall time,
-    and a run that reaches that backstop on a loaded machine is run once more.
+    and a run that reaches that backstop on a loaded machine is run once more. A catalogue
+    run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``).
     """
+    if warm.WARM and cmd[1:3] == ["-m", "pytest"]:
+        return _run_warm(cmd[3:], timeout, candidate_cpu, env)
     for attempt in (1, 2):
         try:
             proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **(env or {})}, capture_output=True, text=True,
@@ -220,10 +223,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     try:
         deep_tests = 8 if deep else 0  # the deep properties (4 today), counted generously
         candidate_cpu = (len(tests or NAMES) + deep_tests) * test_cpu
-        if warm.WARM:
-            code, output = _run_warm(cmd[3:], timeout, candidate_cpu, env)
-        else:
-            code, output = _run(cmd, timeout, candidate_cpu, env)
+        code, output = _run(cmd, timeout, candidate_cpu, **({"env": env} if env else {}))
     except BaseException:
         os.unlink(results_path)
         raise
