@@ -176,6 +176,10 @@ def run(args, stdout, stderr) -> int:
     except ValueError as exc:   # a state or scheduler that cannot be used (SchedulerProblem too)
         print(f"mutants: {exc}", file=stderr)
         return int(ExitCode.USAGE)
+    except executor.WorkerLost as exc:   # Dask gave up on a task: what finished is in --state
+        print(f"mutants: {exc}" + (f"; rerun with --resume to keep what finished ({args.state})" if args.state
+                                   else ""), file=stderr)
+        return int(ExitCode.FAILED)
     if stats.retried:
         print(f"{len(stats.retried)} mutant(s) run again after a Dask worker was lost: {', '.join(stats.retried)}",
               file=stdout)
