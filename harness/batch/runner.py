@@ -32,6 +32,7 @@ from harness import executor
 from harness.autograder.bounded import ClassBudget
 from harness.autograder.grading import ClassLimitReached, GradeOptions, display_name, stop_all_runs
 from harness.batch import reports
+from harness.batch.course import Course
 from harness.batch.progress import Progress
 from harness.batch.state import BatchState
 from harness.batch.submissions import discover, fingerprint
@@ -56,20 +57,23 @@ def run_batch(args, stdout, stderr) -> int:
         if scheduler is not None and budget is not None:
             raise ValueError("--class-limit cannot be combined with --scheduler (the budget is this machine's)")
         folder = Path(args.batch)
+        course = Course.open(args, folder)   # the roster, due date, late policy (harness.batch.course)
         outputs = frozenset(p.resolve() for p in registry.requested(args).values())
-        found = discover(folder, skip=outputs)
+        found = discover(folder, skip=outputs | course.skip)
         if not found.submissions:
             raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
                              f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
         state = BatchState.open(folder, _state_options(options), resume=args.resume)
+        forced = course.regrade_targets(found.submissions)
     except (ValueError, OSError) as exc:
         print(f"check --batch: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     prints = {s.student: fingerprint(s) for s in found.submissions}
-    pending = [s for s in found.submissions if not state.finished(s.student, prints[s.student])]
+    pending = [s for s in found.submissions if s.student in forced or not state.finished(s.student, prints[s.student])]
     done = len(found.submissions) - len(pending)
     print(f"check --batch {display_name(str(folder))}: {len(found.submissions)} submissions, {len(pending)} to grade"
           + (f" ({done} already graded, from {state.path.name})" if done else "")
+          + (f" (regraded on request: {', '.join(sorted(forced))})" if forced else "")
           + (f", on the Dask scheduler {scheduler}" if scheduler else f", {jobs} at a time")
           + f"; state: {display_name(str(state.path))}", file=stdout)
     print(options.header() + (f"; class limit {budget.cpu_limit:g} CPU s (wall backstop {budget.wall_limit:g} s)"
@@ -94,8 +98,8 @@ def run_batch(args, stdout, stderr) -> int:
     if stats.retried:
         print(f"{len(stats.retried)} submission(s) graded again after a Dask worker was lost: "
               f"{', '.join(stats.retried[:10])}", file=stdout)
-    records = [state.records[s.student] for s in found.submissions]
-    _report(records, folder, state, found.ignored, args, stdout, stderr)
+    records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
+    _report(records, folder, state, found.ignored, args, stdout, stderr, course)
     return int(ExitCode.OK)
 
 
@@ -157,10 +161,12 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
     return stats
 
 
-def _report(records, folder, state, ignored, args, stdout, stderr) -> None:
+def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:
     print("", file=stdout)
     print(reports.summary_table(records), file=stdout)
     print("", file=stdout)
     print(reports.histogram_text(records), file=stdout)
     doc = reports.to_json(records, Path(folder).resolve(), state.options, list(ignored))
+    doc["course"] = course.summary(records)
     registry.write_requested(args, reports.to_report(records, doc), stderr, announce=stdout)
+    course.write_gradebooks(records, args, stderr, announce=stdout)
