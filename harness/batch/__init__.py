@@ -29,7 +29,7 @@ arguments.
 from __future__ import annotations
 
 from harness.batch import course
-from harness.commands.args import seconds
+from harness.commands.args import add_scheduler, seconds
 from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]
@@ -50,6 +50,7 @@ def add_arguments(parser) -> None:
                        help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
     course.add_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
+    add_scheduler(group)
 
 
 def run(args, stdout, stderr) -> int:

@@ -8,9 +8,13 @@ prints the policy line. ``--class-limit S`` bounds the whole class in CPU second
 backstop 10x): when it runs out, the runs in progress are stopped without a verdict and
 the batch ends like an interruption (what finished is saved; ``--resume`` grades the rest).
 
-A thread per job waits on one ``check`` process (the work is in the processes, so
-threads are enough). Ctrl-C kills every run in progress (``stop_all_runs``), keeps what
-had finished in the state, and says how to resume.
+The pool is ``harness.executor``'s: locally a thread per job waits on one ``check``
+process (the work is in the processes, so threads are enough); with ``--scheduler`` (or
+``$CONSTRAIN_HARNESS_SCHEDULER``) the submissions' bytes go to the Dask workers, each
+grades behind the same wall, and the records come back (``harness.batch.tasks``); tasks
+a lost worker was running are graded again and counted. Ctrl-C kills every run in
+progress here (``stop_all_runs``; on Dask, cancels the tasks), keeps what had finished in
+the state, and says how to resume.
 
 Example::
 
@@ -21,19 +25,19 @@ Example::
 from __future__ import annotations
 
 import os
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from harness import executor
 from harness.autograder.bounded import ClassBudget
-from harness.autograder.grading import ClassLimitReached, GradeOptions, display_name, grade_submission, stop_all_runs
+from harness.autograder.grading import ClassLimitReached, GradeOptions, display_name, stop_all_runs
 from harness.batch import reports
 from harness.batch.course import Course
 from harness.batch.progress import Progress
-from harness.batch.records import record
 from harness.batch.state import BatchState
-from harness.batch.submissions import Submission, discover, fingerprint
+from harness.batch.submissions import discover, fingerprint
+from harness.batch.tasks import LocalRun, task
+from harness.executor import RunStats
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY
 from harness.report import registry
@@ -49,6 +53,9 @@ _SINGLE_RUN_OPTIONS = {"impl": "--impl", "only": "--only", "deep": "--deep", "ju
 def run_batch(args, stdout, stderr) -> int:
     try:
         options, jobs, budget = _options(args)
+        scheduler = executor.scheduler_from(getattr(args, "scheduler", None))
+        if scheduler is not None and budget is not None:
+            raise ValueError("--class-limit cannot be combined with --scheduler (the budget is this machine's)")
         folder = Path(args.batch)
         course = Course.open(args, folder)   # the roster, due date, late policy (harness.batch.course)
         outputs = frozenset(p.resolve() for p in registry.requested(args).values())
@@ -67,14 +74,18 @@ def run_batch(args, stdout, stderr) -> int:
     print(f"check --batch {display_name(str(folder))}: {len(found.submissions)} submissions, {len(pending)} to grade"
           + (f" ({done} already graded, from {state.path.name})" if done else "")
           + (f" (regraded on request: {', '.join(sorted(forced))})" if forced else "")
-          + f", {jobs} at a time; state: {display_name(str(state.path))}", file=stdout)
+          + (f", on the Dask scheduler {scheduler}" if scheduler else f", {jobs} at a time")
+          + f"; state: {display_name(str(state.path))}", file=stdout)
     print(options.header() + (f"; class limit {budget.cpu_limit:g} CPU s (wall backstop {budget.wall_limit:g} s)"
                               if budget else ""), file=stdout, flush=True)
     if found.ignored:
         print(f"ignored (not a submission): {', '.join(found.ignored[:10])}"
               + (f", ... ({len(found.ignored)} in all)" if len(found.ignored) > 10 else ""), file=stdout)
     try:
-        _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr), budget)
+        stats = _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr), budget, scheduler)
+    except executor.SchedulerProblem as exc:
+        print(f"check --batch: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(state.records)} graded and saved in {state.path}; "
               f"rerun with --resume to grade the rest", file=stderr)
@@ -84,6 +95,9 @@ def run_batch(args, stdout, stderr) -> int:
               f"{state.path}, {len(found.submissions) - len(state.records)} not graded (no verdict); "
               f"rerun with --resume (and a larger --class-limit) to grade the rest", file=stderr)
         return int(ExitCode.FAILED)
+    if stats.retried:
+        print(f"{len(stats.retried)} submission(s) graded again after a Dask worker was lost: "
+              f"{', '.join(stats.retried[:10])}", file=stdout)
     records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
     _report(records, folder, state, found.ignored, args, stdout, stderr, course)
     return int(ExitCode.OK)
@@ -125,30 +139,26 @@ def _state_options(options: GradeOptions) -> dict:
     return state
 
 
-def _grade_one(submission: Submission, options: GradeOptions, print_: str, budget, stopping) -> dict | None:
-    if stopping.is_set():   # the batch is ending: start nothing more
-        return None
-    return record(submission.student, grade_submission(submission.path, options, budget), print_)
-
-
-def _grade_all(pending, options, jobs, state, prints, progress, budget) -> None:
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="batch")
-    stopping = threading.Event()
-    futures = {}
-    try:
-        futures = {pool.submit(_grade_one, s, options, prints[s.student], budget, stopping): s for s in pending}
-        for future in as_completed(futures):
-            result = future.result()
-            state.save(futures[future].student, result)
-            progress.update(result)
-    except BaseException:
-        stopping.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        while not all(f.done() for f in futures):   # also a run that started while this one was stopping
-            stop_all_runs()
-            time.sleep(0.05)
-        raise
-    pool.shutdown(wait=True)
+def _grade_all(pending, options, jobs, state, prints, progress, budget, scheduler=None) -> RunStats:
+    """Grade ``pending`` through ``harness.executor`` (``batch.tasks``), saving each record as it arrives."""
+    stats = RunStats()
+    with LocalRun(budget) as local:
+        run = None if scheduler is not None else local
+        tasks = [task(s, options, prints[s.student], run) for s in pending]
+        results = executor.run(tasks, jobs=jobs, scheduler=scheduler, stats=stats)
+        try:
+            for finished, result in results:
+                if result:
+                    state.save(finished.key, result)
+                    progress.update(result)
+        except BaseException:
+            local.stopping.set()
+            results.close()      # nothing more starts
+            while local.running:  # also a run that started while this one was stopping
+                stop_all_runs()
+                time.sleep(0.05)
+            raise
+    return stats
 
 
 def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:

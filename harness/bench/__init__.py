@@ -13,6 +13,7 @@ BENCHMARKS: dict[str, str] = {
     "golden": "harness.bench.golden",
     "grade-tests": "harness.bench.grade_tests",
     "masks": "harness.bench.masks",
+    "mutants": "harness.bench.mutants",
     "peers": "harness.bench.peers",
     "serve": "harness.bench.serve",
     "tools": "harness.bench.tools",

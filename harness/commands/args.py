@@ -101,6 +101,28 @@ def jobs(text: str) -> int:
     return _bounded(text, int, 1, MAX_JOBS)
 
 
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+"""Dask's address schemes (``distributed.comm``): an address is ``SCHEME://HOST:PORT``."""
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler's address, ``tcp://HOST:PORT`` (``harness.executor``)."""
+    scheme, sep, rest = text.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or scheme not in SCHEDULER_SCHEMES or not colon or not host or not port.isdigit() \
+            or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a scheduler address such as tcp://127.0.0.1:8786")
+    return text
+
+
+def add_scheduler(parser) -> None:
+    """``--scheduler ADDRESS``: run the verb's tasks on a Dask cluster (default: here, or
+    ``$CONSTRAIN_HARNESS_SCHEDULER``)."""
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address, default=None,
+                        help="run the tasks on this Dask scheduler's workers (tcp://HOST:PORT; default "
+                             "$CONSTRAIN_HARNESS_SCHEDULER, else here); needs constrain-harness[dask]")
+
+
 def count(text: str) -> int:
     """A count of cases: ``0..MAX_COUNT``."""
     return _bounded(text, int, 0, MAX_COUNT)

@@ -22,7 +22,7 @@ surviving chaffs; 2 usage error; 4 the harness's files changed during the gradin
 
 from __future__ import annotations
 
-from harness.commands.args import add_unconfined, confinement, jobs, score, seconds, seed
+from harness.commands.args import add_scheduler, add_unconfined, confinement, jobs, score, seconds, seed
 from harness.exitcodes import ExitCode
 from harness.gradetests.limits import RUN_CPU_SECONDS
 from harness.policy import POLICY
@@ -56,6 +56,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", metavar="N", type=seed, default=None,
                         help="the run seed: the suite's random draws (random, numpy, Hypothesis) and the chaff order "
                              "(default: derived from the suite's files, so a regrade draws the same)")
+    add_scheduler(parser)
     add_unconfined(parser)
 
 
@@ -73,6 +74,7 @@ def run(args, stdout, stderr) -> int:
 def _grade(args, stdout, stderr) -> int:
     from pathlib import Path
 
+    from harness import executor
     from harness.gradetests import reports
     from harness.gradetests.grade import GradeOptions, grade
 
@@ -82,7 +84,8 @@ def _grade(args, stdout, stderr) -> int:
     try:
         options = GradeOptions(suite=Path(args.suite), module=args.module, test_cpu=args.test_cpu,
                                timeout=args.timeout, budget=args.budget,
-                               wheats=split(args.wheats), chaffs=split(args.chaffs), jobs=args.jobs, seed=args.seed)
+                               wheats=split(args.wheats), chaffs=split(args.chaffs), jobs=args.jobs, seed=args.seed,
+                               scheduler=executor.scheduler_from(args.scheduler))
         if args.max_score <= 0:
             raise ValueError(f"--max-score must be positive, not {args.max_score}")
         graded = grade(options, lambda done, total, run: print(reports.progress_line(done, total, run),
@@ -94,6 +97,9 @@ def _grade(args, stdout, stderr) -> int:
     written = registry.write_requested(args, graded_report, stderr)
     print("", file=stdout)
     print(graded_report.terminal, file=stdout, end="", flush=True)
+    if graded.retried:
+        print(f"{len(graded.retried)} run(s) done again after a Dask worker was lost: {', '.join(graded.retried)}",
+              file=stdout, flush=True)
     if not written and graded_report.exit_code == ExitCode.OK:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return graded_report.exit_code

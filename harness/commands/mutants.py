@@ -5,6 +5,7 @@
     constrain-harness mutants --json m.json --stryker m.stryker.json --html m.html
     constrain-harness mutants --generated --sample 200 --seed 1 [--operators NumberReplacer,SwapArguments]
         [--module parser,schema] [--jobs 2]
+    constrain-harness mutants --generated --state run.jsonl [--resume] [--scheduler tcp://HOST:8786]
 
 First checks the runner (the clean reference passes, a forced failure fails), then
 runs each mutant in its own process, expected killers first. Exits 1 when a mutant
@@ -18,16 +19,39 @@ in the default tier); survivors are checked for equivalence
 (``harness.mutants.equivalence``, ``equivalents.json``). Prints the kill rate per
 reference module and per operator, and the CPU seconds the mutant processes used.
 Exits 1 when a non-equivalent mutant survives both tiers.
+
+Each generated mutant runs only the catalogue tests that execute its statement on the
+reference (``harness.mutants.coverage``: coverage per test, recorded once per reference
+version into ``--coverage-file``, by default beside ``--state`` or in the user's cache
+folder), and each pass stops at the first killing test; ``--every-test`` runs the whole
+catalogue and every test, as before.
+
+``--state FILE`` appends each mutant's result to FILE as it finishes
+(``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
+rest. ``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the
+mutants on a Dask cluster's workers (``harness.executor``; README, "Scale-out").
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import resource
 import tempfile
 import time
 from pathlib import Path
 
-from harness.commands.args import jobs, names, one_line_errors, positive_count, seconds, seed
+from harness import executor
+from harness.commands.args import (
+    add_scheduler,
+    jobs,
+    names,
+    one_line_errors,
+    output_file,
+    positive_count,
+    seconds,
+    seed,
+)
 from harness.exitcodes import ExitCode
 from harness.report import registry
 from harness.report.progress import bar as progress_bar
@@ -52,19 +76,35 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed, default=None, help="--generated: the sample's seed (default 1)")
     parser.add_argument("--no-deep", action="store_true",
                         help="--generated: the default tier only (no --deep --strict pass)")
+    parser.add_argument("--every-test", action="store_true",
+                        help="--generated: every catalogue test on every mutant (no coverage filter, no stop at the "
+                             "first killing test)")
+    parser.add_argument("--coverage-file", metavar="FILE", type=output_file, default=None,
+                        help="--generated: where the coverage per catalogue test is kept (default: beside --state, "
+                             "else the user's cache folder)")
+    parser.add_argument("--state", metavar="FILE", type=output_file, default=None,
+                        help="append each mutant's result to FILE as it finishes (see --resume)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --state: keep the results FILE holds (same options) and run only the rest")
+    add_scheduler(parser)
 
 
-GENERATED_ONLY = ("operators", "module", "sample", "seed")
+GENERATED_ONLY = ("operators", "module", "sample", "seed", "coverage_file")
 """Options that only mean something with ``--generated``: given without it, a usage error
 (they were silently ignored: ``--sample 5`` ran the whole catalogue)."""
 
 
 def _select(args, stdout, stderr):
-    """(mutants, lookup or None, run function) for the chosen mode, or an exit code."""
+    """(mutants, lookup or None, GeneratedOptions or None) for the chosen mode, or an exit code."""
     from harness.mutants.catalogue import BY_ID, MUTANTS, resolve
-    from harness.mutants.runner import run_generated, run_mutant
+    from harness.mutants.runner import GeneratedOptions
 
     stray = [f"--{name}" for name in GENERATED_ONLY if getattr(args, name) is not None]
+    if args.every_test and not args.generated:
+        stray.append("--every-test")
+    if args.resume and args.state is None:
+        print("constrain-harness mutants: error: --resume needs --state FILE (the results to keep)", file=stderr)
+        return int(ExitCode.USAGE)
     if stray and not args.generated:
         print(f"constrain-harness mutants: error: {', '.join(stray)} need --generated (ignored without it)",
               file=stderr)
@@ -86,10 +126,7 @@ def _select(args, stdout, stderr):
         print(f"generated: {len(sites)} sites, {len(mutants)} mutants kept (seed {seed_value}); dropped: "
               + ", ".join(f"{n} {why}" for why, n in dropped.items()), file=stdout, flush=True)
         lookup = {m.id: m for m in mutants}
-
-        def run(m, root, timeout):
-            return run_generated(m, root, timeout, deep=not args.no_deep)
-        return mutants, lookup, run
+        return mutants, lookup, GeneratedOptions(deep=not args.no_deep, first_kill=not args.every_test)
     mutants = list(MUTANTS)
     if args.only:
         wanted = list(dict.fromkeys(resolve(x) for x in args.only))
@@ -98,7 +135,7 @@ def _select(args, stdout, stderr):
             print(f"mutants: unknown id(s) {', '.join(unknown)}; known: {', '.join(BY_ID)}", file=stderr)
             return int(ExitCode.USAGE)
         mutants = [BY_ID[x] for x in wanted]
-    return mutants, None, run_mutant
+    return mutants, None, None
 
 
 def run(args, stdout, stderr) -> int:
@@ -109,7 +146,7 @@ def run(args, stdout, stderr) -> int:
     chosen = _select(args, stdout, stderr)
     if isinstance(chosen, int):
         return chosen
-    mutants, lookup, run_one = chosen
+    mutants, lookup, generated = chosen
     wall, cpu = time.monotonic(), _children_cpu()
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
@@ -126,7 +163,26 @@ def run(args, stdout, stderr) -> int:
         print(f"{progress_bar(done, total, 20, ' ')} {done:>3}/{total} {result.id} {result.outcome.value}{tier}"
               f" ({', '.join(result.killed_by)[:60] or '-'}) {result.seconds:.1f}s", file=stdout, flush=True)
 
-    results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, run=run_one)
+    try:
+        scheduler = executor.scheduler_from(args.scheduler)
+        state = _open_state(args, mutants, generated, timeout)
+        if generated is not None and not args.every_test:
+            generated = dataclasses.replace(generated, coverage=_coverage(args, timeout, stdout))
+        if state is not None and state.records:
+            print(f"--resume: {len(state.records)} result(s) kept from {state.path}", file=stdout, flush=True)
+        stats = executor.RunStats()
+        results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, generated=generated,
+                          scheduler=scheduler, state=state, stats=stats)
+    except ValueError as exc:   # a state or scheduler that cannot be used (SchedulerProblem too)
+        print(f"mutants: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    except executor.WorkerLost as exc:   # Dask gave up on a task: what finished is in --state
+        print(f"mutants: {exc}" + (f"; rerun with --resume to keep what finished ({args.state})" if args.state
+                                   else ""), file=stderr)
+        return int(ExitCode.FAILED)
+    if stats.retried:
+        print(f"{len(stats.retried)} mutant(s) run again after a Dask worker was lost: {', '.join(stats.retried)}",
+              file=stdout)
     killed = report.to_report(results, lookup)
     print(killed.terminal, file=stdout)
     if lookup is not None:
@@ -142,6 +198,42 @@ def run(args, stdout, stderr) -> int:
     if unwritten and not bad:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return int(ExitCode.FAILED if bad else ExitCode.OK)
+
+
+def _open_state(args, mutants, generated, timeout):
+    """The run's ``MutantState`` (``--state``), or None."""
+    from harness.mutants.state import MutantState
+
+    if args.state is None:
+        return None
+    options = {"mode": "generated" if generated is not None else "catalogue", "timeout": timeout,
+               "mutants": [m.id for m in mutants], "deep": getattr(generated, "deep", None),
+               "every_test": bool(args.every_test)}
+    return MutantState.open(args.state, options, resume=args.resume)
+
+
+def _coverage(args, timeout, stdout):
+    """The coverage per catalogue test for this reference: stored, or recorded now (once)."""
+    from harness.mutants import coverage
+
+    path = args.coverage_file or _default_coverage_path(args.state)
+    found = coverage.CoverageMap.load(path)
+    if found is not None:
+        print(f"coverage per catalogue test: {path} (reference {found.digest[:12]})", file=stdout, flush=True)
+        return found
+    print(f"coverage per catalogue test: recording it (one run per test) into {path} ...", file=stdout, flush=True)
+    return coverage.load_or_record(path, timeout, args.jobs)
+
+
+def _default_coverage_path(state_path):
+    from harness.mutants.coverage import reference_digest
+
+    name = f"constrain-harness-coverage-{reference_digest()[:12]}.json"
+    if state_path is not None:
+        return Path(state_path).with_name(Path(state_path).name + ".coverage.json")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness"
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache / name
 
 
 def _children_cpu() -> float:

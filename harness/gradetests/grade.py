@@ -6,7 +6,10 @@ seconds, files check). Wheats run first, twice each (validity and flakiness); wh
 is valid the chaffs are skipped (the score is 0 whatever they do); otherwise every chaff
 runs the whole suite, exactly as the wheats did (the same hello, the same tests: invalid
 tests are filtered when scoring, so a suite cannot tell a chaff by what it is asked to
-run). Chaffs run in an order shuffled by ``seed``, ``jobs`` runs at a time.
+run). Chaffs run in an order shuffled by ``seed``, ``jobs`` runs at a time, through
+``harness.executor`` (``gradetests.tasks``); with ``scheduler`` (``--scheduler``) each run
+goes to a Dask worker as data (the suite's bytes, the implementation's name) and the CPU
+budget is charged here as the results arrive.
 
 Limits are CPU seconds of the suite's and the implementation's process trees
 (``suite_run.RunLimits``): ``test_cpu`` per test, ``timeout`` per run, ``budget`` for the
@@ -27,6 +30,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import random
@@ -35,11 +39,13 @@ import shutil
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from harness import executor
+from harness.executor import RunStats, Task
+from harness.gradetests import tasks
 from harness.gradetests.implementations import Implementation, all_chaffs, default_wheats, wheat
 from harness.gradetests.limits import RUN_CPU_SECONDS, RunLimits
 from harness.gradetests.readings import declared_readings
@@ -65,6 +71,7 @@ class GradeOptions:
     jobs: int = 2
     seed: int | None = None          # None: derived from the suite's content (suite_seed)
     limits: confine.Limits = confine.Limits(memory_mb=POLICY.memory_mb)
+    scheduler: str | None = None     # a Dask scheduler's address: the runs go to its workers (harness.executor)
 
     def __post_init__(self):
         if not Path(self.suite).is_dir():
@@ -103,6 +110,7 @@ class Graded:
     chaffs: list[str]
     tampered: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    retried: list[str] = field(default_factory=list)   # on Dask: runs done again after a worker was lost
 
 
 Progress = Callable[[int, int, RunResult], None]
@@ -154,7 +162,8 @@ def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
             manifest.restore()
     plan = confine.plan(options.limits, [], [], root, marker)
     return Graded(score(wheat_runs, chaff_runs, readings), options, seed, marker, plan.description, plan.mode,
-                  time.monotonic() - start, [w.id for w in wheats], sorted(chaff_runs), tampered, runner.cpu_used)
+                  time.monotonic() - start, [w.id for w in wheats], sorted(chaff_runs), tampered, runner.cpu_used,
+                  runner.stats.retried)
 
 
 class _Runner:
@@ -167,20 +176,51 @@ class _Runner:
         self.total, self.done, self.progress = total, 0, progress
         self.cpu_used = 0.0
         self.lock = threading.Lock()
+        self.implementations: list[Implementation] = []
+        self.stats = RunStats()   # on Dask: the runs a lost worker was running (done again)
 
     def run_all(self, implementations: list[Implementation]) -> list[RunResult]:
-        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
-            futures = [pool.submit(self.run_one, impl) for impl in implementations]
-            return [f.result() for f in futures]
+        """Every implementation's run, in order, through ``harness.executor`` (``gradetests.tasks``)."""
+        if self.options.scheduler is not None:
+            return self._run_remote(implementations)
+        self.implementations = implementations
+        runner_id = secrets.token_hex(6)
+        tasks_ = [Task(f"{i}:{impl.id}", tasks.LOCAL_FUNCTION, {"runner": runner_id, "index": i})
+                  for i, impl in enumerate(implementations)]
+        tasks.register(runner_id, self)
+        try:
+            results = {t.key: tasks.result_from(r) for t, r in executor.run(tasks_, jobs=self.options.jobs)}
+        finally:
+            tasks.unregister(runner_id)
+        return [results[t.key] for t in tasks_]
+
+    def _run_remote(self, implementations: list[Implementation]) -> list[RunResult]:
+        """The runs on the Dask workers; the CPU budget charged here, in order (``gradetests.tasks``)."""
+        suite = tasks.pack_folder(self.options.suite)
+        limits = dataclasses.replace(self.options, test_cpu=min(self.options.test_cpu, self.options.budget))
+        tasks_ = [Task(f"{i}:{impl.id}", tasks.REMOTE_FUNCTION,
+                       tasks.remote_payload(suite, impl, limits, self.seed, self.marker))
+                  for i, impl in enumerate(implementations)]
+        by_key = {t.key: impl for t, impl in zip(tasks_, implementations)}
+        results = {}
+        for task, record in executor.run(tasks_, jobs=self.options.jobs, scheduler=self.options.scheduler,
+                                         stats=self.stats):
+            results[task.key] = self._charged(by_key[task.key], tasks.result_from(record))
+        return [results[t.key] for t in tasks_]
+
+    def _charged(self, impl: Implementation, result: RunResult) -> RunResult:
+        with self.lock:
+            if self.options.budget - self.cpu_used < MIN_RUN_CPU:
+                return RunResult(impl.id, impl.role, "not run",
+                                 f"the CPU budget ({self.options.budget:g} CPU s) was spent")
+            self.cpu_used += result.cpu_seconds
+            self.done += 1
+            if self.progress:
+                self.progress(self.done, self.total, result)
+        return result
 
     def run_one(self, impl: Implementation) -> RunResult:
-        result = self._run(impl)
-        if result.backstop and result.verdict != "not run":  # the machine may have starved it: once more
-            again = self._run(impl)
-            if again.verdict != "not run":
-                result = again
-                result.detail = (result.detail + " " if result.detail else "") + \
-                    "(run twice: a wall-clock backstop ended the first run)"
+        result = tasks.run_twice_after_backstop(lambda: self._run(impl))
         with self.lock:
             self.done += 1
             if self.progress:

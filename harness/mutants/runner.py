@@ -55,10 +55,10 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable
 
+from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
@@ -134,17 +134,21 @@ def _limit_cpu(seconds: float) -> Callable[[], None]:
     return limit
 
 
-def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0) -> tuple[int | None, str]:
+def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
+         env: dict[str, str] | None = None) -> tuple[int | None, str]:
     """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds.
 
     The limit is on CPU time (``RLIMIT_CPU``: SIGXCPU, then SIGKILL), so a loaded machine
     never turns a slow run into a timeout; ``WALL_FACTOR`` times all the CPU the run may
     use (its own ``timeout`` and the candidates' ``candidate_cpu``) bounds the wall time,
-    and a run that reaches that backstop on a loaded machine is run once more.
+    and a run that reaches that backstop on a loaded machine is run once more. A catalogue
+    run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``).
     """
+    if warm.WARM and cmd[1:3] == ["-m", "pytest"]:
+        return _run_warm(cmd[3:], timeout, candidate_cpu, env)
     for attempt in (1, 2):
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True,
+            proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **(env or {})}, capture_output=True, text=True,
                                   timeout=(timeout + candidate_cpu) * WALL_FACTOR, preexec_fn=_limit_cpu(timeout))
             break
         except subprocess.TimeoutExpired:
@@ -155,16 +159,46 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0) -> tuple[in
     return proc.returncode, proc.stdout + proc.stderr
 
 
+WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
+_WARM_CPU_LOCK = threading.Lock()
+
+
+def _run_warm(argv: list[str], timeout: float, candidate_cpu: float,
+              env: dict[str, str] | None) -> tuple[int | None, str]:
+    """``_run`` of ``python -m pytest ARGV`` in a fork of this thread's warm grader (``warm``): the
+    same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine)."""
+    with tempfile.NamedTemporaryFile("rb", suffix=".out", delete=False) as f:
+        output_path = f.name
+    try:
+        for attempt in (1, 2):
+            reply = warm.server(_env(), str(ROOT)).run(argv, {**_env(), **(env or {})}, str(ROOT), timeout,
+                                                       (timeout + candidate_cpu) * WALL_FACTOR, output_path)
+            with _WARM_CPU_LOCK:
+                WARM_CPU[0] += reply["cpu"]
+            if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
+                break
+        with open(output_path, "rb") as out:
+            output = out.read().decode("utf-8", "replace")
+    finally:
+        os.unlink(output_path)
+    if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
+        return None, ""
+    return reply["code"], output
+
+
 def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) -> tuple[dict[str, str], str | None]:
     """Run catalogue tests against ``package``: (test -> outcome, problem or None)."""
     return run_catalogue_against(package, tests, False, timeout)
 
 
 def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep: bool,
-                          timeout: float, strict: bool = False) -> tuple[dict[str, str], str | None]:
+                          timeout: float, strict: bool = False, first_kill: bool = False,
+                          plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                          ) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
-    grading the contract's decisions when ``strict``) against the package at ``package_dir``
-    in a child process: (test -> outcome, problem or None).
+    grading the contract's decisions when ``strict``; stopping at the first test that fails
+    when ``first_kill``) against the package at ``package_dir`` in a child process, with more
+    pytest ``plugins`` and ``env`` when given: (test -> outcome, problem or None).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
     (prefixed "load: "), or a runner failure; None when the tests ran.
@@ -182,9 +216,14 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
         cmd.append("--strict")
     if tests:
         cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
+    if first_kill:
+        cmd.append("-x")
+    for plugin in plugins:
+        cmd += ["-p", plugin]
     try:
         deep_tests = 8 if deep else 0  # the deep properties (4 today), counted generously
-        code, output = _run(cmd, timeout, (len(tests or NAMES) + deep_tests) * test_cpu)
+        candidate_cpu = (len(tests or NAMES) + deep_tests) * test_cpu
+        code, output = _run(cmd, timeout, candidate_cpu, **({"env": env} if env else {}))
     except BaseException:
         os.unlink(results_path)
         raise
@@ -272,11 +311,19 @@ def _failed(tests: dict[str, str]) -> list[str]:
     return [t for t, outcome in tests.items() if outcome in ("failed", "error", "crashed")]
 
 
-def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True) -> MutantResult:
+def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
+                  tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
+                  first_kill: bool = False) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
     decisions).
+
+    ``tests`` / ``deep_tests`` (``harness.mutants.coverage``): only the catalogue tests that
+    execute the mutated code on the reference, in the default tier / the deep pass (None:
+    all; an empty tuple: no test reaches it, so none is run). A test that never executes
+    the mutated lines behaves exactly as on the reference, so it cannot kill the mutant.
+    ``first_kill``: each pass stops at the first test that kills the mutant.
 
     The deep pass costs ~20 CPU seconds a mutant; a mutant whose behaviour equals the
     reference's on the whole corpus (``equivalence``) is not run through it.
@@ -285,19 +332,31 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
 
     start = time.monotonic()
     package = materialize_generated(mutant, root)
-    tests, problem = run_catalogue_against(package, None, False, timeout)
-    result = _generated_result(mutant, tests, problem, "default", time.monotonic() - start)
-    if result.outcome is Outcome.SURVIVED:
-        result = _decide_equivalence(result, mutant, package, root, timeout)
-    if result.outcome is Outcome.SURVIVED and deep:
-        more, problem = run_catalogue_against(package, None, True, timeout, strict=True)
-        tests.update(more)
-        deep_result = _generated_result(mutant, tests, problem, "deep", 0.0)
-        if deep_result.outcome is not Outcome.SURVIVED:
-            result = dataclasses.replace(deep_result, detail=deep_result.detail or result.detail)
+    try:
+        result = _default_tier(mutant, package, tests, timeout, first_kill, start)
+        if result.outcome is Outcome.SURVIVED:
+            result = _decide_equivalence(result, mutant, package, root, timeout)
+        if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
+            more, problem = run_catalogue_against(package, deep_tests, True, timeout, strict=True,
+                                                  first_kill=first_kill)
+            tests_run = {**result.tests, **more}
+            deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=deep_tests)
+            if deep_result.outcome is not Outcome.SURVIVED:
+                result = dataclasses.replace(deep_result, detail=deep_result.detail or result.detail)
+            else:
+                result = dataclasses.replace(result, tests=tests_run)
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
     result.seconds = time.monotonic() - start
-    shutil.rmtree(package, ignore_errors=True)
     return result
+
+
+def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
+                  start: float) -> MutantResult:
+    if tests == ():   # no catalogue test executes the mutated code
+        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", "")
+    found, problem = run_catalogue_against(package, tests, False, timeout, first_kill=first_kill)
+    return _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
 
 
 _REFERENCE_DIGEST: dict[str, dict] = {}
@@ -347,7 +406,9 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
     return dataclasses.replace(result, detail=detail)
 
 
-def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: str, seconds: float) -> MutantResult:
+def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: str, seconds: float,
+                      expected: tuple[str, ...] | None = None) -> MutantResult:
+    """The outcome of a pass; ``expected``: the tests it ran (None: the whole catalogue)."""
     killed_by = _failed(tests)
     if problem is not None and problem.startswith("load: "):
         return MutantResult(mutant.id, Outcome.KILLED, (), ["load"], tests, seconds, problem, "load")
@@ -361,7 +422,7 @@ def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: 
     if timed_out:  # a test past its deadline behind the wall, as run_mutant counts it: never "survived"
         return MutantResult(mutant.id, Outcome.TIMEOUT, (), [], tests, seconds,
                             f"timeout in {len(timed_out)} test(s), e.g. {timed_out[0]}", tier)
-    missing = [name for name in NAMES if name not in tests]
+    missing = [name for name in (NAMES if expected is None else expected) if name not in tests]
     if missing:  # a survivor must have passed every test: anything else is the runner's failure
         return MutantResult(mutant.id, Outcome.ERROR, (), [], tests, seconds,
                             f"the catalogue reported no result for {len(missing)} test(s), e.g. {missing[0]}", "")
@@ -391,27 +452,99 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     return problems
 
 
+@dataclasses.dataclass(frozen=True)
+class GeneratedOptions:
+    """How each generated mutant runs (data, so a Dask worker runs it the same way)."""
+
+    deep: bool = True              # survivors of the default tier run the deep pass
+    first_kill: bool = False       # each pass stops at the first killing test
+    coverage: object | None = None  # a ``coverage.CoverageMap``: only the tests that execute the mutated code
+
+
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None,
-            run: Callable[..., MutantResult] | None = None) -> list[MutantResult]:
-    """Run every mutant (``run`` is ``run_mutant``, the default, or ``run_generated``), ``jobs`` at a time."""
-    run = run or run_mutant
+            run: Callable[..., MutantResult] | None = None, generated: GeneratedOptions | None = None,
+            scheduler: str | None = None, state=None, stats=None) -> list[MutantResult]:
+    """Run every mutant, ``jobs`` at a time here, or on the Dask ``scheduler``'s workers
+    (``harness.executor``; ``mutants.tasks``: the mutant's edit goes, its result comes back).
+
+    ``run``: a function ``run(mutant, root, timeout)`` (local runs only; default
+    ``run_mutant``, or ``run_generated`` with ``generated``'s options). ``state`` (a
+    ``mutants.state.MutantState``): mutants it already holds are not run again, and every
+    result is appended to it as it arrives. ``stats`` (``executor.RunStats``) is filled in.
+    """
+    from harness import executor
+    from harness.mutants import tasks as mutant_tasks
     from harness.sandbox import confine
 
+    if scheduler is not None and run is not None:
+        raise ValueError("a custom run function cannot be sent to Dask workers: use generated= options")
     confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
+    results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
+    pending = [m for m in mutants if m.id not in results]
+    done = len(mutants) - len(pending)
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
-    results: dict[str, MutantResult] = {}
+    local_id = f"{os.getpid()}-{id(root)}"
+    if scheduler is None:
+        _LOCAL_RUNS[local_id] = (run or _default_run(generated), root, timeout)
+        todo = [executor.Task(m.id, "harness.mutants.runner:run_local_task", {"run": local_id, "index": i})
+                for i, m in enumerate(pending)]
+    else:
+        todo = [_remote_task(m, timeout, generated) for m in pending]
+    _LOCAL_MUTANTS[local_id] = pending
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = {pool.submit(run, m, root, timeout): m for m in mutants}
-            done = 0
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.id] = result
-                done += 1
-                if progress:
-                    progress(result, done, len(mutants))
+        for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
+            result = mutant_tasks.result_from_json(record)
+            results[result.id] = result
+            if state is not None:
+                state.save(record)
+            done += 1
+            if progress:
+                progress(result, done, len(mutants))
     finally:
+        _LOCAL_RUNS.pop(local_id, None)
+        _LOCAL_MUTANTS.pop(local_id, None)
         shutil.rmtree(root, ignore_errors=True)  # the mutated copies: never left behind
+        if scheduler is None:
+            warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]
 
+
+_LOCAL_RUNS: dict[str, tuple] = {}       # local run id -> (run function, root, timeout): never sent anywhere
+_LOCAL_MUTANTS: dict[str, list] = {}     # local run id -> the mutant objects, in task order
+
+
+def _default_run(generated: GeneratedOptions | None) -> Callable[..., MutantResult]:
+    if generated is None:
+        return run_mutant
+
+    def run(mutant, root, timeout):
+        tests, deep_tests = _covering(generated, mutant)
+        return run_generated(mutant, root, timeout, deep=generated.deep, tests=tests, deep_tests=deep_tests,
+                             first_kill=generated.first_kill)
+    return run
+
+
+def _covering(generated: GeneratedOptions, mutant) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    if generated.coverage is None:
+        return None, None
+    return generated.coverage.tests_for(mutant, deep=False), generated.coverage.tests_for(mutant, deep=True)
+
+
+def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None):
+    from harness.mutants.tasks import mutant_task
+
+    if generated is None:
+        return mutant_task(mutant, timeout=timeout)
+    tests, deep_tests = _covering(generated, mutant)
+    return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=tests, deep_tests=deep_tests,
+                       first_kill=generated.first_kill)
+
+
+def run_local_task(payload: dict) -> dict:
+    """A local task: run the registered function on the mutant object (it never leaves this process)."""
+    from harness.mutants.tasks import result_to_json
+
+    run, root, timeout = _LOCAL_RUNS[payload["run"]]
+    mutant = _LOCAL_MUTANTS[payload["run"]][payload["index"]]
+    return result_to_json(run(mutant, root, timeout))

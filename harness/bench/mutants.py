@@ -1,0 +1,101 @@
+"""Benchmark: the generated-mutant run, per mutant and extrapolated to every site (issue 27).
+
+Subject: a seeded sample (seed 1) of ``SAMPLE`` generated mutants (``QUICK_SAMPLE`` with
+``--quick``), default tier then the deep pass, as ``mutants --generated --sample N --seed 1``
+runs them. Rows (wall seconds of the whole sample; one run each, the figure is a rate, not
+a ratio of medians, and the load average is printed beside each):
+
+- ``coverage map``: recording the coverage per catalogue test (``harness.mutants.coverage``),
+  which a run does once per reference version (kept in the user's cache folder; 0 s when it
+  is there already);
+- ``local --jobs 2``: coverage filter, stop at the first kill, warm graders (today's run);
+  its note extrapolates to every site: seconds per mutant x the mutants all sites give
+  (``enumerate_sites``, less the share ``pick`` drops in this sample), over 2 jobs;
+- ``local --jobs 2, every test, cold`` (the peer: the run before issue 27), unless ``--quick``;
+- ``dask 1 worker`` and ``dask 2 workers``: the same sample on a local Dask cluster
+  (``harness.dask_local``: a scheduler and 1 or 2 single-thread workers as processes on
+  127.0.0.1); target: 2 workers >= 1.8x faster than 1. Skipped without the dask extra.
+
+Targets (2 quiet cores): every site <= 60 min; 2 workers / 1 worker >= 1.8.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from harness.bench.timing import Row, Timing
+
+SAMPLE, QUICK_SAMPLE, SEED = 40, 12, 1
+TIMEOUT = 30.0
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def _timed(fn) -> tuple[float, object]:
+    start = time.monotonic()
+    value = fn()
+    return time.monotonic() - start, value
+
+
+def run(report, quick: bool) -> None:
+    from harness.commands.mutants import _default_coverage_path
+    from harness.mutants import coverage, generation, runner
+
+    n = QUICK_SAMPLE if quick else SAMPLE
+    sites = generation.enumerate_sites()
+    mutants, dropped = generation.pick(sites, n, SEED)
+    kept_share = len(mutants) / (len(mutants) + sum(dropped.values()))
+    total = round(len(sites) * kept_share)
+    seconds, cmap = _timed(lambda: coverage.load_or_record(_default_coverage_path(None), TIMEOUT))
+    report.add(Row("mutants --generated", "coverage map (once)", Timing(seconds, seconds, 1),
+                   note=f"{len(cmap.lines)} tests; {_load()}"))
+    options = runner.GeneratedOptions(deep=True, first_kill=True, coverage=cmap)
+    seconds, results = _timed(lambda: runner.run_all(mutants, jobs=2, timeout=TIMEOUT, generated=options))
+    report.add(Row("mutants --generated", f"sample {n}, local --jobs 2", Timing(seconds, seconds, 1),
+                   note=f"{_outcomes(results)}; all {len(sites)} sites ({total} mutants): "
+                        f"~{seconds / n * total / 60:.0f} min; {_load()}", target="all sites <= 60 min"))
+    if not quick:
+        seconds, results = _timed(lambda: _cold_every_test(runner, mutants))
+        report.add(Row("mutants --generated", f"sample {n}, every test, cold", Timing(seconds, seconds, 1),
+                       note=f"{_outcomes(results)}; all sites: ~{seconds / n * total / 60:.0f} min; {_load()}",
+                       peer_of=f"sample {n}, local --jobs 2"))
+    _dask_rows(report, mutants, options, n)
+
+
+def _cold_every_test(runner, mutants):
+    from harness.mutants import warm
+
+    saved, warm.WARM = warm.WARM, False
+    try:
+        return runner.run_all(mutants, jobs=2, timeout=TIMEOUT, generated=runner.GeneratedOptions(deep=True))
+    finally:
+        warm.WARM = saved
+
+
+def _dask_rows(report, mutants, options, n: int) -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("  (dask rows skipped: pip install 'constrain-harness[dask]')", file=report.out)
+        return
+    from harness.dask_local import LocalCluster
+    from harness.mutants import runner
+
+    for workers in (1, 2):
+        with LocalCluster(workers=workers) as cluster:
+            seconds, results = _timed(lambda: runner.run_all(mutants, jobs=1, timeout=TIMEOUT, generated=options,
+                                                             scheduler=cluster.address))
+        report.add(Row("mutants --generated", f"sample {n}, dask {workers} worker(s)", Timing(seconds, seconds, 1),
+                       note=f"{_outcomes(results)}; {_load()}",
+                       peer_of=f"sample {n}, dask 2 worker(s)" if workers == 1 else None,
+                       target="ratio (2 workers / 1) <= 0.556: 1.8x" if workers == 1 else ""))
+
+
+def _outcomes(results) -> str:
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
+    return ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))

@@ -1,0 +1,186 @@
+"""Which catalogue tests execute which lines of the reference: the generated mutants' filter.
+
+A test that never executes a mutated line runs exactly as on the reference (the code it
+runs is the same, so are its inputs: the catalogue is seeded), so it cannot kill that
+mutant; running each generated mutant only against the tests that execute its lines
+(mutmut's and cosmic-ray's coverage filtering) loses no kill and saves most of the runs.
+
+``record(timeout)`` measures it once per reference version: for every catalogue test
+(the default tier and the deep properties, under ``--deep --strict``), one catalogue run of
+that test alone against a copy of the reference whose ``__init__`` starts ``coverage``
+(the well-kept library, ``coverage.Coverage``, in memory) inside the candidate process,
+behind the wall as ever; after the test the plugin ``coverage_plugin`` asks the copy for
+the lines it executed. One process per test, so each test's lines include everything it
+executes from a fresh start (module imports, caches filled): a superset of what it
+executes after other tests, so the filter never drops a test that could reach the code.
+
+The map is stored as JSON (``CoverageMap.save``: the reference's digest, the tests, per
+test the lines per file) next to the run's state and reused while the digest matches
+(``load_or_record``); ``--json`` reports name it.
+
+``CoverageMap.tests_for(mutant, deep)``: the tests that execute any line of the statement
+holding the mutated node (a multi-line statement counts whole: the line Python reports for
+it may be any of them); None (every test) for ``__init__.py`` (it runs before coverage
+starts) or a site outside any statement; ``()`` when no test executes it.
+
+Example::
+
+    >>> cmap = load_or_record(Path("run.coverage.json"), timeout=30.0)
+    >>> cmap.tests_for(mutant, deep=False)
+    ('test_matches_python_re', 'test_canonical_form')
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from harness.mutants.apply import REFERENCE_DIR
+
+FORMAT = "constrain-harness-mutant-coverage"
+FORMAT_VERSION = 1
+DEEP_TESTS = ("test_deep_tables_equal_the_derivative_oracle", "test_deep_matching_equals_python_re",
+              "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict")
+FUNCTION_NAME = "_constrain_harness_executed_lines"
+PROBE = f'''
+import coverage as _ch_coverage  # constrain-harness: a coverage recording copy, never graded
+_ch_cov = _ch_coverage.Coverage(data_file=None, include=[__path__[0] + "/*.py"], config_file=False)
+_ch_cov.start()
+
+
+def {FUNCTION_NAME}():
+    import os as _os
+    _ch_cov.stop()
+    _data = _ch_cov.get_data()
+    return {{_os.path.basename(f): sorted(_data.lines(f) or ()) for f in _data.measured_files()}}
+'''
+
+
+def reference_digest(reference: Path = REFERENCE_DIR) -> str:
+    """SHA-256 of what decides the coverage: the reference's sources and the catalogue's."""
+    digest = hashlib.sha256()
+    suite = Path(__file__).resolve().parents[1] / "suite"
+    for folder in (Path(reference), suite):
+        for path in sorted(folder.glob("*.py")):
+            digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CoverageMap:
+    digest: str
+    lines: dict[str, dict[str, frozenset[int]]]   # test -> file -> lines it executed
+
+    def tests_for(self, mutant, deep: bool) -> tuple[str, ...] | None:
+        """The tests (of the default tier, or of every tier when ``deep``) executing the mutant's statement."""
+        from harness.suite.catalogue import NAMES
+
+        wanted = [*NAMES, *DEEP_TESTS] if deep else list(NAMES)
+        site = mutant.site
+        span = statement_lines(site.file, site.start[0])
+        if site.file == "__init__.py" or span is None:
+            return None
+        return tuple(t for t in wanted if span & self.lines.get(t, {}).get(site.file, frozenset()))
+
+    def save(self, path: Path) -> None:
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "reference_digest": self.digest,
+               "tests": {t: {f: sorted(lines) for f, lines in files.items()} for t, files in self.lines.items()}}
+        partial = Path(path).with_name(Path(path).name + ".partial")
+        partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+
+    @classmethod
+    def load(cls, path: Path) -> CoverageMap | None:
+        """The map in ``path``, or None when there is none for this reference (or it is not ours)."""
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION \
+                or doc.get("reference_digest") != reference_digest():
+            return None
+        return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
+                                              for t, files in doc["tests"].items()})
+
+
+def statement_lines(file: str, line: int, reference: Path = REFERENCE_DIR) -> frozenset[int] | None:
+    """The lines of the innermost statement holding ``line`` (a compound statement: its header only)."""
+    best = None
+    for start, end in _statement_spans(file, Path(reference)):
+        if start <= line <= end and (best is None or end - start < best[1] - best[0]):
+            best = (start, end)
+    return None if best is None else frozenset(range(best[0], best[1] + 1))
+
+
+@lru_cache(maxsize=64)
+def _statement_spans(file: str, reference: Path) -> tuple[tuple[int, int], ...]:
+    tree = ast.parse((reference / file).read_text(encoding="utf-8"))
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = [child for field in ("body", "orelse", "finalbody", "handlers") for child in getattr(node, field, [])
+                if isinstance(child, (ast.stmt, ast.excepthandler))]
+        end = min(child.lineno for child in body) - 1 if body else node.end_lineno
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        spans.append((start, max(start, end)))
+    return tuple(spans)
+
+
+def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
+    """Measure every catalogue test's lines of the reference (one confined run per test)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.suite.catalogue import NAMES
+
+    tests = [*NAMES, *DEEP_TESTS]
+    root = Path(tempfile.mkdtemp(prefix="constrain-coverage-"))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            found = dict(zip(tests, pool.map(lambda test: _record_one(test, root, timeout), tests)))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    for test, (lines, problem) in found.items():
+        if problem:
+            raise RuntimeError(f"recording the coverage of {test} failed: {problem}")
+        if progress:
+            progress(test, lines)
+    return CoverageMap(reference_digest(), {t: lines for t, (lines, _) in found.items()})
+
+
+def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozenset[int]], str | None]:
+    from harness.mutants.runner import run_catalogue_against
+
+    copy = root / f"coverage_{test}"
+    shutil.copytree(REFERENCE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    init = copy / "__init__.py"
+    text = init.read_text(encoding="utf-8")
+    marker = "from __future__ import annotations\n"
+    init.write_text(text.replace(marker, marker + PROBE, 1), encoding="utf-8")
+    out = root / f"{test}.json"
+    env = {"CONSTRAIN_HARNESS_COVERAGE_OUT": str(out)}
+    outcomes, problem = run_catalogue_against(copy, (test,), test in DEEP_TESTS, timeout, strict=True,
+                                              plugins=("harness.mutants.coverage_plugin",), env=env)
+    if problem or outcomes.get(test) != "passed":
+        return {}, problem or f"the reference did not pass it ({outcomes.get(test)})"
+    try:
+        found = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return {}, f"no coverage came back ({exc})"
+    return {f: frozenset(lines) for f, lines in found.items()}, None
+
+
+def load_or_record(path: Path, timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
+    """The map stored at ``path`` for this reference, else a new one, recorded and stored there."""
+    found = CoverageMap.load(path)
+    if found is None:
+        found = record(timeout, jobs, progress)
+        found.save(path)
+    return found

@@ -1,0 +1,101 @@
+"""The resumable state of a mutant run (``mutants --state FILE [--resume]``).
+
+JSON lines: the first line says what the run is (format, the options that decide the
+results, the build digest of the harness and the reference, ``executor.build_digest``);
+every other line is one mutant's result (``tasks.result_to_json``), appended as it arrives
+with a single ``write`` on an ``O_APPEND`` descriptor, then ``fsync``. So a run killed at
+any point leaves whole records and at most one partial last line, which reading ignores
+(a line that does not end in a newline, cut off when the state is resumed, or is not a
+JSON object with an ``id``): a half-written record is never read. A mutant rerun (a retried task) appends a second line
+for its id; the last one wins, and both are the same record.
+
+``--resume`` keeps the results of a state written with the same options and the same
+build (else a ValueError saying what differs), and runs only the mutants it lacks; without
+``--resume`` the file is started afresh.
+
+Example::
+
+    >>> state = MutantState.open(Path("run.state.jsonl"), {"mode": "generated", "seed": 1}, resume=True)
+    >>> sorted(state.results)[:2]
+    ['compile.NumberReplacer.0', 'dfa.SwapArguments.3']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+FORMAT = "constrain-harness-mutant-state"
+FORMAT_VERSION = 1
+MAX_STATE_BYTES = 512 << 20   # a state past this is not one of ours (6,100 mutants take ~10 MB)
+
+
+class MutantState:
+    def __init__(self, path: Path, options: dict, records: dict[str, dict]):
+        self.path, self.options = Path(path), options
+        self.records = records        # mutant id -> its result record
+        self._lock = threading.Lock()
+
+    @property
+    def results(self) -> dict:
+        from harness.mutants.tasks import result_from_json
+
+        return {key: result_from_json(record) for key, record in self.records.items()}
+
+    @classmethod
+    def open(cls, path: Path, options: dict, resume: bool) -> MutantState:
+        from harness.executor import build_digest
+
+        path = Path(path)
+        options = {**options, "build": build_digest()}
+        if resume and path.exists():
+            return cls(path, options, _load(path, options))
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "options": options}
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(header, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+        return cls(path, options, {})
+
+    def save(self, record: dict) -> None:
+        line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+        with self._lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.records[record["id"]] = record
+
+
+def _load(path: Path, options: dict) -> dict[str, dict]:
+    if path.stat().st_size > MAX_STATE_BYTES:
+        raise ValueError(f"--resume: {path} is larger than {MAX_STATE_BYTES >> 20} MB: not a mutant state")
+    with open(path, "rb") as f:
+        data = f.read()
+    complete = data.split(b"\n")[:-1]   # after the last newline: nothing, or a line cut short (ignored)
+    if not data.endswith(b"\n"):        # cut it off, so the next append starts a line of its own
+        os.truncate(path, data.rfind(b"\n") + 1)
+    try:
+        header = json.loads(complete[0]) if complete else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT or \
+            header.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"--resume: {path} is not a constrain-harness mutant state (version {FORMAT_VERSION})")
+    theirs = header.get("options", {})
+    differ = sorted(k for k in set(options) | set(theirs) if options.get(k) != theirs.get(k))
+    if differ:
+        raise ValueError(f"--resume: {path} was written with other options ({', '.join(differ)}); "
+                         f"run with the same options, or without --resume to start afresh")
+    records: dict[str, dict] = {}
+    for line in complete[1:]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue   # a torn line in the middle (a crash during a write, then appends): never read
+        if isinstance(record, dict) and isinstance(record.get("id"), str) and "outcome" in record:
+            records[record["id"]] = record
+    return records

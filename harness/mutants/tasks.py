@@ -1,0 +1,103 @@
+"""Mutant runs as executor tasks (``harness.executor``): the mutant as data in, its result as data out.
+
+A catalogue mutant crosses as its id (every worker has the catalogue); a generated mutant
+as its **edit**: the site (file, operator, occurrence, span), the whole mutated file's
+text and its one-line description, so a worker rebuilds the same ``GeneratedMutant``
+without cosmic-ray and without any pickled object. Options cross as numbers and flags.
+The worker materializes the mutant into a private folder of its own (removed after the
+task), runs it behind the same wall as a local run (``runner.run_mutant`` /
+``runner.run_generated``) and returns ``result_to_json``; the caller rebuilds the
+``MutantResult`` (``result_from_json``), so the same mutant gives the same record here or
+there (``seconds`` aside).
+
+Example::
+
+    >>> task = mutant_task(BY_ID["s05"], timeout=120.0)
+    >>> task.payload
+    {'kind': 'catalogue', 'id': 's05', 'timeout': 120.0}
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness.executor import Task
+
+FUNCTION = "harness.mutants.tasks:run_task"
+
+
+def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
+                deep_tests: tuple[str, ...] | None = None, first_kill: bool = False) -> Task:
+    """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
+
+    ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
+    default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
+    ``first_kill``: stop each pass at the first test that kills it.
+    """
+    from harness.mutants.generation import GeneratedMutant
+
+    if not isinstance(mutant, GeneratedMutant):
+        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout})
+    site = mutant.site
+    payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
+               "tests": _listed(tests), "deep_tests": _listed(deep_tests),
+               "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
+                        "start": list(site.start), "end": list(site.end)},
+               "source": mutant.source, "before": mutant.before, "after": mutant.after}
+    return Task(mutant.id, FUNCTION, payload)
+
+
+def _listed(tests):
+    return None if tests is None else list(tests)
+
+
+def rebuild(payload: dict):
+    """The mutant a payload describes (a catalogue ``Mutant`` or a ``GeneratedMutant``)."""
+    if payload["kind"] == "catalogue":
+        from harness.mutants.catalogue import BY_ID
+
+        return BY_ID[payload["id"]]
+    from harness.mutants.generation import GeneratedMutant, Site
+
+    site = payload["site"]
+    return GeneratedMutant(Site(site["file"], site["operator"], int(site["occurrence"]), tuple(site["start"]),
+                                tuple(site["end"])), payload["source"], payload["before"], payload["after"])
+
+
+def run_task(payload: dict) -> dict:
+    """Run one mutant (here or on a worker) in a private folder; its result as JSON data."""
+    from harness.mutants import runner
+
+    mutant = rebuild(payload)
+    root = Path(tempfile.mkdtemp(prefix="constrain-mutant-"))
+    try:
+        if payload["kind"] == "catalogue":
+            result = runner.run_mutant(mutant, root, payload["timeout"])
+        else:
+            result = runner.run_generated(mutant, root, payload["timeout"], deep=payload["deep"],
+                                          tests=_tupled(payload.get("tests")),
+                                          deep_tests=_tupled(payload.get("deep_tests")),
+                                          first_kill=payload.get("first_kill", False))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return result_to_json(result)
+
+
+def _tupled(tests):
+    return None if tests is None else tuple(tests)
+
+
+def result_to_json(result) -> dict:
+    return {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
+            "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
+            "detail": result.detail, "tier": result.tier}
+
+
+def result_from_json(record: dict):
+    from harness.mutants.runner import MutantResult, Outcome
+
+    return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
+                        list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
+                        record.get("detail", ""), record.get("tier", ""))

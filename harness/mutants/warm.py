@@ -1,0 +1,199 @@
+"""Warm grader processes for mutant runs: pytest and the catalogue imported once, a fork per run.
+
+A catalogue run against a mutant (``runner.run_catalogue_against``) spends about half a
+CPU second importing pytest, numpy, Hypothesis and the catalogue before its first test.
+``WarmGrader`` keeps one process that has done that (``python -m harness.mutants.warm``,
+single-threaded, ``OPENBLAS_NUM_THREADS=1`` so a fork copies no thread) and forks it for
+each run, as mutmut 3 does: the child is the grader of that run, exactly the process a cold
+``python -m pytest`` would have been (the same argv, the same plugin, the same candidate
+process behind the wall, started fresh by the plugin), with its own ``RLIMIT_CPU`` (a
+forked child starts at zero CPU seconds), its own session (so the backstop kills its whole
+group) and its output in a file of its own. Nothing of one run reaches the next: each
+child is a fresh copy of the warm parent, which never runs a test itself.
+
+Protocol (JSON lines): the caller writes ``{"argv": [...], "env": {...}, "cpu": seconds,
+"wall": seconds, "output": path}``; the server forks, waits (``os.wait4``: the child's CPU
+seconds, children included) and answers ``{"code": int | null, "signal": int | null,
+"cpu": seconds}``, ``code`` null when the wall backstop ended it (``"signal"`` then names
+the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
+starts another if one died.
+
+Used by ``runner.run_catalogue_against`` when ``WARM`` is on (the default; set
+``CONSTRAIN_HARNESS_WARM=0`` for a cold process per run, as before).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
+PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.candidate",
+           "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
+           "harness.suite.strength", "harness.suite.golden_replay", "oracles.stdlib", "golden.readings")
+"""What the warm parent imports: the libraries and the catalogue's helpers, never a test
+module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
+START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
+POLL_SECONDS = 0.005
+
+
+# --- the server (its own process) ---------------------------------------------------------------
+
+def serve() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:   # an optional library: the child imports what it needs
+            pass
+    requests, replies = sys.stdin, sys.stdout
+    replies.write('{"ready": true}\n')
+    replies.flush()
+    for line in requests:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _child(request)   # never returns
+        replies.write(json.dumps(_wait(pid, float(request["wall"]))) + "\n")
+        replies.flush()
+
+
+def _child(request: dict) -> None:
+    code = 70
+    try:
+        os.setsid()   # its own group: the backstop ends it and everything it started
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(devnull, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's whole life
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.chdir(request["cwd"])
+        soft = max(1, int(request["cpu"]))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))   # a forked child starts at 0 CPU s
+        import pytest
+
+        sys.argv = ["pytest", *request["argv"]]
+        code = int(pytest.main(request["argv"]))
+    except BaseException:   # noqa: BLE001 - the child must end here whatever happened
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(pid: int, wall: float) -> dict:
+    deadline = time.monotonic() + wall
+    stopped = None
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            break
+        if stopped is None and time.monotonic() > deadline:
+            stopped = signal.SIGKILL
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(POLL_SECONDS)
+    cpu = usage.ru_utime + usage.ru_stime
+    if stopped is not None:
+        return {"code": None, "signal": int(stopped), "cpu": cpu, "backstop": True}
+    if os.WIFSIGNALED(status):
+        return {"code": -os.WTERMSIG(status), "signal": os.WTERMSIG(status), "cpu": cpu, "backstop": False}
+    return {"code": os.WEXITSTATUS(status), "signal": None, "cpu": cpu, "backstop": False}
+
+
+# --- the caller's side ---------------------------------------------------------------------------
+
+class WarmGrader:
+    """One warm server process, used by one thread at a time."""
+
+    def __init__(self, env: dict[str, str], cwd: str):
+        self.proc = subprocess.Popen([sys.executable, "-m", "harness.mutants.warm"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd, text=True,
+                                     env={**env, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        ready = _read_line(self.proc, START_SECONDS)
+        if ready != {"ready": True}:
+            self.close()
+            raise RuntimeError(f"the warm grader did not start (it said {ready!r})")
+
+    def run(self, argv: list[str], env: dict[str, str], cwd: str, cpu: float, wall: float,
+            output: str) -> dict:
+        request = {"argv": argv, "env": env, "cwd": cwd, "cpu": cpu, "wall": wall, "output": output}
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        reply = _read_line(self.proc, wall + START_SECONDS)
+        if not isinstance(reply, dict) or "code" not in reply:
+            self.close()
+            raise RuntimeError(f"the warm grader stopped answering (it said {reply!r})")
+        return reply
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def _read_line(proc: subprocess.Popen, seconds: float):
+    """One JSON line from ``proc`` within ``seconds`` (wall), else None (and ``proc`` is killed)."""
+    box: list = []
+    reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if not box:
+        proc.kill()
+        return None
+    try:
+        return json.loads(box[0]) if box[0] else None
+    except ValueError:
+        return None
+
+
+_LOCAL = threading.local()
+_ALL: list[WarmGrader] = []
+_ALL_LOCK = threading.Lock()
+
+
+def server(env: dict[str, str], cwd: str) -> WarmGrader:
+    """This thread's warm grader (a new one when it has none, or when its own died)."""
+    grader = getattr(_LOCAL, "grader", None)
+    if grader is None or not grader.alive:
+        grader = WarmGrader(env, cwd)
+        _LOCAL.grader = grader
+        with _ALL_LOCK:
+            _ALL.append(grader)
+    return grader
+
+
+def close_all() -> None:
+    """End every warm grader of this process (at the end of a run; ``atexit`` too)."""
+    with _ALL_LOCK:
+        graders, _ALL[:] = list(_ALL), []
+    for grader in graders:
+        grader.close()
+
+
+atexit.register(close_all)
+
+if __name__ == "__main__":
+    serve()
