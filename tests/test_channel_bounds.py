@@ -14,7 +14,6 @@ of the attacker left running.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -29,10 +28,10 @@ import msgpack
 import numpy as np
 import pytest
 
-from harness.sandbox import Candidate, CandidateProtocolError, call_many, channel, confine
+from harness.sandbox import Candidate, CandidateProtocolError, call_many, channel
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
+from helpers import CANDIDATES, ROOT, left_over
+
 TUPLE = 4  # channel._TUPLE: the wire format is part of what is tested
 
 
@@ -379,39 +378,7 @@ def test_an_honest_many_reply_pairs_every_call(tmp_path):
 # ---------------------------------------------------------- end to end: check, golden replay, grade-tests
 
 
-def harness_digest() -> str:
-    """sha256 over every entry (path, kind, content or link target) of the harness's
-    packages and of the candidates folder."""
-    from harness.check import protected_roots
-
-    digest = hashlib.sha256()
-    for root in [*protected_roots(), CANDIDATES]:
-        for path in sorted([root, *root.rglob("*")]):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
-            elif path.is_file():
-                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def still_running(marker: str) -> list[int]:
-    """Processes carrying the run's marker, after a few seconds to die."""
-    deadline = time.monotonic() + 5
-    while True:
-        pids = confine.marked_processes(marker.encode())
-        if not pids or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.2)
-
-
-@pytest.fixture
-def harness_unchanged():
-    before = harness_digest()
-    yield
-    assert harness_digest() == before, "the harness's files changed"
+HARNESS_DIGEST_BYTECODE = False  # as before: the digest leaves __pycache__ out (conftest.py)
 
 
 CHECK = """
@@ -432,7 +399,7 @@ def check_in_child(candidate: str, only: tuple[str, ...]) -> dict:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, f"check died ({done.returncode}): {done.stderr[-3000:]}"
     result = json.loads(done.stdout.splitlines()[-1])
-    assert still_running(result["marker"]) == [], f"processes of {candidate} are still running"
+    assert left_over(result["marker"]) == [], f"processes of {candidate} are still running"
     return result
 
 
@@ -468,7 +435,7 @@ def test_golden_replay_gets_a_verdict_not_a_crash(harness_unchanged, candidate):
                                               "CONSTRAIN_HARNESS_MARKER": marker})
     assert done.returncode == 3, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
     assert "protocol violation" in done.stderr, done.stderr[-2000:]
-    assert still_running(marker) == []
+    assert left_over(marker) == []
 
 
 SUITE = '''
@@ -522,4 +489,4 @@ def test_a_suites_hostile_request_fails_its_test_and_leaves_the_grader_standing(
     hostile = next(t for t in result["outcomes"] if t.endswith("test_sends_a_hostile_request"))
     assert result["outcomes"][hostile] == "crashed", result
     assert result["verdict"] == "flood" and "broke the channel's rules" in result["detail"], result
-    assert still_running(marker) == []
+    assert left_over(marker) == []

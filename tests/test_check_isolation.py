@@ -9,7 +9,6 @@ one-attack-per-file gallery runs in full under ``-m slow``.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import time
@@ -17,54 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import CheckOptions, protected_roots, run_check
+from harness.check import CheckOptions, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
+from helpers import CANDIDATES, ROOT, confined, left_over
+
 TWO = ("test_hand_example", "test_apply_mask")  # the first is attacked, the second must still pass
-HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
-                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
-confined = pytest.mark.skipif(confine.unavailable() is not None,
-                              reason=f"no confinement can start here: {confine.unavailable()}")
-
-
-def tree_digest() -> str:
-    """One sha256 over every entry (path, kind, content or link target) of the harness's
-    packages and of the candidates folder."""
-    digest = hashlib.sha256()
-    for root in [*protected_roots(), CANDIDATES]:
-        for path in sorted([root, *root.rglob("*")]):
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
-            elif path.is_file():
-                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
-            else:
-                digest.update(b"dir")
-    return digest.hexdigest()
-
-
-def left_over(marker: str) -> list[int]:
-    """Processes still carrying the run's marker (in their environment or command line),
-    given a few seconds to die."""
-    deadline = time.monotonic() + 5
-    while True:
-        pids = confine.marked_processes(marker.encode())
-        if not pids or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.2)
-
-
-@pytest.fixture
-def harness_unchanged():
-    before = tree_digest()
-    yield
-    assert tree_digest() == before, "the harness's files changed"
-    assert not any(p.exists() for p in HOME_TARGETS), "the candidate wrote into the grader's home"
 
 
 def grade(candidate: str, only=TWO, **options):

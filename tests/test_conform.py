@@ -23,8 +23,6 @@ from harness.cli import main  # noqa: E402
 from harness.conform.cases import CASES  # noqa: E402
 from harness.conform.run import run_conformance  # noqa: E402
 from harness.serve.app import create_app  # noqa: E402
-from harness.serve.decode import Engine  # noqa: E402
-from harness.serve.model import load_vocabulary  # noqa: E402
 from harness.serve.runner import ServerThread  # noqa: E402
 from harness.serve.variants import VARIANTS  # noqa: E402
 
@@ -33,15 +31,8 @@ BROKEN = [name for name in VARIANTS if name != "reference"]
 
 
 @pytest.fixture(scope="module")
-def engine():
-    return Engine(load_vocabulary("cl100k_base"))
-
-
-@pytest.fixture(scope="module")
-def reference(engine):
-    server = ServerThread(create_app(engine)).start()
-    yield server
-    server.stop()
+def reference(server):
+    return server  # the reference server (conftest.py), conformance's baseline
 
 
 def table(result) -> dict[str, str]:

@@ -18,19 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.cli import main
-from harness.peers import PeerUnavailable, load_peer
 from harness.peers.base import Compiled, Masker, Peer, PeerRefused, Source, ids_to_mask
 from harness.peers.cases import Case, fixed_cases, generated_cases
 from harness.peers.classify import CLASSES, last_key, strip_json_whitespace
 from harness.peers.compare import Session, _deletions, compare, report_json, report_markdown, shrink
 
-
-def peer_or_skip(name: str):
-    try:
-        return load_peer(name)
-    except PeerUnavailable as exc:
-        pytest.skip(f"peer {name} not available: {exc.reason}")
-
+from helpers import peer_or_skip
 
 # -- stand-in peers ---------------------------------------------------------------------
 

@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_check_isolation import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 from harness import reports
 from harness.check import CheckOptions, run_check
+
+from helpers import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 WHEATS = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"  # the fairness gallery

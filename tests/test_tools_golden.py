@@ -79,7 +79,7 @@ def _replay_behind_wall(tmp_path, source: str):
     files are unchanged and no process of the candidate is left."""
     import os
 
-    from tests.test_check_isolation import left_over, tree_digest
+    from helpers import left_over, tree_digest
 
     candidate = tmp_path / "tools_candidate.py"
     candidate.write_text(source)

