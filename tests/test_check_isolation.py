@@ -47,6 +47,7 @@ def replay(candidate: str, *extra: str, marker: str = "replay-marker-7f3a") -> t
 # --------------------------------------------------------------------------- every attack, default run
 
 
+@pytest.mark.e2e
 @confined
 def test_process_attacks_change_no_verdict_and_leave_nothing_running(harness_unchanged, monkeypatch):
     # setsid + double-fork daemon, kill the parent and the grader, read /proc/*/environ,
@@ -65,6 +66,7 @@ def test_process_attacks_change_no_verdict_and_leave_nothing_running(harness_unc
     assert "\x1b" not in out + err
 
 
+@pytest.mark.e2e
 @confined
 def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged, tmp_path):
     # remount/umount, rewrite golden and a test, plant files, relink a golden file
@@ -76,6 +78,7 @@ def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged
     assert code == ExitCode.OK, out + err
 
 
+@pytest.mark.e2e
 @confined
 def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the_sandbox(copies_elsewhere, tmp_path):
     probe = tmp_path / "probe.py"
@@ -94,12 +97,14 @@ def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the
     assert all(os.path.exists(p) for p in planted), "the planted copies are the grader's: untouched"
 
 
+@pytest.mark.e2e
 @confined
 def test_writes_into_the_graders_home_never_arrive(harness_unchanged):
     result, tests = grade("writes_grader_home.py", only=("test_apply_mask",))
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.OK
 
 
+@pytest.mark.e2e
 def test_unconfined_file_attacks_are_tampered_listed_and_undone(harness_unchanged, monkeypatch):
     if os.geteuid() != 0:
         pytest.skip("as an ordinary user the candidate cannot write the harness's files at all")
@@ -121,6 +126,7 @@ def test_unconfined_file_attacks_are_tampered_listed_and_undone(harness_unchange
         victim.unlink()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_forged_results_count_for_nothing(harness_unchanged, monkeypatch, unconfined):
     if unconfined:  # the candidate can reach the result file here: its records are unsigned
@@ -132,6 +138,7 @@ def test_forged_results_count_for_nothing(harness_unchanged, monkeypatch, unconf
         assert sum(child["forged_records"] for child in result.children) >= 17
 
 
+@pytest.mark.e2e
 def test_without_confinement_check_refuses_and_runs_nothing(harness_unchanged, monkeypatch):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
     with pytest.raises(confine.ConfinementUnavailable, match="CONSTRAIN_HARNESS_NO_BWRAP"):
@@ -141,6 +148,7 @@ def test_without_confinement_check_refuses_and_runs_nothing(harness_unchanged, m
     assert code == ExitCode.USAGE and out.getvalue() == "" and err.getvalue().count("\n") == 1
 
 
+@pytest.mark.e2e
 def test_patching_the_harness_at_import_changes_only_the_candidates_process(harness_unchanged):
     result, tests = grade("patches_harness.py", only=("test_hand_example",))
     assert tests["test_hand_example"].status == "failed" and result.exit_code == ExitCode.FAILED
@@ -148,6 +156,7 @@ def test_patching_the_harness_at_import_changes_only_the_candidates_process(harn
     assert code == ExitCode.FAILED, out
 
 
+@pytest.mark.e2e
 def test_os_exit_on_import_is_a_crash_of_the_load_for_check_and_replay(harness_unchanged):
     result, tests = grade("exits_on_import.py")
     assert {t.status for t in tests.values()} == {"not run"} and result.exit_code == ExitCode.CRASHED
@@ -156,6 +165,7 @@ def test_os_exit_on_import_is_a_crash_of_the_load_for_check_and_replay(harness_u
     assert code == ExitCode.CRASHED, err
 
 
+@pytest.mark.e2e
 def test_a_flood_of_the_channel_is_a_protocol_crash_and_the_next_test_runs(harness_unchanged):
     start = time.monotonic()
     result, tests = grade("floods_channel.py")
@@ -165,24 +175,28 @@ def test_a_flood_of_the_channel_is_a_protocol_crash_and_the_next_test_runs(harne
     assert time.monotonic() - start < 40  # no 4 GB read, no wait for the candidate's sleep
 
 
+@pytest.mark.e2e
 def test_an_infinite_loop_times_out_and_the_rest_still_runs(harness_unchanged):
     result, tests = grade("loops_forever.py", timeout=3)
     assert tests["test_hand_example"].status == "timeout", tests["test_hand_example"].reason
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 def test_an_interpreter_crash_is_that_tests_verdict(harness_unchanged):
     result, tests = grade("crashes_interpreter.py")
     assert tests["test_hand_example"].status == "crashed" and "SIGSEGV" in tests["test_hand_example"].reason
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 def test_unbounded_allocation_hits_the_memory_limit(harness_unchanged):
     result, tests = grade("allocates_forever.py", memory=1024)
     assert tests["test_hand_example"].status == "crashed" and "memory" in tests["test_hand_example"].reason.lower()
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("candidate, status, words", [
     ("exits_os.py", "crashed", "exit status 0"),
     ("exits_sys.py", "failed", "SystemExit"),
@@ -196,6 +210,7 @@ def test_the_older_gallery_keeps_its_verdicts(harness_unchanged, candidate, stat
     assert verdict.status == status and words in verdict.reason, (verdict.status, verdict.reason)
 
 
+@pytest.mark.e2e
 def test_the_ordinary_user_mode_confines_too(harness_unchanged, monkeypatch):
     if confine.unavailable() is not None or os.geteuid() != 0:
         pytest.skip("needs bubblewrap and a root grader to force the ordinary-user mode")
@@ -230,6 +245,7 @@ GALLERY = [  # candidate, check verdict of test_hand_example / test_apply_mask, 
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @confined
 @pytest.mark.parametrize("candidate, hand, apply, check_exit, replay_exit", GALLERY, ids=[g[0] for g in GALLERY])

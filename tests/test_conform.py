@@ -39,6 +39,7 @@ def table(result) -> dict[str, str]:
     return {case.name: case.status for case in result.cases}
 
 
+@pytest.mark.e2e
 @pytest.mark.smoke
 def test_reference_passes_every_case(reference):
     result = run_conformance(reference.base_url, timeout=TIMEOUT)
@@ -46,6 +47,7 @@ def test_reference_passes_every_case(reference):
     assert result.model == "reference" and result.exit_code == 0
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("variant", BROKEN)
 def test_each_broken_variant_fails_exactly_the_case_it_breaks(engine, variant):
     broken = VARIANTS[variant]()
@@ -59,6 +61,7 @@ def test_each_broken_variant_fails_exactly_the_case_it_breaks(engine, variant):
     assert result.exit_code == 1
 
 
+@pytest.mark.e2e
 def test_the_failure_names_the_rule_the_request_and_the_response(engine):
     with ServerThread(create_app(engine, variant=VARIANTS["content-empty"]())) as server:
         result = run_conformance(server.base_url, ["tools.call"], timeout=TIMEOUT)
@@ -68,6 +71,7 @@ def test_the_failure_names_the_rule_the_request_and_the_response(engine):
     assert '"content":""' in failure.excerpt and '"tool_calls"' in failure.excerpt
 
 
+@pytest.mark.e2e
 def test_cli_writes_json_and_junit_reports(reference, tmp_path, capsys):
     report, junit = tmp_path / "conform.json", tmp_path / "conform.xml"
     code = main(["conform", "--base-url", reference.base_url, "--cases", "tools.errors,tools.call",
@@ -81,6 +85,7 @@ def test_cli_writes_json_and_junit_reports(reference, tmp_path, capsys):
     assert suite.get("tests") == "2" and suite.get("failures") == "0" and suite.get("errors") == "0"
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_cli_refuses_an_unknown_case(capsys):
     assert main(["conform", "--base-url", "http://127.0.0.1:9/v1", "--cases", "tools.call,tools.nope"]) == 2

@@ -41,6 +41,7 @@ def graded(suite: str, **options):
 # ------------------------------------------------------------------ small matrices (confined)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_wrong_test_is_invalid_and_the_rest_is_scored(harness_unchanged, tmp_path):
     result = graded("wheat_failing", wheats=("reference", str(ROOT / "harness/gradetests/wheats/brzozowski.py")),
@@ -84,6 +85,7 @@ def _check_reports(result) -> None:
     assert all(t in page for t in g.tests)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_unchanged, copies_elsewhere):
     # copies_elsewhere: copies of the harness planted outside the checkout, which the suite's walk must not find
@@ -94,6 +96,7 @@ def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_u
     assert all(o == "passed" for row in g.matrix.values() for o in row.values())
 
 
+@pytest.mark.e2e
 def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     """The control: the same suite against the reference imported in its own process
     (no wall) finds the reference by its file, source and error messages."""
@@ -136,6 +139,7 @@ def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
                                "test_interpreter.py::test_no_harness_file": "passed"}, result.messages
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
     result = graded("always_fails", wheats=("reference",), chaffs=("s10",))
@@ -146,6 +150,7 @@ def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
     assert "no test is valid" in reports.table(result, "none")
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_hangs_gets_a_verdict_and_the_grading_goes_on(harness_unchanged):
     result = graded("hangs", wheats=("reference",), chaffs=("s10",), test_cpu=2.0, timeout=20.0, budget=60.0)
@@ -194,6 +199,7 @@ def test_hints_at_each_level():
         hint("s05", "everything")
 
 
+@pytest.mark.e2e
 def test_bad_options_are_usage_errors(tmp_path):
     for argv, needle in [([str(tmp_path / "missing")], "not a folder"),
                          ([str(tmp_path), "--module", "a..b"], "--module"),
@@ -205,6 +211,7 @@ def test_bad_options_are_usage_errors(tmp_path):
         assert needle in err.getvalue(), (argv, err.getvalue())
 
 
+@pytest.mark.e2e
 def test_validity_flakiness_and_catches_follow_the_rules():
     from harness.gradetests.scoring import score
     from harness.gradetests.suite_run import RunResult
@@ -232,6 +239,7 @@ def test_validity_flakiness_and_catches_follow_the_rules():
     assert nothing_valid.score == 0.0 and nothing_valid.caught == {}
 
 
+@pytest.mark.e2e
 def test_unconfined_the_report_warns_that_nothing_is_hidden(harness_unchanged, monkeypatch):
     """--unconfined (no bubblewrap) hides no file from the suite: the header says so, and
     the snooping suite's filesystem probe indeed finds the chaffs there."""
@@ -258,6 +266,7 @@ def test_a_run_that_cannot_start_within_the_budget_is_not_run():
 # ------------------------------------------------------------------ attacks on the grading (issues 22 and 23)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_canary_suite_catches_nothing(harness_unchanged):
     """Tests that fail when an invalid canary did not run: with the same tests run on every
@@ -267,6 +276,7 @@ def test_a_canary_suite_catches_nothing(harness_unchanged):
     assert len(g.valid) == 2 and g.caught == {} and g.score == 0.0
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
     g = graded("tells_by_selection", wheats=("reference",), chaffs=("s01", "s10")).grade
@@ -274,6 +284,7 @@ def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
     assert g.caught == {} and g.score == 0.0
 
 
+@pytest.mark.e2e
 @confined
 def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
     """The first frame the student's process receives is the same on wheats and chaffs."""
@@ -293,6 +304,7 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
     assert sorted(result.grade.caught) == ["s10"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", ["unconfined"])
 def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
     """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
@@ -309,6 +321,7 @@ def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mod
     assert without_timings(one) == without_timings(two)
 
 
+@pytest.mark.e2e
 @confined
 def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
     result = graded("prints_escapes", wheats=("reference",), chaffs=("s10",))
@@ -326,6 +339,7 @@ def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
     assert "\\x1b[2K" in run.output and run.processes == 2      # a crash costs only its own test
 
 
+@pytest.mark.e2e
 @confined
 def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     """The run seed reaches random, numpy and Hypothesis: the same seed, the same JSON
@@ -359,6 +373,7 @@ def without_timings(result) -> str:
     return json.dumps(strip(data), indent=1)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch, tmp_path):
     from harness.gradetests import implementations
@@ -394,6 +409,7 @@ def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged,
     assert left_over("gradetests-backstop") == []
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness_unchanged):
     """(tests/test_grade_tests_wheel.py: the same suite in a wheel install.)"""
@@ -402,6 +418,7 @@ def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness
     assert g.caught == {}
 
 
+@pytest.mark.e2e
 @confined
 def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged):
     """Limits count CPU seconds, so a busy machine changes no verdict: the same suite and

@@ -43,6 +43,7 @@ def wheel_venv(tmp_path_factory):
     return python, Path(purelib)
 
 
+@pytest.mark.e2e
 @confined
 def test_from_a_wheel_the_default_wheats_grade_and_no_harness_source_is_readable(wheel_venv, tmp_path,
                                                                                   harness_unchanged):

@@ -255,6 +255,7 @@ def test_reports_count_every_class_and_keep_one_example_each():
     assert "| text |" in md and "unavailable: needs torch" in md and "**unexplained**" in md
 
 
+@pytest.mark.e2e
 @pytest.mark.smoke
 def test_compare_verb_writes_both_reports(tmp_path):
     peer_or_skip("interegular")
@@ -269,6 +270,7 @@ def test_compare_verb_writes_both_reports(tmp_path):
     assert (tmp_path / "r.md").read_text().startswith("# Peer comparison")
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_compare_verb_reports_an_unwritable_report_path(tmp_path):
     peer_or_skip("interegular")
@@ -278,6 +280,7 @@ def test_compare_verb_reports_an_unwritable_report_path(tmp_path):
     assert code == 2 and "cannot write the report" in err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_compare_verb_refuses_an_unknown_peer():
     out, err = io.StringIO(), io.StringIO()

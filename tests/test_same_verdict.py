@@ -128,6 +128,7 @@ def _assert_same(pairs) -> None:
         assert quiet == loaded, f"{name}: the report changed under load"
 
 
+@pytest.mark.e2e
 def test_a_busy_machine_changes_no_verdict():
     pairs = quiet_and_loaded(SMALL)
     _assert_same(pairs)
@@ -142,6 +143,7 @@ def test_a_busy_machine_changes_no_verdict():
     assert by_name["wrong_numbering.py"]["tests"][0]["details"]  # the counterexample, equal under load
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_busy_machine_changes_no_verdict_across_the_gallery():
     _assert_same(quiet_and_loaded(SMALL + MORE))

@@ -247,6 +247,7 @@ def test_an_index_larger_than_the_cache_is_refused():
 
 
 
+@pytest.mark.e2e
 def test_serve_reference_command_serves_until_stopped():
     """``constrain-harness serve-reference`` in a child process: it answers /v1/models and
     a forced call, and the child is ended (by its own pid) whatever happens."""

