@@ -123,8 +123,8 @@ def _unmasked_sampler(m):
 
 def _vocab(tokens, specials=()):
     """``vocab_bytes`` the way the default tier calls it: one tokenizer object whose own
-    special list marks the specials (``harness.suite.shapes.SeedTokenizer``)."""
-    from harness.suite.shapes import SeedTokenizer
+    special list marks the specials (``harness.sandbox.shapes.SeedTokenizer``)."""
+    from harness.sandbox.shapes import SeedTokenizer
 
     return lambda m: m.vocab_bytes(SeedTokenizer(list(tokens), special_ids=sorted(specials)))
 

@@ -19,7 +19,7 @@ import pytest
 
 from harness.suite import strength
 from harness.suite.explain import fail
-from harness.suite.shapes import SeedTokenizer, TiktokenLike
+from harness.sandbox.shapes import SeedTokenizer, TiktokenLike
 from harness.suite.tiers import decision
 
 
