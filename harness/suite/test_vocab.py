@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.sandbox.shapes import SeedTokenizer, TiktokenLike
 from harness.suite import strength
 from harness.suite.explain import fail
-from harness.sandbox.shapes import SeedTokenizer, TiktokenLike
 from harness.suite.tiers import decision
 
 
