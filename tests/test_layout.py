@@ -36,3 +36,28 @@ def test_the_docstring_draws_the_contracts_layers():
     drawn = [re.sub(r"\s+", " ", line.strip().split("  ")[0]) for line in drawing.splitlines()
              if line.startswith("    ") and not line.startswith("     ")]
     assert drawn == contract("harness")["layers"]
+
+
+PACKAGES = ("harness", "golden", "oracles", "facts", "strategies")
+NOT_IMPORTED = ("harness.gradetests.shim",  # runs in the student's process, importing the copies made for it
+                "harness.suite.test_", "harness.suite.conftest")  # the grader's tests: pytest collects them
+
+
+def every_module() -> list[str]:
+    import pkgutil
+
+    names = []
+    for package in PACKAGES:
+        module = __import__(package)
+        names.append(package)
+        names += [info.name for info in pkgutil.walk_packages(module.__path__, prefix=f"{package}.")]
+    return sorted(n for n in names if not n.startswith(NOT_IMPORTED) and ".wheats." not in n)
+
+
+@pytest.mark.parametrize("name", every_module())
+def test_every_module_imports(name):
+    """The fast loop (``-m "not e2e"``) imports every module, the ones only end-to-end tests
+    run too: a module that cannot be imported fails here, in seconds."""
+    import importlib
+
+    assert importlib.import_module(name).__name__ == name
