@@ -26,7 +26,7 @@ arguments.
 
 from __future__ import annotations
 
-from harness.commands.args import seconds
+from harness.argtypes import seconds
 from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]
