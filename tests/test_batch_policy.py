@@ -104,6 +104,7 @@ def test_what_a_run_leaves_in_its_session_is_ended(tmp_path):
     assert not alive(kid)
 
 
+@pytest.mark.e2e
 def test_the_class_limit_stops_every_run_in_progress(tmp_path):
     budget = ClassBudget(cpu_limit=1.5, wall_limit=300.0)
     with open(tmp_path / "log", "wb") as log, ThreadPoolExecutor(2) as pool:

@@ -133,6 +133,7 @@ def test_ref_deps_supply_sampling_and_the_byte_map():
                                                          "unicode_to_bytes"])
 
 
+@pytest.mark.e2e
 def test_usage_errors_exit_2():
     err = io.StringIO()
     assert main(["check", "--only", "test_nonexistent"], io.StringIO(), err) == ExitCode.USAGE

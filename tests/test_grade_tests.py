@@ -113,6 +113,7 @@ def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     assert "3 failed" in proc.stdout, proc.stdout[-2000:]
 
 
+@pytest.mark.e2e
 @confined
 def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
     """CI's venv lies inside the checkout the sandbox hides: the suite still runs that
@@ -391,6 +392,7 @@ def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch
     assert "not graded: x99: did not load (" in text and "survived: x99" not in text
 
 
+@pytest.mark.e2e
 @confined
 def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged, tmp_path):
     """A test that sleeps uses no CPU: the wall-clock backstop (10x the CPU limit) ends it,

@@ -46,7 +46,7 @@ from harness.serve.app import MAX_TOOLS  # noqa: E402
 
 from helpers import free_port  # noqa: E402
 
-pytestmark = pytest.mark.boundary
+pytestmark = [pytest.mark.boundary, pytest.mark.e2e]  # the server runs in a child process
 RSS_GROWTH_MB = 400.0
 CPU_PER_HOSTILE = 20.0
 NORMAL_BACKSTOP = 120.0
