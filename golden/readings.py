@@ -19,6 +19,10 @@ from here (``golden/`` imports nothing from ``harness/``, so the shared part liv
   UTF-8 (seed 002's ``dumps_matches_python``: "raw non-ASCII"). Both are the seed's
   readings: ``{"raw": ..., "ascii": ...}``; ``ascii_reading_regex(schema)`` is the
   reference's regex for a schema under the ASCII reading.
+- ``gpt2_byte_map()`` and ``RecordedTokenizer(tokens, special_ids)``: a vocabulary as the
+  seed's ``vocab_bytes(tok)`` reads it (token strings in GPT-2's byte map, specials carried by
+  the tokenizer), for ``vocab_bytes_marks_specials``; behind the wall the grader hands
+  ``harness.suite.shapes.SeedTokenizer`` instead, which answers the same interfaces.
 - ``probe_strings`` / ``first_disagreement_with_re``: how a table is compared with
   Python's ``re.fullmatch`` (random walks of the table, prefixes, one-byte edits).
 
@@ -39,11 +43,76 @@ import numpy as np
 
 from facts.constructs import REGEX_EXTRA_MARKERS, SEED_REGEX_CATEGORIES
 
-__all__ = ["CONSTRAINT_SHAPES", "build_constraint", "uses_extra_syntax", "python_only_construct",
-           "PYTHON_ONLY_CONSTRUCTS", "compact_readings", "readings_differ", "ascii_reading_regex",
-           "probe_strings", "first_disagreement_with_re", "DEAD"]
+__all__ = ["gpt2_byte_map", "RecordedTokenizer", "CONSTRAINT_SHAPES", "build_constraint", "uses_extra_syntax",
+           "python_only_construct", "PYTHON_ONLY_CONSTRUCTS", "compact_readings", "readings_differ",
+           "ascii_reading_regex", "probe_strings", "first_disagreement_with_re", "DEAD"]
 
 DEAD = -1
+
+# ---------------------------------------------------------------- a tokenizer's vocabulary
+
+
+def gpt2_byte_map() -> dict[int, str]:
+    """GPT-2's ``bytes_to_unicode``: printable Latin-1 bytes stand for themselves, the other 68
+    bytes for the characters from U+0100 on, in byte order (byte 32 is ``Ġ``)."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    moved = [b for b in range(256) if b not in kept]
+    return {**{b: chr(b) for b in kept}, **{b: chr(256 + i) for i, b in enumerate(moved)}}
+
+
+class RecordedTokenizer:
+    """Token strings by id and the ids of the specials, read through the interfaces a
+    ``vocab_bytes(tok)`` may use (the same as ``harness.suite.shapes.SeedTokenizer``): a token
+    list, ``tokenizers.Tokenizer`` (``get_vocab``, ``id_to_token``, ``get_added_tokens_decoder``)
+    and ``transformers`` (``convert_ids_to_tokens``, ``all_special_ids``, ...).
+    Invariant: ids are ``range(len(tokens))`` and every special id is one of them."""
+
+    def __init__(self, tokens, special_ids=()):
+        self.tokens, self.special_ids = list(tokens), sorted({int(i) for i in special_ids})
+        if any(not 0 <= i < len(self.tokens) for i in self.special_ids):
+            raise ValueError(f"RecordedTokenizer: special ids {self.special_ids} outside 0..{len(self.tokens) - 1}")
+
+    def __len__(self):
+        return len(self.tokens)
+
+    def __getitem__(self, i):
+        return self.tokens[i]
+
+    def __iter__(self):
+        return iter(self.tokens)
+
+    vocab_size = property(__len__)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.tokens)}
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        return len(self.tokens)
+
+    def id_to_token(self, i: int):
+        return self.tokens[i] if 0 <= i < len(self.tokens) else None
+
+    def token_to_id(self, token: str):
+        return self.get_vocab().get(token)
+
+    def get_added_tokens_decoder(self) -> dict:
+        from types import SimpleNamespace
+
+        return {i: SimpleNamespace(content=self.tokens[i], special=True) for i in self.special_ids}
+
+    added_tokens_decoder = property(get_added_tokens_decoder)
+
+    @property
+    def all_special_ids(self) -> list[int]:
+        return list(self.special_ids)
+
+    @property
+    def all_special_tokens(self) -> list[str]:
+        return [self.tokens[i] for i in self.special_ids]
+
+    def convert_ids_to_tokens(self, ids):
+        return self.tokens[ids] if isinstance(ids, int) else [self.tokens[i] for i in ids]
+
 
 # ---------------------------------------------------------------- Constraint's constructor
 

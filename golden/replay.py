@@ -50,6 +50,11 @@ Checks (each a name in ``CHECKS``):
   ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
   exactly one of those texts: ``dumps`` (raw UTF-8) or ``dumps_ascii`` (seed 000's
   literal call; a note on ``enum_const_raw_utf8``).
+- ``vocab_bytes_marks_specials``: ``vocab_bytes`` of the ``vocab_bytes`` section's tokenizer
+  (cl100k_base's token strings in GPT-2's byte map, its five specials carried by the tokenizer,
+  handed as ``tokenizer(tokens, special_ids)``: ``readings.RecordedTokenizer`` by default, the
+  wall's ``SeedTokenizer`` behind it) is ``None`` for every special and the recorded bytes for
+  every other id, ordinary tokens spelling the specials' own text included.
 - ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
   for masks_golden.json, schemas through the candidate's own translation.
 
@@ -83,7 +88,7 @@ from golden import fileformat, readings
 DEAD = -1
 CHECKS = ("dfa_matches_python_l8_7", "masks_match_python_l8_7", "subset_errors_are_refused",
           "refused_extra", "dumps_matches_python", "token_index_rules", "constrained_sample_hand_example",
-          "constrained_output_always_parses", "masks_match_the_golden_file")
+          "constrained_output_always_parses", "masks_match_the_golden_file", "vocab_bytes_marks_specials")
 OUTPUT_WALKS = 25
 """constrained_output_always_parses: seeded walks per schema (the port test's 25)."""
 OUTPUT_SEED = 925
@@ -704,9 +709,32 @@ def _sample_step(report, impl, constraint, params, history, record: dict, step: 
 
 # --------------------------------------------------------------------------- entry points
 
-def replay_constrain(doc: dict, impl, *, strict_regex: bool = False, strict: bool = False) -> ReplayReport:
+def check_vocab_bytes(report, impl, record: dict, tokenizer) -> None:
+    """Seed 002's ``vocab_bytes_marks_specials``: specials map to None, every other token to its bytes."""
+    check = "vocab_bytes_marks_specials"
+    try:
+        got = list(impl.vocab_bytes(tokenizer(record["tokens"], record["special_ids"])))
+    except Exception as exc:  # noqa: BLE001 - a candidate's exception is a finding
+        report.fail(check, "vocab_bytes", f"raised {_describe(exc)}")
+        return
+    if len(got) != record["size"]:
+        report.fail(check, "vocab_bytes", f"{len(got)} entries for a vocabulary of {record['size']} ids")
+        return
+    for i, (token, want) in enumerate(zip(got, record["tokens_hex"])):
+        where = f"vocab_bytes id {i} ({record['tokens'][i]!r}, cl100k id {record['source_ids'][i]})"
+        if want is None:
+            report.expect(check, where, None if token is None else f"a special token has bytes {token!r:.60}")
+        else:
+            report.expect(check, where, None if token is not None and bytes(token) == bytes.fromhex(want) else
+                          f"bytes {token!r:.60}, expected {bytes.fromhex(want)!r}")
+
+
+def replay_constrain(doc: dict, impl, *, strict_regex: bool = False, strict: bool = False,
+                     tokenizer=None) -> ReplayReport:
     """Replay constrain_golden.json (a loaded document) against ``impl``; ``strict``: the
-    contract's decisions fail (``golden replay --strict``), else they are notes."""
+    contract's decisions fail (``golden replay --strict``), else they are notes; ``tokenizer``:
+    how ``vocab_bytes_marks_specials`` builds its tokenizer from ``(tokens, special_ids)``
+    (default ``readings.RecordedTokenizer``)."""
     report = ReplayReport(fileformat.FILES["constrain_golden"], strict=strict)
     cache = _Cache(impl)
     automata = doc["schemas"] + doc["patterns"]
@@ -721,6 +749,7 @@ def replay_constrain(doc: dict, impl, *, strict_regex: bool = False, strict: boo
     check_dumps(report, impl, doc)
     check_sampling(report, impl, doc["constrained_sample_hand_example"])
     check_outputs(report, impl, doc["schemas"], doc["vocab"], cache)
+    check_vocab_bytes(report, impl, doc["vocab_bytes"], tokenizer or readings.RecordedTokenizer)
     return report
 
 

@@ -22,13 +22,15 @@ contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
     cli                        the command: one parser, one verb each
     commands                   the verbs (argument parsing, exit codes, reports written)
     bench                      benchmarks (time whole verbs and peers)
-    batch | conform | golden_replay | gradetests | peers
+    batch | conform | golden_replay | peers
                                products: a class at once, a live server's conformance,
-                               a candidate replayed against the golden files, a
-                               student's tests graded, the peer engines compared
-    autograder | mutants | reports | serve
-                               Gradescope/PrairieLearn bundles, the mutant catalogue
-                               and its runner, check's report texts, the reference server
+                               a candidate replayed against the golden files, the peer
+                               engines compared
+    autograder | reports | serve
+                               Gradescope/PrairieLearn bundles, check's report texts,
+                               the reference server
+    gradetests                 a student's own tests graded against wheats and chaffs
+    mutants                    the mutant catalogue (grade-tests' chaffs) and its runner
     check                      one grading run of a candidate (the grader's parent side)
     suite                      the seed's 16 tests, run in the grader child
     sandbox                    everything that crosses into the candidate's process: the

@@ -21,8 +21,10 @@ from harness import __version__
 from harness.commands.args import OneLineParser
 from harness.exitcodes import ExitCode
 
-# verb -> (module, one-line help). build_parser imports every verb's module: each declares
-# its own arguments (add_arguments), which argparse needs before it can parse any verb.
+# verb -> (module, one-line help). Each verb's module declares its own arguments
+# (add_arguments); build_parser imports only the module of the verb being run (the others
+# are listed with their one-line help): some verbs import heavy libraries (conform: the
+# openai client, about 1 CPU s), which no other verb should pay for.
 VERBS: dict[str, tuple[str, str]] = {
     "dfa": ("harness.commands.dfa", "print the canonical DFA of a pattern or schema"),
     "bench": ("harness.commands.bench", "benchmarks: medians and ratios against peers"),
@@ -38,7 +40,10 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser, with every verb's arguments when ``verb`` is None, else only
+    with ``verb``'s (the other verbs are still listed, so ``--help`` and a wrong verb read
+    the same)."""
     parser = OneLineParser(  # every usage error, of every verb and action: one line, exit 2
         prog="constrain-harness",
         description="Differential testing and oracle harness for constrained decoding.",
@@ -46,18 +51,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"constrain-harness {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for verb, (module_name, help_text) in VERBS.items():
+    for name, (module_name, help_text) in VERBS.items():
+        if verb is not None and name != verb:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(module_name)
-        verb_parser = sub.add_parser(verb, help=help_text, description=(module.__doc__ or "").split("\n\n")[0])
+        verb_parser = sub.add_parser(name, help=help_text, description=(module.__doc__ or "").split("\n\n")[0])
         module.add_arguments(verb_parser)
         verb_parser.set_defaults(_module=module)
     return parser
 
 
+def _verb(argv: list[str]) -> str:
+    """The verb ``argv`` runs: its first word that is not an option (the command itself has
+    only ``-h`` and ``--version``, which take no value); "" when there is none."""
+    return next((word for word in argv if not word.startswith("-")), "")
+
+
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_verb(argv))
     try:
         # argparse writes usage errors, --help and --version to sys.stderr / sys.stdout:
         # send them to the streams main was given

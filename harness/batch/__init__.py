@@ -6,9 +6,11 @@ submissions, N at a time, each in its own confined ``check`` run.
 
 One module per concern: ``submissions`` (what is in DIR, fingerprints), ``state`` (the
 resumable state, written atomically after each submission), ``records`` (one student's
-result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML), and
-``runner`` (the pool). Each submission is graded by ``harness.autograder.grading``, the
-same code as the Gradescope autograder.
+result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML),
+``runner`` (the pool), and ``course`` (the roster, due date, late policy, gradebooks,
+similar submissions and ``--regrade``, from ``roster``, ``late``, ``gradebook`` and
+``similarity``). Each submission is graded by ``harness.autograder.grading``, the same
+code as the Gradescope autograder.
 
 Every submission is graded on a private copy of its own files (``harness.autograder.intake``),
 with the grading policy's defaults (``harness.policy``: ref-deps on, the default tier, the
@@ -27,6 +29,7 @@ arguments.
 from __future__ import annotations
 
 from harness.argtypes import seconds
+from harness.batch import course
 from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]
@@ -46,6 +49,7 @@ def add_arguments(parser) -> None:
     group.add_argument("--class-limit", metavar="S", type=seconds, default=None,
                        help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
+    course.add_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
 
 
 def run(args, stdout, stderr) -> int:

@@ -40,6 +40,7 @@ import json
 from pathlib import Path
 
 from harness.autograder.grading import display_name
+from harness.batch.course import roster_columns, roster_flags, roster_html  # the roster's columns and flags
 from harness.report.formats.csv_table import safe_cell
 from harness.report.model import Report, Row
 from harness.suite.catalogue import BY_NAME, NAMES
@@ -62,7 +63,7 @@ def summary_table(records: list[dict]) -> str:
              "-" * (name_w + 80)]
     for r in records:
         failed = ", ".join(t.removeprefix("test_") for t in r["failed_tests"]) if not r["problem"] else ""
-        why = "; ".join(x for x in (failed, *(r["notes"][:1])) if x)
+        why = " ".join(x for x in (roster_flags(r), "; ".join(x for x in (failed, *(r["notes"][:1])) if x)) if x)
         lines.append(f"{r['student']:<{name_w}}  {r['verdict']:<14}  {r['passed']:>3}/{r['total']:<2}  "
                      f"{r['seconds']:>7.1f}  {_clip(why, 90)}".rstrip())
     verdicts = collections.Counter(r["verdict"] for r in records)
@@ -94,9 +95,10 @@ def histogram_text(records: list[dict]) -> str:
 def csv_text(records: list[dict]) -> str:
     out = io.StringIO(newline="")
     writer = csv.writer(out)
-    writer.writerow(CSV_FIELDS)
+    fields = CSV_FIELDS + roster_columns(records)
+    writer.writerow(fields)
     for r in records:
-        writer.writerow([safe_cell(r[field]) for field in CSV_FIELDS])
+        writer.writerow([safe_cell(r.get(field, "")) for field in fields])
     return out.getvalue()
 
 
@@ -126,7 +128,8 @@ def to_report(records: list[dict], doc: dict) -> Report:
     when every test passed, failed when some failed, an error when the submission did not
     run (its ``problem``); the CSV, JSON and HTML above as the native renderers."""
     rows = tuple(Row(r["student"], "passed" if r["verdict"] == "passed" else "error" if r["problem"] else "failed",
-                     r["verdict"], r["problem"] or ", ".join(r["failed_tests"]), "\n".join(r["notes"]),
+                     r["verdict"], " ".join(x for x in (roster_flags(r), r["problem"] or ", ".join(r["failed_tests"]))
+                                            if x), "\n".join(r["notes"]),
                      r["seconds"], "student") for r in records)
     verdict = ", ".join(f"{n} {v}" for v, n in doc["verdicts"].items()) or "no submissions"
     return Report("batch", f"constrain-harness check --batch {doc['dir']}", frozenset({"class"}), rows, verdict,
@@ -156,10 +159,12 @@ def _svg(rows: list[dict]) -> str:
 
 def to_html(doc: dict) -> str:
     esc = html.escape
+    extra = roster_columns(doc["students"])   # harness.batch.course: name, SID, late, score, similar
     rows = "\n".join(
         f"<tr><td>{esc(r['student'])}</td><td>{esc(r['verdict'])}</td><td>{r['passed']}/{r['total']}</td>"
         f"<td>{r['seconds']:.1f}</td><td>{esc(', '.join(r['failed_tests']) if not r['problem'] else '')}</td>"
-        f"<td>{esc('; '.join(r['notes']))}</td></tr>" for r in doc["students"])
+        f"<td>{esc('; '.join(r['notes']))}</td>" + "".join(f"<td>{esc(str(r.get(c, '')))}</td>" for c in extra)
+        + "</tr>" for r in doc["students"])
     verdicts = ", ".join(f"{n} {esc(v)}" for v, n in doc["verdicts"].items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>constrain-harness batch: {esc(doc['dir'])}</title>
@@ -171,9 +176,12 @@ td,th{{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}}
 <h2>Failed tests across the class</h2>
 {_svg(doc['histogram'])}
 <h2>Students</h2>
-<table><tr><th>student</th><th>verdict</th><th>passed</th><th>seconds</th><th>failed tests</th><th>notes</th></tr>
+<table><tr><th>student</th><th>verdict</th><th>passed</th><th>seconds</th><th>failed tests</th><th>notes</th>\
+{"".join(f"<th>{c}</th>" for c in extra)}</tr>
 {rows}
-</table></body></html>
+</table>
+{roster_html(doc)}
+</body></html>
 """
 
 

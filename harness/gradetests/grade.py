@@ -42,6 +42,7 @@ from typing import Callable
 
 from harness.gradetests.implementations import Implementation, all_chaffs, default_wheats, wheat
 from harness.gradetests.limits import RUN_CPU_SECONDS, RunLimits
+from harness.gradetests.readings import declared_readings
 from harness.gradetests.scoring import Grade, score
 from harness.gradetests.suite_run import RunResult, run_suite, secret_roots
 from harness.policy import POLICY
@@ -117,6 +118,11 @@ def suite_seed(suite: Path) -> int:
     return int.from_bytes(digest.digest()[:4], "big") % (1 << SEED_BITS)
 
 
+def wheat_readings(wheats: list[Implementation]) -> dict[str, dict[str, str]]:
+    """Each wheat's readings of the decisions the seed allows two ways (``readings``)."""
+    return {w.id: declared_readings(w.spec) for w in wheats}
+
+
 def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
     from harness.check import protected_roots
 
@@ -135,7 +141,8 @@ def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
         wheat_runs: dict[str, list[RunResult]] = {w.id: [] for w in wheats}
         for result in wheat_results:
             wheat_runs[result.implementation].append(result)
-        if score(wheat_runs, {}).valid:
+        readings = wheat_readings(wheats)
+        if score(wheat_runs, {}, readings).valid:
             chaff_results = runner.run_all(chaffs)
         else:
             chaff_results = [RunResult(c.id, "chaff", "skipped", "no valid test: the score is 0") for c in chaffs]
@@ -146,7 +153,7 @@ def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
         if tampered:
             manifest.restore()
     plan = confine.plan(options.limits, [], [], root, marker)
-    return Graded(score(wheat_runs, chaff_runs), options, seed, marker, plan.description, plan.mode,
+    return Graded(score(wheat_runs, chaff_runs, readings), options, seed, marker, plan.description, plan.mode,
                   time.monotonic() - start, [w.id for w in wheats], sorted(chaff_runs), tampered, runner.cpu_used)
 
 

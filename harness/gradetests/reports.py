@@ -72,6 +72,9 @@ def table(graded: Graded, hints: str) -> str:
             lines.append(f"          input: {bad.input}")
     for test, wheat in g.flaky.items():
         lines.append(f"  FLAKY   {test}: different outcomes in two runs on wheat {wheat}")
+    for test, assumed in g.assumes.items():
+        lines.append(f"  READING {test}: valid under the seed's reading {' or '.join(assumed)} "
+                     f"(it fails on the wheats of the other reading)")
     lines += ["", *_matrix(graded), ""]
     lines.append(f"score: {_percent(graded)}" + ("   (INCOMPLETE: some chaffs did not run)" if g.incomplete else ""))
     lines += [f"note: {n}" for n in g.notes]
@@ -119,7 +122,7 @@ def to_json(graded: Graded, hints: str) -> dict:
         "wheats": graded.wheats, "not_graded": g.not_graded,
         "score": {"caught": len(g.caught), "total": g.total, "fraction": g.score, "incomplete": g.incomplete},
         "tests": g.tests, "valid": g.valid,
-        "invalid": [vars(i) for i in g.invalid], "flaky": g.flaky, "notes": g.notes,
+        "invalid": [vars(i) for i in g.invalid], "flaky": g.flaky, "notes": g.notes, "assumes": g.assumes,
         "chaffs": [{"id": c, "group": group(c), "verdict": g.chaff_verdicts[c], "caught": c in g.caught,
                     "caught_by": g.caught.get(c, []), "hint": "" if c in g.caught else hint(c, hints),
                     "tests": g.matrix[c], "seconds": round(g.chaff_runs[c].seconds, 2),
@@ -152,6 +155,7 @@ def to_gradescope(graded: Graded, hints: str, max_score: float = 100.0) -> dict:
                         "max_score": round(worth, 2), "output": output, "visibility": "visible"})
     validity = [f"{i.test}: invalid, {i.outcome} on wheat {i.wheat}: {_one_line(i.message)}" for i in g.invalid]
     validity += [f"{t}: flaky on wheat {w}" for t, w in g.flaky.items()]
+    validity += [f"{t}: valid under the seed's reading {' or '.join(a)}" for t, a in g.assumes.items()]
     entries.append({"name": "validity of your tests on the correct implementations", "score": 0, "max_score": 0,
                     "output": "\n".join(validity) or f"all {len(g.tests)} tests are valid", "visibility": "visible"})
     return {"score": round(max_score * g.score, 2),

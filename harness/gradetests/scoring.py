@@ -7,6 +7,10 @@ Rules (issue 13):
 - a test is **invalid** when, on any run of any wheat, it did not pass or skip (failed,
   error, timeout, crashed, not run): it is reported with the wheat, its message and the
   last calls it made to the implementation (the input), and excluded from scoring;
+- where the seed's own text allows two readings (``readings.SEED_READINGS``), wheats are grouped
+  by the reading they take: a test that did not pass on some wheats is still **valid** when it
+  passed on every wheat of one reading group and failed only on wheats of the other reading
+  (``readings.assumption``); it is reported with the reading it assumes (``Grade.assumes``);
 - a test is **flaky** when its outcome differs between the two runs of one wheat;
 - every test runs on every chaff (the suite gets the same hello everywhere); invalid
   tests' cells are shown but never count; a test whose file failed to import on a chaff
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.gradetests.readings import assumption
 from harness.gradetests.suite_run import RunResult
 
 DID_NOT_LOAD = "implementation did not load"
@@ -56,6 +61,7 @@ class Grade:
     wheat_runs: dict[str, list[RunResult]]
     chaff_runs: dict[str, RunResult]
     notes: list[str] = field(default_factory=list)
+    assumes: dict[str, list[str]] = field(default_factory=dict)  # valid test -> the readings it assumes
 
     @property
     def not_graded(self) -> dict[str, str]:
@@ -79,11 +85,14 @@ class Grade:
         return any(v in ("not run", DID_NOT_LOAD) for v in self.chaff_verdicts.values())
 
 
-def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResult]) -> Grade:
+def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResult],
+          readings: dict[str, dict[str, str]] | None = None) -> Grade:
+    """``readings``: each wheat's declared readings (``readings.declared_readings``); None: every
+    wheat takes the same readings (a test must pass them all)."""
     loaded = {w: [r for r in runs if r.verdict != DID_NOT_LOAD] for w, runs in wheat_runs.items()}
     first = next((runs[0] for runs in loaded.values() if runs), None)
     tests = list(first.collected) if first else []
-    invalid = _invalid(tests, loaded)
+    invalid, assumes = _invalid(tests, loaded, {w: (readings or {}).get(w, {}) for w, runs in loaded.items() if runs})
     bad = {i.test for i in invalid}
     valid = [t for t in tests if t not in bad]
     flaky = _flaky(tests, loaded)
@@ -97,7 +106,7 @@ def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResul
     elif not valid:
         notes.append("no test is valid (every test failed on some wheat): the score is 0")
     return Grade(tests, valid, invalid, flaky, matrix, caught, {c: r.verdict for c, r in chaff_runs.items()},
-                 wheat_runs, chaff_runs, notes)
+                 wheat_runs, chaff_runs, notes, assumes)
 
 
 def _cell(run: RunResult, test: str) -> str:
@@ -107,16 +116,28 @@ def _cell(run: RunResult, test: str) -> str:
     return "error" if test.split("::")[0] in run.errored_files else "not run"
 
 
-def _invalid(tests: list[str], wheat_runs: dict[str, list[RunResult]]) -> list[Invalid]:
+def _invalid(tests: list[str], wheat_runs: dict[str, list[RunResult]],
+             readings: dict[str, dict[str, str]]) -> tuple[list[Invalid], dict[str, list[str]]]:
+    """The invalid tests (each with the first wheat it failed on) and the tests that failed only
+    on wheats of another reading (-> the readings they assume)."""
     found: dict[str, Invalid] = {}
+    failed_on: dict[str, set[str]] = {}
     for wheat, runs in wheat_runs.items():
         for run in runs:
             for test in tests:
                 outcome = run.outcomes.get(test, "not run")
-                if outcome not in PASSING and test not in found:
-                    message = run.messages.get(test) or run.detail or f"{outcome} on this wheat ({run.verdict})"
-                    found[test] = Invalid(test, wheat, outcome, message, run.inputs.get(test, ""))
-    return [found[t] for t in tests if t in found]
+                if outcome not in PASSING:
+                    failed_on.setdefault(test, set()).add(wheat)
+                    if test not in found:
+                        message = run.messages.get(test) or run.detail or f"{outcome} on this wheat ({run.verdict})"
+                        found[test] = Invalid(test, wheat, outcome, message, run.inputs.get(test, ""))
+    assumes = {}
+    for test, wheats in failed_on.items():
+        assumed = assumption(wheats, readings) if len(readings) > 1 else None
+        if assumed:
+            assumes[test] = assumed
+            del found[test]
+    return [found[t] for t in tests if t in found], {t: assumes[t] for t in tests if t in assumes}
 
 
 def _flaky(tests: list[str], wheat_runs: dict[str, list[RunResult]]) -> dict[str, str]:

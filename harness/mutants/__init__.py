@@ -18,6 +18,8 @@ one line, an example whose answer it changes, and the tests expected to kill it.
 
 - ``l10_9:s12``-``l10_9:s16``: the port's tool-surface mutants, applied to a copy of
   ``oracles/tools`` (``tools_mutants``), killed by ``golden replay --file tools``.
+- ``l10_9:s17``: specials given bytes, for the seed's 20th test ``vocab_bytes_marks_specials``
+  (its pitfall table has no row for it), killed by constrain_golden.json's ``vocab_bytes``.
 
 ``runner.run_catalogue`` first checks itself (the clean copy survives every test, a
 forced failure is killed), then runs each mutant in its own process with a timeout,

@@ -262,7 +262,7 @@ MUTANTS: tuple[Mutant, ...] = (
            _vocab(["a", "<|endoftext|>"], specials=[1])),
     # --- the Rust port's mutants (002 section 5, its ids s01-s11 as l10_9:sNN), simulated
     # on the Python reference; each killed by the golden replay check the seed names
-    # (l10_9:s12-s16, the tools surface, live in tools_mutants.py)
+    # (l10_9:s12-s16, the tools surface, live in tools_mutants.py; l10_9:s17 below, the tokenizer rule)
     Mutant("l10_9:s01", "minimize", "one refinement of minimization only (a DFA needing two rounds keeps duplicates)",
            ("dfa_matches_python_l8_7",),
            (Anchor("minimize.py", "moore_partition", "new_count == n_blocks", "True"),),
@@ -313,6 +313,12 @@ MUTANTS: tuple[Mutant, ...] = (
            (Anchor("sampling.py", "constrained_sample", "sample(masked, p, history, rng, prompt)",
                    "sample(logits, p, history, rng, prompt)"),),
            _unmasked_sampler, kind=REPLAY),
+    # not a row of the seed's pitfall table (it has none for its 20th test, vocab_bytes_marks_specials):
+    # the port's tokenizer rule broken, killed by constrain_golden.json's vocab_bytes section
+    Mutant("l10_9:s17", "vocab", "specials given bytes (cl100k_base's '<|endoftext|>' generated as text)",
+           ("vocab_bytes_marks_specials",),
+           (Anchor("vocab.py", "_mark_specials", "vocab[i] = None", "pass"),),
+           _vocab(["a", "<|endoftext|>"], specials=[1]), kind=REPLAY),
 )
 
 PORT_NAMESPACE = "l10_9:"

@@ -21,6 +21,7 @@ def main(argv: list[str]) -> int:
     from golden.replay import replay_constrain
     from golden.tools_replay import replay_tools
     from harness.sandbox import Candidate, CandidateGone, RemoteError
+    from harness.suite.shapes import SeedTokenizer
 
     tools = argv[:1] == ["--tools"]
     argv = argv[1:] if tools else argv
@@ -28,7 +29,8 @@ def main(argv: list[str]) -> int:
     doc = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES[kind], kind)
     with Candidate(argv[0] if argv else None, contract="tools" if tools else "constrain") as candidate:
         try:
-            report = replay_tools(doc, candidate.module) if tools else replay_constrain(doc, candidate.module)
+            report = replay_tools(doc, candidate.module) if tools else \
+                replay_constrain(doc, candidate.module, tokenizer=SeedTokenizer)  # a tokenizer the wall hands over
             if candidate.incident is not None:
                 raise candidate.incident
         except (CandidateGone, RemoteError) as exc:

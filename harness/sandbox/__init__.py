@@ -7,7 +7,7 @@ data-only channel (no pickle, no code).
 
 API::
 
-    from harness.sandbox import Candidate, Limits, CandidateGone, RemoteError, call_many
+    from harness.sandbox import Candidate, Limits, CandidateGone, RemoteError, call_many, repeat_call, Fresh
 
     with Candidate("submission/constrain.py", ref_deps=False, limits=Limits(memory_mb=2048)) as cand:
         cand.load["problems"]          # contract names missing (the rest still works)
@@ -17,6 +17,8 @@ API::
         dfa = impl.regex_to_dfa("(cat|dog)s?")     # a proxy: the DFA stays there
         trans = dfa.trans                          # data: a numpy array
         call_many(index.next_state, [(s, t) for t in range(n)])   # one round trip
+        draws = list(repeat_call(impl.constrained_sample, 3000, logits, Fresh(impl.Constraint, index),
+                                 params, [], rng))            # one round trip, the loop's draws
         try:
             dfa.step(99, b"a")
         except ValueError as exc:      # a RemoteError subclassing ValueError
@@ -35,17 +37,20 @@ however a run ends), ``isolated`` (the grader's own processes: nothing of the cu
 folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
-from harness.sandbox.client import (
-                                    Candidate,
-                                    CandidateCrashed,
-                                    CandidateGone,
-                                    CandidateProtocolError,
-                                    CandidateTimeout,
-                                    Proxy,
-                                    RemoteError,
-                                    call_many,
-)
 from harness.sandbox.confine import Limits
 
+_FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
+                "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-           "Limits", "Proxy", "RemoteError", "call_many"]
+           "Fresh", "Limits", "Proxy", "RemoteError", "call_many", "repeat_call"]
+
+
+def __getattr__(name: str):
+    """The grader's side of the wall (``client``), imported on first use: it brings numpy
+    and the channel, which a process that only confines or verifies files (``check``'s
+    parent, about 0.15 CPU s) never needs."""
+    if name in _FROM_CLIENT:
+        from harness.sandbox import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

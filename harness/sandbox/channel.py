@@ -163,8 +163,14 @@ def encode(value, to_handle=None, depth: int = 0):
     if isinstance(value, bytearray):
         return bytes(value)
     if isinstance(value, list):
+        if depth < MAX_DEPTH and _plain(value):
+            return value
+        if depth + 1 < MAX_DEPTH and _plain_rows(value):
+            return value
         return [encode(v, to_handle, depth + 1) for v in value]
     if isinstance(value, tuple):
+        if depth < MAX_DEPTH and _plain(value):
+            return _ext(_TUPLE, list(value))
         return _ext(_TUPLE, [encode(v, to_handle, depth + 1) for v in value])
     if isinstance(value, (set, frozenset)):
         code = _FROZENSET if isinstance(value, frozenset) else _SET
@@ -174,6 +180,29 @@ def encode(value, to_handle=None, depth: int = 0):
     if to_handle is not None:
         return encode(to_handle(value), None, depth)
     raise TypeError(f"cannot send a {type(value).__name__} over the channel (data only)")
+
+
+_PLAIN_TYPES = frozenset({type(None), bool, float, str, bytes, int})
+"""Values ``encode`` returns as they are (an int only within 64 bits)."""
+
+
+def _plain(items) -> bool:
+    """Whether every item is a value msgpack writes as itself (``_PLAIN_TYPES``, an int
+    within 64 bits): a list of them is encoded at once (the arguments of a batch, a
+    history), as ``encode`` would one by one."""
+    kinds = set(map(type, items))
+    if not kinds <= _PLAIN_TYPES:
+        return False
+    if int not in kinds or not items:
+        return True
+    ints = items if len(kinds) == 1 else [v for v in items if type(v) is int]
+    return -(1 << 63) <= min(ints) and max(ints) < (1 << 64)
+
+
+def _plain_rows(items) -> bool:
+    """Whether ``items`` holds lists only, each of plain values (``_plain``): a batch's
+    argument lists, checked in one pass over all their values."""
+    return bool(items) and set(map(type, items)) == {list} and _plain(list(chain.from_iterable(items)))
 
 
 def _ext(code: int, payload) -> msgpack.ExtType:

@@ -74,6 +74,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = POLICY.load_cpu_seconds  # CPU s: importing numpy and the candidate, checking the contract
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
+MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
@@ -135,21 +136,46 @@ class Candidate:
         self._scratch: Path | None = None
         self._output = _Output()
         self._lock = threading.Lock()
+        self._loading: tuple | None = None  # (load frame, sent?, budget to restore): from begin to start
 
     # ------------------------------------------------------------------ life cycle
 
     def start(self) -> dict:
         """Spawn, import the candidate; the load summary ``{"module", "problems", "notes",
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
-        ``RemoteError``; a crash or hang while loading raises ``CandidateGone``."""
-        self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        ``RemoteError``; a crash or hang while loading raises ``CandidateGone``. After
+        ``begin``, only waits for the load it started."""
+        if self._loading is None:
+            self.begin()
         try:
-            return self._start()
+            return self._finish_load()
         except BaseException:  # a load that failed leaves no process and no folder behind
             self.close()
             raise
 
-    def _start(self) -> dict:
+    def begin(self) -> None:
+        """Spawn the candidate process and send its load request without waiting for the
+        answer, so the import runs while the caller does other work (the grader child
+        collects the catalogue meanwhile); ``start`` then waits for it, under the same
+        CPU budget (``load_cpu_seconds``, counted from here)."""
+        if self._loading is not None or self._proc is not None:
+            raise RuntimeError("this candidate process was started already")
+        self._scratch = Path(tempfile.mkdtemp(prefix="constrain-candidate-"))
+        try:
+            self._spawn()
+            frame = ["load", 0, self.spec, [self.ref_deps, self.contract], {}]
+            previous = self.limit_cpu(self.load_cpu_seconds)
+            try:
+                channel.send(self._sock, frame)
+                sent = True
+            except OSError:  # it died at once: the wait for the reply says so (_finish_load)
+                sent = False
+            self._loading = (frame, sent, previous)
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
@@ -170,13 +196,19 @@ class Candidate:
             child.close()
         self._sock = parent
         self._output.drain(self._proc.stdout)
-        budget = self.limit_cpu(self.load_cpu_seconds)
+
+    def _finish_load(self) -> dict:
+        """The reply to the load ``begin`` sent (or the load sent now, if that failed)."""
+        frame, sent, previous = self._loading
         try:
-            info = self.request("load", 0, self.spec, [self.ref_deps, self.contract], {})
+            status, value, _ = self._exchange(None if sent else frame, _what("load", self.spec))
         finally:
-            self.budget = budget
-        self.module = info["module"]  # already a Proxy (request wraps handles)
-        self.load = {**info, "confinement": self.plan.description, "mode": self.plan.mode}
+            self.budget = previous
+        value = self._wrap(value)
+        if status == "err":
+            raise _remote_exception(value)
+        self.module = value["module"]  # already a Proxy (wrapped)
+        self.load = {**value, "confinement": self.plan.description, "mode": self.plan.mode}
         return self.load
 
     def _candidate_paths(self) -> list[Path]:
@@ -250,6 +282,29 @@ class Candidate:
             raise _remote_exception(value)
         return value
 
+    def repeat(self, target: int, name, count: int, args: list, kwargs: dict) -> tuple[list, BaseException | None]:
+        """``(answers, error)`` of the ``repeat`` request (``server.Server.repeat``): the
+        answers of the calls made, in order, and the candidate's exception that stopped them
+        (None when all ``count`` were made). A reply with another count of answers is a
+        protocol violation (the process is ended: ``CandidateProtocolError``)."""
+        if not isinstance(count, int) or not 0 <= count <= MAX_REPEAT:
+            raise ValueError(f"repeat: the count must be an int from 0 to {MAX_REPEAT}, not {count!r}")
+        args, kwargs, rngs = list(args), dict(kwargs), []
+        what = _what("repeat", name)
+        status, value, extras = self.exchange(["repeat", target, name, [count, args, kwargs], {}], what,
+                                              _describer(self, rngs))
+        self._restore_rngs(rngs, extras)
+        self._write_back(args, kwargs, extras)
+        value = self._wrap(value)
+        if status == "err":
+            raise _remote_exception(value)
+        answers, error = value if isinstance(value, list) and len(value) == 2 else (None, None)
+        if not isinstance(answers, list) or not (len(answers) == count if error is None else len(answers) < count):
+            got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
+            raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to {count} calls"
+                                                     + ("" if error is None else " stopped by an exception"))
+        return answers, None if error is None else _remote_exception(error)
+
     def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
         """One raw round trip, for a relay that already holds channel values (e.g. frames
         from another process, ``harness.gradetests.relay``): send ``frame``, return the reply
@@ -258,13 +313,18 @@ class Candidate:
         objects that are not channel values into them (``channel.send``'s ``default``).
         Bounded by ``deadline`` (else ``Limits.call_seconds``); raises ``CandidateGone``
         (crash, timeout, protocol, a malformed reply) and keeps it as ``incident``."""
+        return self._exchange(frame, what, describe)
+
+    def _exchange(self, frame: list | None, what: str, describe=None) -> list:
+        """``exchange``; ``frame`` None: the request was sent already (``begin``'s load)."""
         if self.incident is not None:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
         with self._lock:
             try:
-                channel.send(self._sock, frame, describe)
+                if frame is not None:
+                    channel.send(self._sock, frame, describe)
                 if self.deadline is not None:
                     reply = channel.receive(self._sock, self.deadline)
                 else:
@@ -572,6 +632,10 @@ class RemoteMethod(proxying.RemoteMethodBase):
                                                                  f"{got} to {len(calls)} calls")
         return answers
 
+    def repeat(self, count: int, args: tuple, kwargs: dict) -> tuple[list, BaseException | None]:
+        """``count`` calls with the same arguments in one round trip (``Candidate.repeat``)."""
+        return self.owner._link.repeat(self.owner._handle.id, self.name, count, list(args), kwargs)
+
     def __repr__(self):
         return f"<candidate method {self.owner._handle.kind}.{self.name}>"
 
@@ -584,6 +648,57 @@ def call_many(method, arg_tuples) -> list:
     return [method(*a) for a in arg_tuples]
 
 
+class Fresh:
+    """An argument of ``repeat_call`` built anew before each call: ``function(*args,
+    **kwargs)`` (e.g. a fresh ``Constraint`` for each draw). Behind the wall ``function``
+    is a candidate's method or proxy and the arguments are data or its proxies."""
+
+    __slots__ = ("function", "args", "kwargs")
+
+    def __init__(self, function, *args, **kwargs):
+        self.function, self.args, self.kwargs = function, args, kwargs
+
+    def build(self):
+        return self.function(*self.args, **self.kwargs)
+
+
+def repeat_call(method, count: int, *args, **kwargs):
+    """Yields ``method(*args, **kwargs)`` ``count`` times, each call getting what a single
+    call across the wall would: ``Fresh`` arguments built anew (in argument order), its own
+    copy of every list, tuple and dict argument (and of the arrays in them); but the same
+    generator and the same top-level arrays every time (a ``numpy.random.Generator``
+    advances across the calls, as in a loop of single calls). An exception of a call (or of
+    a build) is raised after the answers of the calls before it, as the loop would have
+    raised it. A candidate's method or callable proxy makes all the calls in one round trip
+    (``Candidate.repeat``, ``server.Server.repeat``); anything else one call per item, lazily."""
+    if isinstance(method, Proxy):  # a callable that is no method of its object's class
+        answers, error = method._link.repeat(method._handle.id, None, count, list(args), kwargs)
+    elif isinstance(method, RemoteMethod):
+        answers, error = method.repeat(count, args, kwargs)
+    else:
+        for _ in range(count):
+            yield method(*[_per_call(a) for a in args], **{k: _per_call(v) for k, v in kwargs.items()})
+        return
+    yield from answers
+    if error is not None:
+        raise error
+
+
+def _per_call(value, depth: int = 1):
+    """One call's argument in-process, as ``server.Server.resolve`` gives it behind the wall."""
+    if isinstance(value, Fresh) and depth == 1:
+        return value.build()
+    if isinstance(value, list):
+        return [_per_call(v, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_per_call(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return {k: _per_call(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and depth > 1:
+        return value.copy()
+    return value
+
+
 def _describer(candidate: Candidate, rngs: list):
     """Turns what the grader passes into channel values (proxies, generators, tokenizers)."""
     def to_value(obj):
@@ -593,11 +708,40 @@ def _describer(candidate: Candidate, rngs: list):
             return obj._handle
         if isinstance(obj, RemoteMethod):
             raise TypeError("pass the object, not its bound method")
+        if isinstance(obj, Fresh):
+            return _fresh_description(obj, to_value)
         if isinstance(obj, np.random.Generator):
             rngs.append(obj)
             return channel.Described("rng", obj.bit_generator.state)
         return describe_argument(obj)
     return to_value
+
+
+def _fresh_description(fresh: Fresh, to_value) -> channel.Described:
+    """A ``Fresh`` as ``Described("fresh", {"target", "name", "args", "kwargs"})``
+    (``server.Server.fresh``): its function a method or proxy of this candidate, its
+    arguments data or proxies (a generator or another ``Fresh`` is refused)."""
+    function = fresh.function
+    if isinstance(function, RemoteMethod):
+        target, name = function.owner, function.name
+    elif isinstance(function, Proxy):
+        target, name = function, None
+    else:
+        raise TypeError("Fresh needs a method or proxy of the candidate behind the wall")
+
+    def value(obj):
+        if isinstance(obj, (np.random.Generator, Fresh)):
+            raise TypeError(f"a {type(obj).__name__} cannot be an argument of Fresh")
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(value(v) for v in obj)
+        if isinstance(obj, dict):
+            return {k: value(v) for k, v in obj.items()}
+        if obj is None or isinstance(obj, (bool, int, float, str, bytes, bytearray, set, frozenset, np.ndarray,
+                                           np.generic)):
+            return obj
+        return to_value(obj)
+    return channel.Described("fresh", {"target": to_value(target).id, "name": name, "args": value(list(fresh.args)),
+                                       "kwargs": value(dict(fresh.kwargs))})
 
 
 def describe_argument(obj) -> channel.Described:

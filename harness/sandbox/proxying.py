@@ -87,12 +87,19 @@ class RemoteMethodBase:
         return self.owner._ask("call", self.name, args, kwargs)
 
 
+_NOT_DATA = frozenset({list, tuple, dict})
+"""Containers ``wrap`` must look into (a list holding none of them, nor a handle, is kept)."""
+
+
 def wrap(value, make_proxy, handle_type):
     """``value`` with every ``handle_type`` in it (in lists, tuples, dict values) replaced
     by ``make_proxy(handle)``."""
     if isinstance(value, handle_type):
         return make_proxy(value)
     if isinstance(value, list):
+        kinds = set(map(type, value))  # exact types: what the channel decodes
+        if handle_type not in kinds and kinds.isdisjoint(_NOT_DATA):
+            return value  # nothing to wrap in it (a batch's answers): as it is
         return [wrap(v, make_proxy, handle_type) for v in value]
     if isinstance(value, tuple):
         return tuple(wrap(v, make_proxy, handle_type) for v in value)

@@ -17,13 +17,18 @@ candidate changed in place (position or keyword), which the grader writes back i
 
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
-path for hot loops), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
+path for hot loops), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
+the target with the same arguments, each ``Described("fresh", ...)`` among them built anew
+before each call; see ``Server.repeat``), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
 grader's proxy compares handles, so an object that equals everything cannot pass a test).
 A ``many`` reply holds exactly one answer per call; the grader refuses any other count
-(``client.RemoteMethod.many``), since this process may have been rewritten by the candidate.
+(``client.RemoteMethod.many``), since this process may have been rewritten by the candidate;
+likewise a ``repeat`` reply ``[answers, error]`` holds exactly ``count`` answers when
+``error`` is None, fewer otherwise (``client.Candidate.repeat``).
 
-Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``.
+Bounds: ``MAX_OBJECTS`` live handles, ``MAX_ITEMS`` items from ``iter``, ``MAX_REPEAT``
+calls in one ``repeat``.
 
 This module trusts nothing it receives beyond the channel's own checks, and the grader
 trusts nothing it sends: a candidate can rewrite this process at will.
@@ -36,9 +41,13 @@ import os
 import socket
 import sys
 import traceback
+from itertools import chain
 
 MAX_OBJECTS = 1_000_000
 MAX_ITEMS = 10_000_000
+MAX_REPEAT = 100_000  # calls in one ``repeat`` request (the grader checks it before sending, too)
+_PLAIN_TYPES = frozenset({type(None), bool, int, float, str, bytes})  # resolved as themselves
+_SEEDS = None  # a numpy SeedSequence made once: the placeholder seed of a rebuilt generator
 RNG_KINDS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
@@ -50,6 +59,10 @@ class Server:
         self.rngs: list = []
         self.arrays: list = []  # (key, array, copy) of the current call's array arguments
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
+        self.repeating: dict | None = None  # within a repeat: id(rng description) -> its one generator
+        from harness.sandbox.channel import Described, Handle
+
+        self.kinds = (Described, Handle)
 
     # ------------------------------------------------------------------ handles
 
@@ -66,14 +79,26 @@ class Server:
         return Handle(number, _kind(obj), _methods(obj))
 
     def resolve(self, value, depth: int = 0):
-        """Handles back to objects, descriptions to rebuilt objects (recursively)."""
-        from harness.sandbox.channel import Described, Handle
-
+        """Handles back to objects, descriptions to rebuilt objects (recursively). Within a
+        ``repeat`` (``self.repeating``) this runs once per call, so each call gets what a
+        single call would have got: its own lists, dicts and nested arrays, a
+        ``Described("fresh", ...)`` among the repeat's own arguments (depth 1) built anew;
+        but one generator per description for all the calls (``rebuild``)."""
+        Described, Handle = self.kinds
+        if type(value) is list:  # data only (a history; a batch's argument lists): copies, as below
+            if _PLAIN_TYPES.issuperset(map(type, value)):
+                return list(value)
+            if set(map(type, value)) == {list} and _PLAIN_TYPES.issuperset(map(type, chain.from_iterable(value))):
+                return [list(v) for v in value]
         if isinstance(value, Handle):
             if value.id not in self.objects:
                 raise ValueError(f"no object with handle {value.id}")
             return self.objects[value.id]
         if isinstance(value, Described):
+            if value.kind == "fresh":
+                if self.repeating is None or depth != 1:
+                    raise ValueError("a fresh argument is allowed only among a repeat's own arguments")
+                return self.fresh(value.data)
             return self.rebuild(value)
         if isinstance(value, list):
             return [self.resolve(v, depth + 1) for v in value]
@@ -81,20 +106,39 @@ class Server:
             return tuple(self.resolve(v, depth + 1) for v in value)
         if isinstance(value, dict):
             return {k: self.resolve(v, depth + 1) for k, v in value.items()}
+        if self.repeating is not None and depth > 1 and type(value).__name__ == "ndarray":
+            return value.copy()  # nested: a single call would get its own copy (only top-level ones are written back)
         return value
+
+    def fresh(self, data):
+        """``{"target": handle number, "name": str | None, "args": [...], "kwargs": {...}}``:
+        the result of ``target.name(*args, **kwargs)`` (``name`` None: the target itself)."""
+        if not (isinstance(data, dict) and set(data) == {"target", "name", "args", "kwargs"}
+                and isinstance(data["args"], list) and isinstance(data["kwargs"], dict)):
+            raise ValueError("malformed fresh argument")
+        target = self.objects[data["target"]] if data["target"] in self.objects else _missing(data["target"])
+        function = target if data["name"] is None else getattr(target, str(data["name"]))
+        return function(*self.resolve(data["args"], 2), **self.resolve(data["kwargs"], 2))
 
     def rebuild(self, described):
         kind, data = described.kind, described.data
         if kind == "rng":
             import numpy as np
 
+            if self.repeating is not None and id(described) in self.repeating:
+                return self.repeating[id(described)]  # one generator for all the calls of a repeat
             name = data["bit_generator"]
             if name not in RNG_KINDS:
                 raise ValueError(f"unknown bit generator {name!r}")
-            bit_generator = getattr(np.random, name)()
+            global _SEEDS
+            if _SEEDS is None:
+                _SEEDS = np.random.SeedSequence(0)
+            bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
             bit_generator.state = data
             rng = np.random.Generator(bit_generator)
             self.rngs.append(rng)
+            if self.repeating is not None:
+                self.repeating[id(described)] = rng
             return rng
         if kind == "tokenizers.Tokenizer":
             from tokenizers import Tokenizer
@@ -155,6 +199,8 @@ class Server:
         if op == "load":
             return self.load(name, bool(args[0]), str(args[1]) if len(args) > 1 else "constrain")
         obj = self.objects[target] if target in self.objects else _missing(target)
+        if op == "repeat":
+            return self.repeat(obj, name, args, kwargs)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
         if op == "getattr":
@@ -169,6 +215,40 @@ class Server:
             function = obj if name is None else getattr(obj, name)
             return [function(*one) for one in args]
         return self.dunder(op, obj, args)
+
+    def repeat(self, obj, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: up to ``count`` calls ``obj.name(*call_args, **call_kwargs)``
+        (``name`` None: ``obj`` itself), each as a single ``call`` would be made: its
+        arguments resolved for it (``resolve``: a ``Described("fresh", ...)`` built anew, in
+        argument order), except that a generator is one generator for all the calls,
+        advancing across them as the grader's would between single calls, and an array
+        argument is one array, which a call's writes change for the next (as the write-back
+        of single calls does) and which is written back once, after the last. The first
+        exception, of an argument's build or of a call, stops the repetition: ``error``
+        describes it (``_error``) and ``answers`` holds the calls before it; else ``error``
+        is None and there are ``count`` answers."""
+        if not (isinstance(request_args, list) and len(request_args) == 3) or request_kwargs:
+            raise TypeError("repeat: the arguments must be [count, call_args, call_kwargs]")
+        count, call_args, call_kwargs = request_args
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_REPEAT:
+            raise ValueError(f"repeat: the count must be an int from 0 to {MAX_REPEAT}")
+        if not isinstance(call_args, list) or not isinstance(call_kwargs, dict):
+            raise TypeError("repeat: call_args must be a list, call_kwargs a dict")
+        function = obj if name is None else getattr(obj, name)
+        answers: list = []
+        self.repeating = {}
+        try:
+            for _ in range(count):
+                args = [self.resolve(a, 1) for a in call_args]
+                kwargs = {k: self.resolve(v, 1) for k, v in call_kwargs.items()}
+                if not answers:
+                    self.arrays = _snapshots(args, kwargs)  # the same array objects in every call
+                answers.append(function(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        finally:
+            self.repeating = None
+        return [answers, None]
 
     def dunder(self, op: str, obj, args):
         if op == "iter":

@@ -172,6 +172,12 @@ CONSTRAINT_SHAPES = readings.CONSTRAINT_SHAPES
 _SHAPE: dict = {}  # the shape that worked, once per run (a process grades one candidate)
 
 
+def known_constraint_shape() -> str | None:
+    """The name of the ``CONSTRAINT_SHAPES`` entry ``make_constraint`` found, or None before
+    its first call (``harness.suite.strength`` builds many constraints in one round trip)."""
+    return _SHAPE.get("shape")
+
+
 def make_constraint(impl, index):
     """A fresh ``Constraint`` at the start state, built by the first shape of
     ``CONSTRAINT_SHAPES`` the candidate accepts (a TypeError moves on to the next shape);

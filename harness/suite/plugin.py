@@ -100,6 +100,7 @@ def pytest_configure(config) -> None:
                          ("golden", "replays a recorded file or oracle"), ("property", "a generated, seeded property"),
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
         config.addinivalue_line("markers", f"{marker}: {text}")
+    _STATE.clear()  # a fresh session (pytest.main may run twice in one process)
     path = config.getoption("--results-file")
     _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
     fd = config.getoption("--results-key-fd")
@@ -111,6 +112,44 @@ def pytest_configure(config) -> None:
     seeding.set_run_seed(config.getoption("--seed"))
 
     tiers.set_strict(bool(config.getoption("strict", default=False)))
+    _begin_candidate(config)
+
+
+def _options(config) -> None:
+    """The options the candidate process needs, in ``_STATE``."""
+    _STATE["spec"] = config.getoption("--impl")
+    _STATE["ref_deps"] = config.getoption("--ref-deps")
+    _STATE["timeout"] = config.getoption("--timeout")
+    _STATE["load_seconds"] = config.getoption("--load-seconds")
+    _STATE["memory"] = config.getoption("--memory")
+    _STATE["restarts"] = 0
+
+
+def _begin_candidate(config) -> None:
+    """Start the candidate process and its import now, while pytest collects the catalogue
+    (``Candidate.begin``; ``pytest_collection_finish`` waits for it): the two start-ups
+    overlap on a second core. The golden file is read first, as before any candidate
+    runs. Only where the tests to be collected are known here (not ``--deep``: its
+    properties are counted at collection), since their count sets the process's
+    ``RLIMIT_CPU`` (``_new_candidate``); ``pytest_collection_finish`` checks the count and starts
+    afresh if it differs."""
+    from harness.candidate import spec_problem
+    from harness.suite.catalogue import NAMES
+
+    if config.getoption("--deep"):
+        return
+    _options(config)
+    if spec_problem(_STATE["spec"]):
+        return  # the usage record is written at collection
+    only = {n for n in config.getoption("--only").split(",") if n}
+    skip = {n for n in config.getoption("--skip").split(",") if n}
+    _STATE["tests"] = len([n for n in NAMES if (not only or n in only) and n not in skip])
+    _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
+    _STATE["early"] = _new_candidate()
+    try:
+        _STATE["early"].begin()
+    except Exception:  # noqa: BLE001 - e.g. no confinement: said when the load is waited for
+        _STATE.pop("early").close()
 
 
 def _read_key(fd: int) -> bytes:
@@ -150,8 +189,9 @@ def _writer(out, key: bytes | None):
                 body = dumps(record, sort_keys=True, default=str).encode()
                 record = {**record, "mac": hmac.new(key, body, "sha256").hexdigest()}
             out.write(dumps(record, default=str) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+            out.flush()  # in the kernel's cache once written: the parent reads it even if this process dies
+            # (no fsync: it guards only against the machine's own crash, which ends the parent too,
+            # and cost 3-6 ms a record, some 35 a check, on this machine's ext4 under load)
     return write
 
 
@@ -188,17 +228,19 @@ def _seed_hypothesis(items) -> None:
 
 
 def pytest_collection_finish(session) -> None:
-    """Read the golden file, then start the candidate process and load the candidate."""
+    """Read the golden file (unless configure did), then start the candidate process and
+    load the candidate (or wait for the load configure began, ``_begin_candidate``)."""
     config = session.config
     write = _STATE["write"]
-    _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
-    _STATE["spec"] = config.getoption("--impl")
-    _STATE["ref_deps"] = config.getoption("--ref-deps")
-    _STATE["timeout"] = config.getoption("--timeout")
-    _STATE["load_seconds"] = config.getoption("--load-seconds")
-    _STATE["memory"] = config.getoption("--memory")
-    _STATE["restarts"] = 0
+    if "golden" not in _STATE:
+        _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
+    _options(config)
+    early = _STATE.pop("early", None)
+    if early is not None and _STATE.get("tests") != len(session.items):
+        early.close()  # another count of tests than foreseen: another RLIMIT_CPU, a fresh process
+        early = None
     _STATE["tests"] = len(session.items)
+    _STATE["early_started"] = early
     write({"event": "start", "test": "<load>"})
     record = _start_candidate()
     write(record)
@@ -210,19 +252,13 @@ def pytest_collection_finish(session) -> None:
 def _start_candidate() -> dict:
     """A fresh candidate process; its load record (``status`` ok / error / usage)."""
     from harness.candidate import CandidateError, spec_problem
-    from harness.sandbox import Candidate, CandidateGone, Limits, RemoteError
+    from harness.sandbox import CandidateGone, RemoteError
 
     spec = _STATE["spec"]
     problem = spec_problem(spec)
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
-    # RLIMIT_CPU, the hard fence behind the per-test budgets: the load and every test's
-    # whole CPU allowance, twice over (a crash restarts the count)
-    load_seconds = float(_STATE.get("load_seconds", POLICY.load_cpu_seconds))
-    cpu = int(load_seconds + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
-    limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
-    candidate = Candidate(spec, ref_deps=_STATE["ref_deps"], limits=limits,
-                          marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=load_seconds)
+    candidate = _STATE.pop("early_started", None) or _new_candidate()
     _STATE["candidate"] = candidate
     try:
         info = candidate.start()
@@ -245,6 +281,19 @@ def _start_candidate() -> dict:
         record["reason"] = f"contract: {len(record['problems'])} name(s) missing or unusable; the tests that " \
                            f"need them fail, the others run"
     return record
+
+
+def _new_candidate():
+    """A candidate process not started yet, under the run's limits: RLIMIT_CPU, the hard
+    fence behind the per-test budgets, is the load and every test's whole CPU allowance,
+    twice over (a crash restarts the count)."""
+    from harness.sandbox import Candidate, Limits
+
+    load_seconds = float(_STATE.get("load_seconds", POLICY.load_cpu_seconds))
+    cpu = int(load_seconds + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
+    limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
+    return Candidate(_STATE["spec"], ref_deps=_STATE["ref_deps"], limits=limits,
+                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=load_seconds)
 
 
 def _confinement(candidate) -> dict:
@@ -357,12 +406,20 @@ def _summarize(reports) -> tuple[str, str, str]:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    candidate = _STATE.get("candidate")
-    if candidate is not None:
-        candidate.close()
+    for key in ("candidate", "early", "early_started"):
+        if _STATE.get(key) is not None:
+            _STATE[key].close()
     _STATE["write"]({"event": "finish", "exitstatus": int(exitstatus)})
     if _STATE.get("out") is not None:
         _STATE["out"].close()
+
+
+def pytest_unconfigure(config) -> None:
+    """A candidate process begun in configure and never waited for (the session ended
+    before collection finished) ends here."""
+    for key in ("early", "early_started"):
+        if _STATE.get(key) is not None:
+            _STATE.pop(key).close()
 
 
 # --------------------------------------------------------------------------- reasons

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.sandbox import call_many
+from harness.sandbox import Fresh, call_many, repeat_call
 from harness.suite.explain import fail
-from harness.suite.inputs import make_constraint
+from harness.suite.inputs import CONSTRAINT_SHAPES, known_constraint_shape, make_constraint
 from harness.suite.seeding import seeded_rng
 from harness.suite.tiers import decision
 
@@ -226,6 +226,26 @@ def _draw(impl, logits, index, params, rng):
              params=repr(params), error=str(exc))
 
 
+def _draws(impl, logits, index, params: dict, rng, n: int):
+    """``n`` draws, in order, exactly as ``n`` calls ``_draw(impl, logits, index,
+    impl.SamplingParams(**params), rng)`` (a fresh constraint and SamplingParams for each,
+    one generator for all): behind the wall in one round trip (``repeat_call``; the
+    candidate builds each draw's Constraint before its SamplingParams, which the loop built
+    the other way round). The first draw alone when the constraint's shape is not known yet
+    (``make_constraint`` finds it)."""
+    shape = known_constraint_shape()
+    if shape is None:
+        yield _draw(impl, logits, index, impl.SamplingParams(**params), rng)
+        shape, n = known_constraint_shape(), n - 1
+    constraint = dict(CONSTRAINT_SHAPES)[shape](lambda *a, **k: Fresh(impl.Constraint, *a, **k), index)
+    try:
+        yield from repeat_call(impl.constrained_sample, n, logits, constraint, Fresh(impl.SamplingParams, **params),
+                               [], rng)
+    except ValueError as exc:
+        fail("constrained_sample raised on an allowed-token draw (did it draw outside the mask?)",
+             params=repr(impl.SamplingParams(**params)), error=str(exc))
+
+
 def check_sampling_filters_keep_the_best_allowed_tokens(impl) -> None:
     """test_greedy_takes_the_best_allowed_token ("the largest allowed logit wins"), through
     the sampling filters: top_k=1, or a top_p below the best token's probability, keeps
@@ -245,11 +265,7 @@ def check_sampling_filters_keep_the_best_allowed_tokens(impl) -> None:
              (dict(temperature=1.5, top_k=2), ranked[:2]), (dict(temperature=1.5, top_k=3), ranked[:3]),
              (dict(temperature=1.0, top_k=1, top_p=0.9), ranked[:1]))
     for params, keep in cases:
-        rng = seeded_rng(21)
-        drawn = set()
-        for _ in range(30):
-            token = _draw(impl, logits, index, impl.SamplingParams(**params), rng)[0]
-            drawn.add(int(token))
+        drawn = {int(draw[0]) for draw in _draws(impl, logits, index, params, seeded_rng(21), 30)}
         if not drawn <= set(keep):
             fail("the sampling filters must keep only the best allowed tokens", params=params,
                  expected=sorted(keep), got=sorted(drawn))
@@ -273,8 +289,7 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
     want = {t: _log_softmax_at(logits, _STATE0_ALLOWED, t) for t in _STATE0_ALLOWED}
     rng, n = seeded_rng(33), 3000
     counts = dict.fromkeys(_STATE0_ALLOWED, 0)
-    for _ in range(n):
-        token, logprob = _draw(impl, logits, index, impl.SamplingParams(temperature=1.0), rng)
+    for token, logprob in _draws(impl, logits, index, dict(temperature=1.0), rng, n):
         token = int(token)
         if token not in counts or not abs(float(logprob) - want[token]) <= 1e-9:
             fail("a sampled token must be allowed, its logprob the log-softmax over the allowed tokens",
@@ -285,8 +300,8 @@ def check_sampling_follows_the_softmax_of_the_allowed_logits(impl) -> None:
     # the allowed tokens (only the frequencies: what logprob a tempered draw reports is L8.1's)
     tempered = {t: _log_softmax_at(logits / 0.5, _STATE0_ALLOWED, t) for t in _STATE0_ALLOWED}
     counts = dict.fromkeys(_STATE0_ALLOWED, 0)
-    for _ in range(n):
-        token = int(_draw(impl, logits, index, impl.SamplingParams(temperature=0.5), rng)[0])
+    for draw in _draws(impl, logits, index, dict(temperature=0.5), rng, n):
+        token = int(draw[0])
         if token not in counts:
             fail("a sampled token must be allowed", token=token, temperature=0.5)
         counts[token] += 1

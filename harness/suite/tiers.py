@@ -123,6 +123,8 @@ for _key, _requires in (
     ("tools_render_refuses_bad_messages", "`render_messages` refuses a malformed conversation (messages not an "
      "array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) "
      "with the OpenAI error shape and the reference's status"),
+    ("tools_render_arguments_verbatim", "`render_messages` writes an assistant's tool-call arguments back as the "
+     "client sent them (re-serializing them as compact JSON, key order kept, is a note)"),
     ("tools_json_byte_form", "`message_json` and `delta_json` write the reference's byte form: its key order, "
      "`tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers)"),
 ):

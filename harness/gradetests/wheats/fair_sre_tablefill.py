@@ -41,6 +41,9 @@ from collections import deque
 
 import numpy as np
 
+SEED_READINGS = {"python_only_syntax_refused": "python_meaning"}
+"""The seed's reading this wheat takes where the contract took the other (harness.gradetests.readings)."""
+
 DEAD = -1
 CAP_REPEAT = 1000
 CAP_STATES = 25000

@@ -1,0 +1,98 @@
+"""grade-tests' wheat validity per reading (issue 24, item 1): where the seed's text allows two
+readings (``harness.gradetests.readings.SEED_READINGS``), a student's test written to one of them
+is valid if it passes every wheat of that reading, and is reported with the reading it assumes;
+a test no reading allows stays invalid."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.gradetests import readings
+from harness.gradetests.implementations import WHEATS, default_wheats
+from harness.gradetests.scoring import score
+from harness.gradetests.suite_run import RunResult
+from harness.suite import tiers
+from tests.test_fairness import BY_NAME
+from tests.test_grade_tests import ROOT, confined, graded, harness_unchanged  # noqa: F401 - a fixture
+
+RAW = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "refused"}
+LITERAL = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
+PYTHON = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "python_meaning"}
+GROUPS = {"reference": RAW, "brzozowski": RAW, "fair_literal_sre": LITERAL, "fair_sre_tablefill": PYTHON}
+
+
+def test_the_readings_are_decisions_and_each_wheat_declares_exactly_its_departures():
+    assert set(readings.SEED_READINGS) <= set(tiers.DECISIONS)
+    declared = {w.id: readings.declared_readings(w.spec) for w in default_wheats()}
+    assert declared["reference"] == readings.defaults()
+    for name, reading in BY_NAME.items():  # the gallery's departures (tests/test_fairness.py)
+        departs = {d for d, r in declared[name].items() if r != readings.SEED_READINGS[d][0]}
+        assert departs == reading.departs & set(readings.SEED_READINGS), name
+
+
+def test_a_declaration_outside_the_readings_is_refused(tmp_path):
+    bad = tmp_path / "wheat.py"
+    bad.write_text('SEED_READINGS = {"enum_const_raw_utf8": "latin1"}\n')
+    with pytest.raises(ValueError, match="not a reading of"):
+        readings.declared_readings(str(bad))
+    bad.write_text("SEED_READINGS = dict(a=1)\n")
+    with pytest.raises(ValueError, match="literal dict"):
+        readings.declared_readings(str(bad))
+
+
+@pytest.mark.parametrize("failed_on, assumed", [
+    (set(), []),
+    ({"reference", "brzozowski", "fair_sre_tablefill"}, ["enum_const_raw_utf8=ascii_escapes"]),
+    ({"fair_literal_sre"}, ["enum_const_raw_utf8=raw_utf8"]),   # the largest group of the two that excuse it
+    ({"reference", "brzozowski"}, ["python_only_syntax_refused=python_meaning"]),
+    ({"reference", "brzozowski", "fair_literal_sre"},         # both readings of each, taken by one wheat
+     ["enum_const_raw_utf8=raw_utf8, python_only_syntax_refused=python_meaning"]),
+    ({"reference", "fair_literal_sre"}, None),                 # brzozowski reads as the reference and passes
+    ({"brzozowski"}, None),                                    # the reference reads as brzozowski and passes
+    ({"fair_sre_tablefill", "fair_literal_sre", "reference", "brzozowski"}, None),
+])
+def test_the_rule(failed_on, assumed):
+    got = readings.assumption(failed_on, GROUPS)
+    assert (got if got is None else got[:1]) == assumed
+
+
+def _run(wheat: str, outcomes: dict[str, str]) -> RunResult:
+    return RunResult(wheat, "wheat", "ran", collected=list(outcomes), outcomes=outcomes)
+
+
+def test_score_keeps_a_test_of_one_reading_and_says_which():
+    tests = ["t.py::literal", "t.py::raw", "t.py::neither"]
+    outcome = {"reference": ("failed", "passed", "failed"), "brzozowski": ("failed", "passed", "failed"),
+               "fair_literal_sre": ("passed", "failed", "failed"), "fair_sre_tablefill": ("failed", "passed", "failed")}
+    runs = {w: [_run(w, dict(zip(tests, o)))] * 2 for w, o in outcome.items()}
+    grade = score(runs, {}, GROUPS)
+    assert grade.valid == tests[:2] and [i.test for i in grade.invalid] == ["t.py::neither"]
+    assert grade.assumes == {"t.py::literal": ["enum_const_raw_utf8=ascii_escapes"],
+                             "t.py::raw": ["enum_const_raw_utf8=raw_utf8"]}
+    assert not score(runs, {}).assumes and len(score(runs, {}).invalid) == 3  # without readings: as before
+
+
+@pytest.mark.e2e
+@confined
+def test_a_suite_of_each_reading_and_one_of_neither(harness_unchanged, tmp_path):  # noqa: F811
+    """The literal formula and raw UTF-8 are both valid, each labelled with its reading; Latin-1
+    is invalid; every report says so."""
+    from harness.gradetests.reports import table, to_gradescope, to_json
+
+    wheats = ("reference", *(str(WHEATS / f"{w}.py") for w in ("fair_literal_sre", "fair_sre_tablefill",
+                                                                 "fair_thompson_moore")))
+    result = graded("readings", wheats=wheats, chaffs=("s22",))
+    g = result.grade
+    literal, raw, latin1 = (f"test_readings.py::test_enum_value_is_written_{w}" for w in
+                            ("as_the_literal_json_dumps_call", "as_raw_utf8", "in_latin1"))
+    assert g.valid == [literal, raw], (g.valid, [vars(i) for i in g.invalid])
+    assert [i.test for i in g.invalid] == [latin1]
+    assert g.assumes[literal] == ["enum_const_raw_utf8=ascii_escapes"]
+    assert g.assumes[raw] == ["enum_const_raw_utf8=raw_utf8"]  # fair_sre_tablefill tells the two decisions apart
+    assert json.loads(json.dumps(to_json(result, "full")))["assumes"] == g.assumes
+    assert f"READING {literal}: valid under the seed's reading enum_const_raw_utf8=ascii_escapes" in \
+        table(result, "full")
+    validity = next(t for t in to_gradescope(result, "full")["tests"] if t["name"].startswith("validity"))
+    assert "valid under the seed's reading enum_const_raw_utf8=raw_utf8" in validity["output"]
