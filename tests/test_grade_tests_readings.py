@@ -15,12 +15,16 @@ from harness.gradetests.scoring import score
 from harness.gradetests.suite_run import RunResult
 from harness.suite import tiers
 from tests.test_fairness import BY_NAME
-from tests.test_grade_tests import ROOT, confined, graded, harness_unchanged  # noqa: F401 - a fixture
+from tests.test_grade_tests import graded
+
+from helpers import confined
 
 RAW = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "refused"}
 LITERAL = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
 PYTHON = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "python_meaning"}
 GROUPS = {"reference": RAW, "brzozowski": RAW, "fair_literal_sre": LITERAL, "fair_sre_tablefill": PYTHON}
+
+HARNESS_DIGEST_BYTECODE = False  # as in test_grade_tests.py (conftest.py)
 
 
 def test_the_readings_are_decisions_and_each_wheat_declares_exactly_its_departures():

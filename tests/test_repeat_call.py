@@ -18,9 +18,11 @@ import pytest
 import oracles.automaton as reference
 from harness.sandbox import Candidate, CandidateProtocolError, Fresh, RemoteError, client, repeat_call, server
 from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
-from tests.test_channel_bounds import check_in_child, harness_unchanged  # noqa: F401
+from tests.test_channel_bounds import check_in_child
 
 LOGITS = np.array([0.5, 9, 9, 9, 2.0, 9, 9, 9, 1.0, 1.5, 0.0, 9, 9, 9, 9])
+
+HARNESS_DIGEST_BYTECODE = False  # as in test_channel_bounds.py (conftest.py)
 
 
 def single_draws(impl, n: int, seed: int, temperature: float = 1.0) -> tuple[list, dict]:
