@@ -47,39 +47,19 @@ from golden.fileformat import (
     sha256,
 )
 from golden.layout import render
+from golden.provenance import COMMAND, NOTICE, SEEDS, GoldenDisagreement, package_version  # noqa: F401 - re-exported
+from golden.tools_build import build_tools_golden
 from golden.walks import DerivativeWalker, ReferenceWalker, follow, walk
 
-SEEDS = {"masks_golden": 87, "constrain_golden": 109}
-"""The master seed of each file (L8.7 and L10.9); path j of case i uses
-``default_rng([seed, i, j])``."""
-SEEDS["tools_golden"] = 1009  # the L10.9 tool surface (golden/tools_build.py): walk k uses default_rng([seed, k])
 BUDGETS = (4, 12, 24)
 """Uniform choices before steering to completion, per path: short, medium, long."""
 LIMIT = 64
 """A path stops (``ended: "limit"``) after this many tokens."""
-COMMAND = "constrain-harness golden write"
-NOTICE = "GENERATED FILE, DO NOT EDIT: regenerate with `constrain-harness golden write` (see golden/README.md)"
-
-
-class GoldenDisagreement(RuntimeError):
-    """Two oracles disagree on something a golden file would record: a finding."""
-
-
 def reference():
     """The implementation golden values come from: the reference pipeline."""
     import oracles.automaton as impl
 
     return impl
-
-
-def package_version() -> str:
-    """The installed constrain-harness distribution's version (``pyproject.toml``'s), read
-    from its metadata: ``golden/`` imports nothing from ``harness/`` (the test of the
-    import direction), and ``tests/test_golden_replay.py`` keeps it equal to
-    ``harness.__version__``."""
-    from importlib.metadata import version
-
-    return version("constrain-harness")
 
 
 def _generated_by(kind: str, oracle: str) -> dict:
@@ -318,7 +298,5 @@ def render_all() -> dict[str, str]:
     masks_text = render(masks_doc)
     constrain_text = render(build_constrain_golden(masks_doc, masks_text))
     texts = {FILES["masks_golden"]: masks_text, FILES["constrain_golden"]: constrain_text}
-    from golden.tools_build import build_tools_golden  # here: tools_build imports this module
-
     texts[FILES["tools_golden"]] = render(build_tools_golden())
     return {**texts, "SHA256SUMS": checksums_text(texts)}

@@ -84,7 +84,7 @@ def expected_steps() -> list[dict]:
 
 
 def _disagree(message: str):
-    from golden.build import GoldenDisagreement
+    from golden.provenance import GoldenDisagreement
 
     return GoldenDisagreement(f"constrained_sample_hand_example: {message}")
 

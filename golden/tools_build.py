@@ -35,8 +35,8 @@ import numpy as np
 
 from golden import cases as constrain_cases
 from golden import tools_cases as cases
-from golden.build import COMMAND, NOTICE, SEEDS, GoldenDisagreement, package_version
 from golden.fileformat import dfa_record, format_version, hex_or_null
+from golden.provenance import COMMAND, NOTICE, SEEDS, GoldenDisagreement, package_version
 
 SEED = SEEDS["tools_golden"]
 """The master seed of tools_golden.json (L10.9's tools; walk k uses ``default_rng([SEED, k])``)."""

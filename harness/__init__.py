@@ -13,6 +13,37 @@ pattern. The harness feeds the same inputs to the Brzozowski-derivative oracle
 (``oracles.stdlib``), and compares tables, masks and verdicts.
 
 Entry point: the ``constrain-harness`` command (``harness.cli:main``).
+
+The layout and its import rule. Each line imports only the lines under it (``a | b``: two
+packages of one line, which do not import each other); the modules of one package import
+each other without circles. ``tests/test_layout.py`` checks both with import-linter's
+contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
+
+    cli                        the command: one parser, one verb each
+    commands                   the verbs (argument parsing, exit codes, reports written)
+    bench                      benchmarks (time whole verbs and peers)
+    batch | conform | golden_replay | peers
+                               products: a class at once, a live server's conformance,
+                               a candidate replayed against the golden files, the peer
+                               engines compared
+    autograder | reports | serve
+                               Gradescope/PrairieLearn bundles, check's report texts,
+                               the reference server
+    gradetests                 a student's own tests graded against wheats and chaffs
+    mutants                    the mutant catalogue (grade-tests' chaffs) and its runner
+    check                      one grading run of a candidate (the grader's parent side)
+    suite                      the seed's 16 tests, run in the grader child
+    sandbox                    everything that crosses into the candidate's process: the
+                               channel, the proxy, the shapes, the confinement, the guard
+    report                     the report model and its formats
+    argtypes | candidate | contract | dask_local | executor | paths | policy
+    exitcodes | files_in | intake   the bottom: values, readers, a submission's intake, the candidate's loader
+
+Under ``harness``: ``golden``, then ``strategies``, then ``facts`` and ``oracles`` (the
+oracles import nothing of the harness, nor the facts). Exceptions, listed in the
+contract with their reason: entry points that run a whole verb through the command
+line though they live in a product's package (``autograder.check_entry``,
+``conform.hostile``, ``bench.batch``, ``bench.stress_probes``).
 """
 
 __version__ = "0.1.0"

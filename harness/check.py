@@ -65,14 +65,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
+from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import POLICY, GradingPolicy
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # holds facts/, harness/, oracles/, strategies/, golden/
-PROTECTED_PACKAGES = ("facts", "harness", "oracles", "strategies", "golden")
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 STARTUP_SECONDS = 60.0  # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue
@@ -193,11 +192,6 @@ def run_check(options: CheckOptions) -> CheckResult:
     result.duration = round(time.monotonic() - start, 2)
     result.exit_code = int(_exit_code(result))
     return result
-
-
-def protected_roots() -> list[Path]:
-    """The harness's files: the installed packages (the golden files are in ``golden``)."""
-    return [PACKAGE_ROOT / name for name in PROTECTED_PACKAGES if (PACKAGE_ROOT / name).exists()]
 
 
 def _explain_not_run(result: CheckResult) -> None:

@@ -1,5 +1,17 @@
-"""Project test configuration: Hypothesis profiles, and ``copies_elsewhere`` (the wall's
-tests plant copies of the harness outside the checkout and look for them from inside).
+"""Project test configuration: Hypothesis profiles, the markers that select the fast loop,
+and the fixtures many modules share (``harness_unchanged``, ``engine``, ``server``, ``http``,
+``copies_elsewhere``); plain helpers are in ``tests/helpers.py``.
+
+Selections (README.md, "Run the tests"):
+
+- ``python -m pytest``: the full suite (what CI runs): every test but ``slow`` and ``bench``;
+- ``python -m pytest -m "not e2e"``: the fast loop, every module's unit tests without the
+  end-to-end runs (a test is ``e2e`` when it starts a candidate process or runs a verb end to end);
+- ``python -m pytest -m slow``: the exhaustive runs.
+
+``slow`` and ``bench`` tests run only when the ``-m`` expression names them (a
+``pytest_collection_modifyitems`` hook here, not ``addopts``: a ``-m`` on the command line
+replaces the one in ``addopts``, so ``-m "not e2e"`` would otherwise bring them back).
 
 Profiles, chosen by the environment variable ``CONSTRAIN_HARNESS_PROFILE``
 (default ``dev``, or ``ci`` when the variable ``CI`` is set, as CI sets it):
@@ -12,6 +24,7 @@ Profiles, chosen by the environment variable ``CONSTRAIN_HARNESS_PROFILE``
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -39,3 +52,71 @@ def copies_elsewhere():
     yield decoys
     for decoy in decoys:
         shutil.rmtree(decoy)
+
+
+OPT_IN_MARKERS = ("slow", "bench")
+"""Markers whose tests run only when the ``-m`` expression names them."""
+
+
+def pytest_collection_modifyitems(config, items):
+    expression = config.getoption("markexpr") or ""
+    skipped = [m for m in OPT_IN_MARKERS if not re.search(rf"\b{m}\b", expression)]
+    kept, deselected = [], []
+    for item in items:
+        (deselected if any(item.get_closest_marker(m) for m in skipped) else kept).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+
+
+# ------------------------------------------------------------------ the wall's checks
+
+
+@pytest.fixture
+def harness_unchanged(request):
+    """Asserts after the test that the harness's files (``helpers.tree_digest``) are as they
+    were and that nothing was written into the grader's home. A module whose own process
+    imports harness modules while the test runs sets ``HARNESS_DIGEST_BYTECODE = False``
+    (its bytecode lands in ``__pycache__``; see ``tree_digest``)."""
+    from helpers import HOME_TARGETS, tree_digest
+
+    bytecode = getattr(request.module, "HARNESS_DIGEST_BYTECODE", True)
+    before = tree_digest(bytecode=bytecode)
+    yield
+    assert tree_digest(bytecode=bytecode) == before, "the harness's files changed"
+    assert not any(p.exists() for p in HOME_TARGETS), "the candidate wrote into the grader's home"
+
+
+# ------------------------------------------------------------------ the reference server
+
+
+@pytest.fixture(scope="session")
+def engine():
+    """The reference server's engine over cl100k_base (built once: loading the vocabulary
+    is the costly part); modules that use it skip without the ``serve`` extra."""
+    from harness.serve.decode import Engine
+    from harness.serve.model import load_vocabulary
+
+    return Engine(load_vocabulary("cl100k_base"))
+
+
+@pytest.fixture(scope="module")
+def server(engine):
+    """The reference server on a free loopback port in this process, one per module."""
+    from harness.serve.app import create_app
+    from harness.serve.runner import ServerThread
+
+    running = ServerThread(create_app(engine)).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def http(server):
+    """An HTTP client of ``server`` (httpx, or httpx2 in openai 3) with a 60 s timeout."""
+    try:
+        import httpx
+    except ImportError:
+        import httpx2 as httpx
+    with httpx.Client(base_url=server.base_url, timeout=60.0) as client:
+        yield client

@@ -107,6 +107,7 @@ def grade_in(installed, files: dict[str, Path | str | None], **config) -> dict:
     return valid(json.loads((root / "results" / "results.json").read_text()))
 
 
+@pytest.mark.e2e
 def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_version(installed):
     root, _ = installed
     names = sorted(str(p.relative_to(root / "source")) for p in (root / "source").rglob("*") if p.is_file())
@@ -124,6 +125,7 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
     assert Path(where.stdout.strip()).is_relative_to(root / "venv"), where  # the wheel, not this checkout
 
 
+@pytest.mark.e2e
 def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(installed):
     results = grade_in(installed, {str(SEED_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
     assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
@@ -140,6 +142,7 @@ def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(instal
     assert "constrain-harness check:" in staff["output"] and "confinement:" in staff["output"]
 
 
+@pytest.mark.e2e
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "wrong_numbering.py"})
     assert "graded module: constrain.py\n" in results["output"], results["output"]
@@ -150,6 +153,7 @@ def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexa
     assert results["score"] == sum(t["score"] for t in results["tests"]) < 32.0
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("files, expected", [
     pytest.param({}, "no constrain.py in the submission", id="missing"),
     pytest.param({"README.md": "my lab"}, "files seen: README.md", id="missing-with-other-files"),
@@ -165,12 +169,14 @@ def test_a_submission_that_cannot_be_graded_still_gets_results_scoring_0_with_th
     assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
 
 
+@pytest.mark.e2e
 def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=4, timeout=3)
     assert results["score"] == 0.0
     assert "timed out (wall backstop 4 s): the whole check run was still going after 4 s" in results["output"]
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("candidate, test", [
     ("wrong_eos_everywhere.py", "test_hand_example_masks"), ("wrong_dead_sink.py", "test_every_state_is_live"),
@@ -181,12 +187,14 @@ def test_more_wrong_candidates_lose_their_test(installed, candidate, test):
     assert by_name(results)[test]["score"] == 0.0
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_correct_single_module_with_other_internals_scores_full_marks(installed):
     results = grade_in(installed, {"lab/constrain.py": WHEATS / "brzozowski.py"})
     assert results["score"] == 32.0, results["output"]
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_hang_under_the_per_test_timeout_costs_only_the_tests_that_hang(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, timeout=3)
@@ -194,6 +202,7 @@ def test_a_hang_under_the_per_test_timeout_costs_only_the_tests_that_hang(instal
     assert hand["score"] == 0.0 and hand["output"].startswith("TIMEOUT")
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_the_prairielearn_layout_gets_its_results(installed, tmp_path):
     root, env = installed
@@ -223,6 +232,7 @@ def test_build_refuses_a_lab_check_cannot_grade_and_bad_settings(tmp_path):
     assert not (tmp_path / "a.zip").exists()
 
 
+@pytest.mark.e2e
 def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path):
     from harness.commands.autograder import _check_knows_strict
 
@@ -233,6 +243,7 @@ def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path):
     assert json.loads(zipfile.ZipFile(tmp_path / "a.zip").read(CONFIG_NAME))["tier"] == "strict"
 
 
+@pytest.mark.e2e
 def test_the_strict_tier_costs_a_fair_reading_exactly_the_tests_of_its_departures(installed):
     """fair_postfix_numpy departs from seven contract decisions in six tests
     (tests/test_fairness.py READINGS; vocab_bytes_token_list in test_vocab_bytes): full marks
@@ -409,6 +420,7 @@ def test_prairielearn_results_are_a_fraction_and_ungradable_uploads_say_why():
 # --------------------------------------------------------------------------- the runner
 
 
+@pytest.mark.e2e
 def test_the_runner_writes_results_even_when_the_grader_itself_fails(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
@@ -454,6 +466,7 @@ def test_the_sample_results_in_the_docs_validate_and_add_up():
     assert "confinement" not in sample["output"] and "confinement" in sample["tests"][-1]["output"]
 
 
+@pytest.mark.e2e
 def test_run_autograder_leaves_results_even_when_the_grader_cannot_start(tmp_path):
     (tmp_path / "source").mkdir()
     (tmp_path / "results").mkdir()
@@ -466,6 +479,7 @@ def test_run_autograder_leaves_results_even_when_the_grader_cannot_start(tmp_pat
     assert results["score"] == 0 and "stopped before it could grade (exit 127)" in results["output"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("platform, config_dir, submission", [("gradescope", "source", "submission"),
                                                               ("prairielearn", "serverFilesCourse", "student")])
 def test_the_runner_reads_the_bundles_settings_and_the_platforms_layout(tmp_path, monkeypatch, platform,

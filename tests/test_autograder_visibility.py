@@ -86,6 +86,7 @@ def student_visible(results: dict) -> str:
 # --------------------------------------------------------------------------- visibility (item 5)
 
 
+@pytest.mark.e2e
 def test_tests_are_visible_now_or_after_the_due_date_as_the_bundle_says(tmp_path, monkeypatch):
     config = AutograderConfig(visibility="after_due_date", test_visibility={"test_hand_example": "visible"})
     results = run_in(tmp_path, monkeypatch, config, fake_grade(test_vocab_bytes="failed"))
@@ -96,6 +97,7 @@ def test_tests_are_visible_now_or_after_the_due_date_as_the_bundle_says(tmp_path
     assert results["score"] == 15.0   # visibility never changes a score
 
 
+@pytest.mark.e2e
 def test_a_student_never_reads_the_sandbox_internals_and_the_staff_test_keeps_them(tmp_path, monkeypatch):
     results = run_in(tmp_path, monkeypatch, AutograderConfig(), fake_grade(test_vocab_bytes="failed"))
     seen = student_visible(results)
@@ -127,6 +129,7 @@ def test_bad_visibility_settings_are_refused_with_the_reason(settings, message):
         AutograderConfig.from_json(settings)
 
 
+@pytest.mark.e2e
 def test_build_writes_the_visibility_settings_into_the_bundle(tmp_path):
     out = io.StringIO()
     code = main(["autograder", "build", "--out", str(tmp_path / "a.zip"), "--visibility", "after_due_date",
@@ -192,6 +195,7 @@ def alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.e2e
 def test_the_student_tests_get_what_the_check_left_of_the_one_budget(tmp_path, monkeypatch):
     record = fake_verb(tmp_path, monkeypatch, sleep=None)
     results = run_in(tmp_path / "root", monkeypatch, AutograderConfig(wall=20.0), fake_grade(), check_seconds=2.0)
@@ -204,6 +208,7 @@ def test_the_student_tests_get_what_the_check_left_of_the_one_budget(tmp_path, m
         in results["output"]
 
 
+@pytest.mark.e2e
 def test_a_submission_and_suite_that_would_exceed_the_budget_end_within_it(tmp_path, monkeypatch):
     record = fake_verb(tmp_path, monkeypatch, sleep=300.0)
     start = time.monotonic()
@@ -217,6 +222,7 @@ def test_a_submission_and_suite_that_would_exceed_the_budget_end_within_it(tmp_p
     assert not any(alive(pid) for pid in pids)                      # nothing of grade-tests is left running
 
 
+@pytest.mark.e2e
 def test_a_check_that_spends_the_budget_leaves_the_student_tests_ungraded_with_the_reason(tmp_path, monkeypatch):
     record = fake_verb(tmp_path, monkeypatch, sleep=None)
     monkeypatch.setattr(runner, "MIN_STUDENT_TESTS_SECONDS", 30.0)
@@ -226,6 +232,7 @@ def test_a_check_that_spends_the_budget_leaves_the_student_tests_ungraded_with_t
     assert "your tests need at least 30" in results["output"]
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_real_strong_suite_under_a_short_budget_ends_within_it(tmp_path):
     """The strong suite alone takes minutes (every wheat twice, 27 chaffs); under a 60 s
@@ -248,6 +255,7 @@ def test_a_real_strong_suite_under_a_short_budget_ends_within_it(tmp_path):
         in results["output"], results["output"]
 
 
+@pytest.mark.e2e
 def test_prairielearn_students_do_not_read_the_sandbox_internals_either(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "grade_submission", lambda folder, options: fake_grade(test_vocab_bytes="failed"))
     (tmp_path / "student").mkdir()

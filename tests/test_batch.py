@@ -55,6 +55,7 @@ def graded_class(tmp_path_factory):
     return folder, files, code, out, err
 
 
+@pytest.mark.e2e
 def test_every_student_gets_the_verdict_the_seed_and_the_candidates_documentation_give(graded_class):
     folder, files, code, out, err = graded_class
     assert code == ExitCode.OK, out + err
@@ -73,6 +74,7 @@ def test_every_student_gets_the_verdict_the_seed_and_the_candidates_documentatio
     assert "5 students: " in out and "1 passed" in out and "1 syntax error" in out
 
 
+@pytest.mark.e2e
 def test_the_histogram_counts_failed_tests_among_the_submissions_that_ran(graded_class):
     folder, files, *_ = graded_class
     doc = json.loads(files["json"].read_text())
@@ -85,6 +87,7 @@ def test_the_histogram_counts_failed_tests_among_the_submissions_that_ran(graded
     assert counts == sorted(counts, reverse=True)
 
 
+@pytest.mark.e2e
 def test_csv_and_html_carry_the_same_rows(graded_class):
     folder, files, *_ = graded_class
     rows = list(csv.DictReader(files["csv"].open()))
@@ -94,6 +97,7 @@ def test_csv_and_html_carry_the_same_rows(graded_class):
     assert page.count("<tr><td>") == 5 and "<svg" in page and page.count("<rect") == 16
 
 
+@pytest.mark.e2e
 def test_resume_grades_nothing_twice_and_regrades_a_changed_upload(graded_class):
     folder, files, *_ = graded_class
     code, out, _ = batch(str(folder), "--resume", "--timeout", "30", "--jobs", "2")
@@ -105,6 +109,7 @@ def test_resume_grades_nothing_twice_and_regrades_a_changed_upload(graded_class)
     assert code == ExitCode.USAGE and "written with other options (timeout)" in err
 
 
+@pytest.mark.e2e
 def test_an_interrupted_batch_keeps_what_finished_and_resume_grades_the_rest(tmp_path, monkeypatch):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -128,6 +133,7 @@ def test_an_interrupted_batch_keeps_what_finished_and_resume_grades_the_rest(tmp
     assert sorted(json.loads(state_path(folder).read_text())["records"]) == ["ann", "ben", "cal", "dee"]
 
 
+@pytest.mark.e2e
 def test_without_resume_a_batch_starts_afresh(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -137,6 +143,7 @@ def test_without_resume_a_batch_starts_afresh(tmp_path):
     assert "1 submissions, 1 to grade" in out
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv, message", [
     (["--jobs", "0"], "--jobs must be between 1 and 64"),
     (["--impl", "x.py"], "--impl cannot be combined with --batch"),
@@ -147,6 +154,7 @@ def test_bad_batch_options_are_usage_errors(tmp_path, argv, message):
     assert code == ExitCode.USAGE and message in err
 
 
+@pytest.mark.e2e
 def test_a_folder_and_a_file_for_one_student_is_refused(tmp_path):
     (tmp_path / "ann").mkdir()
     (tmp_path / "ann.py").write_text("")
@@ -154,6 +162,7 @@ def test_a_folder_and_a_file_for_one_student_is_refused(tmp_path):
     assert code == ExitCode.USAGE and "both a folder and a .py file for ann" in err
 
 
+@pytest.mark.e2e
 def test_a_state_that_is_not_ours_is_refused_on_resume(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()

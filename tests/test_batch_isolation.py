@@ -4,7 +4,7 @@ The attacks, as a TA and hostile students found them:
 
 - ``mallory.py`` is ``from alice import *``: it passed on alice's code while every
   submission saw the class folder on ``sys.path``. Each submission is now graded on a
-  private copy holding its own files only (``harness.autograder.intake``): mallory's import
+  private copy holding its own files only (``harness.intake``): mallory's import
   finds no ``alice`` and she gets the verdict her own file earns (it crashes on import);
 - a student file named ``numpy.py`` was imported by every classmate's process (alice
   16/16 -> 2/16): alice must get 16/16;
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.autograder import intake
+from harness import intake
 from harness.autograder.grading import display_name
 from harness.batch.submissions import Submission, discover, fingerprint
 from harness.cli import main
@@ -118,6 +118,7 @@ def students(hostile_class) -> dict[str, dict]:
     return {s["student"]: s for s in doc["students"]}
 
 
+@pytest.mark.e2e
 def test_the_batch_ends_with_every_verdict_and_leaves_nothing_behind(hostile_class):
     assert hostile_class["code"] == ExitCode.OK, hostile_class["out"] + hostile_class["err"]
     assert hostile_class["after"] == hostile_class["before"]
@@ -125,6 +126,7 @@ def test_the_batch_ends_with_every_verdict_and_leaves_nothing_behind(hostile_cla
     assert list(hostile_class["private"].iterdir()) == []          # every private copy removed
 
 
+@pytest.mark.e2e
 def test_mallory_does_not_pass_on_alices_code(hostile_class):
     graded = students(hostile_class)
     assert (graded["alice"]["verdict"], graded["alice"]["passed"]) == ("passed", 16), graded["alice"]["notes"]
@@ -133,6 +135,7 @@ def test_mallory_does_not_pass_on_alices_code(hostile_class):
     assert any("alice" in note for note in mallory["notes"]), mallory["notes"]    # her own import failed
 
 
+@pytest.mark.e2e
 def test_a_classmates_numpy_reaches_nobody(hostile_class):
     graded = students(hostile_class)
     assert graded["alice"]["passed"] == 16 and graded["linky"]["passed"] == 16      # both import numpy
@@ -140,6 +143,7 @@ def test_a_classmates_numpy_reaches_nobody(hostile_class):
     assert "hijacked" not in json.dumps(graded["alice"]) + json.dumps(graded["linky"])
 
 
+@pytest.mark.e2e
 def test_links_and_fifos_are_never_opened_and_say_why(hostile_class):
     out = hostile_class["out"]
     assert "zero.py (a symbolic link: not followed)" in out and "pipe.py (not a regular file)" in out
@@ -151,6 +155,7 @@ def test_links_and_fifos_are_never_opened_and_say_why(hostile_class):
     assert sorted(doc["ignored"]) == ["pipe.py (not a regular file)", "zero.py (a symbolic link: not followed)"]
 
 
+@pytest.mark.e2e
 def test_names_are_escaped_in_every_table_and_report(hostile_class):
     evil, odd = display_name(EVIL_NAME), display_name(NOT_UTF8)
     assert evil == "eve\\x0a\\x1b[32mPASSED 16 of 16\\x1b[0m" and odd == "caf\\xe9"
@@ -171,6 +176,7 @@ def test_names_are_escaped_in_every_table_and_report(hostile_class):
     assert len(rows) == len(graded) and {r["student"] for r in rows} == set(graded)
 
 
+@pytest.mark.e2e
 def test_an_empty_class_folder_is_a_usage_error(tmp_path):
     code, out, err = batch(str(tmp_path))
     assert code == ExitCode.USAGE and "holds no submissions" in err
@@ -248,6 +254,7 @@ def test_display_name_is_one_line_and_keeps_distinct_names_distinct():
     assert shown[-1] == "plain é" and shown[4] == "\\u202eevil.py"
 
 
+@pytest.mark.e2e
 def test_every_catalogue_test_is_in_the_hostile_records(hostile_class):
     for record in students(hostile_class).values():
         assert set(record["statuses"]) == set(NAMES)

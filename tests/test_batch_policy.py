@@ -59,6 +59,7 @@ def pids_in(path: Path) -> list[int]:
 # --------------------------------------------------------------------------- the per-submission limit
 
 
+@pytest.mark.e2e
 def test_a_burner_is_stopped_at_its_cpu_limit(tmp_path):
     with open(tmp_path / "log", "wb") as log:
         outcome = run_bounded([PY, "-c", "while True: pass"], log, tmp_path, cpu_limit=1.0, wall_limit=300.0)
@@ -66,6 +67,7 @@ def test_a_burner_is_stopped_at_its_cpu_limit(tmp_path):
     assert outcome.cpu_seconds >= 1.0
 
 
+@pytest.mark.e2e
 def test_cpu_burned_by_children_counts_and_no_child_is_left(tmp_path):
     """The root only waits; two children burn. The tree's CPU reaches the limit, not the root's."""
     script = (f"import subprocess, sys, time\n"
@@ -79,6 +81,7 @@ def test_cpu_burned_by_children_counts_and_no_child_is_left(tmp_path):
     assert len(kids) == 2 and not any(alive(pid) for pid in kids)
 
 
+@pytest.mark.e2e
 def test_a_sleeper_is_stopped_by_the_wall_backstop_only(tmp_path):
     with open(tmp_path / "log", "wb") as log:
         outcome = run_bounded([PY, "-c", "import time; time.sleep(1000)"], log, tmp_path, cpu_limit=0.5,
@@ -86,6 +89,7 @@ def test_a_sleeper_is_stopped_by_the_wall_backstop_only(tmp_path):
     assert outcome.stopped == "wall" and outcome.cpu_seconds < 0.5 and outcome.wall_seconds >= 3.0
 
 
+@pytest.mark.e2e
 def test_what_a_run_leaves_in_its_session_is_ended(tmp_path):
     script = (f"import subprocess\n"
               f"kid = subprocess.Popen(['sleep', '1000'])\n"
@@ -100,6 +104,7 @@ def test_what_a_run_leaves_in_its_session_is_ended(tmp_path):
     assert not alive(kid)
 
 
+@pytest.mark.e2e
 def test_the_class_limit_stops_every_run_in_progress(tmp_path):
     budget = ClassBudget(cpu_limit=1.5, wall_limit=300.0)
     with open(tmp_path / "log", "wb") as log, ThreadPoolExecutor(2) as pool:
@@ -109,6 +114,7 @@ def test_the_class_limit_stops_every_run_in_progress(tmp_path):
     assert [o.stopped for o in outcomes] == ["class", "class"] and budget.used >= 1.5
 
 
+@pytest.mark.e2e
 def test_a_check_run_past_its_cpu_limit_reads_timed_out_with_the_limit(tmp_path):
     """loops_forever spins in regex_to_dfa: the whole run reaches 20 CPU s long before its
     per-test timeout, and the grade says so, with every test at 0."""
@@ -147,6 +153,7 @@ def test_every_verb_starts_from_the_policy():
     assert (no_deps.ref_deps, no_deps.submission_cpu, no_deps.wall_seconds) == (False, 30.0, 300.0)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv, message", [
     (["--submission-limit", "0"], "--submission-limit"), (["--class-limit", "nan"], "--class-limit"),
     (["--class-limit", "-5"], "--class-limit")])
@@ -157,6 +164,7 @@ def test_bad_limits_are_usage_errors(tmp_path, argv, message):
     assert message in err.getvalue()
 
 
+@pytest.mark.e2e
 def test_the_batch_header_states_the_policy_and_the_class_limit(tmp_path):
     (tmp_path / "ann.py").write_text("def f(:\n")
     out = io.StringIO()
@@ -217,6 +225,7 @@ def _every_verb(module: Path, tmp_path: Path, timeout: str | None) -> tuple[dict
         return tuple(job.result() for job in jobs)
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_fair_candidate_that_needs_ref_deps_gets_16_of_16_from_every_verb(tmp_path):
     check, batch, gradescope = _every_verb(WHEATS / "fair_sre_tablefill.py", tmp_path, None)
@@ -225,6 +234,7 @@ def test_a_fair_candidate_that_needs_ref_deps_gets_16_of_16_from_every_verb(tmp_
     assert set(check["statuses"].values()) == {"passed"}
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_sleeper_reads_timed_out_with_score_0_from_every_verb(tmp_path):
     check, batch, gradescope = _every_verb(CANDIDATES / "batch_sleeper.py", tmp_path, "0.5")   # backstop 5 s a test
@@ -241,6 +251,7 @@ def _cmdline(pid: str) -> str:
         return ""
 
 
+@pytest.mark.e2e
 def test_the_sampler_reads_a_process_with_spaces_and_parens_in_its_name(tmp_path):
     """``/proc/PID/stat`` holds the command name in parentheses: a name like ``a) (b`` must not
     shift the fields the CPU is read from."""
@@ -258,6 +269,7 @@ def test_the_sampler_reads_a_process_with_spaces_and_parens_in_its_name(tmp_path
         proc.wait()
 
 
+@pytest.mark.e2e
 def test_a_class_past_its_limit_stops_without_giving_anyone_a_verdict(tmp_path, monkeypatch):
     """Two burners and a class limit of 3 CPU s: the limit runs out while they run; the batch
     exits 1 saying so, saves no verdict for them, and leaves nothing running."""

@@ -137,6 +137,7 @@ def graded_export(tmp_path_factory):
     return folder, files, code, out, err
 
 
+@pytest.mark.e2e
 def test_the_export_metadata_names_every_submission_and_is_not_a_submission(graded_export):
     folder, files, code, out, err = graded_export
     assert code == ExitCode.OK, out + err
@@ -150,6 +151,7 @@ def test_the_export_metadata_names_every_submission_and_is_not_a_submission(grad
     assert doc["course"]["no_submission"] == ["Finn Fox"] and doc["course"]["unmatched"] == []
 
 
+@pytest.mark.e2e
 def test_the_late_group_submission_is_flagged_in_every_output(graded_export):
     folder, files, code, out, err = graded_export
     doc = json.loads(files["grades.json"].read_text())
@@ -174,6 +176,7 @@ def test_the_late_group_submission_is_flagged_in_every_output(graded_export):
                                                                       "Eve Evans", "Finn Fox"]
 
 
+@pytest.mark.e2e
 def test_the_identical_submissions_are_flagged_and_the_others_are_not(graded_export):
     folder, files, code, out, err = graded_export
     doc = json.loads(files["grades.json"].read_text())
@@ -184,6 +187,7 @@ def test_the_identical_submissions_are_flagged_and_the_others_are_not(graded_exp
     assert "identical to submission_1002" in out and "identical to submission_1002" in files["grades.html"].read_text()
 
 
+@pytest.mark.e2e
 def test_the_canvas_gradebook_has_canvas_columns_points_and_one_row_per_student(graded_export):
     folder, files, *_ = graded_export
     rows = list(csv.reader(files["canvas.csv"].open()))
@@ -200,6 +204,7 @@ def test_the_canvas_gradebook_has_canvas_columns_points_and_one_row_per_student(
     assert (plain["Eve Evans"]["raw_score"], plain["Eve Evans"]["score"]) == ("16", "14.4")
 
 
+@pytest.mark.e2e
 def test_regrade_forces_one_unchanged_student_in_a_resumed_batch(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()

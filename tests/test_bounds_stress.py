@@ -36,12 +36,14 @@ def _assert_within_bound(result) -> None:
     assert result.rss_mb <= BOUND_RSS_MB, f"{result.target} {result.name}: peak RSS {result.rss_mb:.0f} MB"
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 @pytest.mark.parametrize("name", ISSUE_PROBES)
 def test_the_issues_probes_answer_within_the_bound(name):
     _assert_within_bound(run_case(name, "reference", timeout=KILL_AFTER, memory_mb=MEMORY_MB))
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 @pytest.mark.parametrize("name", ISSUE_25)
 def test_issue_25_cases_give_their_answer_within_the_bound(name):
@@ -119,12 +121,14 @@ def _fuzz(seed: int, patterns: int, schemas: int, target: str) -> None:
     assert outcomes == {"ok", "error"}, outcomes  # the fuzz reaches both answers
 
 
+@pytest.mark.e2e
 @pytest.mark.property
 @pytest.mark.boundary
 def test_seeded_fuzz_answers_within_the_bound():
     _fuzz(seed=16, patterns=40, schemas=40, target="reference")
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["reference", "derivatives"])
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -14,7 +14,6 @@ of the attacker left running.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -29,10 +28,10 @@ import msgpack
 import numpy as np
 import pytest
 
-from harness.sandbox import Candidate, CandidateProtocolError, call_many, channel, confine
+from harness.sandbox import Candidate, CandidateProtocolError, call_many, channel
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
+from helpers import CANDIDATES, ROOT, left_over
+
 TUPLE = 4  # channel._TUPLE: the wire format is part of what is tested
 
 
@@ -116,6 +115,7 @@ def decode_isolated(tmp_path: Path, body: bytes, memory_mb: int = 1024) -> tuple
 # --------------------------------------------------------------------------- depth
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("levels", [300, 10_000])
 def test_deeply_nested_tuples_are_refused_without_recursion(tmp_path, levels):
     body = nested_tuples(levels)
@@ -125,6 +125,7 @@ def test_deeply_nested_tuples_are_refused_without_recursion(tmp_path, levels):
     assert peak < 1 << 20
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("build", [nested_lists, nested_maps], ids=["lists", "maps"])
 @pytest.mark.parametrize("levels", [300, 10_000])
 def test_deeply_nested_lists_and_maps_are_refused(tmp_path, build, levels):
@@ -151,6 +152,7 @@ def test_depth_64_crosses_and_65_does_not_whoever_builds_the_frame(build):
             channel.send(a, [inner])
 
 
+@pytest.mark.e2e
 def test_legitimately_deep_tuples_decode_alike_with_and_without_recursion(tmp_path, monkeypatch):
     value = ("leaf", np.arange(3, dtype=np.int16), {(1, 2): frozenset({(3,)})})
     for _ in range(channel.MAX_DEPTH - 4):  # the 3 in it sits at depth 4
@@ -169,6 +171,7 @@ def test_legitimately_deep_tuples_decode_alike_with_and_without_recursion(tmp_pa
 # --------------------------------------------------------------------------- counts and sizes
 
 
+@pytest.mark.e2e
 def test_a_wide_array_of_empty_arrays_is_refused_from_its_header(tmp_path):
     count = channel.MAX_ELEMENTS  # with the array itself, one value too many
     body = b"\x93\xa2ok" + empty_arrays(count) + b"\xc0"
@@ -177,6 +180,7 @@ def test_a_wide_array_of_empty_arrays_is_refused_from_its_header(tmp_path):
     assert peak < 1 << 20  # nothing was built
 
 
+@pytest.mark.e2e
 def test_a_32_mb_frame_of_empty_arrays_costs_the_receiver_nothing(tmp_path):
     # The attack of issue 22: 32 MB on the wire took the grader to 4.8 GB. The child's address space
     # is capped at 1 GB: decoding it would die of MemoryError; refusing it from its header does not.
@@ -318,6 +322,7 @@ def test_a_handles_kind_arrives_printable():
     assert handle.kind == "DFA\\x1b[32mPASS\\r" and handle.methods == ("step",)
 
 
+@pytest.mark.e2e
 def test_a_candidates_text_arrives_bounded_and_its_shown_parts_escaped(tmp_path):
     from harness.sandbox.text import escape
 
@@ -352,6 +357,7 @@ def _batch_rewriter(tmp_path: Path, change: str) -> str:
     return str(path)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("change, words", [
     ("answer[:-1]", "3 answers to 4 calls"),
     ("answer + [0]", "5 answers to 4 calls"),
@@ -366,6 +372,7 @@ def test_a_many_reply_with_another_count_of_answers_is_a_protocol_violation(tmp_
         assert not cand.alive and isinstance(cand.incident, CandidateProtocolError)
 
 
+@pytest.mark.e2e
 def test_an_honest_many_reply_pairs_every_call(tmp_path):
     with Candidate(None) as cand:
         dfa = cand.module.regex_to_dfa("ab|c")
@@ -379,39 +386,7 @@ def test_an_honest_many_reply_pairs_every_call(tmp_path):
 # ---------------------------------------------------------- end to end: check, golden replay, grade-tests
 
 
-def harness_digest() -> str:
-    """sha256 over every entry (path, kind, content or link target) of the harness's
-    packages and of the candidates folder."""
-    from harness.check import protected_roots
-
-    digest = hashlib.sha256()
-    for root in [*protected_roots(), CANDIDATES]:
-        for path in sorted([root, *root.rglob("*")]):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
-            elif path.is_file():
-                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def still_running(marker: str) -> list[int]:
-    """Processes carrying the run's marker, after a few seconds to die."""
-    deadline = time.monotonic() + 5
-    while True:
-        pids = confine.marked_processes(marker.encode())
-        if not pids or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.2)
-
-
-@pytest.fixture
-def harness_unchanged():
-    before = harness_digest()
-    yield
-    assert harness_digest() == before, "the harness's files changed"
+HARNESS_DIGEST_BYTECODE = False  # as before: the digest leaves __pycache__ out (conftest.py)
 
 
 CHECK = """
@@ -432,10 +407,11 @@ def check_in_child(candidate: str, only: tuple[str, ...]) -> dict:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, f"check died ({done.returncode}): {done.stderr[-3000:]}"
     result = json.loads(done.stdout.splitlines()[-1])
-    assert still_running(result["marker"]) == [], f"processes of {candidate} are still running"
+    assert left_over(result["marker"]) == [], f"processes of {candidate} are still running"
     return result
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("candidate, words", [
     ("channel_nested_tuples.py", "a value nested deeper than 64"),
     ("channel_empty_arrays.py", f"more than {channel.MAX_ELEMENTS} values in one frame"),
@@ -449,6 +425,7 @@ def test_a_hostile_reply_is_that_tests_protocol_verdict_in_check(harness_unchang
     assert result["peak_mb"] < 1024, f"a process of the run grew to {result['peak_mb']} MB"
 
 
+@pytest.mark.e2e
 def test_a_short_many_reply_is_a_protocol_verdict_in_check(harness_unchanged):
     result = check_in_child("channel_short_many.py", ("test_reachable_states_never_have_an_empty_mask",
                                                       "test_hand_example"))
@@ -458,6 +435,7 @@ def test_a_short_many_reply_is_a_protocol_verdict_in_check(harness_unchanged):
     assert result["tests"]["test_hand_example"][0] == "passed" and result["exit"] == 3
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("candidate", ["channel_nested_tuples.py", "channel_empty_arrays.py"])
 def test_golden_replay_gets_a_verdict_not_a_crash(harness_unchanged, candidate):
     marker = f"channel-replay-{os.getpid()}"
@@ -468,7 +446,7 @@ def test_golden_replay_gets_a_verdict_not_a_crash(harness_unchanged, candidate):
                                               "CONSTRAIN_HARNESS_MARKER": marker})
     assert done.returncode == 3, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
     assert "protocol violation" in done.stderr, done.stderr[-2000:]
-    assert still_running(marker) == []
+    assert left_over(marker) == []
 
 
 SUITE = '''
@@ -504,6 +482,7 @@ print(json.dumps({"verdict": result.verdict, "detail": result.detail, "outcomes"
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("body", [
     # ["call", 1, "regex_to_dfa", [300 nested tuples], {}]: 1.5 KB
     'b"\\x95\\xa4call\\x01\\xacregex_to_dfa\\x91" + bytes.fromhex("%s") + b"\\x80"' % nested_tuples(300).hex(),
@@ -522,4 +501,4 @@ def test_a_suites_hostile_request_fails_its_test_and_leaves_the_grader_standing(
     hostile = next(t for t in result["outcomes"] if t.endswith("test_sends_a_hostile_request"))
     assert result["outcomes"][hostile] == "crashed", result
     assert result["verdict"] == "flood" and "broke the channel's rules" in result["detail"], result
-    assert still_running(marker) == []
+    assert left_over(marker) == []

@@ -36,6 +36,7 @@ def statuses(result) -> dict[str, str]:
     return {t.name: t.status for t in result.tests}
 
 
+@pytest.mark.e2e
 def test_the_reference_passes_through_the_cli_and_writes_every_report(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     files = {name: tmp_path / name for name in ("r.json", "r.xml", "results.json")}
@@ -52,6 +53,7 @@ def test_the_reference_passes_through_the_cli_and_writes_every_report(tmp_path):
     assert json.loads(files["results.json"].read_text())["score"] == 16.0
 
 
+@pytest.mark.e2e
 def test_the_reference_copied_under_another_module_name_passes(tmp_path):
     copy = tmp_path / "student_constrain"
     shutil.copytree(ROOT / "oracles" / "automaton", copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -62,6 +64,7 @@ def test_the_reference_copied_under_another_module_name_passes(tmp_path):
     assert result.exit_code == ExitCode.OK
 
 
+@pytest.mark.e2e
 def test_a_candidate_with_brzozowski_minimization_passes():
     result = check(str(WHEATS / "brzozowski.py"))
     assert set(statuses(result).values()) == {"passed"}, [(t.name, t.reason) for t in result.tests]
@@ -86,6 +89,7 @@ WRONG = [
 FAST = {"wrong_numbering.py", "wrong_eos_everywhere.py", "wrong_trie_first_byte.py", "wrong_ignores_keywords.py"}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("candidate, test, evidence", [
     pytest.param(*case, marks=() if case[0] in FAST else pytest.mark.slow, id=case[0]) for case in WRONG])
 def test_a_wrong_candidate_fails_the_test_the_seed_names(candidate, test, evidence):
@@ -97,6 +101,7 @@ def test_a_wrong_candidate_fails_the_test_the_seed_names(candidate, test, eviden
     assert result.exit_code == ExitCode.FAILED
 
 
+@pytest.mark.e2e
 def test_missing_names_fail_only_the_tests_that_need_them():
     out = io.StringIO()
     only = "test_hand_example_masks,test_apply_mask,test_greedy_takes_the_best_allowed_token"
@@ -111,6 +116,7 @@ def test_missing_names_fail_only_the_tests_that_need_them():
     assert text.splitlines()[-1] == "verdict: failed (exit 1)"
 
 
+@pytest.mark.e2e
 def test_ref_deps_supply_sampling_and_the_byte_map():
     tests = ("test_greedy_takes_the_best_allowed_token", "test_constrained_generation_parses", "test_vocab_bytes")
     # seed 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
@@ -127,6 +133,7 @@ def test_ref_deps_supply_sampling_and_the_byte_map():
                                                          "unicode_to_bytes"])
 
 
+@pytest.mark.e2e
 def test_usage_errors_exit_2():
     err = io.StringIO()
     assert main(["check", "--only", "test_nonexistent"], io.StringIO(), err) == ExitCode.USAGE
@@ -137,6 +144,7 @@ def test_usage_errors_exit_2():
     assert "no such .py file" in out.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_deep_passes_on_the_reference_and_catches_a_wrong_dot():
     reference = check(None, "test_apply_mask", deep=True, timeout=300)

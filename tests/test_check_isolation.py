@@ -9,7 +9,6 @@ one-attack-per-file gallery runs in full under ``-m slow``.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import time
@@ -17,54 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import CheckOptions, protected_roots, run_check
+from harness.check import CheckOptions, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
+from helpers import CANDIDATES, ROOT, confined, left_over
+
 TWO = ("test_hand_example", "test_apply_mask")  # the first is attacked, the second must still pass
-HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
-                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
-confined = pytest.mark.skipif(confine.unavailable() is not None,
-                              reason=f"no confinement can start here: {confine.unavailable()}")
-
-
-def tree_digest() -> str:
-    """One sha256 over every entry (path, kind, content or link target) of the harness's
-    packages and of the candidates folder."""
-    digest = hashlib.sha256()
-    for root in [*protected_roots(), CANDIDATES]:
-        for path in sorted([root, *root.rglob("*")]):
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
-            elif path.is_file():
-                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
-            else:
-                digest.update(b"dir")
-    return digest.hexdigest()
-
-
-def left_over(marker: str) -> list[int]:
-    """Processes still carrying the run's marker (in their environment or command line),
-    given a few seconds to die."""
-    deadline = time.monotonic() + 5
-    while True:
-        pids = confine.marked_processes(marker.encode())
-        if not pids or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.2)
-
-
-@pytest.fixture
-def harness_unchanged():
-    before = tree_digest()
-    yield
-    assert tree_digest() == before, "the harness's files changed"
-    assert not any(p.exists() for p in HOME_TARGETS), "the candidate wrote into the grader's home"
 
 
 def grade(candidate: str, only=TWO, **options):
@@ -87,6 +47,7 @@ def replay(candidate: str, *extra: str, marker: str = "replay-marker-7f3a") -> t
 # --------------------------------------------------------------------------- every attack, default run
 
 
+@pytest.mark.e2e
 @confined
 def test_process_attacks_change_no_verdict_and_leave_nothing_running(harness_unchanged, monkeypatch):
     # setsid + double-fork daemon, kill the parent and the grader, read /proc/*/environ,
@@ -105,6 +66,7 @@ def test_process_attacks_change_no_verdict_and_leave_nothing_running(harness_unc
     assert "\x1b" not in out + err
 
 
+@pytest.mark.e2e
 @confined
 def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged, tmp_path):
     # remount/umount, rewrite golden and a test, plant files, relink a golden file
@@ -116,6 +78,7 @@ def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged
     assert code == ExitCode.OK, out + err
 
 
+@pytest.mark.e2e
 @confined
 def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the_sandbox(copies_elsewhere, tmp_path):
     probe = tmp_path / "probe.py"
@@ -134,12 +97,14 @@ def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the
     assert all(os.path.exists(p) for p in planted), "the planted copies are the grader's: untouched"
 
 
+@pytest.mark.e2e
 @confined
 def test_writes_into_the_graders_home_never_arrive(harness_unchanged):
     result, tests = grade("writes_grader_home.py", only=("test_apply_mask",))
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.OK
 
 
+@pytest.mark.e2e
 def test_unconfined_file_attacks_are_tampered_listed_and_undone(harness_unchanged, monkeypatch):
     if os.geteuid() != 0:
         pytest.skip("as an ordinary user the candidate cannot write the harness's files at all")
@@ -161,6 +126,7 @@ def test_unconfined_file_attacks_are_tampered_listed_and_undone(harness_unchange
         victim.unlink()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_forged_results_count_for_nothing(harness_unchanged, monkeypatch, unconfined):
     if unconfined:  # the candidate can reach the result file here: its records are unsigned
@@ -172,6 +138,7 @@ def test_forged_results_count_for_nothing(harness_unchanged, monkeypatch, unconf
         assert sum(child["forged_records"] for child in result.children) >= 17
 
 
+@pytest.mark.e2e
 def test_without_confinement_check_refuses_and_runs_nothing(harness_unchanged, monkeypatch):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
     with pytest.raises(confine.ConfinementUnavailable, match="CONSTRAIN_HARNESS_NO_BWRAP"):
@@ -181,6 +148,7 @@ def test_without_confinement_check_refuses_and_runs_nothing(harness_unchanged, m
     assert code == ExitCode.USAGE and out.getvalue() == "" and err.getvalue().count("\n") == 1
 
 
+@pytest.mark.e2e
 def test_patching_the_harness_at_import_changes_only_the_candidates_process(harness_unchanged):
     result, tests = grade("patches_harness.py", only=("test_hand_example",))
     assert tests["test_hand_example"].status == "failed" and result.exit_code == ExitCode.FAILED
@@ -188,6 +156,7 @@ def test_patching_the_harness_at_import_changes_only_the_candidates_process(harn
     assert code == ExitCode.FAILED, out
 
 
+@pytest.mark.e2e
 def test_os_exit_on_import_is_a_crash_of_the_load_for_check_and_replay(harness_unchanged):
     result, tests = grade("exits_on_import.py")
     assert {t.status for t in tests.values()} == {"not run"} and result.exit_code == ExitCode.CRASHED
@@ -196,6 +165,7 @@ def test_os_exit_on_import_is_a_crash_of_the_load_for_check_and_replay(harness_u
     assert code == ExitCode.CRASHED, err
 
 
+@pytest.mark.e2e
 def test_a_flood_of_the_channel_is_a_protocol_crash_and_the_next_test_runs(harness_unchanged):
     start = time.monotonic()
     result, tests = grade("floods_channel.py")
@@ -205,24 +175,28 @@ def test_a_flood_of_the_channel_is_a_protocol_crash_and_the_next_test_runs(harne
     assert time.monotonic() - start < 40  # no 4 GB read, no wait for the candidate's sleep
 
 
+@pytest.mark.e2e
 def test_an_infinite_loop_times_out_and_the_rest_still_runs(harness_unchanged):
     result, tests = grade("loops_forever.py", timeout=3)
     assert tests["test_hand_example"].status == "timeout", tests["test_hand_example"].reason
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 def test_an_interpreter_crash_is_that_tests_verdict(harness_unchanged):
     result, tests = grade("crashes_interpreter.py")
     assert tests["test_hand_example"].status == "crashed" and "SIGSEGV" in tests["test_hand_example"].reason
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 def test_unbounded_allocation_hits_the_memory_limit(harness_unchanged):
     result, tests = grade("allocates_forever.py", memory=1024)
     assert tests["test_hand_example"].status == "crashed" and "memory" in tests["test_hand_example"].reason.lower()
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("candidate, status, words", [
     ("exits_os.py", "crashed", "exit status 0"),
     ("exits_sys.py", "failed", "SystemExit"),
@@ -236,6 +210,7 @@ def test_the_older_gallery_keeps_its_verdicts(harness_unchanged, candidate, stat
     assert verdict.status == status and words in verdict.reason, (verdict.status, verdict.reason)
 
 
+@pytest.mark.e2e
 def test_the_ordinary_user_mode_confines_too(harness_unchanged, monkeypatch):
     if confine.unavailable() is not None or os.geteuid() != 0:
         pytest.skip("needs bubblewrap and a root grader to force the ordinary-user mode")
@@ -270,6 +245,7 @@ GALLERY = [  # candidate, check verdict of test_hand_example / test_apply_mask, 
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @confined
 @pytest.mark.parametrize("candidate, hand, apply, check_exit, replay_exit", GALLERY, ids=[g[0] for g in GALLERY])

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("only", [("test_apply_mask",), ("test_apply_mask", "test_hand_example", "test_vocab_bytes")])
 def test_the_early_candidate_has_the_rlimit_of_the_tests_collected(only):
     result = run_check(CheckOptions(only=only, timeout=7.0, load_seconds=11.0))
@@ -28,6 +29,7 @@ def test_the_early_candidate_has_the_rlimit_of_the_tests_collected(only):
     assert f"rlimits CPU {int(11 + 2 * 7 * len(only))} s," in result.load["confinement"]
 
 
+@pytest.mark.e2e
 def test_a_candidate_that_dies_while_loading_is_still_that_verdict():
     result = run_check(CheckOptions(impl=str(CANDIDATES / "exits_on_import.py"), only=("test_apply_mask",)))
     assert result.exit_code == 3 and result.load["status"] == "error", result.load
@@ -35,6 +37,7 @@ def test_a_candidate_that_dies_while_loading_is_still_that_verdict():
     assert [t.status for t in result.tests] == ["not run"]
 
 
+@pytest.mark.e2e
 def test_check_s_parent_imports_neither_numpy_nor_the_openai_client():
     code = ("import sys; from harness.cli import build_parser, _verb; build_parser(_verb(['check'])); "
             "import harness.check; print(sorted(m for m in ('numpy', 'openai') if m in sys.modules))")

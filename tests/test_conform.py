@@ -23,8 +23,6 @@ from harness.cli import main  # noqa: E402
 from harness.conform.cases import CASES  # noqa: E402
 from harness.conform.run import run_conformance  # noqa: E402
 from harness.serve.app import create_app  # noqa: E402
-from harness.serve.decode import Engine  # noqa: E402
-from harness.serve.model import load_vocabulary  # noqa: E402
 from harness.serve.runner import ServerThread  # noqa: E402
 from harness.serve.variants import VARIANTS  # noqa: E402
 
@@ -33,21 +31,15 @@ BROKEN = [name for name in VARIANTS if name != "reference"]
 
 
 @pytest.fixture(scope="module")
-def engine():
-    return Engine(load_vocabulary("cl100k_base"))
-
-
-@pytest.fixture(scope="module")
-def reference(engine):
-    server = ServerThread(create_app(engine)).start()
-    yield server
-    server.stop()
+def reference(server):
+    return server  # the reference server (conftest.py), conformance's baseline
 
 
 def table(result) -> dict[str, str]:
     return {case.name: case.status for case in result.cases}
 
 
+@pytest.mark.e2e
 @pytest.mark.smoke
 def test_reference_passes_every_case(reference):
     result = run_conformance(reference.base_url, timeout=TIMEOUT)
@@ -55,6 +47,7 @@ def test_reference_passes_every_case(reference):
     assert result.model == "reference" and result.exit_code == 0
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("variant", BROKEN)
 def test_each_broken_variant_fails_exactly_the_case_it_breaks(engine, variant):
     broken = VARIANTS[variant]()
@@ -68,6 +61,7 @@ def test_each_broken_variant_fails_exactly_the_case_it_breaks(engine, variant):
     assert result.exit_code == 1
 
 
+@pytest.mark.e2e
 def test_the_failure_names_the_rule_the_request_and_the_response(engine):
     with ServerThread(create_app(engine, variant=VARIANTS["content-empty"]())) as server:
         result = run_conformance(server.base_url, ["tools.call"], timeout=TIMEOUT)
@@ -77,6 +71,7 @@ def test_the_failure_names_the_rule_the_request_and_the_response(engine):
     assert '"content":""' in failure.excerpt and '"tool_calls"' in failure.excerpt
 
 
+@pytest.mark.e2e
 def test_cli_writes_json_and_junit_reports(reference, tmp_path, capsys):
     report, junit = tmp_path / "conform.json", tmp_path / "conform.xml"
     code = main(["conform", "--base-url", reference.base_url, "--cases", "tools.errors,tools.call",
@@ -90,6 +85,7 @@ def test_cli_writes_json_and_junit_reports(reference, tmp_path, capsys):
     assert suite.get("tests") == "2" and suite.get("failures") == "0" and suite.get("errors") == "0"
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_cli_refuses_an_unknown_case(capsys):
     assert main(["conform", "--base-url", "http://127.0.0.1:9/v1", "--cases", "tools.call,tools.nope"]) == 2

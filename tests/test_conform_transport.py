@@ -127,6 +127,7 @@ def reasons(result) -> str:
     return " | ".join(f.excerpt for case in result.cases for f in case.failures)
 
 
+@pytest.mark.e2e
 def test_connection_refused_is_an_error_verdict():
     with socket.socket() as s:  # a port that was free a moment ago, now closed: nothing listens
         s.bind(("127.0.0.1", 0))
@@ -137,24 +138,28 @@ def test_connection_refused_is_an_error_verdict():
     assert result.verdict == "error" and result.exit_code == 3
 
 
+@pytest.mark.e2e
 def test_timeout_is_an_error_verdict(hostile):
     result = judged(url(hostile, "slow"), ["tools.call"])
     assert result.cases[0].status == "error"
     assert "timed out" in reasons(result)
 
 
+@pytest.mark.e2e
 def test_non_json_body_is_an_error_verdict(hostile):
     result = judged(url(hostile, "text"), ["tools.call"])
     assert result.cases[0].status == "error"
     assert "hello, this is not JSON" in reasons(result)
 
 
+@pytest.mark.e2e
 def test_malformed_sse_is_an_error_verdict(hostile):
     result = judged(url(hostile, "badsse"), ["tools.stream"])
     assert result.cases[0].status == "error"
     assert "after 1 chunk(s)" in reasons(result) and "not json" in reasons(result)
 
 
+@pytest.mark.e2e
 def test_flooding_stream_is_cut(hostile):
     result = judged(url(hostile, "flood"), ["tools.stream"])
     assert result.cases[0].status == "error"
@@ -162,12 +167,14 @@ def test_flooding_stream_is_cut(hostile):
     assert f"more than {MAX_STREAM_CHUNKS} chunks" in text or "still streaming" in text
 
 
+@pytest.mark.e2e
 def test_http_500_is_an_error_verdict_naming_the_status(hostile):
     result = judged(url(hostile, "html500"), ["tools.call"])
     assert result.cases[0].status == "error"
     assert "HTTP 500" in reasons(result)
 
 
+@pytest.mark.e2e
 def test_an_answer_without_choices_fails_the_case(hostile):
     result = judged(url(hostile, "other"), ["tools.call", "tools.errors", "response_format"])
     assert [c.status for c in result.cases] == ["failed"] * 3
@@ -176,6 +183,7 @@ def test_an_answer_without_choices_fails_the_case(hostile):
     assert "tools.errors: a tool of unknown type is refused with status 400" in rules
 
 
+@pytest.mark.e2e
 def test_cli_reports_an_unreachable_server_with_exit_3(tmp_path, capsys):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -198,6 +206,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+@pytest.mark.e2e
 def test_a_stream_of_comments_that_never_ends_is_cut_at_the_deadline(hostile):
     start = time.monotonic()
     result = judged(url(hostile, "forever"), ["tools.stream"])
@@ -205,6 +214,7 @@ def test_a_stream_of_comments_that_never_ends_is_cut_at_the_deadline(hostile):
     assert result.cases[0].status == "error" and "deadline" in reasons(result), reasons(result)
 
 
+@pytest.mark.e2e
 def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_deadline(hostile):
     start = time.monotonic()
     result = judged(url(hostile, "drip"), ["tools.call"])
@@ -212,6 +222,7 @@ def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_deadline(hostile):
     assert result.cases[0].status == "error" and "deadline" in reasons(result), reasons(result)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("case", ["tools.call", "tools.stream"])
 def test_a_200_mb_answer_is_cut_at_the_size_bound(hostile, case):
     before = peak_rss_mb()
@@ -221,6 +232,7 @@ def test_a_200_mb_answer_is_cut_at_the_size_bound(hostile, case):
     assert peak_rss_mb() - before < 100, "the answer must not be read whole"
 
 
+@pytest.mark.e2e
 def test_the_case_deadline_bounds_a_case_of_many_slow_requests(hostile):
     start = time.monotonic()  # tools.choice sends 4 requests of 0.6 s each: the case has 1.5 s
     result = judged(url(hostile, "slowish"), ["tools.choice"], case_timeout=1.5)
@@ -248,6 +260,7 @@ def test_a_base_url_that_is_not_an_http_url_is_a_usage_error(capsys, base_url):
     assert "base URL" in captured.err
 
 
+@pytest.mark.e2e
 def test_conforms_own_bug_is_not_blamed_on_the_server(hostile, monkeypatch):
     from harness.conform import cases
 

@@ -36,6 +36,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.e2e
 def test_the_tree_counts_a_process_its_reaped_children_and_nothing_once_it_is_gone():
     proc = subprocess.Popen([sys.executable, "-c", BURNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -48,6 +49,7 @@ def test_the_tree_counts_a_process_its_reaped_children_and_nothing_once_it_is_go
     assert cputime.tree_seconds(proc.pid) == 0.0 and cputime.process_seconds(proc.pid) == 0.0
 
 
+@pytest.mark.e2e
 def test_a_loop_is_ended_by_its_cpu_budget():
     with Candidate(str(CANDIDATES / "loops_forever.py")) as cand:
         cand.limit_cpu(0.5)
@@ -59,6 +61,7 @@ def test_a_loop_is_ended_by_its_cpu_budget():
     assert start < 2.0  # the load's CPU is not this budget's
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("loaded", [False, True], ids=["quiet", "loaded"])
 def test_a_sleeper_is_ended_by_the_wall_clock_backstop_granted_twice_on_a_loaded_machine(monkeypatch, loaded):
     monkeypatch.setattr(cputime, "machine_loaded", lambda: loaded)
@@ -73,6 +76,7 @@ def test_a_sleeper_is_ended_by_the_wall_clock_backstop_granted_twice_on_a_loaded
     assert waited >= (2 * backstop if loaded else backstop), waited  # the same words either way
 
 
+@pytest.mark.e2e
 def test_a_budget_is_shared_by_the_calls_it_bounds_and_ends_when_lifted():
     with Candidate(None) as cand:
         assert cand.limit_cpu(30.0) is None

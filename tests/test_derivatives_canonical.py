@@ -328,6 +328,7 @@ def _runs(python: str) -> bool:
         return False
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_front_end_means_the_same_on_every_python():
     """sre moved from ``sre_parse`` (3.10) to ``re._parser`` (3.11+): the bank means
@@ -363,6 +364,7 @@ def test_nested_nullable_repeats_are_answered_without_backtracking(pattern):
 # --- independence: the oracle imports nothing from the reference ----------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.unit
 def test_the_oracle_imports_nothing_from_the_reference():
     """No module of the package names the reference, and using every phase in a fresh

@@ -166,6 +166,7 @@ def default_runs() -> dict[tuple[str, bool], Run]:
 # ---------------------------------------------------------------- the default tier
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", [r.name for r in READINGS])
 def test_gallery_passes_the_default_tier_with_notes_on_exactly_its_departures(default_runs, name):
     reading = BY_NAME[name]
@@ -176,6 +177,7 @@ def test_gallery_passes_the_default_tier_with_notes_on_exactly_its_departures(de
     assert run.shapes() == [reading.shape], run.shapes()
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_the_reference_meets_every_decision():
     run = _runs([("reference", False)])[("reference", False)]
@@ -209,11 +211,13 @@ def _check_strict(reading: Reading, default: Run, strict: Run) -> None:
     assert (strict.returncode == 0) == (not reading.departs), strict.output
 
 
+@pytest.mark.e2e
 def test_strict_fails_exactly_where_the_default_tier_noted(default_runs):
     reading = BY_NAME[STRICT_IN_DEFAULT_RUN]
     _check_strict(reading, default_runs[(reading.name, False)], default_runs[(reading.name, True)])
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [r.name for r in READINGS])
 def test_strict_fails_exactly_on_the_departures(name):
@@ -252,16 +256,19 @@ def _check_names_exactly_the_departures(reading: Reading) -> None:
         assert named and named <= set(reading.departs), (test, reason)
 
 
+@pytest.mark.e2e
 def test_check_names_exactly_the_departures_of_one_candidate():
     _check_names_exactly_the_departures(BY_NAME[STRICT_IN_DEFAULT_RUN])
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [r.name for r in READINGS])
 def test_check_names_exactly_the_departures(name):
     _check_names_exactly_the_departures(BY_NAME[name])
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [r.name for r in READINGS])
 def test_check_deep_passes_the_gallery(name):
@@ -373,6 +380,7 @@ WRONG_PYTHON_ONLY = (
 )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("source", [WRONG_EXTRA_SYNTAX, WRONG_PYTHON_ONLY], ids=["empty_branch", "named_group"])
 def test_python_syntax_compiled_to_another_language_fails_the_default_tier(tmp_path, source):
     """Refusing Python syntax the seed does not list is a note; accepting it with another

@@ -65,12 +65,13 @@ def _golden(*argv):
     return main(["golden", *argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_the_tool_surface_passes_behind_the_wall_and_strict_fails_it(tmp_path):
     """The verb, on the gallery file itself (it loads its schema translation from beside it):
     exit 0 with notes; ``--strict`` exit 1 on its decisions only; the harness's files unchanged and
     nothing of the candidate left running."""
-    from tests.test_check_isolation import left_over, tree_digest
+    from helpers import left_over, tree_digest
 
     before = tree_digest()
     results = {}

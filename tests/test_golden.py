@@ -70,6 +70,7 @@ _HASH_SCRIPT = ("import hashlib, json; from golden.build import render_all; "
                 "print(json.dumps({k: hashlib.sha256(v.encode()).hexdigest() for k, v in render_all().items()}))")
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_regeneration_is_identical_across_processes_and_hash_seeds():
     procs = []

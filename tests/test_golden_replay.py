@@ -304,6 +304,7 @@ def rendered() -> dict[str, str]:
     return build.render_all()
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_check_passes_on_the_committed_files(monkeypatch, rendered):
     # the regeneration itself is tests/test_golden.py's; here the verb's comparison
@@ -312,6 +313,7 @@ def test_golden_check_passes_on_the_committed_files(monkeypatch, rendered):
     assert code == 0 and f"{len(FILES) + 1} files identical" in out  # the golden files and SHA256SUMS
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_write_then_check_a_tampered_copy(tmp_path, monkeypatch, rendered):
     monkeypatch.setattr(build, "render_all", lambda: rendered)
@@ -326,6 +328,7 @@ def test_golden_write_then_check_a_tampered_copy(tmp_path, monkeypatch, rendered
     assert "masks_golden.json differs" in out and '-  "seed": 88' in out and '+  "seed": 87' in out
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_golden_write_refuses_when_the_oracles_disagree(tmp_path, monkeypatch):
     def disagree():
@@ -336,6 +339,7 @@ def test_golden_write_refuses_when_the_oracles_disagree(tmp_path, monkeypatch):
     assert code == 1 and "masks differ" in err and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_replay_verb(tmp_path):
     code, out, _ = _run("replay")
@@ -353,6 +357,7 @@ def test_golden_replay_verb(tmp_path):
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_replay_runs_a_candidate_behind_the_wall(tmp_path):
     good = tmp_path / "ref_again.py"
@@ -362,12 +367,14 @@ def test_golden_replay_runs_a_candidate_behind_the_wall(tmp_path):
     assert "masks_golden.json: 2 checks" in out and "confinement:" in out
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_golden_replay_fails_the_checks_a_missing_name_blocks():
     code, out, _ = _run("replay", "--impl", str(CANDIDATES / "wrong_missing_names.py"), "--file", "masks")
     assert code == 1 and "contract name missing or unusable: TokenIndex.next_state" in out
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_golden_replay_times_out_a_hanging_candidate():
     code, _, err = _run("replay", "--impl", str(CANDIDATES / "loops_forever.py"), "--file", "constrain",
@@ -375,6 +382,7 @@ def test_golden_replay_times_out_a_hanging_candidate():
     assert code == 3 and "timeout: no answer within the deadline" in err
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_golden_replay_reads_the_files_before_a_candidate_can_touch_them(tmp_path):
     golden_copy = tmp_path / "golden"
@@ -509,6 +517,7 @@ def test_the_golden_files_record_harness_s_version():
     assert build.package_version() == harness.__version__
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_replay_writes_a_report_with_a_row_per_check(tmp_path):
     import xml.etree.ElementTree as ET

@@ -74,6 +74,7 @@ def test_a_candidate_reading_specials_by_their_look_fails(doc):
     assert {c for c, n in report.failures.items() if n} == {"vocab_bytes_marks_specials"}
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_the_wall_hands_the_seed_tokenizer_and_a_candidate_passes_it(tmp_path):
     """``golden replay --impl`` (the candidate behind the wall) runs the section with the wall's

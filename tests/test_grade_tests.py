@@ -8,7 +8,6 @@ chaff. Each grading asserts the harness's files unchanged and no process left.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -16,41 +15,19 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from harness.check import protected_roots
 from harness.cli import main
 from harness.gradetests import reports
 from harness.gradetests.grade import GradeOptions, grade
 from harness.gradetests.hints import hint
 from harness.gradetests.relay import Gate, public_names
-from harness.sandbox import channel, confine
-from tests.test_check_isolation import left_over
+from harness.sandbox import channel
 
-ROOT = Path(__file__).resolve().parents[1]
-SUITES = ROOT / "tests" / "student_suites"
-confined = pytest.mark.skipif(confine.unavailable() is not None,
-                              reason=f"no confinement can start here: {confine.unavailable()}")
+from helpers import ROOT, SUITES, confined, left_over
 
-
-def tree_digest() -> str:
-    digest = hashlib.sha256()
-    for root in [*protected_roots(), SUITES]:
-        for path in sorted([root, *root.rglob("*")]):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            digest.update(path.read_bytes() if path.is_file() and not path.is_symlink() else b"dir")
-    return digest.hexdigest()
-
-
-@pytest.fixture
-def harness_unchanged():
-    before = tree_digest()
-    yield
-    assert tree_digest() == before, "the harness's files (or the example suites) changed"
+HARNESS_DIGEST_BYTECODE = False  # grading imports harness modules in this process while it runs (conftest.py)
 
 
 def graded(suite: str, **options):
@@ -64,6 +41,7 @@ def graded(suite: str, **options):
 # ------------------------------------------------------------------ small matrices (confined)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_wrong_test_is_invalid_and_the_rest_is_scored(harness_unchanged, tmp_path):
     result = graded("wheat_failing", wheats=("reference", str(ROOT / "harness/gradetests/wheats/brzozowski.py")),
@@ -107,6 +85,7 @@ def _check_reports(result) -> None:
     assert all(t in page for t in g.tests)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_unchanged, copies_elsewhere):
     # copies_elsewhere: copies of the harness planted outside the checkout, which the suite's walk must not find
@@ -117,6 +96,7 @@ def test_a_suite_cannot_tell_implementations_apart_except_by_behaviour(harness_u
     assert all(o == "passed" for row in g.matrix.values() for o in row.values())
 
 
+@pytest.mark.e2e
 def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     """The control: the same suite against the reference imported in its own process
     (no wall) finds the reference by its file, source and error messages."""
@@ -133,6 +113,7 @@ def test_the_snooping_probes_do_see_an_unprotected_implementation(tmp_path):
     assert "3 failed" in proc.stdout, proc.stdout[-2000:]
 
 
+@pytest.mark.e2e
 @confined
 def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
     """CI's venv lies inside the checkout the sandbox hides: the suite still runs that
@@ -159,6 +140,7 @@ def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
                                "test_interpreter.py::test_no_harness_file": "passed"}, result.messages
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
     result = graded("always_fails", wheats=("reference",), chaffs=("s10",))
@@ -169,6 +151,7 @@ def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
     assert "no test is valid" in reports.table(result, "none")
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_hangs_gets_a_verdict_and_the_grading_goes_on(harness_unchanged):
     result = graded("hangs", wheats=("reference",), chaffs=("s10",), test_cpu=2.0, timeout=20.0, budget=60.0)
@@ -217,6 +200,7 @@ def test_hints_at_each_level():
         hint("s05", "everything")
 
 
+@pytest.mark.e2e
 def test_bad_options_are_usage_errors(tmp_path):
     for argv, needle in [([str(tmp_path / "missing")], "not a folder"),
                          ([str(tmp_path), "--module", "a..b"], "--module"),
@@ -228,6 +212,7 @@ def test_bad_options_are_usage_errors(tmp_path):
         assert needle in err.getvalue(), (argv, err.getvalue())
 
 
+@pytest.mark.e2e
 def test_validity_flakiness_and_catches_follow_the_rules():
     from harness.gradetests.scoring import score
     from harness.gradetests.suite_run import RunResult
@@ -255,6 +240,7 @@ def test_validity_flakiness_and_catches_follow_the_rules():
     assert nothing_valid.score == 0.0 and nothing_valid.caught == {}
 
 
+@pytest.mark.e2e
 def test_unconfined_the_report_warns_that_nothing_is_hidden(harness_unchanged, monkeypatch):
     """--unconfined (no bubblewrap) hides no file from the suite: the header says so, and
     the snooping suite's filesystem probe indeed finds the chaffs there."""
@@ -281,6 +267,7 @@ def test_a_run_that_cannot_start_within_the_budget_is_not_run():
 # ------------------------------------------------------------------ attacks on the grading (issues 22 and 23)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_canary_suite_catches_nothing(harness_unchanged):
     """Tests that fail when an invalid canary did not run: with the same tests run on every
@@ -290,6 +277,7 @@ def test_a_canary_suite_catches_nothing(harness_unchanged):
     assert len(g.valid) == 2 and g.caught == {} and g.score == 0.0
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
     g = graded("tells_by_selection", wheats=("reference",), chaffs=("s01", "s10")).grade
@@ -297,6 +285,7 @@ def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
     assert g.caught == {} and g.score == 0.0
 
 
+@pytest.mark.e2e
 @confined
 def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
     """The first frame the student's process receives is the same on wheats and chaffs."""
@@ -316,6 +305,7 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
     assert sorted(result.grade.caught) == ["s10"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", ["unconfined"])
 def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
     """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
@@ -332,6 +322,7 @@ def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mod
     assert without_timings(one) == without_timings(two)
 
 
+@pytest.mark.e2e
 @confined
 def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
     result = graded("prints_escapes", wheats=("reference",), chaffs=("s10",))
@@ -349,6 +340,7 @@ def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
     assert "\\x1b[2K" in run.output and run.processes == 2      # a crash costs only its own test
 
 
+@pytest.mark.e2e
 @confined
 def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     """The run seed reaches random, numpy and Hypothesis: the same seed, the same JSON
@@ -382,6 +374,7 @@ def without_timings(result) -> str:
     return json.dumps(strip(data), indent=1)
 
 
+@pytest.mark.e2e
 @confined
 def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch, tmp_path):
     from harness.gradetests import implementations
@@ -399,6 +392,7 @@ def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch
     assert "not graded: x99: did not load (" in text and "survived: x99" not in text
 
 
+@pytest.mark.e2e
 @confined
 def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged, tmp_path):
     """A test that sleeps uses no CPU: the wall-clock backstop (10x the CPU limit) ends it,
@@ -417,6 +411,7 @@ def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged,
     assert left_over("gradetests-backstop") == []
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness_unchanged):
     """(tests/test_grade_tests_wheel.py: the same suite in a wheel install.)"""
@@ -425,6 +420,7 @@ def test_a_suite_looking_for_the_harness_source_finds_none_in_a_checkout(harness
     assert g.caught == {}
 
 
+@pytest.mark.e2e
 @confined
 def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged):
     """Limits count CPU seconds, so a busy machine changes no verdict: the same suite and

@@ -15,12 +15,16 @@ from harness.gradetests.scoring import score
 from harness.gradetests.suite_run import RunResult
 from harness.suite import tiers
 from tests.test_fairness import BY_NAME
-from tests.test_grade_tests import ROOT, confined, graded, harness_unchanged  # noqa: F401 - a fixture
+from tests.test_grade_tests import graded
+
+from helpers import confined
 
 RAW = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "refused"}
 LITERAL = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
 PYTHON = {"enum_const_raw_utf8": "raw_utf8", "python_only_syntax_refused": "python_meaning"}
 GROUPS = {"reference": RAW, "brzozowski": RAW, "fair_literal_sre": LITERAL, "fair_sre_tablefill": PYTHON}
+
+HARNESS_DIGEST_BYTECODE = False  # as in test_grade_tests.py (conftest.py)
 
 
 def test_the_readings_are_decisions_and_each_wheat_declares_exactly_its_departures():
@@ -74,6 +78,7 @@ def test_score_keeps_a_test_of_one_reading_and_says_which():
     assert not score(runs, {}).assumes and len(score(runs, {}).invalid) == 3  # without readings: as before
 
 
+@pytest.mark.e2e
 @confined
 def test_a_suite_of_each_reading_and_one_of_neither(harness_unchanged, tmp_path):  # noqa: F811
     """The literal formula and raw UTF-8 are both valid, each labelled with its reading; Latin-1

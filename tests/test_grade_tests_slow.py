@@ -7,11 +7,14 @@ import io
 import json
 
 import pytest
-from test_grade_tests import SUITES, confined, graded, harness_unchanged  # noqa: F401
+from test_grade_tests import graded
 
 from harness.cli import main
 
-pytestmark = [pytest.mark.slow, confined, pytest.mark.usefixtures("harness_unchanged")]
+from helpers import SUITES, confined, left_over
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, confined, pytest.mark.usefixtures("harness_unchanged")]
+HARNESS_DIGEST_BYTECODE = False  # grading imports harness modules in this process while it runs (conftest.py)
 
 
 def test_the_strong_suite_is_valid_and_catches_every_chaff(tmp_path):
@@ -73,8 +76,6 @@ def test_a_test_file_failing_to_import_on_a_chaff_catches_it(tmp_path):
 
 
 def graded_folder(folder, **options):
-    from test_grade_tests import left_over
-
     from harness.gradetests.grade import GradeOptions, grade
 
     result = grade(GradeOptions(suite=folder, seed=1, **options))

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_grade_tests import SUITES, confined, harness_unchanged  # noqa: F401
 
-from tests.test_check_isolation import left_over
+from helpers import ROOT, SUITES, confined, left_over
 
-ROOT = Path(__file__).resolve().parents[1]
+HARNESS_DIGEST_BYTECODE = False  # as in test_grade_tests.py (conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +43,10 @@ def wheel_venv(tmp_path_factory):
     return python, Path(purelib)
 
 
+@pytest.mark.e2e
 @confined
 def test_from_a_wheel_the_default_wheats_grade_and_no_harness_source_is_readable(wheel_venv, tmp_path,
-                                                                                  harness_unchanged):  # noqa: F811
+                                                                                  harness_unchanged):
     python, purelib = wheel_venv
     # the control: the installed harness is real and readable by the grader
     assert (purelib / "harness" / "gradetests" / "wheats" / "brzozowski.py").is_file()

@@ -117,9 +117,16 @@ def test_a_stale_patch_is_reported(tmp_path):
     assert run_mutant(stale, tmp_path).outcome is Outcome.STALE
 
 
-def test_runner_kills_a_forced_failure_and_a_catalogue_and_a_replay_mutant(tmp_path):
-    results = run_all([FORCED_FAILURE, BY_ID["s10"], BY_ID["l10_9:s03"]], jobs=2)
-    forced, s10, p03 = results
+@pytest.fixture(scope="module")
+def full_run() -> dict[str, MutantResult]:
+    """The runner on every mutant of the catalogue and on the forced failure: the full
+    run, once per session (about three minutes on two cores), read by the tests below."""
+    return {r.id: r for r in run_all([FORCED_FAILURE, *MUTANTS], jobs=2)}
+
+
+@pytest.mark.e2e
+def test_runner_kills_a_forced_failure_and_a_catalogue_and_a_replay_mutant(full_run):
+    forced, s10, p03 = full_run[FORCED_FAILURE.id], full_run["s10"], full_run["l10_9:s03"]
     assert forced.outcome is Outcome.KILLED
     assert s10.outcome is Outcome.KILLED and s10.by_expected, s10
     assert p03.outcome is Outcome.KILLED and p03.by_expected, p03
@@ -178,10 +185,10 @@ def test_json_and_table_and_html_reports():
     assert not re.search(r"(src|href)=\"?https?:", page)  # readable offline
 
 
-def test_full_run_kills_every_mutant_by_an_expected_test():
-    # about three minutes on two cores: in the default run, so CI proves 27/27 and 16/16
-    # (L8.7's s01-s27, L10.9's l10_9:s01-s16)
-    results = run_all(list(MUTANTS), jobs=2)
+@pytest.mark.e2e
+def test_full_run_kills_every_mutant_by_an_expected_test(full_run):
+    # in the default run, so CI proves 27/27 and 16/16 (L8.7's s01-s27, L10.9's l10_9:s01-s16)
+    results = [full_run[m.id] for m in MUTANTS]
     bad = [(r.id, r.outcome.value, r.killed_by, r.detail)
            for r in results if not (r.outcome is Outcome.KILLED and r.by_expected)]
     assert not bad, bad

@@ -114,6 +114,7 @@ def test_locate_gives_the_nodes_place_for_reports():
     assert locate(SOURCE, Anchor("m.py", "f", "return 12345", "")) == ((1, 1), (1, 1))  # stale: the file's start
 
 
+@pytest.mark.e2e
 def test_a_stale_anchor_is_reported_as_a_patch_that_no_longer_applies(tmp_path):
     stale = Mutant("sXX", "parser", "x", ("test_hand_example",),
                    (Anchor("parser.py", "<module>", "DOT = 12345", "DOT = 0"),), lambda m: None)
@@ -206,11 +207,13 @@ def _killed_on_reformatted(mutant_id: str, reformatted: Path, root: Path, monkey
 # the same program as on the original reference (above), so the full catalogue run
 # (tests/test_mutants.py) proves them killed; three cheap ones here (two of L8.7's
 # catalogue, one of the tools replay: ~15 s; a golden replay takes ~25 s), all 43 under -m slow
+@pytest.mark.e2e
 @pytest.mark.parametrize("mutant_id", ["s14", "s25", "l10_9:s15"])
 def test_anchored_mutants_of_the_reformatted_reference_are_killed(mutant_id, reformatted, tmp_path, monkeypatch):
     _killed_on_reformatted(mutant_id, reformatted, tmp_path, monkeypatch)
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant_id", IDS)
 def test_every_anchored_mutant_of_the_reformatted_reference_is_killed(mutant_id, reformatted, tmp_path, monkeypatch):

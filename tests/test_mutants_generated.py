@@ -176,6 +176,7 @@ def _default_tier_only(mutant, root, timeout):
     return run_generated(mutant, root, timeout, deep=False)
 
 
+@pytest.mark.e2e
 def test_a_seeded_sample_runs_end_to_end():
     # the default tier and the equivalence decision (~20 CPU seconds); the deep tier
     # costs 13 CPU seconds a survivor, so it runs in the slow test below
@@ -185,6 +186,7 @@ def test_a_seeded_sample_runs_end_to_end():
     _consistent(results)
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_seeded_sample_runs_end_to_end_with_the_deep_tier():
     mutants, _ = generation.pick(generation.enumerate_sites(), 12, seed=7)

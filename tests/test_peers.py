@@ -17,13 +17,7 @@ from harness.peers import PEER_NAMES, PeerRefused, PeerUnavailable, load_peer
 from harness.peers.base import bits_to_mask, check_prefix, ids_to_mask
 from harness.peers.vocabularies import seed_vocabulary, tiktoken_vocabulary
 
-
-def peer_or_skip(name: str):
-    try:
-        return load_peer(name)
-    except PeerUnavailable as exc:
-        pytest.skip(f"peer {name} not available: {exc.reason}")
-
+from helpers import peer_or_skip
 
 ALL = ["ours", *PEER_NAMES]
 MASKING = ["ours", "outlines-core", "llguidance", "xgrammar"]

@@ -18,19 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.cli import main
-from harness.peers import PeerUnavailable, load_peer
 from harness.peers.base import Compiled, Masker, Peer, PeerRefused, Source, ids_to_mask
 from harness.peers.cases import Case, fixed_cases, generated_cases
 from harness.peers.classify import CLASSES, last_key, strip_json_whitespace
 from harness.peers.compare import Session, _deletions, compare, report_json, report_markdown, shrink
 
-
-def peer_or_skip(name: str):
-    try:
-        return load_peer(name)
-    except PeerUnavailable as exc:
-        pytest.skip(f"peer {name} not available: {exc.reason}")
-
+from helpers import peer_or_skip
 
 # -- stand-in peers ---------------------------------------------------------------------
 
@@ -262,6 +255,7 @@ def test_reports_count_every_class_and_keep_one_example_each():
     assert "| text |" in md and "unavailable: needs torch" in md and "**unexplained**" in md
 
 
+@pytest.mark.e2e
 @pytest.mark.smoke
 def test_compare_verb_writes_both_reports(tmp_path):
     peer_or_skip("interegular")
@@ -276,6 +270,7 @@ def test_compare_verb_writes_both_reports(tmp_path):
     assert (tmp_path / "r.md").read_text().startswith("# Peer comparison")
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_compare_verb_reports_an_unwritable_report_path(tmp_path):
     peer_or_skip("interegular")
@@ -285,6 +280,7 @@ def test_compare_verb_reports_an_unwritable_report_path(tmp_path):
     assert code == 2 and "cannot write the report" in err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.boundary
 def test_compare_verb_refuses_an_unknown_peer():
     out, err = io.StringIO(), io.StringIO()

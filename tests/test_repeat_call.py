@@ -18,9 +18,11 @@ import pytest
 import oracles.automaton as reference
 from harness.sandbox import Candidate, CandidateProtocolError, Fresh, RemoteError, client, repeat_call, server
 from harness.suite.inputs import HAND_EOS, HAND_PATTERN, HAND_VOCAB
-from tests.test_channel_bounds import check_in_child, harness_unchanged  # noqa: F401
+from tests.test_channel_bounds import check_in_child
 
 LOGITS = np.array([0.5, 9, 9, 9, 2.0, 9, 9, 9, 1.0, 1.5, 0.0, 9, 9, 9, 9])
+
+HARNESS_DIGEST_BYTECODE = False  # as in test_channel_bounds.py (conftest.py)
 
 
 def single_draws(impl, n: int, seed: int, temperature: float = 1.0) -> tuple[list, dict]:
@@ -50,6 +52,7 @@ def test_in_process_it_is_the_loop():
     assert repeated_draws(reference, 500, 7) == single_draws(reference, 500, 7)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("temperature", [1.0, 0.5])
 def test_across_the_wall_the_same_draws_and_generator_state_as_single_calls(candidate, temperature):
     want = single_draws(reference, 2000, 33, temperature)  # in-process: the oracle
@@ -57,6 +60,7 @@ def test_across_the_wall_the_same_draws_and_generator_state_as_single_calls(cand
     assert single_draws(candidate.module, 300, 33, temperature) == single_draws(reference, 300, 33, temperature)
 
 
+@pytest.mark.e2e
 def test_it_is_one_round_trip(candidate):
     trips, exchange = [], candidate.exchange
     candidate.exchange = lambda frame, what="a request", describe=None: (trips.append(what),
@@ -92,6 +96,7 @@ class Counter:
 '''
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("where", ["in-process", "behind the wall"])
 def test_each_call_gets_its_own_lists_fresh_arguments_and_an_exception_in_place(tmp_path, where):
     path = tmp_path / "side_effects.py"
@@ -123,6 +128,7 @@ def _collect(iterator) -> tuple[list, BaseException | None]:
     return answers, None
 
 
+@pytest.mark.e2e
 def test_bounds_and_misuse(candidate):
     impl = candidate.module
     with pytest.raises(ValueError, match="count"):
@@ -141,6 +147,7 @@ def test_bounds_and_misuse(candidate):
     assert candidate.alive
 
 
+@pytest.mark.e2e
 def test_a_short_repeat_reply_is_a_protocol_violation(tmp_path):
     from tests.test_channel_bounds import CANDIDATES
 
@@ -151,6 +158,7 @@ def test_a_short_repeat_reply_is_a_protocol_violation(tmp_path):
         assert not cand.alive
 
 
+@pytest.mark.e2e
 def test_a_short_repeat_reply_is_that_tests_protocol_verdict_in_check(harness_unchanged):  # noqa: F811
     result = check_in_child("channel_short_repeat.py", ("test_greedy_takes_the_best_allowed_token",
                                                         "test_hand_example"))

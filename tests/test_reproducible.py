@@ -116,6 +116,7 @@ def _check(seed: int | None):
     return run_check(CheckOptions(impl=str(CANDIDATES / "wrong_trie_first_byte.py"), only=(RANDOM_TEST,), seed=seed))
 
 
+@pytest.mark.e2e
 def test_the_same_submission_and_seed_give_the_same_report_and_another_seed_other_draws():
     default = _check(None)
     assert default.seed == seeding.submission_seed(str(CANDIDATES / "wrong_trie_first_byte.py"))
@@ -127,6 +128,7 @@ def test_the_same_submission_and_seed_give_the_same_report_and_another_seed_othe
     assert other.tests[0].details != default.tests[0].details  # from other random vocabularies and patterns
 
 
+@pytest.mark.e2e
 def test_the_seed_is_in_the_header_and_every_report(tmp_path):
     files = {name: tmp_path / name for name in ("r.json", "r.xml", "results.json", "r.md", "r.html")}
     out = io.StringIO()
@@ -153,6 +155,7 @@ def _interpreters() -> list[Path]:
     return [p for p in found if p.exists()]
 
 
+@pytest.mark.e2e
 def test_the_generated_mutants_sample_is_the_same_on_every_python():
     """``mutants --generated --sample N --seed S``: ``generation.pick`` shuffles site indices
     with ``random.Random(S)`` (the sites themselves are a deterministic walk of the

@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_check_isolation import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 from harness import reports
 from harness.check import CheckOptions, run_check
+
+from helpers import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 WHEATS = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"  # the fairness gallery
@@ -127,6 +128,7 @@ def _assert_same(pairs) -> None:
         assert quiet == loaded, f"{name}: the report changed under load"
 
 
+@pytest.mark.e2e
 def test_a_busy_machine_changes_no_verdict():
     pairs = quiet_and_loaded(SMALL)
     _assert_same(pairs)
@@ -141,6 +143,7 @@ def test_a_busy_machine_changes_no_verdict():
     assert by_name["wrong_numbering.py"]["tests"][0]["details"]  # the counterexample, equal under load
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_busy_machine_changes_no_verdict_across_the_gallery():
     _assert_same(quiet_and_loaded(SMALL + MORE))

@@ -94,6 +94,7 @@ def candidate():
         yield cand
 
 
+@pytest.mark.e2e
 def test_proxies_answer_as_the_reference_does_in_process(candidate):
     impl = candidate.module
     dfa, here = impl.regex_to_dfa("(cat|car|dog)s?"), reference.regex_to_dfa("(cat|car|dog)s?")
@@ -107,6 +108,7 @@ def test_proxies_answer_as_the_reference_does_in_process(candidate):
     assert call_many(index.next_state, args) == want == [index.next_state(*a) for a in args]
 
 
+@pytest.mark.e2e
 def test_the_candidates_exceptions_keep_their_builtin_class(candidate):
     impl = candidate.module
     with pytest.raises(ValueError) as info:
@@ -119,6 +121,7 @@ def test_the_candidates_exceptions_keep_their_builtin_class(candidate):
     assert not hasattr(impl, "no_such_name")
 
 
+@pytest.mark.e2e
 def test_exchange_is_one_raw_round_trip(candidate):
     """``Candidate.exchange``, the public API a relay uses: the reply as sent, handles as
     handles, an error as data (what ``request`` turns into proxies and exceptions)."""
@@ -164,6 +167,7 @@ def test_the_relay_and_the_shim_use_only_the_wall_s_public_and_shared_parts(tmp_
         assert (wall / "_gradewall" / name).read_bytes() == Path(module.__file__).read_bytes()
 
 
+@pytest.mark.e2e
 def test_a_generator_behind_the_wall_advances_as_in_process(candidate):
     impl = candidate.module
     index = impl.TokenIndex(impl.regex_to_dfa("[ab]+"), [b"a", b"b", None], 2)
@@ -179,11 +183,13 @@ def test_a_generator_behind_the_wall_advances_as_in_process(candidate):
     assert mine.random() == theirs.random()
 
 
+@pytest.mark.e2e
 def test_a_tokenizer_crosses_as_its_description(candidate):
     tok = SeedTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
     assert candidate.module.vocab_bytes(tok) == reference.vocab_bytes(tok)
 
 
+@pytest.mark.e2e
 def test_a_dead_candidate_is_said_once_and_never_reused(tmp_path):
     dying = tmp_path / "dying.py"
     dying.write_text("import os\nfrom oracles.automaton import *  # noqa: F401,F403\n"
@@ -233,6 +239,7 @@ def test_the_manifest_finds_every_change_and_restores_without_following_links(tm
     assert os.readlink(root / "link") == "a.py" and not (root / "sub" / "b.json").is_symlink()
 
 
+@pytest.mark.e2e
 def test_an_object_that_equals_everything_equals_nothing_here(tmp_path):
     liar = tmp_path / "liar.py"
     liar.write_text("from oracles.automaton import *  # noqa: F401,F403\n"

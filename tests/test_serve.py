@@ -27,32 +27,16 @@ import jsonschema  # noqa: E402
 from harness.conform.cases import CLOCK, MESSAGES, TOOLS, WEATHER, named  # noqa: E402
 from harness.serve.app import MAX_BODY_BYTES, create_app  # noqa: E402
 from harness.serve.decode import MAX_TOKENS_CAP, Engine, IndexCache  # noqa: E402
-from harness.serve.model import Vocabulary, load_vocabulary  # noqa: E402
+from harness.serve.model import Vocabulary  # noqa: E402
 from harness.serve.runner import ServerThread  # noqa: E402
 from oracles.automaton import SamplingParams  # noqa: E402
 from oracles.derivatives import matches as derivative_matches  # noqa: E402
 from oracles.tools import ToolParser, collect, grammar, parse_tool_request  # noqa: E402
 
+from helpers import free_port  # noqa: E402
+
 TIMEOUT = 60.0
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine(load_vocabulary("cl100k_base"))
-
-
-@pytest.fixture(scope="module")
-def server(engine):
-    running = ServerThread(create_app(engine)).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def http(server):
-    with httpx.Client(base_url=server.base_url, timeout=TIMEOUT) as client:
-        yield client
 
 
 def chat(http, **fields):
@@ -262,14 +246,8 @@ def test_an_index_larger_than_the_cache_is_refused():
 # --------------------------------------------------------------------------- the command
 
 
-def free_port() -> int:
-    import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
+@pytest.mark.e2e
 def test_serve_reference_command_serves_until_stopped():
     """``constrain-harness serve-reference`` in a child process: it answers /v1/models and
     a forced call, and the child is ended (by its own pid) whatever happens."""

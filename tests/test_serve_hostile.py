@@ -38,11 +38,8 @@ from harness.serve.app import (  # noqa: E402
     MAX_MESSAGES,
     MAX_SCHEMA_BYTES,
     MAX_TOOLS,
-    create_app,
 )
-from harness.serve.decode import BoundedTokenIndex, Engine  # noqa: E402
-from harness.serve.model import load_vocabulary  # noqa: E402
-from harness.serve.runner import ServerThread  # noqa: E402
+from harness.serve.decode import BoundedTokenIndex  # noqa: E402
 from oracles.automaton import SamplingParams, TokenIndex, regex_to_dfa  # noqa: E402
 from oracles.tools import grammar, parse_tool_request  # noqa: E402
 
@@ -58,24 +55,6 @@ class Records(logging.Handler):
 
     def emit(self, record) -> None:
         self.records.append(record)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine(load_vocabulary("cl100k_base"))
-
-
-@pytest.fixture(scope="module")
-def server(engine):
-    running = ServerThread(create_app(engine)).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def http(server):
-    with httpx.Client(base_url=server.base_url, timeout=TIMEOUT) as client:
-        yield client
 
 
 @pytest.fixture()

@@ -44,7 +44,9 @@ import jsonschema  # noqa: E402
 from harness.conform.cases import MESSAGES, TOOLS, WEATHER, named  # noqa: E402
 from harness.serve.app import MAX_TOOLS  # noqa: E402
 
-pytestmark = pytest.mark.boundary
+from helpers import free_port  # noqa: E402
+
+pytestmark = [pytest.mark.boundary, pytest.mark.e2e]  # the server runs in a child process
 RSS_GROWTH_MB = 400.0
 CPU_PER_HOSTILE = 20.0
 NORMAL_BACKSTOP = 120.0
@@ -86,11 +88,6 @@ HOSTILE = [  # (label, JSON body or a raw action, the status expected; None: no 
     ("grammar of 4,000+ states again #0", memory_attack(0), 200),
 ]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def proc_figures(pid: int) -> tuple[float, float, float]:

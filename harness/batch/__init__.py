@@ -12,7 +12,7 @@ similar submissions and ``--regrade``, from ``roster``, ``late``, ``gradebook`` 
 ``similarity``). Each submission is graded by ``harness.autograder.grading``, the same
 code as the Gradescope autograder.
 
-Every submission is graded on a private copy of its own files (``harness.autograder.intake``),
+Every submission is graded on a private copy of its own files (``harness.intake``),
 with the grading policy's defaults (``harness.policy``: ref-deps on, the default tier, the
 per-test and per-submission limits in CPU seconds) and the same code as the autograder, so
 a submission gets the same grade from ``check``, ``check --batch`` and Gradescope.
@@ -28,8 +28,8 @@ arguments.
 
 from __future__ import annotations
 
+from harness.argtypes import add_scheduler, seconds
 from harness.batch import course
-from harness.commands.args import add_scheduler, seconds
 from harness.policy import BACKSTOP_FACTOR, POLICY
 
 __all__ = ["add_arguments", "run"]

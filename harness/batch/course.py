@@ -50,7 +50,7 @@ _MAX_MODULE_FILES = 500
 
 
 def add_arguments(group) -> None:
-    from harness.commands.args import input_file, output_file, score
+    from harness.argtypes import input_file, output_file, score
 
     group.add_argument("--roster", metavar="F", type=input_file, default=None,
                        help="with --batch: a roster CSV (name, SID, email; a Canvas or Gradescope roster export works)")

@@ -7,7 +7,7 @@
   ``harness.autograder.locate``;
 - a file per student (``alice.py``): that file is the module.
 
-Each is graded on a private copy (``harness.autograder.intake``): it never sees the class
+Each is graded on a private copy (``harness.intake``): it never sees the class
 folder or a classmate. Entries are classified with ``lstat`` (a link is never followed):
 a symbolic link, FIFO, socket or device at the top is not a submission and is listed in
 ``ignored`` with the reason, like any other file that is not a ``.py``; hidden entries
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.autograder.grading import display_name
-from harness.autograder.intake import IntakeError, regular_files
+from harness.intake import IntakeError, regular_files
 
 __all__ = ["Submission", "Discovery", "discover", "fingerprint", "MAX_ENTRIES"]
 

@@ -33,10 +33,10 @@ from pathlib import Path
 
 from harness.autograder.bounded import ClassBudget
 from harness.autograder.grading import GradeOptions, _refused, display_name, grade_submission, printable
-from harness.autograder.intake import IntakeError, regular_files
 from harness.batch.records import record
 from harness.batch.submissions import Submission
 from harness.executor import Task
+from harness.intake import IntakeError, regular_files
 
 __all__ = ["LocalRun", "grade_task", "task"]
 

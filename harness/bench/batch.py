@@ -83,8 +83,8 @@ def _overheads(report, folder: Path) -> None:
     """The batch's own costs per submission, apart from check's work."""
     from harness.autograder.bounded import _processes
     from harness.autograder.grading import CHECK_ENTRY
-    from harness.autograder.intake import copy_submission
     from harness.autograder.locate import locate_module, syntax_problem
+    from harness.intake import copy_submission
 
     for label, argv in (("start check (check_entry)", ["-m", CHECK_ENTRY]), ("start check (harness.cli)",
                                                                             ["-m", "harness.cli", "check"])):

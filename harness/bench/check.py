@@ -28,6 +28,7 @@ import statistics
 from facts.hand import HAND_PATTERN
 from harness.bench.timing import Row, Timing, format_seconds, measure
 from harness.check import CheckOptions, run_check
+from harness.policy import POLICY
 
 CALLS = 2000  # calls per sample of the channel benchmark
 
@@ -136,7 +137,7 @@ def _where_the_time_goes(report) -> None:
             if "golden" in inspect.signature(function).parameters:
                 arguments["golden"] = golden
             start = time.perf_counter()
-            candidate.limit_cpu(60.0)
+            candidate.limit_cpu(POLICY.test_cpu_seconds)
             function(**arguments)
             candidate.limit_cpu(None)
             seconds = time.perf_counter() - start

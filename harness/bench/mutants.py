@@ -41,7 +41,6 @@ def _timed(fn) -> tuple[float, object]:
 
 
 def run(report, quick: bool) -> None:
-    from harness.commands.mutants import _default_coverage_path
     from harness.mutants import coverage, generation, runner
 
     n = QUICK_SAMPLE if quick else SAMPLE
@@ -49,7 +48,7 @@ def run(report, quick: bool) -> None:
     mutants, dropped = generation.pick(sites, n, SEED)
     kept_share = len(mutants) / (len(mutants) + sum(dropped.values()))
     total = round(len(sites) * kept_share)
-    seconds, cmap = _timed(lambda: coverage.load_or_record(_default_coverage_path(None), TIMEOUT))
+    seconds, cmap = _timed(lambda: coverage.load_or_record(coverage.default_path(None), TIMEOUT))
     report.add(Row("mutants --generated", "coverage map (once)", Timing(seconds, seconds, 1),
                    note=f"{len(cmap.lines)} tests; {_load()}"))
     options = runner.GeneratedOptions(deep=True, first_kill=True, coverage=cmap)

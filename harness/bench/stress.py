@@ -5,7 +5,7 @@ alternations, nested counted repeats, nested arrays and objects, huge enums, dee
 brackets) runs in its own child process for each target:
 
 - ``reference``: ``regex_to_dfa`` (a schema first through ``json_schema_to_regex``;
-  a schema's text first through the CLI's reader ``harness.commands.args.parse_json_text``);
+  a schema's text first through the CLI's reader ``harness.argtypes.parse_json_text``);
 - ``derivatives``: ``oracles.derivatives.canonical_dfa`` on the same pattern (a
   schema's pattern comes from the reference's translation).
 
@@ -108,7 +108,7 @@ def _pattern_of(case: dict, value, target: str) -> str:
         return value
     if case["kind"] == "schema_text":
         try:
-            from harness.commands.args import parse_json_text
+            from harness.argtypes import parse_json_text
         except ImportError:  # an older checkout: the plain reader
             parse_json_text = json.loads
         value = parse_json_text(value)

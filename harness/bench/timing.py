@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Callable, TextIO
 
+from harness.report.units import format_seconds  # noqa: F401 - the benchmarks import it from here
+
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
@@ -25,14 +27,6 @@ class Timing:
 
     def fmt(self) -> str:
         return format_seconds(self.median_s)
-
-
-def format_seconds(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.1f} us"
-    if seconds < 1:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds:.2f} s"
 
 
 def measure(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> Timing:

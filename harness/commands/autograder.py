@@ -26,7 +26,7 @@ from pathlib import Path
 from harness.autograder.visibility import VISIBILITIES
 from harness.commands.args import existing_folder, megabytes, output_file, score, seconds
 from harness.exitcodes import ExitCode
-from harness.policy import POLICY
+from harness.policy import HINT_LEVELS, POLICY, TIERS
 
 
 def add_arguments(parser) -> None:
@@ -35,14 +35,16 @@ def add_arguments(parser) -> None:
     build.add_argument("--out", metavar="F", type=output_file, default="autograder.zip",
                        help="the zip to write (default autograder.zip)")
     build.add_argument("--lab", default="L8.7", help="the lab to grade (only L8.7: the Python module)")
-    build.add_argument("--tier", choices=("default", "strict"), default="default",
+    build.add_argument("--tier", choices=TIERS, default=POLICY.tier,
                        help="default: what the seed states; strict: also the contract's decisions (check --strict)")
     build.add_argument("--points", type=score, default=16.0, help="the assignment's total points (default 16)")
-    build.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
+    build.add_argument("--hints", choices=HINT_LEVELS, default=POLICY.hints,
                        help="what a failed test shows: the verdict only; + why and the seed's pitfall; "
-                            "+ the counterexample (default pitfall)")
-    build.add_argument("--timeout", type=seconds, default=60.0, help="wall seconds per test (default 60)")
-    build.add_argument("--memory", type=megabytes(256), default=2048, help="memory limit in MB (default 2048)")
+                            f"+ the counterexample (default {POLICY.hints})")
+    build.add_argument("--timeout", type=seconds, default=POLICY.test_cpu_seconds,
+                       help=f"CPU seconds per test (default {POLICY.test_cpu_seconds:g})")
+    build.add_argument("--memory", type=megabytes(256), default=POLICY.memory_mb,
+                       help=f"memory limit in MB (default {POLICY.memory_mb})")
     build.add_argument("--wall", type=seconds, default=POLICY.run_budget_seconds,
                        help=f"the one time budget, seconds of wall time for a submission's check and the student's "
                             f"own tests together (default {POLICY.run_budget_seconds:g}: Gradescope's "

@@ -35,7 +35,6 @@ mutants on a Dask cluster's workers (``harness.executor``; README, "Scale-out").
 from __future__ import annotations
 
 import dataclasses
-import os
 import resource
 import tempfile
 import time
@@ -216,24 +215,13 @@ def _coverage(args, timeout, stdout):
     """The coverage per catalogue test for this reference: stored, or recorded now (once)."""
     from harness.mutants import coverage
 
-    path = args.coverage_file or _default_coverage_path(args.state)
+    path = args.coverage_file or coverage.default_path(args.state)
     found = coverage.CoverageMap.load(path)
     if found is not None:
         print(f"coverage per catalogue test: {path} (reference {found.digest[:12]})", file=stdout, flush=True)
         return found
     print(f"coverage per catalogue test: recording it (one run per test) into {path} ...", file=stdout, flush=True)
     return coverage.load_or_record(path, timeout, args.jobs)
-
-
-def _default_coverage_path(state_path):
-    from harness.mutants.coverage import reference_digest
-
-    name = f"constrain-harness-coverage-{reference_digest()[:12]}.json"
-    if state_path is not None:
-        return Path(state_path).with_name(Path(state_path).name + ".coverage.json")
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness"
-    cache.mkdir(parents=True, exist_ok=True)
-    return cache / name
 
 
 def _children_cpu() -> float:

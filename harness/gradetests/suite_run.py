@@ -255,7 +255,7 @@ def _prepare(scratch: Path, suite_dir: Path) -> tuple[Path, Path]:
         raise ValueError(f"the student's suite {suite_dir} holds {size} bytes (more than {MAX_SUITE_BYTES})")
     wall = scratch / "wall"
     shutil.copytree(SHIM_DIR, wall / "_gradewall", ignore=shutil.ignore_patterns("__pycache__"))
-    for shared in ("sandbox/channel.py", "sandbox/proxying.py", "suite/shapes.py"):  # shared with the shim
+    for shared in ("sandbox/channel.py", "sandbox/proxying.py", "sandbox/shapes.py"):  # shared with the shim
         shutil.copyfile(ROOT / "harness" / shared, wall / "_gradewall" / Path(shared).name)
     suite = scratch / "suite"
     shutil.copytree(suite_dir, suite, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))

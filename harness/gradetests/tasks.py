@@ -26,10 +26,10 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
-from harness.autograder.intake import regular_files
 from harness.gradetests.implementations import WHEATS, Implementation, catalogue_chaffs, wheat
 from harness.gradetests.limits import RunLimits
 from harness.gradetests.suite_run import RunResult, run_suite, secret_roots
+from harness.intake import regular_files
 from harness.sandbox import confine
 
 LOCAL_FUNCTION = "harness.gradetests.tasks:run_local"

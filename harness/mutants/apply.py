@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from harness.mutants.anchors import EditDoesNotApply, apply_edit
-from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
+from harness.mutants.mutant import TOOLS_REPLAY, Mutant
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "oracles" / "automaton"
 TOOLS_REFERENCE_DIR = REFERENCE_DIR.parent / "tools"

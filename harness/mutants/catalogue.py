@@ -22,33 +22,11 @@ Rejected ideas (kept visible, with the reason):
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable
-
 import numpy as np
 
-from harness.mutants.anchors import Anchor, Edit  # Edit: for ad-hoc variants (tests, the self-check)
-
-CATALOGUE = "catalogue"      # killer kind: a test of harness/suite
-REPLAY = "golden replay"     # killer kind: a check of golden replay (constrain_golden.json)
-TOOLS_REPLAY = "golden replay --file tools"  # killer kind: a check of golden/tools_replay.py (oracles/tools)
-
-
-@dataclasses.dataclass(frozen=True)
-class Mutant:
-    id: str
-    stage: str
-    pitfall: str                  # one line, with an example input
-    killers: tuple[str, ...]      # the catalogue tests (or replay checks) expected to kill it
-    edits: tuple[Anchor | Edit, ...]  # anchors for every mutant of the table; a text Edit only in ad-hoc variants
-    example: Callable[[Any], Any]  # an answer the mutant changes
-    kind: str = CATALOGUE          # which runner kills it: CATALOGUE, REPLAY or TOOLS_REPLAY (oracles/tools)
-
-    @property
-    def package(self) -> str:
-        """The copy's package name: the id with ``:`` as ``_`` (``mutant_l10_9_s01``)."""
-        return f"mutant_{self.id.replace(':', '_')}"
-
+from harness.mutants.anchors import Anchor, Edit  # noqa: F401 - Edit: for ad-hoc variants (tests, the self-check)
+from harness.mutants.mutant import CATALOGUE, REPLAY, TOOLS_REPLAY, Mutant  # noqa: F401 - re-exported
+from harness.mutants.tools_mutants import TOOLS_MUTANTS
 
 # --- example helpers: small, deterministic computations over a module ------------------
 
@@ -123,8 +101,8 @@ def _unmasked_sampler(m):
 
 def _vocab(tokens, specials=()):
     """``vocab_bytes`` the way the default tier calls it: one tokenizer object whose own
-    special list marks the specials (``harness.suite.shapes.SeedTokenizer``)."""
-    from harness.suite.shapes import SeedTokenizer
+    special list marks the specials (``harness.sandbox.shapes.SeedTokenizer``)."""
+    from harness.sandbox.shapes import SeedTokenizer
 
     return lambda m: m.vocab_bytes(SeedTokenizer(list(tokens), special_ids=sorted(specials)))
 
@@ -349,7 +327,6 @@ with L8.7's ``s01`` (seed ``000_...``)."""
 ALIASES = {f"p{i:02d}": f"{PORT_NAMESPACE}s{i:02d}" for i in range(1, 12)}
 """The port mutants' former ids (``p01``-``p11``), still accepted by ``resolve``."""
 
-from harness.mutants.tools_mutants import TOOLS_MUTANTS  # noqa: E402 - it needs Mutant from here
 
 MUTANTS = MUTANTS + TOOLS_MUTANTS
 """Every mutant the runner knows: L8.7's, the port's replay mutants and (last) the port's

@@ -184,3 +184,13 @@ def load_or_record(path: Path, timeout: float, jobs: int = 2, progress=None) -> 
         found = record(timeout, jobs, progress)
         found.save(path)
     return found
+
+
+def default_path(state_path) -> Path:
+    """Where the coverage map is kept: beside ``--state``, else in the user's cache, per reference digest."""
+    name = f"constrain-harness-coverage-{reference_digest()[:12]}.json"
+    if state_path is not None:
+        return Path(state_path).with_name(Path(state_path).name + ".coverage.json")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness"
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache / name

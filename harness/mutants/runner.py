@@ -58,6 +58,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from harness.executor import Task
 from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
@@ -452,6 +453,49 @@ def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     return problems
 
 
+# --- mutants as executor tasks (``mutants.tasks`` runs them on the worker) ------------------
+
+FUNCTION = "harness.mutants.tasks:run_task"
+"""The task function that runs one mutant (named, not imported: a worker imports it)."""
+
+
+def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
+                deep_tests: tuple[str, ...] | None = None, first_kill: bool = False) -> Task:
+    """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
+
+    ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
+    default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
+    ``first_kill``: stop each pass at the first test that kills it.
+    """
+    from harness.mutants.generation import GeneratedMutant
+
+    if not isinstance(mutant, GeneratedMutant):
+        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout})
+    site = mutant.site
+    payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
+               "tests": _listed(tests), "deep_tests": _listed(deep_tests),
+               "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
+                        "start": list(site.start), "end": list(site.end)},
+               "source": mutant.source, "before": mutant.before, "after": mutant.after}
+    return Task(mutant.id, FUNCTION, payload)
+
+
+def _listed(tests):
+    return None if tests is None else list(tests)
+
+
+def result_to_json(result) -> dict:
+    return {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
+            "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
+            "detail": result.detail, "tier": result.tier}
+
+
+def result_from_json(record: dict):
+    return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
+                        list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
+                        record.get("detail", ""), record.get("tier", ""))
+
+
 @dataclasses.dataclass(frozen=True)
 class GeneratedOptions:
     """How each generated mutant runs (data, so a Dask worker runs it the same way)."""
@@ -474,7 +518,6 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     result is appended to it as it arrives. ``stats`` (``executor.RunStats``) is filled in.
     """
     from harness import executor
-    from harness.mutants import tasks as mutant_tasks
     from harness.sandbox import confine
 
     if scheduler is not None and run is not None:
@@ -494,7 +537,7 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     _LOCAL_MUTANTS[local_id] = pending
     try:
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
-            result = mutant_tasks.result_from_json(record)
+            result = result_from_json(record)
             results[result.id] = result
             if state is not None:
                 state.save(record)
@@ -532,8 +575,6 @@ def _covering(generated: GeneratedOptions, mutant) -> tuple[tuple[str, ...] | No
 
 
 def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None):
-    from harness.mutants.tasks import mutant_task
-
     if generated is None:
         return mutant_task(mutant, timeout=timeout)
     tests, deep_tests = _covering(generated, mutant)
@@ -543,8 +584,6 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None):
 
 def run_local_task(payload: dict) -> dict:
     """A local task: run the registered function on the mutant object (it never leaves this process)."""
-    from harness.mutants.tasks import result_to_json
-
     run, root, timeout = _LOCAL_RUNS[payload["run"]]
     mutant = _LOCAL_MUTANTS[payload["run"]][payload["index"]]
     return result_to_json(run(mutant, root, timeout))

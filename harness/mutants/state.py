@@ -40,7 +40,7 @@ class MutantState:
 
     @property
     def results(self) -> dict:
-        from harness.mutants.tasks import result_from_json
+        from harness.mutants.runner import result_from_json
 
         return {key: result_from_json(record) for key, record in self.records.items()}
 

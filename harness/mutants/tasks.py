@@ -12,6 +12,7 @@ there (``seconds`` aside).
 
 Example::
 
+    >>> from harness.mutants.catalogue import BY_ID
     >>> task = mutant_task(BY_ID["s05"], timeout=120.0)
     >>> task.payload
     {'kind': 'catalogue', 'id': 's05', 'timeout': 120.0}
@@ -23,34 +24,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from harness.executor import Task
+from harness.mutants import runner
+from harness.mutants.runner import FUNCTION, mutant_task, result_from_json, result_to_json
 
-FUNCTION = "harness.mutants.tasks:run_task"
-
-
-def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
-                deep_tests: tuple[str, ...] | None = None, first_kill: bool = False) -> Task:
-    """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
-
-    ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
-    default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
-    ``first_kill``: stop each pass at the first test that kills it.
-    """
-    from harness.mutants.generation import GeneratedMutant
-
-    if not isinstance(mutant, GeneratedMutant):
-        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout})
-    site = mutant.site
-    payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
-               "tests": _listed(tests), "deep_tests": _listed(deep_tests),
-               "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
-                        "start": list(site.start), "end": list(site.end)},
-               "source": mutant.source, "before": mutant.before, "after": mutant.after}
-    return Task(mutant.id, FUNCTION, payload)
-
-
-def _listed(tests):
-    return None if tests is None else list(tests)
+__all__ = ["FUNCTION", "mutant_task", "rebuild", "result_from_json", "result_to_json", "run_task"]
 
 
 def rebuild(payload: dict):
@@ -68,8 +45,6 @@ def rebuild(payload: dict):
 
 def run_task(payload: dict) -> dict:
     """Run one mutant (here or on a worker) in a private folder; its result as JSON data."""
-    from harness.mutants import runner
-
     mutant = rebuild(payload)
     root = Path(tempfile.mkdtemp(prefix="constrain-mutant-"))
     try:
@@ -87,17 +62,3 @@ def run_task(payload: dict) -> dict:
 
 def _tupled(tests):
     return None if tests is None else tuple(tests)
-
-
-def result_to_json(result) -> dict:
-    return {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
-            "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
-            "detail": result.detail, "tier": result.tier}
-
-
-def result_from_json(record: dict):
-    from harness.mutants.runner import MutantResult, Outcome
-
-    return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
-                        list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
-                        record.get("detail", ""), record.get("tier", ""))

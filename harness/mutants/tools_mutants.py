@@ -2,7 +2,7 @@
 simulated on the Python reference ``oracles.tools`` and killed by ``golden replay
 --file tools`` (``golden.tools_replay``).
 
-Each entry is a ``catalogue.Mutant`` whose edits are anchored on syntax
+Each entry is a ``mutant.Mutant`` whose edits are anchored on syntax
 (``anchors.Anchor``: a function of ``oracles/tools/<file>`` and the node in it, so a
 reformatted reference never makes them stale); ``apply.materialize`` copies
 ``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``). ``killers`` lists every
@@ -40,7 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.mutants.anchors import Anchor
-from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
+from harness.mutants.mutant import TOOLS_REPLAY, Mutant
 
 BAD_PARAMETERS = ('{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",'
                   '"properties":{"city":{"type":"string","pattern":"^P"}}}}}]}')

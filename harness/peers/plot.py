@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
-from harness.bench.timing import format_seconds
+from harness.report.units import format_seconds
 
 ROW_H = 18
 GROUP_H = 22

@@ -3,7 +3,7 @@
 ``FORMATS`` is the one list of formats; ``add_options(parser, kinds)`` adds ``--json F``,
 ``--junit-xml F``, ``--gradescope F``, ``--stryker F``, ``--html F``, ``--csv F``,
 ``--md F`` for every format that applies to a report of those kinds (each checked
-by ``harness.commands.args.output_file``: a bad path is a usage error before any work);
+by ``harness.argtypes.output_file``: a bad path is a usage error before any work);
 ``write_requested(args, report, stderr)`` writes every file asked for and says which it
 could not write. Adding a format: one module in ``harness.report.formats`` and its line
 below; no verb changes.
@@ -46,7 +46,7 @@ def formats_for(kinds) -> list[Format]:
 def add_options(parser, kinds, *, checked: bool = True) -> None:
     """One ``--OPTION F`` per format of ``formats_for(kinds)``; ``checked``: argparse
     refuses a path ``output_file`` refuses (else the verb checks them itself)."""
-    from harness.commands.args import output_file
+    from harness.argtypes import output_file
 
     for fmt in formats_for(kinds):
         parser.add_argument(fmt.option, metavar="F", dest=fmt.dest, type=output_file if checked else str,

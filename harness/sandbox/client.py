@@ -748,7 +748,7 @@ def describe_argument(obj) -> channel.Described:
     """An object that is not data, as the data that rebuilds it on the candidate side:
     ``harness.suite.shapes`` tokenizers, ``tokenizers.Tokenizer`` (its JSON),
     ``SamplingParams`` (its fields); anything else is a TypeError."""
-    from harness.suite import shapes
+    from harness.sandbox import shapes
 
     if isinstance(obj, (shapes.SeedTokenizer, shapes.TiktokenLike)):
         return channel.Described("shape", obj.describe())

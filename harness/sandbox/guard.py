@@ -47,7 +47,7 @@ INTERRUPT_GRACE = 30.0  # seconds the child may take to end after Ctrl-C (a batc
 def guarded(label: str, work: Work, stdout, stderr) -> int:
     """Run ``work`` in a child process; verify and restore the harness's files after it
     (see the module docstring)."""
-    from harness.check import protected_roots
+    from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
     manifest = Manifest.take(protected_roots())
@@ -92,7 +92,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
 def verified(label: str, work: Work, stdout, stderr) -> int:
     """Run ``work`` here; verify and restore the harness's files after it however it
     ends (an exception too). Exit code: ``work``'s, or ``ExitCode.TAMPERED`` (4)."""
-    from harness.check import protected_roots
+    from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
     manifest = Manifest.take(protected_roots())

@@ -149,7 +149,7 @@ class Server:
             if cls is None:
                 from oracles.automaton import SamplingParams as cls
             return cls(**data)
-        from harness.suite import shapes
+        from harness.sandbox import shapes
 
         return shapes.rebuild(data)
 

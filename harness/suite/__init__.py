@@ -9,6 +9,7 @@ The tests run in the grader's process; the candidate runs behind the wall
 
 ``catalogue`` holds the seed's table; ``plugin`` the pytest options, the candidate
 process and its fixture, and the crash-proof result file; ``tiers`` the default and
-``--strict`` tiers; ``shapes`` the objects handed to the candidate as descriptions;
-``explain`` the counterexample rendering; ``inputs`` the seeded inputs shared by the tests.
+``--strict`` tiers; ``explain`` the counterexample rendering; ``inputs`` the seeded
+inputs shared by the tests. The objects handed to the candidate as descriptions are
+``harness.sandbox.shapes`` (the sandbox's: they cross the wall).
 """

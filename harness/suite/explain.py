@@ -81,8 +81,8 @@ def expect_valueerror(key: str, call, reason: str, **facts) -> None:
 def compile_or_note(impl, pattern: str):
     """``impl.regex_to_dfa(pattern)``, or None with a note on ``extra_regex_syntax`` when
     the candidate refuses a pattern that needs Python syntax the seed does not list
-    (``harness.suite.inputs.uses_extra_syntax``); refusing anything else fails the test."""
-    from harness.suite.inputs import uses_extra_syntax
+    (``golden.readings.uses_extra_syntax``); refusing anything else fails the test."""
+    from golden.readings import uses_extra_syntax
 
     try:
         return impl.regex_to_dfa(pattern)

@@ -201,3 +201,26 @@ def advanced(impl, index, tokens):
     for token in tokens:
         constraint.advance(token)
     return constraint
+
+
+# GPT-2's byte map, the oracle of vocab_bytes (test_vocab and the strength checks of harness.suite.strength)
+
+def gpt2_byte_map() -> dict[int, str]:
+    """GPT-2's ``bytes_to_unicode``: printable bytes map to themselves, the others to
+    256, 257, ... in byte order (so byte 32, the space, is 'Ġ' = chr(288))."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) \
+        + list(range(ord("\u00ae"), ord("\u00ff") + 1))
+    mapping, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            mapping[byte] = chr(byte)
+        else:
+            mapping[byte] = chr(256 + extra)
+            extra += 1
+    return mapping
+
+
+def expected_bytes(token: str, inverse: dict[str, int]) -> bytes:
+    if all(ch in inverse for ch in token):
+        return bytes(inverse[ch] for ch in token)
+    return token.encode("utf-8")

@@ -458,7 +458,7 @@ def check_vocab_bytes_reads_a_list_of_token_strings(impl) -> None:
     the seed's rule. Oracle: GPT-2's byte map written out in ``test_vocab`` and the seed's
     rule (only map characters: through the map; else UTF-8). Kills: see ``CHECKS``.
     """
-    from harness.suite.test_vocab import expected_bytes, gpt2_byte_map
+    from harness.suite.inputs import expected_bytes, gpt2_byte_map
 
     inverse = {ch: b for b, ch in gpt2_byte_map().items()}
     tokens = ["\u0120hello", "a", "\u010a", "\u00e9", "\u4e2d", "hello world", "caf\u00e9!", "\u0120", "\u00c3\u00a9"]

@@ -3,7 +3,7 @@
 This package runs in the student's confined process (a private copy of it: the student's
 process cannot import ``harness``; ``channel`` and ``proxying`` are copies of the wall's
 own modules, ``harness/sandbox/channel.py`` and ``proxying.py``, and ``shapes`` of
-``harness/suite/shapes.py``, made at run time). A suite hands ``vocab_bytes`` the seed's
+``harness/sandbox/shapes.py``, made at run time). A suite hands ``vocab_bytes`` the seed's
 tokenizer as ``_gradewall.shapes.SeedTokenizer(tokens, special_ids)`` (the seed fixes no
 tokenizer interface; this object answers every reasonable one, as the catalogue's does).
 ``boot.main`` installs ``--module`` (default ``tinyllm.infer.constrain``) in

@@ -1,6 +1,6 @@
 """The seed's tokenizer shapes, as the student's process imports them.
 
-``harness.gradetests.suite_run`` copies ``harness/suite/shapes.py`` over this file in the
+``harness.gradetests.suite_run`` copies ``harness/sandbox/shapes.py`` over this file in the
 student's private copy of the shim, so a student's suite can hand ``vocab_bytes`` the
 tokenizer the seed describes (``vocab_bytes(tok)`` fixes no tokenizer interface):
 ``from _gradewall.shapes import SeedTokenizer``; the implementation receives an equal
@@ -8,4 +8,4 @@ tokenizer the seed describes (``vocab_bytes(tok)`` fixes no tokenizer interface)
 catalogue's module itself.
 """
 
-from harness.suite.shapes import AddedToken, SeedTokenizer, TiktokenLike, describe, rebuild  # noqa: F401
+from harness.sandbox.shapes import AddedToken, SeedTokenizer, TiktokenLike, describe, rebuild  # noqa: F401

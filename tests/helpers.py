@@ -1,0 +1,92 @@
+"""What many test modules share: the folders they grade from, the wall's checks (the
+harness's files unchanged, no process of the run left), the skip for a machine where no
+confinement starts, a peer that may be missing, a free port.
+
+The fixtures built on these (``harness_unchanged``, ``engine``) are in ``conftest.py``.
+
+Example::
+
+    from tests.helpers import CANDIDATES, confined, left_over
+
+    @confined
+    def test_x(harness_unchanged):
+        result = run_check(CheckOptions(impl=str(CANDIDATES / "loops_forever.py")))
+        assert left_over(result.marker) == []
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.check import protected_roots
+from harness.sandbox import confine
+
+ROOT = Path(__file__).resolve().parents[1]
+CANDIDATES = ROOT / "tests" / "candidates"
+SUITES = ROOT / "tests" / "student_suites"
+WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
+                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
+"""Where a candidate that reached the grader's home would write (tests/candidates/writes_grader_home.py)."""
+
+confined = pytest.mark.skipif(confine.unavailable() is not None,
+                              reason=f"no confinement can start here: {confine.unavailable()}")
+"""Skips a test that runs a candidate where bubblewrap cannot start (the verbs refuse there)."""
+
+
+def tree_digest(*, bytecode: bool = True) -> str:
+    """One sha256 over every entry (path, kind, content or link target) of the harness's
+    packages, the candidates and the example student suites.
+
+    ``bytecode=False`` leaves ``__pycache__`` folders out: for tests whose own process
+    imports harness modules lazily while they run (Python writes their bytecode into the
+    tree; a candidate cannot, it runs confined without write access).
+    """
+    digest = hashlib.sha256()
+    for root in [*protected_roots(), CANDIDATES, SUITES]:
+        for path in sorted([root, *root.rglob("*")]):
+            if not bytecode and "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+            if path.is_symlink():
+                digest.update(b"link:" + os.readlink(path).encode())
+            elif path.is_file():
+                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
+            else:
+                digest.update(b"dir")
+    return digest.hexdigest()
+
+
+def left_over(marker: str) -> list[int]:
+    """Processes still carrying the run's marker (in their environment or command line),
+    given a few seconds to die."""
+    deadline = time.monotonic() + 5
+    while True:
+        pids = confine.marked_processes(marker.encode())
+        if not pids or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.2)
+
+
+def peer_or_skip(name: str):
+    """The peer ``name`` (``harness.peers.load_peer``), or a skip naming why it is missing
+    (the ``peers`` extra is optional)."""
+    from harness.peers import PeerUnavailable, load_peer
+
+    try:
+        return load_peer(name)
+    except PeerUnavailable as exc:
+        pytest.skip(f"peer {name} not available: {exc.reason}")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (at the time of asking)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
