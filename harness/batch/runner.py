@@ -148,9 +148,4 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget) -> None:
 
 
 def _report(records, folder, state, ignored, args, stdout, stderr) -> None:
-    print("", file=stdout)
-    print(reports.summary_table(records), file=stdout)
-    print("", file=stdout)
-    print(reports.histogram_text(records), file=stdout)
-    doc = reports.to_json(records, Path(folder).resolve(), state.options, list(ignored))
-    registry.write_requested(args, reports.to_report(records, doc), stderr, announce=stdout)
+    reports.publish(records, folder, state.options, list(ignored), args, stdout, stderr)

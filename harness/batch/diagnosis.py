@@ -1,0 +1,158 @@
+"""A diagnosis, not a list: which of the seed's pitfalls fits a student's failures best.
+
+``diagnose(tests)`` takes the tests that did not pass (dicts with ``name``, ``status``,
+``reason``, ``details``, as in a batch record) and returns the pitfalls the evidence points
+to, best first::
+
+    [{"pitfall": 3, "label": "pitfall 3: numbering in another order", "strength": "strong",
+      "score": 13, "explains": ["test_hand_example", "test_hand_example_masks", ...],
+      "evidence": ["test_hand_example, test_canonical_form: the same language and the same 7 ..."]}]
+
+and ``unexplained(tests, found)``: the failures no pitfall accounts for (a crash, a
+timeout, a test the seed's table names no pitfall for), with what that test checks.
+
+Evidence, strongest first (weights 3, 2, 1):
+
+3. a finding the catalogue wrote into the counterexample (``harness.suite.explain.table_finding``):
+   "numbered in another order" -> pitfall 3, "not merged" -> 2, "a dead sink kept" -> 4;
+   EOS allowed in a state that does not accept -> 4; a state that cannot reach an accepting
+   state -> 4; an anchor that was not refused -> 7;
+2. what a test's counterexample is about: the pattern and string that ``re`` disagrees on
+   (``.`` and ``\\n``, ``[^``, ``\\w``, a range -> 1; a repeat -> 6), the trie test -> 5,
+   schema keywords -> 11, generation -> 8, vocab_bytes -> 12;
+3. (weight 1) the pitfalls the seed's table says the test catches (``harness.suite.catalogue``).
+
+A failure whose details say the test addresses states by section 3's numbers while the
+student's DFA of the hand example differs is attributed to that finding alone: its own
+symptoms (an EOS in the "wrong" state) are consequences, not evidence. A pitfall's
+``strength`` is its strongest evidence (strong 3, likely 2, possible 1); the ranking is by
+total weight, then the pitfall's number. Pure functions of the records: the batch's
+reports call them, nothing is run again.
+
+Example::
+
+    >>> diagnose([{"name": "test_hand_example", "status": "failed", "reason": "...",
+    ...            "details": "  finding:  the same language ..., numbered in another order ..."}])[0]["pitfall"]
+    3
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.suite.catalogue import BY_NAME
+from harness.suite.explain import FINDING_WORDS
+from harness.suite.pitfalls import BY_NUMBER
+
+__all__ = ["diagnose", "unexplained", "STRENGTHS"]
+
+STRENGTHS = {3: "strong", 2: "likely", 1: "possible"}
+_RAN = ("failed", "error", "crashed", "timeout")   # statuses that are evidence (not run / not reported are not)
+_FINDING_PITFALL = {FINDING_WORDS["numbering"]: 3, FINDING_WORDS["not minimal"]: 2, FINDING_WORDS["dead sink"]: 4}
+_CONTEXT = "addresses states by section 3's numbers"
+
+
+def diagnose(tests: list[dict]) -> list[dict]:
+    found: dict[int, dict] = {}
+    for test in tests:
+        if test.get("status") not in _RAN:
+            continue
+        evidence = _evidence(test)
+        if not evidence:
+            continue
+        best = max(weight for _, weight, _ in evidence)
+        owner = min(number for number, weight, _ in evidence if weight == best)
+        for number, weight, why in evidence:
+            entry = found.setdefault(number, {"pitfall": number, "label": BY_NUMBER[number].label, "score": 0,
+                                              "best": 0, "explains": [], "evidence": {}})
+            entry["score"] += weight
+            entry["best"] = max(entry["best"], weight)
+            if weight >= 2:   # one line per distinct finding, naming every test that shows it
+                entry["evidence"].setdefault(why, []).append(test["name"])
+            if number == owner and test["name"] not in entry["explains"]:
+                entry["explains"].append(test["name"])
+    strongest = max([e["best"] for e in found.values()] + [0])
+    kept = [e for e in found.values() if e["explains"] or e["best"] > 1 or strongest == 1]  # no table-only noise
+    ranked = sorted(kept, key=lambda e: (-e["best"], -e["score"], e["pitfall"]))
+    return [{"pitfall": e["pitfall"], "label": e["label"], "strength": STRENGTHS[e["best"]], "score": e["score"],
+             "explains": e["explains"],
+             "evidence": [f"{', '.join(names)}: {why}" for why, names in list(e["evidence"].items())[:6]]}
+            for e in ranked]
+
+
+def unexplained(tests: list[dict], found: list[dict]) -> list[dict]:
+    """The tests that did not pass and no pitfall of ``found`` explains: ``{"name", "status",
+    "checks"}`` with what the test checks (the seed's section 4)."""
+    explained = {name for entry in found for name in entry["explains"]}
+    return [{"name": t["name"], "status": t.get("status", ""),
+             "checks": BY_NAME[t["name"]].checks if t["name"] in BY_NAME else ""}
+            for t in tests if t.get("status") in _RAN and t["name"] not in explained]
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def _evidence(test: dict) -> list[tuple[int, int, str]]:
+    """(pitfall, weight, why) for one failed test."""
+    name, details = test["name"], str(test.get("details") or "")
+    finding = _fact(details, "finding")
+    if finding and _CONTEXT in finding:   # a consequence of the hand DFA: only that finding counts
+        number = _finding_pitfall(finding)
+        cause = finding.split(": ", 1)[-1]
+        return [(number, 2, f"a consequence (the test addresses states by section 3's numbers): {cause}")] \
+            if number else []
+    evidence = []
+    if finding:
+        number = _finding_pitfall(finding)
+        if number:
+            evidence.append((number, 3, finding))
+    evidence += _test_rules(name, str(test.get("reason") or ""), details)
+    evidence += [(n, 1, f"the seed's table: this test catches pitfall {n}") for n in _catalogue_pitfalls(name)]
+    return evidence
+
+
+def _finding_pitfall(finding: str) -> int | None:
+    return next((n for words, n in _FINDING_PITFALL.items() if words in finding), None)
+
+
+def _test_rules(name: str, reason: str, details: str) -> list[tuple[int, int, str]]:
+    if name == "test_hand_example_masks" and _eos_where_not_accepting(details):
+        return [(4, 3, f"EOS is allowed in a state that does not accept ({reason})")]
+    if name == "test_every_state_is_live":
+        return [(4, 3, reason)]
+    if name == "test_unsupported_syntax_raises" and "anchor" in reason:
+        return [(7, 3, reason)]
+    if name == "test_matches_python_re":
+        return _regex_rules(name, details)
+    simple = {"test_masks_match_brute_force": 5, "test_json_schema_rejects_keywords_outside_the_subset": 11,
+              "test_constrained_generation_parses": 8, "test_vocab_bytes": 12}
+    return [(simple[name], 2, reason)] if name in simple else []
+
+
+def _eos_where_not_accepting(details: str) -> bool:
+    eos, token = _fact(details, "eos_id"), _fact(details, "token")
+    return bool(eos and token and token.split()[:2] == ["id", eos] and _fact(details, "expected") == "False"
+                and _fact(details, "got") == "True")
+
+
+def _regex_rules(name: str, details: str) -> list[tuple[int, int, str]]:
+    """Pitfall 1 or 6 from the pattern and the string ``re`` disagrees on."""
+    pattern, data = _fact(details, "pattern") or "", _fact(details, "data") or ""
+    where = f"re disagrees on {pattern} and {data}" if pattern else "a string re disagrees on"
+    if re.search(r"\{\d*,?\d*\}|\+|\*", pattern) and not re.search(r"\\[wdsWDS]|\[|\.", pattern):
+        return [(6, 2, f"{where} (a repeat)")]
+    if re.search(r"\\[wdsWDS]|\[|(?<!\\)\.", pattern):
+        return [(1, 2, f"{where} (a byte class)")]
+    return []
+
+
+def _catalogue_pitfalls(name: str) -> list[int]:
+    """The pitfall numbers the seed's table lists for ``name`` ("3. numbering ... (s04)")."""
+    entry = BY_NAME.get(name)
+    return sorted({int(n) for n in re.findall(r"(?:^|; )(\d+)\.", entry.pitfalls)}) if entry else []
+
+
+def _fact(details: str, key: str) -> str | None:
+    """The value of ``key`` in a counterexample's facts (``explain.render_facts``: ``"  key: value"``)."""
+    match = re.search(rf"^\s+{re.escape(key)}:\s+(.*)$", details, re.MULTILINE)
+    return match.group(1).strip() if match else None
