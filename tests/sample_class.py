@@ -7,14 +7,19 @@ with other conventions, a module missing names, an import that exits, an import 
 finishes, a test that hangs, a syntax error, a misspelled file name and a zip upload.
 
     python tests/sample_class.py /tmp/class      # then: constrain-harness check --batch /tmp/class ...
+    python tests/sample_class.py --results docs/sample_results.json   # chen's upload through the autograder
 
-The rendered reports in ``docs/`` (``docs/sample_class/``) come from this class.
+The rendered reports in ``docs/`` (``docs/sample_class/``) come from this class;
+``docs/sample_results.json`` is the Gradescope results of its depth-first numbering
+student (``run_autograder``'s own code, ``--points 16 --hints pitfall``).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -59,5 +64,21 @@ def _seed_layout(student: Path, source: str) -> None:
     path.write_text(source)
 
 
+def sample_results(out: Path) -> dict:
+    """Grade the depth-first numbering upload as Gradescope would and write its results."""
+    from harness.autograder import runner
+    from harness.autograder.config import AutograderConfig
+
+    with tempfile.TemporaryDirectory(prefix="autograder-sample-") as root:
+        _seed_layout(Path(root) / "submission", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
+        runner.run(Path(root), "gradescope", config=AutograderConfig(points=16, hints="pitfall"))
+        results = json.loads((Path(root) / "results" / "results.json").read_text())
+    Path(out).write_text(json.dumps(results, indent=1) + "\n")
+    return results
+
+
 if __name__ == "__main__":
-    print(build(Path(sys.argv[1])))
+    if sys.argv[1] == "--results":
+        print(sample_results(Path(sys.argv[2]))["score"])
+    else:
+        print(build(Path(sys.argv[1])))

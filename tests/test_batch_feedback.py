@@ -29,6 +29,7 @@ from harness.batch.records import DECISION_MARK, record
 from harness.suite import test_dfa, test_masks, test_sampling, test_schema, test_vocab
 from harness.suite.catalogue import BY_NAME, NAMES
 from harness.suite.explain import CatalogueFailure
+from harness.suite.pitfalls import BY_MUTANT
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
@@ -276,3 +277,22 @@ def test_unrelated_names_get_no_suggestion(tmp_path):
     with pytest.raises(SubmissionError) as error:
         locate_module(tmp_path)
     assert "did you mean" not in str(error.value) and "files seen: main.py" in str(error.value)
+
+
+# --------------------------------------------------------------------------- the diagnosis of every mutant (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant_id", sorted(BY_MUTANT))
+def test_the_diagnosis_of_each_mutants_real_check_run_names_its_pitfall_first(tmp_path, mutant_id):
+    """Each seed mutant graded by the real check (confined, the policy's defaults): the
+    pitfall its catalogue entry belongs to is ranked first, and explains every failure."""
+    from harness.autograder.grading import grade_module
+    from harness.mutants.apply import materialize
+    from harness.mutants.catalogue import BY_ID
+
+    package = materialize(BY_ID[mutant_id], tmp_path)
+    rec = record(mutant_id, grade_module(package), "f")
+    found = diagnose(rec["tests"])
+    assert rec["failed_tests"] and found, rec["verdict"]
+    assert found[0]["pitfall"] == BY_MUTANT[mutant_id].number, [(d["label"], d["explains"]) for d in found]
