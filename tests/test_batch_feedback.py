@@ -43,8 +43,11 @@ DOCUMENTED = {
     "wrong_numbering": (3, ["test_hand_example", "test_hand_example_masks", "test_canonical_form",
                             "test_constraint_lifecycle", "test_greedy_takes_the_best_allowed_token"]),
     "wrong_no_minimization": (2, ["test_hand_example", "test_canonical_form"]),
-    "wrong_dead_sink": (4, ["test_hand_example", "test_every_state_is_live"]),
-    "wrong_eos_everywhere": (4, ["test_hand_example_masks"]),
+    "wrong_dead_sink": (4, ["test_hand_example", "test_hand_example_masks", "test_every_state_is_live",
+                            "test_canonical_form", "test_constraint_lifecycle"]),
+    "wrong_eos_everywhere": (4, ["test_hand_example_masks", "test_masks_match_brute_force",
+                                 "test_constraint_lifecycle"]),
+    "wrong_trie_first_byte": (5, ["test_masks_match_brute_force"]),
     "wrong_dot_newline": (1, ["test_matches_python_re"]),
     "wrong_ignores_keywords": (11, ["test_json_schema_rejects_keywords_outside_the_subset"]),
     "wrong_utf8_tokens": (12, ["test_vocab_bytes"]),
@@ -52,6 +55,7 @@ DOCUMENTED = {
 FUNCTIONS = {f.__name__: f for f in (
     test_dfa.test_hand_example, test_dfa.test_canonical_form, test_dfa.test_every_state_is_live,
     test_dfa.test_matches_python_re, test_masks.test_hand_example_masks, test_masks.test_constraint_lifecycle,
+    test_masks.test_masks_match_brute_force,
     test_sampling.test_greedy_takes_the_best_allowed_token,
     test_schema.test_json_schema_rejects_keywords_outside_the_subset, test_vocab.test_vocab_bytes)}
 

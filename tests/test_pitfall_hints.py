@@ -87,3 +87,33 @@ def test_every_pitfall_names_the_tests_the_seed_says_catch_it():
         assert pitfall.tests and all(name in BY_NAME for name in pitfall.tests), pitfall.label
         for mutant in pitfall.mutants:
             assert set(BY_ID[mutant].killers) & set(pitfall.tests), (pitfall.label, mutant)
+
+
+def test_the_catalogues_messages_name_only_the_seeds_interface():
+    """What a failed test says (its reason and facts, written in harness/suite) names the
+    seed's section 4 interface: no ``Constraint.allowed`` or ``Constraint.complete``, which
+    the seed does not have (the lifecycle test once built those names from its dict keys)."""
+    from pathlib import Path
+
+    suite = Path(__file__).resolve().parents[1] / "harness" / "suite"
+    named = {m for path in suite.glob("*.py")
+             for m in re.findall(r"\b((?:DFA|TokenIndex|Constraint|SamplingParams)\.[a-z_]+)", path.read_text())}
+    assert named <= SEED_INTERFACE, named - SEED_INTERFACE
+    lifecycle = (suite / "test_masks.py").read_text()
+    assert 'f"Constraint.{key}' not in lifecycle
+
+
+def test_a_lifecycle_failure_names_constraint_mask_not_an_attribute_the_seed_lacks():
+    import importlib.util
+    from pathlib import Path
+
+    from harness.suite.explain import CatalogueFailure
+    from harness.suite.test_masks import test_constraint_lifecycle
+
+    path = Path(__file__).resolve().parent / "candidates" / "wrong_eos_everywhere.py"
+    spec = importlib.util.spec_from_file_location("lifecycle_eos_everywhere", path)
+    impl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(impl)
+    with pytest.raises(CatalogueFailure) as failure:
+        test_constraint_lifecycle(impl)
+    assert failure.value.reason == "Constraint.mask() differs from section 3's walk"

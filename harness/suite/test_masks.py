@@ -247,13 +247,17 @@ def _unchanged_after_refusal(c, state: int, allowed: set[int]) -> None:
     decision("refusal_changes_nothing", got == want, f"after two refused tokens: {got}, expected {want}")
 
 
+_SEED_NAMES = {"state": "Constraint.state", "done": "Constraint.done", "complete": "Constraint.is_complete()",
+               "allowed": "Constraint.mask()"}   # what a student reads names the seed's interface (section 4)
+
+
 def _expect(c, state: int, done: bool, complete: bool, allowed: set[int], context: dict) -> None:
     got = dict(state=int(c.state), done=bool(c.done), complete=bool(c.is_complete()),
                allowed=set(np.flatnonzero(np.asarray(c.mask())).tolist()))
     want = dict(state=state, done=done, complete=complete, allowed=allowed)
     for key in want:
         if got[key] != want[key]:
-            fail(f"Constraint.{key} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got,
+            fail(f"{_SEED_NAMES[key]} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got,
                  **context)
     if np.asarray(c.mask()).shape != (len(HAND_VOCAB),):
         fail("Constraint.mask() must be bool [V]", got=np.asarray(c.mask()).shape)
