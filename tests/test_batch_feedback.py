@@ -300,3 +300,38 @@ def test_the_diagnosis_of_each_mutants_real_check_run_names_its_pitfall_first(tm
     found = diagnose(rec["tests"])
     assert rec["failed_tests"] and found, rec["verdict"]
     assert found[0]["pitfall"] == BY_MUTANT[mutant_id].number, [(d["label"], d["explains"]) for d in found]
+
+
+def test_an_exception_from_the_students_code_is_no_pitfall_evidence_and_shows_no_grader_paths():
+    tests = [{"name": name, "status": "failed",
+              "reason": "TypeError: regex_to_dfa() missing 1 required positional argument: 'flags'",
+              "details": "impl = <module 'cand' from '/tmp/constrain-harness-grade-x/submission/constrain.py'>\n\n"
+                         "    def test_x(impl):\n>       dfa = compile_ok(impl, HAND_PATTERN)\n"
+                         "E           candidate.TypeError: regex_to_dfa() missing 1 required positional argument\n"
+                         "/work/x/harness/suite/test_dfa.py:42: TypeError"}
+             for name in ("test_every_state_is_live", "test_vocab_bytes")]
+    assert diagnose(tests) == []
+    items = feedback.failures(record("lee", _grade(tests), "f"), "full")
+    assert [i["counterexample"] for i in items] == ["E           candidate.TypeError: regex_to_dfa() missing 1 "
+                                                    "required positional argument"] * 2
+    assert all(i["hint"].startswith("what ") for i in items)
+
+
+def test_the_problem_is_said_once_and_check_load_line_not_at_all():
+    grade = Grade("no submission", (), problem="no constrain.py in the submission: " + "x" * 400)
+    view = feedback.student_view(record("pat", grade, "f"))
+    assert view["notes"] == [] and view["load"].startswith("no constrain.py in the submission")
+    crashed = Grade("crashed", (), notes=("load: the candidate crashed while loading: ... /tmp/a/constrain.py",),
+                    load=(("status", "error"), ("reason", "the candidate crashed while loading: the candidate process "
+                                                          "died during load /tmp/a/constrain.py (exit status 0)")))
+    view = feedback.student_view(record("mia", crashed, "f"))
+    assert view["notes"] == [] and "/tmp/" not in feedback.markdown(record("mia", crashed, "f"), "full")
+
+
+def test_every_format_of_the_class_view_shows_the_pitfall_each_test_catches(tmp_path):
+    doc = reports.to_json([_chen(), record("alice", _grade([]), "f")], tmp_path, {}, [])
+    page, md = reports.to_html(doc), reports.to_markdown(doc)
+    label = BY_NAME["test_hand_example"].pitfalls
+    assert f"pitfall {label}" in page                                  # visible beside the bar, not only a tooltip
+    assert f"- test_hand_example: 1 of 2 (the seed's pitfall {label})" in md
+    assert label in reports.histogram_text([_chen()])

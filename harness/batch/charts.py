@@ -35,20 +35,22 @@ class Bar:
     value: int
     title: str = ""
     color: str = "#c0392b"
+    note: str = ""       # drawn after the value, in grey (horizontal bars: e.g. the pitfall a test catches)
 
 
 def horizontal_bars(items: list[Bar], label: str, *, label_width: int = 380, bar_width: int = 360,
-                    row_height: int = 22) -> str:
+                    row_height: int = 22, note_width: int = 0) -> str:
     top = max([b.value for b in items] + [1])
     height = row_height * len(items) + 10
-    parts = [_open(label_width + bar_width + 60, height, label)]
+    parts = [_open(label_width + bar_width + 60 + note_width, height, label)]
     for i, bar in enumerate(items):
         y, width = 5 + i * row_height, round(bar_width * bar.value / top)
         parts.append(f'<g><title>{_e(bar.title or f"{bar.label}: {bar.value}")}</title>'
                      f'<text x="{label_width - 6}" y="{y + 15}" text-anchor="end" {_FONT}>{_e(bar.label)}</text>'
                      f'<rect x="{label_width}" y="{y + 3}" width="{width}" height="{row_height - 6}" '
                      f'fill="{_e(bar.color)}"/>'
-                     f'<text x="{label_width + width + 4}" y="{y + 15}" {_FONT}>{bar.value}</text></g>')
+                     f'<text x="{label_width + width + 4}" y="{y + 15}" {_FONT}>{bar.value}</text>'
+                     + _note(label_width + bar_width + 40, y + 15, bar.note) + "</g>")
     return "\n".join(parts + ["</svg>"])
 
 
@@ -67,6 +69,10 @@ def columns(items: list[Bar], label: str, *, column_width: int = 28, plot_height
                      + f'<text x="{x + column_width / 2}" y="{plot_height + 36}" text-anchor="middle" {_FONT}>'
                        f'{_e(bar.label)}</text></g>')
     return "\n".join(parts + ["</svg>"])
+
+
+def _note(x: int, y: int, note: str) -> str:
+    return f'<text x="{x}" y="{y}" fill="#666" {_FONT}>{_e(note)}</text>' if note else ""
 
 
 def _open(width: int, height: int, label: str) -> str:

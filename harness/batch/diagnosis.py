@@ -11,7 +11,8 @@ to, best first::
 and ``unexplained(tests, found)``: the failures no pitfall accounts for (a crash, a
 timeout, a test the seed's table names no pitfall for), with what that test checks.
 
-Evidence, strongest first (weights 3, 2, 1):
+A test that failed because the student's code raised (``raised``) is no evidence: the
+error says where to look. Evidence, strongest first (weights 3, 2, 1):
 
 3. a finding the catalogue wrote into the counterexample (``harness.suite.explain.table_finding``):
    "numbered in another order" -> pitfall 3, "not merged" -> 2, "a dead sink kept" -> 4;
@@ -44,7 +45,7 @@ from harness.suite.catalogue import BY_NAME
 from harness.suite.explain import FINDING_WORDS
 from harness.suite.pitfalls import BY_NUMBER
 
-__all__ = ["diagnose", "unexplained", "STRENGTHS"]
+__all__ = ["diagnose", "unexplained", "raised", "STRENGTHS"]
 
 STRENGTHS = {3: "strong", 2: "likely", 1: "possible"}
 _RAN = ("failed", "error", "crashed", "timeout")   # statuses that are evidence (not run / not reported are not)
@@ -114,6 +115,8 @@ def _table_cause(tests: list[dict]) -> int | None:
 def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int, str]]:
     """(pitfall, weight, why) for one failed test."""
     name, details = test["name"], str(test.get("details") or "")
+    if raised(test):   # the student's code raised: an error to fix where it says, no pitfall's symptom
+        return []
     finding = _fact(details, "finding")
     if finding and _CONTEXT in finding:   # a consequence of the hand DFA: only that finding counts
         number = _finding_pitfall(finding)
@@ -128,6 +131,14 @@ def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int
     evidence += _test_rules(name, str(test.get("reason") or ""), details, table_cause)
     evidence += [(n, 1, f"the seed's table: this test catches pitfall {n}") for n in _catalogue_pitfalls(name)]
     return evidence
+
+
+def raised(test: dict) -> bool:
+    """Return True if and only if the test failed because the student's code raised (``TypeError:
+    ...``, ``InvalidArgument: ...``: pytest's report of the exception), not with a
+    counterexample of the catalogue (its facts, ``"  key: value"`` lines)."""
+    details = str(test.get("details") or "")
+    return bool(re.match(r"[A-Z][\w.]*: ", str(test.get("reason") or ""))) and not re.match(r"\s+\w+:\s", details)
 
 
 def _finding_pitfall(finding: str) -> int | None:

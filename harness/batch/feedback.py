@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.batch.diagnosis import diagnose, unexplained
+from harness.batch.diagnosis import diagnose, raised, unexplained
 from harness.policy import HINT_LEVELS, POLICY
 from harness.suite.catalogue import BY_NAME
 from harness.suite.pitfalls import BY_NUMBER, hint
@@ -60,6 +60,7 @@ def load_words(record: dict) -> str:
     if load.get("status") in ("error", "usage"):
         words.append(_load_failure(str(load.get("reason") or "")))
     words += [_missing(p) for p in load.get("problems") or []]
+    words += [f"`{n.split(': ', 1)[0]}` {n.split(': ', 1)[-1]}" for n in load.get("notes") or []]   # signatures
     if not words and verdict in ("crashed", "timed out") and set(record.get("statuses", {}).values()) == {"not run"}:
         words.append("your module did not load: no test ran")
     return "; ".join(w for w in words if w)
@@ -83,7 +84,7 @@ def _load_failure(reason: str) -> str:
 
 def _short_place(place: str) -> str:
     """``/tmp/.../submission/constrain.py:3`` -> ``constrain.py:3`` (no path of the grading machine)."""
-    return re.sub(r"^.*/", "", place.strip())
+    return _short_paths(place.strip())
 
 
 def _missing(problem: str) -> str:
@@ -107,10 +108,28 @@ def failures(record: dict, hints: str = POLICY.hints, found: list[dict] | None =
     out = []
     for test in record.get("tests", []):
         number = owner.get(test["name"])
-        out.append({"name": test["name"], "status": test.get("status", ""), "why": test.get("reason", ""),
-                    "hint": _test_hint(test["name"], number, hints), "counterexample": test.get("details", ""),
+        out.append({"name": test["name"], "status": test.get("status", ""), "why": _short_paths(test.get("reason", "")),
+                    "hint": _test_hint(test["name"], number, hints), "counterexample": _counterexample(test),
                     "pitfall": number})
     return out
+
+
+def _counterexample(test: dict) -> str:
+    """The catalogue's facts as they are; for an exception the student's code raised, only
+    pytest's ``E`` lines (the exception and its message), not the catalogue's source."""
+    details = str(test.get("details") or "")
+    if raised(test):
+        details = "\n".join(line for line in details.splitlines() if line.startswith("E ")) or details[-400:]
+    return _short_paths(details)
+
+
+_GRADING_PATH = re.compile(r"(?:/[^/\s'\"():]+)+/(?=[^/\s'\"():]+\.py\b)")
+
+
+def _short_paths(text: str) -> str:
+    """File paths cut to their file name (``/tmp/constrain-harness-grade-x/submission/constrain.py``
+    -> ``constrain.py``): no path of the grading machine reaches a report."""
+    return _GRADING_PATH.sub("", text)
 
 
 def _test_hint(name: str, number: int | None, hints: str) -> str:
@@ -135,8 +154,15 @@ def student_view(record: dict, hints: str = POLICY.hints) -> dict:
             "total": record["total"], "load": load_words(record), "diagnosis": found,
             "unexplained": unexplained(record.get("tests", []), found) if ran else [],
             "failures": failures(record, hints, found) if ran else [],
-            "notes": [n for n in record.get("notes", []) if n != record.get("problem")],
+            "notes": _notes(record),
             "decisions": record.get("decisions", []), "decision_count": record.get("decision_count", 0)}
+
+
+def _notes(record: dict) -> list[str]:
+    """The notes that matter beyond ``load_words``: not the problem (the first note when
+    there is one, ``records``) and not check's raw load line (``load_words`` says it)."""
+    notes = list(record.get("notes", []))[1 if record.get("problem") else 0:]
+    return [n for n in notes if not n.startswith("load: ")]
 
 
 # --------------------------------------------------------------------------- the student's file

@@ -241,14 +241,16 @@ def _charts(doc: dict) -> str:
     pitfalls = [Bar(p["label"], p["first"], f"{p['label']}: the root cause of {p['first']} students, fits "
                     f"{p['fits']}", "#d35400") for p in causes]
     failed = [Bar(row["test"], row["failed"], f"{row['test']}: {row['failed']} of {row['ran']} failed. "
-                  f"{row['pitfalls']}") for row in doc["histogram"]]
+                  f"{row['pitfalls']}", note=_clip(f"of {row['ran']}" + (f"  pitfall {row['pitfalls']}"
+                                                                          if row["pitfalls"] else ""), 90))
+              for row in doc["histogram"]]
     causes_chart = (horizontal_bars(pitfalls, "students per root-cause pitfall", label_width=480, bar_width=200)
                     if pitfalls else "<p>none found</p>")
     return (f'<div class="charts"><div><h3>Score distribution (tests passed)</h3>'
             f'{columns(scores, "students per number of tests passed")}</div>'
             f'<div><h3>Root causes (students whose diagnosis ranks the pitfall first)</h3>{causes_chart}'
             f'</div></div><h3>Failed tests (among the students who ran each; not-run tests left out)</h3>'
-            f'{horizontal_bars(failed, "failed tests across the class")}')
+            f'{horizontal_bars(failed, "failed tests across the class", bar_width=300, note_width=560)}')
 
 
 def _student_cells(student: dict) -> str:
@@ -317,7 +319,12 @@ def to_markdown(doc: dict) -> str:
         lines.append(f"| {i} | {cell(s['student'])} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
                      f"| {cell(', '.join(s['failed_tests']) if not s.get('problem') else '')} "
                      f"| {view['decision_count']} |")
-    lines += ["", "Root causes: " + "; ".join(f"{p['label']}: {p['first']}" for p in doc["pitfalls"] if p["first"]), ""]
+    lines += ["", "Root causes (students whose diagnosis ranks the pitfall first): "
+              + ("; ".join(f"{p['label']}: {p['first']}" for p in doc["pitfalls"] if p["first"]) or "none"), "",
+              "Failed tests (among the students who ran each):", ""]
+    lines += [f"- {row['test']}: {row['failed']} of {row['ran']}" + (f" (the seed's pitfall {cell(row['pitfalls'])})"
+                                                                     if row["pitfalls"] else "")
+              for row in doc["histogram"]] + [""]
     for s in doc["students"]:
         if s["verdict"] != "passed":
             body = feedback.markdown(s, doc.get("hints", POLICY.hints), full_details=True)
