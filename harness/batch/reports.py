@@ -238,13 +238,13 @@ def _charts(doc: dict) -> str:
                   + (f" ({s['not_run']} did not run)" if s["not_run"] else ""),
                   "#1e7b34" if s["passed"] == len(NAMES) else "#2c7fb8") for s in doc["scores"]]
     causes = sorted((p for p in doc["pitfalls"] if p["fits"]), key=lambda p: (-p["first"], p["pitfall"]))
-    pitfalls = [Bar(p["label"], p["first"], f"{p['label']}: the root cause of {p['first']} students, fits "
-                    f"{p['fits']}", "#d35400") for p in causes]
+    pitfalls = [Bar(_clip(p["label"], 70), p["first"], f"{p['label']}: the root cause of {p['first']} students, "
+                    f"fits {p['fits']}", "#d35400") for p in causes]
     failed = [Bar(row["test"], row["failed"], f"{row['test']}: {row['failed']} of {row['ran']} failed. "
                   f"{row['pitfalls']}", note=_clip(f"of {row['ran']}" + (f"  pitfall {row['pitfalls']}"
                                                                           if row["pitfalls"] else ""), 90))
               for row in doc["histogram"]]
-    causes_chart = (horizontal_bars(pitfalls, "students per root-cause pitfall", label_width=480, bar_width=200)
+    causes_chart = (horizontal_bars(pitfalls, "students per root-cause pitfall", label_width=500, bar_width=160)
                     if pitfalls else "<p>none found</p>")
     return (f'<div class="charts"><div><h3>Score distribution (tests passed)</h3>'
             f'{columns(scores, "students per number of tests passed")}</div>'
@@ -262,7 +262,9 @@ def _student_cells(student: dict) -> str:
         diagnosis = ""
     load = f'<div class="why">{e(view["load"])}</div>' if view["load"] else ""
     failures = "".join(
-        f'<details><summary>{e(f["name"])}: {e(f["status"])}</summary><div class="why">why: {e(f["why"])}</div>'
+        f'<details><summary>{e(f["name"])}: {e(f["status"])}'
+        + (f' <span class="pitfall">pitfall {f["pitfall"]}</span>' if f["pitfall"] else "")
+        + f'</summary><div class="why">why: {e(f["why"])}</div>'
         + (f'<div>hint: {e(f["hint"])}</div>' if f["hint"] else "")
         + (f'<pre>{e(f["counterexample"])}</pre>' if f["counterexample"] else "") + "</details>"
         for f in view["failures"])
