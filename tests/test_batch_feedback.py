@@ -335,3 +335,23 @@ def test_every_format_of_the_class_view_shows_the_pitfall_each_test_catches(tmp_
     assert f"pitfall {label}" in page                                  # visible beside the bar, not only a tooltip
     assert f"- test_hand_example: 1 of 2 (the seed's pitfall {label})" in md
     assert label in reports.histogram_text([_chen()])
+
+
+def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
+    """``check --impl`` prints the same diagnosis: a depth-first numbering's five failures
+    all hint at pitfall 3 (the seed's table alone would say EOS everywhere, no minimization)."""
+    from harness import reports as check_reports
+    from harness.check import CheckOptions, CheckResult, Verdict
+    from harness.suite.catalogue import CATALOGUE
+
+    failed = {f["name"]: f for f in real_failures("wrong_depth_first_numbering")}
+    result = CheckResult(CheckOptions(impl="chen/constrain.py"), load={"status": "ok"})
+    for entry in CATALOGUE:
+        f = failed.get(entry.name)
+        result.tests.append(Verdict(entry.name, entry.kinds, "failed" if f else "passed", f["reason"] if f else "",
+                                    f["details"] if f else ""))
+    text = check_reports.render_table(result)
+    hints = [line.strip() for line in text.splitlines() if line.strip().startswith("hint:")]
+    assert len(hints) == 5 and all(h.startswith("hint: the seed's pitfall 3. numbering in another order (strong")
+                                   for h in hints), hints
+    assert "EOS allowed everywhere" not in text and "diagnosis: pitfall 3: numbering in another order" in text
