@@ -40,7 +40,7 @@ from harness.policy import HINT_LEVELS, POLICY
 from harness.suite.catalogue import BY_NAME
 from harness.suite.pitfalls import BY_NUMBER, hint
 
-__all__ = ["load_words", "failures", "student_view", "markdown", "write_all", "file_name"]
+__all__ = ["load_words", "failures", "student_view", "markdown", "write_all", "file_name", "ran", "NO_VERDICT"]
 
 _SYNTAX = re.compile(r"SyntaxError in (?P<file>.+?) line (?P<line>\d+): (?P<msg>.*)", re.DOTALL)
 _IMPORT = re.compile(r"importing the candidate failed: (?P<cls>[\w.]+): (?P<msg>.*?)(?: \(at (?P<at>[^()]*)\))?$")
@@ -146,14 +146,24 @@ def _check_level(hints: str) -> None:
         raise ValueError(f"--hints must be one of {', '.join(HINT_LEVELS)}, not {hints!r}")
 
 
+NO_VERDICT = ("not run", "not reported")   # statuses of a test that produced no verdict
+
+
+def ran(record: dict) -> bool:
+    """Return True if and only if the submission loaded and some test ran to a verdict."""
+    return not record.get("problem") and any(s not in NO_VERDICT for s in record.get("statuses", {}).values())
+
+
 def student_view(record: dict, hints: str = POLICY.hints) -> dict:
+    """Everything one student reads, as data; a submission that ran nothing lists no
+    failures (``load`` says why)."""
     _check_level(hints)
-    ran = not record.get("problem")
-    found = diagnose(record.get("tests", [])) if ran else []
+    loaded = ran(record)
+    found = diagnose(record.get("tests", [])) if loaded else []
     return {"student": record["student"], "verdict": record["verdict"], "passed": record["passed"],
             "total": record["total"], "load": load_words(record), "diagnosis": found,
-            "unexplained": unexplained(record.get("tests", []), found) if ran else [],
-            "failures": failures(record, hints, found) if ran else [],
+            "unexplained": unexplained(record.get("tests", []), found) if loaded else [],
+            "failures": failures(record, hints, found) if loaded else [],
             "notes": _notes(record),
             "decisions": record.get("decisions", []), "decision_count": record.get("decision_count", 0)}
 

@@ -73,7 +73,7 @@ FORMAT_VERSION = 2
 CSV_FIELDS = ("student", "verdict", "passed", "total", "failed_tests", "notes", "seconds", "diagnosis", "why_not_run",
               "feedback", "ungraded_notes")
 _BAR = 40
-_NOT_RAN = ("not run", "not reported")   # statuses of a test that produced no verdict
+_NOT_RAN = feedback.NO_VERDICT
 
 
 def _clip(text: str, width: int) -> str:
@@ -81,9 +81,7 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def ran(record: dict) -> bool:
-    """Return True if and only if the submission loaded and some test ran to a verdict."""
-    return not record.get("problem") and any(s not in _NOT_RAN for s in record.get("statuses", {}).values())
+ran = feedback.ran   # the submission loaded and some test ran to a verdict
 
 
 def _view(record: dict, hints: str) -> dict:
