@@ -355,3 +355,14 @@ def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
     assert len(hints) == 5 and all(h.startswith("hint: the seed's pitfall 3. numbering in another order (strong")
                                    for h in hints), hints
     assert "EOS allowed everywhere" not in text and "diagnosis: pitfall 3: numbering in another order" in text
+
+
+def test_gradescope_gives_each_failure_the_diagnosed_hint():
+    from harness.autograder import gradescope
+
+    grade = _grade(real_failures("wrong_depth_first_numbering"))
+    results = gradescope.to_results(grade, hints="pitfall")
+    gradescope.validate(results)
+    outputs = [t["output"] for t in results["tests"] if t["status"] == "failed"]
+    assert len(outputs) == 5 and all("hint: pitfall 3: numbering in another order (symptom: " in o for o in outputs)
+    assert not any("EOS allowed everywhere" in o or "no minimization" in o for o in outputs)
