@@ -66,12 +66,14 @@ def _seed_layout(student: Path, source: str) -> None:
 
 def sample_results(out: Path) -> dict:
     """Grade the depth-first numbering upload as Gradescope would and write its results."""
+    from harness import __version__
     from harness.autograder import runner
     from harness.autograder.config import AutograderConfig
 
     with tempfile.TemporaryDirectory(prefix="autograder-sample-") as root:
         _seed_layout(Path(root) / "submission", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
-        runner.run(Path(root), "gradescope", config=AutograderConfig(points=16, hints="pitfall"))
+        runner.run(Path(root), "gradescope", config=AutograderConfig(points=16, hints="pitfall",
+                                                                               version=__version__))
         results = json.loads((Path(root) / "results" / "results.json").read_text())
     Path(out).write_text(json.dumps(results, indent=1) + "\n")
     return results
