@@ -29,7 +29,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.autograder import gradescope, prairielearn, runner
+from harness.autograder import gradescope, prairielearn, runner, visibility
 from harness.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.autograder.grading import Grade, GradeOptions, TestOutcome, _from_report, grade_module, printable
 from harness.autograder.locate import SEED_PATH, SubmissionError, locate_module, syntax_problem
@@ -126,13 +126,18 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
 
 def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(installed):
     results = grade_in(installed, {str(SEED_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
-    assert [t["name"] for t in results["tests"]] == list(NAMES)
-    assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in results["tests"]), results
+    assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
+    graded = results["tests"][:-1]
+    assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in graded), results
     assert results["score"] == 32.0
     assert "graded module: python/tinyllm/infer/constrain" in results["output"]
-    header = results["output"]   # the run's header: the policy line, then check's own (its policy, confinement)
+    header = results["output"]   # what a student reads of the header: the policy line and the time budget
     assert "policy: tier default, ref-deps on" in header and "per submission (wall backstop 540 s)" in header
-    assert "constrain-harness check:" in header and "confinement:" in header
+    assert "time budget: 540 s of wall time for the submission's check and the student's own tests" in header
+    assert "constrain-harness check:" not in header and "confinement:" not in header and "/tmp/" not in header
+    staff = results["tests"][-1]   # the full header (check's own: the confinement) is the course staff's
+    assert (staff["visibility"], staff["score"], staff["max_score"]) == ("hidden", 0.0, 0.0)
+    assert "constrain-harness check:" in staff["output"] and "confinement:" in staff["output"]
 
 
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
@@ -157,7 +162,7 @@ def test_a_submission_that_cannot_be_graded_still_gets_results_scoring_0_with_th
     results = grade_in(installed, files)
     assert results["score"] == 0.0 and all(t["score"] == 0.0 for t in results["tests"])
     assert expected in results["output"], results["output"]
-    assert len(results["tests"]) == 16
+    assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
 
 
 def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
@@ -236,7 +241,7 @@ def test_the_strict_tier_costs_a_fair_reading_exactly_the_tests_of_its_departure
                   "test_greedy_takes_the_best_allowed_token", "test_json_schema_rejects_keywords_outside_the_subset",
                   "test_vocab_bytes"}
     strict = grade_in(installed, {"constrain.py": WHEATS / "fair_postfix_numpy.py"}, tier="strict")
-    lost = {name: t for name, t in by_name(strict).items() if t["score"] == 0.0}
+    lost = {name: t for name, t in by_name(strict).items() if t["score"] == 0.0 and t["max_score"] > 0}
     assert set(lost) == departures, {name: t["status"] for name, t in by_name(strict).items()}
     assert all("contract decision not met" in t["output"] for t in lost.values())
     assert strict["score"] == 32.0 - 2.0 * len(departures)
@@ -445,7 +450,8 @@ def test_the_students_own_tests_are_graded_by_grade_tests_when_the_verb_exists(t
 def test_the_sample_results_in_the_docs_validate_and_add_up():
     sample = valid(json.loads((ROOT / "docs" / "sample_results.json").read_text()))
     assert sample["score"] == sum(t["score"] for t in sample["tests"])
-    assert [t["name"] for t in sample["tests"]] == list(NAMES)
+    assert [t["name"] for t in sample["tests"]] == [*NAMES, visibility.STAFF_TEST]
+    assert "confinement" not in sample["output"] and "confinement" in sample["tests"][-1]["output"]
 
 
 def test_run_autograder_leaves_results_even_when_the_grader_cannot_start(tmp_path):

@@ -1,5 +1,11 @@
 """The settings a bundle carries from ``autograder build`` to ``run_autograder``.
 
+``wall`` is the one time budget of a run (``harness.policy``'s ``run_budget_seconds``, 540 s:
+Gradescope's 10 minutes less a margin): the submission's check and then the student's
+own tests share it. ``visibility`` and ``test_visibility`` are Gradescope's visibility
+values (``harness.autograder.visibility``): which tests a student sees now, after the due
+date, after publication, or never.
+
 ``build`` writes them as ``constrain-harness-autograder.json`` next to ``setup.sh``;
 ``run_autograder`` reads them back, so the course's choices (tier, points, hints, limits)
 are fixed when the bundle is built, and every submission is graded the same way.
@@ -22,6 +28,7 @@ from pathlib import Path
 
 from harness.autograder.gradescope import HINTS
 from harness.autograder.grading import TIERS, GradeOptions
+from harness.autograder.visibility import Visibility
 from harness.files_in import read_text
 from harness.policy import POLICY
 
@@ -52,12 +59,15 @@ class AutograderConfig:
     hints: str = POLICY.hints
     timeout: float = POLICY.test_cpu_seconds    # seconds per test (check --timeout)
     memory: int = POLICY.memory_mb              # MB (check --memory)
-    wall: float = 540.0         # the platform's wall clock for the whole run, the backstop here: below
-                                # Gradescope's default 10-minute limit, so a hanging submission still gets
-                                # a results.json from us (the policy's 10x backstop, when shorter, wins)
+    wall: float = POLICY.run_budget_seconds   # the ONE wall-clock budget of a run (harness.policy): the
+                                # submission's check (its backstop: the shorter of this and the policy's 10x),
+                                # then the student's own tests with what is left; below Gradescope's default
+                                # 10-minute limit, so a hanging submission still gets a results.json from us
     submission_cpu: float = POLICY.submission_cpu_seconds   # CPU seconds of the whole run's process tree
     ref_deps: bool = POLICY.ref_deps            # fill in L8.1 sampling / M05.2 byte map the student skipped
     grade_student_tests: bool = True
+    visibility: str = "visible"   # Gradescope's value for the results and every test (harness.autograder.visibility)
+    test_visibility: dict = dataclasses.field(default_factory=dict)   # test name -> value: the exceptions
     version: str = ""           # the constrain-harness version the bundle installs
     commit: str = ""            # the source commit it was built from, when known
 
@@ -80,6 +90,10 @@ class AutograderConfig:
         if isinstance(self.memory, bool) or not isinstance(self.memory, int) or not 256 <= self.memory <= MAX_MEGABYTES:
             raise ValueError(f"memory must be an integer number of MB in 256..{MAX_MEGABYTES}, not {self.memory!r}")
         self.grade_options()  # validates timeout, memory and submission_cpu (harness.policy)
+        self.visibility_settings()  # validates the values and the test names
+
+    def visibility_settings(self) -> Visibility:
+        return Visibility(self.visibility, dict(self.test_visibility))
 
     def grade_options(self) -> GradeOptions:
         """The policy's options with this bundle's choices; the wall backstop is the policy's

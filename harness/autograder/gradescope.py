@@ -9,9 +9,11 @@ documented autograder output format).
 - ``output`` of a test by hint level: ``none`` the verdict only; ``pitfall`` also the one
   line why and the pitfall the diagnosis of the whole run attributes the failure to (else
   the seed's pitfall the test catches); ``full`` also the counterexample and where to look;
-- the top-level ``output`` is the run's header (what was confined and how), the module
-  that was graded, the verdict, the notes (contract decisions not met, printed but not
-  graded in the default tier) and, when every test scores 0, why;
+- the top-level ``output`` is what a student may read of the run's header (the policy,
+  the time budget, the seed: ``visibility.student_header``; the confinement, its limits
+  and the grader's paths are the course staff's, ``visibility.finish``), the module that
+  was graded, the verdict, the notes (contract decisions not met, printed but not graded
+  in the default tier) and, when every test scores 0, why; no grader path in any output;
 - ``score`` is given explicitly (the sum of the tests', rounded to 4 places).
 
 ``merge_results(ours, theirs)`` appends a second results document (``grade-tests``'s, for
@@ -31,6 +33,7 @@ import json
 from pathlib import Path
 
 from harness.autograder.grading import Grade, TestOutcome, printable
+from harness.autograder.visibility import scrub_paths, student_header
 from harness.policy import HINT_LEVELS, POLICY
 
 __all__ = ["HINTS", "SCHEMA_PATH", "to_results", "merge_results", "validate", "write_results",
@@ -63,6 +66,10 @@ def _test(test: TestOutcome, grade: Grade, each: float, hints: str) -> dict:
 
 
 def _test_output(test: TestOutcome, grade: Grade, hints: str) -> str:
+    return scrub_paths(_test_lines(test, grade, hints))
+
+
+def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
     if grade.problem:
         return f"not graded: {grade.problem}"
     lines = [test.status.upper()]
@@ -94,9 +101,11 @@ def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
 
 
 def _summary(grade: Grade, title: str) -> str:
+    """The student's top-level output: the header's student lines only (the full header is
+    the course staff's, ``harness.autograder.visibility``), the module, the verdict, the notes."""
     lines = [title] if title else []
-    if grade.header:
-        lines += [grade.header.rstrip(), ""]
+    if student_header(grade.header):
+        lines += [student_header(grade.header), ""]
     if grade.module:
         lines.append(f"graded module: {grade.module}")
     total = len(grade.tests)
@@ -106,7 +115,7 @@ def _summary(grade: Grade, title: str) -> str:
     notes = list(grade.notes) + [f"{t.name}: {n}" for t in grade.tests for n in t.notes]
     if notes:
         lines += ["", "notes (not graded):"] + [f"  - {note}" for note in notes[:50]]
-    return "\n".join(lines)
+    return scrub_paths("\n".join(lines))
 
 
 def merge_results(ours: dict, theirs: dict, prefix: str = "your tests: ") -> dict:

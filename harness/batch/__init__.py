@@ -9,8 +9,10 @@ resumable state, written atomically after each submission), ``records`` (one stu
 result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML, Markdown),
 ``feedback`` (what one student reads: why, hint, counterexample; ``--feedback DIR``),
 ``diagnosis`` (the seed's pitfalls that fit a student's failures, ranked), ``charts`` (the
-HTML page's inline SVG) and ``runner`` (the pool). Each submission is graded by ``harness.autograder.grading``, the
-same code as the Gradescope autograder.
+HTML page's inline SVG), ``runner`` (the pool), and ``course`` (the roster, due date, late
+policy, gradebooks, similar submissions and ``--regrade``, from ``roster``, ``late``,
+``gradebook`` and ``similarity``). Each submission is graded by
+``harness.autograder.grading``, the same code as the Gradescope autograder.
 
 Every submission is graded on a private copy of its own files (``harness.autograder.intake``),
 with the grading policy's defaults (``harness.policy``: ref-deps on, the default tier, the
@@ -29,6 +31,7 @@ is saved: rerun with ``--resume``); 2 bad arguments.
 
 from __future__ import annotations
 
+from harness.batch import course
 from harness.commands.args import output_folder, seconds
 from harness.policy import BACKSTOP_FACTOR, HINT_LEVELS, POLICY
 
@@ -56,6 +59,7 @@ def add_arguments(parser) -> None:
     group.add_argument("--class-limit", metavar="S", type=seconds, default=None,
                        help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
+    course.add_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
 
 
 def run(args, stdout, stderr) -> int:

@@ -59,6 +59,7 @@ from pathlib import Path
 from harness.autograder.grading import display_name
 from harness.batch import feedback
 from harness.batch.charts import Bar, columns, horizontal_bars
+from harness.batch.course import roster_columns, roster_flags, roster_html  # the roster's columns and flags
 from harness.policy import POLICY
 from harness.report.formats.csv_table import safe_cell
 from harness.report.model import Report, Row
@@ -105,6 +106,7 @@ def summary_table(records: list[dict], hints: str = POLICY.hints) -> str:
             why = "; ".join(x for x in (" / ".join(top), failed, view["load"]) if x)
         if view["decision_count"]:
             why += f" [{view['decision_count']} ungraded notes]"
+        why = " ".join(x for x in (roster_flags(r), why) if x)
         lines.append(f"{r['student']:<{name_w}}  {r['verdict']:<14}  {r['passed']:>3}/{r['total']:<2}  "
                      f"{r['seconds']:>7.1f}  {_clip(why, 100)}".rstrip())
     verdicts = collections.Counter(r["verdict"] for r in records)
@@ -188,10 +190,11 @@ def _csv_row(record: dict, hints: str) -> dict:
 def csv_text(records: list[dict], hints: str = POLICY.hints) -> str:
     out = io.StringIO(newline="")
     writer = csv.writer(out)
-    writer.writerow(CSV_FIELDS)
+    fields = CSV_FIELDS + roster_columns(records)
+    writer.writerow(fields)
     for r in records:
         row = _csv_row(r, hints)
-        writer.writerow([safe_cell(row.get(field, "")) for field in CSV_FIELDS])
+        writer.writerow([safe_cell(row.get(field, "")) for field in fields])
     return out.getvalue()
 
 
@@ -276,9 +279,11 @@ def _student_cells(student: dict) -> str:
 
 def to_html(doc: dict) -> str:
     e = html.escape
+    extra = roster_columns(doc["students"])   # harness.batch.course: name, SID, late, score, similar
     rows = "\n".join(
         f"<tr><td>{e(s['student'])}</td><td{' class=passed' if s['verdict'] == 'passed' else ''}>{e(s['verdict'])}</td>"
-        f"<td>{s['passed']}/{s['total']}</td><td>{s['seconds']:.1f}</td>{_student_cells(s)}</tr>"
+        f"<td>{s['passed']}/{s['total']}</td><td>{s['seconds']:.1f}</td>{_student_cells(s)}"
+        + "".join(f"<td>{e(str(s.get(c, '')))}</td>" for c in extra) + "</tr>"
         for s in doc["students"])
     verdicts = ", ".join(f"{n} {e(v)}" for v, n in doc["verdicts"].items())
     return f"""<!doctype html>
@@ -291,9 +296,12 @@ the per-submission limit, tampering) are left out of the failed-tests chart, and
 {_charts(doc)}
 <h2>Students</h2>
 <table><tr><th>student</th><th>verdict</th><th>passed</th><th>seconds</th><th>diagnosis / why nothing ran</th>
-<th>failed tests (why, hint, counterexample)</th><th>notes</th><th>ungraded notes</th></tr>
+<th>failed tests (why, hint, counterexample)</th><th>notes</th><th>ungraded notes</th>\
+{"".join(f"<th>{c}</th>" for c in extra)}</tr>
 {rows}
-</table></body></html>
+</table>
+{roster_html(doc)}
+</body></html>
 """
 
 
@@ -345,7 +353,8 @@ def to_report(records: list[dict], doc: dict) -> Report:
     run (its ``problem``); the CSV, JSON, HTML and Markdown above as the native renderers."""
     hints = doc.get("hints", POLICY.hints)
     rows = tuple(Row(r["student"], "passed" if r["verdict"] == "passed" else "error" if r["problem"] else "failed",
-                     r["verdict"], r["problem"] or ", ".join(r["failed_tests"]), "\n".join(r["notes"]),
+                     r["verdict"], " ".join(x for x in (roster_flags(r), r["problem"] or ", ".join(r["failed_tests"]))
+                                            if x), "\n".join(r["notes"]),
                      r["seconds"], "student") for r in records)
     verdict = ", ".join(f"{n} {v}" for v, n in doc["verdicts"].items()) or "no submissions"
     return Report("batch", f"constrain-harness check --batch {doc['dir']}", frozenset({"class"}), rows, verdict,
@@ -354,9 +363,11 @@ def to_report(records: list[dict], doc: dict) -> Report:
                           "html": lambda: to_html(doc), "markdown": lambda: to_markdown(doc)})
 
 
-def publish(records: list[dict], folder: Path, options: dict, ignored: list[str], args, stdout, stderr) -> None:
+def publish(records: list[dict], folder: Path, options: dict, ignored: list[str], args, stdout, stderr,
+            course=None) -> None:
     """Print the table, the histogram and the root causes, write every report asked for,
-    and the per-student feedback files (``--feedback DIR``)."""
+    the course's gradebooks (``harness.batch.course``) and the per-student feedback files
+    (``--feedback DIR``)."""
     from harness.report import registry
 
     hints = getattr(args, "hints", None) or POLICY.hints
@@ -366,7 +377,11 @@ def publish(records: list[dict], folder: Path, options: dict, ignored: list[str]
     print(histogram_text(records), file=stdout)
     print(pitfalls_text(records), file=stdout)
     doc = to_json(records, Path(folder).resolve(), options, list(ignored), hints)
+    if course is not None:
+        doc["course"] = course.summary(records)
     registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
+    if course is not None:
+        course.write_gradebooks(records, args, stderr, announce=stdout)
     if getattr(args, "feedback", None):
         try:
             written = feedback.write_all(records, Path(args.feedback), hints)

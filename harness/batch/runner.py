@@ -29,6 +29,7 @@ from pathlib import Path
 from harness.autograder.bounded import ClassBudget
 from harness.autograder.grading import ClassLimitReached, GradeOptions, display_name, grade_submission, stop_all_runs
 from harness.batch import reports
+from harness.batch.course import Course
 from harness.batch.progress import Progress
 from harness.batch.records import record
 from harness.batch.state import BatchState
@@ -49,20 +50,23 @@ def run_batch(args, stdout, stderr) -> int:
     try:
         options, jobs, budget = _options(args)
         folder = Path(args.batch)
+        course = Course.open(args, folder)   # the roster, due date, late policy (harness.batch.course)
         outputs = frozenset(p.resolve() for p in registry.requested(args).values())
-        found = discover(folder, skip=outputs)
+        found = discover(folder, skip=outputs | course.skip)
         if not found.submissions:
             raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
                              f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
         state = BatchState.open(folder, _state_options(options), resume=args.resume)
+        forced = course.regrade_targets(found.submissions)
     except (ValueError, OSError) as exc:
         print(f"check --batch: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     prints = {s.student: fingerprint(s) for s in found.submissions}
-    pending = [s for s in found.submissions if not state.finished(s.student, prints[s.student])]
+    pending = [s for s in found.submissions if s.student in forced or not state.finished(s.student, prints[s.student])]
     done = len(found.submissions) - len(pending)
     print(f"check --batch {display_name(str(folder))}: {len(found.submissions)} submissions, {len(pending)} to grade"
           + (f" ({done} already graded, from {state.path.name})" if done else "")
+          + (f" (regraded on request: {', '.join(sorted(forced))})" if forced else "")
           + f", {jobs} at a time; state: {display_name(str(state.path))}", file=stdout)
     print(options.header() + (f"; class limit {budget.cpu_limit:g} CPU s (wall backstop {budget.wall_limit:g} s)"
                               if budget else ""), file=stdout, flush=True)
@@ -80,8 +84,8 @@ def run_batch(args, stdout, stderr) -> int:
               f"{state.path}, {len(found.submissions) - len(state.records)} not graded (no verdict); "
               f"rerun with --resume (and a larger --class-limit) to grade the rest", file=stderr)
         return int(ExitCode.FAILED)
-    records = [state.records[s.student] for s in found.submissions]
-    _report(records, folder, state, found.ignored, args, stdout, stderr)
+    records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
+    _report(records, folder, state, found.ignored, args, stdout, stderr, course)
     return int(ExitCode.OK)
 
 
@@ -147,5 +151,5 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget) -> None:
     pool.shutdown(wait=True)
 
 
-def _report(records, folder, state, ignored, args, stdout, stderr) -> None:
-    reports.publish(records, folder, state.options, list(ignored), args, stdout, stderr)
+def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:
+    reports.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.autograder.visibility import VISIBILITIES
 from harness.commands.args import existing_folder, megabytes, output_file, score, seconds
 from harness.exitcodes import ExitCode
+from harness.policy import POLICY
 
 
 def add_arguments(parser) -> None:
@@ -41,9 +43,17 @@ def add_arguments(parser) -> None:
                             "+ the counterexample (default pitfall)")
     build.add_argument("--timeout", type=seconds, default=60.0, help="wall seconds per test (default 60)")
     build.add_argument("--memory", type=megabytes(256), default=2048, help="memory limit in MB (default 2048)")
-    build.add_argument("--wall", type=seconds, default=540.0,
-                       help="seconds for a whole submission (default 540): keep it below the assignment's "
-                            "autograder timeout on Gradescope (10 minutes unless changed)")
+    build.add_argument("--wall", type=seconds, default=POLICY.run_budget_seconds,
+                       help=f"the one time budget, seconds of wall time for a submission's check and the student's "
+                            f"own tests together (default {POLICY.run_budget_seconds:g}: Gradescope's "
+                            f"{POLICY.platform_wall_seconds:g} s timeout less {POLICY.platform_margin_seconds:g}); "
+                            f"keep it below the assignment's autograder timeout")
+    build.add_argument("--visibility", choices=VISIBILITIES, default="visible",
+                       help="Gradescope's visibility of the results and of every test: visible (default), "
+                            "after_due_date, after_published, hidden")
+    build.add_argument("--test-visibility", metavar="TEST=V", action="append", default=[],
+                       help="one test's visibility, overriding --visibility (repeatable), e.g. "
+                            "test_hand_example=visible with --visibility after_due_date")
     build.add_argument("--no-ref-deps", action="store_true",
                        help="do not supply L8.1 sampling / the M05.2 byte map a student skipped")
     build.add_argument("--no-student-tests", action="store_true",
@@ -87,18 +97,31 @@ def _build(args, stdout, stderr) -> int:
             raise ValueError("--tier strict needs 'check --strict', which this constrain-harness does not have yet")
         config = AutograderConfig(lab=args.lab, tier=args.tier, points=args.points, hints=args.hints,
                                   timeout=args.timeout, memory=args.memory, wall=args.wall,
-                                  ref_deps=not args.no_ref_deps, grade_student_tests=not args.no_student_tests)
+                                  ref_deps=not args.no_ref_deps, grade_student_tests=not args.no_student_tests,
+                                  visibility=args.visibility, test_visibility=_test_visibility(args.test_visibility))
         info = build_bundle(Path(args.out), config)
     except ValueError as exc:
         print(f"autograder build: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     print(f"wrote {info.path} ({info.path.stat().st_size // 1024} KB): {', '.join(info.files)}", file=stdout)
     print(f"settings: lab {config.lab}, tier {config.tier}, {config.points:g} points, hints {config.hints}, "
-          f"{config.timeout:g} s per test, {config.wall:g} s per submission; "
+          f"{config.timeout:g} s per test, {config.wall:g} s time budget (the check and the student's tests); "
+          f"{config.visibility_settings().describe()}; "
           f"constrain-harness {info.config.version} {info.config.commit}", file=stdout)
     print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)",
           file=stdout)
     return int(ExitCode.OK)
+
+
+def _test_visibility(items: list[str]) -> dict[str, str]:
+    """``["test_x=visible", ...]`` -> ``{"test_x": "visible"}`` (the names and values are checked by the config)."""
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--test-visibility {item!r}: expected TEST=VALUE, e.g. test_hand_example=after_due_date")
+        out[name.strip()] = value.strip()
+    return out
 
 
 def _check_knows_strict() -> bool:
