@@ -324,7 +324,8 @@ def to_markdown(doc: dict) -> str:
         status = "PASS" if s["verdict"] == "passed" else "ERROR" if s.get("problem") else "FAIL"
         status += f" ({s['verdict']})" if s["verdict"] not in ("passed", "failed") else ""
         diagnosis = "; ".join(f"{d['label']} ({d['strength']})" for d in view["diagnosis"][:2]) or view["load"]
-        lines.append(f"| {i} | {cell(s['student'])} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
+        student = " ".join(x for x in (s["student"], roster_flags(s)) if x)   # [late by ...] [identical to ...]
+        lines.append(f"| {i} | {cell(student)} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
                      f"| {cell(', '.join(s['failed_tests']) if not s.get('problem') else '')} "
                      f"| {view['decision_count']} |")
     lines += ["", "Root causes (students whose diagnosis ranks the pitfall first): "
