@@ -120,7 +120,7 @@ def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int
         return []
     finding = _fact(details, "finding")
     if finding and _CONTEXT in finding:   # a consequence of the hand DFA: only that finding counts
-        number = _finding_pitfall(finding)
+        number = _finding_pitfall(finding) or _language_pitfall(finding, details)
         cause = finding.split(": ", 1)[-1]
         return [(number, 2, f"a consequence (the test addresses states by section 3's numbers): {cause}")] \
             if number else []
@@ -129,6 +129,8 @@ def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int
         number = _finding_pitfall(finding)
         if number:
             evidence.append((number, 3, finding))
+        elif _language_pitfall(finding, details):   # another language: a class or a repeat, by the pattern
+            evidence.append((_language_pitfall(finding, details), 2, finding))
     evidence += _test_rules(name, str(test.get("reason") or ""), details, table_cause)
     evidence += [(n, 1, f"the seed's table: this test catches pitfall {n}") for n in _catalogue_pitfalls(name)]
     return evidence
@@ -140,6 +142,17 @@ def raised(test: dict) -> bool:
     counterexample of the catalogue (its facts, ``"  key: value"`` lines)."""
     details = str(test.get("details") or "")
     return bool(re.match(r"[A-Z][\w.]*: ", str(test.get("reason") or ""))) and not re.match(r"\s+\w+:\s", details)
+
+
+def _language_pitfall(finding: str, details: str) -> int | None:
+    """For a finding "the languages differ: your DFA refuses b'cats' ...": pitfall 1 or 6,
+    from the test's pattern and that string (``_regex_rules``)."""
+    witness = re.search(r"your DFA (?:accepts|refuses) (b'(?:[^'\\]|\\.)*'|b\"(?:[^\"\\]|\\.)*\")", finding)
+    pattern = _fact(details, "pattern")
+    if FINDING_WORDS["language"] not in finding or not witness or not pattern:
+        return None
+    rules = _regex_rules("", f"  pattern:  {pattern}\n  data:     {witness.group(1)}\n")
+    return rules[0][0] if rules else None
 
 
 def _finding_pitfall(finding: str) -> int | None:
@@ -210,7 +223,7 @@ def _regex_rules(name: str, details: str) -> list[tuple[int, int, str]]:
     ends = {m.encode()[-1] for m in re.findall(r"(?<=-)[^\]\\]", pattern)}   # e.g. "[a-f0-9]" -> f, 9
     if isinstance(data, bytes) and any(b == 0x0A or b >= 0x80 or b == ord("_") or b in ends for b in data):
         return [(1, 2, f"{where} (a byte a class decides)")]
-    if re.search(r"\{\d*,?\d*\}|\+|\*", pattern):
+    if re.search(r"\{\d*,?\d*\}|[+*]|(?<![(\\])\?", pattern):   # {m,n}, +, *, ? (not "(?:", not "\?")
         return [(6, 2, f"{where} (a repeat)")]
     if re.search(r"\\[wdsWDS]|\[|(?<!\\)\.", pattern):
         return [(1, 2, f"{where} (a byte class)")]
