@@ -148,7 +148,7 @@ def _language_pitfall(finding: str, details: str) -> int | None:
     """For a finding "the languages differ: your DFA refuses b'cats' ...": pitfall 1 or 6,
     from the test's pattern and that string (``_regex_rules``)."""
     witness = re.search(r"your DFA (?:accepts|refuses) (b'(?:[^'\\]|\\.)*'|b\"(?:[^\"\\]|\\.)*\")", finding)
-    pattern = _fact(details, "pattern")
+    pattern = _fact(details, "pattern") or _fact(details, "left")   # a canonical pair names "left" and "right"
     if FINDING_WORDS["language"] not in finding or not witness or not pattern:
         return None
     rules = _regex_rules("", f"  pattern:  {pattern}\n  data:     {witness.group(1)}\n")
@@ -160,12 +160,14 @@ def _finding_pitfall(finding: str) -> int | None:
 
 
 def _test_rules(name: str, reason: str, details: str, table_cause: int | None) -> list[tuple[int, int, str]]:
-    if _eos_where_not_accepting(details):
+    eos = _eos_where_not_accepting(details)
+    mask_differs = eos or _token_wrongly_allowed(details) or "next_state is DEAD" in reason
+    if name in _MASK_TESTS and mask_differs and table_cause is not None:   # masks walk the DFA: its error first
+        return [(table_cause, 2, f"a consequence: the masks walk your DFA, which another test found wrong "
+                                 f"({reason})")]
+    if eos:
         return [(4, 3, f"EOS is allowed in a state that does not accept ({reason})")]
-    if name in _MASK_TESTS and (_token_wrongly_allowed(details) or "next_state is DEAD" in reason):
-        if table_cause is not None:   # masks walk the table: its finding comes first
-            return [(table_cause, 2, f"a consequence: the masks walk your DFA, which another test found wrong "
-                                     f"({reason})")]
+    if name in _MASK_TESTS and mask_differs:
         return [(5, 2, f"the mask allows a token whose bytes lead nowhere ({reason})")]
     if name == "test_constraint_lifecycle" and _only_eos_added(details):
         return [(4, 2, f"Constraint.mask() allows EOS before the text is complete ({reason})")]
