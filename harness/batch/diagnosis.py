@@ -181,6 +181,8 @@ def _test_rules(name: str, reason: str, details: str, table_cause: int | None) -
         return [(7, 3, reason)]
     if name == "test_matches_python_re":
         return _regex_rules(name, details)
+    if name == "test_json_schema_documents":
+        return _document_rules(reason, details)
     simple = {"test_masks_match_brute_force": 5, "test_json_schema_rejects_keywords_outside_the_subset": 11,
               "test_constrained_generation_parses": 8, "test_vocab_bytes": 12}
     return [(simple[name], 2, reason)] if name in simple else []
@@ -229,6 +231,23 @@ def _regex_rules(name: str, details: str) -> list[tuple[int, int, str]]:
         return [(6, 2, f"{where} (a repeat)")]
     if re.search(r"\\[wdsWDS]|\[|(?<!\\)\.", pattern):
         return [(1, 2, f"{where} (a byte class)")]
+    return []
+
+
+def _document_rules(reason: str, details: str) -> list[tuple[int, int, str]]:
+    """Pitfall 8, 9 or 10 from the document the schema's regex gets wrong: a valid one refused
+    (optional members made required, 9); an invalid one accepted with a leading zero, an
+    exponent without digits or a raw control or high byte (8), else with an array (10)."""
+    document = _literal(_fact(details, "document"))
+    expected, got = _fact(details, "expected"), _fact(details, "got")
+    if not isinstance(document, bytes):
+        return []
+    if expected == "True" and got == "False":
+        return [(9, 2, f"a valid document is refused: {document!r} ({reason})")]
+    if re.search(rb"(?<![\d.])-?0\d|[eE][+-]?(?!\d)|[\x00-\x1f\x80-\xff]", document):
+        return [(8, 2, f"an invalid document is accepted: {document!r} ({reason})")]
+    if b"[" in document:
+        return [(10, 2, f"an array the schema bounds is accepted: {document!r} ({reason})")]
     return []
 
 
