@@ -67,6 +67,8 @@ from harness.report.model import Report, Row
 from harness.sandbox.confine import UNCONFINED_HEADLINE
 from harness.sandbox.text import escape
 from harness.suite.catalogue import BY_NAME
+from harness.suite.diagnosis import diagnose
+from harness.suite.pitfalls import BY_NUMBER
 
 FORMAT = "constrain-harness-check"
 FORMAT_VERSION = 1
@@ -133,6 +135,11 @@ def _load_lines(result: CheckResult) -> list[str]:
 
 
 def _detail_lines(result: CheckResult) -> list[str]:
+    """Each failure's counterexample and hint: the pitfall the diagnosis attributes it to
+    (``harness.suite.diagnosis``, from every failure's evidence), else the seed's table's."""
+    found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
+                      for t in result.tests])
+    owner = {name: entry for entry in found for name in entry["explains"]}
     lines = []
     for test in result.tests:
         if test.status in ("passed", "skipped", "not run"):
@@ -141,8 +148,17 @@ def _detail_lines(result: CheckResult) -> list[str]:
         details = escape(test.details.rstrip(), keep_newlines=True).splitlines()
         lines += details[-25:] if len(details) > 25 else details
         entry = BY_NAME.get(test.name)
-        if entry and entry.pitfalls and test.status == "failed":
+        diagnosed = owner.get(test.name)
+        if diagnosed:
+            pitfall = BY_NUMBER[diagnosed["pitfall"]]
+            lines.append(f"  hint: the seed's pitfall {pitfall.number}. {pitfall.title} ({diagnosed['strength']} "
+                         f"evidence; symptom: {pitfall.symptom})")
+        elif entry and entry.pitfalls and test.status == "failed":
             lines.append(f"  hint: the seed's pitfall {entry.pitfalls}")
+    if found and found[0]["strength"] != "possible":
+        top = found[0]
+        lines += ["", f"diagnosis: {top['label']} ({top['strength']} evidence) explains "
+                      f"{', '.join(top['explains'])}: fix it first, the others may follow"]
     return lines
 
 

@@ -149,7 +149,7 @@ def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexa
     hand = by_name(results)["test_hand_example"]
     assert hand["score"] == 0.0 and hand["status"] == "failed" and hand["max_score"] == 2.0
     assert "edge 0 --b'c'--> differs from section 3" in hand["output"]            # hints full: the counterexample
-    assert "hint: this test catches the seed's pitfall 3. numbering in another order" in hand["output"]
+    assert "hint: pitfall 3: numbering in another order (symptom: " in hand["output"]      # the diagnosis
     assert results["score"] == sum(t["score"] for t in results["tests"]) < 32.0
 
 

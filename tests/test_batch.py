@@ -49,9 +49,11 @@ def graded_class(tmp_path_factory):
     (folder / "dave").mkdir()
     shutil.copy2(CANDIDATES / "exits_on_import.py", folder / "erin.py")
     (folder / "grades.xlsx").write_text("not a submission")
-    files = {ext: work / f"grades.{ext}" for ext in ("csv", "json", "html")}
+    files = {ext: work / f"grades.{ext}" for ext in ("csv", "json", "html", "md")}
+    files["feedback"] = work / "feedback"
     code, out, err = batch(str(folder), "--jobs", "2", "--timeout", "30", "--csv", str(files["csv"]),
-                           "--json", str(files["json"]), "--html", str(files["html"]))
+                           "--json", str(files["json"]), "--html", str(files["html"]), "--md", str(files["md"]),
+                           "--feedback", str(files["feedback"]))
     return folder, files, code, out, err
 
 
@@ -78,11 +80,13 @@ def test_every_student_gets_the_verdict_the_seed_and_the_candidates_documentatio
 def test_the_histogram_counts_failed_tests_among_the_submissions_that_ran(graded_class):
     folder, files, *_ = graded_class
     doc = json.loads(files["json"].read_text())
-    ran = [s for s in doc["students"] if not s["problem"]]
-    assert {s["student"] for s in ran} == {"alice", "bob", "erin"} and doc["not_run"] == 2
-    expected = {name: sum(s["statuses"][name] != "passed" for s in ran) for name in NAMES}
+    no_verdict = ("not run", "not reported")
+    ran = [s for s in doc["students"] if not s["problem"] and set(s["statuses"].values()) - set(no_verdict)]
+    assert {s["student"] for s in ran} == {"alice", "bob"} and doc["not_run"] == 3   # erin's import ran nothing
+    expected = {name: sum(s["statuses"][name] not in ("passed", *no_verdict) for s in ran) for name in NAMES}
     assert {row["test"]: row["failed"] for row in doc["histogram"]} == expected
-    assert expected["test_hand_example"] == 2                                 # bob's numbering, erin's crash
+    assert expected["test_hand_example"] == 1                                 # bob's numbering (erin's tests never ran)
+    assert {row["test"]: row["ran"] for row in doc["histogram"]} == dict.fromkeys(NAMES, 2)
     counts = [row["failed"] for row in doc["histogram"]]
     assert counts == sorted(counts, reverse=True)
 
@@ -94,7 +98,30 @@ def test_csv_and_html_carry_the_same_rows(graded_class):
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin"]
     assert tuple(rows[0]) == reports.CSV_FIELDS and rows[0]["passed"] == "16" and rows[0]["total"] == "16"
     page = files["html"].read_text()
-    assert page.count("<tr><td>") == 5 and "<svg" in page and page.count("<rect") == 16
+    failed_chart = page[page.index('aria-label="failed tests across the class"'):]
+    assert page.count("<tr><td>") == 5 and page.count("<svg") == 3
+    assert failed_chart[:failed_chart.index("</svg>")].count("<rect") == 16
+
+
+def test_every_student_reads_why_and_the_diagnosis_in_every_format(graded_class):
+    folder, files, code, out, err = graded_class
+    doc = json.loads(files["json"].read_text())
+    views = {s["student"]: s["feedback"] for s in doc["students"]}
+    assert views["bob"]["diagnosis"][0]["pitfall"] == 3                        # wrong_numbering: seed pitfall 3
+    assert set(views["bob"]["diagnosis"][0]["explains"]) == set(doc["students"][1]["failed_tests"])
+    assert views["carol"]["load"].startswith("syntax error at carol.py:1: ")
+    assert "the process ended while your module was being imported" in views["erin"]["load"]
+    bob = (files["feedback"] / "bob.md").read_text()
+    assert "Most likely: **pitfall 3: numbering in another order** (strong evidence" in bob
+    assert "numbered in another order" in bob and "rlimit" not in bob and "bubblewrap" not in bob
+    assert sorted(p.name for p in files["feedback"].iterdir()) == [f"{n}.md" for n in ("alice", "bob", "carol",
+                                                                                        "dave", "erin")]
+    rows = {r["student"]: r for r in csv.DictReader(files["csv"].open())}
+    assert "pitfall 3: numbering in another order" in rows["bob"]["diagnosis"]
+    assert "edge 0 --b'c'--> differs from section 3" in rows["bob"]["feedback"]
+    md = files["md"].read_text()
+    assert "| 2 | bob | FAIL | 11/16 | pitfall 3: numbering in another order (strong)" in md
+    assert "root causes across the class" in out and "wrote 5 feedback files" in out
 
 
 @pytest.mark.e2e

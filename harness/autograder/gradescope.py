@@ -7,7 +7,8 @@ documented autograder output format).
 - one test per catalogue test, each worth ``points / 16`` (``max_score``), scored in
   full when it passed and the run has no ``problem``, else 0 (never partial);
 - ``output`` of a test by hint level: ``none`` the verdict only; ``pitfall`` also the one
-  line why and the seed's pitfall the test catches; ``full`` also the counterexample;
+  line why and the pitfall the diagnosis of the whole run attributes the failure to (else
+  the seed's pitfall the test catches); ``full`` also the counterexample and where to look;
 - the top-level ``output`` is what a student may read of the run's header (the policy,
   the time budget, the seed: ``visibility.student_header``; the confinement, its limits
   and the grader's paths are the course staff's, ``visibility.finish``), the module that
@@ -76,11 +77,27 @@ def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
         lines[0] += f": {test.reason}" if test.reason else ""
         if hints == "full" and test.details:
             lines.append(test.details.rstrip())
-        if test.pitfalls and test.status == "failed":
-            lines.append(f"hint: this test catches the seed's pitfall {test.pitfalls}")
+        lines += _hint(test, grade, hints)
     if hints != "none":
         lines += [f"note: {note}" for note in test.notes]
     return "\n".join(lines)
+
+
+def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
+    """The pitfall the diagnosis attributes this failure to (``harness.suite.diagnosis``, from
+    every failure of the run: one depth-first numbering fails five tests, all pitfall 3),
+    else the seed's table's pitfall for the test; the hint's text is ``harness.suite.pitfalls``'."""
+    from harness.suite.diagnosis import diagnose
+    from harness.suite.pitfalls import BY_NUMBER, hint
+
+    found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
+                      for t in grade.tests])
+    entry = next((e for e in found if test.name in e["explains"]), None)
+    if entry is not None:
+        return [f"hint: {hint(BY_NUMBER[entry['pitfall']], hints)} ({entry['strength']} evidence in your failures)"]
+    if test.pitfalls and test.status == "failed":
+        return [f"hint: this test catches the seed's pitfall {test.pitfalls}"]
+    return []
 
 
 def _summary(grade: Grade, title: str) -> str:

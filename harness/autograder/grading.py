@@ -152,6 +152,7 @@ class Grade:
     seconds: float = 0.0
     module: str = ""      # the graded module, relative to the submission
     cpu_seconds: float = 0.0   # CPU seconds of the check run's process tree
+    load: tuple[tuple[str, object], ...] = ()   # check's load record (status, reason, problems, notes), escaped
 
     @property
     def passed(self) -> int:
@@ -348,7 +349,16 @@ def _from_report(report: dict, exit_code: int | None, output: str) -> Grade:
     if load.get("status") not in (None, "ok") and load.get("reason"):   # why nothing ran: the TA's first question
         notes = (printable(f"load: {load['reason']}", 500), *notes)
     return Grade(verdict, tuple(tests), problem=_zero_reason(report, exit_code, verdict), exit_code=exit_code,
-                 header=_header(report, output), notes=notes, output=output)
+                 header=_header(report, output), notes=notes, output=output, load=_load_record(load))
+
+
+def _load_record(load: dict) -> tuple[tuple[str, object], ...]:
+    """What check's load record says a student may read (how the import went, the contract
+    names missing or unusable, signatures the seed's call cannot use), escaped and bounded."""
+    kept = {"status": printable(load.get("status") or "", 40), "reason": printable(load.get("reason") or "", 500),
+            "problems": tuple(printable(p, 300) for p in _as_list(load.get("problems"))[:40]),
+            "notes": tuple(printable(n, 300) for n in _as_list(load.get("notes"))[:40])}
+    return tuple(kept.items())
 
 
 def _only_timeouts(report: dict, tests: list[TestOutcome]) -> bool:

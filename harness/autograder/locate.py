@@ -12,6 +12,10 @@ whole repository one folder deeper, or a package ``constrain/`` with an
    at): the one ``constrain.py`` / ``constrain/`` package, if there is exactly one
    outside test folders.
 
+When nothing is found, the message lists the top of the upload, a near miss
+(``python/tinyllm/infer/constrian.py``: "did you mean constrain.py? ... rename it") and
+what a ``.zip`` upload holds (archives are listed, never unpacked).
+
 Guarantee: it returns a path that is inside ``folder`` (symbolic links are never
 followed out of it) or raises ``SubmissionError`` (a ``ValueError``) whose message says
 what was looked for and what was found, e.g. "2 candidates for constrain.py:
@@ -25,7 +29,9 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 import os
+import zipfile
 from pathlib import Path
 
 __all__ = ["SubmissionError", "locate_module", "syntax_problem", "SEED_PATH", "MAX_DEPTH", "MAX_ENTRIES"]
@@ -34,6 +40,9 @@ SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
 MODULE = "constrain"
 MAX_DEPTH = 8            # folders below the submission searched for a unique module
 MAX_ENTRIES = 20_000     # directory entries looked at before giving up (a hostile upload)
+NEAR_MISS_CUTOFF = 0.75   # difflib ratio from which a name is suggested ("constrian" -> "constrain": 0.89)
+MAX_ARCHIVE_BYTES = 2 * 2**20   # a .zip larger than this is named, never opened (its listing could be huge)
+MAX_ARCHIVE_NAMES = 2_000       # names of an archive's listing looked at
 _SKIPPED_DIRS = {"__pycache__", ".git", "node_modules", ".venv", "venv", "site-packages"}
 
 
@@ -53,7 +62,8 @@ def locate_module(folder: Path) -> Path:
     found = _search(folder)
     if not found:
         raise SubmissionError(f"no {MODULE}.py in the submission: expected it at {SEED_PATH} (the seed's "
-                              f"layout) or at the top of the upload; files seen: {_listing(folder)}")
+                              f"layout) or at the top of the upload; files seen: {_listing(folder)}"
+                              f"{_suggestions(folder)}")
     if len(found) > 1:
         names = ", ".join(str(p.relative_to(folder)) for p in found[:6])
         raise SubmissionError(f"{len(found)} candidates for {MODULE}.py in the submission: {names}; "
@@ -144,3 +154,71 @@ def syntax_problem(module: Path, label: str | None = None) -> str | None:
         except (RecursionError, MemoryError):
             continue
     return None
+
+
+# --------------------------------------------------------------------------- when nothing is found
+
+
+def _suggestions(folder: Path) -> str:
+    """What a student most likely meant, as ``"; did you mean ..."`` clauses, or ``""``:
+    a file or package whose name is close to ``constrain.py`` (``difflib``, e.g.
+    ``constrian.py``), and an archive (``.zip``) holding a ``constrain.py``, listed but never
+    unpacked (one larger than ``MAX_ARCHIVE_BYTES`` is named, not opened). Bounded like
+    the search: ``MAX_DEPTH`` folders, ``MAX_ENTRIES`` entries."""
+    near, archives, seen = [], [], 0
+    level = [folder]
+    for _depth in range(MAX_DEPTH + 1):
+        below = []
+        for directory in level:
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError:
+                continue
+            seen += len(entries)
+            if seen > MAX_ENTRIES:
+                return _clauses(near, archives)
+            for entry in entries:
+                if entry.is_symlink():
+                    continue
+                relative = str(Path(entry.path).relative_to(folder))
+                if entry.is_file() and entry.name.lower().endswith(".zip"):
+                    archives.append((relative, Path(entry.path)))
+                elif _close_to_module(entry):
+                    near.append(relative + ("/" if entry.is_dir() else ""))
+                if entry.is_dir() and entry.name not in _SKIPPED_DIRS:
+                    below.append(Path(entry.path))
+        level = below
+    return _clauses(near, archives)
+
+
+def _close_to_module(entry: os.DirEntry) -> bool:
+    name = entry.name.lower()
+    if entry.is_file() and name.endswith(".py"):
+        return bool(difflib.get_close_matches(name[:-3], [MODULE], n=1, cutoff=NEAR_MISS_CUTOFF))
+    return entry.is_dir() and bool(difflib.get_close_matches(name, [MODULE], n=1, cutoff=NEAR_MISS_CUTOFF))
+
+
+def _clauses(near: list[str], archives: list[tuple[str, Path]]) -> str:
+    out = []
+    if near:
+        out.append(f"did you mean {MODULE}.py? found {', '.join(near[:4])} (rename it to {MODULE}.py"
+                   + (f", or {MODULE}/ for a package" if any(n.endswith("/") for n in near) else "") + ")")
+    for relative, path in archives[:3]:
+        out.append(f"{relative} is an archive ({_archive_contents(path)}): upload the files themselves, not the "
+                   f"archive (archives are not unpacked)")
+    return "".join(f"; {clause}" for clause in out)
+
+
+def _archive_contents(path: Path) -> str:
+    """The interesting part of a zip's listing: where its ``constrain.py`` is, else a few names."""
+    try:
+        if path.stat().st_size > MAX_ARCHIVE_BYTES:
+            return f"larger than {MAX_ARCHIVE_BYTES // 2**20} MiB, not opened"
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist()[:MAX_ARCHIVE_NAMES] if not n.endswith("/")]
+    except (OSError, zipfile.BadZipFile, ValueError, RuntimeError) as exc:
+        return f"unreadable: {type(exc).__name__}"
+    modules = [n for n in names if n.rsplit("/", 1)[-1] == f"{MODULE}.py"]
+    if modules:
+        return f"it holds {', '.join(modules[:3])}"
+    return f"{len(names)} files: {', '.join(names[:6])}" + (", ..." if len(names) > 6 else "") if names else "empty"

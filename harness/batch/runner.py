@@ -162,11 +162,4 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
 
 
 def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:
-    print("", file=stdout)
-    print(reports.summary_table(records), file=stdout)
-    print("", file=stdout)
-    print(reports.histogram_text(records), file=stdout)
-    doc = reports.to_json(records, Path(folder).resolve(), state.options, list(ignored))
-    doc["course"] = course.summary(records)
-    registry.write_requested(args, reports.to_report(records, doc), stderr, announce=stdout)
-    course.write_gradebooks(records, args, stderr, announce=stdout)
+    reports.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)

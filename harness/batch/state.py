@@ -72,9 +72,13 @@ class BatchState:
         return dict(records) if isinstance(records, dict) else {}
 
     def finished(self, student: str, fingerprint: str) -> bool:
-        """Return True if and only if ``student`` was graded from this very upload."""
+        """Return True if and only if ``student`` was graded from this very upload, into a
+        record of this version (an older record lacks what the reports now show)."""
+        from harness.batch.records import RECORD_VERSION
+
         record = self.records.get(student)
-        return isinstance(record, dict) and record.get("fingerprint") == fingerprint
+        return (isinstance(record, dict) and record.get("fingerprint") == fingerprint
+                and record.get("record_version") == RECORD_VERSION)
 
     def save(self, student: str, record: dict) -> None:
         with self._lock:

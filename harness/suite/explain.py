@@ -28,6 +28,8 @@ from harness.suite.tiers import decision
 DEAD = -1
 
 _GLOSS = {"path": "(the bytes from the start state to the state)"}
+_PLAIN = {"finding"}   # facts shown as text, not as a Python literal
+MAX_COMPARED_PAIRS = 20_000   # state pairs walked by ``table_finding`` before it gives up (no finding)
 
 
 class CatalogueFailure(AssertionError):
@@ -97,7 +99,7 @@ def compile_or_note(impl, pattern: str):
 def render_facts(facts: dict) -> str:
     lines = []
     for key, value in facts.items():
-        text = show(value)
+        text = str(value) if key in _PLAIN else show(value)
         gloss = _GLOSS.get(key)
         lines.append(f"  {(key + ':').ljust(9)} {text}" + (f"  {gloss}" if gloss else ""))
     return "\n".join(lines)
@@ -157,3 +159,104 @@ def first_difference(expected: np.ndarray, got: np.ndarray):
     """The first index (as a tuple) where two equal-shaped arrays differ, or None."""
     diff = np.argwhere(np.asarray(expected) != np.asarray(got))
     return tuple(int(i) for i in diff[0]) if len(diff) else None
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def table_finding(want_t, want_a, got_t, got_a) -> str | None:
+    """What separates a candidate's table from the expected canonical one, as one sentence
+    a student can act on, or None when they are equal (or too large to compare).
+
+    The sentence names the mistake the evidence shows, in this order: a state that cannot
+    reach an accepting state (a dead sink kept: section 2.2 step 1); another language (the
+    shortest, then byte-smallest, string on which they differ); the same language with more
+    states (not minimized: step 2); the same language and the same number of states (only
+    the numbering differs: step 3; two minimal DFAs of one language differ only by it).
+    ``harness.suite.diagnosis`` reads these sentences (``FINDING_WORDS``) to name the pitfall.
+
+    Example::
+
+        >>> table_finding(hand_trans(), HAND_ACCEPT, depth_first_trans, depth_first_accept)
+        'the same language and the same 7 states, numbered in another order ...'
+    """
+    want_t, got_t = np.asarray(want_t), np.asarray(got_t)
+    want_a, got_a = np.asarray(want_a, dtype=bool), np.asarray(got_a, dtype=bool)
+    if got_t.ndim != 2 or got_t.shape[1:] != (256,) or got_a.shape != (got_t.shape[0],):
+        return None
+    if want_t.shape == got_t.shape and (want_t == got_t).all() and (want_a == got_a).all():
+        return None
+    stuck = _first_dead_state(got_t, got_a)
+    if stuck is not None:
+        return (f"state {stuck} of your DFA cannot reach an accepting state: {FINDING_WORDS['dead sink']} "
+                f"(section 2.2 step 1: transitions into it must be DEAD)")
+    witness = _distinguishing_string(want_t, want_a, got_t, got_a)
+    if witness is False:
+        return None   # too large to compare here
+    if witness is not None:
+        yours = "accepts" if _accepts(got_t, got_a, witness) else "refuses"
+        return f"{FINDING_WORDS['language']}: your DFA {yours} {witness!r}, the expected one does the opposite"
+    n_want, n_got = want_t.shape[0], got_t.shape[0]
+    if n_got > n_want:
+        return (f"the same language, but {n_got} states where the minimal DFA has {n_want}: "
+                f"{FINDING_WORDS['not minimal']} (section 2.2 step 2)")
+    if n_got < n_want:   # only when the expected table is not minimal itself (a pair of the candidate's)
+        return f"the same language, but {n_got} states where the other table has {n_want}"
+    return (f"the same language and the same {n_got} states, {FINDING_WORDS['numbering']} (section 2.2 step 3: "
+            f"breadth first from the start state, bytes in ascending order)")
+
+
+FINDING_WORDS = {   # the words of each finding that the diagnosis looks for (one place)
+    "dead sink": "a dead sink kept as a state",
+    "language": "the languages differ",
+    "not minimal": "states with the same futures are not merged",
+    "numbering": "numbered in another order",
+}
+
+
+def _first_dead_state(trans: np.ndarray, accept: np.ndarray) -> int | None:
+    """The lowest state from which no accepting state is reachable, or None."""
+    live = accept.copy()
+    while True:
+        targets = np.where(trans >= 0, trans, 0)
+        grown = live | ((trans >= 0) & live[targets]).any(axis=1)
+        if (grown == live).all():
+            break
+        live = grown
+    dead = np.flatnonzero(~live)
+    return int(dead[0]) if len(dead) else None
+
+
+def _accepts(trans: np.ndarray, accept: np.ndarray, data: bytes) -> bool:
+    state = walk(trans, 0, data)
+    return state != DEAD and bool(accept[state])
+
+
+def _distinguishing_string(want_t, want_a, got_t, got_a):
+    """The shortest (then byte-smallest) string one table accepts and the other refuses;
+    None when the languages are equal; False past ``MAX_COMPARED_PAIRS`` pairs."""
+    def accepting(s, accept):
+        return s != DEAD and bool(accept[s])
+
+    start = (0, 0)
+    parent: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        pair = queue.popleft()
+        if accepting(pair[0], want_a) != accepting(pair[1], got_a):
+            out = []
+            while parent[pair] is not None:
+                pair, byte = parent[pair]
+                out.append(byte)
+            return bytes(reversed(out))
+        row_w = want_t[pair[0]] if pair[0] != DEAD else np.full(256, DEAD)
+        row_g = got_t[pair[1]] if pair[1] != DEAD else np.full(256, DEAD)
+        codes, first = np.unique(row_w.astype(np.int64) * (1 << 32) + row_g.astype(np.int64), return_index=True)
+        for byte in sorted(int(b) for b in first):
+            nxt = (int(row_w[byte]), int(row_g[byte]))
+            if nxt not in parent and nxt != (DEAD, DEAD):
+                parent[nxt] = (pair, byte)
+                if len(parent) > MAX_COMPARED_PAIRS:
+                    return False
+                queue.append(nxt)
+    return None

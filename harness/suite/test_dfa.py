@@ -17,7 +17,15 @@ import pytest
 from golden.readings import first_disagreement_with_re, probe_strings
 from harness.sandbox import call_many
 from harness.suite import strength
-from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, first_difference, shortest_path
+from harness.suite.explain import (
+    DEAD,
+    expect_refusal,
+    expect_valueerror,
+    fail,
+    first_difference,
+    shortest_path,
+    table_finding,
+)
 from harness.suite.inputs import (
     EQUIVALENT_PAIRS,
     EXTRA_SYNTAX,
@@ -59,19 +67,29 @@ def compile_ok(impl, pattern: str):
 def test_hand_example(impl):
     dfa, trans, accept = compile_ok(impl, HAND_PATTERN)
     if dfa.n_states != 7:
-        fail("the hand example has 7 states (section 3)", pattern=HAND_PATTERN, expected=7, got=int(dfa.n_states))
+        fail("the hand example has 7 states (section 3)", pattern=HAND_PATTERN, expected=7, got=int(dfa.n_states),
+             **hand_finding(trans, accept))
     if accept.tolist() != HAND_ACCEPT:
         fail("accepting states differ from section 3 (expected {5, 6})", pattern=HAND_PATTERN,
-             expected=[i for i, a in enumerate(HAND_ACCEPT) if a], got=np.flatnonzero(accept).tolist())
+             expected=[i for i, a in enumerate(HAND_ACCEPT) if a], got=np.flatnonzero(accept).tolist(),
+             **hand_finding(trans, accept))
     expected = hand_trans()
     where = first_difference(expected, trans)
     if where is not None:
         state, byte = where
         fail(f"edge {state} --{bytes([byte])!r}--> differs from section 3", pattern=HAND_PATTERN,
              state=state, path=shortest_path(expected, state), byte=bytes([byte]),
-             expected=int(expected[state, byte]), got=int(trans[state, byte]))
+             expected=int(expected[state, byte]), got=int(trans[state, byte]), **hand_finding(trans, accept))
     _check_step_and_matches(impl, dfa)
     strength.run_for("test_hand_example", impl)
+
+
+def hand_finding(trans, accept, prefix: str = "") -> dict:
+    """``{"finding": ...}`` when the candidate's table of the hand example differs from
+    section 3's (``explain.table_finding``), else ``{}``: a fact for a failure's details.
+    ``prefix`` says why it matters to a test that addresses states by section 3's numbers."""
+    finding = table_finding(hand_trans(), HAND_ACCEPT, trans, accept)
+    return {"finding": prefix + finding} if finding else {}
 
 
 def _check_step_and_matches(impl, dfa) -> None:
@@ -192,9 +210,11 @@ def test_canonical_form(impl):
         _assert_same_language_by_re(left, right)
         _, t1, a1 = compile_ok(impl, left)
         _, t2, a2 = compile_ok(impl, right)
-        _compare_tables(f"{left!r} and {right!r} have one language but different tables",
-                        t1, a1, t2, a2, left=left, right=right)
         want_t, want_a = derivatives.canonical_dfa(left)
+        # the finding of the pair: each table against the canonical one (the pair alone cannot say which is off)
+        finding = table_finding(want_t, want_a, t1, a1) or table_finding(*derivatives.canonical_dfa(right), t2, a2)
+        _compare_tables(f"{left!r} and {right!r} have one language but different tables",
+                        t1, a1, t2, a2, left=left, right=right, finding=finding)
         _compare_tables("the table differs from the derivative oracle's canonical DFA", want_t, want_a,
                         t1, a1, pattern=left)
 
@@ -211,8 +231,12 @@ def _assert_same_language_by_re(left: str, right: str) -> None:
                 f"catalogue bug: {left!r} and {right!r} differ on {data!r}"
 
 
-def _compare_tables(reason: str, want_t, want_a, got_t, got_a, **facts) -> None:
+def _compare_tables(reason: str, want_t, want_a, got_t, got_a, finding: str | None = None, **facts) -> None:
+    """Fail with ``reason`` where the tables differ; ``finding`` (default: ``table_finding``
+    of the two) says what the difference shows."""
     want_t, want_a = np.asarray(want_t), np.asarray(want_a)
+    finding = finding or table_finding(want_t, want_a, got_t, got_a)
+    facts = {**facts, "finding": finding} if finding else facts
     if want_t.shape != got_t.shape:
         fail(reason, **facts, expected=f"{want_t.shape[0]} states", got=f"{got_t.shape[0]} states")
     where = first_difference(want_a, got_a)

@@ -31,7 +31,7 @@ from harness.suite.inputs import (
     random_vocab,
 )
 from harness.suite.seeding import derive, seeded_rng
-from harness.suite.test_dfa import compile_ok
+from harness.suite.test_dfa import compile_ok, hand_finding
 from harness.suite.tiers import decision
 
 
@@ -66,21 +66,27 @@ def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[n
 # ---------------------------------------------------------------- test_hand_example_masks
 
 
+NUMBERED_BY_SECTION_3 = "this test addresses states by section 3's numbers, and your DFA of the hand example differs: "
+
+
 @pytest.mark.unit
 @pytest.mark.smoke
 def test_hand_example_masks(impl):
-    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    dfa, trans, accept = compile_ok(impl, HAND_PATTERN)
+    context = hand_finding(trans, accept, NUMBERED_BY_SECTION_3)
     index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     want_masks, want_ends = brute_force(hand_trans(), np.array(HAND_ACCEPT), HAND_VOCAB, HAND_EOS)
     for state, allowed in HAND_MASKS.items():  # the seed's table, then the definition for 1, 2, 4
         assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
     for state in range(7):
         got = mask_of(index, state, len(HAND_VOCAB), pattern=HAND_PATTERN)
-        _compare_mask(want_masks[state], got, state, hand_trans(), HAND_VOCAB, pattern=HAND_PATTERN, eos_id=HAND_EOS)
+        _compare_mask(want_masks[state], got, state, hand_trans(), HAND_VOCAB, pattern=HAND_PATTERN, eos_id=HAND_EOS,
+                      **context)
     # next_state for tokens (delta*), then EOS and refused tokens (the contract's decisions)
     for state, token, want in [(0, 9, 5), (0, 8, 3), (3, 11, 6), (0, 12, DEAD), (0, 1, DEAD), (6, 7, DEAD),
                                (2, 5, 4), (5, 13, 5), (6, 13, 6), (0, 13, DEAD), (0, 14, DEAD)]:
-        check_next_state(index, state, token, want, HAND_VOCAB, HAND_EOS, hand_trans(), pattern=HAND_PATTERN)
+        check_next_state(index, state, token, want, HAND_VOCAB, HAND_EOS, hand_trans(), pattern=HAND_PATTERN,
+                         **context)
     for state, token in ((7, 0), (0, 15), (-2, 0), (0, -1)):  # -1: a token id Python would index from the end
         expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(state, token),
                           f"next_state({state}, {token}) with 7 states and 15 tokens")
@@ -202,18 +208,19 @@ def _explore(index, pattern: str, vocab, eos_id) -> None:
 
 @pytest.mark.unit
 def test_constraint_lifecycle(impl):
-    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    dfa, trans, accept = compile_ok(impl, HAND_PATTERN)
+    context = hand_finding(trans, accept, NUMBERED_BY_SECTION_3)
     index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     c = make_constraint(impl, index)
-    _expect(c, state=0, done=False, complete=False, allowed=set(HAND_MASKS[0]))
+    _expect(c, state=0, done=False, complete=False, allowed=set(HAND_MASKS[0]), context=context)
     _refused(c, HAND_EOS, "EOS before the text is complete must be refused", state=0, token=(13, None))
     _refused(c, 12, "a disallowed token must be refused", state=0, token=(12, b"x"))
     _unchanged_after_refusal(c, state=0, allowed=set(HAND_MASKS[0]))
     c = make_constraint(impl, index)  # a fresh one: what a refusal leaves behind is only a decision
     c.advance(9)  # cat
-    _expect(c, state=5, done=False, complete=True, allowed=set(HAND_MASKS[5]))
+    _expect(c, state=5, done=False, complete=True, allowed=set(HAND_MASKS[5]), context=context)
     c.advance(7)  # s
-    _expect(c, state=6, done=False, complete=True, allowed={13})
+    _expect(c, state=6, done=False, complete=True, allowed={13}, context=context)
     c.advance(HAND_EOS)
     if not bool(c.done):
         fail("Constraint.done must be True after EOS", pattern=HAND_PATTERN, path=b"cats", got=bool(c.done))
@@ -225,9 +232,9 @@ def test_constraint_lifecycle(impl):
     for token in (HAND_EOS, 7, 0):
         _refused(c, token, "nothing may follow EOS", token=token)
     resumed = advanced(impl, index, [8])  # "ca": the seed's state 3
-    _expect(resumed, state=3, done=False, complete=False, allowed={2, 3, 11})
+    _expect(resumed, state=3, done=False, complete=False, allowed={2, 3, 11}, context=context)
     resumed.advance(11)  # ts
-    _expect(resumed, state=6, done=False, complete=True, allowed={13})
+    _expect(resumed, state=6, done=False, complete=True, allowed={13}, context=context)
 
 
 def _refused(c, token_id: int, reason: str, **facts) -> None:
@@ -240,12 +247,17 @@ def _unchanged_after_refusal(c, state: int, allowed: set[int]) -> None:
     decision("refusal_changes_nothing", got == want, f"after two refused tokens: {got}, expected {want}")
 
 
-def _expect(c, state: int, done: bool, complete: bool, allowed: set[int]) -> None:
+_SEED_NAMES = {"state": "Constraint.state", "done": "Constraint.done", "complete": "Constraint.is_complete()",
+               "allowed": "Constraint.mask()"}   # what a student reads names the seed's interface (section 4)
+
+
+def _expect(c, state: int, done: bool, complete: bool, allowed: set[int], context: dict) -> None:
     got = dict(state=int(c.state), done=bool(c.done), complete=bool(c.is_complete()),
                allowed=set(np.flatnonzero(np.asarray(c.mask())).tolist()))
     want = dict(state=state, done=done, complete=complete, allowed=allowed)
     for key in want:
         if got[key] != want[key]:
-            fail(f"Constraint.{key} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got)
+            fail(f"{_SEED_NAMES[key]} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got,
+                 **context)
     if np.asarray(c.mask()).shape != (len(HAND_VOCAB),):
         fail("Constraint.mask() must be bool [V]", got=np.asarray(c.mask()).shape)

@@ -22,7 +22,7 @@ from harness.suite.inputs import (
     make_constraint,
 )
 from harness.suite.seeding import seeded_rng
-from harness.suite.test_dfa import compile_ok
+from harness.suite.test_dfa import compile_ok, hand_finding
 from harness.suite.tiers import decision
 
 
@@ -74,7 +74,9 @@ def _log_softmax_at(logits: np.ndarray, allowed: list[int], token: int) -> float
 
 @pytest.mark.unit
 def test_greedy_takes_the_best_allowed_token(impl):
-    dfa, _, _ = compile_ok(impl, HAND_PATTERN)
+    dfa, trans, accept = compile_ok(impl, HAND_PATTERN)
+    context = hand_finding(trans, accept, "this test addresses states by section 3's numbers, and your DFA of the "
+                                          "hand example differs: ")
     index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     greedy = impl.SamplingParams(temperature=0.0)
     # state 0 allows 0 c, 4 d, 8 ca, 9 cat, 10 dog. x (12), EOS (13) and "" (14) score higher
@@ -87,7 +89,7 @@ def test_greedy_takes_the_best_allowed_token(impl):
     for seed, (state, reach, row, want_id, want_state, allowed) in enumerate(cases):
         c = advanced(impl, index, reach)
         token, logprob = impl.constrained_sample(row, c, greedy, [], seeded_rng(seed))
-        facts = dict(pattern=HAND_PATTERN, state=state, logits=np.asarray(row).tolist(), allowed=allowed)
+        facts = dict(pattern=HAND_PATTERN, state=state, logits=np.asarray(row).tolist(), allowed=allowed, **context)
         if token != want_id:
             fail("greedy must take the largest allowed logit (ties to the lowest id)", **facts,
                  expected=(want_id, HAND_VOCAB[want_id]), got=(token, HAND_VOCAB[token] if 0 <= token < 15 else None))
