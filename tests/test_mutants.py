@@ -48,8 +48,9 @@ def test_ids_are_unique_and_complete():
     port = sorted(i for i in ids if i.startswith("l10_9:"))
     assert port[:11] == [f"l10_9:s{i:02d}" for i in range(1, 12)]
     assert all(re.fullmatch(r"l10_9:s\d\d", i) for i in port)
-    assert port[11:] == [f"l10_9:s{i}" for i in range(12, 17)]  # the tool surface's, run like the others
-    assert {BY_ID[i].kind for i in port[11:]} == {TOOLS_REPLAY}
+    assert port[11:16] == [f"l10_9:s{i}" for i in range(12, 17)]  # the tool surface's, run like the others
+    assert {BY_ID[i].kind for i in port[11:16]} == {TOOLS_REPLAY}
+    assert port[16:] == ["l10_9:s17"] and BY_ID["l10_9:s17"].kind == REPLAY  # ours: vocab_bytes_marks_specials
     assert set(ids) <= {*(f"s{i:02d}" for i in range(1, 28)), *port}  # no third namespace, no old p-ids
 
 

@@ -46,8 +46,8 @@ def test_an_edit_two_mutants_share_is_one_definition():
             assert first.setdefault(key, anchor) is anchor, f"{mutant.id}: {anchor} is written twice"
             users.setdefault(id(anchor), set()).add(mutant.id)
     shared = sorted(sorted(ids) for ids in users.values() if len(ids) > 1)
-    assert shared == [["l10_9:s04", "s22"], ["l10_9:s05", "s18"], ["l10_9:s10", "s07"]]
-    for port, own in (("l10_9:s04", "s22"), ("l10_9:s05", "s18"), ("l10_9:s10", "s07")):
+    assert shared == [["l10_9:s04", "s22"], ["l10_9:s05", "s18"], ["l10_9:s10", "s07"], ["l10_9:s17", "s27"]]
+    for port, own in (("l10_9:s04", "s22"), ("l10_9:s05", "s18"), ("l10_9:s10", "s07"), ("l10_9:s17", "s27")):
         assert BY_ID[port].killers != BY_ID[own].killers and BY_ID[port].pitfall and BY_ID[own].pitfall
 
 

@@ -134,6 +134,7 @@ ENUM_UNESCAPED = Anchor("schema.py", "enum_or_const",
                         'return group("|".join(escape(t) for t in unique)) if len(unique) > 1 else escape(unique[0])',
                         'return group("|".join(unique)) if len(unique) > 1 else unique[0]')
 """s22 and l10_9:s04: enum and const values inserted into the regex as they are."""
+SPECIALS_GIVEN_BYTES = Anchor("vocab.py", "_mark_specials", "vocab[i] = None", "pass")  # s27, l10_9:s17
 ADVANCE_AFTER_EOS = Anchor("constraint.py", "Constraint.advance", "if self.done:\n    raise ...", "pass")
 """s07 (with a second edit) and l10_9:s10 (with the mask's half): advance accepts a token after EOS."""
 
@@ -258,7 +259,7 @@ MUTANTS: tuple[Mutant, ...] = (
                    'return token.encode("utf-8")'),),
            _vocab(["\u0120a", "b"])),
     Mutant("s27", "vocab", "specials given bytes (e.g. '<|endoftext|>' has bytes)", ("test_vocab_bytes",),
-           (Anchor("vocab.py", "_mark_specials", "vocab[i] = None", "pass"),),
+           (SPECIALS_GIVEN_BYTES,),
            _vocab(["a", "<|endoftext|>"], specials=[1])),
     # --- the Rust port's mutants (002 section 5, its ids s01-s11 as l10_9:sNN), simulated
     # on the Python reference; each killed by the golden replay check the seed names
@@ -317,7 +318,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # the port's tokenizer rule broken, killed by constrain_golden.json's vocab_bytes section
     Mutant("l10_9:s17", "vocab", "specials given bytes (cl100k_base's '<|endoftext|>' generated as text)",
            ("vocab_bytes_marks_specials",),
-           (Anchor("vocab.py", "_mark_specials", "vocab[i] = None", "pass"),),
+           (SPECIALS_GIVEN_BYTES,),
            _vocab(["a", "<|endoftext|>"], specials=[1]), kind=REPLAY),
 )
 
