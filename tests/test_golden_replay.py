@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import time
 import types
 from pathlib import Path
 
@@ -379,7 +380,19 @@ def test_golden_replay_fails_the_checks_a_missing_name_blocks():
 def test_golden_replay_times_out_a_hanging_candidate():
     code, _, err = _run("replay", "--impl", str(CANDIDATES / "loops_forever.py"), "--file", "constrain",
                         "--timeout", "5")
-    assert code == 3 and "timeout: no answer within the deadline" in err
+    # the limit counts the candidate's CPU seconds (a busy machine cannot make it time out)
+    assert code == 3 and "timeout: CPU-time limit" in err and "more than 5 CPU s" in err
+
+
+@pytest.mark.e2e
+@pytest.mark.boundary
+def test_golden_replay_ends_a_sleeping_candidate_by_the_wall_clock_backstop():
+    # sleeping uses no CPU: only the backstop (BACKSTOP_FACTOR x --timeout wall seconds) ends it
+    start = time.monotonic()
+    code, _, err = _run("replay", "--impl", str(CANDIDATES / "sleeps.py"), "--file", "constrain",
+                        "--timeout", "0.5")
+    assert code == 3 and "wall-clock backstop" in err
+    assert time.monotonic() - start < 120   # 5 s, granted once more on a loaded machine: never the day it asks
 
 
 @pytest.mark.e2e

@@ -11,7 +11,8 @@
 regenerated one, or when a file fails its format version or JSON Schema.
 ``replay`` (``harness.golden_replay``) exits 1 when the implementation fails a check (a contract name it lacks fails
 the checks that need it), 2 when the spec names nothing loadable, 3 when it cannot be
-imported, crashes, exceeds ``--timeout`` wall seconds or ``--memory`` MB, 4 when the
+imported, crashes, exceeds ``--timeout`` CPU seconds (its process tree's; wall time only a
+10x backstop) or ``--memory`` MB, 4 when the
 harness's files changed during the run. A candidate given with ``--impl`` is untrusted:
 the replay and every assertion run in this process, the candidate behind the wall
 (``harness.sandbox``: a confined process reached over a data-only channel); the golden
@@ -65,7 +66,8 @@ def add_arguments(parser) -> None:
                    help="the contract's decisions fail (default: the seed's text only; a departure is a note, "
                         "as in check's default tier)")
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
-    p.add_argument("--timeout", type=seconds, default=600.0, help="wall seconds for a candidate's replay")
+    p.add_argument("--timeout", type=seconds, default=600.0,
+                   help="CPU seconds of the candidate's process tree for its whole replay (wall clock: a 10x backstop)")
     p.add_argument("--memory", type=megabytes(256), default=4096, help="address-space limit (MB) for a candidate")
     add_unconfined(p)
     registry.add_options(p, {"tests"})  # --json, --junit-xml, --html, --csv, --md: a row per check

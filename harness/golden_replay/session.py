@@ -8,8 +8,10 @@ or against a candidate behind the wall, print each ``ReplayReport``, say the exi
   anything runs; a bad one is a usage error (exit 2) naming the file;
 - without ``impl`` the reference runs in this process (``loading.reference``);
 - with ``impl`` the candidate runs in a confined process (``harness.sandbox.Candidate``)
-  and the comparisons get its module proxy; every call is bounded by ``timeout`` wall
-  seconds in all, the process by ``memory`` MB; a crash, a timeout or a module that
+  and the comparisons get its module proxy; the calls are bounded by ``timeout`` CPU
+  seconds of the candidate's process tree in all (wall time only the policy's backstop,
+  ``BACKSTOP_FACTOR`` times that: a busy machine changes no verdict), the process by
+  ``memory`` MB; a crash, a timeout or a module that
   cannot load is exit 3; afterwards the harness's files are verified and restored if
   they changed (exit 4, each change printed);
 - otherwise exit 0 when every check passed, 1 when one failed.
@@ -186,7 +188,7 @@ def _replay_candidate(options: ReplayOptions, candidate, docs, stdout, stderr) -
     for problem in load["problems"]:
         print(f"golden replay: contract name missing or unusable: {escape(problem)}", file=stdout)
     outcome = ReplayOutcome(int(ExitCode.OK), confinement=load["confinement"])
-    candidate.deadline = time.monotonic() + options.timeout
+    candidate.limit_cpu(options.timeout)  # CPU seconds in all; the wall clock only as the backstop
     try:
         for kind, doc in docs:
             report = compare(kind, doc, candidate.module, options.strict_regex, options.strict)

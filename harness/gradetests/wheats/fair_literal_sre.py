@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 SEED_READINGS = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
-"""The seed's readings this wheat takes where the contract took the other (the grader of student tests groups the wheats by it)."""
+"""The seed's readings this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
 
 DEAD = -1
 MAX_REPEAT = 1000

@@ -42,7 +42,7 @@ from collections import deque
 import numpy as np
 
 SEED_READINGS = {"python_only_syntax_refused": "python_meaning"}
-"""The seed's reading this wheat takes where the contract took the other (the grader of student tests groups the wheats by it)."""
+"""The seed's reading this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
 
 DEAD = -1
 CAP_REPEAT = 1000
