@@ -41,6 +41,15 @@ def _alphabet(text: str) -> bytes:
     return data
 
 
+def _operators(text: str) -> list[str]:
+    """Comma-separated operators; a comma inside braces belongs to the operator (``{0,2}``)."""
+    import re
+    items = [x.strip() for x in re.findall(r"\{[^}]*\}|[^,]+", text) if x.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"{text!r} names no operator")
+    return items
+
+
 def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--max-size", type=count, default=4, help="largest pattern size, atoms + operators (4)")
@@ -50,7 +59,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dot", action="store_true", help="atoms: '.'")
     parser.add_argument("--escapes", action="store_true", help="atoms: \\d \\w \\s \\D \\W \\S \\.")
     parser.add_argument("--empty", action="store_true", help="atoms: the empty pattern")
-    parser.add_argument("--ops", type=names, default=None,
+    parser.add_argument("--ops", type=_operators, default=None,
                         help="operators, comma-separated, of: concat | * + ? {2} {0,2} {1,} () "
                              "(default concat,|,*,+,?)")
     parser.add_argument("--schemas", action="store_true", help="sweep the small schema grammar instead")
