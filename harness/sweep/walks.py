@@ -45,20 +45,22 @@ def distances_to_accept(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
 def random_members(trans: np.ndarray, accept: np.ndarray, rng: np.random.Generator, count: int,
                    max_len: int) -> list[bytes]:
     """``count`` seeded random members of the table's language (module docstring)."""
-    dist = distances_to_accept(trans, accept)
-    live = [np.flatnonzero(row >= 0) for row in trans]
+    dist = distances_to_accept(trans, accept).tolist()
+    rows = trans.tolist()
+    accepting = accept.tolist()
+    live = [[b for b, t in enumerate(row) if t >= 0] for row in rows]
     out = []
     for _ in range(count):
         state, data = 0, bytearray()
         while True:
-            if accept[state] and (len(live[state]) == 0 or rng.random() < STOP or len(data) >= max_len):
+            if accepting[state] and (not live[state] or rng.random() < STOP or len(data) >= max_len):
                 break
             if len(data) >= max_len:  # the shortest way home
-                choices = [b for b in live[state] if dist[trans[state, b]] == dist[state] - 1]
-                byte = int(choices[0])
+                byte = next(b for b in live[state] if dist[rows[state][b]] == dist[state] - 1)
             else:
-                byte = int(rng.choice(live[state]))
+                choices = live[state]
+                byte = choices[int(rng.random() * len(choices))]
             data.append(byte)
-            state = int(trans[state, byte])
+            state = rows[state][byte]
         out.append(bytes(data))
     return out
