@@ -199,3 +199,25 @@ def test_bad_arguments_are_one_line_and_exit_2(argv, message):
     code, out, err = _main("sweep", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
     assert out == ""
+
+
+def test_peers_are_listed_with_witnesses_and_never_fail_the_run():
+    pytest.importorskip("outlines_core")
+    context = sweep_patterns._context({"alphabet": "ab", "string_alphabet": "ab", "max_len": 3,
+                                       "peers": ["outlines-core"]})
+    result = sweep_patterns.check_pattern("a|ab", context)
+    assert result.disagreements == []  # ours agree; the peer's difference is its own
+    # outlines-core 0.2.14 drops the transition from accepting "a" into "ab" (README: what peers found);
+    # the sweep lists exactly the peer's own answers that differ from re, the shortest first
+    peer = context.peers[0].compile_regex("a|ab")
+    differing = [s for s in sweep_patterns.strings_up_to(b"ab", 3) if peer.accepts(s) != (s in (b"a", b"ab"))]
+    expected = [{"pattern": "a|ab", "peer": "outlines-core", "witness": repr(differing[0]),
+                 "peer_says": peer.accepts(differing[0]), "re": differing[0] in (b"a", b"ab")}] if differing else []
+    assert result.peer_differences == expected
+
+
+def test_bench_verb_takes_a_path_after_corpus():
+    from harness.commands.bench import _paths
+    assert _paths(["corpus", "/data/x", "sweep"]) == (["corpus", "sweep"], {"corpus": "/data/x"})
+    assert _paths(["corpus", "sweep"]) == (["corpus", "sweep"], {})
+    assert _paths(["sweep", "nope"]) == (["sweep", "nope"], {})  # left for the verb to refuse
