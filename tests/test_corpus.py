@@ -175,3 +175,13 @@ def test_bounds_are_the_servers():
 def test_bad_arguments_exit_2(argv, message):
     code, out, err = _main("corpus", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_failure_of_the_harness_on_one_entry_is_a_finding_and_the_run_goes_on(monkeypatch):
+    def broken(*args):
+        raise KeyError("oops")
+    monkeypatch.setattr(corpus_check, "_completeness", broken)
+    result = run_corpus(CORPUS / "kubernetes", walks=1)
+    assert len(result.records) == 5 and not result.ok
+    compiled = [r for r in result.records if r["outcome"] == "compiled"]
+    assert all(r["findings"] == ["harness error: KeyError: 'oops'"] for r in compiled)

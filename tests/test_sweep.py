@@ -221,3 +221,8 @@ def test_bench_verb_takes_a_path_after_corpus():
     assert _paths(["corpus", "/data/x", "sweep"]) == (["corpus", "sweep"], {"corpus": "/data/x"})
     assert _paths(["corpus", "sweep"]) == (["corpus", "sweep"], {})
     assert _paths(["sweep", "nope"]) == (["sweep", "nope"], {})  # left for the verb to refuse
+
+
+def test_unknown_peer_exits_2():
+    code, _out, err = _main("sweep", "--max-size", "1", "--peers", "nosuchpeer")
+    assert code == 2 and "unknown peer 'nosuchpeer'" in err

@@ -94,16 +94,16 @@ def run(args, stdout, stderr) -> int:
             from harness.sweep.enumerate import patterns_by_size
             patterns_by_size(grammar, options.max_size)
         results = ResultsFile.open(args.results, "sweep", options.as_dict(), resume=args.resume)
+        if args.peers:
+            from harness.peers import available_peers
+            _loaded, missing = available_peers(args.peers)
+            for name, reason in missing.items():
+                print(f"peer {name} skipped: {reason}", file=stderr)
+        result = run_sweep(options, jobs=args.jobs, scheduler=scheduler_from(args.scheduler), results=results,
+                           progress_out=stderr)
     except ValueError as exc:
         print(f"constrain-harness sweep: error: {exc}", file=stderr)
         return int(ExitCode.USAGE)
-    if args.peers:
-        from harness.peers import available_peers
-        _loaded, missing = available_peers(args.peers)
-        for name, reason in missing.items():
-            print(f"peer {name} skipped: {reason}", file=stderr)
-    result = run_sweep(options, jobs=args.jobs, scheduler=scheduler_from(args.scheduler), results=results,
-                       progress_out=stderr)
     report = sweep_report.to_report(result)
     print(report.terminal, file=stdout)
     if not registry.write_requested(args, report, stderr, prefix="constrain-harness sweep: "):

@@ -72,12 +72,15 @@ def check_entry(payload: dict) -> dict:
         return record
     schema = payload["schema"]
     dfa = _compile(schema, record)
-    if dfa is not None:
-        rng = np.random.default_rng([int(payload["seed"]), _stable_hash(payload["id"])])
-        _soundness(schema, dfa, rng, int(payload["walks"]), record)
-        _completeness(schema, dfa, payload["tests"], record)
-    if payload.get("peers"):
-        record["peers"] = _peers(schema, payload["tests"], payload["peers"], dfa)
+    try:
+        if dfa is not None:
+            rng = np.random.default_rng([int(payload["seed"]), _stable_hash(payload["id"])])
+            _soundness(schema, dfa, rng, int(payload["walks"]), record)
+            _completeness(schema, dfa, payload["tests"], record)
+        if payload.get("peers"):
+            record["peers"] = _peers(schema, payload["tests"], payload["peers"], dfa)
+    except Exception as exc:  # the harness's own failure on this entry: a finding, and the run goes on
+        record["findings"].append(f"harness error: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
     return record
 
 
