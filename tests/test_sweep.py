@@ -226,3 +226,13 @@ def test_bench_verb_takes_a_path_after_corpus():
 def test_unknown_peer_exits_2():
     code, _out, err = _main("sweep", "--max-size", "1", "--peers", "nosuchpeer")
     assert code == 2 and "unknown peer 'nosuchpeer'" in err
+
+
+def test_star_height_4_has_no_third_opinion_but_both_oracles_still_agree():
+    context = sweep_patterns._context({"alphabet": "ab", "string_alphabet": "ab", "max_len": 6})
+    result = sweep_patterns.check_pattern("(?:(?:(?:(?:a*)*)+)*)?", context)  # regex: 7.7 s on these strings
+    assert result.third == "none (star height)" and result.outcome == "compiled"
+    assert result.disagreements == [] and result.timeouts == 0
+    assert sweep_patterns.check_pattern("(?:(?:(?:a*)*)+)*", context).third == "none (star height)"  # 4 too
+    assert sweep_patterns.check_pattern("(?:(?:a*)*)+", context).third == "regex"
+    assert sweep_patterns.check_pattern("(?:a*)b", context).third == "re"

@@ -18,11 +18,15 @@ implementation on its own, none of their code is shared):
    shortlex order, the reference table, ``Oracle.matches`` and ``re.fullmatch`` on bytes
    agree; the first string where they do not is the witness (minimal by construction).
    Python's ``re`` backtracks exponentially on nested repeats (``(?:(?:(?:a*)*)+)*`` takes
-   8 s on ``aaab``, one more level hangs), so for a pattern of star height 2 or more (a
-   repeat of at most more than one inside another, in Python's own parse, ``re._parser``)
-   the third opinion is the ``regex`` module's ``fullmatch`` (same meaning on bytes,
-   no exponential backtracking there), with a ``REGEX_TIMEOUT`` backstop: a timeout is
-   counted as ``third_opinion_timeouts``, never as an agreement or a disagreement;
+   8 s on ``aaab``, one more level hangs), so the third opinion depends on the star height
+   (repeats of more than one, nested, in Python's own parse, ``re._parser``): up to 1,
+   ``re.fullmatch`` on bytes; 2 and 3, the ``regex`` module's ``fullmatch`` (same meaning on
+   bytes, and fast there); from ``MAX_STAR_HEIGHT`` + 1 = 4 on, none (``regex`` too takes
+   seconds per string: ``(?:(?:(?:(?:a*)*)+)*)?`` 7.7 s for the 127 strings up to 6): such
+   patterns are counted under third opinion ``none (star height)``, checked by the two
+   automaton oracles only. A ``REGEX_TIMEOUT`` backstop (wall seconds per string) remains:
+   on a timeout the third opinion gives up on that pattern (``third_opinion_timeouts``
+   counts the patterns), never counted as an agreement or a disagreement;
 4. **masks**: over a small generated vocabulary (every string of one or two bytes of the
    alphabet, the extra string bytes alone, the empty token, a special (None), EOS), the
    reference ``TokenIndex.mask(state)`` equals ``Oracle.mask(vocab, eos, prefix)`` at
@@ -57,8 +61,10 @@ from oracles.automaton import TokenIndex, regex_to_dfa
 
 __all__ = ["check_patterns", "check_pattern", "strings_up_to", "sweep_vocabulary", "CACHE_TABLES"]
 
-REGEX_TIMEOUT = 10.0
-"""Wall seconds the ``regex`` module may spend on one string (a backstop: it never needed 0.1 s)."""
+REGEX_TIMEOUT = 2.0
+"""Wall seconds the ``regex`` module may spend on one string (a backstop; star height <= 3 never needed it)."""
+MAX_STAR_HEIGHT = 3
+"""Patterns of a greater star height get no third opinion (module docstring, step 3)."""
 CACHE_TABLES = 4096
 """Distinct reference tables whose string answers and masks are kept (least recently used dropped)."""
 
@@ -191,20 +197,26 @@ def _build(build):
 
 
 class _ThirdOpinion:
-    """``re.fullmatch`` on bytes, or the ``regex`` module's for star height >= 2."""
+    """``re.fullmatch`` on bytes (star height <= 1), the ``regex`` module's (2 and 3), or
+    none (``usable`` False) above ``MAX_STAR_HEIGHT``."""
 
     def __init__(self, compiled_re):
-        self.by_regex = _star_height(compiled_re.pattern.decode("ascii")) >= 2
-        self.name = "regex" if self.by_regex else "re"
+        height = _star_height(compiled_re.pattern.decode("ascii"))
+        self.usable = height <= MAX_STAR_HEIGHT
+        self.by_regex = height >= 2
+        self.name = "re" if height <= 1 else "regex" if self.usable else "none (star height)"
         self.compiled = regex.compile(compiled_re.pattern) if self.by_regex else compiled_re
 
     def fullmatch(self, data: bytes) -> bool | None:
-        """True/False, or None when ``regex`` ran past ``REGEX_TIMEOUT``."""
+        """True/False, or None: no opinion (star height, or ``regex`` ran past ``REGEX_TIMEOUT``)."""
+        if not self.usable:
+            return None
         if not self.by_regex:
             return self.compiled.fullmatch(data) is not None
         try:
             return self.compiled.fullmatch(data, timeout=REGEX_TIMEOUT) is not None
         except TimeoutError:
+            self.usable = False  # give up on this pattern: at most one timeout each
             return None
 
 
@@ -254,7 +266,7 @@ def _outcome_disagreements(pattern: str, ref_error, der_error, re_error) -> list
 
 def _empty_language_check(pattern: str, third, context: _Context) -> list[dict]:
     for s in context.strings:
-        if third.fullmatch(s):
+        if third.fullmatch(s):  # None (no opinion) is not a match
             return [_disagreement(pattern, "match", s, reference="EmptyLanguage", derivatives="EmptyLanguage",
                                   **{third.name: True}, detail="both oracles call the language empty")]
     return []
@@ -287,18 +299,17 @@ def _table_answers(trans: np.ndarray, accept: np.ndarray, context: _Context) -> 
 
 
 def _string_disagreements(pattern, ref_answers, oracle, third, context: _Context) -> tuple[list[dict], int]:
-    """(the first disagreement on the strings, if any; how many strings the third opinion timed out on)."""
-    timeouts = 0
+    """(the first disagreement on the strings, if any; 1 if the third opinion timed out, else 0)."""
+    had_opinion = third.usable
     for i, s in enumerate(context.strings):
         der = oracle.matches(s)
         py = third.fullmatch(s)
-        if py is None:
-            timeouts += 1
-            py = der
-        if not (bool(ref_answers[i]) == der == py):
-            return [_disagreement(pattern, "match", s, reference=bool(ref_answers[i]), derivatives=der,
-                                  **{third.name: py})], timeouts
-    return [], timeouts
+        answers = {"reference": bool(ref_answers[i]), "derivatives": der}
+        if py is not None:
+            answers[third.name] = py
+        if len(set(answers.values())) > 1:
+            return [_disagreement(pattern, "match", s, **answers)], int(had_opinion and not third.usable)
+    return [], int(had_opinion and not third.usable)
 
 
 def _mask_disagreements(pattern, ref, ref_masks, oracle, context: _Context) -> list[dict]:

@@ -25,7 +25,7 @@ def _level_line(result: SweepResult, level: Level) -> str:
     if level.third_opinion:
         line += "; third opinion " + ", ".join(f"{k} {n}" for k, n in sorted(level.third_opinion.items()))
     if level.timeouts:
-        line += f" ({level.timeouts} strings past the regex backstop)"
+        line += f" ({level.timeouts} pattern(s) where regex ran past its backstop: no third opinion)"
     if level.instances:
         line += "; instances " + ", ".join(f"{n} {k}" for k, n in sorted(level.instances.items()))
         line += f"; {level.walks} walks"
