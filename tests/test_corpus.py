@@ -185,3 +185,37 @@ def test_a_failure_of_the_harness_on_one_entry_is_a_finding_and_the_run_goes_on(
     assert len(result.records) == 5 and not result.ok
     compiled = [r for r in result.records if r["outcome"] == "compiled"]
     assert all(r["findings"] == ["harness error: KeyError: 'oops'"] for r in compiled)
+
+
+def test_a_peer_past_its_timeout_is_ended_and_the_row_says_so(monkeypatch):
+    pytest.importorskip("llguidance")
+    import time
+    monkeypatch.setattr(corpus_check, "PEER_TIMEOUT_SECONDS", 0.01)  # less than the child needs to start
+    corpus_check._POOLS.pop("llguidance", None)
+    started = []
+    real_submit = corpus_check.ProcessPoolExecutor.submit
+
+    def spy(pool, *args):
+        future = real_submit(pool, *args)
+        started.extend(p.pid for p in pool._processes.values())
+        return future
+    monkeypatch.setattr(corpus_check.ProcessPoolExecutor, "submit", spy)
+    row = corpus_check._peer_in_child("llguidance", {"type": "integer"}, [(b"1", True)], [True])
+    assert row["reason"].startswith("timeout: more than 0.01 s") and not row["compiled"]
+    assert "llguidance" not in corpus_check._POOLS and started
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(started[0]):
+        time.sleep(0.05)
+    assert not _alive(started[0]), "the peer's child process was left running"
+
+
+def _alive(pid: int) -> bool:
+    import os
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead; reap it if it is ours
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return False

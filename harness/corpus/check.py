@@ -32,14 +32,22 @@ module only drives them):
    first valid instance (tokenized greedily over the golden files' 123-token vocabulary;
    each ``allowed(prefix)`` call replays the prefix, so it is an upper bound of the
    incremental cost), and its answers on the same re-serialised instances (a difference
-   from ours is listed with the instance and jsonschema's verdict).
+   from ours is listed with the instance and the record's label). Each peer runs in a
+   child process of its own (``peer_row``, data in and out), ended when it takes more than
+   ``PEER_TIMEOUT_SECONDS`` on one schema or dies: a row "timeout" or "crash", and the run
+   goes on.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
+from concurrent.futures.process import BrokenProcessPool
 
 import jsonschema
 import numpy as np
@@ -56,6 +64,8 @@ COMPILE_BUDGET_SECONDS = 4.0
 MAX_MASK_STEPS = 32
 """Masks timed per peer and schema (the first tokens of the first valid instance)."""
 WALK_MAX_LEN = 400
+PEER_TIMEOUT_SECONDS = 120.0
+"""Wall seconds a peer may take on one schema (a backstop: MaskBench allowed 15 minutes)."""
 
 
 class OutsideReading(ValueError):
@@ -268,21 +278,48 @@ def _respellable(value) -> bool:
 
 def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
     from harness.peers import available_peers
-    from harness.peers.base import Source
 
     loaded, missing = available_peers(names)
     out = {name: {"available": False, "reason": reason} for name, reason in missing.items()}
-    vocab, eos_id = _vocabulary()
     docs = []
     for test in tests:
         try:
             docs.append((compact(in_reading(schema, test["data"])), bool(test["valid"])))
         except (OutsideReading, ValueError, TypeError):
             continue
+    ours = [None if ours_dfa is None else ours_dfa.matches(doc) for doc, _valid in docs]
     for peer in loaded:
-        out[peer.name] = _one_peer(peer, Source.schema(schema) if isinstance(schema, dict) else None,
-                                   docs, vocab, eos_id, ours_dfa)
+        out[peer.name] = _peer_in_child(peer.name, schema, docs, ours)
     return out
+
+
+_POOLS: dict[str, ProcessPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _peer_in_child(name: str, schema, docs: list, ours: list) -> dict:
+    """``peer_row`` in a child process kept per peer, ended (by its own process) when it runs
+    past ``PEER_TIMEOUT_SECONDS`` or dies: a peer that hangs or crashes costs its row only."""
+    with _POOL_LOCK:
+        pool = _POOLS.get(name)
+        if pool is None:
+            pool = _POOLS[name] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        future = pool.submit(peer_row, name, schema, docs, ours)
+        try:
+            return future.result(timeout=PEER_TIMEOUT_SECONDS)
+        except (FuturesTimeout, BrokenProcessPool) as exc:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            del _POOLS[name]
+            what = (f"timeout: more than {PEER_TIMEOUT_SECONDS:g} s (wall)" if isinstance(exc, FuturesTimeout)
+                    else "crash: the peer's process died")
+            return {**_empty_row(), "reason": what}
+
+
+def _empty_row() -> dict:
+    return {"available": True, "compiled": False, "reason": "", "compile_seconds": None,
+            "first_mask_seconds": None, "mask_seconds": [], "differences": 0, "difference": None}
 
 
 def _vocabulary():
@@ -290,15 +327,22 @@ def _vocabulary():
     return list(CONSTRAIN_VOCAB), CONSTRAIN_EOS
 
 
-def _one_peer(peer, source, docs, vocab, eos_id, ours_dfa) -> dict:
-    row: dict = {"available": True, "compiled": False, "reason": "", "compile_seconds": None,
-                 "first_mask_seconds": None, "mask_seconds": [], "differences": 0, "difference": None}
-    if source is None:
+def peer_row(name: str, schema, docs: list, ours: list) -> dict:
+    """One peer on one schema (runs in the peer's child process): compile outcome and
+    seconds, time to first mask, per-mask times along the first valid instance, and its
+    answers on ``docs`` against ``ours`` (our DFA's answers; None where we refused)."""
+    from harness.peers import load_peer
+    from harness.peers.base import Source
+
+    row = _empty_row()
+    if not isinstance(schema, dict):
         row["reason"] = "not an object schema"
         return row
+    peer = load_peer(name)
+    vocab, eos_id = _vocabulary()
     start = time.perf_counter()
     try:
-        compiled = peer.compile(source)
+        compiled = peer.compile(Source.schema(schema))
         row["compile_seconds"] = round(time.perf_counter() - start, 6)
         masker = compiled.masker(vocab, eos_id)
         masker.allowed([])
@@ -317,14 +361,15 @@ def _one_peer(peer, source, docs, vocab, eos_id, ours_dfa) -> dict:
             tick = time.perf_counter()
             masker.allowed(ids[:k])
             row["mask_seconds"].append(round(time.perf_counter() - tick, 7))
-    if ours_dfa is not None:
-        for doc, _valid in docs:
-            theirs, ours = compiled.accepts(doc), ours_dfa.matches(doc)
-            if theirs != ours:
-                row["differences"] += 1
-                if row["difference"] is None:
-                    row["difference"] = {"doc": doc.decode("utf-8", errors="backslashreplace")[:200],
-                                         "peer": theirs, "ours": ours, "labelled_valid": _valid}
+    for (doc, valid), our_answer in zip(docs, ours):
+        if our_answer is None:
+            continue
+        theirs = compiled.accepts(doc)
+        if theirs != our_answer:
+            row["differences"] += 1
+            if row["difference"] is None:
+                row["difference"] = {"doc": doc.decode("utf-8", errors="backslashreplace")[:200],
+                                     "peer": theirs, "ours": our_answer, "labelled_valid": valid}
     return row
 
 
