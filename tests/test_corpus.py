@@ -219,3 +219,14 @@ def _alive(pid: int) -> bool:
         return os.waitpid(pid, os.WNOHANG) == (0, 0)
     except ChildProcessError:
         return False
+
+
+def test_keywords_outside_the_subset_are_ranked(result):
+    by_id = {r["id"]: r for r in result.records}
+    assert all(by_id[i]["outside"] == [] for i in COMPILED)  # a compiled schema uses the subset only
+    assert by_id["github/ref.json"]["outside"] == ["$defs", "$ref"]
+    assert by_id["github/format.json"]["outside"] == ["format"]
+    assert by_id["github/additional_schema.json"]["outside"] == ["additionalProperties"]
+    assert by_id["kubernetes/definitions.json"]["outside"] == ["definitions"]
+    ranked = dict((k, (n, alone)) for k, n, alone in result.keywords_outside())
+    assert ranked["format"] == (1, 1) and ranked["$ref"] == (1, 0)

@@ -27,6 +27,9 @@ module only drives them):
    (``integral float``: ``1.0`` for an integer; ``raw DEL``; ``enum spelling``: an enum
    or const value equal for JSON Schema but spelled otherwise), else ``rejected``: a
    finding. An ``invalid`` instance must be rejected: ``invalid accepted`` is a finding;
+   and, whatever the outcome, ``outside``: every keyword of the schema outside the subset
+   (``keywords_outside``), so the report can rank what the subset would have to grow to
+   cover (a refusal names only the first keyword the reference meets);
 5. **peers** (``--peers``): each peer compiles the schema (outcome and seconds), the time to
    its first mask (compile + mask of the empty prefix) and the time of each mask along the
    first valid instance (tokenized greedily over the golden files' 123-token vocabulary;
@@ -81,6 +84,7 @@ def check_entry(payload: dict) -> dict:
         record.update(outcome="unreadable", reason=payload["error"])
         return record
     schema = payload["schema"]
+    record["outside"] = keywords_outside(schema)
     dfa = _compile(schema, record)
     try:
         if dfa is not None:
@@ -96,6 +100,38 @@ def check_entry(payload: dict) -> dict:
 
 def _stable_hash(text: str) -> int:
     return int.from_bytes(text.encode("utf-8")[-64:].ljust(8, b"\0")[:8], "little") ^ len(text)
+
+
+SUBSCHEMA_MAPS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
+SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "additionalItems",
+                 "propertyNames", "unevaluatedProperties", "unevaluatedItems")
+
+
+def keywords_outside(schema) -> list[str]:
+    """Every keyword of ``schema`` and its subschemas outside the seed's subset
+    (``facts.constructs``: the subset's keywords and annotations), each once, sorted;
+    ``additionalProperties`` counts only when it is not ``false``. Walks the subschema
+    positions of JSON Schema (``SUBSCHEMA_*``), iteratively (no recursion however deep)."""
+    from facts.constructs import SCHEMA_ANNOTATIONS, SCHEMA_KEYWORDS
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if key == "additionalProperties" and value is False:
+                continue
+            if key not in SCHEMA_KEYWORDS and key not in SCHEMA_ANNOTATIONS or key == "additionalProperties":
+                found.add(key)
+            if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+                stack += list(value.values())
+            elif key in SUBSCHEMA_LISTS and isinstance(value, list):
+                stack += value
+            elif key in SUBSCHEMA_ONE:
+                stack += value if isinstance(value, list) else [value]
+    return sorted(found)
 
 
 def _compile(schema, record: dict):

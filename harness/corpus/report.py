@@ -31,7 +31,8 @@ def _summary(result: CorpusResult) -> dict:
     outcomes = result.outcomes()
     return {"path": result.path, "options": result.options, "schemas": len(result.records),
             "outcomes": dict(outcomes), "coverage": {s: dict(c) for s, c in result.coverage().items()},
-            "refusal_reasons": result.reasons(), "soundness": result.soundness(),
+            "refusal_reasons": result.reasons(), "keywords_outside": result.keywords_outside(),
+            "soundness": result.soundness(),
             "completeness": dict(result.instances()), "compile_seconds": result.compile_times(),
             "peers": result.peers(),
             "slowest": [{"id": r["id"], "outcome": r["outcome"], "seconds": r["compile_seconds"], "states": r["states"]}
@@ -61,6 +62,7 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
                  str(c["unreadable"]), f"{100 * c['compiled'] / max(sum(c.values()), 1):.1f}%"]
                 for src, c in result.coverage().items()]
     reasons = [[str(i), reason, str(n)] for i, (reason, n) in enumerate(result.reasons()[:30], 1)]
+    outside = [[str(i), k, str(n), str(alone)] for i, (k, n, alone) in enumerate(result.keywords_outside()[:30], 1)]
     sound = [[k, str(v)] for k, v in result.soundness().items()]
     complete = [[k, str(v)] for k, v in sorted(result.instances().items())]
     times = [[k, str(v) if k == "n" else _ms(v)] for k, v in result.compile_times().items()]
@@ -74,6 +76,8 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
     return [("Coverage by source", ["source", "schemas", "compiled", "refused", "crash", "unreadable", "compiled %"],
              coverage),
             ("Refusal reasons (ranked)", ["#", "reason", "schemas"], reasons),
+            ("Keywords outside the subset (ranked: what the subset would have to grow to cover)",
+             ["#", "keyword", "schemas holding it", "refused for it alone"], outside),
             ("Soundness (random walks of the DFA, validated by jsonschema)", ["", "count"], sound),
             ("Completeness (the records' instances, in the seed's reading)", ["verdict", "instances"], complete),
             ("Compile time (CPU s, compiled schemas)", ["", "value"], times),

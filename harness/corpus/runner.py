@@ -48,6 +48,18 @@ class CorpusResult:
         """Refusal reasons, most frequent first (what the subset would have to grow to cover)."""
         return Counter(r["reason"] for r in self.records if r["outcome"] == "refused").most_common()
 
+    def keywords_outside(self) -> list[tuple[str, int, int]]:
+        """(keyword, schemas holding it, refused schemas whose only outside keyword it is),
+        most frequent first: what the subset would have to grow to cover."""
+        holding: Counter = Counter()
+        alone: Counter = Counter()
+        for r in self.records:
+            outside = r.get("outside", [])
+            holding.update(outside)
+            if len(outside) == 1 and r["outcome"] == "refused":
+                alone[outside[0]] += 1
+        return [(k, n, alone[k]) for k, n in holding.most_common()]
+
     def instances(self) -> Counter:
         total: Counter = Counter()
         for r in self.records:
