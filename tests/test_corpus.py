@@ -171,6 +171,7 @@ def test_bounds_are_the_servers():
     (["/nonexistent"], "does not exist"),
     ([str(CORPUS), "--resume"], "--resume needs a results file"),
     ([str(CORPUS), "--walks", "-1"], "walks"),
+    ([str(CORPUS), "--walks", "10001"], "over MAX_WALKS=10000"),
 ])
 def test_bad_arguments_exit_2(argv, message):
     code, out, err = _main("corpus", *argv)

@@ -26,6 +26,17 @@ from harness.report import registry
 __all__ = ["add_arguments", "run"]
 
 
+MAX_WALKS = 10_000
+"""``--walks`` above this is refused (each walk is validated by jsonschema)."""
+
+
+def _walks(text: str) -> int:
+    n = count(text)
+    if n > MAX_WALKS:
+        raise argparse.ArgumentTypeError(f"--walks {n} is over MAX_WALKS={MAX_WALKS}")
+    return n
+
+
 def _collection(text: str) -> Path:
     path = Path(text)
     if not (path.is_dir() or path.is_file()):
@@ -37,7 +48,7 @@ def _collection(text: str) -> Path:
 def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("path", type=_collection, metavar="PATH", help="a folder of schema files, or a .jsonl file")
-    parser.add_argument("--walks", type=count, default=20, help="random walks per compiled schema (20)")
+    parser.add_argument("--walks", type=_walks, default=20, help="random walks per compiled schema (20)")
     parser.add_argument("--seed", type=seed, default=0, help="the walks' seed (0)")
     parser.add_argument("--peers", type=names, default=None, help="peers to run too, e.g. llguidance,outlines-core")
     parser.add_argument("--limit", type=positive_count, default=None, help="only the first N schemas")
