@@ -19,7 +19,9 @@ Invariants:
 - ``--resume`` refuses a file written by another verb or with other options (a run is
   resumed the way it was started), naming the options that differ; without ``--resume``
   the file is started afresh;
-- a key is recorded once: a resumed run never runs a recorded key again.
+- a key is recorded once: a resumed run never runs a recorded key again;
+- a line that is no task record (other than a torn last line) makes ``--resume`` refuse
+  the file, naming the line: it was written by something else.
 
 Example::
 
@@ -102,10 +104,18 @@ def _read(path: Path, header: dict) -> dict[str, dict]:
                          f"run with the same options, or delete it to start afresh")
     records: dict[str, dict] = {}
     whole = len(data) if data.endswith(b"\n") else data.rfind(b"\n") + 1
-    for line in data[:whole].split(b"\n")[1:]:
-        if line.strip():
+    for number, line in enumerate(data[:whole].split(b"\n")[1:], 2):
+        if not line.strip():
+            continue
+        try:
             entry = json.loads(line)
-            records[entry["key"]] = entry["record"]
+        except ValueError:
+            entry = None
+        is_record = isinstance(entry, dict) and isinstance(entry.get("key"), str)
+        if not (is_record and isinstance(entry.get("record"), dict)):
+            raise ValueError(f"--resume: {path} line {number} is not a task record (was the file written by "
+                             f"something else?); delete it to start afresh")
+        records[entry["key"]] = entry["record"]
     if whole < len(data):  # a torn last line: cut it off before appending after it
         os.truncate(path, whole)
     return records

@@ -236,3 +236,13 @@ def test_star_height_4_has_no_third_opinion_but_both_oracles_still_agree():
     assert sweep_patterns.check_pattern("(?:(?:(?:a*)*)+)*", context).third == "none (star height)"  # 4 too
     assert sweep_patterns.check_pattern("(?:(?:a*)*)+", context).third == "regex"
     assert sweep_patterns.check_pattern("(?:a*)b", context).third == "re"
+
+
+def test_resume_refuses_a_file_something_else_wrote_into(tmp_path):
+    path = tmp_path / "r.jsonl"
+    results = ResultsFile.open(path, "sweep", {"max_size": 3}, resume=False)
+    results.record("size1/0", {"patterns": 2})
+    with open(path, "a") as f:  # seen in this session: check events appended to every /tmp/*/results.jsonl
+        f.write('{"event": "result", "test": "test_hand_example", "outcome": "passed"}\n')
+    with pytest.raises(ValueError, match="line 3 is not a task record"):
+        ResultsFile.open(path, "sweep", {"max_size": 3}, resume=True)
