@@ -102,6 +102,9 @@ def _stable_hash(text: str) -> int:
     return int.from_bytes(text.encode("utf-8")[-64:].ljust(8, b"\0")[:8], "little") ^ len(text)
 
 
+ACCEPTED_ANNOTATIONS = frozenset({"$schema", "$comment", "examples", "default"})
+"""Annotations that constrain nothing, accepted beside the seed's ``title`` and ``description``
+(the contract's decision ``annotations_accepted``, ``harness/contract/constrain.pyi``)."""
 SUBSCHEMA_MAPS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
 SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
 SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "additionalItems",
@@ -110,10 +113,12 @@ SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "
 
 def keywords_outside(schema) -> list[str]:
     """Every keyword of ``schema`` and its subschemas outside the seed's subset
-    (``facts.constructs``: the subset's keywords and annotations), each once, sorted;
+    (``facts.constructs``: the subset's keywords and annotations, and ``ACCEPTED_ANNOTATIONS``),
+    each once, sorted;
     ``additionalProperties`` counts only when it is not ``false``. Walks the subschema
     positions of JSON Schema (``SUBSCHEMA_*``), iteratively (no recursion however deep)."""
     from facts.constructs import SCHEMA_ANNOTATIONS, SCHEMA_KEYWORDS
+    inside = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS | ACCEPTED_ANNOTATIONS
     found: set[str] = set()
     stack = [schema]
     while stack:
@@ -123,7 +128,7 @@ def keywords_outside(schema) -> list[str]:
         for key, value in node.items():
             if key == "additionalProperties" and value is False:
                 continue
-            if key not in SCHEMA_KEYWORDS and key not in SCHEMA_ANNOTATIONS or key == "additionalProperties":
+            if key not in inside or key == "additionalProperties":
                 found.add(key)
             if key in SUBSCHEMA_MAPS and isinstance(value, dict):
                 stack += list(value.values())

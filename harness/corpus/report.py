@@ -77,7 +77,7 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
              coverage),
             ("Refusal reasons (ranked)", ["#", "reason", "schemas"], reasons),
             ("Keywords outside the subset (ranked: what the subset would have to grow to cover)",
-             ["#", "keyword", "schemas holding it", "refused for it alone"], outside),
+             ["#", "keyword", "schemas holding it", "refused, the only keyword outside"], outside),
             ("Soundness (random walks of the DFA, validated by jsonschema)", ["", "count"], sound),
             ("Completeness (the records' instances, in the seed's reading)", ["verdict", "instances"], complete),
             ("Compile time (CPU s, compiled schemas)", ["", "value"], times),
