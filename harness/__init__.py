@@ -22,6 +22,8 @@ contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
     cli                        the command: one parser, one verb each
     commands                   the verbs (argument parsing, exit codes, reports written)
     bench                      benchmarks (time whole verbs and peers)
+    corpus                     real schema collections (MaskBench's records) through the oracles
+    sweep                      every pattern and schema up to a size, three opinions each
     batch | conform | golden_replay | peers
                                products: a class at once, a live server's conformance,
                                a candidate replayed against the golden files, the peer
@@ -35,6 +37,7 @@ contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
     suite                      the seed's 16 tests, run in the grader child
     sandbox                    everything that crosses into the candidate's process: the
                                channel, the proxy, the shapes, the confinement, the guard
+    fanout                     a fan-out's results file (``--resume``) and progress line
     report                     the report model and its formats
     argtypes | candidate | contract | dask_local | executor | paths | policy
     exitcodes | files_in | intake   the bottom: values, readers, a submission's intake, the candidate's loader

@@ -37,6 +37,8 @@ VERBS: dict[str, tuple[str, str]] = {
                         "serve the reference chat API (random model, tools grammar)"),
     "autograder": ("harness.commands.autograder", "build a Gradescope autograder bundle, or grade in its container"),
     "grade-tests": ("harness.commands.grade_tests", "grade a student's own tests with wheats and chaffs"),
+    "sweep": ("harness.commands.sweep", "every pattern or schema up to a size: reference, derivatives, re agree"),
+    "corpus": ("harness.commands.corpus", "a collection of real schemas: coverage, soundness, completeness, peers"),
 }
 
 

@@ -9,6 +9,7 @@ BENCHMARKS: dict[str, str] = {
     "batch": "harness.bench.batch",
     "check": "harness.bench.check",
     "compile": "harness.bench.compile",
+    "corpus": "harness.bench.corpus",
     "derivatives": "harness.bench.derivatives",
     "golden": "harness.bench.golden",
     "grade-tests": "harness.bench.grade_tests",
@@ -18,4 +19,5 @@ BENCHMARKS: dict[str, str] = {
     "serve": "harness.bench.serve",
     "tools": "harness.bench.tools",
     "stress": "harness.bench.stress",
+    "sweep": "harness.bench.sweep",
 }

@@ -3,6 +3,7 @@
     constrain-harness bench              # every benchmark
     constrain-harness bench compile      # one of them
     constrain-harness bench --quick      # fewer repeats
+    constrain-harness bench corpus PATH  # a benchmark that takes a path: the word after its name
 """
 
 from __future__ import annotations
@@ -22,8 +23,23 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
 
 
+TAKES_PATH = ("corpus",)
+"""Benchmarks whose ``run`` takes ``path=``: the word after the name, when it is no benchmark."""
+
+
+def _paths(names: list[str]) -> tuple[list[str], dict[str, str]]:
+    out, paths = [], {}
+    for name in names:
+        if out and out[-1] in TAKES_PATH and out[-1] not in paths and name not in BENCHMARKS:
+            paths[out[-1]] = name
+        else:
+            out.append(name)
+    return out, paths
+
+
 def run(args, stdout, stderr) -> int:
-    names = args.names or list(BENCHMARKS)
+    names, paths = _paths(args.names)
+    names = names or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}", file=stderr)
@@ -31,7 +47,11 @@ def run(args, stdout, stderr) -> int:
     report = Report(stdout)
     for name in names:
         print(f"== bench {name}", file=stdout, flush=True)
-        importlib.import_module(BENCHMARKS[name]).run(report, quick=args.quick)
+        module = importlib.import_module(BENCHMARKS[name])
+        if name in paths:
+            module.run(report, quick=args.quick, path=paths[name])
+        else:
+            module.run(report, quick=args.quick)
     print("", file=stdout)
     report.summary()
     return int(ExitCode.OK)
