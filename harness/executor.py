@@ -14,7 +14,11 @@ Invariants:
   it writes no shared file a half-finished attempt could leave behind.
 
 Local runs (the default) use a thread pool of ``jobs`` threads: each grading task spends
-its time in a confined child process, so threads are enough and start nothing new.
+its time in a confined child process, so threads are enough and start nothing new. Tasks
+that compute in Python themselves (the sweep's and the corpus's: trusted code, the
+reference and the oracles) ask for ``processes=True``: a pool of ``jobs`` processes
+(forkserver: clean children, not forks of a threaded parent), so ``--jobs 2`` uses both
+cores; a payload and a record cross as the same JSON-able data either way.
 
 **Dask** (``scheduler="tcp://HOST:PORT"``, the verbs' ``--scheduler``, or
 ``$CONSTRAIN_HARNESS_SCHEDULER``): the tasks go to a ``dask.distributed`` scheduler and run
@@ -43,10 +47,11 @@ import asyncio
 import hashlib
 import importlib
 import json
+import multiprocessing
 import os
 import secrets
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -115,8 +120,9 @@ def scheduler_from(option: str | None) -> str | None:
 
 
 def run(tasks: Iterable[Task], *, jobs: int, scheduler: str | None = None,
-        stats: RunStats | None = None) -> Iterator[tuple[Task, dict]]:
+        stats: RunStats | None = None, processes: bool = False) -> Iterator[tuple[Task, dict]]:
     """Yield ``(task, result)`` for every task, as each finishes; ``stats`` (optional) is filled in.
+    ``processes``: local tasks run in ``jobs`` processes, not threads (module docstring).
 
     Closing the iterator early (an exception in the caller, Ctrl-C) cancels every task not
     started; a local task already running finishes in its thread, a remote one is cancelled.
@@ -128,19 +134,28 @@ def run(tasks: Iterable[Task], *, jobs: int, scheduler: str | None = None,
     if scheduler is not None:
         stats.where = scheduler
         return _run_dask(tasks, scheduler, stats)
-    return _run_local(tasks, max(1, int(jobs)))
+    return _run_local(tasks, max(1, int(jobs)), processes)
 
 
-def _run_local(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict]]:
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="task")
+def _run_local(tasks: list[Task], jobs: int, processes: bool = False) -> Iterator[tuple[Task, dict]]:
+    if processes:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, max(1, len(tasks))),
+                                   mp_context=multiprocessing.get_context("forkserver"))
+    else:
+        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="task")
+    finished = False
     try:
         pending = {pool.submit(execute, t.function, t.payload): t for t in tasks}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
+        finished = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if processes and not finished:   # stopped early: no worker process may outlive the run
+            for process in list(getattr(pool, "_processes", {}).values()):  # no public terminate before 3.14
+                process.terminate()
+        pool.shutdown(wait=processes, cancel_futures=True)
 
 
 # --- Dask -------------------------------------------------------------------------------------

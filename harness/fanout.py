@@ -163,7 +163,8 @@ def run_tasks(tasks: Iterable[Task], *, jobs: int, scheduler: str | None = None,
     for task in tasks:
         if task.key in results.records:
             yield task.key, results.records[task.key]
-    for task, record in run(todo, jobs=jobs, scheduler=scheduler):
+    # CPU-bound, trusted code: past one job, processes (threads would share one core under the GIL)
+    for task, record in run(todo, jobs=jobs, scheduler=scheduler, processes=jobs > 1):
         results.record(task.key, record)
         if progress is not None:
             progress.update(record)

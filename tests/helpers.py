@@ -90,3 +90,11 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def worker_pid(payload) -> dict:
+    """An executor task (``"helpers:worker_pid"``): the process that ran it, after ``payload["sleep"]`` s."""
+    import time as _time
+
+    _time.sleep(payload.get("sleep", 0))
+    return {"pid": os.getpid()}

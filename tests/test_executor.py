@@ -145,3 +145,27 @@ def slow_square(payload):
     time.sleep(1.0)
     os.unlink(path)
     return {"n": payload["n"], "square": payload["n"] ** 2}
+
+
+def test_local_processes_give_the_threads_records_and_leave_no_worker_behind():
+    tasks = [executor.Task(f"t{i}", "harness.executor:echo", {"n": i, "text": "é" * i}) for i in range(8)]
+    threads = {t.key: r for t, r in executor.run(tasks, jobs=2)}
+    processes = {t.key: r for t, r in executor.run(tasks, jobs=2, processes=True)}
+    assert processes == threads == {f"t{i}": {"n": i, "text": "é" * i} for i in range(8)}
+    sleepers = [executor.Task(f"s{i}", "helpers:worker_pid", {"sleep": 0.5 if i < 2 else 30}) for i in range(6)]
+    stream = executor.run(sleepers, jobs=2, processes=True)
+    pids = {next(stream)[1]["pid"], next(stream)[1]["pid"]}
+    assert os.getpid() not in pids   # they ran in worker processes
+    stream.close()  # stopped early, with two 30 s tasks running: the pool's workers are ended
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed, default=0, help="the walks' seed (0)")
     parser.add_argument("--peers", type=names, default=None, help="peers to run too, e.g. llguidance,outlines-core")
     parser.add_argument("--limit", type=positive_count, default=None, help="only the first N schemas")
-    parser.add_argument("--jobs", type=jobs, default=1, help="schemas at once (1)")
+    parser.add_argument("--jobs", type=jobs, default=1, help="schemas at once, each in a process of its own past 1 (1)")
     parser.add_argument("--scheduler", default=None, help="a Dask scheduler address (default: local)")
     parser.add_argument("--results", type=output_file, default=None, metavar="F",
                         help="record every finished schema in F (JSON lines)")

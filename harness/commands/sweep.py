@@ -67,7 +67,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed, default=0, help="--schemas: the random walks' seed (0)")
     parser.add_argument("--peers", type=names, default=None,
                         help="also ask these peers (e.g. outlines-core,llguidance); absent ones are skipped")
-    parser.add_argument("--jobs", type=jobs, default=1, help="tasks at once (1)")
+    parser.add_argument("--jobs", type=jobs, default=1, help="tasks at once, each in a process of its own past 1 (1)")
     parser.add_argument("--scheduler", default=None, help="a Dask scheduler address (default: local)")
     parser.add_argument("--results", type=output_file, default=None, metavar="F",
                         help="record every finished chunk in F (JSON lines)")
