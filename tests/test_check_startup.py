@@ -58,4 +58,4 @@ def test_every_verb_parses_alike_with_only_its_own_module_imported():
 
 def _minimal(verb: str) -> list[str]:
     return {"dfa": ["ab"], "conform": ["--base-url", "http://127.0.0.1:1"], "golden": ["check"],
-            "grade-tests": ["suite"]}.get(verb, [])
+            "grade-tests": ["suite"], "corpus": [str(Path(__file__).parent / "corpus")]}.get(verb, [])

@@ -178,6 +178,9 @@ def _replay_candidate(options: ReplayOptions, candidate, docs, stdout, stderr) -
 
     try:
         load = candidate.start()
+    except ValueError as exc:   # the candidate cannot be given to the sandbox as asked (e.g. its folder)
+        print(f"golden replay: {escape(str(exc))}", file=stderr)
+        return ReplayOutcome(int(ExitCode.USAGE))
     except (RemoteError, CandidateGone) as exc:
         print(f"golden replay: cannot load {options.impl!r}: {escape(str(exc))}", file=stderr)
         output = candidate.output()
