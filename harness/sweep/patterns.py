@@ -221,8 +221,11 @@ class _ThirdOpinion:
 
 
 def _star_height(pattern: str) -> int:
-    from re import _parser as sre_parse
-    from re._constants import MAX_REPEAT, MIN_REPEAT
+    try:  # Python 3.11+: re._parser; 3.10: sre_parse (the same module, its old name)
+        from re import _parser as sre_parse
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse  # type: ignore[no-redef]
+    MAX_REPEAT, MIN_REPEAT = sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT
 
     def height(items) -> int:
         best = 0
