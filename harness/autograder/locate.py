@@ -92,7 +92,35 @@ def _is_regular_inside(folder: Path, path: Path) -> bool:
 def _search(folder: Path) -> list[Path]:
     """Every ``constrain.py`` / ``constrain/__init__.py`` below ``folder`` outside test
     folders, breadth first, within the depth and entry bounds."""
-    found, seen = [], 0
+    found = []
+    try:
+        for entry in _walk(folder, _search_descends):
+            path = Path(entry.path)
+            if entry.is_file() and entry.name == MODULE + ".py" or _is_module_package(entry):
+                found.append(path)
+    except _TooMany:
+        raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files and folders: "
+                              f"upload only your repository's python/ folder") from None
+    return found
+
+
+def _is_module_package(entry: os.DirEntry) -> bool:
+    return entry.is_dir() and entry.name == MODULE and (Path(entry.path) / "__init__.py").is_file()
+
+
+def _search_descends(entry: os.DirEntry) -> bool:
+    return not _is_module_package(entry) and entry.name not in _SKIPPED_DIRS and not _is_test_dir(entry.name)
+
+
+class _TooMany(Exception):
+    """A walk met more than ``MAX_ENTRIES`` entries."""
+
+
+def _walk(folder: Path, descends):
+    """Every entry below ``folder`` but symlinks, breadth first (sorted by name per folder),
+    at most ``MAX_DEPTH`` folders deep; a folder is entered when ``descends(entry)``.
+    Raises ``_TooMany`` once more than ``MAX_ENTRIES`` entries were listed."""
+    seen = 0
     level = [folder]
     for _depth in range(MAX_DEPTH + 1):
         below = []
@@ -103,20 +131,14 @@ def _search(folder: Path) -> list[Path]:
                 continue
             seen += len(entries)
             if seen > MAX_ENTRIES:
-                raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files and folders: "
-                                      f"upload only your repository's python/ folder")
+                raise _TooMany
             for entry in entries:
                 if entry.is_symlink():
                     continue
-                path = Path(entry.path)
-                if entry.is_file() and entry.name == MODULE + ".py":
-                    found.append(path)
-                elif entry.is_dir() and entry.name == MODULE and (path / "__init__.py").is_file():
-                    found.append(path)
-                elif entry.is_dir() and entry.name not in _SKIPPED_DIRS and not _is_test_dir(entry.name):
-                    below.append(path)
+                yield entry
+                if entry.is_dir() and descends(entry):
+                    below.append(Path(entry.path))
         level = below
-    return found
 
 
 def _is_test_dir(name: str) -> bool:
@@ -165,29 +187,16 @@ def _suggestions(folder: Path) -> str:
     ``constrian.py``), and an archive (``.zip``) holding a ``constrain.py``, listed but never
     unpacked (one larger than ``MAX_ARCHIVE_BYTES`` is named, not opened). Bounded like
     the search: ``MAX_DEPTH`` folders, ``MAX_ENTRIES`` entries."""
-    near, archives, seen = [], [], 0
-    level = [folder]
-    for _depth in range(MAX_DEPTH + 1):
-        below = []
-        for directory in level:
-            try:
-                entries = sorted(os.scandir(directory), key=lambda e: e.name)
-            except OSError:
-                continue
-            seen += len(entries)
-            if seen > MAX_ENTRIES:
-                return _clauses(near, archives)
-            for entry in entries:
-                if entry.is_symlink():
-                    continue
-                relative = str(Path(entry.path).relative_to(folder))
-                if entry.is_file() and entry.name.lower().endswith(".zip"):
-                    archives.append((relative, Path(entry.path)))
-                elif _close_to_module(entry):
-                    near.append(relative + ("/" if entry.is_dir() else ""))
-                if entry.is_dir() and entry.name not in _SKIPPED_DIRS:
-                    below.append(Path(entry.path))
-        level = below
+    near, archives = [], []
+    try:
+        for entry in _walk(folder, lambda entry: entry.name not in _SKIPPED_DIRS):
+            relative = str(Path(entry.path).relative_to(folder))
+            if entry.is_file() and entry.name.lower().endswith(".zip"):
+                archives.append((relative, Path(entry.path)))
+            elif _close_to_module(entry):
+                near.append(relative + ("/" if entry.is_dir() else ""))
+    except _TooMany:
+        pass   # what was seen so far
     return _clauses(near, archives)
 
 
