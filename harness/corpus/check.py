@@ -55,6 +55,7 @@ from concurrent.futures.process import BrokenProcessPool
 import jsonschema
 import numpy as np
 
+from harness.sweep.schemas import integral_floats_as_ints
 from harness.sweep.walks import random_members
 from oracles.automaton import json_schema_to_regex, regex_to_dfa
 
@@ -272,21 +273,11 @@ def _valid_instance(schema, dfa, value) -> str:
         return "accepted"
     if b"\x7f" in doc:
         return "raw DEL"
-    if dfa.matches(compact(_integral_floats_as_ints(json.loads(doc)))):
+    if dfa.matches(compact(integral_floats_as_ints(json.loads(doc)))):
         return "integral float"
     if _enum_respelled(schema):
         return "enum spelling"
     return "rejected"
-
-
-def _integral_floats_as_ints(value):
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral_floats_as_ints(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
-    return value
 
 
 def _enum_respelled(schema) -> bool:

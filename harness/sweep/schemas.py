@@ -191,7 +191,7 @@ def _outside_or_narrowed(schema: dict, value, dfa) -> str:
         return "extra key"
     if "\x7f" in compact_dump(value):
         return "raw DEL"
-    if dfa.matches(compact_dump(_integral_floats_as_ints(value)).encode("utf-8")):
+    if dfa.matches(compact_dump(integral_floats_as_ints(value)).encode("utf-8")):
         return "integral float"
     return ""
 
@@ -208,13 +208,15 @@ def _has_extra_key(schema, value) -> bool:
     return False
 
 
-def _integral_floats_as_ints(value):
+def integral_floats_as_ints(value):
+    """``value`` with every integral float (``1.0``) as an int: JSON that Python reads as floats,
+    written the way the seed's compact form writes numbers (the corpus uses it too)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, list):
-        return [_integral_floats_as_ints(v) for v in value]
+        return [integral_floats_as_ints(v) for v in value]
     if isinstance(value, dict):
-        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+        return {k: integral_floats_as_ints(v) for k, v in value.items()}
     return value
 
 
