@@ -14,39 +14,44 @@ pattern. The harness feeds the same inputs to the Brzozowski-derivative oracle
 
 Entry point: the ``constrain-harness`` command (``harness.cli:main``).
 
-The layout and its import rule. Each line imports only the lines under it (``a | b``: two
-packages of one line, which do not import each other); the modules of one package import
-each other without circles. ``tests/test_layout.py`` checks both with import-linter's
-contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
+The layout and its import rule. One package per product, the command on top, the sandbox
+and the report model underneath. Each line imports only the lines under it (``a | b``: packages
+of one line, which do not import each other); the modules of one package import each other
+without circles, and a product with subpackages has its own layers (below).
+``tests/test_layout.py`` checks both with import-linter's contracts (``[tool.importlinter]``
+in ``pyproject.toml``, the source of truth):
 
     cli                        the command: one parser, one verb each
-    commands                   the verbs (argument parsing, exit codes, reports written)
-    bench                      benchmarks (time whole verbs and peers)
-    corpus                     real schema collections (MaskBench's records) through the oracles
-    sweep                      every pattern and schema up to a size, three opinions each
-    batch | conform | golden_replay | peers
-                               products: a class at once, a live server's conformance,
-                               a candidate replayed against the golden files, the peer
-                               engines compared
-    autograder | reports | serve
-                               Gradescope/PrairieLearn bundles, check's report texts,
-                               the reference server
-    gradetests                 a student's own tests graded against wheats and chaffs
-    mutants                    the mutant catalogue (grade-tests' chaffs) and its runner
-    check                      one grading run of a candidate (the grader's parent side)
-    suite                      the seed's 16 tests, run in the grader child
-    sandbox                    everything that crosses into the candidate's process: the
-                               channel, the proxy, the shapes, the confinement, the guard
-    fanout                     a fan-out's results file (``--resume``) and progress line
+    commands                   the verbs, thin: arguments, exit codes, reports written
+    bench                      benchmarks and stress probes (time whole verbs and peers)
+    differential               sweep (every pattern and schema up to a size) and corpus
+                               (real schema collections): three opinions each
+    grading | golden_replay | peers | server
+                               the products: grading (check, check --batch, the autograder
+                               bundles, grade-tests, their reports); a candidate replayed
+                               against the golden files; the peer engines compared; a live
+                               server (the reference server, and conform against any server)
+    mutants                    mutation testing: the mutant catalogue (grade-tests' chaffs),
+                               generated mutants, their runner and mutation-score reports
+    suite                      the conformance catalogue: the seed's 16 tests, run in the
+                               grader child, and their inputs, hints and diagnosis
+    sandbox                    everything that crosses into the candidate's process: loading
+                               it, the channel, the proxy, the shapes, the confinement, the guard
+    fanout                     one executor for every fan-out (local or Dask), and a fan-out's
+                               results file (``--resume``)
     report                     the report model and its formats
-    argtypes | candidate | contract | dask_local | executor | paths | policy
-    exitcodes | files_in | intake   the bottom: values, readers, a submission's intake, the candidate's loader
+    argtypes | contract | paths | policy
+    exitcodes | files_in | intake   the bottom: values, the seed's contract, the grading policy,
+                               readers, a submission's intake
+
+Inside the products: ``grading``: batch over autograder and report, over gradetests, over
+check; ``server``: conform over reference; ``differential``: corpus over sweep;
+``fanout``: results over executor over dask_local.
 
 Under ``harness``: ``golden``, then ``strategies``, then ``facts`` and ``oracles`` (the
 oracles import nothing of the harness, nor the facts). Exceptions, listed in the
-contract with their reason: entry points that run a whole verb through the command
-line though they live in a product's package (``autograder.check_entry``,
-``conform.hostile``, ``bench.batch``, ``bench.stress_probes``).
+contract with their reason: the benchmarks and stress probes that run a whole verb
+through the command line (``bench.batch``, ``bench.stress_probes``, ``bench.stress_conform``).
 """
 
 __version__ = "0.1.0"

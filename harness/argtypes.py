@@ -111,7 +111,7 @@ SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
 def scheduler_address(text: str) -> str:
-    """A Dask scheduler's address, ``tcp://HOST:PORT`` (``harness.executor``)."""
+    """A Dask scheduler's address, ``tcp://HOST:PORT`` (``harness.fanout.executor``)."""
     scheme, sep, rest = text.partition("://")
     host, colon, port = rest.rpartition(":")
     if not sep or scheme not in SCHEDULER_SCHEMES or not colon or not host or not port.isdigit() \

@@ -3,7 +3,7 @@ packages, and the packages every grading verb verifies and restores after a run
 (``harness.sandbox.guard``, ``harness.sandbox.files.Manifest``).
 
 At the bottom of the harness's layers (``harness/__init__.py``): it imports nothing of the
-harness, so the sandbox can ask it without importing ``harness.check``.
+harness, so the sandbox can ask it without importing ``harness.grading.check``.
 
 Example::
 

@@ -94,8 +94,8 @@ def harness_unchanged(request):
 def engine():
     """The reference server's engine over cl100k_base (built once: loading the vocabulary
     is the costly part); modules that use it skip without the ``serve`` extra."""
-    from harness.serve.decode import Engine
-    from harness.serve.model import load_vocabulary
+    from harness.server.reference.decode import Engine
+    from harness.server.reference.model import load_vocabulary
 
     return Engine(load_vocabulary("cl100k_base"))
 
@@ -103,8 +103,8 @@ def engine():
 @pytest.fixture(scope="module")
 def server(engine):
     """The reference server on a free loopback port in this process, one per module."""
-    from harness.serve.app import create_app
-    from harness.serve.runner import ServerThread
+    from harness.server.reference.app import create_app
+    from harness.server.reference.runner import ServerThread
 
     running = ServerThread(create_app(engine)).start()
     yield running

@@ -6,7 +6,7 @@ It reads what any reporter reads (the call report), so it works whether the cand
 runs in the catalogue's process or behind the wall. Use::
 
     FAIRNESS_PROBE_OUT=/tmp/x.jsonl PYTHONPATH=tests python -m pytest harness/suite \\
-        -p harness.suite.plugin -p fairness_probe --impl harness/gradetests/wheats/fair_x.py
+        -p harness.suite.plugin -p fairness_probe --impl harness/grading/gradetests/wheats/fair_x.py
 """
 
 from __future__ import annotations

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import protected_roots
+from harness.paths import protected_roots
 from harness.sandbox import confine
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
 SUITES = ROOT / "tests" / "student_suites"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
                 Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
 """Where a candidate that reached the grader's home would write (tests/candidates/writes_grader_home.py)."""

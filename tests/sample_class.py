@@ -24,6 +24,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"
 CANDIDATES = ROOT / "tests" / "candidates"
 SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
 
@@ -53,11 +54,11 @@ def build(folder: Path) -> Path:
     _seed_layout(folder / "oli", "\n".join(broken) + "\n")
     misspelled = folder / "pat" / SEED_PATH.with_name("constrian.py")
     misspelled.parent.mkdir(parents=True)
-    misspelled.write_text((ROOT / "harness" / "gradetests" / "wheats" / "fair_glushkov_hopcroft.py").read_text())
+    misspelled.write_text((WHEATS / "fair_glushkov_hopcroft.py").read_text())
     (folder / "quinn").mkdir()
     with zipfile.ZipFile(folder / "quinn" / "submission.zip", "w") as z:
-        z.writestr(str(SEED_PATH), (ROOT / "harness" / "gradetests" / "wheats" / "fair_thompson_moore.py").read_text())
-    shutil.copy2(ROOT / "harness" / "gradetests" / "wheats" / "fair_glushkov_hopcroft.py", folder / "sam.py")
+        z.writestr(str(SEED_PATH), (WHEATS / "fair_thompson_moore.py").read_text())
+    shutil.copy2(WHEATS / "fair_glushkov_hopcroft.py", folder / "sam.py")
     return folder
 
 
@@ -70,8 +71,8 @@ def _seed_layout(student: Path, source: str) -> None:
 def sample_results(out: Path) -> dict:
     """Grade the depth-first numbering upload as Gradescope would and write its results."""
     from harness import __version__
-    from harness.autograder import runner
-    from harness.autograder.config import AutograderConfig
+    from harness.grading.autograder import runner
+    from harness.grading.autograder.config import AutograderConfig
 
     with tempfile.TemporaryDirectory(prefix="autograder-sample-") as root:
         _seed_layout(Path(root) / "submission", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())

@@ -29,17 +29,17 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.autograder import gradescope, prairielearn, runner, visibility
-from harness.autograder.config import CONFIG_NAME, AutograderConfig
-from harness.autograder.grading import Grade, GradeOptions, TestOutcome, _from_report, grade_module, printable
-from harness.autograder.locate import SEED_PATH, SubmissionError, locate_module, syntax_problem
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.autograder import gradescope, prairielearn, runner, visibility
+from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.grading.autograder.grading import Grade, GradeOptions, TestOutcome, _from_report, grade_module, printable
+from harness.grading.autograder.locate import SEED_PATH, SubmissionError, locate_module, syntax_problem
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 SCHEMA = json.loads(gradescope.SCHEMA_PATH.read_text())
 
 
@@ -342,7 +342,7 @@ def test_a_test_the_report_omits_or_repeats_never_passes():
 
 
 @pytest.mark.parametrize("extra, exit_code, reason", [
-    ({"tamper": [{"test": "x", "changes": ["harness/check.py"]}]}, 1, "tampered"),
+    ({"tamper": [{"test": "x", "changes": ["harness/grading/check.py"]}]}, 1, "tampered"),
     ({"integrity": ["golden/masks_golden.json changed; restored"]}, 1, "tampered"),
     ({"verdict": "tampered"}, 4, "tampered"),
     ({}, 9, "exit 9"),

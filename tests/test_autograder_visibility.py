@@ -30,11 +30,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.autograder import gradescope, runner, visibility
-from harness.autograder.config import CONFIG_NAME, AutograderConfig
-from harness.autograder.grading import Grade, TestOutcome
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.autograder import gradescope, runner, visibility
+from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.grading.autograder.grading import Grade, TestOutcome
 from harness.policy import POLICY, GradingPolicy
 from harness.suite.catalogue import NAMES
 

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.autograder.grading import Grade, TestOutcome
-from harness.batch import reports, runner
-from harness.batch.records import record
-from harness.batch.state import state_path
-from harness.batch.submissions import Submission, discover, fingerprint
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.autograder.grading import Grade, TestOutcome
+from harness.grading.batch import report as reports
+from harness.grading.batch import runner
+from harness.grading.batch.records import record
+from harness.grading.batch.state import state_path
+from harness.grading.batch.submissions import Submission, discover, fingerprint
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.autograder.grading import Grade, TestOutcome
-from harness.autograder.locate import SubmissionError, locate_module
-from harness.batch import charts, feedback, reports
-from harness.batch.records import DECISION_MARK, record
+from harness.grading.autograder.grading import Grade, TestOutcome
+from harness.grading.autograder.locate import SubmissionError, locate_module
+from harness.grading.batch import charts, feedback
+from harness.grading.batch import report as reports
+from harness.grading.batch.records import DECISION_MARK, record
 from harness.suite import test_dfa, test_masks, test_sampling, test_schema, test_vocab
 from harness.suite.catalogue import BY_NAME, NAMES
 from harness.suite.diagnosis import diagnose, unexplained
@@ -291,7 +292,7 @@ def test_unrelated_names_get_no_suggestion(tmp_path):
 def test_the_diagnosis_of_each_mutants_real_check_run_names_its_pitfall_first(tmp_path, mutant_id):
     """Each seed mutant graded by the real check (confined, the policy's defaults): the
     pitfall its catalogue entry belongs to is ranked first, and explains every failure."""
-    from harness.autograder.grading import grade_module
+    from harness.grading.autograder.grading import grade_module
     from harness.mutants.apply import materialize
     from harness.mutants.catalogue import BY_ID
 
@@ -340,8 +341,8 @@ def test_every_format_of_the_class_view_shows_the_pitfall_each_test_catches(tmp_
 def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
     """``check --impl`` prints the same diagnosis: a depth-first numbering's five failures
     all hint at pitfall 3 (the seed's table alone would say EOS everywhere, no minimization)."""
-    from harness import reports as check_reports
-    from harness.check import CheckOptions, CheckResult, Verdict
+    from harness.grading import report as check_reports
+    from harness.grading.check import CheckOptions, CheckResult, Verdict
     from harness.suite.catalogue import CATALOGUE
 
     failed = {f["name"]: f for f in real_failures("wrong_depth_first_numbering")}
@@ -358,7 +359,7 @@ def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
 
 
 def test_gradescope_gives_each_failure_the_diagnosed_hint():
-    from harness.autograder import gradescope
+    from harness.grading.autograder import gradescope
 
     grade = _grade(real_failures("wrong_depth_first_numbering"))
     results = gradescope.to_results(grade, hints="pitfall")

@@ -36,15 +36,15 @@ from pathlib import Path
 import pytest
 
 from harness import intake
-from harness.autograder.grading import display_name
-from harness.batch.submissions import Submission, discover, fingerprint
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.autograder.grading import display_name
+from harness.grading.batch.submissions import Submission, discover, fingerprint
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 SEED_LAYOUT = Path("python", "tinyllm", "infer", "constrain.py")
 EVIL_NAME = "eve\n\x1b[32mPASSED 16 of 16\x1b[0m"
 NOT_UTF8 = os.fsdecode(b"caf\xe9")            # the byte 0xe9 alone is not UTF-8

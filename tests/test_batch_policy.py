@@ -4,7 +4,7 @@
 - the defaults of every verb are ``harness.policy.POLICY``'s (ref-deps on, the default
   tier, the per-test and per-submission limits) and each header prints the policy line;
 - the per-submission limit counts CPU seconds of the check run's whole process tree
-  (``harness.autograder.bounded``): a burner is stopped at its CPU limit whether it burns
+  (``harness.grading.autograder.bounded``): a burner is stopped at its CPU limit whether it burns
   in the root or in children, a sleeper only by the wall backstop, and nothing of the run
   is left; ``--class-limit`` stops a class without giving anyone a verdict;
 - the same submission gets the same verdict, statuses and score from the three verbs
@@ -27,20 +27,20 @@ from pathlib import Path
 
 import pytest
 
-from harness.autograder import bounded
-from harness.autograder.bounded import ClassBudget, run_bounded
-from harness.autograder.config import CONFIG_NAME, AutograderConfig
-from harness.autograder.grading import GradeOptions, _from_report, grade_submission
-from harness.batch import runner
-from harness.batch.state import state_path
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.autograder import bounded
+from harness.grading.autograder.bounded import ClassBudget, run_bounded
+from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.grading.autograder.grading import GradeOptions, _from_report, grade_submission
+from harness.grading.batch import runner
+from harness.grading.batch.state import state_path
 from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 PY = sys.executable
 
 

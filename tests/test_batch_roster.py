@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.batch import similarity
-from harness.batch.course import Course
-from harness.batch.late import LatePolicy, parse_due
-from harness.batch.roster import Person, Roster, read_metadata, read_roster
-from harness.batch.state import state_path
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.batch import similarity
+from harness.grading.batch.course import Course
+from harness.grading.batch.late import LatePolicy, parse_due
+from harness.grading.batch.roster import Person, Roster, read_metadata, read_roster
+from harness.grading.batch.state import state_path
 
 ROOT = Path(__file__).resolve().parents[1]
 DUE = "2026-12-01T23:59:00-08:00"
@@ -226,7 +226,7 @@ def test_regrade_finds_a_student_by_roster_name_sid_or_email(tmp_path):
     folder = export(tmp_path / "export", reference=False)
     for name in ("Brendan Eich", "1002", "BRENDAN@uni.example"):
         course = Course.open(_args(regrade=[name]), folder)
-        from harness.batch.submissions import discover
+        from harness.grading.batch.submissions import discover
 
         subs = discover(folder, skip=course.skip).submissions
         assert course.regrade_targets(subs) == {"submission_1002"}
@@ -358,7 +358,7 @@ def test_near_identical_is_found_and_independent_implementations_are_not():
     at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("return ") and i > len(lines) // 2)
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     changed = "\n".join(lines[:at] + [f"{indent}unused_value = 41 + 1"] + lines[at:])   # one statement more
-    brzozowski = (ROOT / "harness" / "gradetests" / "wheats" / "brzozowski.py").read_text()
+    brzozowski = (ROOT / "harness" / "grading" / "gradetests" / "wheats" / "brzozowski.py").read_text()
     sim = similarity.compare({"ref": reference, "edited": edited, "changed": changed, "other": brzozowski})
     assert sim.groups == [("edited", "ref")]                       # comments and blank lines only: identical
     assert {(a, b) for a, b, _ in sim.pairs} == {("changed", "edited"), ("changed", "ref")}

@@ -153,11 +153,11 @@ def test_compare_refuses_a_report_path_it_cannot_write_before_the_work():
 
 
 def test_check_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
-    import harness.check
+    import harness.grading.check
     from harness.report import registry
     from tests.test_check_reports import make_result
 
-    monkeypatch.setattr(harness.check, "run_check", lambda options: make_result({}))
+    monkeypatch.setattr(harness.grading.check, "run_check", lambda options: make_result({}))
 
     def refuse(path, data):
         raise OSError(28, "No space left on device")
@@ -305,7 +305,7 @@ def test_new_argument_types_accept_only_what_they_document():
 
 
 def test_an_autograder_config_with_infinities_is_refused():
-    from harness.autograder.config import AutograderConfig
+    from harness.grading.autograder.config import AutograderConfig
 
     for field, value in (("points", math.inf), ("points", math.nan), ("timeout", math.inf), ("wall", math.nan),
                          ("memory", 10 ** 12), ("memory", 2048.5), ("points", True)):

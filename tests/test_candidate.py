@@ -1,4 +1,4 @@
-"""Loading a candidate and checking it against the contract (harness/candidate.py)."""
+"""Loading a candidate and checking it against the contract (harness/sandbox/candidate.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.candidate import (
+from harness.sandbox.candidate import (
     REF_DEPS,
     CandidateError,
     ContractError,
@@ -24,7 +24,7 @@ from harness.candidate import (
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 
 
 def test_the_contract_is_read_without_importing_it():
@@ -186,7 +186,7 @@ def test_compatible_variations_are_accepted(old, new):
 
 
 @pytest.mark.parametrize("spec, words", [
-    (None, None), ("oracles.automaton", None), ("harness/gradetests/wheats/brzozowski.py", None),
+    (None, None), ("oracles.automaton", None), ("harness/grading/gradetests/wheats/brzozowski.py", None),
     ("missing/file.py", "no such .py file"), ("not a module!", "not a module name"),
 ])
 def test_spec_problems_are_found_without_importing(spec, words):

@@ -391,7 +391,7 @@ HARNESS_DIGEST_BYTECODE = False  # as before: the digest leaves __pycache__ out 
 
 CHECK = """
 import json, resource, sys
-from harness.check import CheckOptions, run_check
+from harness.grading.check import CheckOptions, run_check
 result = run_check(CheckOptions(impl=sys.argv[1], only=tuple(sys.argv[2].split(",")), timeout=60))
 print(json.dumps({"exit": int(result.exit_code), "marker": result.marker,
                   "tests": {t.name: [t.status, t.reason] for t in result.tests},
@@ -475,8 +475,8 @@ def test_an_honest_test():
 RUN_SUITE = """
 import json, sys
 from pathlib import Path
-from harness.gradetests.implementations import wheat
-from harness.gradetests.suite_run import run_suite
+from harness.grading.gradetests.implementations import wheat
+from harness.grading.gradetests.suite_run import run_suite
 result = run_suite(Path(sys.argv[1]), wheat("reference"), marker=sys.argv[2])
 print(json.dumps({"verdict": result.verdict, "detail": result.detail, "outcomes": result.outcomes}))
 """

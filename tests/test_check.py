@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import CheckOptions, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
+from harness.grading.check import CheckOptions, run_check
 from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 
 
 def check(candidate: str | None, *only: str, **options):

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import CheckOptions, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
-from harness.reports import render_table
+from harness.grading.check import CheckOptions, run_check
+from harness.grading.report import render_table
 from harness.sandbox import Candidate, confine
 
 from helpers import CANDIDATES, ROOT, confined, left_over

@@ -1,4 +1,4 @@
-"""The reports of `check` (harness/reports.py), from hand-built results: no child runs."""
+"""The reports of `check` (harness/grading/report.py), from hand-built results: no child runs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness import reports
-from harness.check import CheckOptions, CheckResult, Verdict, _exit_code
 from harness.exitcodes import ExitCode
+from harness.grading import report as reports
+from harness.grading.check import CheckOptions, CheckResult, Verdict, _exit_code
 from harness.suite.catalogue import CATALOGUE, NAMES
 
 
@@ -130,7 +130,7 @@ def test_notes_and_candidate_text_reach_the_reports_escaped(tmp_path):
     (-9, "wall-clock limit: 5 s", "killed by the harness: wall-clock limit: 5 s"),
 ])
 def test_how_a_child_ended_is_said_in_words(tmp_path, returncode, killed, words):
-    from harness.check import _how_it_ended
+    from harness.grading.check import _how_it_ended
 
     log = tmp_path / "child.log"
     log.write_text("")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import CheckOptions, run_check
+from harness.grading.check import CheckOptions, run_check
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
@@ -40,7 +40,7 @@ def test_a_candidate_that_dies_while_loading_is_still_that_verdict():
 @pytest.mark.e2e
 def test_check_s_parent_imports_neither_numpy_nor_the_openai_client():
     code = ("import sys; from harness.cli import build_parser, _verb; build_parser(_verb(['check'])); "
-            "import harness.check; print(sorted(m for m in ('numpy', 'openai') if m in sys.modules))")
+            "import harness.grading.check; print(sorted(m for m in ('numpy', 'openai') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(ROOT))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

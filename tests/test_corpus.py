@@ -19,9 +19,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from harness import cli
-from harness.corpus import check as corpus_check
-from harness.corpus.load import load_entries, source_of
-from harness.corpus.runner import run_corpus
+from harness.differential.corpus import check as corpus_check
+from harness.differential.corpus.load import load_entries, source_of
+from harness.differential.corpus.runner import run_corpus
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -162,7 +162,7 @@ def test_peers_side_by_side(result):
 
 def test_bounds_are_the_servers():
     pytest.importorskip("starlette")
-    from harness.serve import app, decode
+    from harness.server.reference import app, decode
     assert corpus_check.MAX_SCHEMA_BYTES == app.MAX_SCHEMA_BYTES
     assert corpus_check.COMPILE_BUDGET_SECONDS == decode.COMPILE_BUDGET_SECONDS
 

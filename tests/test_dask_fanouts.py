@@ -1,5 +1,5 @@
 """The three fan-outs on a real Dask cluster (a scheduler and two workers, processes on
-127.0.0.1, started and stopped by pid: ``harness.dask_local``): a small batch, a
+127.0.0.1, started and stopped by pid: ``harness.fanout.dask_local``): a small batch, a
 grade-tests run and a mutant sample give the records a local run gives, and a worker
 killed in the middle of a mutant run loses nothing. Skipped when dask is not installed."""
 
@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
 from harness.cli import main  # noqa: E402
-from harness.dask_local import LocalCluster  # noqa: E402
-from harness.executor import RunStats  # noqa: E402
+from harness.fanout.dask_local import LocalCluster  # noqa: E402
+from harness.fanout.executor import RunStats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMINGS = ("seconds", "cpu_seconds", "duration")
@@ -62,7 +62,7 @@ def test_a_batch_on_dask_gives_the_local_records(tmp_path, cluster):
 
 
 def test_grade_tests_on_dask_gives_the_local_grade(cluster):
-    from harness.gradetests.grade import GradeOptions, grade
+    from harness.grading.gradetests.grade import GradeOptions, grade
 
     options = GradeOptions(suite=ROOT / "tests/student_suites/weak", wheats=("reference",), chaffs=("s01", "s10"),
                            seed=7)

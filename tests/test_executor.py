@@ -1,4 +1,4 @@
-"""harness.executor: the task interface, the local pool, and the Dask backend on a real
+"""harness.fanout.executor: the task interface, the local pool, and the Dask backend on a real
 cluster of processes on 127.0.0.1 (skipped when dask is not installed)."""
 
 from __future__ import annotations
@@ -10,23 +10,23 @@ import time
 
 import pytest
 
-from harness import executor
-from harness.executor import RunStats, Task
+from harness.fanout import executor
+from harness.fanout.executor import RunStats, Task
 
 
 def test_local_run_returns_every_record_under_its_key():
-    tasks = [Task(f"t{i}", "harness.executor:echo", {"n": i}) for i in range(7)]
+    tasks = [Task(f"t{i}", "harness.fanout.executor:echo", {"n": i}) for i in range(7)]
     got = {t.key: r for t, r in executor.run(tasks, jobs=3)}
     assert got == {f"t{i}": {"n": i} for i in range(7)}
 
 
 def test_duplicate_keys_and_bad_tasks_are_refused():
     with pytest.raises(ValueError, match="unique"):
-        executor.run([Task("a", "harness.executor:echo"), Task("a", "harness.executor:echo")], jobs=1)
+        executor.run([Task("a", "harness.fanout.executor:echo"), Task("a", "harness.fanout.executor:echo")], jobs=1)
     with pytest.raises(ValueError, match="package.module:function"):
-        Task("a", "harness.executor.echo")
+        Task("a", "harness.fanout.executor.echo")
     with pytest.raises(ValueError, match="non-empty string"):
-        Task("", "harness.executor:echo")
+        Task("", "harness.fanout.executor:echo")
 
 
 def test_closing_a_local_run_early_cancels_the_tasks_not_started():
@@ -59,7 +59,7 @@ def test_the_scheduler_comes_from_the_option_then_the_environment(monkeypatch):
 
 
 def test_execute_json_is_text_in_and_text_out():
-    out = executor.execute_json("harness.executor:echo", json.dumps({"b": [1, 2], "a": "x"}))
+    out = executor.execute_json("harness.fanout.executor:echo", json.dumps({"b": [1, 2], "a": "x"}))
     assert isinstance(out, str) and json.loads(out) == {"a": "x", "b": [1, 2]}
 
 
@@ -72,7 +72,7 @@ def test_the_build_digest_covers_the_harness_and_the_oracles():
 
 def _dask_or_skip():
     pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
-    from harness.dask_local import LocalCluster
+    from harness.fanout.dask_local import LocalCluster
 
     return LocalCluster
 
@@ -89,16 +89,16 @@ def test_without_dask_or_a_scheduler_a_scheduler_address_is_a_clear_error(monkey
 
     monkeypatch.setattr(builtins, "__import__", no_distributed)
     with pytest.raises(ValueError, match=r"constrain-harness\[dask\]"):
-        list(executor.run([Task("a", "harness.executor:echo")], jobs=1, scheduler="tcp://127.0.0.1:9"))
+        list(executor.run([Task("a", "harness.fanout.executor:echo")], jobs=1, scheduler="tcp://127.0.0.1:9"))
 
 
 def test_a_scheduler_nobody_answers_is_a_clear_error(monkeypatch):
     _dask_or_skip()
     monkeypatch.setattr(executor, "CONNECT_SECONDS", 2.0)
     with pytest.raises(ValueError, match="no Dask scheduler answered"):
-        list(executor.run([Task("a", "harness.executor:echo")], jobs=1, scheduler="tcp://127.0.0.1:9"))
+        list(executor.run([Task("a", "harness.fanout.executor:echo")], jobs=1, scheduler="tcp://127.0.0.1:9"))
     with pytest.raises(ValueError, match="tcp://"):
-        list(executor.run([Task("a", "harness.executor:echo")], jobs=1, scheduler="127.0.0.1:9"))
+        list(executor.run([Task("a", "harness.fanout.executor:echo")], jobs=1, scheduler="127.0.0.1:9"))
 
 
 def test_dask_gives_the_local_records_and_survives_a_killed_worker(tmp_path):
@@ -148,7 +148,7 @@ def slow_square(payload):
 
 
 def test_local_processes_give_the_threads_records_and_leave_no_worker_behind():
-    tasks = [executor.Task(f"t{i}", "harness.executor:echo", {"n": i, "text": "é" * i}) for i in range(8)]
+    tasks = [executor.Task(f"t{i}", "harness.fanout.executor:echo", {"n": i, "text": "é" * i}) for i in range(8)]
     threads = {t.key: r for t, r in executor.run(tasks, jobs=2)}
     processes = {t.key: r for t, r in executor.run(tasks, jobs=2, processes=True)}
     assert processes == threads == {f"t{i}": {"n": i, "text": "é" * i} for i in range(8)}

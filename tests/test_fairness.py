@@ -1,7 +1,7 @@
 """Grading is fair: correct readings of the seed pass, and the contract's decisions are
 notes in the default tier, failures only with ``--strict`` (issue 12).
 
-The gallery (``harness/gradetests/wheats/fair_*.py``) holds seven implementations written from the
+The gallery (``harness/grading/gradetests/wheats/fair_*.py``) holds seven implementations written from the
 seed's text alone, each with other legitimate readings (parameter names, constructor
 shapes, error classes, annotations refused or accepted, tries, tables, minimizations,
 samplers). For each one ``READINGS`` lists the decisions it departs from, and:
@@ -42,7 +42,8 @@ from harness.suite import tiers
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-WHEATS = ROOT / "harness" / "gradetests" / "wheats"  # the gallery lives with grade-tests' wheats (package data)
+# the gallery lives with grade-tests' wheats (package data)
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"
 CONTRACT = ROOT / "harness" / "contract" / "constrain.pyi"
 NOTE = re.compile(r"contract decision not met: ([a-z0-9_]+):")
 

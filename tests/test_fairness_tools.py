@@ -1,4 +1,4 @@
-"""The fairness gallery's tool surface (``harness/gradetests/wheats/tools_fair_seed.py``,
+"""The fairness gallery's tool surface (``harness/grading/gradetests/wheats/tools_fair_seed.py``,
 seed 002 L10.9 written apart from ``oracles.tools``) against ``golden replay --file tools``:
 it passes in the default tier, its departures from the reference are notes naming the
 decisions it departs from, and ``--strict`` fails it on exactly those. The two readings the
@@ -23,7 +23,7 @@ from harness.cli import main
 from harness.golden_replay.loading import load_tools_impl
 from harness.suite import tiers
 
-GALLERY = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"
+GALLERY = Path(__file__).resolve().parents[1] / "harness" / "grading" / "gradetests" / "wheats"
 TOOLS_FAIR = GALLERY / "tools_fair_seed.py"
 NOTE_KEY = re.compile(r"contract decision not met: ([a-z0-9_]+):")
 DEPARTS = {"tools_json_byte_form", "tools_render_arguments_verbatim"}

@@ -567,7 +567,7 @@ def test_a_failed_or_stopped_replay_is_red_in_its_report():
 
 # --------------------------------------------------------------------------- one fairness policy (issue 24)
 
-GALLERY = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"  # the fairness gallery
+GALLERY = Path(__file__).resolve().parents[1] / "harness" / "grading" / "gradetests" / "wheats"  # the fairness gallery
 NOTE_KEY = __import__("re").compile(r"contract decision not met: ([a-z0-9_]+):")
 
 
@@ -576,7 +576,7 @@ def test_the_literal_reading_passes_both_files_with_notes_and_fails_only_their_d
     """fair_literal_sre (the seed's literal json.dumps call, a keyword-only Constraint, Python's
     parser with its extra syntax) passes the replay of both files in the default tier, its
     departures noted by key; ``strict`` fails it exactly on those decisions."""
-    from harness.candidate import load_candidate
+    from harness.sandbox.candidate import load_candidate
     from harness.suite import tiers
 
     impl = load_candidate(str(GALLERY / "fair_literal_sre.py"), ref_deps=True)

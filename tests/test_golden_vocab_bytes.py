@@ -11,7 +11,7 @@ import pytest
 import oracles.automaton as ref
 from golden import cases, fileformat, replay
 from golden.readings import RecordedTokenizer, gpt2_byte_map
-from harness.gradetests.implementations import default_wheats
+from harness.grading.gradetests.implementations import default_wheats
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +96,7 @@ def test_the_wall_hands_the_seed_tokenizer_and_a_candidate_passes_it(tmp_path):
 def test_every_wheat_of_the_gallery_passes_the_section(doc, wheat):
     """The section asks only the seed's rule: every seed-faithful implementation passes it, with
     the golden default tokenizer and with the one the wall hands over."""
-    from harness.candidate import load_candidate
+    from harness.sandbox.candidate import load_candidate
     from harness.suite.shapes import SeedTokenizer
 
     impl = load_candidate(wheat, ref_deps=True)

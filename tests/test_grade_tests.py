@@ -19,10 +19,10 @@ import time
 import pytest
 
 from harness.cli import main
-from harness.gradetests import reports
-from harness.gradetests.grade import GradeOptions, grade
-from harness.gradetests.hints import hint
-from harness.gradetests.relay import Gate, public_names
+from harness.grading.gradetests import report as reports
+from harness.grading.gradetests.grade import GradeOptions, grade
+from harness.grading.gradetests.hints import hint
+from harness.grading.gradetests.relay import Gate, public_names
 from harness.sandbox import channel
 
 from helpers import ROOT, SUITES, confined, left_over
@@ -44,7 +44,8 @@ def graded(suite: str, **options):
 @pytest.mark.e2e
 @confined
 def test_a_wrong_test_is_invalid_and_the_rest_is_scored(harness_unchanged, tmp_path):
-    result = graded("wheat_failing", wheats=("reference", str(ROOT / "harness/gradetests/wheats/brzozowski.py")),
+    brzozowski = str(ROOT / "harness/grading/gradetests/wheats/brzozowski.py")
+    result = graded("wheat_failing", wheats=("reference", brzozowski),
                     chaffs=("s01", "s05", "s10", "s13"))
     g = result.grade
     assert [i.test for i in g.invalid] == ["test_mixed.py::test_hand_example_has_eight_states"]
@@ -119,8 +120,8 @@ def test_the_suite_gets_the_graders_packages_and_no_harness_file(tmp_path):
     """CI's venv lies inside the checkout the sandbox hides: the suite still runs that
     venv's interpreter (its packages: numpy, pytest), while the checkout's files stay
     hidden (the venv's editable-install hook points at them and finds nothing)."""
-    from harness.gradetests.implementations import wheat
-    from harness.gradetests.suite_run import run_suite
+    from harness.grading.gradetests.implementations import wheat
+    from harness.grading.gradetests.suite_run import run_suite
 
     suite = tmp_path / "interpreter"
     suite.mkdir()
@@ -214,8 +215,8 @@ def test_bad_options_are_usage_errors(tmp_path):
 
 @pytest.mark.e2e
 def test_validity_flakiness_and_catches_follow_the_rules():
-    from harness.gradetests.scoring import score
-    from harness.gradetests.suite_run import RunResult
+    from harness.grading.gradetests.scoring import score
+    from harness.grading.gradetests.suite_run import RunResult
 
     def run(impl, role, **outcomes):
         return RunResult(impl, role, "completed", collected=list(outcomes), outcomes=dict(outcomes),
@@ -252,8 +253,8 @@ def test_unconfined_the_report_warns_that_nothing_is_hidden(harness_unchanged, m
 
 
 def test_a_run_that_cannot_start_within_the_budget_is_not_run():
-    from harness.gradetests.grade import _Runner
-    from harness.gradetests.implementations import wheat
+    from harness.grading.gradetests.grade import _Runner
+    from harness.grading.gradetests.implementations import wheat
 
     seen = []
     runner = _Runner(GradeOptions(suite=SUITES / "weak", budget=30.0, timeout=10.0), 1, "m", [], time.monotonic(),
@@ -289,7 +290,7 @@ def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
 @confined
 def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
     """The first frame the student's process receives is the same on wheats and chaffs."""
-    from harness.gradetests import suite_run
+    from harness.grading.gradetests import suite_run
 
     hellos, send = [], suite_run.channel.send
 
@@ -345,7 +346,7 @@ def test_what_a_suite_prints_cannot_draw_on_the_terminal(harness_unchanged):
 def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     """The run seed reaches random, numpy and Hypothesis: the same seed, the same JSON
     (timings aside); another seed, other draws. The default seed comes from the suite."""
-    from harness.gradetests.grade import suite_seed
+    from harness.grading.gradetests.grade import suite_seed
 
     options = {"wheats": ("reference",), "chaffs": ("s10",)}
     first = graded("draws", seed=None, **options)
@@ -377,7 +378,7 @@ def without_timings(result) -> str:
 @pytest.mark.e2e
 @confined
 def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch, tmp_path):
-    from harness.gradetests import implementations
+    from harness.grading.gradetests import implementations
 
     broken = tmp_path / "broken_chaff.py"
     broken.write_text("raise ImportError('this chaff is broken')\n")
@@ -397,8 +398,8 @@ def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch
 def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged, tmp_path):
     """A test that sleeps uses no CPU: the wall-clock backstop (10x the CPU limit) ends it,
     the verdict says so, and the run is tried once more before it stands."""
-    from harness.gradetests.grade import _Runner
-    from harness.gradetests.implementations import wheat
+    from harness.grading.gradetests.grade import _Runner
+    from harness.grading.gradetests.implementations import wheat
 
     (tmp_path / "test_sleeps.py").write_text("import time\n\n\ndef test_sleeps():\n    time.sleep(3600)\n\n\n"
                                              "def test_after():\n    assert True\n")

@@ -1,5 +1,5 @@
 """grade-tests' wheat validity per reading (issue 24, item 1): where the seed's text allows two
-readings (``harness.gradetests.readings.SEED_READINGS``), a student's test written to one of them
+readings (``harness.grading.gradetests.readings.SEED_READINGS``), a student's test written to one of them
 is valid if it passes every wheat of that reading, and is reported with the reading it assumes;
 a test no reading allows stays invalid."""
 
@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from harness.gradetests import readings
-from harness.gradetests.implementations import WHEATS, default_wheats
-from harness.gradetests.scoring import score
-from harness.gradetests.suite_run import RunResult
+from harness.grading.gradetests import readings
+from harness.grading.gradetests.implementations import WHEATS, default_wheats
+from harness.grading.gradetests.scoring import score
+from harness.grading.gradetests.suite_run import RunResult
 from harness.suite import tiers
 from tests.test_fairness import BY_NAME
 from tests.test_grade_tests import graded
@@ -83,7 +83,7 @@ def test_score_keeps_a_test_of_one_reading_and_says_which():
 def test_a_suite_of_each_reading_and_one_of_neither(harness_unchanged, tmp_path):  # noqa: F811
     """The literal formula and raw UTF-8 are both valid, each labelled with its reading; Latin-1
     is invalid; every report says so."""
-    from harness.gradetests.reports import table, to_gradescope, to_json
+    from harness.grading.gradetests.report import table, to_gradescope, to_json
 
     wheats = ("reference", *(str(WHEATS / f"{w}.py") for w in ("fair_literal_sre", "fair_sre_tablefill",
                                                                  "fair_thompson_moore")))

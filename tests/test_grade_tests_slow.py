@@ -76,7 +76,7 @@ def test_a_test_file_failing_to_import_on_a_chaff_catches_it(tmp_path):
 
 
 def graded_folder(folder, **options):
-    from harness.gradetests.grade import GradeOptions, grade
+    from harness.grading.gradetests.grade import GradeOptions, grade
 
     result = grade(GradeOptions(suite=folder, seed=1, **options))
     assert left_over(result.marker) == [] and result.tampered == []

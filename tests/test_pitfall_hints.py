@@ -16,7 +16,7 @@ import re
 import pytest
 
 import oracles.automaton as reference
-from harness.gradetests.hints import GROUPS, hint
+from harness.grading.gradetests.hints import GROUPS, hint
 from harness.mutants.apply import load, materialize
 from harness.mutants.catalogue import BY_ID
 from harness.suite.pitfalls import BY_MUTANT, PITFALLS, SEED_INTERFACE, Example

@@ -19,15 +19,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.autograder import gradescope as gradescope_schema
 from harness.cli import build_parser
-from harness.conform.run import ConformResult
-from harness.conform.verdict import CaseResult, Failure
+from harness.grading.autograder import gradescope as gradescope_schema
 from harness.mutants import report as mutant_report
 from harness.mutants.runner import Outcome
 from harness.report import registry
 from harness.report.formats import csv_table, markdown
 from harness.report.model import KINDS, Format, Report, Row
+from harness.server.conform.run import ConformResult
+from harness.server.conform.verdict import CaseResult, Failure
 from tests.test_check_reports import CRASHED, make_result
 from tests.test_mutants import STRYKER_SCHEMA, _fake_results
 
@@ -91,7 +91,7 @@ def _junit_as_before(suite: ET.Element) -> bytes:
 
 
 def test_check_writes_the_same_bytes_through_the_registry():
-    from harness import reports
+    from harness.grading import report as reports
 
     result = make_result(CRASHED)
     report = reports.to_report(result)
@@ -110,7 +110,7 @@ def _conform_result() -> ConformResult:
 
 
 def test_conform_writes_the_same_bytes_and_gains_html_csv_markdown():
-    from harness.conform import report as conform_report
+    from harness.server.conform import report as conform_report
 
     result = _conform_result()
     report = conform_report.to_report(result)
@@ -144,9 +144,9 @@ def test_mutants_gain_junit_with_a_failure_per_survivor():
 
 
 def _graded(tmp_path):
-    from harness.gradetests.grade import Graded, GradeOptions
-    from harness.gradetests.scoring import Grade
-    from harness.gradetests.suite_run import RunResult
+    from harness.grading.gradetests.grade import Graded, GradeOptions
+    from harness.grading.gradetests.scoring import Grade
+    from harness.grading.gradetests.suite_run import RunResult
 
     tests = ["test_a", "test_b"]
     matrix = {"s01": {"test_a": "failed", "test_b": "passed"}, "s02": {"test_a": "passed", "test_b": "passed"},
@@ -159,7 +159,7 @@ def _graded(tmp_path):
 
 
 def test_grade_tests_gains_junit_and_keeps_its_stryker_and_gradescope(tmp_path):
-    from harness.gradetests import reports
+    from harness.grading.gradetests import report as reports
 
     report = reports.to_report(_graded(tmp_path), "pitfall")
     counts = _junit_counts(registry.BY_NAME["junit"].render(report))
@@ -261,7 +261,7 @@ def test_the_progress_bar_is_bounded_whatever_it_is_told():
 
 
 def test_batch_keeps_its_class_files_and_gains_markdown():
-    from harness.batch import reports
+    from harness.grading.batch import report as reports
 
     def student(name, verdict, failed=(), problem=""):
         return {"student": name, "verdict": verdict, "passed": 16 - len(failed), "total": 16,

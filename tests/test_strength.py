@@ -13,16 +13,16 @@ from __future__ import annotations
 import pytest
 
 import oracles.automaton as reference
-from harness.candidate import load_candidate
 from harness.mutants import generation, triage
 from harness.mutants.apply import REFERENCE_DIR, load, materialize_generated
+from harness.sandbox.candidate import load_candidate
 from harness.suite import inputs, tiers
 from harness.suite.catalogue import NAMES
 from harness.suite.strength import CHECKS
 from tests.test_fairness import READINGS
 
 CASES = [(check, survivor) for check, _, survivors in CHECKS for survivor in survivors]
-BRZOZOWSKI = "harness/gradetests/wheats/brzozowski.py"
+BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
 
 
 def _fresh(impl):

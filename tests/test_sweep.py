@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from harness import cli
-from harness.fanout import ResultsFile
-from harness.sweep import patterns as sweep_patterns
-from harness.sweep import schemas as sweep_schemas
-from harness.sweep.enumerate import Grammar, patterns_by_size, string_alphabet
-from harness.sweep.runner import SweepOptions, run_sweep
+from harness.differential.sweep import patterns as sweep_patterns
+from harness.differential.sweep import schemas as sweep_schemas
+from harness.differential.sweep.enumerate import Grammar, patterns_by_size, string_alphabet
+from harness.differential.sweep.runner import SweepOptions, run_sweep
+from harness.fanout.results import ResultsFile
 from oracles.automaton import TokenIndex, regex_to_dfa
 
 

@@ -25,16 +25,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.check import PACKAGE_ROOT, CheckOptions, protected_roots, run_check
 from harness.cli import main
 from harness.exitcodes import ExitCode
-from harness.reports import render_table
+from harness.grading.check import PACKAGE_ROOT, CheckOptions, protected_roots, run_check
+from harness.grading.report import render_table
 from harness.sandbox import Candidate, confine, isolated
 from harness.sandbox.guard import guarded, verified
 
 from helpers import CANDIDATES, ROOT, WHEATS, confined, left_over, tree_digest
 
-TEMPLATES = ROOT / "harness" / "autograder" / "templates"
+TEMPLATES = ROOT / "harness" / "grading" / "autograder" / "templates"
 HOME_FILE = ".constrain-harness-wall-was-here"
 modes = pytest.mark.parametrize("as_user", [False, True], ids=["root-or-user", "user-namespace"])
 

@@ -16,7 +16,7 @@ after each run (the rate is only comparable at a similar load).
 The batch's own overhead, per submission, measured apart (medians of 5):
 
 - ``start check``: starting the check process, ``python -I -m
-  harness.autograder.check_entry --help`` (what the batch runs), against ``python -I -m
+  harness.commands.check_entry --help`` (what the batch runs), against ``python -I -m
   harness.cli check --help`` (what it ran before: ``harness.cli`` builds every verb's
   parser, and ``conform``'s imports ``openai``);
 - ``intake``: the private copy, locating the module and compiling it (the syntax check),
@@ -56,7 +56,8 @@ def build_class(folder: Path) -> int:
         shutil.copytree(ROOT / "oracles" / "automaton",
                         folder / f"ref{i:02d}" / "python" / "tinyllm" / "infer" / "constrain",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    brzozowski = ROOT / "harness" / "gradetests" / "wheats" / "brzozowski.py"  # grade-tests' wheats (package data)
+    # grade-tests' wheats (package data)
+    brzozowski = ROOT / "harness" / "grading" / "gradetests" / "wheats" / "brzozowski.py"
     wrong = sorted(p for p in CANDIDATES.glob("wrong_*.py") if p.name != "wrong_missing_names.py")
     files = [brzozowski, brzozowski, *wrong, *(CANDIDATES / name for name in (*HOSTILE, *OTHERS))]
     for i, path in enumerate(files):
@@ -81,9 +82,9 @@ def _grade_class(folder: Path, jobs: int) -> tuple[float, str]:
 
 def _overheads(report, folder: Path) -> None:
     """The batch's own costs per submission, apart from check's work."""
-    from harness.autograder.bounded import _processes
-    from harness.autograder.grading import CHECK_ENTRY
-    from harness.autograder.locate import locate_module, syntax_problem
+    from harness.grading.autograder.bounded import _processes
+    from harness.grading.autograder.grading import CHECK_ENTRY
+    from harness.grading.autograder.locate import locate_module, syntax_problem
     from harness.intake import copy_submission
 
     for label, argv in (("start check (check_entry)", ["-m", CHECK_ENTRY]), ("start check (harness.cli)",

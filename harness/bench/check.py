@@ -27,7 +27,7 @@ import statistics
 
 from facts.hand import HAND_PATTERN
 from harness.bench.timing import Row, Timing, format_seconds, measure
-from harness.check import CheckOptions, run_check
+from harness.grading.check import CheckOptions, run_check
 from harness.policy import POLICY
 
 CALLS = 2000  # calls per sample of the channel benchmark

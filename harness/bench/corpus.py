@@ -16,7 +16,7 @@ import statistics
 from pathlib import Path
 
 from harness.bench.timing import Row, Timing, measure
-from harness.corpus.runner import run_corpus
+from harness.differential.corpus.runner import run_corpus
 
 DEFAULT = Path(__file__).resolve().parents[2] / "tests" / "corpus"
 PEERS = ("ours", "llguidance", "outlines-core")

@@ -1,7 +1,7 @@
 """Benchmark: ``constrain-harness grade-tests`` end to end.
 
 Subject: the strong example suite (``tests/student_suites/strong``) against the default
-wheats (the reference, ``harness/gradetests/wheats/fair_*.py``, brzozowski; two runs
+wheats (the reference, ``harness/grading/gradetests/wheats/fair_*.py``, brzozowski; two runs
 each) and the 27 catalogue chaffs, 2 runs at a time, as a grader runs it. Target (issue
 23): <= 120 s wall on 2 quiet cores. The peer row is one run of the suite against the
 reference (two processes, pytest, the relay), so its ratio (the grading / one run) says
@@ -15,9 +15,9 @@ import statistics
 import time
 
 from harness.bench.timing import Row, Timing
-from harness.gradetests.grade import GradeOptions, grade
-from harness.gradetests.implementations import ROOT, wheat
-from harness.gradetests.suite_run import run_suite
+from harness.grading.gradetests.grade import GradeOptions, grade
+from harness.grading.gradetests.implementations import ROOT, wheat
+from harness.grading.gradetests.suite_run import run_suite
 
 SUITE = ROOT / "tests" / "student_suites" / "strong"
 

@@ -13,7 +13,7 @@ a ratio of medians, and the load average is printed beside each):
   (``enumerate_sites``, less the share ``pick`` drops in this sample), over 2 jobs;
 - ``local --jobs 2, every test, cold`` (the peer: the run before issue 27), unless ``--quick``;
 - ``dask 1 worker`` and ``dask 2 workers``: the same sample on a local Dask cluster
-  (``harness.dask_local``: a scheduler and 1 or 2 single-thread workers as processes on
+  (``harness.fanout.dask_local``: a scheduler and 1 or 2 single-thread workers as processes on
   127.0.0.1); target: 2 workers >= 1.8x faster than 1. Skipped without the dask extra.
 
 Targets (2 quiet cores): every site <= 60 min; 2 workers / 1 worker >= 1.8.
@@ -80,7 +80,7 @@ def _dask_rows(report, mutants, options, n: int) -> None:
     except ImportError:
         print("  (dask rows skipped: pip install 'constrain-harness[dask]')", file=report.out)
         return
-    from harness.dask_local import LocalCluster
+    from harness.fanout.dask_local import LocalCluster
     from harness.mutants import runner
 
     for workers in (1, 2):

@@ -72,18 +72,18 @@ def http_per_token(client, body: dict, seeds) -> dict[bool, tuple[list[float], l
 
 def run(report, quick: bool = False) -> None:
     try:
-        from harness.conform.exchange import http_library
-        from harness.serve.model import load_vocabulary
+        from harness.server.conform.exchange import http_library
+        from harness.server.reference.model import load_vocabulary
         httpx = http_library()  # the openai client's HTTP library: httpx, or httpx2 in openai 3
         vocabulary = load_vocabulary("cl100k_base")
     except (ImportError, RuntimeError) as exc:
         print(f"  the reference server is not installed ({exc}): pip install '.[serve]'", file=report.out)
         return
-    from harness.conform.cases import MESSAGES, TOOLS, named
-    from harness.conform.run import run_conformance
-    from harness.serve.app import create_app
-    from harness.serve.decode import Engine
-    from harness.serve.runner import ServerThread
+    from harness.server.conform.cases import MESSAGES, TOOLS, named
+    from harness.server.conform.run import run_conformance
+    from harness.server.reference.app import create_app
+    from harness.server.reference.decode import Engine
+    from harness.server.reference.runner import ServerThread
     from oracles.automaton import SamplingParams, TokenIndex, regex_to_dfa
     from oracles.tools import grammar, parse_tool_request
 

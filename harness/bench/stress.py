@@ -10,10 +10,10 @@ brackets) runs in its own child process for each target:
   schema's pattern comes from the reference's translation).
 
 Cases of kind ``server`` and ``conform`` (issue 25) run once, as target ``server`` or
-``conform``: a hostile client of the reference server (``harness.serve.hostile``: the
+``conform``: a hostile client of the reference server (``harness.server.reference.hostile``: the
 time is the process's CPU seconds over the attack, the outcome holds when the answer
 is the expected status, the server answers a normal request afterwards and logged no
-traceback) or a hostile server for ``conform`` (``harness.conform.hostile``: wall
+traceback) or a hostile server for ``conform`` (``harness.bench.stress_conform``: wall
 seconds of the conform run, the outcome holds on the expected exit code and reason).
 
 The child measures the work alone (``time.perf_counter``, after imports and after
@@ -156,9 +156,9 @@ def _warm_imports() -> None:
 def wire_main(case: dict) -> None:
     """A ``server`` or ``conform`` case: its scenario measures and judges itself."""
     if case["kind"] == "server":
-        from harness.serve.hostile import run_scenario
+        from harness.server.reference.hostile import run_scenario
     else:
-        from harness.conform.hostile import run_scenario
+        from harness.bench.stress_conform import run_scenario
     try:
         doc = run_scenario(case)
     except BaseException as exc:  # noqa: BLE001 - the child reports whatever happened

@@ -15,8 +15,8 @@ Subjects:
 from __future__ import annotations
 
 from harness.bench.timing import Row, measure
-from harness.sweep.enumerate import Grammar, patterns_by_size
-from harness.sweep.runner import SweepOptions, run_sweep
+from harness.differential.sweep.enumerate import Grammar, patterns_by_size
+from harness.differential.sweep.runner import SweepOptions, run_sweep
 from oracles import derivatives
 from oracles.automaton import regex_to_dfa
 

@@ -5,7 +5,7 @@
     constrain-harness autograder run                      # what run_autograder calls
     constrain-harness autograder run --platform prairielearn --root /grade
 
-``build`` writes the zip to upload to Gradescope (``harness/autograder/bundle.py``: the
+``build`` writes the zip to upload to Gradescope (``harness/grading/autograder/bundle.py``: the
 wheel of this exact version, ``setup.sh``, ``run_autograder``, the settings).
 ``run`` grades ``ROOT/submission`` (Gradescope) or ``ROOT/student`` (PrairieLearn) and
 always writes ``ROOT/results/results.json``; ROOT defaults to
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.autograder.visibility import VISIBILITIES
 from harness.commands.args import existing_folder, megabytes, output_file, score, seconds
 from harness.exitcodes import ExitCode
+from harness.grading.autograder.visibility import VISIBILITIES
 from harness.policy import HINT_LEVELS, POLICY, TIERS
 
 
@@ -73,8 +73,8 @@ def run(args, stdout, stderr) -> int:
     if args.action == "build":
         return _build(args, stdout, stderr)
     if args.action == "run":
-        from harness.autograder import runner
         from harness.commands.args import confinement
+        from harness.grading.autograder import runner
         from harness.sandbox.guard import verified
 
         root = Path(args.root) if args.root else runner.default_root(args.platform)
@@ -91,8 +91,8 @@ def run(args, stdout, stderr) -> int:
 
 
 def _build(args, stdout, stderr) -> int:
-    from harness.autograder.bundle import build_bundle
-    from harness.autograder.config import AutograderConfig
+    from harness.grading.autograder.bundle import build_bundle
+    from harness.grading.autograder.config import AutograderConfig
 
     try:
         if args.tier == "strict" and not _check_knows_strict():

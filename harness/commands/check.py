@@ -3,7 +3,7 @@
     constrain-harness check                                # grade the built-in reference
     constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
-    constrain-harness check --impl harness/gradetests/wheats/brzozowski.py --only test_canonical_form
+    constrain-harness check --impl harness/grading/gradetests/wheats/brzozowski.py --only test_canonical_form
 
 The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
@@ -66,7 +66,7 @@ def add_arguments(parser) -> None:
     add_unconfined(parser)
     # the report files of one run (kinds tests, graded) and of a batch (kind class: --json, --csv, --html)
     report.add_options(parser, {"tests", "graded", "class"})
-    from harness import batch  # check --batch DIR [--jobs N] [--resume]: harness/batch
+    from harness.grading import batch  # check --batch DIR [--jobs N] [--resume]: harness/grading/batch
     batch.add_arguments(parser)
 
 
@@ -87,7 +87,7 @@ def run(args, stdout, stderr) -> int:
         if refused is not None:
             return refused
         if getattr(args, "batch", None):
-            from harness import batch
+            from harness.grading import batch
             from harness.sandbox.guard import verified
 
             # each run verifies the harness's files itself; one killed at its wall clock cannot: this does (here:
@@ -97,8 +97,8 @@ def run(args, stdout, stderr) -> int:
 
 
 def _run_one(args, stdout, stderr) -> int:
-    from harness import reports
-    from harness.check import CheckOptions, run_check
+    from harness.grading import report as reports
+    from harness.grading.check import CheckOptions, run_check
 
     only = tuple(args.only or ())  # None: every test; an empty list is refused when parsed
     unknown = [n for n in only if n not in NAMES]

@@ -7,7 +7,7 @@ Requests go through the official openai client (once each, no retries; ``--timeo
 seconds each, ``--case-timeout`` seconds for all the requests of a case, responses cut
 past ``MAX_RESPONSE_BYTES``). Cases: tools.call, tools.stream, tools.choice,
 tools.errors, response_format, tools.cutoff, tools.cutoff_stream, stream.usage
-(``harness/conform/cases.py`` states every rule). Each failure names the rule, the
+(``harness/server/conform/cases.py`` states every rule). Each failure names the rule, the
 request and an excerpt of the response.
 
 Exit code: 0 every case passed; 1 some case failed; 2 bad arguments (a base URL that
@@ -23,8 +23,8 @@ from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
-    from harness.conform.cases import CASES
-    from harness.conform.exchange import DEFAULT_CASE_TIMEOUT, DEFAULT_TIMEOUT
+    from harness.server.conform.cases import CASES
+    from harness.server.conform.exchange import DEFAULT_CASE_TIMEOUT, DEFAULT_TIMEOUT
 
     parser.add_argument("--base-url", required=True, metavar="URL",
                         help="the API root, e.g. http://127.0.0.1:8000/v1")
@@ -40,9 +40,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from harness.conform.exchange import check_base_url, check_timeout
-    from harness.conform.report import to_report
-    from harness.conform.run import parse_cases, run_conformance
+    from harness.server.conform.exchange import check_base_url, check_timeout
+    from harness.server.conform.report import to_report
+    from harness.server.conform.run import parse_cases, run_conformance
 
     try:
         cases = parse_cases(args.cases)

@@ -4,7 +4,7 @@
     constrain-harness corpus schemas.jsonl --peers llguidance,outlines-core --jobs 2
     constrain-harness corpus DIR --results c.jsonl [--resume] --json c.json --md c.md --html c.html
 
-Each schema (``harness.corpus.check``): bounded (16 KiB, 4 CPU s of compilation), compiled
+Each schema (``harness.differential.corpus.check``): bounded (16 KiB, 4 CPU s of compilation), compiled
 or refused with a named error (a crash is a finding), ``--walks`` seeded random members of
 its DFA validated by jsonschema (soundness), the record's instances re-serialised in the
 seed's reading and fed to the DFA (completeness); ``--peers`` the same schemas through
@@ -61,10 +61,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from harness.corpus import report as corpus_report
-    from harness.corpus.runner import run_corpus
-    from harness.executor import scheduler_from
-    from harness.fanout import ResultsFile
+    from harness.differential.corpus import report as corpus_report
+    from harness.differential.corpus.runner import run_corpus
+    from harness.fanout.executor import scheduler_from
+    from harness.fanout.results import ResultsFile
 
     peers = tuple(args.peers or ())
     # how each schema is checked (--limit is not: a resumed run may take more or fewer schemas)

@@ -8,7 +8,7 @@ The suite in DIR runs under pytest in its own confined process and imports ``--m
 (default ``tinyllm.infer.constrain``), which is served from another confined process by
 the implementation under test: every wheat (the reference, the fairness gallery,
 brzozowski) twice, then every chaff (the catalogue's s01-s27) once
-(``harness.gradetests``). A test failing on a wheat is invalid and excluded; a chaff is
+(``harness.grading.gradetests``). A test failing on a wheat is invalid and excluded; a chaff is
 caught when a valid test fails on it; the score is caught/total (0 without a valid test).
 Every implementation gets the same hello and runs every test (invalid ones are filtered
 when scoring). Limits are CPU seconds of the suite's and the implementation's process
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from harness.commands.args import add_scheduler, add_unconfined, confinement, jobs, score, seconds, seed
 from harness.exitcodes import ExitCode
-from harness.gradetests.limits import RUN_CPU_SECONDS
+from harness.grading.gradetests.limits import RUN_CPU_SECONDS
 from harness.policy import POLICY
 from harness.report import registry
 
@@ -50,7 +50,7 @@ def add_arguments(parser) -> None:
                              f"backstop 10x)")
     parser.add_argument("--wheats", metavar="LIST", default="",
                         help="comma-separated wheats ('reference' or paths; default: reference, "
-                             "harness/gradetests/wheats/: fair_*.py, brzozowski.py)")
+                             "harness/grading/gradetests/wheats/: fair_*.py, brzozowski.py)")
     parser.add_argument("--chaffs", metavar="IDS", default="", help="comma-separated catalogue ids (default s01-s27)")
     parser.add_argument("--jobs", metavar="N", type=jobs, default=2, help="runs at a time (default 2)")
     parser.add_argument("--seed", metavar="N", type=seed, default=None,
@@ -74,9 +74,9 @@ def run(args, stdout, stderr) -> int:
 def _grade(args, stdout, stderr) -> int:
     from pathlib import Path
 
-    from harness import executor
-    from harness.gradetests import reports
-    from harness.gradetests.grade import GradeOptions, grade
+    from harness.fanout import executor
+    from harness.grading.gradetests import report as reports
+    from harness.grading.gradetests.grade import GradeOptions, grade
 
     def split(text: str) -> tuple[str, ...]:
         return tuple(x.strip() for x in text.split(",") if x.strip())

@@ -29,7 +29,7 @@ catalogue and every test, as before.
 ``--state FILE`` appends each mutant's result to FILE as it finishes
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
 rest. ``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the
-mutants on a Dask cluster's workers (``harness.executor``; README, "Scale-out").
+mutants on a Dask cluster's workers (``harness.fanout.executor``; README, "Scale-out").
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import executor
 from harness.commands.args import (
     add_scheduler,
     jobs,
@@ -52,6 +51,7 @@ from harness.commands.args import (
     seed,
 )
 from harness.exitcodes import ExitCode
+from harness.fanout import executor
 from harness.report import registry
 from harness.report.progress import bar as progress_bar
 

@@ -8,9 +8,9 @@
 parallel_tool_calls, stream, stream_options.include_usage, seed, max_tokens up to
 4096; bounded against hostile clients, glibc's allocator tuned to give memory back)
 and ``GET /v1/models``;
-``harness/serve/app.py`` describes both. Check it with
+``harness/server/reference/app.py`` describes both. Check it with
 ``constrain-harness conform --base-url http://127.0.0.1:8000/v1``. The broken variants
-(``harness/serve/variants.py``) each break one conformance rule, for testing
+(``harness/server/reference/variants.py``) each break one conformance rule, for testing
 ``conform`` itself. Stop with Ctrl-C.
 
 Exit code: 0 after a clean stop; 2 for bad arguments or a missing vocabulary.
@@ -22,7 +22,7 @@ from harness.exitcodes import ExitCode
 
 
 def add_arguments(parser) -> None:
-    from harness.serve.model import ENCODINGS
+    from harness.server.reference.model import ENCODINGS
 
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
@@ -37,11 +37,11 @@ def add_arguments(parser) -> None:
 def run(args, stdout, stderr) -> int:
     import uvicorn
 
-    from harness.serve.app import create_app
-    from harness.serve.decode import Engine
-    from harness.serve.model import load_vocabulary
-    from harness.serve.runner import tune_malloc
-    from harness.serve.variants import VARIANTS
+    from harness.server.reference.app import create_app
+    from harness.server.reference.decode import Engine
+    from harness.server.reference.model import load_vocabulary
+    from harness.server.reference.runner import tune_malloc
+    from harness.server.reference.variants import VARIANTS
 
     if args.variant not in VARIANTS:
         print(f"unknown variant {args.variant!r}; known: {', '.join(VARIANTS)}", file=stderr)

@@ -6,12 +6,12 @@
     constrain-harness sweep --schemas --max-depth 2          # the small schema grammar, jsonschema judging
     constrain-harness sweep --results sweep.jsonl [--resume] --json sweep.json --md sweep.md
 
-Patterns are enumerated by ``harness.sweep.enumerate`` (size = atoms + operators,
+Patterns are enumerated by ``harness.differential.sweep.enumerate`` (size = atoms + operators,
 deduplicated by syntactic canonical form) and each is checked by
-``harness.sweep.patterns`` (outcome, canonical tables, every string up to ``--max-len``,
+``harness.differential.sweep.patterns`` (outcome, canonical tables, every string up to ``--max-len``,
 masks over a small vocabulary; ``--peers`` adds the peers' answers, listed, never
-failing); ``--schemas`` checks the schema grammar of ``harness.sweep.schemas``. Work goes
-through ``harness.executor`` in chunks (``--jobs``, ``--scheduler``); ``--results F``
+failing); ``--schemas`` checks the schema grammar of ``harness.differential.sweep.schemas``. Work goes
+through ``harness.fanout.executor`` in chunks (``--jobs``, ``--scheduler``); ``--results F``
 records every finished chunk, ``--resume`` continues from it. Prints the counts per size,
 the items per second and every disagreement with its minimal witness; exits 1 when there
 is one, 0 when everything agrees.
@@ -33,7 +33,7 @@ def _alphabet(text: str) -> bytes:
         data = text.encode("ascii")
     except UnicodeEncodeError:
         raise argparse.ArgumentTypeError(f"--alphabet {text!r}: ASCII only") from None
-    from harness.sweep.enumerate import Grammar
+    from harness.differential.sweep.enumerate import Grammar
     try:
         Grammar(alphabet=data)
     except ValueError as exc:
@@ -76,11 +76,11 @@ def add_arguments(parser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from harness.executor import scheduler_from
-    from harness.fanout import ResultsFile
-    from harness.sweep import report as sweep_report
-    from harness.sweep.enumerate import DEFAULT_OPERATORS, Grammar
-    from harness.sweep.runner import SweepOptions, run_sweep
+    from harness.differential.sweep import report as sweep_report
+    from harness.differential.sweep.enumerate import DEFAULT_OPERATORS, Grammar
+    from harness.differential.sweep.runner import SweepOptions, run_sweep
+    from harness.fanout.executor import scheduler_from
+    from harness.fanout.results import ResultsFile
 
     try:
         grammar = Grammar(alphabet=args.alphabet, operators=tuple(args.ops or DEFAULT_OPERATORS),
@@ -88,10 +88,10 @@ def run(args, stdout, stderr) -> int:
         options = SweepOptions(grammar, args.max_size, args.max_len, args.schemas, args.max_depth, args.seed,
                                tuple(args.peers or ()))
         if options.schemas:
-            from harness.sweep.schemas import schemas_by_depth
+            from harness.differential.sweep.schemas import schemas_by_depth
             schemas_by_depth(options.max_depth)  # refuses a depth out of range before any work
         else:
-            from harness.sweep.enumerate import patterns_by_size
+            from harness.differential.sweep.enumerate import patterns_by_size
             patterns_by_size(grammar, options.max_size)
         results = ResultsFile.open(args.results, "sweep", options.as_dict(), resume=args.resume)
         if args.peers:

@@ -31,7 +31,7 @@ def reference(kind: str, ref_deps: bool = False):
     """The reference implementation a golden document of ``kind`` is replayed against."""
     if kind == "tools_golden":
         return importlib.import_module("oracles.tools")
-    from harness.candidate import load_candidate
+    from harness.sandbox.candidate import load_candidate
 
     return load_candidate(None, ref_deps)
 

@@ -143,9 +143,9 @@ def _show(outcome: ReplayOutcome, report, stdout) -> None:
 
 def _behind_wall(options: ReplayOptions, directory: Path, stdout, stderr) -> ReplayOutcome:
     """The comparisons here, the candidate in a confined process; files verified after."""
-    from harness.candidate import spec_problem
-    from harness.check import protected_roots
+    from harness.paths import protected_roots
     from harness.sandbox import Candidate, Limits
+    from harness.sandbox.candidate import spec_problem
     from harness.sandbox.files import Manifest
 
     problem = spec_problem(options.impl)

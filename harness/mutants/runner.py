@@ -58,7 +58,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from harness.executor import Task
+from harness.fanout.executor import Task
 from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
@@ -510,14 +510,14 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             run: Callable[..., MutantResult] | None = None, generated: GeneratedOptions | None = None,
             scheduler: str | None = None, state=None, stats=None) -> list[MutantResult]:
     """Run every mutant, ``jobs`` at a time here, or on the Dask ``scheduler``'s workers
-    (``harness.executor``; ``mutants.tasks``: the mutant's edit goes, its result comes back).
+    (``harness.fanout.executor``; ``mutants.tasks``: the mutant's edit goes, its result comes back).
 
     ``run``: a function ``run(mutant, root, timeout)`` (local runs only; default
     ``run_mutant``, or ``run_generated`` with ``generated``'s options). ``state`` (a
     ``mutants.state.MutantState``): mutants it already holds are not run again, and every
     result is appended to it as it arrives. ``stats`` (``executor.RunStats``) is filled in.
     """
-    from harness import executor
+    from harness.fanout import executor
     from harness.sandbox import confine
 
     if scheduler is not None and run is not None:

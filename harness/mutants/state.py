@@ -46,7 +46,7 @@ class MutantState:
 
     @classmethod
     def open(cls, path: Path, options: dict, resume: bool) -> MutantState:
-        from harness.executor import build_digest
+        from harness.fanout.executor import build_digest
 
         path = Path(path)
         options = {**options, "build": build_digest()}

@@ -1,4 +1,4 @@
-"""Mutant runs as executor tasks (``harness.executor``): the mutant as data in, its result as data out.
+"""Mutant runs as executor tasks (``harness.fanout.executor``): the mutant as data in, its result as data out.
 
 A catalogue mutant crosses as its id (every worker has the catalogue); a generated mutant
 as its **edit**: the site (file, operator, occurrence, span), the whole mutated file's

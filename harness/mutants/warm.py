@@ -35,9 +35,9 @@ import threading
 import time
 
 WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
-PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.candidate",
+PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.sandbox.candidate",
            "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
-           "harness.suite.strength", "harness.suite.golden_replay", "oracles.stdlib", "golden.readings")
+           "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)

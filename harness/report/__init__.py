@@ -4,11 +4,11 @@ Each verb turns its own result into a ``Report`` (``harness.report.model``: rows
 id, a status, why, the detail and the seconds; a verdict, the exit code, the timings)
 with one adapter, ``to_report``, in its report module:
 
-    check          harness/reports.py              kinds tests, graded
-    check --batch  harness/batch/reports.py        kind class
-    conform        harness/conform/report.py       kind tests
+    check          harness/grading/report.py              kinds tests, graded
+    check --batch  harness/grading/batch/report.py        kind class
+    conform        harness/server/conform/report.py       kind tests
     mutants        harness/mutants/report.py       kind mutants
-    grade-tests    harness/gradetests/reports.py   kinds mutants, graded
+    grade-tests    harness/grading/gradetests/report.py   kinds mutants, graded
     golden replay  harness/golden_replay/report.py kind tests
     compare        harness/commands/compare.py     kind tests (a row per peer)
 
@@ -23,7 +23,7 @@ files are byte for byte what they were.
 
 Example::
 
-    report = reports.to_report(result)                  # harness/reports.py, for check
+    report = reports.to_report(result)                  # harness/grading/report.py, for check
     print(report.terminal)
     ok = registry.write_requested(args, report, stderr) # --json, --junit-xml, --md ...
 """

@@ -307,7 +307,7 @@ class Candidate:
 
     def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
         """One raw round trip, for a relay that already holds channel values (e.g. frames
-        from another process, ``harness.gradetests.relay``): send ``frame``, return the reply
+        from another process, ``harness.grading.gradetests.relay``): send ``frame``, return the reply
         ``[status, value, extras]`` as the candidate sent it (``status`` is ``"ok"`` or
         ``"err"``; handles stay ``channel.Handle``, errors stay data). ``describe`` turns
         objects that are not channel values into them (``channel.send``'s ``default``).

@@ -2,7 +2,7 @@
 
 Two processes hold proxies: the grader (``harness.sandbox.client``: objects of the
 candidate's process) and, in ``grade-tests``, the student's process
-(``harness.gradetests.shim``: objects of the implementation under test, relayed by the
+(``harness.grading.gradetests.shim``: objects of the implementation under test, relayed by the
 grader). Both speak the same requests (``[op, target, name, args, kwargs]``, ``op`` one of
 getattr, call, many, len, iter, getitem, contains, bool, int, float, index, eq, repr) over
 ``channel``; what they share is here: ``ProxyBase`` (the operations that are one round
@@ -12,7 +12,7 @@ the other side as a subclass of the builtin class it derives from). Each side su
 them with its own rules for attribute names, equality and ``repr``.
 
 Like ``channel.py`` this module imports nothing from ``harness``: ``grade-tests`` copies
-it into the student's private copy of the shim (``harness.gradetests.suite_run``), where
+it into the student's private copy of the shim (``harness.grading.gradetests.suite_run``), where
 ``harness`` cannot be imported.
 
 Example::

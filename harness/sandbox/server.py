@@ -272,7 +272,7 @@ class Server:
         automaton's, ``harness/contract/constrain.pyi``) or ``"tools"`` (the tool-calling
         surface's names, ``golden.tools_replay.TOOLS_CONTRACT``; the reference is then
         ``oracles.tools``)."""
-        from harness.candidate import check_contract, load_candidate, signature_notes
+        from harness.sandbox.candidate import check_contract, load_candidate, signature_notes
 
         if contract == "tools":
             module = _load_tools(spec)
@@ -295,14 +295,14 @@ def _load_tools(spec):
     (a module name, ``.py`` file or package directory, loaded as ``load_candidate`` does)."""
     import importlib
 
-    from harness.candidate import load_candidate
+    from harness.sandbox.candidate import load_candidate
 
     return importlib.import_module("oracles.tools") if spec is None else load_candidate(spec)
 
 
 def _tools_problems(module) -> list[str]:
     """One line per tools contract name the module lacks (the same shape as
-    ``harness.candidate.check_contract``'s lines)."""
+    ``harness.sandbox.candidate.check_contract``'s lines)."""
     from golden.tools_replay import TOOLS_CONTRACT
 
     return [f"{name}: missing (the tools contract)" for name in TOOLS_CONTRACT if not hasattr(module, name)]

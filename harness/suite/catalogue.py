@@ -2,7 +2,7 @@
 
 Source: ``000_4b494d6fc237472e.txt``, section 4 ("What the tests check") and section 5
 (pitfalls, which name the test that catches each mutant). ``harness/suite/test_*.py``
-implements each entry under exactly this name; ``harness.check`` prints this table with a
+implements each entry under exactly this name; ``harness.grading.check`` prints this table with a
 verdict per test, and the reports carry ``kind`` and ``checks``.
 
 Example::

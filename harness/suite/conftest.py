@@ -1,5 +1,5 @@
 """Registers the catalogue's plugins when pytest is pointed at ``harness/suite`` without
-``-p harness.suite.plugin`` (both spellings work; ``harness.check`` passes ``-p``):
+``-p harness.suite.plugin`` (both spellings work; ``harness.grading.check`` passes ``-p``):
 the candidate plugin and the tiers plugin (``--strict``, notes; ``harness.suite.tiers``)."""
 
 from __future__ import annotations

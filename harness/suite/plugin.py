@@ -15,7 +15,7 @@ channel. Nothing the candidate does can reach this process's modules or the resu
 Options:
 
 - ``--impl X``: the implementation under test (a module name, a ``.py`` file or a package
-  directory; see ``harness.candidate``). Default: the reference ``oracles.automaton``.
+  directory; see ``harness.sandbox.candidate``). Default: the reference ``oracles.automaton``.
 - ``--ref-deps``: supply the reference sampling and GPT-2 byte map where X lacks them.
 - ``--deep``: also run the Hypothesis differential properties (``test_deep.py``).
 - ``--strict``: grade the contract's own decisions too (``harness.suite.tiers``).
@@ -26,13 +26,13 @@ Options:
   how busy the machine is.
 - ``--load-seconds S``: CPU seconds for importing the candidate (``POLICY.load_cpu_seconds``).
 - ``--seed N``: the run seed every random choice comes from (``harness.suite.seeding``;
-  default 0, the catalogue's own constants; ``harness.check`` passes the submission's).
+  default 0, the catalogue's own constants; ``harness.grading.check`` passes the submission's).
 - ``--memory MB``: the candidate process's address-space limit (2048).
 - ``--results-file F``: append one JSON object per line to F, flushed as it is written,
-  so that a crash of this process loses nothing already recorded (``harness.check`` reads it).
+  so that a crash of this process loses nothing already recorded (``harness.grading.check`` reads it).
 - ``--results-key-fd N``: sign each record (HMAC-SHA256, a ``"mac"`` field) with a key
   read from file descriptor N, so a record anyone else appends to F is ignored
-  (``harness.check``; it matters where the candidate could reach F: the fallback).
+  (``harness.grading.check``; it matters where the candidate could reach F: the fallback).
 - ``--golden-file G``: the masks golden file to replay (default ``golden/masks_golden.json``).
 - ``--only A,B`` / ``--skip A,B``: run only / not these tests, by exact name.
 
@@ -133,7 +133,7 @@ def _begin_candidate(config) -> None:
     properties are counted at collection), since their count sets the process's
     ``RLIMIT_CPU`` (``_new_candidate``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
-    from harness.candidate import spec_problem
+    from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
 
     if config.getoption("--deep"):
@@ -153,7 +153,7 @@ def _begin_candidate(config) -> None:
 
 
 def _read_key(fd: int) -> bytes:
-    """One hex line from ``fd`` (a pipe from ``harness.check``), which is then closed."""
+    """One hex line from ``fd`` (a pipe from ``harness.grading.check``), which is then closed."""
     data = b""
     while not data.endswith(b"\n") and len(data) < 256:
         chunk = os.read(fd, 256)
@@ -185,7 +185,7 @@ def _writer(out, key: bytes | None):
 
     def write(record: dict) -> None:
         if out is not None:
-            if key is not None:  # signed: harness.check ignores records without the signature
+            if key is not None:  # signed: harness.grading.check ignores records without the signature
                 body = dumps(record, sort_keys=True, default=str).encode()
                 record = {**record, "mac": hmac.new(key, body, "sha256").hexdigest()}
             out.write(dumps(record, default=str) + "\n")
@@ -251,8 +251,8 @@ def pytest_collection_finish(session) -> None:
 
 def _start_candidate() -> dict:
     """A fresh candidate process; its load record (``status`` ok / error / usage)."""
-    from harness.candidate import CandidateError, spec_problem
     from harness.sandbox import CandidateGone, RemoteError
+    from harness.sandbox.candidate import CandidateError, spec_problem
 
     spec = _STATE["spec"]
     problem = spec_problem(spec)
@@ -302,9 +302,9 @@ def _confinement(candidate) -> dict:
 
 
 def _read_golden(path) -> dict:
-    from harness.suite import golden_replay
+    from harness.suite import golden_masks
 
-    return golden_replay.read_golden(path)
+    return golden_masks.read_golden(path)
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The run seed: every random choice of a catalogue run comes from one number.
 
-``harness.check`` passes it to the grader child (``--seed N``; the plugin calls
+``harness.grading.check`` passes it to the grader child (``--seed N``; the plugin calls
 ``set_run_seed``), prints it in the run header and writes it in every report, so
 ``check --seed N`` replays a run exactly. Its default is derived from the submission's
 content (``submission_seed``: a hash of the file, of a package's files, or of the
@@ -77,7 +77,7 @@ def hypothesis_seed(name: str) -> int | None:
 
 
 def submission_seed(spec: str | None) -> int:
-    """The default run seed of grading ``spec`` (``harness.candidate``'s spellings): a hash
+    """The default run seed of grading ``spec`` (``harness.sandbox.candidate``'s spellings): a hash
     of the ``.py`` file's bytes, of a package directory's ``.py`` files (by relative path),
     of a module name's file found under the current folder (else of its name), or, for
     the reference (None), of ``oracles/automaton``'s files."""

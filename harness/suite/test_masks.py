@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
-from harness.suite import golden_replay, strength
+from harness.suite import golden_masks, strength
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
     HAND_ACCEPT,
@@ -165,7 +165,7 @@ def test_masks_match_brute_force(impl):
 
 @pytest.mark.golden
 def test_masks_match_the_golden_file(impl, golden):
-    compared = golden_replay.replay(impl, golden)
+    compared = golden_masks.replay(impl, golden)
     assert compared > 0, "the golden file holds no masks"
 
 

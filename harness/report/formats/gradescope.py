@@ -2,7 +2,7 @@
 
 A report of kind ``graded`` without its own renderer gets one point per row: full for a
 passed (or skipped) row, 0 otherwise, the row's message and detail as its output; the
-document follows ``harness/autograder/gradescope_results.schema.json``. check (one point
+document follows ``harness/grading/autograder/gradescope_results.schema.json``. check (one point
 per catalogue test) and grade-tests (chaff groups worth their share of ``--max-score``)
 render their own (``Report.native``).
 

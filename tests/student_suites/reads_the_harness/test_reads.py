@@ -10,8 +10,9 @@ import sys
 import sysconfig
 
 PACKAGES = ("harness", "oracles", "facts", "strategies", "golden")
-SOURCES = ("oracles/automaton/compile.py", "harness/mutants/catalogue.py", "harness/gradetests/wheats/brzozowski.py",
-           "harness/gradetests/implementations.py", "golden/__init__.py")
+SOURCES = ("oracles/automaton/compile.py", "harness/mutants/catalogue.py",
+           "harness/grading/gradetests/wheats/brzozowski.py",
+           "harness/grading/gradetests/implementations.py", "golden/__init__.py")
 
 
 def folders():
@@ -22,7 +23,8 @@ def folders():
 def test_no_harness_module_is_importable():
     """At most an empty folder by a package's name (what masks it) may be found: no module."""
     found = []
-    for name in (*PACKAGES, "harness.cli", "harness.mutants.catalogue", "harness.gradetests", "oracles.automaton"):
+    for name in (*PACKAGES, "harness.cli", "harness.mutants.catalogue", "harness.grading.gradetests",
+                 "oracles.automaton"):
         try:
             module = importlib.import_module(name)
         except ImportError:

@@ -1,0 +1,420 @@
+"""One schema of a collection: compiled or refused by name, sound, complete, and the peers.
+
+Main access point: the task function ``check_entry(payload)`` (an ``Entry.payload()``
+plus ``seed``, ``walks`` and ``peers``), returning the entry's record.
+
+Steps (what decides meaning is ``oracles.automaton``, ``jsonschema`` and ``json``; this
+module only drives them):
+
+1. **bounds**: a schema over ``MAX_SCHEMA_BYTES`` (16 KiB of compact JSON, the reference
+   server's bound ``harness.server.reference.app.MAX_SCHEMA_BYTES``) is refused ``SchemaTooLarge``
+   before it is compiled;
+2. **compile**: ``json_schema_to_regex`` then ``regex_to_dfa``. The outcome is
+   ``compiled``, or ``refused`` with the error's class and the keyword it names
+   (``reason``, e.g. ``SchemaUnsupported: $ref``), or ``over budget`` when compiling took
+   more than ``COMPILE_BUDGET_SECONDS`` CPU seconds (the server's budget, 4 s): also a
+   refusal by name. Anything else (a ``RecursionError``, a ``MemoryError``, any exception
+   that is not a ``ValueError``) is outcome ``crash``: a finding;
+3. **soundness**: ``walks`` seeded random members of the DFA (``harness.differential.sweep.walks``),
+   each parsed by ``json.loads`` and validated by ``jsonschema`` (the validator of the
+   schema's own ``$schema``, Draft 2020-12 by default): ``unsound`` counts those that
+   fail, with the first as witness;
+4. **completeness** on the record's instances, in the seed's reading: a ``valid`` instance
+   (``jsonschema`` asked again: ``mislabelled`` when it disagrees with the record) is
+   re-serialised with its object keys in the declared ``properties`` order and as compact
+   JSON; ``outside reading`` when it has a key the schema does not declare (the seed's
+   objects are closed), else ``accepted``, or one of the documented narrowings
+   (``integral float``: ``1.0`` for an integer; ``raw DEL``; ``enum spelling``: an enum
+   or const value equal for JSON Schema but spelled otherwise), else ``rejected``: a
+   finding. An ``invalid`` instance must be rejected: ``invalid accepted`` is a finding;
+   and, whatever the outcome, ``outside``: every keyword of the schema outside the subset
+   (``keywords_outside``), so the report can rank what the subset would have to grow to
+   cover (a refusal names only the first keyword the reference meets);
+5. **peers** (``--peers``): each peer compiles the schema (outcome and seconds), the time to
+   its first mask (compile + mask of the empty prefix) and the time of each mask along the
+   first valid instance (tokenized greedily over the golden files' 123-token vocabulary;
+   each ``allowed(prefix)`` call replays the prefix, so it is an upper bound of the
+   incremental cost), and its answers on the same re-serialised instances (a difference
+   from ours is listed with the instance and the record's label). Each peer runs in a
+   child process of its own (``peer_row``, data in and out), ended when it takes more than
+   ``PEER_TIMEOUT_SECONDS`` on one schema or dies: a row "timeout" or "crash", and the run
+   goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
+from concurrent.futures.process import BrokenProcessPool
+
+import jsonschema
+import numpy as np
+
+from harness.differential.sweep.schemas import integral_floats_as_ints
+from harness.differential.sweep.walks import random_members
+from oracles.automaton import json_schema_to_regex, regex_to_dfa
+
+__all__ = ["MAX_SCHEMA_BYTES", "COMPILE_BUDGET_SECONDS", "MAX_MASK_STEPS", "check_entry", "reason_of", "in_reading"]
+
+MAX_SCHEMA_BYTES = 16 << 10
+"""The bound on a schema's compact JSON (the reference server's ``MAX_SCHEMA_BYTES``)."""
+COMPILE_BUDGET_SECONDS = 4.0
+"""CPU seconds a schema may take to compile (the reference server's ``decode.COMPILE_BUDGET_SECONDS``)."""
+MAX_MASK_STEPS = 32
+"""Masks timed per peer and schema (the first tokens of the first valid instance)."""
+WALK_MAX_LEN = 400
+PEER_TIMEOUT_SECONDS = 120.0
+"""Wall seconds a peer may take on one schema (a backstop: MaskBench allowed 15 minutes)."""
+
+
+class OutsideReading(ValueError):
+    """An instance the seed's reading leaves out (a key the schema does not declare)."""
+
+
+def check_entry(payload: dict) -> dict:
+    """Task function: the record of one collection entry (module docstring)."""
+    record = {"id": payload["id"], "source": payload["source"], "outcome": "", "reason": "", "compile_seconds": 0.0,
+              "states": 0, "walks": 0, "unsound": 0, "unsound_witness": None, "instances": {}, "findings": [],
+              "peers": {}}
+    if payload.get("error"):
+        record.update(outcome="unreadable", reason=payload["error"])
+        return record
+    schema = payload["schema"]
+    record["outside"] = keywords_outside(schema)
+    dfa = _compile(schema, record)
+    try:
+        if dfa is not None:
+            rng = np.random.default_rng([int(payload["seed"]), _stable_hash(payload["id"])])
+            _soundness(schema, dfa, rng, int(payload["walks"]), record)
+            _completeness(schema, dfa, payload["tests"], record)
+        if payload.get("peers"):
+            record["peers"] = _peers(schema, payload["tests"], payload["peers"], dfa)
+    except Exception as exc:  # the harness's own failure on this entry: a finding, and the run goes on
+        record["findings"].append(f"harness error: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
+    return record
+
+
+def _stable_hash(text: str) -> int:
+    return int.from_bytes(text.encode("utf-8")[-64:].ljust(8, b"\0")[:8], "little") ^ len(text)
+
+
+ACCEPTED_ANNOTATIONS = frozenset({"$schema", "$comment", "examples", "default"})
+"""Annotations that constrain nothing, accepted beside the seed's ``title`` and ``description``
+(the contract's decision ``annotations_accepted``, ``harness/contract/constrain.pyi``)."""
+SUBSCHEMA_MAPS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
+SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "additionalItems",
+                 "propertyNames", "unevaluatedProperties", "unevaluatedItems")
+
+
+def keywords_outside(schema) -> list[str]:
+    """Every keyword of ``schema`` and its subschemas outside the seed's subset
+    (``facts.constructs``: the subset's keywords and annotations, and ``ACCEPTED_ANNOTATIONS``),
+    each once, sorted;
+    ``additionalProperties`` counts only when it is not ``false``. Walks the subschema
+    positions of JSON Schema (``SUBSCHEMA_*``), iteratively (no recursion however deep)."""
+    from facts.constructs import SCHEMA_ANNOTATIONS, SCHEMA_KEYWORDS
+    inside = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS | ACCEPTED_ANNOTATIONS
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if key == "additionalProperties" and value is False:
+                continue
+            if key not in inside or key == "additionalProperties":
+                found.add(key)
+            if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+                stack += list(value.values())
+            elif key in SUBSCHEMA_LISTS and isinstance(value, list):
+                stack += value
+            elif key in SUBSCHEMA_ONE:
+                stack += value if isinstance(value, list) else [value]
+    return sorted(found)
+
+
+def _compile(schema, record: dict):
+    size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    if size > MAX_SCHEMA_BYTES:
+        record.update(outcome="refused", reason=f"SchemaTooLarge: over {MAX_SCHEMA_BYTES // 1024} KiB")
+        return None
+    start = time.thread_time()
+    try:
+        dfa = regex_to_dfa(json_schema_to_regex(schema))
+    except ValueError as exc:
+        record.update(outcome="refused", reason=reason_of(exc))
+        return None
+    except Exception as exc:  # a crash or a resource error: a finding
+        record.update(outcome="crash", reason=f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
+        record["findings"].append(f"crash: {record['reason']}")
+        return None
+    finally:
+        record["compile_seconds"] = round(time.thread_time() - start, 6)
+    record["states"] = dfa.n_states
+    if record["compile_seconds"] > COMPILE_BUDGET_SECONDS:
+        record.update(outcome="refused", reason=f"over budget: more than {COMPILE_BUDGET_SECONDS:g} CPU s")
+        return None
+    record["outcome"] = "compiled"
+    return dfa
+
+
+_KEYWORD = re.compile(r"keyword '([^']+)'")
+_KNOWN = [("additionalProperties other than false", "additionalProperties (not false)"),
+          ("a list of types", "type: a list"), ("an empty schema", "{} (any value)"),
+          ("needs 'items'", "array without items"), ("boolean schema", "boolean schema"),
+          ("is not in properties", "required: not in properties"), ("enum and const together", "enum beside const"),
+          ("greater than maxItems", "minItems > maxItems"), ("is not of type", "enum value of another type"),
+          ("MAX_REGEX_LENGTH", "regex over MAX_REGEX_LENGTH"), ("MAX_DEPTH", "nesting over MAX_DEPTH"),
+          ("MAX_ENUM_VALUES", "enum over MAX_ENUM_VALUES"), ("MAX_ITEMS_BOUND", "items bound over MAX_ITEMS_BOUND"),
+          ("MAX_DFA_STATES", "DFA states over MAX_DFA_STATES"), ("MAX_NFA_STATES", "NFA over MAX_NFA_STATES")]
+
+
+def reason_of(exc: ValueError) -> str:
+    """``Class: keyword`` for a refusal, e.g. ``SchemaUnsupported: $ref``; the keyword is
+    the one the message names, else a short name for the known messages, else the
+    message with its specifics (quoted text, numbers) cut."""
+    message = str(exc)
+    found = _KEYWORD.search(message)
+    if found:
+        what = found.group(1)
+    else:
+        what = next((name for text, name in _KNOWN if text in message), "")
+        if not what:
+            body = message.split(": ", 1)[-1] if message.startswith("/") else message
+            what = re.sub(r"\d+", "N", re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", body))[:60]
+    return f"{type(exc).__name__}: {what}"
+
+
+def _validator(schema):
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls(schema)
+
+
+def _soundness(schema, dfa, rng, walks: int, record: dict) -> None:
+    validator = _validator(schema)
+    for doc in random_members(dfa.trans, dfa.accept, rng, walks, WALK_MAX_LEN):
+        record["walks"] += 1
+        why = _unsound(validator, doc)
+        if why:
+            record["unsound"] += 1
+            if record["unsound_witness"] is None:
+                record["unsound_witness"] = {"doc": doc.decode("utf-8", errors="backslashreplace"), "why": why}
+                record["findings"].append(f"unsound: {doc[:120]!r}: {why}")
+
+
+def _unsound(validator, doc: bytes) -> str:
+    try:
+        value = json.loads(doc.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        return f"does not parse: {exc}"
+    error = next(iter(validator.iter_errors(value)), None)
+    return "" if error is None else f"invalid: {error.message[:160]}"
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def in_reading(schema, value):
+    """``value`` with its object keys in the schema's declared order (``anyOf``: the first
+    branch it is valid for); ``OutsideReading`` for a key the schema does not declare."""
+    if not isinstance(schema, dict):
+        return value
+    if "anyOf" in schema:
+        for branch in schema["anyOf"]:
+            if _validator(branch).is_valid(value):
+                return in_reading(branch, value)
+        return value
+    if isinstance(value, dict) and schema.get("type") == "object":
+        props = schema.get("properties", {})
+        extra = [k for k in value if k not in props]
+        if extra:
+            raise OutsideReading(f"key {extra[0]!r} is not declared")
+        return {k: in_reading(props[k], value[k]) for k in props if k in value}
+    if isinstance(value, list) and schema.get("type") == "array":
+        return [in_reading(schema.get("items"), v) for v in value]
+    return value
+
+
+def compact(value) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _completeness(schema, dfa, tests: list[dict], record: dict) -> None:
+    validator = _validator(schema)
+    counts = record["instances"]
+    for test in tests:
+        value, labelled = test["data"], bool(test["valid"])
+        valid = validator.is_valid(value)
+        if valid != labelled:
+            key = "mislabelled"
+        elif not valid:
+            key = "invalid accepted" if dfa.matches(compact(value)) else "invalid rejected"
+        else:
+            key = _valid_instance(schema, dfa, value)
+        counts[key] = counts.get(key, 0) + 1
+        if key in ("rejected", "invalid accepted") and len(record["findings"]) < 5:
+            record["findings"].append(f"{key}: {compact(value)[:160]!r}")
+
+
+def _valid_instance(schema, dfa, value) -> str:
+    try:
+        doc = compact(in_reading(schema, value))
+    except OutsideReading:
+        return "outside reading"
+    if dfa.matches(doc):
+        return "accepted"
+    if b"\x7f" in doc:
+        return "raw DEL"
+    if dfa.matches(compact(integral_floats_as_ints(json.loads(doc)))):
+        return "integral float"
+    if _enum_respelled(schema):
+        return "enum spelling"
+    return "rejected"
+
+
+def _enum_respelled(schema) -> bool:
+    """True iff the schema holds an enum/const value whose JSON Schema equality is wider
+    than its spelling: a float (``0.0`` equals ``0``) or an object of two or more keys
+    (any key order is equal)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            values = list(node.get("enum", []) if isinstance(node.get("enum"), list) else [])
+            values += [node["const"]] if "const" in node else []
+            if any(_respellable(v) for v in values):
+                return True
+            stack += [v for k, v in node.items() if k not in ("enum", "const")]
+        elif isinstance(node, list):
+            stack += node
+    return False
+
+
+def _respellable(value) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return len(value) > 1 or any(_respellable(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_respellable(v) for v in value)
+    return False
+
+
+def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
+    from harness.peers import available_peers
+
+    loaded, missing = available_peers(names)
+    out = {name: {"available": False, "reason": reason} for name, reason in missing.items()}
+    docs = []
+    for test in tests:
+        try:
+            docs.append((compact(in_reading(schema, test["data"])), bool(test["valid"])))
+        except (OutsideReading, ValueError, TypeError):
+            continue
+    ours = [None if ours_dfa is None else ours_dfa.matches(doc) for doc, _valid in docs]
+    for peer in loaded:
+        out[peer.name] = _peer_in_child(peer.name, schema, docs, ours)
+    return out
+
+
+_POOLS: dict[str, ProcessPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _peer_in_child(name: str, schema, docs: list, ours: list) -> dict:
+    """``peer_row`` in a child process kept per peer, ended (by its own process) when it runs
+    past ``PEER_TIMEOUT_SECONDS`` or dies: a peer that hangs or crashes costs its row only."""
+    with _POOL_LOCK:
+        pool = _POOLS.get(name)
+        if pool is None:
+            pool = _POOLS[name] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        future = pool.submit(peer_row, name, schema, docs, ours)
+        try:
+            return future.result(timeout=PEER_TIMEOUT_SECONDS)
+        except (FuturesTimeout, BrokenProcessPool) as exc:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            del _POOLS[name]
+            what = (f"timeout: more than {PEER_TIMEOUT_SECONDS:g} s (wall)" if isinstance(exc, FuturesTimeout)
+                    else "crash: the peer's process died")
+            return {**_empty_row(), "reason": what}
+
+
+def _empty_row() -> dict:
+    return {"available": True, "compiled": False, "reason": "", "compile_seconds": None,
+            "first_mask_seconds": None, "mask_seconds": [], "differences": 0, "difference": None}
+
+
+def _vocabulary():
+    from golden.cases import CONSTRAIN_EOS, CONSTRAIN_VOCAB
+    return list(CONSTRAIN_VOCAB), CONSTRAIN_EOS
+
+
+def peer_row(name: str, schema, docs: list, ours: list) -> dict:
+    """One peer on one schema (runs in the peer's child process): compile outcome and
+    seconds, time to first mask, per-mask times along the first valid instance, and its
+    answers on ``docs`` against ``ours`` (our DFA's answers; None where we refused)."""
+    from harness.peers import load_peer
+    from harness.peers.base import Source
+
+    row = _empty_row()
+    if not isinstance(schema, dict):
+        row["reason"] = "not an object schema"
+        return row
+    peer = load_peer(name)
+    vocab, eos_id = _vocabulary()
+    start = time.perf_counter()
+    try:
+        compiled = peer.compile(Source.schema(schema))
+        row["compile_seconds"] = round(time.perf_counter() - start, 6)
+        masker = compiled.masker(vocab, eos_id)
+        masker.allowed([])
+        row["first_mask_seconds"] = round(time.perf_counter() - start, 6)
+    except ValueError as exc:
+        row["reason"] = " ".join(str(exc).split())[:160]
+        return row
+    except Exception as exc:  # a peer's crash is listed as its outcome, never ours
+        row["reason"] = f"crash: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+        return row
+    row["compiled"] = True
+    valid_docs = [doc for doc, valid in docs if valid]
+    if valid_docs:
+        ids = _greedy_tokens(valid_docs[0], vocab, eos_id)
+        for k in range(1, min(len(ids), MAX_MASK_STEPS) + 1):
+            tick = time.perf_counter()
+            masker.allowed(ids[:k])
+            row["mask_seconds"].append(round(time.perf_counter() - tick, 7))
+    for (doc, valid), our_answer in zip(docs, ours):
+        if our_answer is None:
+            continue
+        theirs = compiled.accepts(doc)
+        if theirs != our_answer:
+            row["differences"] += 1
+            if row["difference"] is None:
+                row["difference"] = {"doc": doc.decode("utf-8", errors="backslashreplace")[:200],
+                                     "peer": theirs, "ours": our_answer, "labelled_valid": valid}
+    return row
+
+
+def _greedy_tokens(doc: bytes, vocab, eos_id) -> list[int]:
+    ids = {tok: i for i, tok in enumerate(vocab) if tok and i != eos_id}
+    longest = max(len(t) for t in ids)
+    out, i = [], 0
+    while i < len(doc):
+        for n in range(min(longest, len(doc) - i), 0, -1):
+            if doc[i:i + n] in ids:
+                out.append(ids[doc[i:i + n]])
+                i += n
+                break
+        else:
+            break  # a byte no token spells: stop the path here
+    return out

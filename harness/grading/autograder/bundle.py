@@ -1,0 +1,137 @@
+"""``constrain-harness autograder build``: a Gradescope autograder bundle (a zip).
+
+Contents (Gradescope unpacks the zip into ``/autograder/source``)::
+
+    setup.sh                              installs the wheel + pinned dependencies into /autograder/venv
+    run_autograder                        grades /autograder/submission -> /autograder/results/results.json
+    constrain-harness-autograder.json     the settings (lab, tier, points, hints, limits, version, commit)
+    constraints.txt                       the dependency versions of the machine that built the bundle
+                                          (applied when Gradescope's Python is the same minor version)
+    wheels/constrain_harness-V-py3-none-any.whl   this exact source tree, built with
+                                          ``pip wheel . --no-deps --no-build-isolation``
+
+The wheel is built from a copy of the source tree in a temporary folder, so the
+checkout is never written to (no ``build/`` or ``*.egg-info`` left behind). Nothing is
+downloaded at build time; ``setup.sh`` downloads the pinned dependencies when Gradescope
+builds its image (``CONSTRAIN_HARNESS_OFFLINE=1`` installs the wheel alone, for tests).
+
+Example::
+
+    >>> build_bundle(Path("autograder.zip"), AutograderConfig(points=50))
+    BundleInfo(path=PosixPath('autograder.zip'), wheel='constrain_harness-0.1.0-py3-none-any.whl', ...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from harness import __version__
+from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+
+__all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "PINNED"]
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+PINNED = ("numpy", "regex", "jsonschema", "hypothesis", "pytest")   # pyproject's core dependencies
+_SOURCE_PARTS = ("pyproject.toml", "README.md", "facts", "harness", "oracles", "strategies", "golden")
+_EXECUTABLE = 0o100755 << 16
+_FILE = 0o100644 << 16
+
+
+@dataclasses.dataclass(frozen=True)
+class BundleInfo:
+    path: Path
+    wheel: str
+    config: AutograderConfig
+    files: tuple[str, ...]
+
+
+def source_root() -> Path:
+    """The checkout this harness runs from: the folder holding ``pyproject.toml``
+    next to ``harness/``. Raises ValueError for an installed (non-editable) copy."""
+    root = Path(__file__).resolve().parents[3]
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file() or 'name = "constrain-harness"' not in pyproject.read_text(encoding="utf-8"):
+        raise ValueError(f"autograder build needs the constrain-harness source checkout (pyproject.toml next "
+                         f"to harness/); none at {root}: run it from an editable install (pip install -e .)")
+    return root
+
+
+def build_wheel(out_dir: Path, root: Path | None = None) -> Path:
+    """Build this source tree's wheel into ``out_dir`` without touching the checkout."""
+    root = root or source_root()
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-wheel-") as scratch:
+        copy = Path(scratch) / "src"
+        copy.mkdir()
+        for part in _SOURCE_PARTS:
+            source = root / part
+            if source.is_dir():
+                shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                shutil.copy2(source, copy / part)
+        proc = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation",
+                               "--quiet", "-w", str(out_dir)], cwd=copy, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ValueError(f"pip wheel failed (exit {proc.returncode}): {proc.stderr.strip()[-1500:]}")
+    wheels = sorted(Path(out_dir).glob("constrain_harness-*.whl"))
+    if len(wheels) != 1:
+        raise ValueError(f"pip wheel left {len(wheels)} constrain-harness wheels in {out_dir}, expected 1")
+    return wheels[0]
+
+
+def _constraints() -> str:
+    lines = ["# the dependency versions of the machine that built this bundle",
+             f"# built with Python {sys.version_info.major}.{sys.version_info.minor}"]
+    for name in PINNED:
+        try:
+            lines.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return "\n".join(lines) + "\n"
+
+
+def _commit(root: Path) -> str:
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=12"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def build_bundle(out: Path, config: AutograderConfig = AutograderConfig()) -> BundleInfo:
+    """Write the bundle to ``out`` (atomically) and return what it holds."""
+    root = source_root()
+    config = dataclasses.replace(config, version=__version__, commit=_commit(root))
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-bundle-") as scratch:
+        wheel = build_wheel(Path(scratch), root)
+        partial = out.with_name(out.name + ".partial")
+        try:  # the CLI checked --out before the work (args.output_file); this is the backstop
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
+                for name in ("setup.sh", "run_autograder"):
+                    _add(bundle, name, (TEMPLATES / name).read_bytes(), _EXECUTABLE)
+                _add(bundle, CONFIG_NAME, (json.dumps(config.to_json(), indent=1, allow_nan=False) + "\n").encode(),
+                     _FILE)
+                _add(bundle, "constraints.txt", _constraints().encode(), _FILE)
+                _add(bundle, f"wheels/{wheel.name}", wheel.read_bytes(), _FILE)
+                files = tuple(bundle.namelist())
+            partial.replace(out)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
+    return BundleInfo(out, wheel.name, config, files)
+
+
+def _add(bundle: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = mode
+    info.compress_type = zipfile.ZIP_DEFLATED
+    bundle.writestr(info, data)

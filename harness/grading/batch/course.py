@@ -1,0 +1,328 @@
+"""A class's grading loop around ``check --batch``: the roster, the due date, the gradebook,
+similar submissions and forced regrades (``--roster``, ``--due``, ``--late-policy``,
+``--gradebook``, ``--canvas-gradebook``, ``--regrade``).
+
+``Course.open(args, folder)`` reads what the options name (a ValueError, a usage error,
+before anything is graded): the export's ``submission_metadata.yml`` when the folder
+holds one (or ``--metadata F``), the ``--roster`` CSV, the due date and late policy;
+``course.regrade_targets(submissions)`` resolves each ``--regrade NAME`` (a submission's
+folder name, or a student's name, SID or email) to one submission;
+``course.annotate(records, submissions)`` returns copies of the records with the roster
+fields below (the batch's saved state is never changed: a new ``--due`` or roster applies
+at once to a resumed batch); ``course.summary(records)`` is the class-level part of the
+JSON report; ``course.write_gradebooks(records, ...)`` writes the gradebooks asked for.
+
+Fields added to a record (only those known): ``name``, ``sid``, ``email`` (a group's
+members joined by "; "), ``submitted`` (ISO 8601), ``late`` (``on time``, ``late by 1 d 2
+h (2 days started, -20%)``, or ``unknown: no submission time`` when ``--due`` is given but
+the upload has no time), ``deduction`` (percent), ``raw_score`` and ``score`` (``--points``
+times passed/total, 0 when the submission did not run, minus the deduction) and
+``similar`` (``harness.grading.batch.similarity``: ``identical to bob; near-identical to carol
+(0.91)``).
+
+Example::
+
+    >>> course = Course.open(parse(["check", "--batch", "export", "--due", "2026-12-01T23:59-08:00"]), Path("export"))
+    >>> course.annotate(records, submissions)[0]["late"]
+    'late by 2 h 10 min (1 day started)'
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from harness.grading.batch import gradebook, similarity
+from harness.grading.batch.late import LatePolicy, parse_due
+from harness.grading.batch.roster import METADATA_NAME, Person, Roster, Upload, read_metadata, read_roster
+
+__all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roster_flags", "roster_html",
+           "MAX_SOURCE_BYTES"]
+
+ROSTER_COLUMNS = ("name", "sid", "email", "submitted", "late", "score", "similar")
+MAX_SOURCE_BYTES = 4 << 20    # of one student's module read for the similarity (a package: its .py files together)
+_MAX_MODULE_FILES = 500
+
+
+def add_arguments(group) -> None:
+    from harness.argtypes import input_file, output_file, score
+
+    group.add_argument("--roster", metavar="F", type=input_file, default=None,
+                       help="with --batch: a roster CSV (name, SID, email; a Canvas or Gradescope roster export works)")
+    group.add_argument("--metadata", metavar="F", default=None,
+                       help=f"with --batch: Gradescope's {METADATA_NAME} (default: DIR/{METADATA_NAME} when present)")
+    group.add_argument("--due", metavar="WHEN", default=None,
+                       help="with --batch: the due date, ISO 8601 with its zone (e.g. 2026-12-01T23:59:00-08:00)")
+    group.add_argument("--late-policy", metavar="P", default=None,
+                       help="with --batch --due: none | flag (default) | penalty:PERCENT_PER_DAY[,cap:PERCENT]; "
+                            "any of them [,grace:MINUTES]")
+    group.add_argument("--points", metavar="N", type=score, default=16.0,
+                       help="with --batch: the assignment's points in the gradebooks (default 16: one per test)")
+    group.add_argument("--gradebook", metavar="F", type=output_file, default=None,
+                       help="with --batch: write the gradebook as a plain CSV (one row per student)")
+    group.add_argument("--canvas-gradebook", metavar="F", type=output_file, default=None,
+                       help="with --batch: write the gradebook as Canvas's import CSV")
+    group.add_argument("--assignment", metavar="NAME", default="L8.7 constrain",
+                       help="with --canvas-gradebook: the assignment's name in Canvas (default 'L8.7 constrain')")
+    group.add_argument("--canvas-assignment-id", metavar="ID", default="",
+                       help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
+    group.add_argument("--regrade", metavar="NAME", action="append", default=[],
+                       help="with --batch --resume: grade this student again even if the upload is unchanged "
+                            "(folder name, or the student's name, SID or email; repeatable)")
+
+
+@dataclass
+class Course:
+    uploads: dict[str, Upload] = field(default_factory=dict)   # folder name -> the export's metadata
+    metadata_path: Path | None = None
+    roster: Roster = field(default_factory=Roster)
+    roster_path: Path | None = None
+    due: datetime | None = None
+    policy: LatePolicy = field(default_factory=LatePolicy)
+    points: float = 16.0
+    regrade: tuple[str, ...] = ()
+    outputs: tuple[Path, ...] = ()   # the gradebooks to write
+
+
+    @classmethod
+    def open(cls, args, folder: Path) -> "Course":
+        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()))
+        metadata = getattr(args, "metadata", None)
+        default = Path(folder) / METADATA_NAME
+        if metadata or (default.is_file() and not default.is_symlink()):
+            course.metadata_path = Path(metadata or default)
+            course.uploads = read_metadata(course.metadata_path)
+        if getattr(args, "roster", None):
+            course.roster_path = Path(args.roster)
+            course.roster = read_roster(course.roster_path)
+        if getattr(args, "due", None):
+            course.due = parse_due(args.due)
+        if getattr(args, "late_policy", None):
+            if course.due is None:
+                raise ValueError("--late-policy needs --due (the date it measures lateness from)")
+            course.policy = LatePolicy.parse(args.late_policy)
+        if getattr(args, "canvas_gradebook", None):
+            gradebook.assignment_column(args.assignment, args.canvas_assignment_id)   # validates both
+        course.outputs = tuple(Path(p) for p in (getattr(args, "gradebook", None),
+                                                 getattr(args, "canvas_gradebook", None)) if p)
+        return course
+
+    @property
+    def skip(self) -> frozenset[Path]:
+        """Files of the class folder that are the course's, not a submission (the metadata, the gradebooks)."""
+        return frozenset(p.resolve() for p in (self.metadata_path, *self.outputs) if p is not None)
+
+    # ----------------------------------------------------------------------- --regrade
+
+    def regrade_targets(self, submissions) -> frozenset[str]:
+        """The submissions ``--regrade`` names; a name that matches none, or several, is a ValueError."""
+        targets = set()
+        for name in self.regrade:
+            found = [s.student for s in submissions if self._answers_to(s.student, name)]
+            if len(found) != 1:
+                choices = [s.student for s in submissions] + [p.label() for s in submissions
+                                                              for p in self._people(s.student)]
+                near = difflib.get_close_matches(name, choices, n=3)
+                raise ValueError(f"--regrade {name!r}: " + (f"matches {len(found)} submissions ({', '.join(found)})"
+                                 if found else "no such student or submission")
+                                 + (f"; did you mean {', '.join(near)}?" if near and not found else ""))
+            targets.add(found[0])
+        return frozenset(targets)
+
+    def _answers_to(self, student: str, name: str) -> bool:
+        key = " ".join(name.split()).casefold()
+        if student.casefold() == key:
+            return True
+        return any(key in person.keys() for person in self._people(student))
+
+    def _people(self, student: str) -> tuple[Person, ...]:
+        return self.roster.match(student, self.uploads.get(student))
+
+    # ----------------------------------------------------------------------- the records
+
+    def annotate(self, records: list[dict], submissions) -> list[dict]:
+        """Copies of ``records`` (in the order of ``submissions``) with the roster fields."""
+        paths = {s.student: s.path for s in submissions}
+        flags = similarity.compare({r["student"]: text for r in records
+                                    if (text := _module_source(paths.get(r["student"]), r)) is not None}).flags()
+        return [self._annotated(r, flags.get(r["student"], "")) for r in records]
+
+    def _annotated(self, record: dict, similar: str) -> dict:
+        record = dict(record)
+        people = self._people(record["student"])
+        upload = self.uploads.get(record["student"])
+        for key in ("name", "sid", "email"):
+            values = [getattr(p, key) for p in people if getattr(p, key)]
+            if values:
+                record[key] = "; ".join(values)
+        if upload is not None and upload.submitted is not None:
+            record["submitted"] = upload.submitted.isoformat()
+        raw = 0.0 if record.get("problem") else self.points * record["passed"] / max(1, record["total"])
+        deduction = 0.0
+        if self.due is not None and self.policy.kind != "none":
+            if upload is None or upload.submitted is None:
+                record["late"] = "unknown: no submission time"
+            else:
+                lateness = self.policy.assess(upload.submitted, self.due)
+                record["late"], deduction = lateness.describe(), lateness.deduction
+        record["deduction"] = deduction
+        record["raw_score"] = round(raw, 4)
+        record["score"] = round(raw * (1 - deduction / 100), 4)
+        if similar:
+            record["similar"] = similar
+        return record
+
+    def summary(self, records: list[dict]) -> dict:
+        """The class-level part of the JSON report (key ``course``)."""
+        matched = {r["student"] for r in records if self._people(r["student"])}
+        return {"metadata": self.metadata_path.name if self.metadata_path else None,
+                "roster": self.roster_path.name if self.roster_path else None,
+                "due": self.due.isoformat() if self.due else None,
+                "late_policy": self.policy.describe() if self.due else None, "points": self.points,
+                "late": sorted(r["student"] for r in records if str(r.get("late", "")).startswith("late")),
+                "unmatched": sorted(r["student"] for r in records if r["student"] not in matched)
+                if (self.roster.people or self.uploads) else [],
+                "no_submission": [p.label() for p in self._unsubmitted(records)],
+                "similar": {r["student"]: r["similar"] for r in records if r.get("similar")},
+                "similarity_method": f"normalized token hash, then Jaccard >= {similarity.NEAR:g} over "
+                                     f"{similarity.K}-grams (harness.grading.batch.similarity)",
+                "regraded": list(self.regrade)}
+
+    def _unsubmitted(self, records: list[dict]) -> list[Person]:
+        """The roster's students no submission belongs to, in roster order."""
+        seen = set().union(*(self.roster.entries(self._people(r["student"])) for r in records))
+        return [p for i, p in enumerate(self.roster.people) if i not in seen]
+
+    # ----------------------------------------------------------------------- the gradebooks
+
+    def gradebook_rows(self, records: list[dict]) -> list[dict]:
+        """One row per student: a group's members each; roster students without a submission last."""
+        rows = []
+        for r in records:
+            for person in self._people(r["student"]) or (Person(name=r["student"]),):
+                rows.append({"name": person.name, "sid": person.sid, "email": person.email,
+                             "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
+                             "submission": r["student"], "submitted": r.get("submitted", ""),
+                             "late": r.get("late", ""), "deduction": r.get("deduction"),
+                             "raw_score": r.get("raw_score"), "score": r.get("score"), "verdict": r["verdict"],
+                             "passed": r["passed"], "total": r["total"], "similar": r.get("similar", "")})
+        for person in self._unsubmitted(records):
+            rows.append({"name": person.name, "sid": person.sid, "email": person.email,
+                         "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
+                         "verdict": "no submission", "score": None})
+        return rows
+
+    def write_gradebooks(self, records: list[dict], args, stderr, announce) -> bool:
+        """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be written."""
+        rows = self.gradebook_rows(records)
+        wanted = [(getattr(args, "gradebook", None), lambda: gradebook.plain_csv(rows, self.points)),
+                  (getattr(args, "canvas_gradebook", None),
+                   lambda: gradebook.canvas_csv(rows, args.assignment, args.canvas_assignment_id, self.points))]
+        ok = True
+        for path, render in wanted:
+            if not path:
+                continue
+            try:
+                with open(path, "w", newline="", encoding="utf-8") as f:
+                    f.write(render())
+            except OSError as exc:
+                print(f"cannot write {path}: {exc.strerror or exc}", file=stderr)
+                ok = False
+                continue
+            print(f"wrote {path}", file=announce)
+        return ok
+
+
+def _points(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ValueError(f"--points must be a finite number > 0, not {value!r}")
+    return float(value)
+
+
+def _module_source(path: Path | None, record: dict) -> str | None:
+    """The graded module's text (a package: its .py files in name order), or None. Never
+    follows a link; at most ``MAX_SOURCE_BYTES``."""
+    if path is None or record.get("verdict") == "no submission" or not record.get("module"):
+        return None
+    module = path if _regular(path) else path / record["module"]
+    if not _no_links(path, module):
+        return None
+    if _regular(module):
+        files = [module]
+    elif module.is_dir():   # a package: its .py files (rglob does not enter linked folders; _regular skips links)
+        files = sorted(p for p in module.rglob("*.py") if _regular(p))[:_MAX_MODULE_FILES]
+    else:
+        return None
+    chunks, size = [], 0
+    for file in files:
+        with open(file, "rb") as f:
+            data = f.read(MAX_SOURCE_BYTES - size + 1)
+        size += len(data)
+        if size > MAX_SOURCE_BYTES:
+            break
+        chunks.append(data.decode("utf-8", "surrogateescape"))
+    return "\n".join(chunks) if chunks else None
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _no_links(root: Path, path: Path) -> bool:
+    """Return True if and only if no component of ``path`` below ``root`` is a symbolic link."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return path == root
+    current = root
+    for part in parts:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- the class report's columns
+
+
+def roster_columns(records: list[dict]) -> tuple[str, ...]:
+    """The roster columns these records carry (none without a roster, metadata, due date or a similar pair)."""
+    return tuple(c for c in ROSTER_COLUMNS if any(r.get(c) not in (None, "") for r in records)
+                 and (c != "score" or any(r.get(k) for r in records for k in ("name", "late"))))
+
+
+def roster_flags(record: dict) -> str:
+    """What a TA must not miss, for the one-line formats: ``[late by ...] [identical to bob]``."""
+    flags = [record["late"]] if str(record.get("late", "")).startswith(("late", "unknown")) else []
+    flags += [record["similar"]] if record.get("similar") else []
+    return " ".join(f"[{flag}]" for flag in flags)
+
+
+def roster_html(doc: dict) -> str:
+    """The HTML report's section on the due date, the late and the similar submissions."""
+    course = doc.get("course") or {}
+    if not course:
+        return ""
+    esc = html.escape
+    lines = ["<h2>Roster, lateness and similar submissions</h2><ul>"]
+    if course.get("due"):
+        lines.append(f"<li>due {esc(course['due'])}; {esc(course['late_policy'] or '')}; late: "
+                     f"{esc(', '.join(course['late']) or 'none')}</li>")
+    for key, label in (("unmatched", "not on the roster"), ("no_submission", "on the roster, no submission")):
+        if course.get(key):
+            lines.append(f"<li>{label}: {esc(', '.join(course[key]))}</li>")
+    similar = course.get("similar") or {}
+    lines.append("<li>similar submissions (" + esc(course.get("similarity_method", "")) + "): "
+                 + (esc("; ".join(f"{s}: {why}" for s, why in similar.items())) if similar else "none") + "</li>")
+    return "\n".join(lines + ["</ul>"])

@@ -1,0 +1,165 @@
+"""The pool of ``check --batch``: grade the pending submissions N at a time, save each
+as it finishes, then print and write the reports.
+
+Every submission is graded the way the Gradescope autograder grades it
+(``harness.grading.autograder.grading.grade_submission``: a private copy, the grading policy's
+defaults, the per-submission limit in CPU seconds with its wall backstop), and the header
+prints the policy line. ``--class-limit S`` bounds the whole class in CPU seconds (wall
+backstop 10x): when it runs out, the runs in progress are stopped without a verdict and
+the batch ends like an interruption (what finished is saved; ``--resume`` grades the rest).
+
+The pool is ``harness.fanout.executor``'s: locally a thread per job waits on one ``check``
+process (the work is in the processes, so threads are enough); with ``--scheduler`` (or
+``$CONSTRAIN_HARNESS_SCHEDULER``) the submissions' bytes go to the Dask workers, each
+grades behind the same wall, and the records come back (``harness.grading.batch.tasks``); tasks
+a lost worker was running are graded again and counted. Ctrl-C kills every run in
+progress here (``stop_all_runs``; on Dask, cancels the tasks), keeps what had finished in
+the state, and says how to resume.
+
+Example::
+
+    >>> run_batch(parse(["check", "--batch", "submissions", "--jobs", "2"]), sys.stdout, sys.stderr)
+    0
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from harness.exitcodes import ExitCode
+from harness.fanout import executor
+from harness.fanout.executor import RunStats
+from harness.grading.autograder.bounded import ClassBudget
+from harness.grading.autograder.grading import ClassLimitReached, GradeOptions, display_name, stop_all_runs
+from harness.grading.batch import report
+from harness.grading.batch.course import Course
+from harness.grading.batch.progress import Progress
+from harness.grading.batch.state import BatchState
+from harness.grading.batch.submissions import discover, fingerprint
+from harness.grading.batch.tasks import LocalRun, task
+from harness.policy import POLICY
+from harness.report import registry
+
+__all__ = ["run_batch", "MAX_JOBS"]
+
+MAX_JOBS = 64
+# check's options that mean nothing for a batch (each has its own per-run meaning)
+_SINGLE_RUN_OPTIONS = {"impl": "--impl", "only": "--only", "deep": "--deep", "junit_xml": "--junit-xml",
+                       "gradescope": "--gradescope", "golden_file": "--golden-file"}
+
+
+def run_batch(args, stdout, stderr) -> int:
+    try:
+        options, jobs, budget = _options(args)
+        scheduler = executor.scheduler_from(getattr(args, "scheduler", None))
+        if scheduler is not None and budget is not None:
+            raise ValueError("--class-limit cannot be combined with --scheduler (the budget is this machine's)")
+        folder = Path(args.batch)
+        course = Course.open(args, folder)   # the roster, due date, late policy (harness.grading.batch.course)
+        outputs = frozenset(p.resolve() for p in registry.requested(args).values())
+        found = discover(folder, skip=outputs | course.skip)
+        if not found.submissions:
+            raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
+                             f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
+        state = BatchState.open(folder, _state_options(options), resume=args.resume)
+        forced = course.regrade_targets(found.submissions)
+    except (ValueError, OSError) as exc:
+        print(f"check --batch: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    prints = {s.student: fingerprint(s) for s in found.submissions}
+    pending = [s for s in found.submissions if s.student in forced or not state.finished(s.student, prints[s.student])]
+    done = len(found.submissions) - len(pending)
+    print(f"check --batch {display_name(str(folder))}: {len(found.submissions)} submissions, {len(pending)} to grade"
+          + (f" ({done} already graded, from {state.path.name})" if done else "")
+          + (f" (regraded on request: {', '.join(sorted(forced))})" if forced else "")
+          + (f", on the Dask scheduler {scheduler}" if scheduler else f", {jobs} at a time")
+          + f"; state: {display_name(str(state.path))}", file=stdout)
+    print(options.header() + (f"; class limit {budget.cpu_limit:g} CPU s (wall backstop {budget.wall_limit:g} s)"
+                              if budget else ""), file=stdout, flush=True)
+    if found.ignored:
+        print(f"ignored (not a submission): {', '.join(found.ignored[:10])}"
+              + (f", ... ({len(found.ignored)} in all)" if len(found.ignored) > 10 else ""), file=stdout)
+    try:
+        stats = _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr), budget, scheduler)
+    except executor.SchedulerProblem as exc:
+        print(f"check --batch: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {len(state.records)} graded and saved in {state.path}; "
+              f"rerun with --resume to grade the rest", file=stderr)
+        return int(ExitCode.FAILED)
+    except ClassLimitReached:
+        print(f"\nthe class limit of {budget.cpu_limit:g} CPU s ran out: {len(state.records)} graded and saved in "
+              f"{state.path}, {len(found.submissions) - len(state.records)} not graded (no verdict); "
+              f"rerun with --resume (and a larger --class-limit) to grade the rest", file=stderr)
+        return int(ExitCode.FAILED)
+    if stats.retried:
+        print(f"{len(stats.retried)} submission(s) graded again after a Dask worker was lost: "
+              f"{', '.join(stats.retried[:10])}", file=stdout)
+    records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
+    _report(records, folder, state, found.ignored, args, stdout, stderr, course)
+    return int(ExitCode.OK)
+
+
+def _options(args) -> tuple[GradeOptions, int, ClassBudget | None]:
+    given = [flag for attr, flag in _SINGLE_RUN_OPTIONS.items() if getattr(args, attr, None)]
+    if given:
+        raise ValueError(f"{', '.join(given)} cannot be combined with --batch (they describe one run)")
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    if not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {jobs}")
+    tier = "strict" if getattr(args, "strict", False) else POLICY.tier
+    options = GradeOptions(tier=tier, ref_deps=bool(args.ref_deps),
+                           timeout=args.timeout if args.timeout is not None else POLICY.test_cpu_seconds,
+                           memory=args.memory if args.memory is not None else POLICY.memory_mb,
+                           submission_cpu=_limit(args, "submission_limit", POLICY.submission_cpu_seconds))
+    class_limit = _limit(args, "class_limit", None)
+    budget = ClassBudget(class_limit, POLICY.backstop(class_limit)) if class_limit is not None else None
+    return options, jobs, budget
+
+
+def _limit(args, name: str, default):
+    value = getattr(args, name, None)
+    if value is None:
+        return default
+    if not 0 < value < float("inf"):
+        raise ValueError(f"--{name.replace('_', '-')} must be a finite number of CPU seconds > 0, not {value!r}")
+    return float(value)
+
+
+def _state_options(options: GradeOptions) -> dict:
+    from harness.sandbox import confine
+
+    state = {"tier": options.tier, "ref_deps": options.ref_deps, "timeout": options.timeout,
+             "memory": options.memory, "submission_cpu": options.submission_cpu}
+    if confine.unconfined():  # --unconfined: in the state, so in the class JSON, and never resumed confined
+        state["confinement"] = confine.UNCONFINED_HEADLINE
+    return state
+
+
+def _grade_all(pending, options, jobs, state, prints, progress, budget, scheduler=None) -> RunStats:
+    """Grade ``pending`` through ``harness.fanout.executor`` (``batch.tasks``), saving each record as it arrives."""
+    stats = RunStats()
+    with LocalRun(budget) as local:
+        run = None if scheduler is not None else local
+        tasks = [task(s, options, prints[s.student], run) for s in pending]
+        results = executor.run(tasks, jobs=jobs, scheduler=scheduler, stats=stats)
+        try:
+            for finished, result in results:
+                if result:
+                    state.save(finished.key, result)
+                    progress.update(result)
+        except BaseException:
+            local.stopping.set()
+            results.close()      # nothing more starts
+            while local.running:  # also a run that started while this one was stopping
+                stop_all_runs()
+                time.sleep(0.05)
+            raise
+    return stats
+
+
+def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:
+    report.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)

@@ -1,0 +1,501 @@
+"""Grading a candidate: the catalogue in the grader's pytest process, the candidate behind the wall.
+
+``run_check(CheckOptions(...)) -> CheckResult`` runs ``pytest harness/suite -p
+harness.suite.plugin`` in a grader child process and reads its result file (one JSON
+object per line, flushed as written; see ``harness.suite.plugin``) while it runs. That
+child runs the tests and every assertion; the candidate is imported only in a confined
+candidate process the plugin starts (``harness.sandbox``), reached over a data-only
+channel, so nothing the candidate does can write a result or patch a test.
+
+- **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
+  namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
+  private HOME and /tmp (none of it only under ``--unconfined``; without a working
+  bubblewrap ``run_check`` refuses); the candidate's whole process tree ends with its
+  process. The grader child runs isolated (``harness.sandbox.isolated``: no current
+  directory, user ``PYTHONPATH`` or user site on its path). Result records are signed with a
+  key passed through a pipe, so records anyone else appends to the file are ignored.
+- **limits in CPU time** (``harness.policy``; a busy machine changes no verdict): each
+  test's calls into the candidate share a budget of ``--timeout`` CPU seconds of the
+  candidate's process tree, its import ``load_seconds`` (``harness.sandbox.client``,
+  ``harness.sandbox.cputime``); wall time is only a backstop, ``POLICY.backstop`` (10x),
+  for a candidate that sleeps or blocks, and its verdict says so; on a loaded machine a
+  backstop is granted once more before it stands. A candidate that dies, hangs or breaks
+  the protocol mid-call gives that test ``crashed`` or ``timeout`` and the next test a
+  fresh candidate process. This parent also watches the grader child (``_Watch``): its
+  own CPU seconds (the harness's work) per test, per load and between tests, with
+  generous wall backstops behind them; a child past one, or one that dies, is ended and
+  the tests not yet run are run in a new child.
+- **one run seed** (``harness.suite.seeding``): every random choice of the run comes from
+  it; ``seed`` (default: derived from the submission's content, so a regrade draws the
+  same inputs) is printed in the header and written in every report.
+- **files**: a manifest of the harness's files (``harness``, ``oracles``, ``strategies``,
+  ``golden``) is taken before the run and verified after it; any change, addition,
+  removal or relink is listed in ``integrity``, restored without following links, and
+  makes the verdict "tampered".
+
+Statuses of a test: ``passed``, ``failed`` (an assertion: the candidate is wrong),
+``error`` (the candidate raised where it should not, or a setup failed), ``skipped``,
+``crashed`` (also: a protocol violation, said in the reason), ``timeout``, ``not run``
+(the run stopped before it). Each test also carries ``notes``: contract decisions it
+departs from in the default tier (``harness.suite.tiers``), which change nothing.
+
+Exit code (``harness.exitcodes``): 4 when the harness's files changed; else 2 when the
+spec names nothing loadable; else 3 when the candidate crashed or timed out (at import or
+in any test, or ran out of memory); else 1 when a test failed or errored (a missing
+contract name fails the tests that need it); else 0.
+
+Example::
+
+    >>> result = run_check(CheckOptions(impl=None))      # the reference
+    >>> result.exit_code, result.counts()["passed"]
+    (0, 16)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from harness.exitcodes import ExitCode
+from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
+from harness.policy import POLICY, GradingPolicy
+from harness.sandbox import confine, cputime, isolated
+from harness.sandbox.files import Manifest
+from harness.suite.catalogue import BY_NAME, NAMES
+
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
+STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
+MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
+STARTUP_SECONDS = 60.0  # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue
+FINISH_GRACE = 10.0  # the grader child's CPU seconds to exit after its session ended (wall: the backstop of it)
+GRACE = 30.0  # the grader child's own CPU seconds in one test beyond the candidate's budget (the oracles' work)
+
+
+@dataclass
+class CheckOptions:
+    """What to grade and under which limits (the ``check`` verb's options)."""
+
+    impl: str | None = None
+    ref_deps: bool = POLICY.ref_deps
+    deep: bool = False
+    timeout: float = POLICY.test_cpu_seconds  # CPU seconds per test, of the candidate's process tree
+    memory: int = POLICY.memory_mb  # MB of address space for the candidate process
+    only: tuple[str, ...] = ()  # test names to run (default: all)
+    golden_file: str | None = None
+    strict: bool = POLICY.tier == "strict"  # grade the contract's decisions where the seed is silent
+    load_seconds: float = POLICY.load_cpu_seconds  # CPU seconds to import the candidate
+    seed: int | None = None  # the run seed (None: derived from the submission, harness.suite.seeding)
+
+    def policy(self) -> GradingPolicy:
+        """The limits and choices of this run, as ``harness.policy`` states them."""
+        return POLICY.with_(tier="strict" if self.strict else "default", ref_deps=self.ref_deps,
+                            test_cpu_seconds=self.timeout, load_cpu_seconds=self.load_seconds,
+                            memory_mb=self.memory)
+
+    def policy_header(self) -> str:
+        """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
+        applies (per test, load, memory), then the tier and ref-deps."""
+        policy = self.policy()
+        backstop = policy.backstop(policy.test_cpu_seconds)
+        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
+                f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB; "
+                f"tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}")
+
+
+@dataclass
+class Verdict:
+    """One test's verdict: ``status`` is one of ``STATUSES``; ``reason`` is one line."""
+
+    name: str
+    kinds: tuple[str, ...]
+    status: str = "not run"
+    reason: str = ""
+    details: str = ""
+    duration: float = 0.0
+    notes: list[str] = field(default_factory=list)  # contract decisions departed from (default tier)
+
+
+@dataclass
+class CheckResult:
+    """Everything the reports need (see ``harness.grading.report`` for the JSON layout)."""
+
+    options: CheckOptions
+    tests: list[Verdict] = field(default_factory=list)
+    load: dict = field(default_factory=dict)
+    tamper: list[dict] = field(default_factory=list)
+    integrity: list[str] = field(default_factory=list)
+    isolation: str = ""  # the confinement the candidate ran under, in words
+    children: list[dict] = field(default_factory=list)
+    duration: float = 0.0
+    exit_code: int = int(ExitCode.OK)
+    marker: str = ""  # in the candidate's environment: finds any process of this run
+    seed: int = 0  # the run seed every random choice came from (``--seed`` replays the run)
+
+    def counts(self) -> dict[str, int]:
+        counts = {status: 0 for status in STATUSES}
+        for test in self.tests:
+            counts[test.status] += 1
+        return counts
+
+    @property
+    def verdict(self) -> str:
+        return ExitCode(self.exit_code).verdict
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_check(options: CheckOptions) -> CheckResult:
+    """Grade ``options.impl``; never raises for anything the candidate does. Raises
+    ``confine.ConfinementUnavailable`` before anything runs when no confinement can start
+    here and ``--unconfined`` was not given (the ``check`` verb says so in one line, exit 2)."""
+    confine.require()
+    from harness.suite import seeding
+
+    sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
+    seed = seeding.check_seed(options.seed) if options.seed is not None else seeding.submission_seed(options.impl)
+    result = CheckResult(options, marker=secrets.token_hex(8), seed=seed)
+    start = time.monotonic()
+    expected = [n for n in NAMES if not options.only or n in options.only]
+    result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
+    manifest = Manifest.take(protected_roots())
+    confine.probe()  # probe bubblewrap once here; the grader children inherit the answer
+    try:
+        with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:
+            os.chmod(sandbox, 0o700)
+            for attempt in range(MAX_CHILDREN):
+                if attempt and (_pending(result) == [] and not options.deep):
+                    break
+                done = {t.name for t in result.tests if t.status != "not run"}
+                if _run_child(options, result, Path(sandbox), attempt, done) != "restart":
+                    break
+    finally:
+        changes = manifest.verify()
+        if changes:
+            manifest.restore()
+            result.integrity = [f"{change}; restored" for change in changes]
+    result.isolation = result.load.get("confinement", "") or result.isolation
+    if confine.unconfined() and not result.isolation.startswith(confine.UNCONFINED_HEADLINE):
+        result.isolation = f"{confine.UNCONFINED_HEADLINE}: the candidate ran without any wall"
+    _explain_not_run(result)
+    result.duration = round(time.monotonic() - start, 2)
+    result.exit_code = int(_exit_code(result))
+    return result
+
+
+def _explain_not_run(result: CheckResult) -> None:
+    if result.load.get("status") not in (None, "ok"):
+        why = f"not run: {result.load.get('reason', 'the candidate did not load')}"
+    elif result.children:
+        last = result.children[-1]
+        why = f"not run: the child ended before this test (status {last['returncode']}" + \
+            (f", {last['killed']})" if last["killed"] else ")")
+    else:
+        why = "not run"
+    for test in result.tests:
+        if test.status == "not run" and not test.reason:
+            test.reason = why
+
+
+def _pending(result: CheckResult) -> list[str]:
+    return [t.name for t in result.tests if t.status == "not run"]
+
+
+def _exit_code(result: CheckResult) -> ExitCode:
+    if result.integrity:
+        return ExitCode.TAMPERED
+    if result.load.get("status") in ("contract", "usage"):
+        return ExitCode.USAGE
+    statuses = {t.status for t in result.tests}
+    last = result.children[-1] if result.children else {"returncode": 0, "killed": None}
+    died = last["killed"] or last["returncode"] not in (0, 1, 5)  # 5: pytest found nothing to run
+    if result.load.get("status") == "error" or statuses & {"crashed", "timeout"} or \
+            (not result.load and statuses == {"not run"}) or ("not run" in statuses and died):
+        return ExitCode.CRASHED
+    if statuses & {"failed", "error", "not run"} or result.tamper:
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
+def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attempt: int, done: set[str]) -> str:
+    """One child process; returns ``"restart"`` when tests remain after a crash."""
+    results_file = sandbox / f"results-{attempt}.jsonl"
+    results_file.touch()
+    log = sandbox / f"child-{attempt}.log"
+    command = _command(options, results_file, done) + _run_arguments(options, result)
+    reader = _ResultReader(results_file)
+    started = time.monotonic()
+    with open(log, "wb") as out:
+        key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
+        try:
+            child = subprocess.Popen(command + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                     env=_child_env(sandbox, result.marker), stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_read,))
+        finally:
+            os.close(key_read)
+        os.write(key_write, reader.key.hex().encode() + b"\n")
+        os.close(key_write)
+        try:
+            killed = _watch(child, reader, result, options, started)
+        except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
+            _kill(child)
+            raise
+    records = reader.read_new()
+    _apply(records, result)
+    info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
+            "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
+    result.children.append(info)
+    return _after_exit(result, reader, child.returncode, killed, log)
+
+
+def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
+    # isolated (harness.sandbox.isolated): no current directory, user PYTHONPATH or user site;
+    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    command = isolated.command("pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+                               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+                               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
+                               "--results-file", str(results_file),
+                               "--timeout", str(options.timeout), "--memory", str(options.memory))
+    if options.impl is not None:
+        command += ["--impl", _absolute_spec(options.impl)]
+    if options.ref_deps:
+        command.append("--ref-deps")
+    if options.deep:
+        command.append("--deep")
+    if options.strict:
+        command.append("--strict")
+    if options.golden_file:
+        command += ["--golden-file", str(Path(options.golden_file).resolve())]
+    selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
+    skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
+    if skip:
+        command += ["--skip", ",".join(sorted(skip))]
+    return command
+
+
+def _run_arguments(options: CheckOptions, result: CheckResult) -> list[str]:
+    """The grader child's options for the run's seed and load limit (kept apart from ``_command``)."""
+    return ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
+
+
+def _absolute_spec(spec: str) -> str:
+    path = Path(spec)
+    if spec.endswith(".py") or path.exists() or "/" in spec:
+        return str(path.resolve())
+    return spec
+
+
+def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
+    """The grader child's environment (trusted: the candidate process gets its own,
+    trimmed, from ``harness.sandbox.confine``): the caller's without any ``PYTHON*``
+    variable (no user ``PYTHONPATH``: ``harness.sandbox.isolated``), plus the catalogue's
+    settings. ``CONSTRAIN_HARNESS_UNCONFINED`` passes through (``--unconfined``)."""
+    return isolated.environment({"CONSTRAIN_HARNESS_PROFILE": "ci", "CONSTRAIN_HARNESS_MARKER": marker,
+                                 "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the catalogue needs none; each costs
+                                 "TMPDIR": str(sandbox)})
+
+
+# --------------------------------------------------------------------------- watching the child
+
+
+class _ResultReader:
+    """Reads the result file incrementally; a torn last line waits for the next read."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.key = secrets.token_bytes(32)  # records not signed with it are ignored (forged)
+        self.forged = 0
+        self.offset = 0
+        self.current: str | None = None  # the test started and not finished
+        self.current_since = time.monotonic()
+        self.finished_at: float | None = None  # when the session's "finish" record came
+
+    def read_new(self) -> list[dict]:
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        records = []
+        for line in data[:end].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line the candidate scribbled: ignored
+            if not isinstance(record, dict) or not signed(record, self.key):
+                self.forged += 1
+                continue
+            records.append(record)
+            if record.get("event") == "start":
+                self.current, self.current_since = record.get("test"), time.monotonic()
+            elif record.get("event") in ("result", "load"):
+                self.current = None
+            elif record.get("event") == "finish":
+                self.finished_at = time.monotonic()
+        return records
+
+
+def signed(record: dict, key: bytes) -> bool:
+    """Whether ``record`` carries the grader child's signature (``harness.suite.plugin``)."""
+    import hmac
+
+    mac = record.pop("mac", None)
+    body = json.dumps(record, sort_keys=True, default=str).encode()
+    return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
+
+
+class _Watch:
+    """This parent's limits on the grader child, read every poll: the child's own CPU
+    seconds (``cputime.process_seconds``: the harness's work, apart from the candidate's
+    tree, which the plugin's budgets bound) since the current phase began, and a
+    generous wall-clock backstop behind each, granted once more on a loaded machine.
+
+    Phases: ``<load>`` (importing and loading, ``STARTUP_SECONDS`` + the load's CPU), a
+    test (``GRACE`` + the test's), between tests or before the load (``STARTUP_SECONDS``),
+    after the session's "finish" record (``FINISH_GRACE``). The wall backstops leave room
+    for the plugin's own (a candidate restarted in the test: its load and the test's
+    budget, each possibly granted twice)."""
+
+    def __init__(self, child: subprocess.Popen, options: CheckOptions):
+        self.child, self.options = child, options
+        self.phase: object = None
+        self.cpu_start, self.wall_start, self.extended = 0.0, time.monotonic(), False
+
+    def limits(self, reader: "_ResultReader") -> tuple[str, float, float]:
+        """(what, CPU seconds, wall seconds) of the current phase."""
+        opts = self.options
+        if reader.finished_at is not None:
+            return "after the session ended", FINISH_GRACE, POLICY.backstop(FINISH_GRACE)
+        if reader.current == "<load>":
+            cpu = STARTUP_SECONDS + opts.load_seconds
+            return "while loading", cpu, 2 * POLICY.backstop(cpu)
+        if reader.current is not None:
+            wall = 2 * (POLICY.backstop(opts.timeout) + POLICY.backstop(opts.load_seconds)) + POLICY.backstop(GRACE)
+            return "in one test", GRACE + opts.timeout, wall
+        return "between tests", STARTUP_SECONDS, 2 * POLICY.backstop(STARTUP_SECONDS)
+
+    def over(self, reader: "_ResultReader") -> str | None:
+        """Why the child must be ended now, or None."""
+        phase = (reader.current, reader.current_since, reader.finished_at)
+        cpu = cputime.process_seconds(self.child.pid)
+        if phase != self.phase:
+            self.phase, self.cpu_start, self.wall_start, self.extended = phase, cpu, time.monotonic(), False
+            return None
+        what, cpu_limit, wall_limit = self.limits(reader)
+        if cpu - self.cpu_start > cpu_limit:
+            return f"CPU-time limit of the grader child: {cpu_limit:g} CPU s {what}"
+        if time.monotonic() - self.wall_start > wall_limit:
+            if not self.extended and cputime.machine_loaded():
+                self.extended, self.wall_start = True, time.monotonic()  # retried once on a busy machine
+                return None
+            return f"wall-clock backstop: {wall_limit:g} s {what}, the grader child slept or blocked"
+        return None
+
+
+def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,
+           started: float) -> str | None:
+    """Poll until the child exits; kill it when a phase overruns (``_Watch``)."""
+    watch = _Watch(child, options)
+    while child.poll() is None:
+        time.sleep(0.05)
+        _apply(reader.read_new(), result)
+        why = watch.over(reader)
+        if why is not None:
+            _kill(child)
+            return why
+    return None
+
+
+def _kill(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)  # the child's own session: it and its children
+    except ProcessLookupError:
+        pass
+    child.wait()
+
+
+def _apply(records: list[dict], result: CheckResult) -> None:
+    by_name = {t.name: t for t in result.tests}
+    for record in records:
+        event = record.get("event")
+        if event == "load":
+            result.load = {k: v for k, v in record.items() if k != "event"}
+        elif event == "tamper":
+            result.tamper.append(record)
+        elif event == "result":
+            name = str(record.get("test"))
+            test = by_name.get(name)
+            if test is None:  # a deep property: known only once it reports
+                test = Verdict(name, ("property", "deep"))
+                result.tests.append(test)
+                by_name[name] = test
+            test.status = record.get("outcome") if record.get("outcome") in STATUSES else "error"
+            test.reason = str(record.get("reason") or "")
+            test.details = str(record.get("details") or "")
+            test.duration = float(record.get("duration") or 0.0)
+            test.notes = [str(n) for n in record.get("notes") or []]
+
+
+def _after_exit(result: CheckResult, reader: _ResultReader, returncode: int, killed: str | None, log: Path) -> str:
+    current = reader.current
+    how = _how_it_ended(returncode, killed, log)
+    if current == "<load>" or (current is None and not result.load):
+        result.load = {"status": "error", "reason": f"the candidate crashed while loading: {how}",
+                       "details": _tail(log)}
+        return "stop"
+    if result.load.get("status") != "ok":
+        return "stop"
+    if current is not None:
+        test = next((t for t in result.tests if t.name == current), None)
+        if test is None:
+            test = Verdict(current, ("property", "deep"))
+            result.tests.append(test)
+        test.status = "timeout" if killed or returncode in (-signal.SIGXCPU, -signal.SIGKILL) else "crashed"
+        test.reason = how
+        test.details = _tail(log)
+        return "restart"
+    return "stop"  # the child ended between tests: its last test's verdict stands
+
+
+def _how_it_ended(returncode: int, killed: str | None, log: Path) -> str:
+    if killed:
+        return f"killed by the harness: {killed}"
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
+                 "SIGKILL": "killed (out of memory?)", "SIGABRT": "an abort"}.get(name, "a signal")
+        return f"the child died of {name} ({gloss})" + _fatal_line(log)
+    return f"the child exited with status {returncode} in the middle of the test (os._exit?)" + _fatal_line(log)
+
+
+def _fatal_line(log: Path) -> str:
+    """The first traceback frame in the child's log that is neither the harness's nor a
+    library's (the candidate's line that crashed) as ``"; at File ..."``, else ``""``."""
+    for line in _tail(log).splitlines():
+        frame = line.strip()
+        if frame.startswith('File "') and not any(part in frame for part in ("/harness/", "/site-packages/",
+                                                                             "/lib/python")):
+            return f"; at {frame}"
+    return ""
+
+
+def _tail(log: Path, limit: int = 4000) -> str:
+    try:
+        data = log.read_bytes()
+    except OSError:
+        return ""
+    from harness.suite.seeding import stable_text
+
+    # stable_text before the cut: what it drops (carets drawn by Python 3.11+ only) must not move the window
+    return stable_text(data[-4 * limit:].decode("utf-8", "replace"))[-limit:]
