@@ -319,3 +319,21 @@ def test_report_writers_refuse_nan():
     with pytest.raises(ValueError, match="JSON compliant"):
         json.dumps({"score": math.nan}, allow_nan=False)  # the writers' setting, what it promises
     assert "allow_nan=False" in Path(gradescope.__file__).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv, named", [
+    (("check", "--jobs", "2"), ["--jobs"]),
+    (("check", "--resume", "--hints", "full"), ["--resume", "--hints"]),
+    (("check", "--submission-limit", "30", "--scheduler", "tcp://127.0.0.1:1"), ["--submission-limit", "--scheduler"]),
+    (("check", "--regrade", "ana", "--due", "2026-12-01T10:00+00:00"), ["--due", "--regrade"]),
+])
+def test_check_refuses_batch_only_options_without_batch(argv, named):
+    """An option that means something only for a class (``check --batch DIR``) is refused with
+    exit 2 and its name when ``--batch`` is not given, instead of being silently ignored; no
+    candidate is started."""
+    code, out, err = run(*argv)
+    assert code == ExitCode.USAGE, (out, err)
+    assert out == ""
+    line = err.strip()
+    assert "\n" not in line and "--batch" in line
+    assert all(option in line for option in named), line

@@ -97,8 +97,15 @@ def run(args, stdout, stderr) -> int:
 
 
 def _run_one(args, stdout, stderr) -> int:
+    from harness.grading import batch
     from harness.grading import report as reports
     from harness.grading.check import CheckOptions, run_check
+
+    batch_only = batch.batch_only_given(args)
+    if batch_only:
+        print(f"{', '.join(batch_only)}: only with --batch DIR (grading a class); check grades one "
+              f"implementation", file=stderr)
+        return int(ExitCode.USAGE)
 
     only = tuple(args.only or ())  # None: every test; an empty list is refused when parsed
     unknown = [n for n in only if n not in NAMES]

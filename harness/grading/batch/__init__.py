@@ -35,7 +35,7 @@ from harness.argtypes import add_scheduler, output_folder, seconds
 from harness.grading.batch import course
 from harness.policy import BACKSTOP_FACTOR, HINT_LEVELS, POLICY
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "batch_only_given", "run"]
 
 
 def add_arguments(parser) -> None:
@@ -61,6 +61,16 @@ def add_arguments(parser) -> None:
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
     course.add_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
     add_scheduler(group)
+    _BATCH_ONLY[:] = [(a.dest, a.default, a.option_strings[0]) for a in group._group_actions if a.dest != "batch"]
+
+
+_BATCH_ONLY: list[tuple[str, object, str]] = []  # (dest, default, option): the options that need --batch DIR
+
+
+def batch_only_given(args) -> list[str]:
+    """The batch-only options ``args`` sets (to other than their default) though ``--batch``
+    is not given: ``check`` refuses them rather than ignore them silently."""
+    return [option for dest, default, option in _BATCH_ONLY if getattr(args, dest, default) != default]
 
 
 def run(args, stdout, stderr) -> int:
