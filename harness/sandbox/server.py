@@ -123,19 +123,9 @@ class Server:
     def rebuild(self, described):
         kind, data = described.kind, described.data
         if kind == "rng":
-            import numpy as np
-
             if self.repeating is not None and id(described) in self.repeating:
                 return self.repeating[id(described)]  # one generator for all the calls of a repeat
-            name = data["bit_generator"]
-            if name not in RNG_KINDS:
-                raise ValueError(f"unknown bit generator {name!r}")
-            global _SEEDS
-            if _SEEDS is None:
-                _SEEDS = np.random.SeedSequence(0)
-            bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
-            bit_generator.state = data
-            rng = np.random.Generator(bit_generator)
+            rng = _generator(data)
             self.rngs.append(rng)
             if self.repeating is not None:
                 self.repeating[id(described)] = rng
@@ -201,6 +191,14 @@ class Server:
         obj = self.objects[target] if target in self.objects else _missing(target)
         if op == "repeat":
             return self.repeat(obj, name, args, kwargs)
+        if op == "walk":
+            return self.walk(target, args, kwargs)
+        if op == "generate":
+            return self.generate(target, name, args, kwargs)
+        if op == "explore":
+            return self.explore(target, args, kwargs)
+        if op == "sweep":
+            return self.sweep(target, args, kwargs)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
         if op == "getattr":
@@ -250,6 +248,181 @@ class Server:
             self.repeating = None
         return [answers, None]
 
+    # ------------------------------------------------------------------ batched loops
+    # ``walk`` and ``generate`` make, in one request, the calls a catalogue loop makes one
+    # request at a time, each through ``handle`` as that request (so the candidate sees the
+    # same calls, and a server it rewrote answers them as it would one by one), in the same
+    # order, and stop after the first answer where the grader could go another way: an
+    # answer that is no data or that the grader's reading of it raises on (``_reading``), or
+    # one on which the loop stops (a difference, EOS), or an exception (then ``[answers,
+    # error]``). The grader takes the answers in its loop's order and checks each one as
+    # before; past them it calls one at a time (``client.Prefetched``).
+
+    def _request(self, op: str, target, name, args: list):
+        """One request of a batched loop, as ``serve`` would handle it (``handle``); its
+        generators and written arrays are not sent back (the loop says what is)."""
+        try:
+            return self.handle([op, target, name, args, {}])
+        finally:
+            self.arrays = []
+
+    def walk(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: a recorded path's calls on the constraint ``target``, in the
+        order the grader makes them (``golden.replay.walk_path`` judged by
+        ``harness.suite.golden_replay``): at each step ``mask()``, ``is_complete()``, the
+        ``state`` attribute, then ``advance(tokens[step])`` (none after the last step);
+        stopping also where a mask or completeness differs from the step's expected ones
+        before EOS. Request arguments: ``[tokens, allowed, complete, eos_id]`` (``allowed``:
+        the sorted ids each step must allow; ``complete``: the flags)."""
+        if not (isinstance(request_args, list) and len(request_args) == 4) or request_kwargs:
+            raise TypeError("walk: the arguments must be [tokens, allowed, complete, eos_id]")
+        tokens, allowed, complete, eos_id = request_args
+        if not all(isinstance(x, list) for x in (tokens, allowed, complete)) or \
+                len(tokens) + len(allowed) > MAX_REPEAT:
+            raise ValueError(f"walk: tokens, allowed and complete must be lists (at most {MAX_REPEAT} steps)")
+        answers: list = []
+        try:
+            for number, (want_allowed, want_complete) in enumerate(zip(allowed, complete)):
+                if not self._walk_step(target, answers, want_allowed, want_complete,
+                                       number > 0 and tokens[number - 1] == eos_id):
+                    break
+                if number == len(tokens):
+                    break
+                answers.append(self._request("call", target, "advance", [tokens[number]]))
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def _walk_step(self, target, answers: list, want_allowed, want_complete, after_eos: bool) -> bool:
+        """One step's reads (``walk``); whether the grader goes on to ``advance`` as predicted."""
+        import numpy as np
+
+        answers.append(self._request("call", target, "mask", []))
+        got = _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)).tolist(), answers[-1])
+        if got is _STOP:
+            return False
+        answers.append(self._request("call", target, "is_complete", []))
+        got_complete = _reading(bool, answers[-1])
+        if got_complete is _STOP:
+            return False
+        answers.append(self._request("getattr", target, "state", []))
+        if _reading(int, answers[-1]) is _STOP:
+            return False
+        return after_eos or (got == want_allowed and got_complete == want_complete)
+
+    def generate(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: one constrained generation, in the order the grader makes it
+        (``harness.suite.test_sampling``): at each of up to ``steps`` steps
+        ``constraint.mask()``, then the target's ``name(logits, constraint, params, history,
+        rng)`` with ``logits = rng.normal(size=len(vocab)) * scale + bias`` drawn from the
+        generator as the last call left it and ``history`` the tokens taken so far as the
+        grader received them; the last call's generator state goes back, as after a single
+        call. Answers alternate mask, draw; the loop also stops at a token outside the mask,
+        a logprob above 0 and EOS. Request arguments: ``[constraint, params, rng, bias,
+        scale, vocab, eos_id, steps]`` (``constraint`` and ``params`` handles)."""
+        import numpy as np
+
+        from harness.sandbox.channel import Described, Handle
+
+        if not (isinstance(request_args, list) and len(request_args) == 8) or request_kwargs:
+            raise TypeError("generate: the arguments must be [constraint, params, rng, bias, scale, vocab, eos_id, "
+                            "steps]")
+        constraint, params, rng, bias, scale, vocab, eos_id, steps = request_args
+        if not (isinstance(constraint, Handle) and isinstance(params, Handle) and isinstance(rng, Described)
+                and rng.kind == "rng" and isinstance(steps, int) and 0 <= steps <= MAX_REPEAT
+                and isinstance(vocab, list) and isinstance(scale, float) and isinstance(bias, np.ndarray)):
+            raise ValueError("generate: malformed arguments")
+        answers: list = []
+        history: list = []
+        try:
+            for _ in range(steps):
+                answers.append(self._request("call", constraint.id, "mask", []))
+                allowed = _reading(lambda mask: np.asarray(mask).copy(), answers[-1])
+                if allowed is _STOP:
+                    break
+                drawing = _generator(rng.data)
+                logits = drawing.normal(size=len(vocab)) * scale + bias
+                rng = Described("rng", drawing.bit_generator.state)
+                self.rngs = []
+                try:
+                    answers.append(self._request("call", target, name, [logits, constraint, params, list(history),
+                                                                        rng]))
+                finally:
+                    if self.rngs:  # the generator the call was given: where the candidate left it
+                        rng = Described("rng", self.rngs[-1].bit_generator.state)
+                taken = _reading(lambda answer: _generated(answer, allowed, vocab, eos_id), answers[-1])
+                if taken is _STOP:
+                    break
+                token, ended = taken
+                history.append(token)
+                if ended:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        finally:
+            self.rngs = [_generator(rng.data)]  # serve sends its state back: the grader's generator goes on from it
+        return [answers, None]
+
+    def explore(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: the breadth-first walk over the states a token index
+        ``target`` reaches by tokens, in the order the grader makes it
+        (``harness.suite.test_masks._explore``): per state ``mask(state)``, then one ``many``
+        request of ``next_state(state, token)`` over the ids the mask allows but EOS; states
+        are queued as the grader received them. Answers alternate mask, many; the loop also
+        stops where the grader fails (a mask that is not bool [V] or allows nothing, a reply
+        of another length, DEAD for an allowed token). Request arguments: ``[vocab_size,
+        eos_id]``."""
+        from collections import deque
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("explore: the arguments must be [vocab_size, eos_id]")
+        vocab_size, eos_id = request_args
+        answers: list = []
+        seen, queue = {0}, deque([0])
+        try:
+            while queue and len(answers) < MAX_REPEAT:
+                state = queue.popleft()
+                answers.append(self._request("call", target, "mask", [state]))
+                tokens = _reading(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), answers[-1])
+                if tokens is _STOP:
+                    break
+                answers.append(self._request("many", target, "next_state", [[state, t] for t in tokens]))
+                if _reading(lambda targets: _queue_targets(targets, tokens, seen, queue), answers[-1]) is _STOP:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def sweep(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: every state's mask and next states of a token index
+        ``target``, in the order the grader makes them
+        (``harness.suite.test_masks.test_masks_match_brute_force``): per state ``mask(state)``,
+        then one ``many`` request of ``next_state(state, token)`` over every token. Answers
+        alternate mask, many; the loop also stops where the grader fails or calls one at a
+        time (a mask that is not bool [V] or differs from ``masks[state]``, next states that
+        differ from ``ends[state]``). Request arguments: ``[masks, ends]`` (bool and int
+        [S, V])."""
+        import numpy as np
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("sweep: the arguments must be [masks, ends]")
+        masks, ends = request_args
+        if not (isinstance(masks, np.ndarray) and isinstance(ends, np.ndarray) and masks.ndim == 2
+                and masks.shape == ends.shape and masks.shape[0] <= MAX_REPEAT):
+            raise ValueError("sweep: masks and ends must be arrays of one shape [S, V]")
+        answers: list = []
+        try:
+            for state in range(masks.shape[0]):
+                answers.append(self._request("call", target, "mask", [state]))
+                if _reading(lambda mask: _same_mask(mask, masks[state]), answers[-1]) is not True:
+                    break
+                answers.append(self._request("many", target, "next_state", [[state, t] for t in range(masks.shape[1])]))
+                if _reading(lambda got: _same_ends(got, ends[state]), answers[-1]) is not True:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
     def dunder(self, op: str, obj, args):
         if op == "iter":
             items = []
@@ -288,6 +461,104 @@ class Server:
         return {"module": self.to_handle(module), "problems": problems,
                 "notes": notes, "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
                 "name": str(getattr(module, "__name__", "?")), "file": str(getattr(module, "__file__", None))}
+
+
+def _generator(state):
+    """A ``numpy.random.Generator`` in ``state`` (a bit generator's ``state`` dict)."""
+    import numpy as np
+
+    name = state["bit_generator"]
+    if name not in RNG_KINDS:
+        raise ValueError(f"unknown bit generator {name!r}")
+    global _SEEDS
+    if _SEEDS is None:
+        _SEEDS = np.random.SeedSequence(0)
+    bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+_STOP = object()  # a reading the grader would not get past in the same way (``_reading``)
+
+
+def _as_received(value):
+    """``value`` as the grader receives it over the channel (encoded and decoded: a numpy
+    scalar stays one, an int subclass becomes an int); a TypeError for what is no data
+    (the grader would get a proxy, whose every reading is a round trip of its own)."""
+    import msgpack
+
+    from harness.sandbox.channel import decode, encode
+
+    return decode(msgpack.packb(encode(value), use_bin_type=True))
+
+
+def _reading(read, answer):
+    """``read(answer as received)``, as the grader reads it, or ``_STOP`` when the answer
+    is no data or the reading raises: the batched loops (``walk``, ``generate``) stop
+    there and the grader goes on one call at a time from that answer."""
+    try:
+        return read(_as_received(answer))
+    except Exception:  # noqa: BLE001 - any doubt: the grader reads this answer itself
+        return _STOP
+
+
+def _generated(answer, allowed, vocab: list, eos_id):
+    """``(token, EOS?)`` of a draw as the catalogue's generation loop reads it, or ``_STOP``
+    where that loop fails (a token outside the mask, a logprob above 0); raises where the
+    loop raises (a special token's bytes)."""
+    token, logprob = answer
+    if not allowed[token] or not logprob <= 1e-9:
+        return _STOP
+    ended = bool(token == eos_id)
+    if not ended:
+        b"" + vocab[token]  # the loop's text += vocab[token]
+    return token, ended
+
+
+def _bool_vector(mask, size: int):
+    """``numpy.asarray(mask)`` when it is bool [size] (what ``test_masks.mask_of`` accepts), else None."""
+    import numpy as np
+
+    mask = np.asarray(mask)
+    return mask if mask.dtype == np.bool_ and mask.shape == (size,) else None
+
+
+def _allowed_tokens(mask, vocab_size: int, eos_id):
+    """The ids ``_explore`` asks ``next_state`` for, or ``_STOP`` where it fails."""
+    import numpy as np
+
+    mask = _bool_vector(mask, vocab_size)
+    if mask is None or not mask.any():
+        return _STOP
+    return [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
+
+
+def _queue_targets(targets, tokens: list, seen: set, queue) -> None:
+    """``_explore``'s reading of a ``many`` reply: ``_STOP`` where it fails (a reply of
+    another length, DEAD), else the states not seen yet queued."""
+    if not isinstance(targets, list) or len(targets) != len(tokens):
+        return _STOP
+    for target in targets:
+        if target == -1:
+            return _STOP
+        if target not in seen:
+            seen.add(target)
+            queue.append(target)
+    return None
+
+
+def _same_mask(mask, want) -> bool:
+    """Whether the brute-force test reads ``mask`` as bool [V] equal to ``want``."""
+    import numpy as np
+
+    mask = _bool_vector(mask, len(want))
+    return mask is not None and not np.flatnonzero(want != mask).size
+
+
+def _same_ends(got, want) -> bool:
+    """Whether the brute-force test finds every next state of a ``many`` reply as ``want``."""
+    return isinstance(got, list) and len(got) == len(want) and \
+        not any(answer != int(expected) for answer, expected in zip(got, want.tolist()))
 
 
 def _load_tools(spec):
