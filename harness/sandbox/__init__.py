@@ -40,11 +40,11 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 from harness.sandbox.confine import Limits
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-                "Fresh", "Prefetched", "Proxy", "RemoteError", "call_many", "explore", "generation",
-                "repeat_call", "sweep", "walk_constraint")
+                "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
+                "explore", "generation", "repeat_call", "sweep", "walk_constraint")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-           "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_many", "explore", "generation",
-           "repeat_call", "sweep", "walk_constraint"]
+           "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
+           "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
 
 
 def __getattr__(name: str):

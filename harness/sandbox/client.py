@@ -319,7 +319,7 @@ class Candidate:
         if status == "err":
             raise _remote_exception(value)
         answers, error = value if isinstance(value, list) and len(value) == 2 else (None, None)
-        if not isinstance(answers, list) or len(answers) > most:
+        if not isinstance(answers, list) or len(answers) > most or (error is not None and len(answers) >= most):
             got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
             raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to at most {most} "
                                                      f"calls")
@@ -778,6 +778,38 @@ def generation(method, constraint, params, rng: np.random.Generator, bias: np.nd
     arguments = [constraint._handle, params._handle, rng, np.asarray(bias, dtype=np.float64), float(scale),
                  list(vocab), eos_id, steps]
     answers, error = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps)
+    return Prefetched(names, answers, error)
+
+
+def _is_method(obj, name: str) -> bool:
+    """Whether ``obj.name`` is a method of a proxy (called in one round trip, no attribute read first)."""
+    return isinstance(obj, Proxy) and name in obj._handle.methods
+
+
+def call_and_read(obj, name: str, args: list, reads: list) -> Prefetched:
+    """``obj.name(*args)`` and the attributes ``reads`` (``[attribute, "array" | "int"]``) of
+    what it returns, made ahead in one round trip (``server.Server.reads``); take
+    ``"call"``, then each attribute by its name. Nothing ahead unless ``name`` is a method
+    of a proxy."""
+    names = ["call", *(attribute for attribute, _ in reads)]
+    if not _is_method(obj, name):
+        return Prefetched(names.__getitem__)
+    answers, error = obj._link.batch("reads", obj._handle.id, name, [list(args), [list(r) for r in reads]],
+                                     len(names))
+    return Prefetched(names.__getitem__, answers, error)
+
+
+def calls_while(obj, name: str, calls: list, expected: list) -> Prefetched:
+    """``obj.name(*arguments)`` for each argument list of ``calls``, made ahead in one round
+    trip up to the first answer whose truth differs from its flag in ``expected``
+    (``server.Server.matches``); take each as ``"call"``. Nothing ahead unless ``name`` is a
+    method of a proxy."""
+    def names(position: int) -> str:
+        return "call"
+    if not _is_method(obj, name):
+        return Prefetched(names)
+    answers, error = obj._link.batch("matches", obj._handle.id, name,
+                                     [[list(c) for c in calls], [bool(e) for e in expected]], len(calls))
     return Prefetched(names, answers, error)
 
 

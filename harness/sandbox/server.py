@@ -60,6 +60,8 @@ class Server:
         self.arrays: list = []  # (key, array, copy) of the current call's array arguments
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
         self.repeating: dict | None = None  # within a repeat: id(rng description) -> its one generator
+        self.batching = False  # within a batched loop (``walk`` ...): no array argument is written back
+        self.drawing: dict = {}  # a batched loop's own bit generators, by kind (``_draw_logits``)
         from harness.sandbox.channel import Described, Handle
 
         self.kinds = (Described, Handle)
@@ -195,6 +197,10 @@ class Server:
             return self.walk(target, args, kwargs)
         if op == "generate":
             return self.generate(target, name, args, kwargs)
+        if op == "reads":
+            return self.reads(target, name, args, kwargs)
+        if op == "matches":
+            return self.matches(target, name, args, kwargs)
         if op == "explore":
             return self.explore(target, args, kwargs)
         if op == "sweep":
@@ -205,7 +211,7 @@ class Server:
             return getattr(obj, name)
         if op == "call":
             function = obj if name is None else getattr(obj, name)
-            self.arrays = _snapshots(args, kwargs)
+            self.arrays = [] if self.batching else _snapshots(args, kwargs)
             return function(*args, **kwargs)
         if op == "many":  # exactly one answer per call, in order (the grader checks the count)
             if not all(isinstance(one, (list, tuple)) for one in args):
@@ -261,10 +267,40 @@ class Server:
     def _request(self, op: str, target, name, args: list):
         """One request of a batched loop, as ``serve`` would handle it (``handle``); its
         generators and written arrays are not sent back (the loop says what is)."""
+        self.batching = True
         try:
             return self.handle([op, target, name, args, {}])
         finally:
-            self.arrays = []
+            self.batching, self.arrays = False, []
+
+    def _ahead(self, answers: list, op: str, target, name, args: list):
+        """One request of a batched loop (``_request``); its answer is kept in ``answers`` as
+        the grader will receive it, taken now (``_kept``: a returned array the candidate
+        changes later does not change what the grader gets, as in a reply sent at once).
+        Returns the kept answer, or ``_NO_DATA`` when it holds objects the grader gets as
+        proxies (each reading of them a round trip of its own)."""
+        kept, readable = self._kept(self._request(op, target, name, args))
+        answers.append(kept)
+        return kept if readable else _NO_DATA
+
+    def _kept(self, value) -> tuple:
+        """``(value as the grader receives it, holds no handle?)``: encoded and decoded
+        (objects as handles, registered now, in the order replies would register them);
+        plain values, arrays and lists or tuples of plain values at once."""
+        import msgpack
+        import numpy as np
+
+        from harness.sandbox.channel import DTYPES, decode, encode
+
+        kind = type(value)
+        if _plain(value):
+            return value, True
+        if kind is np.ndarray and value.dtype.str in DTYPES:
+            return value.copy(), True
+        if (kind is list or kind is tuple) and all(map(_plain, value)):
+            return kind(value), True
+        kept = decode(msgpack.packb(encode(value, self.to_handle), use_bin_type=True))
+        return kept, not _holds_handle(kept)
 
     def walk(self, target: int, request_args, request_kwargs) -> list:
         """``[answers, error]``: a recorded path's calls on the constraint ``target``, in the
@@ -288,7 +324,7 @@ class Server:
                     break
                 if number == len(tokens):
                     break
-                answers.append(self._request("call", target, "advance", [tokens[number]]))
+                self._ahead(answers, "call", target, "advance", [tokens[number]])
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
         return [answers, None]
@@ -297,16 +333,14 @@ class Server:
         """One step's reads (``walk``); whether the grader goes on to ``advance`` as predicted."""
         import numpy as np
 
-        answers.append(self._request("call", target, "mask", []))
-        got = _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)).tolist(), answers[-1])
+        mask = self._ahead(answers, "call", target, "mask", [])
+        got = _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)).tolist(), mask)
         if got is _STOP:
             return False
-        answers.append(self._request("call", target, "is_complete", []))
-        got_complete = _reading(bool, answers[-1])
+        got_complete = _reading(bool, self._ahead(answers, "call", target, "is_complete", []))
         if got_complete is _STOP:
             return False
-        answers.append(self._request("getattr", target, "state", []))
-        if _reading(int, answers[-1]) is _STOP:
+        if _reading(int, self._ahead(answers, "getattr", target, "state", [])) is _STOP:
             return False
         return after_eos or (got == want_allowed and got_complete == want_complete)
 
@@ -336,21 +370,19 @@ class Server:
         history: list = []
         try:
             for _ in range(steps):
-                answers.append(self._request("call", constraint.id, "mask", []))
-                allowed = _reading(lambda mask: np.asarray(mask).copy(), answers[-1])
+                allowed = _reading(lambda mask: np.asarray(mask).copy(),
+                                   self._ahead(answers, "call", constraint.id, "mask", []))
                 if allowed is _STOP:
                     break
-                drawing = _generator(rng.data)
-                logits = drawing.normal(size=len(vocab)) * scale + bias
-                rng = Described("rng", drawing.bit_generator.state)
+                logits, state = self._draw_logits(rng.data, len(vocab), scale, bias)
+                rng = Described("rng", state)
                 self.rngs = []
                 try:
-                    answers.append(self._request("call", target, name, [logits, constraint, params, list(history),
-                                                                        rng]))
+                    draw = self._ahead(answers, "call", target, name, [logits, constraint, params, list(history), rng])
                 finally:
                     if self.rngs:  # the generator the call was given: where the candidate left it
                         rng = Described("rng", self.rngs[-1].bit_generator.state)
-                taken = _reading(lambda answer: _generated(answer, allowed, vocab, eos_id), answers[-1])
+                taken = _reading(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
                 if taken is _STOP:
                     break
                 token, ended = taken
@@ -361,6 +393,73 @@ class Server:
             return [answers, self.error(exc)]
         finally:
             self.rngs = [_generator(rng.data)]  # serve sends its state back: the grader's generator goes on from it
+        return [answers, None]
+
+    def _draw_logits(self, state: dict, size: int, scale: float, bias):
+        """``(normal(size) * scale + bias, the state after)`` drawn from a generator in ``state``
+        (this process's own, never one the candidate holds)."""
+        import numpy as np
+
+        kind = state["bit_generator"]
+        if kind not in self.drawing:
+            self.drawing[kind] = _generator(state)
+        generator = self.drawing[kind]
+        generator.bit_generator.state = state
+        logits = generator.normal(size=size) * scale + bias
+        return np.asarray(logits), generator.bit_generator.state
+
+    def reads(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: ``target.name(*call_args)`` (``name`` None: the target itself),
+        then each attribute of ``reads`` of the object it returned, read as the grader reads
+        it after the call (``harness.suite.test_dfa.compile_ok``): ``[attribute, "array"]``
+        through ``numpy.asarray``, ``[attribute, "int"]`` through ``int``. It stops at an
+        answer that is data (the grader reads no attribute of data through the channel), at
+        an attribute that is a method (the grader's proxy asks nothing for it), and where
+        a reading holds proxies or raises. Request arguments: ``[call_args, reads]``."""
+        import numpy as np
+
+        from harness.sandbox.channel import Handle
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("reads: the arguments must be [call_args, reads]")
+        call_args, attributes = request_args
+        readers = {"array": np.asarray, "int": int}
+        if not isinstance(call_args, list) or not isinstance(attributes, list) or not all(
+                isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) and a[1] in readers for a in attributes):
+            raise ValueError("reads: call_args must be a list, reads a list of [attribute, 'array' | 'int']")
+        answers: list = []
+        try:
+            self._ahead(answers, "call", target, name, call_args)
+            made = answers[-1]
+            if not isinstance(made, Handle):
+                return [answers, None]
+            for attribute, reader in attributes:
+                if attribute in made.methods:
+                    break
+                if _reading(readers[reader], self._ahead(answers, "getattr", made.id, attribute, [])) is _STOP:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def matches(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: ``target.name(*arguments)`` for each argument list in turn, as
+        the grader calls them one at a time, stopping after the first answer whose truth
+        (``bool``, as the grader reads it) differs from its expected flag, that holds proxies
+        or whose reading raises. Request arguments: ``[calls, expected]``."""
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("matches: the arguments must be [calls, expected]")
+        calls, expected = request_args
+        if not (isinstance(calls, list) and isinstance(expected, list) and len(calls) == len(expected)
+                and len(calls) <= MAX_REPEAT and all(isinstance(c, list) for c in calls)):
+            raise ValueError("matches: calls and expected must be lists of one length (calls: argument lists)")
+        answers: list = []
+        try:
+            for arguments, want in zip(calls, expected):
+                if _reading(bool, self._ahead(answers, "call", target, name, arguments)) is not bool(want):
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
         return [answers, None]
 
     def explore(self, target: int, request_args, request_kwargs) -> list:
@@ -382,12 +481,12 @@ class Server:
         try:
             while queue and len(answers) < MAX_REPEAT:
                 state = queue.popleft()
-                answers.append(self._request("call", target, "mask", [state]))
-                tokens = _reading(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), answers[-1])
+                mask = self._ahead(answers, "call", target, "mask", [state])
+                tokens = _reading(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), mask)
                 if tokens is _STOP:
                     break
-                answers.append(self._request("many", target, "next_state", [[state, t] for t in tokens]))
-                if _reading(lambda targets: _queue_targets(targets, tokens, seen, queue), answers[-1]) is _STOP:
+                targets = self._ahead(answers, "many", target, "next_state", [[state, t] for t in tokens])
+                if _reading(lambda targets: _queue_targets(targets, tokens, seen, queue), targets) is _STOP:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -413,11 +512,12 @@ class Server:
         answers: list = []
         try:
             for state in range(masks.shape[0]):
-                answers.append(self._request("call", target, "mask", [state]))
-                if _reading(lambda mask: _same_mask(mask, masks[state]), answers[-1]) is not True:
+                mask = self._ahead(answers, "call", target, "mask", [state])
+                if _reading(lambda mask: _same_mask(mask, masks[state]), mask) is not True:
                     break
-                answers.append(self._request("many", target, "next_state", [[state, t] for t in range(masks.shape[1])]))
-                if _reading(lambda got: _same_ends(got, ends[state]), answers[-1]) is not True:
+                every = [[state, t] for t in range(masks.shape[1])]
+                if _reading(lambda got: _same_ends(got, ends[state]), self._ahead(answers, "many", target, "next_state",
+                                                                                  every)) is not True:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -479,25 +579,52 @@ def _generator(state):
 
 
 _STOP = object()  # a reading the grader would not get past in the same way (``_reading``)
+_NO_DATA = object()  # an answer holding objects the grader gets as proxies (``Server._ahead``)
+_SCALARS = frozenset({type(None), bool, float, str, bytes})
 
 
-def _as_received(value):
-    """``value`` as the grader receives it over the channel (encoded and decoded: a numpy
-    scalar stays one, an int subclass becomes an int); a TypeError for what is no data
-    (the grader would get a proxy, whose every reading is a round trip of its own)."""
-    import msgpack
+def _plain(value) -> bool:
+    """Whether ``value`` crosses the channel as itself: None, bool, float, str, bytes, an
+    int within 64 bits, a numpy scalar of an allowed dtype."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is int:
+        return -(1 << 63) <= value < (1 << 64)
+    if kind.__module__ != "numpy":
+        return False
+    import numpy as np
 
-    from harness.sandbox.channel import decode, encode
+    from harness.sandbox.channel import DTYPES
 
-    return decode(msgpack.packb(encode(value), use_bin_type=True))
+    return isinstance(value, np.generic) and value.dtype.str in DTYPES
 
 
-def _reading(read, answer):
-    """``read(answer as received)``, as the grader reads it, or ``_STOP`` when the answer
-    is no data or the reading raises: the batched loops (``walk``, ``generate``) stop
-    there and the grader goes on one call at a time from that answer."""
+def _holds_handle(value) -> bool:
+    """Whether a decoded value holds a ``Handle`` (in lists, tuples, sets, dict keys or values)."""
+    from harness.sandbox.channel import Handle
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Handle):
+            return True
+        if isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return False
+
+
+def _reading(read, kept):
+    """``read(kept)``, as the grader reads that answer, or ``_STOP`` when it holds proxies
+    (``_NO_DATA``) or the reading raises: the batched loops stop there and the grader goes
+    on one call at a time from that answer."""
+    if kept is _NO_DATA:
+        return _STOP
     try:
-        return read(_as_received(answer))
+        return read(kept)
     except Exception:  # noqa: BLE001 - any doubt: the grader reads this answer itself
         return _STOP
 

@@ -58,13 +58,19 @@ def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[n
     the state itself where it accepts: the contract's decision, see ``check_next_state``)."""
     n, size = len(accept), len(vocab)
     ends = np.full((n, size), DEAD, dtype=np.int64)
-    for t, token in enumerate(vocab):
-        if t == eos_id or not token:
-            continue  # specials (None) and the empty token are never allowed
-        states = np.arange(n)
-        for byte in token:
-            states = np.where(states >= 0, trans[np.maximum(states, 0), byte], DEAD)
-        ends[:, t] = states
+    # every token at once, longest first: at byte j the tokens longer than j are a prefix of the order
+    ids = sorted((t for t, token in enumerate(vocab) if t != eos_id and token), key=lambda t: -len(vocab[t]))
+    if ids:  # specials (None) and the empty token are never allowed
+        lengths = np.array([len(vocab[t]) for t in ids])
+        data = np.zeros((len(ids), int(lengths[0])), dtype=np.int64)
+        for row, t in enumerate(ids):
+            data[row, :lengths[row]] = np.frombuffer(vocab[t], dtype=np.uint8)
+        states = np.repeat(np.arange(n)[:, None], len(ids), axis=1)
+        for j in range(int(lengths[0])):
+            live = int(np.count_nonzero(lengths > j))
+            now = states[:, :live]
+            states[:, :live] = np.where(now >= 0, trans[np.maximum(now, 0), data[:live, j]], DEAD)
+        ends[:, ids] = states
     masks = ends != DEAD
     if eos_id is not None:
         masks[:, eos_id] = accept
