@@ -75,6 +75,10 @@ STARTUP_SECONDS = POLICY.load_cpu_seconds  # CPU s: importing numpy and the cand
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
+CPU_LOG = "CONSTRAIN_HARNESS_CPU_LOG"
+"""Benchmarks only: when this variable names a file, each candidate process appends there the
+CPU seconds of its tree as it closes (a grader's ``getrusage`` never sees them: the confined
+tree is not reaped into its children's times)."""
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
@@ -238,6 +242,8 @@ class Candidate:
 
     def close(self) -> None:
         """End the candidate process and everything it started; remove its folders."""
+        if self._proc is not None and os.environ.get(CPU_LOG):
+            _log_cpu(os.environ[CPU_LOG], self.cpu_seconds())
         proc, self._proc = self._proc, None
         if self._sock is not None:
             self._sock.close()
@@ -466,6 +472,14 @@ class CpuBudget:
 
 
 MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
+
+
+def _log_cpu(path: str, seconds: float) -> None:
+    try:
+        with open(path, "a", encoding="ascii") as log:
+            log.write(f"{seconds:.3f}\n")
+    except OSError:  # a benchmark's log: never a reason to fail closing
+        pass
 
 
 def _readable(folder: Path, scratch: Path):
