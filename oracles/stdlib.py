@@ -142,16 +142,53 @@ def compact_dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+MAX_VALIDATORS = 256
+"""Validators kept by ``schema_validator`` (checking a schema against the metaschema costs
+some 7 ms, and a test checks many documents under one schema); the memo is emptied when full."""
+
+
 def schema_validator(schema: dict) -> jsonschema.Draft202012Validator:
     """A Draft 2020-12 validator for ``schema``; ValueError when the schema itself is
-    not a valid Draft 2020-12 schema, TypeError when it is not a dict or bool."""
+    not a valid Draft 2020-12 schema, TypeError when it is not a dict or bool. A schema
+    that JSON writes and reads back unchanged is checked once: its validator is kept, built
+    from that copy (so a caller changing its schema later changes nothing kept)."""
     if not isinstance(schema, (dict, bool)):
         raise TypeError(f"schema must be a dict, not {type(schema).__name__}")
+    key = _schema_key(schema)
+    if key is not None and key in _VALIDATORS:
+        return _VALIDATORS[key]
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as e:
         raise ValueError(f"not a Draft 2020-12 schema: {e.message}") from None
-    return jsonschema.Draft202012Validator(schema)
+    if key is None:
+        return jsonschema.Draft202012Validator(schema)
+    if len(_VALIDATORS) >= MAX_VALIDATORS:
+        _VALIDATORS.clear()
+    validator = _VALIDATORS[key] = jsonschema.Draft202012Validator(json.loads(key))
+    return validator
+
+
+def _schema_key(schema) -> str | None:
+    """``schema``'s JSON text when reading it back gives an equal schema of JSON's own types
+    (no tuple, no non-string key, no NaN), else None (not kept)."""
+    try:
+        key = json.dumps(schema)
+        return key if _same_json(json.loads(key), schema) else None
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _same_json(copy, value) -> bool:
+    """Whether ``value`` equals its JSON copy with the same types throughout (``True`` is no ``1``)."""
+    if type(value) is not type(copy):
+        return False
+    if isinstance(value, dict):
+        return value.keys() == copy.keys() and all(_same_json(copy[k], v) for k, v in value.items())
+    if isinstance(value, list):
+        return len(value) == len(copy) and all(_same_json(c, v) for c, v in zip(copy, value))
+    return value == copy
 
 
 def _refuse_constant(name: str):

@@ -40,9 +40,11 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 from harness.sandbox.confine import Limits
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-                "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")
+                "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
+                "explore", "generation", "repeat_call", "sweep", "walk_constraint")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-           "Fresh", "Limits", "Proxy", "RemoteError", "call_many", "repeat_call"]
+           "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
+           "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
 
 
 def __getattr__(name: str):

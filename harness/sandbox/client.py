@@ -75,6 +75,10 @@ STARTUP_SECONDS = POLICY.load_cpu_seconds  # CPU s: importing numpy and the cand
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
+CPU_LOG = "CONSTRAIN_HARNESS_CPU_LOG"
+"""Benchmarks only: when this variable names a file, each candidate process appends there the
+CPU seconds of its tree as it closes (a grader's ``getrusage`` never sees them: the confined
+tree is not reaped into its children's times)."""
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
@@ -238,6 +242,8 @@ class Candidate:
 
     def close(self) -> None:
         """End the candidate process and everything it started; remove its folders."""
+        if self._proc is not None and os.environ.get(CPU_LOG):
+            _log_cpu(os.environ[CPU_LOG], self.cpu_seconds())
         proc, self._proc = self._proc, None
         if self._sock is not None:
             self._sock.close()
@@ -303,6 +309,26 @@ class Candidate:
             got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
             raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to {count} calls"
                                                      + ("" if error is None else " stopped by an exception"))
+        return answers, None if error is None else _remote_exception(error)
+
+    def batch(self, op: str, target: int, name, args: list, most: int) -> tuple[list, BaseException | None]:
+        """``(answers, error)`` of a batched loop (``server.Server.walk``, ``generate``): the
+        answers of the calls the candidate made, in order, and the exception that stopped
+        them (or None). More than ``most`` answers is a protocol violation (the process is
+        ended: ``CandidateProtocolError``); fewer are the loop stopping early, after which
+        the grader calls one at a time (``Prefetched``)."""
+        rngs: list = []
+        what = f"{_what(op, name)} (a batched loop)"
+        status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
+        self._restore_rngs(rngs, extras)
+        value = self._wrap(value)
+        if status == "err":
+            raise _remote_exception(value)
+        answers, error = value if isinstance(value, list) and len(value) == 2 else (None, None)
+        if not isinstance(answers, list) or len(answers) > most or (error is not None and len(answers) >= most):
+            got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
+            raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to at most {most} "
+                                                     f"calls")
         return answers, None if error is None else _remote_exception(error)
 
     def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
@@ -446,6 +472,14 @@ class CpuBudget:
 
 
 MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
+
+
+def _log_cpu(path: str, seconds: float) -> None:
+    try:
+        with open(path, "a", encoding="ascii") as log:
+            log.write(f"{seconds:.3f}\n")
+    except OSError:  # a benchmark's log: never a reason to fail closing
+        pass
 
 
 def _readable(folder: Path, scratch: Path):
@@ -625,11 +659,15 @@ class RemoteMethod(proxying.RemoteMethodBase):
         """One answer per argument tuple, in order; a reply with more or fewer answers than
         calls is a protocol violation (the process is ended: ``CandidateProtocolError``)."""
         calls = [list(a) for a in arg_tuples]
-        answers = self.owner._ask("many", self.name, calls)
-        if not isinstance(answers, list) or len(answers) != len(calls):
+        return self.counted(self.owner._ask("many", self.name, calls), len(calls))
+
+    def counted(self, answers, calls: int) -> list:
+        """``answers`` of a ``many`` request of ``calls`` calls, exactly one per call (any
+        other count is a protocol violation: the process is ended, ``CandidateProtocolError``)."""
+        if not isinstance(answers, list) or len(answers) != calls:
             got = f"{len(answers)} answers" if isinstance(answers, list) else f"a {type(answers).__name__}"
             raise self.owner._link._gone(CandidateProtocolError, f"protocol violation during many {self.name}: "
-                                                                 f"{got} to {len(calls)} calls")
+                                                                 f"{got} to {calls} calls")
         return answers
 
     def repeat(self, count: int, args: tuple, kwargs: dict) -> tuple[list, BaseException | None]:
@@ -682,6 +720,137 @@ def repeat_call(method, count: int, *args, **kwargs):
     yield from answers
     if error is not None:
         raise error
+
+
+class Prefetched:
+    """Answers the candidate gave ahead of the grader's own calls (a batched loop), served
+    in the grader's order: ``take(name, live)`` returns the next answer when there is one
+    (``name`` must be the call the loop made at that place: ``names(position)``), raises
+    the exception that stopped the loop when the grader reaches the call that raised it,
+    and otherwise calls ``live()``, one round trip as before. The loop on the candidate's
+    side makes exactly the calls the grader would make, in the same order, and stops
+    where the grader could go another way (``server.Server.walk``), so the candidate sees
+    what it would see call by call; every answer is checked by the grader as before."""
+
+    __slots__ = ("names", "answers", "error", "position")
+
+    def __init__(self, names=None, answers: list | tuple = (), error: BaseException | None = None):
+        self.names, self.answers, self.error, self.position = names, list(answers), error, 0
+
+    def take(self, name: str, live, received=None):
+        """The answer of the call ``name`` the loop makes now (``received(answer)`` for an
+        answer made ahead: the check a live call makes of its reply, e.g. a ``many``'s count)."""
+        position = self.position
+        if position < len(self.answers) or self.error is not None:
+            if self.names(position) != name:
+                raise RuntimeError(f"catalogue bug: a batched loop made {self.names(position)!r} where the grader "
+                                   f"calls {name!r} (call {position})")
+            self.position += 1
+            if position < len(self.answers):
+                answer = self.answers[position]
+                return answer if received is None else received(answer)
+            error, self.error = self.error, None
+            raise error
+        return live()
+
+
+_WALK = ("mask", "is_complete", "state", "advance")
+_WALK_READS = ("mask", "is_complete", "advance")  # methods of the constraint's class; ``state`` is no method
+
+
+def walk_constraint(constraint, tokens: list, allowed: list, complete: list, eos_id) -> Prefetched:
+    """A recorded path's calls on ``constraint`` made ahead in one round trip
+    (``server.Server.walk``): per step ``mask``, ``is_complete``, ``state``, then ``advance``;
+    take them in that order. Nothing ahead for an object in this process, or a constraint
+    whose ``mask``/``is_complete``/``advance`` are no methods or whose ``state`` is one (the
+    proxy reads those with other requests)."""
+    def names(position: int) -> str:
+        return _WALK[position % 4]
+    if not isinstance(constraint, Proxy) or not set(_WALK_READS) <= set(constraint._handle.methods) or \
+            "state" in constraint._handle.methods:
+        return Prefetched(names)
+    steps = min(len(allowed), len(complete))
+    most = 3 * steps + min(len(tokens), steps)
+    answers, error = constraint._link.batch("walk", constraint._handle.id, None,
+                                            [list(tokens), list(allowed), list(complete), eos_id], most)
+    return Prefetched(names, answers, error)
+
+
+def generation(method, constraint, params, rng: np.random.Generator, bias: np.ndarray, scale: float, vocab: list,
+               eos_id, steps: int) -> Prefetched:
+    """One constrained generation's calls made ahead in one round trip
+    (``server.Server.generate``): per step ``constraint.mask()`` then ``method(rng.normal(
+    size=len(vocab)) * scale + bias, constraint, params, history, rng)``; take them as
+    ``"mask"`` and ``"draw"``. ``rng`` is left where the last call made left it. Nothing
+    ahead for an object in this process or a ``mask`` that is no method."""
+    def names(position: int) -> str:
+        return ("mask", "draw")[position % 2]
+    if not (isinstance(method, RemoteMethod) and isinstance(constraint, Proxy) and isinstance(params, Proxy)
+            and "mask" in constraint._handle.methods and method.owner._link is constraint._link):
+        return Prefetched(names)
+    owner = method.owner
+    arguments = [constraint._handle, params._handle, rng, np.asarray(bias, dtype=np.float64), float(scale),
+                 list(vocab), eos_id, steps]
+    answers, error = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps)
+    return Prefetched(names, answers, error)
+
+
+def _is_method(obj, name: str) -> bool:
+    """Whether ``obj.name`` is a method of a proxy (called in one round trip, no attribute read first)."""
+    return isinstance(obj, Proxy) and name in obj._handle.methods
+
+
+def call_and_read(obj, name: str, args: list, reads: list) -> Prefetched:
+    """``obj.name(*args)`` and the attributes ``reads`` (``[attribute, "array" | "int"]``) of
+    what it returns, made ahead in one round trip (``server.Server.reads``); take
+    ``"call"``, then each attribute by its name. Nothing ahead unless ``name`` is a method
+    of a proxy."""
+    names = ["call", *(attribute for attribute, _ in reads)]
+    if not _is_method(obj, name):
+        return Prefetched(names.__getitem__)
+    answers, error = obj._link.batch("reads", obj._handle.id, name, [list(args), [list(r) for r in reads]],
+                                     len(names))
+    return Prefetched(names.__getitem__, answers, error)
+
+
+def calls_while(obj, name: str, calls: list, expected: list) -> Prefetched:
+    """``obj.name(*arguments)`` for each argument list of ``calls``, made ahead in one round
+    trip up to the first answer whose truth differs from its flag in ``expected``
+    (``server.Server.matches``); take each as ``"call"``. Nothing ahead unless ``name`` is a
+    method of a proxy."""
+    def names(position: int) -> str:
+        return "call"
+    if not _is_method(obj, name):
+        return Prefetched(names)
+    answers, error = obj._link.batch("matches", obj._handle.id, name,
+                                     [[list(c) for c in calls], [bool(e) for e in expected]], len(calls))
+    return Prefetched(names, answers, error)
+
+
+def _index_loop(index, op: str, arguments: list, most: int) -> Prefetched:
+    """A token index's ``mask``/``many next_state`` loop made ahead (``explore``, ``sweep``)."""
+    def names(position: int) -> str:
+        return ("mask", "many")[position % 2]
+    if not isinstance(index, Proxy) or not {"mask", "next_state"} <= set(index._handle.methods):
+        return Prefetched(names)
+    answers, error = index._link.batch(op, index._handle.id, None, arguments, most)
+    return Prefetched(names, answers, error)
+
+
+def explore(index, vocab_size: int, eos_id) -> Prefetched:
+    """The breadth-first walk of ``harness.suite.test_masks._explore`` made ahead in one
+    round trip (``server.Server.explore``): take ``"mask"`` (``index.mask(state)``) and
+    ``"many"`` (the ``many`` request of ``next_state``, its count checked by the taker:
+    ``RemoteMethod.counted``) in turn."""
+    return _index_loop(index, "explore", [vocab_size, eos_id], MAX_REPEAT)
+
+
+def sweep(index, masks: np.ndarray, ends: np.ndarray) -> Prefetched:
+    """Every state's ``mask`` and ``many next_state`` of the brute-force test made ahead in
+    one round trip, up to the first difference from ``masks``/``ends``
+    (``server.Server.sweep``); taken as in ``explore``."""
+    return _index_loop(index, "sweep", [np.asarray(masks, dtype=bool), np.asarray(ends, dtype=np.int64)],
+                       2 * len(masks))
 
 
 def _per_call(value, depth: int = 1):

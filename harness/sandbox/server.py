@@ -60,6 +60,8 @@ class Server:
         self.arrays: list = []  # (key, array, copy) of the current call's array arguments
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
         self.repeating: dict | None = None  # within a repeat: id(rng description) -> its one generator
+        self.batching = False  # within a batched loop (``walk`` ...): no array argument is written back
+        self.drawing: dict = {}  # a batched loop's own bit generators, by kind (``_draw_logits``)
         from harness.sandbox.channel import Described, Handle
 
         self.kinds = (Described, Handle)
@@ -123,19 +125,9 @@ class Server:
     def rebuild(self, described):
         kind, data = described.kind, described.data
         if kind == "rng":
-            import numpy as np
-
             if self.repeating is not None and id(described) in self.repeating:
                 return self.repeating[id(described)]  # one generator for all the calls of a repeat
-            name = data["bit_generator"]
-            if name not in RNG_KINDS:
-                raise ValueError(f"unknown bit generator {name!r}")
-            global _SEEDS
-            if _SEEDS is None:
-                _SEEDS = np.random.SeedSequence(0)
-            bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
-            bit_generator.state = data
-            rng = np.random.Generator(bit_generator)
+            rng = _generator(data)
             self.rngs.append(rng)
             if self.repeating is not None:
                 self.repeating[id(described)] = rng
@@ -201,13 +193,25 @@ class Server:
         obj = self.objects[target] if target in self.objects else _missing(target)
         if op == "repeat":
             return self.repeat(obj, name, args, kwargs)
+        if op == "walk":
+            return self.walk(target, args, kwargs)
+        if op == "generate":
+            return self.generate(target, name, args, kwargs)
+        if op == "reads":
+            return self.reads(target, name, args, kwargs)
+        if op == "matches":
+            return self.matches(target, name, args, kwargs)
+        if op == "explore":
+            return self.explore(target, args, kwargs)
+        if op == "sweep":
+            return self.sweep(target, args, kwargs)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
         if op == "getattr":
             return getattr(obj, name)
         if op == "call":
             function = obj if name is None else getattr(obj, name)
-            self.arrays = _snapshots(args, kwargs)
+            self.arrays = [] if self.batching else _snapshots(args, kwargs)
             return function(*args, **kwargs)
         if op == "many":  # exactly one answer per call, in order (the grader checks the count)
             if not all(isinstance(one, (list, tuple)) for one in args):
@@ -250,6 +254,275 @@ class Server:
             self.repeating = None
         return [answers, None]
 
+    # ------------------------------------------------------------------ batched loops
+    # ``walk`` and ``generate`` make, in one request, the calls a catalogue loop makes one
+    # request at a time, each through ``handle`` as that request (so the candidate sees the
+    # same calls, and a server it rewrote answers them as it would one by one), in the same
+    # order, and stop after the first answer where the grader could go another way: an
+    # answer that is no data or that the grader's reading of it raises on (``_reading``), or
+    # one on which the loop stops (a difference, EOS), or an exception (then ``[answers,
+    # error]``). The grader takes the answers in its loop's order and checks each one as
+    # before; past them it calls one at a time (``client.Prefetched``).
+
+    def _request(self, op: str, target, name, args: list):
+        """One request of a batched loop, as ``serve`` would handle it (``handle``); its
+        generators and written arrays are not sent back (the loop says what is)."""
+        self.batching = True
+        try:
+            return self.handle([op, target, name, args, {}])
+        finally:
+            self.batching, self.arrays = False, []
+
+    def _ahead(self, answers: list, op: str, target, name, args: list):
+        """One request of a batched loop (``_request``); its answer is kept in ``answers`` as
+        the grader will receive it, taken now (``_kept``: a returned array the candidate
+        changes later does not change what the grader gets, as in a reply sent at once).
+        Returns the kept answer, or ``_NO_DATA`` when it holds objects the grader gets as
+        proxies (each reading of them a round trip of its own)."""
+        kept, readable = self._kept(self._request(op, target, name, args))
+        answers.append(kept)
+        return kept if readable else _NO_DATA
+
+    def _kept(self, value) -> tuple:
+        """``(value as the grader receives it, holds no handle?)``: encoded and decoded
+        (objects as handles, registered now, in the order replies would register them);
+        plain values, arrays and lists or tuples of plain values at once."""
+        import msgpack
+        import numpy as np
+
+        from harness.sandbox.channel import DTYPES, decode, encode
+
+        kind = type(value)
+        if _plain(value):
+            return value, True
+        if kind is np.ndarray and value.dtype.str in DTYPES:
+            return value.copy(), True
+        if (kind is list or kind is tuple) and all(map(_plain, value)):
+            return kind(value), True
+        kept = decode(msgpack.packb(encode(value, self.to_handle), use_bin_type=True))
+        return kept, not _holds_handle(kept)
+
+    def walk(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: a recorded path's calls on the constraint ``target``, in the
+        order the grader makes them (``golden.replay.walk_path`` judged by
+        ``harness.suite.golden_masks``): at each step ``mask()``, ``is_complete()``, the
+        ``state`` attribute, then ``advance(tokens[step])`` (none after the last step);
+        stopping also where a mask or completeness differs from the step's expected ones
+        before EOS. Request arguments: ``[tokens, allowed, complete, eos_id]`` (``allowed``:
+        the sorted ids each step must allow; ``complete``: the flags)."""
+        if not (isinstance(request_args, list) and len(request_args) == 4) or request_kwargs:
+            raise TypeError("walk: the arguments must be [tokens, allowed, complete, eos_id]")
+        tokens, allowed, complete, eos_id = request_args
+        if not all(isinstance(x, list) for x in (tokens, allowed, complete)) or \
+                len(tokens) + len(allowed) > MAX_REPEAT:
+            raise ValueError(f"walk: tokens, allowed and complete must be lists (at most {MAX_REPEAT} steps)")
+        answers: list = []
+        try:
+            for number, (want_allowed, want_complete) in enumerate(zip(allowed, complete)):
+                if not self._walk_step(target, answers, want_allowed, want_complete,
+                                       number > 0 and tokens[number - 1] == eos_id):
+                    break
+                if number == len(tokens):
+                    break
+                self._ahead(answers, "call", target, "advance", [tokens[number]])
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def _walk_step(self, target, answers: list, want_allowed, want_complete, after_eos: bool) -> bool:
+        """One step's reads (``walk``); whether the grader goes on to ``advance`` as predicted."""
+        import numpy as np
+
+        mask = self._ahead(answers, "call", target, "mask", [])
+        got = _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)).tolist(), mask)
+        if got is _STOP:
+            return False
+        got_complete = _reading(bool, self._ahead(answers, "call", target, "is_complete", []))
+        if got_complete is _STOP:
+            return False
+        if _reading(int, self._ahead(answers, "getattr", target, "state", [])) is _STOP:
+            return False
+        return after_eos or (got == want_allowed and got_complete == want_complete)
+
+    def generate(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: one constrained generation, in the order the grader makes it
+        (``harness.suite.test_sampling``): at each of up to ``steps`` steps
+        ``constraint.mask()``, then the target's ``name(logits, constraint, params, history,
+        rng)`` with ``logits = rng.normal(size=len(vocab)) * scale + bias`` drawn from the
+        generator as the last call left it and ``history`` the tokens taken so far as the
+        grader received them; the last call's generator state goes back, as after a single
+        call. Answers alternate mask, draw; the loop also stops at a token outside the mask,
+        a logprob above 0 and EOS. Request arguments: ``[constraint, params, rng, bias,
+        scale, vocab, eos_id, steps]`` (``constraint`` and ``params`` handles)."""
+        import numpy as np
+
+        from harness.sandbox.channel import Described, Handle
+
+        if not (isinstance(request_args, list) and len(request_args) == 8) or request_kwargs:
+            raise TypeError("generate: the arguments must be [constraint, params, rng, bias, scale, vocab, eos_id, "
+                            "steps]")
+        constraint, params, rng, bias, scale, vocab, eos_id, steps = request_args
+        if not (isinstance(constraint, Handle) and isinstance(params, Handle) and isinstance(rng, Described)
+                and rng.kind == "rng" and isinstance(steps, int) and 0 <= steps <= MAX_REPEAT
+                and isinstance(vocab, list) and isinstance(scale, float) and isinstance(bias, np.ndarray)):
+            raise ValueError("generate: malformed arguments")
+        answers: list = []
+        history: list = []
+        try:
+            for _ in range(steps):
+                allowed = _reading(lambda mask: np.asarray(mask).copy(),
+                                   self._ahead(answers, "call", constraint.id, "mask", []))
+                if allowed is _STOP:
+                    break
+                logits, state = self._draw_logits(rng.data, len(vocab), scale, bias)
+                rng = Described("rng", state)
+                self.rngs = []
+                try:
+                    draw = self._ahead(answers, "call", target, name, [logits, constraint, params, list(history), rng])
+                finally:
+                    if self.rngs:  # the generator the call was given: where the candidate left it
+                        rng = Described("rng", self.rngs[-1].bit_generator.state)
+                taken = _reading(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
+                if taken is _STOP:
+                    break
+                token, ended = taken
+                history.append(token)
+                if ended:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        finally:
+            self.rngs = [_generator(rng.data)]  # serve sends its state back: the grader's generator goes on from it
+        return [answers, None]
+
+    def _draw_logits(self, state: dict, size: int, scale: float, bias):
+        """``(normal(size) * scale + bias, the state after)`` drawn from a generator in ``state``
+        (this process's own, never one the candidate holds)."""
+        import numpy as np
+
+        kind = state["bit_generator"]
+        if kind not in self.drawing:
+            self.drawing[kind] = _generator(state)
+        generator = self.drawing[kind]
+        generator.bit_generator.state = state
+        logits = generator.normal(size=size) * scale + bias
+        return np.asarray(logits), generator.bit_generator.state
+
+    def reads(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: ``target.name(*call_args)`` (``name`` None: the target itself),
+        then each attribute of ``reads`` of the object it returned, read as the grader reads
+        it after the call (``harness.suite.test_dfa.compile_ok``): ``[attribute, "array"]``
+        through ``numpy.asarray``, ``[attribute, "int"]`` through ``int``. It stops at an
+        answer that is data (the grader reads no attribute of data through the channel), at
+        an attribute that is a method (the grader's proxy asks nothing for it), and where
+        a reading holds proxies or raises. Request arguments: ``[call_args, reads]``."""
+        import numpy as np
+
+        from harness.sandbox.channel import Handle
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("reads: the arguments must be [call_args, reads]")
+        call_args, attributes = request_args
+        readers = {"array": np.asarray, "int": int}
+        if not isinstance(call_args, list) or not isinstance(attributes, list) or not all(
+                isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) and a[1] in readers for a in attributes):
+            raise ValueError("reads: call_args must be a list, reads a list of [attribute, 'array' | 'int']")
+        answers: list = []
+        try:
+            self._ahead(answers, "call", target, name, call_args)
+            made = answers[-1]
+            if not isinstance(made, Handle):
+                return [answers, None]
+            for attribute, reader in attributes:
+                if attribute in made.methods:
+                    break
+                if _reading(readers[reader], self._ahead(answers, "getattr", made.id, attribute, [])) is _STOP:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def matches(self, target: int, name, request_args, request_kwargs) -> list:
+        """``[answers, error]``: ``target.name(*arguments)`` for each argument list in turn, as
+        the grader calls them one at a time, stopping after the first answer whose truth
+        (``bool``, as the grader reads it) differs from its expected flag, that holds proxies
+        or whose reading raises. Request arguments: ``[calls, expected]``."""
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("matches: the arguments must be [calls, expected]")
+        calls, expected = request_args
+        if not (isinstance(calls, list) and isinstance(expected, list) and len(calls) == len(expected)
+                and len(calls) <= MAX_REPEAT and all(isinstance(c, list) for c in calls)):
+            raise ValueError("matches: calls and expected must be lists of one length (calls: argument lists)")
+        answers: list = []
+        try:
+            for arguments, want in zip(calls, expected):
+                if _reading(bool, self._ahead(answers, "call", target, name, arguments)) is not bool(want):
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def explore(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: the breadth-first walk over the states a token index
+        ``target`` reaches by tokens, in the order the grader makes it
+        (``harness.suite.test_masks._explore``): per state ``mask(state)``, then one ``many``
+        request of ``next_state(state, token)`` over the ids the mask allows but EOS; states
+        are queued as the grader received them. Answers alternate mask, many; the loop also
+        stops where the grader fails (a mask that is not bool [V] or allows nothing, a reply
+        of another length, DEAD for an allowed token). Request arguments: ``[vocab_size,
+        eos_id]``."""
+        from collections import deque
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("explore: the arguments must be [vocab_size, eos_id]")
+        vocab_size, eos_id = request_args
+        answers: list = []
+        seen, queue = {0}, deque([0])
+        try:
+            while queue and len(answers) < MAX_REPEAT:
+                state = queue.popleft()
+                mask = self._ahead(answers, "call", target, "mask", [state])
+                tokens = _reading(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), mask)
+                if tokens is _STOP:
+                    break
+                targets = self._ahead(answers, "many", target, "next_state", [[state, t] for t in tokens])
+                if _reading(lambda targets: _queue_targets(targets, tokens, seen, queue), targets) is _STOP:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
+    def sweep(self, target: int, request_args, request_kwargs) -> list:
+        """``[answers, error]``: every state's mask and next states of a token index
+        ``target``, in the order the grader makes them
+        (``harness.suite.test_masks.test_masks_match_brute_force``): per state ``mask(state)``,
+        then one ``many`` request of ``next_state(state, token)`` over every token. Answers
+        alternate mask, many; the loop also stops where the grader fails or calls one at a
+        time (a mask that is not bool [V] or differs from ``masks[state]``, next states that
+        differ from ``ends[state]``). Request arguments: ``[masks, ends]`` (bool and int
+        [S, V])."""
+        import numpy as np
+
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("sweep: the arguments must be [masks, ends]")
+        masks, ends = request_args
+        if not (isinstance(masks, np.ndarray) and isinstance(ends, np.ndarray) and masks.ndim == 2
+                and masks.shape == ends.shape and masks.shape[0] <= MAX_REPEAT):
+            raise ValueError("sweep: masks and ends must be arrays of one shape [S, V]")
+        answers: list = []
+        try:
+            for state in range(masks.shape[0]):
+                mask = self._ahead(answers, "call", target, "mask", [state])
+                if _reading(lambda mask: _same_mask(mask, masks[state]), mask) is not True:
+                    break
+                every = [[state, t] for t in range(masks.shape[1])]
+                if _reading(lambda got: _same_ends(got, ends[state]), self._ahead(answers, "many", target, "next_state",
+                                                                                  every)) is not True:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
+            return [answers, self.error(exc)]
+        return [answers, None]
+
     def dunder(self, op: str, obj, args):
         if op == "iter":
             items = []
@@ -288,6 +561,131 @@ class Server:
         return {"module": self.to_handle(module), "problems": problems,
                 "notes": notes, "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
                 "name": str(getattr(module, "__name__", "?")), "file": str(getattr(module, "__file__", None))}
+
+
+def _generator(state):
+    """A ``numpy.random.Generator`` in ``state`` (a bit generator's ``state`` dict)."""
+    import numpy as np
+
+    name = state["bit_generator"]
+    if name not in RNG_KINDS:
+        raise ValueError(f"unknown bit generator {name!r}")
+    global _SEEDS
+    if _SEEDS is None:
+        _SEEDS = np.random.SeedSequence(0)
+    bit_generator = getattr(np.random, name)(_SEEDS)  # any seed: the state is set next (no OS entropy read)
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+_STOP = object()  # a reading the grader would not get past in the same way (``_reading``)
+_NO_DATA = object()  # an answer holding objects the grader gets as proxies (``Server._ahead``)
+_SCALARS = frozenset({type(None), bool, float, str, bytes})
+
+
+def _plain(value) -> bool:
+    """Whether ``value`` crosses the channel as itself: None, bool, float, str, bytes, an
+    int within 64 bits, a numpy scalar of an allowed dtype."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is int:
+        return -(1 << 63) <= value < (1 << 64)
+    if kind.__module__ != "numpy":
+        return False
+    import numpy as np
+
+    from harness.sandbox.channel import DTYPES
+
+    return isinstance(value, np.generic) and value.dtype.str in DTYPES
+
+
+def _holds_handle(value) -> bool:
+    """Whether a decoded value holds a ``Handle`` (in lists, tuples, sets, dict keys or values)."""
+    from harness.sandbox.channel import Handle
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Handle):
+            return True
+        if isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return False
+
+
+def _reading(read, kept):
+    """``read(kept)``, as the grader reads that answer, or ``_STOP`` when it holds proxies
+    (``_NO_DATA``) or the reading raises: the batched loops stop there and the grader goes
+    on one call at a time from that answer."""
+    if kept is _NO_DATA:
+        return _STOP
+    try:
+        return read(kept)
+    except Exception:  # noqa: BLE001 - any doubt: the grader reads this answer itself
+        return _STOP
+
+
+def _generated(answer, allowed, vocab: list, eos_id):
+    """``(token, EOS?)`` of a draw as the catalogue's generation loop reads it, or ``_STOP``
+    where that loop fails (a token outside the mask, a logprob above 0); raises where the
+    loop raises (a special token's bytes)."""
+    token, logprob = answer
+    if not allowed[token] or not logprob <= 1e-9:
+        return _STOP
+    ended = bool(token == eos_id)
+    if not ended:
+        b"" + vocab[token]  # the loop's text += vocab[token]
+    return token, ended
+
+
+def _bool_vector(mask, size: int):
+    """``numpy.asarray(mask)`` when it is bool [size] (what ``test_masks.mask_of`` accepts), else None."""
+    import numpy as np
+
+    mask = np.asarray(mask)
+    return mask if mask.dtype == np.bool_ and mask.shape == (size,) else None
+
+
+def _allowed_tokens(mask, vocab_size: int, eos_id):
+    """The ids ``_explore`` asks ``next_state`` for, or ``_STOP`` where it fails."""
+    import numpy as np
+
+    mask = _bool_vector(mask, vocab_size)
+    if mask is None or not mask.any():
+        return _STOP
+    return [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
+
+
+def _queue_targets(targets, tokens: list, seen: set, queue) -> None:
+    """``_explore``'s reading of a ``many`` reply: ``_STOP`` where it fails (a reply of
+    another length, DEAD), else the states not seen yet queued."""
+    if not isinstance(targets, list) or len(targets) != len(tokens):
+        return _STOP
+    for target in targets:
+        if target == -1:
+            return _STOP
+        if target not in seen:
+            seen.add(target)
+            queue.append(target)
+    return None
+
+
+def _same_mask(mask, want) -> bool:
+    """Whether the brute-force test reads ``mask`` as bool [V] equal to ``want``."""
+    import numpy as np
+
+    mask = _bool_vector(mask, len(want))
+    return mask is not None and not np.flatnonzero(want != mask).size
+
+
+def _same_ends(got, want) -> bool:
+    """Whether the brute-force test finds every next state of a ``many`` reply as ``want``."""
+    return isinstance(got, list) and len(got) == len(want) and \
+        not any(answer != int(expected) for answer, expected in zip(got, want.tolist()))
 
 
 def _load_tools(spec):

@@ -21,6 +21,7 @@ import hashlib
 from pathlib import Path
 
 from golden.replay import StepRaised, walk_path
+from harness.sandbox import walk_constraint
 from harness.suite.explain import compile_or_note, fail
 from harness.suite.inputs import make_constraint
 from harness.suite.tiers import decision
@@ -76,7 +77,7 @@ def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
     the catalogue's way: a difference fails; after EOS, the mask and ``is_complete()``
     are the contract's decisions (the seed is silent there); a candidate's exception
     propagates as the candidate raised it."""
-    constraint = make_constraint(impl, index)
+    constraint = _Walked(make_constraint(impl, index), path, eos_id)
     text = b""
     try:
         for step in walk_path(constraint, path, vocab, eos_id):
@@ -88,6 +89,33 @@ def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
         fail("the golden path's tokens do not spell its text (a corrupt golden file)", case=case["name"],
              expected=path["text_hex"], got=text.hex())
     return len(path["allowed"])
+
+
+class _Walked:
+    """A candidate's constraint whose calls along ``path`` were made ahead in one round trip
+    (``harness.sandbox.walk_constraint``: the calls ``walk_path`` and ``_judge_step`` make,
+    in their order, up to where the judging could stop); each read takes the next answer,
+    and past them the constraint is called one round trip at a time, as before."""
+
+    __slots__ = ("_constraint", "_ahead")
+
+    def __init__(self, constraint, path: dict, eos_id):
+        self._constraint = constraint
+        self._ahead = walk_constraint(constraint, path["tokens"], [sorted(a) for a in path["allowed"]],
+                                      path["complete"], eos_id)
+
+    def mask(self):
+        return self._ahead.take("mask", lambda: self._constraint.mask())
+
+    def is_complete(self):
+        return self._ahead.take("is_complete", lambda: self._constraint.is_complete())
+
+    @property
+    def state(self):
+        return self._ahead.take("state", lambda: self._constraint.state)
+
+    def advance(self, token):
+        return self._ahead.take("advance", lambda: self._constraint.advance(token))
 
 
 def _judge_step(case: dict, path: dict, step, vocab, state: int) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from golden.readings import first_disagreement_with_re, probe_strings
-from harness.sandbox import call_many
+from harness.sandbox import call_and_read, call_many
 from harness.suite import strength
 from harness.suite.explain import (
     DEAD,
@@ -42,16 +42,21 @@ from harness.suite.inputs import (
 from harness.suite.seeding import derive, seeded_rng
 from harness.suite.tiers import decision, is_strict
 
+DFA_READS = [["trans", "array"], ["accept", "array"], ["n_states", "int"]]  # compile_ok's reads, in order
+
 
 def compile_ok(impl, pattern: str):
     """The candidate's DFA for a pattern it must accept, with its arrays checked for
     shape and dtype (a wrong type is a failure, not a crash of the test)."""
+    # the call and the three reads made ahead in one round trip (harness.sandbox.call_and_read)
+    ahead = call_and_read(impl, "regex_to_dfa", [pattern], DFA_READS)
     try:
-        dfa = impl.regex_to_dfa(pattern)
+        dfa = ahead.take("call", lambda: impl.regex_to_dfa(pattern))
     except ValueError as exc:
         fail("a pattern of the subset was refused", pattern=pattern, error=(str(exc).splitlines() or [""])[0])
-    trans, accept = np.asarray(dfa.trans), np.asarray(dfa.accept)
-    n = int(dfa.n_states)
+    trans, accept = np.asarray(ahead.take("trans", lambda: dfa.trans)), np.asarray(ahead.take("accept",
+                                                                                              lambda: dfa.accept))
+    n = int(ahead.take("n_states", lambda: dfa.n_states))
     if trans.dtype != np.int32 or trans.shape != (n, 256):
         fail("DFA.trans must be int32 [n_states, 256]", pattern=pattern, dtype=str(trans.dtype), shape=trans.shape)
     if accept.dtype != np.bool_ or accept.shape != (n,):

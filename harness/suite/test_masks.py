@@ -12,7 +12,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from harness.sandbox import call_many
+from harness.sandbox import Prefetched, call_many, explore, sweep
 from harness.suite import golden_masks, strength
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
@@ -34,13 +34,22 @@ from harness.suite.seeding import derive, seeded_rng
 from harness.suite.test_dfa import compile_ok, hand_finding
 from harness.suite.tiers import decision
 
+_LIVE = Prefetched()  # nothing made ahead: every call one round trip
 
-def mask_of(index, state: int, vocab_size: int, **facts) -> np.ndarray:
-    """``index.mask(state)`` checked to be bool [V]."""
-    mask = np.asarray(index.mask(state))
+
+def mask_of(index, state: int, vocab_size: int, ahead: Prefetched = _LIVE, **facts) -> np.ndarray:
+    """``index.mask(state)`` checked to be bool [V] (``ahead``: the answer made ahead, if any)."""
+    mask = np.asarray(ahead.take("mask", lambda: index.mask(state)))
     if mask.dtype != np.bool_ or mask.shape != (vocab_size,):
         fail("TokenIndex.mask must return bool [V]", **facts, state=state, dtype=str(mask.dtype), shape=mask.shape)
     return mask
+
+
+def next_states(index, pairs: list, ahead: Prefetched = _LIVE) -> list:
+    """``call_many(index.next_state, pairs)`` (``ahead``: its answers made ahead, counted as a
+    live ``many`` counts them)."""
+    return ahead.take("many", lambda: call_many(index.next_state, pairs),
+                      lambda answers: index.next_state.counted(answers, len(pairs)))
 
 
 def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[np.ndarray, np.ndarray]:
@@ -49,13 +58,19 @@ def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[n
     the state itself where it accepts: the contract's decision, see ``check_next_state``)."""
     n, size = len(accept), len(vocab)
     ends = np.full((n, size), DEAD, dtype=np.int64)
-    for t, token in enumerate(vocab):
-        if t == eos_id or not token:
-            continue  # specials (None) and the empty token are never allowed
-        states = np.arange(n)
-        for byte in token:
-            states = np.where(states >= 0, trans[np.maximum(states, 0), byte], DEAD)
-        ends[:, t] = states
+    # every token at once, longest first: at byte j the tokens longer than j are a prefix of the order
+    ids = sorted((t for t, token in enumerate(vocab) if t != eos_id and token), key=lambda t: -len(vocab[t]))
+    if ids:  # specials (None) and the empty token are never allowed
+        lengths = np.array([len(vocab[t]) for t in ids])
+        data = np.zeros((len(ids), int(lengths[0])), dtype=np.int64)
+        for row, t in enumerate(ids):
+            data[row, :lengths[row]] = np.frombuffer(vocab[t], dtype=np.uint8)
+        states = np.repeat(np.arange(n)[:, None], len(ids), axis=1)
+        for j in range(int(lengths[0])):
+            live = int(np.count_nonzero(lengths > j))
+            now = states[:, :live]
+            states[:, :live] = np.where(now >= 0, trans[np.maximum(now, 0), data[:live, j]], DEAD)
+        ends[:, ids] = states
     masks = ends != DEAD
     if eos_id is not None:
         masks[:, eos_id] = accept
@@ -146,12 +161,16 @@ def test_masks_match_brute_force(impl):
         index = impl.TokenIndex(dfa, vocab, eos_id)
         want_masks, want_ends = brute_force(trans, accept, vocab, eos_id)
         facts = dict(pattern=pattern, eos_id=eos_id)
-        for state in range(dfa.n_states):
-            got = mask_of(index, state, len(vocab), **facts)
+        states = range(dfa.n_states)
+        # the loop's masks and next states made ahead in one round trip, up to the first difference
+        # (harness.sandbox.sweep); each answer is still checked here, in the same order
+        ahead = sweep(index, want_masks, want_ends) if len(states) == len(want_masks) else _LIVE
+        for state in states:
+            got = mask_of(index, state, len(vocab), ahead, **facts)
             _compare_mask(want_masks[state], got, state, trans, vocab, **facts)
             tokens = range(len(vocab))
             try:  # one round trip; a token that raises is found below, one call each
-                nexts = call_many(index.next_state, [(state, token) for token in tokens])
+                nexts = next_states(index, [(state, token) for token in tokens], ahead)
             except Exception:  # noqa: BLE001 - only where the seed is silent (check_next_state says)
                 nexts = None
             for token in tokens:
@@ -184,17 +203,20 @@ def test_reachable_states_never_have_an_empty_mask(impl):
 
 
 def _explore(index, pattern: str, vocab, eos_id) -> None:
-    """Breadth first over the states reachable by tokens; each must allow something."""
+    """Breadth first over the states reachable by tokens; each must allow something. The
+    walk's calls are made ahead in one round trip up to where it could stop
+    (``harness.sandbox.explore``); each answer is still checked here, in the same order."""
     seen = {0: []}
     queue = deque([0])
+    ahead = explore(index, len(vocab), eos_id)
     while queue:
         state = queue.popleft()
-        mask = mask_of(index, state, len(vocab), pattern=pattern)
+        mask = mask_of(index, state, len(vocab), ahead, pattern=pattern)
         if not mask.any():
             fail("a state reachable by tokens allows no token (generation would be stuck)", pattern=pattern,
                  state=state, tokens=[(t, vocab[t]) for t in seen[state]], eos_id=eos_id)
         tokens = [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
-        for token, target in zip(tokens, call_many(index.next_state, [(state, t) for t in tokens])):
+        for token, target in zip(tokens, next_states(index, [(state, t) for t in tokens], ahead)):
             if target == DEAD:
                 fail("next_state is DEAD for a token the mask allows", pattern=pattern, state=state,
                      token=(token, vocab[token]))

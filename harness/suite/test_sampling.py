@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harness.sandbox import generation
 from harness.suite import strength
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
@@ -133,6 +134,9 @@ def generation_vocab() -> tuple[list[bytes | None], int, np.ndarray]:
     return vocab, eos_id, bias
 
 
+GENERATION_STEPS = 300  # tokens per request at most
+
+
 @pytest.mark.property
 def test_constrained_generation_parses(impl):
     from oracles.stdlib import check_document
@@ -145,11 +149,14 @@ def test_constrained_generation_parses(impl):
         rng = seeded_rng(1000 + request)
         c = make_constraint(impl, index)
         params = impl.SamplingParams(temperature=1.0)
+        # the loop below, made ahead by the candidate in one round trip up to where it could stop
+        # (harness.sandbox.generation); every answer is still checked here, in the same order
+        ahead = generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, GENERATION_STEPS)
         text, history = b"", []
-        for _ in range(300):
-            allowed = np.asarray(c.mask()).copy()
-            token, logprob = impl.constrained_sample(rng.normal(size=len(vocab)) * 2.0 + bias, c,
-                                                     params, history, rng)
+        for _ in range(GENERATION_STEPS):
+            allowed = np.asarray(ahead.take("mask", lambda: c.mask())).copy()
+            token, logprob = ahead.take("draw", lambda: impl.constrained_sample(
+                rng.normal(size=len(vocab)) * 2.0 + bias, c, params, history, rng))
             if not allowed[token] or not logprob <= 1e-9:
                 fail("constrained_sample drew a token outside the mask (or logprob > 0)", request=request,
                      path=text, token=(token, vocab[token]), logprob=float(logprob))
