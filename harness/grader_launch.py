@@ -256,3 +256,26 @@ def _exit_like_the_interpreter() -> None:
             stream.flush()
         except (OSError, ValueError):
             pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m harness.grader_launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
+    (forked where ``forkable``), here, with this environment, output into LOG, and a key
+    pipe holding one line; its exit status (negative: the signal). For the tests (the fork and
+    the new interpreter side by side) and to see what ``check`` starts."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        print("usage: python -m harness.grader_launch LOG PYTEST-ARGS...", file=sys.stderr)
+        return 2
+    key_read, key_write = os.pipe()
+    os.write(key_write, b"00\n")
+    os.close(key_write)
+    with open(argv[0], "wb") as out:
+        child = start(argv[1:], cwd=os.getcwd(), env=dict(os.environ), out=out, key_fd=key_read)
+        os.close(key_read)
+        return child.wait()
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.exit(code if code >= 0 else 128 - code)
