@@ -10,7 +10,6 @@ for one."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -62,12 +61,9 @@ def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None) -
     log = folder / "log"
     done = subprocess.run(isolated.command("harness.grader_launch", str(log), "-q", "-p", "no:cacheprovider",
                                            "test_probe.py"), env=env, cwd=folder, capture_output=True, timeout=300)
-    seen = json.loads((folder / "seen.json").read_text())
-    seen["cwd"] = os.path.relpath(seen["cwd"], folder)
-    seen["tmp"] = os.path.relpath(seen["tmp"], folder)
-    for name in ("PROBE_OUT", "TMPDIR"):
-        seen["env"][name] = os.path.relpath(seen["env"][name], folder)
-    output = re.sub(r" in \d+(\.\d+)?s\b", " in <time>", log.read_text())
+    seen = json.loads((folder / "seen.json").read_text().replace(json.dumps(str(folder))[1:-1], "<folder>"))
+    del seen["env"][grader_launch.FORK_ENV]   # the one difference asked for
+    output = re.sub(r" in \d+(\.\d+)?s\b", " in <time>", log.read_text()).replace(str(folder), "<folder>")
     return done.returncode, seen, output
 
 
@@ -77,7 +73,7 @@ def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_p
     assert (forked.pop("forked"), spawned.pop("forked")) == (True, False)
     assert forked == spawned
     assert (code_f, out_f) == (code_s, out_s) == (0, out_s)
-    assert "1 passed" in out_f and forked["session leader"] and forked["fds"] == [0, 1, 2, 3, forked["fds"][-1]]
+    assert "1 passed" in out_f and forked["session leader"]
 
 
 @pytest.mark.parametrize("end, status", [("exit", 7), ("kill", 128 + signal.SIGKILL)])
