@@ -34,6 +34,7 @@ contracts (``[tool.importlinter]`` in ``pyproject.toml``, the source of truth):
     gradetests                 a student's own tests graded against wheats and chaffs
     mutants                    the mutant catalogue (grade-tests' chaffs) and its runner
     check                      one grading run of a candidate (the grader's parent side)
+    grader_launch              starting check's grader child: a fork of the warm check process, or a new interpreter
     suite                      the seed's 16 tests, run in the grader child
     sandbox                    everything that crosses into the candidate's process: the
                                channel, the proxy, the shapes, the confinement, the guard
