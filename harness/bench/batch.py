@@ -22,7 +22,17 @@ The batch's own overhead, per submission, measured apart (medians of 5):
 - ``intake``: the private copy, locating the module and compiling it (the syntax check),
   for one reference package;
 - ``/proc scan``: one sample of the process table (the per-submission CPU limit's cost,
-  taken at most every 0.25 s near a limit and every 5 s far from it).
+  taken at most every 0.25 s near a limit and every 5 s far from it);
+- ``fixed cost of one check run``: the CPU seconds of a whole ``check`` run's process
+  tree (the check process, its grader child, the confined candidate) on the reference
+  with one trivial test (``--only test_vocab_bytes``), started as the batch starts it, with
+  the grader child forked from the warm check process (``harness.grader_launch``) and as a
+  new interpreter (``CONSTRAIN_HARNESS_GRADER_FORK=0``): what each submission costs
+  besides its tests. CPU seconds, not wall time: comparable under load.
+
+The batch rows' note gives the CPU seconds per submission (every process tree the batch
+started, and the batch's own process apart): the figure the target rests on (30 a minute
+with 2 jobs is 4 CPU s per submission, all included, on 2 cores kept busy).
 
 Needs the source checkout (``tests/candidates``); an installed copy prints why it skips.
 """
@@ -31,6 +41,7 @@ from __future__ import annotations
 
 import io
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -69,15 +80,46 @@ def _load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
-def _grade_class(folder: Path, jobs: int) -> tuple[float, str]:
+def _cpu() -> tuple[float, float]:
+    """CPU seconds so far: of the reaped process trees (every check run), of this process."""
+    children, own = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    return children.ru_utime + children.ru_stime, own.ru_utime + own.ru_stime
+
+
+def _grade_class(folder: Path, jobs: int) -> tuple[float, str, float, float]:
+    """(wall seconds, the verdicts line, CPU seconds of the runs' trees, CPU seconds of the batch itself)."""
+    from harness.grading.batch.state import state_path
     from harness.cli import main
 
+    state_path(folder).unlink(missing_ok=True)   # every run grades the whole class
     out = io.StringIO()
+    trees, own = _cpu()
     start = time.perf_counter()
     code = main(["check", "--batch", str(folder), "--jobs", str(jobs), "--timeout", str(TIMEOUT)], out, io.StringIO())
     seconds = time.perf_counter() - start
+    trees_after, own_after = _cpu()
     verdicts = out.getvalue().split("students: ", 1)[-1].split("\n", 1)[0] if code == 0 else f"exit {code}"
-    return seconds, verdicts
+    return seconds, verdicts, trees_after - trees, own_after - own
+
+
+def _fixed_cost(report) -> None:
+    """CPU seconds of one check run with one trivial test: its grader child forked, and a new interpreter."""
+    from harness.grading.autograder.grading import CHECK_ENTRY
+    from harness.grader_launch import FORK_ENV
+    from harness.sandbox import isolated
+
+    for label, fork in (("forked grader child", "1"), ("new interpreter", "0")):
+        seconds = []
+        with tempfile.TemporaryDirectory() as scratch:
+            for _ in range(5):
+                before, _own = _cpu()
+                subprocess.run(isolated.command(CHECK_ENTRY, "--impl", str(ROOT / "oracles" / "automaton"), "--only",
+                                                "test_vocab_bytes", "--json", str(Path(scratch) / "r.json")),
+                               env=isolated.environment({FORK_ENV: fork}), cwd=scratch, capture_output=True, check=True)
+                seconds.append(_cpu()[0] - before)
+        report.add(Row("batch overhead", f"fixed cost of one check run, {label}",
+                       Timing(statistics.median(seconds), min(seconds), len(seconds)),
+                       note=f"CPU s of the run's process tree (median of 5), {_load()}"))
 
 
 def _overheads(report, folder: Path) -> None:
@@ -102,6 +144,7 @@ def _overheads(report, folder: Path) -> None:
     report.add(Row("batch overhead", "intake + locate + syntax", measure(intake, repeat=5, warmup=1)))
     report.add(Row("batch overhead", "/proc scan", measure(_processes, repeat=20, warmup=2),
                    note=f"{len(_processes())} processes"))
+    _fixed_cost(report)
 
 
 def run(report, quick: bool) -> None:
@@ -118,8 +161,11 @@ def run(report, quick: bool) -> None:
             before = _load()
             runs.append(_grade_class(folder, 2))
             print(f"    run {len(runs)}: {runs[-1][0]:.0f} s, {before} before, {_load()} after", file=report.out)
-        seconds = [s for s, _ in runs]
+        seconds = [run[0] for run in runs]
         median = statistics.median(seconds)
+        trees = statistics.median(run[2] for run in runs) / n
+        own = statistics.median(run[3] for run in runs) / n
         print(f"    verdicts: {runs[0][1]}", file=report.out)
         report.add(Row("batch", f"{n} submissions, --jobs 2", Timing(median, min(seconds), len(runs)),
-                       note=f"{60 * n / median:.1f} submissions/min (median of {len(runs)})", target="per minute"))
+                       note=f"{60 * n / median:.1f} submissions/min (median of {len(runs)}); {trees:.2f} CPU s per "
+                            f"submission in its check run, {own:.2f} in the batch's own process", target="per minute"))

@@ -64,6 +64,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness import grader_launch
 from harness.exitcodes import ExitCode
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import POLICY, GradingPolicy
@@ -233,15 +234,14 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     results_file = sandbox / f"results-{attempt}.jsonl"
     results_file.touch()
     log = sandbox / f"child-{attempt}.log"
-    command = _command(options, results_file, done) + _run_arguments(options, result)
+    arguments = _pytest_arguments(options, results_file, done) + _run_arguments(options, result)
     reader = _ResultReader(results_file)
     started = time.monotonic()
     with open(log, "wb") as out:
         key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
         try:
-            child = subprocess.Popen(command + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                     env=_child_env(sandbox, result.marker), stdin=subprocess.DEVNULL, stdout=out,
-                                     stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_read,))
+            child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                        env=_child_env(sandbox, result.marker), out=out, key_fd=key_read)
         finally:
             os.close(key_read)
         os.write(key_write, reader.key.hex().encode() + b"\n")
@@ -260,13 +260,19 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
 
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    # isolated (harness.sandbox.isolated): no current directory, user PYTHONPATH or user site;
+    """The grader child as a new interpreter: isolated (``harness.sandbox.isolated``: no
+    current directory, user PYTHONPATH or user site); ``harness.grader_launch`` forks it
+    instead where that is the same."""
+    return isolated.command("pytest", *_pytest_arguments(options, results_file, done))
+
+
+def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
     # --confcutdir: no conftest.py above the catalogue's own folder is read
-    command = isolated.command("pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
-                               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
-                               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
-                               "--results-file", str(results_file),
-                               "--timeout", str(options.timeout), "--memory", str(options.memory))
+    command = [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
+               "--results-file", str(results_file),
+               "--timeout", str(options.timeout), "--memory", str(options.memory)]
     if options.impl is not None:
         command += ["--impl", _absolute_spec(options.impl)]
     if options.ref_deps:

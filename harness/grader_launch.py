@@ -1,0 +1,281 @@
+"""Starting ``check``'s grader child: a fork of this warm process where that is the same
+as a new interpreter, else a new interpreter (``harness.sandbox.isolated``).
+
+``start(args, cwd=, env=, out=, key_fd=)`` starts ``python -m pytest ARGS`` for
+``harness.grading.check`` in its own session, in ``cwd``, with exactly ``env``, stdin from
+``/dev/null``, stdout and stderr into ``out``, and only ``key_fd`` (the records' signing
+key) inherited; it returns an object with ``pid``, ``poll()``, ``wait()`` and
+``returncode`` (negative: the signal), as ``subprocess.Popen``.
+
+Why: every ``check --batch`` submission (and every Gradescope run) is one ``check``
+process started by ``harness.grading.autograder.grading``, which has already imported pytest,
+numpy and the catalogue's helpers to write its report (``harness.grading.report``); its grader
+child started as a new interpreter imported them all again: some 0.3-0.5 CPU s of the
+~1 CPU s each submission spends outside its tests (measured on the 2-core machine, issue
+23). A fork shares them.
+
+When: only where the fork runs the catalogue exactly as the new interpreter would
+(``forkable``): this process was itself started isolated the way the child would be
+(``isolated.command``'s interpreter flags and boot code in ``sys.orig_argv``, the same
+interpreter, every ``PYTHON*`` variable exactly ``isolated.GRADER_PYTHON_ENV``, so the same
+``sys.path``, hash seed, stdio encoding and flags), it runs one thread, no tracer or
+profiler is set, and ``CONSTRAIN_HARNESS_GRADER_FORK`` is not ``0``. ``check`` started by
+hand (a user's environment) therefore starts a new interpreter, as before.
+
+What the forked child does before pytest, so that it is the process a new interpreter
+would be (invariant: the same records, the same output, the same exit status):
+``setsid``; ``chdir``; stdin, stdout, stderr onto ``/dev/null`` and ``out``; every other
+descriptor but ``key_fd`` closed; signal handlers back to an exec's (Python's handlers to
+the default, then the interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE and
+SIGXFSZ ignored); the parent's exit handlers dropped (its temporary folders are its own);
+``os.environ`` replaced by ``env``, ``tempfile``'s cached folder forgotten (``TMPDIR``
+moves), the random generators reseeded, fresh ``sys.std*`` streams with the interpreter's
+buffering, ``sys.argv`` and ``__main__`` as ``python -m pytest`` sets them; at the end
+the interpreter's exit (threads joined, exit handlers, streams flushed) and
+``os._exit`` with ``SystemExit``'s status. The parent's objects are frozen in the
+collector before the fork (``gc.freeze``), so the child never finalizes one of them (a
+file object would close a descriptor the child reuses). Nothing the child does can
+return into the parent's code: every path ends in ``os._exit``.
+
+The candidate is confined exactly as before: the plugin starts it from this child
+(``harness.sandbox``), and every limit is the same (the child's own CPU is watched by
+``harness.grading.check``; ``RLIMIT_CPU`` and the run's process tree are inherited by a fork as by
+an exec). One difference, not a verdict's: the forked child's ``/proc/PID/environ`` is
+its parent's start-up environment (``putenv`` does not rewrite it), so the run's marker
+is not in it; the candidate processes, started with ``exec``, carry it as before.
+
+Example::
+
+    child = start(["harness/suite", "-p", "harness.suite.plugin", ...], cwd=sandbox, env=env, out=log, key_fd=fd)
+    child.wait()
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import gc
+import io
+import os
+import signal
+import subprocess
+import sys
+import threading
+import traceback
+
+from harness.sandbox import isolated
+
+__all__ = ["FORK_ENV", "ForkedChild", "forkable", "start"]
+
+FORK_ENV = "CONSTRAIN_HARNESS_GRADER_FORK"   # "0": always start a new interpreter
+_BOOT_FLAGS = ["-s", "-B", "-X", "faulthandler", "-c", isolated.BOOT]  # isolated.command's, in order
+_STASH: list = []   # the parent's std streams, kept alive in a forked child (never flushed twice)
+
+
+def forkable() -> bool:
+    """Return True if and only if a fork of this process runs pytest as ``isolated.command``'s
+    new interpreter would (module docstring)."""
+    if not hasattr(os, "fork") or os.environ.get(FORK_ENV) == "0":
+        return False
+    orig = getattr(sys, "orig_argv", [])
+    started_isolated = len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
+    own = os.path.realpath(orig[0]) == os.path.realpath(sys.executable) if orig else False
+    python_env = {k: v for k, v in os.environ.items() if k.startswith(isolated.DROPPED_PREFIXES)}
+    return (started_isolated and own and python_env == isolated.GRADER_PYTHON_ENV
+            and sys.flags.hash_randomization == 0 and sys.flags.no_user_site and faulthandler.is_enabled()
+            and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
+
+
+def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int):
+    """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring)."""
+    if forkable():
+        return _fork(list(args), str(cwd), dict(env), out.fileno(), key_fd)
+    return subprocess.Popen(isolated.command("pytest", *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_fd,))
+
+
+class ForkedChild:
+    """The forked grader child, read as a ``subprocess.Popen``."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._reap(os.WNOHANG)
+        return self.returncode
+
+    def wait(self) -> int:
+        while self.returncode is None:
+            self._reap(0)
+        return self.returncode
+
+    def _reap(self, flags: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, flags)
+        except ChildProcessError:  # reaped elsewhere: its status is lost, say it was killed
+            self.returncode = -signal.SIGKILL
+            return
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
+
+def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> ForkedChild:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()   # nothing buffered here may be written twice
+        except (OSError, ValueError):
+            pass
+    gc.freeze()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _child(args, cwd, env, out_fd, key_fd)   # never returns
+    finally:
+        gc.unfreeze()   # here only: the child never leaves _child
+    return ForkedChild(pid)
+
+
+def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> None:
+    code = 1
+    try:
+        os.setsid()
+        os.chdir(cwd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        os.closerange(3, key_fd)
+        os.closerange(key_fd + 1, _max_fd())
+        _as_a_new_interpreter(env)
+        code = _run_pytest(args)
+    except BaseException:  # noqa: BLE001 - before or after pytest: said in the log, never returned from
+        try:
+            os.write(2, traceback.format_exc().encode("utf-8", "replace"))
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+def _max_fd() -> int:
+    try:
+        return int(os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        return 65536
+
+
+def _as_a_new_interpreter(env: dict[str, str]) -> None:
+    import atexit
+    import random
+    import tempfile
+
+    for number in signal.valid_signals():   # an exec keeps what is ignored and resets what is handled
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(number, signal.SIG_IGN)
+    atexit._clear()
+    os.environ.clear()
+    os.environ.update(env)
+    tempfile.tempdir = None
+    random.seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+    _fresh_streams()
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+
+
+def _fresh_streams() -> None:
+    """``sys.std*`` as the interpreter makes them for files: stdout block-buffered, stderr
+    line-buffered with ``backslashreplace``; the encoding the same environment chose here."""
+    old_in, old_out, old_err = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    _STASH.extend((sys.stdin, sys.stdout, sys.stderr, old_in, old_out, old_err))
+    encoding = getattr(old_out, "encoding", None) or "utf-8"
+    errors = getattr(old_out, "errors", None) or "strict"
+    sys.stdin = sys.__stdin__ = _stream(0, "rb", encoding, errors, line_buffering=False)
+    sys.stdout = sys.__stdout__ = _stream(1, "wb", encoding, errors, line_buffering=False)
+    sys.stderr = sys.__stderr__ = _stream(2, "wb", encoding, "backslashreplace", line_buffering=True)
+
+
+def _stream(fd: int, mode: str, encoding: str, errors: str, line_buffering: bool) -> io.TextIOWrapper:
+    """As CPython's ``create_stdio`` on POSIX: a buffered binary file, newlines as ``\\n``."""
+    binary = io.open(fd, mode, closefd=False)
+    return io.TextIOWrapper(binary, encoding=encoding, errors=errors, newline="\n", line_buffering=line_buffering)
+
+
+def _run_pytest(args: list[str]) -> int:
+    """``python -m pytest args`` from here on (``isolated.BOOT``'s ``runpy`` call), and the
+    interpreter's exit; the exit status."""
+    import runpy
+
+    sys.argv = ["-c", *args]
+    try:
+        runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as exc:
+        code = _exit_status(exc.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        _exit_like_the_interpreter()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)   # as CPython: an uncaught Ctrl-C ends by the signal
+        code = 130
+    except BaseException:  # noqa: BLE001 - as the interpreter: the traceback, status 1
+        sys.excepthook(*sys.exc_info())
+        code = 1
+    _exit_like_the_interpreter()
+    return code
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _exit_like_the_interpreter() -> None:
+    import atexit
+
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()   # non-daemon threads joined, as at the interpreter's exit
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m harness.grader_launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
+    (forked where ``forkable``), here, with this environment, output into LOG, and a key
+    pipe holding one line; its exit status (negative: the signal). For the tests (the fork and
+    the new interpreter side by side) and to see what ``check`` starts."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        print("usage: python -m harness.grader_launch LOG PYTEST-ARGS...", file=sys.stderr)
+        return 2
+    key_read, key_write = os.pipe()
+    os.write(key_write, b"00\n")
+    os.close(key_write)
+    with open(argv[0], "wb") as out:
+        child = start(argv[1:], cwd=os.getcwd(), env=dict(os.environ), out=out, key_fd=key_read)
+        os.close(key_read)
+        return child.wait()
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.exit(code if code >= 0 else 128 - code)
