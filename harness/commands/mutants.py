@@ -118,7 +118,7 @@ def _select(args, stdout, stderr):
             return int(ExitCode.USAGE)
         try:
             sites = generation.enumerate_sites(modules=args.module, operators=args.operators)
-            mutants, dropped = generation.pick(sites, args.sample, seed_value)
+            mutants, dropped = generation.pick(sites, args.sample, seed_value, jobs=args.jobs)
         except ValueError as exc:
             print(f"mutants: {exc}", file=stderr)
             return int(ExitCode.USAGE)

@@ -163,6 +163,16 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
 
 WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
 _WARM_CPU_LOCK = threading.Lock()
+_TASK_CPU = threading.local()   # this thread's warm runs' CPU seconds since the task began (``task_cpu``)
+
+
+def task_cpu(reset: bool = False) -> float:
+    """CPU seconds of this thread's warm-grader runs since the last reset (the task's own cost,
+    whatever else the machine runs; cold runs are not counted)."""
+    seconds = getattr(_TASK_CPU, "seconds", 0.0)
+    if reset:
+        _TASK_CPU.seconds = 0.0
+    return seconds
 
 
 def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float,
@@ -178,6 +188,7 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
                                                        module=module)
             with _WARM_CPU_LOCK:
                 WARM_CPU[0] += reply["cpu"]
+            _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + reply["cpu"]
             if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
                 break
         with open(output_path, "rb") as out:
@@ -537,10 +548,14 @@ def _listed(tests):
     return None if tests is None else list(tests)
 
 
-def result_to_json(result) -> dict:
-    return {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
-            "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
-            "detail": result.detail, "tier": result.tier}
+def result_to_json(result, cpu: float | None = None) -> dict:
+    """The result as a record; ``cpu``: the CPU seconds its runs took (a measure, like ``seconds``)."""
+    record = {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
+              "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
+              "detail": result.detail, "tier": result.tier}
+    if cpu is not None:
+        record["cpu_seconds"] = round(cpu, 3)
+    return record
 
 
 def result_from_json(record: dict):
@@ -658,4 +673,5 @@ def run_local_task(payload: dict) -> dict:
     """A local task: run the registered function on the mutant object (it never leaves this process)."""
     run, root, timeout = _LOCAL_RUNS[payload["run"]]
     mutant = _LOCAL_MUTANTS[payload["run"]][payload["index"]]
-    return result_to_json(run(mutant, root, timeout))
+    task_cpu(reset=True)
+    return result_to_json(run(mutant, root, timeout), cpu=task_cpu())

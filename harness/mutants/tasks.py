@@ -52,6 +52,7 @@ def run_task(payload: dict) -> dict:
     """Run one mutant (here or on a worker) in a private folder; its result as JSON data."""
     mutant = rebuild(payload)
     root = Path(tempfile.mkdtemp(prefix="constrain-mutant-"))
+    runner.task_cpu(reset=True)
     try:
         if payload["kind"] == "catalogue":
             result = runner.run_mutant(mutant, root, payload["timeout"])
@@ -63,7 +64,7 @@ def run_task(payload: dict) -> dict:
                                           fingerprint=payload.get("fingerprint"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return result_to_json(result)
+    return result_to_json(result, cpu=runner.task_cpu())
 
 
 def _tupled(tests):
