@@ -298,3 +298,24 @@ def test_the_runner_parses_python_only_before_it_fans_out(monkeypatch):
     assert len(runner.run_all(generated, jobs=2, generated=options)) == 6
     assert len(runner.run_all([m for m in MUTANTS if m.edits][:6], jobs=2)) == 6
     assert parsed_in and set(parsed_in) == {threading.main_thread().name}, sorted(set(parsed_in))
+
+
+def test_a_build_gives_cosmic_ray_s_own_mutated_text():
+    # the oracle: cosmic-ray's mutate_code on the reference's text (build walks an unpickled copy of the tree)
+    import random
+
+    sites = generation.enumerate_sites()
+    for i in random.Random(27).sample(range(len(sites)), 40):
+        site = sites[i]
+        original = (REFERENCE_DIR / site.file).read_text(encoding="utf-8")
+        theirs = mutate_code(original, generation.operator_classes()[site.operator](), site.occurrence)
+        mutant, reason = generation.build(site)
+        assert (mutant.source if mutant else None) == (theirs if reason not in ("unchanged",) else None) \
+            or reason in ("invalid", "annotation only"), site.id
+
+
+def test_picking_in_processes_gives_the_list_one_process_gives():
+    sites = generation.enumerate_sites(modules=["dump", "errors"])
+    assert generation.pick(sites, None, 3, jobs=2) == generation.pick(sites, None, 3)
+    every = generation.enumerate_sites()
+    assert generation.pick(every, 7, 4, jobs=2) == generation.pick(every, 7, 4)
