@@ -319,3 +319,38 @@ def test_picking_in_processes_gives_the_list_one_process_gives():
     assert generation.pick(sites, None, 3, jobs=2) == generation.pick(sites, None, 3)
     every = generation.enumerate_sites()
     assert generation.pick(every, 7, 4, jobs=2) == generation.pick(every, 7, 4)
+
+
+def test_a_task_carries_the_plan_and_the_edits_as_data_and_the_worker_parses_nothing(monkeypatch, tmp_path):
+    from harness.mutants import anchors, apply, runner, tasks
+    from harness.mutants.catalogue import MUTANTS
+
+    mutant = generation.pick(generation.enumerate_sites(modules=["nfa"]), 1, seed=1)[0][0]
+    keys = {"regex 'a'": "0" * 24}
+    task = runner.mutant_task(mutant, timeout=30.0, deep=True, tests=("test_hand_example",), deep_tests=(),
+                              first_kill=True, fingerprint=keys)
+    seen = {}
+
+    def fake_run_generated(m, root, timeout, **options):
+        seen.update(options, source=m.source)
+        return MutantResult(m.id, Outcome.KILLED, (), ["test_hand_example"], {"test_hand_example": "failed"}, 0.0,
+                            "", "default")
+
+    monkeypatch.setattr(runner, "run_generated", fake_run_generated)
+    record = tasks.run_task(json.loads(json.dumps(task.payload)))    # what a Dask worker receives: JSON
+    assert record["outcome"] == "killed" and seen["source"] == mutant.source
+    assert (seen["tests"], seen["deep_tests"], seen["fingerprint"], seen["first_kill"]) == \
+        (("test_hand_example",), (), keys, True)
+
+    catalogue = next(m for m in MUTANTS if m.edits and m.kind == "catalogue")
+    sent = json.loads(json.dumps(runner.mutant_task(catalogue, timeout=120.0).payload))
+    monkeypatch.setattr(apply, "_PREPARED", {})
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("a worker must not parse: the edits came with the task")
+
+    monkeypatch.setattr(anchors, "parse", no_parse)
+    rebuilt = tasks.rebuild(sent)
+    package = apply.materialize(rebuilt, tmp_path)
+    for file, text in sent["edited"]["files"].items():
+        assert (package / file).read_text(encoding="utf-8") == text
