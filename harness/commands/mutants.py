@@ -150,7 +150,7 @@ def run(args, stdout, stderr) -> int:
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
         with tempfile.TemporaryDirectory(prefix="constrain-selfcheck-") as folder:
-            problems = self_check(Path(folder), timeout)
+            problems = self_check(Path(folder), timeout, jobs=args.jobs)
         if problems:
             for p in problems:
                 print(f"self check FAILED: {p}", file=stderr)

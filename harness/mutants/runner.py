@@ -489,27 +489,40 @@ def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: 
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], tests, seconds, "", "")
 
 
-def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
-    """Problems with the runner itself ([] when it can be trusted)."""
+def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1) -> list[str]:
+    """Problems with the runner itself ([] when it can be trusted). Its four runs are independent
+    child processes: ``jobs`` of them run at once (the forced failure's edit is applied first,
+    here: no parsing in a thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.mutants.apply import prepare
     from harness.sandbox import confine
 
     confine.probe()
-    problems = []
+    prepare([FORCED_FAILURE])
     clean = materialize(NULL_MUTANT, root)
+    tools_clean = materialize(NULL_TOOLS_MUTANT, root)
     killers = sorted({k for m in MUTANTS if m.kind == CATALOGUE for k in m.killers})
-    tests, problem = run_catalogue(clean, tuple(killers), timeout)
+    checks = (lambda: _clean_passes(run_catalogue(clean, tuple(killers), timeout), "the catalogue"),
+              lambda: _clean_passes(run_replay(clean, timeout), "golden replay"),
+              lambda: _clean_passes(run_replay(tools_clean, timeout, tools=True),
+                                    "golden replay --file tools", "the clean oracles/tools copy"),
+              lambda: _forced_is_killed(run_mutant(FORCED_FAILURE, root, timeout)))
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="self-check") as pool:
+        found = [future.result() for future in [pool.submit(check) for check in checks]]
+    return [problem for problem in found if problem]
+
+
+def _clean_passes(ran: tuple[dict[str, str], str | None], what: str,
+                  subject: str = "the clean reference copy") -> str | None:
+    tests, problem = ran
     if problem or _failed(tests):
-        problems.append(f"the clean reference copy fails the catalogue: {problem or _failed(tests)}")
-    replay, problem = run_replay(clean, timeout)
-    if problem or _failed(replay):
-        problems.append(f"the clean reference copy fails golden replay: {problem or _failed(replay)}")
-    tools, problem = run_replay(materialize(NULL_TOOLS_MUTANT, root), timeout, tools=True)
-    if problem or _failed(tools):
-        problems.append(f"the clean oracles/tools copy fails golden replay --file tools: {problem or _failed(tools)}")
-    forced = run_mutant(FORCED_FAILURE, root, timeout)
-    if forced.outcome is not Outcome.KILLED:
-        problems.append(f"a forced failure was not killed ({forced.outcome.value})")
-    return problems
+        return f"{subject} fails {what}: {problem or _failed(tests)}"
+    return None
+
+
+def _forced_is_killed(forced: MutantResult) -> str | None:
+    return None if forced.outcome is Outcome.KILLED else f"a forced failure was not killed ({forced.outcome.value})"
 
 
 # --- mutants as executor tasks (``mutants.tasks`` runs them on the worker) ------------------
@@ -581,6 +594,17 @@ class Plan:
     deep_tests: tuple[str, ...] | None = None    # the deep pass's tests (None: all)
     fingerprint: dict[str, str] | None = None    # the fingerprint's keys it can change (None: all)
 
+    @property
+    def weight(self) -> int:
+        """A guess at the mutant's cost, to start the dearest first (a 2-worker run then ends with
+        cheap tasks, not one 20-second survivor on one core): 0 when no test executes it, else
+        its default tests plus 4 per deep property (the deep pass is most of a survivor's cost)."""
+        if self.tests == () and self.deep_tests == ():
+            return 0
+        deep = len([t for t in (self.deep_tests or ()) if t.startswith("test_deep")]) if self.deep_tests is not None \
+            else 4
+        return (16 if self.tests is None else len(self.tests)) + 4 * deep
+
 
 def plan(generated: GeneratedOptions, mutant) -> Plan:
     """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
@@ -618,6 +642,8 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     pending = [m for m in mutants if m.id not in results]
     done = len(mutants) - len(pending)
     plans = {m.id: plan(generated, m) for m in pending} if generated is not None else {}
+    if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
+        pending.sort(key=lambda m: -plans[m.id].weight)
     prepare([m for m in pending if getattr(m, "edits", ())])
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     local_id = f"{os.getpid()}-{id(root)}"
