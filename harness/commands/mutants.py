@@ -23,8 +23,11 @@ Exits 1 when a non-equivalent mutant survives both tiers.
 Each generated mutant runs only the catalogue tests that execute its statement on the
 reference (``harness.mutants.coverage``: coverage per test, recorded once per reference
 version into ``--coverage-file``, by default beside ``--state`` or in the user's cache
-folder), and each pass stops at the first killing test; ``--every-test`` runs the whole
-catalogue and every test, as before.
+folder), and each pass stops at the first killing test; a mutant no test executes is "not
+covered" (nothing runs for it; it counts as not killed); a survivor's equivalence check
+computes only the corpus keys that execute its statement, up to the first that differs;
+``--every-test`` runs the whole catalogue and every test, as before. The mutants are built
+``--jobs`` processes at a time.
 
 ``--state FILE`` appends each mutant's result to FILE as it finishes
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
