@@ -200,3 +200,157 @@ def _consistent(results):
             assert r.killed_by and r.tier in ("default", "deep", "load"), r
         if r.outcome is Outcome.SURVIVED:
             assert r.detail.startswith(("differs on", "equal on the corpus", "equivalence undecided")), r
+
+
+# --- the fingerprint computed only where a mutant can change it (issue 27 item 3) -------------------
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    from harness.mutants.runner import NULL_MUTANT
+
+    return equivalence.record(materialize(NULL_MUTANT, tmp_path_factory.mktemp("record")))
+
+
+def test_the_recorded_fingerprint_is_the_reference_s_and_every_module_level_line_counts_as_import(recorded):
+    assert recorded["digest"] == equivalence.digest(equivalence.fingerprint(reference))
+    assert set(recorded["lines"]) == set(recorded["digest"])
+    source = (REFERENCE_DIR / "parser.py").read_text(encoding="utf-8").splitlines()
+    special = next(i for i, text in enumerate(source, 1) if text.startswith("SPECIAL = "))
+    assert special in recorded["import"]["parser.py"]            # the package imports lazily: still here
+    assert not any(special in files.get("parser.py", ()) for files in recorded["lines"].values())
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_filtered_fingerprint_decides_as_the_whole_one(recorded, seed, tmp_path):
+    # the oracle: the whole fingerprint of each mutant compared with the reference's, key by key
+    from harness.mutants.coverage import CoverageMap
+
+    cmap = CoverageMap("d", {}, recorded)
+    mutants, _ = generation.pick(generation.enumerate_sites(), 14, seed)
+    whole_reference = recorded["digest"]
+    for i, mutant in enumerate(mutants):
+        module = load(materialize_generated(mutant, tmp_path / str(i)))
+        keys = cmap.keys_for(mutant)
+        differs_whole = equivalence.compare(whole_reference, equivalence.digest(equivalence.fingerprint(module)))
+        differs_first, computed = equivalence.first_difference(module, keys)
+        assert bool(differs_first) == bool(differs_whole), (mutant.id, differs_first, differs_whole[:3])
+        assert set(differs_first) <= set(differs_whole) and computed <= len(keys), mutant.id
+
+
+def test_a_module_level_mutant_computes_the_whole_fingerprint(recorded):
+    from harness.mutants.coverage import CoverageMap
+
+    cmap = CoverageMap("d", {}, recorded)
+    site = next(s for s in generation.enumerate_sites(modules=["parser"], operators=["NumberReplacer"])
+                if (REFERENCE_DIR / "parser.py").read_text(encoding="utf-8").splitlines()[s.start[0] - 1]
+                .startswith("MAX_"))
+    mutant, _ = generation.build(site)
+    assert cmap.keys_for(mutant) == recorded["digest"]
+    assert CoverageMap("d", {}).keys_for(mutant) is None    # no fingerprint recorded: the whole one, as before
+
+
+def test_a_mutant_no_test_executes_is_not_covered_and_nothing_runs(monkeypatch, tmp_path):
+    from harness.mutants import runner
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("nothing may run for a mutant no test executes")
+
+    monkeypatch.setattr(runner, "run_catalogue_against", refuse)
+    monkeypatch.setattr(runner, "fingerprint_child", refuse)
+    mutant = generation.pick(generation.enumerate_sites(modules=["dump"]), 1, seed=0)[0][0]
+    result = run_generated(mutant, tmp_path, 30.0, deep=True, tests=(), deep_tests=())
+    assert (result.outcome, result.detail) == (Outcome.NOT_COVERED, "no catalogue test executes it")
+    assert list(tmp_path.iterdir()) == []
+    doc = report.to_stryker([result], {mutant.id: mutant})
+    assert [m["status"] for f in doc["files"].values() for m in f["mutants"]] == ["NoCoverage"]
+    assert report.kill_rates([result], {mutant.id: mutant})["total"]["all"]["not covered"] == 1
+
+
+# --- no Python source is parsed in a thread (issue 29 item 4) --------------------------------------
+
+def test_the_runner_parses_python_only_before_it_fans_out(monkeypatch):
+    import threading
+
+    from harness.mutants import apply, coverage, runner
+    from harness.mutants.catalogue import MUTANTS
+
+    parsed_in: list[str] = []
+    real_parse = ast.parse
+
+    def recording_parse(*args, **kwargs):
+        parsed_in.append(threading.current_thread().name)
+        return real_parse(*args, **kwargs)
+
+    def passes(package_dir, tests, deep, timeout, **kwargs):
+        from harness.suite.catalogue import NAMES
+
+        return dict.fromkeys(tests or NAMES, "passed"), None
+
+    monkeypatch.setattr(ast, "parse", recording_parse)
+    monkeypatch.setattr(runner, "run_catalogue_against", passes)
+    monkeypatch.setattr(runner, "run_replay", lambda package, timeout, tools=False: ({"c": "passed"}, None))
+    monkeypatch.setattr(runner, "_differences", lambda *args: ([], None))
+    monkeypatch.setattr(apply, "_PREPARED", {})
+    coverage._statement_spans.cache_clear()
+    cmap = coverage.CoverageMap("d", {"test_hand_example": {"parser.py": frozenset(range(1, 2000))}})
+    generated, _ = generation.pick(generation.enumerate_sites(modules=["parser", "nfa"]), 6, seed=5)
+    options = runner.GeneratedOptions(first_kill=True, coverage=cmap)
+    assert len(runner.run_all(generated, jobs=2, generated=options)) == 6
+    assert len(runner.run_all([m for m in MUTANTS if m.edits][:6], jobs=2)) == 6
+    assert parsed_in and set(parsed_in) == {threading.main_thread().name}, sorted(set(parsed_in))
+
+
+def test_a_build_gives_cosmic_ray_s_own_mutated_text():
+    # the oracle: cosmic-ray's mutate_code on the reference's text (build walks an unpickled copy of the tree)
+    import random
+
+    sites = generation.enumerate_sites()
+    for i in random.Random(27).sample(range(len(sites)), 40):
+        site = sites[i]
+        original = (REFERENCE_DIR / site.file).read_text(encoding="utf-8")
+        theirs = mutate_code(original, generation.operator_classes()[site.operator](), site.occurrence)
+        mutant, reason = generation.build(site)
+        assert (mutant.source if mutant else None) == (theirs if reason not in ("unchanged",) else None) \
+            or reason in ("invalid", "annotation only"), site.id
+
+
+def test_picking_in_processes_gives_the_list_one_process_gives():
+    sites = generation.enumerate_sites(modules=["dump", "errors"])
+    assert generation.pick(sites, None, 3, jobs=2) == generation.pick(sites, None, 3)
+    every = generation.enumerate_sites()
+    assert generation.pick(every, 7, 4, jobs=2) == generation.pick(every, 7, 4)
+
+
+def test_a_task_carries_the_plan_and_the_edits_as_data_and_the_worker_parses_nothing(monkeypatch, tmp_path):
+    from harness.mutants import anchors, apply, runner, tasks
+    from harness.mutants.catalogue import MUTANTS
+
+    mutant = generation.pick(generation.enumerate_sites(modules=["nfa"]), 1, seed=1)[0][0]
+    keys = {"regex 'a'": "0" * 24}
+    task = runner.mutant_task(mutant, timeout=30.0, deep=True, tests=("test_hand_example",), deep_tests=(),
+                              first_kill=True, fingerprint=keys)
+    seen = {}
+
+    def fake_run_generated(m, root, timeout, **options):
+        seen.update(options, source=m.source)
+        return MutantResult(m.id, Outcome.KILLED, (), ["test_hand_example"], {"test_hand_example": "failed"}, 0.0,
+                            "", "default")
+
+    monkeypatch.setattr(runner, "run_generated", fake_run_generated)
+    record = tasks.run_task(json.loads(json.dumps(task.payload)))    # what a Dask worker receives: JSON
+    assert record["outcome"] == "killed" and seen["source"] == mutant.source
+    assert (seen["tests"], seen["deep_tests"], seen["fingerprint"], seen["first_kill"]) == \
+        (("test_hand_example",), (), keys, True)
+
+    catalogue = next(m for m in MUTANTS if m.edits and m.kind == "catalogue")
+    sent = json.loads(json.dumps(runner.mutant_task(catalogue, timeout=120.0).payload))
+    monkeypatch.setattr(apply, "_PREPARED", {})
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("a worker must not parse: the edits came with the task")
+
+    monkeypatch.setattr(anchors, "parse", no_parse)
+    rebuilt = tasks.rebuild(sent)
+    package = apply.materialize(rebuilt, tmp_path)
+    for file, text in sent["edited"]["files"].items():
+        assert (package / file).read_text(encoding="utf-8") == text

@@ -8,9 +8,13 @@ a ratio of medians, and the load average is printed beside each):
 - ``coverage map``: recording the coverage per catalogue test (``harness.mutants.coverage``),
   which a run does once per reference version (kept in the user's cache folder; 0 s when it
   is there already);
-- ``local --jobs 2``: coverage filter, stop at the first kill, warm graders (today's run);
-  its note extrapolates to every site: seconds per mutant x the mutants all sites give
-  (``enumerate_sites``, less the share ``pick`` drops in this sample), over 2 jobs;
+- ``local --jobs 1`` and ``local --jobs 2``: coverage filter, stop at the first kill, warm
+  graders, the fingerprint's keys filtered (today's run); each note gives the CPU seconds
+  the run took (this process and its children: on a shared machine the comparable
+  figure) and the ratio a list schedule of the tasks' own CPU seconds gives for 2 workers
+  (``schedule_ratio``: what 2 quiet cores would give); the ``--jobs 2`` note extrapolates to
+  every site: CPU seconds per mutant x the mutants all sites give (``enumerate_sites``, less
+  the share ``pick`` drops in this sample), over 2 cores;
 - ``local --jobs 2, every test, cold`` (the peer: the run before issue 27), unless ``--quick``;
 - ``dask 1 worker`` and ``dask 2 workers``: the same sample on a local Dask cluster
   (``harness.fanout.dask_local``: a scheduler and 1 or 2 single-thread workers as processes on
@@ -52,16 +56,59 @@ def run(report, quick: bool) -> None:
     report.add(Row("mutants --generated", "coverage map (once)", Timing(seconds, seconds, 1),
                    note=f"{len(cmap.lines)} tests; {_load()}"))
     options = runner.GeneratedOptions(deep=True, first_kill=True, coverage=cmap)
-    seconds, results = _timed(lambda: runner.run_all(mutants, jobs=2, timeout=TIMEOUT, generated=options))
-    report.add(Row("mutants --generated", f"sample {n}, local --jobs 2", Timing(seconds, seconds, 1),
-                   note=f"{_outcomes(results)}; all {len(sites)} sites ({total} mutants): "
-                        f"~{seconds / n * total / 60:.0f} min; {_load()}", target="all sites <= 60 min"))
+    for jobs in (1, 2):
+        records: list[dict] = []
+        seconds, cpu, results = _timed_cpu(lambda: runner.run_all(mutants, jobs=jobs, timeout=TIMEOUT,
+                                                                  generated=options, state=_Records(records)))
+        note = f"{_outcomes(results)}; CPU {cpu:.0f} s; {_load()}"
+        if jobs == 2:
+            note += (f"; tasks' CPU list-scheduled on 2 workers: {schedule_ratio(records):.2f}x; all {len(sites)} "
+                     f"sites ({total} mutants): ~{cpu / n * total / 2 / 60:.0f} min on 2 quiet cores")
+        report.add(Row("mutants --generated", f"sample {n}, local --jobs {jobs}", Timing(seconds, seconds, 1),
+                       note=note, peer_of=f"sample {n}, local --jobs 2" if jobs == 1 else None,
+                       target="ratio (2 jobs / 1) <= 0.556: 1.8x; all sites <= 60 min" if jobs == 1 else ""))
     if not quick:
         seconds, results = _timed(lambda: _cold_every_test(runner, mutants))
         report.add(Row("mutants --generated", f"sample {n}, every test, cold", Timing(seconds, seconds, 1),
                        note=f"{_outcomes(results)}; all sites: ~{seconds / n * total / 60:.0f} min; {_load()}",
                        peer_of=f"sample {n}, local --jobs 2"))
     _dask_rows(report, mutants, options, n)
+
+
+class _Records:
+    """A stand-in for a ``MutantState`` that keeps the records (their ``cpu_seconds``) in memory."""
+
+    def __init__(self, records: list[dict]):
+        self.records, self.saved = {}, records
+        self.results = {}
+
+    def save(self, record: dict) -> None:
+        self.saved.append(record)
+
+
+def schedule_ratio(records: list[dict]) -> float:
+    """1-worker / 2-worker makespan of the records' own CPU seconds, list-scheduled in order:
+    the speed-up 2 quiet cores would give, whatever else the machine runs."""
+    import heapq
+
+    costs = [float(r.get("cpu_seconds", 0.0)) for r in records]
+    workers = [0.0, 0.0]
+    for cost in costs:
+        heapq.heappush(workers, heapq.heappop(workers) + cost)
+    return sum(costs) / max(workers) if max(workers) else 1.0
+
+
+def _timed_cpu(fn) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process and its children, value)."""
+    import resource
+
+    def cpu() -> float:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    before = cpu()
+    seconds, value = _timed(fn)
+    return seconds, cpu() - before, value
 
 
 def _cold_every_test(runner, mutants):
@@ -84,11 +131,13 @@ def _dask_rows(report, mutants, options, n: int) -> None:
     from harness.mutants import runner
 
     for workers in (1, 2):
+        records: list[dict] = []
         with LocalCluster(workers=workers) as cluster:
             seconds, results = _timed(lambda: runner.run_all(mutants, jobs=1, timeout=TIMEOUT, generated=options,
-                                                             scheduler=cluster.address))
+                                                             scheduler=cluster.address, state=_Records(records)))
+        cpu = sum(float(r.get("cpu_seconds", 0.0)) for r in records)
         report.add(Row("mutants --generated", f"sample {n}, dask {workers} worker(s)", Timing(seconds, seconds, 1),
-                       note=f"{_outcomes(results)}; {_load()}",
+                       note=f"{_outcomes(results)}; tasks' CPU {cpu:.0f} s; {_load()}",
                        peer_of=f"sample {n}, dask 2 worker(s)" if workers == 1 else None,
                        target="ratio (2 workers / 1) <= 0.556: 1.8x" if workers == 1 else ""))
 

@@ -23,8 +23,11 @@ Exits 1 when a non-equivalent mutant survives both tiers.
 Each generated mutant runs only the catalogue tests that execute its statement on the
 reference (``harness.mutants.coverage``: coverage per test, recorded once per reference
 version into ``--coverage-file``, by default beside ``--state`` or in the user's cache
-folder), and each pass stops at the first killing test; ``--every-test`` runs the whole
-catalogue and every test, as before.
+folder), and each pass stops at the first killing test; a mutant no test executes is "not
+covered" (nothing runs for it; it counts as not killed); a survivor's equivalence check
+computes only the corpus keys that execute its statement, up to the first that differs;
+``--every-test`` runs the whole catalogue and every test, as before. The mutants are built
+``--jobs`` processes at a time.
 
 ``--state FILE`` appends each mutant's result to FILE as it finishes
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
@@ -118,7 +121,7 @@ def _select(args, stdout, stderr):
             return int(ExitCode.USAGE)
         try:
             sites = generation.enumerate_sites(modules=args.module, operators=args.operators)
-            mutants, dropped = generation.pick(sites, args.sample, seed_value)
+            mutants, dropped = generation.pick(sites, args.sample, seed_value, jobs=args.jobs)
         except ValueError as exc:
             print(f"mutants: {exc}", file=stderr)
             return int(ExitCode.USAGE)
@@ -150,7 +153,7 @@ def run(args, stdout, stderr) -> int:
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
         with tempfile.TemporaryDirectory(prefix="constrain-selfcheck-") as folder:
-            problems = self_check(Path(folder), timeout)
+            problems = self_check(Path(folder), timeout, jobs=args.jobs)
         if problems:
             for p in problems:
                 print(f"self check FAILED: {p}", file=stderr)

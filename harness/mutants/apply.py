@@ -38,19 +38,68 @@ class PatchDoesNotApply(ValueError):
     exactly once): the mutant is stale."""
 
 
+def edited_files(mutant: Mutant, reference: Path | None = None) -> dict[str, str]:
+    """The files the mutant's edits change, as text (file -> the edited text); an edit that
+    no longer applies raises ``PatchDoesNotApply``. This parses (``anchors.parse``)."""
+    reference = Path(reference or reference_dir(mutant))
+    files: dict[str, str] = {}
+    for edit in mutant.edits:
+        try:
+            text = files.get(edit.file)
+            if text is None:
+                text = (reference / edit.file).read_text(encoding="utf-8")
+            files[edit.file] = apply_edit(text, edit)
+        except (EditDoesNotApply, FileNotFoundError) as exc:
+            raise PatchDoesNotApply(f"{mutant.id}: {exc}") from None
+    return files
+
+
+_PREPARED: dict[tuple, dict[str, str] | PatchDoesNotApply] = {}   # (id, edits, reference) -> files or problem
+
+
+def prepare(mutants, reference: Path | None = None) -> None:
+    """Apply the mutants' edits now, in this thread (``edited_files``), so that ``materialize``
+    later (in a task's thread) only copies and writes: the mutant runner calls this before it
+    fans out, so no Python source is parsed in a thread."""
+    for mutant in mutants:
+        key = (mutant.id, mutant.edits, str(reference or reference_dir(mutant)))
+        if key not in _PREPARED:
+            try:
+                _PREPARED[key] = edited_files(mutant, reference)
+            except PatchDoesNotApply as exc:
+                _PREPARED[key] = exc
+
+
+def prepared(mutant: Mutant) -> dict:
+    """The mutant's edited files as data (``{"files": {...}}``, or ``{"stale": reason}``), to send
+    with a task, so the worker parses nothing (``remember``)."""
+    prepare([mutant])
+    found = _PREPARED[(mutant.id, mutant.edits, str(reference_dir(mutant)))]
+    return {"stale": str(found)} if isinstance(found, PatchDoesNotApply) else {"files": dict(found)}
+
+
+def remember(mutant: Mutant, data: dict) -> None:
+    """Keep what ``prepared`` sent for ``mutant``, for ``materialize``."""
+    key = (mutant.id, mutant.edits, str(reference_dir(mutant)))
+    _PREPARED[key] = PatchDoesNotApply(data["stale"]) if "stale" in data else dict(data["files"])
+
+
 def materialize(mutant: Mutant, root: Path, *, reference: Path | None = None) -> Path:
     """Copy ``reference`` (default ``reference_dir(mutant)``) to ``root/<mutant.package>``
-    and apply the mutant's edits there; one that no longer applies raises ``PatchDoesNotApply``."""
+    and apply the mutant's edits there (as ``prepare`` left them, when it did); one that no
+    longer applies raises ``PatchDoesNotApply``."""
+    source = Path(reference or reference_dir(mutant))
+    files = _PREPARED.get((mutant.id, mutant.edits, str(source)))
+    if files is None:
+        files = edited_files(mutant, source)
+    elif isinstance(files, PatchDoesNotApply):
+        raise PatchDoesNotApply(str(files))
     target = Path(root) / mutant.package
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(reference or reference_dir(mutant), target, ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in mutant.edits:
-        path = target / edit.file
-        try:
-            path.write_text(apply_edit(path.read_text(encoding="utf-8"), edit), encoding="utf-8")
-        except (EditDoesNotApply, FileNotFoundError) as exc:
-            raise PatchDoesNotApply(f"{mutant.id}: {exc}") from None
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, text in files.items():
+        (target / file).write_text(text, encoding="utf-8")
     return target
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from harness.mutants.apply import REFERENCE_DIR
 
 FORMAT = "constrain-harness-mutant-coverage"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: with the reference's fingerprint and the lines each of its keys executes
 DEEP_TESTS = ("test_deep_tables_equal_the_derivative_oracle", "test_deep_matching_equals_python_re",
               "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict")
 FUNCTION_NAME = "_constrain_harness_executed_lines"
@@ -70,6 +70,8 @@ def reference_digest(reference: Path = REFERENCE_DIR) -> str:
     for folder in (Path(reference), suite):
         for path in sorted(folder.glob("*.py")):
             digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    corpus = Path(__file__).with_name("equivalence.py")   # the fingerprint's corpus, stored with the map
+    digest.update(b"mutants/equivalence.py\0" + corpus.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -77,6 +79,10 @@ def reference_digest(reference: Path = REFERENCE_DIR) -> str:
 class CoverageMap:
     digest: str
     lines: dict[str, dict[str, frozenset[int]]]   # test -> file -> lines it executed
+    fingerprint: dict | None = None
+    """The reference's fingerprint (``equivalence.record``): ``digest`` (key -> hash), ``lines``
+    (key -> file -> lines the key executes from a fresh start), ``import`` (file -> lines run
+    when the package is imported). None: not recorded (the fingerprint is then computed whole)."""
 
     def tests_for(self, mutant, deep: bool) -> tuple[str, ...] | None:
         """The tests (of the default tier, or of every tier when ``deep``) executing the mutant's statement."""
@@ -89,9 +95,25 @@ class CoverageMap:
             return None
         return tuple(t for t in wanted if span & self.lines.get(t, {}).get(site.file, frozenset()))
 
+    def keys_for(self, mutant) -> dict[str, str] | None:
+        """The part of the reference's fingerprint a mutant can change: key -> the reference's
+        hash, for the keys executing the mutated statement (every key when the statement runs
+        when the package is imported, or it is in ``__init__.py``, or outside a statement);
+        None when no fingerprint was recorded. A key that never executes the mutated statement
+        computes the same value on the mutant (the argument of ``tests_for``, ``equivalence.record``)."""
+        if self.fingerprint is None:
+            return None
+        site, reference = mutant.site, self.fingerprint["digest"]
+        span = statement_lines(site.file, site.start[0])
+        if site.file == "__init__.py" or span is None or span & set(self.fingerprint["import"].get(site.file, ())):
+            return dict(reference)
+        return {key: reference[key] for key, files in self.fingerprint["lines"].items()
+                if span & set(files.get(site.file, ()))}
+
     def save(self, path: Path) -> None:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "reference_digest": self.digest,
-               "tests": {t: {f: sorted(lines) for f, lines in files.items()} for t, files in self.lines.items()}}
+               "tests": {t: {f: sorted(lines) for f, lines in files.items()} for t, files in self.lines.items()},
+               "fingerprint": self.fingerprint}
         partial = Path(path).with_name(Path(path).name + ".partial")
         partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(partial, path)
@@ -107,7 +129,7 @@ class CoverageMap:
                 or doc.get("reference_digest") != reference_digest():
             return None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
-                                              for t, files in doc["tests"].items()})
+                                              for t, files in doc["tests"].items()}, doc.get("fingerprint"))
 
 
 def statement_lines(file: str, line: int, reference: Path = REFERENCE_DIR) -> frozenset[int] | None:
@@ -152,7 +174,21 @@ def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
             raise RuntimeError(f"recording the coverage of {test} failed: {problem}")
         if progress:
             progress(test, lines)
-    return CoverageMap(reference_digest(), {t: lines for t, (lines, _) in found.items()})
+    return CoverageMap(reference_digest(), {t: lines for t, (lines, _) in found.items()}, _record_fingerprint(timeout))
+
+
+def _record_fingerprint(timeout: float) -> dict:
+    """The reference's fingerprint and the lines each key executes (``equivalence.record``, in a child)."""
+    from harness.mutants.runner import NULL_MUTANT, fingerprint_child, materialize
+
+    root = Path(tempfile.mkdtemp(prefix="constrain-coverage-"))
+    try:
+        found, problem = fingerprint_child(materialize(NULL_MUTANT, root), ["--record"], timeout)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if found is None:
+        raise RuntimeError(f"recording the reference's fingerprint failed: {problem}")
+    return found
 
 
 def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozenset[int]], str | None]:

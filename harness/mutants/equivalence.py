@@ -37,10 +37,12 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
+import re
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection, Iterator
 
 import numpy as np
 
@@ -241,31 +243,51 @@ def _vocabularies():
     yield "ab", [b"a", b"ab", b"b", b"a", None, b""], None
 
 
-def fingerprint(m) -> dict[str, Any]:
-    """What a caller can observe of module ``m`` on the corpus: key -> JSON-able value."""
+def entries(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    """The corpus as (key, thunk) in corpus order: each thunk computes that key's value alone,
+    from the module ``m`` and the harness's inputs (no state passes between keys but the
+    module's own caches), so a subset of keys can be computed (``fingerprint(m, keys)``)."""
     from harness.suite.inputs import TOOL_SCHEMA
 
-    facts: dict[str, Any] = {}
     for pattern in patterns():
-        facts[f"regex {pattern!r}"] = _attempt(lambda: _dfa_facts(m, pattern))
+        yield f"regex {pattern!r}", lambda pattern=pattern: _dfa_facts(m, pattern)
     for i, schema in enumerate(schemas()):
-        facts[f"schema #{i} {json.dumps(schema)[:60]}"] = _attempt(lambda: _schema_facts(m, schema))
+        yield f"schema #{i} {json.dumps(schema)[:60]}", lambda schema=schema: _schema_facts(m, schema)
     for pattern, vocab, eos_id in _vocabularies():
-        facts[f"masks {pattern!r} |V|={len(vocab)}"] = _attempt(lambda: _index_facts(m, pattern, vocab, eos_id))
+        yield (f"masks {pattern!r} |V|={len(vocab)}",
+               lambda pattern=pattern, vocab=vocab, eos_id=eos_id: _index_facts(m, pattern, vocab, eos_id))
         if eos_id is not None:
             for j, params in enumerate(PARAMS):
-                facts[f"generation {pattern!r} {params}"] = _attempt(
-                    lambda: _generation(m, pattern, vocab, eos_id, params, 7 * j))
-    tool = _attempt(lambda: m.json_schema_to_regex(TOOL_SCHEMA))
-    if isinstance(tool, str):
-        vocab, eos_id = _tool_vocab()
-        for j, params in enumerate(PARAMS[:3]):
-            facts[f"generation tool schema {params}"] = _attempt(lambda: _generation(m, tool, vocab, eos_id, params, j))
-    facts["constraint rules"] = _attempt(lambda: _constraint_rules(m))
-    facts["sampling"] = _attempt(lambda: _sampling_facts(m))
-    facts["vocab"] = _attempt(lambda: _vocab_facts(m))
-    facts["errors"] = _attempt(lambda: _errors(m))
-    return facts
+                yield (f"generation {pattern!r} {params}",
+                       lambda pattern=pattern, vocab=vocab, eos_id=eos_id, params=params, j=j:
+                       _generation(m, pattern, vocab, eos_id, params, 7 * j))
+    vocab, eos_id = _tool_vocab()
+    for j, params in enumerate(PARAMS[:3]):   # the tool schema's regex raising: every one of these keys raises
+        yield (f"generation tool schema {params}",
+               lambda params=params, j=j: _generation(m, m.json_schema_to_regex(TOOL_SCHEMA), vocab, eos_id, params, j))
+    yield "constraint rules", lambda: _constraint_rules(m)
+    yield "sampling", lambda: _sampling_facts(m)
+    yield "vocab", lambda: _vocab_facts(m)
+    yield "errors", lambda: _errors(m)
+
+
+def fingerprint(m, keys: Collection[str] | None = None) -> dict[str, Any]:
+    """What a caller can observe of module ``m`` on the corpus (only ``keys``, when given): key -> JSON-able value."""
+    return {key: _attempt(thunk) for key, thunk in entries(m) if keys is None or key in keys}
+
+
+def first_difference(m, reference: dict[str, str]) -> tuple[list[str], int]:
+    """The first key of ``reference`` (a ``digest``, or part of one) on which ``m`` differs
+    ([] when none does), computing the keys in corpus order and stopping there; and how many
+    keys were computed. A key of ``reference`` the corpus lacks counts as a difference."""
+    computed, seen = 0, set()
+    for key, thunk in entries(m):
+        seen.add(key)
+        if key in reference:
+            computed += 1
+            if _hash(_attempt(thunk)) != reference[key]:
+                return [key], computed
+    return [key for key in reference if key not in seen][:1], computed
 
 
 def _tool_vocab():
@@ -277,8 +299,11 @@ def _tool_vocab():
 
 def digest(facts: dict[str, Any]) -> dict[str, str]:
     """The fingerprint as key -> sha256 of its canonical JSON (small enough to pass between processes)."""
-    return {k: hashlib.sha256(json.dumps(v, sort_keys=True, default=repr).encode()).hexdigest()[:24]
-            for k, v in facts.items()}
+    return {k: _hash(v) for k, v in facts.items()}
+
+
+def _hash(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode()).hexdigest()[:24]
 
 
 def compare(reference: dict[str, Any], mutant: dict[str, Any]) -> list[str]:
@@ -286,10 +311,72 @@ def compare(reference: dict[str, Any], mutant: dict[str, Any]) -> list[str]:
     return [k for k in reference if reference.get(k) != mutant.get(k)] + [k for k in mutant if k not in reference]
 
 
-def main(argv: list[str]) -> int:
+def record(package_dir: Path) -> dict[str, Any]:
+    """The reference's fingerprint, and the lines of it each key executes (``coverage``).
+
+    Returns ``{"digest": {key: hash}, "lines": {key: {file: [line, ...]}}, "import": {file:
+    [line, ...]}}``: ``import`` holds the lines run while the package and every module of it were
+    imported (before any key: the package imports its modules lazily, so they are imported
+    here first, and a module-level statement is never counted to one key only). Each key is computed with the package's ``functools`` caches cleared first, so its
+    lines include everything it executes from a fresh start (a cache a key reads is filled by
+    lines of its own): a key whose lines miss a mutated statement computes the same value on
+    the mutant as on the reference, and need not be computed (``first_difference``).
+    """
+    import coverage
+
     from harness.mutants.apply import load
 
+    package_dir = Path(package_dir).resolve()
+    cov = coverage.Coverage(data_file=None, include=[str(package_dir / "*.py")], config_file=False)
+    cov.start()
+    try:
+        module = load(package_dir)
+        for path in sorted(package_dir.glob("*.py")):   # the package imports lazily: every module now
+            if path.stem != "__init__":
+                importlib.import_module(f"{module.__name__}.{path.stem}")
+        facts = {}
+        for key, thunk in entries(module):
+            _clear_caches(module)
+            cov.switch_context(key)
+            facts[key] = _attempt(thunk)
+    finally:
+        cov.stop()
+    data = cov.get_data()
+    lines: dict[str, dict[str, list[int]]] = {}
+    for context in ["", *facts]:
+        data.set_query_contexts([f"^{re.escape(context)}$"])
+        for path in data.measured_files():
+            found = data.lines(path) or []
+            if found:
+                lines.setdefault(context, {})[Path(path).name] = sorted(found)
+    return {"digest": digest(facts), "import": lines.pop("", {}), "lines": lines}
+
+
+def _clear_caches(module) -> None:
+    """Empty every ``functools`` cache of the package ``module``'s modules."""
+    prefix = module.__name__ + "."
+    for name, sub in list(sys.modules.items()):
+        if name == module.__name__ or name.startswith(prefix):
+            for value in list(vars(sub).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+def main(argv: list[str]) -> int:
+    """``PACKAGE`` prints its digest; ``PACKAGE --against FILE`` the first key on which it
+    differs from FILE's digest (``first_difference``: ``{"differs": [...], "computed": n}``);
+    ``PACKAGE --record`` the reference's ``record``."""
+    from harness.mutants.apply import load
+
+    if argv[1:2] == ["--record"]:
+        print(json.dumps(record(Path(argv[0]))))
+        return 0
     module = load(Path(argv[0]))
+    if argv[1:2] == ["--against"]:
+        reference = json.loads(Path(argv[2]).read_text(encoding="utf-8"))
+        differs, computed = first_difference(module, reference)
+        print(json.dumps({"differs": differs, "computed": computed}))
+        return 0
     print(json.dumps(digest(fingerprint(module))))
     return 0
 

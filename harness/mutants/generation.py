@@ -39,13 +39,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import pickle
 import random
 from functools import lru_cache
 from pathlib import Path
 
 import parso.tree
 from cosmic_ray.ast import get_ast
-from cosmic_ray.mutating import mutate_code
+from cosmic_ray.mutating import MutationVisitor
 from cosmic_ray.plugins import get_operator, operator_names
 
 from harness.mutants.anchors import parse
@@ -189,11 +190,14 @@ def _walk(node):
             stack.extend(reversed(current.children))
 
 
-def pick(sites: list[Site], n: int | None, seed: int) -> tuple[list[GeneratedMutant], dict[str, int]]:
+def pick(sites: list[Site], n: int | None, seed: int, jobs: int = 1) -> tuple[list[GeneratedMutant], dict[str, int]]:
     """``n`` distinct mutants (all when ``n`` is None) from a seeded shuffle of ``sites``, in site order.
 
     Sites are built in the shuffled order until ``n`` mutants are kept; the others are
-    counted by reason in the second value (``DROP_REASONS``).
+    counted by reason in the second value (``DROP_REASONS``). ``jobs`` > 1 builds them in
+    that many processes (``harness.fanout.executor``, ``build_task``: building is parsing, ~70 ms
+    a site, so every site takes minutes on one core), a batch at a time; the batches are
+    read in the shuffled order, so the result is the one ``jobs=1`` gives.
     """
     if n is not None and n < 0:
         raise ValueError(f"--sample must be >= 0, got {n}")
@@ -202,18 +206,51 @@ def pick(sites: list[Site], n: int | None, seed: int) -> tuple[list[GeneratedMut
     kept: dict[int, GeneratedMutant] = {}
     dropped = dict.fromkeys(DROP_REASONS, 0)
     seen: set[tuple[str, str]] = set()
-    for i in order:
-        if n is not None and len(kept) >= n:
-            break
-        mutant, reason = build(sites[i])
-        if mutant is not None and (mutant.file, mutant.source) in seen:
-            mutant, reason = None, "duplicate"
-        if mutant is None:
-            dropped[reason] += 1
-            continue
-        seen.add((mutant.file, mutant.source))
-        kept[i] = mutant
+    position = 0
+    while position < len(order) and (n is None or len(kept) < n):
+        wanted = len(order) - position if n is None else n - len(kept)
+        batch = order[position:position + (wanted if jobs <= 1 else max(jobs, wanted + wanted // 10 + 2))]
+        position += len(batch)
+        for i, (mutant, reason) in zip(batch, _build_all([sites[i] for i in batch], jobs)):
+            if n is not None and len(kept) >= n:
+                break
+            if mutant is not None and (mutant.file, mutant.source) in seen:
+                mutant, reason = None, "duplicate"
+            if mutant is None:
+                dropped[reason] += 1
+                continue
+            seen.add((mutant.file, mutant.source))
+            kept[i] = mutant
     return [kept[i] for i in sorted(kept)], dropped
+
+
+def _build_all(chosen: list[Site], jobs: int) -> list[tuple[GeneratedMutant | None, str]]:
+    """``build`` of every site, in order (in ``jobs`` processes when more than one)."""
+    if jobs <= 1 or len(chosen) < 2:
+        return [build(site) for site in chosen]
+    from harness.fanout import executor
+
+    tasks = [executor.Task(str(k), "harness.mutants.generation:build_task", {"site": _site_data(site)})
+             for k, site in enumerate(chosen)]
+    found = {int(task.key): record for task, record in executor.run(tasks, jobs=jobs, processes=True)}
+    return [(None, found[k]["dropped"]) if "dropped" in found[k] else
+            (GeneratedMutant(site, found[k]["source"], found[k]["before"], found[k]["after"]), "")
+            for k, site in enumerate(chosen)]
+
+
+def _site_data(site: Site) -> dict:
+    return {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
+            "start": list(site.start), "end": list(site.end)}
+
+
+def build_task(payload: dict) -> dict:
+    """An executor task: ``build`` of one site (as data), the mutant's text or why it is dropped."""
+    data = payload["site"]
+    site = Site(data["file"], data["operator"], int(data["occurrence"]), tuple(data["start"]), tuple(data["end"]))
+    mutant, reason = build(site)
+    if mutant is None:
+        return {"dropped": reason}
+    return {"source": mutant.source, "before": mutant.before, "after": mutant.after}
 
 
 DROP_REASONS = {
@@ -232,17 +269,36 @@ def _reference_text(file: str, reference: Path = REFERENCE_DIR) -> str:
 def build(site: Site, reference: Path = REFERENCE_DIR) -> tuple[GeneratedMutant | None, str]:
     """The mutant at ``site`` and "", or None and the reason it is dropped (a ``DROP_REASONS`` key)."""
     original = _reference_text(site.file, reference)
-    mutated = mutate_code(original, operator_classes()[site.operator](), site.occurrence)
+    mutated = _mutate(site.file, reference, operator_classes()[site.operator](), site.occurrence)
     if mutated is None or mutated == original:
         return None, "unchanged"
     try:
         tree = parse(mutated)
     except SyntaxError:
         return None, "invalid"
-    if _without_annotations(tree) == _without_annotations(parse(original)):
+    if _without_annotations(tree) == _original_without_annotations(site.file, reference):
         return None, "annotation only"
     before, after = _first_change(original, mutated)
     return GeneratedMutant(site, mutated, before, after), ""
+
+
+def _mutate(file: str, reference: Path, operator, occurrence: int) -> str | None:
+    """``cosmic_ray.mutating.mutate_code`` of the reference's ``file``, on a copy of its parso tree
+    (unpickling the tree is ~4x faster than parsing the text again, which was most of a build;
+    the walk is cosmic-ray's own ``MutationVisitor``, so the text is the one ``mutate_code`` gives)."""
+    visitor = MutationVisitor(occurrence, operator)
+    mutated = visitor.walk(pickle.loads(_pickled_tree(file, reference)))
+    return mutated.get_code() if visitor.mutation_applied else None
+
+
+@lru_cache(maxsize=64)
+def _pickled_tree(file: str, reference: Path) -> bytes:
+    return pickle.dumps(get_ast(_reference_text(file, reference)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@lru_cache(maxsize=64)
+def _original_without_annotations(file: str, reference: Path) -> str:
+    return _without_annotations(parse(_reference_text(file, reference)))
 
 
 def _without_annotations(tree: ast.AST) -> str:

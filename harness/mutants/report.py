@@ -33,6 +33,7 @@ from harness.report.model import Report, Row
 STRYKER_STATUS = {
     Outcome.KILLED: "Killed", Outcome.SURVIVED: "Survived", Outcome.TIMEOUT: "Timeout",
     Outcome.ERROR: "RuntimeError", Outcome.STALE: "CompileError", Outcome.EQUIVALENT: "Ignored",
+    Outcome.NOT_COVERED: "NoCoverage",
 }
 
 
@@ -204,13 +205,16 @@ def _html_rates(results: list[MutantResult], mutants) -> str:
 
 # --- kill rates of generated mutants ------------------------------------------------------
 
-RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived")
+RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived", "not covered")
 
 
 def _bucket(r: MutantResult) -> str:
-    """Where a result counts: equivalent, invalid (runner error), default, deep or survived."""
+    """Where a result counts: equivalent, invalid (runner error), default, deep, survived or
+    not covered (no test executes it: not killed, as a survivor)."""
     if r.outcome is Outcome.EQUIVALENT:
         return "equivalent"
+    if r.outcome is Outcome.NOT_COVERED:
+        return "not covered"
     if r.outcome in (Outcome.ERROR, Outcome.STALE):
         return "invalid"
     if r.outcome in (Outcome.KILLED, Outcome.TIMEOUT):
@@ -238,12 +242,12 @@ def kill_rates(results: list[MutantResult], mutants) -> dict:
 
 def rates_table(results: list[MutantResult], mutants) -> str:
     rates = kill_rates(results, mutants)
-    head = f"{'':<28}" + "".join(f"{c:>11}" for c in RATE_COLUMNS) + f"{'default %':>11}{'deep %':>9}"
+    head = f"{'':<28}" + "".join(f"{c:>12}" for c in RATE_COLUMNS) + f"{'default %':>11}{'deep %':>9}"
     lines = []
     for axis, title in (("module", "per reference module"), ("operator", "per operator"), ("total", "all")):
         lines += ["", title, head]
         for key, row in sorted(rates[axis].items()):
-            lines.append(f"{key:<28}" + "".join(f"{row[c]:>11}" for c in RATE_COLUMNS)
+            lines.append(f"{key:<28}" + "".join(f"{row[c]:>12}" for c in RATE_COLUMNS)
                          + f"{_percent(row['default_rate']):>11}{_percent(row['deep_rate']):>9}")
     return "\n".join(lines[1:])
 
@@ -275,7 +279,8 @@ def _row(r: MutantResult, m, generated: bool) -> Row:
     if r.outcome is Outcome.KILLED or (generated and r.outcome is Outcome.TIMEOUT):
         status = "passed"
     else:
-        status = {Outcome.EQUIVALENT: "skipped", Outcome.SURVIVED: "failed"}.get(r.outcome, "error")
+        status = {Outcome.EQUIVALENT: "skipped", Outcome.SURVIVED: "failed",
+                  Outcome.NOT_COVERED: "failed"}.get(r.outcome, "error")
     why = f"killed by {', '.join(r.killed_by)}" if r.killed_by else r.detail.splitlines()[0] if r.detail else ""
     group = (m.site.module if getattr(m, "site", None) else m.stage) if m is not None else "mutants"
     outcome = r.outcome.value + (f":{r.tier}" if r.tier else "")

@@ -79,6 +79,7 @@ class Outcome(enum.Enum):
     ERROR = "error"
     STALE = "patch no longer applies"
     EQUIVALENT = "equivalent"
+    NOT_COVERED = "not covered"   # a generated mutant no test of its passes executes (mutmut's "no tests")
 
 
 @dataclasses.dataclass
@@ -145,8 +146,8 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     and a run that reaches that backstop on a loaded machine is run once more. A catalogue
     run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``).
     """
-    if warm.WARM and cmd[1:3] == ["-m", "pytest"]:
-        return _run_warm(cmd[3:], timeout, candidate_cpu, env)
+    if warm.WARM and cmd[1:2] == ["-m"] and cmd[2] in warm.MODULES:
+        return _run_warm(cmd[2], cmd[3:], timeout, candidate_cpu, env)
     for attempt in (1, 2):
         try:
             proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **(env or {})}, capture_output=True, text=True,
@@ -162,20 +163,32 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
 
 WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
 _WARM_CPU_LOCK = threading.Lock()
+_TASK_CPU = threading.local()   # this thread's warm runs' CPU seconds since the task began (``task_cpu``)
 
 
-def _run_warm(argv: list[str], timeout: float, candidate_cpu: float,
+def task_cpu(reset: bool = False) -> float:
+    """CPU seconds of this thread's warm-grader runs since the last reset (the task's own cost,
+    whatever else the machine runs; cold runs are not counted)."""
+    seconds = getattr(_TASK_CPU, "seconds", 0.0)
+    if reset:
+        _TASK_CPU.seconds = 0.0
+    return seconds
+
+
+def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float,
               env: dict[str, str] | None) -> tuple[int | None, str]:
-    """``_run`` of ``python -m pytest ARGV`` in a fork of this thread's warm grader (``warm``): the
+    """``_run`` of ``python -m MODULE ARGV`` in a fork of this thread's warm grader (``warm``): the
     same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine)."""
     with tempfile.NamedTemporaryFile("rb", suffix=".out", delete=False) as f:
         output_path = f.name
     try:
         for attempt in (1, 2):
             reply = warm.server(_env(), str(ROOT)).run(argv, {**_env(), **(env or {})}, str(ROOT), timeout,
-                                                       (timeout + candidate_cpu) * WALL_FACTOR, output_path)
+                                                       (timeout + candidate_cpu) * WALL_FACTOR, output_path,
+                                                       module=module)
             with _WARM_CPU_LOCK:
                 WARM_CPU[0] += reply["cpu"]
+            _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + reply["cpu"]
             if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
                 break
         with open(output_path, "rb") as out:
@@ -314,7 +327,7 @@ def _failed(tests: dict[str, str]) -> list[str]:
 
 def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
-                  first_kill: bool = False) -> MutantResult:
+                  first_kill: bool = False, fingerprint: dict[str, str] | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -324,7 +337,13 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     execute the mutated code on the reference, in the default tier / the deep pass (None:
     all; an empty tuple: no test reaches it, so none is run). A test that never executes
     the mutated lines behaves exactly as on the reference, so it cannot kill the mutant.
+    A mutant no test of the passes it would run executes is "not covered" (mutmut's "no
+    tests"): nothing is run for it (a hand triage saying it is equivalent still wins).
     ``first_kill``: each pass stops at the first test that kills the mutant.
+    ``fingerprint`` (``coverage.CoverageMap.keys_for``): the keys of the reference's
+    fingerprint the mutated statement can change, with the reference's hashes; only those
+    are computed, up to the first that differs (None: the whole fingerprint, compared with
+    the reference's, computed once per process).
 
     The deep pass costs ~20 CPU seconds a mutant; a mutant whose behaviour equals the
     reference's on the whole corpus (``equivalence``) is not run through it.
@@ -332,11 +351,13 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     from harness.mutants.apply import materialize_generated
 
     start = time.monotonic()
+    if tests == () and (not deep or deep_tests == ()):
+        return _not_covered(mutant, start)
     package = materialize_generated(mutant, root)
     try:
         result = _default_tier(mutant, package, tests, timeout, first_kill, start)
         if result.outcome is Outcome.SURVIVED:
-            result = _decide_equivalence(result, mutant, package, root, timeout)
+            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
             more, problem = run_catalogue_against(package, deep_tests, True, timeout, strict=True,
                                                   first_kill=first_kill)
@@ -352,9 +373,20 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     return result
 
 
+def _not_covered(mutant, start: float) -> MutantResult:
+    from harness.mutants.triage import verdict
+
+    hand = verdict(mutant)
+    if hand is not None and hand.equivalent:
+        return MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, time.monotonic() - start,
+                            f"by hand: {hand.reason}")
+    return MutantResult(mutant.id, Outcome.NOT_COVERED, (), [], {}, time.monotonic() - start,
+                        "no catalogue test executes it")
+
+
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
                   start: float) -> MutantResult:
-    if tests == ():   # no catalogue test executes the mutated code
+    if tests == ():   # no test of the default tier executes the mutated code (the deep pass may)
         return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", "")
     found, problem = run_catalogue_against(package, tests, False, timeout, first_kill=first_kill)
     return _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
@@ -364,15 +396,21 @@ _REFERENCE_DIGEST: dict[str, dict] = {}
 _DIGEST_LOCK = threading.Lock()
 
 
-def behaviour_digest(package: Path, timeout: float) -> tuple[dict | None, str | None]:
-    """``harness.mutants.equivalence``'s digest of the package, from a child: (digest, problem)."""
-    code, output = _run([sys.executable, "-m", "harness.mutants.equivalence", str(package)], timeout)
+def fingerprint_child(package: Path, args: list[str], timeout: float) -> tuple[dict | None, str | None]:
+    """``python -m harness.mutants.equivalence PACKAGE ARGS`` (a fork of the warm grader when
+    warm graders are on): its JSON answer, or None and the problem."""
+    code, output = _run([sys.executable, "-m", "harness.mutants.equivalence", str(package), *args], timeout)
     if code is None:
         return None, "timeout"
     data = _last_json(output)
     if data is None:
         return None, f"the fingerprint child failed (exit {code}): {output.strip()[-200:]}"
     return data, None
+
+
+def behaviour_digest(package: Path, timeout: float) -> tuple[dict | None, str | None]:
+    """``harness.mutants.equivalence``'s digest of the package, from a child: (digest, problem)."""
+    return fingerprint_child(package, [], timeout)
 
 
 def reference_digest(root: Path, timeout: float) -> dict:
@@ -386,24 +424,45 @@ def reference_digest(root: Path, timeout: float) -> dict:
         return _REFERENCE_DIGEST["ref"]
 
 
-def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float) -> MutantResult:
-    """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
+def _differences(package: Path, root: Path, timeout: float,
+                 fingerprint: dict[str, str] | None) -> tuple[list[str] | None, str | None]:
+    """The corpus keys on which the mutant differs from the reference (None and the problem when
+    undecided): all of them, or with ``fingerprint`` (the keys it can change) the first one."""
     from harness.mutants import equivalence
+
+    if fingerprint is None:
+        digest, problem = behaviour_digest(package, timeout)
+        return (None, problem) if digest is None else (equivalence.compare(reference_digest(root, timeout), digest),
+                                                       None)
+    if not fingerprint:   # no key executes the mutated statement: each computes what it does on the reference
+        return [], None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", dir=root, delete=False, encoding="utf-8") as f:
+        json.dump(fingerprint, f)
+    try:
+        found, problem = fingerprint_child(package, ["--against", f.name], timeout)
+    finally:
+        os.unlink(f.name)
+    return (None, problem) if found is None else (list(found["differs"]), None)
+
+
+def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
+                        fingerprint: dict[str, str] | None = None) -> MutantResult:
+    """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
     from harness.mutants.triage import verdict
 
     hand = verdict(mutant)
     if hand is not None and hand.equivalent:
         return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"by hand: {hand.reason}")
-    digest, problem = behaviour_digest(package, timeout)
-    if digest is None:
+    differs, problem = _differences(package, root, timeout, fingerprint)
+    if differs is None:
         return dataclasses.replace(result, detail=f"equivalence undecided: {problem}")
-    differs = equivalence.compare(reference_digest(root, timeout), digest)
     if not differs:
         if hand is not None:  # the hand list refused the machine's verdict
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
         return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail="equivalent on the corpus")
     note = f"; by hand: {hand.reason}" if hand is not None else ""
-    detail = f"differs on {len(differs)} corpus key(s): {'; '.join(differs[:3])}{note}"
+    first = "" if fingerprint is None else " (the first found)"
+    detail = f"differs on {len(differs)} corpus key(s){first}: {'; '.join(differs[:3])}{note}"
     return dataclasses.replace(result, detail=detail)
 
 
@@ -430,27 +489,40 @@ def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: 
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], tests, seconds, "", "")
 
 
-def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
-    """Problems with the runner itself ([] when it can be trusted)."""
+def self_check(root: Path, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1) -> list[str]:
+    """Problems with the runner itself ([] when it can be trusted). Its four runs are independent
+    child processes: ``jobs`` of them run at once (the forced failure's edit is applied first,
+    here: no parsing in a thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.mutants.apply import prepare
     from harness.sandbox import confine
 
     confine.probe()
-    problems = []
+    prepare([FORCED_FAILURE])
     clean = materialize(NULL_MUTANT, root)
+    tools_clean = materialize(NULL_TOOLS_MUTANT, root)
     killers = sorted({k for m in MUTANTS if m.kind == CATALOGUE for k in m.killers})
-    tests, problem = run_catalogue(clean, tuple(killers), timeout)
+    checks = (lambda: _clean_passes(run_catalogue(clean, tuple(killers), timeout), "the catalogue"),
+              lambda: _clean_passes(run_replay(clean, timeout), "golden replay"),
+              lambda: _clean_passes(run_replay(tools_clean, timeout, tools=True),
+                                    "golden replay --file tools", "the clean oracles/tools copy"),
+              lambda: _forced_is_killed(run_mutant(FORCED_FAILURE, root, timeout)))
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="self-check") as pool:
+        found = [future.result() for future in [pool.submit(check) for check in checks]]
+    return [problem for problem in found if problem]
+
+
+def _clean_passes(ran: tuple[dict[str, str], str | None], what: str,
+                  subject: str = "the clean reference copy") -> str | None:
+    tests, problem = ran
     if problem or _failed(tests):
-        problems.append(f"the clean reference copy fails the catalogue: {problem or _failed(tests)}")
-    replay, problem = run_replay(clean, timeout)
-    if problem or _failed(replay):
-        problems.append(f"the clean reference copy fails golden replay: {problem or _failed(replay)}")
-    tools, problem = run_replay(materialize(NULL_TOOLS_MUTANT, root), timeout, tools=True)
-    if problem or _failed(tools):
-        problems.append(f"the clean oracles/tools copy fails golden replay --file tools: {problem or _failed(tools)}")
-    forced = run_mutant(FORCED_FAILURE, root, timeout)
-    if forced.outcome is not Outcome.KILLED:
-        problems.append(f"a forced failure was not killed ({forced.outcome.value})")
-    return problems
+        return f"{subject} fails {what}: {problem or _failed(tests)}"
+    return None
+
+
+def _forced_is_killed(forced: MutantResult) -> str | None:
+    return None if forced.outcome is Outcome.KILLED else f"a forced failure was not killed ({forced.outcome.value})"
 
 
 # --- mutants as executor tasks (``mutants.tasks`` runs them on the worker) ------------------
@@ -460,20 +532,25 @@ FUNCTION = "harness.mutants.tasks:run_task"
 
 
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
-                deep_tests: tuple[str, ...] | None = None, first_kill: bool = False) -> Task:
+                deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
+                fingerprint: dict[str, str] | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
     default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
-    ``first_kill``: stop each pass at the first test that kills it.
+    ``first_kill``: stop each pass at the first test that kills it; ``fingerprint``: the
+    reference's fingerprint keys it can change (``run_generated``).
     """
     from harness.mutants.generation import GeneratedMutant
 
-    if not isinstance(mutant, GeneratedMutant):
-        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout})
+    if not isinstance(mutant, GeneratedMutant):   # its edits applied here: the worker parses nothing
+        from harness.mutants.apply import prepared
+
+        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout,
+                                          "edited": prepared(mutant)})
     site = mutant.site
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
-               "tests": _listed(tests), "deep_tests": _listed(deep_tests),
+               "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -484,10 +561,14 @@ def _listed(tests):
     return None if tests is None else list(tests)
 
 
-def result_to_json(result) -> dict:
-    return {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
-            "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
-            "detail": result.detail, "tier": result.tier}
+def result_to_json(result, cpu: float | None = None) -> dict:
+    """The result as a record; ``cpu``: the CPU seconds its runs took (a measure, like ``seconds``)."""
+    record = {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
+              "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
+              "detail": result.detail, "tier": result.tier}
+    if cpu is not None:
+        record["cpu_seconds"] = round(cpu, 3)
+    return record
 
 
 def result_from_json(record: dict):
@@ -505,6 +586,35 @@ class GeneratedOptions:
     coverage: object | None = None  # a ``coverage.CoverageMap``: only the tests that execute the mutated code
 
 
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What runs for one generated mutant, decided before the run fans out (``plan``)."""
+
+    tests: tuple[str, ...] | None = None         # the default tier's tests (None: all)
+    deep_tests: tuple[str, ...] | None = None    # the deep pass's tests (None: all)
+    fingerprint: dict[str, str] | None = None    # the fingerprint's keys it can change (None: all)
+
+    @property
+    def weight(self) -> int:
+        """A guess at the mutant's cost, to start the dearest first (a 2-worker run then ends with
+        cheap tasks, not one 20-second survivor on one core): 0 when no test executes it, else
+        its default tests plus 4 per deep property (the deep pass is most of a survivor's cost)."""
+        if self.tests == () and self.deep_tests == ():
+            return 0
+        deep = len([t for t in (self.deep_tests or ()) if t.startswith("test_deep")]) if self.deep_tests is not None \
+            else 4
+        return (16 if self.tests is None else len(self.tests)) + 4 * deep
+
+
+def plan(generated: GeneratedOptions, mutant) -> Plan:
+    """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
+    ``run_all`` calls it for every mutant before it fans out, never in a task's thread."""
+    if generated.coverage is None:
+        return Plan()
+    cmap = generated.coverage
+    return Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant))
+
+
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None,
             run: Callable[..., MutantResult] | None = None, generated: GeneratedOptions | None = None,
@@ -516,8 +626,13 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     ``run_mutant``, or ``run_generated`` with ``generated``'s options). ``state`` (a
     ``mutants.state.MutantState``): mutants it already holds are not run again, and every
     result is appended to it as it arrives. ``stats`` (``executor.RunStats``) is filled in.
+
+    Everything that parses Python source happens here, before the tasks fan out to threads
+    (CPython's AST constructor is not thread-safe, ``anchors.parse``): each generated
+    mutant's ``Plan``, and each catalogue mutant's edited files (``apply.prepare``).
     """
     from harness.fanout import executor
+    from harness.mutants.apply import prepare
     from harness.sandbox import confine
 
     if scheduler is not None and run is not None:
@@ -526,14 +641,18 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
     pending = [m for m in mutants if m.id not in results]
     done = len(mutants) - len(pending)
+    plans = {m.id: plan(generated, m) for m in pending} if generated is not None else {}
+    if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
+        pending.sort(key=lambda m: -plans[m.id].weight)
+    prepare([m for m in pending if getattr(m, "edits", ())])
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     local_id = f"{os.getpid()}-{id(root)}"
     if scheduler is None:
-        _LOCAL_RUNS[local_id] = (run or _default_run(generated), root, timeout)
+        _LOCAL_RUNS[local_id] = (run or _default_run(generated, plans), root, timeout)
         todo = [executor.Task(m.id, "harness.mutants.runner:run_local_task", {"run": local_id, "index": i})
                 for i, m in enumerate(pending)]
     else:
-        todo = [_remote_task(m, timeout, generated) for m in pending]
+        todo = [_remote_task(m, timeout, generated, plans.get(m.id)) for m in pending]
     _LOCAL_MUTANTS[local_id] = pending
     try:
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
@@ -557,33 +676,28 @@ _LOCAL_RUNS: dict[str, tuple] = {}       # local run id -> (run function, root, 
 _LOCAL_MUTANTS: dict[str, list] = {}     # local run id -> the mutant objects, in task order
 
 
-def _default_run(generated: GeneratedOptions | None) -> Callable[..., MutantResult]:
+def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan]) -> Callable[..., MutantResult]:
     if generated is None:
         return run_mutant
 
     def run(mutant, root, timeout):
-        tests, deep_tests = _covering(generated, mutant)
-        return run_generated(mutant, root, timeout, deep=generated.deep, tests=tests, deep_tests=deep_tests,
-                             first_kill=generated.first_kill)
+        chosen = plans[mutant.id]
+        return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
+                             deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
+                             fingerprint=chosen.fingerprint)
     return run
 
 
-def _covering(generated: GeneratedOptions, mutant) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
-    if generated.coverage is None:
-        return None, None
-    return generated.coverage.tests_for(mutant, deep=False), generated.coverage.tests_for(mutant, deep=True)
-
-
-def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None):
+def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, chosen: Plan | None):
     if generated is None:
         return mutant_task(mutant, timeout=timeout)
-    tests, deep_tests = _covering(generated, mutant)
-    return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=tests, deep_tests=deep_tests,
-                       first_kill=generated.first_kill)
+    return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
+                       first_kill=generated.first_kill, fingerprint=chosen.fingerprint)
 
 
 def run_local_task(payload: dict) -> dict:
     """A local task: run the registered function on the mutant object (it never leaves this process)."""
     run, root, timeout = _LOCAL_RUNS[payload["run"]]
     mutant = _LOCAL_MUTANTS[payload["run"]][payload["index"]]
-    return result_to_json(run(mutant, root, timeout))
+    task_cpu(reset=True)
+    return result_to_json(run(mutant, root, timeout), cpu=task_cpu())

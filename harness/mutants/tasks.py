@@ -1,6 +1,7 @@
 """Mutant runs as executor tasks (``harness.fanout.executor``): the mutant as data in, its result as data out.
 
-A catalogue mutant crosses as its id (every worker has the catalogue); a generated mutant
+A catalogue mutant crosses as its id (every worker has the catalogue) and its edited files
+(applied by the caller, ``apply.prepared``: a worker parses no Python); a generated mutant
 as its **edit**: the site (file, operator, occurrence, span), the whole mutated file's
 text and its one-line description, so a worker rebuilds the same ``GeneratedMutant``
 without cosmic-ray and without any pickled object. Options cross as numbers and flags.
@@ -14,8 +15,8 @@ Example::
 
     >>> from harness.mutants.catalogue import BY_ID
     >>> task = mutant_task(BY_ID["s05"], timeout=120.0)
-    >>> task.payload
-    {'kind': 'catalogue', 'id': 's05', 'timeout': 120.0}
+    >>> sorted(task.payload)
+    ['edited', 'id', 'kind', 'timeout']
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ __all__ = ["FUNCTION", "mutant_task", "rebuild", "result_from_json", "result_to_
 def rebuild(payload: dict):
     """The mutant a payload describes (a catalogue ``Mutant`` or a ``GeneratedMutant``)."""
     if payload["kind"] == "catalogue":
+        from harness.mutants.apply import remember
         from harness.mutants.catalogue import BY_ID
 
-        return BY_ID[payload["id"]]
+        mutant = BY_ID[payload["id"]]
+        if "edited" in payload:   # the edits, applied by the caller: nothing is parsed here
+            remember(mutant, payload["edited"])
+        return mutant
     from harness.mutants.generation import GeneratedMutant, Site
 
     site = payload["site"]
@@ -47,6 +52,7 @@ def run_task(payload: dict) -> dict:
     """Run one mutant (here or on a worker) in a private folder; its result as JSON data."""
     mutant = rebuild(payload)
     root = Path(tempfile.mkdtemp(prefix="constrain-mutant-"))
+    runner.task_cpu(reset=True)
     try:
         if payload["kind"] == "catalogue":
             result = runner.run_mutant(mutant, root, payload["timeout"])
@@ -54,10 +60,11 @@ def run_task(payload: dict) -> dict:
             result = runner.run_generated(mutant, root, payload["timeout"], deep=payload["deep"],
                                           tests=_tupled(payload.get("tests")),
                                           deep_tests=_tupled(payload.get("deep_tests")),
-                                          first_kill=payload.get("first_kill", False))
+                                          first_kill=payload.get("first_kill", False),
+                                          fingerprint=payload.get("fingerprint"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return result_to_json(result)
+    return result_to_json(result, cpu=runner.task_cpu())
 
 
 def _tupled(tests):

@@ -11,10 +11,12 @@ forked child starts at zero CPU seconds), its own session (so the backstop kills
 group) and its output in a file of its own. Nothing of one run reaches the next: each
 child is a fresh copy of the warm parent, which never runs a test itself.
 
-Protocol (JSON lines): the caller writes ``{"argv": [...], "env": {...}, "cpu": seconds,
-"wall": seconds, "output": path}``; the server forks, waits (``os.wait4``: the child's CPU
-seconds, children included) and answers ``{"code": int | null, "signal": int | null,
-"cpu": seconds}``, ``code`` null when the wall backstop ended it (``"signal"`` then names
+Protocol (JSON lines): the caller writes ``{"module": name, "argv": [...], "env": {...}, "cpu":
+seconds, "wall": seconds, "output": path}`` (``module``: one of ``MODULES``, pytest by
+default; the fork runs ``MODULE.main(ARGV)`` as ``python -m MODULE ARGV`` would); the server
+forks, waits (``os.wait4``: the child's CPU seconds, children included) and answers
+``{"code": int | null, "signal": int | null, "cpu": seconds}``, ``code`` null when the wall
+backstop ended it (``"signal"`` then names
 the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
 starts another if one died.
 
@@ -37,9 +39,13 @@ import time
 WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
 PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.sandbox.candidate",
            "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
-           "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings")
+           "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings",
+           "harness.mutants.equivalence", "coverage")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
+MODULES = ("pytest", "harness.mutants.equivalence")
+"""What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
+under pytest, the equivalence fingerprint of a mutant)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
 POLL_SECONDS = 0.005
 
@@ -83,10 +89,13 @@ def _child(request: dict) -> None:
         os.chdir(request["cwd"])
         soft = max(1, int(request["cpu"]))
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))   # a forked child starts at 0 CPU s
-        import pytest
+        import importlib
 
-        sys.argv = ["pytest", *request["argv"]]
-        code = int(pytest.main(request["argv"]))
+        module = request.get("module", "pytest")
+        if module not in MODULES:
+            raise ValueError(f"the warm grader runs only {', '.join(MODULES)}, not {module!r}")
+        sys.argv = [module, *request["argv"]]
+        code = int(importlib.import_module(module).main(request["argv"]) or 0)
     except BaseException:   # noqa: BLE001 - the child must end here whatever happened
         import traceback
 
@@ -134,8 +143,9 @@ class WarmGrader:
             raise RuntimeError(f"the warm grader did not start (it said {ready!r})")
 
     def run(self, argv: list[str], env: dict[str, str], cwd: str, cpu: float, wall: float,
-            output: str) -> dict:
-        request = {"argv": argv, "env": env, "cwd": cwd, "cpu": cpu, "wall": wall, "output": output}
+            output: str, module: str = "pytest") -> dict:
+        request = {"module": module, "argv": argv, "env": env, "cwd": cwd, "cpu": cpu, "wall": wall,
+                   "output": output}
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = _read_line(self.proc, wall + START_SECONDS)
