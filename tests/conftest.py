@@ -58,6 +58,23 @@ OPT_IN_MARKERS = ("slow", "bench")
 """Markers whose tests run only when the ``-m`` expression names them."""
 
 
+def pytest_configure(config):
+    """Before any test process starts (the xdist workers, when ``-n`` runs them): write the
+    bytecode of every protected file (``helpers.tree_digest``'s roots), so that no process of
+    the run writes a ``__pycache__`` into the tree while another's test compares its digest
+    (``harness_unchanged``) or a check verifies it (``harness.sandbox.files``)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    import compileall
+
+    from harness.paths import protected_roots
+
+    from helpers import CANDIDATES, SUITES
+
+    for root in [*protected_roots(), CANDIDATES, SUITES]:
+        compileall.compile_dir(root, quiet=2, workers=1)
+
+
 def pytest_collection_modifyitems(config, items):
     expression = config.getoption("markexpr") or ""
     skipped = [m for m in OPT_IN_MARKERS if not re.search(rf"\b{m}\b", expression)]
