@@ -22,7 +22,7 @@ Bounds, each a documented constant: ``MAX_SECONDS`` (a day), ``MAX_MEGABYTES``
 
 Example::
 
-    parser.add_argument("--timeout", type=seconds, default=60.0)
+    parser.add_argument("--timeout", type=seconds, default=POLICY.test_cpu_seconds)
     parser.add_argument("--json", type=output_file)
     parser.add_argument("--schema", type=input_file)
     ...

@@ -47,6 +47,9 @@ class GradingPolicy:
     hints: str = "pitfall"
     test_cpu_seconds: float = 60.0  # one test's calls into the candidate, CPU seconds of its process tree
     load_cpu_seconds: float = 60.0  # importing the candidate (and numpy) and checking the contract
+    # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue (check's
+    # watchdog allows it before the load and between tests: harness.check)
+    startup_cpu_seconds: float = 60.0
     memory_mb: int = 2048  # address space of the candidate process
     submission_cpu_seconds: float = 540.0  # one submission's whole check run (Gradescope's 10 min, less margin)
     suite_cpu_seconds: float = 900.0  # grade-tests: one student suite against every wheat and chaff
@@ -61,7 +64,8 @@ class GradingPolicy:
             raise ValueError(f"tier must be one of {', '.join(TIERS)}, not {self.tier!r}")
         if self.hints not in HINT_LEVELS:
             raise ValueError(f"hints must be one of {', '.join(HINT_LEVELS)}, not {self.hints!r}")
-        for name in ("test_cpu_seconds", "load_cpu_seconds", "submission_cpu_seconds", "suite_cpu_seconds",
+        for name in ("test_cpu_seconds", "load_cpu_seconds", "startup_cpu_seconds", "submission_cpu_seconds",
+                     "suite_cpu_seconds",
                      "platform_wall_seconds", "platform_margin_seconds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):

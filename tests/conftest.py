@@ -58,6 +58,31 @@ OPT_IN_MARKERS = ("slow", "bench")
 """Markers whose tests run only when the ``-m`` expression names them."""
 
 
+def pytest_configure(config):
+    """Before any test process starts (the xdist workers, when ``-n`` runs them): write the
+    bytecode of every protected file (``helpers.tree_digest``'s roots), so that no process of
+    the run writes a ``__pycache__`` into the tree while another's test compares its digest
+    (``harness_unchanged``) or a check verifies it (``harness.sandbox.files``)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    import compileall
+
+    from harness.paths import protected_roots
+
+    from helpers import CANDIDATES, SUITES
+
+    for root in [*protected_roots(), CANDIDATES, SUITES]:
+        compileall.compile_dir(root, quiet=2, workers=1)
+
+
+LONGEST_FIRST = ("test_mutants.py", "test_fairness.py", "test_check_isolation.py", "test_wall.py",
+                 "test_golden_replay.py", "test_serve_hostile.py", "test_strategies.py", "test_strength.py",
+                 "test_autograder.py", "test_batch.py", "test_grade_tests.py", "test_conform.py")
+"""The test files that take longest (``--durations``, 2026-12-01), handed out first when
+xdist runs the files on several workers (``--dist loadfile`` takes them in collection
+order): a long file that starts last would keep one core busy after the other is done."""
+
+
 def pytest_collection_modifyitems(config, items):
     expression = config.getoption("markexpr") or ""
     skipped = [m for m in OPT_IN_MARKERS if not re.search(rf"\b{m}\b", expression)]
@@ -67,6 +92,9 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
+    if hasattr(config, "workerinput"):  # an xdist worker (every worker sorts alike: the same order)
+        rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 # ------------------------------------------------------------------ the wall's checks

@@ -104,6 +104,7 @@ def test_csv_and_html_carry_the_same_rows(graded_class):
     assert failed_chart[:failed_chart.index("</svg>")].count("<rect") == 16
 
 
+@pytest.mark.e2e
 def test_every_student_reads_why_and_the_diagnosis_in_every_format(graded_class):
     folder, files, code, out, err = graded_class
     doc = json.loads(files["json"].read_text())

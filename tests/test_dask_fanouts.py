@@ -19,6 +19,8 @@ from harness.cli import main  # noqa: E402
 from harness.fanout.dask_local import LocalCluster  # noqa: E402
 from harness.fanout.executor import RunStats  # noqa: E402
 
+pytestmark = pytest.mark.e2e  # a cluster of processes, and each test runs a verb end to end on it
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMINGS = ("seconds", "cpu_seconds", "duration")
 

@@ -101,6 +101,7 @@ def test_a_scheduler_nobody_answers_is_a_clear_error(monkeypatch):
         list(executor.run([Task("a", "harness.fanout.executor:echo")], jobs=1, scheduler="127.0.0.1:9"))
 
 
+@pytest.mark.e2e
 def test_dask_gives_the_local_records_and_survives_a_killed_worker(tmp_path):
     LocalCluster = _dask_or_skip()
     marker = tmp_path / "first-attempts"

@@ -101,6 +101,7 @@ def test_a_coverage_map_is_reused_only_for_the_same_reference(tmp_path):
     assert coverage.CoverageMap.load(path) is None
 
 
+@pytest.mark.e2e
 def test_a_warm_grader_runs_pytest_in_a_fork_with_the_limits_of_a_cold_run(tmp_path):
     from harness.mutants import warm
 

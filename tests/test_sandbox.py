@@ -249,3 +249,34 @@ def test_an_object_that_equals_everything_equals_nothing_here(tmp_path):
     with Candidate(str(liar)) as cand:
         got = cand.module.regex_to_dfa("a")
         assert got != 3 and not (got == 3) and got == got
+
+
+def test_the_manifest_leaves_out_bytecode_another_process_writes_but_not_real_files(tmp_path):
+    """Two runs sharing one checkout: another process writes ``__pycache__`` into the
+    protected tree while a check runs. That is no tampering (and the new ``.pyc`` is
+    deleted, so a forged one does not outlive the run); a change to a real file still is,
+    as are a ``.pyc`` outside ``__pycache__`` and a ``__pycache__`` that is a link."""
+    root = tmp_path / "pkg"
+    (root / "sub" / "__pycache__").mkdir(parents=True)
+    (root / "a.py").write_text("A = 1\n")
+    (root / "sub" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"old cache")
+    manifest = Manifest.take([root])
+    (root / "__pycache__").mkdir()  # as `import pkg.a` from another process writes it
+    (root / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\x00forged or not")
+    (root / "sub" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"rewritten cache")
+    assert manifest.verify() == []
+    assert not (root / "__pycache__" / "a.cpython-311.pyc").exists()
+    assert not (root / "sub" / "__pycache__" / "old.cpython-311.pyc").exists()
+
+    (root / "a.py").write_text("A = 2\n")
+    (root / "b.pyc").write_bytes(b"not in a cache folder")
+    (root / "sub" / "__pycache__" / "planted.py").write_text("x\n")
+    (root / "other").mkdir()
+    (root / "other" / "__pycache__").symlink_to(tmp_path)
+    changes = "\n".join(manifest.verify())
+    for words in ("pkg/a.py: changed", "pkg/b.pyc: added (file)", "pkg/sub/__pycache__/planted.py: added (file)",
+                  "pkg/other/__pycache__: added (link)"):
+        assert words in changes, changes
+    manifest.restore()
+    assert manifest.verify() == [] and (root / "a.py").read_text() == "A = 1\n"
+    assert (root / "sub" / "__pycache__" / "old.cpython-311.pyc").read_bytes() == b"old cache"

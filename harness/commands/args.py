@@ -4,7 +4,7 @@ candidate (``add_unconfined``, ``confinement``).
 
 Example::
 
-    parser.add_argument("--timeout", type=seconds, default=60.0)
+    parser.add_argument("--timeout", type=seconds, default=POLICY.test_cpu_seconds)
     add_unconfined(parser)
     with confinement(args, "check", stderr) as refused:
         ...

@@ -75,7 +75,6 @@ from harness.suite.catalogue import BY_NAME, NAMES
 SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
-STARTUP_SECONDS = 60.0  # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue
 FINISH_GRACE = 10.0  # the grader child's CPU seconds to exit after its session ended (wall: the backstop of it)
 GRACE = 30.0  # the grader child's own CPU seconds in one test beyond the candidate's budget (the oracles' work)
 
@@ -367,8 +366,8 @@ class _Watch:
     tree, which the plugin's budgets bound) since the current phase began, and a
     generous wall-clock backstop behind each, granted once more on a loaded machine.
 
-    Phases: ``<load>`` (importing and loading, ``STARTUP_SECONDS`` + the load's CPU), a
-    test (``GRACE`` + the test's), between tests or before the load (``STARTUP_SECONDS``),
+    Phases: ``<load>`` (importing and loading, ``POLICY.startup_cpu_seconds`` + the load's CPU), a
+    test (``GRACE`` + the test's), between tests or before the load (``POLICY.startup_cpu_seconds``),
     after the session's "finish" record (``FINISH_GRACE``). The wall backstops leave room
     for the plugin's own (a candidate restarted in the test: its load and the test's
     budget, each possibly granted twice)."""
@@ -384,12 +383,13 @@ class _Watch:
         if reader.finished_at is not None:
             return "after the session ended", FINISH_GRACE, POLICY.backstop(FINISH_GRACE)
         if reader.current == "<load>":
-            cpu = STARTUP_SECONDS + opts.load_seconds
+            cpu = POLICY.startup_cpu_seconds + opts.load_seconds
             return "while loading", cpu, 2 * POLICY.backstop(cpu)
         if reader.current is not None:
             wall = 2 * (POLICY.backstop(opts.timeout) + POLICY.backstop(opts.load_seconds)) + POLICY.backstop(GRACE)
             return "in one test", GRACE + opts.timeout, wall
-        return "between tests", STARTUP_SECONDS, 2 * POLICY.backstop(STARTUP_SECONDS)
+        startup = POLICY.startup_cpu_seconds
+        return "between tests", startup, 2 * POLICY.backstop(startup)
 
     def over(self, reader: "_ResultReader") -> str | None:
         """Why the child must be ended now, or None."""

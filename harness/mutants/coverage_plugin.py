@@ -18,7 +18,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     from harness.suite import plugin
 
     out = os.environ.get("CONSTRAIN_HARNESS_COVERAGE_OUT")
-    candidate = plugin._STATE.get("candidate")
+    candidate = plugin.live_candidate()
     if not out or candidate is None or not candidate.alive:
         return
     lines = getattr(candidate.module, FUNCTION_NAME)()

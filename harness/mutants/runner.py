@@ -221,8 +221,10 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
         results_path = f.name
     test_cpu = test_cpu_seconds(timeout)
+    # -o addopts=: the checkout's own pytest options (pyproject.toml: its test suite on every core) are not
+    # the catalogue's, which runs in this one process
     cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
-           "-p", "no:cacheprovider", "--impl", str(package), "--results-file", results_path,
+           "-p", "no:cacheprovider", "-o", "addopts=", "--impl", str(package), "--results-file", results_path,
            "--timeout", str(test_cpu), "--seed", str(CATALOGUE_SEED)]
     if deep:
         cmd.append("--deep")

@@ -71,7 +71,6 @@ from harness.policy import POLICY
 from harness.sandbox import channel, confine, cputime, proxying
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = POLICY.load_cpu_seconds  # CPU s: importing numpy and the candidate, checking the contract
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
@@ -123,7 +122,8 @@ class Candidate:
     """One candidate process (see the module docstring)."""
 
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
-                 marker: str | None = None, contract: str = "constrain", load_cpu_seconds: float = STARTUP_SECONDS):
+                 marker: str | None = None, contract: str = "constrain",
+                 load_cpu_seconds: float = POLICY.load_cpu_seconds):
         if contract not in CONTRACTS:
             raise ValueError(f"contract must be one of {CONTRACTS}, not {contract!r}")
         self.spec, self.ref_deps, self.limits, self.contract = _absolute(spec), ref_deps, limits, contract

@@ -59,6 +59,8 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.policy import POLICY
+
 NOBODY = 65534
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 FIXED_ENV = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1",
@@ -84,10 +86,10 @@ class Limits:
     """Resource limits of one candidate process (rlimits; the wall clock is per call)."""
 
     cpu_seconds: int = 900
-    memory_mb: int = 2048
+    memory_mb: int = POLICY.memory_mb
     file_mb: int = 64
     processes: int = 256  # RLIMIT_NPROC counts every process of the uid: as nobody, this many
-    call_seconds: float = 60.0  # the default deadline of one call when no test deadline is set
+    call_seconds: float = POLICY.test_cpu_seconds  # the default deadline of one call when no test deadline is set
 
 
 @dataclass

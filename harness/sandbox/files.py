@@ -14,7 +14,13 @@ with ValueError at ``take``: the harness is about a megabyte).
 
 The grader calls ``take`` before the candidate process starts and ``verify`` +
 ``restore`` after it ended; any change is the run's verdict "tampered"
-(``harness.exitcodes.ExitCode.TAMPERED``).
+(``harness.exitcodes.ExitCode.TAMPERED``), but for Python's bytecode cache: a
+``__pycache__`` folder and the ``.pyc`` files in it, added, changed or removed, are not
+listed by ``verify`` (another process using the same checkout, a test run beside a check,
+writes them there while a check runs; they are not the harness's files), and ``verify``
+deletes every ``.pyc`` file added or changed since ``take`` (a cache: Python writes it
+again; a forged ``.pyc`` does not outlive the run). A link, anything but a folder named
+``__pycache__``, or anything but a regular ``.pyc`` file in one, is listed as any other entry is.
 
 Example::
 
@@ -63,11 +69,17 @@ class Manifest:
         return cls(list(roots), entries)
 
     def verify(self) -> list[str]:
-        """One line per difference, e.g. ``golden/x.json: changed (sha256 1a2b...)``."""
+        """One line per difference, e.g. ``golden/x.json: changed (sha256 1a2b...)``; the
+        bytecode cache's changes are not listed, its new or changed files are deleted (the
+        module docstring)."""
         now = {path: _entry(path) for root in self.roots for path in _walk(root)}
         changes = []
         for path, was in self.entries.items():
             got = now.get(path)
+            if _bytecode_cache(path, was) and (got is None or _bytecode_cache(path, got)):
+                if got is not None and got.kind == "file" and got.sha256 != was.sha256:
+                    _drop_cache_file(path)
+                continue
             if got is None:
                 changes.append(f"{self._name(path)}: removed")
             elif got.kind != was.kind:
@@ -79,7 +91,11 @@ class Manifest:
                 changes.append(f"{self._name(path)}: changed (sha256 {got.sha256[:12]})")
             elif got.mode != was.mode:
                 changes.append(f"{self._name(path)}: mode {oct(was.mode)} -> {oct(got.mode)}")
-        changes += [f"{self._name(p)}: added ({now[p].kind})" for p in sorted(set(now) - set(self.entries))]
+        for path in sorted(set(now) - set(self.entries)):
+            if not _bytecode_cache(path, now[path]):
+                changes.append(f"{self._name(path)}: added ({now[path].kind})")
+            elif now[path].kind == "file":
+                _drop_cache_file(path)
         return changes
 
     def restore(self) -> None:
@@ -96,6 +112,22 @@ class Manifest:
             if path == root or root in path.parents:
                 return str(path.relative_to(root.parent))
         return str(path)
+
+
+def _bytecode_cache(path: Path, entry: Entry) -> bool:
+    """Whether ``entry`` at ``path`` is Python's bytecode cache: a folder ``__pycache__``,
+    or a regular ``.pyc`` file in one."""
+    if entry.kind == "dir":
+        return path.name == "__pycache__"
+    return entry.kind == "file" and path.suffix == ".pyc" and path.parent.name == "__pycache__"
+
+
+def _drop_cache_file(path: Path) -> None:
+    """Delete a bytecode file (never through a link: ``unlink`` removes the entry itself)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _walk(root: Path):

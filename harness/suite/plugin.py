@@ -60,16 +60,120 @@ import os
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 
 import pytest
 
-from harness.policy import POLICY
+from harness.policy import POLICY, GradingPolicy
 from harness.sandbox.text import escape
 from harness.suite.seeding import stable_text
 
-_STATE: dict = {}  # the candidate process and what the plugin needs, set in configure
 MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candidate that crashes everywhere ends
 sys.dont_write_bytecode = True  # leave no __pycache__ in the checkout (its files are verified after the run)
+
+
+@dataclass(frozen=True)
+class CatalogueSettings:
+    """What one catalogue run was asked for: read once from the command line
+    (``from_config``, in ``pytest_configure``) and read by every hook from ``_RUN.settings``.
+    Every default is ``harness.policy.POLICY``'s (the options' defaults are its values), but
+    for ``--ref-deps``, a flag: off unless given (``harness.check`` gives it as ``POLICY.ref_deps`` says).
+
+    Invariants: ``policy`` is a valid ``GradingPolicy`` (``--timeout`` and ``--load-seconds``
+    finite and > 0, ``--memory`` an integer >= 256; checked by ``GradingPolicy`` itself), its
+    tier is ``"strict"`` exactly when ``--strict`` was given and its ``ref_deps`` is
+    ``--ref-deps``; ``only`` and ``skip`` are exact test names (empty ``only``: every test)."""
+
+    impl: str | None = None  # --impl: module name, .py file or package folder (None: the reference)
+    policy: GradingPolicy = POLICY  # --strict, --ref-deps, --timeout, --load-seconds, --memory
+    deep: bool = False  # --deep: also the Hypothesis differential properties (test_deep.py)
+    seed: int = 0  # --seed: the run seed (harness.suite.seeding; 0: the catalogue's own constants)
+    results_file: str | None = None  # --results-file: JSON lines appended here (None: none written)
+    results_key_fd: int | None = None  # --results-key-fd: where the records' signing key is read
+    golden_file: str | None = None  # --golden-file (None: golden/masks_golden.json)
+    only: frozenset[str] = frozenset()  # --only: run only these tests
+    skip: frozenset[str] = frozenset()  # --skip: not these
+
+    @classmethod
+    def from_config(cls, config) -> "CatalogueSettings":
+        """The settings of ``config``'s command line; a bad limit is a ``pytest.UsageError``."""
+        strict = bool(config.getoption("strict", default=False))
+        try:
+            policy = POLICY.with_(tier="strict" if strict else "default", ref_deps=config.getoption("--ref-deps"),
+                                  test_cpu_seconds=config.getoption("--timeout"),
+                                  load_cpu_seconds=config.getoption("--load-seconds"),
+                                  memory_mb=config.getoption("--memory"))
+        except ValueError as exc:
+            text = str(exc)
+            for field, option in (("test_cpu_seconds", "--timeout"), ("load_cpu_seconds", "--load-seconds"),
+                                  ("memory_mb", "--memory")):
+                text = text.replace(field, f"{option} ({field})", 1)
+            raise pytest.UsageError(f"harness.suite.plugin: {text}") from None
+        return cls(impl=config.getoption("--impl"), policy=policy, deep=config.getoption("--deep"),
+                   seed=config.getoption("--seed"), results_file=config.getoption("--results-file"),
+                   results_key_fd=config.getoption("--results-key-fd"),
+                   golden_file=config.getoption("--golden-file"),
+                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")))
+
+    @property
+    def strict(self) -> bool:
+        return self.policy.tier == "strict"
+
+    @property
+    def test_cpu_seconds(self) -> float:
+        """The CPU budget of one test's calls into the candidate (its process tree)."""
+        return float(self.policy.test_cpu_seconds)
+
+    @property
+    def load_cpu_seconds(self) -> float:
+        return float(self.policy.load_cpu_seconds)
+
+    def selects(self, name: str) -> bool:
+        """Whether ``--only`` / ``--skip`` keep the test ``name``."""
+        return (not self.only or name in self.only) and name not in self.skip
+
+    def limits(self, tests: int):
+        """The candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard
+        fence behind the per-test budgets, is the load and every test's whole CPU allowance,
+        twice over (a crash restarts the count)."""
+        from harness.sandbox import Limits
+
+        cpu = int(self.load_cpu_seconds + 2 * self.test_cpu_seconds * max(tests, 1))
+        return Limits(cpu_seconds=cpu, memory_mb=self.policy.memory_mb, call_seconds=self.test_cpu_seconds)
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(n for n in (text or "").split(",") if n)
+
+
+class _Run:
+    """One pytest session of the catalogue (made in ``pytest_configure``): its settings and
+    the state that changes while it runs (the candidate process, restarts, each test's start)."""
+
+    def __init__(self, settings: CatalogueSettings, out, write) -> None:
+        self.settings = settings
+        self.out = out  # the results file, line-buffered (None: no --results-file)
+        self.write = write  # writes one (signed) record to ``out``
+        self.golden: dict | None = None  # the masks golden file, read before any candidate runs
+        self.tests: int | None = None  # the count of tests the candidate's RLIMIT_CPU is sized for
+        self.early = None  # a candidate begun in configure, not yet waited for (_begin_candidate)
+        self.early_started = None  # the early candidate, handed to the first load
+        self.candidate = None  # the live candidate process
+        self.restarts = 0  # fresh candidate processes after crashes (at most MAX_RESTARTS)
+        self.load_failure: dict | None = None  # the load record of a candidate that did not load
+        self.incident_before = None  # the candidate's incident when the current test began
+        self.started: dict[str, float] = {}  # nodeid -> time.monotonic() at its start
+        self.reports: dict[str, list] = {}  # nodeid -> its reports (setup, call, teardown)
+
+
+_RUN: _Run | None = None
+"""The session running in this process (None outside one)."""
+
+
+def live_candidate():
+    """The candidate process of the session running in this process, or None (the coverage
+    run's plugin, ``harness.mutants.coverage_plugin``, asks it for its lines)."""
+    return _RUN.candidate if _RUN is not None else None
 
 
 def pytest_addoption(parser) -> None:
@@ -84,7 +188,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--load-seconds", type=float, default=POLICY.load_cpu_seconds,
                     help="CPU seconds for importing the candidate and checking the contract")
     group.addoption("--seed", type=int, default=0, help="the run seed (harness.suite.seeding; 0: the catalogue's own)")
-    group.addoption("--memory", type=int, default=2048, help="MB of address space for the candidate process")
+    group.addoption("--memory", type=int, default=POLICY.memory_mb,
+                    help="MB of address space for the candidate process")
     group.addoption("--results-file", default=None, help="append JSON-lines results here")
     group.addoption("--results-key-fd", type=int, default=None,
                     help="read a hex key from this file descriptor and sign every result record with it")
@@ -96,60 +201,46 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_configure(config) -> None:
+    global _RUN
     for marker, text in (("unit", "a hand-checked example"), ("smoke", "the quickest sign of life"),
                          ("golden", "replays a recorded file or oracle"), ("property", "a generated, seeded property"),
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
         config.addinivalue_line("markers", f"{marker}: {text}")
-    _STATE.clear()  # a fresh session (pytest.main may run twice in one process)
-    path = config.getoption("--results-file")
-    _STATE["out"] = open(path, "a", encoding="utf-8", buffering=1) if path else None
-    fd = config.getoption("--results-key-fd")
-    key = _read_key(fd) if fd is not None else None
-    _STATE["write"] = _writer(_STATE["out"], key)
+    settings = CatalogueSettings.from_config(config)  # a fresh session (pytest.main may run twice in one process)
+    out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
+    key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
+    _RUN = _Run(settings, out, _writer(out, key))
     _undumpable()
     from harness.suite import seeding, tiers
 
-    seeding.set_run_seed(config.getoption("--seed"))
+    seeding.set_run_seed(settings.seed)
 
-    tiers.set_strict(bool(config.getoption("strict", default=False)))
-    _begin_candidate(config)
-
-
-def _options(config) -> None:
-    """The options the candidate process needs, in ``_STATE``."""
-    _STATE["spec"] = config.getoption("--impl")
-    _STATE["ref_deps"] = config.getoption("--ref-deps")
-    _STATE["timeout"] = config.getoption("--timeout")
-    _STATE["load_seconds"] = config.getoption("--load-seconds")
-    _STATE["memory"] = config.getoption("--memory")
-    _STATE["restarts"] = 0
+    tiers.set_strict(settings.strict)
+    _begin_candidate(_RUN)
 
 
-def _begin_candidate(config) -> None:
+def _begin_candidate(run: _Run) -> None:
     """Start the candidate process and its import now, while pytest collects the catalogue
     (``Candidate.begin``; ``pytest_collection_finish`` waits for it): the two start-ups
     overlap on a second core. The golden file is read first, as before any candidate
     runs. Only where the tests to be collected are known here (not ``--deep``: its
     properties are counted at collection), since their count sets the process's
-    ``RLIMIT_CPU`` (``_new_candidate``); ``pytest_collection_finish`` checks the count and starts
+    ``RLIMIT_CPU`` (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
 
-    if config.getoption("--deep"):
-        return
-    _options(config)
-    if spec_problem(_STATE["spec"]):
-        return  # the usage record is written at collection
-    only = {n for n in config.getoption("--only").split(",") if n}
-    skip = {n for n in config.getoption("--skip").split(",") if n}
-    _STATE["tests"] = len([n for n in NAMES if (not only or n in only) and n not in skip])
-    _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
-    _STATE["early"] = _new_candidate()
+    settings = run.settings
+    if settings.deep or spec_problem(settings.impl):
+        return  # (a usage problem's record is written at collection)
+    run.tests = len([n for n in NAMES if settings.selects(n)])
+    run.golden = _read_golden(settings.golden_file)
+    run.early = _new_candidate(run)
     try:
-        _STATE["early"].begin()
+        run.early.begin()
     except Exception:  # noqa: BLE001 - e.g. no confinement: said when the load is waited for
-        _STATE.pop("early").close()
+        run.early.close()
+        run.early = None
 
 
 def _read_key(fd: int) -> bytes:
@@ -207,10 +298,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
     rank = {name: i for i, name in enumerate(NAMES)}
     items.sort(key=lambda item: rank.get(item.name, len(rank)))
-    only = {n for n in config.getoption("--only").split(",") if n}
-    skip = {n for n in config.getoption("--skip").split(",") if n}
-    if only or skip:  # exact names (pytest's -k matches substrings: test_hand_example_masks)
-        keep = [i for i in items if (not only or i.name in only) and i.name not in skip]
+    settings = _RUN.settings
+    if settings.only or settings.skip:  # exact names (pytest's -k matches substrings: test_hand_example_masks)
+        keep = [i for i in items if settings.selects(i.name)]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
     _seed_hypothesis(items)
@@ -230,36 +320,33 @@ def _seed_hypothesis(items) -> None:
 def pytest_collection_finish(session) -> None:
     """Read the golden file (unless configure did), then start the candidate process and
     load the candidate (or wait for the load configure began, ``_begin_candidate``)."""
-    config = session.config
-    write = _STATE["write"]
-    if "golden" not in _STATE:
-        _STATE["golden"] = _read_golden(config.getoption("--golden-file"))
-    _options(config)
-    early = _STATE.pop("early", None)
-    if early is not None and _STATE.get("tests") != len(session.items):
+    run = _RUN
+    if run.golden is None:
+        run.golden = _read_golden(run.settings.golden_file)
+    early, run.early = run.early, None
+    if early is not None and run.tests != len(session.items):
         early.close()  # another count of tests than foreseen: another RLIMIT_CPU, a fresh process
         early = None
-    _STATE["tests"] = len(session.items)
-    _STATE["early_started"] = early
-    write({"event": "start", "test": "<load>"})
-    record = _start_candidate()
-    write(record)
+    run.tests = len(session.items)
+    run.early_started = early
+    run.write({"event": "start", "test": "<load>"})
+    record = _start_candidate(run)
+    run.write(record)
     if record["status"] != "ok":
-        _STATE["load_failure"] = record
+        run.load_failure = record
         pytest.exit(record["reason"], returncode=2 if record["status"] == "usage" else 3)
 
 
-def _start_candidate() -> dict:
+def _start_candidate(run: _Run) -> dict:
     """A fresh candidate process; its load record (``status`` ok / error / usage)."""
     from harness.sandbox import CandidateGone, RemoteError
     from harness.sandbox.candidate import CandidateError, spec_problem
 
-    spec = _STATE["spec"]
-    problem = spec_problem(spec)
+    problem = spec_problem(run.settings.impl)
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
-    candidate = _STATE.pop("early_started", None) or _new_candidate()
-    _STATE["candidate"] = candidate
+    candidate, run.early_started = run.early_started or _new_candidate(run), None
+    run.candidate = candidate
     try:
         info = candidate.start()
     except RemoteError as exc:
@@ -283,17 +370,13 @@ def _start_candidate() -> dict:
     return record
 
 
-def _new_candidate():
-    """A candidate process not started yet, under the run's limits: RLIMIT_CPU, the hard
-    fence behind the per-test budgets, is the load and every test's whole CPU allowance,
-    twice over (a crash restarts the count)."""
-    from harness.sandbox import Candidate, Limits
+def _new_candidate(run: _Run):
+    """A candidate process not started yet, under the run's limits (``CatalogueSettings.limits``)."""
+    from harness.sandbox import Candidate
 
-    load_seconds = float(_STATE.get("load_seconds", POLICY.load_cpu_seconds))
-    cpu = int(load_seconds + 2 * float(_STATE["timeout"]) * max(_STATE.get("tests", 1), 1))
-    limits = Limits(cpu_seconds=cpu, memory_mb=int(_STATE["memory"]), call_seconds=float(_STATE["timeout"]))
-    return Candidate(_STATE["spec"], ref_deps=_STATE["ref_deps"], limits=limits,
-                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=load_seconds)
+    settings = run.settings
+    return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
+                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds)
 
 
 def _confinement(candidate) -> dict:
@@ -312,42 +395,42 @@ def impl():
     """The implementation under test: a proxy of the candidate's module, in a live
     candidate process (a fresh one after a crash), its calls in this test bounded by one
     CPU budget of ``--timeout`` seconds."""
-    failure = _STATE.get("load_failure")
-    if failure is not None:
-        pytest.fail(failure.get("reason", "the candidate did not load"), pytrace=False)
-    candidate = _STATE["candidate"]
+    run = _RUN
+    if run.load_failure is not None:
+        pytest.fail(run.load_failure.get("reason", "the candidate did not load"), pytrace=False)
+    candidate = run.candidate
     if not candidate.alive:
-        if _STATE["restarts"] >= MAX_RESTARTS:
+        if run.restarts >= MAX_RESTARTS:
             pytest.fail(f"not run: the candidate process crashed {MAX_RESTARTS} times", pytrace=False)
-        _STATE["restarts"] += 1
-        record = _start_candidate()
+        run.restarts += 1
+        record = _start_candidate(run)
         if record["status"] != "ok":
             pytest.fail(f"a fresh candidate process did not load: {record['reason']}", pytrace=False)
-        candidate = _STATE["candidate"]
-    candidate.limit_cpu(float(_STATE["timeout"]))
+        candidate = run.candidate
+    candidate.limit_cpu(run.settings.test_cpu_seconds)
     return candidate.module
 
 
 @pytest.fixture(scope="session")
 def golden():
     """The masks golden file, read before the candidate process started."""
-    return _STATE["golden"]
+    return _RUN.golden
 
 
 def pytest_runtest_logstart(nodeid, location) -> None:
-    _STATE["write"]({"event": "start", "test": _name(nodeid)})
-    _STATE[("t0", nodeid)] = time.monotonic()
-    candidate = _STATE.get("candidate")
-    _STATE["incident_before"] = candidate.incident if candidate is not None else None
+    run = _RUN
+    run.write({"event": "start", "test": _name(nodeid)})
+    run.started[nodeid] = time.monotonic()
+    run.incident_before = run.candidate.incident if run.candidate is not None else None
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    candidate = _STATE.get("candidate")
+    candidate = _RUN.candidate
     incident = candidate.incident if candidate is not None else None
-    if incident is not None and incident is not _STATE.get("incident_before") and call.when == "call":
+    if incident is not None and incident is not _RUN.incident_before and call.when == "call":
         # The candidate process died, hung or broke the protocol during this test: that is
         # the verdict, whatever the test made of the exception.
         report.outcome = "failed"
@@ -365,25 +448,25 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logreport(report) -> None:
-    _STATE.setdefault(("reports", report.nodeid), []).append(report)
+    _RUN.reports.setdefault(report.nodeid, []).append(report)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logfinish(nodeid, location) -> None:
     from harness.suite import tiers
 
-    reports = _STATE.pop(("reports", nodeid), [])
+    run = _RUN
+    reports = run.reports.pop(nodeid, [])
     outcome, reason, details = _summarize(reports)
     notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
              if key == "notes" for note in value]
     notes += tiers.drain_notes()
-    started = _STATE.pop(("t0", nodeid), time.monotonic())
-    candidate = _STATE.get("candidate")
-    if candidate is not None:
-        candidate.limit_cpu(None)
-    _STATE["write"]({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
-                     "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
-                     "notes": [escape(n) for n in dict.fromkeys(notes)]})
+    started = run.started.pop(nodeid, time.monotonic())
+    if run.candidate is not None:
+        run.candidate.limit_cpu(None)
+    run.write({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
+               "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
+               "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
 def _summarize(reports) -> tuple[str, str, str]:
@@ -406,20 +489,26 @@ def _summarize(reports) -> tuple[str, str, str]:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    for key in ("candidate", "early", "early_started"):
-        if _STATE.get(key) is not None:
-            _STATE[key].close()
-    _STATE["write"]({"event": "finish", "exitstatus": int(exitstatus)})
-    if _STATE.get("out") is not None:
-        _STATE["out"].close()
+    run = _RUN
+    for candidate in (run.candidate, run.early, run.early_started):
+        if candidate is not None:
+            candidate.close()
+    run.write({"event": "finish", "exitstatus": int(exitstatus)})
+    if run.out is not None:
+        run.out.close()
 
 
 def pytest_unconfigure(config) -> None:
     """A candidate process begun in configure and never waited for (the session ended
     before collection finished) ends here."""
-    for key in ("early", "early_started"):
-        if _STATE.get(key) is not None:
-            _STATE.pop(key).close()
+    run = _RUN
+    if run is None:
+        return
+    for name in ("early", "early_started"):
+        candidate = getattr(run, name)
+        if candidate is not None:
+            setattr(run, name, None)
+            candidate.close()
 
 
 # --------------------------------------------------------------------------- reasons
@@ -474,4 +563,4 @@ def _name(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1]
 
 
-__all__ = ["impl", "golden"]
+__all__ = ["CatalogueSettings", "impl", "golden", "live_candidate"]

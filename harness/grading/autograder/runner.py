@@ -139,8 +139,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
     deadline = time.monotonic() + wall
     budget = min(POLICY.suite_cpu_seconds, wall)
     try:
-        probe = subprocess.run([*cli, "grade-tests", "--help"], capture_output=True, timeout=min(60.0, wall),
-                               env=isolated.environment())
+        probe = subprocess.run([*cli, "grade-tests", "--help"], capture_output=True,
+                               timeout=min(POLICY.startup_cpu_seconds, wall), env=isolated.environment())
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot start grade-tests: {exc}"
     if probe.returncode != 0:
@@ -150,7 +150,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
         command = [*cli, "grade-tests", str(tests_dir), "--hints", hints, "--gradescope", str(out),
                    "--budget", f"{budget:g}", "--timeout", f"{min(RUN_CPU_SECONDS, budget):g}"]
         with open(log_path, "wb") as log:   # CPU: grade-tests' --budget bounds it; this is the tree's backstop
-            outcome = run_bounded(command, log, Path(scratch), cpu_limit=_GRADE_TESTS_JOBS * budget + 60.0,
+            outcome = run_bounded(command, log, Path(scratch),
+                                  cpu_limit=_GRADE_TESTS_JOBS * budget + POLICY.startup_cpu_seconds,
                                   wall_limit=max(1.0, deadline - time.monotonic()), env=isolated.environment())
         if outcome.stopped:
             return f"grade-tests took longer than the {wall:.0f} s left of the time budget, and was stopped"

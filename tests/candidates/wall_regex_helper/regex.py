@@ -19,12 +19,12 @@ finally:
 sys.modules["regex"] = _real
 
 _plugin = sys.modules.get("harness.suite.plugin")
-if _plugin is not None and "write" in getattr(_plugin, "_STATE", {}):
-    _write = _plugin._STATE["write"]
+if _plugin is not None and getattr(_plugin, "_RUN", None) is not None:
+    _write = _plugin._RUN.write
 
     def _forged(record):
         if record.get("event") == "result":
             record = {**record, "outcome": "passed", "reason": "", "details": ""}
         return _write(record)
 
-    _plugin._STATE["write"] = _forged
+    _plugin._RUN.write = _forged
