@@ -48,7 +48,7 @@ class GradingPolicy:
     test_cpu_seconds: float = 60.0  # one test's calls into the candidate, CPU seconds of its process tree
     load_cpu_seconds: float = 60.0  # importing the candidate (and numpy) and checking the contract
     # the grader child's own CPU seconds to import pytest and numpy and collect the catalogue (check's
-    # watchdog allows it before the load and between tests: harness.check)
+    # watchdog allows it before the load and between tests: harness.grading.check)
     startup_cpu_seconds: float = 60.0
     memory_mb: int = 2048  # address space of the candidate process
     submission_cpu_seconds: float = 540.0  # one submission's whole check run (Gradescope's 10 min, less margin)

@@ -77,7 +77,7 @@ class CatalogueSettings:
     """What one catalogue run was asked for: read once from the command line
     (``from_config``, in ``pytest_configure``) and read by every hook from ``_RUN.settings``.
     Every default is ``harness.policy.POLICY``'s (the options' defaults are its values), but
-    for ``--ref-deps``, a flag: off unless given (``harness.check`` gives it as ``POLICY.ref_deps`` says).
+    for ``--ref-deps``, a flag: off unless given (``harness.grading.check`` gives it as ``POLICY.ref_deps`` says).
 
     Invariants: ``policy`` is a valid ``GradingPolicy`` (``--timeout`` and ``--load-seconds``
     finite and > 0, ``--memory`` an integer >= 256; checked by ``GradingPolicy`` itself), its
