@@ -22,7 +22,6 @@ without circles, and a product with subpackages has its own layers (below).
 in ``pyproject.toml``, the source of truth):
 
     cli                        the command: one parser, one verb each
-<<<<<<< HEAD
     commands                   the verbs, thin: arguments, exit codes, reports written
     bench                      benchmarks and stress probes (time whole verbs and peers)
     differential               sweep (every pattern and schema up to a size) and corpus
@@ -40,35 +39,15 @@ in ``pyproject.toml``, the source of truth):
                                it, the channel, the proxy, the shapes, the confinement, the guard
     fanout                     one executor for every fan-out (local or Dask), and a fan-out's
                                results file (``--resume``)
-=======
-    commands                   the verbs (argument parsing, exit codes, reports written)
-    bench                      benchmarks (time whole verbs and peers)
-    corpus                     real schema collections (MaskBench's records) through the oracles
-    sweep                      every pattern and schema up to a size, three opinions each
-    batch | conform | golden_replay | peers
-                               products: a class at once, a live server's conformance,
-                               a candidate replayed against the golden files, the peer
-                               engines compared
-    autograder | reports | serve
-                               Gradescope/PrairieLearn bundles, check's report texts,
-                               the reference server
-    gradetests                 a student's own tests graded against wheats and chaffs
-    mutants                    the mutant catalogue (grade-tests' chaffs) and its runner
-    check                      one grading run of a candidate (the grader's parent side)
-    grader_launch              starting check's grader child: a fork of the warm check process, or a new interpreter
-    suite                      the seed's 16 tests, run in the grader child
-    sandbox                    everything that crosses into the candidate's process: the
-                               channel, the proxy, the shapes, the confinement, the guard
-    fanout                     a fan-out's results file (``--resume``) and progress line
->>>>>>> batchspeed
     report                     the report model and its formats
     argtypes | contract | paths | policy
     exitcodes | files_in | intake   the bottom: values, the seed's contract, the grading policy,
                                readers, a submission's intake
 
 Inside the products: ``grading``: batch over autograder and report, over gradetests, over
-check; ``server``: conform over reference; ``differential``: corpus over sweep;
-``fanout``: results over executor over dask_local.
+check, over grader_launch (starting check's grader child); ``server``: conform over
+reference; ``differential``: corpus over sweep; ``fanout``: results over executor over
+dask_local.
 
 Under ``harness``: ``golden``, then ``strategies``, then ``facts`` and ``oracles`` (the
 oracles import nothing of the harness, nor the facts). Exceptions, listed in the

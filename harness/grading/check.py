@@ -64,8 +64,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness import grader_launch
 from harness.exitcodes import ExitCode
+from harness.grading import grader_launch
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import POLICY, GradingPolicy
 from harness.sandbox import confine, cputime, isolated
@@ -260,7 +260,7 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
     """The grader child as a new interpreter: isolated (``harness.sandbox.isolated``: no
-    current directory, user PYTHONPATH or user site); ``harness.grader_launch`` forks it
+    current directory, user PYTHONPATH or user site); ``harness.grading.grader_launch`` forks it
     instead where that is the same."""
     return isolated.command("pytest", *_pytest_arguments(options, results_file, done))
 

@@ -259,13 +259,13 @@ def _exit_like_the_interpreter() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m harness.grader_launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
+    """``python -m harness.grading.grader_launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
     (forked where ``forkable``), here, with this environment, output into LOG, and a key
     pipe holding one line; its exit status (negative: the signal). For the tests (the fork and
     the new interpreter side by side) and to see what ``check`` starts."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        print("usage: python -m harness.grader_launch LOG PYTEST-ARGS...", file=sys.stderr)
+        print("usage: python -m harness.grading.grader_launch LOG PYTEST-ARGS...", file=sys.stderr)
         return 2
     key_read, key_write = os.pipe()
     os.write(key_write, b"00\n")
