@@ -171,3 +171,27 @@ def test_the_generated_mutants_sample_is_the_same_on_every_python():
             printed = subprocess.run([str(python), "-I", "-c", code.format(seed=seed)], capture_output=True,
                                      text=True, check=True, timeout=60).stdout
             assert printed.strip() == str(here[:200]), python
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("candidate", ["exits_on_import.py", "wrong_dead_sink.py"])
+def test_two_gradings_of_one_upload_give_the_same_record(candidate, tmp_path):
+    """The batch and the autograder grade each upload on a private copy in a random folder;
+    the record must not carry that folder (nor the module name derived from it): the same
+    upload graded twice gives the same record but for timings, and no grading-machine path."""
+    from dataclasses import asdict
+
+    from harness.grading.autograder.grading import GradeOptions, grade_submission
+
+    upload = tmp_path / "ana"
+    upload.mkdir()
+    shutil.copy2(CANDIDATES / candidate, upload / "constrain.py")
+    options = GradeOptions(timeout=30.0)
+    records = [asdict(grade_submission(upload, options)) for _ in range(2)]
+    texts = []
+    for record in records:
+        record.pop("seconds"), record.pop("cpu_seconds")
+        texts.append(re.sub(r"\d+(?:\.\d+)? ?(?:ms|s)\b", "<time>", json.dumps(record, sort_keys=True)))
+    assert texts[0] == texts[1]
+    assert "constrain-harness-grade-" not in texts[0] and str(tmp_path) not in texts[0]
+    assert records[0]["verdict"] != "passed" and any(t["status"] != "passed" for t in records[0]["tests"])

@@ -57,7 +57,7 @@ import sys
 import tempfile
 import time
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
@@ -274,7 +274,7 @@ def _grade_copy(module: Path, options: GradeOptions, scratch: Path, budget: Clas
     problem = syntax_problem(module, label)
     if problem:
         return _refused("syntax error", printable(display_name(problem)))
-    return _run_check(module, options, scratch, budget)
+    return without_scratch(_run_check(module, options, scratch, budget), scratch)
 
 
 # --------------------------------------------------------------------------- the check run
@@ -309,6 +309,36 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
                      problem=f"check exited {outcome.exit_code} without a readable report "
                              f"({type(exc).__name__}); its last lines: {tail}")
     return replace(_from_report(report, outcome.exit_code, output), cpu_seconds=outcome.cpu_seconds)
+
+
+# the candidate's module name: harness.sandbox.candidate names it cand_<stem>_<10 hex of its path's hash>
+_MODULE_NAME = re.compile(r"\b(cand_\w+?)_[0-9a-f]{10}\b")
+
+
+def without_scratch(grade: Grade, scratch: Path) -> Grade:
+    """``grade`` with the private copy's random folder taken out of every text: a path in the
+    copy reads relative to the submission (``constrain.py``), the folder itself ``<scratch>``,
+    and the candidate's module name (derived from its path) loses the path's hash. So two
+    gradings of one upload give the same record, timings aside (issue 23: same submission, same
+    seed, same report), and no path of the grading machine reaches a report."""
+    swaps = []
+    for root in dict.fromkeys((str(scratch), os.path.realpath(scratch))):
+        swaps += [(f"{root}/submission/", ""), (root, "<scratch>")]
+
+    def clean(value):
+        if isinstance(value, str):
+            for old, new in swaps:
+                value = value.replace(old, new)
+            return _MODULE_NAME.sub(r"\1", value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(clean(v) for v in value)
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, TestOutcome):
+            return replace(value, **{f.name: clean(getattr(value, f.name)) for f in fields(value)})
+        return value
+
+    return replace(grade, **{f.name: clean(getattr(grade, f.name)) for f in fields(grade)})
 
 
 def _stopped_problem(outcome, options: GradeOptions) -> str:
