@@ -135,7 +135,7 @@ def _where_the_time_goes(report) -> None:
 
     from harness.sandbox import Candidate
     from harness.suite import (
-        golden_replay,
+        golden_masks,
         seeding,
         test_dfa,
         test_masks,
@@ -148,7 +148,7 @@ def _where_the_time_goes(report) -> None:
 
     functions = {name: getattr(module, name) for module in (test_dfa, test_masks, test_sampling, test_schema,
                                                             test_vocab) for name in NAMES if hasattr(module, name)}
-    golden = golden_replay.read_golden(None)
+    golden = golden_masks.read_golden(None)
     seeding.set_run_seed(0)
     print("    where the time goes (in-process grader, one candidate process; CPU: the grader's + the candidate's):",
           file=report.out)
