@@ -8,7 +8,10 @@ each), the 12 ``wrong_*`` pitfall candidates plus ``wrong_missing_names``, 7 hos
 (exit on import, loop forever, ``os._exit``, ``sys.exit``, segfault, allocate forever,
 monkeypatch) and 2 more (``skips_tests``, ``needs_ref_deps``), all from
 ``tests/candidates/``. Graded with ``--jobs 2 --timeout 10`` (so the looping candidate
-costs 10 CPU s per test it hangs in, not 60). Unless ``--quick``, three runs (median); the
+costs 10 CPU s per test it hangs in, not 60). The issue's figure is the rate on a class of
+correct and wrong submissions: the same class without the 7 hostile ones, graded after it
+(the hanging candidate alone costs its lane ~100 CPU s by policy, which no fixed cost
+explains). Unless ``--quick``, three runs (median); the
 issue asks for the rate, not a ratio, so no peer is measured (a ``--jobs 1`` run would
 cost twice as long again on a shared machine). The load average is printed before and
 after each run (the rate is only comparable at a similar load).
@@ -61,8 +64,9 @@ OTHERS = ("skips_tests.py", "needs_ref_deps.py", "wrong_missing_names.py")
 TIMEOUT = 10
 
 
-def build_class(folder: Path) -> int:
-    """Lay out the 40 submissions in ``folder``; returns how many."""
+def build_class(folder: Path, hostile: bool = True) -> int:
+    """Lay out the class in ``folder`` (with ``hostile``: also the candidates that hang, crash
+    or attack); returns how many submissions."""
     for i in range(REFERENCE_COPIES):
         shutil.copytree(ROOT / "oracles" / "automaton",
                         folder / f"ref{i:02d}" / "python" / "tinyllm" / "infer" / "constrain",
@@ -70,7 +74,8 @@ def build_class(folder: Path) -> int:
     # grade-tests' wheats (package data)
     brzozowski = ROOT / "harness" / "grading" / "gradetests" / "wheats" / "brzozowski.py"
     wrong = sorted(p for p in CANDIDATES.glob("wrong_*.py") if p.name != "wrong_missing_names.py")
-    files = [brzozowski, brzozowski, *wrong, *(CANDIDATES / name for name in (*HOSTILE, *OTHERS))]
+    files = [brzozowski, brzozowski, *wrong, *(CANDIDATES / name for name in ((*HOSTILE, *OTHERS) if hostile
+                                                                              else OTHERS))]
     for i, path in enumerate(files):
         shutil.copy2(path, folder / f"s{i:02d}_{path.stem}.py")
     return REFERENCE_COPIES + len(files)
@@ -156,16 +161,24 @@ def run(report, quick: bool) -> None:
         folder = Path(scratch) / "class"
         n = build_class(folder)
         _overheads(report, folder)
-        runs = []
-        for _ in range(1 if quick else 3):
-            before = _load()
-            runs.append(_grade_class(folder, 2))
-            print(f"    run {len(runs)}: {runs[-1][0]:.0f} s, {before} before, {_load()} after", file=report.out)
-        seconds = [run[0] for run in runs]
-        median = statistics.median(seconds)
-        trees = statistics.median(run[2] for run in runs) / n
-        own = statistics.median(run[3] for run in runs) / n
-        print(f"    verdicts: {runs[0][1]}", file=report.out)
-        report.add(Row("batch", f"{n} submissions, --jobs 2", Timing(median, min(seconds), len(runs)),
-                       note=f"{60 * n / median:.1f} submissions/min (median of {len(runs)}); {trees:.2f} CPU s per "
-                            f"submission in its check run, {own:.2f} in the batch's own process", target="per minute"))
+        _rate(report, folder, n, quick, "with the hostile gallery")
+        honest = Path(scratch) / "honest"
+        _rate(report, honest, build_class(honest, hostile=False), quick, "correct and wrong")
+
+
+def _rate(report, folder: Path, n: int, quick: bool, label: str) -> None:
+    """Grade the class in ``folder`` (once, or three times for a median) and add its rate."""
+    runs = []
+    for _ in range(1 if quick else 3):
+        before = _load()
+        runs.append(_grade_class(folder, 2))
+        print(f"    {label}, run {len(runs)}: {runs[-1][0]:.0f} s, {before} before, {_load()} after", file=report.out)
+    seconds = [run[0] for run in runs]
+    median = statistics.median(seconds)
+    trees = statistics.median(run[2] for run in runs) / n
+    own = statistics.median(run[3] for run in runs) / n
+    print(f"    verdicts ({label}): {runs[0][1]}", file=report.out)
+    report.add(Row("batch", f"{n} submissions, {label}, --jobs 2", Timing(median, min(seconds), len(runs)),
+                   note=f"{60 * n / median:.1f} submissions/min (median of {len(runs)}); {trees:.2f} CPU s per "
+                        f"submission in its check run, {own:.2f} in the batch's own process",
+                   target=">= 30 per minute" if label == "correct and wrong" else "per minute"))
