@@ -55,6 +55,7 @@ POLL_SECONDS = (0.25, 5.0)  # a run's tree CPU is sampled at most this often / a
 _RLIMIT_MARGIN = 5.0        # RLIMIT_CPU of the check process: the limit plus this (the sampler acts first)
 _TICKS = os.sysconf("SC_CLK_TCK")
 _MAX_SCANS = 20             # scans of the process table while stopping a tree (each finds the newly forked)
+GONE_SECONDS = 5.0          # after SIGKILL, a stopped tree is waited for (gone or a zombie) at most this long
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,26 @@ def _kill_tree(root: int) -> None:
         os.killpg(root, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    _wait_gone(found)
+
+
+def _wait_gone(pids: set[int], seconds: float = GONE_SECONDS) -> None:
+    """Return once every one of ``pids`` is gone or a zombie (a ``SIGKILL`` takes effect when
+    the process is next scheduled: on a busy machine, a moment after it was sent), or after
+    ``seconds``: so when a run returns, nothing of it is left running."""
+    deadline = time.monotonic() + seconds
+    while pids and time.monotonic() < deadline:
+        pids = {pid for pid in pids if _running(pid)}
+        if pids:
+            time.sleep(0.005)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _signal(pid: int, signum: int) -> None:
