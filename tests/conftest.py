@@ -23,9 +23,12 @@ Profiles, chosen by the environment variable ``CONSTRAIN_HARNESS_PROFILE``
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +39,40 @@ settings.register_profile("dev", max_examples=50, **_COMMON)
 settings.register_profile("ci", max_examples=50, derandomize=True, database=None, print_blob=True, **_COMMON)
 settings.register_profile("thorough", max_examples=1000, derandomize=True, database=None, **_COMMON)
 settings.load_profile(os.environ.get("CONSTRAIN_HARNESS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+
+
+# Tests of one run share the checkout, and a few change its files on purpose (an unconfined attack,
+# the guard's restore tests: marker ``writes_checkout``), which any check running beside them would
+# read as tampering. So every test runs holding a shared lock, a ``writes_checkout`` test an
+# exclusive one (pytest-xdist's workers are processes: a file lock, per checkout). A writer first
+# takes the turnstile and keeps it, so the tests that arrive after it wait and it is not starved.
+_LOCKS = Path(tempfile.gettempdir()) / ("constrain-harness-tests-"
+                                        + hashlib.sha256(str(Path(__file__).resolve().parents[1]).encode())
+                                        .hexdigest()[:12])
+_HELD = "CONSTRAIN_HARNESS_TESTS_LOCK_HELD"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Hold the checkout's lock through the test's setup (module fixtures too), call and teardown.
+    A pytest started by a test (its environment says the lock is held) takes none: it would wait
+    for a writer that waits for its parent."""
+    if os.environ.get(_HELD):
+        yield
+        return
+    writer = item.get_closest_marker("writes_checkout") is not None
+    with open(f"{_LOCKS}.turnstile", "a") as turnstile, open(f"{_LOCKS}.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        if not writer:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        fcntl.flock(lock, fcntl.LOCK_EX if writer else fcntl.LOCK_SH)
+        os.environ[_HELD] = "1"
+        try:
+            yield
+        finally:
+            os.environ.pop(_HELD, None)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
 
 
 @pytest.fixture

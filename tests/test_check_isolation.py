@@ -104,6 +104,7 @@ def test_writes_into_the_graders_home_never_arrive(harness_unchanged):
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.OK
 
 
+@pytest.mark.writes_checkout
 @pytest.mark.e2e
 def test_unconfined_file_attacks_are_tampered_listed_and_undone(harness_unchanged, monkeypatch):
     if os.geteuid() != 0:

@@ -397,6 +397,7 @@ def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
 # --------------------------------------------------------------------------- restore whatever happens (item 3)
 
 
+@pytest.mark.writes_checkout
 @pytest.mark.e2e
 def test_the_guard_restores_the_files_after_the_graders_process_dies_of_a_signal():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"
@@ -434,6 +435,7 @@ def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
     assert "ZeroDivisionError" in err.getvalue()
 
 
+@pytest.mark.writes_checkout
 @pytest.mark.e2e
 @confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
@@ -509,6 +511,7 @@ def test_ctrl_c_lets_the_guarded_child_finish_its_cleanup_before_the_files_are_v
     assert out.getvalue() == "cleaned up\n" and err.getvalue() == ""
 
 
+@pytest.mark.writes_checkout
 @pytest.mark.e2e
 def test_verified_restores_after_an_exception_in_this_process():
     suite = next(r for r in protected_roots() if r.name == "harness") / "suite"

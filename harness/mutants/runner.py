@@ -666,8 +666,11 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             if progress:
                 progress(result, done, len(mutants))
     finally:
-        _LOCAL_RUNS.pop(local_id, None)
-        _LOCAL_MUTANTS.pop(local_id, None)
+        with _ACTIVE_LOCK:   # no task starts now; the ones running (in the executor's threads) finish first
+            _LOCAL_RUNS.pop(local_id, None)
+            _LOCAL_MUTANTS.pop(local_id, None)
+            _ACTIVE_LOCK.wait_for(lambda: not _ACTIVE.get(local_id))   # each bounded by its mutant's limits
+            _ACTIVE.pop(local_id, None)
         shutil.rmtree(root, ignore_errors=True)  # the mutated copies: never left behind
         if scheduler is None:
             warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
@@ -676,6 +679,8 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
 
 _LOCAL_RUNS: dict[str, tuple] = {}       # local run id -> (run function, root, timeout): never sent anywhere
 _LOCAL_MUTANTS: dict[str, list] = {}     # local run id -> the mutant objects, in task order
+_ACTIVE: dict[str, int] = {}             # local run id -> its tasks running now (guarded by _ACTIVE_LOCK)
+_ACTIVE_LOCK = threading.Condition()
 
 
 def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan]) -> Callable[..., MutantResult]:
@@ -698,8 +703,20 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
 
 
 def run_local_task(payload: dict) -> dict:
-    """A local task: run the registered function on the mutant object (it never leaves this process)."""
-    run, root, timeout = _LOCAL_RUNS[payload["run"]]
-    mutant = _LOCAL_MUTANTS[payload["run"]][payload["index"]]
-    task_cpu(reset=True)
-    return result_to_json(run(mutant, root, timeout), cpu=task_cpu())
+    """A local task: run the registered function on the mutant object (it never leaves this
+    process). It counts itself in ``_ACTIVE`` while it runs, so the run that registered it
+    removes its folder only after every task already started has finished."""
+    local_id = payload["run"]
+    with _ACTIVE_LOCK:
+        if local_id not in _LOCAL_RUNS:
+            raise RuntimeError(f"mutant run {local_id} has ended: its task {payload['index']} is not started")
+        run, root, timeout = _LOCAL_RUNS[local_id]
+        mutant = _LOCAL_MUTANTS[local_id][payload["index"]]
+        _ACTIVE[local_id] = _ACTIVE.get(local_id, 0) + 1
+    try:
+        task_cpu(reset=True)
+        return result_to_json(run(mutant, root, timeout), cpu=task_cpu())
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE[local_id] -= 1
+            _ACTIVE_LOCK.notify_all()
