@@ -27,26 +27,32 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["tree_seconds", "process_seconds", "machine_loaded", "TICKS"]
+__all__ = ["tree_seconds", "process_seconds", "machine_loaded", "stat_fields", "TICKS"]
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """Clock ticks per second: the unit of ``/proc/<pid>/stat``'s times."""
 
 
-def _stat(pid: int) -> tuple[int, int, int] | None:
-    """(parent pid, own ticks, reaped children's ticks) of ``pid``, or None when gone.
+def stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, or None when ``pid`` is gone.
 
-    Fields after the command name (which may hold spaces and parentheses: split at the
-    last ``)``): state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based."""
+    The command name may hold spaces and parentheses: the line is split at its last ``)``.
+    Index 0 is the state (``Z``: a zombie), 1 the parent pid, 3 the session, 11-14 utime,
+    stime, cutime, cstime in clock ticks (``proc(5)``'s fields 3, 4, 6, 14-17)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
-    fields = data[data.rfind(b")") + 2:].split()
+    return data[data.rfind(b")") + 2:].split()
+
+
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, own ticks, reaped children's ticks) of ``pid``, or None when gone."""
+    fields = stat_fields(pid)
     try:
         return int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
-    except (IndexError, ValueError):
+    except (TypeError, IndexError, ValueError):
         return None
 
 

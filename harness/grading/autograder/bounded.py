@@ -49,6 +49,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.sandbox.cputime import stat_fields
+
 __all__ = ["RunOutcome", "ClassBudget", "run_bounded", "stop_all_runs", "POLL_SECONDS"]
 
 POLL_SECONDS = (0.25, 5.0)  # a run's tree CPU is sampled at most this often / at least this often
@@ -194,12 +196,9 @@ def _processes() -> dict[int, tuple[int, int, float]]:
     for name in names:
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                raw = f.read()
-        except OSError:
+        fields = stat_fields(int(name))
+        if fields is None:
             continue  # ended meanwhile
-        fields = raw[raw.rfind(b")") + 2:].split()  # after "pid (comm) ": comm may hold spaces or ")"
         try:
             ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
             table[int(name)] = (int(fields[1]), int(fields[3]), ticks / _TICKS)
@@ -260,11 +259,8 @@ def _wait_gone(pids: set[int], seconds: float = GONE_SECONDS) -> None:
 
 
 def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
+    fields = stat_fields(pid)
+    return bool(fields) and fields[0] != b"Z"
 
 
 def _signal(pid: int, signum: int) -> None:
