@@ -17,6 +17,7 @@ of grade-tests' results (with a fake verb).
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import os
@@ -31,7 +32,7 @@ import pytest
 
 from harness.cli import main
 from harness.exitcodes import ExitCode
-from harness.grading.autograder import gradescope, prairielearn, runner, visibility
+from harness.grading.autograder import bundle, gradescope, prairielearn, runner, visibility
 from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.grading.autograder.grading import Grade, GradeOptions, TestOutcome, _from_report, grade_module, printable
 from harness.grading.autograder.locate import SEED_PATH, SubmissionError, locate_module, syntax_problem
@@ -107,6 +108,27 @@ def grade_in(installed, files: dict[str, Path | str | None], **config) -> dict:
     return valid(json.loads((root / "results" / "results.json").read_text()))
 
 
+# Distributions the core dependencies need only transitively (from their published metadata:
+# pytest -> pluggy, iniconfig; jsonschema -> attrs, referencing, rpds-py; jinja2 -> markupsafe;
+# hypothesis -> sortedcontainers), and distributions only the extras bring.
+TRANSITIVE = ("pluggy", "iniconfig", "attrs", "referencing", "rpds-py", "markupsafe", "sortedcontainers")
+EXTRAS_ONLY = ("ruff", "mypy", "coverage", "dask", "distributed", "openai", "pytest-xdist", "tokenizers", "cosmic-ray")
+
+
+def assert_pins_the_runtime_closure(pins: str) -> None:
+    """``pins`` (a constraints.txt) pins every distribution the wheel needs at run time, at the
+    version installed here, transitively, and nothing that only an extra brings."""
+    pinned = dict(line.split("==") for line in pins.splitlines() if line and not line.startswith("#"))
+    assert all(pinned.get(name) == importlib.metadata.version(name) for name in TRANSITIVE), pinned
+    assert not set(EXTRAS_ONLY) & set(pinned), pinned
+    for name, version in pinned.items():
+        assert importlib.metadata.version(name) == version, name
+
+
+def test_the_constraints_pin_the_whole_runtime_closure():
+    assert_pins_the_runtime_closure(bundle._constraints())
+
+
 @pytest.mark.e2e
 def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_version(installed):
     root, _ = installed
@@ -116,6 +138,7 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
     pins = (root / "source" / "constraints.txt").read_text()
     assert f"# built with Python {sys.version_info.major}.{sys.version_info.minor}\n" in pins
     assert all(f"\n{name}==" in pins for name in ("numpy", "regex", "jsonschema", "hypothesis", "pytest"))
+    assert_pins_the_runtime_closure(pins)
     settings = json.loads((root / "source" / CONFIG_NAME).read_text())
     assert (settings["points"], settings["hints"], settings["timeout"], settings["tier"]) == (32.0, "full", 30.0,
                                                                                                "default")

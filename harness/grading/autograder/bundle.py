@@ -5,7 +5,8 @@ Contents (Gradescope unpacks the zip into ``/autograder/source``)::
     setup.sh                              installs the wheel + pinned dependencies into /autograder/venv
     run_autograder                        grades /autograder/submission -> /autograder/results/results.json
     constrain-harness-autograder.json     the settings (lab, tier, points, hints, limits, version, commit)
-    constraints.txt                       the dependency versions of the machine that built the bundle
+    constraints.txt                       the version of every distribution the wheel needs at run time
+                                          (its core dependencies' closure) on the machine that built it
                                           (applied when Gradescope's Python is the same minor version)
     wheels/constrain_harness-V-py3-none-any.whl   this exact source tree, built with
                                           ``pip wheel . --no-deps --no-build-isolation``
@@ -33,13 +34,16 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 from harness import __version__
 from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
 
-__all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "PINNED"]
+__all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "runtime_closure"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-PINNED = ("numpy", "regex", "jsonschema", "hypothesis", "pytest")   # pyproject's core dependencies
+DISTRIBUTION = "constrain-harness"
 _SOURCE_PARTS = ("pyproject.toml", "README.md", "facts", "harness", "oracles", "strategies", "golden")
 _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
@@ -89,12 +93,44 @@ def build_wheel(out_dir: Path, root: Path | None = None) -> Path:
 def _constraints() -> str:
     lines = ["# the dependency versions of the machine that built this bundle",
              f"# built with Python {sys.version_info.major}.{sys.version_info.minor}"]
-    for name in PINNED:
-        try:
-            lines.append(f"{name}=={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            pass
+    lines += [f"{name}=={version}" for name, version in runtime_closure()]
     return "\n".join(lines) + "\n"
+
+
+def runtime_closure(distribution: str = DISTRIBUTION) -> list[tuple[str, str]]:
+    """Every installed distribution that ``distribution``'s core dependencies (no extras) need,
+    transitively, with its version here: (canonical name, version), sorted by name.
+
+    A requirement whose marker does not hold on this Python (``python_version < "3.11"`` on
+    3.13, ``extra == "dev"``) is left out; so is one that is not installed (nothing to pin).
+    Pinning the whole closure, not only the direct dependencies, is what makes a Gradescope
+    image grade with the same code as the machine that built the bundle."""
+    pinned: dict[str, str] = {}
+    pending = list(_core_requirements(distribution, extras=()))
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        if name in pinned:
+            continue
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        pinned[name] = version
+        pending += _core_requirements(name, extras=tuple(requirement.extras))
+    return sorted(pinned.items())
+
+
+def _core_requirements(distribution: str, extras: tuple[str, ...]) -> list[Requirement]:
+    """``distribution``'s requirements whose markers hold here, for the given extras."""
+    environments = [{"extra": extra} for extra in ("", *extras)]
+    chosen = []
+    for line in importlib.metadata.requires(distribution) or ():
+        requirement = Requirement(line)
+        marker = requirement.marker
+        if marker is None or any(marker.evaluate(env) for env in environments):
+            chosen.append(requirement)
+    return chosen
 
 
 def _commit(root: Path) -> str:
