@@ -229,33 +229,88 @@ def _exit_code(result: CheckResult) -> ExitCode:
 
 
 def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attempt: int, done: set[str]) -> str:
-    """One child process; returns ``"restart"`` when tests remain after a crash."""
+    """One child process (and, in a first attempt, its twin: ``harness.suite.twin``); returns
+    ``"restart"`` when tests remain after a crash."""
     results_file = sandbox / f"results-{attempt}.jsonl"
-    results_file.touch()
     log = sandbox / f"child-{attempt}.log"
     arguments = _pytest_arguments(options, results_file, done) + _run_arguments(options, result)
+    theirs = _twin_tests(options, done) if attempt == 0 else ()
     reader = _ResultReader(results_file)
     started = time.monotonic()
-    with open(log, "wb") as out:
-        key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
-        try:
-            child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                        env=_child_env(sandbox, result.marker), out=out, key_fd=key_read)
-        finally:
-            os.close(key_read)
-        os.write(key_write, reader.key.hex().encode() + b"\n")
-        os.close(key_write)
-        try:
-            killed = _watch(child, reader, result, options, started)
-        except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
-            _kill(child)
-            raise
+    twin, stream_fds = None, os.pipe() if theirs else ()
+    try:
+        with open(log, "wb") as out:
+            if theirs:
+                arguments += ["--twin-in-fd", str(stream_fds[0]), "--twin-tests", ",".join(theirs)]
+            child = _start(arguments, reader, sandbox, result.marker, out, stream_fds[:1])
+            try:
+                if theirs:
+                    twin = _start_twin(options, result, sandbox, theirs, stream_fds[1])
+                for fd in stream_fds:
+                    os.close(fd)
+                stream_fds = ()
+                killed = _watch(child, reader, result, options, started, twin)
+            except BaseException:  # e.g. Ctrl-C in the grader: never leave a child running
+                _kill(child)
+                raise
+            finally:
+                if twin is not None:
+                    _kill(twin.child)
+    finally:
+        for fd in stream_fds:
+            os.close(fd)
     records = reader.read_new()
     _apply(records, result)
     info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
             "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
     result.children.append(info)
     return _after_exit(result, reader, child.returncode, killed, log)
+
+
+def _start(arguments: list[str], reader: "_ResultReader", sandbox: Path, marker: str, out,
+           extra_fds: tuple[int, ...] = ()):
+    """A grader child running ``pytest arguments``, its records signed with ``reader.key``."""
+    reader.path.touch()
+    key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
+    try:
+        child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds)
+    finally:
+        os.close(key_read)
+    os.write(key_write, reader.key.hex().encode() + b"\n")
+    os.close(key_write)
+    return child
+
+
+@dataclass
+class _Twin:
+    """The twin grader child (``harness.suite.twin``) and what watches it."""
+
+    child: object
+    reader: "_ResultReader"
+    watch: "_Watch"
+
+
+def _twin_tests(options: CheckOptions, done: set[str]) -> tuple[str, ...]:
+    """The tests a twin runs beside the main child (``harness.suite.twin.second_half``), or ()."""
+    if options.deep:
+        return ()
+    from harness.suite.twin import second_half
+
+    return second_half([n for n in NAMES if (not options.only or n in options.only) and n not in done])
+
+
+def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, theirs: tuple[str, ...],
+                stream_fd: int) -> _Twin:
+    """The twin: the catalogue's ``theirs`` only, streamed to the main through ``stream_fd``;
+    its records (in its own file) only tell ``_watch`` where it is; its output is its own log."""
+    results_file = sandbox / "twin-results.jsonl"
+    arguments = _pytest_arguments(options, results_file, set(NAMES) - set(theirs)) + _run_arguments(options, result)
+    arguments += ["--twin-out-fd", str(stream_fd)]
+    reader = _ResultReader(results_file)
+    with open(sandbox / "twin.log", "wb") as out:
+        child = _start(arguments, reader, sandbox, result.marker, out, (stream_fd,))
+    return _Twin(child, reader, _Watch(child, options))
 
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
@@ -409,13 +464,18 @@ class _Watch:
         return None
 
 
-def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,
-           started: float) -> str | None:
-    """Poll until the child exits; kill it when a phase overruns (``_Watch``)."""
+def _watch(child, reader: _ResultReader, result: CheckResult, options: CheckOptions,
+           started: float, twin: _Twin | None = None) -> str | None:
+    """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
+    watched alike and killed alone when it overruns (the main then runs its tests itself)."""
     watch = _Watch(child, options)
     while child.poll() is None:
         time.sleep(0.05)
         _apply(reader.read_new(), result)
+        if twin is not None and twin.child.poll() is None:
+            twin.reader.read_new()
+            if twin.watch.over(twin.reader) is not None:
+                _kill(twin.child)
         why = watch.over(reader)
         if why is not None:
             _kill(child)

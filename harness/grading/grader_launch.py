@@ -85,12 +85,14 @@ def forkable() -> bool:
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
 
 
-def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int):
-    """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring)."""
+def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_fds: tuple[int, ...] = ()):
+    """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring);
+    ``extra_fds`` are inherited too (a twin's stream: ``harness.suite.twin``)."""
+    keep = (key_fd, *extra_fds)
     if forkable():
-        return _fork(list(args), str(cwd), dict(env), out.fileno(), key_fd)
+        return _fork(list(args), str(cwd), dict(env), out.fileno(), keep)
     return subprocess.Popen(isolated.command("pytest", *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_fd,))
+                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=keep)
 
 
 class ForkedChild:
@@ -120,7 +122,7 @@ class ForkedChild:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
-def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> ForkedChild:
+def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...]) -> ForkedChild:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()   # nothing buffered here may be written twice
@@ -130,13 +132,13 @@ def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: i
     try:
         pid = os.fork()
         if pid == 0:
-            _child(args, cwd, env, out_fd, key_fd)   # never returns
+            _child(args, cwd, env, out_fd, keep)   # never returns
     finally:
         gc.unfreeze()   # here only: the child never leaves _child
     return ForkedChild(pid)
 
 
-def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> None:
+def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...]) -> None:
     code = 1
     try:
         os.setsid()
@@ -145,8 +147,11 @@ def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: 
         os.dup2(null, 0)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        os.closerange(3, key_fd)
-        os.closerange(key_fd + 1, _max_fd())
+        low = 3
+        for fd in sorted({fd for fd in keep if fd >= 3}):   # every descriptor but those kept
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, _max_fd())
         _as_a_new_interpreter(env)
         code = _run_pytest(args)
     except BaseException:  # noqa: BLE001 - before or after pytest: said in the log, never returned from

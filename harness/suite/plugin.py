@@ -93,6 +93,9 @@ class CatalogueSettings:
     golden_file: str | None = None  # --golden-file (None: golden/masks_golden.json)
     only: frozenset[str] = frozenset()  # --only: run only these tests
     skip: frozenset[str] = frozenset()  # --skip: not these
+    twin_in_fd: int | None = None  # --twin-in-fd: the twin's stream of the --twin-tests (harness.suite.twin)
+    twin_tests: frozenset[str] = frozenset()  # --twin-tests: the tests the twin runs, replayed here
+    twin_out_fd: int | None = None  # --twin-out-fd: this session is a twin: stream each test there
 
     @classmethod
     def from_config(cls, config) -> "CatalogueSettings":
@@ -113,7 +116,9 @@ class CatalogueSettings:
                    seed=config.getoption("--seed"), results_file=config.getoption("--results-file"),
                    results_key_fd=config.getoption("--results-key-fd"),
                    golden_file=config.getoption("--golden-file"),
-                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")))
+                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")),
+                   twin_in_fd=config.getoption("--twin-in-fd"), twin_tests=_names(config.getoption("--twin-tests")),
+                   twin_out_fd=config.getoption("--twin-out-fd"))
 
     @property
     def strict(self) -> bool:
@@ -164,6 +169,9 @@ class _Run:
         self.incident_before = None  # the candidate's incident when the current test began
         self.started: dict[str, float] = {}  # nodeid -> time.monotonic() at its start
         self.reports: dict[str, list] = {}  # nodeid -> its reports (setup, call, teardown)
+        self.config = None  # the session's pytest config
+        self.twin = None  # the main's end of its twin's stream (harness.suite.twin.TwinStream), or None
+        self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
 
 
 _RUN: _Run | None = None
@@ -196,6 +204,11 @@ def pytest_addoption(parser) -> None:
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
     group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
     group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
+    group.addoption("--twin-in-fd", type=int, default=None,
+                    help="read the --twin-tests' results from this file descriptor (harness.suite.twin)")
+    group.addoption("--twin-tests", default="", help="comma-separated test names a twin runs (harness.suite.twin)")
+    group.addoption("--twin-out-fd", type=int, default=None,
+                    help="a twin: write each finished test to this file descriptor (harness.suite.twin)")
     # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
     # meets: its markers are registered below); the tiers read it, no second option.
 
@@ -210,7 +223,9 @@ def pytest_configure(config) -> None:
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
     _RUN = _Run(settings, out, _writer(out, key))
+    _RUN.config = config
     _undumpable()
+    _open_twin_streams(_RUN)
     from harness.suite import seeding, tiers
 
     seeding.set_run_seed(settings.seed)
@@ -241,6 +256,17 @@ def _begin_candidate(run: _Run) -> None:
     except Exception:  # noqa: BLE001 - e.g. no confinement: said when the load is waited for
         run.early.close()
         run.early = None
+
+
+def _open_twin_streams(run: _Run) -> None:
+    """The main's reader of its twin's stream, or a twin's sink to its main (``harness.suite.twin``)."""
+    from harness.suite import twin
+
+    settings = run.settings
+    if settings.twin_in_fd is not None:
+        run.twin = twin.TwinStream(settings.twin_in_fd)
+    if settings.twin_out_fd is not None:
+        run.sink = twin.Sink(settings.twin_out_fd)
 
 
 def _read_key(fd: int) -> bytes:
@@ -337,6 +363,54 @@ def pytest_collection_finish(session) -> None:
         pytest.exit(record["reason"], returncode=2 if record["status"] == "usage" else 3)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """With a twin (``harness.suite.twin``): run this session's own tests, then replay the
+    twin's in the catalogue's order, running here any the twin cannot give, and every one
+    after it. Without one, pytest's own loop."""
+    run = _RUN
+    stream, run.twin = run.twin, None
+    if stream is None:
+        return None
+    from harness.suite import tiers, twin
+
+    items = session.items
+    own = [item for item in items if item.name not in run.settings.twin_tests]
+    theirs = items[len(own):]
+    usable = (not session.testsfailed and not session.config.option.collectonly and theirs
+              and own + theirs == items and all(item.name in run.settings.twin_tests for item in theirs))
+    if not usable:  # (the parent split the catalogue otherwise than it was collected: run every test here)
+        stream.close()
+        return None
+    _run_items(session, own)
+    for index, item in enumerate(theirs):
+        # started here before the wait: check's watch gives this process a test's limits meanwhile
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        message = stream.result_for(item.nodeid)
+        if message is None:
+            _run_items(session, theirs[index:])
+            break
+        twin.replay(item, message, tiers.keep_notes)
+        _stop_if_asked(session)
+    stream.close()
+    return True
+
+
+def _run_items(session, items) -> None:
+    """pytest's own loop (``_pytest.main.pytest_runtestloop``) over ``items``."""
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        _stop_if_asked(session)
+
+
+def _stop_if_asked(session) -> None:
+    if session.shouldfail:
+        raise session.Failed(session.shouldfail)
+    if session.shouldstop:
+        raise session.Interrupted(session.shouldstop)
+
+
 def _start_candidate(run: _Run) -> dict:
     """A fresh candidate process; its load record (``status`` ok / error / usage)."""
     from harness.sandbox import CandidateGone, RemoteError
@@ -419,6 +493,8 @@ def golden():
 
 def pytest_runtest_logstart(nodeid, location) -> None:
     run = _RUN
+    if run.sink is not None:
+        run.sink.flush()  # the test before this one is over, its warnings with it
     run.write({"event": "start", "test": _name(nodeid)})
     run.started[nodeid] = time.monotonic()
     run.incident_before = run.candidate.incident if run.candidate is not None else None
@@ -460,7 +536,10 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
     outcome, reason, details = _summarize(reports)
     notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
              if key == "notes" for note in value]
-    notes += tiers.drain_notes()
+    late_notes = tiers.drain_notes()
+    notes += late_notes
+    if run.sink is not None:
+        run.sink.finished(run.config, nodeid, reports, late_notes)
     started = run.started.pop(nodeid, time.monotonic())
     if run.candidate is not None:
         run.candidate.limit_cpu(None)
@@ -488,8 +567,18 @@ def _summarize(reports) -> tuple[str, str, str]:
     return "passed", "", ""
 
 
+def pytest_warning_recorded(warning_message, when, nodeid, location) -> None:
+    run = _RUN
+    if run is not None and run.sink is not None and when == "runtest":
+        run.sink.warning(warning_message, nodeid)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     run = _RUN
+    if run.sink is not None:
+        run.sink.close()  # the last test's, before the candidate's slower close
+    if run.twin is not None:
+        run.twin.close()
     for candidate in (run.candidate, run.early, run.early_started):
         if candidate is not None:
             candidate.close()
