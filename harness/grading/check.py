@@ -303,13 +303,16 @@ def _twin_tests(options: CheckOptions, done: set[str]) -> tuple[str, ...]:
 def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, theirs: tuple[str, ...],
                 stream_fd: int) -> _Twin:
     """The twin: the catalogue's ``theirs`` only, streamed to the main through ``stream_fd``;
-    its records (in its own file) only tell ``_watch`` where it is; its output is its own log."""
+    its records (in its own file) only tell ``_watch`` where it is; its output is its own log.
+    Its processes carry their own marker, ``twin-`` and the run's (which it contains, so a
+    search for the run's finds them): ending the marked processes of one candidate
+    (``confine.kill_marked``, the unconfined mode's sweep) never ends the other's."""
     results_file = sandbox / "twin-results.jsonl"
     arguments = _pytest_arguments(options, results_file, set(NAMES) - set(theirs)) + _run_arguments(options, result)
     arguments += ["--twin-out-fd", str(stream_fd)]
     reader = _ResultReader(results_file)
     with open(sandbox / "twin.log", "wb") as out:
-        child = _start(arguments, reader, sandbox, result.marker, out, (stream_fd,))
+        child = _start(arguments, reader, sandbox, f"twin-{result.marker}", out, (stream_fd,))
     return _Twin(child, reader, _Watch(child, options))
 
 
