@@ -56,6 +56,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import signal
 import subprocess
 import sys
@@ -472,18 +473,42 @@ def _watch(child, reader: _ResultReader, result: CheckResult, options: CheckOpti
     """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
     watched alike and killed alone when it overruns (the main then runs its tests itself)."""
     watch = _Watch(child, options)
-    while child.poll() is None:
-        time.sleep(0.05)
-        _apply(reader.read_new(), result)
-        if twin is not None and twin.child.poll() is None:
-            twin.reader.read_new()
-            if twin.watch.over(twin.reader) is not None:
-                _kill(twin.child)
-        why = watch.over(reader)
-        if why is not None:
-            _kill(child)
-            return why
+    ended = _exit_signal(child)
+    try:
+        while child.poll() is None:
+            _wait_a_little(ended)
+            _apply(reader.read_new(), result)
+            if twin is not None and twin.child.poll() is None:
+                twin.reader.read_new()
+                if twin.watch.over(twin.reader) is not None:
+                    _kill(twin.child)
+            why = watch.over(reader)
+            if why is not None:
+                _kill(child)
+                return why
+    finally:
+        if ended is not None:
+            os.close(ended)
     return None
+
+
+POLL = 0.05  # seconds between two looks at a grader child (its records, its CPU time)
+
+
+def _exit_signal(child) -> int | None:
+    """A descriptor that turns readable when ``child`` exits (a pidfd), or None where there
+    is none: then ``_watch`` notices an exit at its next look, up to ``POLL`` s later."""
+    try:
+        return os.pidfd_open(child.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_a_little(ended: int | None) -> None:
+    if ended is None:
+        time.sleep(POLL)
+    else:
+        select.select([ended], [], [], POLL)
 
 
 def _kill(child: subprocess.Popen) -> None:
