@@ -2,7 +2,8 @@
 
 Subjects: the catalogue (16 tests) and, unless ``--quick``, the catalogue with
 ``--deep``. Each run is a fresh grader child (pytest, numpy, the golden file) and a
-fresh candidate process behind the wall, exactly as a grader runs it. Targets: the
+fresh candidate process behind the wall, and a twin of both for the catalogue's second
+half (``harness.suite.twin``), exactly as a grader runs it. Targets: the
 catalogue <= 2.5 s wall on 2 quiet cores (issue 23; issue 11 allowed 10 s), with
 ``--deep`` <= 5 minutes; the note gives the CPU seconds of all the run's processes (the
 parent's own and its children's, a figure the load moves far less than the wall). A

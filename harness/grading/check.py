@@ -25,6 +25,13 @@ channel, so nothing the candidate does can write a result or patch a test.
   own CPU seconds (the harness's work) per test, per load and between tests, with
   generous wall backstops behind them; a child past one, or one that dies, is ended and
   the tests not yet run are run in a new child.
+- **a twin** (``harness.suite.twin``; not with ``--deep`` nor in a restarted child): a
+  second grader child runs the catalogue's second half with its own candidate process,
+  beside the first child, and streams each test's reports to it; the first child replays
+  them in the catalogue's order, so the records, output and exit status are those of one
+  child running every test. The twin is watched as the child is (its own records, its
+  own CPU seconds) and killed alone past a limit; the child then runs the twin's tests
+  itself. It ends with the child at the latest.
 - **one run seed** (``harness.suite.seeding``): every random choice of the run comes from
   it; ``seed`` (default: derived from the submission's content, so a regrade draws the
   same inputs) is printed in the header and written in every report.

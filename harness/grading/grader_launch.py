@@ -1,11 +1,12 @@
 """Starting ``check``'s grader child: a fork of this warm process where that is the same
 as a new interpreter, else a new interpreter (``harness.sandbox.isolated``).
 
-``start(args, cwd=, env=, out=, key_fd=)`` starts ``python -m pytest ARGS`` for
+``start(args, cwd=, env=, out=, key_fd=, extra_fds=())`` starts ``python -m pytest ARGS`` for
 ``harness.grading.check`` in its own session, in ``cwd``, with exactly ``env``, stdin from
 ``/dev/null``, stdout and stderr into ``out``, and only ``key_fd`` (the records' signing
-key) inherited; it returns an object with ``pid``, ``poll()``, ``wait()`` and
-``returncode`` (negative: the signal), as ``subprocess.Popen``.
+key) and ``extra_fds`` (a twin's stream, ``harness.suite.twin``) inherited; it returns an
+object with ``pid``, ``poll()``, ``wait()`` and ``returncode`` (negative: the signal), as
+``subprocess.Popen``.
 
 Why: every ``check --batch`` submission (and every Gradescope run) is one ``check``
 process started by ``harness.grading.autograder.grading``, which has already imported pytest,
@@ -25,7 +26,7 @@ hand (a user's environment) therefore starts a new interpreter, as before.
 What the forked child does before pytest, so that it is the process a new interpreter
 would be (invariant: the same records, the same output, the same exit status):
 ``setsid``; ``chdir``; stdin, stdout, stderr onto ``/dev/null`` and ``out``; every other
-descriptor but ``key_fd`` closed; signal handlers back to an exec's (Python's handlers to
+descriptor but ``key_fd`` and ``extra_fds`` closed; signal handlers back to an exec's (Python's handlers to
 the default, then the interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE and
 SIGXFSZ ignored); the parent's exit handlers dropped (its temporary folders are its own);
 ``os.environ`` replaced by ``env``, ``tempfile``'s cached folder forgotten (``TMPDIR``
