@@ -282,7 +282,8 @@ def _start(arguments: list[str], reader: "_ResultReader", sandbox: Path, marker:
     key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
     try:
         child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds)
+                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds,
+                                    module="harness.suite.early")
     finally:
         os.close(key_read)
     os.write(key_write, reader.key.hex().encode() + b"\n")

@@ -86,13 +86,15 @@ def forkable() -> bool:
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
 
 
-def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_fds: tuple[int, ...] = ()):
+def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_fds: tuple[int, ...] = (),
+          module: str = "pytest"):
     """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring);
-    ``extra_fds`` are inherited too (a twin's stream: ``harness.suite.twin``)."""
+    ``extra_fds`` are inherited too (a twin's stream: ``harness.suite.twin``); ``module``: run
+    that one instead, which runs pytest (``harness.suite.early``)."""
     keep = (key_fd, *extra_fds)
     if forkable():
-        return _fork(list(args), str(cwd), dict(env), out.fileno(), keep)
-    return subprocess.Popen(isolated.command("pytest", *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        return _fork(list(args), str(cwd), dict(env), out.fileno(), keep, module)
+    return subprocess.Popen(isolated.command(module, *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=keep)
 
 
@@ -123,7 +125,8 @@ class ForkedChild:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
-def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...]) -> ForkedChild:
+def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...],
+          module: str) -> ForkedChild:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()   # nothing buffered here may be written twice
@@ -133,13 +136,13 @@ def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tup
     try:
         pid = os.fork()
         if pid == 0:
-            _child(args, cwd, env, out_fd, keep)   # never returns
+            _child(args, cwd, env, out_fd, keep, module)   # never returns
     finally:
         gc.unfreeze()   # here only: the child never leaves _child
     return ForkedChild(pid)
 
 
-def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...]) -> None:
+def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...], module: str) -> None:
     code = 1
     try:
         os.setsid()
@@ -154,7 +157,7 @@ def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tu
             low = fd + 1
         os.closerange(low, _max_fd())
         _as_a_new_interpreter(env)
-        code = _run_pytest(args)
+        code = _run_pytest(args, module)
     except BaseException:  # noqa: BLE001 - before or after pytest: said in the log, never returned from
         try:
             os.write(2, traceback.format_exc().encode("utf-8", "replace"))
@@ -217,14 +220,14 @@ def _stream(fd: int, mode: str, encoding: str, errors: str, line_buffering: bool
     return io.TextIOWrapper(binary, encoding=encoding, errors=errors, newline="\n", line_buffering=line_buffering)
 
 
-def _run_pytest(args: list[str]) -> int:
-    """``python -m pytest args`` from here on (``isolated.BOOT``'s ``runpy`` call), and the
-    interpreter's exit; the exit status."""
+def _run_pytest(args: list[str], module: str = "pytest") -> int:
+    """``python -m pytest args`` (or ``module``) from here on (``isolated.BOOT``'s ``runpy``
+    call), and the interpreter's exit; the exit status."""
     import runpy
 
     sys.argv = ["-c", *args]
     try:
-        runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as exc:
         code = _exit_status(exc.code)

@@ -141,10 +141,9 @@ class CatalogueSettings:
         """The candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard
         fence behind the per-test budgets, is the load and every test's whole CPU allowance,
         twice over (a crash restarts the count)."""
-        from harness.sandbox import Limits
+        from harness.suite.early import candidate_limits
 
-        cpu = int(self.load_cpu_seconds + 2 * self.test_cpu_seconds * max(tests, 1))
-        return Limits(cpu_seconds=cpu, memory_mb=self.policy.memory_mb, call_seconds=self.test_cpu_seconds)
+        return candidate_limits(self.load_cpu_seconds, self.test_cpu_seconds, self.policy.memory_mb, tests)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -237,10 +236,13 @@ def pytest_configure(config) -> None:
 def _begin_candidate(run: _Run) -> None:
     """Start the candidate process and its import now, while pytest collects the catalogue
     (``Candidate.begin``; ``pytest_collection_finish`` waits for it): the two start-ups
-    overlap on a second core. The golden file is read first, as before any candidate
-    runs. Only where the tests to be collected are known here (not ``--deep``: its
-    properties are counted at collection), since their count sets the process's
-    ``RLIMIT_CPU`` (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
+    overlap on a second core; or take the one ``harness.suite.early`` began before pytest
+    was imported, where it is the same (never ``--unconfined``). The golden file is read
+    first, as before any candidate runs, unless the candidate began early, confined: it
+    cannot write the checkout (bound read-only), which is verified after the run. Only
+    where the tests to be collected are known here (not ``--deep``: its properties are
+    counted at collection), since their count sets the process's ``RLIMIT_CPU``
+    (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
@@ -249,7 +251,13 @@ def _begin_candidate(run: _Run) -> None:
     if settings.deep or spec_problem(settings.impl):
         return  # (a usage problem's record is written at collection)
     run.tests = len([n for n in NAMES if settings.selects(n)])
+    from harness.suite import early
+
+    run.early = early.take(settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
+                           os.environ.get("CONSTRAIN_HARNESS_MARKER"), settings.load_cpu_seconds)
     run.golden = _read_golden(settings.golden_file)
+    if run.early is not None:
+        return  # begun before pytest was imported (harness.suite.early: never unconfined)
     run.early = _new_candidate(run)
     try:
         run.early.begin()
