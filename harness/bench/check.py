@@ -191,6 +191,10 @@ def run(report, quick: bool) -> None:
                    + f"; {cpu + candidate:.2f} CPU s (median: {cpu:.2f} the verb's and the grader's, "
                      f"{candidate:.2f} the candidate's)", target="<= 2.5 s"))
     print(f"    before: {before}; after: {_load()}", file=report.out)
+    from harness.suite.twin import SPLIT_AT
+
+    print(f"    (with a twin, a test from {SPLIT_AT} on reads as the main child's wait for the twin's "
+          f"answer: the table above says where the time goes)", file=report.out)
     slowest = sorted(results[0].tests, key=lambda t: -t.duration)[:5]
     for test in slowest:
         per = [next(t.duration for t in r.tests if t.name == test.name) for r in results]
