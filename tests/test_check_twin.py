@@ -15,6 +15,7 @@ serves it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -30,8 +31,6 @@ from harness.suite.catalogue import NAMES
 from harness.suite.twin import SPLIT_AT, TWIN_ENV, second_half
 from tests.helpers import CANDIDATES, confined, left_over, tree_digest
 from tests.test_same_verdict import comparable as _comparable
-
-pytestmark = [pytest.mark.e2e, confined]
 
 LOAD, TIMEOUT = 11.0, 7.0  # the runs' limits (odd values, so an RLIMIT_CPU names its process)
 
@@ -81,6 +80,8 @@ def test_the_twin_runs_the_catalogue_from_the_split_on():
     assert second_half([NAMES[0], NAMES[-1]]) == (NAMES[-1],)
 
 
+@pytest.mark.e2e
+@confined
 @pytest.mark.parametrize("impl", [None, "wrong_greedy_ties.py", "skips_tests.py", "crashes_interpreter.py",
                                   "loops_forever.py"])
 def test_a_check_with_a_twin_reports_what_one_grader_child_reports(impl, monkeypatch):
@@ -96,6 +97,8 @@ def test_a_check_with_a_twin_reports_what_one_grader_child_reports(impl, monkeyp
     assert tree_digest() == before
 
 
+@pytest.mark.e2e
+@confined
 def test_the_second_half_runs_in_the_twins_candidate_process(tmp_path, monkeypatch):
     main_limit = int(LOAD + 2 * TIMEOUT * len(NAMES))  # the main child collected every test
     impl = tmp_path / "tells_its_process.py"
@@ -144,6 +147,8 @@ def _descendants(pid: int) -> list[int]:
     return children
 
 
+@pytest.mark.e2e
+@confined
 def test_a_twin_killed_part_way_changes_no_verdict(monkeypatch):
     path = CANDIDATES / "wrong_greedy_ties.py"
     alone, _ = _grade(path, monkeypatch, twin=False)
@@ -152,9 +157,27 @@ def test_a_twin_killed_part_way_changes_no_verdict(monkeypatch):
     assert len(_results(records)) < len(second_half(NAMES)), "the twin was not killed before its half was done"
 
 
+@pytest.mark.e2e
+@confined
 def test_a_main_child_killed_ends_its_twin_and_every_candidate_process(monkeypatch):
     before = tree_digest()
     result, _ = _grade(None, monkeypatch, twin=True, during=_kill_when_up("main"))  # _grade: nothing left running
     assert result.exit_code == ExitCode.CRASHED
     assert result.children[0]["returncode"] == -signal.SIGKILL
     assert tree_digest() == before
+
+
+def test_a_warning_crosses_from_the_twin_as_pytest_prints_it():
+    import warnings
+
+    from _pytest.warnings import warning_record_to_str
+
+    from harness.suite.twin import _warning_data, _warning_message
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("a grader-side warning", RuntimeWarning, stacklevel=1)
+    original = caught[0]
+    crossed = _warning_message(json.loads(json.dumps(_warning_data(original))))
+    assert crossed.category is RuntimeWarning
+    assert warning_record_to_str(crossed) == warning_record_to_str(original)
