@@ -54,6 +54,7 @@ def take(spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
         return None
     settings, candidate = begun
     if settings != (spec, ref_deps, limits, marker, load_cpu_seconds):
+        candidate.kill()  # now: a server still importing would answer its closed channel only after
         candidate.close()
         return None
     return candidate
