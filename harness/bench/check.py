@@ -2,7 +2,8 @@
 
 Subjects: the catalogue (16 tests) and, unless ``--quick``, the catalogue with
 ``--deep``. Each run is a fresh grader child (pytest, numpy, the golden file) and a
-fresh candidate process behind the wall, exactly as a grader runs it. Targets: the
+fresh candidate process behind the wall, and a twin of both for the catalogue's second
+half (``harness.suite.twin``), exactly as a grader runs it. Targets: the
 catalogue <= 2.5 s wall on 2 quiet cores (issue 23; issue 11 allowed 10 s), with
 ``--deep`` <= 5 minutes; the note gives the CPU seconds of all the run's processes (the
 parent's own and its children's, a figure the load moves far less than the wall). A
@@ -190,6 +191,10 @@ def run(report, quick: bool) -> None:
                    + f"; {cpu + candidate:.2f} CPU s (median: {cpu:.2f} the verb's and the grader's, "
                      f"{candidate:.2f} the candidate's)", target="<= 2.5 s"))
     print(f"    before: {before}; after: {_load()}", file=report.out)
+    from harness.suite.twin import SPLIT_AT
+
+    print(f"    (with a twin, a test from {SPLIT_AT} on reads as the main child's wait for the twin's "
+          f"answer: the table above says where the time goes)", file=report.out)
     slowest = sorted(results[0].tests, key=lambda t: -t.duration)[:5]
     for test in slowest:
         per = [next(t.duration for t in r.tests if t.name == test.name) for r in results]

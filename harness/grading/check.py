@@ -25,6 +25,13 @@ channel, so nothing the candidate does can write a result or patch a test.
   own CPU seconds (the harness's work) per test, per load and between tests, with
   generous wall backstops behind them; a child past one, or one that dies, is ended and
   the tests not yet run are run in a new child.
+- **a twin** (``harness.suite.twin``; not with ``--deep`` nor in a restarted child): a
+  second grader child runs the catalogue's second half with its own candidate process,
+  beside the first child, and streams each test's reports to it; the first child replays
+  them in the catalogue's order, so the records, output and exit status are those of one
+  child running every test. The twin is watched as the child is (its own records, its
+  own CPU seconds) and killed alone past a limit; the child then runs the twin's tests
+  itself. It ends with the child at the latest.
 - **one run seed** (``harness.suite.seeding``): every random choice of the run comes from
   it; ``seed`` (default: derived from the submission's content, so a regrade draws the
   same inputs) is printed in the header and written in every report.
@@ -56,6 +63,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import signal
 import subprocess
 import sys
@@ -229,33 +237,95 @@ def _exit_code(result: CheckResult) -> ExitCode:
 
 
 def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attempt: int, done: set[str]) -> str:
-    """One child process; returns ``"restart"`` when tests remain after a crash."""
+    """One child process (and, in a first attempt, its twin: ``harness.suite.twin``); returns
+    ``"restart"`` when tests remain after a crash."""
     results_file = sandbox / f"results-{attempt}.jsonl"
-    results_file.touch()
     log = sandbox / f"child-{attempt}.log"
     arguments = _pytest_arguments(options, results_file, done) + _run_arguments(options, result)
+    theirs = _twin_tests(options, done) if attempt == 0 else ()
     reader = _ResultReader(results_file)
     started = time.monotonic()
-    with open(log, "wb") as out:
-        key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
-        try:
-            child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                        env=_child_env(sandbox, result.marker), out=out, key_fd=key_read)
-        finally:
-            os.close(key_read)
-        os.write(key_write, reader.key.hex().encode() + b"\n")
-        os.close(key_write)
-        try:
-            killed = _watch(child, reader, result, options, started)
-        except BaseException:  # e.g. Ctrl-C in the grader: never leave the child running
-            _kill(child)
-            raise
+    twin, stream_fds = None, os.pipe() if theirs else ()
+    try:
+        with open(log, "wb") as out:
+            if theirs:
+                arguments += ["--twin-in-fd", str(stream_fds[0]), "--twin-tests", ",".join(theirs)]
+            child = _start(arguments, reader, sandbox, result.marker, out, stream_fds[:1])
+            try:
+                if theirs:
+                    try:
+                        twin = _start_twin(options, result, sandbox, theirs, stream_fds[1])
+                    except OSError:  # no twin: its stream ends at once, the child runs every test itself
+                        twin = None
+                for fd in stream_fds:
+                    os.close(fd)
+                stream_fds = ()
+                killed = _watch(child, reader, result, options, started, twin)
+            except BaseException:  # e.g. Ctrl-C in the grader: never leave a child running
+                _kill(child)
+                raise
+            finally:
+                if twin is not None:
+                    _kill(twin.child)
+    finally:
+        for fd in stream_fds:
+            os.close(fd)
     records = reader.read_new()
     _apply(records, result)
     info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
             "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
     result.children.append(info)
     return _after_exit(result, reader, child.returncode, killed, log)
+
+
+def _start(arguments: list[str], reader: "_ResultReader", sandbox: Path, marker: str, out,
+           extra_fds: tuple[int, ...] = ()):
+    """A grader child running ``pytest arguments``, its records signed with ``reader.key``."""
+    reader.path.touch()
+    key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
+    try:
+        child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
+                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds,
+                                    module="harness.suite.early")
+    finally:
+        os.close(key_read)
+    os.write(key_write, reader.key.hex().encode() + b"\n")
+    os.close(key_write)
+    return child
+
+
+@dataclass
+class _Twin:
+    """The twin grader child (``harness.suite.twin``) and what watches it."""
+
+    child: object
+    reader: "_ResultReader"
+    watch: "_Watch"
+
+
+def _twin_tests(options: CheckOptions, done: set[str]) -> tuple[str, ...]:
+    """The tests a twin runs beside the main child (``harness.suite.twin.second_half``), or ()."""
+    if options.deep:
+        return ()
+    from harness.suite.twin import second_half
+
+    return second_half([n for n in NAMES if (not options.only or n in options.only) and n not in done])
+
+
+def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, theirs: tuple[str, ...],
+                stream_fd: int) -> _Twin:
+    """The twin: the catalogue's ``theirs`` only, streamed to the main through ``stream_fd``;
+    its records (in its own file) only tell ``_watch`` where it is; its output is its own log.
+    Its processes carry their own marker, ``twin-`` and the run's (which it contains, so a
+    search for the run's finds them): ending the marked processes of one candidate
+    (``confine.kill_marked``, the unconfined mode's sweep) never ends the other's."""
+    results_file = sandbox / "twin-results.jsonl"
+    arguments = _pytest_arguments(options, results_file, set(NAMES) - set(theirs)) + _run_arguments(options, result)
+    arguments += ["--twin-out-fd", str(stream_fd)]
+    reader = _ResultReader(results_file)
+    with open(sandbox / "twin.log", "wb") as out:
+        child = _start(arguments, reader, sandbox, f"twin-{result.marker}", out, (stream_fd,))
+    return _Twin(child, reader, _Watch(child, options))
 
 
 def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
@@ -409,18 +479,47 @@ class _Watch:
         return None
 
 
-def _watch(child: subprocess.Popen, reader: _ResultReader, result: CheckResult, options: CheckOptions,
-           started: float) -> str | None:
-    """Poll until the child exits; kill it when a phase overruns (``_Watch``)."""
+def _watch(child, reader: _ResultReader, result: CheckResult, options: CheckOptions,
+           started: float, twin: _Twin | None = None) -> str | None:
+    """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
+    watched alike and killed alone when it overruns (the main then runs its tests itself)."""
     watch = _Watch(child, options)
-    while child.poll() is None:
-        time.sleep(0.05)
-        _apply(reader.read_new(), result)
-        why = watch.over(reader)
-        if why is not None:
-            _kill(child)
-            return why
+    ended = _exit_signal(child)
+    try:
+        while child.poll() is None:
+            _wait_a_little(ended)
+            _apply(reader.read_new(), result)
+            if twin is not None and twin.child.poll() is None:
+                twin.reader.read_new()
+                if twin.watch.over(twin.reader) is not None:
+                    _kill(twin.child)
+            why = watch.over(reader)
+            if why is not None:
+                _kill(child)
+                return why
+    finally:
+        if ended is not None:
+            os.close(ended)
     return None
+
+
+POLL = 0.05  # seconds between two looks at a grader child (its records, its CPU time)
+
+
+def _exit_signal(child) -> int | None:
+    """A descriptor that turns readable when ``child`` exits (a pidfd), or None where there
+    is none: then ``_watch`` notices an exit at its next look, up to ``POLL`` s later."""
+    try:
+        return os.pidfd_open(child.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_a_little(ended: int | None) -> None:
+    if ended is None:
+        time.sleep(POLL)
+    else:
+        select.select([ended], [], [], POLL)
 
 
 def _kill(child: subprocess.Popen) -> None:

@@ -1,11 +1,12 @@
 """Starting ``check``'s grader child: a fork of this warm process where that is the same
 as a new interpreter, else a new interpreter (``harness.sandbox.isolated``).
 
-``start(args, cwd=, env=, out=, key_fd=)`` starts ``python -m pytest ARGS`` for
+``start(args, cwd=, env=, out=, key_fd=, extra_fds=())`` starts ``python -m pytest ARGS`` for
 ``harness.grading.check`` in its own session, in ``cwd``, with exactly ``env``, stdin from
 ``/dev/null``, stdout and stderr into ``out``, and only ``key_fd`` (the records' signing
-key) inherited; it returns an object with ``pid``, ``poll()``, ``wait()`` and
-``returncode`` (negative: the signal), as ``subprocess.Popen``.
+key) and ``extra_fds`` (a twin's stream, ``harness.suite.twin``) inherited; it returns an
+object with ``pid``, ``poll()``, ``wait()`` and ``returncode`` (negative: the signal), as
+``subprocess.Popen``.
 
 Why: every ``check --batch`` submission (and every Gradescope run) is one ``check``
 process started by ``harness.grading.autograder.grading``, which has already imported pytest,
@@ -25,7 +26,7 @@ hand (a user's environment) therefore starts a new interpreter, as before.
 What the forked child does before pytest, so that it is the process a new interpreter
 would be (invariant: the same records, the same output, the same exit status):
 ``setsid``; ``chdir``; stdin, stdout, stderr onto ``/dev/null`` and ``out``; every other
-descriptor but ``key_fd`` closed; signal handlers back to an exec's (Python's handlers to
+descriptor but ``key_fd`` and ``extra_fds`` closed; signal handlers back to an exec's (Python's handlers to
 the default, then the interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE and
 SIGXFSZ ignored); the parent's exit handlers dropped (its temporary folders are its own);
 ``os.environ`` replaced by ``env``, ``tempfile``'s cached folder forgotten (``TMPDIR``
@@ -85,12 +86,16 @@ def forkable() -> bool:
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
 
 
-def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int):
-    """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring)."""
+def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_fds: tuple[int, ...] = (),
+          module: str = "pytest"):
+    """``python -m pytest args`` as ``harness.grading.check``'s grader child (module docstring);
+    ``extra_fds`` are inherited too (a twin's stream: ``harness.suite.twin``); ``module``: run
+    that one instead, which runs pytest (``harness.suite.early``)."""
+    keep = (key_fd, *extra_fds)
     if forkable():
-        return _fork(list(args), str(cwd), dict(env), out.fileno(), key_fd)
-    return subprocess.Popen(isolated.command("pytest", *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(key_fd,))
+        return _fork(list(args), str(cwd), dict(env), out.fileno(), keep, module)
+    return subprocess.Popen(isolated.command(module, *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=keep)
 
 
 class ForkedChild:
@@ -120,7 +125,8 @@ class ForkedChild:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
-def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> ForkedChild:
+def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...],
+          module: str) -> ForkedChild:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()   # nothing buffered here may be written twice
@@ -130,13 +136,13 @@ def _fork(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: i
     try:
         pid = os.fork()
         if pid == 0:
-            _child(args, cwd, env, out_fd, key_fd)   # never returns
+            _child(args, cwd, env, out_fd, keep, module)   # never returns
     finally:
         gc.unfreeze()   # here only: the child never leaves _child
     return ForkedChild(pid)
 
 
-def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: int) -> None:
+def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...], module: str) -> None:
     code = 1
     try:
         os.setsid()
@@ -145,10 +151,13 @@ def _child(args: list[str], cwd: str, env: dict[str, str], out_fd: int, key_fd: 
         os.dup2(null, 0)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        os.closerange(3, key_fd)
-        os.closerange(key_fd + 1, _max_fd())
+        low = 3
+        for fd in sorted({fd for fd in keep if fd >= 3}):   # every descriptor but those kept
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, _max_fd())
         _as_a_new_interpreter(env)
-        code = _run_pytest(args)
+        code = _run_pytest(args, module)
     except BaseException:  # noqa: BLE001 - before or after pytest: said in the log, never returned from
         try:
             os.write(2, traceback.format_exc().encode("utf-8", "replace"))
@@ -211,14 +220,14 @@ def _stream(fd: int, mode: str, encoding: str, errors: str, line_buffering: bool
     return io.TextIOWrapper(binary, encoding=encoding, errors=errors, newline="\n", line_buffering=line_buffering)
 
 
-def _run_pytest(args: list[str]) -> int:
-    """``python -m pytest args`` from here on (``isolated.BOOT``'s ``runpy`` call), and the
-    interpreter's exit; the exit status."""
+def _run_pytest(args: list[str], module: str = "pytest") -> int:
+    """``python -m pytest args`` (or ``module``) from here on (``isolated.BOOT``'s ``runpy``
+    call), and the interpreter's exit; the exit status."""
     import runpy
 
     sys.argv = ["-c", *args]
     try:
-        runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as exc:
         code = _exit_status(exc.code)

@@ -10,6 +10,8 @@ The tests run in the grader's process; the candidate runs behind the wall
 ``catalogue`` holds the seed's table; ``plugin`` the pytest options, the candidate
 process and its fixture, and the crash-proof result file; ``tiers`` the default and
 ``--strict`` tiers; ``explain`` the counterexample rendering; ``inputs`` the seeded
-inputs shared by the tests. The objects handed to the candidate as descriptions are
-``harness.sandbox.shapes`` (the sandbox's: they cross the wall).
+inputs shared by the tests; ``twin`` the second half of the catalogue run beside the
+first by a twin grader child, its reports replayed in the main one. The objects handed
+to the candidate as descriptions are ``harness.sandbox.shapes`` (the sandbox's: they
+cross the wall).
 """

@@ -93,6 +93,9 @@ class CatalogueSettings:
     golden_file: str | None = None  # --golden-file (None: golden/masks_golden.json)
     only: frozenset[str] = frozenset()  # --only: run only these tests
     skip: frozenset[str] = frozenset()  # --skip: not these
+    twin_in_fd: int | None = None  # --twin-in-fd: the twin's stream of the --twin-tests (harness.suite.twin)
+    twin_tests: frozenset[str] = frozenset()  # --twin-tests: the tests the twin runs, replayed here
+    twin_out_fd: int | None = None  # --twin-out-fd: this session is a twin: stream each test there
 
     @classmethod
     def from_config(cls, config) -> "CatalogueSettings":
@@ -113,7 +116,9 @@ class CatalogueSettings:
                    seed=config.getoption("--seed"), results_file=config.getoption("--results-file"),
                    results_key_fd=config.getoption("--results-key-fd"),
                    golden_file=config.getoption("--golden-file"),
-                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")))
+                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")),
+                   twin_in_fd=config.getoption("--twin-in-fd"), twin_tests=_names(config.getoption("--twin-tests")),
+                   twin_out_fd=config.getoption("--twin-out-fd"))
 
     @property
     def strict(self) -> bool:
@@ -136,10 +141,9 @@ class CatalogueSettings:
         """The candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard
         fence behind the per-test budgets, is the load and every test's whole CPU allowance,
         twice over (a crash restarts the count)."""
-        from harness.sandbox import Limits
+        from harness.suite.early import candidate_limits
 
-        cpu = int(self.load_cpu_seconds + 2 * self.test_cpu_seconds * max(tests, 1))
-        return Limits(cpu_seconds=cpu, memory_mb=self.policy.memory_mb, call_seconds=self.test_cpu_seconds)
+        return candidate_limits(self.load_cpu_seconds, self.test_cpu_seconds, self.policy.memory_mb, tests)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -164,6 +168,9 @@ class _Run:
         self.incident_before = None  # the candidate's incident when the current test began
         self.started: dict[str, float] = {}  # nodeid -> time.monotonic() at its start
         self.reports: dict[str, list] = {}  # nodeid -> its reports (setup, call, teardown)
+        self.config = None  # the session's pytest config
+        self.twin = None  # the main's end of its twin's stream (harness.suite.twin.TwinStream), or None
+        self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
 
 
 _RUN: _Run | None = None
@@ -196,6 +203,11 @@ def pytest_addoption(parser) -> None:
     group.addoption("--golden-file", default=None, help="the masks golden file to replay")
     group.addoption("--only", default="", help="comma-separated test names to run (exact names)")
     group.addoption("--skip", default="", help="comma-separated test names not to run (exact names)")
+    group.addoption("--twin-in-fd", type=int, default=None,
+                    help="read the --twin-tests' results from this file descriptor (harness.suite.twin)")
+    group.addoption("--twin-tests", default="", help="comma-separated test names a twin runs (harness.suite.twin)")
+    group.addoption("--twin-out-fd", type=int, default=None,
+                    help="a twin: write each finished test to this file descriptor (harness.suite.twin)")
     # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
     # meets: its markers are registered below); the tiers read it, no second option.
 
@@ -210,7 +222,9 @@ def pytest_configure(config) -> None:
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
     _RUN = _Run(settings, out, _writer(out, key))
+    _RUN.config = config
     _undumpable()
+    _open_twin_streams(_RUN)
     from harness.suite import seeding, tiers
 
     seeding.set_run_seed(settings.seed)
@@ -222,10 +236,13 @@ def pytest_configure(config) -> None:
 def _begin_candidate(run: _Run) -> None:
     """Start the candidate process and its import now, while pytest collects the catalogue
     (``Candidate.begin``; ``pytest_collection_finish`` waits for it): the two start-ups
-    overlap on a second core. The golden file is read first, as before any candidate
-    runs. Only where the tests to be collected are known here (not ``--deep``: its
-    properties are counted at collection), since their count sets the process's
-    ``RLIMIT_CPU`` (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
+    overlap on a second core; or take the one ``harness.suite.early`` began before pytest
+    was imported, where it is the same (never ``--unconfined``). The golden file is read
+    first, as before any candidate runs, unless the candidate began early, confined: it
+    cannot write the checkout (bound read-only), which is verified after the run. Only
+    where the tests to be collected are known here (not ``--deep``: its properties are
+    counted at collection), since their count sets the process's ``RLIMIT_CPU``
+    (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
@@ -234,13 +251,30 @@ def _begin_candidate(run: _Run) -> None:
     if settings.deep or spec_problem(settings.impl):
         return  # (a usage problem's record is written at collection)
     run.tests = len([n for n in NAMES if settings.selects(n)])
+    from harness.suite import early
+
+    run.early = early.take(settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
+                           os.environ.get("CONSTRAIN_HARNESS_MARKER"), settings.load_cpu_seconds)
     run.golden = _read_golden(settings.golden_file)
+    if run.early is not None:
+        return  # begun before pytest was imported (harness.suite.early: never unconfined)
     run.early = _new_candidate(run)
     try:
         run.early.begin()
     except Exception:  # noqa: BLE001 - e.g. no confinement: said when the load is waited for
         run.early.close()
         run.early = None
+
+
+def _open_twin_streams(run: _Run) -> None:
+    """The main's reader of its twin's stream, or a twin's sink to its main (``harness.suite.twin``)."""
+    from harness.suite import twin
+
+    settings = run.settings
+    if settings.twin_in_fd is not None:
+        run.twin = twin.TwinStream(settings.twin_in_fd)
+    if settings.twin_out_fd is not None:
+        run.sink = twin.Sink(settings.twin_out_fd)
 
 
 def _read_key(fd: int) -> bytes:
@@ -323,6 +357,7 @@ def pytest_collection_finish(session) -> None:
     run = _RUN
     if run.golden is None:
         run.golden = _read_golden(run.settings.golden_file)
+    _collect_less()
     early, run.early = run.early, None
     if early is not None and run.tests != len(session.items):
         early.close()  # another count of tests than foreseen: another RLIMIT_CPU, a fresh process
@@ -335,6 +370,71 @@ def pytest_collection_finish(session) -> None:
     if record["status"] != "ok":
         run.load_failure = record
         pytest.exit(record["reason"], returncode=2 if record["status"] == "usage" else 3)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """With a twin (``harness.suite.twin``): run this session's own tests, then replay the
+    twin's in the catalogue's order, running here any the twin cannot give, and every one
+    after it. Without one, pytest's own loop."""
+    run = _RUN
+    stream, run.twin = run.twin, None
+    if stream is None:
+        return None
+    from harness.suite import tiers, twin
+
+    items = session.items
+    own = [item for item in items if item.name not in run.settings.twin_tests]
+    theirs = items[len(own):]
+    usable = (not session.testsfailed and not session.config.option.collectonly and theirs
+              and own + theirs == items and all(item.name in run.settings.twin_tests for item in theirs))
+    if not usable:  # (the parent split the catalogue otherwise than it was collected: run every test here)
+        stream.close()
+        return None
+    _run_items(session, own)
+    for index, item in enumerate(theirs):
+        # started here before the wait: check's watch gives this process a test's limits meanwhile
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        message = stream.result_for(item.nodeid)
+        if message is None:
+            _run_items(session, theirs[index:])
+            break
+        twin.replay(item, message, tiers.keep_notes)
+        _stop_if_asked(session)
+    stream.close()
+    return True
+
+
+def _run_items(session, items) -> None:
+    """pytest's own loop (``_pytest.main.pytest_runtestloop``) over ``items``."""
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        _stop_if_asked(session)
+
+
+def _stop_if_asked(session) -> None:
+    if session.shouldfail:
+        raise session.Failed(session.shouldfail)
+    if session.shouldstop:
+        raise session.Interrupted(session.shouldstop)
+
+
+GC_YOUNG_THRESHOLD = 50_000  # new objects between two young collections in the grader (Python's default: 700)
+
+
+def _collect_less() -> None:
+    """The grader's garbage collector, from here on: the modules, the catalogue and the
+    golden file (some 300,000 objects, none of them garbage) are left out of every
+    collection (``gc.freeze``), and a young collection waits for ``GC_YOUNG_THRESHOLD``
+    new objects: 0.16 of the grader's ~1.3 CPU s went to some 340 collections, 0.07 now
+    (measured on the reference). Only when garbage is freed changes (in this process;
+    never in the candidate's): no verdict, record or output."""
+    import gc
+
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
 def _start_candidate(run: _Run) -> dict:
@@ -419,6 +519,8 @@ def golden():
 
 def pytest_runtest_logstart(nodeid, location) -> None:
     run = _RUN
+    if run.sink is not None:
+        run.sink.flush()  # the test before this one is over, its warnings with it
     run.write({"event": "start", "test": _name(nodeid)})
     run.started[nodeid] = time.monotonic()
     run.incident_before = run.candidate.incident if run.candidate is not None else None
@@ -460,7 +562,10 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
     outcome, reason, details = _summarize(reports)
     notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
              if key == "notes" for note in value]
-    notes += tiers.drain_notes()
+    late_notes = tiers.drain_notes()
+    notes += late_notes
+    if run.sink is not None:
+        run.sink.finished(run.config, nodeid, reports, late_notes)
     started = run.started.pop(nodeid, time.monotonic())
     if run.candidate is not None:
         run.candidate.limit_cpu(None)
@@ -488,8 +593,18 @@ def _summarize(reports) -> tuple[str, str, str]:
     return "passed", "", ""
 
 
+def pytest_warning_recorded(warning_message, when, nodeid, location) -> None:
+    run = _RUN
+    if run is not None and run.sink is not None and when == "runtest":
+        run.sink.warning(warning_message, nodeid)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     run = _RUN
+    if run.sink is not None:
+        run.sink.close()  # the last test's, before the candidate's slower close
+    if run.twin is not None:
+        run.twin.close()
     for candidate in (run.candidate, run.early, run.early_started):
         if candidate is not None:
             candidate.close()

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Decision", "DECISIONS", "decision", "register", "set_strict", "is_strict", "drain_notes",
+__all__ = ["Decision", "DECISIONS", "decision", "register", "set_strict", "is_strict", "drain_notes", "keep_notes",
            "decision_table", "record"]
 
 
@@ -165,6 +165,12 @@ def drain_notes() -> list[str]:
     """The notes recorded since the last call (the plugin calls it after each test)."""
     notes, _STATE["notes"] = _STATE["notes"], []
     return notes
+
+
+def keep_notes(notes: list[str]) -> None:
+    """Add ``notes`` as if recorded here since the last ``drain_notes`` (the notes a twin grader
+    drained at the end of a test it ran for this process: ``harness.suite.twin.replay``)."""
+    _STATE["notes"].extend(notes)
 
 
 def decision_table() -> str:

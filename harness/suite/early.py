@@ -1,0 +1,130 @@
+"""The grader child's first act: its candidate process begins before pytest is imported.
+
+``python -m harness.suite.early PYTEST-ARGS...`` (what ``harness.grading.check`` starts,
+through ``harness.grading.grader_launch``) reads from the catalogue's own options the few
+that say which candidate process the plugin will start (``--impl``, ``--ref-deps``,
+``--deep``, ``--timeout``, ``--load-seconds``, ``--memory``, ``--only``, ``--skip``),
+begins that process and its import (``Candidate.begin``), then runs ``python -m pytest
+PYTEST-ARGS`` here. The plugin's configure takes the process (``take``) where it is the
+one it would have begun itself (``limits``, the same spec, marker and load budget), else
+closes it and begins its own. Why: the candidate's start-up (bubblewrap, an interpreter,
+the server, numpy and the candidate's import: some 0.3 s of wall on a quiet machine)
+otherwise began only once pytest was imported and configured, and collection was done
+before it was: the grader waited for it. Now it overlaps pytest's own start-up.
+
+Nothing begins early with ``--deep`` (its properties are counted at collection), for a
+spec that names nothing loadable (its record is the plugin's), or ``--unconfined``: there
+the golden file must be read before any candidate runs (an unconfined candidate could
+write it; a confined one cannot, the checkout is bound read-only, and the harness's files
+are verified after every run). Anything unexpected here only means no early start.
+
+Example::
+
+    python -m harness.suite.early harness/suite -p harness.suite.plugin --impl x.py --results-file r.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from harness.policy import POLICY
+
+__all__ = ["candidate_limits", "take"]
+
+_EARLY: dict = {}  # "candidate": the process begun here, until the plugin takes it
+
+
+def candidate_limits(load_cpu_seconds: float, test_cpu_seconds: float, memory_mb: int, tests: int):
+    """A candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard fence
+    behind the per-test budgets, is the load and every test's whole CPU allowance, twice
+    over (a crash restarts the count)."""
+    from harness.sandbox import Limits
+
+    cpu = int(load_cpu_seconds + 2 * test_cpu_seconds * max(tests, 1))
+    return Limits(cpu_seconds=cpu, memory_mb=memory_mb, call_seconds=test_cpu_seconds)
+
+
+def take(spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
+    """The candidate process begun early, if it is the one these settings ask for (else it
+    is closed), or None; it is handed out once."""
+    begun = _EARLY.pop("candidate", None)
+    if begun is None:
+        return None
+    settings, candidate = begun
+    if settings != (spec, ref_deps, limits, marker, load_cpu_seconds):
+        candidate.kill()  # now: a server still importing would answer its closed channel only after
+        candidate.close()
+        return None
+    return candidate
+
+
+def _begin(argv: list[str]) -> None:
+    from harness.sandbox import confine
+
+    options = _options(argv)
+    if options is None or options.deep or confine.unconfined():
+        return
+    from harness.sandbox.candidate import spec_problem
+    from harness.suite.catalogue import NAMES
+
+    if spec_problem(options.impl):
+        return
+    only, skip = _names(options.only), _names(options.skip)
+    tests = len([n for n in NAMES if (not only or n in only) and n not in skip])
+    limits = candidate_limits(options.load_seconds, options.timeout, options.memory, tests)
+    from harness.sandbox import Candidate
+
+    settings = (options.impl, options.ref_deps, limits, os.environ.get("CONSTRAIN_HARNESS_MARKER"),
+                options.load_seconds)
+    candidate = Candidate(options.impl, ref_deps=options.ref_deps, limits=limits, marker=settings[3],
+                          load_cpu_seconds=options.load_seconds)
+    try:
+        candidate.begin()
+    except Exception:  # noqa: BLE001 - e.g. no confinement here: the plugin's own start says so
+        candidate.close()
+        return
+    _EARLY["candidate"] = (settings, candidate)
+
+
+def _options(argv: list[str]):
+    """The plugin's options that choose the candidate process (``harness.suite.plugin``'s
+    names and defaults), or None when they do not parse."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--impl", default=None)
+    parser.add_argument("--ref-deps", action="store_true", default=False)
+    parser.add_argument("--deep", action="store_true", default=False)
+    parser.add_argument("--timeout", type=float, default=POLICY.test_cpu_seconds)
+    parser.add_argument("--load-seconds", type=float, default=POLICY.load_cpu_seconds)
+    parser.add_argument("--memory", type=int, default=POLICY.memory_mb)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--skip", default="")
+    try:
+        options, _ = parser.parse_known_args(argv)
+    except (SystemExit, ValueError):
+        return None
+    return options
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(n for n in (text or "").split(",") if n)
+
+
+def main() -> None:
+    """Begin the candidate, then ``python -m pytest`` with the same arguments. (Run as
+    ``__main__``, this module is not the ``harness.suite.early`` the plugin imports: the
+    process begun is kept in that one.)"""
+    import importlib
+    import runpy
+
+    module = importlib.import_module("harness.suite.early")
+    try:
+        module._begin(sys.argv[1:])
+    except Exception:  # noqa: BLE001 - no early start; the plugin begins its candidate as before
+        module._EARLY.pop("candidate", None)
+    runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()

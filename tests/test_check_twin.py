@@ -1,0 +1,183 @@
+"""check's twin grader child (``harness.suite.twin``, issue 23 item 4): the catalogue's
+second half is graded beside the first, and a check reports what one grader child running
+every test reports.
+
+The oracle is the run without a twin (``CONSTRAIN_HARNESS_TWIN=0``: one grader child, as
+``check`` ran before): the same candidate graded both ways gives the same JSON report,
+timings aside, for fair, wrong and hostile candidates; the same when the twin is killed
+part-way (the main child then runs the twin's tests itself) and, for the processes, when
+the main child is killed (its twin and every candidate process end with it). That the
+twin really ran its half is read from the candidate's side: the plugin sizes a candidate
+process's ``RLIMIT_CPU`` by the tests its grader collected (the load's CPU seconds plus
+twice each test's, ``CatalogueSettings.limits``), so a candidate can tell which process
+serves it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.exitcodes import ExitCode
+from harness.grading import check
+from harness.grading.check import CheckOptions, run_check
+from harness.suite.catalogue import NAMES
+from harness.suite.twin import SPLIT_AT, TWIN_ENV, second_half
+from tests.helpers import CANDIDATES, confined, left_over, tree_digest
+from tests.test_same_verdict import comparable as _comparable
+
+LOAD, TIMEOUT = 11.0, 7.0  # the runs' limits (odd values, so an RLIMIT_CPU names its process)
+
+
+def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None):
+    """``run_check`` of ``impl`` with or without a twin; (result, the twin's own records or None)."""
+    monkeypatch.setenv(TWIN_ENV, "1" if twin else "0")
+    seen: dict = {}
+    watch = check._watch
+
+    def watching(child, reader, result, options, started, twin=None):
+        if twin is not None:  # keep what the watch reads of the twin's records
+            records, read_new = seen.setdefault("records", []), twin.reader.read_new
+            twin.reader.read_new = lambda: records.extend(read_new()) or records[len(records):]
+        if during is not None:
+            threading.Thread(target=during, args=(child, twin), daemon=True).start()
+        try:
+            return watch(child, reader, result, options, started, twin)
+        finally:
+            if twin is not None:
+                twin.reader.read_new()
+    monkeypatch.setattr(check, "_watch", watching)
+    result = run_check(CheckOptions(impl=None if impl is None else str(impl), timeout=timeout, load_seconds=LOAD))
+    assert left_over(result.marker) == [], "processes of the run are still running"
+    assert result.integrity == [], result.integrity
+    return result, seen.get("records")
+
+
+def comparable(result) -> dict:
+    """``test_same_verdict.comparable``, but for the first line of a cut output tail: the log's
+    last 4,000 characters end with pytest's "in 9.87s", whose length moves where the cut falls."""
+    doc = _comparable(result)
+    for child in doc["children"]:
+        if len(child["output_tail"]) >= 3990:  # (a cut tail, after "in <time>" replaced the timing)
+            child["output_tail"] = child["output_tail"].partition("\n")[2]
+    return doc
+
+
+def _results(records) -> dict[str, str]:
+    return {r["test"]: r["outcome"] for r in records or [] if r.get("event") == "result"}
+
+
+def test_the_twin_runs_the_catalogue_from_the_split_on():
+    theirs = second_half(NAMES)
+    assert theirs == NAMES[NAMES.index(SPLIT_AT):]
+    assert second_half(NAMES[:3]) == () and second_half(theirs) == ()  # one half empty: no twin
+    assert second_half([NAMES[0], NAMES[-1]]) == (NAMES[-1],)
+
+
+@pytest.mark.e2e
+@confined
+@pytest.mark.parametrize("impl", [None, "wrong_greedy_ties.py", "skips_tests.py", "crashes_interpreter.py",
+                                  "loops_forever.py"])
+def test_a_check_with_a_twin_reports_what_one_grader_child_reports(impl, monkeypatch):
+    before = tree_digest()
+    path = None if impl is None else CANDIDATES / impl
+    timeout = 1.0 if impl == "loops_forever.py" else TIMEOUT
+    alone, _ = _grade(path, monkeypatch, twin=False, timeout=timeout)
+    paired, records = _grade(path, monkeypatch, twin=True, timeout=timeout)
+    assert comparable(paired) == comparable(alone)
+    theirs = second_half(NAMES)
+    assert sorted(_results(records)) == sorted(theirs), "the twin did not run its half"
+    assert _results(records) == {t.name: t.status for t in paired.tests if t.name in theirs}
+    assert tree_digest() == before
+
+
+@pytest.mark.e2e
+@confined
+def test_the_second_half_runs_in_the_twins_candidate_process(tmp_path, monkeypatch):
+    main_limit = int(LOAD + 2 * TIMEOUT * len(NAMES))  # the main child collected every test
+    impl = tmp_path / "tells_its_process.py"
+    impl.write_text(
+        "import resource\n"
+        "from oracles.automaton import *  # noqa: F401,F403\n"
+        "from oracles.automaton import vocab_bytes as _vocab_bytes\n\n\n"
+        "def vocab_bytes(tokens):\n"
+        f"    if resource.getrlimit(resource.RLIMIT_CPU)[0] == {main_limit}:\n"
+        "        raise RuntimeError('served by the main grader child')\n"
+        "    return _vocab_bytes(tokens)\n")
+    alone, _ = _grade(impl, monkeypatch, twin=False)
+    paired, _ = _grade(impl, monkeypatch, twin=True)
+    status = {t.name: t.status for t in paired.tests}
+    assert {t.name: t.status for t in alone.tests}["test_vocab_bytes"] != "passed"
+    assert status["test_vocab_bytes"] == "passed" and paired.exit_code == ExitCode.OK, status
+
+
+def _kill_when_up(which: str):
+    """``during`` for ``_grade``: SIGKILL the main child or the twin once the twin's
+    candidate process has started (a process carrying the run's marker under the twin)."""
+    def during(child, twin):
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and twin is not None and twin.child.poll() is None:
+            if _descendants(twin.child.pid):
+                break
+            time.sleep(0.02)
+        victim = child if which == "main" else twin.child
+        try:
+            os.kill(victim.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return during
+
+
+def _descendants(pid: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                children.append(int(entry.name))
+    return children
+
+
+@pytest.mark.e2e
+@confined
+def test_a_twin_killed_part_way_changes_no_verdict(monkeypatch):
+    path = CANDIDATES / "wrong_greedy_ties.py"
+    alone, _ = _grade(path, monkeypatch, twin=False)
+    paired, records = _grade(path, monkeypatch, twin=True, during=_kill_when_up("twin"))
+    assert comparable(paired) == comparable(alone)
+    assert len(_results(records)) < len(second_half(NAMES)), "the twin was not killed before its half was done"
+
+
+@pytest.mark.e2e
+@confined
+def test_a_main_child_killed_ends_its_twin_and_every_candidate_process(monkeypatch):
+    before = tree_digest()
+    result, _ = _grade(None, monkeypatch, twin=True, during=_kill_when_up("main"))  # _grade: nothing left running
+    assert result.exit_code == ExitCode.CRASHED
+    assert result.children[0]["returncode"] == -signal.SIGKILL
+    assert tree_digest() == before
+
+
+def test_a_warning_crosses_from_the_twin_as_pytest_prints_it():
+    import warnings
+
+    from _pytest.warnings import warning_record_to_str
+
+    from harness.suite.twin import _warning_data, _warning_message
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("a grader-side warning", RuntimeWarning, stacklevel=1)
+    original = caught[0]
+    crossed = _warning_message(json.loads(json.dumps(_warning_data(original))))
+    assert crossed.category is RuntimeWarning
+    assert warning_record_to_str(crossed) == warning_record_to_str(original)
