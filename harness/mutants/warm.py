@@ -20,7 +20,8 @@ backstop ended it (``"signal"`` then names
 the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
 starts another if one died.
 
-Used by ``runner.run_catalogue_against`` when ``WARM`` is on (the default; set
+Used by ``runner.run_catalogue_against``, the equivalence fingerprint and the replay
+mutants' golden replay (``replay_child``) when ``WARM`` is on (the default; set
 ``CONSTRAIN_HARNESS_WARM=0`` for a cold process per run, as before).
 """
 
@@ -40,12 +41,12 @@ WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
 PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.sandbox.candidate",
            "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
            "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings",
-           "harness.mutants.equivalence", "coverage")
+           "harness.mutants.equivalence", "coverage", "golden.fileformat", "golden.replay", "golden.tools_replay")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
-MODULES = ("pytest", "harness.mutants.equivalence")
+MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.replay_child")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
-under pytest, the equivalence fingerprint of a mutant)."""
+under pytest, the equivalence fingerprint of a mutant, a golden replay of a replay mutant)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
 POLL_SECONDS = 0.005
 
