@@ -121,15 +121,11 @@ def test_a_stale_patch_is_reported(tmp_path):
 
 # --- the replay mutants' first kill: the replay's parts are the whole replay ------------------
 
-REPLAY_DOCS = {False: "constrain_golden", True: "tools_golden"}
-
-
 @pytest.fixture(scope="module")
 def replay_docs() -> dict[bool, dict]:
-    from golden import fileformat
+    from harness.mutants.replay_child import document
 
-    return {tools: fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES[kind], kind)
-            for tools, kind in REPLAY_DOCS.items()}
+    return {tools: document(tools) for tools in (False, True)}
 
 
 def _whole_replay(doc, impl, tools: bool):
@@ -204,6 +200,38 @@ def test_the_replay_child_refuses_an_unknown_check(capsys):
     assert "unknown check(s) dfa_matches_python_l8_7" in capsys.readouterr().out
 
 
+def test_first_kill_is_the_catalogues_option():
+    import io
+
+    from harness.cli import main
+    from harness.exitcodes import ExitCode
+
+    err = io.StringIO()
+    assert main(["mutants", "--generated", "--first-kill", "--no-self-check"], io.StringIO(), err) == ExitCode.USAGE
+    assert "--first-kill is the catalogue's" in err.getvalue()
+
+
+@pytest.mark.e2e
+def test_the_verb_with_first_kill_reports_in_the_same_shape(tmp_path):
+    """``mutants --first-kill``: the same report (JSON keys, score), each mutant with only the
+    tests or checks it ran up to its first kill, an expected one."""
+    import io
+
+    from harness.cli import main
+
+    out, path = io.StringIO(), tmp_path / "m.json"
+    code = main(["mutants", "--only", "s15,l10_9:s01", "--no-self-check", "--first-kill", "--jobs", "1",
+                 "--json", str(path)], out, io.StringIO())
+    assert code == 0 and "2/2 killed (2 by an expected test)" in out.getvalue(), out.getvalue()
+    doc = json.loads(path.read_text())
+    assert doc["score"]["mutants"] == 2 and doc["score"]["killed_by_expected"] == 2
+    assert set(doc) == set(report.to_json(_fake_results()))
+    by_id = {m["id"]: m for m in doc["mutants"]}
+    assert set(by_id["s15"]) == set(report.to_json(_fake_results())["mutants"][0])
+    assert by_id["s15"]["killed_by"] == ["test_constrained_generation_parses"]   # the catalogue's order: -x
+    assert by_id["l10_9:s01"]["tests"] == {"dfa_matches_python_l8_7": "failed"}   # the replay stopped there
+
+
 def test_first_kill_is_for_the_catalogues_own_run():
     from harness.mutants.runner import GeneratedOptions
 
@@ -229,7 +257,7 @@ def test_a_catalogue_task_carries_first_kill_only_when_asked():
 def full_run() -> dict[str, MutantResult]:
     """The runner on every mutant of the catalogue and on the forced failure, each up to its
     first kill, expected killers first (``first_kill``: the full run's verdicts, checked by
-    ``test_first_kill_gives_the_full_runs_verdicts``, for about a sixth of its CPU), once per
+    ``test_first_kill_gives_the_full_runs_verdicts``, for a tenth of its CPU: 35 CPU s), once per
     session, read by the tests below."""
     return {r.id: r for r in run_all([FORCED_FAILURE, *MUTANTS], jobs=2, first_kill=True)}
 

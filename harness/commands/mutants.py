@@ -14,7 +14,7 @@ survives, times out, errors, or its patch no longer applies; 0 when all are kill
 Each mutant's report lists every expected killer's outcome (every replay check for a
 replay mutant), and every test's when none of them kills it; ``--first-kill`` stops each
 mutant at its first killing test or check (its expected killers first): the same
-verdicts, killed and by an expected test or not, for about a sixth of the CPU, the kill
+verdicts, killed and by an expected test or not, for about a tenth of the CPU, the kill
 matrix then holding only what ran.
 
 ``--generated``: mutants made by the operators of ``harness.mutants.generation``

@@ -138,12 +138,31 @@ def first_kill(doc: dict, impl, *, tools: bool, expected: tuple[str, ...], token
     return report, None, finished
 
 
+_DOCUMENTS: dict[str, dict] = {}
+
+
+def document(tools: bool) -> dict:
+    """constrain_golden.json (tools_golden.json when ``tools``), read and validated once per
+    process: a warm grader does it before it forks (``warm_up``), so each fork has it."""
+    from golden import fileformat
+
+    kind = "tools_golden" if tools else "constrain_golden"
+    if kind not in _DOCUMENTS:
+        _DOCUMENTS[kind] = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES[kind], kind)
+    return _DOCUMENTS[kind]
+
+
+def warm_up() -> None:
+    """What a warm grader does once for all its replays (``warm.serve``): read both files."""
+    document(False)
+    document(True)
+
+
 def _known_checks(tools: bool) -> set[str]:
     return {check for step in steps(tools) for check in step.checks}
 
 
 def main(argv: list[str]) -> int:
-    from golden import fileformat
     from golden.replay import replay_constrain
     from golden.tools_replay import replay_tools
     from harness.sandbox import Candidate, CandidateGone, RemoteError
@@ -158,8 +177,7 @@ def main(argv: list[str]) -> int:
         problem = f"unknown check(s) {', '.join(unknown)}" if unknown else f"one package, not {paths}"
         print(json.dumps({"error": f"replay_child: {problem}"}))
         return 2
-    kind = "tools_golden" if tools else "constrain_golden"
-    doc = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES[kind], kind)
+    doc = document(tools)
     stopped, finished = None, None
     with Candidate(paths[0] if paths else None, contract="tools" if tools else "constrain") as candidate:
         try:

@@ -46,7 +46,9 @@ PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sand
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
 MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.replay_child")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
-under pytest, the equivalence fingerprint of a mutant, a golden replay of a replay mutant)."""
+under pytest, the equivalence fingerprint of a mutant, a golden replay of a replay mutant).
+The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
+and none changes: ``replay_child`` reads and validates the golden files there)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
 POLL_SECONDS = 0.005
 
@@ -60,6 +62,13 @@ def serve() -> None:
         try:
             importlib.import_module(name)
         except ImportError:   # an optional library: the child imports what it needs
+            pass
+    for name in MODULES:   # what each may do once for all its forks (``replay_child.warm_up``: the golden files)
+        warm_up = getattr(importlib.import_module(name), "warm_up", None)
+        try:
+            if warm_up is not None:
+                warm_up()
+        except Exception:   # noqa: BLE001 - the fork then meets the same problem itself, and reports it
             pass
     requests, replies = sys.stdin, sys.stdout
     replies.write('{"ready": true}\n')
