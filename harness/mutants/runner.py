@@ -9,6 +9,9 @@ catalogue to learn whether some other test kills it. For a replay mutant: replay
 ``constrain_golden.json`` against it (``harness.mutants.replay_child``) and read
 which checks failed; for a tool-surface mutant (``l10_9:s12``-``s16``, a copy of
 ``oracles/tools``) the same with ``tools_golden.json`` (``replay_child --tools``).
+With ``first_kill`` (``run_mutant``, ``run_all``; the test suite's run) each stops at
+the first test or check that kills the mutant, its expected killers first: the same
+verdicts for a tenth of the CPU (``harness/mutants/README.md``).
 
 For a generated mutant (``harness.mutants.generation``, ``run_generated``): the whole
 default tier; a survivor is checked for equivalence (``equivalence``, the triage list)
@@ -315,7 +318,7 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, fir
         return MutantResult(mutant.id, Outcome.STALE, mutant.killers, [], {}, 0.0, str(exc))
     if mutant.kind in (REPLAY, TOOLS_REPLAY):
         tests, problem = run_replay(package, timeout, tools=mutant.kind == TOOLS_REPLAY,
-                                    **({"first_kill": mutant.killers} if first_kill else {}))
+                                    first_kill=mutant.killers if first_kill else None)
     else:
         tests, problem = _catalogue_tests(mutant, package, timeout, first_kill)
     seconds = time.monotonic() - start

@@ -64,8 +64,8 @@ def serve() -> None:
         except ImportError:   # an optional library: the child imports what it needs
             pass
     for name in MODULES:   # what each may do once for all its forks (``replay_child.warm_up``: the golden files)
-        warm_up = getattr(importlib.import_module(name), "warm_up", None)
         try:
+            warm_up = getattr(importlib.import_module(name), "warm_up", None)
             if warm_up is not None:
                 warm_up()
         except Exception:   # noqa: BLE001 - the fork then meets the same problem itself, and reports it
