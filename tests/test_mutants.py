@@ -241,14 +241,25 @@ def test_first_kill_is_for_the_catalogues_own_run():
         run_all([], first_kill=True, run=run_mutant)
 
 
-def test_a_catalogue_task_carries_first_kill_only_when_asked():
+def test_a_catalogue_task_carries_first_kill_to_the_worker(monkeypatch):
+    """A Dask task of a catalogue mutant: ``first_kill`` crosses as a flag (absent when off: the
+    payload of a full run is as before) and the worker's ``run_task`` runs the mutant with it."""
+    from harness.mutants import runner, tasks
     from harness.mutants.apply import prepare
     from harness.mutants.runner import mutant_task
-    from harness.mutants.tasks import run_task  # noqa: F401 - the worker side reads the same key
 
+    ran = []
+
+    def fake_run_mutant(mutant, root, timeout, first_kill=False):
+        ran.append((mutant.id, first_kill))
+        return MutantResult(mutant.id, Outcome.KILLED, mutant.killers, list(mutant.killers), {}, 0.0)
+
+    monkeypatch.setattr(runner, "run_mutant", fake_run_mutant)
     prepare([BY_ID["s05"]])
-    assert "first_kill" not in mutant_task(BY_ID["s05"], timeout=120.0).payload
-    assert mutant_task(BY_ID["s05"], timeout=120.0, first_kill=True).payload["first_kill"] is True
+    full, first = mutant_task(BY_ID["s05"], timeout=120.0), mutant_task(BY_ID["s05"], timeout=120.0, first_kill=True)
+    assert sorted(full.payload) == ["edited", "id", "kind", "timeout"] and first.payload["first_kill"] is True
+    assert [tasks.run_task(t.payload)["outcome"] for t in (full, first)] == ["killed", "killed"]
+    assert ran == [("s05", False), ("s05", True)]
 
 
 # --- the catalogue's run -----------------------------------------------------------------
