@@ -288,7 +288,7 @@ def test_the_runner_parses_python_only_before_it_fans_out(monkeypatch):
 
     monkeypatch.setattr(ast, "parse", recording_parse)
     monkeypatch.setattr(runner, "run_catalogue_against", passes)
-    monkeypatch.setattr(runner, "run_replay", lambda package, timeout, tools=False: ({"c": "passed"}, None))
+    monkeypatch.setattr(runner, "run_replay", lambda package, timeout, **options: ({"c": "passed"}, None))
     monkeypatch.setattr(runner, "_differences", lambda *args: ([], None))
     monkeypatch.setattr(apply, "_PREPARED", {})
     coverage._statement_spans.cache_clear()

@@ -2,6 +2,7 @@
 
     constrain-harness mutants                         # all 27 + 11, two at a time
     constrain-harness mutants --only s05,s12,l10_9:s03 --jobs 1
+    constrain-harness mutants --first-kill            # the same verdicts, each mutant up to its first kill
     constrain-harness mutants --json m.json --stryker m.stryker.json --html m.html
     constrain-harness mutants --generated --sample 200 --seed 1 [--operators NumberReplacer,SwapArguments]
         [--module parser,schema] [--jobs 2]
@@ -10,6 +11,11 @@
 First checks the runner (the clean reference passes, a forced failure fails), then
 runs each mutant in its own process, expected killers first. Exits 1 when a mutant
 survives, times out, errors, or its patch no longer applies; 0 when all are killed.
+Each mutant's report lists every expected killer's outcome (every replay check for a
+replay mutant), and every test's when none of them kills it; ``--first-kill`` stops each
+mutant at its first killing test or check (its expected killers first): the same
+verdicts, killed and by an expected test or not, for about a tenth of the CPU, the kill
+matrix then holding only what ran.
 
 ``--generated``: mutants made by the operators of ``harness.mutants.generation``
 (cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then, if
@@ -68,6 +74,9 @@ def add_arguments(parser) -> None:
                         help="CPU seconds per mutant process (default 120; 30 with --generated)")
     registry.add_options(parser, {"mutants"})  # --json, --junit-xml, --stryker, --html (kill matrix), --csv, ...
     parser.add_argument("--no-self-check", action="store_true", help="skip the runner's self check")
+    parser.add_argument("--first-kill", action="store_true",
+                        help="catalogue: stop each mutant at its first killing test, expected killers first (the same "
+                             "verdicts; the kill matrix holds only what ran)")
     parser.add_argument("--generated", action="store_true", help="generated mutants instead of the catalogue")
     parser.add_argument("--operators", metavar="OPS", type=names,
                         help="--generated: operator families or names, comma-separated")
@@ -104,6 +113,10 @@ def _select(args, stdout, stderr):
     stray = [f"--{name}" for name in GENERATED_ONLY if getattr(args, name) is not None]
     if args.every_test and not args.generated:
         stray.append("--every-test")
+    if args.first_kill and args.generated:
+        print("constrain-harness mutants: error: --first-kill is the catalogue's: --generated stops at the first "
+              "kill already (--every-test turns that off)", file=stderr)
+        return int(ExitCode.USAGE)
     if args.resume and args.state is None:
         print("constrain-harness mutants: error: --resume needs --state FILE (the results to keep)", file=stderr)
         return int(ExitCode.USAGE)
@@ -174,7 +187,7 @@ def run(args, stdout, stderr) -> int:
             print(f"--resume: {len(state.records)} result(s) kept from {state.path}", file=stdout, flush=True)
         stats = executor.RunStats()
         results = run_all(mutants, jobs=args.jobs, timeout=timeout, progress=progress, generated=generated,
-                          scheduler=scheduler, state=state, stats=stats)
+                          scheduler=scheduler, state=state, stats=stats, first_kill=args.first_kill)
     except ValueError as exc:   # a state or scheduler that cannot be used (SchedulerProblem too)
         print(f"mutants: {exc}", file=stderr)
         return int(ExitCode.USAGE)
@@ -210,7 +223,7 @@ def _open_state(args, mutants, generated, timeout):
         return None
     options = {"mode": "generated" if generated is not None else "catalogue", "timeout": timeout,
                "mutants": [m.id for m in mutants], "deep": getattr(generated, "deep", None),
-               "every_test": bool(args.every_test)}
+               "every_test": bool(args.every_test), **({"first_kill": True} if args.first_kill else {})}
     return MutantState.open(args.state, options, resume=args.resume)
 
 

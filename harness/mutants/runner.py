@@ -9,6 +9,9 @@ catalogue to learn whether some other test kills it. For a replay mutant: replay
 ``constrain_golden.json`` against it (``harness.mutants.replay_child``) and read
 which checks failed; for a tool-surface mutant (``l10_9:s12``-``s16``, a copy of
 ``oracles/tools``) the same with ``tools_golden.json`` (``replay_child --tools``).
+With ``first_kill`` (``run_mutant``, ``run_all``; the test suite's run) each stops at
+the first test or check that kills the mutant, its expected killers first: the same
+verdicts for a tenth of the CPU (``harness/mutants/README.md``).
 
 For a generated mutant (``harness.mutants.generation``, ``run_generated``): the whole
 default tier; a survivor is checked for equivalence (``equivalence``, the triage list)
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import os
 import shutil
@@ -281,9 +285,13 @@ def _last_error(output: str) -> str:
     return errors[-1][:200] if errors else "(no message)"
 
 
-def run_replay(package: Path, timeout: float, tools: bool = False) -> tuple[dict[str, str], str | None]:
-    """Replay constrain_golden.json (tools_golden.json when ``tools``) against ``package``."""
+def run_replay(package: Path, timeout: float, tools: bool = False,
+               first_kill: tuple[str, ...] | None = None) -> tuple[dict[str, str], str | None]:
+    """Replay constrain_golden.json (tools_golden.json when ``tools``) against ``package``;
+    ``first_kill`` (the expected killers): only up to the first kill (``replay_child --first-kill``)."""
     flags = ["--tools"] if tools else []
+    if first_kill is not None:
+        flags.append(f"--first-kill={','.join(first_kill)}")
     code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", *flags, str(package)], timeout)
     if code is None:
         return {}, "timeout"
@@ -295,19 +303,24 @@ def run_replay(package: Path, timeout: float, tools: bool = False) -> tuple[dict
     return {c: ("failed" if v["failures"] else "passed") for c, v in data["checks"].items()}, None
 
 
-def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> MutantResult:
+def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, first_kill: bool = False) -> MutantResult:
+    """A catalogue mutant: its expected killers, then (when none kills it) the rest.
+
+    ``tests`` holds every test (or replay check) run: the expected killers' and, when they
+    did not kill it, the whole catalogue's (every check of a replay). ``first_kill``: stop
+    at the first test or check that kills it, its expected killers first (``pytest -x``,
+    ``replay_child --first-kill``): the same outcome and ``by_expected`` for a fraction of
+    the runs, ``tests`` holding only what ran (the kill matrix is then sparse)."""
     start = time.monotonic()
     try:
         package = materialize(mutant, root)
     except PatchDoesNotApply as exc:
         return MutantResult(mutant.id, Outcome.STALE, mutant.killers, [], {}, 0.0, str(exc))
     if mutant.kind in (REPLAY, TOOLS_REPLAY):
-        tests, problem = run_replay(package, timeout, tools=mutant.kind == TOOLS_REPLAY)
+        tests, problem = run_replay(package, timeout, tools=mutant.kind == TOOLS_REPLAY,
+                                    first_kill=mutant.killers if first_kill else None)
     else:
-        tests, problem = run_catalogue(package, mutant.killers or None, timeout)
-        if problem is None and not _failed(tests) and mutant.killers:
-            rest, problem = run_catalogue(package, None, timeout)
-            tests.update(rest)
+        tests, problem = _catalogue_tests(mutant, package, timeout, first_kill)
     seconds = time.monotonic() - start
     killed_by = _failed(tests)
     timed_out = [t for t, outcome in tests.items() if outcome == "timeout"]
@@ -320,6 +333,20 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT) -> 
     else:
         outcome = Outcome.KILLED if killed_by else Outcome.SURVIVED
     return MutantResult(mutant.id, outcome, mutant.killers, killed_by, tests, seconds, problem or "")
+
+
+def _catalogue_tests(mutant: Mutant, package: Path, timeout: float,
+                     first_kill: bool) -> tuple[dict[str, str], str | None]:
+    """The expected killers, then (none killing it) the rest: the whole catalogue, or with
+    ``first_kill`` the tests not run yet, each run stopped by its first killing test."""
+    run = functools.partial(run_catalogue_against, package, deep=False, timeout=timeout, first_kill=first_kill)
+    tests, problem = run(mutant.killers or None)
+    if problem is None and not _failed(tests) and mutant.killers:
+        rest = tuple(name for name in NAMES if name not in mutant.killers) if first_kill else None
+        if rest != ():
+            more, problem = run(rest)
+            tests.update(more)
+    return tests, problem
 
 
 def _failed(tests: dict[str, str]) -> list[str]:
@@ -540,7 +567,8 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
     default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
-    ``first_kill``: stop each pass at the first test that kills it; ``fingerprint``: the
+    ``first_kill``: stop each pass at the first test that kills it (a catalogue mutant: its
+    expected killers first, ``run_mutant``); ``fingerprint``: the
     reference's fingerprint keys it can change (``run_generated``).
     """
     from harness.mutants.generation import GeneratedMutant
@@ -548,8 +576,8 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     if not isinstance(mutant, GeneratedMutant):   # its edits applied here: the worker parses nothing
         from harness.mutants.apply import prepared
 
-        return Task(mutant.id, FUNCTION, {"kind": "catalogue", "id": mutant.id, "timeout": timeout,
-                                          "edited": prepared(mutant)})
+        payload = {"kind": "catalogue", "id": mutant.id, "timeout": timeout, "edited": prepared(mutant)}
+        return Task(mutant.id, FUNCTION, {**payload, "first_kill": True} if first_kill else payload)
     site = mutant.site
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
@@ -620,12 +648,14 @@ def plan(generated: GeneratedOptions, mutant) -> Plan:
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             progress: Callable[[MutantResult, int, int], None] | None = None,
             run: Callable[..., MutantResult] | None = None, generated: GeneratedOptions | None = None,
-            scheduler: str | None = None, state=None, stats=None) -> list[MutantResult]:
+            scheduler: str | None = None, state=None, stats=None, first_kill: bool = False) -> list[MutantResult]:
     """Run every mutant, ``jobs`` at a time here, or on the Dask ``scheduler``'s workers
     (``harness.fanout.executor``; ``mutants.tasks``: the mutant's edit goes, its result comes back).
 
     ``run``: a function ``run(mutant, root, timeout)`` (local runs only; default
-    ``run_mutant``, or ``run_generated`` with ``generated``'s options). ``state`` (a
+    ``run_mutant``, or ``run_generated`` with ``generated``'s options). ``first_kill``
+    (catalogue mutants; generated ones: ``GeneratedOptions.first_kill``): each mutant stops
+    at its first killing test, its expected killers first (``run_mutant``). ``state`` (a
     ``mutants.state.MutantState``): mutants it already holds are not run again, and every
     result is appended to it as it arrives. ``stats`` (``executor.RunStats``) is filled in.
 
@@ -639,6 +669,9 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
 
     if scheduler is not None and run is not None:
         raise ValueError("a custom run function cannot be sent to Dask workers: use generated= options")
+    if first_kill and (run is not None or generated is not None):
+        raise ValueError("first_kill= is for the catalogue's own run: a custom run function or generated mutants "
+                         "(GeneratedOptions.first_kill) decide it themselves")
     confine.probe()  # probe bubblewrap once; every mutant's grader inherits the answer
     results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
     pending = [m for m in mutants if m.id not in results]
@@ -650,11 +683,11 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     root = Path(tempfile.mkdtemp(prefix="constrain-mutants-"))
     local_id = f"{os.getpid()}-{id(root)}"
     if scheduler is None:
-        _LOCAL_RUNS[local_id] = (run or _default_run(generated, plans), root, timeout)
+        _LOCAL_RUNS[local_id] = (run or _default_run(generated, plans, first_kill), root, timeout)
         todo = [executor.Task(m.id, "harness.mutants.runner:run_local_task", {"run": local_id, "index": i})
                 for i, m in enumerate(pending)]
     else:
-        todo = [_remote_task(m, timeout, generated, plans.get(m.id)) for m in pending]
+        todo = [_remote_task(m, timeout, generated, plans.get(m.id), first_kill) for m in pending]
     _LOCAL_MUTANTS[local_id] = pending
     try:
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
@@ -683,9 +716,10 @@ _ACTIVE: dict[str, int] = {}             # local run id -> its tasks running now
 _ACTIVE_LOCK = threading.Condition()
 
 
-def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan]) -> Callable[..., MutantResult]:
+def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
+                 first_kill: bool = False) -> Callable[..., MutantResult]:
     if generated is None:
-        return run_mutant
+        return functools.partial(run_mutant, first_kill=True) if first_kill else run_mutant
 
     def run(mutant, root, timeout):
         chosen = plans[mutant.id]
@@ -695,9 +729,10 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan]) -> 
     return run
 
 
-def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, chosen: Plan | None):
+def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, chosen: Plan | None,
+                 first_kill: bool = False):
     if generated is None:
-        return mutant_task(mutant, timeout=timeout)
+        return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
                        first_kill=generated.first_kill, fingerprint=chosen.fingerprint)
 

@@ -55,7 +55,7 @@ def run_task(payload: dict) -> dict:
     runner.task_cpu(reset=True)
     try:
         if payload["kind"] == "catalogue":
-            result = runner.run_mutant(mutant, root, payload["timeout"])
+            result = runner.run_mutant(mutant, root, payload["timeout"], first_kill=payload.get("first_kill", False))
         else:
             result = runner.run_generated(mutant, root, payload["timeout"], deep=payload["deep"],
                                           tests=_tupled(payload.get("tests")),

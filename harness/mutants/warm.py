@@ -20,7 +20,8 @@ backstop ended it (``"signal"`` then names
 the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
 starts another if one died.
 
-Used by ``runner.run_catalogue_against`` when ``WARM`` is on (the default; set
+Used by ``runner.run_catalogue_against``, the equivalence fingerprint and the replay
+mutants' golden replay (``replay_child``) when ``WARM`` is on (the default; set
 ``CONSTRAIN_HARNESS_WARM=0`` for a cold process per run, as before).
 """
 
@@ -40,12 +41,14 @@ WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
 PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.sandbox.candidate",
            "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
            "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings",
-           "harness.mutants.equivalence", "coverage")
+           "harness.mutants.equivalence", "coverage", "golden.fileformat", "golden.replay", "golden.tools_replay")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
-MODULES = ("pytest", "harness.mutants.equivalence")
+MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.replay_child")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
-under pytest, the equivalence fingerprint of a mutant)."""
+under pytest, the equivalence fingerprint of a mutant, a golden replay of a replay mutant).
+The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
+and none changes: ``replay_child`` reads and validates the golden files there)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
 POLL_SECONDS = 0.005
 
@@ -59,6 +62,13 @@ def serve() -> None:
         try:
             importlib.import_module(name)
         except ImportError:   # an optional library: the child imports what it needs
+            pass
+    for name in MODULES:   # what each may do once for all its forks (``replay_child.warm_up``: the golden files)
+        try:
+            warm_up = getattr(importlib.import_module(name), "warm_up", None)
+            if warm_up is not None:
+                warm_up()
+        except Exception:   # noqa: BLE001 - the fork then meets the same problem itself, and reports it
             pass
     requests, replies = sys.stdin, sys.stdout
     replies.write('{"ready": true}\n')
