@@ -354,3 +354,20 @@ def test_a_task_carries_the_plan_and_the_edits_as_data_and_the_worker_parses_not
     package = apply.materialize(rebuilt, tmp_path)
     for file, text in sent["edited"]["files"].items():
         assert (package / file).read_text(encoding="utf-8") == text
+
+
+@pytest.mark.e2e
+def test_a_runs_cpu_counts_its_confined_candidate(tmp_path, monkeypatch):
+    # the candidate's tree ends with its PID namespace, so no getrusage of the grader sees its CPU;
+    # the run's CPU must still hold it (the candidate logs its tree's CPU as it closes)
+    from harness.mutants import runner
+
+    logged = []
+    original = runner._candidates_cpu
+    monkeypatch.setattr(runner, "_candidates_cpu", lambda path: logged.append(original(path)) or logged[-1])
+    package = materialize(runner.NULL_MUTANT, tmp_path)   # the clean reference
+    runner.task_cpu(reset=True)
+    outcomes, problem = runner.run_catalogue_against(package, ("test_hand_example",), False, 30.0)
+    assert problem is None and outcomes == {"test_hand_example": "passed"}, (outcomes, problem)
+    assert logged and logged[0] > 0.05, logged   # the candidate imported numpy and the package at least
+    assert runner.task_cpu() >= logged[0]

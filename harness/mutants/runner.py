@@ -47,6 +47,7 @@ reference must pass every expected killer (no false kills), and a forced failure
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -68,6 +69,7 @@ from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.sandbox import cputime
+from harness.sandbox.client import CPU_LOG
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,26 +181,44 @@ def task_cpu(reset: bool = False) -> float:
     return seconds
 
 
+def _candidates_cpu(cpu_log: str) -> float:
+    """The CPU seconds the run's candidate processes logged as they closed (``client.CPU_LOG``), and
+    the log emptied. A confined candidate's tree ends with its PID namespace, so no ``getrusage``
+    of the grader sees its CPU: without this a mutant's ``cpu_seconds`` left out about half its cost."""
+    try:
+        with open(cpu_log, encoding="ascii") as log:
+            seconds = sum(float(line) for line in log if line.strip())
+        os.unlink(cpu_log)
+    except (OSError, ValueError):
+        return 0.0
+    return seconds
+
+
 def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float,
               env: dict[str, str] | None) -> tuple[int | None, str]:
     """``_run`` of ``python -m MODULE ARGV`` in a fork of this thread's warm grader (``warm``): the
     same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine)."""
     with tempfile.NamedTemporaryFile("rb", suffix=".out", delete=False) as f:
         output_path = f.name
+    cpu_log = output_path[:-len(".out")] + ".cpu"
     try:
         for attempt in (1, 2):
-            reply = warm.server(_env(), str(ROOT)).run(argv, {**_env(), **(env or {})}, str(ROOT), timeout,
+            run_env = {**_env(), **(env or {}), CPU_LOG: cpu_log}
+            reply = warm.server(_env(), str(ROOT)).run(argv, run_env, str(ROOT), timeout,
                                                        (timeout + candidate_cpu) * WALL_FACTOR, output_path,
                                                        module=module)
+            cpu = reply["cpu"] + _candidates_cpu(cpu_log)
             with _WARM_CPU_LOCK:
-                WARM_CPU[0] += reply["cpu"]
-            _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + reply["cpu"]
+                WARM_CPU[0] += cpu
+            _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + cpu
             if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
                 break
         with open(output_path, "rb") as out:
             output = out.read().decode("utf-8", "replace")
     finally:
         os.unlink(output_path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(cpu_log)
     if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return reply["code"], output
