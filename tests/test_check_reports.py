@@ -135,3 +135,27 @@ def test_how_a_child_ended_is_said_in_words(tmp_path, returncode, killed, words)
     log = tmp_path / "child.log"
     log.write_text("")
     assert words in _how_it_ended(returncode, killed, log)
+
+
+@pytest.mark.parametrize("seconds", ["9.87", "10.02", "123.45", "7"])
+def test_an_output_tail_holds_the_same_lines_however_long_the_run_took(tmp_path, seconds):
+    # the tail is cut on whole lines, counting pytest's "in 9.87s" at one width: how long the run
+    # took must not move which lines a report keeps (same run, same report, timings aside)
+    from harness.grading.check import _tail
+
+    body = "".join(f"line {i:04d} of the log\n" for i in range(400))
+    log = tmp_path / "child.log"
+    log.write_text(body + f"==== 3 failed, 13 passed in {seconds}s ====\n")
+    tail = _tail(log, limit=1000)
+    assert tail.endswith(f"in {seconds}s ====\n") and tail.startswith("line ")
+    first = int(tail.split()[1])
+    assert first == 400 - (1000 - len("==== 3 failed, 13 passed in <time> ====\n")) // len("line 0000 of the log\n")
+    assert len(tail) <= 1000 + len(seconds)
+
+
+def test_an_output_tail_of_one_long_line_keeps_its_end(tmp_path):
+    from harness.grading.check import _tail
+
+    log = tmp_path / "child.log"
+    log.write_text("x" * 5000 + "END")
+    assert _tail(log, limit=100) == "x" * 97 + "END"

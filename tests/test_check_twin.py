@@ -30,7 +30,7 @@ from harness.grading.check import CheckOptions, run_check
 from harness.suite.catalogue import NAMES
 from harness.suite.twin import SPLIT_AT, TWIN_ENV, second_half
 from tests.helpers import CANDIDATES, confined, left_over, tree_digest
-from tests.test_same_verdict import comparable as _comparable
+from tests.test_same_verdict import comparable
 
 LOAD, TIMEOUT = 11.0, 7.0  # the runs' limits (odd values, so an RLIMIT_CPU names its process)
 
@@ -57,16 +57,6 @@ def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None)
     assert left_over(result.marker) == [], "processes of the run are still running"
     assert result.integrity == [], result.integrity
     return result, seen.get("records")
-
-
-def comparable(result) -> dict:
-    """``test_same_verdict.comparable``, but for the first line of a cut output tail: the log's
-    last 4,000 characters end with pytest's "in 9.87s", whose length moves where the cut falls."""
-    doc = _comparable(result)
-    for child in doc["children"]:
-        if len(child["output_tail"]) >= 3990:  # (a cut tail, after "in <time>" replaced the timing)
-            child["output_tail"] = child["output_tail"].partition("\n")[2]
-    return doc
 
 
 def _results(records) -> dict[str, str]:

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import select
 import signal
@@ -595,7 +596,14 @@ def _fatal_line(log: Path) -> str:
     return ""
 
 
+_TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")   # pytest's "in 9.87s": the one part of a log that is a timing
+
+
 def _tail(log: Path, limit: int = 4000) -> str:
+    """The log's last whole lines, at most ``limit`` characters counted with pytest's timings
+    ("in 9.87s") as one fixed width: which lines a tail holds never depends on how long the run
+    took, so the same run gives the same tail, timings aside (a single line longer than
+    ``limit`` gives its last ``limit`` characters)."""
     try:
         data = log.read_bytes()
     except OSError:
@@ -603,4 +611,14 @@ def _tail(log: Path, limit: int = 4000) -> str:
     from harness.suite.seeding import stable_text
 
     # stable_text before the cut: what it drops (carets drawn by Python 3.11+ only) must not move the window
-    return stable_text(data[-4 * limit:].decode("utf-8", "replace"))[-limit:]
+    lines = stable_text(data[-4 * limit:].decode("utf-8", "replace")).splitlines(keepends=True)
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(_TIMING.sub(" in <time>", line))
+        if size > limit:
+            break
+        kept.append(line)
+    if not kept and lines:
+        return lines[-1][-limit:]
+    return "".join(reversed(kept))
