@@ -53,8 +53,9 @@ CPU_PER_HOSTILE = 20.0
 NORMAL_BACKSTOP = 120.0
 NORMAL_PAUSE = 1.0
 """Seconds between two normal requests: one a second keeps a normal request in flight beside
-every hostile one (a hostile grammar takes seconds) without the normal ones being most of the
-server's CPU (at 0.2 s they were a third of the test's 35 CPU s, 2026-12-02)."""
+every hostile one (a hostile grammar takes seconds) without the normal ones costing the server
+more CPU than the attacks (2026-12-02, load 7-9: at 0.2 s, 60 normal requests and 37.7 CPU s for
+the test and its server; at 1.0 s, 19 and 26.4)."""
 TIMEOUT = 180.0
 CLOCK = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}["get_time"]
 
