@@ -316,6 +316,7 @@ def test_a_build_gives_cosmic_ray_s_own_mutated_text():
             or reason in ("invalid", "annotation only"), site.id
 
 
+@pytest.mark.e2e  # starts processes (the README's rule for e2e)
 def test_picking_in_processes_gives_the_list_one_process_gives():
     sites = generation.enumerate_sites(modules=["dump", "errors"])
     assert generation.pick(sites, None, 3, jobs=2) == generation.pick(sites, None, 3)
