@@ -28,6 +28,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -112,12 +113,34 @@ def pytest_configure(config):
         compileall.compile_dir(root, quiet=2, workers=1)
 
 
-LONGEST_FIRST = ("test_mutants.py", "test_fairness.py", "test_check_isolation.py", "test_wall.py",
-                 "test_golden_replay.py", "test_serve_hostile.py", "test_strategies.py", "test_strength.py",
-                 "test_autograder.py", "test_batch.py", "test_grade_tests.py", "test_conform.py")
-"""The test files that take longest (``--durations``, 2026-12-01), handed out first when
-xdist runs the files on several workers (``--dist loadfile`` takes them in collection
-order): a long file that starts last would keep one core busy after the other is done."""
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    """While the test modules are collected, let pytest keep its assertion-rewritten bytecode
+    (``tests/__pycache__/*-pytest-*.pyc``) even when ``PYTHONDONTWRITEBYTECODE`` is set: else
+    every process of every run rewrites and compiles every test module again (3.5 CPU s a
+    worker, 2026-12-02). Only during collection: no test runs then (xdist's workers all
+    collect before the first test is handed out), and the protected trees' bytecode was
+    written before (``pytest_configure``), so no digest a test compares sees it change."""
+    keep = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = keep
+
+
+LONGEST_FIRST = ("test_mutants.py", "test_grade_tests.py", "test_mutants_generated.py", "test_bounds_stress.py",
+                 "test_grader_fork.py", "test_serve_stress.py", "test_check.py", "test_check_isolation.py",
+                 "test_fairness.py", "test_golden_replay.py", "test_repeat_call.py", "test_autograder.py",
+                 "test_dask_fanouts.py", "test_wall.py", "test_autograder_visibility.py", "test_batch_policy.py",
+                 "test_tools_golden.py", "test_channel_bounds.py", "test_serve_hostile.py", "test_fairness_tools.py",
+                 "test_conform.py", "test_tools_mutants.py", "test_serve_load.py", "test_golden_vocab_bytes.py",
+                 "test_same_verdict.py", "test_strategies.py", "test_reproducible.py", "test_mutants_anchors.py")
+"""The test files that take longest (wall seconds per file, ``tests/test_mutants.py``'s full run
+first; measured 2026-12-02 on 2 shared cores), handed out first when xdist runs the files on
+several workers: a long file that starts last would keep one core busy after the other is
+done. ``--dist loadfile`` takes the files in collection order only with
+``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
 
 
 def pytest_collection_modifyitems(config, items):

@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import socket
 import time
@@ -83,6 +84,15 @@ def peer_or_skip(name: str):
         return load_peer(name)
     except PeerUnavailable as exc:
         pytest.skip(f"peer {name} not available: {exc.reason}")
+
+
+def skip_module_without(*modules: str, reason: str | None = None) -> None:
+    """Skips the calling test module when one of ``modules`` (top-level names) is not
+    installed, found without importing it: ``pytest.importorskip`` imports, and the openai
+    client or distributed cost each worker a second or more of its collection."""
+    for name in modules:
+        if importlib.util.find_spec(name) is None:
+            pytest.skip(reason or f"could not import {name!r}", allow_module_level=True)
 
 
 def free_port() -> int:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+from helpers import skip_module_without
+
+skip_module_without("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
 from harness.cli import main  # noqa: E402
 from harness.fanout.dask_local import LocalCluster  # noqa: E402

@@ -5,7 +5,8 @@ throughout.
 ``constrain-harness serve-reference`` runs in a child process on a free 127.0.0.1 port
 (ended by its own pid whatever happens), so its resident set and CPU time are its own
 (``/proc/<pid>``). ``HOSTILE`` is a fixed list of requests, sent once each in order;
-meanwhile one thread sends a normal forced call again and again until the list is done.
+meanwhile one thread sends a normal forced call again and again (``NORMAL_PAUSE`` apart)
+until the list is done.
 Every request has a timeout; the test stops by itself. The figures are printed (run
 with ``-s`` to read them).
 
@@ -50,6 +51,11 @@ pytestmark = [pytest.mark.boundary, pytest.mark.e2e]  # the server runs in a chi
 RSS_GROWTH_MB = 400.0
 CPU_PER_HOSTILE = 20.0
 NORMAL_BACKSTOP = 120.0
+NORMAL_PAUSE = 1.0
+"""Seconds between two normal requests: one a second keeps a normal request in flight beside
+every hostile one (a hostile grammar takes seconds) without the normal ones costing the server
+more CPU than the attacks (2026-12-02, load 7-9: at 0.2 s, 60 normal requests and 37.7 CPU s for
+the test and its server; at 1.0 s, 19 and 26.4)."""
 TIMEOUT = 180.0
 CLOCK = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}["get_time"]
 
@@ -164,7 +170,7 @@ def test_the_server_holds_under_a_hostile_load(child_server):
                 except BaseException as exc:  # noqa: BLE001 - reported by the test
                     errors.append(exc)
                     return
-                time.sleep(0.2)
+                time.sleep(NORMAL_PAUSE)
 
     with httpx.Client(base_url=base, timeout=TIMEOUT) as client:
         normal_call(client)  # warm: the vocabulary's trie and get_time's index

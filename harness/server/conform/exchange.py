@@ -46,11 +46,6 @@ import urllib.parse
 
 from harness.server.conform.verdict import Failure, excerpt
 
-try:
-    from openai.types.chat import ChatCompletion
-except ImportError:  # pragma: no cover - Exchange() then says what to install
-    ChatCompletion = None
-
 MAX_STREAM_CHUNKS = 4096
 """A stream with more chunks than this is cut and judged an error (a flooding server)."""
 MAX_RESPONSE_BYTES = 8 << 20
@@ -270,6 +265,8 @@ class Exchange:
             completion = self.client.chat.completions.create(model=model, timeout=seconds, **params)
         except Exception as exc:  # noqa: BLE001
             raise Unanswered(Failure("the server answers the request", where, self.describe(exc))) from None
+        from openai.types.chat import ChatCompletion  # here, not at the top: importing the cases costs no openai
+
         if not isinstance(completion, ChatCompletion):  # the client hands back a body that is not JSON as is
             raise Unanswered(Failure("the server answers with a JSON chat completion", where,
                                      f"not JSON: {excerpt(completion)}"))
