@@ -164,6 +164,7 @@ class _Run:
         self.early_started = None  # the early candidate, handed to the first load
         self.candidate = None  # the live candidate process
         self.restarts = 0  # fresh candidate processes after crashes (at most MAX_RESTARTS)
+        self.served_first_half = False  # the live candidate served a test before twin.SPLIT_AT (_at_the_split)
         self.load_failure: dict | None = None  # the load record of a candidate that did not load
         self.incident_before = None  # the candidate's incident when the current test began
         self.started: dict[str, float] = {}  # nodeid -> time.monotonic() at its start
@@ -491,13 +492,14 @@ def _read_golden(path) -> dict:
 
 
 @pytest.fixture
-def impl():
+def impl(request):
     """The implementation under test: a proxy of the candidate's module, in a live
-    candidate process (a fresh one after a crash), its calls in this test bounded by one
-    CPU budget of ``--timeout`` seconds."""
+    candidate process (a fresh one after a crash, and at the catalogue's split), its calls
+    in this test bounded by one CPU budget of ``--timeout`` seconds."""
     run = _RUN
     if run.load_failure is not None:
         pytest.fail(run.load_failure.get("reason", "the candidate did not load"), pytrace=False)
+    _at_the_split(run, request.node.originalname, request.session.items)
     candidate = run.candidate
     if not candidate.alive:
         if run.restarts >= MAX_RESTARTS:
@@ -509,6 +511,29 @@ def impl():
         candidate = run.candidate
     candidate.limit_cpu(run.settings.test_cpu_seconds)
     return candidate.module
+
+
+def _at_the_split(run: _Run, test: str, items) -> None:
+    """The catalogue's second half (``twin.SPLIT_AT`` on) never runs in a candidate process
+    that served a test of the first half: the main child closes its candidate at the split
+    and the next test starts a fresh one. A twin's candidate serves only the second half, so
+    with a twin, without one (``--deep``, ``CONSTRAIN_HARNESS_TWIN=0``, a batch) or after the
+    twin failed, every test meets a candidate process with the same history: the verdict of
+    a candidate whose answers depend on what ran before in its process is the same in every
+    mode, by construction. The fresh candidate's ``RLIMIT_CPU`` is sized, as the twin's, for
+    the session's tests of the second half."""
+    from harness.suite.twin import in_second_half
+
+    if not in_second_half(test):
+        run.served_first_half = True
+    elif run.served_first_half:
+        run.served_first_half = False
+        if run.candidate is not None and run.candidate.alive:
+            run.candidate.close()   # not a crash: the next lines start a fresh one, outside MAX_RESTARTS
+            run.tests = sum(1 for item in items if in_second_half(item.originalname))
+            record = _start_candidate(run)
+            if record["status"] != "ok":
+                pytest.fail(f"a fresh candidate process did not load: {record['reason']}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,7 @@ import warnings
 
 from harness.suite.catalogue import NAMES
 
-__all__ = ["SPLIT_AT", "TWIN_ENV", "second_half", "TwinStream", "Sink", "replay"]
+__all__ = ["SPLIT_AT", "TWIN_ENV", "second_half", "in_second_half", "TwinStream", "Sink", "replay"]
 
 SPLIT_AT = "test_reachable_states_never_have_an_empty_mask"
 """The twin runs the catalogue's tests from this one on (the two halves take about the
@@ -48,6 +48,12 @@ same time on the reference: the tests before it some 1.7 s of round trips, those
 some 2.1 s, measured with ``constrain-harness bench check``)."""
 TWIN_ENV = "CONSTRAIN_HARNESS_TWIN"  # "0": one grader child runs every test
 MAX_STREAM_BYTES = 256 << 20  # a twin's stream, at most (the catalogue's reports are some KB a test)
+
+
+def in_second_half(name: str) -> bool:
+    """Whether catalogue test ``name`` is in the second half (``SPLIT_AT`` on); not a
+    catalogue name: False."""
+    return name in NAMES and NAMES.index(name) >= NAMES.index(SPLIT_AT)
 
 
 def second_half(names) -> tuple[str, ...]:
