@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -148,7 +149,14 @@ def test_every_verb_starts_from_the_policy():
     single = parser.parse_args([])
     assert single.ref_deps is POLICY.ref_deps and parser.parse_args(["--no-ref-deps"]).ref_deps is False
     batch_options, _jobs, budget = runner._options(parser.parse_args(["--batch", "x"]))
-    assert batch_options == options and budget is None
+    # the same policy; only the scheduling differs: a batch runs no twin grader child (its --jobs fill
+    # the cores), which changes no verdict (the second half always meets a fresh candidate process)
+    assert dataclasses.replace(batch_options, twin=True) == options and budget is None
+    assert batch_options.twin is False and options.twin is True
+    from harness.grading.autograder.grading import _check_environment
+    from harness.suite.twin import TWIN_ENV
+
+    assert _check_environment(batch_options)[TWIN_ENV] == "0" and TWIN_ENV not in _check_environment(options)
     no_deps, _, _ = runner._options(parser.parse_args(["--batch", "x", "--no-ref-deps", "--submission-limit", "30"]))
     assert (no_deps.ref_deps, no_deps.submission_cpu, no_deps.wall_seconds) == (False, 30.0, 300.0)
 

@@ -114,7 +114,8 @@ def _options(args) -> tuple[GradeOptions, int, ClassBudget | None]:
     options = GradeOptions(tier=tier, ref_deps=bool(args.ref_deps),
                            timeout=args.timeout if args.timeout is not None else POLICY.test_cpu_seconds,
                            memory=args.memory if args.memory is not None else POLICY.memory_mb,
-                           submission_cpu=_limit(args, "submission_limit", POLICY.submission_cpu_seconds))
+                           submission_cpu=_limit(args, "submission_limit", POLICY.submission_cpu_seconds),
+                           twin=False)   # --jobs fill the cores; the verdicts are the twin's (harness.suite.twin)
     class_limit = _limit(args, "class_limit", None)
     budget = ClassBudget(class_limit, POLICY.backstop(class_limit)) if class_limit is not None else None
     return options, jobs, budget
