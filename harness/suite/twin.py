@@ -14,15 +14,18 @@ catalogue's order, replays each of the twin's tests through its own hooks as if 
 just run it here (``replay``): the same records, terminal output and exit status as one
 process running all the tests. Where the twin cannot give a test (it ended, was killed
 by ``check``'s watch, or its candidate did not load: its stream ends first), the main
-runs that test and every later one itself, with its own candidate, as before.
+runs that test and every later one itself, as it does without a twin.
 
-So a test of the second half runs in a candidate process that ran only the second
-half's tests before it (as after a crash, when the next test gets a fresh one); a
-verdict is the same for a candidate whose answers do not depend on which tests ran
-before in its process, which the catalogue's tests assume (each draws from its own
-seeded stream, ``harness.suite.seeding``). The split is fixed (not the machine's
-business): ``check`` uses a twin in every run of the catalogue but ``--deep`` and a
-restarted child's, unless ``CONSTRAIN_HARNESS_TWIN=0`` (``TWIN_ENV``).
+A test of the second half never meets a candidate process that served the first half:
+the twin's candidate serves only the second half, and a main child that reaches the split
+itself (no twin: ``--deep``, a batch, ``TWIN_ENV``; or a twin that failed) starts a fresh
+candidate there, sized as the twin's (``harness.suite.plugin._at_the_split``). So every
+test meets a candidate with the same history in every mode, and a verdict cannot depend
+on whether a twin ran, even for a candidate whose answers depend on what ran before in
+its process; the one exception is a twin killed part-way (a candidate past its limits),
+where the main's fresh candidate has not served the tests the twin gave. The split is fixed (not the machine's business): ``check`` uses a twin in
+every run of the catalogue but ``--deep`` and a restarted child's, unless
+``CONSTRAIN_HARNESS_TWIN=0`` (``TWIN_ENV``; a batch sets it: its ``--jobs`` fill the cores).
 
 Example::
 
