@@ -23,9 +23,10 @@ candidate there, sized as the twin's (``harness.suite.plugin._at_the_split``). S
 test meets a candidate with the same history in every mode, and a verdict cannot depend
 on whether a twin ran, even for a candidate whose answers depend on what ran before in
 its process; the one exception is a twin killed part-way (a candidate past its limits),
-where the main's fresh candidate has not served the tests the twin gave. The split is fixed (not the machine's business): ``check`` uses a twin in
-every run of the catalogue but ``--deep`` and a restarted child's, unless
-``CONSTRAIN_HARNESS_TWIN=0`` (``TWIN_ENV``; a batch sets it: its ``--jobs`` fill the cores).
+where the main's fresh candidate has not served the tests the twin gave. The split is
+fixed (not the machine's business): ``check`` uses a twin in every run of the catalogue
+but ``--deep`` and a restarted child's, unless ``CONSTRAIN_HARNESS_TWIN=0`` (``TWIN_ENV``;
+a batch sets it: its ``--jobs`` fill the cores).
 
 Example::
 
