@@ -366,8 +366,8 @@ def test_a_runs_cpu_counts_its_confined_candidate(tmp_path, monkeypatch):
     from harness.mutants import runner
 
     logged = []
-    original = runner._candidates_cpu
-    monkeypatch.setattr(runner, "_candidates_cpu", lambda path: logged.append(original(path)) or logged[-1])
+    original = runner.read_cpu_log
+    monkeypatch.setattr(runner, "read_cpu_log", lambda path: logged.append(original(path)) or logged[-1])
     package = materialize(runner.NULL_MUTANT, tmp_path)   # the clean reference
     runner.task_cpu(reset=True)
     outcomes, problem = runner.run_catalogue_against(package, ("test_hand_example",), False, 30.0)

@@ -47,7 +47,7 @@ def _time(options: CheckOptions, repeat: int):
     import os
     import tempfile
 
-    from harness.sandbox.client import CPU_LOG
+    from harness.sandbox.client import CPU_LOG, read_cpu_log
 
     results, cpu, candidate = [], [], []
     with tempfile.TemporaryDirectory(prefix="bench-check-") as folder:
@@ -58,25 +58,12 @@ def _time(options: CheckOptions, repeat: int):
                 before = _cpu_seconds()
                 results.append(run_check(options))
                 cpu.append(_cpu_seconds() - before)
-                candidate.append(_read_cpu_log(log))
+                candidate.append(read_cpu_log(log))
         finally:
             os.environ.pop(CPU_LOG, None)
     durations = [r.duration for r in results]
     return (Timing(statistics.median(durations), min(durations), repeat), results, statistics.median(cpu),
             statistics.median(candidate))
-
-
-def _read_cpu_log(path: str) -> float:
-    """The CPU seconds the candidate processes logged (``client.CPU_LOG``) since the last read."""
-    import os
-
-    try:
-        with open(path, encoding="ascii") as log:
-            seconds = sum(float(line) for line in log if line.strip())
-        os.remove(path)
-    except (OSError, ValueError):
-        return 0.0
-    return seconds
 
 
 def _cpu_seconds() -> float:

@@ -69,7 +69,7 @@ from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.sandbox import cputime
-from harness.sandbox.client import CPU_LOG
+from harness.sandbox.client import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,19 +181,6 @@ def task_cpu(reset: bool = False) -> float:
     return seconds
 
 
-def _candidates_cpu(cpu_log: str) -> float:
-    """The CPU seconds the run's candidate processes logged as they closed (``client.CPU_LOG``), and
-    the log emptied. A confined candidate's tree ends with its PID namespace, so no ``getrusage``
-    of the grader sees its CPU: without this a mutant's ``cpu_seconds`` left out about half its cost."""
-    try:
-        with open(cpu_log, encoding="ascii") as log:
-            seconds = sum(float(line) for line in log if line.strip())
-        os.unlink(cpu_log)
-    except (OSError, ValueError):
-        return 0.0
-    return seconds
-
-
 def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float,
               env: dict[str, str] | None) -> tuple[int | None, str]:
     """``_run`` of ``python -m MODULE ARGV`` in a fork of this thread's warm grader (``warm``): the
@@ -207,7 +194,7 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
             reply = warm.server(_env(), str(ROOT)).run(argv, run_env, str(ROOT), timeout,
                                                        (timeout + candidate_cpu) * WALL_FACTOR, output_path,
                                                        module=module)
-            cpu = reply["cpu"] + _candidates_cpu(cpu_log)
+            cpu = reply["cpu"] + read_cpu_log(cpu_log)   # the candidates' CPU: no getrusage sees it
             with _WARM_CPU_LOCK:
                 WARM_CPU[0] += cpu
             _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + cpu

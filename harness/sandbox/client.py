@@ -482,6 +482,19 @@ def _log_cpu(path: str, seconds: float) -> None:
         pass
 
 
+def read_cpu_log(path: str) -> float:
+    """The CPU seconds the candidate processes logged in ``path`` (``CPU_LOG``) as they closed,
+    and the log removed (0.0 when there is none). A confined candidate's tree ends with its PID
+    namespace, so no ``getrusage`` of the grader sees its CPU: this log is how a caller counts it."""
+    try:
+        with open(path, encoding="ascii") as log:
+            seconds = sum(float(line) for line in log if line.strip())
+        os.remove(path)
+    except (OSError, ValueError):
+        return 0.0
+    return seconds
+
+
 def _readable(folder: Path, scratch: Path):
     """``folder`` as the candidate process will read it: itself, or, when the candidate
     runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
