@@ -72,6 +72,8 @@ def pytest_runtest_protocol(item, nextitem):
             yield
         finally:
             os.environ.pop(_HELD, None)
+            if writer:   # still alone: the bytecode its restored files made stale, written again
+                _compile_protected_trees()
             fcntl.flock(lock, fcntl.LOCK_UN)
             fcntl.flock(turnstile, fcntl.LOCK_UN)
 
@@ -103,6 +105,15 @@ def pytest_configure(config):
     (``harness_unchanged``) or a check verifies it (``harness.sandbox.files``)."""
     if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
         return
+    _compile_protected_trees()
+
+
+def _compile_protected_trees() -> None:
+    """The bytecode of every protected file, written where it is missing or stale. Again after
+    each ``writes_checkout`` test, under its exclusive lock: the files it changed were restored
+    with a new mtime (and a check's verify drops the ``.pyc`` written meanwhile), so the next
+    worker to import one would write its bytecode into the tree while another test compares the
+    tree's digest (seen with ``-n 4``: ``test_wall``'s ``harness_unchanged`` failing)."""
     import compileall
 
     from harness.paths import protected_roots

@@ -40,6 +40,37 @@ def test_sites_are_stable_and_selectable():
         generation.enumerate_sites(operators=["SwapEverything"])
 
 
+def test_only_names_sites_by_their_report_ids():
+    """``mutants --generated --only ID,...``: the sites a report names (to run again its timeouts),
+    in site order; an id no site has is refused by name, before anything is built."""
+    sites = generation.enumerate_sites(modules=["nfa"])
+    chosen = [sites[7].id, sites[2].id]
+    assert generation.only(sites, chosen) == [sites[2], sites[7]]
+    with pytest.raises(ValueError, match=r"no generated mutant site is called nfa\.Nope\.0"):
+        generation.only(sites, [sites[0].id, "nfa.Nope.0"])
+
+
+def test_the_verb_runs_the_named_generated_mutants_only(monkeypatch):
+    import io
+
+    from harness.cli import main
+    from harness.commands import mutants as verb
+    from harness.exitcodes import ExitCode
+
+    err = io.StringIO()
+    assert main(["mutants", "--generated", "--only", "nfa.Nope.0", "--no-self-check"], io.StringIO(), err) \
+        == ExitCode.USAGE
+    assert "no generated mutant site is called nfa.Nope.0" in err.getvalue()
+    wanted = generation.enumerate_sites(modules=["nfa"])[3].id
+    seen = {}
+    monkeypatch.setattr(verb, "_open_state",
+                        lambda args, mutants, *rest: seen.setdefault("ids", [m.id for m in mutants]) and None)
+    monkeypatch.setattr("harness.mutants.runner.run_all", lambda mutants, **kw: [])
+    main(["mutants", "--generated", "--only", wanted, "--no-self-check", "--every-test"], io.StringIO(),
+         io.StringIO())
+    assert seen["ids"] == [wanted]
+
+
 def test_every_family_of_the_issue_has_sites():
     families = {s.family for s in generation.enumerate_sites()}
     for wanted in ("ReplaceBinaryOperator", "ReplaceComparisonOperator", "NumberReplacer", "AddNot",
@@ -153,6 +184,8 @@ def test_reports_of_generated_mutants():
     text = report.rates_table(results, lookup)
     assert "per reference module" in text and "per operator" in text
     assert report.to_html(results, lookup).count("Kill rates") == 1
+    assert "6/12 killed (0 by an expected test), 2 survived, 2 timeout, 2 equivalent;" in report.table(results, lookup)
+    assert report.others(results[:0]) == "no other outcome"
 
 
 def test_a_test_past_its_deadline_is_a_timeout_never_a_survivor():

@@ -68,7 +68,8 @@ from harness.report.progress import bar as progress_bar
 def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--only", metavar="IDS", type=names, help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
-                                                      "the old p01-p11 name l10_9:s01-s11)")
+                                                      "the old p01-p11 name l10_9:s01-s11; with --generated the "
+                                                      "report's ids, e.g. parser.RemoveStatement.17)")
     parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--timeout", type=seconds, default=None,
                         help="CPU seconds per mutant process (default 120; 30 with --generated)")
@@ -129,11 +130,10 @@ def _select(args, stdout, stderr):
 
         seed_value = 1 if args.seed is None else args.seed
 
-        if args.only:
-            print("mutants: --only selects catalogue mutants; with --generated use --module/--operators", file=stderr)
-            return int(ExitCode.USAGE)
         try:
             sites = generation.enumerate_sites(modules=args.module, operators=args.operators)
+            if args.only:
+                sites = generation.only(sites, args.only)
             mutants, dropped = generation.pick(sites, args.sample, seed_value, jobs=args.jobs)
         except ValueError as exc:
             print(f"mutants: {exc}", file=stderr)

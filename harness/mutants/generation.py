@@ -147,6 +147,19 @@ def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | 
     return list(_enumerate(tuple(sorted(modules or ())), tuple(sorted(operators or ())), Path(reference)))
 
 
+def only(sites: list[Site], ids: list[str]) -> list[Site]:
+    """The sites named by ``ids`` (a report's mutant ids, e.g. ``parser.RemoveStatement.17``), in
+    site order: to run again the timeouts or errors of a whole run. Raises ``ValueError`` naming
+    the ids no site has (at most 10 shown)."""
+    wanted, known = set(ids), {site.id for site in sites}
+    unknown = [i for i in dict.fromkeys(ids) if i not in known]
+    if unknown:
+        shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        raise ValueError(f"--only: no generated mutant site is called {shown} (ids as a report prints them, "
+                         "e.g. parser.RemoveStatement.17; within --module/--operators if given)")
+    return [site for site in sites if site.id in wanted]
+
+
 @lru_cache(maxsize=16)
 def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
     classes = operator_classes()

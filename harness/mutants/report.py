@@ -21,6 +21,7 @@ Every function takes ``mutants`` (id -> the mutant: a catalogue ``Mutant`` or a
 
 from __future__ import annotations
 
+import collections
 import html
 import json
 
@@ -49,6 +50,14 @@ def score(results: list[MutantResult]) -> dict:
     }
 
 
+def others(results: list[MutantResult]) -> str:
+    """The outcomes other than killed and survived, each named with its count (``score``'s
+    ``other``): "18 timeout, 5 error, 1482 equivalent, 1206 not covered", or "no other outcome"."""
+    counts = collections.Counter(r.outcome for r in results if r.outcome not in (Outcome.KILLED, Outcome.SURVIVED))
+    named = [f"{counts[o]} {'stale' if o is Outcome.STALE else o.value}" for o in Outcome if counts[o]]
+    return ", ".join(named) or "no other outcome"
+
+
 def _lookup(mutants):
     return BY_ID if mutants is None else mutants
 
@@ -67,10 +76,8 @@ def table(results: list[MutantResult], mutants=None) -> str:
         if r.detail:
             lines.append(f"          {r.detail[:150]}")
     s = score(results)
-    if any(r.outcome is Outcome.EQUIVALENT for r in results):
-        lines.append(f"{sum(r.outcome is Outcome.EQUIVALENT for r in results)} equivalent (counted in 'other')")
     lines.append(f"{s['killed']}/{s['mutants']} killed ({s['killed_by_expected']} by an expected test), "
-                 f"{s['survived']} survived, {s['other']} timeout/error/stale, {s['seconds']} s of mutant runs")
+                 f"{s['survived']} survived, {others(results)}; {s['seconds']} s of mutant runs")
     return "\n".join(lines)
 
 
@@ -189,7 +196,7 @@ def to_html(results: list[MutantResult], mutants=None) -> str:
     return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>constrain-harness mutants</title>"
             f"<style>{CSS}</style></head><body><h1>Mutation score: {s['killed']}/{s['mutants']}</h1>"
             f"<p>{s['killed_by_expected']} killed by an expected test; {s['survived']} survived; "
-            f"{s['other']} timeout/error/stale. K: killed by an expected test, k: by another test, "
+            f"{html.escape(others(results))}. K: killed by an expected test, k: by another test, "
             f".: the test passed (red when it was expected to kill).</p>"
             f"{_html_rates(results, mutants)}"
             f"<table><tr><th>mutant</th><th>outcome</th><th>pitfall</th>{head}</tr>{''.join(rows)}</table>"
