@@ -407,3 +407,16 @@ def test_a_runs_cpu_counts_its_confined_candidate(tmp_path, monkeypatch):
     assert problem is None and outcomes == {"test_hand_example": "passed"}, (outcomes, problem)
     assert logged and logged[0] > 0.05, logged   # the candidate imported numpy and the package at least
     assert runner.task_cpu() >= logged[0]
+
+
+def test_a_pytest_internal_error_is_reported_by_its_error_not_its_summary(monkeypatch, tmp_path):
+    """Five deep passes of the whole run ended "pytest exited 3: ['18 deselected in 0.14s']":
+    the summary line said nothing of the error; the detail now names it."""
+    from harness.mutants import runner
+
+    output = ("INTERNALERROR> Traceback (most recent call last):\n"
+              "INTERNALERROR> BrokenPipeError: [Errno 32] the channel closed\n18 deselected in 0.14s\n")
+    monkeypatch.setattr(runner, "_run", lambda *args, **kwargs: (3, output))
+    outcomes, problem = runner.run_catalogue_against(tmp_path, ("test_hand_example",), True, 10.0)
+    assert outcomes == {}
+    assert problem == "pytest exited 3: BrokenPipeError: [Errno 32] the channel closed"

@@ -271,7 +271,8 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     if code not in (0, 1, 5) and not outcomes:
         if "INTERNALERROR" in output and str(package) in output:  # raised by the package's own code
             return outcomes, f"load: the package raised while the catalogue loaded it: {_last_error(output)}"
-        return outcomes, f"pytest exited {code}: {output.strip().splitlines()[-1:] or ''}"
+        why = _last_error(output) if "INTERNALERROR" in output else output.strip().splitlines()[-1:] or ""
+        return outcomes, f"pytest exited {code}: {why}"   # the error itself: the summary line alone hid it
     return outcomes, None
 
 
