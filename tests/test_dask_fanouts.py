@@ -123,6 +123,8 @@ def test_a_mutant_sample_on_dask_gives_the_local_results_and_a_killed_worker_los
     assert killed == [-signal.SIGKILL]
     assert remote == {k: v for k, v in local.items() if k in remote}   # every mutant, the same result
     assert stats.retried, "the killed worker's mutant was run again, and counted"
+    print(f"worker {killed} killed mid-mutant; run again on the other: {', '.join(stats.retried)}; "
+          f"{len(remote)} of {len(generated)} mutants, each the local result")   # pytest -s shows it
     resumed = MutantState.open(tmp_path / "run.jsonl", {"mode": "generated"}, resume=True)
     assert sorted(resumed.records) == sorted(remote)                   # and the state holds every one
     cluster.add_worker()

@@ -35,7 +35,9 @@ properties over arbitrary text):
 - an unterminated call at ``finish()`` keeps the fragments already streamed, and
   ``incomplete`` names its index (its arguments are then not valid JSON; the engine's
   finish reason, e.g. ``length``, says why); an opener without a header at
-  ``finish()`` is content.
+  ``finish()`` is content; a stream that ends after a call's arguments closed, before
+  or inside its ``}</tool_call>``, ends a whole call (what it wrote of the closer is
+  markup).
 
 Bounds: a header not complete within the first ``MAX_HEADER`` characters after the
 opener is not markup (the opener becomes content), and text after the arguments
