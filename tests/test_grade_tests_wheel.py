@@ -28,9 +28,12 @@ def wheel_venv(tmp_path_factory):
     """A throwaway venv with the harness installed from its wheel (no checkout on its path);
     the dependencies come from this venv's site-packages through a ``.pth`` line (which
     adds the folder, not its editable-install hooks)."""
+    from harness.grading.autograder.bundle import build_wheel
+
     folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", str(ROOT),
-                    "-w", str(folder / "dist")], check=True, timeout=900, cwd=folder)
+    # from a copy of the source, as the bundle builds it: `pip wheel ROOT` built in the checkout
+    # (its build/ and egg-info), which another worker's test could read half-written (-n 4)
+    build_wheel(folder / "dist", ROOT)
     venv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
