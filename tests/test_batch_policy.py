@@ -117,12 +117,12 @@ def test_the_class_limit_stops_every_run_in_progress(tmp_path):
 
 @pytest.mark.e2e
 def test_a_check_run_past_its_cpu_limit_reads_timed_out_with_the_limit(tmp_path):
-    """loops_forever spins in regex_to_dfa: the whole run reaches 20 CPU s long before its
+    """loops_forever spins in regex_to_dfa: the whole run reaches 6 CPU s long before its
     per-test timeout, and the grade says so, with every test at 0."""
     shutil.copy2(CANDIDATES / "loops_forever.py", tmp_path / "constrain.py")
-    grade = grade_submission(tmp_path / "constrain.py", GradeOptions(submission_cpu=20.0, wall=3600.0))
+    grade = grade_submission(tmp_path / "constrain.py", GradeOptions(submission_cpu=6.0, wall=3600.0))
     assert grade.verdict == "timed out" and grade.passed == 0, (grade.problem, grade.output[-2000:])
-    assert grade.problem.startswith("timed out (20 CPU s)") and grade.cpu_seconds >= 20.0
+    assert grade.problem.startswith("timed out (6 CPU s)") and grade.cpu_seconds >= 6.0
     assert grade.header.startswith("policy: tier default, ref-deps on,")
 
 
