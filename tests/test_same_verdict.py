@@ -31,7 +31,9 @@ from helpers import left_over, tree_digest  # the wall's checks: files unchanged
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 WHEATS = Path(__file__).resolve().parents[1] / "harness" / "grading" / "gradetests" / "wheats"  # the fairness gallery
-HOSTILE_CPU_SECONDS = 0.5  # the hostile ones' per-test budget: the sleeper's backstop is then 5 s (10 s if loaded)
+# the hostile ones' per-test budget: the sleeper's backstop is then 2 s (4 s if loaded), the burners' time beside it
+# what this test mostly costs; their test_apply_mask passes with a tenth of it (it passed at 0.02 CPU s)
+HOSTILE_CPU_SECONDS = 0.2
 # (candidate, tests that decide it, per-test CPU seconds, expected statuses)
 SMALL = [
     ("fair_thompson_moore.py", ("test_hand_example", "test_masks_match_brute_force"), 60.0,
