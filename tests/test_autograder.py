@@ -194,9 +194,11 @@ def test_a_submission_that_cannot_be_graded_still_gets_results_scoring_0_with_th
 
 @pytest.mark.e2e
 def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
-    results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=4, timeout=3)
+    # wall 3 s: check's two grader children start looping about 1 s in, each on a core until the wall stops the run
+    # (their per-test limit, 3 CPU s, is not reached by then); this test costs about 2 CPU s per second of wall
+    results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=3, timeout=3)
     assert results["score"] == 0.0
-    assert "timed out (wall backstop 4 s): the whole check run was still going after 4 s" in results["output"]
+    assert "timed out (wall backstop 3 s): the whole check run was still going after 3 s" in results["output"]
 
 
 @pytest.mark.e2e
