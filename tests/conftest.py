@@ -140,18 +140,20 @@ def pytest_collection(session):
         sys.dont_write_bytecode = keep
 
 
-LONGEST_FIRST = ("test_mutants.py", "test_grade_tests.py", "test_mutants_generated.py", "test_bounds_stress.py",
-                 "test_grader_fork.py", "test_serve_stress.py", "test_check.py", "test_check_isolation.py",
-                 "test_fairness.py", "test_golden_replay.py", "test_repeat_call.py", "test_autograder.py",
-                 "test_dask_fanouts.py", "test_wall.py", "test_autograder_visibility.py", "test_batch_policy.py",
-                 "test_tools_golden.py", "test_channel_bounds.py", "test_serve_hostile.py", "test_fairness_tools.py",
-                 "test_conform.py", "test_tools_mutants.py", "test_serve_load.py", "test_golden_vocab_bytes.py",
-                 "test_same_verdict.py", "test_strategies.py", "test_reproducible.py", "test_mutants_anchors.py")
-"""The test files that take longest (wall seconds per file, ``tests/test_mutants.py``'s full run
-first; measured 2026-12-02 on 2 shared cores), handed out first when xdist runs the files on
-several workers: a long file that starts last would keep one core busy after the other is
-done. ``--dist loadfile`` takes the files in collection order only with
-``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
+LONGEST_FIRST = ("test_grade_tests.py", "test_mutants_generated.py", "test_check_twin.py", "test_fairness.py",
+                 "test_serve_stress.py", "test_mutants.py", "test_tools_mutants.py", "test_tools_golden.py",
+                 "test_golden_replay.py", "test_golden_vocab_bytes.py", "test_fairness_tools.py", "test_wall.py",
+                 "test_check_isolation.py", "test_dask_fanouts.py", "test_serve_load.py", "test_mutants_anchors.py",
+                 "test_autograder.py", "test_grader_fork.py", "test_check.py", "test_conform.py",
+                 "test_channel_bounds.py", "test_same_verdict.py", "test_serve_hostile.py",
+                 "test_grade_tests_wheel.py", "test_bounds_stress.py", "test_executor.py", "test_batch_policy.py",
+                 "test_reproducible.py", "test_batch_isolation.py", "test_golden.py")
+"""The test files that take longest, longest first, handed out first when xdist runs the files on
+several workers: a long file that starts last would keep one core busy after the other is done.
+Ranked by each file's cost in a serial run (``-n 0``, 2026-12-04, quiet): its CPU seconds in a
+cpuacct cgroup (the candidates' processes included) or its wall seconds where those are more
+(a file that waits), after that day's changes. ``--dist loadfile`` takes the files in collection
+order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
 
 
 def pytest_collection_modifyitems(config, items):
