@@ -26,6 +26,8 @@ API::
     # Candidate(spec, contract="tools"): the tool-calling surface (golden/tools_replay.py's
     # TOOLS_CONTRACT, the reference oracles.tools); a ToolError it raises keeps a proxy of the
     # candidate's exception, so exc.status and exc.to_json() are read through the channel.
+    # CandidateFolderError (a ValueError): the candidate's folder cannot be handed to its
+    # process (too large to copy for nobody to read): a usage error, before anything runs.
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
@@ -39,12 +41,12 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 from harness.sandbox.confine import Limits
 
-_FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-                "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
-                "explore", "generation", "repeat_call", "sweep", "walk_constraint")
-__all__ = ["Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError", "CandidateTimeout",
-           "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many", "calls_while",
-           "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
+_FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
+                "CandidateTimeout", "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
+                "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
+__all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
+           "CandidateTimeout", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
+           "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
 
 
 def __getattr__(name: str):

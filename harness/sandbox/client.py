@@ -102,6 +102,11 @@ class CandidateProtocolError(CandidateGone):
     verdict = "protocol"
 
 
+class CandidateFolderError(ValueError):
+    """The candidate's folder cannot be handed to its process (``_readable``): a usage error
+    of whoever named the candidate, decided before any process starts."""
+
+
 class RemoteError(Exception):
     """An exception raised by the candidate's code (see the module docstring). Under the
     tools contract it also carries a proxy of the candidate's exception object, and an
@@ -472,6 +477,7 @@ class CpuBudget:
 
 
 MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
+MAX_COPY_ENTRIES = 10_000  # ... and at most this many files and folders (the walk stops past either)
 
 
 def _log_cpu(path: str, seconds: float) -> None:
@@ -501,17 +507,33 @@ def _readable(folder: Path, scratch: Path):
     a home of mode 700), a world-readable copy bound at the same path."""
     if not confine.runs_as_nobody() or _world_readable(folder):
         return folder
+    too_large = _past_copy_bounds(folder)
+    if too_large:
+        raise CandidateFolderError(f"the candidate's folder {folder} {too_large} and is not world-readable: make it "
+                                   f"readable or move the candidate to its own folder")
     copy = Path(tempfile.mkdtemp(prefix="readable-", dir=scratch)) / folder.name
-    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-    if size > MAX_COPY_BYTES:
-        raise ValueError(f"the candidate's folder {folder} holds {size} bytes (more than {MAX_COPY_BYTES}) and "
-                         f"is not world-readable: make it readable or move the candidate to its own folder")
     shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     copy.chmod(0o755)
     for path in copy.rglob("*"):
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return (copy, folder)
+
+
+def _past_copy_bounds(folder: Path) -> str | None:
+    """What puts ``folder`` past ``MAX_COPY_BYTES`` or ``MAX_COPY_ENTRIES`` (regular files'
+    sizes; symbolic links neither followed nor counted), or None. The walk stops as soon as
+    either bound is passed: a candidate beside a home's worth of files costs no full scan."""
+    size = entries = 0
+    for path in folder.rglob("*"):
+        entries += 1
+        if entries > MAX_COPY_ENTRIES:
+            return f"holds more than {MAX_COPY_ENTRIES} files and folders"
+        if path.is_file() and not path.is_symlink():
+            size += path.stat().st_size
+            if size > MAX_COPY_BYTES:
+                return f"holds more than {MAX_COPY_BYTES} bytes"
+    return None
 
 
 def _world_readable(folder: Path) -> bool:

@@ -440,7 +440,7 @@ def _collect_less() -> None:
 
 def _start_candidate(run: _Run) -> dict:
     """A fresh candidate process; its load record (``status`` ok / error / usage)."""
-    from harness.sandbox import CandidateGone, RemoteError
+    from harness.sandbox import CandidateFolderError, CandidateGone, RemoteError
     from harness.sandbox.candidate import CandidateError, spec_problem
 
     problem = spec_problem(run.settings.impl)
@@ -450,6 +450,9 @@ def _start_candidate(run: _Run) -> dict:
     run.candidate = candidate
     try:
         info = candidate.start()
+    except CandidateFolderError as exc:  # nothing started: whoever named the candidate must move it
+        candidate.close()
+        return {"event": "load", "status": "usage", "reason": str(exc), "problems": []}
     except RemoteError as exc:
         candidate.close()
         status = "usage" if exc.remote_type == CandidateError.__name__ and "candidate" in str(exc) else "error"
