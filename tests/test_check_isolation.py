@@ -178,7 +178,7 @@ def test_a_flood_of_the_channel_is_a_protocol_crash_and_the_next_test_runs(harne
 
 @pytest.mark.e2e
 def test_an_infinite_loop_times_out_and_the_rest_still_runs(harness_unchanged):
-    result, tests = grade("loops_forever.py", timeout=3)
+    result, tests = grade("loops_forever.py", timeout=1)  # test_apply_mask needs some 0.02 CPU s of it
     assert tests["test_hand_example"].status == "timeout", tests["test_hand_example"].reason
     assert tests["test_apply_mask"].status == "passed" and result.exit_code == ExitCode.CRASHED
 

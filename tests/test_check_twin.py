@@ -33,10 +33,12 @@ from tests.helpers import CANDIDATES, confined, left_over, tree_digest
 from tests.test_same_verdict import comparable
 
 LOAD, TIMEOUT = 11.0, 7.0  # the runs' limits (odd values, so an RLIMIT_CPU names its process)
+ONE_A_HALF = ("test_hand_example", "test_vocab_bytes")  # a test before the split (twin.SPLIT_AT) and one after
 
 
-def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None):
-    """``run_check`` of ``impl`` with or without a twin; (result, the twin's own records or None)."""
+def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None, only: tuple[str, ...] = ()):
+    """``run_check`` of ``impl`` (the tests ``only``, default all) with or without a twin;
+    (result, the twin's own records or None)."""
     monkeypatch.setenv(TWIN_ENV, "1" if twin else "0")
     seen: dict = {}
     watch = check._watch
@@ -53,7 +55,8 @@ def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None)
             if twin is not None:
                 twin.reader.read_new()
     monkeypatch.setattr(check, "_watch", watching)
-    result = run_check(CheckOptions(impl=None if impl is None else str(impl), timeout=timeout, load_seconds=LOAD))
+    result = run_check(CheckOptions(impl=None if impl is None else str(impl), only=only, timeout=timeout,
+                                    load_seconds=LOAD))
     assert left_over(result.marker) == [], "processes of the run are still running"
     assert result.integrity == [], result.integrity
     return result, seen.get("records")
@@ -70,22 +73,35 @@ def test_the_twin_runs_the_catalogue_from_the_split_on():
     assert second_half([NAMES[0], NAMES[-1]]) == (NAMES[-1],)
 
 
+@pytest.fixture(scope="module")
+def graded_alone():
+    """``_grade`` without a twin, run once a module per (candidate, timeout): the oracle several
+    tests compare with (the harness's files checked unchanged around the run)."""
+    runs: dict = {}
+
+    def alone(impl, monkeypatch, timeout: float = TIMEOUT):
+        key = (str(impl), timeout)
+        if key not in runs:
+            before = tree_digest()
+            runs[key], _ = _grade(impl, monkeypatch, twin=False, timeout=timeout)
+            assert tree_digest() == before
+        return runs[key]
+    return alone
+
+
 @pytest.mark.e2e
 @confined
 @pytest.mark.parametrize("impl", [None, "wrong_greedy_ties.py", "skips_tests.py", "crashes_interpreter.py",
-                                  "loops_in_each_half.py"])
-def test_a_check_with_a_twin_reports_what_one_grader_child_reports(impl, monkeypatch):
+                                  "loops_once_in_each_half.py"])
+def test_a_check_with_a_twin_reports_what_one_grader_child_reports(impl, monkeypatch, graded_alone):
+    # loops_once_in_each_half times out in one test of each half (its candidate restarted after it,
+    # in the main child and in the twin): the timeout path, at 1 CPU s a timeout
     before = tree_digest()
     path = None if impl is None else CANDIDATES / impl
-    # a timeout in each half (each followed by a fresh candidate): the twin's restart path and the
-    # main child's; loops_forever.py times out in 10 tests, the same path 5 times over (30 CPU s)
-    timeout = 1.0 if impl == "loops_in_each_half.py" else TIMEOUT
-    alone, _ = _grade(path, monkeypatch, twin=False, timeout=timeout)
+    timeout = 1.0 if impl == "loops_once_in_each_half.py" else TIMEOUT
+    alone = graded_alone(path, monkeypatch, timeout=timeout)
     paired, records = _grade(path, monkeypatch, twin=True, timeout=timeout)
     assert comparable(paired) == comparable(alone)
-    if impl == "loops_in_each_half.py":
-        timed_out = sorted(t.name for t in paired.tests if t.status == "timeout")
-        assert timed_out == ["test_apply_mask", "test_canonical_form"], timed_out
     theirs = second_half(NAMES)
     assert sorted(_results(records)) == sorted(theirs), "the twin did not run its half"
     assert _results(records) == {t.name: t.status for t in paired.tests if t.name in theirs}
@@ -98,8 +114,9 @@ def test_the_second_half_meets_the_same_candidate_history_with_and_without_a_twi
     # a candidate that tells which process serves it (by its RLIMIT_CPU, sized for the tests its
     # grader child collected) fails test_vocab_bytes only in a process that served the first half:
     # with a twin, its candidate serves the second half; without one, the main child starts a fresh
-    # candidate at the split, sized as the twin's. The same verdict both ways.
-    main_limit = int(LOAD + 2 * TIMEOUT * len(NAMES))  # the main child collected every test
+    # candidate at the split, sized as the twin's. The same verdict both ways. One test of each
+    # half is enough for a twin and a split (ONE_A_HALF).
+    main_limit = int(LOAD + 2 * TIMEOUT * len(ONE_A_HALF))  # the main child collected both tests
     impl = tmp_path / "tells_its_process.py"
     impl.write_text(
         "import resource\n"
@@ -109,8 +126,9 @@ def test_the_second_half_meets_the_same_candidate_history_with_and_without_a_twi
         f"    if resource.getrlimit(resource.RLIMIT_CPU)[0] == {main_limit}:\n"
         "        raise RuntimeError('served by the main grader child')\n"
         "    return _vocab_bytes(tokens)\n")
-    alone, _ = _grade(impl, monkeypatch, twin=False)
-    paired, _ = _grade(impl, monkeypatch, twin=True)
+    alone, _ = _grade(impl, monkeypatch, twin=False, only=ONE_A_HALF)
+    paired, records = _grade(impl, monkeypatch, twin=True, only=ONE_A_HALF)
+    assert sorted(_results(records)) == ["test_vocab_bytes"], "the twin did not run its half"
     assert {t.name: t.status for t in alone.tests} == {t.name: t.status for t in paired.tests}
     assert {t.name: t.status for t in paired.tests}["test_vocab_bytes"] == "passed"
     assert alone.exit_code == paired.exit_code == ExitCode.OK
@@ -148,9 +166,9 @@ def _descendants(pid: int) -> list[int]:
 
 @pytest.mark.e2e
 @confined
-def test_a_twin_killed_part_way_changes_no_verdict(monkeypatch):
+def test_a_twin_killed_part_way_changes_no_verdict(monkeypatch, graded_alone):
     path = CANDIDATES / "wrong_greedy_ties.py"
-    alone, _ = _grade(path, monkeypatch, twin=False)
+    alone = graded_alone(path, monkeypatch)   # the run the test above compares with, if it ran
     paired, records = _grade(path, monkeypatch, twin=True, during=_kill_when_up("twin"))
     assert comparable(paired) == comparable(alone)
     assert len(_results(records)) < len(second_half(NAMES)), "the twin was not killed before its half was done"

@@ -386,12 +386,16 @@ def test_unconfined_is_said_in_the_header_and_every_report(tmp_path, monkeypatch
 def test_unconfined_batch_says_so_in_its_class_report(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    shutil.copy2(WHEATS / "brzozowski.py", folder / "alice.py")
+    # what is said comes from the batch (its state), not from the student's run: a submission whose
+    # run ends at its import (exits_on_import.py) is graded unconfined all the same, for a quarter of the CPU
+    shutil.copy2(CANDIDATES / "exits_on_import.py", folder / "alice.py")
     code, out, err = run_cli("check", "--batch", str(folder), "--unconfined", "--jobs", "1", "--timeout", "60",
                              "--json", str(tmp_path / "class.json"))
     assert code == ExitCode.OK, out + err
     assert confine.UNCONFINED_HEADLINE in err
     assert confine.UNCONFINED_HEADLINE in (tmp_path / "class.json").read_text()
+    (alice,) = json.loads((tmp_path / "class.json").read_text())["students"]
+    assert alice["verdict"] == "crashed", alice   # graded: its run began, unconfined, and its load crashed
 
 
 # --------------------------------------------------------------------------- restore whatever happens (item 3)
