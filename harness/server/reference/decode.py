@@ -201,13 +201,16 @@ class IndexCache:
 class CompileBudget:
     """What compiling a tool's arguments pattern costs, remembered per pattern.
 
-    ``charge(patterns, budget)`` adds up the CPU seconds each pattern's ``regex_to_dfa``
-    took (measured with ``time.thread_time`` the first time the pattern is seen, in the
-    order given, stopping at the first pattern past the budget) and returns the total,
-    or raises ``OverBudget(total, seconds_so_far)`` once the total is over ``budget``.
-    Patterns count once per occurrence: the request's validation compiles each tool.
-    A pattern that fails to compile costs what the failure took (the validation then
-    names the error). The memo keeps at most ``COMPILE_MEMO_BYTES`` of pattern text."""
+    ``charge(patterns, budget, compiled)`` adds up the CPU seconds each pattern's
+    ``regex_to_dfa`` took (measured with ``time.thread_time`` the first time the pattern
+    is seen, in the order given, stopping at the first pattern past the budget) and
+    returns the total, or raises ``OverBudget(total, seconds_so_far)`` once the total is
+    over ``budget``. Patterns count once per occurrence: the request's validation
+    compiles each tool, except the patterns this charge has just compiled without error,
+    which it adds to the set ``compiled`` (the validation skips them: the same pattern
+    compiles alike). A pattern that fails to compile costs what the failure took (the
+    validation then names the error). The memo keeps at most ``COMPILE_MEMO_BYTES`` of
+    pattern text."""
 
     def __init__(self, memo_bytes: int = COMPILE_MEMO_BYTES) -> None:
         self.memo_bytes = memo_bytes
@@ -215,7 +218,7 @@ class CompileBudget:
         self._text_bytes = 0
         self._lock = threading.Lock()
 
-    def cost(self, pattern: str) -> float:
+    def cost(self, pattern: str, compiled: set | None = None) -> float:
         with self._lock:
             known = self._costs.get(pattern)
             if known is not None:
@@ -226,6 +229,9 @@ class CompileBudget:
             regex_to_dfa(pattern)
         except ValueError:
             pass  # the request's validation reports it
+        else:
+            if compiled is not None:
+                compiled.add(pattern)
         seconds = time.thread_time() - start
         with self._lock:
             if pattern not in self._costs:
@@ -236,10 +242,10 @@ class CompileBudget:
                 self._text_bytes -= len(old)
         return seconds
 
-    def charge(self, patterns, budget: float) -> float:
+    def charge(self, patterns, budget: float, compiled: set | None = None) -> float:
         total = 0.0
         for pattern in patterns:
-            total += self.cost(pattern)
+            total += self.cost(pattern, compiled)
             if total > budget:
                 raise OverBudget(total)
         return total
