@@ -126,8 +126,8 @@ class ToolRequest:
 def parse_tool_request(body: str, *, compiled=frozenset()) -> ToolRequest:
     """Validate the tool fields of a raw chat-completions body (see the module docstring).
 
-    ``compiled``: arguments patterns the caller has just compiled with ``regex_to_dfa``
-    without error (the reference server's compile budget), not compiled again."""
+    ``compiled``: arguments patterns the caller has compiled with ``regex_to_dfa`` without
+    error (the reference server's compile budget), not compiled again."""
     if not isinstance(body, str):
         raise TypeError(f"body must be a str, not {type(body).__name__}")
     try:

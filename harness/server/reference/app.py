@@ -276,7 +276,7 @@ class ChatService:
                             f"{json.dumps(self.model_name)}")
         stream, max_tokens, seed, params = _fields(doc)
         include_usage = self.variant.include_usage(_stream_options(doc, stream))
-        compiled: set[str] = set()  # the arguments patterns the charge compiled: not compiled twice
+        compiled: set[str] = set()  # arguments patterns the budget compiled without error: not compiled again
         tool_cost = self._charge_compile(doc, compiled)
         tool_request = parse_tool_request(body, compiled=compiled)  # 400/422 for the tool fields
         messages = doc.get("messages")
@@ -309,7 +309,7 @@ class ChatService:
 
     def _charge_compile(self, doc: dict, compiled: set) -> float:
         """The CPU seconds the request's tool schemas cost to compile, or 400 past the budget
-        (``compiled``: the patterns compiled here without error, see ``CompileBudget``)."""
+        (``compiled``: the patterns the budget compiled without error, see ``CompileBudget``)."""
         try:
             return self.engine.compile_budget.charge(_arguments_patterns(doc), COMPILE_BUDGET_SECONDS, compiled)
         except OverBudget as over:
