@@ -1,8 +1,9 @@
 """Issue 16: the stress corpus and a seeded fuzz answer within 10 s and 500 MB, with the
 contract's errors only.
 
-Each input runs in a child process (``harness.bench.stress``): the child times the work
-alone, the parent reads the child's peak RSS from ``os.wait4`` and kills it past a
+Each input runs in a child process (``harness.bench.stress``; the corpus's cases forked,
+one each, from a process that made the imports once: ``run_cases``): the child times the work
+alone, the parent reads the child's peak RSS (its ``VmHWM``) and kills it past a
 generous wall limit, so a hang or a blow-up is a failed test, never a hung run. What
 counts as the contract's errors: ``harness.bench.stress.contract_error``.
 
@@ -16,7 +17,7 @@ import random
 
 import pytest
 
-from harness.bench.stress import BOUND_RSS_MB, BOUND_SECONDS, load_cases, run_batch, run_case
+from harness.bench.stress import BOUND_RSS_MB, BOUND_SECONDS, load_cases, run_batch, run_case, run_cases
 
 KILL_AFTER = 60.0   # wall seconds before a child is killed (the bound asserted is BOUND_SECONDS)
 MEMORY_MB = 2000    # RLIMIT_AS of a child: past it the child dies, a failure
@@ -36,20 +37,32 @@ def _assert_within_bound(result) -> None:
     assert result.rss_mb <= BOUND_RSS_MB, f"{result.target} {result.name}: peak RSS {result.rss_mb:.0f} MB"
 
 
+def _targets(name: str) -> tuple[str, ...]:
+    kind = next(case["kind"] for case in load_cases() if case["name"] == name)
+    return ("reference",) if kind == "probe" else ("reference", "derivatives")
+
+
+@pytest.fixture(scope="module")
+def results():
+    """The Result of each (name, target) the two tests below read: each case run once, in a
+    process of its own, forked from one that made the imports (``run_cases``)."""
+    specs = [(name, "reference") for name in ISSUE_PROBES] + [(name, t) for name in ISSUE_25 for t in _targets(name)]
+    return {(r.name, r.target): r for r in run_cases(specs, timeout=KILL_AFTER, memory_mb=MEMORY_MB)}
+
+
 @pytest.mark.e2e
 @pytest.mark.boundary
 @pytest.mark.parametrize("name", ISSUE_PROBES)
-def test_the_issues_probes_answer_within_the_bound(name):
-    _assert_within_bound(run_case(name, "reference", timeout=KILL_AFTER, memory_mb=MEMORY_MB))
+def test_the_issues_probes_answer_within_the_bound(results, name):
+    _assert_within_bound(results[name, "reference"])
 
 
 @pytest.mark.e2e
 @pytest.mark.boundary
 @pytest.mark.parametrize("name", ISSUE_25)
-def test_issue_25_cases_give_their_answer_within_the_bound(name):
-    kind = next(case["kind"] for case in load_cases() if case["name"] == name)
-    for target in ("reference",) if kind == "probe" else ("reference", "derivatives"):
-        _assert_within_bound(run_case(name, target, timeout=KILL_AFTER, memory_mb=MEMORY_MB))
+def test_issue_25_cases_give_their_answer_within_the_bound(results, name):
+    for target in _targets(name):
+        _assert_within_bound(results[name, target])
 
 
 @pytest.mark.slow

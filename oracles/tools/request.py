@@ -123,8 +123,11 @@ class ToolRequest:
         return next((t for t in self.tools if t.name == name), None)
 
 
-def parse_tool_request(body: str) -> ToolRequest:
-    """Validate the tool fields of a raw chat-completions body (see the module docstring)."""
+def parse_tool_request(body: str, *, compiled=frozenset()) -> ToolRequest:
+    """Validate the tool fields of a raw chat-completions body (see the module docstring).
+
+    ``compiled``: arguments patterns the caller has compiled with ``regex_to_dfa`` without
+    error (the reference server's compile budget), not compiled again."""
     if not isinstance(body, str):
         raise TypeError(f"body must be a str, not {type(body).__name__}")
     try:
@@ -133,7 +136,7 @@ def parse_tool_request(body: str) -> ToolRequest:
         raise ToolError(400, None, "invalid_json", f"the request body is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise ToolError(400, None, "invalid_json", f"the request body must be a JSON object, not {_kind(doc)}")
-    tools = _tools(doc.get("tools"))
+    tools = _tools(doc.get("tools"), compiled)
     choice = _choice(doc.get("tool_choice"), tools)
     response_format = _response_format(doc.get("response_format"))
     parallel = doc.get("parallel_tool_calls")
@@ -154,7 +157,7 @@ def _kind(value) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _tools(value) -> list[Tool]:
+def _tools(value, compiled=frozenset()) -> list[Tool]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -163,14 +166,14 @@ def _tools(value) -> list[Tool]:
         raise _bad("tools", f"{len(value)} tools is more than the limit MAX_TOOLS={MAX_TOOLS}")
     tools: list[Tool] = []
     for i, item in enumerate(value):
-        tool = _tool(item, f"tools[{i}]")
+        tool = _tool(item, f"tools[{i}]", compiled)
         if any(t.name == tool.name for t in tools):
             raise _bad(f"tools[{i}].function.name", f"two tools are named {tool.name!r}")
         tools.append(tool)
     return tools
 
 
-def _tool(item, where: str) -> Tool:
+def _tool(item, where: str, compiled=frozenset()) -> Tool:
     if not isinstance(item, dict):
         raise _bad(where, f"a tool must be an object, not {_kind(item)}", "invalid_type")
     if item.get("type") != "function":
@@ -188,7 +191,8 @@ def _tool(item, where: str) -> Tool:
     parameters = fn.get("parameters")
     if parameters is None:
         parameters = DEFAULT_PARAMETERS
-    return Tool(name, description, parameters, _parameters_pattern(parameters, f"{where}.function.parameters"))
+    return Tool(name, description, parameters,
+                _parameters_pattern(parameters, f"{where}.function.parameters", compiled))
 
 
 def dumps_or_kind(value) -> str:
@@ -199,7 +203,7 @@ def dumps_or_kind(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _parameters_pattern(parameters, where: str) -> str:
+def _parameters_pattern(parameters, where: str, compiled=frozenset()) -> str:
     """The regex of a tool's arguments; 400 if not an object schema, 422 if outside the subset."""
     from oracles.automaton import json_schema_to_regex, regex_to_dfa
 
@@ -210,7 +214,8 @@ def _parameters_pattern(parameters, where: str) -> str:
                    f"of a call are a JSON object, got type {dumps_or_kind(parameters.get('type'))}")
     try:
         pattern = json_schema_to_regex(parameters)
-        regex_to_dfa(pattern)  # an empty language or a bound surfaces here
+        if pattern not in compiled:
+            regex_to_dfa(pattern)  # an empty language or a bound surfaces here
     except ValueError as exc:
         # e.g. "tools[0].function.parameters: outside the supported subset: /properties/a/pattern:
         # keyword 'pattern' is not supported" (the reference's message names the keyword and its pointer)

@@ -276,8 +276,9 @@ class ChatService:
                             f"{json.dumps(self.model_name)}")
         stream, max_tokens, seed, params = _fields(doc)
         include_usage = self.variant.include_usage(_stream_options(doc, stream))
-        tool_cost = self._charge_compile(doc)
-        tool_request = parse_tool_request(body)  # 400/422 for the tool fields
+        compiled: set[str] = set()  # arguments patterns the budget compiled without error: not compiled again
+        tool_cost = self._charge_compile(doc, compiled)
+        tool_request = parse_tool_request(body, compiled=compiled)  # 400/422 for the tool fields
         messages = doc.get("messages")
         if not isinstance(messages, list) or not messages:
             raise _bad("messages", "messages must be a non-empty array", "invalid_type")
@@ -306,10 +307,11 @@ class ChatService:
             raise ToolError(400, None, "invalid_json", "the request body must be a JSON object")
         return doc
 
-    def _charge_compile(self, doc: dict) -> float:
-        """The CPU seconds the request's tool schemas cost to compile, or 400 past the budget."""
+    def _charge_compile(self, doc: dict, compiled: set) -> float:
+        """The CPU seconds the request's tool schemas cost to compile, or 400 past the budget
+        (``compiled``: the patterns the budget compiled without error, see ``CompileBudget``)."""
         try:
-            return self.engine.compile_budget.charge(_arguments_patterns(doc), COMPILE_BUDGET_SECONDS)
+            return self.engine.compile_budget.charge(_arguments_patterns(doc), COMPILE_BUDGET_SECONDS, compiled)
         except OverBudget as over:
             self._over_budget(over.seconds, "compiling the tools' schemas")
 

@@ -201,45 +201,53 @@ class IndexCache:
 class CompileBudget:
     """What compiling a tool's arguments pattern costs, remembered per pattern.
 
-    ``charge(patterns, budget)`` adds up the CPU seconds each pattern's ``regex_to_dfa``
-    took (measured with ``time.thread_time`` the first time the pattern is seen, in the
-    order given, stopping at the first pattern past the budget) and returns the total,
-    or raises ``OverBudget(total, seconds_so_far)`` once the total is over ``budget``.
-    Patterns count once per occurrence: the request's validation compiles each tool.
-    A pattern that fails to compile costs what the failure took (the validation then
-    names the error). The memo keeps at most ``COMPILE_MEMO_BYTES`` of pattern text."""
+    ``charge(patterns, budget, compiled)`` adds up the CPU seconds each pattern's
+    ``regex_to_dfa`` took (measured with ``time.thread_time`` the first time the pattern
+    is seen, in the order given, stopping at the first pattern past the budget) and
+    returns the total, or raises ``OverBudget(total, seconds_so_far)`` once the total is
+    over ``budget``. Patterns count once per occurrence: the request's validation
+    compiles each tool, except the patterns charged that compiled without error, now or
+    when first seen: ``charge`` adds them to the set ``compiled`` and the validation skips
+    them (``regex_to_dfa`` is a function of the pattern, as ``IndexCache`` assumes too). A
+    pattern that fails to compile costs what the failure took (the validation compiles it
+    again and names the error). The memo keeps at most ``COMPILE_MEMO_BYTES`` of pattern
+    text."""
 
     def __init__(self, memo_bytes: int = COMPILE_MEMO_BYTES) -> None:
         self.memo_bytes = memo_bytes
-        self._costs: collections.OrderedDict[str, float] = collections.OrderedDict()
+        self._costs: collections.OrderedDict[str, tuple[float, bool]] = collections.OrderedDict()  # seconds, ok
         self._text_bytes = 0
         self._lock = threading.Lock()
 
-    def cost(self, pattern: str) -> float:
+    def cost(self, pattern: str, compiled: set | None = None) -> float:
         with self._lock:
             known = self._costs.get(pattern)
             if known is not None:
                 self._costs.move_to_end(pattern)
-                return known
-        start = time.thread_time()
-        try:
-            regex_to_dfa(pattern)
-        except ValueError:
-            pass  # the request's validation reports it
-        seconds = time.thread_time() - start
+        if known is None:
+            start = time.thread_time()
+            try:
+                regex_to_dfa(pattern)
+                ok = True
+            except ValueError:
+                ok = False  # the request's validation reports it
+            known = (time.thread_time() - start, ok)
+        seconds, ok = known
+        if ok and compiled is not None:
+            compiled.add(pattern)
         with self._lock:
             if pattern not in self._costs:
-                self._costs[pattern] = seconds
+                self._costs[pattern] = known
                 self._text_bytes += len(pattern)
             while self._text_bytes > self.memo_bytes and len(self._costs) > 1:
                 old, _ = self._costs.popitem(last=False)
                 self._text_bytes -= len(old)
         return seconds
 
-    def charge(self, patterns, budget: float) -> float:
+    def charge(self, patterns, budget: float, compiled: set | None = None) -> float:
         total = 0.0
         for pattern in patterns:
-            total += self.cost(pattern)
+            total += self.cost(pattern, compiled)
             if total > budget:
                 raise OverBudget(total)
         return total
