@@ -198,15 +198,17 @@ def test_anchors_apply_to_the_reformatted_reference_and_make_the_same_program(mu
 def _killed_on_reformatted(mutant_id: str, reformatted: Path, root: Path, monkeypatch) -> None:
     monkeypatch.setattr(apply, "REFERENCE_DIR", reformatted / "automaton")  # run_mutant copies from here
     monkeypatch.setattr(apply, "TOOLS_REFERENCE_DIR", reformatted / "tools")
-    result = run_mutant(BY_ID[mutant_id], root)
+    # up to its first kill, expected killers first: the whole run's verdict (killed, by an expected
+    # test or not alike: tests/test_mutants.py::test_first_kill_gives_the_full_runs_verdicts)
+    result = run_mutant(BY_ID[mutant_id], root, first_kill=True)
     assert result.outcome is Outcome.KILLED and result.by_expected, result
     copied = (root / BY_ID[mutant_id].package / BY_ID[mutant_id].edits[0].file).read_text(encoding="utf-8")
     assert "# reformatted" in copied  # the reformatted copy was the one mutated and run
 
 
 # the same program as on the original reference (above), so the full catalogue run
-# (tests/test_mutants.py) proves them killed; three cheap ones here (two of L8.7's
-# catalogue, one of the tools replay: ~15 s; a golden replay takes ~25 s), all 43 under -m slow
+# (tests/test_mutants.py) proves them killed; three here (two of L8.7's catalogue, one of
+# the tools replay; each up to its first kill: ~3 CPU s in all), all 43 under -m slow
 @pytest.mark.e2e
 @pytest.mark.parametrize("mutant_id", ["s14", "s25", "l10_9:s15"])
 def test_anchored_mutants_of_the_reformatted_reference_are_killed(mutant_id, reformatted, tmp_path, monkeypatch):

@@ -87,20 +87,23 @@ def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tm
 @pytest.mark.golden
 def test_the_runner_kills_a_tools_mutant_behind_the_wall_by_its_declared_checks(tmp_path):
     """`constrain-harness mutants` runs l10_9:s12-s16 like the others: selected by id, the
-    copy of oracles/tools replayed behind the wall (replay_child --tools)."""
+    copy of oracles/tools replayed behind the wall (replay_child --tools). One run, the verb's
+    (``run_all`` -> ``run_mutant``, the whole replay): its JSON report holds the runner's result."""
     import io
     import json
 
     from harness.cli import main
     from harness.mutants.catalogue import BY_ID
-    from harness.mutants.runner import Outcome, run_mutant
+    from harness.mutants.runner import Outcome
 
     mutant = BY_ID["l10_9:s16"]
-    result = run_mutant(mutant, tmp_path)
-    assert result.outcome is Outcome.KILLED and set(result.killed_by) == set(mutant.killers), result
-    assert set(result.tests) == set(CHECKS)  # every check of the tools replay ran
     out = io.StringIO()
     report = tmp_path / "report.json"
     assert main(["mutants", "--only", "l10_9:s16", "--no-self-check", "--json", str(report)], out, io.StringIO()) == 0
     assert "1/1 killed" in out.getvalue()
-    assert json.loads(report.read_text())["score"]["mutants"] == 1
+    doc = json.loads(report.read_text())
+    assert doc["score"]["mutants"] == 1
+    [result] = doc["mutants"]
+    assert result["id"] == mutant.id and result["outcome"] == Outcome.KILLED.value, result
+    assert set(result["killed_by"]) == set(mutant.killers), result
+    assert set(result["tests"]) == set(CHECKS)  # every check of the tools replay ran
