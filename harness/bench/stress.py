@@ -234,12 +234,9 @@ def _warm_for(cases: list[dict]) -> None:
         import harness.server.reference.model  # noqa: F401
         import harness.server.reference.runner  # noqa: F401
     if "conform" in kinds:
-        if any("server" in case for case in cases if case["kind"] == "conform"):
-            import openai  # noqa: F401
-        import harness.bench.stress_conform  # noqa: F401
-        import harness.cli  # noqa: F401
-        import harness.commands.conform  # noqa: F401
-        import harness.server.conform.run  # noqa: F401
+        from harness.bench import stress_conform
+
+        stress_conform.warm(any("server" in case for case in cases if case["kind"] == "conform"))
 
 
 def fork_main(timeout: str, memory_mb: str, *specs: str) -> None:

@@ -74,13 +74,20 @@ def hostile_app():
                              Route("/{mode}/v1/chat/completions", chat, methods=["POST"])])
 
 
-def run_scenario(case: dict) -> dict:
-    """``{"outcome", "contract", "detail", "seconds"}`` of one conform case (see the module doc)."""
-    if "server" in case:  # a run against a server imports openai: before the clock (seconds of import on a
-        import openai  # noqa: F401 - loaded machine); conform refuses its own bad arguments without it
-
+def warm(openai_too: bool) -> None:
+    """Import what a conform case runs, before its clock (``run_scenario``; ``stress.fork_main``
+    does it once for the cases it forks): the verb, and the openai client for a run against a
+    server (seconds of import on a loaded machine; conform refuses its own bad arguments without it)."""
+    if openai_too:
+        import openai  # noqa: F401
+    import harness.cli  # noqa: F401
     import harness.commands.conform  # noqa: F401
     import harness.server.conform.run  # noqa: F401
+
+
+def run_scenario(case: dict) -> dict:
+    """``{"outcome", "contract", "detail", "seconds"}`` of one conform case (see the module doc)."""
+    warm("server" in case)
     from harness.cli import main
     from harness.server.reference.runner import ServerThread
 
