@@ -146,12 +146,19 @@ def _conversations() -> dict:
 
 # --------------------------------------------------------------------------- streams
 
+_ABSENT = object()
+
+
 def event_record(event) -> list:
-    """``["content", text]``, ``["call_start", index, id, name]`` or ``["arguments", index, fragment]``."""
-    if hasattr(event, "fragment"):
-        return ["arguments", event.index, event.fragment]
-    if hasattr(event, "id"):
-        return ["call_start", event.index, event.id, event.name]
+    """``["content", text]``, ``["call_start", index, id, name]`` or ``["arguments", index, fragment]``.
+    Each attribute is read once (``fragment`` and ``id`` were read twice, by ``hasattr`` and
+    again: behind the wall a round trip each, some 5,500 of a tools replay's 51,700)."""
+    fragment = getattr(event, "fragment", _ABSENT)
+    if fragment is not _ABSENT:
+        return ["arguments", event.index, fragment]
+    call_id = getattr(event, "id", _ABSENT)
+    if call_id is not _ABSENT:
+        return ["call_start", event.index, call_id, event.name]
     return ["content", event.text]
 
 
