@@ -270,15 +270,17 @@ def fork_main(timeout: str, memory_mb: str, *specs: str) -> None:
         print(json.dumps({"end": spec, "killed": killed, "polled_kib": polled}), flush=True)
 
 
-def _reap(pid: int, deadline: float) -> tuple[bool, int]:
-    """Wait for ``pid`` (killed past ``deadline``): (killed, the peak RSS polled meanwhile, KiB)."""
+def _reap(pid: int, deadline: float, kill=os.kill) -> tuple[bool, int]:
+    """Wait for ``pid`` (``kill(pid, SIGKILL)`` past ``deadline``; ``os.killpg`` for its whole
+    session): (killed, the peak RSS polled meanwhile, KiB). ``os.wait4``, not ``Popen.poll``:
+    reaped here, its peak RSS read while it runs."""
     killed, polled_kib = False, 0
     while True:
         done, _, _ = os.wait4(pid, os.WNOHANG)
         if done:
             return killed, polled_kib
         if time.monotonic() > deadline and not killed:
-            os.kill(pid, signal.SIGKILL)
+            kill(pid, signal.SIGKILL)
             killed = True
         else:
             polled_kib = max(polled_kib, _vmhwm_kib(pid))
@@ -395,19 +397,8 @@ def _run_child(entry: str, arguments: list[str], timeout: float, memory_mb: int,
     command = [sys.executable, "-c", code, env["PYTHONPATH"], str(Path(__file__).resolve()), entry, *arguments]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, preexec_fn=_limit_memory(memory_mb))
-    killed, done, polled_kib = False, False, 0
-    deadline = time.monotonic() + timeout
-    while not done:  # os.wait4, not Popen.poll: reaped here, its peak RSS read while it runs
-        pid, _, _ = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            done = True
-        elif time.monotonic() > deadline and not killed:
-            os.killpg(proc.pid, signal.SIGKILL)
-            killed = True
-        else:
-            polled_kib = max(polled_kib, _vmhwm_kib(proc.pid))
-            time.sleep(0.02)
-    proc.returncode = 0  # reaped above
+    killed, polled_kib = _reap(proc.pid, time.monotonic() + timeout, os.killpg)
+    proc.returncode = 0  # reaped by _reap
     out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
     proc.stdout.close()
     printed = [int(line.split()[1]) for line in out.splitlines() if line.startswith("#vmhwm ")]
