@@ -328,17 +328,64 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
 @pytest.mark.parametrize("mode", ["unconfined"])
 def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
     """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
-    their marker: each run has its own, so two runs at a time grade as one at a time does."""
+    their marker: each run has its own, so runs two at a time leave every test valid. This
+    sees a shared marker only when two runs overlap (the strong suite's runs last long
+    enough, not always): ``test_every_run_gets_its_own_marker`` and
+    ``test_ending_a_run_ends_only_the_processes_of_its_own_marker`` below decide it each time."""
     monkeypatch.setenv("CONSTRAIN_HARNESS_UNCONFINED", "1")
-    options = {"wheats": ("reference",), "chaffs": ("s01", "s05", "s10", "s13")}
-    # the strong suite: its runs last long enough to overlap (before each run had its own marker, the first run
-    # to end killed the other's processes: 16 of 32 tests invalid with --jobs 2)
-    one, two = graded("strong", jobs=1, **options), graded("strong", jobs=2, **options)
-    assert one.mode == two.mode == mode
-    assert len(one.grade.tests) == 32 and one.grade.invalid == two.grade.invalid == []
-    assert one.grade.valid == two.grade.valid and one.grade.flaky == two.grade.flaky == {}
-    assert one.grade.matrix == two.grade.matrix and sorted(two.grade.caught) == ["s01", "s05", "s10", "s13"]
-    assert without_timings(one) == without_timings(two)
+    # before each run had its own marker, the first run to end killed the other's processes: 16 of 32 tests
+    # invalid with --jobs 2
+    two = graded("strong", jobs=2, wheats=("reference",), chaffs=("s01", "s05", "s10", "s13"))
+    assert two.mode == mode
+    assert len(two.grade.tests) == 32 and two.grade.invalid == [] and two.grade.flaky == {}
+    assert sorted(two.grade.valid) == sorted(two.grade.tests)
+    assert sorted(two.grade.caught) == ["s01", "s05", "s10", "s13"]
+
+
+def test_every_run_gets_its_own_marker(monkeypatch):
+    """Two runs of one grading (one grading marker) get two markers: what ``end`` sweeps
+    in the unconfined mode is one run's processes only. Deterministic, where the
+    parallel grading above needs its runs to overlap to see a shared marker."""
+    from harness.grading.gradetests import suite_run
+    from harness.grading.gradetests.implementations import wheat
+
+    markers = []
+
+    class Recorded(suite_run._Run):
+        def execute(self):
+            markers.append(self.marker)
+
+    monkeypatch.setattr(suite_run, "_Run", Recorded)
+    reference = wheat("reference")
+    for _ in range(2):
+        suite_run.run_suite(SUITES / "strong", reference, marker="gradetests-0123")
+    assert len(set(markers)) == 2 and all(m.startswith("gradetests-0123-") for m in markers), markers
+
+
+def test_ending_a_run_ends_only_the_processes_of_its_own_marker():
+    """``confine.kill_marked``: the processes carrying exactly the run's marker; not another
+    run's, nor one whose marker the run's is a prefix of (the grading's ``gradetests-ab``
+    of its run's ``gradetests-ab-cd``)."""
+    from harness.sandbox import confine
+
+    def sleeper(marker):
+        env = {**os.environ, "CONSTRAIN_HARNESS_RUN": marker}
+        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+
+    mine, longer, other = sleeper("gradetests-ab"), sleeper("gradetests-ab-cd"), sleeper("gradetests-ef")
+    try:
+        deadline = time.monotonic() + 30
+        while not confine.marked_processes(b"CONSTRAIN_HARNESS_RUN=gradetests-ab-cd", whole_entry=True):
+            assert time.monotonic() < deadline, "the sleepers did not start"
+            time.sleep(0.01)
+        assert confine.kill_marked("gradetests-ab") == 1
+        assert mine.wait(timeout=30) == -9
+        assert longer.poll() is None and other.poll() is None
+    finally:
+        for process in (mine, longer, other):
+            process.kill()
+            process.wait()
+    assert left_over("gradetests-ab") == []
 
 
 @pytest.mark.e2e

@@ -418,11 +418,13 @@ def _lower(which: int, soft: int, hard: int) -> None:
 
 
 def kill_marked(marker: str) -> int:
-    """SIGKILL every process whose environment carries ``marker`` (the unconfined mode's sweep);
-    returns how many were found."""
-    needle = f"CONSTRAIN_HARNESS_RUN={marker}".encode()
+    """SIGKILL every process whose environment or command line carries exactly the entry
+    ``CONSTRAIN_HARNESS_RUN=marker`` (the unconfined mode's sweep): a marker that is a
+    prefix of another run's (``gradetests-ab`` of ``gradetests-ab-cd``) does not end that
+    run. Returns how many were found."""
+    entry = f"CONSTRAIN_HARNESS_RUN={marker}".encode()
     found = 0
-    for pid in marked_processes(needle):
+    for pid in marked_processes(entry, whole_entry=True):
         try:
             os.kill(pid, signal.SIGKILL)
             found += 1
@@ -431,8 +433,9 @@ def kill_marked(marker: str) -> int:
     return found
 
 
-def marked_processes(needle: bytes) -> list[int]:
-    """Processes whose environment or command line contains ``needle``."""
+def marked_processes(needle: bytes, *, whole_entry: bool = False) -> list[int]:
+    """Processes whose environment or command line contains ``needle`` (``whole_entry``:
+    as one whole NUL-separated entry of it, not a part of one)."""
     pids = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -440,9 +443,10 @@ def marked_processes(needle: bytes) -> list[int]:
         for part in ("environ", "cmdline"):
             try:
                 with open(f"/proc/{entry.name}/{part}", "rb") as f:
-                    if needle in f.read():
-                        pids.append(int(entry.name))
-                        break
+                    data = f.read()
             except OSError:
                 continue
+            if needle in (data.split(b"\0") if whole_entry else data):
+                pids.append(int(entry.name))
+                break
     return pids
