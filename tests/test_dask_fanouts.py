@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import signal
 from pathlib import Path
 
@@ -31,6 +32,16 @@ TIMINGS = ("seconds", "cpu_seconds", "duration")
 def cluster():
     with LocalCluster(workers=2) as running:
         yield running
+    groups = [p.pid for p in [running.scheduler, *running.workers]]   # each its own session (``start_new_session``)
+    assert [g for g in groups if _group_alive(g)] == [], "a cluster process (or one a worker started) outlived stop()"
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def _without_timings(value):

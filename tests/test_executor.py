@@ -106,7 +106,8 @@ def test_dask_gives_the_local_records_and_survives_a_killed_worker(tmp_path):
     LocalCluster = _dask_or_skip()
     marker = tmp_path / "first-attempts"
     marker.mkdir()
-    tasks = [Task(f"t{i}", "tests.test_executor:slow_square", {"n": i, "folder": str(marker)}) for i in range(8)]
+    tasks = [Task(f"t{i}", "tests.test_executor:held_square", {"n": i, "folder": str(marker)}) for i in range(8)]
+    (marker / "released").touch()
     local = {t.key: r for t, r in executor.run(tasks, jobs=2)}
     for path in marker.iterdir():
         path.unlink()
@@ -115,10 +116,11 @@ def test_dask_gives_the_local_records_and_survives_a_killed_worker(tmp_path):
         remote = {}
         for task, record in executor.run(tasks, jobs=1, scheduler=cluster.address, stats=stats):
             remote[task.key] = record
-            if len(remote) == 1:   # one done: kill a worker in the middle of its next task
+            if len(remote) == 1:   # t0 done, the next tasks held: kill a worker in the middle of one
                 victim = _worker_running_a_task(marker, cluster)
                 os.kill(cluster.workers[victim].pid, signal.SIGKILL)
-        assert cluster.workers[victim].wait(10) == -signal.SIGKILL
+                assert cluster.workers[victim].wait(10) == -signal.SIGKILL
+                (marker / "released").touch()
     assert remote == local                      # nothing lost, nothing different
     assert stats.retried, "the killed worker's task was rerun and counted"
     assert set(stats.retried) <= set(remote)
@@ -138,12 +140,17 @@ def _worker_running_a_task(marker, cluster) -> int:
     raise AssertionError("no worker started a task within 30 s")
 
 
-def slow_square(payload):
-    """A task that takes a while and says, while it runs, which process runs it."""
+def held_square(payload):
+    """A task that says, while it runs, which process runs it; every task but ``n == 0`` is
+    held until the file ``released`` is in the folder (at most 60 s), so a worker can be
+    killed in the middle of one without waiting on a clock."""
     path = os.path.join(payload["folder"], f"{payload['n']}.{os.getpid()}.running")
     with open(path, "w") as f:
         f.write(str(os.getpid()))
-    time.sleep(1.0)
+    deadline = time.monotonic() + 60
+    while payload["n"] and not os.path.exists(os.path.join(payload["folder"], "released")):
+        assert time.monotonic() < deadline, "held for 60 s: nobody released the tasks"
+        time.sleep(0.01)
     os.unlink(path)
     return {"n": payload["n"], "square": payload["n"] ** 2}
 
