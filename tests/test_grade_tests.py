@@ -468,7 +468,7 @@ def test_a_run_the_backstop_ends_says_so_and_is_run_once_more(harness_unchanged,
 
     (tmp_path / "test_sleeps.py").write_text("import time\n\n\ndef test_sleeps():\n    time.sleep(3600)\n\n\n"
                                              "def test_after():\n    assert True\n")
-    runner = _Runner(GradeOptions(suite=tmp_path, test_cpu=0.5, timeout=30.0), 1, "gradetests-backstop", [],
+    runner = _Runner(GradeOptions(suite=tmp_path, test_cpu=0.2, timeout=30.0), 1, "gradetests-backstop", [],
                      time.monotonic(), 1, None)
     result = runner.run_one(wheat("reference"))
     assert result.outcomes == {"test_sleeps.py::test_sleeps": "timeout", "test_sleeps.py::test_after": "passed"}
