@@ -10,9 +10,11 @@ which unpickle, and over rpyc, whose brine carries object references both ways).
 - numpy arrays and numpy scalars: raw bytes + dtype + shape; only the dtypes in
   ``DTYPES`` (no object dtype), loaded with ``numpy.frombuffer`` (never ``allow_pickle``),
   and copied, so the receiver owns an ordinary writable array;
-- ``Handle(id, kind, methods)``: an object that stays in the candidate process (a DFA,
-  a TokenIndex, ...), held by number; ``methods`` are the names of its callable
-  attributes, so the grader's proxy can call them in one round trip;
+- ``Handle(id, kind, methods, snapshot)``: an object that stays in the candidate process
+  (a DFA, a TokenIndex, ...), held by number; ``methods`` are the names of its callable
+  attributes, so the grader's proxy can call them in one round trip; ``snapshot`` (the
+  tools contract only, else absent) its plain public attributes as they were when it was
+  sent, which the proxy answers from until anything else is asked (``client.Proxy``);
 - ``Described(kind, data)``: an object the grader hands the candidate that is not data
   (a tokenizer, a ``numpy.random.Generator``), rebuilt on the other side from ``data``.
 
@@ -73,7 +75,7 @@ import select
 import socket
 import struct
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, compress, groupby
 
 import msgpack
@@ -124,11 +126,15 @@ class ChannelTimeout(Exception):
 @dataclass(frozen=True)
 class Handle:
     """An object living in the candidate process: ``id`` (its number there), ``kind``
-    (its type's name, for messages) and ``methods`` (names of its callable attributes)."""
+    (its type's name, for messages), ``methods`` (names of its callable attributes) and
+    ``snapshot``: None, or ``[values, live, type_name]``, its public attributes as they
+    were when the handle was sent (``harness.sandbox.server._snapshot``: a dict of plain
+    scalars, the names still to be read live, the name for an AttributeError's message)."""
 
     id: int
     kind: str
     methods: tuple[str, ...] = ()
+    snapshot: list | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,8 @@ def encode(value, to_handle=None, depth: int = 0):
     if isinstance(value, np.generic) and value.dtype.str in DTYPES:
         return _ext(_SCALAR, [value.dtype.str, value.tobytes()])
     if isinstance(value, Handle):
-        return _ext(_HANDLE, [value.id, value.kind, list(value.methods)])
+        extra = [] if value.snapshot is None else [value.snapshot]
+        return _ext(_HANDLE, [value.id, value.kind, list(value.methods), *extra])
     if isinstance(value, Described):
         return _ext(_DESCRIBED, [value.kind, encode(value.data, to_handle, depth + 1)])
     if isinstance(value, bytearray):
@@ -227,13 +234,29 @@ def _leaf(code: int, data: bytes):
             raise ProtocolError("malformed scalar")
         dtype, raw = payload
         return _array(dtype, [], raw)[()]
-    if not (isinstance(payload, list) and len(payload) == 3):
+    if not (isinstance(payload, list) and len(payload) in (3, 4)):
         raise ProtocolError("malformed handle")
-    ident, kind, methods = payload
+    ident, kind, methods = payload[:3]
     if not isinstance(ident, int) or not isinstance(kind, str) or not isinstance(methods, list) or \
             not all(isinstance(m, str) for m in methods):
         raise ProtocolError("malformed handle")
-    return Handle(ident, _printable(kind[:200]), tuple(methods))
+    snapshot = payload[3] if len(payload) == 4 else None
+    if snapshot is not None and not _well_formed_snapshot(snapshot):
+        raise ProtocolError("malformed handle snapshot")
+    return Handle(ident, _printable(kind[:200]), tuple(methods), snapshot)
+
+
+_SNAPSHOT_VALUES = (type(None), bool, int, float, str, bytes)
+
+
+def _well_formed_snapshot(snapshot) -> bool:
+    """``[values, live, type_name]``: a dict of str names to plain scalars, a list of str
+    names, a str (``Handle.snapshot``)."""
+    if not (isinstance(snapshot, list) and len(snapshot) == 3):
+        return False
+    values, live, type_name = snapshot
+    return isinstance(values, dict) and all(type(k) is str and type(v) in _SNAPSHOT_VALUES for k, v in values.items()) \
+        and isinstance(live, list) and all(type(n) is str for n in live) and isinstance(type_name, str)
 
 
 def _container(code: int, payload):

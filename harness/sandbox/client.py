@@ -146,6 +146,9 @@ class Candidate:
         self._output = _Output()
         self._lock = threading.Lock()
         self._loading: tuple | None = None  # (load frame, sent?, budget to restore): from begin to start
+        # round trips begun so far: a proxy answers from its handle's snapshot only while this is
+        # what it was when the proxy was made (nothing of the candidate's ran since: ``Proxy``)
+        self.epoch = 0
 
     # ------------------------------------------------------------------ life cycle
 
@@ -353,6 +356,7 @@ class Candidate:
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
         with self._lock:
+            self.epoch += 1
             try:
                 if frame is not None:
                     channel.send(self._sock, frame, describe)
@@ -651,14 +655,27 @@ class Proxy(proxying.ProxyBase):
     grade-tests. Attributes named like dunders are never asked for, equality never asks
     the candidate, ``repr`` does (escaped, bounded)."""
 
-    __slots__ = ()
+    __slots__ = ("_epoch",)
     OWNER = "the candidate's"
+
+    def __init__(self, link, handle):
+        super().__init__(link, handle)
+        object.__setattr__(self, "_epoch", getattr(link, "epoch", None))
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)  # numpy and pytest probe dunders: never a round trip
         if name in self._handle.methods:
             return RemoteMethod(self, name)
+        snapshot = self._handle.snapshot
+        if snapshot is not None and not name.startswith("_") and self._epoch == self._link.epoch:
+            # nothing of the candidate's has run since the handle came: a plain read would give this
+            values, live, type_name = snapshot
+            if name in values:
+                return values[name]
+            if name not in live:  # no such attribute: the AttributeError a read would bring back
+                raise _remote_exception({"type": "AttributeError", "kinds": _ATTRIBUTE_ERROR_KINDS,
+                                         "message": f"'{type_name}' object has no attribute '{name}'", "where": ""})
         return self._ask("getattr", name)
 
     def __eq__(self, other):
@@ -972,6 +989,7 @@ def describe_argument(obj) -> channel.Described:
 
 
 _EXCEPTION_CLASSES: dict = {}
+_ATTRIBUTE_ERROR_KINDS = ["AttributeError", "Exception", "BaseException", "object"]  # server._error's "kinds"
 MAX_MESSAGE_CHARS = 4000  # of a candidate's exception message (the server cuts there too, if it was not rewritten)
 
 
