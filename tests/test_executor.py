@@ -94,7 +94,7 @@ def test_without_dask_or_a_scheduler_a_scheduler_address_is_a_clear_error(monkey
 
 def test_a_scheduler_nobody_answers_is_a_clear_error(monkeypatch):
     _dask_or_skip()
-    monkeypatch.setattr(executor, "CONNECT_SECONDS", 2.0)
+    monkeypatch.setattr(executor, "CONNECT_SECONDS", 0.5)  # nothing listens there: refused at once, retried till then
     with pytest.raises(ValueError, match="no Dask scheduler answered"):
         list(executor.run([Task("a", "harness.fanout.executor:echo")], jobs=1, scheduler="tcp://127.0.0.1:9"))
     with pytest.raises(ValueError, match="tcp://"):
