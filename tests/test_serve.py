@@ -123,6 +123,27 @@ def test_stream_is_server_sent_events_in_the_seed_shapes(http):
     jsonschema.validate(json.loads("".join(f["function"]["arguments"] for f in fragments)), SCHEMAS["get_weather"])
 
 
+def test_every_connection_sends_without_waiting_for_an_ack(engine, monkeypatch):
+    """The ServerThread's connections have TCP_NODELAY, as uvicorn's own sockets do: its
+    listening socket was made with protocol 0, which asyncio does not take for TCP, so a
+    response written in two parts (headers, body) waited for the client's delayed ACK
+    (~40 ms on Linux) on every request of a kept-alive connection after the first."""
+    import asyncio.base_events
+    import socket
+
+    seen = []
+    real = asyncio.base_events._set_nodelay
+
+    def recording(sock):
+        real(sock)
+        seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(asyncio.base_events, "_set_nodelay", recording)
+    with ServerThread(create_app(engine)) as server, httpx.Client(base_url=server.base_url, timeout=TIMEOUT) as client:
+        assert [client.get("/models").status_code for _ in range(3)] == [200] * 3
+    assert seen and all(seen), seen  # the one kept-alive connection, TCP_NODELAY on
+
+
 # --------------------------------------------------------------------------- errors
 
 

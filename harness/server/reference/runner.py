@@ -57,7 +57,9 @@ class ServerThread:
     """uvicorn on a background thread, on a free loopback port (see the module docstring)."""
 
     def __init__(self, app, host: str = LOOPBACK) -> None:
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on a socket that says it is TCP; without it
+        # a response's second write waited for the client's delayed ACK (~40 ms a kept-alive request)
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, 0))
         self.host, self.port = host, self.socket.getsockname()[1]
