@@ -8,7 +8,10 @@ Each case runs in its own child process, which reads its peak RSS and kills it p
 generous wall limit: a hang is a failed test. The children are forked, one case each, from
 one process per kind that made the imports once (``harness.bench.stress.run_cases``, a
 module fixture), not started as new interpreters (``run_case``): the same work and measures,
-without ~0.3 (server) to ~0.8 (conform) CPU s of imports a case.
+without ~0.3 (server) to ~0.8 (conform) CPU s of imports a case. For the server cases that
+process also built the reference engine and its first request's work once
+(``harness.server.reference.hostile.warm``), which each case serves as its own forked copy
+(~0.35 CPU s a case); its peak RSS, read from its own start, counts that engine.
 """
 
 from __future__ import annotations

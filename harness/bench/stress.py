@@ -233,6 +233,8 @@ def _warm_for(cases: list[dict]) -> None:
         import harness.server.reference.hostile  # noqa: F401
         import harness.server.reference.model  # noqa: F401
         import harness.server.reference.runner  # noqa: F401
+
+        harness.server.reference.hostile.warm()  # the engine and its first request, inherited by every case
     if "conform" in kinds:
         from harness.bench import stress_conform
 

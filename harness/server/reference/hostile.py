@@ -1,7 +1,8 @@
 """Hostile clients of the reference server, for the stress corpus (``kind: "server"``).
 
 ``run_scenario(case)`` starts the reference server on a free 127.0.0.1 port in this
-process, warms it with a normal forced call, then performs the case's ``attack`` and
+process (serving the engine ``warm()`` built, if it did), warms it with a forced call
+cut after one token (``WARM_CALL``), then performs the case's ``attack`` and
 checks the answer against ``expect`` (an HTTP status, or ``null``: no answer, the
 client left). The outcome holds only when, besides, the server answers a normal
 request afterwards and logged no error or traceback. ``seconds`` is the process's CPU
@@ -39,6 +40,11 @@ WEATHER_CALL = {"model": "reference", "messages": [{"role": "user", "content": "
                     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
                 "tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "max_tokens": 64,
                 "seed": 0}
+WARM_CALL = dict(WEATHER_CALL, max_tokens=1)
+"""The call that warms a case's server before its attack: ``WEATHER_CALL`` cut after one
+token. It builds what the first request builds (the grammar's index, the vocabulary's trie
+when ``warm()`` did not) and goes through the server's whole request path; the normal call
+after the attack is ``WEATHER_CALL`` itself (its ~38 tokens here cost ~0.15 CPU s)."""
 
 
 class _Records(logging.Handler):
@@ -119,20 +125,54 @@ def _attack_steps(case: dict) -> list:
     raise ValueError(f"unknown server attack {kind!r}")
 
 
-def run_scenario(case: dict) -> dict:
-    """``{"outcome", "contract", "detail", "seconds"}`` of one server case (see the module doc)."""
-    from harness.server.reference.app import create_app
+_warm_engine = None
+"""The engine ``warm()`` built, until a ``run_scenario`` of this process takes it."""
+
+
+def _new_engine():
     from harness.server.reference.decode import Engine
     from harness.server.reference.model import load_vocabulary
+
+    return Engine(load_vocabulary("cl100k_base"))
+
+
+def warm() -> None:
+    """Build, in this process and without a server or a thread, what every case's server
+    builds before its attack: the engine (the vocabulary, the model's prior) and what its
+    first request builds (the vocabulary's trie; ``WEATHER_CALL``'s grammar, its index and
+    the states its answer visits, its compile cost remembered). The next ``run_scenario`` of
+    this process serves that engine instead of building one: ``stress.fork_main`` warms once
+    and forks each case from it, so every case starts from its own copy of the same state it
+    reached by itself before (its own warm-up request then finds it built). What the case
+    measures is unchanged: its CPU seconds are those of the attack's requests; its peak RSS,
+    counted from the child's start, includes the inherited engine (those pages are resident
+    in the child from the fork), as it included the engine the case built."""
+    global _warm_engine
+    from harness.server.reference.app import ChatService
+    from harness.server.reference.runner import tune_malloc
+    from harness.server.reference.variants import Variant
+
+    tune_malloc()  # as run_scenario: the engine's arrays allocated under the server's malloc settings
+    engine = _new_engine()
+    service = ChatService(engine, "reference", Variant())
+    service.complete(service.plan(json.dumps(WEATHER_CALL)))
+    _warm_engine = engine
+
+
+def run_scenario(case: dict) -> dict:
+    """``{"outcome", "contract", "detail", "seconds"}`` of one server case (see the module doc)."""
+    global _warm_engine
+    from harness.server.reference.app import create_app
     from harness.server.reference.runner import ServerThread, tune_malloc
 
     tune_malloc()
+    engine, _warm_engine = _warm_engine or _new_engine(), None  # warm()'s engine serves one case only
     records = _Records()
     logger = logging.getLogger("uvicorn.error")
-    with ServerThread(create_app(Engine(load_vocabulary("cl100k_base")))) as server:
+    with ServerThread(create_app(engine)) as server:
         logger.addHandler(records)
         try:
-            post(server.port, WEATHER_CALL)  # warm: the vocabulary's trie, before the clock
+            post(server.port, WARM_CALL)  # warm, before the clock (see WARM_CALL)
             measured = attack(server.port, case)
             after = post(server.port, WEATHER_CALL)
         finally:
