@@ -89,6 +89,8 @@ def assert_same_refusal(pattern: str) -> None:
 @example("a{1,00000000001001}(?#c)")
 @example("(?#c)a{4294967296}")
 @example("a{5000}(")
+@example("(?:(?:a|]^\\D]|\\D){0,2})*?")  # Hypothesis, 2026-12-04: the lazy *? wraps the anchor; the anchor is first
+@example("(?:^a)*?")
 def test_malformed_and_oversized_patterns_are_refused_alike(pattern):
     assert_same_refusal(pattern)
 

@@ -111,8 +111,9 @@ def _parse_cached(pattern: str) -> Term:
         if not problems or (err.pos is not None and err.pos < min(problems)[0]):
             raise
     except UnsupportedSyntax as err:
+        err = _first_in_the_text(pattern, err)
         if not problems or (err.pos is not None and err.pos < min(problems)[0]):
-            raise
+            raise err from None
     if problems:
         pos, construct = min(problems)
         raise UnsupportedSyntax(construct, pattern, pos)
@@ -120,6 +121,21 @@ def _parse_cached(pattern: str) -> Term:
 
 
 _PREEMPTING = ("anchor", "lookaround", "named group", "comment", "atomic", "conditional", "flags", "lazy", "possessive")
+
+
+_CONSTRUCTS = {"anchor": "anchor", "lookaround": "lookaround", "named group": "named group", "comment": "comment",
+               "atomic": "atomic group", "conditional": "conditional group", "flags": "inline flags",
+               "lazy": "lazy quantifier", "possessive": "possessive quantifier"}
+"""The construct each located kind of ``_PREEMPTING`` names in an error (as ``_REFUSED_OPCODES``)."""
+
+
+def _first_in_the_text(pattern: str, err: UnsupportedSyntax) -> UnsupportedSyntax:
+    """``err`` (the first refused item of Python's tree, in tree order), or the refused
+    construct the text has before it: an outer item comes first in the tree but not in
+    the text (``(?:^a)*?``: the lazy ``*?`` wraps the anchor), and the first in the text
+    is the one reported, as a left-to-right parser reports it."""
+    earlier = _first_refused_before(pattern, err.pos) if err.pos is not None else None
+    return err if earlier is None else UnsupportedSyntax(_CONSTRUCTS[earlier[1]], pattern, earlier[0])
 
 
 def _first_refused_before(pattern: str, end: int | None) -> tuple[int, str] | None:
