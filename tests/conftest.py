@@ -16,7 +16,9 @@ replaces the one in ``addopts``, so ``-m "not e2e"`` would otherwise bring them 
 Profiles, chosen by the environment variable ``CONSTRAIN_HARNESS_PROFILE``
 (default ``dev``, or ``ci`` when the variable ``CI`` is set, as CI sets it):
 
-- ``dev``: 50 examples, the local example database;
+- ``dev``: 50 examples drawn from the run's seed, printed in the header (``--hypothesis-seed=N``
+  or ``CONSTRAIN_HARNESS_TEST_SEED=N`` draws them again), and the local example database
+  (a failure found before is tried first);
 - ``ci``: derandomized (the same examples every run), no database writes, 50 examples;
 - ``thorough``: 1000 examples, derandomized, for slow exhaustive runs.
 """
@@ -99,13 +101,46 @@ OPT_IN_MARKERS = ("slow", "bench")
 
 
 def pytest_configure(config):
-    """Before any test process starts (the xdist workers, when ``-n`` runs them): write the
-    bytecode of every protected file (``helpers.tree_digest``'s roots), so that no process of
-    the run writes a ``__pycache__`` into the tree while another's test compares its digest
-    (``harness_unchanged``) or a check verifies it (``harness.sandbox.files``)."""
+    """Before any test process starts (the xdist workers, when ``-n`` runs them): the run's
+    Hypothesis seed (``_hypothesis_run_seed``); and the bytecode of every protected file
+    (``helpers.tree_digest``'s roots), so that no process of the run writes a ``__pycache__``
+    into the tree while another's test compares its digest (``harness_unchanged``) or a check
+    verifies it (``harness.sandbox.files``)."""
+    _hypothesis_run_seed(config)
     if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
         return
     _compile_protected_trees()
+
+
+SEED_VARIABLE = "CONSTRAIN_HARNESS_TEST_SEED"
+
+
+def _hypothesis_run_seed(config) -> None:
+    """Every Hypothesis test of the run draws from one printed seed (the header says it):
+    ``--hypothesis-seed=N`` or ``CONSTRAIN_HARNESS_TEST_SEED=N`` when given, else one drawn
+    here, in the controller, and handed to the xdist workers it starts through the
+    environment. A profile that derandomizes (``ci``, ``thorough``) draws from each test's
+    own digest instead, the same examples every run."""
+    import hypothesis.core
+
+    given = config.getoption("hypothesis_seed", None) or os.environ.get(SEED_VARIABLE)
+    if given is None:
+        import secrets
+
+        given = str(secrets.randbelow(1 << 32))
+    try:
+        seed = int(given)
+    except ValueError:
+        raise pytest.UsageError(f"the Hypothesis seed must be an integer, not {given!r}") from None
+    os.environ[SEED_VARIABLE] = str(seed)  # the workers' environment: the same seed in every process
+    hypothesis.core.global_force_seed = seed
+
+
+def pytest_report_header(config):
+    if settings.default.derandomize:
+        return f"hypothesis: profile {settings.get_current_profile_name()}, derandomized (each test's own seed)"
+    return (f"hypothesis run seed: {os.environ[SEED_VARIABLE]} (the same examples again: "
+            f"{SEED_VARIABLE}={os.environ[SEED_VARIABLE]} python -m pytest ...)")
 
 
 def _compile_protected_trees() -> None:
