@@ -15,8 +15,6 @@ import pytest
 
 from harness.sandbox import Candidate, channel
 
-pytestmark = pytest.mark.e2e  # a candidate process behind the wall
-
 OBJECTS = textwrap.dedent('''
     from oracles.tools import *  # noqa: F401,F403 - the tools contract's names
 
@@ -87,6 +85,7 @@ def _reads(candidate, read):
     return value, candidate.epoch - before
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_plain_attributes_come_with_the_handle_and_equal_a_read_there(objects):
     candidate, here = objects
     proxy, local = candidate.module.make("plain"), here.make("plain")
@@ -95,6 +94,7 @@ def test_plain_attributes_come_with_the_handle_and_equal_a_read_there(objects):
         assert (value, type(value), trips) == (getattr(local, name), type(getattr(local, name)), 0), name
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_what_a_snapshot_cannot_answer_is_asked_for(objects):
     candidate, here = objects
     local = here.make("plain")
@@ -104,6 +104,7 @@ def test_what_a_snapshot_cannot_answer_is_asked_for(objects):
         assert value == getattr(local, name) and trips == 1, name
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_a_snapshot_is_not_used_after_the_candidate_ran_again(objects):
     candidate, here = objects
     proxy, local = candidate.module.make("plain"), here.make("plain")
@@ -115,6 +116,7 @@ def test_a_snapshot_is_not_used_after_the_candidate_ran_again(objects):
     assert _reads(candidate, lambda: other.text) == ("t", 1)
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_an_absent_attribute_raises_what_a_read_there_raises(objects):
     candidate, here = objects
     fresh = candidate.module.make("plain")
@@ -133,6 +135,7 @@ def test_an_absent_attribute_raises_what_a_read_there_raises(objects):
     assert not hasattr(candidate.module.make("plain"), "no_such_attribute")
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_code_that_runs_on_a_read_runs_on_every_read(objects):
     candidate, _ = objects
     with_property = candidate.module.make("property")
@@ -144,6 +147,7 @@ def test_code_that_runs_on_a_read_runs_on_every_read(objects):
     assert _reads(candidate, lambda: dynamic.anything) == ("made up anything", 1)
 
 
+@pytest.mark.e2e  # a candidate process behind the wall
 def test_slots_are_read_from_the_snapshot_and_an_unset_one_is_asked_for(objects):
     candidate, here = objects
     slotted = candidate.module.make("slotted")
@@ -156,6 +160,7 @@ def test_slots_are_read_from_the_snapshot_and_an_unset_one_is_asked_for(objects)
     assert candidate.epoch == before + 1
 
 
+@pytest.mark.e2e
 def test_the_constrain_contract_sends_no_snapshot():
     """What grade-tests relays to a student's suite: handles without their values (its gate
     serves the contract's public names only, read one at a time)."""
@@ -185,3 +190,29 @@ def test_a_snapshot_crosses_the_channel_as_it_was_sent():
     assert back == handle and back.snapshot == snapshot
     assert channel.decode(channel.msgpack.packb(channel.encode(channel.Handle(7, "P")), use_bin_type=True)).snapshot \
         is None
+
+
+def test_what_a_snapshot_holds_in_process():
+    """``server._snapshot``'s rules on objects here (the unit behind the tests above)."""
+    import sys as _sys
+
+    from harness.sandbox.server import MAX_SNAPSHOT_CHARS, MAX_SNAPSHOT_FIELDS, _methods, _snapshot
+
+    namespace: dict = {}
+    exec(OBJECTS.replace("from oracles.tools import *  # noqa: F401,F403 - the tools contract's names", ""),
+         namespace)
+    plain = namespace["make"]("plain")
+    values, live, type_name = _snapshot(plain, _methods(plain))
+    assert values == {"text": "t", "count": 3, "none": None, "blob": b"b", "ratio": 0.5} and type_name == "Plain"
+    assert set(live) == {"items", "long", "label"} and "bump" not in live   # a method is neither
+    assert len(plain.long) > MAX_SNAPSHOT_CHARS
+    with_property = namespace["make"]("property")
+    assert _snapshot(with_property, _methods(with_property))[:2] == [{"value": 1}, ["computed", "reads"]]
+    assert _snapshot(namespace["make"]("dynamic"), ()) is None           # __getattr__: every read asks
+    slotted = namespace["make"]("slotted")
+    assert _snapshot(slotted, _methods(slotted))[0] == {"a": 1}            # b unset: read live
+    crowded = type("Crowded", (), {})()
+    for i in range(MAX_SNAPSHOT_FIELDS + 1):
+        setattr(crowded, f"f{i}", i)
+    assert _snapshot(crowded, ()) is None
+    assert _snapshot(_sys, _methods(_sys)) is None and _snapshot(type(plain), ()) is None
