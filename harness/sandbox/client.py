@@ -660,7 +660,7 @@ class Proxy(proxying.ProxyBase):
 
     def __init__(self, link, handle):
         super().__init__(link, handle)
-        object.__setattr__(self, "_epoch", getattr(link, "epoch", None))
+        object.__setattr__(self, "_epoch", link.epoch)
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):
@@ -989,7 +989,7 @@ def describe_argument(obj) -> channel.Described:
 
 
 _EXCEPTION_CLASSES: dict = {}
-_ATTRIBUTE_ERROR_KINDS = ["AttributeError", "Exception", "BaseException", "object"]  # server._error's "kinds"
+_ATTRIBUTE_ERROR_KINDS = [k.__name__ for k in AttributeError.__mro__]  # what server._error sends for it
 MAX_MESSAGE_CHARS = 4000  # of a candidate's exception message (the server cuts there too, if it was not rewritten)
 
 

@@ -781,7 +781,6 @@ def _methods(obj) -> tuple[str, ...]:
 
 MAX_SNAPSHOT_FIELDS = 32  # a handle's snapshot: at most this many attributes (an object with more: none)
 MAX_SNAPSHOT_CHARS = 4096  # a str or bytes attribute longer than this is read live, not snapshotted
-_SNAPSHOT_TYPES = frozenset({type(None), bool, int, float, str, bytes})
 _GENERIC_GETATTRIBUTE = (object.__getattribute__, BaseException.__getattribute__)
 
 
@@ -842,12 +841,10 @@ def _snapshot(obj, methods: tuple[str, ...]) -> list | None:
 
 
 def _snapshot_value(value) -> bool:
-    kind = type(value)
-    if kind not in _SNAPSHOT_TYPES:
-        return False
-    if kind is int:
-        return -(1 << 63) <= value < (1 << 64)
-    return kind not in (str, bytes) or len(value) <= MAX_SNAPSHOT_CHARS
+    """A value a snapshot holds: ``_plain`` but no numpy scalar (a handle's payload is plain
+    msgpack), and a str or bytes of at most ``MAX_SNAPSHOT_CHARS``."""
+    return _plain(value) and type(value).__module__ == "builtins" and \
+        not (isinstance(value, (str, bytes)) and len(value) > MAX_SNAPSHOT_CHARS)
 
 
 def _error(exc: BaseException) -> dict:

@@ -123,10 +123,10 @@ def _parse_cached(pattern: str) -> Term:
 _PREEMPTING = ("anchor", "lookaround", "named group", "comment", "atomic", "conditional", "flags", "lazy", "possessive")
 
 
-_CONSTRUCTS = {"anchor": "anchor", "lookaround": "lookaround", "named group": "named group", "comment": "comment",
-               "atomic": "atomic group", "conditional": "conditional group", "flags": "inline flags",
-               "lazy": "lazy quantifier", "possessive": "possessive quantifier"}
-"""The construct each located kind of ``_PREEMPTING`` names in an error (as ``_REFUSED_OPCODES``)."""
+_CONSTRUCTS = {kind: construct for construct, kind in _REFUSED_OPCODES.values()} | {
+    "flags": "inline flags", "named group": "named group", "comment": "comment"}
+"""The construct each located kind names in an error: ``_REFUSED_OPCODES``'s, and those of the
+constructs Python's tree does not keep in place (``_parse_cached``'s problems)."""
 
 
 def _first_in_the_text(pattern: str, err: UnsupportedSyntax) -> UnsupportedSyntax:
