@@ -202,6 +202,30 @@ def test_a_dead_candidate_is_said_once_and_never_reused(tmp_path):
             cand.module.apply_mask([1.0], [True])
 
 
+@pytest.mark.e2e
+def test_the_candidate_runs_under_the_collectors_defaults(tmp_path):
+    """The candidate process starts with the garbage collector off and freezes the harness's
+    objects before the candidate's import (``server.main``): the candidate's own code, from
+    its import on, meets the collector a new interpreter has, and its garbage is collected.
+    Oracle: a new interpreter's ``gc.isenabled()`` and ``gc.get_threshold()``."""
+    import subprocess
+    import sys
+
+    fresh = subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    probe = tmp_path / "collector.py"
+    probe.write_text("import gc, weakref\nfrom oracles.automaton import *  # noqa: F401,F403\n"
+                     "AT_IMPORT = (gc.isenabled(), gc.get_threshold())\n"
+                     "def collector_at_import():\n    return repr(AT_IMPORT)\n"
+                     "class Node:\n    pass\n"
+                     "def a_cycle_is_collected():\n"
+                     "    node = Node(); node.me = node; alive = weakref.ref(node); del node\n"
+                     "    gc.collect()\n    return alive() is None\n")
+    with Candidate(str(probe)) as cand:
+        assert cand.module.collector_at_import() == fresh
+        assert cand.module.a_cycle_is_collected() is True
+
+
 # --------------------------------------------------------------------------- text and files
 
 

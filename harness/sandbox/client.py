@@ -195,8 +195,9 @@ class Candidate:
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
         # the harness first, the candidate's folder last: after the standard library and
-        # site-packages, so a student's numpy.py or regex.py shadows no library (see above)
-        code = (f"import sys; sys.path[:0] = {[str(PACKAGE_ROOT)]!r}; "
+        # site-packages, so a student's numpy.py or regex.py shadows no library (see above);
+        # the collector off for the harness's imports, on again before the candidate's (server.main)
+        code = (f"import gc; gc.disable(); import sys; sys.path[:0] = {[str(PACKAGE_ROOT)]!r}; "
                 f"sys.path += {[str(p) for p in self._candidate_paths()]!r}; "
                 f"from harness.sandbox.server import main; main({child.fileno()})")
         argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]

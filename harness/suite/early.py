@@ -115,9 +115,11 @@ def main() -> None:
     """Begin the candidate, then ``python -m pytest`` with the same arguments. (Run as
     ``__main__``, this module is not the ``harness.suite.early`` the plugin imports: the
     process begun is kept in that one.)"""
+    import gc
     import importlib
     import runpy
 
+    gc.disable()  # until the catalogue is collected: the plugin's _collect_less freezes what was imported, then enables
     module = importlib.import_module("harness.suite.early")
     try:
         module._begin(sys.argv[1:])

@@ -429,13 +429,16 @@ def _collect_less() -> None:
     golden file (some 300,000 objects, none of them garbage) are left out of every
     collection (``gc.freeze``), and a young collection waits for ``GC_YOUNG_THRESHOLD``
     new objects: 0.16 of the grader's ~1.3 CPU s went to some 340 collections, 0.07 now
-    (measured on the reference). Only when garbage is freed changes (in this process;
-    never in the candidate's): no verdict, record or output."""
+    (measured on the reference). Until here the collector was off (``harness.suite.early``:
+    the imports and the collection make no garbage worth a collection; ~0.05 CPU s a
+    grader child). Only when garbage is freed changes (in this process; never in the
+    candidate's): no verdict, record or output."""
     import gc
 
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+    gc.enable()
 
 
 def _start_candidate(run: _Run) -> dict:

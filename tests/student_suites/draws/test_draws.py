@@ -1,13 +1,19 @@
 """A suite whose outcome shows its random draws (``random``, numpy's global generator,
 Hypothesis): graded twice with the same seed, it must get the same report; with another
-seed, other draws."""
+seed, other draws. It also shows the garbage collector its tests meet, which must be a new
+interpreter's (the shim freezes its own imports out of it, ``boot._collector_on``)."""
 
+import gc
 import random
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tinyllm.infer import constrain
+
+
+def test_shows_its_collector():
+    assert False, f"collector {(gc.isenabled(), gc.get_threshold())!r}"
 
 
 def test_shows_its_draws():
