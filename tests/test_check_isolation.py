@@ -84,13 +84,15 @@ def test_nothing_of_the_machine_outside_the_system_and_the_interpreter_is_in_the
     probe = tmp_path / "probe.py"
     probe.write_text("import os\nfrom oracles.automaton import *  # noqa: F401,F403\n"
                      "def seen(paths):\n    return [os.path.exists(p) for p in paths]\n"
-                     "def listing(path):\n    return sorted(os.listdir(path)) if os.path.isdir(path) else None\n")
+                     "def listing(path):\n    return sorted(os.listdir(path)) if os.path.isdir(path) else None\n"
+                     "def home():\n    return os.environ['HOME']\n")
     planted = [str(decoy / "oracles" / "derivatives.py") for decoy in copies_elsewhere]
     with Candidate(str(probe)) as cand:
         assert cand.module.seen([*planted, *map(str, copies_elsewhere), "/usr/lib", "/etc/passwd"]) == \
             [False] * 4 + [True, True]
-        # the checkout's folder holds only the way to what the sandbox binds: the harness, the interpreter
-        bound = [ROOT, *confine.interpreter_paths()]
+        # the checkout's folder holds only the way to what the sandbox binds: the harness, the interpreter,
+        # and (a checkout directly in /tmp, whose sandbox /tmp is private) the probe's folder and its home
+        bound = [ROOT, *confine.interpreter_paths(), tmp_path, Path(cand.module.home())]
         ways = {p.relative_to(ROOT.parent).parts[0] for p in bound if ROOT.parent in p.parents}
         assert set(cand.module.listing(str(ROOT.parent))) == ways
         assert "harness" in cand.module.listing(str(ROOT))
