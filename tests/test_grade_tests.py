@@ -423,7 +423,8 @@ def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     assert "hypothesis drew 0." in shown["test_draws.py::test_shows_hypothesis_draws"]
     fresh = subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
                            capture_output=True, text=True, check=True).stdout.strip()
-    assert f"collector {fresh}" in shown["test_draws.py::test_shows_its_collector"]  # as in a new interpreter
+    process = shown["test_draws.py::test_shows_its_process"]
+    assert f"collector {fresh}" in process and "unicode table laid: True" in process  # a new interpreter's collector
     assert "test_draws.py::test_a_literal_matches_itself" in first.grade.valid
     assert without_timings(first) == without_timings(again)
     assert without_timings(first) != without_timings(other)

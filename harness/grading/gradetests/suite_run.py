@@ -72,6 +72,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.grading.gradetests import unicode_table
 from harness.grading.gradetests.cputime import TreeClock, tree_cpu_seconds
 from harness.grading.gradetests.implementations import ROOT, Implementation
 from harness.grading.gradetests.limits import DEFAULT_LIMITS, RUN_CPU_SECONDS, RunLimits  # noqa: F401 - re-exported
@@ -259,11 +260,18 @@ def _prepare(scratch: Path, suite_dir: Path) -> tuple[Path, Path]:
         shutil.copyfile(ROOT / "harness" / shared, wall / "_gradewall" / Path(shared).name)
     suite = scratch / "suite"
     shutil.copytree(suite_dir, suite, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    if _uses_hypothesis(suite):  # the shim lays it into each process's home (boot._lay_unicode_table)
+        (wall / "_gradewall" / unicode_table.FILE_NAME).write_bytes(unicode_table.table_bytes())
     (scratch / "mask").mkdir()
     for path in [scratch, *scratch.rglob("*")]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return wall, suite
+
+
+def _uses_hypothesis(suite: Path) -> bool:
+    """Whether a file of the suite names Hypothesis (as ``shim.boot`` decides to pass it the seed)."""
+    return any(b"hypothesis" in p.read_bytes() for p in suite.rglob("*.py") if p.is_file() and not p.is_symlink())
 
 
 class _Process:

@@ -1,9 +1,11 @@
 """A suite whose outcome shows its random draws (``random``, numpy's global generator,
 Hypothesis): graded twice with the same seed, it must get the same report; with another
-seed, other draws. It also shows the garbage collector its tests meet, which must be a new
-interpreter's (the shim freezes its own imports out of it, ``boot._collector_on``)."""
+seed, other draws. It also shows what its process starts with: the garbage collector, which
+must be a new interpreter's (the shim freezes its own imports out of it, ``boot._collector_on``),
+and Hypothesis's Unicode table, laid into its home by the grader (``unicode_table``)."""
 
 import gc
+import glob
 import random
 
 import numpy as np
@@ -12,8 +14,9 @@ from hypothesis import strategies as st
 from tinyllm.infer import constrain
 
 
-def test_shows_its_collector():
-    assert False, f"collector {(gc.isenabled(), gc.get_threshold())!r}"
+def test_shows_its_process():
+    table = glob.glob(".hypothesis/unicode_data/*/charmap.json.gz")
+    assert False, f"collector {(gc.isenabled(), gc.get_threshold())!r}; unicode table laid: {bool(table)}"
 
 
 def test_shows_its_draws():

@@ -117,6 +117,7 @@ def _hypothesis_arguments(suite_dir: str, seed: int) -> list[str]:
     uses = any(b"hypothesis" in p.read_bytes() for p in Path(suite_dir).rglob("*.py") if p.is_file())
     if not uses:
         return []
+    _lay_unicode_table()
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:
@@ -124,3 +125,20 @@ def _hypothesis_arguments(suite_dir: str, seed: int) -> list[str]:
     settings.register_profile("constrain-harness", deadline=None, database=None,
                               suppress_health_check=[HealthCheck.too_slow])
     return ["-p", "_hypothesis_pytestplugin", f"--hypothesis-seed={seed}", "--hypothesis-profile=constrain-harness"]
+
+
+UNICODE_TABLE = Path(__file__).with_name("unicode_table.json.gz")  # harness.grading.gradetests.unicode_table
+
+
+def _lay_unicode_table() -> None:
+    """Hypothesis's Unicode table, which the grader put beside this file, copied to where
+    Hypothesis (not imported yet) reads it from this process's home, the current folder:
+    it need not build the table from every code point (~0.17 CPU s). No table (another
+    grader), nothing copied: Hypothesis builds it, as it would anyway."""
+    if not UNICODE_TABLE.is_file():
+        return
+    import unicodedata
+
+    target = Path(".hypothesis", "unicode_data", unicodedata.unidata_version, "charmap.json.gz")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(UNICODE_TABLE.read_bytes())
