@@ -379,6 +379,35 @@ def test_chains_past_the_moore_rounds_minimize_like_the_oracle(pattern):
     assert np.array_equal(dfa.trans, trans) and np.array_equal(dfa.accept, accept)
 
 
+def _chain(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A chain of n states over one byte, the last accepting: n blocks, n - 1 Moore rounds."""
+    trans = np.append(np.arange(1, n, dtype=np.int32), -1).reshape(n, 1)
+    return trans, np.arange(n) == n - 1
+
+
+def test_moore_gives_way_early_on_a_long_chain_and_still_finishes_a_short_one(monkeypatch):
+    """A chain splits one block a round: with the projection on (a DFA whose rounds would
+    cost more than MOORE_PROJECT_WORK; here every DFA), at round MOORE_PROJECT_AFTER a
+    2,000-state chain cannot finish within MOORE_ROUNDS at that pace, so the attempt gives way
+    then; a 40-state chain still finishes by Moore (one block per state). Below the work
+    bound (the default for 2,000 states) the attempt runs all its rounds, as before."""
+    from oracles.automaton import minimize
+
+    rounds = []
+    unique = np.unique
+    monkeypatch.setattr(np, "unique", lambda *a, **k: rounds.append(1) or unique(*a, **k))
+
+    def moore(n: int):
+        rounds.clear()
+        return minimize.moore_partition(*_chain(n), max_rounds=minimize.MOORE_ROUNDS, max_work=minimize.MOORE_WORK)
+
+    assert moore(2000) is None and len(rounds) == 2 + minimize.MOORE_ROUNDS  # 2 before the rounds (columns, blocks)
+    monkeypatch.setattr(minimize, "MOORE_PROJECT_WORK", 0)
+    short = moore(40)
+    assert short is not None and sorted(short) == list(range(40))
+    assert moore(2000) is None and len(rounds) == 2 + minimize.MOORE_PROJECT_AFTER
+
+
 @pytest.mark.property
 def test_hopcroft_and_moore_find_the_same_partition():
     """On DFAs whose states are all live (what ``prune_dead`` leaves: DEAD is then the

@@ -58,6 +58,16 @@ MOORE_ROUNDS = 64
 a long literal, a bounded array) goes to ``hopcroft_partition`` instead."""
 MOORE_WORK = 20_000_000
 """States x (columns + 1) x rounds allowed to the Moore attempt before it gives way."""
+MOORE_PROJECT_AFTER = 8
+"""From this round on, the Moore attempt also gives way when, splitting as many new blocks a
+round as its last round did, it could not reach one block per state within ``MOORE_ROUNDS``:
+a chain splits a few blocks a round and would have run all its rounds first (a 16,008-state
+bounded array: 64 rounds, 0.27 CPU s, before Hopcroft's 0.34). The projection can only
+hand a DFA to Hopcroft sooner; the partition is the same either way. Only where all the
+rounds would cost more than ``MOORE_PROJECT_WORK``: a small DFA with a chain in it (a
+283-state schema DFA, 214 blocks) finishes by Moore in less time than Hopcroft takes."""
+MOORE_PROJECT_WORK = 4_000_000
+"""States x (columns + 1) x ``MOORE_ROUNDS`` above which the projection applies."""
 
 
 def minimal_partition(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:
@@ -84,6 +94,7 @@ def moore_partition(trans: np.ndarray, accept: np.ndarray, *, max_rounds: int, m
     n_blocks = len(np.unique(block))
     signature = np.empty((n, k + 1), dtype=np.int32)
     row_bytes = np.dtype((np.void, signature.itemsize * (k + 1)))
+    projecting = n * (k + 1) * max_rounds > MOORE_PROJECT_WORK  # small DFAs: all the rounds cost little
     for rounds in range(1, max_rounds + 1):
         if rounds * n * (k + 1) > max_work:
             return None
@@ -94,6 +105,9 @@ def moore_partition(trans: np.ndarray, accept: np.ndarray, *, max_rounds: int, m
         new_count = int(new_block.max()) + 1 if n else 0
         if new_count == n_blocks:
             return new_block.astype(np.int64)
+        if (projecting and rounds >= MOORE_PROJECT_AFTER
+                and n - new_count > (new_count - n_blocks) * (max_rounds - rounds)):
+            return None  # at this round's pace, not done within max_rounds (a chain): Hopcroft, now
         block, n_blocks = new_block, new_count
     return None
 
