@@ -108,3 +108,38 @@ def worker_pid(payload) -> dict:
 
     _time.sleep(payload.get("sleep", 0))
     return {"pid": os.getpid()}
+
+
+def bounded_call(work, cpu_seconds: float):
+    """``work()`` in a fork of this process whose CPU time is bounded (``RLIMIT_CPU``) and whose
+    memory may grow at most 2 GB past this process's (``RLIMIT_AS``): its value (pickled back), or
+    None when it ran past a bound or raised. For code under test that may hang or grow without
+    end in-process (a generated mutant): the test's own process never runs it."""
+    import pickle
+    import resource
+    import signal
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            os.close(read_end)
+            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+            seconds = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + cpu_seconds) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+            with open("/proc/self/statm") as statm:
+                pages = int(statm.read().split()[0])
+            limit = pages * os.sysconf("SC_PAGE_SIZE") + (2 << 30)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            data = pickle.dumps(work())
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        data = answer.read()
+    _, status = os.waitpid(pid, 0)
+    return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None

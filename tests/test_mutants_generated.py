@@ -18,6 +18,8 @@ from harness.mutants.operators import EXTRA
 from harness.mutants.runner import MutantResult, Outcome, run_all, run_generated
 from tests.test_mutants import STRYKER_SCHEMA
 
+from helpers import bounded_call  # a mutant's in-process fingerprint, bounded
+
 
 @pytest.mark.parametrize("name", sorted(EXTRA))
 def test_our_operators_do_what_their_examples_say(name):
@@ -203,6 +205,7 @@ def test_a_test_past_its_deadline_is_a_timeout_never_a_survivor():
 # --- the machinery, end to end, on a small seeded sample (CI) ----------------------------------
 
 CI_SAMPLE = {"seed": 2, "n": 6}
+FINGERPRINT_CPU_SECONDS = 5.0  # one mutant's whole and filtered fingerprints: at most 1.2 CPU s seen (4x)
 
 
 def _default_tier_only(mutant, root, timeout):
@@ -261,16 +264,27 @@ def test_the_filtered_fingerprint_decides_as_the_whole_one(recorded, seed, tmp_p
     # full suite both
     from harness.mutants.coverage import CoverageMap
 
+    # (each mutant in a bounded fork, as the runner's children are bounded: a mutant may loop and grow
+    # without end, as one of parser.py's did, 15 GB in ten minutes, when a change to the reference moved
+    # the sample; one that runs past the bound is undecided for the runner too, and is left out here)
     cmap = CoverageMap("d", {}, recorded)
     mutants, _ = generation.pick(generation.enumerate_sites(), 14, seed)
     whole_reference = recorded["digest"]
-    for i, mutant in enumerate(mutants):
-        module = load(materialize_generated(mutant, tmp_path / str(i)))
-        keys = cmap.keys_for(mutant)
+
+    def both(mutant, folder):
+        module = load(materialize_generated(mutant, folder))
         differs_whole = equivalence.compare(whole_reference, equivalence.digest(equivalence.fingerprint(module)))
-        differs_first, computed = equivalence.first_difference(module, keys)
+        return differs_whole, equivalence.first_difference(module, cmap.keys_for(mutant))
+
+    decided = 0
+    for i, mutant in enumerate(mutants):
+        answer = bounded_call(lambda: both(mutant, tmp_path / str(i)), FINGERPRINT_CPU_SECONDS)
+        if answer is None:
+            continue
+        (differs_whole, (differs_first, computed)), decided = answer, decided + 1
         assert bool(differs_first) == bool(differs_whole), (mutant.id, differs_first, differs_whole[:3])
-        assert set(differs_first) <= set(differs_whole) and computed <= len(keys), mutant.id
+        assert set(differs_first) <= set(differs_whole) and computed <= len(cmap.keys_for(mutant)), mutant.id
+    assert decided >= len(mutants) - 2, f"only {decided} of {len(mutants)} mutants decided within the bound"
 
 
 def test_a_module_level_mutant_computes_the_whole_fingerprint(recorded):
