@@ -435,3 +435,36 @@ def test_a_pytest_internal_error_is_reported_by_its_error_not_its_summary(monkey
     outcomes, problem = runner.run_catalogue_against(tmp_path, ("test_hand_example",), True, 10.0)
     assert outcomes == {}
     assert problem == "pytest exited 3: BrokenPipeError: [Errno 32] the channel closed"
+
+
+
+def test_the_fingerprint_child_bounds_its_memory_before_it_loads_the_mutant(monkeypatch):
+    """``equivalence.main`` (the child's entry, cold or forked from the warm grader) sets
+    ``RLIMIT_AS`` before it loads the package: a mutant that allocates without end meets
+    MemoryError at ``FINGERPRINT_MEMORY_MB`` past the child's start (a parser mutant was seen
+    growing ~25 MB a second), not at its CPU limit's worth of memory."""
+    import subprocess
+    import sys
+
+    from harness.mutants import apply
+
+    order = []
+
+    class Bounded(Exception):
+        pass
+
+    def bound():
+        order.append("bound")
+        raise Bounded
+
+    monkeypatch.setattr(equivalence, "_bound_memory", bound)
+    monkeypatch.setattr(apply, "load", lambda path: order.append("load"))
+    with pytest.raises(Bounded):
+        equivalence.main(["some-package"])
+    assert order == ["bound"]
+    probe = ("from harness.mutants import equivalence\nequivalence._bound_memory()\nkept = bytearray(200 << 20)\n"
+             "try:\n    bytearray((equivalence.FINGERPRINT_MEMORY_MB + 512) << 20)\nexcept MemoryError:\n"
+             "    print('bounded')\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                         cwd=REFERENCE_DIR.parents[1])
+    assert out.stdout.strip() == "bounded", out.stdout + out.stderr

@@ -24,7 +24,8 @@ committed list (``equivalents.toml``, ``triage``) records, one line each, why a 
 reviewer accepted or refused each machine verdict, and the mutants no machine decided.
 
 The fingerprint is computed in a child process (``python -m harness.mutants.equivalence
-PACKAGE_DIR``), bounded by the runner's CPU limit, since a mutant may hang or crash.
+PACKAGE_DIR``), bounded by the runner's CPU limit and by ``FINGERPRINT_MEMORY_MB``, since a mutant
+may hang, grow or crash.
 
 Example::
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -362,11 +364,39 @@ def _clear_caches(module) -> None:
                     value.cache_clear()
 
 
+FINGERPRINT_MEMORY_MB = 2048
+"""Address space the fingerprint child may take past what it holds when it starts
+(``RLIMIT_AS``, set by ``main``): a mutant that allocates without end (a parser mutant that
+loops, seen growing ~25 MB a second) meets ``MemoryError`` there, an observation like any
+error, instead of growing until its CPU limit (30-120 CPU s). The reference's fingerprint
+needs some 300 MB."""
+
+
+def _bound_memory() -> None:
+    """``RLIMIT_AS`` at this process's size plus ``FINGERPRINT_MEMORY_MB`` (never above a hard
+    limit already set); nothing where ``/proc`` or the limit is missing."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[0])
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = pages * os.sysconf("SC_PAGE_SIZE") + (FINGERPRINT_MEMORY_MB << 20)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        return
+
+
 def main(argv: list[str]) -> int:
     """``PACKAGE`` prints its digest; ``PACKAGE --against FILE`` the first key on which it
     differs from FILE's digest (``first_difference``: ``{"differs": [...], "computed": n}``);
-    ``PACKAGE --record`` the reference's ``record``."""
+    ``PACKAGE --record`` the reference's ``record``. The process's memory is bounded first
+    (``FINGERPRINT_MEMORY_MB``)."""
     from harness.mutants.apply import load
+
+    _bound_memory()
 
     if argv[1:2] == ["--record"]:
         print(json.dumps(record(Path(argv[0]))))
