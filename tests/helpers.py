@@ -111,13 +111,17 @@ def worker_pid(payload) -> dict:
 
 
 def bounded_call(work, cpu_seconds: float):
-    """``work()`` in a fork of this process whose CPU time is bounded (``RLIMIT_CPU``) and whose
-    memory may grow at most 2 GB past this process's (``RLIMIT_AS``): its value (pickled back), or
-    None when it ran past a bound or raised. For code under test that may hang or grow without
-    end in-process (a generated mutant): the test's own process never runs it."""
+    """``work()`` in a fork of this process bounded as the mutant runner's fingerprint child is:
+    ``RLIMIT_CPU`` at ``cpu_seconds`` (a fork's CPU time starts at 0) and the address space at
+    ``harness.mutants.equivalence``'s bound past this process's size. Its value (pickled back),
+    or None when it ran past a bound or raised. For code under test that may hang or grow
+    without end in-process (a generated mutant): the test's own process never runs it."""
+    import math
     import pickle
     import resource
     import signal
+
+    from harness.mutants.equivalence import _bound_memory
 
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -126,12 +130,9 @@ def bounded_call(work, cpu_seconds: float):
         try:
             os.close(read_end)
             signal.signal(signal.SIGXCPU, signal.SIG_DFL)
-            seconds = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + cpu_seconds) + 1
+            seconds = math.ceil(cpu_seconds)
             resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
-            with open("/proc/self/statm") as statm:
-                pages = int(statm.read().split()[0])
-            limit = pages * os.sysconf("SC_PAGE_SIZE") + (2 << 30)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            _bound_memory()
             data = pickle.dumps(work())
             with os.fdopen(write_end, "wb") as out:
                 out.write(data)

@@ -271,19 +271,20 @@ def test_the_filtered_fingerprint_decides_as_the_whole_one(recorded, seed, tmp_p
     mutants, _ = generation.pick(generation.enumerate_sites(), 14, seed)
     whole_reference = recorded["digest"]
 
-    def both(mutant, folder):
+    def both(mutant, folder, keys):
         module = load(materialize_generated(mutant, folder))
         differs_whole = equivalence.compare(whole_reference, equivalence.digest(equivalence.fingerprint(module)))
-        return differs_whole, equivalence.first_difference(module, cmap.keys_for(mutant))
+        return differs_whole, equivalence.first_difference(module, keys)
 
     decided = 0
     for i, mutant in enumerate(mutants):
-        answer = bounded_call(lambda: both(mutant, tmp_path / str(i)), FINGERPRINT_CPU_SECONDS)
+        keys = cmap.keys_for(mutant)
+        answer = bounded_call(lambda: both(mutant, tmp_path / str(i), keys), FINGERPRINT_CPU_SECONDS)
         if answer is None:
             continue
         (differs_whole, (differs_first, computed)), decided = answer, decided + 1
         assert bool(differs_first) == bool(differs_whole), (mutant.id, differs_first, differs_whole[:3])
-        assert set(differs_first) <= set(differs_whole) and computed <= len(cmap.keys_for(mutant)), mutant.id
+        assert set(differs_first) <= set(differs_whole) and computed <= len(keys), mutant.id
     assert decided >= len(mutants) - 2, f"only {decided} of {len(mutants)} mutants decided within the bound"
 
 
@@ -435,7 +436,6 @@ def test_a_pytest_internal_error_is_reported_by_its_error_not_its_summary(monkey
     outcomes, problem = runner.run_catalogue_against(tmp_path, ("test_hand_example",), True, 10.0)
     assert outcomes == {}
     assert problem == "pytest exited 3: BrokenPipeError: [Errno 32] the channel closed"
-
 
 
 def test_the_fingerprint_child_bounds_its_memory_before_it_loads_the_mutant(monkeypatch):
