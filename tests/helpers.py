@@ -110,6 +110,17 @@ def worker_pid(payload) -> dict:
     return {"pid": os.getpid()}
 
 
+def fresh_collector() -> str:
+    """``repr((gc.isenabled(), gc.get_threshold()))`` of a new interpreter: the garbage
+    collector a candidate's or a student's code must meet (the oracle of the tests of the
+    harness's frozen start-up, ``harness.sandbox.server.main``, ``shim.boot._collector_on``)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 def bounded_call(work, cpu_seconds: float):
     """``work()`` in a fork of this process bounded as the mutant runner's fingerprint child is:
     ``RLIMIT_CPU`` at ``cpu_seconds`` (a fork's CPU time starts at 0) and the address space at

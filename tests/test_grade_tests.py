@@ -25,7 +25,7 @@ from harness.grading.gradetests.hints import hint
 from harness.grading.gradetests.relay import Gate, public_names
 from harness.sandbox import channel
 
-from helpers import ROOT, SUITES, confined, left_over
+from helpers import ROOT, SUITES, confined, fresh_collector, left_over
 
 HARNESS_DIGEST_BYTECODE = False  # grading imports harness modules in this process while it runs (conftest.py)
 
@@ -421,10 +421,9 @@ def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     shown = {i.test: i.message for i in first.grade.invalid}
     assert "drew 0." in shown["test_draws.py::test_shows_its_draws"]
     assert "hypothesis drew 0." in shown["test_draws.py::test_shows_hypothesis_draws"]
-    fresh = subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    # a new interpreter's collector, and the table the grader laid
     process = shown["test_draws.py::test_shows_its_process"]
-    assert f"collector {fresh}" in process and "unicode table laid: True" in process  # a new interpreter's collector
+    assert f"collector {fresh_collector()}" in process and "unicode table laid: True" in process
     assert "test_draws.py::test_a_literal_matches_itself" in first.grade.valid
     assert without_timings(first) == without_timings(again)
     assert without_timings(first) != without_timings(other)

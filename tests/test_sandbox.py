@@ -23,6 +23,8 @@ from harness.sandbox.files import Manifest
 from harness.sandbox.text import escape
 from harness.suite.shapes import SeedTokenizer
 
+from helpers import fresh_collector  # a new interpreter's garbage collector
+
 
 @pytest.fixture
 def pair():
@@ -208,11 +210,7 @@ def test_the_candidate_runs_under_the_collectors_defaults(tmp_path):
     objects before the candidate's import (``server.main``): the candidate's own code, from
     its import on, meets the collector a new interpreter has, and its garbage is collected.
     Oracle: a new interpreter's ``gc.isenabled()`` and ``gc.get_threshold()``."""
-    import subprocess
-    import sys
-
-    fresh = subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    fresh = fresh_collector()
     probe = tmp_path / "collector.py"
     probe.write_text("import gc, weakref\nfrom oracles.automaton import *  # noqa: F401,F403\n"
                      "AT_IMPORT = (gc.isenabled(), gc.get_threshold())\n"
