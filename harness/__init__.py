@@ -12,7 +12,7 @@ pattern. The harness feeds the same inputs to the Brzozowski-derivative oracle
 (``oracles.derivatives``) and to Python's ``re``/``regex``/``json``/``jsonschema``
 (``oracles.stdlib``), and compares tables, masks and verdicts.
 
-Entry point: the ``constrain-harness`` command (``harness.cli:main``).
+Entry point: the ``constrain-harness`` command (``harness.cli:program``).
 
 The layout and its import rule. One package per product, the command on top, the sandbox
 and the report model underneath. Each line imports only the lines under it (``a | b``: packages

@@ -15,11 +15,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 
 from harness import __version__
 from harness.commands.args import OneLineParser
 from harness.exitcodes import ExitCode
+from harness.sandbox.isolated import ONE_THREAD_ENV
 
 # verb -> (module, one-line help). Each verb's module declares its own arguments
 # (add_arguments); build_parser imports only the module of the verb being run (the others
@@ -88,5 +90,14 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
     return int(args._module.run(args, stdout, stderr))
 
 
+def program() -> int:
+    """The ``constrain-harness`` program (its console script and ``python -m harness.cli``):
+    ``main`` in a process whose numeric libraries, and its children's, run on one thread
+    (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``main`` alone, as
+    tests call it, leaves the caller's environment as it is."""
+    os.environ.update(ONE_THREAD_ENV)
+    return main()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(program())

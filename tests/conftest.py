@@ -37,6 +37,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from harness.sandbox.isolated import ONE_THREAD_ENV
+
+# The tests' processes, and every process they start, run numeric libraries on one thread, as the
+# constrain-harness program runs its own and its children (harness.cli.program): a test that calls a
+# verb's library function (a mutant run, a golden replay) starts that verb's children as the
+# program would. Set before the xdist workers start, so they inherit it too.
+os.environ.update(ONE_THREAD_ENV)
+
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("dev", max_examples=50, **_COMMON)
 settings.register_profile("ci", max_examples=50, derandomize=True, database=None, print_blob=True, **_COMMON)

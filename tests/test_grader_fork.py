@@ -40,6 +40,7 @@ def test_probe():
                     if s not in (signal.SIGKILL, signal.SIGSTOP)},
         "tmp": tempfile.gettempdir(), "hash": hash("grader"), "main": sys.modules["__main__"].__name__,
         "dont_write_bytecode": sys.dont_write_bytecode, "pytest imported as": sys.modules["pytest"].__file__,
+        "threads with numpy": __import__("numpy") and len(os.listdir("/proc/self/task")),
     }
     with open(os.environ["PROBE_OUT"], "w") as f:
         json.dump(seen, f)
@@ -89,6 +90,8 @@ def test_only_a_process_started_isolated_forks(tmp_path):
     assert not grader_launch.forkable()   # this test process: not started by isolated.command
     _, seen, _ = _launch(tmp_path / "user-env", "1", extra={"PYTHONWARNINGS": "ignore"})
     assert seen["forked"] is False   # a PYTHON* variable the new interpreter would drop: never forked
+    _, seen, _ = _launch(tmp_path / "threads", "1", extra={"OPENBLAS_NUM_THREADS": "2"})
+    assert seen["forked"] is False   # BLAS threads other than isolated.ONE_THREAD_ENV's: never forked
 
 
 def _comparable(path: Path) -> dict:

@@ -19,7 +19,8 @@ When: only where the fork runs the catalogue exactly as the new interpreter woul
 (``forkable``): this process was itself started isolated the way the child would be
 (``isolated.command``'s interpreter flags and boot code in ``sys.orig_argv``, the same
 interpreter, every ``PYTHON*`` variable exactly ``isolated.GRADER_PYTHON_ENV``, so the same
-``sys.path``, hash seed, stdio encoding and flags), it runs one thread, no tracer or
+``sys.path``, hash seed, stdio encoding and flags, and ``isolated.ONE_THREAD_ENV``'s, so numpy's
+one-thread BLAS), it runs one thread, no tracer or
 profiler is set, and ``CONSTRAIN_HARNESS_GRADER_FORK`` is not ``0``. ``check`` started by
 hand (a user's environment) therefore starts a new interpreter, as before.
 
@@ -81,7 +82,8 @@ def forkable() -> bool:
     started_isolated = len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
     own = os.path.realpath(orig[0]) == os.path.realpath(sys.executable) if orig else False
     python_env = {k: v for k, v in os.environ.items() if k.startswith(isolated.DROPPED_PREFIXES)}
-    return (started_isolated and own and python_env == isolated.GRADER_PYTHON_ENV
+    threads = {k: os.environ.get(k) for k in isolated.ONE_THREAD_ENV}
+    return (started_isolated and own and python_env == isolated.GRADER_PYTHON_ENV and threads == isolated.ONE_THREAD_ENV
             and sys.flags.hash_randomization == 0 and sys.flags.no_user_site and faulthandler.is_enabled()
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
 

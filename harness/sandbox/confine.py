@@ -60,12 +60,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.policy import POLICY
+from harness.sandbox.isolated import ONE_THREAD_ENV
 
 NOBODY = 65534
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 FIXED_ENV = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1",
-             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-             "RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+             **ONE_THREAD_ENV, "RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 SANDBOX_HOME = "/tmp/home"  # inside bubblewrap: on the private /tmp tmpfs
 # What a bubblewrap sandbox's new root holds besides the interpreter and the bound folders:
 # the system's programs, libraries and configuration (read-only). Nothing else of the

@@ -12,6 +12,10 @@ the ``check`` runs of ``check --batch`` and ``autograder run``, ``autograder run
   ``GRADER_PYTHON_ENV`` is set (this is ``python -I`` without ``-E``, which would also
   drop ``PYTHONHASHSEED``, which the grader sets);
 - **no user site** (``-s``, ``PYTHONNOUSERSITE=1``);
+- **numeric libraries on one thread** (``ONE_THREAD_ENV``): OpenBLAS, OpenMP and MKL
+  start no thread pool. A verdict then depends on no core count, and no process spends
+  CPU on a pool: numpy's OpenBLAS starts one per core at import, 0.08 of numpy's 0.17
+  CPU s on the 2-core machine, in every grader child, twin and ``check`` process;
 - **the package root, explicitly**: the harness is imported from where this process
   imported it. The boot code asks the import system where ``harness`` is; when it is not
   ``PACKAGE_ROOT/harness`` (a checkout run without ``pip install``) it puts
@@ -35,6 +39,9 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 GRADER_PYTHON_ENV = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1",
                      "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}
 DROPPED_PREFIXES = ("PYTHON", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+ONE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""Set in every process of the grader (``environment``, the ``constrain-harness`` program's
+own: ``harness.cli.program``) and of the candidate (``harness.sandbox.confine.FIXED_ENV``)."""
 
 # sys.argv of `python -c BOOT ROOT MODULE ARGS...` is ['-c', ROOT, MODULE, ARGS...]
 BOOT = (
@@ -62,8 +69,9 @@ def command(module: str, *args: str, python: str | None = None) -> list[str]:
 
 def environment(extra: dict[str, str] | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
     """The caller's environment without any ``PYTHON*`` (or pytest plugin) variable, plus
-    ``GRADER_PYTHON_ENV`` and ``extra``."""
+    ``GRADER_PYTHON_ENV``, ``ONE_THREAD_ENV`` and ``extra``."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith(DROPPED_PREFIXES)}
     env.update(GRADER_PYTHON_ENV)
+    env.update(ONE_THREAD_ENV)
     env.update(extra or {})
     return env
