@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -226,6 +227,29 @@ def test_refused_by_the_reference_too(pattern, error):
     with pytest.raises(ValueError) as info:
         regex_to_dfa(pattern)
     assert type(info.value).__name__ == error, (pattern, info.value)
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("pattern", ["a(?i)b", "(?:c|(?i)^{^1,}x52-d"])
+def test_a_flag_past_the_start_is_answered_as_this_python_reads_it_without_a_warning(pattern):
+    # the oracle: Python's own parser on this Python (3.11 refuses a global flag past the start; 3.10
+    # warns, DeprecationWarning, and reads it: an inline flag here); the oracle prints nothing either way
+    from oracles.derivatives.frontend import _parse_cached
+
+    _parse_cached.cache_clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            re.compile(pattern.encode("ascii"))
+            python_refuses = False
+        except re.error:
+            python_refuses = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as info:
+            parse(pattern)
+    assert isinstance(info.value, PatternSyntaxError) == python_refuses, info.value
+    assert python_refuses or isinstance(info.value, UnsupportedSyntax)
 
 
 @pytest.mark.boundary

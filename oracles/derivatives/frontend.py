@@ -85,8 +85,11 @@ def _parse_cached(pattern: str) -> Term:
     if not pattern.isascii():
         _refuse_non_ascii(pattern)
     try:
-        with warnings.catch_warnings():  # e.g. "Possible nested set": Python's meaning stands
+        # e.g. "Possible nested set" (FutureWarning), or before 3.11 "Flags not at the start of the
+        # expression" (DeprecationWarning; 3.11 refuses it): this Python's meaning stands, unprinted
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
             tree = _sre_parse.parse(pattern.encode("ascii"), 0)
     except re.error as e:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
