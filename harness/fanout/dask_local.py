@@ -123,6 +123,8 @@ class LocalCluster:
         """Ask the scheduler to shut the cluster down (its workers close as Dask closes them),
         then SIGTERM what is still running, SIGKILL past ``STOP_SECONDS``, and SIGKILL each
         process's group last: what a worker started (a mutant run's warm graders) ends with it.
+        It returns once every group is gone (``STOP_SECONDS`` at most): a killed process whose
+        parent died too stays a member until pid 1 reaps it, after the kill returned.
         Not SIGTERM first: a ``--no-nanny`` worker that has started a process of its own can
         hang in its event loop's shutdown after SIGTERM (seen with distributed 2026.8: 1 stop
         in 4 of a worker holding a child never ended), which ``Client.shutdown`` avoids."""
@@ -140,6 +142,8 @@ class LocalCluster:
                 _signal_group(proc, signal.SIGKILL)
                 proc.wait(STOP_SECONDS)
             _signal_group(proc, signal.SIGKILL)   # its session's leftovers (it is gone, its group may not be)
+        groups = [proc.pid for proc in [*self.workers, self.scheduler] if proc is not None]
+        wait_groups_gone(groups, time.monotonic() + STOP_SECONDS)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _shutdown_through_scheduler(self) -> None:
@@ -158,6 +162,27 @@ class LocalCluster:
                 proc.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 return
+
+
+def group_alive(group: int) -> bool:
+    """Whether process group ``group`` has a member (a zombie not yet reaped counts)."""
+    try:
+        os.killpg(group, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # a member we may not signal: still a member
+        return True
+
+
+def wait_groups_gone(groups: list[int], deadline: float, alive=group_alive) -> list[int]:
+    """Poll until no group of ``groups`` has a member or ``deadline`` (``time.monotonic``)
+    passes; the groups still alive then (``[]`` when all are gone)."""
+    left = [g for g in groups if alive(g)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = [g for g in left if alive(g)]
+    return left
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
