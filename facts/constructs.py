@@ -122,6 +122,7 @@ REGEX_REFUSALS: tuple[RegexRefusal, ...] = (
     _row("(?>a)", "atomic group", "atomic group", U, 0),
     _row("a(?i:b)", "inline flag", "scoped inline flags", U, 1),
     _row("(?x)a b", "inline flag", "verbose flag", U, 0),
+    _row("a(?!)", "lookahead", "an empty negative lookahead (3.13 parses it as FAILURE)", U, 1),
     _row("(a)(?(1)b|c)", "conditional group", "conditional group", U, 3),
     _row("a{1001}", "repeat over the cap", "a bound over MAX_REPEAT", L, 1),
     _row("ab{2}c{0,5000}", "repeat over the cap", "an upper bound over MAX_REPEAT", L, 6),

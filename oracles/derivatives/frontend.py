@@ -46,6 +46,7 @@ _REFUSED_OPCODES = {  # sre opcode name -> (construct, scanner kind that locates
     "MIN_REPEAT": ("lazy quantifier", "lazy"),
     "POSSESSIVE_REPEAT": ("possessive quantifier", "possessive"),
     "ATOMIC_GROUP": ("atomic group", "atomic"),
+    "FAILURE": ("lookaround", "lookaround"),  # 3.13+: the empty negative lookahead (?!), which never matches
 }
 
 
