@@ -29,7 +29,8 @@ A row on no list is still refused by the contract: the project's own oracle test
 check every row (each oracle with its own error classes and words).
 
 Kinds: ``"unsupported"`` (valid Python outside the subset), ``"malformed"`` (Python's
-``re`` refuses it too), ``"empty"`` (the language is empty: no canonical DFA),
+``re`` refuses it too; as 3.11 and later do on every Python, so a global flag past the
+start is malformed, although 3.10 only warns), ``"empty"`` (the language is empty: no canonical DFA),
 ``"too large"`` (a repeat bound over ``MAX_REPEAT`` = 1000, the contract's cap).
 
 Guarantees: patterns are unique; ``offset`` is where the construct the refusal names
@@ -122,6 +123,7 @@ REGEX_REFUSALS: tuple[RegexRefusal, ...] = (
     _row("(?>a)", "atomic group", "atomic group", U, 0),
     _row("a(?i:b)", "inline flag", "scoped inline flags", U, 1),
     _row("(?x)a b", "inline flag", "verbose flag", U, 0),
+    _row("a(?i)b", "global flag past the start", "a global flag past the start (3.10 reads it)", M, 1),
     _row("a(?!)", "lookahead", "an empty negative lookahead (3.13 parses it as FAILURE)", U, 1),
     _row("(a)(?(1)b|c)", "conditional group", "conditional group", U, 3),
     _row("a{1001}", "repeat over the cap", "a bound over MAX_REPEAT", L, 1),

@@ -155,3 +155,30 @@ def bounded_call(work, cpu_seconds: float):
         data = answer.read()
     _, status = os.waitpid(pid, 0)
     return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def python_refusal(pattern: str) -> tuple[str, int] | None:
+    """Python's own refusal of ``pattern`` as Python 3.11 and later make it, or None: the
+    ``re.error`` message and offset of ``re.compile`` (bytes when the pattern is ASCII, as the
+    subset reads it), and before 3.11 the DeprecationWarning "Flags not at the start of the
+    expression ... but at position N" read as the error 3.11 raises there ("global flags
+    not at the start of the expression", offset N), which comes before any error 3.10 finds
+    further on. The oracle of "malformed" for the refusal tests, apart from both front ends."""
+    import re
+    import warnings
+
+    re.purge()  # a cached pattern is not parsed again, so it would not warn again
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            re.compile(pattern.encode("ascii") if pattern.isascii() else pattern)
+            refusal = None
+        except re.error as error:
+            refusal = error.msg, error.pos
+        except (OverflowError, RecursionError):
+            refusal = None
+    for warning in caught:
+        said = str(warning.message)
+        if issubclass(warning.category, DeprecationWarning) and said.startswith("Flags not at the start"):
+            return "global flags not at the start of the expression", int(said.rsplit(" ", 1)[1])
+    return refusal

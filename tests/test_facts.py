@@ -15,6 +15,7 @@ import pytest
 from facts import constructs, hand, tools
 from oracles import derivatives
 from oracles.stdlib import fullmatch, partial_match
+from tests.helpers import python_refusal
 
 PY311 = sys.version_info >= (3, 11)
 
@@ -88,11 +89,7 @@ def test_the_streamed_call_folds_to_one_get_weather_call():
 
 
 def _python_refuses(pattern: str) -> bool:
-    try:
-        re.compile(pattern.encode("ascii") if pattern.isascii() else pattern)
-    except re.error:
-        return True
-    return False
+    return python_refusal(pattern) is not None
 
 
 @pytest.mark.boundary

@@ -31,7 +31,9 @@ parser reads the whole pattern, and if it refuses it the error becomes a
 ``PatternSyntaxError`` with Python's message and offset (e.g. ``(?=a`` is an
 unterminated subpattern, ``(?P<1>a)`` a bad group name, ``a(?i`` a missing ``)``:
 malformed, not an unsupported lookahead, group or flag; ``(?Z:)`` is reported at
-Python's offset 1, the ``Z``; ``a{5000}(`` is malformed, not over a bound). Python is
+Python's offset 1, the ``Z``; ``a{5000}(`` is malformed, not over a bound), as Python
+3.11 and later read it, on every Python (``python_refuses``: 3.10 reads a possessive
+quantifier, an atomic group and a global flag past the start otherwise). Python is
 asked only on those error paths, never about what an accepted pattern means; the
 derivative oracle (``oracles.derivatives``) reads every pattern with Python's parser,
 so the two give the same class and offset (``tests/test_bounds_refusals.py``).
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 
 from . import ast
 from .ast import FULL_MASK, ByteSet, Node
@@ -204,32 +207,53 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
     """Python's verdict on a pattern we found outside the subset: a PatternSyntaxError
     with Python's message and offset when Python's parser refuses it too (``re.error``),
     else None (valid Python: unsupported it stays). A bytes pattern when the text is
-    ASCII, as the subset reads it; a str pattern otherwise."""
-    import warnings
-
+    ASCII, as the subset reads it; a str pattern otherwise. Python 3.11's reading on every
+    Python: before 3.11 the constructs 3.11 added are read as 3.11 reads them
+    (``_as_python_311_reads``) and a global flag past the start is refused (``_refusal_of``)."""
     text = pattern.encode("ascii") if pattern.isascii() else pattern
     origin = list(range(len(text)))  # origin[i]: the pattern offset of text[i] (text may lose a '+')
     while True:
         try:
             with warnings.catch_warnings():  # e.g. "Possible nested set": not our business here
                 warnings.simplefilter("ignore")
+                warnings.filterwarnings("error", FLAGS_PAST_THE_START_310, DeprecationWarning)
                 _python_parser().parse(text, 0)
-        except re.error as exc:
-            pos = exc.pos if exc.pos is not None else 0
-            rewritten = _as_python_311_reads(text, exc.msg, pos)
+        except (re.error, DeprecationWarning) as exc:
+            msg, pos = _refusal_of(exc)
+            rewritten = _as_python_311_reads(text, msg, pos)
             dropped_plus = rewritten is not None and len(rewritten) < len(text)
             if dropped_plus and pos > 0 and origin[pos - 1] != origin[pos] - 1:
                 rewritten = None  # a '+' after a possessive '+' (a*++): Python 3.11 refuses it too
+            elif dropped_plus and text[pos + 1:pos + 2] in ("?", b"?"):  # a*+? : 3.10 would read a lazy a*?
+                msg, pos, rewritten = _repeat_after_a_possessive(text, pos)
             if rewritten is not None:  # a 3.11 construct this Python does not know: ask again without it
                 if dropped_plus:
                     del origin[pos]
                 text = rewritten
                 continue
             pos = origin[pos] if pos < len(origin) else len(pattern)
-            return PatternSyntaxError(f"{exc.msg} (Python refuses the pattern)", pattern, pos)
+            return PatternSyntaxError(f"{msg} (Python refuses the pattern)", pattern, pos)
         except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict from Python
             return None
         return None
+
+
+FLAGS_PAST_THE_START_310 = "Flags not at the start of the expression"
+"""How Python 3.10's parser words the DeprecationWarning for a global flag past the start of
+the pattern (``a(?i)b``), which it reads, where 3.11 and later refuse the pattern ("global
+flags not at the start of the expression", at the flag's ``(``); the warning ends with that
+offset ("... but at position 1")."""
+_WARNED_AT = re.compile(r"but at position (\d+)$")
+
+
+def _refusal_of(exc: Exception) -> tuple[str, int]:
+    """(message, offset) of Python's refusal: its ``re.error``, or on 3.10 the warning
+    ``FLAGS_PAST_THE_START_310`` read as the error 3.11 raises in its place, at the same
+    offset, so that a global flag past the start is malformed on every Python."""
+    if isinstance(exc, re.error):
+        return exc.msg, exc.pos if exc.pos is not None else 0
+    found = _WARNED_AT.search(str(exc))
+    return "global flags not at the start of the expression", int(found.group(1)) if found else 0
 
 
 def _as_python_311_reads(text, message: str, pos: int):
@@ -237,15 +261,46 @@ def _as_python_311_reads(text, message: str, pos: int):
     quantifier (``a*+``: "multiple repeat" at the ``+``) and an atomic group (``(?>a)``:
     "unknown extension ?>"). Return ``text`` with the construct made plain (the ``+``
     dropped, ``(?>`` read as ``(?:``) so that the verdict, hence the error class, is the
-    same on every Python; None for any other error (and always on 3.11+)."""
+    same on every Python; None for any other error (and always on 3.11+). The third
+    construct 3.11 reads otherwise, a global flag past the start, 3.10 reads with a
+    warning, which ``python_refuses`` takes as 3.11's refusal (``_refusal_of``)."""
     if sys.version_info >= (3, 11):
         return None
     plus, colon = (b"+", b":") if isinstance(text, bytes) else ("+", ":")
-    if message == "multiple repeat" and text[pos:pos + 1] == plus:
+    if message == "multiple repeat" and text[pos:pos + 1] == plus and not _after_a_lazy_repeat(text, pos):
         return text[:pos] + text[pos + 1:]
     if message.startswith("unknown extension ?>"):  # pos is the '?' of "(?>"
         return text[:pos + 1] + colon + text[pos + 2:]
     return None
+
+
+def _repeat_after_a_possessive(text, pos: int) -> tuple[str, int, None]:
+    """Python 3.11's error for a ``?`` after a possessive ``+`` (at ``pos``; ``a*+?``), which
+    3.10, the ``+`` dropped, would read as lazy: a multiple repeat at the ``?``, unless the
+    pattern then ends in a lone backslash, which Python's tokenizer, one token ahead,
+    refuses first (``a*+?\\``: a bad escape at the backslash)."""
+    if text[pos + 2:] in ("\\", b"\\"):
+        return "bad escape (end of pattern)", pos + 2, None
+    return "multiple repeat", pos + 1, None
+
+
+def _after_a_lazy_repeat(text, pos: int) -> bool:
+    """Whether the ``+`` at ``pos`` follows a lazy quantifier (``a+?+``, ``a??+``): a multiple
+    repeat on 3.11 too, not a possessive one. Its ``?`` is lazy exactly when a repeat comes
+    before it, which Python 3.10 itself tells: a ``+`` in the ``?``'s place is then a
+    multiple repeat there (errors come in the text's order, so nothing later can answer first)."""
+    question = b"?" if isinstance(text, bytes) else "?"
+    if pos == 0 or text[pos - 1:pos] != question:
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _python_parser().parse(text[:pos - 1] + text[pos:pos + 1], 0)
+    except re.error as exc:
+        return exc.msg == "multiple repeat" and exc.pos == pos - 1
+    except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict, read it as possessive
+        return False
+    return False
 
 
 def _python_parser():

@@ -4,7 +4,8 @@ Python's ``re`` parser reads the ASCII bytes of the pattern (so its meaning is
 Python's by construction); ``_convert`` maps the subset's opcodes to terms and refuses
 the rest with ``UnsupportedSyntax`` naming the construct and its offset (found by a
 scanner that only locates, never decides meaning). Python's ``re.error`` is
-``PatternSyntaxError``. Example::
+``PatternSyntaxError``, and so, before 3.11, is the DeprecationWarning Python's parser gives
+for a global flag past the start (``a(?i)b``), which 3.11 and later refuse. Example::
 
     >>> parse("a|b") is byteset(0b11 << 97)
     True
@@ -12,6 +13,7 @@ scanner that only locates, never decides meaning). Python's ``re.error`` is
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import sys
@@ -86,14 +88,12 @@ def _parse_cached(pattern: str) -> Term:
     if not pattern.isascii():
         _refuse_non_ascii(pattern)
     try:
-        # e.g. "Possible nested set" (FutureWarning), or before 3.11 "Flags not at the start of the
-        # expression" (DeprecationWarning; 3.11 refuses it): this Python's meaning stands, unprinted
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
+        with _python_warnings_as_311_reads():
             tree = _sre_parse.parse(pattern.encode("ascii"), 0)
     except re.error as e:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
+    except DeprecationWarning as w:
+        raise _flags_past_the_start(pattern, w) from None
     except RecursionError:
         raise PatternTooLarge("pattern nested too deeply for Python's parser") from None
     except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
@@ -122,6 +122,25 @@ def _parse_cached(pattern: str) -> Term:
         pos, construct = min(problems)
         raise UnsupportedSyntax(construct, pattern, pos)
     return term
+
+
+@contextlib.contextmanager
+def _python_warnings_as_311_reads():
+    """Python's parser prints nothing (e.g. "Possible nested set", a FutureWarning: this
+    Python's meaning stands), except that before 3.11 its DeprecationWarning for a global
+    flag past the start ("Flags not at the start of the expression ... but at position N")
+    is raised: 3.11 and later refuse that pattern, at that offset (``_flags_past_the_start``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.filterwarnings("error", "Flags not at the start", DeprecationWarning)
+        yield
+
+
+def _flags_past_the_start(pattern: str, warning: Warning) -> PatternSyntaxError:
+    """The refusal Python 3.11 makes where 3.10 warned (``_python_warnings_as_311_reads``)."""
+    found = re.search(r"at position (\d+)$", str(warning))
+    return PatternSyntaxError("malformed pattern: global flags not at the start of the expression", pattern,
+                              int(found.group(1)) if found else None)
 
 
 _PREEMPTING = ("anchor", "lookaround", "named group", "comment", "atomic", "conditional", "flags", "lazy", "possessive")
@@ -158,11 +177,12 @@ def _refuse_non_ascii(pattern: str) -> None:
     Python's parser, reading it as a str pattern, refuses it: then it is malformed, at
     Python's offset (e.g. ``(?é:a)``: an unknown flag, not a non-ASCII literal)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with _python_warnings_as_311_reads():
             _sre_parse.parse(pattern, 0)
     except re.error as e:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
+    except DeprecationWarning as w:
+        raise _flags_past_the_start(pattern, w) from None
     except (RecursionError, OverflowError, ValueError):
         pass  # no verdict from Python: the non-ASCII character is the answer
     i = next(i for i, ch in enumerate(pattern) if ord(ch) > 127)
