@@ -365,6 +365,25 @@ def test_a_build_gives_cosmic_ray_s_own_mutated_text():
             or reason in ("invalid", "annotation only"), site.id
 
 
+def test_a_site_cosmic_ray_cannot_mutate_is_dropped_with_its_reason_not_a_crash(tmp_path):
+    # the oracle: cosmic-ray's mutate_code on the same text; its ExceptionReplacer (8.x) raises
+    # AttributeError on an except clause whose tuple holds a dotted name, as the reference's parser has
+    source = "import re\ntry:\n    pass\nexcept (re.error, KeyError):\n    pass\n"
+    (tmp_path / "parser.py").write_text(source, encoding="utf-8")
+    classes = generation.operator_classes()
+    name = next(n for n in classes if n.endswith("ExceptionReplacer"))
+    site = generation._sites_in("parser.py", source, (name,), classes)[0]
+    try:
+        theirs = mutate_code(source, classes[name](), site.occurrence)
+    except Exception:  # noqa: BLE001 - what the operator raises is the library's business
+        theirs = None
+    mutant, reason = generation.build(site, reference=tmp_path)
+    if theirs is None:
+        assert (mutant, reason) == (None, "operator failed") and reason in generation.DROP_REASONS
+    else:
+        assert mutant is not None and mutant.source == theirs
+
+
 @pytest.mark.e2e  # starts processes (the README's rule for e2e)
 def test_picking_in_processes_gives_the_list_one_process_gives():
     sites = generation.enumerate_sites(modules=["dump", "errors"])

@@ -148,7 +148,7 @@ def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | 
 
 
 def only(sites: list[Site], ids: list[str]) -> list[Site]:
-    """The sites named by ``ids`` (a report's mutant ids, e.g. ``parser.RemoveStatement.17``), in
+    """The sites named by ``ids`` (a report's mutant ids, e.g. ``parser.RemoveStatement.20``), in
     site order: to run again the timeouts or errors of a whole run. Raises ``ValueError`` naming
     the ids no site has (at most 10 shown)."""
     wanted, known = set(ids), {site.id for site in sites}
@@ -156,7 +156,7 @@ def only(sites: list[Site], ids: list[str]) -> list[Site]:
     if unknown:
         shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
         raise ValueError(f"--only: no generated mutant site is called {shown} (ids as a report prints them, "
-                         "e.g. parser.RemoveStatement.17; within --module/--operators if given)")
+                         "e.g. parser.RemoveStatement.20; within --module/--operators if given)")
     return [site for site in sites if site.id in wanted]
 
 
@@ -271,6 +271,7 @@ DROP_REASONS = {
     "invalid": "the mutated text is not valid Python (e.g. '*' in a signature made '/')",
     "annotation only": "only a type annotation changed (never evaluated: from __future__ import annotations)",
     "duplicate": "the same text as a mutant already kept",
+    "operator failed": "cosmic-ray's operator raised on the site (its ExceptionReplacer on `except (re.error, X)`)",
 }
 
 
@@ -282,7 +283,10 @@ def _reference_text(file: str, reference: Path = REFERENCE_DIR) -> str:
 def build(site: Site, reference: Path = REFERENCE_DIR) -> tuple[GeneratedMutant | None, str]:
     """The mutant at ``site`` and "", or None and the reason it is dropped (a ``DROP_REASONS`` key)."""
     original = _reference_text(site.file, reference)
-    mutated = _mutate(site.file, reference, operator_classes()[site.operator](), site.occurrence)
+    try:
+        mutated = _mutate(site.file, reference, operator_classes()[site.operator](), site.occurrence)
+    except Exception:  # noqa: BLE001 - a library's bug on one site drops that site, never the run
+        return None, "operator failed"
     if mutated is None or mutated == original:
         return None, "unchanged"
     try:
