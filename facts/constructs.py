@@ -140,6 +140,49 @@ REGEX_REFUSALS: tuple[RegexRefusal, ...] = (
     _row(r"a[^\s\S]b", "empty language", "empty language inside a concatenation", E, 0),
 )
 
+
+
+@dataclass(frozen=True)
+class NewerReading:
+    """A pattern Python reads differently before version ``since``: the answer both front
+    ends give on every Python, the newest Python's. ``python_says``: that Python's
+    ``re.error`` message (None: it compiles the pattern); ``kind``: ``"malformed"`` or
+    ``"unsupported"``; ``offset``: where (Python's ``re.error.pos`` when malformed)."""
+
+    pattern: str
+    python_says: str | None
+    kind: str
+    offset: int
+    since: tuple[int, int]
+
+
+READ_AS_NEWER_PYTHONS: tuple[NewerReading, ...] = (
+    # 3.11: possessive quantifiers, atomic groups, a global flag past the start refused (3.10 warns)
+    NewerReading("a(?i)b", "global flags not at the start of the expression", M, 1, (3, 11)),
+    NewerReading("a*+?", "multiple repeat", M, 3, (3, 11)),      # 3.10, the + dropped, would read a lazy a*?
+    NewerReading("a*+?\\", "bad escape (end of pattern)", M, 4, (3, 11)),  # the tokenizer reads one ahead
+    NewerReading("a+?+", "multiple repeat", M, 3, (3, 11)),      # a lazy repeat, then +: not possessive
+    NewerReading("a??+", "multiple repeat", M, 3, (3, 11)),
+    NewerReading("x{1,2}?+", "multiple repeat", M, 7, (3, 11)),
+    NewerReading("a*++", "multiple repeat", M, 3, (3, 11)),
+    NewerReading("(?>a)*+?", "multiple repeat", M, 7, (3, 11)),
+    NewerReading("(?x)a+?\n+a", "multiple repeat", M, 8, (3, 11)),  # possessive only right after its repeat
+    NewerReading("a?+", None, U, 2, (3, 11)),                    # a possessive ?
+    NewerReading("\\??+", None, U, 3, (3, 11)),
+    NewerReading("(?>a+?)", None, U, 0, (3, 11)),
+    # 3.12: a conditional group's name must be an identifier or ASCII digits (3.10, 3.11: int() of it)
+    NewerReading("(a)(?(+1)a|b)", "bad character in group name '+1'", M, 6, (3, 12)),
+    NewerReading("(a)(?( 1)b)", "bad character in group name ' 1'", M, 6, (3, 12)),
+    NewerReading("^(a)(?(+1)b)", "bad character in group name '+1'", M, 7, (3, 12)),
+    NewerReading("(?x)(a) (?(+1)b)", "bad character in group name '+1'", M, 11, (3, 12)),
+    NewerReading("(?x)#(?(+1)\n(a)", None, U, 0, (3, 12)),        # in a comment: no name
+    NewerReading("(a)(?(01)b)", None, U, 3, (3, 12)),
+)
+"""Where Python's versions read a pattern differently, the newest reading, which the reference
+(``parser.python_refuses``) and the derivative oracle (``frontend._python_tree``) give on every
+Python. Python itself checks each row from version ``since`` (tests/test_regex.py); on 3.10 the
+derivative oracle's possessive and atomic readings are its Python's (malformed), as documented."""
+
 SEED_REGEX_CATEGORIES = frozenset({"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",
                                    "non-ASCII character", "bad repeat bounds", "nothing to repeat",
                                    "empty language"})

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 import pytest
 
-from facts.constructs import REGEX_REFUSALS
+from facts.constructs import READ_AS_NEWER_PYTHONS, REGEX_REFUSALS
 from facts.hand import HAND_ACCEPT, HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_TEXT, HAND_VOCAB, hand_trans
 from oracles import derivatives as D
 from oracles.derivatives import (
@@ -187,6 +187,7 @@ NAMED_AS = {
     "nothing to repeat": ("nothing to repeat",), "multiple repeat": ("multiple repeat",),
     "bad character range": ("bad character range",), "bad escape": ("bad escape", "incomplete escape"),
 }
+_NEW_IN_311 = re.compile(r"\(\?>|[*+?}]\+")  # atomic groups, possessive repeats: 3.11 syntax
 PYTHON_311_SYNTAX = {"possessive quantifier": "multiple repeat", "atomic group": "unknown extension"}
 """Python 3.11+ syntax: before 3.11, Python (so this oracle) calls it malformed, in these words."""
 
@@ -249,6 +250,18 @@ def test_a_flag_past_the_start_is_refused_on_every_python_as_3_11_refuses_it_wit
                 front_end(pattern)
         assert type(info.value).__name__ == "PatternSyntaxError", (front_end, info.value)
         assert info.value.pos == offset and "global flags" in str(info.value), (front_end, info.value)
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("row", [row for row in READ_AS_NEWER_PYTHONS if PY311 or not _NEW_IN_311.search(row.pattern)],
+                         ids=lambda row: row.pattern)
+def test_the_oracle_reads_a_pattern_as_the_newest_python_does(row):
+    """facts.constructs.READ_AS_NEWER_PYTHONS (Python's own parser checks it from the version
+    each row names, tests/test_regex.py): this oracle gives that class and offset on every
+    Python, but for 3.11's possessive and atomic syntax on 3.10, where it reads its Python's."""
+    with pytest.raises(ERROR_OF_KIND[row.kind]) as info:
+        parse(row.pattern)
+    assert info.value.pos == row.offset, info.value
 
 
 @pytest.mark.boundary

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facts.constructs import REGEX_REFUSALS
+from facts.constructs import READ_AS_NEWER_PYTHONS, REGEX_REFUSALS
 from facts.hand import HAND_ACCEPT, HAND_PATTERN, hand_trans
 from oracles.automaton import DEAD, DFA, regex_to_dfa
 from oracles.automaton.dfa import live_states
@@ -209,33 +209,18 @@ def test_malformed_patterns_are_malformed_for_python_too(pattern):
     assert python_refusal(pattern) is not None
 
 
-# Python 3.11's reading where 3.10 reads otherwise: (pattern, Python 3.11+'s refusal or None, the
-# reference's class, offset). Python 3.11 and later check the table (the oracle answers there);
-# every Python checks the reference against it, so the verdict does not depend on the interpreter.
-READ_AS_311 = [
-    ("a(?i)b", "global flags not at the start of the expression", PatternSyntaxError, 1),
-    ("a*+?", "multiple repeat", PatternSyntaxError, 3),          # 3.10, the + dropped: a lazy a*?
-    ("a*+?\\", "bad escape (end of pattern)", PatternSyntaxError, 4),  # the tokenizer looks one ahead
-    ("a+?+", "multiple repeat", PatternSyntaxError, 3),          # a lazy repeat, then +: not possessive
-    ("a??+", "multiple repeat", PatternSyntaxError, 3),
-    ("x{1,2}?+", "multiple repeat", PatternSyntaxError, 7),
-    ("a*++", "multiple repeat", PatternSyntaxError, 3),
-    ("(?>a)*+?", "multiple repeat", PatternSyntaxError, 7),
-    ("a?+", None, UnsupportedSyntax, 2),                         # a possessive ?
-    ("\\??+", None, UnsupportedSyntax, 3),
-    ("(?>a+?)", None, UnsupportedSyntax, 0),
-]
-
-
 @pytest.mark.boundary
-@pytest.mark.parametrize("pattern, python_311, error, offset", READ_AS_311)
-def test_the_reference_reads_a_pattern_as_python_3_11_does_on_every_python(pattern, python_311, error, offset):
-    if sys.version_info >= (3, 11):
-        refusal = python_refusal(pattern)
-        assert (refusal and refusal[0]) == python_311 and (refusal is None or refusal[1] == offset), refusal
-    with pytest.raises(error) as info:
-        regex_to_dfa(pattern)
-    assert info.value.pos == offset, info.value
+@pytest.mark.parametrize("row", READ_AS_NEWER_PYTHONS, ids=lambda row: row.pattern)
+def test_the_reference_reads_a_pattern_as_the_newest_python_does_on_every_python(row):
+    # the oracle: Python's own parser from the version the row names (CI's newest Python checks
+    # every row); on older Pythons the row, so the verdict does not depend on the interpreter
+    if sys.version_info >= row.since:
+        refusal = python_refusal(row.pattern)
+        assert (refusal and refusal[0]) == row.python_says, refusal
+        assert refusal is None or refusal[1] == row.offset, refusal
+    with pytest.raises(ERROR_OF_KIND[row.kind]) as info:
+        regex_to_dfa(row.pattern)
+    assert info.value.pos == row.offset, info.value
 
 
 @pytest.mark.boundary

@@ -32,8 +32,9 @@ parser reads the whole pattern, and if it refuses it the error becomes a
 unterminated subpattern, ``(?P<1>a)`` a bad group name, ``a(?i`` a missing ``)``:
 malformed, not an unsupported lookahead, group or flag; ``(?Z:)`` is reported at
 Python's offset 1, the ``Z``; ``a{5000}(`` is malformed, not over a bound), as Python
-3.11 and later read it, on every Python (``python_refuses``: 3.10 reads a possessive
-quantifier, an atomic group and a global flag past the start otherwise). Python is
+3.13 reads it, on every Python (``python_refuses``: 3.10 reads a possessive quantifier,
+an atomic group and a global flag past the start otherwise, 3.10 and 3.11 a conditional
+group named ``+1``; ``facts.constructs.READ_AS_NEWER_PYTHONS``). Python is
 asked only on those error paths, never about what an accepted pattern means; the
 derivative oracle (``oracles.derivatives``) reads every pattern with Python's parser,
 so the two give the same class and offset (``tests/test_bounds_refusals.py``).
@@ -48,6 +49,7 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import warnings
@@ -217,7 +219,7 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
             with warnings.catch_warnings():  # e.g. "Possible nested set": not our business here
                 warnings.simplefilter("ignore")
                 warnings.filterwarnings("error", FLAGS_PAST_THE_START_310, DeprecationWarning)
-                _python_parser().parse(text, 0)
+                _python_parse(text)
         except (re.error, DeprecationWarning) as exc:
             msg, pos = _refusal_of(exc)
             rewritten = _as_python_311_reads(text, msg, pos)
@@ -260,14 +262,17 @@ def _as_python_311_reads(text, message: str, pos: int):
     """Python 3.10 calls the 3.11 syntax of two refused constructs malformed: a possessive
     quantifier (``a*+``: "multiple repeat" at the ``+``) and an atomic group (``(?>a)``:
     "unknown extension ?>"). Return ``text`` with the construct made plain (the ``+``
-    dropped, ``(?>`` read as ``(?:``) so that the verdict, hence the error class, is the
-    same on every Python; None for any other error (and always on 3.11+). The third
+    dropped when right after its repeat and not after a lazy one; ``(?>`` read as ``(?:``)
+    so that the verdict, hence the error class, is the same on every Python; None for any
+    other error (and always on 3.11+). The third
     construct 3.11 reads otherwise, a global flag past the start, 3.10 reads with a
     warning, which ``python_refuses`` takes as 3.11's refusal (``_refusal_of``)."""
     if sys.version_info >= (3, 11):
         return None
-    plus, colon = (b"+", b":") if isinstance(text, bytes) else ("+", ":")
-    if message == "multiple repeat" and text[pos:pos + 1] == plus and not _after_a_lazy_repeat(text, pos):
+    plus, colon, ends = (b"+", b":", b"*+?}") if isinstance(text, bytes) else ("+", ":", "*+?}")
+    right_after_a_quantifier = pos > 0 and text[pos - 1:pos] in ends  # a*\n+ in verbose mode: not possessive
+    if message == "multiple repeat" and text[pos:pos + 1] == plus and right_after_a_quantifier \
+            and not _after_a_lazy_repeat(text, pos):
         return text[:pos] + text[pos + 1:]
     if message.startswith("unknown extension ?>"):  # pos is the '?' of "(?>"
         return text[:pos + 1] + colon + text[pos + 2:]
@@ -301,6 +306,49 @@ def _after_a_lazy_repeat(text, pos: int) -> bool:
     except Exception:  # noqa: BLE001 - RecursionError, OverflowError: no verdict, read it as possessive
         return False
     return False
+
+
+def _python_parse(text) -> None:
+    """Python's parser on ``text`` (raises its ``re.error``), refusing a conditional group's
+    name as 3.12 and later do on every Python: a name that is neither an identifier nor
+    ASCII digits (``(?(+1)a)``, ``(?( 1)a)``), which 3.10 and 3.11 read as the number
+    ``int()`` makes of it. Before 3.12 this is ``parse`` itself, with a tokenizer that
+    checks the name where 3.12 does, right after reading it (``_GroupNamesAs312``)."""
+    parser = _python_parser()
+    if sys.version_info >= (3, 12):
+        parser.parse(text, 0)
+        return
+    source = _tokenizer_as_312(parser)(text)
+    state = parser.State()
+    state.str = text
+    try:
+        tree = parser._parse_sub(source, state, False, 0)
+    except getattr(parser, "Verbose", ()):  # 3.10: a (?x) read; parse again, verbose throughout
+        state = parser.State()
+        state.flags, state.str = parser.SRE_FLAG_VERBOSE, text
+        source.seek(0)
+        tree = parser._parse_sub(source, state, True, 0)
+    parser.fix_flags(text, tree.state.flags)
+    if source.next is not None:
+        raise source.error("unbalanced parenthesis")
+    for group, pos in tree.state.grouprefpos.items():
+        if group >= tree.state.groups:
+            raise parser.error(f"invalid group reference {group}", text, pos)
+
+
+@functools.cache
+def _tokenizer_as_312(parser):
+    """Python's tokenizer (3.10, 3.11), refusing a conditional group's name as 3.12 does."""
+
+    class _GroupNamesAs312(parser.Tokenizer):
+        def getuntil(self, terminator, name):
+            found = super().getuntil(terminator, name)
+            if terminator == ")" and name == "group name" and not found.isidentifier() \
+                    and not (found.isdecimal() and found.isascii()):
+                raise self.error(f"bad character in group name {found!r}", len(found) + 1)
+            return found
+
+    return _GroupNamesAs312
 
 
 def _python_parser():

@@ -89,7 +89,7 @@ def _parse_cached(pattern: str) -> Term:
         _refuse_non_ascii(pattern)
     try:
         with _python_warnings_as_311_reads():
-            tree = _sre_parse.parse(pattern.encode("ascii"), 0)
+            tree = _python_tree(pattern.encode("ascii"))
     except re.error as e:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except DeprecationWarning as w:
@@ -122,6 +122,45 @@ def _parse_cached(pattern: str) -> Term:
         pos, construct = min(problems)
         raise UnsupportedSyntax(construct, pattern, pos)
     return term
+
+
+def _python_tree(text):
+    """Python's parse tree of ``text``. Before 3.12 the parser is run with a tokenizer that
+    refuses a conditional group's name as 3.12 does (``_NamesChecked``): neither an identifier
+    nor ASCII digits (``(?(+1)a)``, which 3.10 and 3.11 read as group 1); the rest is
+    ``parse``'s own sequence, so every other answer is this Python's."""
+    if sys.version_info >= (3, 12):
+        return _sre_parse.parse(text, 0)
+    tokens = _NamesChecked(text)
+    state = _sre_parse.State()
+    state.str = text
+    try:
+        tree = _sre_parse._parse_sub(tokens, state, False, 0)
+    except getattr(_sre_parse, "Verbose", ()):  # 3.10 met (?x): the whole text again, verbose
+        state = _sre_parse.State()
+        state.flags, state.str = _sre.SRE_FLAG_VERBOSE, text
+        tokens.seek(0)
+        tree = _sre_parse._parse_sub(tokens, state, True, 0)
+    tree.state.flags = _sre_parse.fix_flags(text, tree.state.flags)
+    if tokens.next is not None:
+        raise tokens.error("unbalanced parenthesis")
+    for group, where in tree.state.grouprefpos.items():
+        if group >= tree.state.groups:
+            raise re.error("invalid group reference %d" % group, text, where)
+    return tree
+
+
+if sys.version_info < (3, 12):
+    class _NamesChecked(_sre_parse.Tokenizer):
+        """Python's tokenizer, refusing a group name read up to ``)`` (a conditional's, or
+        ``(?P=``'s, which Python refuses anyway) that 3.12 refuses, at the name, in 3.12's words."""
+
+        def getuntil(self, terminator, name):
+            read = super().getuntil(terminator, name)
+            if terminator == ")" and name == "group name" and not read.isidentifier() \
+                    and not (read.isascii() and read.isdecimal()):
+                raise self.error("bad character in group name %r" % read, len(read) + 1)
+            return read
 
 
 @contextlib.contextmanager
@@ -178,7 +217,7 @@ def _refuse_non_ascii(pattern: str) -> None:
     Python's offset (e.g. ``(?é:a)``: an unknown flag, not a non-ASCII literal)."""
     try:
         with _python_warnings_as_311_reads():
-            _sre_parse.parse(pattern, 0)
+            _python_tree(pattern)
     except re.error as e:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except DeprecationWarning as w:
