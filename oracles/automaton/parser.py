@@ -220,7 +220,7 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
                 warnings.simplefilter("ignore")
                 warnings.filterwarnings("error", FLAGS_PAST_THE_START_310, DeprecationWarning)
                 _python_parse(text)
-        except (re.error, DeprecationWarning) as exc:
+        except (re.error, DeprecationWarning, PatternSyntaxError) as exc:
             msg, pos = _refusal_of(exc)
             rewritten = _as_python_311_reads(text, msg, pos)
             dropped_plus = rewritten is not None and len(rewritten) < len(text)
@@ -252,7 +252,7 @@ def _refusal_of(exc: Exception) -> tuple[str, int]:
     """(message, offset) of Python's refusal: its ``re.error``, or on 3.10 the warning
     ``FLAGS_PAST_THE_START_310`` read as the error 3.11 raises in its place, at the same
     offset, so that a global flag past the start is malformed on every Python."""
-    if isinstance(exc, re.error):
+    if isinstance(exc, (re.error, PatternSyntaxError)):  # the second: 3.12's, before 3.12 (_python_parse)
         return exc.msg, exc.pos if exc.pos is not None else 0
     found = _WARNED_AT.search(str(exc))
     return "global flags not at the start of the expression", int(found.group(1)) if found else 0
@@ -271,8 +271,8 @@ def _as_python_311_reads(text, message: str, pos: int):
         return None
     plus, colon, ends = (b"+", b":", b"*+?}") if isinstance(text, bytes) else ("+", ":", "*+?}")
     right_after_a_quantifier = pos > 0 and text[pos - 1:pos] in ends  # a*\n+ in verbose mode: not possessive
-    if message == "multiple repeat" and text[pos:pos + 1] == plus and right_after_a_quantifier \
-            and not _after_a_lazy_repeat(text, pos):
+    possessive = message == "multiple repeat" and text[pos:pos + 1] == plus and right_after_a_quantifier
+    if possessive and not _after_a_lazy_repeat(text, pos):
         return text[:pos] + text[pos + 1:]
     if message.startswith("unknown extension ?>"):  # pos is the '?' of "(?>"
         return text[:pos + 1] + colon + text[pos + 2:]
@@ -312,8 +312,9 @@ def _python_parse(text) -> None:
     """Python's parser on ``text`` (raises its ``re.error``), refusing a conditional group's
     name as 3.12 and later do on every Python: a name that is neither an identifier nor
     ASCII digits (``(?(+1)a)``, ``(?( 1)a)``), which 3.10 and 3.11 read as the number
-    ``int()`` makes of it. Before 3.12 this is ``parse`` itself, with a tokenizer that
-    checks the name where 3.12 does, right after reading it (``_GroupNamesAs312``)."""
+    ``int()`` makes of it. Before 3.12 this is ``parse``'s own sequence, with a tokenizer
+    that checks the name where 3.12 does, right after reading it (``_tokenizer_as_312``:
+    ``PatternSyntaxError`` with 3.12's message and offset in ``text``)."""
     parser = _python_parser()
     if sys.version_info >= (3, 12):
         parser.parse(text, 0)
@@ -330,10 +331,10 @@ def _python_parse(text) -> None:
         tree = parser._parse_sub(source, state, True, 0)
     parser.fix_flags(text, tree.state.flags)
     if source.next is not None:
-        raise source.error("unbalanced parenthesis")
+        raise PatternSyntaxError("unbalanced parenthesis", None, source.tell())
     for group, pos in tree.state.grouprefpos.items():
         if group >= tree.state.groups:
-            raise parser.error(f"invalid group reference {group}", text, pos)
+            raise PatternSyntaxError(f"invalid group reference {group}", None, pos)
 
 
 @functools.cache
@@ -343,9 +344,10 @@ def _tokenizer_as_312(parser):
     class _GroupNamesAs312(parser.Tokenizer):
         def getuntil(self, terminator, name):
             found = super().getuntil(terminator, name)
-            if terminator == ")" and name == "group name" and not found.isidentifier() \
-                    and not (found.isdecimal() and found.isascii()):
-                raise self.error(f"bad character in group name {found!r}", len(found) + 1)
+            refused = not found.isidentifier() and not (found.isdecimal() and found.isascii())
+            if terminator == ")" and name == "group name" and refused:
+                at = self.tell() - len(found) - 1  # where 3.12 reports it: the name's first character
+                raise PatternSyntaxError(f"bad character in group name {found!r}", None, at)
             return found
 
     return _GroupNamesAs312

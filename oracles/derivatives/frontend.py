@@ -94,6 +94,8 @@ def _parse_cached(pattern: str) -> Term:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except DeprecationWarning as w:
         raise _flags_past_the_start(pattern, w) from None
+    except PatternSyntaxError:  # a refusal of 3.12's, before 3.12 (_python_tree): not a bound's ValueError
+        raise
     except RecursionError:
         raise PatternTooLarge("pattern nested too deeply for Python's parser") from None
     except (OverflowError, ValueError):  # a repeat bound Python will not convert (e.g. 5000 digits)
@@ -128,7 +130,8 @@ def _python_tree(text):
     """Python's parse tree of ``text``. Before 3.12 the parser is run with a tokenizer that
     refuses a conditional group's name as 3.12 does (``_NamesChecked``): neither an identifier
     nor ASCII digits (``(?(+1)a)``, which 3.10 and 3.11 read as group 1); the rest is
-    ``parse``'s own sequence, so every other answer is this Python's."""
+    ``parse``'s own sequence, so every other answer is this Python's. Python's refusals are
+    its ``re.error``; the ones made here, ``PatternSyntaxError``."""
     if sys.version_info >= (3, 12):
         return _sre_parse.parse(text, 0)
     tokens = _NamesChecked(text)
@@ -143,11 +146,15 @@ def _python_tree(text):
         tree = _sre_parse._parse_sub(tokens, state, True, 0)
     tree.state.flags = _sre_parse.fix_flags(text, tree.state.flags)
     if tokens.next is not None:
-        raise tokens.error("unbalanced parenthesis")
+        raise PatternSyntaxError("malformed pattern: unbalanced parenthesis", _as_text(text), tokens.tell())
     for group, where in tree.state.grouprefpos.items():
         if group >= tree.state.groups:
-            raise re.error("invalid group reference %d" % group, text, where)
+            raise PatternSyntaxError(f"malformed pattern: invalid group reference {group}", _as_text(text), where)
     return tree
+
+
+def _as_text(text) -> str:
+    return text.decode("ascii") if isinstance(text, bytes) else text
 
 
 if sys.version_info < (3, 12):
@@ -157,9 +164,10 @@ if sys.version_info < (3, 12):
 
         def getuntil(self, terminator, name):
             read = super().getuntil(terminator, name)
-            if terminator == ")" and name == "group name" and not read.isidentifier() \
-                    and not (read.isascii() and read.isdecimal()):
-                raise self.error("bad character in group name %r" % read, len(read) + 1)
+            if terminator == ")" and name == "group name" and not (
+                    read.isidentifier() or (read.isascii() and read.isdecimal())):
+                raise PatternSyntaxError(f"malformed pattern: bad character in group name {read!r}",
+                                         _as_text(self.string), self.tell() - len(read) - 1)
             return read
 
 
@@ -222,6 +230,8 @@ def _refuse_non_ascii(pattern: str) -> None:
         raise PatternSyntaxError(f"malformed pattern: {e.msg}", pattern, e.pos) from None
     except DeprecationWarning as w:
         raise _flags_past_the_start(pattern, w) from None
+    except PatternSyntaxError:
+        raise
     except (RecursionError, OverflowError, ValueError):
         pass  # no verdict from Python: the non-ASCII character is the answer
     i = next(i for i, ch in enumerate(pattern) if ord(ch) > 127)
