@@ -85,8 +85,11 @@ def _reference_at(revision: str, folder: Path) -> None:
 
 
 def _toplevel() -> Path:
-    return Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
-                               cwd=REFERENCE_DIR, check=True).stdout.strip())
+    """The git checkout the reference is in (ValueError outside one: nothing to compare with)."""
+    found = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, cwd=REFERENCE_DIR)
+    if found.returncode != 0:
+        raise ValueError(f"rekey: {REFERENCE_DIR} is not in a git checkout: {found.stderr.strip()}")
+    return Path(found.stdout.strip())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,9 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m harness.mutants.rekey REV   (the git revision of the reference before the edit)",
               file=sys.stderr)
         return 2
+    try:
+        top = _toplevel()
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     listed = subprocess.run(["git", "grep", "-lIE", r"[a-z_]+\.[A-Za-z_]+\.[0-9]+"], capture_output=True, text=True,
-                            cwd=_toplevel()).stdout.split()
-    texts = {name: (_toplevel() / name).read_text(encoding="utf-8") for name in listed}
+                            cwd=top).stdout.split()
+    texts = {name: (top / name).read_text(encoding="utf-8") for name in listed}
     with tempfile.TemporaryDirectory() as scratch:
         try:
             _reference_at(args[0], Path(scratch))
@@ -108,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, text in texts.items():
         new_text, unmapped = rewrite(text, mapping, old_ids)
         if new_text != text:
-            (_toplevel() / name).write_text(new_text, encoding="utf-8")
+            (top / name).write_text(new_text, encoding="utf-8")
             print(f"rewrote {name}")
         for old in dict.fromkeys(unmapped):
             print(f"{name}: {old}: no site of today's reference makes this mutation; triage it again")
