@@ -1,9 +1,10 @@
 """Re-key the generated-mutant ids written by hand after an edit to the reference.
 
-cosmic-ray numbers a module's sites of each operator in file order (``parser.NumberReplacer.186``
-is the 187th number of ``parser.py``), so an edit above a site renumbers it, and the ids
-written by hand go stale: ``equivalents.json`` (``triage``), ``harness/suite/strength.py``'s
-kill table, the READMEs (``tests/test_mutants_generated.py`` names the stale triage entries).
+cosmic-ray numbers a module's sites of each operator in file order (the N of
+``parser.NumberReplacer.N`` counts that operator's sites above it in ``parser.py``), so an
+edit above a site renumbers it, and the ids written by hand go stale: ``equivalents.json``
+(``triage``), ``harness/suite/strength.py``'s kill table, the READMEs
+(``tests/test_mutants_generated.py`` names the stale triage entries).
 
 ``python -m harness.mutants.rekey REV`` reads the reference as it was at git revision ``REV``,
 maps each of its ids to today's site with the same operator and the same changed line
@@ -44,7 +45,7 @@ def id_map(old_reference: Path, new_reference: Path = REFERENCE_DIR, *, modules:
 
 
 def _by_mutation(reference: Path, modules, operators) -> dict[tuple, list[str]]:
-    """(operator, line before, line after) -> the ids with that mutation, in site order."""
+    """(file, operator, line before, line after) -> the ids with that mutation, in site order."""
     found: dict[tuple, list[str]] = collections.defaultdict(list)
     for site in generation.enumerate_sites(modules=modules, operators=operators, reference=reference):
         mutant, _ = generation.build(site, reference)
@@ -73,12 +74,13 @@ def rewrite(text: str, mapping: dict[str, str], old_ids: set[str]) -> tuple[str,
 _ID = re.compile(r"\b[a-z_]+\.[A-Za-z_]+\.\d+\b")
 
 
-def _reference_at(revision: str, folder: Path) -> None:
-    """The reference's modules as they were at ``revision``, written into ``folder``."""
-    root = REFERENCE_DIR.relative_to(_toplevel())
+def _reference_at(revision: str, folder: Path, top: Path) -> None:
+    """The reference's modules as they were at ``revision`` (of the checkout ``top``), written
+    into ``folder``."""
+    root = REFERENCE_DIR.relative_to(top)
     for module in generation.reference_modules():
         shown = subprocess.run(["git", "show", f"{revision}:{root.as_posix()}/{module}.py"], capture_output=True,
-                               text=True, cwd=_toplevel())
+                               text=True, cwd=top)
         if shown.returncode != 0:
             raise ValueError(f"rekey: {revision}: {shown.stderr.strip() or 'git show failed'}")
         (folder / f"{module}.py").write_text(shown.stdout, encoding="utf-8")
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = {name: (top / name).read_text(encoding="utf-8") for name in listed}
     with tempfile.TemporaryDirectory() as scratch:
         try:
-            _reference_at(args[0], Path(scratch))
+            _reference_at(args[0], Path(scratch), top)
         except ValueError as exc:
             print(exc, file=sys.stderr)
             return 2

@@ -49,7 +49,6 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
 import warnings
@@ -209,9 +208,10 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
     """Python's verdict on a pattern we found outside the subset: a PatternSyntaxError
     with Python's message and offset when Python's parser refuses it too (``re.error``),
     else None (valid Python: unsupported it stays). A bytes pattern when the text is
-    ASCII, as the subset reads it; a str pattern otherwise. Python 3.11's reading on every
-    Python: before 3.11 the constructs 3.11 added are read as 3.11 reads them
-    (``_as_python_311_reads``) and a global flag past the start is refused (``_refusal_of``)."""
+    ASCII, as the subset reads it; a str pattern otherwise. The newest Python's reading on
+    every Python: before 3.11 the constructs 3.11 added are read as 3.11 reads them
+    (``_as_python_311_reads``) and a global flag past the start is refused (``_refusal_of``);
+    before 3.12 a conditional group's name is checked as 3.12 checks it (``_python_parse``)."""
     text = pattern.encode("ascii") if pattern.isascii() else pattern
     origin = list(range(len(text)))  # origin[i]: the pattern offset of text[i] (text may lose a '+')
     while True:
@@ -227,7 +227,7 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
             if dropped_plus and pos > 0 and origin[pos - 1] != origin[pos] - 1:
                 rewritten = None  # a '+' after a possessive '+' (a*++): Python 3.11 refuses it too
             elif dropped_plus and text[pos + 1:pos + 2] in ("?", b"?"):  # a*+? : 3.10 would read a lazy a*?
-                msg, pos, rewritten = _repeat_after_a_possessive(text, pos)
+                (msg, pos), rewritten = _repeat_after_a_possessive(text, pos), None
             if rewritten is not None:  # a 3.11 construct this Python does not know: ask again without it
                 if dropped_plus:
                     del origin[pos]
@@ -279,14 +279,14 @@ def _as_python_311_reads(text, message: str, pos: int):
     return None
 
 
-def _repeat_after_a_possessive(text, pos: int) -> tuple[str, int, None]:
+def _repeat_after_a_possessive(text, pos: int) -> tuple[str, int]:
     """Python 3.11's error for a ``?`` after a possessive ``+`` (at ``pos``; ``a*+?``), which
     3.10, the ``+`` dropped, would read as lazy: a multiple repeat at the ``?``, unless the
     pattern then ends in a lone backslash, which Python's tokenizer, one token ahead,
     refuses first (``a*+?\\``: a bad escape at the backslash)."""
     if text[pos + 2:] in ("\\", b"\\"):
-        return "bad escape (end of pattern)", pos + 2, None
-    return "multiple repeat", pos + 1, None
+        return "bad escape (end of pattern)", pos + 2
+    return "multiple repeat", pos + 1
 
 
 def _after_a_lazy_repeat(text, pos: int) -> bool:
@@ -313,13 +313,13 @@ def _python_parse(text) -> None:
     name as 3.12 and later do on every Python: a name that is neither an identifier nor
     ASCII digits (``(?(+1)a)``, ``(?( 1)a)``), which 3.10 and 3.11 read as the number
     ``int()`` makes of it. Before 3.12 this is ``parse``'s own sequence, with a tokenizer
-    that checks the name where 3.12 does, right after reading it (``_tokenizer_as_312``:
+    that checks the name where 3.12 does, right after reading it (``_GroupNamesAs312``:
     ``PatternSyntaxError`` with 3.12's message and offset in ``text``)."""
     parser = _python_parser()
     if sys.version_info >= (3, 12):
         parser.parse(text, 0)
         return
-    source = _tokenizer_as_312(parser)(text)
+    source = _GroupNamesAs312(text)
     state = parser.State()
     state.str = text
     try:
@@ -337,11 +337,19 @@ def _python_parse(text) -> None:
             raise PatternSyntaxError(f"invalid group reference {group}", None, pos)
 
 
-@functools.cache
-def _tokenizer_as_312(parser):
-    """Python's tokenizer (3.10, 3.11), refusing a conditional group's name as 3.12 does."""
+def _python_parser():
+    try:  # Python >= 3.11
+        from re import _parser
+    except ImportError:  # Python 3.10
+        import sre_parse as _parser  # type: ignore[no-redef]
+    return _parser
 
-    class _GroupNamesAs312(parser.Tokenizer):
+
+if sys.version_info < (3, 12):
+    class _GroupNamesAs312(_python_parser().Tokenizer):
+        """Python's tokenizer (3.10, 3.11), refusing a group name read up to ``)`` (a
+        conditional's, or ``(?P=``'s, which Python refuses anyway) as 3.12 does."""
+
         def getuntil(self, terminator, name):
             found = super().getuntil(terminator, name)
             refused = not found.isidentifier() and not (found.isdecimal() and found.isascii())
@@ -349,16 +357,6 @@ def _tokenizer_as_312(parser):
                 at = self.tell() - len(found) - 1  # where 3.12 reports it: the name's first character
                 raise PatternSyntaxError(f"bad character in group name {found!r}", None, at)
             return found
-
-    return _GroupNamesAs312
-
-
-def _python_parser():
-    try:  # Python >= 3.11
-        from re import _parser
-    except ImportError:  # Python 3.10
-        import sre_parse as _parser  # type: ignore[no-redef]
-    return _parser
 
 
 def parse_alternation(p: _Parser) -> Node:
