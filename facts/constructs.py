@@ -177,6 +177,13 @@ READ_AS_NEWER_PYTHONS: tuple[NewerReading, ...] = (
     NewerReading("(?x)(a) (?(+1)b)", "bad character in group name '+1'", M, 11, (3, 12)),
     NewerReading("(?x)#(?(+1)\n(a)", None, U, 0, (3, 12)),        # in a comment: no name
     NewerReading("(a)(?(01)b)", None, U, 3, (3, 12)),
+    # 3.13: no TEMPLATE flag t (3.10-3.12: (?t) a global flag, (?t:a) one turned on in a group)
+    NewerReading("(?t)", "unknown extension ?t", M, 1, (3, 13)),
+    NewerReading("(?t:a)", "unknown extension ?t", M, 1, (3, 13)),
+    NewerReading("a(?t)", "unknown extension ?t", M, 2, (3, 13)),
+    NewerReading("(?it)", "unknown flag", M, 3, (3, 13)),
+    NewerReading("(?i-t:a)", "unknown flag", M, 4, (3, 13)),
+    NewerReading("(?x)[(?t)](?t)", "unknown extension ?t", M, 11, (3, 13)),  # in a class: literal
 )
 """Where Python's versions read a pattern differently, the newest reading, which the reference
 (``parser.python_refuses``) and the derivative oracle (``frontend._python_tree``) give on every

@@ -69,7 +69,7 @@ def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--only", metavar="IDS", type=names, help="comma-separated mutant ids (e.g. s05,s12,l10_9:s03; "
                                                       "the old p01-p11 name l10_9:s01-s11; with --generated the "
-                                                      "report's ids, e.g. parser.RemoveStatement.26)")
+                                                      "report's ids, e.g. parser.RemoveStatement.27)")
     parser.add_argument("--jobs", type=jobs, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--timeout", type=seconds, default=None,
                         help="CPU seconds per mutant process (default 120; 30 with --generated)")

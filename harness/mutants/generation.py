@@ -148,7 +148,7 @@ def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | 
 
 
 def only(sites: list[Site], ids: list[str]) -> list[Site]:
-    """The sites named by ``ids`` (a report's mutant ids, e.g. ``parser.RemoveStatement.26``), in
+    """The sites named by ``ids`` (a report's mutant ids, e.g. ``parser.RemoveStatement.27``), in
     site order: to run again the timeouts or errors of a whole run. Raises ``ValueError`` naming
     the ids no site has (at most 10 shown)."""
     wanted, known = set(ids), {site.id for site in sites}
@@ -156,7 +156,7 @@ def only(sites: list[Site], ids: list[str]) -> list[Site]:
     if unknown:
         shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
         raise ValueError(f"--only: no generated mutant site is called {shown} (ids as a report prints them, "
-                         "e.g. parser.RemoveStatement.26; within --module/--operators if given)")
+                         "e.g. parser.RemoveStatement.27; within --module/--operators if given)")
     return [site for site in sites if site.id in wanted]
 
 

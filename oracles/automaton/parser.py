@@ -34,7 +34,7 @@ malformed, not an unsupported lookahead, group or flag; ``(?Z:)`` is reported at
 Python's offset 1, the ``Z``; ``a{5000}(`` is malformed, not over a bound), as Python
 3.13 reads it, on every Python (``python_refuses``: 3.10 reads a possessive quantifier,
 an atomic group and a global flag past the start otherwise, 3.10 and 3.11 a conditional
-group named ``+1``; ``facts.constructs.READ_AS_NEWER_PYTHONS``). Python is
+group named ``+1``, 3.10-3.12 a template flag ``(?t)``; ``facts.constructs.READ_AS_NEWER_PYTHONS``). Python is
 asked only on those error paths, never about what an accepted pattern means; the
 derivative oracle (``oracles.derivatives``) reads every pattern with Python's parser,
 so the two give the same class and offset (``tests/test_bounds_refusals.py``).
@@ -49,6 +49,8 @@ One function per grammar rule; each takes ``(parser state)`` and returns a node:
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
 import sys
 import warnings
@@ -211,7 +213,8 @@ def python_refuses(pattern: str) -> PatternSyntaxError | None:
     ASCII, as the subset reads it; a str pattern otherwise. The newest Python's reading on
     every Python: before 3.11 the constructs 3.11 added are read as 3.11 reads them
     (``_as_python_311_reads``) and a global flag past the start is refused (``_refusal_of``);
-    before 3.12 a conditional group's name is checked as 3.12 checks it (``_python_parse``)."""
+    before 3.12 a conditional group's name is checked as 3.12 checks it (``_python_parse``);
+    before 3.13 a ``t`` flag is unknown, as 3.13 has it (``_python_parser``)."""
     text = pattern.encode("ascii") if pattern.isascii() else pattern
     origin = list(range(len(text)))  # origin[i]: the pattern offset of text[i] (text may lose a '+')
     while True:
@@ -337,12 +340,23 @@ def _python_parse(text) -> None:
             raise PatternSyntaxError(f"invalid group reference {group}", None, pos)
 
 
+@functools.cache
 def _python_parser():
+    """This Python's ``re`` parser module; before 3.13 a private copy of it whose flag table
+    lacks the TEMPLATE flag ``t``, which 3.13 removed: ``(?t)`` is then an unknown extension
+    (at the ``?``) and ``(?it)`` an unknown flag (at the ``t``) on every Python, where 3.10-3.12
+    read a template flag. ``re`` itself keeps its own."""
     try:  # Python >= 3.11
         from re import _parser
     except ImportError:  # Python 3.10
         import sre_parse as _parser  # type: ignore[no-redef]
-    return _parser
+    if sys.version_info >= (3, 13):
+        return _parser
+    spec = importlib.util.spec_from_file_location(f"{_parser.__name__}_without_t", _parser.__file__)
+    without_t = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(without_t)
+    del without_t.FLAGS["t"]
+    return without_t
 
 
 if sys.version_info < (3, 12):

@@ -5,7 +5,8 @@ Python's by construction); ``_convert`` maps the subset's opcodes to terms and r
 the rest with ``UnsupportedSyntax`` naming the construct and its offset (found by a
 scanner that only locates, never decides meaning). Python's ``re.error`` is
 ``PatternSyntaxError``, and so, before 3.11, is the DeprecationWarning Python's parser gives
-for a global flag past the start (``a(?i)b``), which 3.11 and later refuse. Example::
+for a global flag past the start (``a(?i)b``), which 3.11 and later refuse; before 3.13 the
+parser is a copy without the template flag ``t``, which 3.13 removed (``_parser_as_313``). Example::
 
     >>> parse("a|b") is byteset(0b11 << 97)
     True
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import re
 import sys
 import warnings
@@ -25,10 +27,27 @@ from .terms import ALL, DIGIT, NEWLINE, SPACE, WORD, Term, alt_of, byteset, cat,
 
 try:  # Python >= 3.11
     from re import _constants as _sre
-    from re import _parser as _sre_parse
+    from re import _parser as _this_pythons_parser
 except ImportError:  # Python 3.10
     import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+    import sre_parse as _this_pythons_parser  # type: ignore[no-redef]
+
+
+def _parser_as_313(module):
+    """Python's parser ``module``; before 3.13 a private copy of it without the TEMPLATE
+    flag ``t`` in its flag table, as 3.13 has it: ``(?t)`` an unknown extension at the
+    ``?``, ``(?it)`` an unknown flag at the ``t`` (3.10-3.12 read a template flag). The
+    copy is this module's: ``re`` itself is left as it is."""
+    if sys.version_info >= (3, 13):
+        return module
+    spec = importlib.util.spec_from_file_location(f"{module.__name__}_as_313", module.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    del copy.FLAGS["t"]
+    return copy
+
+
+_sre_parse = _parser_as_313(_this_pythons_parser)
 
 __all__ = ["parse"]
 
