@@ -116,15 +116,21 @@ def test_the_class_limit_stops_every_run_in_progress(tmp_path):
 
 
 @pytest.mark.e2e
-def test_a_check_run_past_its_cpu_limit_reads_timed_out_with_the_limit(tmp_path):
+def test_a_check_run_past_its_cpu_limit_reads_timed_out_with_the_limit(tmp_path, monkeypatch):
     """loops_forever spins in regex_to_dfa: the whole run reaches 8 CPU s (over 4x what the run
     uses before both grader children spin, some 1.8 CPU s) long before its per-test timeout
-    (60 CPU s), and the grade says so, with every test at 0."""
+    (60 CPU s), and the grade says so, with every test at 0. The killed run leaves no temporary
+    file: its check's folder and the candidates' scratch went with the run's own TMPDIR."""
     shutil.copy2(CANDIDATES / "loops_forever.py", tmp_path / "constrain.py")
+    private = tmp_path / "private-tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("TMPDIR", str(private))
     grade = grade_submission(tmp_path / "constrain.py", GradeOptions(submission_cpu=8.0, wall=3600.0))
     assert grade.verdict == "timed out" and grade.passed == 0, (grade.problem, grade.output[-2000:])
     assert grade.problem.startswith("timed out (8 CPU s)") and grade.cpu_seconds >= 8.0
     assert grade.header.startswith("policy: tier default, ref-deps on,")
+    assert list(private.iterdir()) == []
 
 
 # --------------------------------------------------------------------------- the same defaults
@@ -288,6 +294,7 @@ def test_a_class_past_its_limit_stops_without_giving_anyone_a_verdict(tmp_path, 
     for name in ("ann", "ben"):
         shutil.copy2(CANDIDATES / "loops_forever.py", folder / f"{name}.py")
     monkeypatch.setattr(tempfile, "tempdir", str(private))   # every private copy, so every process, names it
+    monkeypatch.setenv("TMPDIR", str(private))   # and the check runs' own folders, were they left there
     err = io.StringIO()
     code = main(["check", "--batch", str(folder), "--jobs", "2", "--class-limit", "3"], io.StringIO(), err)
     assert code == ExitCode.FAILED and "the class limit of 3 CPU s ran out: 0 graded" in err.getvalue(), err.getvalue()

@@ -22,6 +22,11 @@ tree, with a wall-clock backstop; and the optional limit of a whole class.
   stopped (``stopped`` is ``"class"``): the batch then ends like an interruption, and no
   student gets a verdict because the class ran out of time.
 
+The run's ``TMPDIR`` is a folder of its own inside ``cwd``, removed when the run is over: a run
+stopped at a limit is killed (no cleanup of its own), and its temporary files (the check's
+``constrain-check-*`` folder, the candidates' scratch) would otherwise stay behind, one per
+timed-out submission of a batch.
+
 Guarantee: when ``run_bounded`` returns, no process of the run's tree or session is left:
 a run stopped at a limit has its tree (found by parent links and by session in ``/proc``)
 stopped with SIGSTOP, scan after scan until no new process appears (a stopped process
@@ -44,6 +49,7 @@ import os
 import resource
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -112,8 +118,15 @@ _RUNNING_LOCK = threading.Lock()
 
 def run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit: float,
                 budget: ClassBudget | None = None, env: dict[str, str] | None = None) -> RunOutcome:
-    """Run ``command`` with output to ``log`` (and ``env``, default this process's) under the
-    limits (see the module docstring)."""
+    """Run ``command`` with output to ``log`` (and ``env``, default this process's; its
+    ``TMPDIR`` a folder of the run's own) under the limits (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="tmp-", dir=cwd, ignore_cleanup_errors=True) as private_tmp:
+        env = {**(os.environ if env is None else env), "TMPDIR": private_tmp}
+        return _run_bounded(command, log, cwd, cpu_limit, wall_limit, budget, env)
+
+
+def _run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit: float,
+                 budget: ClassBudget | None, env: dict[str, str]) -> RunOutcome:
     start = time.monotonic()
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
                             start_new_session=True, preexec_fn=_cpu_rlimit(cpu_limit), env=env)
