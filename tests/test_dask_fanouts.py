@@ -34,6 +34,7 @@ def cluster():
         yield running
     groups = [p.pid for p in [running.scheduler, *running.workers]]   # each its own session (``start_new_session``)
     assert [g for g in groups if group_alive(g)] == [], "a cluster process (or one a worker started) outlived stop()"
+    assert not running.folder.exists(), "the cluster's folder (its processes' TMPDIR) outlived stop()"
 
 
 def test_stop_waits_for_a_group_until_its_last_member_is_reaped_and_no_longer():

@@ -2,7 +2,9 @@
 
 ``LocalCluster(workers=2)`` starts ``dask scheduler`` and ``workers`` ``dask worker``
 processes (no nanny, one thread each, no dashboard) from this interpreter, exactly as a
-user would on several machines (README, "Scale-out"), and stops them by pid. Every wait is
+user would on several machines (README, "Scale-out"), and stops them by pid. Each process's
+``TMPDIR`` is inside the cluster's folder, which ``stop`` removes: the temporary files of a
+task on a killed worker (``kill_worker``) do not outlive the cluster. Every wait is
 bounded (``START_SECONDS``); a cluster that does not come up is stopped and raises
 ``RuntimeError`` with what its processes printed.
 
@@ -59,8 +61,11 @@ class LocalCluster:
 
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        private_tmp = self.folder / f"{name}.tmp"   # TMPDIR: what a killed worker's tasks leave goes with stop()
+        private_tmp.mkdir()
         env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False",  # a worker may start processes
-                   PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))  # tests' tasks too
+                   PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),  # tests' tasks too
+                   TMPDIR=str(private_tmp))
         proc = subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env, cwd=self.folder, start_new_session=True)
         log.close()
