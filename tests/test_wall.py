@@ -443,8 +443,12 @@ def test_the_guard_passes_the_exit_code_and_an_exception_is_exit_1():
 @pytest.mark.e2e
 @confined
 @pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
-def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined):
+def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined, tmp_path, monkeypatch):
     planted = next(r for r in protected_roots() if r.name == "golden") / "planted_by_wall.json"
+    private = tmp_path / "private-tmp"   # the verb's temporary files: none may outlive its crashed grader
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("TMPDIR", str(private))
     before = tree_digest()
     argv = ["golden", "replay", "--impl", str(CANDIDATES / "wall_tampers_then_crashes_the_grader.py"),
             "--file", "masks", "--timeout", "60"] + (["--unconfined"] if unconfined else [])
@@ -453,6 +457,7 @@ def test_a_replay_whose_grader_crashes_after_a_tamper_still_restores(unconfined)
     finally:
         planted.unlink(missing_ok=True)
     assert tree_digest() == before
+    assert list(private.iterdir()) == []
     if unconfined:  # the candidate reached the grader: it died, the files were restored before the exit
         assert code == ExitCode.TAMPERED, out + err
         assert "harness file golden/planted_by_wall.json: added (file); restored" in err

@@ -11,7 +11,10 @@ decoder), and a ``finally`` does not run in a process that died of a signal. So
   given streams through pipes) and exits;
 - this process waits for the child however it ends (an exit, an exception, a signal;
   after Ctrl-C, which the child gets too, at most ``INTERRUPT_GRACE`` seconds, then
-  SIGKILL), then verifies the files, restores them, and prints one line per change.
+  SIGKILL), then verifies the files, restores them, and prints one line per change;
+- the child's ``TMPDIR`` (and ``tempfile``'s folder) is a folder this process made and
+  removes after it: a child that died of a signal leaves no temporary files (its
+  candidates' scratch) behind either.
 
 Exit code: the child's; ``ExitCode.CRASHED`` (3) when it died of a signal (said in one
 line on ``stderr``); ``ExitCode.TAMPERED`` (4) when a file changed (it wins).
@@ -31,6 +34,7 @@ import codecs
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -53,12 +57,14 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     manifest = Manifest.take(protected_roots())
     for stream in (stdout, stderr, sys.stdout, sys.stderr):
         stream.flush()
+    private_tmp = tempfile.TemporaryDirectory(prefix="constrain-guarded-", ignore_cleanup_errors=True)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(out_r)
         os.close(err_r)
+        os.environ["TMPDIR"] = tempfile.tempdir = private_tmp.name
         _child(work, out_w, err_w)
     os.close(out_w)
     os.close(err_w)
@@ -75,6 +81,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
             status = 9  # as if killed by SIGKILL
         for relay in relays:
             relay.join(timeout=10)
+        private_tmp.cleanup()
         changes = manifest.verify()
         if changes:
             manifest.restore()
