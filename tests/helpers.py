@@ -127,6 +127,7 @@ def bounded_call(work, cpu_seconds: float):
     ``harness.mutants.equivalence``'s bound past this process's size. Its value (pickled back),
     or None when it ran past a bound or raised. For code under test that may hang or grow
     without end in-process (a generated mutant): the test's own process never runs it."""
+    import gc
     import math
     import pickle
     import resource
@@ -138,6 +139,7 @@ def bounded_call(work, cpu_seconds: float):
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         code = 1
+        gc.freeze()  # the worker's objects: never freed here (os._exit), never scanned
         try:
             os.close(read_end)
             signal.signal(signal.SIGXCPU, signal.SIG_DFL)
