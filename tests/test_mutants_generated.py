@@ -36,6 +36,12 @@ def test_sites_are_stable_and_selectable():
     assert {s.module for s in sites} == {"nfa", "compile"}
     assert {s.family for s in sites} == {"NumberReplacer", "SwapArguments"}
     assert len({s.id for s in sites}) == len(sites)
+    # a selection is the whole list filtered, in its order and with its ids (a report's ids name the
+    # same sites whatever --module / --operators chose), whichever was enumerated first
+    every = generation.enumerate_sites()
+    assert sites == [s for s in every if s.module in {"nfa", "compile"}
+                     and s.family in {"NumberReplacer", "SwapArguments"}]
+    assert generation.enumerate_sites(modules=["dfa"]) == [s for s in every if s.module == "dfa"]
     with pytest.raises(ValueError, match="unknown module"):
         generation.enumerate_sites(modules=["nope"])
     with pytest.raises(ValueError, match="unknown operator"):

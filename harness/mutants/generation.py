@@ -174,11 +174,19 @@ def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: 
         files = [m for m in files if m in modules]
     sites: list[Site] = []
     for module in files:
-        sites.extend(_sites_in(f"{module}.py", (reference / f"{module}.py").read_text(encoding="utf-8"),
-                               tuple(chosen), classes))
+        sites.extend(_module_sites(module, tuple(chosen), reference))
         if len(sites) > MAX_SITES:
             raise ValueError(f"more than {MAX_SITES} mutation sites: choose --module or --operators")
     return tuple(sites)
+
+
+@lru_cache(maxsize=256)
+def _module_sites(module: str, chosen: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
+    """The sites of ``chosen`` operators in one module, kept per module: a selection of modules
+    after the whole list (``--module``, the tests' samples) parses nothing again."""
+    classes = operator_classes()
+    return tuple(_sites_in(f"{module}.py", (reference / f"{module}.py").read_text(encoding="utf-8"),
+                           chosen, classes))
 
 
 def _sites_in(file: str, source: str, chosen: tuple[str, ...], classes: dict[str, type]) -> list[Site]:
