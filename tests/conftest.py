@@ -186,10 +186,10 @@ def pytest_collection(session):
 
 def pytest_collection_finish(session):
     """What the collection imported (the harness, the oracles, numpy, Hypothesis, the test modules:
-    some 300,000 objects a worker, none of them garbage) lives to the end of the run: the garbage
+    some 425,000 objects a worker, none of them garbage) lives to the end of the run: the garbage
     collector stops looking at it (one full collection, then ``gc.freeze``), as the catalogue's own
     grader does (``harness.suite.plugin``). Every old collection of a worker scanned it again
-    (~100 of them a worker, 0.1-0.2 CPU s each), and every fork a test makes (``guard.guarded``,
+    (40-60 of them a worker on 3.10, ~0.23 CPU s each), and every fork a test makes (``guard.guarded``,
     ``helpers.bounded_call``) copied its pages when it did. Only when garbage made before the tests
     start would be freed changes; every object a test makes is collected as before."""
     gc.collect()

@@ -160,7 +160,6 @@ def only(sites: list[Site], ids: list[str]) -> list[Site]:
     return [site for site in sites if site.id in wanted]
 
 
-@lru_cache(maxsize=16)
 def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
     classes = operator_classes()
     chosen = sorted(classes)
@@ -182,8 +181,9 @@ def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: 
 
 @lru_cache(maxsize=256)
 def _module_sites(module: str, chosen: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
-    """The sites of ``chosen`` operators in one module, kept per module: a selection of modules
-    after the whole list (``--module``, the tests' samples) parses nothing again."""
+    """The sites of ``chosen`` operators in one module, kept per module (the only cache of the
+    sites: putting a selection together from it takes ~1 ms): a selection of modules after the
+    whole list (``--module``, the tests' samples) parses nothing again."""
     classes = operator_classes()
     return tuple(_sites_in(f"{module}.py", (reference / f"{module}.py").read_text(encoding="utf-8"),
                            chosen, classes))
