@@ -14,6 +14,8 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from facts import hand as _hand
@@ -99,6 +101,29 @@ def random_pattern(rng: np.random.Generator, depth: int = 3) -> str:
 def random_patterns(seed: int, n: int) -> list[str]:
     rng = np.random.default_rng(seed)
     return [random_pattern(rng) for _ in range(n)]
+
+
+# ---------------------------------------------------------------- expected answers
+
+def expected_match(pattern: str, text: bytes) -> tuple[bool, str]:
+    """Whether ``text`` is a member, and which oracle said so: Python's ``re.fullmatch``,
+    or the derivative oracle when ``re`` ran past its CPU budget (``oracles/stdlib.py``)."""
+    from oracles import derivatives
+    from oracles.stdlib import within_cpu
+
+    python = within_cpu(_re_fullmatch, pattern, text)
+    if python is not None:
+        return python, "Python's re.fullmatch"
+    try:
+        return derivatives.matches(pattern, text), "the derivative oracle (re ran past its CPU budget)"
+    except derivatives.LimitExceeded:
+        from hypothesis import assume
+
+        assume(False)  # neither oracle answers within its bound: not a verdict on the candidate
+
+
+def _re_fullmatch(pattern: str, text: bytes) -> bool:
+    return re.fullmatch(pattern.encode("ascii"), text) is not None
 
 
 # ---------------------------------------------------------------- vocabularies
