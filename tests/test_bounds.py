@@ -276,6 +276,18 @@ def test_the_issue_probes_for_sampling():
     assert token == 0 and np.isfinite(logprob)
 
 
+def test_logits_spanning_the_float_range_draw_the_largest_without_a_warning():
+    """Found with run seed 1001 (test_minus_infinity_is_never_drawn): x - max(x) overflowed
+    to -inf (right: weight 0) and numpy warned. By hand: the other weights are
+    exp(-2e308) = 0, so token 0 is drawn with log-probability 0."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        token, logprob = sample([1e308, -1e308, 0.0], SamplingParams(temperature=1.0), [], np.random.default_rng(0))
+    assert (token, logprob) == (0, 0.0)
+
+
 def test_constrained_sample_at_a_tiny_temperature_never_leaves_the_language():
     from facts.hand import SAMPLE_EOS, SAMPLE_LOGITS, SAMPLE_PATTERN, SAMPLE_VOCAB
     from oracles.automaton import Constraint, TokenIndex

@@ -232,7 +232,7 @@ def _draw(x: np.ndarray, p: SamplingParams, rng: np.random.Generator) -> int:
             # the max weight exp(0) = 1, and -inf or an underflowing gap weight 0
             z = (x - x.max()) / p.temperature
     z = _keep_top_k(z, p.top_k)
-    with np.errstate(under="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # a gap past the float range: weight 0
         weights = np.exp(z - z.max())
     if not np.isfinite(weights).all() or weights.max() <= 0:  # overflow: fall back to greedy
         return int(np.argmax(x))
