@@ -184,3 +184,21 @@ def python_refusal(pattern: str) -> tuple[str, int] | None:
         if issubclass(warning.category, DeprecationWarning) and said.startswith("Flags not at the start"):
             return "global flags not at the start of the expression", int(said.rsplit(" ", 1)[1])
     return refusal
+
+
+PYTHON_OVER_BUDGET = "re or regex ran past its CPU budget: no opinion from Python"
+
+
+def python_says(question, pattern: str, text: bytes, want: bool) -> None:
+    """Python's ``question`` (``oracles.stdlib.fullmatch`` or ``partial_match``) answers
+    ``want``, or has no answer within its CPU budget (``within_cpu``: a Hypothesis event
+    says so). Both engines backtrack, exponentially on some generated patterns."""
+    from hypothesis import event
+
+    from oracles.stdlib import within_cpu
+
+    answer = within_cpu(question, pattern, text)
+    if answer is None:
+        event(PYTHON_OVER_BUDGET)
+    else:
+        assert answer == want, (question.__name__, pattern, text)

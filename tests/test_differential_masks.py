@@ -40,6 +40,7 @@ from strategies.patterns import patterns
 from strategies.schemas import documents, schemas
 from strategies.strings import members, prefixes, strings_for
 from strategies.vocabularies import vocabularies
+from tests.helpers import PYTHON_OVER_BUDGET, python_says
 
 pytestmark = pytest.mark.property
 
@@ -102,18 +103,6 @@ def check_masks_four_ways(pattern: str, vocab, eos_id, prefix: bytes) -> None:
     else:
         assert np.array_equal(partial, expected), (pattern, prefix, np.flatnonzero(partial != expected))
 
-
-PYTHON_OVER_BUDGET = "re or regex ran past its CPU budget: no opinion from Python"
-
-
-def python_says(question, pattern: str, text: bytes, want: bool) -> None:
-    """Python's ``question`` (``fullmatch`` or ``partial_match``) answers ``want``, or has
-    no answer within its CPU budget."""
-    answer = within_cpu(question, pattern, text)
-    if answer is None:
-        event(PYTHON_OVER_BUDGET)
-    else:
-        assert answer == want, (question.__name__, pattern, text)
 
 
 JSON_ALPHABET = b'{}[]",:0123456789-.eEtrufalsn\\ab'

@@ -13,14 +13,15 @@ implementations are still held to each other.
 from __future__ import annotations
 
 import pytest
-from hypothesis import event, example, given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from oracles import derivatives
 from oracles.automaton import regex_to_dfa
-from oracles.stdlib import fullmatch, within_cpu
+from oracles.stdlib import fullmatch
 from strategies.patterns import patterns
 from strategies.strings import members, strings_for
+from tests.helpers import python_says
 
 pytestmark = pytest.mark.property
 
@@ -42,22 +43,7 @@ def test_reference_matches_equal_derivatives_and_re(case):
     pattern, data = case
     derived = derivatives.matches(pattern, data)
     assert regex_to_dfa(pattern).matches(data) == derived, (pattern, data)
-    python = within_cpu(fullmatch, pattern, data)
-    if python is None:
-        event(RE_OVER_BUDGET)
-    else:
-        assert derived == python, (pattern, data)
-
-
-RE_OVER_BUDGET = "re ran past its CPU budget: no third opinion"
-
-
-def assert_re_accepts(pattern: str, member: bytes) -> None:
-    python = within_cpu(fullmatch, pattern, member)
-    if python is None:
-        event(RE_OVER_BUDGET)
-    else:
-        assert python, (pattern, member)
+    python_says(fullmatch, pattern, data, derived)
 
 
 @given(st.data())
@@ -65,7 +51,7 @@ def test_walks_of_either_table_are_members_for_re(data):
     pattern = data.draw(patterns())
     reference = data.draw(members(regex_to_dfa(pattern), max_size=8), label="reference walk")
     assert derivatives.matches(pattern, reference), (pattern, reference)
-    assert_re_accepts(pattern, reference)
+    python_says(fullmatch, pattern, reference, True)
     derived = data.draw(members(derivatives.canonical_dfa(pattern), max_size=8), label="derivative walk")
     assert regex_to_dfa(pattern).matches(derived), (pattern, derived)
-    assert_re_accepts(pattern, derived)
+    python_says(fullmatch, pattern, derived, True)

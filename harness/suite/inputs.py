@@ -14,8 +14,6 @@ Example::
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from facts import hand as _hand
@@ -109,9 +107,9 @@ def expected_match(pattern: str, text: bytes) -> tuple[bool, str]:
     """Whether ``text`` is a member, and which oracle said so: Python's ``re.fullmatch``,
     or the derivative oracle when ``re`` ran past its CPU budget (``oracles/stdlib.py``)."""
     from oracles import derivatives
-    from oracles.stdlib import within_cpu
+    from oracles.stdlib import fullmatch, within_cpu
 
-    python = within_cpu(_re_fullmatch, pattern, text)
+    python = within_cpu(fullmatch, pattern, text)
     if python is not None:
         return python, "Python's re.fullmatch"
     try:
@@ -120,10 +118,6 @@ def expected_match(pattern: str, text: bytes) -> tuple[bool, str]:
         from hypothesis import assume
 
         assume(False)  # neither oracle answers within its bound: not a verdict on the candidate
-
-
-def _re_fullmatch(pattern: str, text: bytes) -> bool:
-    return re.fullmatch(pattern.encode("ascii"), text) is not None
 
 
 # ---------------------------------------------------------------- vocabularies

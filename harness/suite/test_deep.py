@@ -86,7 +86,6 @@ def test_deep_matching_equals_python_re(impl, data):
                  got=bool(dfa.matches(text)))
 
 
-
 @DEEP
 @given(st.data())
 def test_deep_masks_equal_the_derivative_oracle(impl, data):
