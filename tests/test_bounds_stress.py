@@ -123,6 +123,7 @@ def fuzz_inputs(seed: int, patterns: int, schemas: int) -> list[dict]:
 def _fuzz(seed: int, patterns: int, schemas: int, target: str) -> None:
     items = fuzz_inputs(seed, patterns, schemas)
     results, rss_mb = run_batch(items, target, timeout=KILL_AFTER * 4, memory_mb=MEMORY_MB)
+    assert results, "the child printed nothing: it died before its first input"
     assert len(results) == len(items), f"the child stopped at input {results[-1].name}: {results[-1].detail}"
     for result in results:
         item = items[int(result.name)]
@@ -132,6 +133,21 @@ def _fuzz(seed: int, patterns: int, schemas: int, target: str) -> None:
     assert rss_mb <= BOUND_RSS_MB, f"peak RSS {rss_mb:.0f} MB over {len(items)} inputs"
     outcomes = {r.outcome for r in results}
     assert outcomes == {"ok", "error"}, outcomes  # the fuzz reaches both answers
+
+
+@pytest.mark.e2e
+@pytest.mark.boundary
+def test_a_batch_that_prints_more_than_a_pipe_holds_runs_to_its_end():
+    """1,500 inputs print ~160 KB; the child's stdout was a pipe nobody read until it ended
+    (64 KiB), so the thorough fuzz's child blocked in ``print`` near input 325 and was killed
+    at 240 s, a false "timeout" for every seed and target."""
+    from oracles.automaton import regex_to_dfa
+
+    items = [{"kind": "pattern", "value": "a"}] * 1500
+    results, _ = run_batch(items, "reference", timeout=KILL_AFTER, memory_mb=MEMORY_MB)
+    assert [r.name for r in results] == [str(i) for i in range(len(items))]
+    assert {(r.outcome, r.detail) for r in results} == {("ok", f"{regex_to_dfa('a').n_states} states")}
+    assert sum(len(r.name) + len(r.detail) + 80 for r in results) > 64 << 10   # more than a pipe holds
 
 
 @pytest.mark.e2e
