@@ -372,6 +372,52 @@ def test_long_documents_are_not_refused_by_the_work_bound():
     assert derivatives.matches("(ab|c)*", b"ab" * 300_000)
 
 
+def test_a_cycle_of_derivative_memos_is_collected_once_nothing_holds_it():
+    """d((ab)*c, a) is b(ab)*c, whose memo leads back to (ab)*c: the interning table once
+    held a term's parts in its key, so every such cycle ran through a module global and
+    outlived clear_caches() (193,146 terms, ~200 MB, after one refused fuzz schema)."""
+    import gc
+    import weakref
+
+    term = derivatives.parse("(?:ab)*c")
+    after_a = derivatives.derive_bytes(term, b"a")
+    assert derivatives.derive_bytes(after_a, b"b") is term   # the cycle
+    assert derivatives.matches("(?:ab)*c", b"ababc") and re.fullmatch(b"(?:ab)*c", b"ababc")
+    gone = [weakref.ref(term), weakref.ref(after_a)]
+    del term, after_a
+    derivatives.clear_caches()
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None]
+
+
+@pytest.mark.parametrize("bound, value", [("MAX_CACHED_TERMS", 60), ("MAX_CACHED_DFA_CELLS", 256 * 12)])
+def test_the_module_functions_caches_stay_within_their_bound(monkeypatch, bound, value):
+    """Past MAX_CACHED_TERMS live terms (or MAX_CACHED_DFA_CELLS cells of cached DFAs) the
+    next module-level call clears the caches first; every answer stays Python's."""
+    import gc
+
+    from oracles.derivatives import terms
+
+    derivatives.clear_caches()
+    gc.collect()
+    held_elsewhere = len(terms._TABLE)   # terms other tests' objects hold: no cache's to free
+    if bound == "MAX_CACHED_TERMS":
+        value += held_elsewhere
+    monkeypatch.setattr(derivatives.bounds, bound, value)
+    most_terms = most_cells = 0
+    for n in range(2, 40):
+        pattern = f"(?:x{{{n}}}|y)z"
+        trans, _ = derivatives.canonical_dfa(pattern)
+        assert trans.shape[0] == n + 2   # the start, n - 1 inner x states, before z, and the end
+        assert derivatives.matches(pattern, b"x" * n + b"z") and re.fullmatch(pattern, "x" * n + "z")
+        assert not derivatives.matches(pattern, b"x" * (n + 1) + b"z")
+        most_terms = max(most_terms, len(terms._TABLE))
+        most_cells = max(most_cells, derivatives.api._CACHED.dfa_cells)
+    one_call = 45   # the terms of the largest pattern above, parsed and explored
+    assert most_terms <= derivatives.bounds.MAX_CACHED_TERMS + one_call
+    assert most_cells <= derivatives.bounds.MAX_CACHED_DFA_CELLS + 256 * 41
+
+
 # --- minimization: Moore's rounds when short, Hopcroft on chains ----------------------------------
 
 @pytest.mark.parametrize("pattern", ["(a|b)*abb" + "c" * 150, "(?:x[ab]){0,120}y", "\\d{3}-" * 40])

@@ -79,14 +79,23 @@ reads ``[^\\d\\D]`` as every byte; the reference crashed with ``RecursionError``
 on 300 nested groups (fixed there). It has not been the wrong side so far.
 
 Known weak spots: terms are interned in a process-wide weak table and memoize their
-derivatives, so memory grows with the number of live terms; deeply nested patterns
-recurse (a ``RecursionError`` becomes ``LimitExceeded``).
+derivatives, so memory grows with the number of live terms (the module functions'
+caches keep at most ``MAX_CACHED_TERMS`` of them between calls: ``bounds``); deeply
+nested patterns recurse (a ``RecursionError`` becomes ``LimitExceeded``).
 """
 
 from __future__ import annotations
 
 from .api import Oracle, canonical_dfa, clear_caches, difference, is_empty, mask, matches, viable, witness
-from .bounds import MAX_DERIVATIVE_WORK, MAX_MOORE_WORK, MAX_PATTERN_CHARS, MAX_REPEAT, MAX_STATES
+from .bounds import (
+    MAX_CACHED_DFA_CELLS,
+    MAX_CACHED_TERMS,
+    MAX_DERIVATIVE_WORK,
+    MAX_MOORE_WORK,
+    MAX_PATTERN_CHARS,
+    MAX_REPEAT,
+    MAX_STATES,
+)
 from .derive import classes, derivative, derive_bytes, nullable
 from .dfa import DEAD, canonical_from_rows
 from .emptiness import is_empty_term
@@ -106,6 +115,7 @@ from .witnesses import difference_term, witness_term
 
 __all__ = [
     "DEAD", "MAX_REPEAT", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
+    "MAX_CACHED_TERMS", "MAX_CACHED_DFA_CELLS",
     "Term", "NOTHING", "EMPTY_STRING", "ALL", "members",
     "ConstrainError", "PatternError", "PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "LimitExceeded",
     "PatternTooLarge", "InvalidArgument",

@@ -13,11 +13,12 @@ pattern. Example::
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Sequence
 
 import numpy as np
 
-from . import bounds
+from . import bounds, terms
 from .bounds import BUDGET, guarded
 from .derive import derive_bytes
 from .dfa import canonical_from_term
@@ -133,6 +134,7 @@ class Oracle:
             trans.setflags(write=False)
             accept.setflags(write=False)
             self._dfa = (trans, accept)
+            _CACHED.dfa_cells += trans.size
         return self._dfa
 
 
@@ -141,16 +143,38 @@ def _oracle(pattern: str) -> Oracle:
     return Oracle(pattern)
 
 
+class _CacheWeight:
+    """What the caches may hold: ``dfa_cells`` counts the DFA cells built since the last
+    ``clear_caches`` (an upper bound of what ``_oracle``'s entries keep); the terms are
+    counted live, ``len(terms._TABLE)``."""
+
+    dfa_cells = 0
+
+
+_CACHED = _CacheWeight()
+
+
 def clear_caches() -> None:
     """Forget the cached parses and oracles; terms no longer referenced are then
     collected (with their memoized derivatives). Terms still held stay valid."""
     _oracle.cache_clear()
     _parse_cached.cache_clear()
+    _CACHED.dfa_cells = 0
+
+
+def _within_cache_bounds() -> None:
+    """Before a module-level call: past ``MAX_CACHED_TERMS`` live terms or
+    ``MAX_CACHED_DFA_CELLS`` DFA cells, clear the caches and collect the cycles the
+    memos make (``bounds``). Terms a caller still holds stay valid and live."""
+    if len(terms._TABLE) > bounds.MAX_CACHED_TERMS or _CACHED.dfa_cells > bounds.MAX_CACHED_DFA_CELLS:
+        clear_caches()
+        gc.collect()
 
 
 def _get(pattern: str) -> Oracle:
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str, not {type(pattern).__name__}")
+    _within_cache_bounds()
     return _oracle(pattern)
 
 

@@ -11,7 +11,12 @@ when the bound is one of the pattern's text):
   witness search;
 - ``MAX_DERIVATIVE_WORK``: derivative steps of one public call (fresh derivatives,
   each costing the number of alternatives it walks), plus 64 per input byte;
-- ``MAX_MOORE_WORK``: states x columns x rounds of one Moore minimization.
+- ``MAX_MOORE_WORK``: states x columns x rounds of one Moore minimization;
+- ``MAX_CACHED_TERMS`` and ``MAX_CACHED_DFA_CELLS``: what the module functions' caches
+  (parses, ``Oracle`` objects, their canonical DFAs) keep between calls. Past either, the
+  next module-level call clears the caches first (``api.clear_caches`` and a collection:
+  derivative memos form cycles), so a long-lived process holds one call's work plus these
+  (measured: ~460 bytes a term with its memo, so ~90 MB of terms and 100 MB of DFAs).
 
 ``BUDGET`` counts ``MAX_DERIVATIVE_WORK``: ``guarded(n)`` wraps each public call
 (refilling the budget at the outermost one and turning a ``RecursionError`` into
@@ -32,7 +37,7 @@ import contextlib
 from .errors import LimitExceeded
 
 __all__ = ["MAX_REPEAT", "MAX_NESTING", "MAX_STATES", "MAX_MOORE_WORK", "MAX_PATTERN_CHARS", "MAX_DERIVATIVE_WORK",
-           "BUDGET", "guarded"]
+           "MAX_CACHED_TERMS", "MAX_CACHED_DFA_CELLS", "BUDGET", "guarded"]
 
 MAX_REPEAT = 1000    # largest repeat bound accepted in {m,n}: e.g. a{1001} is refused
 MAX_NESTING = 400    # most groups nested in a pattern's text: a 401st ( inside 400 others is refused
@@ -40,6 +45,8 @@ MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptines
 MAX_MOORE_WORK = 20_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
 MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing
 MAX_DERIVATIVE_WORK = 400_000  # derivative steps of one public call (about a second), plus 64 per input byte
+MAX_CACHED_TERMS = 200_000  # live interned terms the caches may keep between module-level calls
+MAX_CACHED_DFA_CELLS = 25_000_000  # int32 cells of canonical DFAs built since the caches were last cleared
 
 
 class Budget:
