@@ -392,17 +392,16 @@ def test_a_cycle_of_derivative_memos_is_collected_once_nothing_holds_it():
 
 @pytest.mark.parametrize("bound, value", [("MAX_CACHED_TERMS", 60), ("MAX_CACHED_DFA_CELLS", 256 * 12)])
 def test_the_module_functions_caches_stay_within_their_bound(monkeypatch, bound, value):
-    """Past MAX_CACHED_TERMS live terms (or MAX_CACHED_DFA_CELLS cells of cached DFAs) the
-    next module-level call clears the caches first; every answer stays Python's."""
+    """Past MAX_CACHED_TERMS terms made (or MAX_CACHED_DFA_CELLS cells of DFAs built) since
+    the last clear, the next module-level call clears the caches first; every answer stays
+    Python's."""
     import gc
 
     from oracles.derivatives import terms
 
     derivatives.clear_caches()
     gc.collect()
-    held_elsewhere = len(terms._TABLE)   # terms other tests' objects hold: no cache's to free
-    if bound == "MAX_CACHED_TERMS":
-        value += held_elsewhere
+    held_elsewhere = len(terms._TABLE)   # terms other tests' objects hold: not the caches'
     monkeypatch.setattr(derivatives.bounds, bound, value)
     most_terms = most_cells = 0
     for n in range(2, 40):
@@ -411,11 +410,32 @@ def test_the_module_functions_caches_stay_within_their_bound(monkeypatch, bound,
         assert trans.shape[0] == n + 2   # the start, n - 1 inner x states, before z, and the end
         assert derivatives.matches(pattern, b"x" * n + b"z") and re.fullmatch(pattern, "x" * n + "z")
         assert not derivatives.matches(pattern, b"x" * (n + 1) + b"z")
-        most_terms = max(most_terms, len(terms._TABLE))
+        most_terms = max(most_terms, len(terms._TABLE) - held_elsewhere)
         most_cells = max(most_cells, derivatives.api._CACHED.dfa_cells)
     one_call = 45   # the terms of the largest pattern above, parsed and explored
     assert most_terms <= derivatives.bounds.MAX_CACHED_TERMS + one_call
     assert most_cells <= derivatives.bounds.MAX_CACHED_DFA_CELLS + 256 * 41
+
+
+def test_terms_a_caller_holds_do_not_make_every_call_clear_the_caches(monkeypatch):
+    """The bound counts terms made since the last clear, not every live term: a caller
+    holding more terms than MAX_CACHED_TERMS once made each module-level call clear the
+    caches and run a full collection (a cliff, never a wrong answer)."""
+    from oracles.derivatives import terms
+
+    monkeypatch.setattr(derivatives.bounds, "MAX_CACHED_TERMS", 60)
+    held = [derivatives.parse(f"(?:x{{{n}}}y)") for n in range(1, 100)]   # 99 distinct terms, and their parts
+    derivatives.clear_caches()
+    clears = []
+    real_clear = derivatives.api.clear_caches
+    monkeypatch.setattr(derivatives.api, "clear_caches", lambda: clears.append(1) or real_clear())
+    assert len(terms._TABLE) > 99
+    for _ in range(20):
+        assert derivatives.matches("ab|c", b"c") and not derivatives.matches("ab|c", b"a")
+    assert clears == []
+    after = derivatives.derive_bytes(held[2], b"xxx")   # x{3}y after xxx: only y is left
+    assert after.nullable is False and derivatives.derive_bytes(after, b"y").nullable is True
+    assert re.fullmatch("(?:x{3}y)", "xxxy")
 
 
 # --- minimization: Moore's rounds when short, Hopcroft on chains ----------------------------------

@@ -144,11 +144,14 @@ def _oracle(pattern: str) -> Oracle:
 
 
 class _CacheWeight:
-    """What the caches may hold: ``dfa_cells`` counts the DFA cells built since the last
-    ``clear_caches`` (an upper bound of what ``_oracle``'s entries keep); the terms are
-    counted live, ``len(terms._TABLE)``."""
+    """What the caches may hold, counted since the last ``clear_caches``: ``dfa_cells``, the
+    DFA cells built (an upper bound of what ``_oracle``'s entries keep), and the terms made
+    (``terms.MADE[0]`` minus ``made_at_clear``: an upper bound of the terms only the caches
+    keep). Neither counts what a caller holds, so a caller keeping many terms or oracles does
+    not make every call clear the caches."""
 
     dfa_cells = 0
+    made_at_clear = 0
 
 
 _CACHED = _CacheWeight()
@@ -160,13 +163,16 @@ def clear_caches() -> None:
     _oracle.cache_clear()
     _parse_cached.cache_clear()
     _CACHED.dfa_cells = 0
+    _CACHED.made_at_clear = terms.MADE[0]
 
 
 def _within_cache_bounds() -> None:
-    """Before a module-level call: past ``MAX_CACHED_TERMS`` live terms or
-    ``MAX_CACHED_DFA_CELLS`` DFA cells, clear the caches and collect the cycles the
-    memos make (``bounds``). Terms a caller still holds stay valid and live."""
-    if len(terms._TABLE) > bounds.MAX_CACHED_TERMS or _CACHED.dfa_cells > bounds.MAX_CACHED_DFA_CELLS:
+    """Before a module-level call: past ``MAX_CACHED_TERMS`` terms made or
+    ``MAX_CACHED_DFA_CELLS`` DFA cells built since the last clear, clear the caches and
+    collect the cycles the memos make (``bounds``). Terms a caller still holds stay valid
+    and live."""
+    made = terms.MADE[0] - _CACHED.made_at_clear
+    if made > bounds.MAX_CACHED_TERMS or _CACHED.dfa_cells > bounds.MAX_CACHED_DFA_CELLS:
         clear_caches()
         gc.collect()
 

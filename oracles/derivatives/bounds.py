@@ -13,7 +13,8 @@ when the bound is one of the pattern's text):
   each costing the number of alternatives it walks), plus 64 per input byte;
 - ``MAX_MOORE_WORK``: states x columns x rounds of one Moore minimization;
 - ``MAX_CACHED_TERMS`` and ``MAX_CACHED_DFA_CELLS``: what the module functions' caches
-  (parses, ``Oracle`` objects, their canonical DFAs) keep between calls. Past either, the
+  (parses, ``Oracle`` objects, their canonical DFAs) keep between calls, counted as terms
+  made and DFA cells built since the last clear (terms a caller holds do not count). Past either, the
   next module-level call clears the caches first (``api.clear_caches`` and a collection:
   derivative memos form cycles), so a long-lived process holds one call's work plus these
   (measured: ~460 bytes a term with its memo, so ~90 MB of terms and 100 MB of DFAs).
@@ -45,7 +46,7 @@ MAX_STATES = 20_000  # most distinct terms explored by one DFA build or emptines
 MAX_MOORE_WORK = 20_000_000  # most (states x columns x rounds) of one Moore minimization (a few s)
 MAX_PATTERN_CHARS = 200_000  # longest pattern text parsed: a 1 MB literal is refused before parsing
 MAX_DERIVATIVE_WORK = 400_000  # derivative steps of one public call (about a second), plus 64 per input byte
-MAX_CACHED_TERMS = 200_000  # live interned terms the caches may keep between module-level calls
+MAX_CACHED_TERMS = 200_000  # terms made since the caches were last cleared (what they may keep between calls)
 MAX_CACHED_DFA_CELLS = 25_000_000  # int32 cells of canonical DFAs built since the caches were last cleared
 
 
