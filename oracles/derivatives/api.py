@@ -146,7 +146,7 @@ def _oracle(pattern: str) -> Oracle:
 class _CacheWeight:
     """What the caches may hold, counted since the last ``clear_caches``: ``dfa_cells``, the
     DFA cells built (an upper bound of what ``_oracle``'s entries keep), and the terms made
-    (``terms.MADE[0]`` minus ``made_at_clear``: an upper bound of the terms only the caches
+    (``terms.MADE`` minus ``made_at_clear``: an upper bound of the terms only the caches
     keep). Neither counts what a caller holds, so a caller keeping many terms or oracles does
     not make every call clear the caches."""
 
@@ -163,7 +163,7 @@ def clear_caches() -> None:
     _oracle.cache_clear()
     _parse_cached.cache_clear()
     _CACHED.dfa_cells = 0
-    _CACHED.made_at_clear = terms.MADE[0]
+    _CACHED.made_at_clear = terms.MADE
 
 
 def _within_cache_bounds() -> None:
@@ -171,7 +171,7 @@ def _within_cache_bounds() -> None:
     ``MAX_CACHED_DFA_CELLS`` DFA cells built since the last clear, clear the caches and
     collect the cycles the memos make (``bounds``). Terms a caller still holds stay valid
     and live."""
-    made = terms.MADE[0] - _CACHED.made_at_clear
+    made = terms.MADE - _CACHED.made_at_clear
     if made > bounds.MAX_CACHED_TERMS or _CACHED.dfa_cells > bounds.MAX_CACHED_DFA_CELLS:
         clear_caches()
         gc.collect()

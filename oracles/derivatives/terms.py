@@ -120,20 +120,20 @@ def _key(kind: int, args) -> tuple:
     return (kind, args)  # K_SET: the byte set, an int
 
 
-MADE = [0]
-"""How many terms ``_intern`` has made, ever (a one-item list, so the count is shared, not
-copied, by ``from terms import MADE``). ``api`` bounds its caches by the terms made since its
-last clear: an upper bound of what the caches can hold that terms a caller keeps do not
-inflate."""
+MADE = 0
+"""How many terms ``_intern`` has made, ever (read it as ``terms.MADE``). ``api`` bounds its
+caches by the terms made since its last clear: an upper bound of what the caches can hold
+that terms a caller keeps do not inflate."""
 
 
 def _intern(kind: int, args, nullable: bool) -> Term:
+    global MADE
     key = _key(kind, args)
     term = _TABLE.get(key)
     if term is None:
         term = Term(kind, args, nullable)
         _TABLE[key] = term
-        MADE[0] += 1
+        MADE += 1
     return term
 
 
