@@ -16,9 +16,10 @@ three wrong, two hostile.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -59,9 +60,8 @@ MORE = [
 ]
 
 
-def _burn() -> None:  # pragma: no cover - runs in a burner process
-    while True:
-        pass
+BURN = [sys.executable, "-I", "-S", "-c", "while True: pass"]
+"""A busy loop in a new interpreter (not a fork of this worker, which has xdist's thread)."""
 
 
 class Burners:
@@ -69,15 +69,12 @@ class Burners:
 
     def __init__(self, count: int | None = None):
         self.count = count or os.cpu_count() or 1
-        self.processes: list = []
+        self.processes: list[subprocess.Popen] = []
 
     def __enter__(self) -> "Burners":
-        context = multiprocessing.get_context("fork")
         try:
             for _ in range(self.count):
-                process = context.Process(target=_burn, daemon=True)
-                process.start()
-                self.processes.append(process)
+                self.processes.append(subprocess.Popen(BURN))
         except BaseException:
             self.__exit__()
             raise
@@ -88,10 +85,10 @@ class Burners:
         for process in self.processes:
             process.kill()
         for process in self.processes:
-            process.join(timeout=10)
+            process.wait(timeout=10)
 
     def alive(self) -> list[int]:
-        return [p.pid for p in self.processes if p.is_alive()]
+        return [p.pid for p in self.processes if p.poll() is None]
 
 
 def comparable(result) -> dict:
