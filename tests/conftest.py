@@ -116,9 +116,21 @@ def pytest_configure(config):
     into the tree while another's test compares its digest (``harness_unchanged``) or a check
     verifies it (``harness.sandbox.files``)."""
     _hypothesis_run_seed(config)
-    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller compiled the trees
+        config.addinivalue_line("filterwarnings", FORK_IN_A_WORKER)
         return
     _compile_protected_trees()
+
+
+FORK_IN_A_WORKER = ("ignore:This process \\(pid=\\d+\\) is multi-threaded, use of fork\\(\\) may lead to deadlocks"
+                    ":DeprecationWarning")
+"""Python 3.12+ warns at every ``os.fork()`` of a process with more than one thread. An xdist
+worker always has two: the tests' and execnet's, which carries the worker's messages. The forks
+the tests make there (a verb's guard, ``harness.sandbox.guard``, called in-process;
+``helpers.bounded_call``) run the test's own work and end in ``os._exit``, never touching
+execnet's thread or its locks, so in a worker the warning is about xdist, not the code under
+test; it is ignored there only. A run in one process (``-n 0``) has no such thread and still
+warns of a fork made beside a thread of the test's own (an in-process server's)."""
 
 
 SEED_VARIABLE = "CONSTRAIN_HARNESS_TEST_SEED"
