@@ -23,6 +23,11 @@ from here (``golden/`` imports nothing from ``harness/``, so the shared part liv
   seed's ``vocab_bytes(tok)`` reads it (token strings in GPT-2's byte map, specials carried by
   the tokenizer), for ``vocab_bytes_marks_specials``; behind the wall the grader hands
   ``harness.suite.shapes.SeedTokenizer`` instead, which answers the same interfaces.
+- ``closed(schema)``: the seed's object language holds only the listed properties, so a
+  schema is read by JSON Schema with ``additionalProperties: false`` on every object.
+- ``free_string_holds_del(schema, value)``: the seed's string character is printable ASCII
+  or a UTF-8 sequence, so a raw DEL in a string no enum spells is out of the language
+  (``RAW_DEL`` says why); ``--deep`` and the differential schema tests read it alike.
 - ``probe_strings`` / ``first_disagreement_with_re``: how a table is compared with
   Python's ``re.fullmatch`` (random walks of the table, prefixes, one-byte edits).
 
@@ -45,7 +50,8 @@ from facts.constructs import REGEX_EXTRA_MARKERS, SEED_REGEX_CATEGORIES
 
 __all__ = ["gpt2_byte_map", "RecordedTokenizer", "CONSTRAINT_SHAPES", "build_constraint", "uses_extra_syntax",
            "python_only_construct", "PYTHON_ONLY_CONSTRUCTS", "compact_readings", "readings_differ",
-           "ascii_reading_regex", "probe_strings", "first_disagreement_with_re", "DEAD"]
+           "ascii_reading_regex", "probe_strings", "first_disagreement_with_re", "DEAD", "closed", "RAW_DEL",
+           "free_string_holds_del"]
 
 DEAD = -1
 
@@ -291,3 +297,47 @@ def decided_schema_constructs(schema) -> list[str]:
 
 ANNOTATIONS = frozenset({"title", "description", "$comment", "$schema", "examples", "default"})
 """Keywords that constrain nothing (the contract's ``annotations_accepted``)."""
+
+
+def closed(schema):
+    """``schema`` with ``additionalProperties: false`` on every object: the seed's object
+    language holds only the listed properties ("each property at most once, in the order
+    given"), while JSON Schema leaves an object without the keyword open."""
+    if isinstance(schema, list):
+        return [closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: (closed(v) if k in ("items", "anyOf") else v) for k, v in schema.items()}
+    if "properties" in schema:
+        out["properties"] = {k: closed(v) for k, v in schema["properties"].items()}
+    if schema.get("type") == "object":
+        out.setdefault("additionalProperties", False)
+    return out
+
+
+RAW_DEL = "a raw DEL (0x7F) in a string: the seed's string character is printable ASCII, so DEL only as \\u007f"
+
+
+def free_string_holds_del(schema, value) -> bool:
+    """Whether a string of ``value`` that no ``enum``/``const`` spells holds a raw DEL. The
+    seed's string character is "printable ASCII except \" and \\, or a well-formed UTF-8
+    sequence of 2 to 4 bytes": DEL (0x7F) is neither, so such a string is in the language
+    only as ``\\u007f``, although Python's compact dump writes DEL raw. (An enum or const
+    value is spelled as its compact JSON: ``--deep``'s enum reading decides it.) Under ``anyOf``
+    the value is out only if every branch that takes it holds such a string."""
+    if not isinstance(schema, dict) or "enum" in schema or "const" in schema:
+        return False
+    if "anyOf" in schema:
+        import jsonschema  # here: the other readings need no validator
+
+        takers = [b for b in schema["anyOf"] if jsonschema.Draft202012Validator(closed(b)).is_valid(value)]
+        return bool(takers) and all(free_string_holds_del(b, value) for b in takers)
+    if isinstance(value, str):
+        return "\x7f" in value
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return any(free_string_holds_del(props.get(k, {}), v) for k, v in value.items())
+    if isinstance(value, list):
+        items = schema.get("items", {})
+        return any(free_string_holds_del(items, v) for v in value)
+    return False

@@ -3,7 +3,7 @@
 - matching (``harness.suite.inputs.expected_match``): Python's ``re`` within its CPU
   budget, the derivative oracle past it. The blow-up is the pattern Hypothesis drew with
   run seed 3181658317, on which ``re`` runs for hours;
-- documents (``harness.suite.test_deep.free_string_holds_del``): a raw DEL in a string
+- documents (``golden.readings.free_string_holds_del``): a raw DEL in a string
   no enum spells is outside the seed's language, although ``json.dumps`` writes it raw.
 
 Expected answers are by hand, from the seed's grammar.
@@ -54,7 +54,7 @@ def test_past_re_s_budget_the_derivative_oracle_answers():
     ({"anyOf": [{"type": "integer"}, {"type": "string"}]}, "\x7f", True),
 ])
 def test_a_raw_del_is_out_only_in_a_free_string(schema, value, out):
-    from harness.suite.test_deep import free_string_holds_del
+    from golden.readings import free_string_holds_del
 
     assert free_string_holds_del(schema, value) is out
 
@@ -64,7 +64,7 @@ def test_the_reference_passes_deep_s_document_check_on_a_raw_del():
     seed's grammar (and the reference) has it; escaped, it is in the language."""
     import json
 
-    from harness.suite.test_deep import RAW_DEL, free_string_holds_del
+    from golden.readings import RAW_DEL, free_string_holds_del
     from oracles.automaton import json_schema_to_regex, regex_to_dfa
     from oracles.stdlib import check_document
 

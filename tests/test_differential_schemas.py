@@ -19,9 +19,9 @@ narrower than "valid, compact, ordered" in the ways ``oracles/automaton/schema.p
 documents, and a document that the oracle calls ``ok`` while the DFA refuses it is
 excused only when one of them explains it, with its reason:
 
-- a string holding a raw DEL (0x7F): the seed's string character is "printable
-  ASCII", so DEL is in the language only as ``\u007f``, while Python's compact dump
-  writes it raw;
+- a string no enum spells holding a raw DEL (0x7F): the seed's string character is
+  "printable ASCII", so DEL is in the language only as ``\u007f``, while Python's compact
+  dump writes it raw (``golden.readings.free_string_holds_del``, which ``--deep`` reads too);
 - an ``enum``/``const`` value spelled otherwise than its own compact JSON but equal
   to it for JSON Schema: ``0`` for ``0.0``, ``{"b":2,"a":1}`` for ``{"a":1,"b":2}``
   (the oracle's ``ordered`` looks only at objects described by ``properties``);
@@ -40,6 +40,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from golden.readings import RAW_DEL, free_string_holds_del
 from oracles.automaton import json_schema_to_regex, regex_to_dfa
 from oracles.stdlib import check_document
 from strategies.schemas import documents, dumps, schemas
@@ -64,9 +65,9 @@ def _schema_dfa(key: str):
 def known_divergence(schema: dict, doc: str) -> str:
     """Why the oracle's ``ok`` may hold for ``doc`` while the language refuses it
     (see the module docstring), or "" when nothing excuses a disagreement."""
-    if "\x7f" in doc and "\x7f" not in json.dumps(schema, ensure_ascii=False):
-        return "raw DEL in a string: in the language only as \\u007f"
     value = json.loads(doc)
+    if free_string_holds_del(schema, value):
+        return RAW_DEL
     if _enum_respelled(schema, value):
         return "an enum/const value equal for JSON Schema but not spelled as its compact JSON"
     if _extra_key(schema, value):
@@ -167,6 +168,20 @@ def test_finding_raw_del_in_a_string_is_in_the_language_only_escaped(schema, doc
     assert known_divergence(schema, doc)
 
 
+CONST_WITH_DEL = {"type": "object", "properties": {"a": {"const": "\x7f"}, "b": {"type": "string"}}}
+
+
+@pytest.mark.unit
+def test_finding_a_raw_del_is_excused_in_a_free_string_beside_a_const_that_spells_one():
+    # A const is in the language as its compact JSON, raw DEL and all; a free string beside it
+    # only with DEL escaped. (The excuse once looked for a DEL anywhere in the schema, and so
+    # refused this one.)
+    doc = '{"a":"\x7f","b":"\x7f"}'
+    assert check_document(CONST_WITH_DEL, doc).ok and not schema_dfa(CONST_WITH_DEL).matches(doc.encode())
+    assert schema_dfa(CONST_WITH_DEL).matches('{"a":"\x7f","b":"\\u007f"}'.encode())
+    assert known_divergence(CONST_WITH_DEL, doc) == RAW_DEL
+
+
 @pytest.mark.unit
 @pytest.mark.parametrize("schema, doc", [
     ({"enum": [{"a": 1, "b": 2}]}, '{"b":2,"a":1}'),
@@ -223,3 +238,5 @@ def test_known_divergence_excuses_nothing_else():
     assert not known_divergence({"enum": [{"a": 1, "b": 2}]}, '{"a":1,"b":2}')
     assert not known_divergence({"const": 0.5}, "1")
     assert not known_divergence({"type": "object", "properties": {"a": {}}}, '{"a":1}')
+    assert not known_divergence(CONST_WITH_DEL, '{"a":"\x7f","b":"x"}')      # the const's DEL is its spelling
+    assert not known_divergence({"enum": ["x\x7f"]}, '"x\x7f"')

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from golden import readings
+from golden.readings import RAW_DEL, closed, free_string_holds_del
 from harness.suite.explain import compile_or_note, fail, first_difference, shortest_path
 from harness.suite.inputs import expected_match
 from harness.suite.tiers import decision
@@ -212,52 +213,8 @@ def enum_texts_match(schema, value) -> bool:
     return True
 
 
-RAW_DEL = "a raw DEL (0x7F) in a string: the seed's string character is printable ASCII, so DEL only as \\u007f"
-
-
-def free_string_holds_del(schema, value) -> bool:
-    """Whether a string of ``value`` that no ``enum``/``const`` spells holds a raw DEL. The
-    seed's string character is "printable ASCII except \" and \\, or a well-formed UTF-8
-    sequence of 2 to 4 bytes": DEL (0x7F) is neither, so such a string is in the language
-    only as ``\\u007f``, although Python's compact dump writes DEL raw. (An enum or const
-    value is spelled as its compact JSON: the readings above decide it.) Under ``anyOf``
-    the value is out only if every branch that takes it holds such a string."""
-    if not isinstance(schema, dict) or "enum" in schema or "const" in schema:
-        return False
-    if "anyOf" in schema:
-        import jsonschema
-
-        takers = [b for b in schema["anyOf"] if jsonschema.Draft202012Validator(closed(b)).is_valid(value)]
-        return bool(takers) and all(free_string_holds_del(b, value) for b in takers)
-    if isinstance(value, str):
-        return "\x7f" in value
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        return any(free_string_holds_del(props.get(k, {}), v) for k, v in value.items())
-    if isinstance(value, list):
-        items = schema.get("items", {})
-        return any(free_string_holds_del(items, v) for v in value)
-    return False
-
-
 def _compact(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def closed(schema):
-    """``schema`` with ``additionalProperties: false`` on every object: the seed's object
-    language holds only the listed properties ("each property at most once, in the order
-    given"), while JSON Schema leaves an object without the keyword open."""
-    if isinstance(schema, list):
-        return [closed(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: (closed(v) if k in ("items", "anyOf") else v) for k, v in schema.items()}
-    if "properties" in schema:
-        out["properties"] = {k: closed(v) for k, v in schema["properties"].items()}
-    if schema.get("type") == "object":
-        out.setdefault("additionalProperties", False)
-    return out
 
 
 decided_constructs = readings.decided_schema_constructs
