@@ -20,6 +20,8 @@ import hashlib
 import importlib.util
 import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -202,3 +204,34 @@ def python_says(question, pattern: str, text: bytes, want: bool) -> None:
         event(PYTHON_OVER_BUDGET)
     else:
         assert answer == want, (question.__name__, pattern, text)
+
+
+BURN = [sys.executable, "-I", "-S", "-c", "while True: pass"]
+"""A busy loop in a new interpreter (not a fork of this worker, which has xdist's thread)."""
+
+
+class Burners:
+    """A busy loop in its own process on every core, for the ``with`` block."""
+
+    def __init__(self, count: int | None = None):
+        self.count = count or os.cpu_count() or 1
+        self.processes: list[subprocess.Popen] = []
+
+    def __enter__(self) -> "Burners":
+        try:
+            for _ in range(self.count):
+                self.processes.append(subprocess.Popen(BURN))
+        except BaseException:
+            self.__exit__()
+            raise
+        time.sleep(0.5)  # every burner running before the grading starts
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for process in self.processes:
+            process.kill()
+        for process in self.processes:
+            process.wait(timeout=10)
+
+    def alive(self) -> list[int]:
+        return [p.pid for p in self.processes if p.poll() is None]

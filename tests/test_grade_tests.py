@@ -25,7 +25,7 @@ from harness.grading.gradetests.hints import hint
 from harness.grading.gradetests.relay import Gate, public_names
 from harness.sandbox import channel
 
-from helpers import ROOT, SUITES, confined, fresh_collector, left_over
+from helpers import ROOT, SUITES, Burners, confined, fresh_collector, left_over
 
 HARNESS_DIGEST_BYTECODE = False  # grading imports harness modules in this process while it runs (conftest.py)
 
@@ -496,12 +496,7 @@ def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged, hangs_quie
     seed graded quietly and beside a CPU burner on every core give the same JSON report
     (timings aside), its hang ended by its CPU limit both times."""
     quiet = hangs_quiet  # graded once for the module (HANGS)
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
-    try:
+    with Burners():
         busy = graded("hangs", **HANGS)
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
     assert without_timings(quiet) == without_timings(busy)
     assert quiet.grade.matrix["s13"]["test_hangs.py::test_hangs_forever"] == "timeout"

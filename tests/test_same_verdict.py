@@ -16,11 +16,7 @@ three wrong, two hostile.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +24,7 @@ import pytest
 from harness.grading import report as reports
 from harness.grading.check import CheckOptions, run_check
 
-from helpers import left_over, tree_digest  # the wall's checks: files unchanged, nothing left
+from helpers import Burners, left_over, tree_digest  # the wall's checks: files unchanged, nothing left
 
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 WHEATS = Path(__file__).resolve().parents[1] / "harness" / "grading" / "gradetests" / "wheats"  # the fairness gallery
@@ -58,37 +54,6 @@ MORE = [
     ("wrong_ignores_keywords.py", ("test_json_schema_rejects_keywords_outside_the_subset",), 60.0,
      {"test_json_schema_rejects_keywords_outside_the_subset": "failed"}),
 ]
-
-
-BURN = [sys.executable, "-I", "-S", "-c", "while True: pass"]
-"""A busy loop in a new interpreter (not a fork of this worker, which has xdist's thread)."""
-
-
-class Burners:
-    """A busy loop in its own process on every core, for the ``with`` block."""
-
-    def __init__(self, count: int | None = None):
-        self.count = count or os.cpu_count() or 1
-        self.processes: list[subprocess.Popen] = []
-
-    def __enter__(self) -> "Burners":
-        try:
-            for _ in range(self.count):
-                self.processes.append(subprocess.Popen(BURN))
-        except BaseException:
-            self.__exit__()
-            raise
-        time.sleep(0.5)  # every burner running before the grading starts
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for process in self.processes:
-            process.kill()
-        for process in self.processes:
-            process.wait(timeout=10)
-
-    def alive(self) -> list[int]:
-        return [p.pid for p in self.processes if p.poll() is None]
 
 
 def comparable(result) -> dict:
