@@ -2,7 +2,7 @@
 and the fixtures many modules share (``harness_unchanged``, ``engine``, ``server``, ``http``,
 ``copies_elsewhere``); plain helpers are in ``tests/helpers.py``.
 
-Selections (README.md, "Run the tests"):
+Selections (README.md, "Run the tests"; docs/testing.md):
 
 - ``python -m pytest``: the full suite (what CI runs): every test but ``slow`` and ``bench``;
 - ``python -m pytest -m "not e2e"``: the fast loop, every module's unit tests without the

@@ -207,7 +207,7 @@ def test_peers_are_listed_with_witnesses_and_never_fail_the_run():
                                        "peers": ["outlines-core"]})
     result = sweep_patterns.check_pattern("a|ab", context)
     assert result.disagreements == []  # ours agree; the peer's difference is its own
-    # outlines-core 0.2.14 drops the transition from accepting "a" into "ab" (README: what peers found);
+    # outlines-core 0.2.14 drops the transition from accepting "a" into "ab" (docs/findings.md: what peers found);
     # the sweep lists exactly the peer's own answers that differ from re, the shortest first
     peer = context.peers[0].compile_regex("a|ab")
     differing = [s for s in sweep_patterns.strings_up_to(b"ab", 3) if peer.accepts(s) != (s in (b"a", b"ab"))]

@@ -2,7 +2,7 @@
 
 ``LocalCluster(workers=2)`` starts ``dask scheduler`` and ``workers`` ``dask worker``
 processes (no nanny, one thread each, no dashboard) from this interpreter, exactly as a
-user would on several machines (README, "Scale-out"), and stops them by pid. Each process's
+user would on several machines (docs/scale-out.md), and stops them by pid. Each process's
 ``TMPDIR`` is inside the cluster's folder, which ``stop`` removes: the temporary files of a
 task on a killed worker (``kill_worker``) do not outlive the cluster. Every wait is
 bounded (``START_SECONDS``); a cluster that does not come up is stopped and raises
