@@ -38,7 +38,7 @@ computes only the corpus keys that execute its statement, up to the first that d
 ``--state FILE`` appends each mutant's result to FILE as it finishes
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
 rest. ``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the
-mutants on a Dask cluster's workers (``harness.fanout.executor``; README, "Scale-out").
+mutants on a Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
 """
 
 from __future__ import annotations
