@@ -377,7 +377,7 @@ def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
     trimmed, from ``harness.sandbox.confine``): the caller's without any ``PYTHON*``
     variable (no user ``PYTHONPATH``: ``harness.sandbox.isolated``), plus the catalogue's
     settings. ``CONSTRAIN_HARNESS_UNCONFINED`` passes through (``--unconfined``)."""
-    return isolated.environment({"CONSTRAIN_HARNESS_PROFILE": "ci", "CONSTRAIN_HARNESS_MARKER": marker,
+    return isolated.environment({"CONSTRAIN_HARNESS_MARKER": marker,
                                  "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the catalogue needs none; each costs
                                  "TMPDIR": str(sandbox)})
 

@@ -116,7 +116,6 @@ NULL_TOOLS_MUTANT = Mutant("null_tools", "-", "the clean tools reference: no che
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = "0"
-    env["CONSTRAIN_HARNESS_PROFILE"] = "ci"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the catalogue needs no third-party plugin

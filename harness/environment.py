@@ -1,0 +1,132 @@
+"""Every environment variable the product reads or sets, in one list (issue 51, item 4).
+
+Each ``Variable`` says what it means, who reads it and who sets it. The product's own code,
+its shell templates and the tests name ``CONSTRAIN_HARNESS_*`` variables only from this list
+(``tests/test_environment.py`` scans them and fails on one that is missing here, and on an
+entry here that nothing reads any more).
+
+Kinds:
+
+- ``user``: a switch a user may set (documented in the docs pages named);
+- ``internal``: set by one process of the product for another of its processes (a grader
+  child, a candidate, a bundle's shell script); never a user's to set;
+- ``tests``: read only by the project's tests and their candidates.
+
+Example::
+
+    >>> VARIABLES["CONSTRAIN_HARNESS_TWIN"].kind
+    'user'
+    >>> sorted(v.name for v in VARIABLES.values() if v.kind == "tests")[:1]
+    ['CONSTRAIN_HARNESS_AS_USER']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Variable", "VARIABLES", "PREFIX"]
+
+PREFIX = "CONSTRAIN_HARNESS_"
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    kind: str  # "user" | "internal" | "tests"
+    meaning: str
+    read_by: tuple[str, ...]  # files (from the checkout's root) that read it
+    set_by: tuple[str, ...] = ()  # files that set it for another process ("" for a user)
+
+    def __post_init__(self) -> None:
+        if not self.name.startswith(PREFIX):
+            raise ValueError(f"{self.name}: a variable of the product starts with {PREFIX}")
+        if self.kind not in ("user", "internal", "tests"):
+            raise ValueError(f"{self.name}: kind must be user, internal or tests, not {self.kind!r}")
+        if not self.read_by:
+            raise ValueError(f"{self.name}: a variable nobody reads is dead: remove it")
+
+
+_ALL = (
+    # ---------------------------------------------------------------- switches a user may set
+    Variable("CONSTRAIN_HARNESS_SCHEDULER", "user",
+             "the Dask scheduler's address (tcp://HOST:PORT) for batch, grade-tests and mutants when "
+             "--scheduler is not given (docs/scale-out.md)",
+             ("harness/fanout/executor.py",)),
+    Variable("CONSTRAIN_HARNESS_TWIN", "user",
+             "0: one grader child runs every catalogue test (no twin for the second half; docs/wall.md)",
+             ("harness/suite/twin.py",)),
+    Variable("CONSTRAIN_HARNESS_GRADER_FORK", "user",
+             "0: a batch starts each grader child as a new interpreter instead of forking the warm "
+             "check process",
+             ("harness/grading/grader_launch.py",)),
+    Variable("CONSTRAIN_HARNESS_WARM", "user",
+             "0: the mutant runner starts a cold process per run instead of forking a warm one",
+             ("harness/mutants/warm.py",)),
+    Variable("CONSTRAIN_HARNESS_CPU_LOG", "user",
+             "a file to which every candidate process appends the CPU seconds it used (bench check)",
+             ("harness/sandbox/client.py",), ("harness/bench/check.py", "harness/mutants/runner.py")),
+    Variable("CONSTRAIN_HARNESS_BENCH_DIR", "user",
+             "where bench peers writes its chart (default: the temporary folder)",
+             ("harness/bench/peers.py",)),
+    Variable("CONSTRAIN_HARNESS_AUTOGRADER_ROOT", "user",
+             "the autograder's grading root (default /autograder, or /grade for PrairieLearn; "
+             "docs/autograder.md)",
+             ("harness/grading/autograder/runner.py", "harness/grading/autograder/templates/setup.sh")),
+    Variable("CONSTRAIN_HARNESS_PYTHON", "user",
+             "the Python the bundle's setup.sh builds its venv from (default python3)",
+             ("harness/grading/autograder/templates/setup.sh",)),
+    Variable("CONSTRAIN_HARNESS_OFFLINE", "user",
+             "1: the bundle's setup.sh installs the wheel alone, downloading nothing",
+             ("harness/grading/autograder/templates/setup.sh",)),
+    # ------------------------------------------------------- one process of ours to another
+    Variable("CONSTRAIN_HARNESS_UNCONFINED", "internal",
+             "1: --unconfined was given; the verb sets it so that its grader children run the "
+             "candidate without the wall too",
+             ("harness/sandbox/confine.py",), ("harness/commands/args.py",)),
+    Variable("CONSTRAIN_HARNESS_MARKER", "internal",
+             "the run's marker: the grader child's candidate processes carry it, so the parent can "
+             "find and end every one of them",
+             ("harness/sandbox/client.py", "harness/suite/plugin.py", "harness/suite/early.py"),
+             ("harness/grading/check.py",)),
+    Variable("CONSTRAIN_HARNESS_RUN", "internal",
+             "the marker in a candidate's own environment (the unconfined mode's sweep of "
+             "leftover processes reads /proc/PID/environ for it)",
+             ("harness/sandbox/confine.py",), ("harness/sandbox/confine.py",)),
+    Variable("CONSTRAIN_HARNESS_BWRAP_WORKS", "internal",
+             "whether bwrap could build its sandbox, probed once by the verb and inherited by its "
+             "grader children (tagged with the bwrap and the user it was probed for)",
+             ("harness/sandbox/confine.py",), ("harness/sandbox/confine.py",)),
+    Variable("CONSTRAIN_HARNESS_COVERAGE_OUT", "internal",
+             "where the coverage plugin of a mutant run's recording child writes the lines each "
+             "catalogue test executed",
+             ("harness/mutants/coverage_plugin.py",), ("harness/mutants/coverage.py",)),
+    # ------------------------------------------------------------------------ the tests only
+    Variable("CONSTRAIN_HARNESS_PROFILE", "tests",
+             "the project's tests' Hypothesis profile: dev, ci (the default when CI is set) or thorough",
+             ("tests/conftest.py",)),
+    Variable("CONSTRAIN_HARNESS_TEST_SEED", "tests",
+             "the project's tests' Hypothesis seed (the header prints the one drawn)",
+             ("tests/conftest.py",)),
+    Variable("CONSTRAIN_HARNESS_TESTS_LOCK_HELD", "tests",
+             "set by tests/conftest.py in the process that holds the checkout's lock, so that a test "
+             "that runs pytest again does not wait for itself",
+             ("tests/conftest.py",), ("tests/conftest.py",)),
+    Variable("CONSTRAIN_HARNESS_TEST_SECRET", "tests",
+             "a secret a hostile candidate must not read from another process's environment",
+             ("tests/candidates/_attacks.py",), ("tests/test_check_isolation.py",)),
+    Variable("CONSTRAIN_HARNESS_VICTIM", "tests",
+             "the file a hostile candidate's symlink attack aims at",
+             ("tests/candidates/_attacks.py",)),
+    Variable("CONSTRAIN_HARNESS_AS_USER", "tests",
+             "1: a root grader confines as an ordinary user would (a user namespace), to test that path",
+             ("harness/sandbox/confine.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_BWRAP", "tests",
+             "1: bubblewrap is unavailable, to test the refusal",
+             ("harness/sandbox/confine.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_SETPRIV", "tests",
+             "1: setpriv is unavailable, to test bwrap's own --uid path",
+             ("harness/sandbox/confine.py",)),
+)
+
+VARIABLES: dict[str, Variable] = {v.name: v for v in _ALL}
+"""Every ``CONSTRAIN_HARNESS_*`` variable, by name."""
