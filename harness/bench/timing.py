@@ -81,14 +81,20 @@ class Report:
                 return row
         return None
 
-    def summary(self) -> None:
-        print(machine_line(), file=self.out)
-        print(f"{'benchmark':<28} {'subject':<26} {'median':>10} {'n':>4}  {'ratio':>7}  target",
-              file=self.out)
+    def table(self) -> list[tuple]:
+        """The closing table's rows: (benchmark, subject, median, runs, ratio, target)."""
+        rows = []
         for row in self.rows:
             ratio = ""
             if row.peer_of is not None:
                 r = self.ratio(row.benchmark, row.peer_of, row.subject)
                 ratio = f"{r:.3f}" if r is not None else "-"
-            print(f"{row.benchmark:<28} {row.subject:<26} {row.timing.fmt():>10} {row.timing.repeat:>4}  "
-                  f"{ratio:>7}  {row.target}", file=self.out)
+            rows.append((row.benchmark, row.subject, row.timing.fmt(), row.timing.repeat, ratio, row.target))
+        return rows
+
+    def summary(self) -> None:
+        print(machine_line(), file=self.out)
+        print(f"{'benchmark':<28} {'subject':<26} {'median':>10} {'n':>4}  {'ratio':>7}  target",
+              file=self.out)
+        for benchmark, subject, median, repeat, ratio, target in self.table():
+            print(f"{benchmark:<28} {subject:<26} {median:>10} {repeat:>4}  {ratio:>7}  {target}", file=self.out)

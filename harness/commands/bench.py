@@ -4,12 +4,17 @@
     constrain-harness bench compile      # one of them
     constrain-harness bench --quick      # fewer repeats
     constrain-harness bench corpus PATH  # a benchmark that takes a path: the word after its name
+    constrain-harness bench check batch --page docs/performance.md   # a dated section on the page
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+from datetime import datetime, timezone
+from pathlib import Path
 
+from harness.argtypes import output_file
 from harness.bench import BENCHMARKS
 from harness.bench.timing import Report
 from harness.commands.args import one_line_errors
@@ -21,6 +26,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
+    parser.add_argument("--page", metavar="F", type=output_file,
+                        help="add the run's table as a dated section at the top of the Markdown page F "
+                             "(docs/performance.md)")
 
 
 TAKES_PATH = ("corpus",)
@@ -45,6 +53,7 @@ def run(args, stdout, stderr) -> int:
         print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}", file=stderr)
         return int(ExitCode.USAGE)
     report = Report(stdout)
+    load_before = _load()
     for name in names:
         print(f"== bench {name}", file=stdout, flush=True)
         module = importlib.import_module(BENCHMARKS[name])
@@ -54,4 +63,21 @@ def run(args, stdout, stderr) -> int:
             module.run(report, quick=args.quick)
     print("", file=stdout)
     report.summary()
+    if args.page:
+        _write_page(Path(args.page), names, report, load_before)
     return int(ExitCode.OK)
+
+
+def _write_page(path: Path, names: list[str], report: Report, load_before: str) -> None:
+    from harness.bench.page import add_section, section
+    from harness.bench.timing import machine_line
+
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    add_section(path, section(when, names, machine_line(), load_before, _load(), report.table()))
+
+
+def _load() -> str:
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
