@@ -52,8 +52,9 @@ MAX_COUNT = 1_000_000
 """Largest count of generated cases (``compare --regexes/--schemas``, ``--shrink-limit``)."""
 MAX_SCORE = 1_000_000.0
 """Largest ``--points`` / ``--max-score``: a score past it is a typo (and ``inf`` no score)."""
-MAX_SEED = (1 << 63) - 1
-"""Seeds are in ``0..MAX_SEED``."""
+MAX_SEED = (1 << 32) - 1
+"""Every seed of the product, the run seed and each verb's ``--seed``, is in ``0..MAX_SEED``
+(short enough to read out, wide enough not to collide; ``harness.suite.seeding`` uses this one)."""
 MAX_INPUT_BYTES = 16 << 20
 """Largest input file read (schemas, golden files), bytes."""
 MAX_JSON_DEPTH = 256

@@ -33,11 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.argtypes import MAX_SEED  # the product's one seed maximum, 2**32 - 1
+
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
            "check_seed", "stable_text"]
 
-MAX_SEED = (1 << 32) - 1
-"""Seeds are 0 .. 2**32 - 1 (short enough to read out, wide enough not to collide)."""
 _RUN = {"seed": 0}
 
 
