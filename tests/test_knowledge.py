@@ -43,6 +43,7 @@ from harness.exitcodes import ExitCode
 from harness.grading.check import CheckOptions, run_check
 from harness.sandbox import Candidate, channel
 from harness.sandbox.channel import Described, Handle
+from harness.suite.catalogue import NAMES
 
 from helpers import CANDIDATES, confined, left_over
 
@@ -105,7 +106,8 @@ def test_a_server_that_echoes_its_requests_gets_its_honest_twins_score_from_the_
         return {"score": results["score"], "tests": {t["name"]: t["score"] for t in results["tests"]}}
 
     honest, echoing = scored(TWIN), scored(ECHO)
-    assert honest["score"] == 14.0 and sorted(n for n, s in honest["tests"].items() if s == 0.0) == sorted(MASK_TESTS)
+    lost = {name for name, score in honest["tests"].items() if score == 0.0 and name in NAMES}
+    assert honest["score"] == 14.0 and lost == MASK_TESTS, honest
     assert echoing == honest
 
 
