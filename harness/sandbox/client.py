@@ -826,9 +826,8 @@ def walk_constraint(constraint, tokens: list, eos_id) -> Prefetched:
     if not isinstance(constraint, Proxy) or not set(_WALK_READS) <= set(constraint._handle.methods) or \
             "state" in constraint._handle.methods:
         return Prefetched(names)
-    tokens = [int(t) for t in tokens]
     most = 3 * (len(tokens) + 1) + len(tokens)
-    answers, error = constraint._link.batch("walk", constraint._handle.id, None, [tokens, eos_id], most)
+    answers, error = constraint._link.batch("walk", constraint._handle.id, None, [list(tokens), eos_id], most)
     return Prefetched(names, answers, error)
 
 
