@@ -5,6 +5,48 @@ The candidate's code runs only in a confined candidate process; the tests, the r
 and every assertion run in the grader's process and reach the candidate over a
 data-only channel (no pickle, no code).
 
+**Inputs in, answers out.** Whatever runs in the candidate's process is the candidate:
+its module, and the channel's server code too (``server``), which the module can rewrite
+at import. That process receives the inputs of the contract's calls and nothing else:
+never an expected answer, a golden value, an oracle's verdict, or anything one can be
+derived from. Batched loops stay (they are ``check``'s speed): the candidate's process
+makes, in one round trip, the calls the grader's loop would make, given only those calls'
+inputs, and sends back its answers; the grader takes them in its own order and checks
+every one as if it had asked for it alone, calling one at a time past any point where
+its own path goes another way (``client.Prefetched``). What each request carries:
+
+==============  ==========================================  ==================================
+operation       what the candidate's process is sent        where the loop stops early
+==============  ==========================================  ==================================
+``call``        one call's arguments                        -
+``many``        argument lists, one call each               -
+``repeat``      a count, one call's arguments (``Fresh``    the candidate's exception
+                ones built anew), a generator's state
+``reads``       a call's arguments, attribute names         an exception; an answer that is
+                                                            data or a method (nothing to read)
+``walk``        a recorded path's tokens, the EOS id        an exception; an answer the next
+                                                            call's reading needs and lacks
+``matches``     the documents                               the same
+``explore``     the vocabulary's size, the EOS id           the same (its queue is made of the
+                                                            candidate's own answers)
+``sweep``       the counts of states and of tokens          the same
+``generate``    the constraint and params (handles), the    the same (a token outside its own
+                grader's generator state, bias, scale, the  mask, a logprob above 0, EOS)
+                vocabulary, EOS, the step bound
+==============  ==========================================  ==================================
+
+A loop stops early on what its own answers say (the shape the contract gives an answer),
+never on a comparison with what the grader expects: that comparison is made in the
+grader, after the reply. One thing a batch shows sooner than single calls would: a
+walk's later tokens arrive before its earlier masks are answered (a token taken is one
+the mask before it allows; the golden file's masks allow more than a path takes, and
+``tests/test_knowledge.py`` holds a candidate that adds the path's tokens to its masks to
+its honest verdict). ``generate`` draws each step's logits in the candidate's process from
+the grader's generator state (``rng.normal(size) * scale + bias``, the state as the
+previous call left it): a function of the inputs the grader sent and of the candidate's
+own use of the generator, as when the grader draws them; the grader's generator goes on
+from the state the last call left.
+
 API::
 
     from harness.sandbox import Candidate, Limits, CandidateGone, RemoteError, call_many, repeat_call, Fresh
@@ -41,10 +83,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-                "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
+                "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-           "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
+           "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
 
 
 def __getattr__(name: str):
