@@ -41,7 +41,7 @@ from harness.intake import IntakeError, regular_files
 __all__ = ["LocalRun", "grade_task", "task"]
 
 FUNCTION = "harness.grading.batch.tasks:grade_task"
-OPTION_FIELDS = ("tier", "ref_deps", "timeout", "memory", "submission_cpu", "wall", "twin")
+OPTION_FIELDS = ("tier", "ref_deps", "timeout", "memory", "submission_cpu", "wall", "twin", "course_secret")
 
 
 @dataclasses.dataclass
