@@ -20,6 +20,7 @@ Example (about 1-2 CPU s a run: 27 mutants x 20 seeds is ~10 CPU minutes)::
     python -m harness.mutants.stability --jobs 1 --json stability.json          # the catalogue
     python -m harness.mutants.stability --only s12,s21 --seeds 3                # a few, quickly
     python -m harness.mutants.stability --generated-sample 30 --json gen.json   # generated mutants
+    python -m harness.mutants.stability --generated compile.NumberReplacer.4    # named ones
 """
 
 from __future__ import annotations
@@ -80,15 +81,17 @@ def _expected_tests(mutant) -> tuple[str, ...] | None:
     return mutant.killers if getattr(mutant, "kind", None) == CATALOGUE else None
 
 
-def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, ...]) -> MutantResult:
-    """Run ``mutant``'s expected killers once under each seed of ``run_seeds``: a ``MutantResult``
+def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, ...],
+                      tests: tuple[str, ...] | None = None) -> MutantResult:
+    """Run ``mutant``'s expected killers (``tests`` instead, when given) once under each seed of
+    ``run_seeds``: a ``MutantResult``
     whose ``tests`` maps ``"seed N"`` to ``"failed"`` (killed), ``"passed"`` (survived) or the
     problem (a timeout, a runner error), so ``run_all`` can fan it out and record it."""
     from harness.mutants.apply import materialize, materialize_generated
 
     package = materialize(mutant, root) if getattr(mutant, "kind", None) == CATALOGUE \
         else materialize_generated(mutant, root)
-    tests = _expected_tests(mutant)
+    tests = tests or _expected_tests(mutant)
     outcomes: dict[str, str] = {}
     try:
         for seed in run_seeds:
@@ -114,12 +117,13 @@ def _seed_kills(result: MutantResult) -> SeedKills:
 
 
 def measure(mutants, run_seeds: tuple[int, ...] = STABILITY_SEEDS, *, jobs: int = 1,
-            timeout: float = DEFAULT_TIMEOUT, progress=None) -> list[SeedKills]:
-    """Each mutant's kills over ``run_seeds`` (``jobs`` mutants at a time, each its seeds in turn)."""
+            timeout: float = DEFAULT_TIMEOUT, progress=None, tests: tuple[str, ...] | None = None) -> list[SeedKills]:
+    """Each mutant's kills over ``run_seeds`` (``jobs`` mutants at a time, each its seeds in turn),
+    by its expected killers or by ``tests`` when given."""
     run_seeds = tuple(check_seed(s) for s in run_seeds)
 
     def run(mutant, root, limit):
-        return kills_under_seeds(mutant, root, limit, run_seeds)
+        return kills_under_seeds(mutant, root, limit, run_seeds, tests)
     results = run_all(list(mutants), jobs=jobs, timeout=timeout, run=run, progress=progress)
     return [_seed_kills(r) for r in results]
 
@@ -150,10 +154,14 @@ def _to_json(kills: list[SeedKills]) -> list[dict]:
              "other": [[s, why] for s, why in k.other]} for k in kills]
 
 
-def _generated_sample(size: int, seed: int) -> list:
+def _generated(size: int | None, seed: int, ids: list[str] | None = None) -> list:
+    """A seeded sample of ``size`` generated mutants, or the ones named by ``ids``."""
     from harness.mutants import generation
 
-    mutants, _dropped = generation.pick(generation.enumerate_sites(), size, seed, jobs=1)
+    sites = generation.enumerate_sites()
+    if ids:
+        sites = generation.only(sites, ids)
+    mutants, _dropped = generation.pick(sites, size, seed, jobs=1)
     return mutants
 
 
@@ -164,13 +172,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generated-sample", type=int, default=None, metavar="N",
                         help="a seeded sample of N generated mutants instead of the catalogue (whole default tier)")
     parser.add_argument("--sample-seed", type=int, default=1, help="--generated-sample: its seed (default 1)")
+    parser.add_argument("--generated", metavar="IDS", help="these generated mutants (comma-separated ids)")
+    parser.add_argument("--tests", metavar="NAMES", help="count kills by these catalogue tests (comma-separated) "
+                        "instead of the expected killers (a generated mutant: the whole default tier)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="write the kills per seed as JSON")
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
-    if args.generated_sample is not None:
-        mutants, timeout = _generated_sample(args.generated_sample, args.sample_seed), GENERATED_TIMEOUT
+    if args.generated_sample is not None or args.generated:
+        ids = args.generated.split(",") if args.generated else None
+        mutants, timeout = _generated(args.generated_sample, args.sample_seed, ids), GENERATED_TIMEOUT
     else:
         wanted = args.only.split(",") if args.only else [m.id for m in MUTANTS if m.kind == CATALOGUE]
         unknown = [x for x in wanted if x not in BY_ID or BY_ID[x].kind != CATALOGUE]
@@ -181,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     def progress(result, done, total):
         print(f"{done}/{total} {result.id}: killed under {len(result.killed_by)}/{len(result.tests)} seeds",
               flush=True)
-    kills = measure(mutants, seeds(args.seeds), jobs=args.jobs, timeout=timeout, progress=progress)
+    tests = tuple(args.tests.split(",")) if args.tests else None
+    kills = measure(mutants, seeds(args.seeds), jobs=args.jobs, timeout=timeout, progress=progress, tests=tests)
     print(table(kills))
     if args.json:
         Path(args.json).write_text(json.dumps(_to_json(kills), indent=1) + "\n", encoding="utf-8")
