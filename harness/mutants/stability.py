@@ -86,7 +86,9 @@ def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, 
     """Run ``mutant``'s expected killers (``tests`` instead, when given) once under each seed of
     ``run_seeds``: a ``MutantResult``
     whose ``tests`` maps ``"seed N"`` to ``"failed"`` (killed), ``"passed"`` (survived) or the
-    problem (a timeout, a runner error), so ``run_all`` can fan it out and record it."""
+    problem (a timeout, a runner error), so ``run_all`` can fan it out and record it. A generated
+    mutant run on the whole default tier that survives the first seed is not run under the others
+    (the sample is of the mutants the catalogue kills; a survivor costs the whole catalogue a seed)."""
     from harness.mutants.apply import materialize, materialize_generated
 
     package = materialize(mutant, root) if getattr(mutant, "kind", None) == CATALOGUE \
@@ -95,6 +97,9 @@ def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, 
     outcomes: dict[str, str] = {}
     try:
         for seed in run_seeds:
+            if tests is None and outcomes and "failed" not in outcomes.values():
+                outcomes[f"seed {seed}"] = "not run: the first seed did not kill it"   # a survivor: no sample
+                continue
             ran, problem = run_catalogue_against(package, tests, False, timeout, first_kill=True, run_seed=seed)
             wanted = [t for t in failed_tests(ran) if tests is None or t in tests]
             outcomes[f"seed {seed}"] = "failed" if wanted else (problem or "passed")
