@@ -33,7 +33,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS
+from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Mutant
 from harness.mutants.runner import (
     DEFAULT_TIMEOUT,
     GENERATED_TIMEOUT,
@@ -78,7 +78,7 @@ class SeedKills:
 def _expected_tests(mutant) -> tuple[str, ...] | None:
     """The tests whose failure counts as a kill: a catalogue mutant's expected killers (the
     spec's), a generated mutant's whole default tier (None)."""
-    return mutant.killers if getattr(mutant, "kind", None) == CATALOGUE else None
+    return mutant.killers if isinstance(mutant, Mutant) else None
 
 
 def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, ...],
@@ -91,8 +91,7 @@ def kills_under_seeds(mutant, root: Path, timeout: float, run_seeds: tuple[int, 
     (the sample is of the mutants the catalogue kills; a survivor costs the whole catalogue a seed)."""
     from harness.mutants.apply import materialize, materialize_generated
 
-    package = materialize(mutant, root) if getattr(mutant, "kind", None) == CATALOGUE \
-        else materialize_generated(mutant, root)
+    package = materialize(mutant, root) if isinstance(mutant, Mutant) else materialize_generated(mutant, root)
     tests = tests or _expected_tests(mutant)
     outcomes: dict[str, str] = {}
     try:
