@@ -15,8 +15,10 @@ from __future__ import annotations
 import pytest
 
 from harness.mutants import stability
-from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS
+from harness.mutants.apply import load, materialize, prepare
+from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Edit, Mutant
 from harness.suite import seeding
+from harness.suite.inputs import random_patterns, repeat_shapes
 
 from helpers import confined
 
@@ -46,6 +48,36 @@ def test_mutants_killed_by_random_inputs_die_under_other_seeds():
     kills = stability.measure(mutants, stability.STABILITY_SEEDS[:2], jobs=1)
     assert [(k.id, k.survived, k.other) for k in kills] == [(i, (), ()) for i in RANDOM_KILLERS], \
         stability.table(kills)
+
+
+# A compiler that calls a one-state language empty (generated mutant compile.NumberReplacer.4, written
+# as a text edit so a renumbering of the reference's sites cannot make it stale): before the fixed
+# repeat shapes, test_every_state_is_live caught it only where a random pattern had one state, under
+# 17 of the 20 stability seeds; these two are among the 3 whose 40 random patterns all compile under it.
+ONE_STATE_EMPTY = Mutant("one_state_empty", "compile", "a one-state language (e.g. '(a)*') refused as empty",
+                         ("test_every_state_is_live",),
+                         (Edit("compile.py", "    if accept.shape[0] == 0:\n", "    if accept.shape[0] == 1:\n"),),
+                         lambda m: m.regex_to_dfa("(a)*").n_states)
+SEEDS_THE_DRAWS_MISS = (92101739, 4022224825)
+
+
+def test_the_random_patterns_alone_miss_the_one_state_mistake_under_those_seeds(tmp_path):
+    prepare([ONE_STATE_EMPTY])
+    mutant = load(materialize(ONE_STATE_EMPTY, tmp_path))
+    with pytest.raises(ValueError):
+        mutant.regex_to_dfa("(a)*")   # the mistake, on the shape test_every_state_is_live now walks
+    assert "(a)*" in repeat_shapes()
+    for seed in SEEDS_THE_DRAWS_MISS:
+        assert seed in stability.STABILITY_SEEDS
+        for pattern in random_patterns(seed=7 ^ seed, n=40):   # the test's draws: derive(7) under the seed
+            mutant.regex_to_dfa(pattern)
+
+
+@pytest.mark.e2e
+@confined
+def test_the_one_state_mistake_dies_under_the_seeds_the_draws_miss():
+    (kills,) = stability.measure([ONE_STATE_EMPTY], SEEDS_THE_DRAWS_MISS, jobs=1)
+    assert kills.killed == SEEDS_THE_DRAWS_MISS, stability.table([kills])
 
 
 @pytest.mark.slow
