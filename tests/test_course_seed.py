@@ -134,8 +134,11 @@ def hunter(*paths: Path) -> str:
 @pytest.fixture
 def visible_folder():
     """A folder inside the checkout, which every sandbox binds (read-only) to run the harness:
-    what is here is visible to a candidate but for its permissions (the folder itself 0755)."""
-    folder = Path(tempfile.mkdtemp(prefix=".course-seed-test-", dir=ROOT))
+    what is here is visible to a candidate but for its permissions (the folder itself 0755).
+    As an ordinary user the batch refuses such a folder (the candidate would run as this user:
+    ``test_a_state_candidates_could_read_as_this_user_is_refused``), so there it is a temp folder."""
+    as_root = os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
+    folder = Path(tempfile.mkdtemp(prefix=".course-seed-test-", dir=ROOT if as_root else None))
     folder.chmod(0o755)
     try:
         yield folder
@@ -220,6 +223,19 @@ def test_a_resumed_state_without_a_secret_keeps_no_record(tmp_path):
     with pytest.raises(ValueError, match="no usable course secret") as caught:
         BatchState.open(folder, {}, resume=True)
     assert "not hex" not in str(caught.value)
+
+
+def test_a_state_candidates_could_read_as_this_user_is_refused(tmp_path, monkeypatch):
+    """As an ordinary user a candidate runs under the grader's own uid: mode 0600 does not stop
+    it, so the state must not lie in a folder every sandbox binds (the checkout here)."""
+    monkeypatch.setenv("CONSTRAIN_HARNESS_AS_USER", "1")
+    inside = BatchState.open(ROOT / "tests" / "candidates", {}, resume=False)
+    with pytest.raises(ValueError, match="every candidate's sandbox can read"):
+        inside.check_secret_hidden()
+    BatchState.open(tmp_path / "class", {}, resume=False).check_secret_hidden()   # /tmp: hidden from every sandbox
+    code, out, err = batch(str(ROOT / "tests" / "candidates"), "--jobs", "1")
+    assert code == ExitCode.USAGE and "every candidate's sandbox can read" in err
+    assert not state_path(ROOT / "tests" / "candidates").exists()
 
 
 # --------------------------------------------------------------------------- Gradescope

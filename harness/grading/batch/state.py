@@ -63,6 +63,23 @@ class BatchState:
     def __repr__(self) -> str:   # the secret stays out of every repr, log and traceback
         return f"BatchState({str(self.path)!r}, {len(self.records)} records)"
 
+    def check_secret_hidden(self) -> None:
+        """Raise ValueError when a candidate could read this file: it lies in a folder every
+        sandbox binds (the harness's checkout or site-packages, the interpreter's folders) and
+        candidates run as this very user (no root to drop to ``nobody`` from), so mode 0600
+        would not stop them. Elsewhere a sandbox holds no folder of the machine but those."""
+        from harness.sandbox import confine
+        from harness.sandbox.client import PACKAGE_ROOT
+
+        if os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER"):
+            return
+        path = self.path.resolve()
+        for folder in (PACKAGE_ROOT, *confine.interpreter_paths()):
+            if path.is_relative_to(Path(folder).resolve()):
+                raise ValueError(f"the batch state {path} (it holds the course secret) would lie inside {folder}, "
+                                 f"which every candidate's sandbox can read as this user: grade a class folder "
+                                 f"outside it")
+
     @classmethod
     def open(cls, folder: Path, options: dict, resume: bool) -> "BatchState":
         """The state of grading ``folder``: with ``resume``, the records and the course secret the
