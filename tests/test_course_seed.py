@@ -177,17 +177,17 @@ def test_a_batch_keys_its_seeds_with_a_secret_no_student_reads(harness_unchanged
     assert left_over(marker) == []
 
     secret = json.loads(state.read_text())["course_secret"]
-    assert HEX64.fullmatch(secret) and stat.S_IMODE(state.stat().st_mode) == 0o600
     records = {r["student"]: r for r in json.loads(reports["json"].read_text())["students"]}
+    students_read = every_text(feedback)
+    assert students_read and "nothing found" in students_read   # trudy ran after mallory's state was saved
+    assert secret not in students_read + every_text(*reports.values()) + out + err
+    assert HEX64.fullmatch(secret) and stat.S_IMODE(state.stat().st_mode) == 0o600
     for student, record in records.items():
         data = (folder / f"{student}.py").read_bytes()
         assert record["verdict"] == "crashed"                     # its documented failure: it raises on import
         assert record["seed"] == expected_seed(secret, data)      # the seed check ran with, in the staff's report
         assert record["seed"] != seeding.submission_seed(str(folder / f"{student}.py"))
         assert "nothing found" in json.dumps(record) and "LEAKED" not in json.dumps(record)
-    students_read = every_text(feedback)
-    assert students_read and "nothing found" in students_read
-    assert secret not in students_read + every_text(*reports.values()) + out + err
 
     # resumed: the same secret, so a student regraded from a changed upload gets its seed under it
     (folder / "trudy.py").write_text("# trudy, again\n" + mallory)
