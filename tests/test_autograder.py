@@ -133,8 +133,9 @@ def test_the_constraints_pin_the_whole_runtime_closure():
 def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_version(installed):
     root, _ = installed
     names = sorted(str(p.relative_to(root / "source")) for p in (root / "source").rglob("*") if p.is_file())
-    assert names[:4] == ["constrain-harness-autograder.json", "constraints.txt", "run_autograder", "setup.sh"]
-    assert len(names) == 5 and names[4].startswith("wheels/constrain_harness-0.1.0-")
+    assert names[:5] == ["constrain-harness-autograder.json", "constrain-harness-course-secret", "constraints.txt",
+                         "run_autograder", "setup.sh"]
+    assert len(names) == 6 and names[5].startswith("wheels/constrain_harness-0.1.0-")
     pins = (root / "source" / "constraints.txt").read_text()
     assert f"# built with Python {sys.version_info.major}.{sys.version_info.minor}\n" in pins
     assert all(f"\n{name}==" in pins for name in ("numpy", "regex", "jsonschema", "hypothesis", "pytest"))

@@ -110,8 +110,8 @@ def _build(args, stdout, stderr) -> int:
           f"{config.timeout:g} s per test, {config.wall:g} s time budget (the check and the student's tests); "
           f"{config.visibility_settings().describe()}; "
           f"constrain-harness {info.config.version} {info.config.commit}", file=stdout)
-    print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)",
-          file=stdout)
+    print("upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload); it "
+          "holds this course's secret run-seed key: keep the zip among the staff", file=stdout)
     return int(ExitCode.OK)
 
 

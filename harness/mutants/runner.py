@@ -71,6 +71,7 @@ from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.sandbox import cputime
 from harness.sandbox.client import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import NAMES
+from harness.suite.seeding import check_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = ROOT / "harness" / "suite"
@@ -218,11 +219,13 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
 def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep: bool,
                           timeout: float, strict: bool = False, first_kill: bool = False,
                           plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                          ) -> tuple[dict[str, str], str | None]:
+                          run_seed: int = CATALOGUE_SEED) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
     grading the contract's decisions when ``strict``; stopping at the first test that fails
     when ``first_kill``) against the package at ``package_dir`` in a child process, with more
-    pytest ``plugins`` and ``env`` when given: (test -> outcome, problem or None).
+    pytest ``plugins`` and ``env`` when given, its draws made under ``run_seed``
+    (``harness.suite.seeding``; the seed-stability measure, ``harness.mutants.stability``,
+    runs every seed it lists): (test -> outcome, problem or None).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
     (prefixed "load: "), or a runner failure; None when the tests ran.
@@ -235,7 +238,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     # the catalogue's, which runs in this one process
     cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
            "-p", "no:cacheprovider", "-o", "addopts=", "--impl", str(package), "--results-file", results_path,
-           "--timeout", str(test_cpu), "--seed", str(CATALOGUE_SEED)]
+           "--timeout", str(test_cpu), "--seed", str(check_seed(run_seed))]
     if deep:
         cmd.append("--deep")
     if strict:
@@ -310,14 +313,16 @@ def run_replay(package: Path, timeout: float, tools: bool = False,
     return {c: ("failed" if v["failures"] else "passed") for c, v in data["checks"].items()}, None
 
 
-def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, first_kill: bool = False) -> MutantResult:
+def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, first_kill: bool = False,
+               run_seed: int = CATALOGUE_SEED) -> MutantResult:
     """A catalogue mutant: its expected killers, then (when none kills it) the rest.
 
     ``tests`` holds every test (or replay check) run: the expected killers' and, when they
     did not kill it, the whole catalogue's (every check of a replay). ``first_kill``: stop
     at the first test or check that kills it, its expected killers first (``pytest -x``,
     ``replay_child --first-kill``): the same outcome and ``by_expected`` for a fraction of
-    the runs, ``tests`` holding only what ran (the kill matrix is then sparse)."""
+    the runs, ``tests`` holding only what ran (the kill matrix is then sparse). ``run_seed``: the
+    catalogue's draws (a replay mutant's checks draw nothing from it)."""
     start = time.monotonic()
     try:
         package = materialize(mutant, root)
@@ -327,7 +332,7 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, fir
         tests, problem = run_replay(package, timeout, tools=mutant.kind == TOOLS_REPLAY,
                                     first_kill=mutant.killers if first_kill else None)
     else:
-        tests, problem = _catalogue_tests(mutant, package, timeout, first_kill)
+        tests, problem = _catalogue_tests(mutant, package, timeout, first_kill, run_seed)
     seconds = time.monotonic() - start
     killed_by = _failed(tests)
     timed_out = [t for t, outcome in tests.items() if outcome == "timeout"]
@@ -342,11 +347,12 @@ def run_mutant(mutant: Mutant, root: Path, timeout: float = DEFAULT_TIMEOUT, fir
     return MutantResult(mutant.id, outcome, mutant.killers, killed_by, tests, seconds, problem or "")
 
 
-def _catalogue_tests(mutant: Mutant, package: Path, timeout: float,
-                     first_kill: bool) -> tuple[dict[str, str], str | None]:
+def _catalogue_tests(mutant: Mutant, package: Path, timeout: float, first_kill: bool,
+                     run_seed: int = CATALOGUE_SEED) -> tuple[dict[str, str], str | None]:
     """The expected killers, then (none killing it) the rest: the whole catalogue, or with
     ``first_kill`` the tests not run yet, each run stopped by its first killing test."""
-    run = functools.partial(run_catalogue_against, package, deep=False, timeout=timeout, first_kill=first_kill)
+    run = functools.partial(run_catalogue_against, package, deep=False, timeout=timeout, first_kill=first_kill,
+                            run_seed=run_seed)
     tests, problem = run(mutant.killers or None)
     if problem is None and not _failed(tests) and mutant.killers:
         rest = tuple(name for name in NAMES if name not in mutant.killers) if first_kill else None

@@ -6,6 +6,20 @@
 content (``submission_seed``: a hash of the file, of a package's files, or of the
 reference's files), so a regrade of the same submission draws the same inputs.
 
+**A seed no student can choose.** ``submission_seed`` is public: anyone with the harness
+computes it, so a student could try comment after comment offline until the random draws
+miss their bug. Batch and Gradescope grading therefore use ``course_seed(secret, spec)``: a
+keyed hash (HMAC-SHA256) of the same submission content under a course secret
+(``new_course_secret``: 32 random bytes made when a batch starts, kept in its staff-only
+state file; or when an autograder bundle is built, kept in the bundle, readable by root
+only). Without the secret it cannot be computed, and it differs from ``submission_seed``
+and from the seed under another secret; the same secret and content always give the same
+seed, so a resumed batch or a rerun on Gradescope draws the same inputs. The seed (never
+the secret) is recorded in the staff's report, and ``check --seed N`` replays the run.
+And since no one chooses the seed, no verdict may hang on it: a test that exists to catch a
+mistake catches it under every seed (``harness.mutants.stability`` measures it; the table is
+in ``harness/mutants/README.md``, "Seed stability").
+
 Each random stream of the catalogue is named by the constant it was written with
 (``default_rng(1234)`` in a test) and drawn from ``seeded_rng(1234)``: the stream's
 constant XOR the run seed. So seed 0 is the catalogue's own constants (what the mutant
@@ -28,7 +42,9 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +52,8 @@ import numpy as np
 from harness.argtypes import MAX_SEED  # the product's one seed maximum, 2**32 - 1
 
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
-           "check_seed", "stable_text"]
+           "course_seed", "new_course_secret", "check_course_secret", "COURSE_SECRET_BYTES", "check_seed",
+           "stable_text"]
 
 _RUN = {"seed": 0}
 
@@ -85,6 +102,36 @@ def submission_seed(spec: str | None) -> int:
     for label, data in _submission_files(spec):
         digest.update(label.encode() + b"\0" + hashlib.sha256(data).digest())
     return int.from_bytes(digest.digest()[:4], "big")
+
+
+COURSE_SECRET_BYTES = 32
+"""A course secret is 32 random bytes (``secrets.token_bytes``), written as 64 hex digits."""
+
+
+def new_course_secret() -> str:
+    """A fresh course secret, as 64 lowercase hex digits (never printed in a student's output)."""
+    return secrets.token_bytes(COURSE_SECRET_BYTES).hex()
+
+
+def check_course_secret(secret) -> str:
+    """``secret`` if it is ``COURSE_SECRET_BYTES`` bytes written in hex, else a TypeError /
+    ValueError that says what is wrong without repeating the value (it is a secret)."""
+    if not isinstance(secret, str):
+        raise TypeError(f"a course secret must be a str of hex digits, not {type(secret).__name__}")
+    if len(secret) != 2 * COURSE_SECRET_BYTES or not re.fullmatch(r"[0-9a-f]+", secret):
+        raise ValueError(f"a course secret must be {2 * COURSE_SECRET_BYTES} lowercase hex digits "
+                         f"(got {len(secret)} characters)")
+    return secret
+
+
+def course_seed(secret: str, spec: str | None) -> int:
+    """The run seed of grading ``spec`` in a course whose secret is ``secret``: HMAC-SHA256
+    keyed with the secret over the submission's content (``submission_seed``'s files), its
+    first 4 bytes. A pure function of (secret, content); no student can compute it."""
+    mac = hmac.new(bytes.fromhex(check_course_secret(secret)), b"constrain-harness run seed\0", hashlib.sha256)
+    for label, data in _submission_files(spec):
+        mac.update(label.encode() + b"\0" + hashlib.sha256(data).digest())
+    return int.from_bytes(mac.digest()[:4], "big")
 
 
 def _submission_files(spec: str | None) -> list[tuple[str, bytes]]:

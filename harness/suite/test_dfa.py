@@ -38,6 +38,7 @@ from harness.suite.inputs import (
     UNSUPPORTED,
     hand_trans,
     random_patterns,
+    repeat_shapes,
 )
 from harness.suite.seeding import derive, seeded_rng
 from harness.suite.tiers import decision, is_strict
@@ -181,6 +182,9 @@ def dead_states(trans: np.ndarray, accept: np.ndarray) -> list[int]:
 
 
 LIVENESS_PATTERNS = RE_PATTERNS + ("a(b|c)*d", "(ab|ac|ad)e", "[0-9]{3}-[0-9]{4}", "x*y*z*")
+# then, whatever the run seed: every repeat of every atom of the random grammar (one-state
+# languages such as "(a)*" among them), before the seeded random patterns
+LIVENESS_SHAPES = repeat_shapes()
 
 
 @pytest.mark.property
@@ -188,7 +192,7 @@ def test_every_state_is_live(impl):
     from oracles.stdlib import partial_match  # the regex module: is this a prefix of a member?
 
     rng = seeded_rng(77)
-    for pattern in LIVENESS_PATTERNS + tuple(random_patterns(seed=derive(7), n=40)):
+    for pattern in LIVENESS_PATTERNS + LIVENESS_SHAPES + tuple(random_patterns(seed=derive(7), n=40)):
         dfa, trans, accept = compile_ok(impl, pattern)
         dead = dead_states(trans, accept)
         if dead:

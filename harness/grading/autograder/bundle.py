@@ -5,6 +5,12 @@ Contents (Gradescope unpacks the zip into ``/autograder/source``)::
     setup.sh                              installs the wheel + pinned dependencies into /autograder/venv
     run_autograder                        grades /autograder/submission -> /autograder/results/results.json
     constrain-harness-autograder.json     the settings (lab, tier, points, hints, limits, version, commit)
+    constrain-harness-course-secret       the course secret, made for this bundle (64 hex digits,
+                                          ``secrets.token_bytes``): every run seed is a keyed hash of
+                                          the upload under it (``harness.suite.seeding.course_seed``), so
+                                          no student computes it offline; staff-only (the bundle is the
+                                          staff's; ``run_autograder`` makes it readable by root alone
+                                          before anything is graded, and no sandbox sees that folder)
     constraints.txt                       the version of every distribution the wheel needs at run time
                                           (its core dependencies' closure) on the machine that built it
                                           (applied when Gradescope's Python is the same minor version)
@@ -38,7 +44,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from harness import __version__
-from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.grading.autograder.config import CONFIG_NAME, SECRET_NAME, AutograderConfig
+from harness.suite.seeding import new_course_secret
 
 __all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "runtime_closure"]
 
@@ -47,6 +54,7 @@ DISTRIBUTION = "constrain-harness"
 _SOURCE_PARTS = ("pyproject.toml", "README.md", "facts", "harness", "oracles", "strategies", "golden")
 _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
+_OWNER_ONLY = 0o100600 << 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +164,7 @@ def build_bundle(out: Path, config: AutograderConfig = AutograderConfig()) -> Bu
                     _add(bundle, name, (TEMPLATES / name).read_bytes(), _EXECUTABLE)
                 _add(bundle, CONFIG_NAME, (json.dumps(config.to_json(), indent=1, allow_nan=False) + "\n").encode(),
                      _FILE)
+                _add(bundle, SECRET_NAME, (new_course_secret() + "\n").encode(), _OWNER_ONLY)
                 _add(bundle, "constraints.txt", _constraints().encode(), _FILE)
                 _add(bundle, f"wheels/{wheel.name}", wheel.read_bytes(), _FILE)
                 files = tuple(bundle.namelist())

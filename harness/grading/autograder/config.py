@@ -32,9 +32,12 @@ from harness.grading.autograder.grading import TIERS, GradeOptions
 from harness.grading.autograder.visibility import Visibility
 from harness.policy import POLICY
 
-__all__ = ["AutograderConfig", "CONFIG_NAME", "LABS"]
+__all__ = ["AutograderConfig", "CONFIG_NAME", "SECRET_NAME", "LABS"]
 
 CONFIG_NAME = "constrain-harness-autograder.json"
+SECRET_NAME = "constrain-harness-course-secret"
+"""The bundle's course secret, beside ``CONFIG_NAME`` (``harness.suite.seeding.course_seed``: 64 hex
+digits made when the bundle is built). Staff-only: never in the config, a report or results.json."""
 LABS = ("L8.7",)
 
 

@@ -105,12 +105,21 @@ class GradeOptions:
     # catalogue's second half always meets a fresh candidate process); a batch turns it off, its --jobs
     # already keeping the cores busy (a twin costs ~0.4 CPU s a run: 27.6 -> 33.3 submissions a minute)
     twin: bool = True
+    # the course secret (``harness.suite.seeding.course_seed``: 64 hex digits; a batch's state or the
+    # autograder bundle holds it): the run seed is then a keyed hash of the submission no student can
+    # compute, else check's public default (``submission_seed``). Passed to check as ``--seed N`` only:
+    # the secret itself never reaches a check process, a candidate or a report
+    course_secret: str | None = field(default=None, repr=False)
     policy: GradingPolicy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         policy = POLICY.with_(tier=self.tier, ref_deps=self.ref_deps, test_cpu_seconds=self.timeout,
                               memory_mb=self.memory, submission_cpu_seconds=self.submission_cpu)  # validates
         object.__setattr__(self, "policy", policy)
+        if self.course_secret is not None:
+            from harness.suite.seeding import check_course_secret
+
+            check_course_secret(self.course_secret)
         if self.wall is not None and (isinstance(self.wall, bool) or not isinstance(self.wall, (int, float))
                                       or not 0 < self.wall < float("inf")):
             raise ValueError(f"wall must be a finite number of seconds > 0, not {self.wall!r}")
@@ -123,10 +132,19 @@ class GradeOptions:
         """The policy line every grading verb prints, with this run's wall backstop."""
         return f"{self.policy.header()} (wall backstop {self.wall_seconds:g} s)"
 
-    def check_args(self) -> list[str]:
+    def check_args(self, module: Path | None = None) -> list[str]:
+        """check's options for grading ``module`` (its ``--seed`` when a course secret is set)."""
         args = ["--timeout", f"{self.timeout:g}", "--memory", str(self.memory)]
         ref_deps = ["--ref-deps"] if self.ref_deps else ["--no-ref-deps"]  # check's default is the policy's (on)
-        return args + ref_deps + (["--strict"] if self.tier == "strict" else [])
+        return args + ref_deps + (["--strict"] if self.tier == "strict" else []) + self.seed_args(module)
+
+    def seed_args(self, module: Path | None) -> list[str]:
+        """``["--seed", N]`` with N = ``course_seed(course_secret, module)``, or [] without a secret."""
+        if self.course_secret is None or module is None:
+            return []
+        from harness.suite.seeding import course_seed
+
+        return ["--seed", str(course_seed(self.course_secret, str(module)))]
 
 
 @dataclass(frozen=True)
@@ -157,6 +175,7 @@ class Grade:
     module: str = ""      # the graded module, relative to the submission
     cpu_seconds: float = 0.0   # CPU seconds of the check run's process tree
     load: tuple[tuple[str, object], ...] = ()   # check's load record (status, reason, problems, notes), escaped
+    seed: int | None = None   # the run seed check reports (``check --seed N`` replays it): the staff's record
 
     @property
     def passed(self) -> int:
@@ -297,7 +316,7 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
     # isolated (harness.sandbox.isolated): the submission's folder, the current one and the
     # user's PYTHONPATH are never on the grader's path
     command = isolated.command(CHECK_ENTRY, "--impl", str(module.resolve()), "--json", str(report_path),
-                               *options.check_args(), python=options.python)
+                               *options.check_args(module), python=options.python)
     for attempt in (1, 2):
         with open(log_path, "wb") as log:
             outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget,
@@ -391,7 +410,14 @@ def _from_report(report: dict, exit_code: int | None, output: str) -> Grade:
     if load.get("status") not in (None, "ok") and load.get("reason"):   # why nothing ran: the TA's first question
         notes = (printable(f"load: {load['reason']}", 500), *notes)
     return Grade(verdict, tuple(tests), problem=_zero_reason(report, exit_code, verdict), exit_code=exit_code,
-                 header=_header(report, output), notes=notes, output=output, load=_load_record(load))
+                 header=_header(report, output), notes=notes, output=output, load=_load_record(load),
+                 seed=_reported_seed(report))
+
+
+def _reported_seed(report: dict) -> int | None:
+    """The run seed check's report names (an int in the seed range), else None."""
+    seed = report.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 1 << 32 else None
 
 
 def _load_record(load: dict) -> tuple[tuple[str, object], ...]:

@@ -10,6 +10,11 @@ Gradescope layout (``root`` = ``/autograder``, or ``$CONSTRAIN_HARNESS_AUTOGRADE
 PrairieLearn layout (``root`` = ``/grade``): ``root/student/`` in, ``root/results/results.json``
 out (``harness.grading.autograder.prairielearn``).
 
+The run seed: a keyed hash of the upload under the bundle's course secret
+(``take_course_secret``; ``harness.suite.seeding.course_seed``), passed to check as ``--seed``;
+the secret never reaches check, the candidate or results.json, the seed is in the staff's
+header (and the student's, which only replays their own upload).
+
 Steps: locate and grade the module with the confined check (``grading.grade_submission``);
 then, when the student's graded tests (``python/tests/l8-7-constrain/``) are in the upload
 and this installation has the ``grade-tests`` verb (detected at run time:
@@ -37,6 +42,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -49,7 +55,7 @@ from pathlib import Path
 
 from harness.grading.autograder import gradescope, prairielearn, visibility
 from harness.grading.autograder.bounded import run_bounded
-from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
+from harness.grading.autograder.config import CONFIG_NAME, SECRET_NAME, AutograderConfig
 from harness.grading.autograder.grading import Grade, grade_submission, printable
 from harness.grading.gradetests.limits import RUN_CPU_SECONDS
 from harness.policy import POLICY
@@ -76,7 +82,8 @@ def run(root: Path, platform: str = "gradescope", config: AutograderConfig | Non
     start = time.monotonic()   # the one time budget (config.wall) counts from here
     try:
         config = config or _read_config(Path(root))
-        grade = grade_submission(Path(root) / PLATFORMS[platform][1], config.grade_options())
+        options = replace(config.grade_options(), course_secret=take_course_secret(Path(root), log))
+        grade = grade_submission(Path(root) / PLATFORMS[platform][1], options)
         results = _results(grade, platform, config, Path(root) / PLATFORMS[platform][1], start, log)
     except Exception as exc:  # the grader's own failure: still a file, score 0, the reason
         print(traceback.format_exc(), file=log)
@@ -90,6 +97,28 @@ def run(root: Path, platform: str = "gradescope", config: AutograderConfig | Non
 def refuse(root: Path, platform: str, message: str) -> None:
     """Leave a results file scoring 0 with ``message`` (no confinement: nothing was graded)."""
     _write(_failure(platform, message), Path(root) / "results" / "results.json", platform)
+
+
+def take_course_secret(root: Path, log=sys.stderr) -> str | None:
+    """The bundle's course secret (``config.SECRET_NAME`` beside its settings), its file first made
+    readable by its owner alone (the container's root; a candidate runs as ``nobody``, in a sandbox
+    whose root does not hold this folder anyway). None, said in the staff's log, for a bundle built
+    without one: the run seed is then the public ``submission_seed``. A file that is not a secret
+    raises ValueError (the course staff's to fix; the student's score is 0 with that reason)."""
+    from harness.suite.seeding import check_course_secret
+
+    for path in (root / "source" / SECRET_NAME, root / "serverFilesCourse" / SECRET_NAME):
+        if path.is_file() and not path.is_symlink():
+            with contextlib.suppress(OSError):   # a read-only mount: already not the candidate's
+                path.chmod(0o400)
+            text = path.read_text(encoding="ascii", errors="replace").strip()
+            try:
+                return check_course_secret(text)
+            except ValueError as exc:
+                raise ValueError(f"the bundle's {SECRET_NAME} is unusable: {exc}") from None
+    print(f"note: no {SECRET_NAME} in this bundle: the run seed is the submission's public one "
+          f"(rebuild the bundle with this version)", file=log)
+    return None
 
 
 def _read_config(root: Path) -> AutograderConfig:

@@ -10,7 +10,12 @@
      "notes": ["skipped python/x.py: a symbolic link ..."],                 # what matters, graded or not
      "decisions": ["test_x: contract decision not met: ..."], "decision_count": 12,   # ungraded
      "problem": "", "module": "python/.../constrain.py",
-     "seconds": 4.2, "cpu_seconds": 9.8, "fingerprint": "sha256 of the upload", "record_version": 2}
+     "seconds": 4.2, "cpu_seconds": 9.8, "fingerprint": "sha256 of the upload", "seed": 2434018487,
+     "record_version": 3}
+
+``seed`` is the run seed check drew every input from (``check --seed N`` replays the run; a
+batch's seeds are keyed by its course secret, ``harness.suite.seeding.course_seed``), None
+when no check ran (a refusal); the class report (staff) carries it, never the secret.
 
 ``student`` is the escaped name (``display_name``, done by discovery); every other string
 is escaped too (``printable``), so a record always encodes as UTF-8 (CSV, HTML, Markdown).
@@ -41,7 +46,7 @@ __all__ = ["record", "NOTES_LIMIT", "DECISIONS_LIMIT", "DETAILS_LIMIT", "RECORD_
 NOTES_LIMIT = 20         # notes kept per student
 DECISIONS_LIMIT = 60     # contract-decision notes kept per student
 DETAILS_LIMIT = 1_500    # characters of one test's counterexample
-RECORD_VERSION = 2
+RECORD_VERSION = 3   # 3: "seed" (issue 48: a record graded under the public seed is graded again)
 DECISION_MARK = "contract decision not met"   # the words of every ungraded decision note (harness.suite.tiers)
 
 
@@ -59,7 +64,7 @@ def record(student: str, grade: Grade, fingerprint: str) -> dict:
             "decisions": decisions[:DECISIONS_LIMIT], "decision_count": len(decisions),
             "problem": printable(grade.problem, 2000), "module": _one_line(grade.module, 500),
             "seconds": round(grade.seconds, 2), "cpu_seconds": round(grade.cpu_seconds, 2),
-            "fingerprint": fingerprint, "record_version": RECORD_VERSION}
+            "fingerprint": fingerprint, "seed": grade.seed, "record_version": RECORD_VERSION}
 
 
 def _test(test) -> dict:

@@ -24,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -64,6 +65,9 @@ def run_batch(args, stdout, stderr) -> int:
             raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
                              f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
         state = BatchState.open(folder, _state_options(options), resume=args.resume)
+        state.check_secret_hidden()
+        # the run seeds: keyed by the batch's secret (harness.suite.seeding.course_seed), kept in its state
+        options = dataclasses.replace(options, course_secret=state.course_secret)
         forced = course.regrade_targets(found.submissions)
     except (ValueError, OSError) as exc:
         print(f"check --batch: {exc}", file=stderr)

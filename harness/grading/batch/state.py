@@ -6,7 +6,15 @@ File: ``<DIR>.batch-state.json`` next to the submissions folder (``submissions/`
 
     {"format": "constrain-harness-batch-state", "format_version": 1,
      "dir": "/abs/submissions", "options": {...how check was run...},
-     "records": {"alice": {record, see records.py}, ...}}
+     "course_secret": "64 hex digits", "records": {"alice": {record, see records.py}, ...}}
+
+**The course secret** (``course_secret``, ``harness.suite.seeding.course_seed``): made when a
+batch starts afresh (``secrets.token_bytes``), kept here so a ``--resume`` grades the rest
+under the same one (a record's run seed is a keyed hash of its upload under it: the same
+upload, the same seed), never printed. The file is staff-only: it is written readable by its
+owner alone (mode 0600), and a confined candidate never sees it (the sandbox's root holds no
+folder of the machine but the system's, the interpreter's, the harness's and the candidate's;
+as root, the candidate runs as ``nobody``).
 
 Guarantees: after a crash or Ctrl-C the file holds every submission finished so far and
 nothing half-written (write to ``.partial``, then ``os.replace``); ``--resume`` refuses a
@@ -23,10 +31,13 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 from pathlib import Path
+
+from harness.suite.seeding import check_course_secret, new_course_secret
 
 __all__ = ["BatchState", "state_path", "FORMAT"]
 
@@ -40,23 +51,51 @@ def state_path(folder: Path) -> Path:
 
 
 class BatchState:
-    def __init__(self, path: Path, folder: Path, options: dict, records: dict[str, dict]):
+    def __init__(self, path: Path, folder: Path, options: dict, records: dict[str, dict],
+                 course_secret: str | None = None):
         self.path = path
         self.folder = folder
         self.options = options
         self.records = records        # student -> record (see harness.grading.batch.records)
+        self.course_secret = course_secret or new_course_secret()   # the run seeds' key: never printed
         self._lock = threading.Lock()
+
+    def __repr__(self) -> str:   # the secret stays out of every repr, log and traceback
+        return f"BatchState({str(self.path)!r}, {len(self.records)} records)"
+
+    def check_secret_hidden(self) -> None:
+        """Raise ValueError when a candidate could read this file: it lies in a folder every
+        sandbox binds (the harness's checkout or site-packages, the interpreter's folders) and
+        candidates run as this very user (no root to drop to ``nobody`` from), so mode 0600
+        would not stop them. Elsewhere a sandbox holds no folder of the machine but those."""
+        from harness.sandbox import confine
+        from harness.sandbox.client import PACKAGE_ROOT
+
+        if os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER"):
+            return
+        path = self.path.resolve()
+        for folder in (PACKAGE_ROOT, *confine.interpreter_paths()):
+            if path.is_relative_to(Path(folder).resolve()):
+                raise ValueError(f"the batch state {path} (it holds the course secret) would lie inside {folder}, "
+                                 f"which every candidate's sandbox can read as this user: grade a class folder "
+                                 f"outside it")
 
     @classmethod
     def open(cls, folder: Path, options: dict, resume: bool) -> "BatchState":
+        """The state of grading ``folder``: with ``resume``, the records and the course secret the
+        file holds (a file without a secret keeps no record: they were graded under another seed);
+        else none, and a fresh secret."""
         path = state_path(folder)
         records: dict[str, dict] = {}
+        secret = None
         if resume and path.exists():
-            records = cls._load(path, options)
-        return cls(path, Path(folder).resolve(), options, records)
+            records, secret = cls._load(path, options)
+            if secret is None:
+                records = {}
+        return cls(path, Path(folder).resolve(), options, records, secret)
 
     @staticmethod
-    def _load(path: Path, options: dict) -> dict[str, dict]:
+    def _load(path: Path, options: dict) -> tuple[dict[str, dict], str | None]:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -69,7 +108,13 @@ class BatchState:
             raise ValueError(f"--resume: {path} was written with other options ({', '.join(differ)}); "
                              f"grade with the same options, or delete it to start afresh")
         records = doc.get("records")
-        return dict(records) if isinstance(records, dict) else {}
+        secret = doc.get("course_secret")
+        try:
+            secret = check_course_secret(secret) if secret is not None else None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"--resume: {path} holds no usable course secret ({exc}); delete it to start "
+                             f"afresh") from None
+        return (dict(records) if isinstance(records, dict) else {}), secret
 
     def finished(self, student: str, fingerprint: str) -> bool:
         """Return True if and only if ``student`` was graded from this very upload, into a
@@ -84,7 +129,11 @@ class BatchState:
         with self._lock:
             self.records[student] = record
             doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "dir": str(self.folder),
-                   "options": self.options, "records": self.records}
+                   "options": self.options, "course_secret": self.course_secret, "records": self.records}
             partial = self.path.with_name(self.path.name + ".partial")
-            partial.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            with contextlib.suppress(FileNotFoundError):
+                partial.unlink()   # a torn earlier write: made afresh below with the owner-only mode
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(json.dumps(doc, indent=1, sort_keys=True) + "\n")
             os.replace(partial, self.path)

@@ -17,6 +17,10 @@ Two kinds of payload:
   puts the intake's notes first, as ``grade_submission`` does. A submission the intake
   refuses is sent as that refusal. No path of this machine reaches a worker.
 
+The options carry the batch's course secret (``GradeOptions.course_secret``), so a worker
+computes the same run seed as a local run: it goes to the staff's own workers, and from there
+only ``--seed N`` reaches the check process (never the candidate).
+
 A task writes nothing shared: the state file is written here, by the pool, when a record
 arrives (``BatchState.save``: atomically), so a task rerun after a lost worker only
 replaces a record nobody had yet.
@@ -41,7 +45,7 @@ from harness.intake import IntakeError, regular_files
 __all__ = ["LocalRun", "grade_task", "task"]
 
 FUNCTION = "harness.grading.batch.tasks:grade_task"
-OPTION_FIELDS = ("tier", "ref_deps", "timeout", "memory", "submission_cpu", "wall", "twin")
+OPTION_FIELDS = ("tier", "ref_deps", "timeout", "memory", "submission_cpu", "wall", "twin", "course_secret")
 
 
 @dataclasses.dataclass
