@@ -189,18 +189,27 @@ def test_implementations_that_refuse_alike_are_told_apart_by_nothing(implementat
 
 
 HASHES = SUITES / "hashes_what_it_sees"
+WORDS = SUITES / "tells_by_words"
 SAME_BEHAVIOUR_CHAFFS = ("s01", "s02", "s08", "s11")
 """Chaffs whose mistakes (``.`` and ``\\n``, ``[^...]``, ``\\w``, class ranges) none of the
 hashing suite's inputs reach: on them they behave as the reference."""
 
 
+def graded(suite, wheats: tuple[str, ...], chaffs: tuple[str, ...]):
+    result = grade(GradeOptions(suite=suite, wheats=wheats, chaffs=chaffs, seed=1))
+    assert left_over(result.marker) == [], f"processes of the {suite.name} suite are still running"
+    assert result.tampered == []
+    return result.grade
+
+
 @pytest.mark.e2e
 @confined
 def test_a_suite_hashing_what_it_sees_cannot_tell_same_behaviour_apart(harness_unchanged):
-    wheats = ("reference", str(WHEATS / "brzozowski.py"), str(WHEATS / "fair_thompson_moore.py"))
-    result = grade(GradeOptions(suite=HASHES, wheats=wheats, chaffs=SAME_BEHAVIOUR_CHAFFS, seed=1))
-    assert left_over(result.marker) == [] and result.tampered == []
-    g = result.grade
+    """brzozowski refuses every input of the suite as the reference does, in its own words
+    and classes (the control below); the chaffs are the reference's code. Before the
+    normalisation the suite's error digest told brzozowski from the reference (and every
+    default wheat from every other): now no test tells any of them apart."""
+    g = graded(HASHES, ("reference", str(WHEATS / "brzozowski.py")), SAME_BEHAVIOUR_CHAFFS)
     assert len(g.tests) == 24 and sorted(g.chaff_verdicts.values()) == ["completed"] * 4
     rows = {c: tuple(row[t] for t in g.tests) for c, row in g.matrix.items()}
     for wheat, runs in g.wheat_runs.items():
@@ -234,3 +243,17 @@ def test_the_hashing_suite_tells_implementations_apart_without_the_normalisation
         digests[spec] = proc.stdout.split()
     errors = {d[0] for d in digests.values()}
     assert len(errors) == 3, digests  # the reference, brzozowski and s01 word their refusals apart
+
+
+@pytest.mark.e2e
+@confined
+def test_a_suite_telling_chaffs_by_the_words_of_an_error_catches_nothing(harness_unchanged):
+    """The attack of issue 48: a test passing on the words of the wheats of one reading
+    (fair_sre_tablefill reads Python-only syntax with Python's meaning) and failing on the
+    reference's was valid under that reading and caught every chaff (27/27 with the
+    default wheats before the normalisation). Every implementation now says the same
+    words: the test fails on every wheat, so it is invalid and catches nothing."""
+    g = graded(WORDS, ("reference", str(WHEATS / "fair_sre_tablefill.py")), ("s01", "s10"))
+    assert [i.test for i in g.invalid] == ["test_words.py::test_an_anchor_is_refused_in_their_words"]
+    assert "regex_to_dfa raised ValueError" in g.invalid[0].message
+    assert g.assumes == {} and g.caught == {} and g.score == 0.0
