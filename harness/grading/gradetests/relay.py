@@ -194,6 +194,8 @@ class Gate:
             self.shown[number] = Shown(value.id, returned.kind, returned.name)
             methods = tuple(normalise.CONTRACT.methods.get(returned.kind, {}))
             return channel.Handle(number, returned.kind, methods)
+        if type(value) in (list, tuple) and normalise.PLAIN.issuperset(map(type, value)):
+            return value  # no handle in it (a vocabulary's tokens)
         inner = returned if many else Shown(0, normalise.OBJECT, normalise.OBJECT)
         if isinstance(value, list):
             return [self._show(v, inner, False, kinds) for v in value]
