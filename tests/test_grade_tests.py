@@ -190,24 +190,30 @@ def test_a_suite_that_hangs_gets_a_verdict_and_the_grading_goes_on(hangs_quiet):
 
 
 def test_the_gate_serves_the_contract_and_nothing_else():
-    gate = Gate(public_names(), hide=["mutant_s05", "/tmp/constrain-chaffs-x"])
+    gate = Gate(public_names())
     assert gate.refusal(["getattr", 1, "regex_to_dfa", [], {}]) is None
     for request, why in [(["getattr", 1, "__file__", [], {}], "private"), (["getattr", 1, "os", [], {}], "contract"),
                          (["repr", 1, None, [], {}], "not served"), (["load", 0, "oracles", [True], {}], "not served"),
                          (["getattr", 7, "trans", [], {}], "no object #7"), (["call", 1, None, [], {}], "contract"),
                          ("junk", "malformed")]:
         assert why in gate.refusal(request), request
-    reply = gate.clean(["ok", channel.Handle(2, "DFA", ("step", "_private")), None])
-    assert reply[1].methods == ("step",)
-    assert gate.refusal(["call", 2, "step", [0, b"a"], {}]) is None
-    assert "cannot be passed" in gate.refusal(["call", 2, "step", [channel.Handle(1, "module")], {}])
-    assert "cannot be passed" in gate.refusal(["call", 2, "step", [channel.Described("pickle", {})], {}])
+    reply = gate.clean(["call", 1, "regex_to_dfa", ["ab"], {}],
+                       ["ok", channel.Handle(40, "_MyDFA", ("step", "_private", "check_canonical")), None])
+    dfa = reply[1]
+    assert (dfa.kind, dfa.methods) == ("DFA", ("step", "matches"))  # the contract's, not the implementation's
+    assert gate.refusal(["call", dfa.id, "step", [0, b"a"], {}]) is None
+    assert gate.inward(["call", dfa.id, "step", [0, b"a"], {}])[1] == 40  # the implementation's own number
+    assert "not part of the contract" in gate.refusal(["call", dfa.id, "check_canonical", [], {}])
+    assert "cannot be passed" in gate.refusal(["call", dfa.id, "step", [channel.Handle(1, "module")], {}])
+    assert "cannot be passed" in gate.refusal(["call", dfa.id, "step", [channel.Described("pickle", {})], {}])
     # the seed's tokenizer shapes are data the implementation's side rebuilds (harness.suite.shapes)
-    assert gate.refusal(["call", 2, "step", [channel.Described("shape", {"kind": "SeedTokenizer"})], {}]) is None
-    assert gate.clean(["ok", [channel.Handle(3, "module")], None])[0] == "err"
-    error = gate.clean(["err", {"type": "ValueError", "kinds": ["ValueError"], "message": "in mutant_s05/x.py",
+    assert gate.refusal(["call", dfa.id, "step", [channel.Described("shape", {"kind": "SeedTokenizer"})], {}]) is None
+    assert gate.clean(["call", 1, "regex_to_dfa", ["ab"], {}], ["ok", [channel.Handle(3, "module")], None])[0] == "err"
+    error = gate.clean(["call", dfa.id, "step", [0, b"a"], {}],
+                       ["err", {"type": "StateOutOfRange", "kinds": ["ValueError"], "message": "in mutant_s05/x.py",
                                 "where": "compile.py:12 in parse"}, None])[1]
-    assert error == {"type": "ValueError", "kinds": ["ValueError"], "message": "in <implementation>/x.py"}
+    assert error == {"type": "ValueError", "kinds": ["ValueError", "Exception", "BaseException"],
+                     "message": "DFA.step raised ValueError"}
 
 
 def test_hints_at_each_level():
@@ -450,7 +456,7 @@ def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch
 
     broken = tmp_path / "broken_chaff.py"
     broken.write_text("raise ImportError('this chaff is broken')\n")
-    chaff = implementations.Implementation("x99", "chaff", str(broken), hide=("broken_chaff", str(tmp_path)))
+    chaff = implementations.Implementation("x99", "chaff", str(broken))
     monkeypatch.setattr(implementations, "CHAFF_SOURCES", [*implementations.CHAFF_SOURCES, lambda root, only: [chaff]])
     result = graded("weak", wheats=("reference",), chaffs=("s10",))
     g = result.grade

@@ -78,6 +78,36 @@ def test_score_keeps_a_test_of_one_reading_and_says_which():
     assert not score(runs, {}).assumes and len(score(runs, {}).invalid) == 3  # without readings: as before
 
 
+def test_a_test_counts_only_against_chaffs_of_the_reading_it_assumes():
+    """Issue 48: a test valid under a reading the reference does not take fails on every
+    catalogue chaff (each is the reference's code) by the reading alone: it catches none."""
+    tests = ["t.py::literal", "t.py::raw"]
+    outcome = {"reference": ("failed", "passed"), "brzozowski": ("failed", "passed"),
+               "fair_literal_sre": ("passed", "failed"), "fair_sre_tablefill": ("failed", "passed")}
+    runs = {w: [_run(w, dict(zip(tests, o)))] * 2 for w, o in outcome.items()}
+    chaffs = {c: RunResult(c, "chaff", "completed", collected=tests, outcomes=dict(zip(tests, o)))
+              for c, o in {"s01": ("failed", "passed"), "s10": ("failed", "failed")}.items()}
+    grade = score(runs, chaffs, GROUPS)
+    assert grade.valid == tests and grade.caught == {"s10": ["t.py::raw"]}
+    assert grade.notes == ["t.py::literal assumes a reading no chaff takes (enum_const_raw_utf8=ascii_escapes): "
+                           "it is graded against none"]
+    literal_chaffs = score(runs, chaffs, GROUPS, {"s01": LITERAL, "s10": LITERAL})  # chaffs of that reading
+    assert literal_chaffs.caught == {"s01": ["t.py::literal"], "s10": ["t.py::literal"]}
+    assert [n.split(" assumes")[0] for n in literal_chaffs.notes] == ["t.py::raw"]
+
+
+@pytest.mark.e2e
+@confined
+def test_a_suite_testing_only_a_reading_no_chaff_takes_catches_nothing(harness_unchanged):
+    """It caught every chaff before (2/2 here, 27/27 with every chaff)."""
+    wheats = ("reference", str(WHEATS / "brzozowski.py"), str(WHEATS / "fair_sre_tablefill.py"))
+    g = graded("tells_by_reading", wheats=wheats, chaffs=("s01", "s10")).grade
+    test = "test_reading.py::test_a_named_group_has_pythons_meaning"
+    assert g.valid == [test] and g.assumes[test] == ["python_only_syntax_refused=python_meaning"]
+    assert g.matrix == {"s01": {test: "failed"}, "s10": {test: "failed"}}  # by the reading
+    assert g.caught == {} and g.score == 0.0 and "it is graded against none" in g.notes[0]
+
+
 @pytest.mark.e2e
 @confined
 def test_a_suite_of_each_reading_and_one_of_neither(harness_unchanged, tmp_path):  # noqa: F811

@@ -10,8 +10,8 @@
   materialized as a package under a private folder. ``CHAFF_SOURCES`` is the hook for
   more (generated mutants): each entry maps a folder to a list of ``Implementation``.
 
-Each ``Implementation`` carries ``hide``: the names and folders the gate scrubs from error
-messages, so the tests never read which one they face.
+No word of an implementation reaches the tests (``relay.Gate``, ``normalise``): they see
+its behaviour only, so they never read which one they face.
 
 Example::
 
@@ -21,7 +21,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -38,7 +38,6 @@ class Implementation:
     role: str                 # "wheat" or "chaff"
     spec: str | None          # what the wall's Candidate loads (None: the reference)
     mutant: Mutant | None = None
-    hide: tuple[str, ...] = field(default=())
 
     @property
     def folder(self) -> Path:
@@ -52,12 +51,11 @@ class Implementation:
 def wheat(spec: str) -> Implementation:
     """``reference`` or a path to a module file or package."""
     if spec == "reference":
-        return Implementation("reference", "wheat", None, hide=("oracles.automaton", "oracles", str(REFERENCE_DIR)))
+        return Implementation("reference", "wheat", None)
     path = Path(spec).resolve()
     if not path.exists():
         raise ValueError(f"--wheats: {spec!r} is neither 'reference' nor an existing file or folder")
-    return Implementation(path.stem if path.suffix == ".py" else path.name, "wheat", str(path),
-                          hide=(path.stem, str(path.parent)))
+    return Implementation(path.stem if path.suffix == ".py" else path.name, "wheat", str(path))
 
 
 def default_wheats() -> list[Implementation]:
@@ -76,8 +74,7 @@ def catalogue_chaffs(root: Path, only: tuple[str, ...] = ()) -> list[Implementat
     chaffs = []
     for mutant in chosen:
         package = materialize(mutant, root)
-        chaffs.append(Implementation(mutant.id, "chaff", str(package), mutant,
-                                     hide=(mutant.package, str(root), "oracles.automaton")))
+        chaffs.append(Implementation(mutant.id, "chaff", str(package), mutant))
     return chaffs
 
 

@@ -31,7 +31,7 @@ import ast
 import itertools
 from pathlib import Path
 
-__all__ = ["SEED_READINGS", "declared_readings", "assumption"]
+__all__ = ["SEED_READINGS", "declared_readings", "assumption", "takes"]
 
 SEED_READINGS: dict[str, tuple[str, ...]] = {
     # seed 000 section 2.5: compact JSON "as json.dumps(v, separators=(",", ":")) writes it" (ensure_ascii:
@@ -109,3 +109,17 @@ def _uniform(failed_on: set[str], wheat_readings: dict[str, dict[str, str]], cho
     profile = {w: tuple(r.get(d) for d in chosen) for w, r in wheat_readings.items()}
     failing = {profile[w] for w in failed_on if w in profile}
     return failed_on <= set(profile) and all(w in failed_on for w, p in profile.items() if p in failing)
+
+
+def takes(choices: list[str], readings: dict[str, str]) -> bool:
+    """Whether an implementation of ``readings`` takes one of the ``choices`` a test
+    assumes (``assumption``'s texts, ``"decision=reading, decision=reading"``); True when
+    the test assumes nothing.
+
+    >>> takes(["python_only_syntax_refused=python_meaning"], defaults())
+    False
+    """
+    if not choices:
+        return True
+    return any(all(readings.get(d) == r for d, r in (pair.split("=", 1) for pair in choice.split(", ")))
+               for choice in choices)

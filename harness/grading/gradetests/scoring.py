@@ -16,7 +16,10 @@ Rules (issue 13):
   tests' cells are shown but never count; a test whose file failed to import on a chaff
   reads ``error`` there;
 - a chaff is **caught** when at least one valid test failed on it (failed, error,
-  timeout, crashed); a chaff whose run did not happen (budget) is not caught, and the
+  timeout, crashed), a test valid under a reading counting only against chaffs that take
+  that reading (``chaff_readings``: the catalogue's chaffs are the reference's code and take
+  the contract's readings): elsewhere it fails by the reading, whatever the chaff's mistake,
+  and would catch every chaff (issue 48); a chaff whose run did not happen (budget) is not caught, and the
   grade says so (``incomplete``); a chaff whose implementation did not load is **not
   graded** (``not_graded``: why), left out of the total, never "survived";
 - the score is caught / graded chaffs, and 0 when no test is valid.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.grading.gradetests.readings import assumption
+from harness.grading.gradetests.readings import assumption, defaults, takes
 from harness.grading.gradetests.suite_run import RunResult
 
 DID_NOT_LOAD = "implementation did not load"
@@ -86,9 +89,12 @@ class Grade:
 
 
 def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResult],
-          readings: dict[str, dict[str, str]] | None = None) -> Grade:
+          readings: dict[str, dict[str, str]] | None = None,
+          chaff_readings: dict[str, dict[str, str]] | None = None) -> Grade:
     """``readings``: each wheat's declared readings (``readings.declared_readings``); None: every
-    wheat takes the same readings (a test must pass them all)."""
+    wheat takes the same readings (a test must pass them all). ``chaff_readings``: each chaff's
+    readings where they are not the contract's (the reference's, which every catalogue chaff
+    takes)."""
     loaded = {w: [r for r in runs if r.verdict != DID_NOT_LOAD] for w, runs in wheat_runs.items()}
     first = next((runs[0] for runs in loaded.values() if runs), None)
     tests = list(first.collected) if first else []
@@ -97,10 +103,14 @@ def score(wheat_runs: dict[str, list[RunResult]], chaff_runs: dict[str, RunResul
     valid = [t for t in tests if t not in bad]
     flaky = _flaky(tests, loaded)
     matrix = {c: {t: _cell(run, t) for t in tests} for c, run in chaff_runs.items()}
-    caught = {c: [t for t in valid if row[t] in FAILING] for c, row in matrix.items()}
+    taken = {c: (chaff_readings or {}).get(c, defaults()) for c in chaff_runs}
+    caught = {c: [t for t in valid if row[t] in FAILING and takes(assumes.get(t, []), taken[c])]
+              for c, row in matrix.items()}
     caught = {c: ts for c, ts in caught.items() if ts}
     notes = [f"wheat {w} did not load ({runs[0].detail}): it decides nothing" for w, runs in wheat_runs.items()
              if runs and not loaded[w]]
+    notes += [f"{t} assumes a reading no chaff takes ({' or '.join(assumes[t])}): it is graded against none"
+              for t in valid if chaff_runs and not any(takes(assumes.get(t, []), r) for r in taken.values())]
     if not tests:
         notes.append("no test was collected on the first wheat: the score is 0")
     elif not valid:

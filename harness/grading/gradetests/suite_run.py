@@ -72,7 +72,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.grading.gradetests import unicode_table
+from harness.grading.gradetests import normalise, unicode_table
 from harness.grading.gradetests.cputime import TreeClock, tree_cpu_seconds
 from harness.grading.gradetests.implementations import ROOT, Implementation
 from harness.grading.gradetests.limits import DEFAULT_LIMITS, RUN_CPU_SECONDS, RunLimits  # noqa: F401 - re-exported
@@ -371,7 +371,7 @@ class _Session:
     def __init__(self, run: _Run, student: _Process, skip: list[str]):
         self.run_, self.student, self.skip = run, student, skip
         self.result, self.served, self.limits = run.result, run.served, run.limits
-        self.gate = Gate(public_names(), list(run.implementation.hide))
+        self.gate = Gate(public_names())
         self.current: str | None = None
         self.test_started = 0.0
         self.calls: list[str] = []
@@ -468,14 +468,17 @@ class _Session:
         if why:
             return refused(why)
         self._remember(request)
+        answer = self.gate.answer(request)
+        if answer is not None:
+            return answer
         try:
-            reply = self.gate.clean(self.served.forward(request))
+            reply = self.gate.clean(request, self.served.forward(self.gate.inward(request)))
             if reply[0] == "ok" and isinstance(reply[1], channel.Handle) and reply[1].id not in self.labels:
                 self.labels[reply[1].id] = f"{self.labels.get(request[1], '?')}.{request[2]}" \
                     if request[0] == "getattr" else reply[1].kind
             return reply
-        except CandidateGone as exc:
-            return ["gone", self.gate.scrub(f"{type(exc).__name__}: {exc}")[:500], None]
+        except CandidateGone:
+            return ["gone", normalise.gone(self.gate.label(request)), None]
 
     def _remember(self, request: list) -> None:
         op, target, name, args, kwargs = request

@@ -11,9 +11,11 @@ tokenizer interface; this object answers every reasonable one, as the catalogue'
 grader over a data-only channel (``channel``: msgpack frames, no pickle), and the grader
 relays the request, after its gate (``harness.grading.gradetests.relay``), to the process that
 holds the implementation under test.
-Objects come back as ``Proxy`` objects (a DFA proxy whose ``.trans`` is a numpy array);
-exceptions as ``RemoteError`` subclassing the builtin class the implementation raised (a
-``ValueError`` is caught by ``except ValueError``).
+Every answer comes through the grader's normalisation (``harness.grading.gradetests.normalise``):
+objects as ``Proxy`` objects named by the contract (a DFA proxy whose ``.trans`` is a numpy
+array), numbered by the grader; exceptions as ``RemoteError`` subclassing the builtin class
+the implementation's exception derives from (a ``ValueError`` is caught by ``except
+ValueError``), with a message that names the contract call and that class only.
 
 What a test can see of the implementation is its behaviour: ``__file__`` is the
 constant ``SERVED_FILE``, ``repr`` of a proxy is ``<DFA proxy #3>`` (no round trip),
