@@ -64,8 +64,10 @@ arguments from 16, each 64 bits, little-endian on both architectures here)::
   allow: ret SECCOMP_RET_ALLOW   eperm: ret ERRNO|EPERM   enosys: ret ERRNO|ENOSYS
   kill:  ret SECCOMP_RET_KILL_PROCESS
 
-A linear scan: some 55 instructions a call, jitted by the kernel (a check's run time does
-not move measurably). Jump offsets are 8 bits; ``assemble`` raises past 255.
+A linear scan: 65 instructions on x86-64, of which an allowed call runs 56, jitted by the
+kernel: some 50 ns a system call (``os.getppid()`` from Python, 280 ns without the filter,
+330 ns with it, on a 2-core x86-64 VM). Jump offsets are 8 bits; ``assemble`` raises past
+255.
 
 **Syscall numbers** are tables here, one per ABI: x86-64 from the kernel's
 ``arch/x86/entry/syscalls/syscall_64.tbl``; aarch64 (and every architecture on the generic
