@@ -52,6 +52,14 @@ def _libc_call(function, *args) -> int:
     return ctypes.get_errno() if function(*args) == -1 else 0
 
 
+def _os_call(function, *args) -> int:
+    try:
+        function(*args)
+    except OSError as exc:
+        return exc.errno
+    return 0
+
+
 def in_child(action) -> int:
     """``action()``'s answer (0 or an errno), run in a forked child; a child that died of a
     signal answers minus the signal's number."""
@@ -139,6 +147,8 @@ def attempts(mount_at: str | None = "/tmp", *, on_the_machine: bool = False) -> 
         "personality(ADDR_NO_RANDOMIZE)": lambda: _libc_call(_libc.personality, ctypes.c_ulong(ADDR_NO_RANDOMIZE)),
         "clone3": lambda: _syscall("clone3", 0, 0),
     }
+    if hasattr(os, "unshare"):  # Python 3.12+
+        tries["os.unshare(CLONE_NEWUSER)"] = lambda: _os_call(os.unshare, CLONE_NEWUSER)
     if on_the_machine:
         del tries["ptrace(PTRACE_ATTACH, parent)"]
     elif mount_at is not None:
