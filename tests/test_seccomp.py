@@ -436,3 +436,22 @@ def test_a_spawn_without_the_filters_descriptor_fails_closed(tmp_path):
     plan.release()
     assert plan.pass_fds == () and len(set(os.listdir("/proc/self/fd"))) == len(fds) - 1
     plan.release()  # twice is fine: the descriptor is closed once
+
+
+@confined
+def test_a_filter_the_kernel_refuses_means_no_confinement(monkeypatch):
+    # a load past the end of seccomp_data: the kernel's check of the program refuses it (EINVAL), so bwrap
+    # cannot start the sandbox and every verb refuses (the probe loads the filter, as every spawn does)
+    real = seccomp.build()
+    broken = seccomp.Filter(real.abi, real.denied, struct.pack("=HBBI", LD | W | ABS, 0, 0, 1000) +
+                            struct.pack("=HBBI", RET | K, 0, 0, RET_ALLOW))
+    monkeypatch.setattr(seccomp, "build", lambda machine=None: broken)
+    monkeypatch.setattr(confine, "_WORKS", {})
+    monkeypatch.setattr(confine, "_FAILURES", {})
+    monkeypatch.delenv("CONSTRAIN_HARNESS_BWRAP_WORKS", raising=False)
+    reason = confine.unavailable()
+    assert reason is not None and "cannot build its sandbox here" in reason and "seccomp" in reason, reason
+    line = confine.refusal("check")
+    assert line.startswith("check: refusing to run untrusted code without confinement: ") and "\n" not in line
+    with pytest.raises(confine.ConfinementUnavailable, match="seccomp"):
+        confine.plan(confine.Limits(), [], [], Path("/tmp/h"), "m")
