@@ -75,7 +75,8 @@ API::
 
 Modules: ``channel`` (frames and values), ``server`` (the candidate process),
 ``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
-comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``files``
+comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
+(the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
 (the manifest of the harness's files, verify and restore), ``guard`` (verify and restore
 however a run ends), ``isolated`` (the grader's own processes: nothing of the current
 folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).

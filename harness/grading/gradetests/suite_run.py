@@ -358,10 +358,12 @@ def _spawn(scratch: Path, wall: Path, suite: Path, module: str, limits: confine.
     python = sys.executable  # the venv's interpreter: pytest, numpy, hypothesis are in its site-packages
     try:
         proc = subprocess.Popen(plan.prefix + [python, "-I", "-B", "-c", code], env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(child.fileno(),),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                pass_fds=(child.fileno(), *plan.pass_fds),  # the socket, the seccomp filter
                                 start_new_session=True, preexec_fn=plan.preexec, cwd=str(home))
     finally:
         child.close()
+        plan.release()
     return _Process(proc, parent, plan, home)
 
 
