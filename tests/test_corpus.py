@@ -188,26 +188,23 @@ def test_a_failure_of_the_harness_on_one_entry_is_a_finding_and_the_run_goes_on(
     assert all(r["findings"] == ["harness error: KeyError: 'oops'"] for r in compiled)
 
 
-def test_a_peer_past_its_timeout_is_ended_and_the_row_says_so(monkeypatch):
-    pytest.importorskip("llguidance")
-    import time
-    monkeypatch.setattr(corpus_check, "PEER_TIMEOUT_SECONDS", 0.01)  # less than the child needs to start
-    corpus_check._POOLS.pop("llguidance", None)
-    started = []
-    real_submit = corpus_check.ProcessPoolExecutor.submit
-
-    def spy(pool, *args):
-        future = real_submit(pool, *args)
-        started.extend(p.pid for p in pool._processes.values())
-        return future
-    monkeypatch.setattr(corpus_check.ProcessPoolExecutor, "submit", spy)
-    row = corpus_check._peer_in_child("llguidance", {"type": "integer"}, [(b"1", True)], [True])
-    assert row["reason"].startswith("timeout: more than 0.01 s") and not row["compiled"]
-    assert "llguidance" not in corpus_check._POOLS and started
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and _alive(started[0]):
-        time.sleep(0.05)
-    assert not _alive(started[0]), "the peer's child process was left running"
+@pytest.mark.parametrize("attack, reason", [("sleep", "timeout: no answer within 3 s"),
+                                             ("segv", "crash: the process died (SIGSEGV)")])
+def test_a_peer_that_hangs_or_crashes_is_ended_and_the_row_says_so(monkeypatch, harness_unchanged, attack, reason):
+    from harness.peers import PEERS, isolation
+    monkeypatch.setitem(PEERS, "hostile", ("hostile_peer", "Hostile"))
+    monkeypatch.setattr(isolation, "EXTRA_PATHS", [str(Path(__file__).parent / "peer_fakes")])
+    monkeypatch.setattr(corpus_check, "PEER_TIMEOUT_SECONDS", 3.0)
+    peers = corpus_check._peers({"title": attack}, [{"data": 1, "valid": True}], ["hostile"], None)
+    row = peers["hostile"]
+    assert row["reason"].startswith(reason) and not row["compiled"] and row["version"] == "6.6.6"
+    peer = isolation.isolated_peer("hostile", corpus_check._peer_limits())
+    assert peer.pid is None  # the failed child was ended and not replaced yet
+    later = corpus_check._peers({"type": "integer"}, [], ["hostile"], None)["hostile"]
+    assert later["reason"] == "hostile compiles no schema"  # the run goes on with a fresh child
+    pid = peer.pid
+    isolation.close_all()
+    assert not _alive(pid), "the peer's child process was left running"
 
 
 def _alive(pid: int) -> bool:

@@ -246,3 +246,31 @@ def test_resume_refuses_a_file_something_else_wrote_into(tmp_path):
         f.write('{"event": "result", "test": "test_hand_example", "outcome": "passed"}\n')
     with pytest.raises(ValueError, match="line 3 is not a task record"):
         ResultsFile.open(path, "sweep", {"max_size": 3}, resume=True)
+
+
+def test_a_peer_that_crashes_on_a_string_is_listed_with_that_string_and_the_sweep_goes_on(monkeypatch,
+                                                                                          harness_unchanged):
+    from pathlib import Path
+
+    from harness.peers import PEERS, isolation
+    monkeypatch.setitem(PEERS, "hostile", ("hostile_peer", "Hostile"))
+    monkeypatch.setattr(isolation, "EXTRA_PATHS", [str(Path(__file__).parent / "peer_fakes")])
+    context = sweep_patterns._context({"alphabet": "bom", "string_alphabet": "bom", "max_len": 4,
+                                       "peers": ["hostile"]})
+    crashed = sweep_patterns.check_pattern("(?:b|o|m)*", context)
+    assert crashed.disagreements == []
+    [listed] = crashed.peer_differences
+    assert listed["peer"] == "hostile" and listed["version"] == "6.6.6" and listed["witness"] == repr(b"boom")
+    assert listed["detail"].startswith("crash during accepts: the process died (SIGSEGV)")
+    shorter = sweep_patterns._context({"alphabet": "bom", "string_alphabet": "bom", "max_len": 3,
+                                       "peers": ["hostile"]})
+    after = sweep_patterns.check_pattern("b|m", shorter)  # the same peer answers from a fresh child
+    assert after.peer_differences == [] and after.disagreements == [] and shorter.peers[0] is context.peers[0]
+    pid = context.peers[0].pid
+    isolation.close_all()
+    import os
+    with pytest.raises(ProcessLookupError):
+        for _ in range(100):
+            os.kill(pid, 0)
+            import time
+            time.sleep(0.05)

@@ -89,6 +89,10 @@ class Compiled:
     def viable(self, prefix: bytes) -> bool:
         raise NotImplementedError
 
+    def accepts_all(self, docs: Sequence[bytes]) -> list[bool]:
+        """``accepts`` of each document (an isolated peer asks its child once for all)."""
+        return [bool(self.accepts(d)) for d in docs]
+
     def masker(self, vocab: Sequence[bytes | None], eos_id: int | None) -> Masker:
         raise NotImplementedError
 

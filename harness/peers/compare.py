@@ -35,6 +35,8 @@ import numpy as np
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
 from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_mask
+from harness.peers.findings import Finding, describe, from_failure
+from harness.peers.isolation import PeerFailed
 from harness.peers.ours import Ours
 
 MAX_TOKENS_CLASSIFIED = 16
@@ -44,6 +46,7 @@ SKIP_PEER = "peer refused"
 SKIP_NO_MASKS = "peer has no masks"
 SKIP_NO_SCHEMAS = "peer has no schemas"
 SKIP_PREFIX = "prefix not viable for us"
+SKIP_FAILED = "peer failed on this input before"
 
 
 @dataclasses.dataclass
@@ -81,16 +84,19 @@ class Session:
         self.ours = Ours()
         self._compiled: dict = {}
         self._maskers: dict = {}
+        self._reported: set[int] = set()  # compile failures already reported (one finding each)
 
     def compiled(self, peer: Peer, source):
+        """The peer's compiled ``source``; a refusal or a failure is kept and raised again."""
         return _memo(self._compiled, (peer.name, source), lambda: peer.compile(source))
 
     def masker(self, peer: Peer, case: Case):
         return _memo(self._maskers, (peer.name, case.source, case.vocab, case.eos_id),
                      lambda: self.compiled(peer, case.source).masker(list(case.vocab), case.eos_id))
 
-    def evaluate(self, peer: Peer, case: Case) -> str | list[Disagreement]:
-        """A skip reason, or the (possibly empty) list of disagreements."""
+    def evaluate(self, peer: Peer, case: Case) -> str | Finding | list[Disagreement]:
+        """A skip reason, a finding (the peer crashed, hung, ran past a limit or raised:
+        ``isolation.PeerFailed``), or the (possibly empty) list of disagreements."""
         if case.source.kind == "schema" and not peer.can_schema:
             return SKIP_NO_SCHEMAS
         if case.check == "mask" and not peer.can_mask:
@@ -101,11 +107,27 @@ class Session:
             return SKIP_OURS
         try:
             theirs = self.compiled(peer, case.source)
+        except PeerRefused:
+            return SKIP_PEER
+        except PeerFailed as exc:
+            return self._report(exc, case)
+        try:
             if case.check == "accepts":
                 return self._accepts(peer, ours, theirs, case)
             return self._mask(peer, ours, theirs, case)
         except PeerRefused:
             return SKIP_PEER
+        except PeerFailed as exc:
+            return self._report(exc, case)
+
+    def _report(self, exc: PeerFailed, case: Case) -> Finding | str:
+        """The finding of a failure, once (a cached compile or masker failure is raised
+        again for every case that needs it: those are skipped)."""
+        if id(exc) in self._reported:
+            return SKIP_FAILED
+        self._reported.add(id(exc))
+        witness = case.doc if case.check == "accepts" else case.prefix_bytes()
+        return from_failure(exc, case.source, None if exc.op == "compile" else witness)
 
     def _accepts(self, peer, ours, theirs, case) -> list[Disagreement]:
         a, b = ours.accepts(case.doc), theirs.accepts(case.doc)
@@ -293,9 +315,12 @@ class PeerResult:
     examples: dict[str, Disagreement] = dataclasses.field(default_factory=dict)
     shrunk_examples: dict[str, list[Disagreement]] = dataclasses.field(default_factory=dict)
     shrunk: int = 0
+    findings: list[Finding] = dataclasses.field(default_factory=list)  # crashes, hangs, limits, ...
+    api: str = ""  # the adapter's one line on the engine's API it used
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "checks": self.checks, "agreements": self.agreements,
+        return {"version": self.version, "api": self.api, "checks": self.checks,
+                "agreements": self.agreements, "findings": [f.to_json() for f in self.findings],
                 "skipped": dict(sorted(self.skipped.items())),
                 "disagreements": {c: self.counts.get(c, 0) for c in CLASSES},
                 "shrunk": self.shrunk,
@@ -311,12 +336,16 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
     results = []
     for peer in peers:
         started = time.perf_counter()
-        result = PeerResult(peer.name, peer.version)
+        result = PeerResult(peer.name, peer.version, api=getattr(peer, "api", ""))
         found: dict[str, list[Disagreement]] = defaultdict(list)
         for i, case in enumerate(cases):
             outcome = session.evaluate(peer, case)
             if isinstance(outcome, str):
                 result.skipped[outcome] += 1
+                continue
+            if isinstance(outcome, Finding):
+                result.findings.append(outcome)
+                progress(f"  {peer.name}: finding: {outcome.kind}: {outcome.engine[:160]}")
                 continue
             result.checks += 1
             result.agreements += not outcome
@@ -357,6 +386,10 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
         lines.append(f"| {r.name} | {r.version} | {r.checks} | {r.agreements} | {cells} | {skipped} |")
     for name, reason in sorted(missing.items()):
         lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
+    findings = [f for r in results for f in r.findings]
+    if findings:
+        lines += ["", f"## Findings: {len(findings)} (the engine crashed, hung, ran past a limit or raised)", ""]
+        lines += [f"- {describe(f)}" for f in findings]
     lines += ["", "Classes:", ""] + [f"- `{c}`: {CLASS_HELP[c]}" for c in CLASSES]
     for r in results:
         if not r.examples:
@@ -410,13 +443,14 @@ def dumps(report: dict[str, Any]) -> str:
 
 
 def _memo(cache: dict, key, build):
-    """``cache[key]``, built once; a PeerRefused is cached too and raised again each time."""
+    """``cache[key]``, built once; a PeerRefused or PeerFailed is cached too and raised again
+    each time (a grammar that crashed its peer is not compiled again for every case)."""
     if key not in cache:
         try:
             cache[key] = build()
-        except PeerRefused as exc:
+        except (PeerRefused, PeerFailed) as exc:
             cache[key] = exc
     value = cache[key]
-    if isinstance(value, PeerRefused):
+    if isinstance(value, (PeerRefused, PeerFailed)):
         raise value
     return value

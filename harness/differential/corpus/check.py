@@ -36,21 +36,18 @@ module only drives them):
    each ``allowed(prefix)`` call replays the prefix, so it is an upper bound of the
    incremental cost), and its answers on the same re-serialised instances (a difference
    from ours is listed with the instance and the record's label). Each peer runs in a
-   child process of its own (``peer_row``, data in and out), ended when it takes more than
-   ``PEER_TIMEOUT_SECONDS`` on one schema or dies: a row "timeout" or "crash", and the run
+   child process of its own (``harness.peers.isolation``: ``peer_row``, data in and out, under
+   CPU and memory limits), ended when it takes more than ``PEER_TIMEOUT_SECONDS`` (wall) on
+   one schema or dies: a row "timeout", "crash", "cpu limit" or "memory limit", and the run
    goes on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import multiprocessing
 import re
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FuturesTimeout
-from concurrent.futures.process import BrokenProcessPool
 
 import jsonschema
 import numpy as np
@@ -311,7 +308,7 @@ def _respellable(value) -> bool:
 def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
     from harness.peers import available_peers
 
-    loaded, missing = available_peers(names)
+    loaded, missing = available_peers(names, limits=_peer_limits())
     out = {name: {"available": False, "reason": reason} for name, reason in missing.items()}
     docs = []
     for test in tests:
@@ -325,28 +322,24 @@ def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
     return out
 
 
-_POOLS: dict[str, ProcessPoolExecutor] = {}
-_POOL_LOCK = threading.Lock()
-
-
 def _peer_in_child(name: str, schema, docs: list, ours: list) -> dict:
-    """``peer_row`` in a child process kept per peer, ended (by its own process) when it runs
-    past ``PEER_TIMEOUT_SECONDS`` or dies: a peer that hangs or crashes costs its row only."""
-    with _POOL_LOCK:
-        pool = _POOLS.get(name)
-        if pool is None:
-            pool = _POOLS[name] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        future = pool.submit(peer_row, name, schema, docs, ours)
-        try:
-            return future.result(timeout=PEER_TIMEOUT_SECONDS)
-        except (FuturesTimeout, BrokenProcessPool) as exc:
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
-            del _POOLS[name]
-            what = (f"timeout: more than {PEER_TIMEOUT_SECONDS:g} s (wall)" if isinstance(exc, FuturesTimeout)
-                    else "crash: the peer's process died")
-            return {**_empty_row(), "reason": what}
+    """``peer_row`` in the peer's child process (``harness.peers.isolation``), under its CPU,
+    memory and wall limits (wall: ``PEER_TIMEOUT_SECONDS``): a peer that hangs, crashes or
+    runs past a limit costs its row only, which says so, and the run goes on."""
+    from harness.peers.isolation import PeerFailed, isolated_peer
+
+    try:
+        peer = isolated_peer(name, _peer_limits())
+        return peer.call("harness.differential.corpus.check:peer_row", name, schema, docs, ours)
+    except PeerFailed as exc:
+        what = "timeout" if exc.kind == "hang" else exc.kind
+        return {**_empty_row(), "reason": f"{what}: {exc.detail[:300]}", "failure": exc.kind,
+                "version": exc.version}
+
+
+def _peer_limits():
+    from harness.peers.isolation import DEFAULT_LIMITS
+    return dataclasses.replace(DEFAULT_LIMITS, wall_seconds=PEER_TIMEOUT_SECONDS)
 
 
 def _empty_row() -> dict:

@@ -342,24 +342,44 @@ def _access_strings(trans: np.ndarray) -> list[bytes]:
 
 
 def _peer_differences(pattern: str, compiled_re, context: _Context) -> list[dict]:
+    """Each peer's answers (in its child process: ``harness.peers.isolation``) against the
+    third opinion on the same strings; the first difference is listed with its witness. A
+    peer that crashes, hangs or runs past a limit is listed with what it did."""
+    from harness.peers.isolation import PeerFailed
+
+    strings = [s for s in context.strings if compiled_re.fullmatch(s) is not None] if compiled_re.usable else []
     out = []
     for peer in context.peers:
         try:
             compiled = peer.compile_regex(pattern)
+            theirs = compiled.accepts_all(strings) if strings else []
         except ValueError:
             continue  # outside the peer's subset
-        except Exception as exc:  # a peer's crash is its finding, listed, never ours
-            out.append({"pattern": pattern, "peer": peer.name, "witness": None, "detail": f"crash: {exc!r}"[:200]})
+        except PeerFailed as exc:  # a peer's crash is its finding, listed, never ours
+            if exc.op == "accepts_all":
+                exc = _failing_string(compiled, strings) or exc
+            out.append({"pattern": pattern, "peer": peer.name, "version": exc.version,
+                        "witness": None if exc.op == "compile" else repr(exc.data),
+                        "detail": f"{exc.kind} during {exc.op}: {exc.detail}"[:300]})
             continue
-        for s in context.strings:
+        for s, says in zip(strings, theirs):
             py = compiled_re.fullmatch(s)
-            if py is None:
-                break
-            theirs = compiled.accepts(s)
-            if theirs != py:
-                out.append({"pattern": pattern, "peer": peer.name, "witness": repr(s), "peer_says": theirs, "re": py})
+            if says != py:
+                out.append({"pattern": pattern, "peer": peer.name, "witness": repr(s), "peer_says": says, "re": py})
                 break
     return out
+
+
+def _failing_string(compiled, strings: list[bytes]):
+    """The failure on the first string that fails alone (the batch failed on one of them)."""
+    from harness.peers.isolation import PeerFailed
+
+    for s in strings:
+        try:
+            compiled.accepts(s)
+        except PeerFailed as exc:
+            return exc
+    return None
 
 
 def _accepts(trans: np.ndarray, accept: np.ndarray, data: bytes | None) -> bool | None:
