@@ -35,7 +35,7 @@ import numpy as np
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
 from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_mask
-from harness.peers.findings import Finding, describe, from_failure
+from harness.peers.findings import Finding, describe, from_failure, is_unsupported, refusal_finding
 from harness.peers.isolation import PeerFailed
 from harness.peers.ours import Ours
 
@@ -47,6 +47,7 @@ SKIP_NO_MASKS = "peer has no masks"
 SKIP_NO_SCHEMAS = "peer has no schemas"
 SKIP_PREFIX = "prefix not viable for us"
 SKIP_FAILED = "peer failed on this input before"
+SKIP_UNSUPPORTED = "peer: unsupported"
 
 
 @dataclasses.dataclass
@@ -85,6 +86,7 @@ class Session:
         self._compiled: dict = {}
         self._maskers: dict = {}
         self._reported: set[int] = set()  # compile failures already reported (one finding each)
+        self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
 
     def compiled(self, peer: Peer, source):
         """The peer's compiled ``source``; a refusal or a failure is kept and raised again."""
@@ -107,8 +109,8 @@ class Session:
             return SKIP_OURS
         try:
             theirs = self.compiled(peer, case.source)
-        except PeerRefused:
-            return SKIP_PEER
+        except PeerRefused as exc:
+            return self._refusal(peer, exc, case)
         except PeerFailed as exc:
             return self._report(exc, case)
         try:
@@ -119,6 +121,17 @@ class Session:
             return SKIP_PEER
         except PeerFailed as exc:
             return self._report(exc, case)
+
+    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
+        """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
+        on valid input", once per input) unless its own error calls the construct unsupported."""
+        if is_unsupported(str(exc)):
+            self.unsupported.setdefault((peer.name, case.source), str(exc))
+            return SKIP_UNSUPPORTED
+        if id(exc) in self._reported:
+            return SKIP_FAILED
+        self._reported.add(id(exc))
+        return refusal_finding(peer.name, peer.version, case.source, str(exc), "ours compiles it")
 
     def _report(self, exc: PeerFailed, case: Case) -> Finding | str:
         """The finding of a failure, once (a cached compile or masker failure is raised
@@ -317,10 +330,13 @@ class PeerResult:
     shrunk: int = 0
     findings: list[Finding] = dataclasses.field(default_factory=list)  # crashes, hangs, limits, ...
     api: str = ""  # the adapter's one line on the engine's API it used
+    unsupported: list[tuple[Any, str]] = dataclasses.field(default_factory=list)  # (source, the peer's words)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "api": self.api, "checks": self.checks,
                 "agreements": self.agreements, "findings": [f.to_json() for f in self.findings],
+                "unsupported": [{"kind": src.kind, "input": src.text, "peer_says": why}
+                                for src, why in self.unsupported],
                 "skipped": dict(sorted(self.skipped.items())),
                 "disagreements": {c: self.counts.get(c, 0) for c in CLASSES},
                 "shrunk": self.shrunk,
@@ -360,6 +376,7 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
             result.shrunk += len(shrunk)
             result.shrunk_examples[cls] = shrunk
             result.examples[cls] = min(shrunk, key=lambda d: (d.size(), repr(d.case.to_json())))
+        result.unsupported = [(src, why) for (name, src), why in session.unsupported.items() if name == peer.name]
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
@@ -388,8 +405,15 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
         lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
     findings = [f for r in results for f in r.findings]
     if findings:
-        lines += ["", f"## Findings: {len(findings)} (the engine crashed, hung, ran past a limit or raised)", ""]
+        lines += ["", f"## Findings: {len(findings)}", "",
+                  "The engine crashed, hung, ran past a limit, raised, or refused an input that is valid "
+                  "without calling it unsupported.", ""]
         lines += [f"- {describe(f)}" for f in findings]
+    unsupported = [(r.name, r.version, src, why) for r in results for src, why in r.unsupported]
+    if unsupported:
+        lines += ["", f"## Refused as unsupported, in the engine's own words: {len(unsupported)}", ""]
+        lines += [f"- {name} {version}: {src.kind} `{src.text[:200]}`: {' '.join(why.split())[:300]}"
+                  for name, version, src, why in unsupported]
     lines += ["", "Classes:", ""] + [f"- `{c}`: {CLASS_HELP[c]}" for c in CLASSES]
     for r in results:
         if not r.examples:

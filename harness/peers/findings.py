@@ -18,11 +18,13 @@ apart (``UNSUPPORTED``) so that a release that stopped supporting a construct sh
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from harness.peers.base import Source
 
-__all__ = ["Finding", "describe", "KINDS", "FAILED_ON_VALID", "UNSUPPORTED", "WRONG_ANSWER", "from_failure"]
+__all__ = ["Finding", "describe", "is_unsupported", "refusal_finding", "KINDS", "FAILED_ON_VALID", "UNSUPPORTED",
+           "WRONG_ANSWER", "from_failure"]
 
 FAILED_ON_VALID = "failed on valid input"
 UNSUPPORTED = "unsupported"
@@ -72,3 +74,26 @@ def describe(f: Finding) -> str:
     what = f"{f.source.kind} {f.source.text[:200]!r}"
     on = "" if f.witness is None else f" on {f.witness[:200]!r}"
     return f"{f.peer} {f.version}: {f.kind} during {f.op} of {what}{on}: {f.engine[:300]}"
+
+
+UNSUPPORTED_WORDS = re.compile(
+    r"unsupported|not supported|not yet supported|unimplemented|not implemented|isn't supported"
+    r"|is not allowed in this context|look-?around|backreferences? (are|is) not", re.IGNORECASE)
+"""What an engine's own refusal says when the construct is outside what it supports
+(interegular's ``Unsupported``, llguidance's "Unimplemented keys", outlines-core's
+"Unsupported JSON Schema structure", Rust regex's "look-around ... is not supported"). A
+refusal without such words, of an input that is valid, is a finding."""
+
+
+def is_unsupported(message: str) -> bool:
+    """Return True if and only if the refusal ``message`` says the construct is unsupported."""
+    return UNSUPPORTED_WORDS.search(message) is not None
+
+
+def refusal_finding(peer: str, version: str, source: Source, message: str, valid_because: str) -> Finding | None:
+    """The finding of a refusal of ``source``, which is valid (``valid_because`` says which
+    oracle says so, e.g. "ours compiles it"); None when the engine calls it unsupported."""
+    if is_unsupported(message):
+        return None
+    return Finding(peer, version, FAILED_ON_VALID, source, "compile", f"refused: {' '.join(message.split())[:400]}",
+                   None, {"valid": valid_because})

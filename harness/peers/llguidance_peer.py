@@ -119,7 +119,7 @@ def matcher(tok, grammar_text: str):
     except Exception as exc:
         raise PeerRefused(f"llguidance refused the grammar: {exc}") from exc
     if m.is_error():
-        raise PeerRefused(f"llguidance refused the grammar: {m.get_error().splitlines()[0]}")
+        raise PeerRefused(f"llguidance refused the grammar: {' '.join(m.get_error().split())}")
     return m
 
 

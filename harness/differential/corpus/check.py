@@ -318,8 +318,25 @@ def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
             continue
     ours = [None if ours_dfa is None else ours_dfa.matches(doc) for doc, _valid in docs]
     for peer in loaded:
-        out[peer.name] = _peer_in_child(peer.name, schema, docs, ours)
+        row = out[peer.name] = _peer_in_child(peer.name, schema, docs, ours)
+        if not row["compiled"] and not row.get("failure") and _valid_schema(schema, ours_dfa):
+            from harness.peers.findings import FAILED_ON_VALID, is_unsupported
+            row["failure"] = "unsupported" if is_unsupported(row["reason"]) else FAILED_ON_VALID
     return out
+
+
+def _valid_schema(schema, ours_dfa) -> bool:
+    """Return True if and only if ``schema`` is valid: ours compiled it, or it passes its
+    metaschema (``jsonschema``'s ``check_schema``)."""
+    if ours_dfa is not None:
+        return True
+    if not isinstance(schema, (dict, bool)):
+        return False
+    try:
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType):
+        return False
+    return True
 
 
 def _peer_in_child(name: str, schema, docs: list, ours: list) -> dict:

@@ -70,7 +70,8 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
     for name, p in sorted(result.peers().items()):
         peers.append([name, str(p["compiled"]), str(p["refused"]), str(p["unavailable"]),
                       _ms(p["first_mask"]["p50"]), _ms(p["masks"]["p50"]), _ms(p["masks"]["p75"]),
-                      f"{p['differences']} ({p['schemas_differing']} schemas)"])
+                      f"{p['differences']} ({p['schemas_differing']} schemas)",
+                      ", ".join(f"{k} {n}" for k, n in p["failures"].items()) or "-"])
     slowest = [[r["id"], r["outcome"], f"{r['compile_seconds']:.3f}", str(r["states"])] for r in result.slowest()]
     findings = [[i, f] for i, f in result.findings()[:200]]
     return [("Coverage by source", ["source", "schemas", "compiled", "refused", "crash", "unreadable", "compiled %"],
@@ -82,7 +83,9 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
             ("Completeness (the records' instances, in the seed's reading)", ["verdict", "instances"], complete),
             ("Compile time (CPU s, compiled schemas)", ["", "value"], times),
             ("Peers (same schemas, same instances)", ["peer", "compiled", "refused", "absent", "first mask p50",
-                                                      "mask p50", "mask p75", "differences from ours"], peers),
+                                                      "mask p50", "mask p75", "differences from ours",
+                                                      "failures (crash, hang, limit, failed on valid, unsupported)"],
+             peers),
             ("Slowest schemas", ["schema", "outcome", "CPU s", "states"], slowest),
             ("Findings", ["schema", "finding"], findings)]
 

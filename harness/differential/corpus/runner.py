@@ -86,12 +86,17 @@ class CorpusResult:
         for r in self.records:
             for name, p in r.get("peers", {}).items():
                 row = out.setdefault(name, {"compiled": 0, "refused": 0, "unavailable": 0, "first_mask": [],
-                                            "masks": [], "differences": 0, "schemas_differing": 0, "examples": []})
+                                            "masks": [], "differences": 0, "schemas_differing": 0, "examples": [],
+                                            "failures": Counter(), "failure_examples": []})
                 if not p["available"]:
                     row["unavailable"] += 1
                     row["reason"] = p["reason"]
                     continue
                 row["compiled" if p["compiled"] else "refused"] += 1
+                if p.get("failure"):  # crash, hang, limit, failed on valid input, or unsupported
+                    row["failures"][p["failure"]] += 1
+                    if p["failure"] != "unsupported" and len(row["failure_examples"]) < 5:
+                        row["failure_examples"].append({"id": r["id"], "failure": p["failure"], "reason": p["reason"]})
                 if p["first_mask_seconds"] is not None:
                     row["first_mask"].append(p["first_mask_seconds"])
                 row["masks"] += p["mask_seconds"]
@@ -101,6 +106,7 @@ class CorpusResult:
                     if len(row["examples"]) < 5:
                         row["examples"].append({"id": r["id"], **p["difference"]})
         for row in out.values():
+            row["failures"] = dict(sorted(row["failures"].items()))
             row["first_mask"] = _quantiles(sorted(row["first_mask"]))
             row["masks"] = _quantiles(sorted(row["masks"]))
         return out

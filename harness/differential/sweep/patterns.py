@@ -345,6 +345,7 @@ def _peer_differences(pattern: str, compiled_re, context: _Context) -> list[dict
     """Each peer's answers (in its child process: ``harness.peers.isolation``) against the
     third opinion on the same strings; the first difference is listed with its witness. A
     peer that crashes, hangs or runs past a limit is listed with what it did."""
+    from harness.peers.findings import FAILED_ON_VALID, is_unsupported
     from harness.peers.isolation import PeerFailed
 
     strings = [s for s in context.strings if compiled_re.fullmatch(s) is not None] if compiled_re.usable else []
@@ -353,8 +354,11 @@ def _peer_differences(pattern: str, compiled_re, context: _Context) -> list[dict
         try:
             compiled = peer.compile_regex(pattern)
             theirs = compiled.accepts_all(strings) if strings else []
-        except ValueError:
-            continue  # outside the peer's subset
+        except ValueError as exc:  # ours and re compile it: valid, unless the peer calls it unsupported
+            if not is_unsupported(str(exc)):
+                out.append({"pattern": pattern, "peer": peer.name, "version": peer.version, "witness": None,
+                            "detail": f"{FAILED_ON_VALID}: {' '.join(str(exc).split())}"[:300]})
+            continue
         except PeerFailed as exc:  # a peer's crash is its finding, listed, never ours
             if exc.op == "accepts_all":
                 exc = _failing_string(compiled, strings) or exc
