@@ -290,3 +290,13 @@ def last_key(text: bytes) -> tuple[str, bool] | None:
     except ValueError:
         key = raw.decode("utf-8", errors="replace")
     return key, m.group(2) is not None
+
+
+def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool) -> tuple[str, str]:
+    """(class, reason) for a peer that differs from the judge of an input outside our
+    subset (``given.judge``: ``re`` on the text, or ``jsonschema``). Only leftmost-first can
+    explain a pattern's difference (the judge already reads characters of UTF-8 text);
+    nothing explains a schema's (the judge knows whitespace and open objects)."""
+    if source.kind == "regex" and peer_says == leftmost_first(source.text, doc, text=True) != judge_says:
+        return "leftmost-first", "re.match on str (priority match) gives the peer's answer"
+    return UNEXPLAINED, "the judge contradicts the peer and no known design difference reproduces the peer"

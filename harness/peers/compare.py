@@ -34,8 +34,9 @@ import numpy as np
 
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
-from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_mask
+from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_judged, classify_mask
 from harness.peers.findings import Finding, describe, from_failure, is_unsupported, refusal_finding
+from harness.peers.given import JudgeCompiled, judge
 from harness.peers.isolation import PeerFailed
 from harness.peers.ours import Ours
 
@@ -48,6 +49,7 @@ SKIP_NO_SCHEMAS = "peer has no schemas"
 SKIP_PREFIX = "prefix not viable for us"
 SKIP_FAILED = "peer failed on this input before"
 SKIP_UNSUPPORTED = "peer: unsupported"
+SKIP_NO_JUDGE = "ours and the judges refused"
 
 
 @dataclasses.dataclass
@@ -86,6 +88,7 @@ class Session:
         self._compiled: dict = {}
         self._maskers: dict = {}
         self._reported: set[int] = set()  # compile failures already reported (one finding each)
+        self._judges: dict = {}
         self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
 
     def compiled(self, peer: Peer, source):
@@ -106,7 +109,12 @@ class Session:
         try:
             ours = self.compiled(self.ours, case.source)
         except PeerRefused:
-            return SKIP_OURS
+            if case.origin != "given" or case.check != "accepts":
+                return SKIP_OURS
+            try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
+                ours = _memo(self._judges, case.source, lambda: judge(case.source))
+            except PeerRefused:
+                return SKIP_NO_JUDGE
         try:
             theirs = self.compiled(peer, case.source)
         except PeerRefused as exc:
@@ -146,6 +154,9 @@ class Session:
         a, b = ours.accepts(case.doc), theirs.accepts(case.doc)
         if a == b:
             return []
+        if isinstance(ours, JudgeCompiled):
+            cls, reason = classify_judged(ours.source, case.doc, a, b)
+            return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b)]
         cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
         return [Disagreement(peer.name, cls, reason, case, a, b)]
 
@@ -370,13 +381,13 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
                 found[d.cls].append(d)
             if (i + 1) % 200 == 0:
                 progress(f"  {peer.name}: {i + 1}/{len(cases)} cases")
-        for cls, ds in found.items():
+        result.unsupported = [(src, why) for (name, src), why in session.unsupported.items() if name == peer.name]
+        for cls, ds in found.items():  # shrinking's own candidates are not inputs: their refusals are not listed
             ds.sort(key=lambda d: (d.size(), d.case.to_json().__repr__()))
             shrunk = [shrink(session, peer, d) for d in ds[:shrink_limit]]
             result.shrunk += len(shrunk)
             result.shrunk_examples[cls] = shrunk
             result.examples[cls] = min(shrunk, key=lambda d: (d.size(), repr(d.case.to_json())))
-        result.unsupported = [(src, why) for (name, src), why in session.unsupported.items() if name == peer.name]
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
