@@ -41,8 +41,11 @@ def _show(d: dict) -> str:
 
 
 def _show_peer(d: dict) -> str:
-    said = f"peer {d['peer_says']}, re {d['re']}" if "peer_says" in d else d.get("detail", "")
-    return f"peer {d['peer']} differs (not a failure of ours): {d['pattern']!r} on {d['witness']}: {said}"
+    judge = "re" if "re" in d else "jsonschema"
+    said = f"peer {d['peer_says']}, {judge} {d[judge]}" if "peer_says" in d else d.get("detail", "")
+    subject = d.get("pattern", d.get("schema"))
+    version = f" {d['version']}" if d.get("version") else ""
+    return f"peer {d['peer']}{version} differs (not a failure of ours): {subject!r} on {d['witness']}: {said}"
 
 
 def headline(result: SweepResult) -> str:
