@@ -69,7 +69,10 @@ def test_sources_are_the_folders_and_file_prefixes(result):
 
 
 def test_soundness_and_completeness_in_the_seeds_reading(result):
-    assert result.ok, result.findings()
+    assert result.findings() == []
+    # the collection holds one file that is not JSON: the run fails for it, and says why
+    [problem] = result.problems()
+    assert problem.startswith("1 input(s) could not be read (github/not_json.json: not JSON") and not result.ok
     sound = result.soundness()
     assert sound["walks"] == 12 * len(COMPILED) and sound["unsound walks"] == 0
     counts = result.instances()
@@ -124,11 +127,14 @@ def test_reports_json_markdown_html(tmp_path):
     paths = {fmt: tmp_path / f"c.{fmt}" for fmt in ("json", "md", "html")}
     code, out, err = _main("corpus", str(CORPUS), "--walks", "3", "--json", str(paths["json"]), "--md",
                            str(paths["md"]), "--html", str(paths["html"]))
-    assert code == 0, out + err
+    assert code == 1, out + err  # github/not_json.json could not be read: said first
+    assert out.startswith("corpus: FAILED: 1 input(s) could not be read (github/not_json.json: not JSON")
     doc = json.loads(paths["json"].read_text())
     assert doc["verb"] == "corpus" and doc["summary"]["coverage"]["kubernetes"] == {"compiled": 3, "refused": 2}
     assert doc["summary"]["refusal_reasons"][0][1] == 1
+    assert doc["summary"]["unreadable"][0]["id"] == "github/not_json.json"
     md = paths["md"].read_text()
+    assert "**FAILED: 1 input(s) could not be read" in md
     assert "### Refusal reasons (ranked)" in md and "| github | 20 | 10 | 9 | 0 | 1 | 50.0% |" in md
     page = paths["html"].read_text()
     assert "<svg" in page and "<title>github: 10 compiled</title>" in page

@@ -34,11 +34,20 @@ import numpy as np
 
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
-from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_judged, classify_mask
-from harness.peers.findings import Finding, describe, from_failure, is_unsupported, refusal_finding
+from harness.peers.classify import (
+    CLASS_HELP,
+    CLASSES,
+    UNEXPLAINED,
+    classify_accepts,
+    classify_judged,
+    classify_mask,
+    fullmatch_bytes,
+)
+from harness.peers.findings import WRONG_ANSWER, Finding, describe, from_failure, is_unsupported, refusal_finding
 from harness.peers.given import JudgeCompiled, judge
 from harness.peers.isolation import PeerFailed
 from harness.peers.ours import Ours
+from harness.peers.reproduce import reproducer
 
 MAX_TOKENS_CLASSIFIED = 16
 SHRINK_BUDGET = 150
@@ -63,6 +72,7 @@ class Disagreement:
     token: int | None = None     # mask cases: the lowest disputed token of this class
     tokens: int = 1              # mask cases: how many disputed tokens have this class
     original_size: int | None = None  # before shrinking
+    judge: str = "ours"  # who answered in our place: ours, or an independent judge outside our subset
 
     def size(self) -> int:
         return self.case.size()
@@ -156,7 +166,7 @@ class Session:
             return []
         if isinstance(ours, JudgeCompiled):
             cls, reason = classify_judged(ours.source, case.doc, a, b)
-            return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b)]
+            return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b, judge=ours.name)]
         cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
         return [Disagreement(peer.name, cls, reason, case, a, b)]
 
@@ -343,9 +353,15 @@ class PeerResult:
     api: str = ""  # the adapter's one line on the engine's API it used
     unsupported: list[tuple[Any, str]] = dataclasses.field(default_factory=list)  # (source, the peer's words)
 
+    def all_findings(self) -> list[Finding]:
+        """The failures, then each distinct shrunk unexplained disagreement as a wrong answer."""
+        shown = self.examples.get(UNEXPLAINED)
+        wrong = ([shown] if shown is not None else []) + _distinct(self.shrunk_examples.get(UNEXPLAINED, []), shown)
+        return self.findings + [wrong_answer(d, self.version) for d in wrong]
+
     def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "api": self.api, "checks": self.checks,
-                "agreements": self.agreements, "findings": [f.to_json() for f in self.findings],
+        return {"version": self.version, "api": self.api, "checks": self.checks, "agreements": self.agreements,
+                "findings": [{**f.to_json(), "reproducer": reproducer(f)} for f in self.all_findings()],
                 "unsupported": [{"kind": src.kind, "input": src.text, "peer_says": why}
                                 for src, why in self.unsupported],
                 "skipped": dict(sorted(self.skipped.items())),
@@ -384,7 +400,7 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         result.unsupported = [(src, why) for (name, src), why in session.unsupported.items() if name == peer.name]
         for cls, ds in found.items():  # shrinking's own candidates are not inputs: their refusals are not listed
             ds.sort(key=lambda d: (d.size(), d.case.to_json().__repr__()))
-            shrunk = [shrink(session, peer, d) for d in ds[:shrink_limit]]
+            shrunk = [shrink(session, peer, d) for d in _to_shrink(ds, shrink_limit, cls)]
             result.shrunk += len(shrunk)
             result.shrunk_examples[cls] = shrunk
             result.examples[cls] = min(shrunk, key=lambda d: (d.size(), repr(d.case.to_json())))
@@ -392,6 +408,24 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
     return results
+
+
+MAX_SOURCES_SHOWN = 20
+"""Unexplained disagreements: the smallest of each given input is shrunk, up to this many inputs."""
+
+
+def _to_shrink(ds: list[Disagreement], limit: int, cls: str) -> list[Disagreement]:
+    """The ``limit`` smallest; for unexplained disagreements of given inputs, also the
+    smallest of each input (up to ``MAX_SOURCES_SHOWN``), so every input handed in that shows
+    a finding gets its reproducer."""
+    chosen = ds[:limit]
+    if cls == UNEXPLAINED:
+        sources = {d.case.source for d in chosen}
+        for d in ds:
+            if d.case.origin == "given" and d.case.source not in sources and len(sources) < MAX_SOURCES_SHOWN:
+                sources.add(d.case.source)
+                chosen.append(d)
+    return chosen
 
 
 def report_json(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
@@ -414,12 +448,14 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
         lines.append(f"| {r.name} | {r.version} | {r.checks} | {r.agreements} | {cells} | {skipped} |")
     for name, reason in sorted(missing.items()):
         lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
-    findings = [f for r in results for f in r.findings]
+    findings = [f for r in results for f in r.all_findings()]
     if findings:
-        lines += ["", f"## Findings: {len(findings)}", "",
-                  "The engine crashed, hung, ran past a limit, raised, or refused an input that is valid "
-                  "without calling it unsupported.", ""]
-        lines += [f"- {describe(f)}" for f in findings]
+        lines += ["", f"## Findings: {len(findings)}, each with its reproducer", "",
+                  "The engine crashed, hung, ran past a limit, raised, refused an input that is valid "
+                  "without calling it unsupported, or gave an answer the oracles contradict and no known "
+                  "design difference explains (the smallest shrunk examples).", ""]
+        for f in findings:
+            lines += [f"- {describe(f)}", "", "```", reproducer(f), "```", ""]
     unsupported = [(r.name, r.version, src, why) for r in results for src, why in r.unsupported]
     if unsupported:
         lines += ["", f"## Refused as unsupported, in the engine's own words: {len(unsupported)}", ""]
@@ -439,6 +475,35 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
             lines += ["", "Other unexplained disagreements (shrunk): findings to look at.", ""]
             lines += [f"- {_describe(d)}" for d in others]
     return "\n".join(lines) + "\n"
+
+
+def wrong_answer(d: Disagreement, version: str) -> Finding:
+    """An unexplained disagreement as a finding: what the oracles say and what the engine did."""
+    c = d.case
+    if c.check == "accepts":
+        witness, op = c.doc, "accepts"
+        engine = "accepts" if d.theirs else "rejects"
+    else:
+        tok = c.vocab[d.token]
+        witness, op = c.prefix_bytes() + (tok or b""), "mask"
+        engine = (f"{'allows' if d.theirs else 'refuses'} token {d.token} ({tok!r}) after {c.prefix_bytes()!r} "
+                  f"over a vocabulary of {len(c.vocab)} (EOS {c.eos_id})")
+    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+
+
+def _oracles(d: Disagreement) -> dict[str, Any]:
+    """What the independent oracles say of the disagreement's document (accepts cases)."""
+    c = d.case
+    if c.check != "accepts":
+        return {"ours": d.ours}
+    if d.judge != "ours":
+        return {d.judge: d.ours}
+    if c.source.kind == "regex":
+        return {"ours": d.ours, "re.fullmatch on bytes": fullmatch_bytes(c.source.text, c.doc)}
+    try:
+        return {"ours": d.ours, "jsonschema": judge(c.source).accepts(c.doc)}
+    except PeerRefused:  # pragma: no cover - ours compiles only valid schemas
+        return {"ours": d.ours}
 
 
 def _distinct(ds: list[Disagreement], shown) -> list[Disagreement]:

@@ -381,6 +381,7 @@ def peer_row(name: str, schema, docs: list, ours: list) -> dict:
         row["reason"] = "not an object schema"
         return row
     peer = load_peer(name)
+    row["version"] = peer.version
     vocab, eos_id = _vocabulary()
     start = time.perf_counter()
     try:
@@ -392,8 +393,8 @@ def peer_row(name: str, schema, docs: list, ours: list) -> dict:
     except ValueError as exc:
         row["reason"] = " ".join(str(exc).split())[:160]
         return row
-    except Exception as exc:  # a peer's crash is listed as its outcome, never ours
-        row["reason"] = f"crash: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+    except Exception as exc:  # a peer's exception is listed as its outcome, never ours
+        row.update(reason=f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}", failure="raised")
         return row
     row["compiled"] = True
     valid_docs = [doc for doc, valid in docs if valid]
