@@ -140,11 +140,16 @@ class _Child:
     """One running child process and its pipes (a child serves one peer)."""
 
     def __init__(self, limits: Limits, python: str | None):
-        from harness.sandbox.isolated import command, environment
+        from harness.sandbox.isolated import BOOT, PACKAGE_ROOT, command, environment
 
+        args = ("harness.peers.isolation", str(limits.cpu_seconds), str(limits.memory_bytes))
+        if python is None:
+            argv = command(*args)
+        else:  # another interpreter (a venv holding another release of the engine): this harness, by path
+            argv = [python, "-s", "-B", "-X", "faulthandler", "-c", BOOT, str(PACKAGE_ROOT), *args]
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            command("harness.peers.isolation", str(limits.cpu_seconds), str(limits.memory_bytes), python=python),
+            argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=environment(),
             start_new_session=True)
         self.buffer = b""

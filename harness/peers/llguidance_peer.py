@@ -34,6 +34,7 @@ from harness.peers.base import (
     bits_to_mask,
     check_prefix,
     check_vocab,
+    package_version,
 )
 
 
@@ -168,7 +169,14 @@ class Llguidance(Peer):
     notes = "LLMatcher over 256 byte tokens for accepts; over the vocabulary for masks"
 
     def __init__(self):
-        self.version = _import().__version__
+        module = _import()
+        self.version = package_version("llguidance", module)  # 0.7 releases have no __version__
+        missing = [name for name in ("LLMatcher", "grammar_from", "LLTokenizer", "TokenizerWrapper")
+                   if not hasattr(module, name)]
+        if missing:
+            raise PeerUnavailable("llguidance", f"release {self.version} lacks {', '.join(missing)} "
+                                                "(the adapter needs LLMatcher: 0.7 or newer)")
+        self.api = "llguidance:LLMatcher, grammar_from, LLTokenizer(TokenizerWrapper)"
 
     def compile_regex(self, pattern: str) -> LlguidanceCompiled:
         return LlguidanceCompiled(Source.regex(pattern))
