@@ -1,9 +1,12 @@
 """Known design differences between our pipeline and the peers, as predicates.
 
 A disagreement is explained only when an independent oracle reproduces the peer's
-answer under the peer's documented design, and reproduces ours under ours. Each
-predicate returns a reason (a sentence) or None; the first that answers names the
-class. What no predicate explains is ``unexplained``: a finding to look at.
+answer under the peer's documented design, and reproduces ours under ours. Each class is
+one named predicate (``unicode_vs_bytes``, ``leftmost_first_explain``, ``whitespace``,
+``extra_keys_explain``, ``empty_token``, ``canonical_tokens``, ``eos_when_stuck``; their
+docstrings say what each must not excuse, and ``tests/test_peers_explanations.py`` holds a
+known-wrong engine answer for each) returning ``(class, reason)`` or None; the first that
+answers names the class. What no predicate explains is ``unexplained``: a finding to look at.
 
 Classes (``CLASSES``, in the order tried):
 
@@ -187,11 +190,76 @@ def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: 
     as_bytes = fullmatch_bytes(pattern, doc)
     if ours_says != as_bytes:
         return None  # our answer differs from re on bytes: that is our bug, not a design
+    return unicode_vs_bytes(pattern, doc, peer_says, as_bytes) or leftmost_first_explain(pattern, doc, peer_says,
+                                                                                         as_bytes)
+
+
+def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
+    if not peer_says or ours_says:
+        return None
+    return whitespace(ours, doc) or extra_keys_explain(ours, doc)
+
+
+# -- the explanations, one named predicate each ----------------------------------------
+# Each returns (class, reason) when the peer's answer is its documented design, else None.
+# Each has a test (tests/test_peers_explanations.py) holding a known-wrong answer it must
+# not excuse.
+
+def jsonschema_accepts(source, doc: bytes) -> bool:
+    """Return True if and only if ``doc`` is JSON valid under the schema for ``jsonschema``."""
+    from harness.peers.given import judge
+    try:
+        return judge(source).accepts(doc)
+    except ValueError:
+        return False
+
+
+def whitespace(ours, doc: bytes):
+    """The peer accepts JSON with whitespace between tokens: explained if and only if the
+    document is valid for ``jsonschema`` and without that whitespace it is ours. E.g.
+    ``{"a": 1}``. Not: ``{"a":"x y"}`` for ``{"enum": [{"a": "xy"}]}`` (inside a string
+    whitespace is content)."""
+    stripped = strip_json_whitespace(doc)
+    if stripped != doc and ours.accepts(stripped) and jsonschema_accepts(ours.source, doc):
+        return "whitespace", "the same document without whitespace between tokens is ours"
+    return None
+
+
+def extra_keys_explain(ours, doc: bytes):
+    """The peer accepts an object with keys beyond ``properties``: explained if and only if
+    ``jsonschema`` says the document is valid (JSON Schema's objects are open unless
+    ``additionalProperties: false``) and without those keys it is ours. Not: an extra key
+    where the schema says ``additionalProperties: false``."""
+    schema = ours.source.as_schema()
+    keys = extra_keys(schema, doc)
+    if not keys or not jsonschema_accepts(ours.source, doc):
+        return None
+    try:
+        value = json.loads(doc)
+    except ValueError:
+        return None
+    trimmed = json.dumps(_drop_extra_keys(schema, value), separators=(",", ":"), ensure_ascii=False)
+    if ours.accepts(trimmed.encode()):
+        return "extra-keys", f"keys {keys} are not in properties; without them the document is ours"
+    return None
+
+
+def unicode_vs_bytes(pattern: str, doc: bytes, peer_says: bool, as_bytes: bool):
+    """Explained if and only if ``re`` on the UTF-8 text gives the peer's answer and ``re``
+    on bytes ours (and the two differ). E.g. ``.`` on ``b"\\xc3\\xa9"``. Not: a peer that
+    accepts ``b"\\xff"`` for ``.`` (no text is that byte)."""
     as_text = fullmatch_text(pattern, doc)
     if peer_says == as_text != as_bytes:
         if _utf8(doc) is None:
             return "unicode-vs-bytes", "not well-formed UTF-8: the peer matches characters, so no text matches"
         return "unicode-vs-bytes", "re on str (characters) gives the peer's answer, re on bytes ours"
+    return None
+
+
+def leftmost_first_explain(pattern: str, doc: bytes, peer_says: bool, as_bytes: bool):
+    """Explained if and only if the priority match (``re.match``, on bytes or text) ends at
+    the end exactly when the peer accepts. E.g. ``a|ab`` refusing ``ab``. Not: ``ab|a``
+    refusing ``ab`` (the priority match takes ``ab``)."""
     for text in (False, True):
         lf = leftmost_first(pattern, doc, text=text)
         if peer_says == lf != as_bytes:
@@ -200,44 +268,52 @@ def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: 
     return None
 
 
-def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
-    if not peer_says or ours_says:
-        return None
-    stripped = strip_json_whitespace(doc)
-    if stripped != doc and ours.accepts(stripped):
-        return "whitespace", "the same document without whitespace between tokens is ours"
-    schema = ours.source.as_schema()
-    keys = extra_keys(schema, doc)
-    if keys:
-        try:
-            value = json.loads(doc)
-        except ValueError:
-            value = None
-        if value is not None:
-            trimmed = json.dumps(_drop_extra_keys(schema, value), separators=(",", ":"), ensure_ascii=False)
-            if ours.accepts(trimmed.encode()):
-                return "extra-keys", f"keys {keys} are not in properties; without them the document is ours"
+def empty_token(tok):
+    """Explained if and only if the token has no bytes (we never allow it; a peer may)."""
+    return ("empty-token", "the token has no bytes: we never allow it") if tok == b"" else None
+
+
+def canonical_tokens(peer, text: bytes):
+    """The peer's mask refuses a token ours allows: explained if and only if the peer's own
+    byte walk goes on after the prefix and token's bytes (its mask keeps only canonical
+    tokenizations). Not: a refusal where the peer's own walk stops too (a language bug)."""
+    if peer.viable(text):
+        return "canonical-tokens", "the peer's own byte walk goes on after these bytes, its mask refuses the token"
+    return None
+
+
+def eos_when_stuck(ours, peer, prefix_bytes: bytes, peer_only_eos: bool, ours_stuck: bool):
+    """The peer's mask is EOS alone on an incomplete text: explained if and only if no token
+    of the vocabulary can continue (ours allows no token either) and neither side calls the
+    text complete. Not: EOS alone where ours allows a token (the peer dropped a continuation)."""
+    if peer_only_eos and ours_stuck and not peer.accepts(prefix_bytes) and not ours.accepts(prefix_bytes):
+        return "eos-when-stuck", "no token can continue and the text is not complete: the peer allows EOS"
     return None
 
 
 def classify_mask(ours, peer, vocab, prefix_bytes: bytes, token: int, eos_id,
-                  ours_says: bool, peer_says: bool, peer_only_eos: bool = False) -> tuple[str, str]:
+                  ours_says: bool, peer_says: bool, peer_only_eos: bool = False,
+                  ours_stuck: bool = False) -> tuple[str, str]:
     """(class, reason) for a token on which the two masks after a prefix differ;
-    ``peer_only_eos``: the peer's mask after the prefix allows EOS and nothing else."""
+    ``peer_only_eos``: the peer's mask after the prefix allows EOS and nothing else;
+    ``ours_stuck``: ours allows no token but (maybe) EOS there."""
     tok = vocab[token]
-    if token == eos_id and peer_only_eos and not peer.accepts(prefix_bytes) and not ours.accepts(prefix_bytes):
-        return "eos-when-stuck", "no token can continue and the text is not complete: the peer allows EOS"
     if token == eos_id:
+        found = eos_when_stuck(ours, peer, prefix_bytes, peer_only_eos, ours_stuck)
+        if found:
+            return found
         cls, reason = classify_accepts(ours, peer, prefix_bytes, ours_says, peer_says)
         return cls, f"EOS: {reason}"
-    if tok == b"":
-        return "empty-token", "the token has no bytes: we never allow it"
+    found = empty_token(tok)
+    if found:
+        return found
     if tok is None:
         return UNEXPLAINED, "a special token"
     text = prefix_bytes + tok
     if ours_says and not peer_says:
-        if peer.viable(text):
-            return "canonical-tokens", "the peer's own byte walk goes on after these bytes, its mask refuses the token"
+        found = canonical_tokens(peer, text)
+        if found:
+            return found
         completion = ours.shortest_completion(text)
         doc = text + (completion or b"")
         if not peer.accepts(doc):
@@ -261,6 +337,8 @@ def _peer_viable_reason(ours, text: bytes):
     if stripped != text and ours.viable(stripped):
         return "whitespace", "the same prefix without whitespace between tokens is viable for us"
     schema = ours.source.as_schema()
+    if _closes_objects(schema):
+        return None  # additionalProperties: false somewhere: an extra key may be a real bug, never excused
     keys = extra_keys(schema, text)
     if keys:
         return "extra-keys", f"keys {keys} are not in properties"
@@ -271,6 +349,15 @@ def _peer_viable_reason(ours, text: bytes):
         if (key not in names) if closed else not any(name.startswith(key) for name in names):
             return "extra-keys", f"the key being written ({key!r}) is not (a prefix of) a name in properties"
     return None
+
+
+def _closes_objects(schema) -> bool:
+    """Return True if and only if some object of ``schema`` says ``additionalProperties: false``."""
+    if isinstance(schema, dict):
+        return schema.get("additionalProperties") is False or any(_closes_objects(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_closes_objects(v) for v in schema)
+    return False
 
 
 _LAST_KEY = re.compile(rb'[{,]\s*"((?:[^"\\]|\\.)*\\?)(")?\s*$')  # a trailing lone \ too

@@ -180,9 +180,10 @@ class Session:
         by_class: dict[str, Disagreement] = {}
         prefix = case.prefix_bytes()
         only_eos = case.eos_id is not None and bool(b[case.eos_id]) and int(b.sum()) == 1
+        ours_stuck = int(a.sum()) - (bool(a[case.eos_id]) if case.eos_id is not None else 0) == 0
         for t in differ.tolist():
             cls, reason = classify_mask(ours, theirs, case.vocab, prefix, t, case.eos_id, bool(a[t]), bool(b[t]),
-                                        peer_only_eos=only_eos)
+                                        peer_only_eos=only_eos, ours_stuck=ours_stuck)
             if cls in by_class:
                 by_class[cls].tokens += 1
             else:
