@@ -107,9 +107,10 @@ def run(args, stdout, stderr) -> int:
     progress(f"comparing {len(cases)} cases with {', '.join(p.name for p in peers)}")
     results = compare(peers, cases, shrink_limit=args.shrink_limit, progress=progress)
 
-    meta = {"cases": len(cases), "fixed": len(fixed), "generated": len(generated), "seed": args.seed,
-            "regexes": args.regexes, "schemas": args.schemas, "given_patterns": patterns,
-            "given_schemas": len(schemas)}
+    given = bool(patterns or schemas)
+    meta = {"cases": len(cases), "fixed": 0 if given else len(fixed), "generated": len(generated),
+            "given": len(fixed) if given else 0, "seed": args.seed, "regexes": args.regexes, "schemas": args.schemas,
+            "given_patterns": patterns, "given_schemas": len(schemas)}
     compared = to_report(results, missing, meta)
     if not args.md:
         stdout.write(report_markdown(results, missing, meta))

@@ -439,7 +439,8 @@ def report_json(results: list[PeerResult], missing: dict[str, str], meta: dict[s
 def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> str:
     lines = ["# Peer comparison", "",
              f"Cases: {meta.get('cases')} ({meta.get('fixed')} fixed, {meta.get('generated')} generated, "
-             f"seed {meta.get('seed')}). Counts are disagreements before shrinking; each example is the "
+             f"{meta.get('given', 0)} from the given inputs, seed {meta.get('seed')}). Counts are disagreements "
+             "before shrinking; each example is the "
              "smallest shrunk case of its class.", ""]
     header = "| peer | version | checks | agree | " + " | ".join(CLASSES) + " | skipped |"
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
