@@ -137,9 +137,26 @@ def test_key_order_in_the_schema_sweep_excuses_order_and_closed_objects_only():
 
 
 def test_every_class_but_unexplained_has_its_predicate():
-    from harness.peers.classify import CLASSES
-    names = {"empty-token": empty_token, "unicode-vs-bytes": unicode_vs_bytes, "leftmost-first": leftmost_first_explain,
+    from harness.peers.classify import CLASSES, key_order
+    names = {"key-order": key_order, "empty-token": empty_token, "unicode-vs-bytes": unicode_vs_bytes,
+             "leftmost-first": leftmost_first_explain,
              "whitespace": whitespace, "extra-keys": extra_keys_explain, "canonical-tokens": canonical_tokens,
              "eos-when-stuck": eos_when_stuck}
     assert set(CLASSES) - {UNEXPLAINED} == set(names)
     assert all(f.__doc__ and "Not:" in f.__doc__ or f is empty_token for f in names.values())
+
+
+def test_outside_our_subset_layout_order_and_open_objects_are_excused_and_nothing_else():
+    from harness.peers.classify import classify_judged, judged_extra_keys, judged_whitespace, key_order
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string", "pattern": "^x"}}}
+    source = Source.schema(schema)
+    strict = _Says(source, accepts=[b'{"a":1,"b":"x"}', b'{"a":1}'])  # compact, declared order, closed
+    assert judged_whitespace(strict, b'{\n  "a": 1,\n  "b": "x"\n}')[0] == "whitespace"
+    assert key_order(strict, schema, b'{"b":"x","a":1}')[0] == "key-order"
+    assert judged_extra_keys(strict, schema, b'{"a":1,"zz":0}')[0] == "extra-keys"
+    # known-wrong: the value already compact, in order, with declared keys only: never excused
+    assert judged_whitespace(strict, b'{"a":2}') is None and key_order(strict, schema, b'{"a":2}') is None
+    assert judged_extra_keys(strict, schema, b'{"a":2}') is None
+    assert classify_judged(source, b'{"a":2}', True, False, strict)[0] == UNEXPLAINED
+    # a pattern: only leftmost-first, never the bytes/characters difference (the judge reads text)
+    assert classify_judged(Source.regex("(?=a)ab|a"), b"ab", True, False)[0] == UNEXPLAINED

@@ -144,3 +144,28 @@ def test_masks_along_token_walks_over_cl100k_where_ours_compiles():
     masker = Ours().compile_regex("[a-z ]+(, [a-z]+)*").masker(vocab, eos)
     for c in cases:  # every prefix is a walk of our own allowed tokens, never EOS
         assert all(masker.allowed(c.prefix[:i])[t] and t != eos for i, t in enumerate(c.prefix))
+
+
+def test_instances_beyond_our_subset_land_on_both_sides_and_are_seeded():
+    import jsonschema
+
+    from harness.peers.instances import schema_instances
+    schema = {"type": "object", "required": ["n", "code"],
+              "properties": {"mail": {"type": "string", "format": "email"},
+                             "n": {"type": "integer", "minimum": 3, "exclusiveMaximum": 10},
+                             "code": {"type": "string", "pattern": "^[A-Z]{2}[0-9]+$"}},
+              "patternProperties": {"^x-": {"type": "boolean"}}}
+    values = schema_instances(schema, seed=1, count=8)
+    assert values == schema_instances(schema, seed=1, count=8)
+    cls = jsonschema.Draft202012Validator
+    valid = [v for v in values if cls(schema, format_checker=cls.FORMAT_CHECKER).is_valid(v)]
+    assert 3 <= len(valid) < len(values)  # valid ones, and invalid ones from the mutations
+    docs = [c.doc for c in given_cases([], [schema], seed=1, masks=False)]
+    assert any(b"\n  " in d for d in docs)  # pretty JSON beside the compact
+
+
+def test_the_schema_judge_reads_dollar_as_json_schema_does():
+    from harness.peers.given import ecma_dollar
+    assert ecma_dollar("^[a-z]+$") == "^[a-z]+\\Z" and ecma_dollar("a\\$[$]") == "a\\$[$]"
+    j = judge(Source.schema({"type": "string", "pattern": "^[a-z]+$"}))
+    assert j.accepts(b'"ab"') and not j.accepts(b'"ab\\n"')  # Python's re.search alone would accept it

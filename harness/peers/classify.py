@@ -26,6 +26,8 @@ Classes (``CLASSES``, in the order tried):
   whitespace outside strings gives a document we accept.
 - ``extra-keys``: the peer's JSON objects allow keys beyond ``properties`` (JSON
   Schema's default ``additionalProperties: true``); our subset's objects are closed.
+- ``key-order``: outside our subset (judged by ``jsonschema``), the peer rejects an object
+  whose keys are out of the declared ``properties`` order and accepts it in that order.
 - ``canonical-tokens``: the peer's mask refuses a token although the text after it
   is still viable for the peer itself (its byte-level walk goes on): it allows
   only tokens of a canonical tokenization.
@@ -43,7 +45,7 @@ import re
 
 import regex
 
-CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys",
+CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys", "key-order",
            "canonical-tokens", "eos-when-stuck", "unexplained")
 UNEXPLAINED = "unexplained"
 CLASS_HELP = {
@@ -52,6 +54,7 @@ CLASS_HELP = {
     "leftmost-first": "the peer keeps backtracking priority: an earlier alternative cuts off a longer one",
     "whitespace": "the peer's JSON allows whitespace between tokens, our compact JSON does not",
     "extra-keys": "the peer's objects allow keys beyond properties, ours are closed",
+    "key-order": "the peer's objects keep the declared property order (outside our subset, judged by jsonschema)",
     "canonical-tokens": "the peer's mask refuses a token whose bytes its own language still continues with",
     "eos-when-stuck": "no token can continue, so the peer offers EOS on an incomplete text",
     "unexplained": "no known design difference reproduces the peer's answer: a finding",
@@ -379,11 +382,83 @@ def last_key(text: bytes) -> tuple[str, bool] | None:
     return key, m.group(2) is not None
 
 
-def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool) -> tuple[str, str]:
+def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool, peer=None) -> tuple[str, str]:
     """(class, reason) for a peer that differs from the judge of an input outside our
-    subset (``given.judge``: ``re`` on the text, or ``jsonschema``). Only leftmost-first can
-    explain a pattern's difference (the judge already reads characters of UTF-8 text);
-    nothing explains a schema's (the judge knows whitespace and open objects)."""
-    if source.kind == "regex" and peer_says == leftmost_first(source.text, doc, text=True) != judge_says:
-        return "leftmost-first", "re.match on str (priority match) gives the peer's answer"
+    subset (``given.judge``: ``re`` on the text, or ``jsonschema``). A pattern: only
+    leftmost-first can explain it (the judge already reads characters of UTF-8 text). A
+    schema: only the peer's layout and key order (``judged_whitespace``, ``key_order``: the
+    judge accepts, and the peer accepts the same value compact or in the declared order)."""
+    if source.kind == "regex":
+        if peer_says == leftmost_first(source.text, doc, text=True) != judge_says:
+            return "leftmost-first", "re.match on str (priority match) gives the peer's answer"
+    elif peer is not None and judge_says and not peer_says:
+        schema = source.as_schema()
+        found = judged_whitespace(peer, doc) or key_order(peer, schema, doc) or judged_extra_keys(peer, schema, doc)
+        if found:
+            return found
     return UNEXPLAINED, "the judge contradicts the peer and no known design difference reproduces the peer"
+
+
+def _value(doc: bytes):
+    try:
+        return json.loads(doc.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
+def judged_whitespace(peer, doc: bytes):
+    """The peer rejects valid JSON laid out with whitespace: explained if and only if it
+    accepts the same value compact with the same key order. Not: a rejection of the compact
+    form itself."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    if compact != doc and peer.accepts(compact):
+        return "whitespace", "the peer accepts the same value compact: its layout is narrower than JSON's"
+    return None
+
+
+def key_order(peer, schema, doc: bytes):
+    """The peer rejects a valid object whose keys are out of the declared order: explained if
+    and only if it accepts the same value, compact, with every object's keys in the declared
+    ``properties`` order (undeclared keys after them). Not: a rejection of a value already in
+    the declared order."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    ordered = _declared_order(schema, value)
+    if json.dumps(ordered) == json.dumps(value):
+        return None
+    if peer.accepts(json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")):
+        return "key-order", "the peer accepts the same value with its keys in the declared order"
+    return None
+
+
+def judged_extra_keys(peer, schema, doc: bytes):
+    """The peer rejects a valid object holding keys that ``properties`` does not declare
+    (JSON Schema's objects are open): explained if and only if it accepts the same value,
+    compact, in the declared order, without those keys. Not: a rejection that dropping the
+    keys does not cure."""
+    value = _value(doc)
+    if value is _NOT_JSON or not extra_keys(schema, doc):
+        return None
+    trimmed = _declared_order(schema, _drop_extra_keys(schema, value))
+    if peer.accepts(json.dumps(trimmed, separators=(",", ":"), ensure_ascii=False).encode("utf-8")):
+        return "extra-keys", "the peer accepts the same value without the keys properties does not declare"
+    return None
+
+
+def _declared_order(schema, value):
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_declared_order(items, v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    props = props if isinstance(props, dict) else {}
+    keys = [k for k in props if k in value] + [k for k in value if k not in props]
+    return {k: _declared_order(props.get(k), value[k]) for k in keys}

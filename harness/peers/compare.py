@@ -165,7 +165,7 @@ class Session:
         if a == b:
             return []
         if isinstance(ours, JudgeCompiled):
-            cls, reason = classify_judged(ours.source, case.doc, a, b)
+            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs)
             return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b, judge=ours.name)]
         cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
         return [Disagreement(peer.name, cls, reason, case, a, b)]

