@@ -132,3 +132,20 @@ def test_a_compile_failure_snippet_shows_the_engines_error():
     f = Finding("outlines-core", peer.version, "failed on valid input", Source.regex("a{,3}"), "compile", "refused")
     done = subprocess.run([sys.executable, "-c", "\n".join(snippet(f))], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "Failed to build DFA" in done.stderr
+
+
+def test_corpus_asks_the_peers_generated_documents_beyond_the_records_instances(stand_ins):
+    import numpy as np
+
+    from harness.differential.corpus import check as corpus_check
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\x7f+$"}}, "required": ["s"]}
+    # ours refuses the pattern: drawn instances judged by jsonschema; the stand-in's raw-DEL bug shows
+    row = corpus_check._peers(schema, [], ["wrong"], None, np.random.default_rng(0))["wrong"]
+    assert row["compiled"] and row["differences"] > 0
+    assert "\x7f" in row["difference"]["doc"] and row["difference"]["ours"] is True
+    # where ours compiles: walks and their edits, compared only where ours and jsonschema agree
+    compiled = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    dfa = corpus_check._compile(compiled, {"findings": []})
+    docs = corpus_check.generated_documents(compiled, dfa, np.random.default_rng(0))
+    assert sum(dfa.matches(d) for d in docs) >= 4 and any(not dfa.matches(d) for d in docs)
+    assert corpus_check._peers(compiled, [], ["wrong"], dfa, np.random.default_rng(0))["wrong"]["differences"] == 0

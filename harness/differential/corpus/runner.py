@@ -136,8 +136,8 @@ class CorpusResult:
                     out.append((r["id"], f"{name} {p.get('version', '')}: {p['failure']}: {p['reason']}"[:400]))
                 if p.get("differences"):
                     d = p["difference"]
-                    out.append((r["id"], f"{name}: {p['differences']} instance(s) differ from ours, e.g. "
-                                         f"{d['doc']!r}: ours {d['ours']}, {name} {d['peer']}"[:400]))
+                    out.append((r["id"], f"{name}: {p['differences']} document(s) differ from the oracles, e.g. "
+                                         f"{d['doc']!r}: oracles {d['ours']}, {name} {d['peer']}"[:400]))
         return out
 
     def problems(self) -> list[str]:
