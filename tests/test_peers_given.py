@@ -169,3 +169,15 @@ def test_the_schema_judge_reads_dollar_as_json_schema_does():
     assert ecma_dollar("^[a-z]+$") == "^[a-z]+\\Z" and ecma_dollar("a\\$[$]") == "a\\$[$]"
     j = judge(Source.schema({"type": "string", "pattern": "^[a-z]+$"}))
     assert j.accepts(b'"ab"') and not j.accepts(b'"ab\\n"')  # Python's re.search alone would accept it
+
+
+def test_peer_python_names_a_requested_peer():
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["compare", "--peers", "interegular", "--peer-python", "llguidance=/usr/bin/python3"], out, err) == 2
+    assert "--peer-python 'llguidance=/usr/bin/python3': expected PEER=PYTHON" in err.getvalue()
+
+
+def test_a_peer_runs_under_another_interpreter(wrong_peer, tmp_path):
+    import sys
+    code, out, err = _compare("--peer-python", f"wrong={sys.executable}", "--regex", "[^x]*")
+    assert code == 0 and "wrong | 0.0.1" in out, err

@@ -54,6 +54,9 @@ def add_arguments(parser) -> None:
                         help="shrink the K smallest disagreements of each peer and class (default 3)")
     parser.add_argument("--fail-on-unexplained", action="store_true",
                         help="exit 1 when any disagreement is unexplained or a peer has a finding")
+    parser.add_argument("--peer-python", action="append", default=[], metavar="PEER=PYTHON",
+                        help="run PEER's child with this interpreter (a venv holding another release, e.g. "
+                             "xgrammar=/opt/xgr/bin/python; repeatable)")
     parser.add_argument("--regex", action="append", default=[], metavar="PATTERN",
                         help="compare on this pattern (repeatable; replaces the generated cases)")
     parser.add_argument("--schema", action="append", default=[], metavar="FILE", type=input_file,
@@ -87,7 +90,14 @@ def run(args, stdout, stderr) -> int:
     except ValueError as exc:
         print(f"compare: error: {' '.join(str(exc).split())}", file=stderr)
         return int(ExitCode.USAGE)
-    peers, missing = available_peers(names)
+    pythons = {}
+    for item in args.peer_python:
+        peer, _, python = item.partition("=")
+        if peer not in names or not python:
+            print(f"--peer-python {item!r}: expected PEER=PYTHON with PEER one of {', '.join(names)}", file=stderr)
+            return int(ExitCode.USAGE)
+        pythons[peer] = python
+    peers, missing = available_peers(names, pythons=pythons)
     for name, reason in missing.items():
         print(f"skipping {name}: {reason}", file=stderr)
     if not peers:

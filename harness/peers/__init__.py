@@ -46,18 +46,22 @@ def load_peer(name: str):
     return getattr(importlib.import_module(module_name), class_name)()
 
 
-def available_peers(names=None, *, isolated: bool = True, limits=None) -> tuple[list, dict[str, str]]:
+def available_peers(names=None, *, isolated: bool = True, limits=None,
+                    pythons: dict[str, str] | None = None) -> tuple[list, dict[str, str]]:
     """(the loadable peers among ``names`` (default: all but ours), {name: reason}
     for the others). Each peer runs in a child process of its own
     (``isolation.IsolatedPeer``, with ``limits``) unless ``isolated`` is False (the
     child's own side, and tests of an adapter alone); a peer that fails while loading
-    is listed as missing with the failure."""
+    is listed as missing with the failure. ``pythons`` maps a peer to another interpreter (a
+    venv holding another release of it) its child runs."""
     from harness.peers.isolation import DEFAULT_LIMITS, PeerFailed, isolated_peer
 
     loaded, missing = [], {}
     for name in names or PEER_NAMES:
         try:
-            loaded.append(isolated_peer(name, limits or DEFAULT_LIMITS) if isolated else load_peer(name))
+            python = (pythons or {}).get(name)
+            loaded.append(load_peer(name) if not isolated
+                          else isolated_peer(name, limits or DEFAULT_LIMITS, python))
         except PeerUnavailable as exc:
             missing[name] = exc.reason
         except PeerFailed as exc:

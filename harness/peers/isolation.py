@@ -376,15 +376,16 @@ class IsolatedMasker(Masker):
         return _hex_to_mask(text, self.vocab_size)
 
 
-_PEERS: dict[tuple[str, Limits], IsolatedPeer] = {}
+_PEERS: dict[tuple[str, Limits, str | None], IsolatedPeer] = {}
 
 
-def isolated_peer(name: str, limits: Limits = DEFAULT_LIMITS) -> IsolatedPeer:
-    """The isolated peer ``name`` (one per name and limits in this process, started once);
-    ``PeerUnavailable`` when its package is missing, ``ValueError`` for an unknown name."""
-    key = (name, limits)
+def isolated_peer(name: str, limits: Limits = DEFAULT_LIMITS, python: str | None = None) -> IsolatedPeer:
+    """The isolated peer ``name`` (one per name, limits and interpreter in this process,
+    started once); ``PeerUnavailable`` when its package is missing, ``ValueError`` for an
+    unknown name."""
+    key = (name, limits, python)
     if key not in _PEERS:
-        _PEERS[key] = IsolatedPeer(name, limits)
+        _PEERS[key] = IsolatedPeer(name, limits, python)
     return _PEERS[key]
 
 
