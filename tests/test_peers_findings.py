@@ -88,3 +88,16 @@ def test_real_refusals_are_judged_by_their_own_words(name, pattern, kind):
         assert result.findings == [] and len(result.unsupported) == 1
     else:
         assert [f.kind for f in result.findings] == [kind] and result.findings[0].version == isolated_peer(name).version
+
+
+def test_where_no_oracle_judges_the_peers_judge_each_other():
+    from harness.peers.compare import majority_findings
+
+    source = Source.regex("\\p{L}+")  # Python's re refuses \p: neither ours nor the judge answers
+    case = Case(source, doc=b"abc", origin="given")
+    other = Case(source, doc=b"a1", origin="given")
+    unjudged = {case: {"p": ("1", True), "q": ("2", True), "r": ("3", False)},
+                other: {"p": ("1", True), "q": ("2", False)}}  # two peers: no majority
+    [f] = majority_findings(unjudged)
+    assert (f.peer, f.version, f.kind, f.witness, f.oracles) == ("r", "3", "wrong answer", b"abc",
+                                                                  {"majority of peers": True})

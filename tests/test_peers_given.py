@@ -181,3 +181,11 @@ def test_a_peer_runs_under_another_interpreter(wrong_peer, tmp_path):
     import sys
     code, out, err = _compare("--peer-python", f"wrong={sys.executable}", "--regex", "[^x]*")
     assert code == 0 and "wrong | 0.0.1" in out, err
+
+
+def test_a_comparison_that_checked_nothing_fails():
+    pytest.importorskip("interegular")  # it has no schemas: a schema alone is never checked
+    out, err = io.StringIO(), io.StringIO()
+    schema = Path(__file__).parent / "corpus" / "plain" / "plain_schema.json"
+    assert main(["compare", "--peers", "interegular", "--schema", str(schema)], out, err) == 1
+    assert "compare: FAILED: nothing was checked" in err.getvalue()

@@ -22,7 +22,8 @@ class is shrunk and shown. The Markdown report goes to stdout unless --md is giv
 ``--junit-xml``, ``--html``, ``--csv`` (``harness.report``) give a row per peer, failed
 when one of its disagreements is unexplained.
 
-Exit code: 0; 1 with --fail-on-unexplained when some disagreement is unexplained;
+Exit code: 0; 1 with --fail-on-unexplained when some disagreement is unexplained or a peer
+has a finding; 1 when nothing was checked (every case skipped);
 2 for an unknown peer, or when no requested peer is installed.
 """
 
@@ -136,6 +137,9 @@ def run(args, stdout, stderr) -> int:
         print(f"{findings} finding(s): a peer crashed, hung, ran past a limit, raised or failed on valid input",
               file=stderr)
     if (unexplained or findings) and args.fail_on_unexplained:
+        return int(ExitCode.FAILED)
+    if not findings and not any(r.checks for r in results):
+        print("compare: FAILED: nothing was checked: every case was skipped (see the skipped column)", file=stderr)
         return int(ExitCode.FAILED)
     return int(ExitCode.OK)
 

@@ -99,6 +99,7 @@ class Session:
         self._maskers: dict = {}
         self._reported: set[int] = set()  # compile failures already reported (one finding each)
         self._judges: dict = {}
+        self.unjudged: dict[Case, dict[str, tuple[str, bool]]] = {}  # case -> peer -> (version, answer)
         self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
 
     def compiled(self, peer: Peer, source):
@@ -124,7 +125,7 @@ class Session:
             try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
                 ours = _memo(self._judges, case.source, lambda: judge(case.source))
             except PeerRefused:
-                return SKIP_NO_JUDGE
+                return self._unjudged(peer, case)
         try:
             theirs = self.compiled(peer, case.source)
         except PeerRefused as exc:
@@ -139,6 +140,16 @@ class Session:
             return SKIP_PEER
         except PeerFailed as exc:
             return self._report(exc, case)
+
+    def _unjudged(self, peer: Peer, case: Case) -> str:
+        """No oracle can judge the input: the peers judge each other (``majority_findings``);
+        here the peer's answer is only recorded."""
+        try:
+            answer = self.compiled(peer, case.source).accepts(case.doc)
+        except (PeerRefused, PeerFailed):
+            return SKIP_NO_JUDGE
+        self.unjudged.setdefault(case, {})[peer.name] = (peer.version, bool(answer))
+        return SKIP_NO_JUDGE
 
     def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
         """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
@@ -430,7 +441,30 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
+    for f in majority_findings(session.unjudged):
+        next(r for r in results if r.name == f.peer).findings.append(f)
     return results
+
+
+def majority_findings(unjudged: dict) -> list[Finding]:
+    """Where no oracle can judge an input, the peers judge each other: on a document where
+    three or more peers answered and all but one agree, the one is a finding (a wrong answer
+    against the majority); the first such document per peer and input."""
+    out, seen = [], set()
+    for case, answers in unjudged.items():
+        if len(answers) < 3:
+            continue
+        votes = Counter(answer for _version, answer in answers.values())
+        if len(votes) != 2 or min(votes.values()) != 1:
+            continue
+        majority = votes.most_common(1)[0][0]
+        for name, (version, answer) in answers.items():
+            if answer != majority and (name, case.source) not in seen:
+                seen.add((name, case.source))
+                out.append(Finding(name, version, WRONG_ANSWER, case.source, "accepts",
+                                   "accepts" if answer else "rejects", case.doc,
+                                   {"majority of peers": majority}, "no oracle judges this input: the peers did"))
+    return out
 
 
 MAX_SOURCES_SHOWN = 20
