@@ -149,3 +149,8 @@ def test_corpus_asks_the_peers_generated_documents_beyond_the_records_instances(
     docs = corpus_check.generated_documents(compiled, dfa, np.random.default_rng(0))
     assert sum(dfa.matches(d) for d in docs) >= 4 and any(not dfa.matches(d) for d in docs)
     assert corpus_check._peers(compiled, [], ["wrong"], dfa, np.random.default_rng(0))["wrong"]["differences"] == 0
+
+
+def test_a_mask_finding_has_no_misleading_snippet():
+    f = Finding("outlines-core", "0.2.14", WRONG_ANSWER, Source.regex("ab"), "mask", "refuses token 1", b"a")
+    assert snippet(f) is None and "snippet" not in reproducer(f) and "refuses token 1" in reproducer(f)

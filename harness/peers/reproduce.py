@@ -3,8 +3,8 @@
 Main access point: ``reproducer(finding)`` -> text: the engine and its version, the input
 (pattern or schema), the witness as Python bytes, what the oracles say, what the engine
 says, and a five-line Python snippet that shows it with the engine alone (no harness), over
-the 256 single-byte tokens, as the adapters ask (``SNIPPETS``; a mask finding says which
-prefix and token, its snippet asks the same byte-level question).
+the 256 single-byte tokens, as the adapters ask (``SNIPPETS``). A mask finding (over a
+vocabulary) names the prefix, the token and the vocabulary's size, and has no snippet yet.
 
 Example (outlines-core, a regex, a document)::
 
@@ -77,8 +77,8 @@ SNIPPETS = {"outlines-core": _outlines_core, "llguidance": _llguidance, "intereg
 def snippet(f: Finding) -> list[str] | None:
     """The five-line snippet of ``f`` (None for an engine without one, e.g. a stand-in)."""
     write = SNIPPETS.get(f.peer)
-    if write is None:
-        return None
+    if write is None or f.op not in ("compile", "accepts", "load"):
+        return None  # a mask finding: its vocabulary and prefix are in the finding, no five-line snippet yet
     expected = _expected(f)
     return write(f, f"the oracles say {expected}" if expected is not None else "compare with the oracles")
 
