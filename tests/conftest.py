@@ -105,7 +105,7 @@ def copies_elsewhere():
         shutil.rmtree(decoy)
 
 
-OPT_IN_MARKERS = ("slow", "bench")
+OPT_IN_MARKERS = ("slow", "bench", "peer_versions")
 """Markers whose tests run only when the ``-m`` expression names them."""
 
 

@@ -11,7 +11,10 @@ seed's reading and fed to the DFA (completeness); ``--peers`` the same schemas t
 llguidance and outlines-core (absent peers are reported and skipped). Prints coverage by
 source, refusal reasons ranked, soundness, completeness, timings, peers and the slowest
 schemas. Exits 1 when something was found (a crash, an unsound walk, a valid instance of
-the reading rejected, an invalid one accepted), 0 otherwise.
+the reading rejected, an invalid one accepted), when an input could not be read or nothing
+was checked (said first, never a silent pass), and with ``--fail-on-difference`` when a
+peer differs from ours or fails; 0 otherwise. A JSON-lines file is read record by record
+(16 MiB a record, any size in all).
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--results", type=output_file, default=None, metavar="F",
                         help="record every finished schema in F (JSON lines)")
     parser.add_argument("--resume", action="store_true", help="continue from --results F")
+    parser.add_argument("--fail-on-difference", action="store_true",
+                        help="exit 1 when a peer differs from ours or crashes, hangs, runs past a limit or fails "
+                             "on a valid schema")
     registry.add_options(parser, {"tests"})
 
 
@@ -78,7 +84,7 @@ def run(args, stdout, stderr) -> int:
         results = ResultsFile.open(args.results, "corpus", options, resume=args.resume)
         result = run_corpus(args.path, seed=args.seed, walks=args.walks, peers=peers, jobs=args.jobs,
                             scheduler=scheduler_from(args.scheduler), results=results, progress_out=stderr,
-                            limit=args.limit)
+                            limit=args.limit, fail_on_difference=args.fail_on_difference)
     except ValueError as exc:
         print(f"constrain-harness corpus: error: {exc}", file=stderr)
         return int(ExitCode.USAGE)

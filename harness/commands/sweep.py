@@ -9,8 +9,10 @@
 Patterns are enumerated by ``harness.differential.sweep.enumerate`` (size = atoms + operators,
 deduplicated by syntactic canonical form) and each is checked by
 ``harness.differential.sweep.patterns`` (outcome, canonical tables, every string up to ``--max-len``,
-masks over a small vocabulary; ``--peers`` adds the peers' answers, listed, never
-failing); ``--schemas`` checks the schema grammar of ``harness.differential.sweep.schemas``. Work goes
+masks over a small vocabulary; ``--peers`` adds the peers' answers on those strings and
+the widened ones (boundary bytes), listed, failing the run only with ``--fail-on-difference``);
+``--schemas`` checks the schema grammar of ``harness.differential.sweep.schemas`` (``--peers``: each
+peer against jsonschema on its instances). Work goes
 through ``harness.fanout.executor`` in chunks (``--jobs``, ``--scheduler``); ``--results F``
 records every finished chunk, ``--resume`` continues from it. Prints the counts per size,
 the items per second and every disagreement with its minimal witness; exits 1 when there
@@ -72,6 +74,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--results", type=output_file, default=None, metavar="F",
                         help="record every finished chunk in F (JSON lines)")
     parser.add_argument("--resume", action="store_true", help="continue from --results F")
+    parser.add_argument("--fail-on-difference", action="store_true",
+                        help="exit 1 when a peer differs (or crashes, hangs, fails on a valid input)")
     registry.add_options(parser, {"tests"})
 
 
@@ -105,7 +109,12 @@ def run(args, stdout, stderr) -> int:
         print(f"constrain-harness sweep: error: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     report = sweep_report.to_report(result)
+    differences = [d for level in result.levels.values() for d in level.peer_differences]
+    if args.fail_on_difference and differences:
+        print(f"sweep: FAILED: {len(differences)} peer difference(s) (--fail-on-difference)", file=stdout)
     print(report.terminal, file=stdout)
     if not registry.write_requested(args, report, stderr, prefix="constrain-harness sweep: "):
         return int(ExitCode.USAGE)
+    if args.fail_on_difference and differences:
+        return int(ExitCode.FAILED)
     return report.exit_code

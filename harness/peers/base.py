@@ -89,6 +89,10 @@ class Compiled:
     def viable(self, prefix: bytes) -> bool:
         raise NotImplementedError
 
+    def accepts_all(self, docs: Sequence[bytes]) -> list[bool]:
+        """``accepts`` of each document (an isolated peer asks its child once for all)."""
+        return [bool(self.accepts(d)) for d in docs]
+
     def masker(self, vocab: Sequence[bytes | None], eos_id: int | None) -> Masker:
         raise NotImplementedError
 
@@ -101,6 +105,7 @@ class Peer:
     can_schema: bool = False
     can_mask: bool = False
     notes: str = ""  # one line: what this adapter does to ask the peer
+    api: str = ""    # one line: which of the engine's API spellings this release answered to
 
     def compile(self, source: Source) -> Compiled:
         if source.kind == "regex":
@@ -117,6 +122,37 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<peer {self.name} {self.version}>"
+
+
+def package_version(distribution: str, module=None) -> str:
+    """The installed release of ``distribution`` (``importlib.metadata``: every release has
+    it, where a ``__version__`` attribute comes and goes), else the module's ``__version__``,
+    else "?"."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return str(getattr(module, "__version__", "?"))
+
+
+def find_feature(spellings: Sequence[str]):
+    """``(object, spelling)`` for the first of ``spellings`` (``"module:attribute.path"``) that
+    this release of an engine has, e.g. ``["outlines_core:json_schema.build_regex_from_schema",
+    "outlines_core.fsm.json_schema:build_regex_from_schema"]``: newer spelling first. None
+    when no spelling answers (an import error of an optional submodule counts as absent)."""
+    import importlib
+
+    for spelling in spellings:
+        module_name, _, path = spelling.partition(":")
+        try:
+            obj = importlib.import_module(module_name)
+            for part in path.split(".") if path else ():
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError):
+            continue
+        return obj, spelling
+    return None
 
 
 def check_prefix(prefix_ids: Sequence[int], vocab_size: int, eos_id: int | None) -> list[int]:

@@ -1,9 +1,12 @@
 """Known design differences between our pipeline and the peers, as predicates.
 
 A disagreement is explained only when an independent oracle reproduces the peer's
-answer under the peer's documented design, and reproduces ours under ours. Each
-predicate returns a reason (a sentence) or None; the first that answers names the
-class. What no predicate explains is ``unexplained``: a finding to look at.
+answer under the peer's documented design, and reproduces ours under ours. Each class is
+one named predicate (``unicode_vs_bytes``, ``leftmost_first_explain``, ``whitespace``,
+``extra_keys_explain``, ``empty_token``, ``canonical_tokens``, ``eos_when_stuck``; their
+docstrings say what each must not excuse, and ``tests/test_peers_explanations.py`` holds a
+known-wrong engine answer for each) returning ``(class, reason)`` or None; the first that
+answers names the class. What no predicate explains is ``unexplained``: a finding to look at.
 
 Classes (``CLASSES``, in the order tried):
 
@@ -23,6 +26,8 @@ Classes (``CLASSES``, in the order tried):
   whitespace outside strings gives a document we accept.
 - ``extra-keys``: the peer's JSON objects allow keys beyond ``properties`` (JSON
   Schema's default ``additionalProperties: true``); our subset's objects are closed.
+- ``key-order``: outside our subset (judged by ``jsonschema``), the peer rejects an object
+  whose keys are out of the declared ``properties`` order and accepts it in that order.
 - ``canonical-tokens``: the peer's mask refuses a token although the text after it
   is still viable for the peer itself (its byte-level walk goes on): it allows
   only tokens of a canonical tokenization.
@@ -40,7 +45,7 @@ import re
 
 import regex
 
-CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys",
+CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys", "key-order",
            "canonical-tokens", "eos-when-stuck", "unexplained")
 UNEXPLAINED = "unexplained"
 CLASS_HELP = {
@@ -49,6 +54,7 @@ CLASS_HELP = {
     "leftmost-first": "the peer keeps backtracking priority: an earlier alternative cuts off a longer one",
     "whitespace": "the peer's JSON allows whitespace between tokens, our compact JSON does not",
     "extra-keys": "the peer's objects allow keys beyond properties, ours are closed",
+    "key-order": "the peer's objects keep the declared property order (outside our subset, judged by jsonschema)",
     "canonical-tokens": "the peer's mask refuses a token whose bytes its own language still continues with",
     "eos-when-stuck": "no token can continue, so the peer offers EOS on an incomplete text",
     "unexplained": "no known design difference reproduces the peer's answer: a finding",
@@ -187,11 +193,76 @@ def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: 
     as_bytes = fullmatch_bytes(pattern, doc)
     if ours_says != as_bytes:
         return None  # our answer differs from re on bytes: that is our bug, not a design
+    return unicode_vs_bytes(pattern, doc, peer_says, as_bytes) or leftmost_first_explain(pattern, doc, peer_says,
+                                                                                         as_bytes)
+
+
+def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
+    if not peer_says or ours_says:
+        return None
+    return whitespace(ours, doc) or extra_keys_explain(ours, doc)
+
+
+# -- the explanations, one named predicate each ----------------------------------------
+# Each returns (class, reason) when the peer's answer is its documented design, else None.
+# Each has a test (tests/test_peers_explanations.py) holding a known-wrong answer it must
+# not excuse.
+
+def jsonschema_accepts(source, doc: bytes) -> bool:
+    """Return True if and only if ``doc`` is JSON valid under the schema for ``jsonschema``."""
+    from harness.peers.given import judge
+    try:
+        return judge(source).accepts(doc)
+    except ValueError:
+        return False
+
+
+def whitespace(ours, doc: bytes):
+    """The peer accepts JSON with whitespace between tokens: explained if and only if the
+    document is valid for ``jsonschema`` and without that whitespace it is ours. E.g.
+    ``{"a": 1}``. Not: ``{"a":"x y"}`` for ``{"enum": [{"a": "xy"}]}`` (inside a string
+    whitespace is content)."""
+    stripped = strip_json_whitespace(doc)
+    if stripped != doc and ours.accepts(stripped) and jsonschema_accepts(ours.source, doc):
+        return "whitespace", "the same document without whitespace between tokens is ours"
+    return None
+
+
+def extra_keys_explain(ours, doc: bytes):
+    """The peer accepts an object with keys beyond ``properties``: explained if and only if
+    ``jsonschema`` says the document is valid (JSON Schema's objects are open unless
+    ``additionalProperties: false``) and without those keys it is ours. Not: an extra key
+    where the schema says ``additionalProperties: false``."""
+    schema = ours.source.as_schema()
+    keys = extra_keys(schema, doc)
+    if not keys or not jsonschema_accepts(ours.source, doc):
+        return None
+    try:
+        value = json.loads(doc)
+    except ValueError:
+        return None
+    trimmed = json.dumps(_drop_extra_keys(schema, value), separators=(",", ":"), ensure_ascii=False)
+    if ours.accepts(trimmed.encode()):
+        return "extra-keys", f"keys {keys} are not in properties; without them the document is ours"
+    return None
+
+
+def unicode_vs_bytes(pattern: str, doc: bytes, peer_says: bool, as_bytes: bool):
+    """Explained if and only if ``re`` on the UTF-8 text gives the peer's answer and ``re``
+    on bytes ours (and the two differ). E.g. ``.`` on ``b"\\xc3\\xa9"``. Not: a peer that
+    accepts ``b"\\xff"`` for ``.`` (no text is that byte)."""
     as_text = fullmatch_text(pattern, doc)
     if peer_says == as_text != as_bytes:
         if _utf8(doc) is None:
             return "unicode-vs-bytes", "not well-formed UTF-8: the peer matches characters, so no text matches"
         return "unicode-vs-bytes", "re on str (characters) gives the peer's answer, re on bytes ours"
+    return None
+
+
+def leftmost_first_explain(pattern: str, doc: bytes, peer_says: bool, as_bytes: bool):
+    """Explained if and only if the priority match (``re.match``, on bytes or text) ends at
+    the end exactly when the peer accepts. E.g. ``a|ab`` refusing ``ab``. Not: ``ab|a``
+    refusing ``ab`` (the priority match takes ``ab``)."""
     for text in (False, True):
         lf = leftmost_first(pattern, doc, text=text)
         if peer_says == lf != as_bytes:
@@ -200,44 +271,52 @@ def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: 
     return None
 
 
-def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
-    if not peer_says or ours_says:
-        return None
-    stripped = strip_json_whitespace(doc)
-    if stripped != doc and ours.accepts(stripped):
-        return "whitespace", "the same document without whitespace between tokens is ours"
-    schema = ours.source.as_schema()
-    keys = extra_keys(schema, doc)
-    if keys:
-        try:
-            value = json.loads(doc)
-        except ValueError:
-            value = None
-        if value is not None:
-            trimmed = json.dumps(_drop_extra_keys(schema, value), separators=(",", ":"), ensure_ascii=False)
-            if ours.accepts(trimmed.encode()):
-                return "extra-keys", f"keys {keys} are not in properties; without them the document is ours"
+def empty_token(tok):
+    """Explained if and only if the token has no bytes (we never allow it; a peer may)."""
+    return ("empty-token", "the token has no bytes: we never allow it") if tok == b"" else None
+
+
+def canonical_tokens(peer, text: bytes):
+    """The peer's mask refuses a token ours allows: explained if and only if the peer's own
+    byte walk goes on after the prefix and token's bytes (its mask keeps only canonical
+    tokenizations). Not: a refusal where the peer's own walk stops too (a language bug)."""
+    if peer.viable(text):
+        return "canonical-tokens", "the peer's own byte walk goes on after these bytes, its mask refuses the token"
+    return None
+
+
+def eos_when_stuck(ours, peer, prefix_bytes: bytes, peer_only_eos: bool, ours_stuck: bool):
+    """The peer's mask is EOS alone on an incomplete text: explained if and only if no token
+    of the vocabulary can continue (ours allows no token either) and neither side calls the
+    text complete. Not: EOS alone where ours allows a token (the peer dropped a continuation)."""
+    if peer_only_eos and ours_stuck and not peer.accepts(prefix_bytes) and not ours.accepts(prefix_bytes):
+        return "eos-when-stuck", "no token can continue and the text is not complete: the peer allows EOS"
     return None
 
 
 def classify_mask(ours, peer, vocab, prefix_bytes: bytes, token: int, eos_id,
-                  ours_says: bool, peer_says: bool, peer_only_eos: bool = False) -> tuple[str, str]:
+                  ours_says: bool, peer_says: bool, peer_only_eos: bool = False,
+                  ours_stuck: bool = False) -> tuple[str, str]:
     """(class, reason) for a token on which the two masks after a prefix differ;
-    ``peer_only_eos``: the peer's mask after the prefix allows EOS and nothing else."""
+    ``peer_only_eos``: the peer's mask after the prefix allows EOS and nothing else;
+    ``ours_stuck``: ours allows no token but (maybe) EOS there."""
     tok = vocab[token]
-    if token == eos_id and peer_only_eos and not peer.accepts(prefix_bytes) and not ours.accepts(prefix_bytes):
-        return "eos-when-stuck", "no token can continue and the text is not complete: the peer allows EOS"
     if token == eos_id:
+        found = eos_when_stuck(ours, peer, prefix_bytes, peer_only_eos, ours_stuck)
+        if found:
+            return found
         cls, reason = classify_accepts(ours, peer, prefix_bytes, ours_says, peer_says)
         return cls, f"EOS: {reason}"
-    if tok == b"":
-        return "empty-token", "the token has no bytes: we never allow it"
+    found = empty_token(tok)
+    if found:
+        return found
     if tok is None:
         return UNEXPLAINED, "a special token"
     text = prefix_bytes + tok
     if ours_says and not peer_says:
-        if peer.viable(text):
-            return "canonical-tokens", "the peer's own byte walk goes on after these bytes, its mask refuses the token"
+        found = canonical_tokens(peer, text)
+        if found:
+            return found
         completion = ours.shortest_completion(text)
         doc = text + (completion or b"")
         if not peer.accepts(doc):
@@ -261,6 +340,8 @@ def _peer_viable_reason(ours, text: bytes):
     if stripped != text and ours.viable(stripped):
         return "whitespace", "the same prefix without whitespace between tokens is viable for us"
     schema = ours.source.as_schema()
+    if _closes_objects(schema):
+        return None  # additionalProperties: false somewhere: an extra key may be a real bug, never excused
     keys = extra_keys(schema, text)
     if keys:
         return "extra-keys", f"keys {keys} are not in properties"
@@ -271,6 +352,15 @@ def _peer_viable_reason(ours, text: bytes):
         if (key not in names) if closed else not any(name.startswith(key) for name in names):
             return "extra-keys", f"the key being written ({key!r}) is not (a prefix of) a name in properties"
     return None
+
+
+def _closes_objects(schema) -> bool:
+    """Return True if and only if some object of ``schema`` says ``additionalProperties: false``."""
+    if isinstance(schema, dict):
+        return schema.get("additionalProperties") is False or any(_closes_objects(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_closes_objects(v) for v in schema)
+    return False
 
 
 _LAST_KEY = re.compile(rb'[{,]\s*"((?:[^"\\]|\\.)*\\?)(")?\s*$')  # a trailing lone \ too
@@ -290,3 +380,85 @@ def last_key(text: bytes) -> tuple[str, bool] | None:
     except ValueError:
         key = raw.decode("utf-8", errors="replace")
     return key, m.group(2) is not None
+
+
+def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool, peer=None) -> tuple[str, str]:
+    """(class, reason) for a peer that differs from the judge of an input outside our
+    subset (``given.judge``: ``re`` on the text, or ``jsonschema``). A pattern: only
+    leftmost-first can explain it (the judge already reads characters of UTF-8 text). A
+    schema: only the peer's layout and key order (``judged_whitespace``, ``key_order``: the
+    judge accepts, and the peer accepts the same value compact or in the declared order)."""
+    if source.kind == "regex":
+        if peer_says == leftmost_first(source.text, doc, text=True) != judge_says:
+            return "leftmost-first", "re.match on str (priority match) gives the peer's answer"
+    elif peer is not None and judge_says and not peer_says:
+        schema = source.as_schema()
+        found = judged_whitespace(peer, doc) or key_order(peer, schema, doc) or judged_extra_keys(peer, schema, doc)
+        if found:
+            return found
+    return UNEXPLAINED, "the judge contradicts the peer and no known design difference reproduces the peer"
+
+
+def _value(doc: bytes):
+    try:
+        return json.loads(doc.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
+def judged_whitespace(peer, doc: bytes):
+    """The peer rejects valid JSON laid out with whitespace: explained if and only if it
+    accepts the same value compact with the same key order. Not: a rejection of the compact
+    form itself."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    if compact != doc and peer.accepts(compact):
+        return "whitespace", "the peer accepts the same value compact: its layout is narrower than JSON's"
+    return None
+
+
+def key_order(peer, schema, doc: bytes):
+    """The peer rejects a valid object whose keys are out of the declared order: explained if
+    and only if it accepts the same value, compact, with every object's keys in the declared
+    ``properties`` order (undeclared keys after them). Not: a rejection of a value already in
+    the declared order."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    ordered = _declared_order(schema, value)
+    if json.dumps(ordered) == json.dumps(value):
+        return None
+    if peer.accepts(json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")):
+        return "key-order", "the peer accepts the same value with its keys in the declared order"
+    return None
+
+
+def judged_extra_keys(peer, schema, doc: bytes):
+    """The peer rejects a valid object holding keys that ``properties`` does not declare
+    (JSON Schema's objects are open): explained if and only if it accepts the same value,
+    compact, in the declared order, without those keys. Not: a rejection that dropping the
+    keys does not cure."""
+    value = _value(doc)
+    if value is _NOT_JSON or not extra_keys(schema, doc):
+        return None
+    trimmed = _declared_order(schema, _drop_extra_keys(schema, value))
+    if peer.accepts(json.dumps(trimmed, separators=(",", ":"), ensure_ascii=False).encode("utf-8")):
+        return "extra-keys", "the peer accepts the same value without the keys properties does not declare"
+    return None
+
+
+def _declared_order(schema, value):
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_declared_order(items, v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    props = props if isinstance(props, dict) else {}
+    keys = [k for k in props if k in value] + [k for k in value if k not in props]
+    return {k: _declared_order(props.get(k), value[k]) for k in keys}

@@ -34,8 +34,20 @@ import numpy as np
 
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
-from harness.peers.classify import CLASS_HELP, CLASSES, UNEXPLAINED, classify_accepts, classify_mask
+from harness.peers.classify import (
+    CLASS_HELP,
+    CLASSES,
+    UNEXPLAINED,
+    classify_accepts,
+    classify_judged,
+    classify_mask,
+    fullmatch_bytes,
+)
+from harness.peers.findings import WRONG_ANSWER, Finding, describe, from_failure, is_unsupported, refusal_finding
+from harness.peers.given import JudgeCompiled, judge
+from harness.peers.isolation import PeerFailed
 from harness.peers.ours import Ours
+from harness.peers.reproduce import reproducer
 
 MAX_TOKENS_CLASSIFIED = 16
 SHRINK_BUDGET = 150
@@ -44,6 +56,9 @@ SKIP_PEER = "peer refused"
 SKIP_NO_MASKS = "peer has no masks"
 SKIP_NO_SCHEMAS = "peer has no schemas"
 SKIP_PREFIX = "prefix not viable for us"
+SKIP_FAILED = "peer failed on this input before"
+SKIP_UNSUPPORTED = "peer: unsupported"
+SKIP_NO_JUDGE = "ours and the judges refused"
 
 
 @dataclasses.dataclass
@@ -57,6 +72,7 @@ class Disagreement:
     token: int | None = None     # mask cases: the lowest disputed token of this class
     tokens: int = 1              # mask cases: how many disputed tokens have this class
     original_size: int | None = None  # before shrinking
+    judge: str = "ours"  # who answered in our place: ours, or an independent judge outside our subset
 
     def size(self) -> int:
         return self.case.size()
@@ -81,16 +97,22 @@ class Session:
         self.ours = Ours()
         self._compiled: dict = {}
         self._maskers: dict = {}
+        self._reported: set[int] = set()  # compile failures already reported (one finding each)
+        self._judges: dict = {}
+        self.unjudged: dict[Case, dict[str, tuple[str, bool]]] = {}  # case -> peer -> (version, answer)
+        self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
 
     def compiled(self, peer: Peer, source):
+        """The peer's compiled ``source``; a refusal or a failure is kept and raised again."""
         return _memo(self._compiled, (peer.name, source), lambda: peer.compile(source))
 
     def masker(self, peer: Peer, case: Case):
         return _memo(self._maskers, (peer.name, case.source, case.vocab, case.eos_id),
                      lambda: self.compiled(peer, case.source).masker(list(case.vocab), case.eos_id))
 
-    def evaluate(self, peer: Peer, case: Case) -> str | list[Disagreement]:
-        """A skip reason, or the (possibly empty) list of disagreements."""
+    def evaluate(self, peer: Peer, case: Case) -> str | Finding | list[Disagreement]:
+        """A skip reason, a finding (the peer crashed, hung, ran past a limit or raised:
+        ``isolation.PeerFailed``), or the (possibly empty) list of disagreements."""
         if case.source.kind == "schema" and not peer.can_schema:
             return SKIP_NO_SCHEMAS
         if case.check == "mask" and not peer.can_mask:
@@ -98,19 +120,64 @@ class Session:
         try:
             ours = self.compiled(self.ours, case.source)
         except PeerRefused:
-            return SKIP_OURS
+            if case.origin != "given" or case.check != "accepts":
+                return SKIP_OURS
+            try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
+                ours = _memo(self._judges, case.source, lambda: judge(case.source))
+            except PeerRefused:
+                return self._unjudged(peer, case)
         try:
             theirs = self.compiled(peer, case.source)
+        except PeerRefused as exc:
+            return self._refusal(peer, exc, case)
+        except PeerFailed as exc:
+            return self._report(exc, case)
+        try:
             if case.check == "accepts":
                 return self._accepts(peer, ours, theirs, case)
             return self._mask(peer, ours, theirs, case)
         except PeerRefused:
             return SKIP_PEER
+        except PeerFailed as exc:
+            return self._report(exc, case)
+
+    def _unjudged(self, peer: Peer, case: Case) -> str:
+        """No oracle can judge the input: the peers judge each other (``majority_findings``);
+        here the peer's answer is only recorded."""
+        try:
+            answer = self.compiled(peer, case.source).accepts(case.doc)
+        except (PeerRefused, PeerFailed):
+            return SKIP_NO_JUDGE
+        self.unjudged.setdefault(case, {})[peer.name] = (peer.version, bool(answer))
+        return SKIP_NO_JUDGE
+
+    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
+        """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
+        on valid input", once per input) unless its own error calls the construct unsupported."""
+        if is_unsupported(str(exc)):
+            self.unsupported.setdefault((peer.name, case.source), str(exc))
+            return SKIP_UNSUPPORTED
+        if id(exc) in self._reported:
+            return SKIP_FAILED
+        self._reported.add(id(exc))
+        return refusal_finding(peer.name, peer.version, case.source, str(exc), "ours compiles it")
+
+    def _report(self, exc: PeerFailed, case: Case) -> Finding | str:
+        """The finding of a failure, once (a cached compile or masker failure is raised
+        again for every case that needs it: those are skipped)."""
+        if id(exc) in self._reported:
+            return SKIP_FAILED
+        self._reported.add(id(exc))
+        witness = case.doc if case.check == "accepts" else case.prefix_bytes()
+        return from_failure(exc, case.source, None if exc.op == "compile" else witness)
 
     def _accepts(self, peer, ours, theirs, case) -> list[Disagreement]:
         a, b = ours.accepts(case.doc), theirs.accepts(case.doc)
         if a == b:
             return []
+        if isinstance(ours, JudgeCompiled):
+            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs)
+            return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b, judge=ours.name)]
         cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
         return [Disagreement(peer.name, cls, reason, case, a, b)]
 
@@ -124,9 +191,10 @@ class Session:
         by_class: dict[str, Disagreement] = {}
         prefix = case.prefix_bytes()
         only_eos = case.eos_id is not None and bool(b[case.eos_id]) and int(b.sum()) == 1
+        ours_stuck = int(a.sum()) - (bool(a[case.eos_id]) if case.eos_id is not None else 0) == 0
         for t in differ.tolist():
             cls, reason = classify_mask(ours, theirs, case.vocab, prefix, t, case.eos_id, bool(a[t]), bool(b[t]),
-                                        peer_only_eos=only_eos)
+                                        peer_only_eos=only_eos, ours_stuck=ours_stuck)
             if cls in by_class:
                 by_class[cls].tokens += 1
             else:
@@ -136,10 +204,20 @@ class Session:
 
 # -- shrinking ------------------------------------------------------------------------
 
+LARGE_VOCABULARY = 512
+"""A mask case over more tokens than this first tries the vocabulary cut to the prefix's
+tokens, the disputed one and EOS; single-token drops are not tried on it (each would build
+an index over the whole vocabulary again)."""
+
+
 def shrink(session: Session, peer: Peer, d: Disagreement, budget: int = SHRINK_BUDGET) -> Disagreement:
     """The smallest case found (greedy, first improvement, at most ``budget``
     evaluations, never the same candidate twice) that still gives a disagreement
     of class ``d.cls`` with ``peer``."""
+    if d.case.check == "mask" and len(d.case.vocab) > LARGE_VOCABULARY:
+        d = _cut_vocabulary(session, peer, d)
+        if len(d.case.vocab) > LARGE_VOCABULARY:
+            return d  # the class needs the whole vocabulary: shown as found
     best, spent, tried = d, 0, set()
     improved = True
     while improved and spent < budget:
@@ -158,6 +236,18 @@ def shrink(session: Session, peer: Peer, d: Disagreement, budget: int = SHRINK_B
                 break
     best.original_size = d.size() if best is not d else None
     return best
+
+
+def _cut_vocabulary(session: Session, peer: Peer, d: Disagreement) -> Disagreement:
+    """``d`` over only the prefix's tokens, the disputed token and EOS, when the same class
+    still shows there; else ``d``."""
+    keep = sorted(set(d.case.prefix) | {d.token} | ({d.case.eos_id} if d.case.eos_id is not None else set()))
+    found = session.evaluate(peer, _restrict(d.case, keep))
+    same = [x for x in found if x.cls == d.cls] if isinstance(found, list) else []
+    if same:
+        same[0].original_size = d.size()
+        return same[0]
+    return d
 
 
 def _candidates(case: Case) -> Iterable[Case]:
@@ -293,9 +383,21 @@ class PeerResult:
     examples: dict[str, Disagreement] = dataclasses.field(default_factory=dict)
     shrunk_examples: dict[str, list[Disagreement]] = dataclasses.field(default_factory=dict)
     shrunk: int = 0
+    findings: list[Finding] = dataclasses.field(default_factory=list)  # crashes, hangs, limits, ...
+    api: str = ""  # the adapter's one line on the engine's API it used
+    unsupported: list[tuple[Any, str]] = dataclasses.field(default_factory=list)  # (source, the peer's words)
+
+    def all_findings(self) -> list[Finding]:
+        """The failures, then each distinct shrunk unexplained disagreement as a wrong answer."""
+        shown = self.examples.get(UNEXPLAINED)
+        wrong = ([shown] if shown is not None else []) + _distinct(self.shrunk_examples.get(UNEXPLAINED, []), shown)
+        return self.findings + [wrong_answer(d, self.version) for d in wrong]
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "checks": self.checks, "agreements": self.agreements,
+        return {"version": self.version, "api": self.api, "checks": self.checks, "agreements": self.agreements,
+                "findings": [{**f.to_json(), "reproducer": reproducer(f)} for f in self.all_findings()],
+                "unsupported": [{"kind": src.kind, "input": src.text, "peer_says": why}
+                                for src, why in self.unsupported],
                 "skipped": dict(sorted(self.skipped.items())),
                 "disagreements": {c: self.counts.get(c, 0) for c in CLASSES},
                 "shrunk": self.shrunk,
@@ -311,12 +413,16 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
     results = []
     for peer in peers:
         started = time.perf_counter()
-        result = PeerResult(peer.name, peer.version)
+        result = PeerResult(peer.name, peer.version, api=getattr(peer, "api", ""))
         found: dict[str, list[Disagreement]] = defaultdict(list)
         for i, case in enumerate(cases):
             outcome = session.evaluate(peer, case)
             if isinstance(outcome, str):
                 result.skipped[outcome] += 1
+                continue
+            if isinstance(outcome, Finding):
+                result.findings.append(outcome)
+                progress(f"  {peer.name}: finding: {outcome.kind}: {outcome.engine[:160]}")
                 continue
             result.checks += 1
             result.agreements += not outcome
@@ -325,16 +431,58 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
                 found[d.cls].append(d)
             if (i + 1) % 200 == 0:
                 progress(f"  {peer.name}: {i + 1}/{len(cases)} cases")
-        for cls, ds in found.items():
+        result.unsupported = [(src, why) for (name, src), why in session.unsupported.items() if name == peer.name]
+        for cls, ds in found.items():  # shrinking's own candidates are not inputs: their refusals are not listed
             ds.sort(key=lambda d: (d.size(), d.case.to_json().__repr__()))
-            shrunk = [shrink(session, peer, d) for d in ds[:shrink_limit]]
+            shrunk = [shrink(session, peer, d) for d in _to_shrink(ds, shrink_limit, cls)]
             result.shrunk += len(shrunk)
             result.shrunk_examples[cls] = shrunk
             result.examples[cls] = min(shrunk, key=lambda d: (d.size(), repr(d.case.to_json())))
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
+    for f in majority_findings(session.unjudged):
+        next(r for r in results if r.name == f.peer).findings.append(f)
     return results
+
+
+def majority_findings(unjudged: dict) -> list[Finding]:
+    """Where no oracle can judge an input, the peers judge each other: on a document where
+    three or more peers answered and all but one agree, the one is a finding (a wrong answer
+    against the majority); the first such document per peer and input."""
+    out, seen = [], set()
+    for case, answers in unjudged.items():
+        if len(answers) < 3:
+            continue
+        votes = Counter(answer for _version, answer in answers.values())
+        if len(votes) != 2 or min(votes.values()) != 1:
+            continue
+        majority = votes.most_common(1)[0][0]
+        for name, (version, answer) in answers.items():
+            if answer != majority and (name, case.source) not in seen:
+                seen.add((name, case.source))
+                out.append(Finding(name, version, WRONG_ANSWER, case.source, "accepts",
+                                   "accepts" if answer else "rejects", case.doc,
+                                   {"majority of peers": majority}, "no oracle judges this input: the peers did"))
+    return out
+
+
+MAX_SOURCES_SHOWN = 20
+"""Unexplained disagreements: the smallest of each given input is shrunk, up to this many inputs."""
+
+
+def _to_shrink(ds: list[Disagreement], limit: int, cls: str) -> list[Disagreement]:
+    """The ``limit`` smallest; for unexplained disagreements of given inputs, also the
+    smallest of each input (up to ``MAX_SOURCES_SHOWN``), so every input handed in that shows
+    a finding gets its reproducer."""
+    chosen = ds[:limit]
+    if cls == UNEXPLAINED:
+        sources = {d.case.source for d in chosen}
+        for d in ds:
+            if d.case.origin == "given" and d.case.source not in sources and len(sources) < MAX_SOURCES_SHOWN:
+                sources.add(d.case.source)
+                chosen.append(d)
+    return chosen
 
 
 def report_json(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
@@ -347,7 +495,8 @@ def report_json(results: list[PeerResult], missing: dict[str, str], meta: dict[s
 def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: dict[str, Any]) -> str:
     lines = ["# Peer comparison", "",
              f"Cases: {meta.get('cases')} ({meta.get('fixed')} fixed, {meta.get('generated')} generated, "
-             f"seed {meta.get('seed')}). Counts are disagreements before shrinking; each example is the "
+             f"{meta.get('given', 0)} from the given inputs, seed {meta.get('seed')}). Counts are disagreements "
+             "before shrinking; each example is the "
              "smallest shrunk case of its class.", ""]
     header = "| peer | version | checks | agree | " + " | ".join(CLASSES) + " | skipped |"
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
@@ -357,6 +506,19 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
         lines.append(f"| {r.name} | {r.version} | {r.checks} | {r.agreements} | {cells} | {skipped} |")
     for name, reason in sorted(missing.items()):
         lines.append(f"| {name} | unavailable: {reason} |" + " |" * (len(CLASSES) + 3))
+    findings = [f for r in results for f in r.all_findings()]
+    if findings:
+        lines += ["", f"## Findings: {len(findings)}, each with its reproducer", "",
+                  "The engine crashed, hung, ran past a limit, raised, refused an input that is valid "
+                  "without calling it unsupported, or gave an answer the oracles contradict and no known "
+                  "design difference explains (the smallest shrunk examples).", ""]
+        for f in findings:
+            lines += [f"- {describe(f)}", "", "```", reproducer(f), "```", ""]
+    unsupported = [(r.name, r.version, src, why) for r in results for src, why in r.unsupported]
+    if unsupported:
+        lines += ["", f"## Refused as unsupported, in the engine's own words: {len(unsupported)}", ""]
+        lines += [f"- {name} {version}: {src.kind} `{src.text[:200]}`: {' '.join(why.split())[:300]}"
+                  for name, version, src, why in unsupported]
     lines += ["", "Classes:", ""] + [f"- `{c}`: {CLASS_HELP[c]}" for c in CLASSES]
     for r in results:
         if not r.examples:
@@ -371,6 +533,35 @@ def report_markdown(results: list[PeerResult], missing: dict[str, str], meta: di
             lines += ["", "Other unexplained disagreements (shrunk): findings to look at.", ""]
             lines += [f"- {_describe(d)}" for d in others]
     return "\n".join(lines) + "\n"
+
+
+def wrong_answer(d: Disagreement, version: str) -> Finding:
+    """An unexplained disagreement as a finding: what the oracles say and what the engine did."""
+    c = d.case
+    if c.check == "accepts":
+        witness, op = c.doc, "accepts"
+        engine = "accepts" if d.theirs else "rejects"
+    else:
+        tok = c.vocab[d.token]
+        witness, op = c.prefix_bytes() + (tok or b""), "mask"
+        engine = (f"{'allows' if d.theirs else 'refuses'} token {d.token} ({tok!r}) after {c.prefix_bytes()!r} "
+                  f"over a vocabulary of {len(c.vocab)} (EOS {c.eos_id})")
+    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+
+
+def _oracles(d: Disagreement) -> dict[str, Any]:
+    """What the independent oracles say of the disagreement's document (accepts cases)."""
+    c = d.case
+    if c.check != "accepts":
+        return {"ours": d.ours}
+    if d.judge != "ours":
+        return {d.judge: d.ours}
+    if c.source.kind == "regex":
+        return {"ours": d.ours, "re.fullmatch on bytes": fullmatch_bytes(c.source.text, c.doc)}
+    try:
+        return {"ours": d.ours, "jsonschema": judge(c.source).accepts(c.doc)}
+    except PeerRefused:  # pragma: no cover - ours compiles only valid schemas
+        return {"ours": d.ours}
 
 
 def _distinct(ds: list[Disagreement], shown) -> list[Disagreement]:
@@ -410,13 +601,14 @@ def dumps(report: dict[str, Any]) -> str:
 
 
 def _memo(cache: dict, key, build):
-    """``cache[key]``, built once; a PeerRefused is cached too and raised again each time."""
+    """``cache[key]``, built once; a PeerRefused or PeerFailed is cached too and raised again
+    each time (a grammar that crashed its peer is not compiled again for every case)."""
     if key not in cache:
         try:
             cache[key] = build()
-        except PeerRefused as exc:
+        except (PeerRefused, PeerFailed) as exc:
             cache[key] = exc
     value = cache[key]
-    if isinstance(value, PeerRefused):
+    if isinstance(value, (PeerRefused, PeerFailed)):
         raise value
     return value

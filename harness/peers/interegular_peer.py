@@ -11,7 +11,7 @@ No schemas, no token masks (``can_schema = can_mask = False``).
 
 from __future__ import annotations
 
-from harness.peers.base import Compiled, Peer, PeerRefused, PeerUnavailable, Source
+from harness.peers.base import Compiled, Peer, PeerRefused, PeerUnavailable, Source, package_version
 
 
 def _import():
@@ -69,7 +69,8 @@ class Interegular(Peer):
 
     def __init__(self):
         mod = _import()
-        self.version = getattr(mod, "__version__", "?")
+        self.version = package_version("interegular", mod)
+        self.api = "interegular:parse_pattern(p).to_fsm().reduce(); interegular.fsm:anything_else"
 
     def compile_regex(self, pattern: str) -> InteregularCompiled:
         try:

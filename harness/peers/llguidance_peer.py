@@ -34,6 +34,7 @@ from harness.peers.base import (
     bits_to_mask,
     check_prefix,
     check_vocab,
+    package_version,
 )
 
 
@@ -92,6 +93,10 @@ def tokenizer(vocab: Sequence[bytes | None], eos_id: int | None):
 
 
 _BYTE_TOKENIZER = None
+BYTE_EOS = 256
+"""The byte tokenizer's EOS (the spare id after the 256 bytes). llguidance allows EOS exactly
+where the text so far is accepted, so ``validate_tokens(doc + [EOS]) == len(doc) + 1`` is
+"accepts" (checked against consume + ``is_accepting`` on 10 patterns x 800 strings)."""
 
 
 def byte_tokenizer():
@@ -119,7 +124,7 @@ def matcher(tok, grammar_text: str):
     except Exception as exc:
         raise PeerRefused(f"llguidance refused the grammar: {exc}") from exc
     if m.is_error():
-        raise PeerRefused(f"llguidance refused the grammar: {m.get_error().splitlines()[0]}")
+        raise PeerRefused(f"llguidance refused the grammar: {' '.join(m.get_error().split())}")
     return m
 
 
@@ -151,6 +156,8 @@ class LlguidanceCompiled(Compiled):
         return m
 
     def accepts(self, doc: bytes) -> bool:
+        if hasattr(self.fresh, "validate_tokens"):  # one call, no copy (0.03 ms against 0.4 ms)
+            return self.fresh.validate_tokens(list(doc) + [BYTE_EOS]) == len(doc) + 1
         m = self._consume(doc)
         return m is not None and bool(m.is_accepting())
 
@@ -168,7 +175,14 @@ class Llguidance(Peer):
     notes = "LLMatcher over 256 byte tokens for accepts; over the vocabulary for masks"
 
     def __init__(self):
-        self.version = _import().__version__
+        module = _import()
+        self.version = package_version("llguidance", module)  # 0.7 releases have no __version__
+        missing = [name for name in ("LLMatcher", "grammar_from", "LLTokenizer", "TokenizerWrapper")
+                   if not hasattr(module, name)]
+        if missing:
+            raise PeerUnavailable("llguidance", f"release {self.version} lacks {', '.join(missing)} "
+                                                "(the adapter needs LLMatcher: 0.7 or newer)")
+        self.api = "llguidance:LLMatcher, grammar_from, LLTokenizer(TokenizerWrapper)"
 
     def compile_regex(self, pattern: str) -> LlguidanceCompiled:
         return LlguidanceCompiled(Source.regex(pattern))

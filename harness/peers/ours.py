@@ -82,6 +82,7 @@ class Ours(Peer):
     can_schema = True
     can_mask = True
     notes = "oracles.automaton: regex_to_dfa, json_schema_to_regex, TokenIndex"
+    api = "oracles.automaton"
 
     def __init__(self):
         from harness import __version__

@@ -14,6 +14,12 @@
   everywhere: the "empty-token" difference).
 
 Any exception while building an index becomes ``PeerRefused``.
+
+Releases: the calls above are 0.2's. A 0.1 release (``outlines_core.fsm``) has no
+regex-built ``Index``: compile is its byte-level FSM (``fsm.regex.make_byte_level_fsm`` of
+interegular's FSM, then ``make_deterministic_fsm``), walked byte by byte for accepts and
+viable (no masks: ``can_mask`` False); its schemas come from
+``fsm.json_schema.build_regex_from_schema``. Which spelling answered is ``api``.
 """
 
 from __future__ import annotations
@@ -33,8 +39,15 @@ from harness.peers.base import (
     Source,
     check_prefix,
     check_vocab,
+    find_feature,
     ids_to_mask,
+    package_version,
 )
+
+INDEX_SPELLINGS = ["outlines_core:Index"]  # 0.2: Index(regex, Vocabulary(eos, {token bytes: [ids]}))
+SCHEMA_SPELLINGS = ["outlines_core.json_schema:build_regex_from_schema",        # 0.2
+                    "outlines_core.fsm.json_schema:build_regex_from_schema"]    # 0.1
+BYTE_FSM_SPELLINGS = ["outlines_core.fsm.regex:make_byte_level_fsm"]           # 0.1
 
 
 def _import():
@@ -116,10 +129,44 @@ class OutlinesCompiled(Compiled):
         return OutlinesMasker(self.regex, check_vocab(vocab, eos_id), eos_id)
 
 
+class OutlinesFsmCompiled(Compiled):
+    """A 0.1 release's byte-level FSM (symbols: ASCII characters, ``\\x00HH`` for bytes >= 0x80)."""
+
+    def __init__(self, source: Source, regex: str):
+        self.source = source
+        make_byte_level_fsm = find_feature(BYTE_FSM_SPELLINGS)[0]
+        import interegular
+        from outlines_core.fsm.regex import make_deterministic_fsm
+        try:
+            fsm = make_byte_level_fsm(interegular.parse_pattern(regex).to_fsm().reduce(), keep_utf8=False)
+            self.fsm = make_deterministic_fsm(fsm)[0]
+        except Exception as exc:
+            raise PeerRefused(f"outlines-core refused {regex[:80]!r}: {type(exc).__name__}: {exc}") from exc
+
+    def _walk(self, data: bytes):
+        from interegular.fsm import anything_else
+
+        fsm, state = self.fsm, self.fsm.initial
+        for b in data:
+            symbol = chr(b) if b < 0x80 else f"\x00{b:02X}"
+            key = fsm.alphabet[symbol] if symbol in fsm.alphabet else fsm.alphabet.get(anything_else)
+            state = fsm.map.get(state, {}).get(key) if key is not None else None
+            if state is None:
+                return None
+        return state
+
+    def accepts(self, doc: bytes) -> bool:
+        state = self._walk(doc)
+        return state is not None and state in self.fsm.finals
+
+    def viable(self, prefix: bytes) -> bool:
+        return self._walk(prefix) is not None
+
+
 def schema_regex(schema: dict[str, Any]) -> str:
-    oc = _import()
+    build_regex_from_schema = find_feature(SCHEMA_SPELLINGS)[0]
     try:
-        return oc.json_schema.build_regex_from_schema(json.dumps(schema))
+        return build_regex_from_schema(json.dumps(schema))
     except Exception as exc:
         raise PeerRefused(f"outlines-core refused the schema: {exc}") from exc
 
@@ -131,13 +178,24 @@ class OutlinesCore(Peer):
     notes = "Index over 256 byte tokens for accepts; Index over the vocabulary for masks"
 
     def __init__(self):
-        _import()
-        from importlib.metadata import version
+        module = _import()
+        self.version = package_version("outlines-core", module)
+        index, schema = find_feature(INDEX_SPELLINGS), find_feature(SCHEMA_SPELLINGS)
+        fsm = None if index else find_feature(BYTE_FSM_SPELLINGS)
+        if schema is None or (index or fsm) is None:
+            raise PeerUnavailable("outlines-core", f"release {self.version} has none of the known APIs "
+                                                   f"({', '.join(INDEX_SPELLINGS + BYTE_FSM_SPELLINGS)})")
+        self.byte_fsm = index is None
+        self.can_mask = not self.byte_fsm
+        if self.byte_fsm:
+            self.notes = "0.1: its byte-level FSM walked for accepts; no masks"
+        self.api = f"{(index or fsm)[1]}; {schema[1]}"
 
-        self.version = version("outlines-core")
+    def _compiled(self, source: Source, regex: str) -> Compiled:
+        return OutlinesFsmCompiled(source, regex) if self.byte_fsm else OutlinesCompiled(source, regex)
 
-    def compile_regex(self, pattern: str) -> OutlinesCompiled:
-        return OutlinesCompiled(Source.regex(pattern), pattern)
+    def compile_regex(self, pattern: str) -> Compiled:
+        return self._compiled(Source.regex(pattern), pattern)
 
-    def compile_schema(self, schema: dict[str, Any]) -> OutlinesCompiled:
-        return OutlinesCompiled(Source.schema(schema), schema_regex(schema))
+    def compile_schema(self, schema: dict[str, Any]) -> Compiled:
+        return self._compiled(Source.schema(schema), schema_regex(schema))

@@ -1,8 +1,9 @@
 """xgrammar (pushdown automaton with adaptive token-mask caches) behind the peer
 interface, used only where torch is already installed.
 
-xgrammar's Python package depends on torch (gigabytes), so it is not part of the
-``peers`` extra; install it next to an existing torch (extra ``peers-xgrammar``).
+xgrammar's Python package depends on torch, so it is not part of the ``peers`` extra but an
+extra of its own, ``[xgrammar]``, which pins ``torch==2.13.0`` (the CPU build this project's
+machines keep on disk; an open range would pull a CUDA build of several GB).
 Without torch or xgrammar this peer reports ``PeerUnavailable`` with the reason.
 
 Calls (xgrammar's documented Python API): ``TokenizerInfo(encoded_vocab,
@@ -24,7 +25,17 @@ from typing import Any
 
 import numpy as np
 
-from harness.peers.base import Compiled, Masker, Peer, PeerRefused, PeerUnavailable, Source, check_prefix, check_vocab
+from harness.peers.base import (
+    Compiled,
+    Masker,
+    Peer,
+    PeerRefused,
+    PeerUnavailable,
+    Source,
+    check_prefix,
+    check_vocab,
+    package_version,
+)
 
 
 def _import():
@@ -37,7 +48,7 @@ def _import():
         import xgrammar
     except ImportError as exc:
         raise PeerUnavailable("xgrammar", "not installed (torch is present): "
-                              "pip install 'constrain-harness[peers-xgrammar]'") from exc
+                              "pip install 'constrain-harness[xgrammar]'") from exc
     return xgrammar
 
 
@@ -114,7 +125,8 @@ class Xgrammar(Peer):
     notes = "GrammarMatcher over 256 byte tokens for accepts; over the vocabulary for masks"
 
     def __init__(self):
-        self.version = getattr(_import(), "__version__", "?")
+        self.version = package_version("xgrammar", _import())
+        self.api = "xgrammar:TokenizerInfo(VocabType.RAW), GrammarCompiler, GrammarMatcher, allocate_token_bitmask"
 
     def compile_regex(self, pattern: str) -> XgrammarCompiled:
         return XgrammarCompiled(Source.regex(pattern))

@@ -35,22 +35,23 @@ module only drives them):
    first valid instance (tokenized greedily over the golden files' 123-token vocabulary;
    each ``allowed(prefix)`` call replays the prefix, so it is an upper bound of the
    incremental cost), and its answers on the same re-serialised instances (a difference
-   from ours is listed with the instance and the record's label). Each peer runs in a
-   child process of its own (``peer_row``, data in and out), ended when it takes more than
-   ``PEER_TIMEOUT_SECONDS`` on one schema or dies: a row "timeout" or "crash", and the run
+   from ours is listed with the instance and the record's label), and on generated documents
+   (``generated_documents``: walks of our DFA with one-byte edits, or drawn instances where
+   ours refuses the schema); a document counts only where ours and ``jsonschema`` agree on it
+   (``_expected_answers``), and a rejection the peer's documented design explains (layout,
+   key order, closed objects) is counted under ``explained``, not as a difference. Each peer runs in a
+   child process of its own (``harness.peers.isolation``: ``peer_row``, data in and out, under
+   CPU and memory limits), ended when it takes more than ``PEER_TIMEOUT_SECONDS`` (wall) on
+   one schema or dies: a row "timeout", "crash", "cpu limit" or "memory limit", and the run
    goes on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import multiprocessing
 import re
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FuturesTimeout
-from concurrent.futures.process import BrokenProcessPool
 
 import jsonschema
 import numpy as np
@@ -93,7 +94,8 @@ def check_entry(payload: dict) -> dict:
             _soundness(schema, dfa, rng, int(payload["walks"]), record)
             _completeness(schema, dfa, payload["tests"], record)
         if payload.get("peers"):
-            record["peers"] = _peers(schema, payload["tests"], payload["peers"], dfa)
+            rng = np.random.default_rng([int(payload["seed"]), _stable_hash(payload["id"]), 1])
+            record["peers"] = _peers(schema, payload["tests"], payload["peers"], dfa, rng)
     except Exception as exc:  # the harness's own failure on this entry: a finding, and the run goes on
         record["findings"].append(f"harness error: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
     return record
@@ -308,45 +310,104 @@ def _respellable(value) -> bool:
     return False
 
 
-def _peers(schema, tests: list[dict], names: list[str], ours_dfa) -> dict:
+PEER_WALKS = 8
+"""Generated documents each peer is asked beyond the record's instances: walks of our DFA
+(each with three one-byte edits), or, for a schema ours refuses, drawn instances."""
+
+
+def _peers(schema, tests: list[dict], names: list[str], ours_dfa, rng=None) -> dict:
+    """Each peer (isolated) on the record's instances in the reading and on generated
+    documents (``generated_documents``); a peer differs only where ours and ``jsonschema``
+    agree on the document (or only one of them can answer) and the peer says otherwise."""
     from harness.peers import available_peers
 
-    loaded, missing = available_peers(names)
+    loaded, missing = available_peers(names, limits=_peer_limits())
     out = {name: {"available": False, "reason": reason} for name, reason in missing.items()}
+    if not loaded:
+        return out
     docs = []
     for test in tests:
         try:
             docs.append((compact(in_reading(schema, test["data"])), bool(test["valid"])))
         except (OutsideReading, ValueError, TypeError):
             continue
-    ours = [None if ours_dfa is None else ours_dfa.matches(doc) for doc, _valid in docs]
+    docs += [(doc, None) for doc in generated_documents(schema, ours_dfa, rng or np.random.default_rng(0))]
+    expected = _expected_answers(schema, ours_dfa, [doc for doc, _ in docs])
+    docs = [(doc, bool(e) if valid is None else valid) for (doc, valid), e in zip(docs, expected)]
     for peer in loaded:
-        out[peer.name] = _peer_in_child(peer.name, schema, docs, ours)
+        row = out[peer.name] = _peer_in_child(peer.name, schema, docs, expected)
+        if not row["compiled"] and not row.get("failure") and _valid_schema(schema, ours_dfa):
+            from harness.peers.findings import FAILED_ON_VALID, is_unsupported
+            row["failure"] = "unsupported" if is_unsupported(row["reason"]) else FAILED_ON_VALID
     return out
 
 
-_POOLS: dict[str, ProcessPoolExecutor] = {}
-_POOL_LOCK = threading.Lock()
+def generated_documents(schema, ours_dfa, rng) -> list[bytes]:
+    """``PEER_WALKS`` walks of our DFA and their one-byte edits (``harness.peers.given``), or,
+    where ours refuses the schema, drawn instances in three serialisations."""
+    from harness.peers.given import one_byte_edits, serialisations
+    from harness.peers.instances import schema_instances
+
+    if ours_dfa is not None:
+        docs = []
+        for walk in random_members(ours_dfa.trans, ours_dfa.accept, rng, PEER_WALKS, WALK_MAX_LEN):
+            docs += [walk, *one_byte_edits(walk, rng)]
+        return list(dict.fromkeys(docs))
+    if not isinstance(schema, dict):
+        return []
+    return serialisations(schema_instances(schema, int(rng.integers(1 << 31)), PEER_WALKS))
+
+
+def _expected_answers(schema, ours_dfa, docs: list[bytes]) -> list:
+    """Per document: the answer ours and ``jsonschema`` agree on (or the one that answers);
+    None where they differ (the reading: whitespace, key order, a narrowing), not compared."""
+    from harness.peers.base import PeerRefused, Source
+    from harness.peers.given import judge
+
+    try:
+        judged = judge(Source.schema(schema) if isinstance(schema, dict) else Source("schema", json.dumps(schema)))
+    except (PeerRefused, ValueError, TypeError):
+        judged = None
+    out = []
+    for doc in docs:
+        o = None if ours_dfa is None else bool(ours_dfa.matches(doc))
+        j = None if judged is None else judged.accepts(doc)
+        out.append(o if j is None else j if o is None else o if o == j else None)
+    return out
+
+
+def _valid_schema(schema, ours_dfa) -> bool:
+    """Return True if and only if ``schema`` is valid: ours compiled it, or it passes its
+    metaschema (``jsonschema``'s ``check_schema``)."""
+    if ours_dfa is not None:
+        return True
+    if not isinstance(schema, (dict, bool)):
+        return False
+    try:
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType):
+        return False
+    return True
 
 
 def _peer_in_child(name: str, schema, docs: list, ours: list) -> dict:
-    """``peer_row`` in a child process kept per peer, ended (by its own process) when it runs
-    past ``PEER_TIMEOUT_SECONDS`` or dies: a peer that hangs or crashes costs its row only."""
-    with _POOL_LOCK:
-        pool = _POOLS.get(name)
-        if pool is None:
-            pool = _POOLS[name] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        future = pool.submit(peer_row, name, schema, docs, ours)
-        try:
-            return future.result(timeout=PEER_TIMEOUT_SECONDS)
-        except (FuturesTimeout, BrokenProcessPool) as exc:
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
-            del _POOLS[name]
-            what = (f"timeout: more than {PEER_TIMEOUT_SECONDS:g} s (wall)" if isinstance(exc, FuturesTimeout)
-                    else "crash: the peer's process died")
-            return {**_empty_row(), "reason": what}
+    """``peer_row`` in the peer's child process (``harness.peers.isolation``), under its CPU,
+    memory and wall limits (wall: ``PEER_TIMEOUT_SECONDS``): a peer that hangs, crashes or
+    runs past a limit costs its row only, which says so, and the run goes on."""
+    from harness.peers.isolation import PeerFailed, isolated_peer
+
+    try:
+        peer = isolated_peer(name, _peer_limits())
+        return peer.call("harness.differential.corpus.check:peer_row", name, schema, docs, ours)
+    except PeerFailed as exc:
+        what = "timeout" if exc.kind == "hang" else exc.kind
+        return {**_empty_row(), "reason": f"{what}: {exc.detail[:300]}", "failure": exc.kind,
+                "version": exc.version}
+
+
+def _peer_limits():
+    from harness.peers.isolation import DEFAULT_LIMITS
+    return dataclasses.replace(DEFAULT_LIMITS, wall_seconds=PEER_TIMEOUT_SECONDS)
 
 
 def _empty_row() -> dict:
@@ -371,38 +432,54 @@ def peer_row(name: str, schema, docs: list, ours: list) -> dict:
         row["reason"] = "not an object schema"
         return row
     peer = load_peer(name)
+    row["version"] = peer.version
     vocab, eos_id = _vocabulary()
     start = time.perf_counter()
     try:
         compiled = peer.compile(Source.schema(schema))
         row["compile_seconds"] = round(time.perf_counter() - start, 6)
-        masker = compiled.masker(vocab, eos_id)
-        masker.allowed([])
-        row["first_mask_seconds"] = round(time.perf_counter() - start, 6)
+        masker = compiled.masker(vocab, eos_id) if peer.can_mask else None
+        if masker is not None:
+            masker.allowed([])
+            row["first_mask_seconds"] = round(time.perf_counter() - start, 6)
     except ValueError as exc:
         row["reason"] = " ".join(str(exc).split())[:160]
         return row
-    except Exception as exc:  # a peer's crash is listed as its outcome, never ours
-        row["reason"] = f"crash: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+    except Exception as exc:  # a peer's exception is listed as its outcome, never ours
+        row.update(reason=f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}", failure="raised")
         return row
     row["compiled"] = True
     valid_docs = [doc for doc, valid in docs if valid]
-    if valid_docs:
+    if valid_docs and masker is not None:
         ids = _greedy_tokens(valid_docs[0], vocab, eos_id)
         for k in range(1, min(len(ids), MAX_MASK_STEPS) + 1):
             tick = time.perf_counter()
             masker.allowed(ids[:k])
             row["mask_seconds"].append(round(time.perf_counter() - tick, 7))
+    row["explained"] = {}
     for (doc, valid), our_answer in zip(docs, ours):
         if our_answer is None:
             continue
         theirs = compiled.accepts(doc)
-        if theirs != our_answer:
+        explained = _explained(compiled, schema, doc) if our_answer and not theirs else None
+        if explained:
+            row["explained"][explained] = row["explained"].get(explained, 0) + 1
+        elif theirs != our_answer:
             row["differences"] += 1
             if row["difference"] is None:
                 row["difference"] = {"doc": doc.decode("utf-8", errors="backslashreplace")[:200],
                                      "peer": theirs, "ours": our_answer, "labelled_valid": valid}
     return row
+
+
+def _explained(compiled, schema, doc: bytes) -> str | None:
+    """The class of a valid document the peer rejects by its documented design (layout, key
+    order, closed objects: ``harness.peers.classify``'s judged predicates), or None."""
+    from harness.peers.classify import judged_extra_keys, judged_whitespace, key_order
+
+    found = judged_whitespace(compiled, doc) or key_order(compiled, schema, doc) or judged_extra_keys(
+        compiled, schema, doc)
+    return found[0] if found else None
 
 
 def _greedy_tokens(doc: bytes, vocab, eos_id) -> list[int]:

@@ -29,7 +29,10 @@ def _ms(seconds) -> str:
 
 def _summary(result: CorpusResult) -> dict:
     outcomes = result.outcomes()
-    return {"path": result.path, "options": result.options, "schemas": len(result.records),
+    return {"path": result.path, "options": result.options, "problems": result.problems(),
+            "unreadable": [{"id": i, "reason": why} for i, why in result.unreadable()],
+            "peer_findings": [{"id": i, "finding": f} for i, f in result.peer_findings()],
+            "schemas": len(result.records),
             "outcomes": dict(outcomes), "coverage": {s: dict(c) for s, c in result.coverage().items()},
             "refusal_reasons": result.reasons(), "keywords_outside": result.keywords_outside(),
             "soundness": result.soundness(),
@@ -70,7 +73,8 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
     for name, p in sorted(result.peers().items()):
         peers.append([name, str(p["compiled"]), str(p["refused"]), str(p["unavailable"]),
                       _ms(p["first_mask"]["p50"]), _ms(p["masks"]["p50"]), _ms(p["masks"]["p75"]),
-                      f"{p['differences']} ({p['schemas_differing']} schemas)"])
+                      f"{p['differences']} ({p['schemas_differing']} schemas)",
+                      ", ".join(f"{k} {n}" for k, n in p["failures"].items()) or "-"])
     slowest = [[r["id"], r["outcome"], f"{r['compile_seconds']:.3f}", str(r["states"])] for r in result.slowest()]
     findings = [[i, f] for i, f in result.findings()[:200]]
     return [("Coverage by source", ["source", "schemas", "compiled", "refused", "crash", "unreadable", "compiled %"],
@@ -82,13 +86,15 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
             ("Completeness (the records' instances, in the seed's reading)", ["verdict", "instances"], complete),
             ("Compile time (CPU s, compiled schemas)", ["", "value"], times),
             ("Peers (same schemas, same instances)", ["peer", "compiled", "refused", "absent", "first mask p50",
-                                                      "mask p50", "mask p75", "differences from ours"], peers),
+                                                      "mask p50", "mask p75", "differences from ours",
+                                                      "failures (crash, hang, limit, failed on valid, unsupported)"],
+             peers),
             ("Slowest schemas", ["schema", "outcome", "CPU s", "states"], slowest),
             ("Findings", ["schema", "finding"], findings)]
 
 
 def terminal(result: CorpusResult) -> str:
-    lines = []
+    lines = [f"corpus: FAILED: {problem}" for problem in result.problems()]
     for title, header, rows in _tables(result):
         if not rows:
             continue
@@ -97,6 +103,7 @@ def terminal(result: CorpusResult) -> str:
         lines += ["  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)) for row in [header, *rows]]
     if result.resumed:
         lines.append(f"({result.resumed} schema(s) taken from the results file)")
+    lines += [f"peer finding: {i}: {f}" for i, f in result.peer_findings()[:50]]
     lines.append(headline(result))
     return "\n".join(lines)
 
@@ -106,7 +113,8 @@ def _md_cell(text) -> str:
 
 
 def markdown(result: CorpusResult) -> str:
-    lines = [f"## corpus: {_md_cell(result.path)}", "", headline(result), ""]
+    lines = [f"## corpus: {_md_cell(result.path)}", ""] + [f"**FAILED: {_md_cell(p)}**" for p in result.problems()]
+    lines += ["", headline(result), ""]
     for title, header, rows in _tables(result):
         lines += [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows] or ["| (none) |"]
@@ -168,7 +176,8 @@ def _row(record: dict) -> Row:
 
 def to_report(result: CorpusResult) -> Report:
     code = ExitCode.OK if result.ok else ExitCode.FAILED
-    return Report("corpus", f"corpus: {headline(result)}", frozenset({"tests"}),
+    title = "; ".join(["FAILED: " + p for p in result.problems()] + [headline(result)])
+    return Report("corpus", f"corpus: {title}", frozenset({"tests"}),
                   tuple(_row(r) for r in result.records), code.verdict, int(code), result.seconds,
                   terminal=terminal(result), summary=_summary(result),
                   native={"markdown": lambda: markdown(result), "html": lambda: html_page(result)})

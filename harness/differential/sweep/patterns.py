@@ -77,6 +77,25 @@ def strings_up_to(alphabet: bytes, max_len: int) -> list[bytes]:
     return out
 
 
+WIDENED_LEN = 2
+"""Widened strings: every string of the string alphabet up to this length with one boundary byte inserted."""
+
+
+def widened_strings(alphabet: bytes, max_len: int) -> list[bytes]:
+    """The strings the peers are asked beyond ``strings_up_to``: the boundary strings of
+    ``harness.peers.given`` (metacharacters, controls, DEL, multi-byte and invalid UTF-8) and
+    every string of ``alphabet`` up to ``WIDENED_LEN`` bytes with one boundary byte inserted
+    anywhere (where escaping bugs live), each once, not already a sweep string."""
+    from harness.peers.given import BOUNDARY_BYTES, boundary_strings
+
+    base = set(strings_up_to(alphabet, max_len))
+    out = list(boundary_strings())
+    for s in strings_up_to(alphabet, min(WIDENED_LEN, max_len)):
+        for i in range(len(s) + 1):
+            out += [s[:i] + bytes([b]) + s[i:] for b in BOUNDARY_BYTES]
+    return [s for s in dict.fromkeys(out) if s not in base]
+
+
 def sweep_vocabulary(alphabet: bytes, extra: bytes) -> tuple[list[bytes | None], int]:
     """(vocab, eos_id): one- and two-byte strings of ``alphabet``, each byte of ``extra``,
     the empty token, a special (None) and EOS (the last id)."""
@@ -98,6 +117,7 @@ class _Context:
         self.vocab, self.eos_id = sweep_vocabulary(self.alphabet, extra)
         self.parents, self.last_bytes = _trie_arrays(self.strings)
         self.peers = _load_peers(payload.get("peers") or [])
+        self.widened = widened_strings(self.string_bytes, self.max_len) if self.peers else []
 
 
 def _trie_arrays(strings: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -183,7 +203,9 @@ def check_pattern(pattern: str, context: _Context) -> PatternResult:
     oracle = derivatives.Oracle(pattern)
     result.disagreements, result.timeouts = _string_disagreements(pattern, ref_answers, oracle, third, context)
     result.disagreements += _mask_disagreements(pattern, ref, ref_masks, oracle, context)
-    result.peer_differences = _peer_differences(pattern, third, context)
+    if context.peers:
+        result.disagreements += _widened_disagreements(pattern, ref, third, context)
+        result.peer_differences = _peer_differences(pattern, third, context)
     return result
 
 
@@ -342,24 +364,80 @@ def _access_strings(trans: np.ndarray) -> list[bytes]:
 
 
 def _peer_differences(pattern: str, compiled_re, context: _Context) -> list[dict]:
+    """Each peer's answers (in its child process: ``harness.peers.isolation``) against the
+    third opinion on the sweep's strings and the widened ones (``widened_strings``); a
+    difference that the peer's documented design explains (characters of UTF-8 text, or
+    leftmost-first priority: ``harness.peers.classify``) is not listed, the first other one is,
+    with its witness. A peer that crashes, hangs or runs past a limit is listed with what it did."""
+    from harness.peers.findings import FAILED_ON_VALID, is_unsupported
+    from harness.peers.isolation import PeerFailed
+
+    if not compiled_re.usable:
+        return []
+    strings, expected = [], []
+    for s in context.strings + context.widened:
+        py = compiled_re.fullmatch(s)
+        if py is not None:
+            strings.append(s)
+            expected.append(py)
     out = []
     for peer in context.peers:
         try:
             compiled = peer.compile_regex(pattern)
-        except ValueError:
-            continue  # outside the peer's subset
-        except Exception as exc:  # a peer's crash is its finding, listed, never ours
-            out.append({"pattern": pattern, "peer": peer.name, "witness": None, "detail": f"crash: {exc!r}"[:200]})
+            theirs = compiled.accepts_all(strings) if strings else []
+        except ValueError as exc:  # ours and re compile it: valid, unless the peer calls it unsupported
+            if not is_unsupported(str(exc)):
+                out.append({"pattern": pattern, "peer": peer.name, "version": peer.version, "witness": None,
+                            "detail": f"{FAILED_ON_VALID}: {' '.join(str(exc).split())}"[:300]})
             continue
-        for s in context.strings:
-            py = compiled_re.fullmatch(s)
-            if py is None:
-                break
-            theirs = compiled.accepts(s)
-            if theirs != py:
-                out.append({"pattern": pattern, "peer": peer.name, "witness": repr(s), "peer_says": theirs, "re": py})
+        except PeerFailed as exc:  # a peer's crash is its finding, listed, never ours
+            if exc.op == "accepts_all":
+                exc = _failing_string(compiled, strings) or exc
+            out.append({"pattern": pattern, "peer": peer.name, "version": exc.version,
+                        "witness": None if exc.op == "compile" else repr(exc.data),
+                        "detail": f"{exc.kind} during {exc.op}: {exc.detail}"[:300]})
+            continue
+        for s, says, py in zip(strings, theirs, expected):
+            if says != py and not _explained(pattern, s, says):
+                out.append({"pattern": pattern, "peer": peer.name, "version": peer.version, "witness": repr(s),
+                            "peer_says": says, "re": py})
                 break
     return out
+
+
+def _explained(pattern: str, s: bytes, peer_says: bool) -> bool:
+    """Return True if and only if a documented design reproduces the peer's answer: ``re``
+    on the UTF-8 text, or the leftmost-first priority match (on text or bytes)."""
+    from harness.peers.classify import fullmatch_text, leftmost_first
+
+    try:
+        return (peer_says == fullmatch_text(pattern, s) or peer_says == leftmost_first(pattern, s, text=True)
+                or peer_says == leftmost_first(pattern, s, text=False))
+    except (re.error, UnicodeEncodeError, RecursionError):
+        return False
+
+
+def _widened_disagreements(pattern: str, ref, third, context: _Context) -> list[dict]:
+    """Our reference against the third opinion on the widened strings (asked only when
+    peers are: ``widened_strings``): the first disagreement, with its witness."""
+    for s in context.widened:
+        py = third.fullmatch(s)
+        if py is not None and bool(ref.matches(s)) != py:
+            return [_disagreement(pattern, "match", s, reference=not py, **{third.name: py},
+                                  detail="a widened string (a boundary byte)")]
+    return []
+
+
+def _failing_string(compiled, strings: list[bytes]):
+    """The failure on the first string that fails alone (the batch failed on one of them)."""
+    from harness.peers.isolation import PeerFailed
+
+    for s in strings:
+        try:
+            compiled.accepts(s)
+        except PeerFailed as exc:
+            return exc
+    return None
 
 
 def _accepts(trans: np.ndarray, accept: np.ndarray, data: bytes | None) -> bool | None:

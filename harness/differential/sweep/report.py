@@ -41,8 +41,34 @@ def _show(d: dict) -> str:
 
 
 def _show_peer(d: dict) -> str:
-    said = f"peer {d['peer_says']}, re {d['re']}" if "peer_says" in d else d.get("detail", "")
-    return f"peer {d['peer']} differs (not a failure of ours): {d['pattern']!r} on {d['witness']}: {said}"
+    judge = "re" if "re" in d else "jsonschema"
+    said = f"peer {d['peer_says']}, {judge} {d[judge]}" if "peer_says" in d else d.get("detail", "")
+    subject = d.get("pattern", d.get("schema"))
+    version = f" {d['version']}" if d.get("version") else ""
+    return f"peer {d['peer']}{version} differs (not a failure of ours): {subject!r} on {d['witness']}: {said}"
+
+
+def peer_finding(d: dict):
+    """A listed peer difference as a ``harness.peers.findings.Finding``."""
+    import ast
+
+    from harness.peers.base import Source
+    from harness.peers.findings import KINDS, WRONG_ANSWER, Finding
+
+    source = Source.regex(d["pattern"]) if "pattern" in d else Source.schema(d["schema"])
+    witness = ast.literal_eval(d["witness"]) if d.get("witness") else None
+    if "peer_says" in d:
+        judge = "re" if "re" in d else "jsonschema"
+        return Finding(d["peer"], d.get("version", "?"), WRONG_ANSWER, source, "accepts",
+                       "accepts" if d["peer_says"] else "rejects", witness, {judge: d[judge]})
+    kind = next((k for k in KINDS if d.get("detail", "").startswith(k)), "raised")
+    op = "compile" if witness is None else "accepts"
+    return Finding(d["peer"], d.get("version", "?"), kind, source, op, d.get("detail", ""), witness)
+
+
+def peer_reproducer(d: dict) -> str:
+    from harness.peers.reproduce import reproducer
+    return reproducer(peer_finding(d))
 
 
 def headline(result: SweepResult) -> str:
@@ -64,7 +90,9 @@ def terminal(result: SweepResult) -> str:
         lines.append(f"({result.resumed} chunk(s) taken from the results file)")
     lines += [f"DISAGREE {_show(d)}" for d in result.disagreements]
     for level in result.levels.values():
-        lines += [_show_peer(d) for d in level.peer_differences]
+        for d in level.peer_differences:
+            lines.append(_show_peer(d))
+            lines += ["  " + line for line in peer_reproducer(d).splitlines()]
     lines.append(headline(result))
     return "\n".join(lines)
 

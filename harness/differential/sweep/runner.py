@@ -43,7 +43,7 @@ class SweepOptions:
 
     def as_dict(self) -> dict:
         if self.schemas:
-            return {"schemas": True, "max_depth": self.max_depth, "seed": self.seed}
+            return {"schemas": True, "max_depth": self.max_depth, "seed": self.seed, "peers": list(self.peers)}
         return {"schemas": False, **self.grammar.options(), "max_size": self.max_size, "max_len": self.max_len,
                 "peers": list(self.peers)}
 
@@ -114,7 +114,7 @@ def schema_tasks(options: SweepOptions) -> list[Task]:
     for depth, schemas in schemas_by_depth(options.max_depth).items():
         for i in range(0, len(schemas), SCHEMA_CHUNK):
             tasks.append(Task(f"depth{depth}/{i // SCHEMA_CHUNK}", "harness.differential.sweep.schemas:check_schemas",
-                              {"depth": depth, "offset": i, "seed": options.seed,
+                              {"depth": depth, "offset": i, "seed": options.seed, "peers": list(options.peers),
                                "schemas": schemas[i:i + SCHEMA_CHUNK]}))
     return tasks
 

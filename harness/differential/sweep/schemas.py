@@ -58,7 +58,8 @@ MAX_DEPTH = 3
 WALKS = 12
 LEAVES = [{"type": t} for t in ("string", "integer", "number", "boolean", "null")] + [
     {"enum": ["a", 1]}, {"enum": [None, True]}, {"const": "a"}, {"const": [1]}]
-SCALARS = {"string": ["", "a", 'q"', "\u00e9", "\x7f"], "integer": [0, -7, 12, 1.0], "number": [0, -0.5, 2.5, 1e21],
+SCALARS = {"string": ["", "a", 'q"', "\u00e9", "\x7f", "\t", "[", "\\", "\x00", "\x9f", "\u2028",
+                      "\U0001d11e"], "integer": [0, -7, 12, 1.0], "number": [0, -0.5, 2.5, 1e21],
            "boolean": [True, False], "null": [None]}
 OTHER_TYPES = [None, True, 0, 1.5, "a", [], {}]
 
@@ -132,7 +133,8 @@ def check_schemas(payload: dict) -> dict:
     depth, seed); the record counts outcomes, instances by verdict, and lists disagreements."""
     start = time.thread_time()
     record = {"depth": payload["depth"], "schemas": len(payload["schemas"]), "outcomes": {}, "instances": {},
-              "walks": 0, "disagreements": []}
+              "walks": 0, "disagreements": [], "peer_differences": []}
+    peers = _load_peers(payload.get("peers") or [])
     for i, schema in enumerate(payload["schemas"]):
         rng = np.random.default_rng([int(payload["seed"]), int(payload["depth"]), int(payload["offset"]) + i])
         outcome, counts, walks, found = check_schema(schema, rng)
@@ -141,8 +143,82 @@ def check_schemas(payload: dict) -> dict:
             record["instances"][key] = record["instances"].get(key, 0) + n
         record["walks"] += walks
         record["disagreements"] += found
+        if peers:
+            record["peer_differences"] += peer_differences(schema, peers)
     record["cpu_seconds"] = round(time.thread_time() - start, 6)
     return record
+
+
+def _load_peers(names: list[str]) -> list:
+    if not names:
+        return []
+    from harness.peers import available_peers
+    return available_peers(names)[0]
+
+
+def peer_differences(schema: dict, peers: list) -> list[dict]:
+    """Each peer (isolated: ``harness.peers.isolation``) on the compact JSON of every value of
+    ``instances(schema)``, against ``jsonschema`` (JSON Schema's meaning: open objects, any key
+    order). A rejection that the same value with its keys in the declared order and without
+    undeclared keys turns into acceptance is the peer's documented design (closed objects,
+    declared key order) and not listed; the first other difference is, with its witness. A
+    crash, hang, limit or a refusal that the peer does not call unsupported is listed too."""
+    from harness.peers.findings import FAILED_ON_VALID, is_unsupported
+    from harness.peers.isolation import PeerFailed
+
+    validator = Draft202012Validator(schema)
+    values = instances(schema)
+    docs = [compact_dump(v).encode("utf-8") for v in values]
+    out = []
+    for peer in peers:
+        if not peer.can_schema:
+            continue
+        row = {"schema": schema, "peer": peer.name, "version": peer.version}
+        try:
+            compiled = peer.compile_schema(schema)
+            answers = compiled.accepts_all(docs)
+            for value, doc, says in zip(values, docs, answers):
+                valid = validator.is_valid(value)
+                if says != valid and not (valid and _declared_form_accepted(compiled, schema, value)):
+                    out.append({**row, "witness": repr(doc), "peer_says": says, "jsonschema": valid})
+                    break
+        except ValueError as exc:
+            if not is_unsupported(str(exc)):
+                why = " ".join(str(exc).split())
+                out.append({**row, "witness": None, "detail": f"{FAILED_ON_VALID}: {why}"[:300]})
+        except PeerFailed as exc:
+            out.append({**row, "witness": None, "detail": f"{exc.kind} during {exc.op}: {exc.detail}"[:300]})
+    return out
+
+
+def _declared_form_accepted(compiled, schema, value) -> bool:
+    """Return True if and only if ``value`` has keys out of the declared order or undeclared
+    ones, and the peer accepts it with its keys in the declared order and undeclared ones dropped."""
+    form = _declared_form(schema, value)
+    changed = form != value or list(_keys(form)) != list(_keys(value))
+    return changed and compiled.accepts(compact_dump(form).encode("utf-8"))
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _keys(v)
+
+
+def _declared_form(schema, value):
+    if isinstance(schema, dict) and "anyOf" in schema:
+        fitting = [b for b in schema["anyOf"] if Draft202012Validator(b).is_valid(value)]
+        return _declared_form(fitting[0], value) if fitting else value
+    if isinstance(value, dict) and isinstance(schema, dict) and schema.get("type") == "object":
+        props = schema.get("properties", {})
+        return {k: _declared_form(props[k], value[k]) for k in props if k in value}
+    if isinstance(value, list) and isinstance(schema, dict) and schema.get("type") == "array":
+        return [_declared_form(schema.get("items"), v) for v in value]
+    return value
 
 
 def check_schema(schema: dict, rng: np.random.Generator) -> tuple[str, dict[str, int], int, list[dict]]:
