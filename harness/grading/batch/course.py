@@ -30,7 +30,6 @@ Example::
 from __future__ import annotations
 
 import difflib
-import html
 import os
 import stat
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from pathlib import Path
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
 from harness.grading.batch.roster import METADATA_NAME, Person, Roster, Upload, read_metadata, read_roster
+from harness.report import escape
 
 __all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roster_flags", "roster_html",
            "MAX_SOURCE_BYTES"]
@@ -314,7 +314,7 @@ def roster_html(doc: dict) -> str:
     course = doc.get("course") or {}
     if not course:
         return ""
-    esc = html.escape
+    esc = escape.html
     lines = ["<h2>Roster, lateness and similar submissions</h2><ul>"]
     if course.get("due"):
         lines.append(f"<li>due {esc(course['due'])}; {esc(course['late_policy'] or '')}; late: "

@@ -36,6 +36,7 @@ import re
 from pathlib import Path
 
 from harness.policy import HINT_LEVELS, POLICY
+from harness.report import escape
 from harness.suite.catalogue import BY_NAME
 from harness.suite.diagnosis import diagnose, raised, unexplained
 from harness.suite.pitfalls import BY_NUMBER, hint
@@ -238,17 +239,8 @@ def _decision_lines(view: dict) -> list[str]:
             + ([f"- ... and {more} more"] if more > 0 else []) + ["", "</details>", ""])
 
 
-def _fenced(text: str) -> list[str]:
-    """``text`` in a code fence longer than any run of backticks inside it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence, text.rstrip(), fence]
-
-
-def _md(text: object) -> str:
-    """One line of Markdown text: no HTML, link, code or emphasis markup from a student's strings."""
-    text = " ".join(str(text).split())
-    return re.sub(r"([\\`*\[\]<>|])", r"\\\1", text)
+_fenced = escape.markdown_block   # ``text`` in a code fence longer than any run of backticks inside it
+_md = escape.markdown             # one line of Markdown: no HTML, link, code or emphasis markup from a student
 
 
 def _code(name: object) -> str:
