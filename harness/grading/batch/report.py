@@ -331,8 +331,9 @@ def to_markdown(doc: dict) -> str:
     lines += ["", "Root causes (students whose diagnosis ranks the pitfall first): "
               + ("; ".join(f"{p['label']}: {p['first']}" for p in doc["pitfalls"] if p["first"]) or "none"), "",
               "Failed tests (among the students who ran each):", ""]
-    lines += [f"- {row['test']}: {row['failed']} of {row['ran']}" + (f" (the seed's pitfall {escape.markdown(row['pitfalls'], line_start=False)})"
-                                                                     if row["pitfalls"] else "")
+    lines += [f"- {row['test']}: {row['failed']} of {row['ran']}"
+              + (f" (the seed's pitfall {escape.markdown(row['pitfalls'], line_start=False)})"
+                 if row["pitfalls"] else "")
               for row in doc["histogram"]] + [""]
     for s in doc["students"]:
         if s["verdict"] != "passed":
