@@ -18,7 +18,17 @@ h (2 days started, -20%)``, or ``unknown: no submission time`` when ``--due`` is
 the upload has no time), ``deduction`` (percent), ``raw_score`` and ``score`` (``--points``
 times passed/total, 0 when the submission did not run, minus the deduction) and
 ``similar`` (``harness.grading.batch.similarity``: ``identical to bob; near-identical to carol
-(0.91)``).
+(0.91)``), ``points`` and ``matched`` (how each person was found on the roster, e.g. ``email``
+or ``name only (weak)``).
+
+Identities are checked, never guessed (``harness.grading.batch.roster``): ``course.identities(records)``
+lists the weak matches (a display name alone), the roster entries two or more submissions
+map to (``shared``), the submissions on no roster entry (``unmatched``) and the roster
+entries with no submission (``no_submission``); ``identity_lines`` says them in words for
+the terminal. The gradebooks never guess: a roster student two submissions map to gets
+one row without a score, saying which submissions (``--allow-duplicate-students``, the
+TA's explicit override, writes a row per submission instead), and a roster student with
+no submission gets a row without a score (Canvas leaves the cell ungraded).
 
 Example::
 
@@ -38,7 +48,7 @@ from pathlib import Path
 
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
-from harness.grading.batch.roster import METADATA_NAME, Person, Roster, Upload, read_metadata, read_roster
+from harness.grading.batch.roster import METADATA_NAME, Found, Person, Roster, Upload, read_metadata, read_roster
 from harness.report import escape
 
 __all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roster_flags", "roster_html",
@@ -71,6 +81,10 @@ def add_arguments(group) -> None:
                        help="with --canvas-gradebook: the assignment's name in Canvas (default 'L8.7 constrain')")
     group.add_argument("--canvas-assignment-id", metavar="ID", default="",
                        help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
+    group.add_argument("--allow-duplicate-students", action="store_true",
+                       help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
+                            "submissions match one roster student (default: that student gets no score, and both "
+                            "submissions are listed)")
     group.add_argument("--regrade", metavar="NAME", action="append", default=[],
                        help="with --batch --resume: grade this student again even if the upload is unchanged "
                             "(folder name, or the student's name, SID or email; repeatable)")
@@ -87,11 +101,13 @@ class Course:
     points: float = 16.0
     regrade: tuple[str, ...] = ()
     outputs: tuple[Path, ...] = ()   # the gradebooks to write
+    allow_duplicates: bool = False   # --allow-duplicate-students
 
 
     @classmethod
     def open(cls, args, folder: Path) -> "Course":
-        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()))
+        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()),
+                     allow_duplicates=bool(getattr(args, "allow_duplicate_students", False)))
         metadata = getattr(args, "metadata", None)
         default = Path(folder) / METADATA_NAME
         if metadata or (default.is_file() and not default.is_symlink()):
@@ -143,6 +159,56 @@ class Course:
     def _people(self, student: str) -> tuple[Person, ...]:
         return self.roster.match(student, self.uploads.get(student))
 
+    def _matches(self, student: str) -> tuple[tuple[Person, Found], ...]:
+        return self.roster.matches(student, self.uploads.get(student))
+
+    # ----------------------------------------------------------------------- identities
+
+    def _identity(self, person: Person, found: Found):
+        """Who ``person`` is for the duplicate check: the roster entry, else (no roster, or
+        not on it) the metadata's strongest key; None when only a name is known."""
+        if found.index is not None:
+            return ("roster", found.index)
+        key = next((k for k in (person.user_id, person.email, person.sid) if k.strip()), "")
+        return ("key", " ".join(key.split()).casefold()) if key else None
+
+    def identities(self, records: list[dict]) -> dict:
+        """The identity problems of the class (module docstring), as plain data."""
+        checked = bool(self.roster.people)
+        weak, unmatched, owners, labels = [], [], {}, {}
+        for r in records:
+            matches = self._matches(r["student"])
+            if (checked or self.uploads) and not matches:
+                unmatched.append(r["student"])
+            for person, found in matches:
+                if found.weak:
+                    weak.append(f"{r['student']}: {person.label()} (name only)")
+                elif checked and found.index is None:
+                    unmatched.append(f"{r['student']}: {person.label()} ({found.how})")
+                identity = self._identity(person, found)
+                if identity is not None:
+                    owners.setdefault(identity, []).append(r["student"])
+                    labels.setdefault(identity, self.roster.people[found.index].label() if found.index is not None
+                                      else person.label())
+        shared = {labels[k]: sorted(set(v)) for k, v in owners.items() if len(set(v)) > 1}
+        return {"weak": weak, "shared": shared, "unmatched": unmatched,
+                "no_submission": [p.label() for p in self._unsubmitted(records)]}
+
+    def identity_lines(self, records: list[dict]) -> list[str]:
+        """The identity problems in words, one line each (nothing when there are none)."""
+        found = self.identities(records)
+        lines = [f"two or more submissions match {who}: {', '.join(subs)}" + (
+            "; written once per submission (--allow-duplicate-students)" if self.allow_duplicates else
+            "; no score written for them in the gradebooks (check, then --allow-duplicate-students)")
+            for who, subs in found["shared"].items()]
+        if found["weak"]:
+            lines.append(f"matched by display name only (weak, anyone can set it): {'; '.join(found['weak'])}")
+        if found["unmatched"]:
+            lines.append(f"not on the roster: {'; '.join(found['unmatched'])}")
+        if found["no_submission"]:
+            lines.append(f"on the roster, no submission (no score written): {', '.join(found['no_submission'])}")
+        return lines
+
     # ----------------------------------------------------------------------- the records
 
     def annotate(self, records: list[dict], submissions) -> list[dict]:
@@ -160,6 +226,10 @@ class Course:
             values = [getattr(p, key) for p in people if getattr(p, key)]
             if values:
                 record[key] = "; ".join(values)
+        if self.roster.people:
+            record["matched"] = "; ".join(found.how + (" (weak)" if found.weak else "")
+                                          for _, found in self._matches(record["student"])) or "not on the roster"
+        record["points"] = self.points
         if upload is not None and upload.submitted is not None:
             record["submitted"] = upload.submitted.isoformat()
         raw = 0.0 if record.get("problem") else self.points * record["passed"] / max(1, record["total"])
@@ -179,15 +249,14 @@ class Course:
 
     def summary(self, records: list[dict]) -> dict:
         """The class-level part of the JSON report (key ``course``)."""
-        matched = {r["student"] for r in records if self._people(r["student"])}
+        identities = self.identities(records)
         return {"metadata": self.metadata_path.name if self.metadata_path else None,
                 "roster": self.roster_path.name if self.roster_path else None,
                 "due": self.due.isoformat() if self.due else None,
                 "late_policy": self.policy.describe() if self.due else None, "points": self.points,
                 "late": sorted(r["student"] for r in records if str(r.get("late", "")).startswith("late")),
-                "unmatched": sorted(r["student"] for r in records if r["student"] not in matched)
-                if (self.roster.people or self.uploads) else [],
-                "no_submission": [p.label() for p in self._unsubmitted(records)],
+                "unmatched": identities["unmatched"], "no_submission": identities["no_submission"],
+                "weak_matches": identities["weak"], "shared": identities["shared"],
                 "similar": {r["student"]: r["similar"] for r in records if r.get("similar")},
                 "similarity_method": f"normalized token hash, then Jaccard >= {similarity.NEAR:g} over "
                                      f"{similarity.K}-grams (harness.grading.batch.similarity)",
@@ -195,16 +264,28 @@ class Course:
 
     def _unsubmitted(self, records: list[dict]) -> list[Person]:
         """The roster's students no submission belongs to, in roster order."""
-        seen = set().union(*(self.roster.entries(self._people(r["student"])) for r in records))
+        seen = {found.index for r in records for _, found in self._matches(r["student"])}
         return [p for i, p in enumerate(self.roster.people) if i not in seen]
 
     # ----------------------------------------------------------------------- the gradebooks
 
     def gradebook_rows(self, records: list[dict]) -> list[dict]:
         """One row per student: a group's members each; roster students without a submission last."""
-        rows = []
+        rows, shared, written = [], self._shared(records), set()
         for r in records:
-            for person in self._people(r["student"]) or (Person(name=r["student"]),):
+            matches = self._matches(r["student"]) or ((Person(name=r["student"]), Found(None, "")),)
+            for person, found in matches:
+                identity = self._identity(person, found)
+                if identity in shared:   # one row without a score: which submission is theirs is not known
+                    if identity not in written:
+                        written.add(identity)
+                        entry = self.roster.people[found.index] if found.index is not None else person
+                        rows.append({"name": entry.name, "sid": entry.sid, "email": entry.email,
+                                     "section": entry.section, "canvas_id": entry.canvas_id, "login": entry.login,
+                                     "submission": "; ".join(shared[identity]), "score": None,
+                                     "verdict": f"not written: {len(shared[identity])} submissions match this "
+                                                f"student ({', '.join(shared[identity])})"})
+                    continue
                 rows.append({"name": person.name, "sid": person.sid, "email": person.email,
                              "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
                              "submission": r["student"], "submitted": r.get("submitted", ""),
@@ -216,6 +297,19 @@ class Course:
                          "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
                          "verdict": "no submission", "score": None})
         return rows
+
+    def _shared(self, records: list[dict]) -> dict:
+        """{identity: submissions} for the roster students two or more submissions match,
+        unless ``--allow-duplicate-students``."""
+        if self.allow_duplicates:
+            return {}
+        owners: dict = {}
+        for r in records:
+            for person, found in self._matches(r["student"]):
+                identity = self._identity(person, found)
+                if identity is not None:
+                    owners.setdefault(identity, set()).add(r["student"])
+        return {k: sorted(v) for k, v in owners.items() if len(v) > 1}
 
     def write_gradebooks(self, records: list[dict], args, stderr, announce) -> bool:
         """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be written."""

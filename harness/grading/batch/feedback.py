@@ -21,8 +21,11 @@ All pure functions of a batch record (``harness.grading.batch.records``) and a h
   why nothing ran, if nothing did), ``pitfall`` also the why of each failed test and the
   diagnosis, ``full`` also the counterexamples and where to look. Nothing of the grader's
   machinery (the sandbox, its limits, paths of the grading machine) is in it;
-- ``write_all(records, folder, hints)``: one ``<student>.md`` per student (the name made
-  safe for a file name, ``file_name``), returns the paths written.
+- ``write_all(records, folder, hints)``: one ``<student>.md`` per student, named after the
+  student (the roster's or the metadata's name and SID when the batch knows them, else the
+  submission's folder name; made safe for a file name, ``file_name``), returns the paths
+  written. A file states the score after every deduction when the record has one (the
+  course's ``points``, ``raw_score``, ``late``, ``score``).
 
 Example::
 
@@ -183,8 +186,8 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
     """The student's feedback file; ``full_details`` (the TA's class Markdown) shows the why
     and the counterexample of every failure whatever the level (the hints stay at it)."""
     view = student_view(record, hints)
-    lines = [f"# Feedback: {_md(view['student'])}", "",
-             f"**{view['verdict']}**: {view['passed']}/{view['total']} tests passed.", ""]
+    lines = [f"# Feedback: {_md(record.get('name') or view['student'])}", "",
+             f"**{view['verdict']}**: {view['passed']}/{view['total']} tests passed.", ""] + _score_lines(record)
     if view["load"]:
         lines += [f"**Why:** {_md(view['load'])}", ""]
     if view["diagnosis"] and (hints != "none" or full_details):
@@ -198,6 +201,18 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
     if view["decision_count"]:
         lines += _decision_lines(view)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _score_lines(record: dict) -> list[str]:
+    """The score after every deduction, e.g. ``**Score: 14.4 / 16** (16 for the tests, then
+    late by 8 h 1 min (1 day started, -10%))``; nothing when the record has no score."""
+    if record.get("score") is None or not record.get("points"):
+        return []
+    number = lambda x: f"{x:.2f}".rstrip("0").rstrip(".")   # noqa: E731 - a local format
+    deductions = [str(record["late"])] if record.get("deduction") else []
+    why = (f" ({number(record['raw_score'])} for the tests, then {'; '.join(_md(d) for d in deductions)})"
+           if deductions else " (after every deduction: none applied)")
+    return [f"**Score: {number(record['score'])} / {number(record['points'])}**{why}", ""]
 
 
 def _diagnosis_lines(view: dict, hints: str) -> list[str]:
@@ -259,7 +274,7 @@ def write_all(records: list[dict], folder: Path, hints: str = POLICY.hints) -> l
     folder.mkdir(parents=True, exist_ok=True)
     written, used = [], set()
     for record in records:
-        name = file_name(record["student"])
+        name = file_name(" ".join(x for x in (record.get("name"), record.get("sid")) if x) or record["student"])
         stem, n = name[:-3], 2
         while name in used:   # two names that differ only in unsafe characters
             name, n = f"{stem}-{n}.md", n + 1

@@ -382,6 +382,8 @@ def publish(records: list[dict], folder: Path, options: dict, ignored: list[str]
         doc["course"] = course.summary(records)
     registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
     if course is not None:
+        for line in course.identity_lines(records):   # weak, shared, unmatched, no submission
+            print(f"identities: {escape.terminal(line)}", file=stdout)
         course.write_gradebooks(records, args, stderr, announce=stdout)
     if getattr(args, "feedback", None):
         try:
