@@ -99,6 +99,7 @@ def run(args, stdout, stderr) -> int:
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
     from harness.grading import report as reports
+    from harness.grading.autograder.locate import SubmissionError, impl_target
     from harness.grading.check import CheckOptions, run_check
 
     batch_only = batch.batch_only_given(args)
@@ -117,7 +118,12 @@ def _run_one(args, stdout, stderr) -> int:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
     golden_file = None if args.golden_file is None else str(args.golden_file)
-    options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
+    try:   # a student's folder, a zip or a mistyped path, as check --batch reads them
+        impl = None if args.impl is None else impl_target(args.impl)
+    except SubmissionError as exc:
+        print(f"check --impl: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
     checked = reports.to_report(run_check(options))

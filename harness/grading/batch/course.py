@@ -40,8 +40,8 @@ Example::
 from __future__ import annotations
 
 import difflib
-import os
-import stat
+import io
+import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -49,13 +49,14 @@ from pathlib import Path
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
 from harness.grading.batch.roster import METADATA_NAME, Found, Person, Roster, Upload, read_metadata, read_roster
+from harness.intake import IntakeError, regular_files
 from harness.report import escape
 
 __all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roster_flags", "roster_html",
-           "MAX_SOURCE_BYTES"]
+           "MAX_SOURCE_BYTES", "submission_sources"]
 
 ROSTER_COLUMNS = ("name", "sid", "email", "submitted", "late", "score", "similar")
-MAX_SOURCE_BYTES = 4 << 20    # of one student's module read for the similarity (a package: its .py files together)
+MAX_SOURCE_BYTES = 4 << 20    # of one student's files read for the similarity (their text, all files together)
 _MAX_MODULE_FILES = 500
 
 
@@ -85,6 +86,9 @@ def add_arguments(group) -> None:
                        help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
                             "submissions match one roster student (default: that student gets no score, and both "
                             "submissions are listed)")
+    group.add_argument("--starter", metavar="DIR", default=None,
+                       help="with --batch: the starter code students were given (a folder or a file); the "
+                            "similarity check discounts it, so a shared stub is never flagged")
     group.add_argument("--regrade", metavar="NAME", action="append", default=[],
                        help="with --batch --resume: grade this student again even if the upload is unchanged "
                             "(folder name, or the student's name, SID or email; repeatable)")
@@ -102,6 +106,7 @@ class Course:
     regrade: tuple[str, ...] = ()
     outputs: tuple[Path, ...] = ()   # the gradebooks to write
     allow_duplicates: bool = False   # --allow-duplicate-students
+    starter: list[str] | None = None   # --starter DIR: the texts of the course's starter code
 
 
     @classmethod
@@ -124,6 +129,10 @@ class Course:
             course.policy = LatePolicy.parse(args.late_policy)
         if getattr(args, "canvas_gradebook", None):
             gradebook.assignment_column(args.assignment, args.canvas_assignment_id)   # validates both
+        if getattr(args, "starter", None):
+            course.starter = submission_sources(Path(args.starter))
+            if course.starter is None:
+                raise ValueError(f"--starter {args.starter}: no text file in it (the course's starter code)")
         course.outputs = tuple(Path(p) for p in (getattr(args, "gradebook", None),
                                                  getattr(args, "canvas_gradebook", None)) if p)
         return course
@@ -214,8 +223,9 @@ class Course:
     def annotate(self, records: list[dict], submissions) -> list[dict]:
         """Copies of ``records`` (in the order of ``submissions``) with the roster fields."""
         paths = {s.student: s.path for s in submissions}
-        flags = similarity.compare({r["student"]: text for r in records
-                                    if (text := _module_source(paths.get(r["student"]), r)) is not None}).flags()
+        flags = similarity.compare({r["student"]: texts for r in records
+                                    if (texts := submission_sources(paths.get(r["student"]))) is not None},
+                                   starter=self.starter).flags()
         return [self._annotated(r, flags.get(r["student"], "")) for r in records]
 
     def _annotated(self, record: dict, similar: str) -> dict:
@@ -258,8 +268,10 @@ class Course:
                 "unmatched": identities["unmatched"], "no_submission": identities["no_submission"],
                 "weak_matches": identities["weak"], "shared": identities["shared"],
                 "similar": {r["student"]: r["similar"] for r in records if r.get("similar")},
-                "similarity_method": f"normalized token hash, then Jaccard >= {similarity.NEAR:g} over "
-                                     f"{similarity.K}-grams (harness.grading.batch.similarity)",
+                "similarity_method": f"every file of each submission, packed code unpacked, normalized token hash, "
+                                     f"then Jaccard >= {similarity.NEAR:g} over {similarity.K}-grams"
+                                     + (", the starter code discounted" if self.starter is not None else "")
+                                     + " (harness.grading.batch.similarity)",
                 "regraded": list(self.regrade)}
 
     def _unsubmitted(self, records: list[dict]) -> list[Person]:
@@ -338,53 +350,44 @@ def _points(value) -> float:
     return float(value)
 
 
-def _module_source(path: Path | None, record: dict) -> str | None:
-    """The graded module's text (a package: its .py files in name order), or None. Never
-    follows a link; at most ``MAX_SOURCE_BYTES``."""
-    if path is None or record.get("verdict") == "no submission" or not record.get("module"):
+def submission_sources(path: Path | None) -> list[str] | None:
+    """The texts of every file of a submission (a folder's regular files in path order, a
+    zip's members, a one-file submission's file) that is UTF-8 text, for the similarity;
+    None when there is none. Read as the intake reads (``harness.intake.regular_files``:
+    never a link, bounded), at most ``MAX_SOURCE_BYTES`` of text in all."""
+    if path is None:
         return None
-    module = path if _regular(path) else path / record["module"]
-    if not _no_links(path, module):
-        return None
-    if _regular(module):
-        files = [module]
-    elif module.is_dir():   # a package: its .py files (rglob does not enter linked folders; _regular skips links)
-        files = sorted(p for p in module.rglob("*.py") if _regular(p))[:_MAX_MODULE_FILES]
-    else:
-        return None
-    chunks, size = [], 0
-    for file in files:
-        with open(file, "rb") as f:
-            data = f.read(MAX_SOURCE_BYTES - size + 1)
-        size += len(data)
-        if size > MAX_SOURCE_BYTES:
-            break
-        chunks.append(data.decode("utf-8", "surrogateescape"))
-    return "\n".join(chunks) if chunks else None
-
-
-def _regular(path: Path) -> bool:
+    texts, size = [], 0
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+        for relative, data, _note in regular_files(path):
+            for text in _texts(relative, data):
+                size += len(text)
+                if size > MAX_SOURCE_BYTES:
+                    return texts or None
+                texts.append(text)
+    except IntakeError:   # past an intake bound: what was read so far
+        pass
+    return texts or None
 
 
-def _no_links(root: Path, path: Path) -> bool:
-    """Return True if and only if no component of ``path`` below ``root`` is a symbolic link."""
-    try:
-        parts = path.relative_to(root).parts
-    except ValueError:
-        return path == root
-    current = root
-    for part in parts:
-        current = current / part
+def _texts(relative: str, data: bytes | None) -> list[str]:
+    """``data`` as text, or a zip's members as texts (bounded); [] for anything else."""
+    if data is None:
+        return []
+    if relative.endswith(".zip"):
         try:
-            if stat.S_ISLNK(os.lstat(current).st_mode):
-                return False
-        except OSError:
-            return False
-    return True
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                members = [m for m in archive.infolist()[:_MAX_MODULE_FILES]
+                           if not m.is_dir() and m.file_size <= MAX_SOURCE_BYTES]
+                return [t for m in sorted(members, key=lambda m: m.filename)
+                        for t in _texts(m.filename, archive.open(m).read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES])
+                        if not m.filename.endswith(".zip")]
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
+            return []
+    try:
+        return [data.decode("utf-8")]
+    except UnicodeDecodeError:
+        return []
 
 
 # --------------------------------------------------------------------------- the class report's columns

@@ -95,7 +95,7 @@ def _view(record: dict, hints: str) -> dict:
 def summary_table(records: list[dict], hints: str = POLICY.hints) -> str:
     name_w = max([len(r["student"]) for r in records] + [7])
     lines = [f"{'student':<{name_w}}  {'verdict':<14}  {'passed':>6}  {'seconds':>7}  diagnosis / failed tests / "
-             f"ungraded notes", "-" * (name_w + 80)]
+             f"ungraded notes / flags (late, similar)", "-" * (name_w + 80)]
     for r in records:
         view = _view(r, hints)
         if view["load"] and not ran(r):
@@ -106,9 +106,10 @@ def summary_table(records: list[dict], hints: str = POLICY.hints) -> str:
             why = "; ".join(x for x in (" / ".join(top), failed, view["load"]) if x)
         if view["decision_count"]:
             why += f" [{view['decision_count']} ungraded notes]"
-        why = " ".join(x for x in (roster_flags(r), why) if x)
+        flags = roster_flags(r)   # after the diagnosis, never hiding it, and never clipped away by it
+        why = " ".join(x for x in (_clip(why, max(40, 100 - len(flags) - 1)), flags) if x)
         lines.append(escape.terminal(f"{r['student']:<{name_w}}  {r['verdict']:<14}  {r['passed']:>3}/{r['total']:<2}  "
-                                     f"{r['seconds']:>7.1f}  {_clip(why, 100)}".rstrip()))
+                                     f"{r['seconds']:>7.1f}  {_clip(why, 160)}".rstrip()))
     verdicts = collections.Counter(r["verdict"] for r in records)
     lines += ["", f"{len(records)} students: " + ", ".join(f"{n} {v}" for v, n in verdicts.most_common())]
     return "\n".join(lines)
@@ -324,8 +325,8 @@ def to_markdown(doc: dict) -> str:
         status = "PASS" if s["verdict"] == "passed" else "ERROR" if s.get("problem") else "FAIL"
         status += f" ({s['verdict']})" if s["verdict"] not in ("passed", "failed") else ""
         diagnosis = "; ".join(f"{d['label']} ({d['strength']})" for d in view["diagnosis"][:2]) or view["load"]
-        student = " ".join(x for x in (s["student"], roster_flags(s)) if x)   # [late by ...] [identical to ...]
-        lines.append(f"| {i} | {cell(student)} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
+        diagnosis = " ".join(x for x in (diagnosis, roster_flags(s)) if x)   # then [late by ...] [identical to ...]
+        lines.append(f"| {i} | {cell(s['student'])} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
                      f"| {cell(', '.join(s['failed_tests']) if not s.get('problem') else '')} "
                      f"| {view['decision_count']} |")
     lines += ["", "Root causes (students whose diagnosis ranks the pitfall first): "
@@ -354,7 +355,7 @@ def to_report(records: list[dict], doc: dict) -> Report:
     run (its ``problem``); the CSV, JSON, HTML and Markdown above as the native renderers."""
     hints = doc.get("hints", POLICY.hints)
     rows = tuple(Row(r["student"], "passed" if r["verdict"] == "passed" else "error" if r["problem"] else "failed",
-                     r["verdict"], " ".join(x for x in (roster_flags(r), r["problem"] or ", ".join(r["failed_tests"]))
+                     r["verdict"], " ".join(x for x in (r["problem"] or ", ".join(r["failed_tests"]), roster_flags(r))
                                             if x), "\n".join(r["notes"]),
                      r["seconds"], "student") for r in records)
     verdict = ", ".join(f"{n} {v}" for v, n in doc["verdicts"].items()) or "no submissions"
