@@ -3,12 +3,10 @@
 ``sweep``, ``reads``, ``matches``).
 
 Oracle: the same loop made one call at a time. A candidate that logs every call it gets
-shows the batched loop made exactly those calls, in that order, given their inputs only
-(the whole path where the grader stops at a wrong mask: it never knows what is wrong;
-``tests/test_knowledge.py`` holds the rule to account); the answers, the generator's
-final state and what the grader reads are the same; an answer the candidate changes
-after returning it reaches the grader as it was returned; a server rewritten to send
-more answers than calls is a protocol violation.
+shows the batched loop made exactly those calls, in that order, and stopped where the
+grader stops; the answers, the generator's final state and what the grader reads are the
+same; an answer the candidate changes after returning it reaches the grader as it was
+returned; a server rewritten to send more answers than calls is a protocol violation.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from harness.sandbox import (
     CandidateProtocolError,
     Prefetched,
     call_and_read,
-    calls_ahead,
+    calls_while,
     explore,
     generation,
     sweep,
@@ -107,13 +105,14 @@ def hand_index(impl):
     return impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
 
 
-def test_a_golden_walk_makes_the_grader_s_calls_given_the_tokens_only(logging_candidate):
+def test_a_golden_walk_makes_the_same_calls_and_stops_where_the_grader_stops(logging_candidate):
     path = {"tokens": [9, 7, HAND_EOS], "allowed": [sorted(HAND_MASKS[0]), sorted(HAND_MASKS[5]), [0], [1]],
             "complete": [False, True, True, True]}  # step 2's mask is wrong: the grader stops there
 
     def loop(impl, ahead):
         c = impl.Constraint(hand_index(impl))
-        taken = walk_constraint(c, path["tokens"], HAND_EOS) if ahead else Prefetched()
+        taken = walk_constraint(c, path["tokens"], path["allowed"], path["complete"], HAND_EOS) if ahead \
+            else Prefetched()
         seen = []
         for number, allowed in enumerate(path["allowed"]):
             got = np.flatnonzero(np.asarray(taken.take("mask", lambda: c.mask()), dtype=bool)).tolist()
@@ -126,13 +125,10 @@ def test_a_golden_walk_makes_the_grader_s_calls_given_the_tokens_only(logging_ca
             taken.take("advance", lambda: c.advance(token))
         return seen
 
-    (made_ahead, logged_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
+    (made_ahead, calls_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
     assert made_ahead == one_by_one and len(made_ahead) == 3
-    # the walk knows no expected mask: it makes the whole path's calls, the grader's first among them
-    assert logged_ahead[:len(calls_one_by_one)] == calls_one_by_one
-    assert calls_one_by_one[-3:] == [["mask"], ["index.mask", 6], ["is_complete"]]
-    assert logged_ahead[len(calls_one_by_one):] == [["advance", HAND_EOS], ["next_state", 6, HAND_EOS], ["mask"],
-                                                    ["is_complete"]]
+    assert calls_ahead == calls_one_by_one
+    assert calls_ahead[-3:] == [["mask"], ["index.mask", 6], ["is_complete"]]  # no advance after the difference
 
 
 def test_a_generation_makes_the_same_calls_draws_and_generator_state(logging_candidate):
@@ -160,9 +156,9 @@ def test_a_generation_makes_the_same_calls_draws_and_generator_state(logging_can
             runs.append((history, np.array(masks).tobytes(), rng.bit_generator.state))
         return runs
 
-    (made_ahead, logged_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
+    (made_ahead, calls_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
     assert made_ahead == one_by_one
-    assert logged_ahead == calls_one_by_one
+    assert calls_ahead == calls_one_by_one
     assert sum(len(history) for history, _, _ in made_ahead) > 20
 
 
@@ -177,8 +173,9 @@ def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidat
         accept = np.asarray(read.take("accept", lambda: made.accept))
         n = int(read.take("n_states", lambda: made.n_states))
         index = impl.TokenIndex(dfa, vocab, HAND_EOS)
-        masks, _ = brute_force(trans, accept, vocab, HAND_EOS)
-        swept = sweep(index, n, len(vocab)) if ahead else Prefetched()
+        masks, ends = brute_force(trans, accept, vocab, HAND_EOS)
+        ends[3, 5] = 4  # a wrong expectation: the sweep stops after state 3's next states
+        swept = sweep(index, masks, ends) if ahead else Prefetched()
         found = []
         for state in range(n):
             found.append(np.asarray(swept.take("mask", lambda: index.mask(state))).tolist())
@@ -186,7 +183,6 @@ def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidat
             nexts = swept.take("many", lambda: [index.next_state(*p) for p in pairs],
                                lambda answers: index.next_state.counted(answers, len(pairs)))
             found.append(list(nexts))
-        found.append(np.asarray(masks).tolist())  # the reads fed the grader's own oracle, made ahead or not
         walked = explore(index, len(vocab), HAND_EOS) if ahead else Prefetched()
         queue, seen = [0], {0}
         while queue:
@@ -200,13 +196,13 @@ def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidat
                     seen.add(target)
                     queue.append(target)
         words = [[b"cat"], [b"dogs"], [b"cow"], [b"car"]]
-        matched = calls_ahead(made, "matches", words) if ahead else Prefetched()
+        matched = calls_while(made, "matches", words, [True, True, True, True]) if ahead else Prefetched()
         found.append([bool(matched.take("call", lambda: made.matches(*w))) for w in words])
         return found, sorted(seen)
 
-    (made_ahead, logged_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
+    (made_ahead, calls_ahead), (one_by_one, calls_one_by_one) = both_ways(logging_candidate, loop)
     assert made_ahead == one_by_one
-    assert logged_ahead == calls_one_by_one
+    assert calls_ahead == calls_one_by_one
     assert made_ahead[0][-1] == [True, True, False, True]
 
 
@@ -232,5 +228,5 @@ def test_more_answers_than_calls_is_a_protocol_violation(tmp_path):
     with Candidate(str(hostile), ref_deps=True) as cand:
         c = cand.module.Constraint(hand_index(cand.module))
         with pytest.raises(CandidateProtocolError, match="answers to at most"):
-            walk_constraint(c, [9], HAND_EOS)
+            walk_constraint(c, [9], [sorted(HAND_MASKS[0]), sorted(HAND_MASKS[5])], [False, True], HAND_EOS)
         assert not cand.alive

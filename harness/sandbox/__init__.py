@@ -41,10 +41,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-                "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
+                "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-           "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
+           "calls_while", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
 
 
 def __getattr__(name: str):

@@ -94,6 +94,8 @@ def _harness_binds(scratch: Path, others: list) -> list:
     for folder in [stand_in, *stand_in.rglob("*")]:
         folder.chmod(0o755)
     return [(stand_in, PACKAGE_ROOT), *protected_roots()]
+
+
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
@@ -805,12 +807,9 @@ class Prefetched:
     (``name`` must be the call the loop made at that place: ``names(position)``), raises
     the exception that stopped the loop when the grader reaches the call that raised it,
     and otherwise calls ``live()``, one round trip as before. The loop on the candidate's
-    side got the inputs of the grader's calls and nothing else (never an expected answer:
-    ``harness.sandbox``'s docstring) and makes exactly the calls the grader makes while
-    every answer is right, in the same order (``server.Server.walk``); every answer is
-    checked by the grader as if it had asked for it alone, and past the answers made ahead
-    (a loop that stopped where its answers left it nothing to go on) the grader calls one
-    at a time."""
+    side makes exactly the calls the grader would make, in the same order, and stops
+    where the grader could go another way (``server.Server.walk``), so the candidate sees
+    what it would see call by call; every answer is checked by the grader as before."""
 
     __slots__ = ("names", "answers", "error", "position")
 
@@ -838,21 +837,21 @@ _WALK = ("mask", "is_complete", "state", "advance")
 _WALK_READS = ("mask", "is_complete", "advance")  # methods of the constraint's class; ``state`` is no method
 
 
-def walk_constraint(constraint, tokens: list, eos_id) -> Prefetched:
+def walk_constraint(constraint, tokens: list, allowed: list, complete: list, eos_id) -> Prefetched:
     """A recorded path's calls on ``constraint`` made ahead in one round trip
-    (``server.Server.walk``, given the path's ``tokens`` and ``eos_id`` only): per step
-    ``mask``, ``is_complete``, ``state``, then ``advance``; take them in that order. Nothing
-    ahead for an object in this process, or a constraint whose ``mask``/``is_complete``/
-    ``advance`` are no methods or whose ``state`` is one (the proxy reads those with other
-    requests)."""
+    (``server.Server.walk``): per step ``mask``, ``is_complete``, ``state``, then ``advance``;
+    take them in that order. Nothing ahead for an object in this process, or a constraint
+    whose ``mask``/``is_complete``/``advance`` are no methods or whose ``state`` is one (the
+    proxy reads those with other requests)."""
     def names(position: int) -> str:
         return _WALK[position % 4]
     if not isinstance(constraint, Proxy) or not set(_WALK_READS) <= set(constraint._handle.methods) or \
             "state" in constraint._handle.methods:
         return Prefetched(names)
-    tokens = [int(t) for t in tokens]
-    most = 3 * (len(tokens) + 1) + len(tokens)
-    answers, error = constraint._link.batch("walk", constraint._handle.id, None, [tokens, eos_id], most)
+    steps = min(len(allowed), len(complete))
+    most = 3 * steps + min(len(tokens), steps)
+    answers, error = constraint._link.batch("walk", constraint._handle.id, None,
+                                            [list(tokens), list(allowed), list(complete), eos_id], most)
     return Prefetched(names, answers, error)
 
 
@@ -893,15 +892,17 @@ def call_and_read(obj, name: str, args: list, reads: list) -> Prefetched:
     return Prefetched(names.__getitem__, answers, error)
 
 
-def calls_ahead(obj, name: str, calls: list) -> Prefetched:
+def calls_while(obj, name: str, calls: list, expected: list) -> Prefetched:
     """``obj.name(*arguments)`` for each argument list of ``calls``, made ahead in one round
-    trip (``server.Server.matches``, given the argument lists only); take each as
-    ``"call"``. Nothing ahead unless ``name`` is a method of a proxy."""
+    trip up to the first answer whose truth differs from its flag in ``expected``
+    (``server.Server.matches``); take each as ``"call"``. Nothing ahead unless ``name`` is a
+    method of a proxy."""
     def names(position: int) -> str:
         return "call"
     if not _is_method(obj, name):
         return Prefetched(names)
-    answers, error = obj._link.batch("matches", obj._handle.id, name, [[list(c) for c in calls]], len(calls))
+    answers, error = obj._link.batch("matches", obj._handle.id, name,
+                                     [[list(c) for c in calls], [bool(e) for e in expected]], len(calls))
     return Prefetched(names, answers, error)
 
 
@@ -923,11 +924,12 @@ def explore(index, vocab_size: int, eos_id) -> Prefetched:
     return _index_loop(index, "explore", [vocab_size, eos_id], MAX_REPEAT)
 
 
-def sweep(index, states: int, vocab_size: int) -> Prefetched:
+def sweep(index, masks: np.ndarray, ends: np.ndarray) -> Prefetched:
     """Every state's ``mask`` and ``many next_state`` of the brute-force test made ahead in
-    one round trip (``server.Server.sweep``, given the counts of states and tokens only);
-    taken as in ``explore``."""
-    return _index_loop(index, "sweep", [int(states), int(vocab_size)], 2 * int(states))
+    one round trip, up to the first difference from ``masks``/``ends``
+    (``server.Server.sweep``); taken as in ``explore``."""
+    return _index_loop(index, "sweep", [np.asarray(masks, dtype=bool), np.asarray(ends, dtype=np.int64)],
+                       2 * len(masks))
 
 
 def _per_call(value, depth: int = 1):

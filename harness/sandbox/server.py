@@ -270,18 +270,14 @@ class Server:
         return [answers, None]
 
     # ------------------------------------------------------------------ batched loops
-    # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (``walk``,
-    # ``generate``, ``reads``, ``matches``, ``explore``, ``sweep``) gets the inputs of the calls
-    # the grader's loop makes and nothing else, never an expected answer. It makes those
-    # calls, each through ``handle`` as that request (so the candidate sees the same calls,
-    # and a server it rewrote answers them as it would one by one), in the grader's order,
-    # and it stops only where its own answers leave it nothing to go on: an answer that is
-    # no data or that the reading the next call needs raises on (``_reading``), an
-    # exception (then ``[answers, error]``), the loop's own end or bound. Where the grader
-    # stops earlier (a wrong answer fails the test), the answers past it are never read;
-    # where the grader goes another way (a live call to explain a difference), it takes the
-    # answers in its own order and calls one at a time past them (``client.Prefetched``).
-    # Every answer is checked by the grader as if it had asked for it alone.
+    # ``walk`` and ``generate`` make, in one request, the calls a catalogue loop makes one
+    # request at a time, each through ``handle`` as that request (so the candidate sees the
+    # same calls, and a server it rewrote answers them as it would one by one), in the same
+    # order, and stop after the first answer where the grader could go another way: an
+    # answer that is no data or that the grader's reading of it raises on (``_reading``), or
+    # one on which the loop stops (a difference, EOS), or an exception (then ``[answers,
+    # error]``). The grader takes the answers in its loop's order and checks each one as
+    # before; past them it calls one at a time (``client.Prefetched``).
 
     def _request(self, op: str, target, name, args: list):
         """One request of a batched loop, as ``serve`` would handle it (``handle``); its
@@ -325,20 +321,21 @@ class Server:
         """``[answers, error]``: a recorded path's calls on the constraint ``target``, in the
         order the grader makes them (``golden.replay.walk_path`` judged by
         ``harness.suite.golden_masks``): at each step ``mask()``, ``is_complete()``, the
-        ``state`` attribute, then ``advance(tokens[step])`` (none after the last step).
-        Request arguments: ``[tokens, eos_id]``, the path's inputs only (what the masks and
-        completeness must be stays with the grader). The recorded tokens are the grader's
-        inputs whatever the candidate answers; sent whole, they say before an earlier
-        step's ``mask()`` that a later token is taken, nothing more."""
-        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("walk: the arguments must be [tokens, eos_id]")
-        tokens, eos_id = request_args
-        if not isinstance(tokens, list) or len(tokens) >= MAX_REPEAT:
-            raise ValueError(f"walk: tokens must be a list (fewer than {MAX_REPEAT} steps)")
+        ``state`` attribute, then ``advance(tokens[step])`` (none after the last step);
+        stopping also where a mask or completeness differs from the step's expected ones
+        before EOS. Request arguments: ``[tokens, allowed, complete, eos_id]`` (``allowed``:
+        the sorted ids each step must allow; ``complete``: the flags)."""
+        if not (isinstance(request_args, list) and len(request_args) == 4) or request_kwargs:
+            raise TypeError("walk: the arguments must be [tokens, allowed, complete, eos_id]")
+        tokens, allowed, complete, eos_id = request_args
+        if not all(isinstance(x, list) for x in (tokens, allowed, complete)) or \
+                len(tokens) + len(allowed) > MAX_REPEAT:
+            raise ValueError(f"walk: tokens, allowed and complete must be lists (at most {MAX_REPEAT} steps)")
         answers: list = []
         try:
-            for number in range(len(tokens) + 1):
-                if not self._walk_step(target, answers):
+            for number, (want_allowed, want_complete) in enumerate(zip(allowed, complete)):
+                if not self._walk_step(target, answers, want_allowed, want_complete,
+                                       number > 0 and tokens[number - 1] == eos_id):
                     break
                 if number == len(tokens):
                     break
@@ -347,16 +344,20 @@ class Server:
             return [answers, self.error(exc)]
         return [answers, None]
 
-    def _walk_step(self, target, answers: list) -> bool:
-        """One step's reads (``walk``); whether they are data the grader can read."""
+    def _walk_step(self, target, answers: list, want_allowed, want_complete, after_eos: bool) -> bool:
+        """One step's reads (``walk``); whether the grader goes on to ``advance`` as predicted."""
         import numpy as np
 
         mask = self._ahead(answers, "call", target, "mask", [])
-        if _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)), mask) is _STOP:
+        got = _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)).tolist(), mask)
+        if got is _STOP:
             return False
-        if _reading(bool, self._ahead(answers, "call", target, "is_complete", [])) is _STOP:
+        got_complete = _reading(bool, self._ahead(answers, "call", target, "is_complete", []))
+        if got_complete is _STOP:
             return False
-        return _reading(int, self._ahead(answers, "getattr", target, "state", [])) is not _STOP
+        if _reading(int, self._ahead(answers, "getattr", target, "state", [])) is _STOP:
+            return False
+        return after_eos or (got == want_allowed and got_complete == want_complete)
 
     def generate(self, target: int, name, request_args, request_kwargs) -> list:
         """``[answers, error]``: one constrained generation, in the order the grader makes it
@@ -458,18 +459,19 @@ class Server:
 
     def matches(self, target: int, name, request_args, request_kwargs) -> list:
         """``[answers, error]``: ``target.name(*arguments)`` for each argument list in turn, as
-        the grader calls them one at a time, stopping after an answer that holds proxies or
-        whose truth (``bool``, as the grader reads it) cannot be read. Request arguments:
-        ``[calls]``, the inputs only (the oracle's verdicts stay with the grader)."""
-        if not (isinstance(request_args, list) and len(request_args) == 1) or request_kwargs:
-            raise TypeError("matches: the arguments must be [calls]")
-        calls = request_args[0]
-        if not (isinstance(calls, list) and len(calls) <= MAX_REPEAT and all(isinstance(c, list) for c in calls)):
-            raise ValueError(f"matches: calls must be a list of argument lists (at most {MAX_REPEAT})")
+        the grader calls them one at a time, stopping after the first answer whose truth
+        (``bool``, as the grader reads it) differs from its expected flag, that holds proxies
+        or whose reading raises. Request arguments: ``[calls, expected]``."""
+        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
+            raise TypeError("matches: the arguments must be [calls, expected]")
+        calls, expected = request_args
+        if not (isinstance(calls, list) and isinstance(expected, list) and len(calls) == len(expected)
+                and len(calls) <= MAX_REPEAT and all(isinstance(c, list) for c in calls)):
+            raise ValueError("matches: calls and expected must be lists of one length (calls: argument lists)")
         answers: list = []
         try:
-            for arguments in calls:
-                if _reading(bool, self._ahead(answers, "call", target, name, arguments)) is _STOP:
+            for arguments, want in zip(calls, expected):
+                if _reading(bool, self._ahead(answers, "call", target, name, arguments)) is not bool(want):
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -510,26 +512,27 @@ class Server:
         ``target``, in the order the grader makes them
         (``harness.suite.test_masks.test_masks_match_brute_force``): per state ``mask(state)``,
         then one ``many`` request of ``next_state(state, token)`` over every token. Answers
-        alternate mask, many; the loop also stops where the grader cannot read an answer as
-        it needs (a mask that is not bool [V], next states that are not one per token).
-        Request arguments: ``[states, vocab_size]``, the inputs only (the brute-force masks
-        and next states stay with the grader)."""
+        alternate mask, many; the loop also stops where the grader fails or calls one at a
+        time (a mask that is not bool [V] or differs from ``masks[state]``, next states that
+        differ from ``ends[state]``). Request arguments: ``[masks, ends]`` (bool and int
+        [S, V])."""
+        import numpy as np
+
         if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("sweep: the arguments must be [states, vocab_size]")
-        states, size = request_args
-        if not (type(states) is int and type(size) is int and 0 <= states <= MAX_REPEAT and 0 <= size
-                and states * size <= MAX_ITEMS):
-            raise ValueError(f"sweep: states and vocab_size must be ints from 0 (at most {MAX_REPEAT} states, "
-                             f"{MAX_ITEMS} next states)")
+            raise TypeError("sweep: the arguments must be [masks, ends]")
+        masks, ends = request_args
+        if not (isinstance(masks, np.ndarray) and isinstance(ends, np.ndarray) and masks.ndim == 2
+                and masks.shape == ends.shape and masks.shape[0] <= MAX_REPEAT):
+            raise ValueError("sweep: masks and ends must be arrays of one shape [S, V]")
         answers: list = []
         try:
-            for state in range(states):
+            for state in range(masks.shape[0]):
                 mask = self._ahead(answers, "call", target, "mask", [state])
-                if _reading(lambda mask: _bool_vector(mask, size) is not None, mask) is not True:
+                if _reading(lambda mask: _same_mask(mask, masks[state]), mask) is not True:
                     break
-                every = [[state, t] for t in range(size)]
-                got = self._ahead(answers, "many", target, "next_state", every)
-                if _reading(lambda got: isinstance(got, list) and len(got) == size, got) is not True:
+                every = [[state, t] for t in range(masks.shape[1])]
+                if _reading(lambda got: _same_ends(got, ends[state]), self._ahead(answers, "many", target, "next_state",
+                                                                                  every)) is not True:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -685,6 +688,20 @@ def _queue_targets(targets, tokens: list, seen: set, queue) -> None:
             seen.add(target)
             queue.append(target)
     return None
+
+
+def _same_mask(mask, want) -> bool:
+    """Whether the brute-force test reads ``mask`` as bool [V] equal to ``want``."""
+    import numpy as np
+
+    mask = _bool_vector(mask, len(want))
+    return mask is not None and not np.flatnonzero(want != mask).size
+
+
+def _same_ends(got, want) -> bool:
+    """Whether the brute-force test finds every next state of a ``many`` reply as ``want``."""
+    return isinstance(got, list) and len(got) == len(want) and \
+        not any(answer != int(expected) for answer, expected in zip(got, want.tolist()))
 
 
 def _load_tools(spec):

@@ -94,15 +94,15 @@ def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
 class _Walked:
     """A candidate's constraint whose calls along ``path`` were made ahead in one round trip
     (``harness.sandbox.walk_constraint``: the calls ``walk_path`` and ``_judge_step`` make,
-    in their order, given the path's tokens only: the allowed ids and completeness stay
-    here); each read takes the next answer, and past them the constraint is called one
-    round trip at a time, as before."""
+    in their order, up to where the judging could stop); each read takes the next answer,
+    and past them the constraint is called one round trip at a time, as before."""
 
     __slots__ = ("_constraint", "_ahead")
 
     def __init__(self, constraint, path: dict, eos_id):
         self._constraint = constraint
-        self._ahead = walk_constraint(constraint, path["tokens"], eos_id)  # the inputs: never the golden answers
+        self._ahead = walk_constraint(constraint, path["tokens"], [sorted(a) for a in path["allowed"]],
+                                      path["complete"], eos_id)
 
     def mask(self):
         return self._ahead.take("mask", lambda: self._constraint.mask())

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from facts.constructs import schema_refusals
-from harness.sandbox import calls_ahead
+from harness.sandbox import calls_while
 from harness.suite import strength
 from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
@@ -90,8 +90,8 @@ def test_json_schema_documents(impl):
         dfa, _, _ = compile_ok(impl, pattern)
         documents = [dumps(v) for v in valid] + invalid
         verdicts = [check_document(schema, document) for document in documents]
-        # the calls below made ahead in one round trip, given the documents only (harness.sandbox.calls_ahead)
-        ahead = calls_ahead(dfa, "matches", [[document] for document in documents])
+        # the calls below made ahead in one round trip up to the first wrong answer (harness.sandbox.calls_while)
+        ahead = calls_while(dfa, "matches", [[document] for document in documents], [v.ok for v in verdicts])
         for document, verdict in zip(documents, verdicts):
             assert verdict.ok == (document not in invalid), \
                 f"catalogue bug: the oracle disagrees with the hand list on {document!r}: {verdict}"
