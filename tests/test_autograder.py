@@ -198,7 +198,7 @@ def test_a_submission_that_hangs_is_stopped_at_the_wall_and_scores_0(installed):
     # (their per-test limit, 3 CPU s, is not reached by then); this test costs about 2 CPU s per second of wall
     results = grade_in(installed, {"constrain.py": CANDIDATES / "loops_forever.py"}, wall=3, timeout=3)
     assert results["score"] == 0.0
-    assert "timed out (wall backstop 3 s): the whole check run was still going after 3 s" in results["output"]
+    assert "timed out (elapsed-time limit 3 s): the whole check run was still going after 3 s" in results["output"]
 
 
 @pytest.mark.e2e

@@ -101,3 +101,97 @@ def test_an_output_under_a_file_is_still_a_one_line_usage_error(tmp_path):
     (tmp_path / "file").write_text("x")
     code, out, err = cli("check", "--batch", str(tmp_path), "--csv", str(tmp_path / "file" / "sub" / "g.csv"))
     assert code == ExitCode.USAGE and err.count("\n") == 1 and "is not a folder we may write to" in err, err
+
+
+# --------------------------------------------------------------------------- help texts
+
+
+def leaf_parsers():
+    """(command words, parser) of every verb and verb action (``golden write``, ...)."""
+    import argparse
+
+    from harness.cli import build_parser
+
+    out = []
+
+    def walk(parser, words):
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs and len(words) > 1:
+            out.append((words, parser))
+        for action in subs:
+            for name, sub in action.choices.items():
+                walk(sub, [*words, name])
+    walk(build_parser(), ["constrain-harness"])
+    return out
+
+
+def test_every_verbs_help_has_an_example_and_one_placeholder_vocabulary():
+    from harness.cli import PLACEHOLDER_WORDS
+
+    leaves = leaf_parsers()
+    assert len(leaves) >= 15
+    seen: dict[str, set[str]] = {}
+    for words, parser in leaves:
+        text = parser.format_help()
+        command = " ".join(words)
+        assert f"examples:\n  {command}" in text, command
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0 or action.choices is not None:
+                continue
+            shown = action.metavar or action.dest.upper()
+            assert shown in PLACEHOLDER_WORDS, f"{command} {action.option_strings[-1]} {shown}"
+            seen.setdefault(action.dest, set()).add(shown)
+    assert {dest: shown for dest, shown in seen.items() if len(shown) > 1} == {}   # one word per value, every verb
+    assert seen["timeout"] == {"S"} and seen["seed"] == {"N"} and seen["jobs"] == {"N"}
+
+
+# --------------------------------------------------------------------------- plain words for students
+
+
+JARGON_RECORD = {
+    "student": "ann", "verdict": "failed", "passed": 14, "total": 16,
+    "failed_tests": ["test_hand_example", "test_vocab_bytes"],
+    "statuses": {"test_hand_example": "failed", "test_vocab_bytes": "not run"},
+    "tests": [{"name": "test_hand_example", "status": "failed",
+               "reason": "the candidate raised ValueError: the wall says no", "details":
+               "E   ValueError: the candidate's tier\nE   NameError: name 'candidate' is not defined", "pitfalls": ""},
+              {"name": "test_vocab_bytes", "status": "not run",
+               "reason": "not run: the candidate process died (wall-clock backstop 600 s, tier default)",
+               "details": "", "pitfalls": ""}],
+    "load": {"status": "ok", "reason": "", "problems": [], "notes": []},
+    "notes": ["the twin agreed; wheats and chaffs were not used"], "decisions": [], "decision_count": 0,
+    "problem": "", "module": "constrain.py", "seconds": 1.0}
+
+
+def jargon_in(text: str) -> list[str]:
+    """The jargon words of ``text`` outside quotes and identifiers (what a student reads as prose)."""
+    import re
+
+    from harness.grading.autograder.glossary import JARGON
+
+    return [m.group() for m in re.finditer(r"(?<![\w'\"`.])(" + "|".join(JARGON) + r")(?![\w'\"`(=])", text,
+                                           re.IGNORECASE)]
+
+
+@pytest.mark.parametrize("hints", ["none", "pitfall", "full"])
+def test_a_students_feedback_file_has_no_jargon(hints):
+    text = feedback.markdown(JARGON_RECORD, hints)
+    assert jargon_in(text) == [], text
+    if hints != "none":
+        assert "your code raised ValueError" in text
+    if hints == "full":
+        assert "name 'candidate' is not defined" in text   # the student's own words, quoted, are kept
+
+
+@pytest.mark.parametrize("hints", ["none", "pitfall", "full"])
+def test_the_gradescope_results_a_student_reads_have_no_jargon(hints):
+    from harness.grading.autograder.gradescope import to_results
+    from harness.grading.autograder.grading import Grade, TestOutcome
+
+    tests = tuple(TestOutcome(t["name"], t["status"], t["reason"], t["details"], notes=("tier default",))
+                  for t in JARGON_RECORD["tests"])
+    grade = Grade("failed", tests, header="policy: tier default, 60 CPU s per test (wall backstop 600 s)",
+                  notes=("the twin agreed",))
+    results = to_results(grade, 16, hints)
+    texts = [results["output"], *(t["output"] for t in results["tests"])]
+    assert all(jargon_in(text) == [] for text in texts), texts

@@ -4,6 +4,7 @@
     constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
     constrain-harness check --impl harness/grading/gradetests/wheats/brzozowski.py --only test_canonical_form
+    constrain-harness check --batch submissions/ --jobs 2 --csv out/grades.csv --feedback out/feedback
 
 The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,

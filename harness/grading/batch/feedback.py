@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.grading.autograder.glossary import plain
 from harness.policy import HINT_LEVELS, POLICY
 from harness.report import escape
 from harness.suite.catalogue import BY_NAME
@@ -200,7 +201,7 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
         lines += ["## Notes", ""] + [f"- {_md(n)}" for n in view["notes"]] + [""]
     if view["decision_count"]:
         lines += _decision_lines(view)
-    return "\n".join(lines).rstrip() + "\n"
+    return plain("\n".join(lines).rstrip() + "\n")   # no jargon of the harness (glossary)
 
 
 def _score_lines(record: dict) -> list[str]:

@@ -71,6 +71,7 @@ import hashlib
 import io
 import keyword
 import lzma
+import re
 import tokenize
 import warnings
 import zlib
@@ -264,14 +265,22 @@ _ENCODINGS = (lambda b: b, lambda b: base64.b64decode(b, validate=True), base64.
               base64.b32decode, lambda b: base64.b16decode(b, casefold=True), base64.b85decode, base64.a85decode)
 
 
+_CODE_WORDS = re.compile(r"\b(?:def|class|import|lambda|return|for|while|if)\b|=")
+
+
 def _decodings(value: str | bytes):
-    """Every text ``value`` may hold: each decoding, then each decompression (bounded)."""
+    """Every text ``value`` may hold: itself when it reads like code, then each decoding
+    and decompression (bounded). Prose is skipped at once: a text with more than one
+    blank per 40 characters is no encoding (base64 is wrapped at 76), e.g. a docstring."""
     if isinstance(value, str):
+        if _CODE_WORDS.search(value):
+            yield value
+        if sum(ch.isspace() for ch in value) * 40 > len(value):
+            return
         try:
             raw = "".join(value.split()).encode("ascii")
         except UnicodeEncodeError:
-            raw = b""
-        yield value
+            return
     else:
         raw = value
     for decode in _ENCODINGS[1:] if isinstance(value, str) else _ENCODINGS:   # a str as it is: yielded above
