@@ -264,3 +264,16 @@ def test_the_generic_html_and_csv_reports_hold_no_markup_and_no_formula():
         for cell in row:
             assert not cell[:1] or cell[0] not in escape.FORMULA_STARTS, cell
             no_control(cell)
+
+
+def test_the_generic_junit_report_is_valid_xml_without_control_characters():
+    import xml.etree.ElementTree as ET
+
+    from harness.report.formats import junit_xml
+
+    data = junit_xml.FORMAT.render(generic_report())
+    root = ET.fromstring(data)   # a control character would make it invalid XML 1.0
+    texts = [v for el in root.iter() for v in [el.text or "", *el.attrib.values()]]
+    assert all(not [c for c in t if c != "\n" and unicodedata.category(c) in escape.INVISIBLE_CATEGORIES]
+               for t in texts)
+    assert len(root.findall(".//testcase")) == len(ALL)

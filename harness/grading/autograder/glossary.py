@@ -31,9 +31,9 @@ _EDGE_BEFORE = r"(?<![\w'\"`.])"
 _EDGE_AFTER = r"(?![\w'\"`(=])"
 _RULES = [(re.compile(_EDGE_BEFORE + pattern + _EDGE_AFTER, re.IGNORECASE), words) for pattern, words in (
     (r"the candidate process", "your code's process"),
-    (r"the candidate'?s", "your code's"),
+    (r"the candidate's", "your code's"),
     (r"the candidate", "your code"),
-    (r"candidate'?s", "your code's"),
+    (r"candidate's", "your code's"),
     (r"candidates", "implementations"),
     (r"candidate", "your code"),
     (r"wall[- ]clock backstops?", "elapsed-time limit"),

@@ -18,7 +18,7 @@ what a ``.zip`` upload holds (archives are listed, never unpacked).
 
 Guarantee: it returns a path that is inside ``folder`` (symbolic links are never
 followed out of it) or raises ``SubmissionError`` (a ``ValueError``) whose message says
-what was looked for and what was found, e.g. "2 candidates for constrain.py:
+what was looked for and what was found, e.g. "2 files could be constrain.py:
 a/constrain.py, b/constrain.py; keep one". It never imports or runs anything.
 
 Example::
@@ -68,7 +68,7 @@ def locate_module(folder: Path) -> Path:
                               f"{_suggestions(folder)}")
     if len(found) > 1:
         names = ", ".join(str(p.relative_to(folder)) for p in found[:6])
-        raise SubmissionError(f"{len(found)} candidates for {MODULE}.py in the submission: {names}; "
+        raise SubmissionError(f"{len(found)} files could be {MODULE}.py in the submission: {names}; "
                               f"keep one, or put it at {SEED_PATH}")
     return found[0]
 
