@@ -181,11 +181,14 @@ def input_file(text: str) -> Path:
 
 def _make_parents(text: str, folder: Path) -> None:
     """Make ``folder`` and its missing parents when the nearest one that exists is a folder
-    we may write to (``--feedback out/fb`` with no ``out`` yet); else an ArgumentTypeError
-    naming it."""
+    we may write to (``--feedback out/fb`` with no ``out`` yet) other than the file
+    system's root (``/no/such/folder`` is a typo, never made, even for root); else an
+    ArgumentTypeError naming it."""
     existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
     if existing == folder:
         return
+    if existing.resolve() == Path(existing.resolve().anchor):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {folder} does not exist")
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write {text}: {existing} is not a folder we may write to")
     try:
