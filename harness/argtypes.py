@@ -180,9 +180,28 @@ def input_file(text: str) -> Path:
     return path
 
 
+def _make_parents(text: str, folder: Path) -> None:
+    """Make ``folder`` and its missing parents when the nearest one that exists is a folder
+    we may write to (``--feedback out/fb`` with no ``out`` yet) other than the file
+    system's root (``/no/such/folder`` is a typo, never made, even for root); else an
+    ArgumentTypeError naming it."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    if existing == folder:
+        return
+    if existing.resolve() == Path(existing.resolve().anchor):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {folder} does not exist")
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {existing} is not a folder we may write to")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror or exc}") from None
+
+
 def output_file(text: str) -> Path:
-    """A file we can write: not a folder, in an existing folder we may write to, and
-    if it exists, a regular file we may overwrite (``/dev/null`` is allowed)."""
+    """A file we can write: not a folder, in a folder we may write to (missing parent
+    folders are made), and if it exists, a regular file we may overwrite (``/dev/null`` is
+    allowed)."""
     path = Path(text)
     if text == "" or path.is_dir():
         raise argparse.ArgumentTypeError(f"{text or '(empty)'} is a folder, not a file to write")
@@ -191,6 +210,7 @@ def output_file(text: str) -> Path:
             raise argparse.ArgumentTypeError(f"cannot write {text}: not a regular file we may overwrite")
         return path
     parent = path.parent if str(path.parent) else Path(".")
+    _make_parents(text, parent)
     if not parent.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
@@ -212,9 +232,11 @@ def existing_folder(text: str) -> Path:
 
 
 def output_folder(text: str) -> Path:
-    """A folder to write into: an existing writable folder, or a new one whose parent
-    folder exists and is writable."""
+    """A folder to write into: an existing writable folder, or a new one (its missing parent
+    folders made) under a folder we may write to."""
     path = Path(text)
+    if not path.exists() and str(path.parent):
+        _make_parents(text, path.parent)
     if path.exists():
         if not path.is_dir():
             raise argparse.ArgumentTypeError(f"{text} is not a folder")

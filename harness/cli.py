@@ -8,6 +8,12 @@ Verbs are organized by task; each lives in its own module, which provides
 
 ``main(argv)`` parses, then calls the verb's ``run``, so tests drive it with StringIO.
 Exit codes: see ``harness.exitcodes``.
+
+Every verb's help reads alike (``plain_help``): one placeholder vocabulary for the values
+options take (``PLACEHOLDERS``: ``S`` seconds, ``N`` a number, ``F`` a file, ``DIR`` a
+folder, ``MB``, ``LIST`` a comma-separated list, ``NAME``, ...; an option with choices shows
+them), and examples under the options, the lines of the verb module's docstring that run
+it (``constrain-harness VERB ...``).
 """
 
 from __future__ import annotations
@@ -62,8 +68,40 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         verb_parser = sub.add_parser(name, help=help_text, description=(module.__doc__ or "").split("\n\n")[0])
         module.add_arguments(verb_parser)
+        plain_help(verb_parser, ["constrain-harness", name], module.__doc__ or "")
         verb_parser.set_defaults(_module=module)
     return parser
+
+
+# dest -> the placeholder its value is shown as, one vocabulary for every verb
+PLACEHOLDERS: dict[str, str] = {
+    **dict.fromkeys(("timeout", "case_timeout", "submission_limit", "class_limit", "budget", "wall"), "S"),
+    **dict.fromkeys(("jobs", "seed", "points", "regexes", "schemas", "walks", "limit", "max_size", "max_len",
+                     "max_depth", "port", "shrink_limit"), "N"),
+    **dict.fromkeys(("peers", "ops", "cases", "wheats", "chaffs", "only", "operators"), "LIST"),
+    **dict.fromkeys(("model", "model_name", "lab", "variant", "assignment", "regrade"), "NAME"),
+    "memory": "MB", "impl": "IMPL", "api_key": "KEY", "alphabet": "CHARS", "scheduler": "ADDRESS", "host": "HOST",
+    "late_policy": "POLICY", "coverage_file": "F", "state": "F", "schema": "F", "dir": "DIR", "module": "MODULE",
+}
+PLACEHOLDER_WORDS = frozenset({"S", "N", "F", "DIR", "MB", "LIST", "NAME", "IMPL", "KEY", "CHARS", "ADDRESS", "HOST",
+                               "POLICY", "URL", "WHEN", "ID", "TEST=V", "MODULE"})
+"""Every placeholder a verb's help shows (tests/test_rough_edges.py holds every option to it)."""
+
+
+def plain_help(parser: argparse.ArgumentParser, words: list[str], doc: str) -> None:
+    """``parser``'s options shown with ``PLACEHOLDERS``, and its examples (the lines of
+    ``doc`` that start with ``words``) under its options; its actions' parsers alike."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                plain_help(sub, [*words, name], doc)
+        elif action.option_strings and action.nargs != 0 and action.choices is None and action.dest in PLACEHOLDERS:
+            action.metavar = PLACEHOLDERS[action.dest]
+    command = " ".join(words)
+    examples = [line.strip() for line in doc.splitlines() if line.strip().startswith(command)][:4]
+    if examples and not parser.epilog:
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
 
 
 def _verb(argv: list[str]) -> str:

@@ -102,8 +102,8 @@ def test_a_student_never_reads_the_sandbox_internals_and_the_staff_test_keeps_th
     results = run_in(tmp_path, monkeypatch, AutograderConfig(), fake_grade(test_vocab_bytes="failed"))
     seen = student_visible(results)
     assert not [word for word in INTERNALS if word in seen], seen
-    assert "policy: tier default" in results["output"] and "seed: 1234" in results["output"]
-    assert "time budget: 540 s of wall time" in results["output"]
+    assert "policy: default grading" in results["output"] and "seed: 1234" in results["output"]   # plain words
+    assert "time budget: 540 s of elapsed time" in results["output"]
     failed = {t["name"]: t for t in results["tests"]}["test_vocab_bytes"]
     assert failed["output"].splitlines()[0] == 'FAILED: File "constrain.py", line 3: wrong'   # the student's path
     assert failed["output"].splitlines()[1:] == [line for line in failed["output"].splitlines()[1:]
@@ -206,7 +206,7 @@ def test_the_student_tests_get_what_the_check_left_of_the_one_budget(tmp_path, m
     assert 10.0 < budget <= 18.0                                  # 20 s less the check's 2 s (and start-up)
     assert float(argv[argv.index("--timeout") + 1]) <= budget
     assert results["score"] == 17.0 and results["tests"][-2]["name"] == "your tests: chaff group s01-s08"
-    assert "time budget: 20 s of wall time for the submission's check and the student's own tests" \
+    assert "time budget: 20 s of elapsed time for the submission's check and the student's own tests" \
         in results["output"]
 
 

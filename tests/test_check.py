@@ -138,10 +138,9 @@ def test_usage_errors_exit_2():
     err = io.StringIO()
     assert main(["check", "--only", "test_nonexistent"], io.StringIO(), err) == ExitCode.USAGE
     assert "unknown test(s): test_nonexistent" in err.getvalue()
-    out = io.StringIO()
-    assert main(["check", "--impl", "no/such/file.py", "--only", "test_apply_mask"], out, io.StringIO()) \
-        == ExitCode.USAGE
-    assert "no such .py file" in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", "--impl", "no/such/file.py", "--only", "test_apply_mask"], out, err) == ExitCode.USAGE
+    assert "no such .py file" in err.getvalue() and err.getvalue().count("\n") == 1 and out.getvalue() == ""
 
 
 def test_a_candidate_folder_past_the_copy_bounds_is_named_and_the_walk_stops(tmp_path, monkeypatch):

@@ -4,6 +4,7 @@
     constrain-harness check --impl submission/constrain.py --ref-deps --json report.json
     constrain-harness check --impl my_pkg.constrain --gradescope /autograder/results/results.json
     constrain-harness check --impl harness/grading/gradetests/wheats/brzozowski.py --only test_canonical_form
+    constrain-harness check --batch submissions/ --jobs 2 --csv out/grades.csv --feedback out/feedback
 
 The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
@@ -99,6 +100,7 @@ def run(args, stdout, stderr) -> int:
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
     from harness.grading import report as reports
+    from harness.grading.autograder.locate import SubmissionError, impl_target
     from harness.grading.check import CheckOptions, run_check
 
     batch_only = batch.batch_only_given(args)
@@ -117,7 +119,12 @@ def _run_one(args, stdout, stderr) -> int:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
     golden_file = None if args.golden_file is None else str(args.golden_file)
-    options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
+    try:   # a student's folder, a zip or a mistyped path, as check --batch reads them
+        impl = None if args.impl is None else impl_target(args.impl)
+    except SubmissionError as exc:
+        print(f"check --impl: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
     checked = reports.to_report(run_check(options))

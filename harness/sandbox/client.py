@@ -67,10 +67,35 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.paths import protected_roots
 from harness.policy import POLICY
 from harness.sandbox import channel, confine, cputime, proxying
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _harness_binds(scratch: Path, others: list) -> list:
+    """What of the harness a candidate's sandbox holds: its packages only, never the rest of
+    a checkout (its tests, docs, or a class folder, report or batch state a TA left there).
+    The checkout's folder is an empty read-only stand-in made in ``scratch``, holding an
+    empty folder as the mount point of each package and of every other bind inside the
+    checkout (``others``, the interpreter's: a venv in the checkout), bound before them. An
+    installed harness (its packages in site-packages, which the interpreter binds whole)
+    is bound as it is."""
+    interpreter = confine.interpreter_paths()
+    if PACKAGE_ROOT in interpreter:
+        return [PACKAGE_ROOT]
+    stand_in = scratch / "harness-root"
+    stand_in.mkdir()
+    for other in [*protected_roots(), *interpreter, *others]:
+        dest = Path(other if isinstance(other, Path) else other[1])
+        if PACKAGE_ROOT in dest.parents:
+            (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
+    for folder in [stand_in, *stand_in.rglob("*")]:
+        folder.chmod(0o755)
+    return [(stand_in, PACKAGE_ROOT), *protected_roots()]
+
+
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
@@ -190,7 +215,8 @@ class Candidate:
     def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
+        candidate = [_readable(p, self._scratch) for p in self._candidate_paths()]
+        binds = [*_harness_binds(self._scratch, candidate), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()

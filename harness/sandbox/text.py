@@ -14,27 +14,13 @@ Example::
     'ok\\\\r\\\\x1b[32mPASS\\\\x1b[0m'
     >>> escape("a\\nb", keep_newlines=True)
     'a\\nb'
+
+The rule is the terminal format's (``harness.report.escape.terminal``), defined once there
+for every writer.
 """
 
 from __future__ import annotations
 
-import unicodedata
+from harness.report.escape import terminal as escape
 
 __all__ = ["escape"]
-
-
-def escape(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with every control and format character (C0, DEL, C1, bidi overrides,
-    zero-width) written as a Python escape; newlines kept when ``keep_newlines``."""
-    out = []
-    for ch in str(text):
-        if ch == "\n" and keep_newlines:
-            out.append(ch)
-        elif ch == "\t" and keep_newlines:
-            out.append("    ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
-            out.append(ch.encode("unicode_escape").decode("ascii") if ord(ch) < 0x10000 or ch.isprintable()
-                       else f"\\U{ord(ch):08x}")
-        else:
-            out.append(ch)
-    return "".join(out)

@@ -32,6 +32,7 @@ import functools
 import json
 from pathlib import Path
 
+from harness.grading.autograder.glossary import plain
 from harness.grading.autograder.grading import Grade, TestOutcome, printable
 from harness.grading.autograder.visibility import scrub_paths, student_header
 from harness.policy import HINT_LEVELS, POLICY
@@ -66,7 +67,7 @@ def _test(test: TestOutcome, grade: Grade, each: float, hints: str) -> dict:
 
 
 def _test_output(test: TestOutcome, grade: Grade, hints: str) -> str:
-    return scrub_paths(_test_lines(test, grade, hints))
+    return plain(scrub_paths(_test_lines(test, grade, hints)))   # plain words for the student (glossary)
 
 
 def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
@@ -115,7 +116,7 @@ def _summary(grade: Grade, title: str) -> str:
     notes = list(grade.notes) + [f"{t.name}: {n}" for t in grade.tests for n in t.notes]
     if notes:
         lines += ["", "notes (not graded):"] + [f"  - {note}" for note in notes[:50]]
-    return scrub_paths("\n".join(lines))
+    return plain(scrub_paths("\n".join(lines)))
 
 
 def merge_results(ours: dict, theirs: dict, prefix: str = "your tests: ") -> dict:

@@ -18,7 +18,7 @@ what a ``.zip`` upload holds (archives are listed, never unpacked).
 
 Guarantee: it returns a path that is inside ``folder`` (symbolic links are never
 followed out of it) or raises ``SubmissionError`` (a ``ValueError``) whose message says
-what was looked for and what was found, e.g. "2 candidates for constrain.py:
+what was looked for and what was found, e.g. "2 files could be constrain.py:
 a/constrain.py, b/constrain.py; keep one". It never imports or runs anything.
 
 Example::
@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import zipfile
 from pathlib import Path
 
-__all__ = ["SubmissionError", "locate_module", "syntax_problem", "SEED_PATH", "MAX_DEPTH", "MAX_ENTRIES"]
+__all__ = ["SubmissionError", "locate_module", "impl_target", "syntax_problem", "SEED_PATH", "MAX_DEPTH",
+           "MAX_ENTRIES"]
 
 SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
 MODULE = "constrain"
@@ -66,7 +68,7 @@ def locate_module(folder: Path) -> Path:
                               f"{_suggestions(folder)}")
     if len(found) > 1:
         names = ", ".join(str(p.relative_to(folder)) for p in found[:6])
-        raise SubmissionError(f"{len(found)} candidates for {MODULE}.py in the submission: {names}; "
+        raise SubmissionError(f"{len(found)} files could be {MODULE}.py in the submission: {names}; "
                               f"keep one, or put it at {SEED_PATH}")
     return found[0]
 
@@ -170,12 +172,26 @@ def syntax_problem(module: Path, label: str | None = None) -> str | None:
             source = path.read_bytes()
             compile(source, str(path), "exec", dont_inherit=True)
         except SyntaxError as exc:
+            marker = conflict_marker(source)
+            if marker is not None:   # e.g. "<<<<<<< HEAD" at line 12: git's, not a typo
+                return (f"SyntaxError in {where} line {marker}: merge conflict markers left in the file "
+                        f"(<<<<<<<, =======, >>>>>>>): resolve the conflict and keep one side")
             return f"SyntaxError in {where} line {exc.lineno}: {exc.msg}"
         except (OSError, ValueError) as exc:  # unreadable, or a NUL byte in the source
             return f"cannot read {where}: {exc}"
         except (RecursionError, MemoryError):
             continue
     return None
+
+
+_CONFLICT = re.compile(rb"^(?:<{7}|={7}|>{7}|\|{7})(?: |\r?$)", re.MULTILINE)
+
+
+def conflict_marker(source: bytes) -> int | None:
+    """The line of the first merge-conflict marker in ``source`` (``<<<<<<< HEAD``,
+    ``=======``, ``>>>>>>> branch``, diff3's ``|||||||``), or None."""
+    found = _CONFLICT.search(source)
+    return None if found is None else source.count(b"\n", 0, found.start()) + 1
 
 
 # --------------------------------------------------------------------------- when nothing is found
@@ -231,3 +247,34 @@ def _archive_contents(path: Path) -> str:
     if modules:
         return f"it holds {', '.join(modules[:3])}"
     return f"{len(names)} files: {', '.join(names[:6])}" + (", ..." if len(names) > 6 else "") if names else "empty"
+
+
+# --------------------------------------------------------------------------- check --impl, as the batch reads it
+
+
+def impl_target(impl: str) -> str:
+    """What ``check --impl IMPL`` grades, found as the batch finds a submission's module:
+    a module name, a ``.py`` file or a package folder as given; a student's folder (no
+    ``__init__.py``) through ``locate_module`` (the seed's layout, the top, the one module
+    below); anything else a ``SubmissionError`` in one line with the batch's words: a path
+    that does not exist (with the names close to it), a ``.zip`` (archives are not
+    unpacked: what it holds), a folder with no module.
+
+    e.g. ``impl_target("class/chen")`` -> ``"class/chen/python/tinyllm/infer/constrain.py"``."""
+    path = Path(impl)
+    if not ("/" in impl or impl.endswith((".py", ".zip")) or os.path.lexists(path)):
+        return impl   # a module name, imported from the current folder
+    if not os.path.lexists(path):
+        parent = path.parent if str(path.parent) else Path(".")
+        near = difflib.get_close_matches(path.name, os.listdir(parent), n=3) if parent.is_dir() else []
+        raise SubmissionError(f"no such .py file or folder: {impl}"
+                              + (f"; did you mean {', '.join(str(parent / n) for n in near)}?" if near else
+                                 "" if parent.is_dir() else f" (the folder {parent} does not exist)"))
+    if path.is_file() and impl.lower().endswith(".zip"):
+        raise SubmissionError(_clauses([], [(impl, path)]).removeprefix("; "))
+    if path.is_dir() and not (path / "__init__.py").is_file():
+        path = locate_module(path)
+    problem = syntax_problem(path) if path.is_file() else None
+    if problem is not None and "merge conflict markers" in problem:   # named, in one line, before any run
+        raise SubmissionError(problem)
+    return str(path) if path != Path(impl) else impl

@@ -45,7 +45,8 @@ def add_arguments(parser) -> None:
     group.add_argument("--jobs", metavar="N", type=int, default=None,
                        help="submissions graded at a time (default: the number of cores)")
     group.add_argument("--resume", action="store_true",
-                       help="with --batch: keep the submissions already graded (DIR.batch-state.json)")
+                       help="with --batch: keep the submissions already graded (the state, NAME.batch-state.json, "
+                            "is in the folder of the reports, else next to DIR)")
     group.add_argument("--submission-limit", metavar="S", type=seconds, default=None,
                        help=f"with --batch: CPU seconds of one submission's whole check run (default "
                             f"{POLICY.submission_cpu_seconds:g}; wall backstop {BACKSTOP_FACTOR:g}x)")

@@ -21,8 +21,9 @@ Example::
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
+
+from harness.report import escape
 
 __all__ = ["Bar", "horizontal_bars", "columns"]
 
@@ -81,4 +82,4 @@ def _open(width: int, height: int, label: str) -> str:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return escape.html(text)

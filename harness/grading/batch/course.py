@@ -18,7 +18,17 @@ h (2 days started, -20%)``, or ``unknown: no submission time`` when ``--due`` is
 the upload has no time), ``deduction`` (percent), ``raw_score`` and ``score`` (``--points``
 times passed/total, 0 when the submission did not run, minus the deduction) and
 ``similar`` (``harness.grading.batch.similarity``: ``identical to bob; near-identical to carol
-(0.91)``).
+(0.91)``), ``points`` and ``matched`` (how each person was found on the roster, e.g. ``email``
+or ``name only (weak)``).
+
+Identities are checked, never guessed (``harness.grading.batch.roster``): ``course.identities(records)``
+lists the weak matches (a display name alone), the roster entries two or more submissions
+map to (``shared``), the submissions on no roster entry (``unmatched``) and the roster
+entries with no submission (``no_submission``); ``identity_lines`` says them in words for
+the terminal. The gradebooks never guess: a roster student two submissions map to gets
+one row without a score, saying which submissions (``--allow-duplicate-students``, the
+TA's explicit override, writes a row per submission instead), and a roster student with
+no submission gets a row without a score (Canvas leaves the cell ungraded).
 
 Example::
 
@@ -30,22 +40,23 @@ Example::
 from __future__ import annotations
 
 import difflib
-import html
-import os
-import stat
+import io
+import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
-from harness.grading.batch.roster import METADATA_NAME, Person, Roster, Upload, read_metadata, read_roster
+from harness.grading.batch.roster import METADATA_NAME, Found, Person, Roster, Upload, read_metadata, read_roster
+from harness.intake import IntakeError, regular_files
+from harness.report import escape
 
 __all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roster_flags", "roster_html",
-           "MAX_SOURCE_BYTES"]
+           "MAX_SOURCE_BYTES", "submission_sources"]
 
 ROSTER_COLUMNS = ("name", "sid", "email", "submitted", "late", "score", "similar")
-MAX_SOURCE_BYTES = 4 << 20    # of one student's module read for the similarity (a package: its .py files together)
+MAX_SOURCE_BYTES = 4 << 20    # of one student's files read for the similarity (their text, all files together)
 _MAX_MODULE_FILES = 500
 
 
@@ -71,6 +82,13 @@ def add_arguments(group) -> None:
                        help="with --canvas-gradebook: the assignment's name in Canvas (default 'L8.7 constrain')")
     group.add_argument("--canvas-assignment-id", metavar="ID", default="",
                        help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
+    group.add_argument("--allow-duplicate-students", action="store_true",
+                       help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
+                            "submissions match one roster student (default: that student gets no score, and both "
+                            "submissions are listed)")
+    group.add_argument("--starter", metavar="DIR", default=None,
+                       help="with --batch: the starter code students were given (a folder or a file); the "
+                            "similarity check discounts it, so a shared stub is never flagged")
     group.add_argument("--regrade", metavar="NAME", action="append", default=[],
                        help="with --batch --resume: grade this student again even if the upload is unchanged "
                             "(folder name, or the student's name, SID or email; repeatable)")
@@ -87,11 +105,14 @@ class Course:
     points: float = 16.0
     regrade: tuple[str, ...] = ()
     outputs: tuple[Path, ...] = ()   # the gradebooks to write
+    allow_duplicates: bool = False   # --allow-duplicate-students
+    starter: list[str] | None = None   # --starter DIR: the texts of the course's starter code
 
 
     @classmethod
     def open(cls, args, folder: Path) -> "Course":
-        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()))
+        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()),
+                     allow_duplicates=bool(getattr(args, "allow_duplicate_students", False)))
         metadata = getattr(args, "metadata", None)
         default = Path(folder) / METADATA_NAME
         if metadata or (default.is_file() and not default.is_symlink()):
@@ -108,6 +129,10 @@ class Course:
             course.policy = LatePolicy.parse(args.late_policy)
         if getattr(args, "canvas_gradebook", None):
             gradebook.assignment_column(args.assignment, args.canvas_assignment_id)   # validates both
+        if getattr(args, "starter", None):
+            course.starter = submission_sources(Path(args.starter))
+            if course.starter is None:
+                raise ValueError(f"--starter {args.starter}: no text file in it (the course's starter code)")
         course.outputs = tuple(Path(p) for p in (getattr(args, "gradebook", None),
                                                  getattr(args, "canvas_gradebook", None)) if p)
         return course
@@ -143,13 +168,64 @@ class Course:
     def _people(self, student: str) -> tuple[Person, ...]:
         return self.roster.match(student, self.uploads.get(student))
 
+    def _matches(self, student: str) -> tuple[tuple[Person, Found], ...]:
+        return self.roster.matches(student, self.uploads.get(student))
+
+    # ----------------------------------------------------------------------- identities
+
+    def _identity(self, person: Person, found: Found):
+        """Who ``person`` is for the duplicate check: the roster entry, else (no roster, or
+        not on it) the metadata's strongest key; None when only a name is known."""
+        if found.index is not None:
+            return ("roster", found.index)
+        key = next((k for k in (person.user_id, person.email, person.sid) if k.strip()), "")
+        return ("key", " ".join(key.split()).casefold()) if key else None
+
+    def identities(self, records: list[dict]) -> dict:
+        """The identity problems of the class (module docstring), as plain data."""
+        checked = bool(self.roster.people)
+        weak, unmatched, owners, labels = [], [], {}, {}
+        for r in records:
+            matches = self._matches(r["student"])
+            if (checked or self.uploads) and not matches:
+                unmatched.append(r["student"])
+            for person, found in matches:
+                if found.weak:
+                    weak.append(f"{r['student']}: {person.label()} (name only)")
+                elif checked and found.index is None:
+                    unmatched.append(f"{r['student']}: {person.label()} ({found.how})")
+                identity = self._identity(person, found)
+                if identity is not None:
+                    owners.setdefault(identity, []).append(r["student"])
+                    labels.setdefault(identity, self.roster.people[found.index].label() if found.index is not None
+                                      else person.label())
+        shared = {labels[k]: sorted(set(v)) for k, v in owners.items() if len(set(v)) > 1}
+        return {"weak": weak, "shared": shared, "unmatched": unmatched,
+                "no_submission": [p.label() for p in self._unsubmitted(records)]}
+
+    def identity_lines(self, records: list[dict]) -> list[str]:
+        """The identity problems in words, one line each (nothing when there are none)."""
+        found = self.identities(records)
+        lines = [f"two or more submissions match {who}: {', '.join(subs)}" + (
+            "; written once per submission (--allow-duplicate-students)" if self.allow_duplicates else
+            "; no score written for them in the gradebooks (check, then --allow-duplicate-students)")
+            for who, subs in found["shared"].items()]
+        if found["weak"]:
+            lines.append(f"matched by display name only (weak, anyone can set it): {'; '.join(found['weak'])}")
+        if found["unmatched"]:
+            lines.append(f"not on the roster: {'; '.join(found['unmatched'])}")
+        if found["no_submission"]:
+            lines.append(f"on the roster, no submission (no score written): {', '.join(found['no_submission'])}")
+        return lines
+
     # ----------------------------------------------------------------------- the records
 
     def annotate(self, records: list[dict], submissions) -> list[dict]:
         """Copies of ``records`` (in the order of ``submissions``) with the roster fields."""
         paths = {s.student: s.path for s in submissions}
-        flags = similarity.compare({r["student"]: text for r in records
-                                    if (text := _module_source(paths.get(r["student"]), r)) is not None}).flags()
+        flags = similarity.compare({r["student"]: texts for r in records
+                                    if (texts := submission_sources(paths.get(r["student"]))) is not None},
+                                   starter=self.starter).flags()
         return [self._annotated(r, flags.get(r["student"], "")) for r in records]
 
     def _annotated(self, record: dict, similar: str) -> dict:
@@ -160,6 +236,10 @@ class Course:
             values = [getattr(p, key) for p in people if getattr(p, key)]
             if values:
                 record[key] = "; ".join(values)
+        if self.roster.people:
+            record["matched"] = "; ".join(found.how + (" (weak)" if found.weak else "")
+                                          for _, found in self._matches(record["student"])) or "not on the roster"
+        record["points"] = self.points
         if upload is not None and upload.submitted is not None:
             record["submitted"] = upload.submitted.isoformat()
         raw = 0.0 if record.get("problem") else self.points * record["passed"] / max(1, record["total"])
@@ -179,32 +259,45 @@ class Course:
 
     def summary(self, records: list[dict]) -> dict:
         """The class-level part of the JSON report (key ``course``)."""
-        matched = {r["student"] for r in records if self._people(r["student"])}
+        identities = self.identities(records)
         return {"metadata": self.metadata_path.name if self.metadata_path else None,
                 "roster": self.roster_path.name if self.roster_path else None,
                 "due": self.due.isoformat() if self.due else None,
                 "late_policy": self.policy.describe() if self.due else None, "points": self.points,
                 "late": sorted(r["student"] for r in records if str(r.get("late", "")).startswith("late")),
-                "unmatched": sorted(r["student"] for r in records if r["student"] not in matched)
-                if (self.roster.people or self.uploads) else [],
-                "no_submission": [p.label() for p in self._unsubmitted(records)],
+                "unmatched": identities["unmatched"], "no_submission": identities["no_submission"],
+                "weak_matches": identities["weak"], "shared": identities["shared"],
                 "similar": {r["student"]: r["similar"] for r in records if r.get("similar")},
-                "similarity_method": f"normalized token hash, then Jaccard >= {similarity.NEAR:g} over "
-                                     f"{similarity.K}-grams (harness.grading.batch.similarity)",
+                "similarity_method": f"every file of each submission, packed code unpacked, normalized token hash, "
+                                     f"then Jaccard >= {similarity.NEAR:g} over {similarity.K}-grams"
+                                     + (", the starter code discounted" if self.starter is not None else "")
+                                     + " (harness.grading.batch.similarity)",
                 "regraded": list(self.regrade)}
 
     def _unsubmitted(self, records: list[dict]) -> list[Person]:
         """The roster's students no submission belongs to, in roster order."""
-        seen = set().union(*(self.roster.entries(self._people(r["student"])) for r in records))
+        seen = {found.index for r in records for _, found in self._matches(r["student"])}
         return [p for i, p in enumerate(self.roster.people) if i not in seen]
 
     # ----------------------------------------------------------------------- the gradebooks
 
     def gradebook_rows(self, records: list[dict]) -> list[dict]:
         """One row per student: a group's members each; roster students without a submission last."""
-        rows = []
+        rows, shared, written = [], self._shared(records), set()
         for r in records:
-            for person in self._people(r["student"]) or (Person(name=r["student"]),):
+            matches = self._matches(r["student"]) or ((Person(name=r["student"]), Found(None, "")),)
+            for person, found in matches:
+                identity = self._identity(person, found)
+                if identity in shared:   # one row without a score: which submission is theirs is not known
+                    if identity not in written:
+                        written.add(identity)
+                        entry = self.roster.people[found.index] if found.index is not None else person
+                        rows.append({"name": entry.name, "sid": entry.sid, "email": entry.email,
+                                     "section": entry.section, "canvas_id": entry.canvas_id, "login": entry.login,
+                                     "submission": "; ".join(shared[identity]), "score": None,
+                                     "verdict": f"not written: {len(shared[identity])} submissions match this "
+                                                f"student ({', '.join(shared[identity])})"})
+                    continue
                 rows.append({"name": person.name, "sid": person.sid, "email": person.email,
                              "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
                              "submission": r["student"], "submitted": r.get("submitted", ""),
@@ -216,6 +309,19 @@ class Course:
                          "section": person.section, "canvas_id": person.canvas_id, "login": person.login,
                          "verdict": "no submission", "score": None})
         return rows
+
+    def _shared(self, records: list[dict]) -> dict:
+        """{identity: submissions} for the roster students two or more submissions match,
+        unless ``--allow-duplicate-students``."""
+        if self.allow_duplicates:
+            return {}
+        owners: dict = {}
+        for r in records:
+            for person, found in self._matches(r["student"]):
+                identity = self._identity(person, found)
+                if identity is not None:
+                    owners.setdefault(identity, set()).add(r["student"])
+        return {k: sorted(v) for k, v in owners.items() if len(v) > 1}
 
     def write_gradebooks(self, records: list[dict], args, stderr, announce) -> bool:
         """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be written."""
@@ -244,53 +350,44 @@ def _points(value) -> float:
     return float(value)
 
 
-def _module_source(path: Path | None, record: dict) -> str | None:
-    """The graded module's text (a package: its .py files in name order), or None. Never
-    follows a link; at most ``MAX_SOURCE_BYTES``."""
-    if path is None or record.get("verdict") == "no submission" or not record.get("module"):
+def submission_sources(path: Path | None) -> list[str] | None:
+    """The texts of every file of a submission (a folder's regular files in path order, a
+    zip's members, a one-file submission's file) that is UTF-8 text, for the similarity;
+    None when there is none. Read as the intake reads (``harness.intake.regular_files``:
+    never a link, bounded), at most ``MAX_SOURCE_BYTES`` of text in all."""
+    if path is None:
         return None
-    module = path if _regular(path) else path / record["module"]
-    if not _no_links(path, module):
-        return None
-    if _regular(module):
-        files = [module]
-    elif module.is_dir():   # a package: its .py files (rglob does not enter linked folders; _regular skips links)
-        files = sorted(p for p in module.rglob("*.py") if _regular(p))[:_MAX_MODULE_FILES]
-    else:
-        return None
-    chunks, size = [], 0
-    for file in files:
-        with open(file, "rb") as f:
-            data = f.read(MAX_SOURCE_BYTES - size + 1)
-        size += len(data)
-        if size > MAX_SOURCE_BYTES:
-            break
-        chunks.append(data.decode("utf-8", "surrogateescape"))
-    return "\n".join(chunks) if chunks else None
-
-
-def _regular(path: Path) -> bool:
+    texts, size = [], 0
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+        for relative, data, _note in regular_files(path):
+            for text in _texts(relative, data):
+                size += len(text)
+                if size > MAX_SOURCE_BYTES:
+                    return texts or None
+                texts.append(text)
+    except IntakeError:   # past an intake bound: what was read so far
+        pass
+    return texts or None
 
 
-def _no_links(root: Path, path: Path) -> bool:
-    """Return True if and only if no component of ``path`` below ``root`` is a symbolic link."""
-    try:
-        parts = path.relative_to(root).parts
-    except ValueError:
-        return path == root
-    current = root
-    for part in parts:
-        current = current / part
+def _texts(relative: str, data: bytes | None) -> list[str]:
+    """``data`` as text, or a zip's members as texts (bounded); [] for anything else."""
+    if data is None:
+        return []
+    if relative.endswith(".zip"):
         try:
-            if stat.S_ISLNK(os.lstat(current).st_mode):
-                return False
-        except OSError:
-            return False
-    return True
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                members = [m for m in archive.infolist()[:_MAX_MODULE_FILES]
+                           if not m.is_dir() and m.file_size <= MAX_SOURCE_BYTES]
+                return [t for m in sorted(members, key=lambda m: m.filename)
+                        for t in _texts(m.filename, archive.open(m).read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES])
+                        if not m.filename.endswith(".zip")]
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
+            return []
+    try:
+        return [data.decode("utf-8")]
+    except UnicodeDecodeError:
+        return []
 
 
 # --------------------------------------------------------------------------- the class report's columns
@@ -314,7 +411,7 @@ def roster_html(doc: dict) -> str:
     course = doc.get("course") or {}
     if not course:
         return ""
-    esc = html.escape
+    esc = escape.html
     lines = ["<h2>Roster, lateness and similar submissions</h2><ul>"]
     if course.get("due"):
         lines.append(f"<li>due {esc(course['due'])}; {esc(course['late_policy'] or '')}; late: "

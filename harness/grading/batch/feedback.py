@@ -21,8 +21,11 @@ All pure functions of a batch record (``harness.grading.batch.records``) and a h
   why nothing ran, if nothing did), ``pitfall`` also the why of each failed test and the
   diagnosis, ``full`` also the counterexamples and where to look. Nothing of the grader's
   machinery (the sandbox, its limits, paths of the grading machine) is in it;
-- ``write_all(records, folder, hints)``: one ``<student>.md`` per student (the name made
-  safe for a file name, ``file_name``), returns the paths written.
+- ``write_all(records, folder, hints)``: one ``<student>.md`` per student, named after the
+  student (the roster's or the metadata's name and SID when the batch knows them, else the
+  submission's folder name; made safe for a file name, ``file_name``), returns the paths
+  written. A file states the score after every deduction when the record has one (the
+  course's ``points``, ``raw_score``, ``late``, ``score``).
 
 Example::
 
@@ -35,7 +38,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.grading.autograder.glossary import plain
 from harness.policy import HINT_LEVELS, POLICY
+from harness.report import escape
 from harness.suite.catalogue import BY_NAME
 from harness.suite.diagnosis import diagnose, raised, unexplained
 from harness.suite.pitfalls import BY_NUMBER, hint
@@ -182,8 +187,8 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
     """The student's feedback file; ``full_details`` (the TA's class Markdown) shows the why
     and the counterexample of every failure whatever the level (the hints stay at it)."""
     view = student_view(record, hints)
-    lines = [f"# Feedback: {_md(view['student'])}", "",
-             f"**{view['verdict']}**: {view['passed']}/{view['total']} tests passed.", ""]
+    lines = [f"# Feedback: {_md(record.get('name') or view['student'])}", "",
+             f"**{view['verdict']}**: {view['passed']}/{view['total']} tests passed.", ""] + _score_lines(record)
     if view["load"]:
         lines += [f"**Why:** {_md(view['load'])}", ""]
     if view["diagnosis"] and (hints != "none" or full_details):
@@ -196,7 +201,19 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
         lines += ["## Notes", ""] + [f"- {_md(n)}" for n in view["notes"]] + [""]
     if view["decision_count"]:
         lines += _decision_lines(view)
-    return "\n".join(lines).rstrip() + "\n"
+    return plain("\n".join(lines).rstrip() + "\n")   # no jargon of the harness (glossary)
+
+
+def _score_lines(record: dict) -> list[str]:
+    """The score after every deduction, e.g. ``**Score: 14.4 / 16** (16 for the tests, then
+    late by 8 h 1 min (1 day started, -10%))``; nothing when the record has no score."""
+    if record.get("score") is None or not record.get("points"):
+        return []
+    number = lambda x: f"{x:.2f}".rstrip("0").rstrip(".")   # noqa: E731 - a local format
+    deductions = [str(record["late"])] if record.get("deduction") else []
+    why = (f" ({number(record['raw_score'])} for the tests, then {'; '.join(_md(d) for d in deductions)})"
+           if deductions else " (after every deduction: none applied)")
+    return [f"**Score: {number(record['score'])} / {number(record['points'])}**{why}", ""]
 
 
 def _diagnosis_lines(view: dict, hints: str) -> list[str]:
@@ -238,17 +255,8 @@ def _decision_lines(view: dict) -> list[str]:
             + ([f"- ... and {more} more"] if more > 0 else []) + ["", "</details>", ""])
 
 
-def _fenced(text: str) -> list[str]:
-    """``text`` in a code fence longer than any run of backticks inside it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence, text.rstrip(), fence]
-
-
-def _md(text: object) -> str:
-    """One line of Markdown text: no HTML, link, code or emphasis markup from a student's strings."""
-    text = " ".join(str(text).split())
-    return re.sub(r"([\\`*\[\]<>|])", r"\\\1", text)
+_fenced = escape.markdown_block   # ``text`` in a code fence longer than any run of backticks inside it
+_md = escape.markdown             # one line of Markdown: no HTML, link, code or emphasis markup from a student
 
 
 def _code(name: object) -> str:
@@ -267,7 +275,7 @@ def write_all(records: list[dict], folder: Path, hints: str = POLICY.hints) -> l
     folder.mkdir(parents=True, exist_ok=True)
     written, used = [], set()
     for record in records:
-        name = file_name(record["student"])
+        name = file_name(" ".join(x for x in (record.get("name"), record.get("sid")) if x) or record["student"])
         stem, n = name[:-3], 2
         while name in used:   # two names that differ only in unsafe characters
             name, n = f"{stem}-{n}.md", n + 1

@@ -20,7 +20,8 @@ Input: the class's records, each completed by ``harness.grading.batch.course`` w
   Student, ID, SIS User ID, SIS Login ID, Section, then the assignment) and VCU's Canvas
   "Gradebook Action Menu" page (ts.vcu.edu: export and re-import of the same CSV).
 
-Every cell is defused for spreadsheets (``safe_cell``: a leading ``= + - @`` gets ``'``);
+Every cell is defused for spreadsheets (``harness.report.escape.spreadsheet``: a formula
+prefix, its fullwidth form or a leading invisible character gets ``'``);
 scores are rounded to 2 places.
 
 Example::
@@ -34,7 +35,7 @@ from __future__ import annotations
 import csv
 import io
 
-from harness.report.formats.csv_table import safe_cell
+from harness.report.escape import spreadsheet
 
 __all__ = ["PLAIN_FIELDS", "CANVAS_FIELDS", "plain_csv", "canvas_csv", "assignment_column"]
 
@@ -57,7 +58,7 @@ def _write(header, rows) -> str:
     writer = csv.writer(out)
     writer.writerow(header)
     for row in rows:
-        writer.writerow([safe_cell(cell) for cell in row])
+        writer.writerow([spreadsheet(cell) for cell in row])
     return out.getvalue()
 
 

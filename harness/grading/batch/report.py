@@ -9,8 +9,9 @@ per student, ``harness.grading.batch.feedback``).
 All are pure functions of the records (``harness.grading.batch.records``), in student order, and
 of the hint level (``--hints``, default the policy's). Every string in a record is already
 escaped (a student's name by ``display_name``: no newline, ANSI escape or non-UTF-8 byte
-reaches a table), so each format only adds its own quoting (CSV cells, HTML entities,
-Markdown). Each student's failures carry the one-line why, the hint at the level and the
+reaches a table), and each format escapes every string once more for itself with
+``harness.report.escape`` (the terminal table, CSV cells, HTML, Markdown: no raw HTML, link
+or formula from a student's text). Each student's failures carry the one-line why, the hint at the level and the
 counterexample (``feedback.failures``), and a diagnosis (``harness.suite.diagnosis``: the
 seed's pitfalls the evidence points to, ranked); the contract decisions a submission
 departs from (ungraded) are counted in the table and listed apart (folded in HTML).
@@ -51,7 +52,6 @@ from __future__ import annotations
 
 import collections
 import csv
-import html
 import io
 import json
 from pathlib import Path
@@ -61,7 +61,7 @@ from harness.grading.batch import feedback
 from harness.grading.batch.charts import Bar, columns, horizontal_bars
 from harness.grading.batch.course import roster_columns, roster_flags, roster_html  # the roster's columns and flags
 from harness.policy import POLICY
-from harness.report.formats.csv_table import safe_cell
+from harness.report import escape
 from harness.report.model import Report, Row
 from harness.suite.catalogue import BY_NAME, NAMES
 from harness.suite.pitfalls import PITFALLS
@@ -95,7 +95,7 @@ def _view(record: dict, hints: str) -> dict:
 def summary_table(records: list[dict], hints: str = POLICY.hints) -> str:
     name_w = max([len(r["student"]) for r in records] + [7])
     lines = [f"{'student':<{name_w}}  {'verdict':<14}  {'passed':>6}  {'seconds':>7}  diagnosis / failed tests / "
-             f"ungraded notes", "-" * (name_w + 80)]
+             f"ungraded notes / flags (late, similar)", "-" * (name_w + 80)]
     for r in records:
         view = _view(r, hints)
         if view["load"] and not ran(r):
@@ -106,9 +106,10 @@ def summary_table(records: list[dict], hints: str = POLICY.hints) -> str:
             why = "; ".join(x for x in (" / ".join(top), failed, view["load"]) if x)
         if view["decision_count"]:
             why += f" [{view['decision_count']} ungraded notes]"
-        why = " ".join(x for x in (roster_flags(r), why) if x)
-        lines.append(f"{r['student']:<{name_w}}  {r['verdict']:<14}  {r['passed']:>3}/{r['total']:<2}  "
-                     f"{r['seconds']:>7.1f}  {_clip(why, 100)}".rstrip())
+        flags = roster_flags(r)   # after the diagnosis, never hiding it, and never clipped away by it
+        why = " ".join(x for x in (_clip(why, max(40, 100 - len(flags) - 1)), flags) if x)
+        lines.append(escape.terminal(f"{r['student']:<{name_w}}  {r['verdict']:<14}  {r['passed']:>3}/{r['total']:<2}  "
+                                     f"{r['seconds']:>7.1f}  {_clip(why, 160)}".rstrip()))
     verdicts = collections.Counter(r["verdict"] for r in records)
     lines += ["", f"{len(records)} students: " + ", ".join(f"{n} {v}" for v, n in verdicts.most_common())]
     return "\n".join(lines)
@@ -194,7 +195,7 @@ def csv_text(records: list[dict], hints: str = POLICY.hints) -> str:
     writer.writerow(fields)
     for r in records:
         row = _csv_row(r, hints)
-        writer.writerow([safe_cell(row.get(field, "")) for field in fields])
+        writer.writerow([escape.spreadsheet(row.get(field, "")) for field in fields])
     return out.getvalue()
 
 
@@ -255,7 +256,7 @@ def _charts(doc: dict) -> str:
 
 
 def _student_cells(student: dict) -> str:
-    e, view = html.escape, student["feedback"]
+    e, view = escape.html, student["feedback"]
     if view["diagnosis"]:
         diagnosis = "<br>".join(f'<span class="pitfall">{e(d["label"])}</span> ({e(d["strength"])}, explains '
                                 f'{len(d["explains"])})' for d in view["diagnosis"][:3])
@@ -278,7 +279,7 @@ def _student_cells(student: dict) -> str:
 
 
 def to_html(doc: dict) -> str:
-    e = html.escape
+    e = escape.html
     extra = roster_columns(doc["students"])   # harness.grading.batch.course: name, SID, late, score, similar
     rows = "\n".join(
         f"<tr><td>{e(s['student'])}</td><td{' class=passed' if s['verdict'] == 'passed' else ''}>{e(s['verdict'])}</td>"
@@ -324,15 +325,16 @@ def to_markdown(doc: dict) -> str:
         status = "PASS" if s["verdict"] == "passed" else "ERROR" if s.get("problem") else "FAIL"
         status += f" ({s['verdict']})" if s["verdict"] not in ("passed", "failed") else ""
         diagnosis = "; ".join(f"{d['label']} ({d['strength']})" for d in view["diagnosis"][:2]) or view["load"]
-        student = " ".join(x for x in (s["student"], roster_flags(s)) if x)   # [late by ...] [identical to ...]
-        lines.append(f"| {i} | {cell(student)} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
+        diagnosis = " ".join(x for x in (diagnosis, roster_flags(s)) if x)   # then [late by ...] [identical to ...]
+        lines.append(f"| {i} | {cell(s['student'])} | {cell(status)} | {s['passed']}/{s['total']} | {cell(diagnosis)} "
                      f"| {cell(', '.join(s['failed_tests']) if not s.get('problem') else '')} "
                      f"| {view['decision_count']} |")
     lines += ["", "Root causes (students whose diagnosis ranks the pitfall first): "
               + ("; ".join(f"{p['label']}: {p['first']}" for p in doc["pitfalls"] if p["first"]) or "none"), "",
               "Failed tests (among the students who ran each):", ""]
-    lines += [f"- {row['test']}: {row['failed']} of {row['ran']}" + (f" (the seed's pitfall {cell(row['pitfalls'])})"
-                                                                     if row["pitfalls"] else "")
+    lines += [f"- {row['test']}: {row['failed']} of {row['ran']}"
+              + (f" (the seed's pitfall {escape.markdown(row['pitfalls'], line_start=False)})"
+                 if row["pitfalls"] else "")
               for row in doc["histogram"]] + [""]
     for s in doc["students"]:
         if s["verdict"] != "passed":
@@ -341,8 +343,7 @@ def to_markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md_cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("\\", "\\\\").replace("|", "\\|")
+_md_cell = escape.markdown_cell
 
 
 # --------------------------------------------------------------------------- the common model, publishing
@@ -354,7 +355,7 @@ def to_report(records: list[dict], doc: dict) -> Report:
     run (its ``problem``); the CSV, JSON, HTML and Markdown above as the native renderers."""
     hints = doc.get("hints", POLICY.hints)
     rows = tuple(Row(r["student"], "passed" if r["verdict"] == "passed" else "error" if r["problem"] else "failed",
-                     r["verdict"], " ".join(x for x in (roster_flags(r), r["problem"] or ", ".join(r["failed_tests"]))
+                     r["verdict"], " ".join(x for x in (r["problem"] or ", ".join(r["failed_tests"]), roster_flags(r))
                                             if x), "\n".join(r["notes"]),
                      r["seconds"], "student") for r in records)
     verdict = ", ".join(f"{n} {v}" for v, n in doc["verdicts"].items()) or "no submissions"
@@ -382,6 +383,8 @@ def publish(records: list[dict], folder: Path, options: dict, ignored: list[str]
         doc["course"] = course.summary(records)
     registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
     if course is not None:
+        for line in course.identity_lines(records):   # weak, shared, unmatched, no submission
+            print(f"identities: {escape.terminal(line)}", file=stdout)
         course.write_gradebooks(records, args, stderr, announce=stdout)
     if getattr(args, "feedback", None):
         try:

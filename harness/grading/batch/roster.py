@@ -11,6 +11,7 @@ Two sources, both optional:
         - :name: Jane Doe
           :sid: '123456'
           :email: jane@example.edu
+          :id: 4242424             # Gradescope's user id, when the export has it (or :user_id:)
         :created_at: 2026-12-01 23:40:12.123456000 -08:00
         :score: 12.0
         ...
@@ -23,13 +24,22 @@ Two sources, both optional:
   columns, any case, in any order (others are ignored): the name (``name``, ``student``,
   ``full name``, or ``first name`` + ``last name``), the student id (``sid``, ``student
   id``, ``sis user id``), ``email``, and, for the Canvas gradebook, ``section``, Canvas's
-  own ``id`` and ``sis login id``. A Canvas gradebook export or a Gradescope roster
-  export can be given as it is. At least a name, a SID or an email column is required.
+  own ``id`` and ``sis login id`` (and Gradescope's ``user id``). A Canvas gradebook
+  export or a Gradescope roster export can be given as it is. At least a name, a SID or an
+  email column is required.
 
-``Roster.match(entry, upload)`` finds a submission's students: by the metadata's email,
-else SID, else name; a submission without metadata by its entry name (an email, the
-part of an email before ``@``, a SID or a name). Matching ignores case and surrounding
-spaces.
+Identities are checked, never guessed. ``Roster.locate(person)`` finds the roster entry of
+one of the metadata's submitters by Gradescope's user id, else the email, else the SID:
+a key that names exactly one roster entry (a key two entries share decides nothing). Only
+then the display name, which anyone can set to a classmate's: it matches when exactly one
+roster entry has it, and the match is ``weak`` (reported as such). A submission without
+metadata is found by its folder name (an email, the part of an email before ``@``, a SID,
+a user id; a name, weakly). Matching ignores case and surrounding spaces, and Canvas's
+"Last, First" is the same name as Gradescope's "First Last" (``name_keys``). Each answer
+is a ``Found``: the roster position (None when not on the roster), how it was found, weak
+or not. ``harness.grading.batch.course`` lists the weak matches, the roster entries two
+submissions map to, the submissions on no roster entry and the entries with no
+submission.
 
 Bounds: the metadata file at most ``MAX_METADATA_BYTES`` (its ``:results:`` repeat every
 results.json), the roster at most ``MAX_ROSTER_ROWS`` rows; past one, a ValueError.
@@ -53,8 +63,8 @@ from harness.files_in import read_bytes, read_text
 from harness.grading.autograder.grading import printable
 from harness.grading.batch.late import parse_due
 
-__all__ = ["Person", "Upload", "Roster", "read_metadata", "read_roster", "METADATA_NAME", "MAX_METADATA_BYTES",
-           "MAX_ROSTER_ROWS"]
+__all__ = ["Person", "Found", "Upload", "Roster", "name_keys", "read_metadata", "read_roster", "METADATA_NAME",
+           "MAX_METADATA_BYTES", "MAX_ROSTER_ROWS"]
 
 METADATA_NAME = "submission_metadata.yml"
 MAX_METADATA_BYTES = 256 << 20
@@ -66,6 +76,7 @@ _COLUMNS = {   # roster field -> header names it is read from (casefolded, space
     "last": ("last name", "surname", "family name"),
     "sid": ("sid", "student id", "sis user id", "student number"),
     "email": ("email", "e-mail", "email address"),
+    "user_id": ("user id", "gradescope id", "gradescope user id"),
     "section": ("section", "sections"),
     "canvas_id": ("id", "canvas id", "canvas user id"),
     "login": ("sis login id", "login id", "login"),
@@ -80,13 +91,26 @@ class Person:
     section: str = ""
     canvas_id: str = ""   # Canvas's own user id (the gradebook's "ID" column), when the roster has it
     login: str = ""       # Canvas's "SIS Login ID", when the roster has it
+    user_id: str = ""     # Gradescope's user id, when the metadata or the roster has it
 
     def label(self) -> str:
         return self.name or self.email or self.sid or "?"
 
     def keys(self) -> list[str]:
-        """The roster keys this person is found by, most specific first (casefolded)."""
-        return [k for k in (_key(self.email), _key(self.sid), _key(self.name)) if k]
+        """The keys this person is known by, most specific first (casefolded; a name in
+        both of its orders)."""
+        return [k for k in (_key(self.user_id), _key(self.email), _key(self.sid), *name_keys(self.name)) if k]
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where one person is on the roster: ``index`` (None: not on it), ``how`` it was found
+    (``Gradescope user id``, ``email``, ``SID``, ``folder name``, ``name only``) or why not,
+    and ``weak`` when only a display name matched."""
+
+    index: int | None
+    how: str
+    weak: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +121,17 @@ class Upload:
 
 def _key(text: str) -> str:
     return " ".join(str(text).split()).casefold()
+
+
+def name_keys(name: str) -> tuple[str, ...]:
+    """The keys of a display name: casefolded, spaces squeezed, and Canvas's "Last, First"
+    also as "first last" (e.g. "Lovelace, Ada" -> ("lovelace, ada", "ada lovelace"))."""
+    key = _key(name)
+    if not key:
+        return ()
+    last, comma, first = key.partition(",")
+    swapped = _key(f"{first} {last}") if comma and "," not in first and first.strip() and last.strip() else ""
+    return (key, swapped) if swapped and swapped != key else (key,)
 
 
 # --------------------------------------------------------------------------- submission_metadata.yml
@@ -149,7 +184,9 @@ def _upload(file: str, folder: str, entry) -> Upload:
     submitters = _field(entry, "submitters")
     if not isinstance(submitters, list) or not all(isinstance(s, dict) for s in submitters):
         raise ValueError(f"{where}: :submitters: must be a list of people (:name:, :sid:, :email:)")
-    people = tuple(Person(**{key: _scalar(_field(s, key), f"{where}: :{key}:") for key in ("name", "sid", "email")})
+    people = tuple(Person(**{key: _scalar(_field(s, key), f"{where}: :{key}:") for key in ("name", "sid", "email")},
+                          user_id=_scalar(_field(s, "id") if _field(s, "id") is not None else _field(s, "user_id"),
+                                          f"{where}: :id:"))
                    for s in submitters)
     return Upload(people, _time(_field(entry, "created_at"), where))
 
@@ -197,47 +234,85 @@ def _one_line(exc: Exception) -> str:
 
 @dataclass(frozen=True)
 class Roster:
-    """The students of a roster CSV, found by email, SID or name (casefolded), or by the
-    part of an email before ``@`` (a folder named ``jdoe`` for ``jdoe@example.edu``)."""
+    """The students of a roster CSV, found by Gradescope user id, email or SID, and by a
+    display name only weakly (module docstring); a folder is also found by the part of an
+    email before ``@`` (``jdoe`` for ``jdoe@example.edu``)."""
 
     people: tuple[Person, ...] = ()
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
-        for field_name in ("local", "name", "sid", "email"):   # the later wins: email, then SID, name, local part
-            for i, person in enumerate(self.people):
-                value = person.email.split("@", 1)[0] if field_name == "local" and "@" in person.email else \
-                    getattr(person, field_name, "")
-                if _key(value):
-                    self._index[_key(value)] = i
+    _STRONG = (("user_id", "Gradescope user id"), ("email", "email"), ("sid", "SID"))
 
-    def index_of(self, key: str) -> int | None:
-        """The roster position of the person ``key`` names, else None."""
-        return self._index.get(_key(key)) if _key(key) else None
+    def __post_init__(self):
+        for i, person in enumerate(self.people):   # field -> key -> the roster positions with it
+            for name in ("user_id", "email", "sid"):
+                self._add(name, _key(getattr(person, name)), i)
+            self._add("local", _key(person.email.split("@", 1)[0]) if "@" in person.email else "", i)
+            for key in name_keys(person.name):
+                self._add("name", key, i)
+
+    def _add(self, field_name: str, key: str, i: int) -> None:
+        if key:
+            self._index.setdefault(field_name, {}).setdefault(key, set()).add(i)
+
+    def _hits(self, field_name: str, keys) -> set[int]:
+        index = self._index.get(field_name, {})
+        return set().union(*(index.get(k, set()) for k in keys if k))
+
+    def locate(self, person: Person) -> Found:
+        """The roster entry of one of the metadata's submitters (module docstring)."""
+        for field_name, how in self._STRONG:
+            hits = self._hits(field_name, [_key(getattr(person, field_name))])
+            if len(hits) == 1:
+                return Found(hits.pop(), how)
+        return self._by_name(name_keys(person.name))
+
+    def locate_folder(self, entry: str) -> Found:
+        """The roster entry a submission folder without metadata is named after."""
+        key = _key(entry)
+        for field_name, how in (("email", "folder name (email)"), ("local", "folder name (email before @)"),
+                                ("sid", "folder name (SID)"), ("user_id", "folder name (user id)")):
+            hits = self._hits(field_name, [key])
+            if len(hits) == 1:
+                return Found(hits.pop(), how)
+        return self._by_name(name_keys(entry))
+
+    def _by_name(self, keys) -> Found:
+        hits = self._hits("name", keys)
+        if len(hits) == 1:
+            return Found(hits.pop(), "name only", weak=True)
+        if hits:
+            return Found(None, f"a name {len(hits)} roster students share: not matched")
+        return Found(None, "not on the roster")
 
     def find(self, key: str) -> Person | None:
-        i = self.index_of(key)
-        return None if i is None else self.people[i]
+        """The person a folder name (or any one key) names, else None."""
+        found = self.locate_folder(key)
+        return None if found.index is None else self.people[found.index]
 
-    def entries(self, people: tuple[Person, ...]) -> set[int]:
-        """The roster positions of ``people`` (each by its most specific key found)."""
-        return {i for p in people for i in [next((self.index_of(k) for k in p.keys() if self.index_of(k) is not None),
-                                                  None)] if i is not None}
+    def matches(self, entry: str, upload: Upload | None) -> tuple[tuple[Person, Found], ...]:
+        """The students of one submission, each with where it is on the roster: the
+        metadata's people completed from the roster (section, Canvas ids), or, without
+        metadata, the roster entry the folder is named after."""
+        if upload is not None and upload.people:
+            out = []
+            for person in upload.people:
+                found = self.locate(person)
+                out.append((self._completed(person, found), found))
+            return tuple(out)
+        found = self.locate_folder(entry)
+        return ((self.people[found.index], found),) if found.index is not None else ()
 
     def match(self, entry: str, upload: Upload | None) -> tuple[Person, ...]:
-        """The students of one submission: the metadata's people completed from the roster
-        (section, Canvas ids), or, without metadata, the roster entry the folder is named after."""
-        if upload is not None and upload.people:
-            return tuple(self._completed(p) for p in upload.people)
-        person = self.find(entry)
-        return (person,) if person is not None else ()
+        """``matches`` without the ``Found``s."""
+        return tuple(person for person, _ in self.matches(entry, upload))
 
-    def _completed(self, person: Person) -> Person:
-        found = next((self.find(k) for k in person.keys() if self.find(k) is not None), None)
-        if found is None:
+    def _completed(self, person: Person, found: Found) -> Person:
+        if found.index is None:
             return person
-        return replace(found, name=person.name or found.name, sid=person.sid or found.sid,
-                       email=person.email or found.email)
+        entry = self.people[found.index]
+        return replace(entry, name=person.name or entry.name, sid=person.sid or entry.sid,
+                       email=person.email or entry.email, user_id=person.user_id or entry.user_id)
 
 
 def read_roster(path: Path) -> Roster:

@@ -37,11 +37,11 @@ from harness.grading.autograder.grading import ClassLimitReached, GradeOptions, 
 from harness.grading.batch import report
 from harness.grading.batch.course import Course
 from harness.grading.batch.progress import Progress
-from harness.grading.batch.state import BatchState
+from harness.grading.batch.state import BatchState, ClassLock, state_path
 from harness.grading.batch.submissions import discover, fingerprint
 from harness.grading.batch.tasks import LocalRun, task
+from harness.paths import PACKAGE_ROOT, inside_harness
 from harness.policy import POLICY
-from harness.report import registry
 
 __all__ = ["run_batch", "MAX_JOBS"]
 
@@ -59,12 +59,27 @@ def run_batch(args, stdout, stderr) -> int:
             raise ValueError("--class-limit cannot be combined with --scheduler (the budget is this machine's)")
         folder = Path(args.batch)
         course = Course.open(args, folder)   # the roster, due date, late policy (harness.grading.batch.course)
-        outputs = frozenset(p.resolve() for p in registry.requested(args).values())
-        found = discover(folder, skip=outputs | course.skip)
+        named = _outputs(args, course)
+        outputs = frozenset(p.resolve() for _, p in named)
+        out = _output_folder(named)
+        _refuse_inside_harness([("--batch", folder), *named, ("the batch state", state_path(folder, out))])
+        found = discover(folder, skip=outputs | course.skip | {state_path(folder, out)})
         if not found.submissions:
             raise ValueError(f"{display_name(str(folder))} holds no submissions (a folder or a .py file per "
                              f"student)" + (f"; ignored: {', '.join(found.ignored[:10])}" if found.ignored else ""))
-        state = BatchState.open(folder, _state_options(options), resume=args.resume)
+        lock = ClassLock(folder).__enter__()   # one run per class; released when this run returns
+    except (ValueError, OSError) as exc:
+        print(f"check --batch: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    try:
+        return _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, course, found, out)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, course, found, out) -> int:
+    try:
+        state = BatchState.open(folder, _state_options(options), resume=args.resume, out=out)
         state.check_secret_hidden()
         # the run seeds: keyed by the batch's secret (harness.suite.seeding.course_seed), kept in its state
         options = dataclasses.replace(options, course_secret=state.course_secret)
@@ -105,6 +120,37 @@ def run_batch(args, stdout, stderr) -> int:
     records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
     _report(records, folder, state, found.ignored, args, stdout, stderr, course)
     return int(ExitCode.OK)
+
+
+def _outputs(args, course: Course) -> list[tuple[str, Path]]:
+    """(option, path) of every file and folder the batch writes: the reports, the
+    gradebooks, the feedback folder."""
+    from harness.report.registry import FORMATS
+
+    named = [(f.option, Path(getattr(args, f.dest))) for f in FORMATS if getattr(args, f.dest, None)]
+    named += [(option, Path(getattr(args, dest))) for option, dest in (("--gradebook", "gradebook"),
+                                                                         ("--canvas-gradebook", "canvas_gradebook"))
+              if getattr(args, dest, None)]
+    if getattr(args, "feedback", None):
+        named.append(("--feedback", Path(args.feedback)))
+    return named
+
+
+def _output_folder(named: list[tuple[str, Path]]) -> Path | None:
+    """The batch's output folder, where its state goes: the folder of the first report or
+    gradebook, else the feedback folder; None when nothing is written (module ``state``)."""
+    files = [path.resolve().parent for option, path in named if option != "--feedback"]
+    folders = [path.resolve() for option, path in named if option == "--feedback"]
+    return (files + folders or [None])[0]
+
+
+def _refuse_inside_harness(named) -> None:
+    """A ValueError in one line when a class folder, report or the state lies inside the
+    harness's own folder: what is there is what every submission's sandbox reads."""
+    for option, path in named:
+        if inside_harness(path):
+            raise ValueError(f"{option} {display_name(str(path))} is inside the harness's folder {PACKAGE_ROOT}, "
+                             f"which every submission's sandbox can read; keep the class and its reports outside it")
 
 
 def _options(args) -> tuple[GradeOptions, int, ClassBudget | None]:

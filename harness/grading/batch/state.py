@@ -1,8 +1,11 @@
 """The resumable state of ``check --batch``: one record per graded student, written
 atomically after every submission.
 
-File: ``<DIR>.batch-state.json`` next to the submissions folder (``submissions/`` ->
-``submissions.batch-state.json``)::
+File: ``<DIR name>.batch-state.json`` in the output folder, the folder of the reports
+(``state_path(folder, out)``: the folder of the first of ``--json``, ``--csv``, ``--html``,
+``--md``, ``--gradebook``, ``--canvas-gradebook`` given, else ``--feedback DIR``), so a
+class export downloaded read-only is never written to; a batch that writes no report
+keeps it next to the submissions folder (``submissions/`` -> ``submissions.batch-state.json``)::
 
     {"format": "constrain-harness-batch-state", "format_version": 1,
      "dir": "/abs/submissions", "options": {...how check was run...},
@@ -15,6 +18,11 @@ upload, the same seed), never printed. The file is staff-only: it is written rea
 owner alone (mode 0600), and a confined candidate never sees it (the sandbox's root holds no
 folder of the machine but the system's, the interpreter's, the harness's and the candidate's;
 as root, the candidate runs as ``nobody``).
+
+One run per class at a time: ``ClassLock(folder)`` takes an exclusive ``flock`` on the
+class folder itself (nothing is written into it); a second ``check --batch`` on the same
+class while the first runs is refused with a ValueError saying so, instead of overwriting
+its state mid-run. The lock ends with the process that holds it (a crash frees it).
 
 Guarantees: after a crash or Ctrl-C the file holds every submission finished so far and
 nothing half-written (write to ``.partial``, then ``os.replace``); ``--resume`` refuses a
@@ -32,6 +40,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import threading
@@ -39,15 +48,42 @@ from pathlib import Path
 
 from harness.suite.seeding import check_course_secret, new_course_secret
 
-__all__ = ["BatchState", "state_path", "FORMAT"]
+__all__ = ["BatchState", "ClassLock", "state_path", "FORMAT"]
 
 FORMAT = "constrain-harness-batch-state"
 FORMAT_VERSION = 1
 
 
-def state_path(folder: Path) -> Path:
+def state_path(folder: Path, out: Path | None = None) -> Path:
+    """The state file of the class in ``folder``: in the output folder ``out`` when given,
+    else next to ``folder``."""
     folder = Path(folder).resolve()
-    return folder.with_name(folder.name + ".batch-state.json")
+    name = folder.name + ".batch-state.json"
+    return Path(out).resolve() / name if out is not None else folder.with_name(name)
+
+
+class ClassLock:
+    """An exclusive lock on a class folder for one batch run (module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.fd: int | None = None
+
+    def __enter__(self) -> "ClassLock":
+        self.fd = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = None
+            raise ValueError(f"another check --batch is grading {self.folder} now (one run per class at a "
+                             f"time): wait for it, or stop it, then rerun with --resume") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)   # closing the descriptor releases the lock
+            self.fd = None
 
 
 class BatchState:
@@ -81,11 +117,11 @@ class BatchState:
                                  f"outside it")
 
     @classmethod
-    def open(cls, folder: Path, options: dict, resume: bool) -> "BatchState":
+    def open(cls, folder: Path, options: dict, resume: bool, out: Path | None = None) -> "BatchState":
         """The state of grading ``folder``: with ``resume``, the records and the course secret the
         file holds (a file without a secret keeps no record: they were graded under another seed);
         else none, and a fresh secret."""
-        path = state_path(folder)
+        path = state_path(folder, out)
         records: dict[str, dict] = {}
         secret = None
         if resume and path.exists():

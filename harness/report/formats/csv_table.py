@@ -2,9 +2,10 @@
 
 Columns ``FIELDS``: id, status, outcome, seconds, message (detail left out: it is many
 lines). check --batch writes its own class table (``Report.native``: student, verdict,
-passed, total, ...). A cell starting with ``= + - @`` (or a tab or carriage return) is
-prefixed with ``'`` (``safe_cell``) so a spreadsheet never evaluates a candidate's or a
-student's text as a formula.
+passed, total, ...). Every cell goes through ``harness.report.escape.spreadsheet``
+(``safe_cell``): a cell that would start a formula (``= + - @``, a tab or carriage return,
+their fullwidth forms) or starts with an invisible character is prefixed with ``'``, so a
+spreadsheet never evaluates a candidate's or a student's text.
 
 Example::
 
@@ -17,15 +18,13 @@ from __future__ import annotations
 import csv
 import io
 
+from harness.report.escape import spreadsheet
 from harness.report.model import KINDS, Format, Report
 
 FIELDS = ("id", "status", "outcome", "seconds", "message")
 
 
-def safe_cell(value) -> str:
-    """``value`` as spreadsheet text that is never a formula (lists joined by "; ")."""
-    text = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+safe_cell = spreadsheet   # ``value`` as spreadsheet text that is never a formula (lists joined by "; ")
 
 
 def render(report: Report) -> str:

@@ -3,7 +3,7 @@
 Verbs with their own page (mutants' kill matrix, grade-tests' matrix, check --batch's
 histogram) render it (``Report.native``); any other report gets its title, verdict,
 counts and a table of rows (id, status, seconds, message, detail). Every string is
-escaped: a candidate's or a student's text never becomes markup.
+``harness.report.escape.html``: a candidate's or a student's text never becomes markup.
 
 Example::
 
@@ -13,8 +13,7 @@ Example::
 
 from __future__ import annotations
 
-import html
-
+from harness.report.escape import html as e
 from harness.report.model import KINDS, Format, Report
 
 CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
@@ -23,13 +22,11 @@ td.passed{background:#c8e6c9}pre{margin:0;white-space:pre-wrap}"""
 
 
 def _row(row) -> str:
-    e = html.escape
-    return (f'<tr><td>{e(row.id)}</td><td class="{row.status}">{e((row.outcome or row.status).upper())}</td>'
+    return (f'<tr><td>{e(row.id)}</td><td class="{e(row.status)}">{e((row.outcome or row.status).upper())}</td>'
             f"<td>{row.seconds:.2f}</td><td>{e(row.message)}</td><td><pre>{e(row.detail)}</pre></td></tr>")
 
 
 def render(report: Report) -> str:
-    e = html.escape
     counts = ", ".join(f"{n} {status}" for status, n in report.counts().items())
     rows = "\n".join(_row(row) for row in report.rows)
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{e(report.title)}</title>"

@@ -4,7 +4,9 @@
 time>`` with a ``<testcase classname=GROUP name=ID time>`` per row: a failed row holds
 ``<failure message type>``, an error row ``<error message type>`` (type = the verb's
 own outcome, e.g. ``crashed``), a skipped row ``<skipped message>``; the text is the
-row's detail. check and conform keep their own layout (``Report.native``).
+row's detail. check and conform keep their own layout (``Report.native``). Every string
+goes through ``harness.report.escape.terminal`` (newlines kept in the text): a control
+character is not allowed in XML 1.0, and an ANSI sequence would reach a CI log.
 
 Example::
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from harness.report.escape import terminal
 from harness.report.model import Format, Report
 
 
@@ -28,13 +31,14 @@ def to_element(report: Report) -> ET.Element:
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="confinement", value=str(report.summary["confinement"]))
     for row in report.rows:
-        case = ET.SubElement(suite, "testcase", classname=row.group or report.verb, name=row.id,
+        case = ET.SubElement(suite, "testcase", classname=terminal(row.group or report.verb), name=terminal(row.id),
                              time=f"{row.seconds:.3f}")
         if row.status in ("failed", "error"):
             tag = "failure" if row.status == "failed" else "error"
-            ET.SubElement(case, tag, message=row.message, type=row.outcome or row.status).text = row.detail
+            ET.SubElement(case, tag, message=terminal(row.message),
+                          type=terminal(row.outcome or row.status)).text = terminal(row.detail, keep_newlines=True)
         elif row.status == "skipped":
-            ET.SubElement(case, "skipped", message=row.message)
+            ET.SubElement(case, "skipped", message=terminal(row.message))
     return suite
 
 

@@ -3,8 +3,9 @@ a CI job summary (``$GITHUB_STEP_SUMMARY``).
 
 This format was added as one module plus one line in ``harness.report.registry`` and
 so appeared on every verb at once. Layout: a heading (the title), the verdict line, a
-table ``| # | id | status | seconds | why |`` (one line per row; ``|`` and newlines in
-the text escaped), then the counts.
+table ``| # | id | status | seconds | why |`` (one line per row), then the counts. Every
+string is ``harness.report.escape.markdown``: no HTML, link, code span or cell break from a
+candidate's or a student's text (grade-tests' Markdown is this one).
 
 Example::
 
@@ -14,13 +15,10 @@ Example::
 
 from __future__ import annotations
 
+from harness.report.escape import markdown_cell as _cell
 from harness.report.model import KINDS, Format, Report
 
 MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
-
-
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def render(report: Report) -> str:

@@ -23,6 +23,13 @@ it (never read whole). Both end the request as ``Unanswered``: a fault of the se
 Arguments are checked when the Exchange is made (``check_base_url``, finite positive
 timeouts: ValueError naming the argument): a bad argument is never blamed on the server.
 
+Redirects: a redirect to the same origin (scheme, host and port) is followed as the
+client does; one to another origin is never followed (the transport refuses the hop before
+any request leaves for it: a server under test cannot make conform query an internal
+address, such as a cloud metadata service, and print what it answers) and is a finding,
+``RedirectRefused``: the case fails with the rule "the server does not redirect to another
+origin", naming the status and the target.
+
 Every request is sent once (``max_retries=0``: a retried request would hide a
 failure). Anything that keeps the exchange from being judged (connection refused, a
 timeout, a body that is not JSON, a malformed event stream, an unexpected HTTP
@@ -95,15 +102,31 @@ def http_library():
     raise RuntimeError("conform: cannot tell the openai client's HTTP library")
 
 
+REDIRECTS = (301, 302, 303, 307, 308)
+
+
+def origin(url) -> tuple[str, str, int]:
+    """(scheme, host, port) of an ``httpx.URL``, the port made explicit (80, 443)."""
+    scheme = url.scheme.lower()
+    return scheme, (url.host or "").lower(), url.port or {"http": 80, "https": 443}.get(scheme, 0)
+
+
 def bounded_transport(lib, exchange: "Exchange"):
     """A transport of ``lib`` whose responses end by the exchange's request deadline
-    and after at most MAX_RESPONSE_BYTES bytes (``DeadlinePassed``, ``ResponseTooLarge``)."""
+    and after at most MAX_RESPONSE_BYTES bytes (``DeadlinePassed``, ``ResponseTooLarge``),
+    and which refuses a redirect to another origin (``CrossOriginRedirect``)."""
 
     class DeadlinePassed(lib.ReadTimeout):
         pass
 
     class ResponseTooLarge(lib.ReadError):
         pass
+
+    class CrossOriginRedirect(lib.RemoteProtocolError):
+        def __init__(self, status: int, target: str, request) -> None:
+            super().__init__(f"HTTP {status} to {excerpt(target, 200)}: another origin, not followed",
+                             request=request)
+            self.status, self.target = status, target
 
     class BoundedStream(lib.SyncByteStream):
         def __init__(self, inner, request, deadline: float) -> None:
@@ -129,6 +152,16 @@ def bounded_transport(lib, exchange: "Exchange"):
         def handle_request(self, request):
             deadline = exchange.request_deadline
             response = self.inner.handle_request(request)
+            location = response.headers.get("location")
+            if response.status_code in REDIRECTS and location is not None:
+                try:
+                    target = request.url.join(location)
+                    foreign = origin(target) != origin(request.url)
+                except Exception:  # noqa: BLE001 - a Location that is not a URL: never followed either
+                    target, foreign = location, True
+                if foreign:
+                    response.close()
+                    raise CrossOriginRedirect(response.status_code, str(target), request)
             if time.monotonic() > deadline:
                 response.close()
                 raise DeadlinePassed(exchange.deadline_message(0), request=request)
@@ -138,16 +171,36 @@ def bounded_transport(lib, exchange: "Exchange"):
         def close(self) -> None:
             self.inner.close()
 
-    BoundedTransport.errors = (DeadlinePassed, ResponseTooLarge)
+    BoundedTransport.errors = (DeadlinePassed, ResponseTooLarge, CrossOriginRedirect)
     return BoundedTransport()
 
 
 class Unanswered(Exception):
-    """The request got no answer that can be judged; ``failure`` says why."""
+    """The request got no answer that can be judged; ``failure`` says why. ``status`` is
+    the case's verdict: ``error`` (could not be judged), ``failed`` for a finding
+    (``RedirectRefused``)."""
+
+    status = "error"
 
     def __init__(self, failure: Failure) -> None:
         super().__init__(f"{failure.rule}: {failure.excerpt}")
         self.failure = failure
+
+
+class RedirectRefused(Unanswered):
+    """The server redirected the request to another origin: not followed, and a finding."""
+
+    status = "failed"
+    RULE = "the server does not redirect to another origin"
+
+
+def _unanswered(exc: BaseException, rule: str, where: str, describe) -> Unanswered:
+    """The ``Unanswered`` for a request that raised ``exc``: ``RedirectRefused`` when the
+    transport refused a redirect, else one naming ``rule`` and what happened."""
+    bound = _bound_error(exc)
+    if bound is not None and type(bound).__name__ == "CrossOriginRedirect":
+        return RedirectRefused(Failure(RedirectRefused.RULE, where, str(bound)))
+    return Unanswered(Failure(rule, where, describe(exc)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,8 +298,7 @@ class Exchange:
             try:
                 ids = [m.id for m in self.client.models.list(timeout=seconds).data]
             except Exception as exc:  # noqa: BLE001 - every failure becomes a verdict
-                raise Unanswered(Failure("GET /models answers a model list", "GET /models",
-                                         self.describe(exc))) from None
+                raise _unanswered(exc, "GET /models answers a model list", "GET /models", self.describe) from None
             if not ids:
                 raise Unanswered(Failure("GET /models answers a model list", "GET /models",
                                          "an empty list: give --model"))
@@ -264,7 +316,7 @@ class Exchange:
         try:
             completion = self.client.chat.completions.create(model=model, timeout=seconds, **params)
         except Exception as exc:  # noqa: BLE001
-            raise Unanswered(Failure("the server answers the request", where, self.describe(exc))) from None
+            raise _unanswered(exc, "the server answers the request", where, self.describe) from None
         from openai.types.chat import ChatCompletion  # here, not at the top: importing the cases costs no openai
 
         if not isinstance(completion, ChatCompletion):  # the client hands back a body that is not JSON as is
@@ -293,8 +345,8 @@ class Exchange:
             raise
         except Exception as exc:  # noqa: BLE001
             got = f"after {len(chunks)} chunk(s): " if chunks else ""
-            raise Unanswered(Failure("the server streams the answer as server-sent events", where,
-                                     got + self.describe(exc))) from None
+            raise _unanswered(exc, "the server streams the answer as server-sent events", where,
+                              lambda e: got + self.describe(e)) from None
         return chunks
 
     def expect_error(self, label: str, **params) -> ErrorReply:
@@ -316,7 +368,7 @@ class Exchange:
                 body = None
             return ErrorReply(response.status_code, response.headers.get("content-type", ""), text, body)
         except Exception as exc:  # noqa: BLE001
-            raise Unanswered(Failure("the server answers the request", where, self.describe(exc))) from None
+            raise _unanswered(exc, "the server answers the request", where, self.describe) from None
         accepted = _dump(completion)  # a 2xx answer: judged by the case like any other reply
         return ErrorReply(200, "application/json", excerpt(accepted), accepted)
 
@@ -335,7 +387,7 @@ def _bound_error(exc: BaseException) -> BaseException | None:
     """The DeadlinePassed or ResponseTooLarge behind ``exc`` (its cause chain), if any."""
     seen = 0
     while exc is not None and seen < 8:
-        if type(exc).__name__ in ("DeadlinePassed", "ResponseTooLarge"):
+        if type(exc).__name__ in ("DeadlinePassed", "ResponseTooLarge", "CrossOriginRedirect"):
             return exc
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return None

@@ -21,6 +21,12 @@ JSON (``--json F``), format ``constrain-harness-conform`` version 1::
 JUnit XML (``--junit-xml F``): ``<testsuite name="constrain-harness-conform">`` with a
 ``<testcase classname="conform" name=CASE>`` per case; ``failed`` is ``<failure>``,
 ``error`` is ``<error>``, message = the first failure's rule, text = every failure.
+
+Everything the server chose (its model name, the excerpts of its answers, a redirect's
+target) goes through ``harness.report.escape.terminal`` in the table and the failure lines
+(so in JUnit's text too): an ANSI sequence, an OSC 52 clipboard write or a carriage return
+from the server is shown, never obeyed; ``--md``, ``--html`` and ``--csv`` escape for their
+own format.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from harness.report.escape import terminal
 from harness.report.formats import junit_xml
 from harness.report.model import Report, Row
 from harness.server.conform.run import ConformResult
@@ -41,22 +48,23 @@ _MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
 def failure_lines(case) -> list[str]:
     lines = []
     for f in case.failures:
-        lines += [f"  rule:     {f.rule}", f"  request:  {f.request}", f"  response: {f.excerpt}", ""]
+        lines += [f"  rule:     {terminal(f.rule)}", f"  request:  {terminal(f.request)}",
+                  f"  response: {terminal(f.excerpt)}", ""]
     return lines
 
 
 def render_table(result: ConformResult) -> str:
     width = max([len(c.name) for c in result.cases] + [4])
-    lines = [f"constrain-harness conform: {result.base_url} (model {result.model or '?'})", "",
+    lines = [terminal(f"constrain-harness conform: {result.base_url} (model {result.model or '?'})"), "",
              f"#  {'case':<{width}}  verdict  requests  seconds"]
     for i, case in enumerate(result.cases, 1):
         lines.append(f"{i}  {case.name:<{width}}  {_MARK[case.status]:<7}  {case.requests:>8}  {case.seconds:>7.2f}")
     shown: dict[tuple, str] = {}  # failures already printed -> the case that printed them
     for case in result.cases:
         if case.failures:
-            lines += ["", f"--- {case.name}: {_MARK[case.status]} ({len(case.failures)} failure(s))"]
+            lines += ["", f"--- {terminal(case.name)}: {_MARK[case.status]} ({len(case.failures)} failure(s))"]
             if case.failures in shown:  # e.g. every case stopped by one unreachable server
-                lines.append(f"  the same as {shown[case.failures]}")
+                lines.append(f"  the same as {terminal(shown[case.failures])}")
                 continue
             shown[case.failures] = case.name
             lines += failure_lines(case)[:-1]
@@ -88,7 +96,7 @@ def to_junit(result: ConformResult) -> ET.Element:
         element = ET.SubElement(suite, "testcase", classname="conform", name=case.name, time=f"{case.seconds:.3f}")
         if case.status != "passed":
             tag = "failure" if case.status == "failed" else "error"
-            ET.SubElement(element, tag, message=case.failures[0].rule, type=case.status).text = \
+            ET.SubElement(element, tag, message=terminal(case.failures[0].rule), type=case.status).text = \
                 "\n".join(failure_lines(case))
     return suite
 
@@ -105,9 +113,9 @@ def to_report(result: ConformResult) -> Report:
     """``result`` as ``harness.report``'s model (kind ``tests``): a row per case, the
     JSON and JUnit above as the native renderers (``--html``, ``--csv``, ``--md``
     are the generic ones)."""
-    rows = tuple(Row(case.name, case.status, case.status, case.failures[0].rule if case.failures else "",
+    rows = tuple(Row(case.name, case.status, case.status, terminal(case.failures[0].rule) if case.failures else "",
                      "\n".join(failure_lines(case)), case.seconds, "conform") for case in result.cases)
-    return Report("conform", f"constrain-harness conform: {result.base_url} (model {result.model or '?'})",
+    return Report("conform", terminal(f"constrain-harness conform: {result.base_url} (model {result.model or '?'})"),
                   frozenset({"tests"}), rows, result.verdict, result.exit_code, result.seconds,
                   terminal=render_table(result),
                   native={"json": lambda: json_text(result), "junit": lambda: junit_bytes(result)})

@@ -13,7 +13,8 @@ positive number) raise ValueError before any request: never a verdict on the ser
 
 A case that raises ``Unanswered`` (connection refused, timeout, non-JSON body,
 malformed stream, a response over the size bound) ends with status ``error`` and the
-failure that says why; the next case still runs. Any other exception inside a case
+failure that says why (``failed`` for a redirect to another origin: a finding); the
+next case still runs. Any other exception inside a case
 is a bug of conform itself: the case ends with status ``error`` and a failure whose
 rule says so (``<case>: conform's own error, not the server's``), with its type, so a
 hostile server never produces a traceback instead of a verdict.
@@ -72,8 +73,8 @@ def run_case(name: str, ex: Exchange) -> CaseResult:
     try:
         failures = CASES[name](ex)
         status = "failed" if failures else "passed"
-    except Unanswered as exc:
-        failures, status = [exc.failure], "error"
+    except Unanswered as exc:   # "error", or "failed" for a finding (a redirect to another origin)
+        failures, status = [exc.failure], exc.status
     except Exception as exc:  # noqa: BLE001 - a case must end in a verdict, never a traceback
         failures = [Failure(f"{name}: conform's own error, not the server's", name,
                             f"{type(exc).__name__}: {str(exc)[:300]}")]
@@ -92,7 +93,7 @@ def run_conformance(base_url: str, cases: list[str] | None = None, model: str | 
             ex.begin_case()
             ex.model()  # GET /models once, before the cases, when --model is not given
         except Unanswered as exc:  # no model to ask for: every case is an error, saying why
-            results = tuple(CaseResult(name, "error", (exc.failure,), 0, 0.0) for name in names)
+            results = tuple(CaseResult(name, exc.status, (exc.failure,), 0, 0.0) for name in names)
         else:
             results = tuple(run_case(name, ex) for name in names)
     finally:
