@@ -31,6 +31,7 @@ crashed or timed out; 4 the harness's files changed during the run (``harness.ex
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from harness import report
 from harness.commands.args import add_unconfined, confinement, input_file, megabytes, names, one_line_errors, seconds
@@ -42,7 +43,9 @@ from harness.suite.catalogue import NAMES
 def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--impl", metavar="X", default=None,
-                        help="module name, .py file or package directory (default: the reference oracles.automaton)")
+                        help="module name, .py file, package directory, or a submission folder (the spec's layout "
+                             "python/tinyllm/infer/constrain.py, or constrain.py at its top) (default: the "
+                             "reference oracles.automaton)")
     parser.add_argument("--ref-deps", action=argparse.BooleanOptionalAction, default=POLICY.ref_deps,
                         help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them "
                              f"(default: {'on' if POLICY.ref_deps else 'off'}, harness.policy)")
@@ -96,6 +99,19 @@ def run(args, stdout, stderr) -> int:
         return _run_one(args, stdout, stderr)
 
 
+def submission_module(impl: str | None) -> str | None:
+    """``--impl``'s module: a folder that is not a package is a student's submission (their
+    repository, its ``python/`` folder, or a folder holding ``constrain.py``), and its module is
+    found there as the batch finds it (``harness.grading.autograder.locate``), its own
+    packages importable (``harness.sandbox.candidate.import_place``); anything else as given.
+    Raises ``SubmissionError`` (a ``ValueError``) when the folder holds no gradable module."""
+    if impl is None or not Path(impl).is_dir() or (Path(impl) / "__init__.py").is_file():
+        return impl
+    from harness.grading.autograder.locate import locate_module
+
+    return str(locate_module(Path(impl)))
+
+
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
     from harness.grading import report as reports
@@ -116,8 +132,13 @@ def _run_one(args, stdout, stderr) -> int:
     if timeout <= 0 or args.memory < 256:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
+    try:
+        impl = submission_module(args.impl)
+    except ValueError as exc:
+        print(f"--impl {args.impl}: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
     golden_file = None if args.golden_file is None else str(args.golden_file)
-    options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
+    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
     checked = reports.to_report(run_check(options))

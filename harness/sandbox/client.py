@@ -69,6 +69,7 @@ import numpy as np
 
 from harness.policy import POLICY
 from harness.sandbox import channel, confine, cputime, proxying
+from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
@@ -190,7 +191,7 @@ class Candidate:
     def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in self._candidate_paths())]
+        binds = [PACKAGE_ROOT, *(_readable(p, self._scratch) for p in _outermost(self._candidate_paths()))]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         parent, child = socket.socketpair()
@@ -229,7 +230,7 @@ class Candidate:
             return []
         path = Path(self.spec)
         if self.spec.endswith(".py") or "/" in self.spec or path.exists():
-            return [path.resolve().parent]
+            return import_place(path).folders  # the spec's layout: python/ and python/tinyllm/infer
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
@@ -504,6 +505,11 @@ def read_cpu_log(path: str) -> float:
     except (OSError, ValueError):
         return 0.0
     return seconds
+
+
+def _outermost(folders: list[Path]) -> list[Path]:
+    """``folders`` without those inside another of them (one bind holds both)."""
+    return [f for f in folders if not any(o != f and f.is_relative_to(o) for o in folders)]
 
 
 def _readable(folder: Path, scratch: Path):
