@@ -289,7 +289,7 @@ class Candidate:
     def request(self, op: str, target: int, name, args, kwargs):
         """One round trip; see the module docstring for what it raises."""
         rngs: list = []
-        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name),
+        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name, args),
                                               _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         self._write_back(list(args), dict(kwargs), extras)
@@ -328,7 +328,7 @@ class Candidate:
         ended: ``CandidateProtocolError``); fewer are the loop stopping early, after which
         the grader calls one at a time (``Prefetched``)."""
         rngs: list = []
-        what = f"{_what(op, name)} (a batched loop)"
+        what = f"{_what(op, name, args[0] if op == 'reads' and args else ())} (a batched loop)"  # reads: one call
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         value = self._wrap(value)
@@ -574,8 +574,18 @@ def _absolute(spec: str | None) -> str | None:
     return spec
 
 
-def _what(op: str, name) -> str:
-    return f"{op} {name}" if name else op
+def _what(op: str, name, args=()) -> str:
+    """What a request was doing, for the message of a timeout or crash during it: the op, the
+    name, and the call's plain arguments clipped (``call regex_to_dfa on '(cat|car|dog)s?'``),
+    so a student reads which call on which input did not finish."""
+    what = f"{op} {name}" if name else op
+    shown = [_clipped(a) for a in args if type(a) in (str, bytes, int, float, bool)][:3]
+    return f"{what} on {', '.join(shown)}" if shown and name else what
+
+
+def _clipped(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _how(code: int | None) -> str:

@@ -87,11 +87,12 @@ def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
     """The pitfall the diagnosis attributes this failure to (``harness.suite.diagnosis``, from
     every failure of the run: one depth-first numbering fails five tests, all pitfall 3),
     else the seed's table's pitfall for the test; the hint's text is ``harness.suite.pitfalls``'."""
+    from harness.mutants.witness import reproducing
     from harness.suite.diagnosis import diagnose
     from harness.suite.pitfalls import BY_NUMBER, hint
 
     found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
-                      for t in grade.tests])
+                      for t in grade.tests], reproducing)
     entry = next((e for e in found if test.name in e["explains"]), None)
     if entry is not None:
         return [f"hint: {hint(BY_NUMBER[entry['pitfall']], hints)} ({entry['strength']} evidence in your failures)"]
