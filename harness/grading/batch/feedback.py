@@ -190,6 +190,10 @@ FUNCTION_OF_TEST = {   # the seed's function each catalogue test calls first (se
     "test_constrained_generation_parses": "constrained_sample", "test_json_schema_documents": "json_schema_to_regex",
     "test_json_schema_rejects_keywords_outside_the_subset": "json_schema_to_regex", "test_vocab_bytes": "vocab_bytes",
 }
+# the pipeline's order (section 4): a mistake in a stage shows in every stage after it, so the
+# first failure shown is of the earliest stage that failed (then the catalogue's order)
+_STAGES = ("regex_to_dfa", "json_schema_to_regex", "vocab_bytes", "TokenIndex.mask", "Constraint", "apply_mask",
+           "constrained_sample")
 # "... (call regex_to_dfa on '(cat|car|dog)s?')", "... (reads regex_to_dfa on '...' (a batched loop))"
 _STOPPED_IN = re.compile(r"\((?:call|reads|repeat) (?P<function>[\w.]+)(?: on (?P<input>.*?))?"
                          r"(?: \(a batched loop\))?\)\s*$")
@@ -197,14 +201,16 @@ _INPUT_FACTS = ("schema", "document", "path", "state", "token", "request", "logi
 
 
 def first_failure(tests: list[dict]) -> str:
-    """The first test that ran and did not pass, as a student reads it: the function and the
-    input, and expected against got; a timeout or crash names the call it happened in, e.g.
+    """The first test that ran and did not pass, of the earliest stage of the pipeline that
+    failed (``_STAGES``), as a student reads it: the function and the input, and expected
+    against got; a timeout or crash names the call it happened in, e.g.
     "`regex_to_dfa` did not finish on '(cat|car|dog)s?' (test_hand_example)" or
     "`regex_to_dfa('\\s+7').matches(b'\\x0b7')`: expected True, got False (test_matches_python_re:
     ...)". Empty when every test that ran passed."""
-    test = next((t for t in tests if t.get("status") in ("failed", "error", "crashed", "timeout")), None)
-    if test is None:
+    failed = [t for t in tests if t.get("status") in ("failed", "error", "crashed", "timeout")]
+    if not failed:
         return ""
+    test = min(failed, key=lambda t: _STAGES.index(FUNCTION_OF_TEST.get(t["name"], "constrained_sample")))
     name, details = test["name"], str(test.get("details") or "")
     reason = " ".join(str(test.get("reason") or "").split())
     function = FUNCTION_OF_TEST.get(name, "your code")
