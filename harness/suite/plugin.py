@@ -605,6 +605,15 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
                "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
+def exception_lines(traceback_text: str) -> str:
+    """Of pytest's report of a failure, only the exception and its message (its ``E`` lines,
+    without the ``E``): the catalogue's source, the grader's objects and paths in the
+    traceback above them are the hidden tests, never a record's ``details`` (issue 50). A
+    student's own exception already names its place in the reason (``(at constrain.py:12)``)."""
+    lines = [line[1:].strip() for line in traceback_text.splitlines() if line.startswith("E ")]
+    return "\n".join(line for line in lines if line)
+
+
 def _summarize(reports) -> tuple[str, str, str]:
     for report in reports:
         if report.failed:
@@ -612,7 +621,9 @@ def _summarize(reports) -> tuple[str, str, str]:
             reason = getattr(report, "ch_reason", None) or _first_line(report.longreprtext)
             if report.when != "call":
                 reason = f"in {report.when}: {reason}"
-            details = getattr(report, "ch_details", None) or report.longreprtext
+            details = getattr(report, "ch_details", None)
+            if details is None:   # not the catalogue's counterexample: pytest's traceback of the catalogue
+                details = exception_lines(report.longreprtext)   # only what was raised, never the source
             return outcome, reason, _clip(stable_text(details))
     for report in reports:
         if report.skipped:

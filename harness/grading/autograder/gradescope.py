@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 
 from harness.grading.autograder.grading import Grade, TestOutcome, printable
-from harness.grading.autograder.visibility import scrub_paths, student_header
+from harness.grading.autograder.visibility import scrub_paths, student_details, student_header
 from harness.policy import HINT_LEVELS, POLICY
 
 __all__ = ["HINTS", "SCHEMA_PATH", "to_results", "merge_results", "validate", "write_results",
@@ -75,8 +75,8 @@ def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
     lines = [test.status.upper()]
     if hints != "none" and not test.passed:
         lines[0] += f": {test.reason}" if test.reason else ""
-        if hints == "full" and test.details:
-            lines.append(test.details.rstrip())
+        if hints == "full" and student_details(test.details):
+            lines.append(student_details(test.details).rstrip())
         lines += _hint(test, grade, hints)
     if hints != "none":
         lines += [f"note: {note}" for note in test.notes]

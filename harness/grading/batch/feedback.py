@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.grading.autograder.visibility import student_details
 from harness.mutants.witness import reproducing
 from harness.policy import HINT_LEVELS, POLICY
 from harness.suite.catalogue import BY_NAME
@@ -119,10 +120,7 @@ def failures(record: dict, hints: str = POLICY.hints, found: list[dict] | None =
 def _counterexample(test: dict) -> str:
     """The catalogue's facts as they are; for an exception the student's code raised, only
     pytest's ``E`` lines (the exception and its message), not the catalogue's source."""
-    details = str(test.get("details") or "")
-    if raised(test):
-        details = "\n".join(line for line in details.splitlines() if line.startswith("E ")) or details[-400:]
-    return _short_paths(details)
+    return _short_paths(student_details(str(test.get("details") or "")))
 
 
 _GRADING_PATH = re.compile(r"(?:/[^/\s'\"():]+)+/(?=[^/\s'\"():]+\.py\b)")
