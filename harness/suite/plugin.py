@@ -172,6 +172,7 @@ class _Run:
         self.config = None  # the session's pytest config
         self.twin = None  # the main's end of its twin's stream (harness.suite.twin.TwinStream), or None
         self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
+        self.hangs: set[str] = set()  # calls that ran out of time: never asked again (Candidate.known_hangs)
 
 
 _RUN: _Run | None = None
@@ -450,6 +451,7 @@ def _start_candidate(run: _Run) -> dict:
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
     candidate, run.early_started = run.early_started or _new_candidate(run), None
+    candidate.known_hangs = run.hangs   # the early one too (harness.suite.early makes it without the run)
     run.candidate = candidate
     try:
         info = candidate.start()
@@ -483,7 +485,8 @@ def _new_candidate(run: _Run):
 
     settings = run.settings
     return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
-                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds)
+                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds,
+                     known_hangs=run.hangs)
 
 
 def _confinement(candidate) -> dict:
