@@ -167,6 +167,19 @@ def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(instal
 
 
 @pytest.mark.e2e
+def test_a_repository_in_the_specs_layout_imports_its_own_sampling_and_scores_full_marks(installed):
+    # issue 50: constrain.py takes L8.1's sample from tinyllm.infer.sampling, the byte map from
+    # ..tokenizer; without --ref-deps every test passes only when the upload's packages import
+    repository = CANDIDATES / "spec_layout"
+    results = grade_in(installed, {"README.md": repository / "README.md", "python": repository / "python"},
+                       ref_deps=False)
+    graded = [t for t in results["tests"] if t["name"] in NAMES]   # its python/tests/ suite is graded apart
+    assert [t["name"] for t in graded] == list(NAMES)
+    assert all(t["status"] == "passed" and t["score"] == t["max_score"] for t in graded), graded
+    assert "graded module: python/tinyllm/infer/constrain.py" in results["output"]
+
+
+@pytest.mark.e2e
 def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "wrong_numbering.py"})
     assert "graded module: constrain.py\n" in results["output"], results["output"]

@@ -26,6 +26,7 @@ from harness.grading.autograder.locate import SubmissionError, locate_module
 from harness.grading.batch import charts, feedback
 from harness.grading.batch import report as reports
 from harness.grading.batch.records import DECISION_MARK, record
+from harness.mutants.witness import reproducing
 from harness.suite import test_dfa, test_masks, test_sampling, test_schema, test_vocab
 from harness.suite.catalogue import BY_NAME, NAMES
 from harness.suite.diagnosis import diagnose, unexplained
@@ -93,7 +94,7 @@ def _grade(tests: list[dict], notes=(), **extra) -> Grade:
 @pytest.mark.parametrize("name", sorted(DOCUMENTED))
 def test_the_diagnosis_ranks_first_the_pitfall_the_candidate_was_written_with(name):
     pitfall, failing = DOCUMENTED[name]
-    found = diagnose(real_failures(name))
+    found = diagnose(real_failures(name), reproducing)
     assert found and found[0]["pitfall"] == pitfall, [(d["label"], d["score"]) for d in found]
 
 
@@ -298,7 +299,7 @@ def test_the_diagnosis_of_each_mutants_real_check_run_names_its_pitfall_first(tm
 
     package = materialize(BY_ID[mutant_id], tmp_path)
     rec = record(mutant_id, grade_module(package), "f")
-    found = diagnose(rec["tests"])
+    found = diagnose(rec["tests"], reproducing)
     assert rec["failed_tests"] and found, rec["verdict"]
     assert found[0]["pitfall"] == BY_MUTANT[mutant_id].number, [(d["label"], d["explains"]) for d in found]
 
@@ -313,8 +314,8 @@ def test_an_exception_from_the_students_code_is_no_pitfall_evidence_and_shows_no
              for name in ("test_every_state_is_live", "test_vocab_bytes")]
     assert diagnose(tests) == []
     items = feedback.failures(record("lee", _grade(tests), "f"), "full")
-    assert [i["counterexample"] for i in items] == ["E           candidate.TypeError: regex_to_dfa() missing 1 "
-                                                    "required positional argument"] * 2
+    assert [i["counterexample"] for i in items] == ["candidate.TypeError: regex_to_dfa() missing 1 "
+                                                    "required positional argument"] * 2   # pytest's E line, bare
     assert all(i["hint"].startswith("what ") for i in items)
 
 

@@ -43,7 +43,9 @@ from harness.suite.catalogue import NAMES
 def add_arguments(parser) -> None:
     one_line_errors(parser)
     parser.add_argument("--impl", metavar="X", default=None,
-                        help="module name, .py file or package directory (default: the reference oracles.automaton)")
+                        help="module name, .py file, package directory, or a submission folder (the spec's layout "
+                             "python/tinyllm/infer/constrain.py, or constrain.py at its top) (default: the "
+                             "reference oracles.automaton)")
     parser.add_argument("--ref-deps", action=argparse.BooleanOptionalAction, default=POLICY.ref_deps,
                         help="supply the reference SamplingParams, sample and GPT-2 byte map where X lacks them "
                              f"(default: {'on' if POLICY.ref_deps else 'off'}, harness.policy)")

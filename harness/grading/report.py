@@ -137,8 +137,10 @@ def _load_lines(result: CheckResult) -> list[str]:
 def _detail_lines(result: CheckResult) -> list[str]:
     """Each failure's counterexample and hint: the pitfall the diagnosis attributes it to
     (``harness.suite.diagnosis``, from every failure's evidence), else the seed's table's."""
+    from harness.mutants.witness import reproducing
+
     found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
-                      for t in result.tests])
+                      for t in result.tests], reproducing)
     owner = {name: entry for entry in found for name in entry["explains"]}
     lines = []
     for test in result.tests:

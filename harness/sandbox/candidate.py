@@ -35,6 +35,16 @@ Example::
     >>> load_candidate("tests/candidates/ref_copy")  # a package directory
     <module 'cand_ref_copy_...' ...>
 
+A module in a package is imported as a package's module, from the folder its packages
+sit in (``import_place``): the spec's layout ``python/tinyllm/infer/constrain.py`` is
+imported as ``tinyllm.infer.constrain`` from ``python/`` (its ``tinyllm`` and ``infer``
+folders need no ``__init__.py``), so ``from tinyllm.infer.sampling import sample`` and
+``from .sampling import sample`` find the student's own L8.1 code; any other folder
+holding an ``__init__.py`` counts as a package the same way. A module outside a package,
+or one whose top package name is taken by an installed module, is imported by its file
+alone, its folder on ``sys.path``. An import of something the submission does not hold
+raises ``ModuleNotFoundError`` naming the module and the folders it was looked for in.
+
 Errors: ``CandidateError`` (a ``ValueError``) when the spec names nothing loadable;
 exceptions raised by the candidate's own import propagate unchanged. ``load_candidate``
 runs the candidate's code: call it only in the candidate process
@@ -126,8 +136,98 @@ def _import_spec(spec: str | None) -> ModuleType:
         raise
 
 
+@dataclass(frozen=True)
+class ImportPlace:
+    """Where a candidate module given by its path is imported from.
+
+    ``root``: the folder put on ``sys.path``, holding the module's top package (or the
+    module itself when ``name`` has no dot); ``name``: the dotted name the module is
+    imported as there (``tinyllm.infer.constrain``; just ``constrain`` outside a package);
+    ``folder``: the module's own folder (``.../tinyllm/infer``), also on ``sys.path``, after
+    ``root``, so ``import sampling`` beside it keeps working."""
+
+    root: Path
+    name: str
+    folder: Path
+
+    @property
+    def folders(self) -> list[Path]:
+        """The folders the candidate's imports look in, ``root`` first (each once)."""
+        return list(dict.fromkeys((self.root, self.folder)))
+
+
+SPEC_PACKAGES = ("tinyllm", "infer")  # the spec's layout: python/tinyllm/infer/constrain.py
+
+
+def import_place(path: Path) -> ImportPlace:
+    """The ``ImportPlace`` of the module at ``path`` (a ``.py`` file or a package folder).
+    A folder above it is a package when it holds an ``__init__.py``, or when it continues
+    the spec's package path from the module up (``infer``, then ``tinyllm``: the spec's
+    namespace packages), and its name is an identifier.
+
+    Example: ``repo/python/tinyllm/infer/constrain.py`` -> root ``repo/python``, name
+    ``tinyllm.infer.constrain``; ``class/alice.py`` -> root ``class``, name ``alice``."""
+    path = Path(path).resolve()
+    folder = path.parent
+    parts = [path.stem if path.suffix == ".py" and not path.is_dir() else path.name]
+    spec_left = list(SPEC_PACKAGES)
+    root = folder
+    while root.name.isidentifier() and root.parent != root:
+        in_spec_layout = bool(spec_left) and spec_left[-1] == root.name
+        if not (in_spec_layout or (root / "__init__.py").is_file()):
+            break
+        parts.insert(0, root.name)
+        spec_left = spec_left[:-1] if in_spec_layout else []
+        root = root.parent
+    return ImportPlace(root, ".".join(parts), folder)
+
+
 def _import_path(path: Path) -> ModuleType:
     path = path.resolve()
+    place = import_place(path)
+    for folder in place.folders:  # the candidate process has them already (client); in-process loads too
+        if str(folder) not in sys.path:
+            sys.path.append(str(folder))
+    try:
+        if "." in place.name and _imports_from(place):
+            return importlib.import_module(place.name)
+        return _import_file(path)
+    except ModuleNotFoundError as exc:
+        raise _not_in_submission(exc, place) from exc
+
+
+def _imports_from(place: ImportPlace) -> bool:
+    """Return True if and only if ``place.name``'s top package would be found in
+    ``place.root`` (not an installed or already imported module of that name), and the
+    module itself is not imported yet."""
+    top = place.name.split(".", 1)[0]
+    if place.name in sys.modules:
+        return False
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    locations = list(found.submodule_search_locations or ()) if found is not None else []
+    return bool(locations) and Path(locations[0]).resolve() == place.root / top
+
+
+def _not_in_submission(exc: ModuleNotFoundError, place: ImportPlace) -> ModuleNotFoundError:
+    """``exc`` (an import of a module nobody holds) reworded to say where it was looked for,
+    e.g. "No module named 'tinyllm.infer.sampling': not in the submission (no
+    tinyllm/infer/sampling.py or tinyllm/infer/sampling/) and not installed; looked in
+    python/, python/tinyllm/infer/" (the folders from the one holding the packages' root:
+    no path of the grading machine; last, so a clipped line loses only them)."""
+    name = exc.name or ""
+    if not name or "looked in" in str(exc):
+        return exc
+    relative = name.replace(".", "/")
+    folders = ", ".join(f"{f.relative_to(place.root.parent)}/" for f in place.folders)  # no machine path
+    error = ModuleNotFoundError(f"No module named {name!r}: not in the submission (no {relative}.py or "
+                                f"{relative}/) and not installed; looked in {folders}", name=name)
+    return error.with_traceback(exc.__traceback__)  # the student's line stays the place named
+
+
+def _import_file(path: Path) -> ModuleType:
     if path.is_dir():
         init = path / "__init__.py"
         if not init.is_file():

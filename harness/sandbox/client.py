@@ -16,10 +16,12 @@ Failures:
   builtin class it derives from (a ``ValueError`` is caught by ``except ValueError``),
   named as the candidate named it, with its message and the candidate's line;
 - the process dying mid-call raises ``CandidateCrashed``, missing the deadline
-  ``CandidateTimeout``, breaking the channel's rules ``CandidateProtocolError``; all
-  three derive from ``CandidateGone`` (a ``BaseException``, so a test's ``except
-  Exception`` cannot swallow it), the process is ended and ``candidate.incident`` keeps
-  the first one; a later call on the same ``Candidate`` raises it again.
+  ``CandidateTimeout`` (a call whose input is named that ran out of time is kept in
+  ``known_hangs``, and asking it again later in the run raises ``CandidateNotAsked`` at
+  once), breaking the channel's rules ``CandidateProtocolError``; all derive from
+  ``CandidateGone`` (a ``BaseException``, so a test's ``except Exception`` cannot swallow
+  it), the process is ended and ``candidate.incident`` keeps the first one; a later call
+  on the same ``Candidate`` raises it again.
 
 The candidate process's ``sys.path`` is the harness's package root, the standard library
 and site-packages, then the candidate's folder, last: a student's file named
@@ -70,6 +72,7 @@ import numpy as np
 from harness.paths import protected_roots
 from harness.policy import POLICY
 from harness.sandbox import channel, confine, cputime, proxying
+from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,6 +126,12 @@ class CandidateTimeout(CandidateGone):
     verdict = "timeout"
 
 
+class CandidateNotAsked(CandidateTimeout):
+    """A call not made: the same call on the same input ran out of time earlier in the run
+    (``Candidate.known_hangs``), so asking again would only spend the budget once more. Its
+    verdict is a timeout's (the test scores 0 as the first did); its reason says "not run"."""
+
+
 class CandidateProtocolError(CandidateGone):
     verdict = "protocol"
 
@@ -153,13 +162,16 @@ class Candidate:
 
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
                  marker: str | None = None, contract: str = "constrain",
-                 load_cpu_seconds: float = POLICY.load_cpu_seconds):
+                 load_cpu_seconds: float = POLICY.load_cpu_seconds, known_hangs: set[str] | None = None):
         if contract not in CONTRACTS:
             raise ValueError(f"contract must be one of {CONTRACTS}, not {contract!r}")
         self.spec, self.ref_deps, self.limits, self.contract = _absolute(spec), ref_deps, limits, contract
         self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
         self.deadline: float | None = None
         self.load_cpu_seconds = load_cpu_seconds
+        # calls (op, name and input: ``_what``) that ran out of time earlier in the run; shared by
+        # the run's candidate processes (harness.suite.plugin), so a later test never asks again
+        self.known_hangs = known_hangs if known_hangs is not None else set()
         self.budget: CpuBudget | None = None
         self.incident: CandidateGone | None = None
         self.load: dict = {}
@@ -215,7 +227,7 @@ class Candidate:
     def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        candidate = [_readable(p, self._scratch) for p in self._candidate_paths()]
+        candidate = [_readable(p, self._scratch) for p in _outermost(self._candidate_paths())]
         binds = [*_harness_binds(self._scratch, candidate), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
@@ -256,7 +268,7 @@ class Candidate:
             return []
         path = Path(self.spec)
         if self.spec.endswith(".py") or "/" in self.spec or path.exists():
-            return [path.resolve().parent]
+            return import_place(path).folders  # the spec's layout: python/ and python/tinyllm/infer
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
@@ -315,7 +327,7 @@ class Candidate:
     def request(self, op: str, target: int, name, args, kwargs):
         """One round trip; see the module docstring for what it raises."""
         rngs: list = []
-        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name),
+        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name, args),
                                               _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         self._write_back(list(args), dict(kwargs), extras)
@@ -354,7 +366,7 @@ class Candidate:
         ended: ``CandidateProtocolError``); fewer are the loop stopping early, after which
         the grader calls one at a time (``Prefetched``)."""
         rngs: list = []
-        what = f"{_what(op, name)} (a batched loop)"
+        what = f"{_what(op, name, args[0] if op == 'reads' and args else ())} (a batched loop)"  # reads: one call
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         value = self._wrap(value)
@@ -383,6 +395,9 @@ class Candidate:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
+        hang = _hang_key(what)
+        if hang is not None and hang in self.known_hangs:   # the same call on the same input ran out of time
+            raise self._gone(CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
         with self._lock:
             self.epoch += 1
             try:
@@ -397,6 +412,8 @@ class Candidate:
             except channel.ChannelTimeout:
                 raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
             except _OverBudget as exc:
+                if _hang_key(what) is not None:   # an input named (``_what``): the same call would hang again
+                    self.known_hangs.add(_hang_key(what))
                 raise self._gone(CandidateTimeout, f"{exc} ({what})") from None
             except channel.ProtocolError as exc:
                 raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
@@ -533,6 +550,11 @@ def read_cpu_log(path: str) -> float:
     return seconds
 
 
+def _outermost(folders: list[Path]) -> list[Path]:
+    """``folders`` without those inside another of them (one bind holds both)."""
+    return [f for f in folders if not any(o != f and f.is_relative_to(o) for o in folders)]
+
+
 def _readable(folder: Path, scratch: Path):
     """``folder`` as the candidate process will read it: itself, or, when the candidate
     runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
@@ -595,8 +617,28 @@ def _absolute(spec: str | None) -> str | None:
     return spec
 
 
-def _what(op: str, name) -> str:
-    return f"{op} {name}" if name else op
+def _what(op: str, name, args=()) -> str:
+    """What a request was doing, for the message of a timeout or crash during it: the op, the
+    name, and the call's plain arguments clipped (``call regex_to_dfa on '(cat|car|dog)s?'``),
+    so a student reads which call on which input did not finish."""
+    what = f"{op} {name}" if name else op
+    shown = [_clipped(a) for a in args if type(a) in (str, bytes, int, float, bool)][:3]
+    return f"{what} on {', '.join(shown)}" if shown and name else what
+
+
+def _hang_key(what: str) -> str | None:
+    """The call a request made, whatever op carried it (``call`` alone, ``reads`` ahead of
+    the attributes): ``regex_to_dfa on '(cat|car|dog)s?'``; None when ``what`` names no
+    input (a batched loop over many inputs, an attribute read)."""
+    for op in ("call ", "reads "):
+        if what.startswith(op) and " on " in what:
+            return what[len(op):].removesuffix(" (a batched loop)")
+    return None
+
+
+def _clipped(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _how(code: int | None) -> str:

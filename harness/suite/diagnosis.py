@@ -11,8 +11,9 @@ to, best first::
 and ``unexplained(tests, found)``: the failures no pitfall accounts for (a crash, a
 timeout, a test the seed's table names no pitfall for), with what that test checks.
 
-A test that failed because the student's code raised (``raised``) is no evidence: the
-error says where to look. Evidence, strongest first (weights 3, 2, 1):
+A test that failed because the student's code raised (``raised``), timed out or crashed is
+no evidence: the error, or the call that did not finish, says where to look.
+Evidence, strongest first (weights 3, 2, 1):
 
 3. a finding the catalogue wrote into the counterexample (``harness.suite.explain.table_finding``):
    "numbered in another order" -> pitfall 3, "not merged" -> 2, "a dead sink kept" -> 4;
@@ -23,6 +24,15 @@ error says where to look. Evidence, strongest first (weights 3, 2, 1):
    the document a schema gets wrong (8, 9, 10), schema keywords -> 11, vocab_bytes -> 12; generation
    alone -> 8 at weight 1 (any schema mistake can fail it);
 3. (weight 1) the pitfalls the seed's table says the test catches (``harness.suite.catalogue``).
+
+"Likely" needs separating evidence (issue 50): ``diagnose(tests, reproduces)`` replays each
+failed test's input on the pitfalls' mutants (``reproduces``, e.g.
+``harness.mutants.witness.reproducing``); a reading of weight 2 stays "likely" only when
+its pitfall's mutants give the student's answer on that input and no other pitfall's do,
+and a witness only one pitfall reproduces is likely evidence of it whatever the test. Else
+it is "possible": a ``\\s`` missing ``\\f\\v`` under a repeat is not called pitfall 6 (the
+repeat mutants accept ``b'\\x0b7'`` as ``re`` does). Without ``reproduces`` nothing is
+replayed, and nothing but a strong finding or a consequence of one is "likely".
 
 A failure whose details say the test addresses states by section 3's numbers while the
 student's DFA of the hand example differs is attributed to that finding alone: its own
@@ -42,6 +52,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 from harness.suite.catalogue import BY_NAME
 from harness.suite.explain import FINDING_WORDS
@@ -50,19 +61,29 @@ from harness.suite.pitfalls import BY_NUMBER
 __all__ = ["diagnose", "unexplained", "raised", "STRENGTHS"]
 
 STRENGTHS = {3: "strong", 2: "likely", 1: "possible"}
+Reproduces = Callable[[dict], "set[int] | None"]
+"""A failed test -> the pitfalls whose mutants give its wrong answer on its failing input,
+or None when it cannot be replayed (``harness.mutants.witness.reproducing``)."""
 _RAN = ("failed", "error", "crashed", "timeout")   # statuses that are evidence (not run / not reported are not)
 _FINDING_PITFALL = {FINDING_WORDS["numbering"]: 3, FINDING_WORDS["not minimal"]: 2, FINDING_WORDS["dead sink"]: 4}
 _CONTEXT = "addresses states by section 3's numbers"
+_REGEX_TESTS = ("test_hand_example", "test_matches_python_re", "test_every_state_is_live", "test_canonical_form")
+_SCHEMA_TESTS = ("test_json_schema_documents", "test_constrained_generation_parses")
 _MASK_TESTS = ("test_hand_example_masks", "test_masks_match_brute_force", "test_masks_match_the_golden_file",
                "test_reachable_states_never_have_an_empty_mask")
 
 
-def diagnose(tests: list[dict]) -> list[dict]:
+def diagnose(tests: list[dict], reproduces: Reproduces | None = None) -> list[dict]:
     found: dict[int, dict] = {}
     ran = [t for t in tests if t.get("status") in _RAN]
-    table_cause = _table_cause(ran)
+    # a schema's documents are matched by the student's own regex_to_dfa: when a test of it
+    # failed too, a document's witness tells nothing about the schema (the DFA may be the cause)
+    regex_failed = any(t["name"] in _REGEX_TESTS for t in ran)
+    witnessed = {t["name"]: reproduces(t) if reproduces is not None and not raised(t)
+                 and not (regex_failed and t["name"] in _SCHEMA_TESTS) else None for t in ran}
+    table_cause = _table_cause(ran, witnessed)
     for test in ran:
-        evidence = _evidence(test, table_cause)
+        evidence = _separated(_evidence(test, table_cause), witnessed.get(test["name"]))
         if not evidence:
             continue
         best = max(weight for _, weight, _ in evidence)
@@ -97,27 +118,51 @@ def unexplained(tests: list[dict], found: list[dict]) -> list[dict]:
 # --------------------------------------------------------------------------- evidence
 
 
-def _table_cause(tests: list[dict]) -> int | None:
+def _table_cause(tests: list[dict], witnessed: dict[str, set[int] | None]) -> int | None:
     """The pitfall of what is wrong with the student's tables, if a test shows it: a table
     finding (numbering, minimization, dead sink), else a language that differs from ``re``
-    (a byte class, a repeat). Every mask is computed over those tables, so a mask that
-    differs elsewhere is a consequence of it before it is evidence of a trie bug."""
+    on a witness only that pitfall's mutants reproduce (a byte class, a repeat). Every mask
+    is computed over those tables, so a mask that differs elsewhere is a consequence of it
+    before it is evidence of a trie bug."""
     for test in tests:
         number = _finding_pitfall(_fact(str(test.get("details") or ""), "finding") or "")
         if number:
             return number
     for test in tests:
-        if test["name"] == "test_matches_python_re":
-            rules = _regex_rules(test["name"], str(test.get("details") or ""))
-            if rules:
-                return rules[0][0]
+        witness = witnessed.get(test["name"])
+        if test["name"] == "test_matches_python_re" and witness is not None and len(witness) == 1:
+            return next(iter(witness))
     return None
+
+
+def _separated(evidence: list[tuple[int, int, str]], witness: set[int] | None) -> list[tuple[int, int, str]]:
+    """``evidence`` with "likely" (weight 2) kept only where it separates its pitfall from the
+    others: the test's witness (its failing input) is reproduced by that pitfall's mutants
+    and by no other pitfall's (``witness == {n}``). Without such a witness a likely reading
+    (a repeat in the pattern, a test's name) is only possible (weight 1); a consequence of
+    the tables (already separated by ``_table_cause``) and strong findings stay. A witness
+    only one pitfall reproduces is itself likely evidence of it."""
+    out = []
+    for number, weight, why in evidence:
+        if weight == 2 and not why.startswith("a consequence"):
+            if witness == {number}:
+                why += f" (your answer on it is what pitfall {number}'s mistake gives, and no other pitfall's)"
+            else:
+                weight = 1
+        out.append((number, weight, why))
+    if witness is not None and len(witness) == 1 and not any(w >= 2 for n, w, _ in out if n in witness):
+        number = next(iter(witness))
+        out.append((number, 2, f"your answer on the failing input is what pitfall {number}'s mistake gives, "
+                               f"and no other pitfall's"))
+    return out
 
 
 def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int, str]]:
     """(pitfall, weight, why) for one failed test."""
     name, details = test["name"], str(test.get("details") or "")
     if raised(test):   # the student's code raised: an error to fix where it says, no pitfall's symptom
+        return []
+    if test.get("status") in ("timeout", "crashed"):   # a call that never answered shows no answer to judge
         return []
     finding = _fact(details, "finding")
     if finding and _CONTEXT in finding:   # a consequence of the hand DFA: only that finding counts

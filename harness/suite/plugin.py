@@ -172,6 +172,7 @@ class _Run:
         self.config = None  # the session's pytest config
         self.twin = None  # the main's end of its twin's stream (harness.suite.twin.TwinStream), or None
         self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
+        self.hangs: set[str] = set()  # calls that ran out of time: never asked again (Candidate.known_hangs)
 
 
 _RUN: _Run | None = None
@@ -450,6 +451,7 @@ def _start_candidate(run: _Run) -> dict:
     if problem:
         return {"event": "load", "status": "usage", "reason": problem, "problems": []}
     candidate, run.early_started = run.early_started or _new_candidate(run), None
+    candidate.known_hangs = run.hangs   # the early one too (harness.suite.early makes it without the run)
     run.candidate = candidate
     try:
         info = candidate.start()
@@ -483,7 +485,8 @@ def _new_candidate(run: _Run):
 
     settings = run.settings
     return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
-                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds)
+                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds,
+                     known_hangs=run.hangs)
 
 
 def _confinement(candidate) -> dict:
@@ -605,6 +608,15 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
                "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
+def exception_lines(traceback_text: str) -> str:
+    """Of pytest's report of a failure, only the exception and its message (its ``E`` lines,
+    without the ``E``): the catalogue's source, the grader's objects and paths in the
+    traceback above them are the hidden tests, never a record's ``details`` (issue 50). A
+    student's own exception already names its place in the reason (``(at constrain.py:12)``)."""
+    lines = [line[1:].strip() for line in traceback_text.splitlines() if line.startswith("E ")]
+    return "\n".join(line for line in lines if line)
+
+
 def _summarize(reports) -> tuple[str, str, str]:
     for report in reports:
         if report.failed:
@@ -612,7 +624,9 @@ def _summarize(reports) -> tuple[str, str, str]:
             reason = getattr(report, "ch_reason", None) or _first_line(report.longreprtext)
             if report.when != "call":
                 reason = f"in {report.when}: {reason}"
-            details = getattr(report, "ch_details", None) or report.longreprtext
+            details = getattr(report, "ch_details", None)
+            if details is None:   # not the catalogue's counterexample: pytest's traceback of the catalogue
+                details = exception_lines(report.longreprtext)   # only what was raised, never the source
             return outcome, reason, _clip(stable_text(details))
     for report in reports:
         if report.skipped:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from harness.grading.autograder.glossary import plain
 from harness.grading.autograder.grading import Grade, TestOutcome, printable
-from harness.grading.autograder.visibility import scrub_paths, student_header
+from harness.grading.autograder.visibility import scrub_paths, student_details, student_header
 from harness.policy import HINT_LEVELS, POLICY
 
 __all__ = ["HINTS", "SCHEMA_PATH", "to_results", "merge_results", "validate", "write_results",
@@ -76,8 +76,8 @@ def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
     lines = [test.status.upper()]
     if hints != "none" and not test.passed:
         lines[0] += f": {test.reason}" if test.reason else ""
-        if hints == "full" and test.details:
-            lines.append(test.details.rstrip())
+        if hints == "full" and student_details(test.details):
+            lines.append(student_details(test.details).rstrip())
         lines += _hint(test, grade, hints)
     if hints != "none":
         lines += [f"note: {note}" for note in test.notes]
@@ -88,11 +88,12 @@ def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
     """The pitfall the diagnosis attributes this failure to (``harness.suite.diagnosis``, from
     every failure of the run: one depth-first numbering fails five tests, all pitfall 3),
     else the seed's table's pitfall for the test; the hint's text is ``harness.suite.pitfalls``'."""
+    from harness.mutants.witness import reproducing
     from harness.suite.diagnosis import diagnose
     from harness.suite.pitfalls import BY_NUMBER, hint
 
     found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
-                      for t in grade.tests])
+                      for t in grade.tests], reproducing)
     entry = next((e for e in found if test.name in e["explains"]), None)
     if entry is not None:
         return [f"hint: {hint(BY_NUMBER[entry['pitfall']], hints)} ({entry['strength']} evidence in your failures)"]

@@ -33,7 +33,8 @@ Guarantees: it never raises for anything the submission does (a missing file, a 
 flood of output, a crash of check itself all come back as a ``Grade``); the whole run is
 bounded by ``GradeOptions.submission_cpu`` CPU seconds of its process tree and
 ``GradeOptions.wall_seconds`` of wall time (the backstop: a run it stops while the load
-average exceeds the cores is run once more before the verdict stands), the output kept by
+average exceeds the cores is run once more before the verdict stands, unless ``wall`` was
+given: a platform's budget, such as the autograder's, is never run past), the output kept by
 ``OUTPUT_LIMIT`` characters; everything taken from the run is shown with control
 characters escaped (``printable``), and file names with ``display_name``.
 
@@ -321,8 +322,9 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
         with open(log_path, "wb") as log:
             outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget,
                                   env=_check_environment(options))
-        if not (outcome.stopped == "wall" and attempt == 1 and machine_loaded()):
-            break   # a wall-backstop verdict on a busy machine is retried once before it stands
+        if not (outcome.stopped == "wall" and attempt == 1 and options.wall is None and machine_loaded()):
+            break   # a wall-backstop verdict on a busy machine is retried once before it stands, but
+            #         never past a platform's own clock (an explicit ``wall``: Gradescope's 10 minutes)
     if outcome.stopped == "class":
         raise ClassLimitReached(f"the class limit stopped this run after {outcome.cpu_seconds:.0f} CPU s")
     output = printable(_read_bounded(log_path), OUTPUT_LIMIT)

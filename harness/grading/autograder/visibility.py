@@ -88,6 +88,28 @@ def student_header(header: str) -> str:
     return "\n".join(kept)
 
 
+_FACT = re.compile(r"^  [a-z_]+:\s")        # a counterexample's fact, explain.render_facts: "  pattern:  'a'"
+_ABSOLUTE = re.compile(r"(?:/[^/\s'\"():<>]+)+/(?=[^/\s'\"():<>]+)")   # a folder path before a file name
+_ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
+
+
+def student_details(details: str) -> str:
+    """What a student may read of a failure's details, whatever recorded them: the catalogue's
+    counterexample (its facts) as it is; of anything else (a traceback: the catalogue's
+    source, the grader's objects) only pytest's exception lines; in both, every folder of a
+    path cut (``/x/harness/suite/tiers.py`` -> ``tiers.py``) and no object address.
+
+    Example::
+
+        >>> student_details("    def decision(key):\\n>       raise AssertionError(text)\\nE   AssertionError: no")
+        'AssertionError: no'
+    """
+    lines = str(details or "").splitlines()
+    if not (lines and _FACT.match(lines[0])):
+        lines = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return _ADDRESS.sub("", _ABSOLUTE.sub("", "\n".join(lines)))
+
+
 def scrub_paths(text: str) -> str:
     """``text`` with the grader's scratch folder cut from every path (a student reads
     ``python/tinyllm/infer/constrain.py``, not where the grader copied it)."""

@@ -39,6 +39,8 @@ import re
 from pathlib import Path
 
 from harness.grading.autograder.glossary import plain
+from harness.grading.autograder.visibility import student_details
+from harness.mutants.witness import reproducing
 from harness.policy import HINT_LEVELS, POLICY
 from harness.report import escape
 from harness.suite.catalogue import BY_NAME
@@ -108,8 +110,9 @@ def _missing(problem: str) -> str:
 
 def failures(record: dict, hints: str = POLICY.hints, found: list[dict] | None = None) -> list[dict]:
     _check_level(hints)
-    found = diagnose(record.get("tests", [])) if found is None else found
-    owner = {name: entry["pitfall"] for entry in found for name in entry["explains"]}
+    found = diagnose(record.get("tests", []), reproducing) if found is None else found
+    owner = {name: entry["pitfall"] for entry in found for name in entry["explains"]
+             if entry["strength"] in ("strong", "likely")}   # a possible pitfall is no test's hint
     out = []
     for test in record.get("tests", []):
         number = owner.get(test["name"])
@@ -122,10 +125,7 @@ def failures(record: dict, hints: str = POLICY.hints, found: list[dict] | None =
 def _counterexample(test: dict) -> str:
     """The catalogue's facts as they are; for an exception the student's code raised, only
     pytest's ``E`` lines (the exception and its message), not the catalogue's source."""
-    details = str(test.get("details") or "")
-    if raised(test):
-        details = "\n".join(line for line in details.splitlines() if line.startswith("E ")) or details[-400:]
-    return _short_paths(details)
+    return _short_paths(student_details(str(test.get("details") or "")))
 
 
 _GRADING_PATH = re.compile(r"(?:/[^/\s'\"():]+)+/(?=[^/\s'\"():]+\.py\b)")
@@ -164,11 +164,12 @@ def student_view(record: dict, hints: str = POLICY.hints) -> dict:
     failures (``load`` says why)."""
     _check_level(hints)
     loaded = ran(record)
-    found = diagnose(record.get("tests", [])) if loaded else []
+    found = diagnose(record.get("tests", []), reproducing) if loaded else []
     return {"student": record["student"], "verdict": record["verdict"], "passed": record["passed"],
             "total": record["total"], "load": load_words(record), "diagnosis": found,
             "unexplained": unexplained(record.get("tests", []), found) if loaded else [],
             "failures": failures(record, hints, found) if loaded else [],
+            "first_failure": first_failure(record.get("tests", [])) if loaded else "",
             "notes": _notes(record),
             "decisions": record.get("decisions", []), "decision_count": record.get("decision_count", 0)}
 
@@ -178,6 +179,82 @@ def _notes(record: dict) -> list[str]:
     there is one, ``records``) and not check's raw load line (``load_words`` says it)."""
     notes = list(record.get("notes", []))[1 if record.get("problem") else 0:]
     return [n for n in notes if not n.startswith("load: ")]
+
+
+# --------------------------------------------------------------------------- the first failure
+
+FUNCTION_OF_TEST = {   # the seed's function each catalogue test calls first (section 4)
+    "test_hand_example": "regex_to_dfa", "test_hand_example_masks": "TokenIndex.mask",
+    "test_matches_python_re": "regex_to_dfa", "test_every_state_is_live": "regex_to_dfa",
+    "test_canonical_form": "regex_to_dfa", "test_unsupported_syntax_raises": "regex_to_dfa",
+    "test_masks_match_brute_force": "TokenIndex.mask", "test_masks_match_the_golden_file": "TokenIndex.mask",
+    "test_reachable_states_never_have_an_empty_mask": "TokenIndex.mask", "test_constraint_lifecycle": "Constraint",
+    "test_apply_mask": "apply_mask", "test_greedy_takes_the_best_allowed_token": "constrained_sample",
+    "test_constrained_generation_parses": "constrained_sample", "test_json_schema_documents": "json_schema_to_regex",
+    "test_json_schema_rejects_keywords_outside_the_subset": "json_schema_to_regex", "test_vocab_bytes": "vocab_bytes",
+}
+# the pipeline's order (section 4): a mistake in a stage shows in every stage after it, so the
+# first failure shown is of the earliest stage that failed (then the catalogue's order)
+_STAGES = ("regex_to_dfa", "json_schema_to_regex", "vocab_bytes", "TokenIndex.mask", "Constraint", "apply_mask",
+           "constrained_sample")
+# "... (call regex_to_dfa on '(cat|car|dog)s?')", "... (reads regex_to_dfa on '...' (a batched loop))"
+_STOPPED_IN = re.compile(r"\((?:call|reads|repeat) (?P<function>[\w.]+)(?: on (?P<input>.*?))?"
+                         r"(?: \(a batched loop\))?\)\s*$")
+_INPUT_FACTS = ("schema", "document", "path", "state", "token", "request", "logits")
+
+
+def first_failure(tests: list[dict]) -> str:
+    """The first test that ran and did not pass, of the earliest stage of the pipeline that
+    failed (``_STAGES``), as a student reads it: the function and the input, and expected
+    against got; a timeout or crash names the call it happened in, e.g.
+    "`regex_to_dfa` did not finish on '(cat|car|dog)s?' (test_hand_example)" or
+    "`regex_to_dfa('\\s+7').matches(b'\\x0b7')`: expected True, got False (test_matches_python_re:
+    ...)". Empty when every test that ran passed."""
+    failed = [t for t in tests if t.get("status") in ("failed", "error", "crashed", "timeout")]
+    if not failed:
+        return ""
+    test = min(failed, key=lambda t: _STAGES.index(FUNCTION_OF_TEST.get(t["name"], "constrained_sample")))
+    name, details = test["name"], str(test.get("details") or "")
+    reason = " ".join(str(test.get("reason") or "").split())
+    function = FUNCTION_OF_TEST.get(name, "your code")
+    if test.get("status") in ("timeout", "crashed"):
+        stopped = _STOPPED_IN.search(reason)
+        if stopped:
+            function = stopped["function"]
+        where = f" on `{stopped['input']}`" if stopped and stopped["input"] else ""
+        return f"`{function}` {_how_it_stopped(test['status'], reason)}{where} ({name})"
+    if raised(test):
+        return f"`{function}` raised {_short_paths(reason)} ({name})"
+    facts = {key: _fact(details, key) for key in ("pattern", "data", "expected", "got", *_INPUT_FACTS)}
+    if facts["pattern"] and facts["data"]:
+        call = f"`regex_to_dfa({facts['pattern']}).matches({facts['data']})`"
+    else:
+        shown = [f"{key} {facts[key]}" for key in ("pattern", *_INPUT_FACTS) if facts[key]][:3]
+        call = f"`{function}`" + (f" on {', '.join(shown)}" if shown else "")
+    answers = f": expected {facts['expected']}, got {facts['got']}" if facts["expected"] and facts["got"] else ""
+    return f"{call}{answers} ({name}: {_short_paths(reason)})"
+
+
+def _stopped(words: str) -> bool:
+    """Return True if and only if ``first_failure``'s words are of a call that never answered."""
+    return "` did not finish" in words or "` ended the process" in words
+
+
+def _how_it_stopped(status: str, reason: str) -> str:
+    """"did not finish within 60 CPU s", "did not finish (it slept or waited)", or how the
+    process ended, from a timeout's or crash's reason."""
+    if status == "crashed":
+        ended = re.search(r"died of \w+, [^()]*|exit status \d+|out of memory|segmentation fault", reason)
+        return f"ended the process ({ended.group()})" if ended else "ended the process"
+    cpu = re.search(r"more than ([\d.]+) CPU s", reason)
+    if cpu:
+        return f"did not finish within {cpu.group(1)} CPU s"
+    return "did not finish (it slept or waited, using no CPU)" if "wall" in reason else "did not finish"
+
+
+def _fact(details: str, key: str) -> str | None:
+    match = re.search(rf"^\s+{re.escape(key)}:\s+(.*)$", details, re.MULTILINE)
+    return " ".join(match.group(1).split())[:200] if match else None
 
 
 # --------------------------------------------------------------------------- the student's file
@@ -191,7 +268,7 @@ def markdown(record: dict, hints: str = POLICY.hints, *, full_details: bool = Fa
              f"**{view['verdict']}**: {view['passed']}/{view['total']} tests passed.", ""] + _score_lines(record)
     if view["load"]:
         lines += [f"**Why:** {_md(view['load'])}", ""]
-    if view["diagnosis"] and (hints != "none" or full_details):
+    if (view["diagnosis"] or view["first_failure"]) and (hints != "none" or full_details):
         lines += _diagnosis_lines(view, hints)
     if view["failures"]:
         lines += ["## Tests that did not pass", ""]
@@ -217,12 +294,25 @@ def _score_lines(record: dict) -> list[str]:
 
 
 def _diagnosis_lines(view: dict, hints: str) -> list[str]:
-    top = view["diagnosis"][0]
-    shared = len(top["explains"])
-    lines = ["## Diagnosis", "",
-             f"Most likely: **{_md(top['label'])}** ({top['strength']} evidence"
-             + (f"; it explains {shared} of your {len(view['failures'])} failing tests" if shared > 1 else "")
-             + "). Fix this first: the other failures may follow from it.", ""]
+    """The first advice: the pitfall named likely on separating evidence (``diagnosis``),
+    else the first failure itself, said to match no known pitfall; then the ranked list."""
+    top = view["diagnosis"][0] if view["diagnosis"] else None
+    if top is not None and top["strength"] in ("strong", "likely"):
+        shared = len(top["explains"])
+        lines = ["## Diagnosis", "",
+                 f"Most likely: **{_md(top['label'])}** ({top['strength']} evidence"
+                 + (f"; it explains {shared} of your {len(view['failures'])} failing tests" if shared > 1 else "")
+                 + "). Fix this first: the other failures may follow from it.", ""]
+    elif _stopped(view["first_failure"]):
+        lines = ["## Diagnosis", "",
+                 f"A call did not answer, so no pitfall can be told from it: {_md_code(view['first_failure'])}. "
+                 f"Start there.", ""]
+    else:
+        lines = ["## Diagnosis", "",
+                 f"Your failures match no known pitfall of the spec (none of its twelve mistakes gives your "
+                 f"answers). Start with the first one: {_md_code(view['first_failure'])}", ""]
+        if view["diagnosis"]:
+            lines += ["Pitfalls that fit some symptoms, without evidence that tells them apart:", ""]
     for rank, entry in enumerate(view["diagnosis"], 1):
         pitfall = BY_NUMBER[entry["pitfall"]]
         lines.append(f"{rank}. {_md(entry['label'])} ({entry['strength']}; explains "
@@ -257,6 +347,21 @@ def _decision_lines(view: dict) -> list[str]:
 
 _fenced = escape.markdown_block   # ``text`` in a code fence longer than any run of backticks inside it
 _md = escape.markdown             # one line of Markdown: no HTML, link, code or emphasis markup from a student
+
+
+def _md_code(text: str) -> str:
+    """``text`` as Markdown: its backticked spans kept as code spans (a backtick inside them
+    dropped), the rest escaped (``_md``)."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:   # an unpaired backtick: no code span at all
+        return _md(text)
+    return "".join(_md_spaced(part) if i % 2 == 0 else _code(part) for i, part in enumerate(parts))
+
+
+def _md_spaced(text: str) -> str:
+    """``_md(text)`` keeping one leading and one trailing space (text between code spans)."""
+    inner = _md(text)
+    return (" " if text[:1].isspace() else "") + inner + (" " if text[-1:].isspace() and inner else "")
 
 
 def _code(name: object) -> str:

@@ -101,7 +101,8 @@ def _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, 
         print(f"ignored (not a submission): {', '.join(found.ignored[:10])}"
               + (f", ... ({len(found.ignored)} in all)" if len(found.ignored) > 10 else ""), file=stdout)
     try:
-        stats = _grade_all(pending, options, jobs, state, prints, Progress(len(pending), stderr), budget, scheduler)
+        progress = Progress(len(pending), stderr, order=[s.student for s in pending], jobs=jobs)
+        stats = _grade_all(pending, options, jobs, state, prints, progress, budget, scheduler)
     except executor.SchedulerProblem as exc:
         print(f"check --batch: {exc}", file=stderr)
         return int(ExitCode.USAGE)
@@ -197,6 +198,7 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
         run = None if scheduler is not None else local
         tasks = [task(s, options, prints[s.student], run) for s in pending]
         results = executor.run(tasks, jobs=jobs, scheduler=scheduler, stats=stats)
+        progress.start()   # who is running, and for how long, while nothing finishes
         try:
             for finished, result in results:
                 if result:
@@ -209,6 +211,8 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
                 stop_all_runs()
                 time.sleep(0.05)
             raise
+        finally:
+            progress.close()
     return stats
 
 
