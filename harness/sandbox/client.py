@@ -27,7 +27,9 @@ and site-packages, then the candidate's folder, last: a student's file named
 helpers with other names still import). The grader's processes never have the
 candidate's folder on their path (``harness.sandbox.isolated``).
 
-Time limits count CPU seconds of the candidate's process tree (``harness.sandbox.cputime``),
+Time limits count CPU seconds of the candidate's process tree (its cgroup's count of every
+process it ever ran, ``harness.sandbox.resources``; ``harness.sandbox.cputime`` where an
+unconfined run has no cgroup),
 never the machine's business: ``limit_cpu(seconds)`` starts a budget that bounds every
 call until ``limit_cpu(None)`` (a catalogue test's calls share one); without one each
 call gets ``Limits.call_seconds`` CPU seconds, and loading gets ``load_cpu_seconds``. A
@@ -244,6 +246,8 @@ class Candidate:
         proc = self._proc
         if proc is not None:
             kill_group(proc)
+            if self.plan is not None and self.plan.claim is not None:
+                self.plan.claim.cgroup.kill()  # whatever left its process group (setsid, double fork)
 
     @property
     def alive(self) -> bool:
@@ -266,6 +270,8 @@ class Candidate:
             if self.plan is not None and not self.plan.mode.startswith("bubblewrap"):
                 confine.kill_marked(self.marker)  # belt and braces: a PID namespace already ended them
             self._output.join()
+        if self.plan is not None:
+            self.plan.release()  # every process left in its cgroup ended, the cgroup removed, the uid freed
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
@@ -386,9 +392,10 @@ class Candidate:
         return previous
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the candidate's process tree has used so far (0.0 before it starts)."""
-        proc = self._proc
-        return 0.0 if proc is None else cputime.tree_seconds(proc.pid)
+        """CPU seconds the candidate's process tree has used so far (0.0 before it starts):
+        its cgroup's count, every process it ever ran (``confine.Plan.cpu_seconds``)."""
+        proc, plan = self._proc, self.plan
+        return 0.0 if proc is None or plan is None else plan.cpu_seconds(proc.pid)
 
     def _new_budget(self, cpu_seconds: float) -> "CpuBudget":
         return CpuBudget(float(cpu_seconds), self.cpu_seconds(), time.monotonic())

@@ -309,6 +309,7 @@ class _Process:
         if not self.plan.mode.startswith("bubblewrap"):  # unconfined: no PID namespace ends them
             confine.kill_marked(marker)  # this run's marker only: a parallel run has its own
         self.proc.wait()
+        self.plan.release()  # what is left in its cgroup ended, the cgroup removed, its uid freed
         self.reader.join(timeout=5.0)
         shutil.rmtree(self.home, ignore_errors=True)
         return code
