@@ -194,3 +194,38 @@ def test_a_fork_loop_takes_no_process_from_a_classmate_in_the_same_batch(forker_
     assert (students["forker"]["verdict"], students["forker"]["passed"]) == ("passed", 16), students["forker"]
     assert forker_class["left"] == [] and list(forker_class["private"].iterdir()) == []
     assert forker_class["after"] == forker_class["before"]
+
+
+# --------------------------------------------------------------------------- the machine's refusal
+
+
+@confined
+def test_a_candidate_the_machine_cannot_start_is_tried_twice_then_not_blamed_on_the_student(monkeypatch):
+    from harness.grading.batch.feedback import load_words
+    from harness.sandbox import HarnessCouldNotStart
+
+    plans = []
+    real_plan = confine.plan
+    monkeypatch.setattr(confine, "plan", lambda *args, **kwargs: plans.append(real_plan(*args, **kwargs)) or plans[-1])
+    # one task in its cgroup: bwrap itself; its clone into the new namespaces gets EAGAIN, as on a full machine
+    cand = Candidate(None, limits=Limits(memory_mb=256, processes=1))
+    with pytest.raises(HarnessCouldNotStart) as refused:
+        cand.start()
+    said = str(refused.value)
+    assert said.startswith("the harness could not start your code (tried twice): bwrap: ")
+    assert "Resource temporarily unavailable" in said and refused.value.verdict == "harness"
+    assert len(plans) == 2  # started once more before it stands
+    assert all(not any(f.exists() for f in plan.claim.cgroup.folders) for plan in plans)
+    assert left_over(cand.marker) == [] and all(uid_processes(plan.claim.uid) == [] for plan in plans)
+    # what the plugin records for it (harness.suite.plugin._start_candidate), and what the student reads
+    words = load_words({"verdict": "crashed", "load": {"status": "error", "reason": said}, "statuses": {}})
+    assert words.startswith("the harness could not start your code:") and "not your fault" in words
+    assert "bwrap" not in words and "crash" not in words
+
+
+def test_a_student_whose_import_ends_the_process_is_still_told_so():
+    from harness.grading.batch.feedback import load_words
+
+    reason = "the candidate crashed while loading: the candidate process died during load (exited with status 0)"
+    words = load_words({"verdict": "crashed", "load": {"status": "error", "reason": reason}, "statuses": {}})
+    assert words.startswith("the process ended while your module was being imported")

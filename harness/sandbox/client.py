@@ -54,6 +54,7 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import select
@@ -70,7 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, proxying
+from harness.sandbox import channel, confine, cputime, proxying, resources
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
@@ -102,6 +103,22 @@ class CandidateTimeout(CandidateGone):
 
 class CandidateProtocolError(CandidateGone):
     verdict = "protocol"
+
+
+class HarnessCouldNotStart(CandidateGone):
+    """The machine refused to start the candidate's process (no process or memory left:
+    ``EAGAIN``, ``ENOMEM``), twice: nothing of the student's code ran. ``str`` starts with
+    ``COULD_NOT_START``, then the machine's words (for the course staff)."""
+
+    verdict = "harness"
+
+
+COULD_NOT_START = resources.COULD_NOT_START
+MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory")
+"""strerror(EAGAIN) and strerror(ENOMEM): what the kernel says when it has no process or memory to give."""
+STARTERS = ("bwrap: ", "setpriv: ")
+"""The programs that start a candidate (before any of its code runs): a line of theirs that
+ends the process is the machine's refusal, not the candidate's doing."""
 
 
 class CandidateFolderError(ValueError):
@@ -159,13 +176,37 @@ class Candidate:
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
         ``RemoteError``; a crash or hang while loading raises ``CandidateGone``. After
         ``begin``, only waits for the load it started."""
-        if self._loading is None:
-            self.begin()
-        try:
-            return self._finish_load()
-        except BaseException:  # a load that failed leaves no process and no folder behind
-            self.close()
-            raise
+        for attempt in (1, 2):  # a process the machine could not start (EAGAIN, ENOMEM) is started once more
+            try:
+                if self._loading is None:
+                    self.begin()
+                return self._finish_load()
+            except BaseException as exc:  # a load that failed leaves no process and no folder behind
+                self.close()
+                refused = self._machine_refusal(exc)
+                if refused is None:
+                    raise
+                if attempt == 2:
+                    self.incident = HarnessCouldNotStart(f"{COULD_NOT_START} (tried twice): {refused}")
+                    raise self.incident from None
+                self._loading, self.incident, self._output, self.plan = None, None, _Output(), None
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
+    def _machine_refusal(self, exc: BaseException) -> str | None:
+        """The machine's words when ``exc`` means its process could not start for want of
+        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, or a line of bwrap or setpriv
+        saying so before any of the candidate's code ran), else None."""
+        if isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.ENOMEM):
+            return f"starting its process: {os.strerror(exc.errno)}"
+        if not isinstance(exc, CandidateCrashed):
+            return None
+        lines = self._output.text().strip().splitlines()
+        first = lines[0] if lines else ""
+        if first.startswith(STARTERS) and any(words in first for words in MACHINE_REFUSALS):
+            from harness.sandbox.text import escape
+
+            return escape(first[:300])
+        return None
 
     def begin(self) -> None:
         """Spawn the candidate process and send its load request without waiting for the

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Cgroup", "Claim", "ResourcesUnavailable", "UidLease", "claim", "lease_uid", "unavailable",
-           "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV"]
+           "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV", "COULD_NOT_START"]
 
 UID_BASE = 200_000
 UID_COUNT = 4_000
@@ -78,6 +78,9 @@ CGROUP_PREFIX = "constrain-harness-"
 V1_CONTROLLERS = ("pids", "memory", "cpuacct")
 V2_CONTROLLERS = ("pids", "memory")
 EMPTY_WAIT = 5.0  # seconds ``Cgroup.remove`` waits for its killed processes to be gone
+COULD_NOT_START = "the harness could not start your code"
+"""The first words of the verdict of a candidate the machine had no process or memory to start,
+twice (``harness.sandbox.client.HarnessCouldNotStart``): the course staff's business."""
 
 
 class ResourcesUnavailable(RuntimeError):
