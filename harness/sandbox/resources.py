@@ -40,7 +40,7 @@ free for another candidate.
 Known weak spots: the v2 path (a delegated subtree) is written to the kernel's documented
 rules but this project's machines mount cgroup v1 only, so only v1 is exercised by the
 tests; a grader killed by SIGKILL leaves its candidates' cgroups behind, empty (their PID
-namespaces ended with it): removed by nobody until the machine restarts.
+namespaces ended with it): no one removes them until the machine restarts.
 
 Example::
 
