@@ -229,3 +229,33 @@ def test_a_student_whose_import_ends_the_process_is_still_told_so():
     reason = "the candidate crashed while loading: the candidate process died during load (exited with status 0)"
     words = load_words({"verdict": "crashed", "load": {"status": "error", "reason": reason}, "statuses": {}})
     assert words.startswith("the process ended while your module was being imported")
+
+
+@confined
+def test_the_cgroups_of_a_killed_grader_are_removed_by_the_next_one_but_never_one_in_use(monkeypatch):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)  # a grader that is gone (its pid not reused within this test: checked below)
+    hierarchies = resources._hierarchies()
+    parents = {h.own for h in hierarchies if h.version == 1 and h.controllers & set(resources.V1_CONTROLLERS)}
+    stale = [parent / f"{resources.CGROUP_PREFIX}{dead_pid}-0badc0de" for parent in parents]
+    for folder in stale:
+        folder.mkdir()
+    busy = resources.Cgroup.make(4, 256)  # the same dead owner's name, but a process still in it
+    renamed = resources.Cgroup(1, tuple(f.rename(f.with_name(f"{resources.CGROUP_PREFIX}{dead_pid}-00c0ffee"))
+                                        for f in busy.folders))
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                               preexec_fn=lambda: renamed.enter(os.getpid()))
+    try:
+        assert not os.path.exists(f"/proc/{dead_pid}")
+        monkeypatch.setattr(resources, "_PROBED", {})  # a new grader process: it sweeps once
+        fresh = resources.Cgroup.make(4, 256)
+        assert [f for f in stale if f.exists()] == []
+        assert all(f.exists() for f in renamed.folders) and renamed.members() == {sleeper.pid}
+        assert fresh.remove()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        assert renamed.remove() and all(not f.exists() for f in renamed.folders)

@@ -40,7 +40,7 @@ free for another candidate.
 Known weak spots: the v2 path (a delegated subtree) is written to the kernel's documented
 rules but this project's machines mount cgroup v1 only, so only v1 is exercised by the
 tests; a grader killed by SIGKILL leaves its candidates' cgroups behind, empty (their PID
-namespaces ended with it): no one removes them until the machine restarts.
+namespaces ended with it): the next process to make a cgroup removes them (``_sweep``).
 
 Example::
 
@@ -177,6 +177,8 @@ class Cgroup:
         if os.environ.get(NO_CGROUP_ENV):
             raise ResourcesUnavailable(f"cgroups are switched off ({NO_CGROUP_ENV} is set)")
         hierarchies = _hierarchies()
+        if "swept" not in _PROBED:
+            _PROBED["swept"] = _sweep(hierarchies)
         name = f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         reasons = []
         for attempt in (_make_v2, _make_v1):
@@ -329,6 +331,28 @@ def _make_v1(hierarchies: list[_Hierarchy], name: str) -> Cgroup:
             folder.rmdir()
         raise ResourcesUnavailable(f"cgroup v1: cannot make {exc.filename}: {exc.strerror}") from None
     return Cgroup(1, folders)
+
+
+def _sweep(hierarchies: list[_Hierarchy]) -> int:
+    """Remove the empty candidate cgroups of graders that are gone (killed before they could
+    remove them: ``constrain-harness-<pid>-...`` where no process ``pid`` runs); a cgroup
+    that still holds a process is never touched (rmdir refuses). Returns how many went."""
+    removed = 0
+    for hierarchy in hierarchies:
+        try:
+            entries = list(os.scandir(hierarchy.own))
+        except OSError:
+            continue
+        for entry in entries:
+            owner = entry.name[len(CGROUP_PREFIX):].split("-", 1)[0]
+            if not (entry.name.startswith(CGROUP_PREFIX) and owner.isdigit()) or os.path.exists(f"/proc/{owner}"):
+                continue
+            try:
+                os.rmdir(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 _PROBED: dict = {}
