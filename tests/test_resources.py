@@ -139,14 +139,17 @@ def test_three_children_cannot_hold_more_than_the_memory_limit_together():
 
 @confined
 @pytest.mark.e2e
-@pytest.mark.parametrize("unconfined", [False, True], ids=["confined", "unconfined"])
-def test_a_setsid_double_fork_daemon_is_counted_and_ended(monkeypatch, unconfined):
-    if unconfined:
+@pytest.mark.parametrize("mode", ["confined", "user namespace", "unconfined"])
+def test_a_setsid_double_fork_daemon_is_counted_and_ended(monkeypatch, mode):
+    if mode == "unconfined":
         monkeypatch.setenv(confine.UNCONFINED_ENV, "1")
+    if mode == "user namespace":  # the path of a grader that is not root (here: root taking it)
+        monkeypatch.setenv("CONSTRAIN_HARNESS_AS_USER", "1")
     before = tree_digest(bytecode=False)
     with Candidate(str(CANDIDATES / "resources_daemon_burns.py"), limits=Limits(memory_mb=512, processes=64)) as cand:
         assert answers_like_python(cand.module.regex_to_dfa(HAND))
         assert cand.plan.claim is not None
+        assert ("user namespace" in cand.load["confinement"]) == (mode == "user namespace")
         members = cand.plan.claim.cgroup.members()
         assert len(members) >= 2, members  # the server and the daemon at least, whatever session it is in
         start, deadline = cand.cpu_seconds(), time.monotonic() + 30
