@@ -262,3 +262,22 @@ def test_the_cgroups_of_a_killed_grader_are_removed_by_the_next_one_but_never_on
         sleeper.kill()
         sleeper.wait()
         assert renamed.remove() and all(not f.exists() for f in renamed.folders)
+
+
+@confined
+def test_no_cgroup_or_uid_left_for_a_candidate_is_the_machines_refusal_not_a_crash(monkeypatch):
+    from harness.sandbox import HarnessCouldNotStart
+
+    tries = []
+
+    def exhausted(limits, *, uid):
+        tries.append(uid)
+        raise resources.ResourcesUnavailable(f"all {resources.UID_COUNT} candidate uids from "
+                                             f"{resources.UID_BASE} are in use")
+
+    monkeypatch.setattr(resources, "claim", exhausted)
+    cand = Candidate(None, limits=Limits(memory_mb=256, processes=64))
+    with pytest.raises(HarnessCouldNotStart, match=r"^the harness could not start your code \(tried twice\): "
+                                                   r"no cgroup or uid for this candidate: all 4000 candidate uids"):
+        cand.start()
+    assert len(tries) == 2 and left_over(cand.marker) == []

@@ -194,10 +194,14 @@ class Candidate:
 
     def _machine_refusal(self, exc: BaseException) -> str | None:
         """The machine's words when ``exc`` means its process could not start for want of
-        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, or a line of bwrap or setpriv
-        saying so before any of the candidate's code ran), else None."""
+        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, no cgroup or uid to be had
+        (``confine.plan``'s ``ConfinementUnavailable``: the verb checked that confinement works
+        before it began), or a line of bwrap or setpriv saying so before any of the candidate's
+        code ran), else None."""
         if isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.ENOMEM):
             return f"starting its process: {os.strerror(exc.errno)}"
+        if isinstance(exc, confine.ConfinementUnavailable):  # no cgroup or uid left now (the verb's check passed)
+            return str(exc)
         if not isinstance(exc, CandidateCrashed):
             return None
         lines = self._output.text().strip().splitlines()
