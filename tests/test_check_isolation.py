@@ -73,7 +73,7 @@ def test_file_attacks_are_refused_and_the_tree_stays_as_it_was(harness_unchanged
     result, tests = grade("attacks_files.py", only=("test_hand_example",))
     assert tests["test_hand_example"].status == "passed" and result.exit_code == ExitCode.OK, render_table(result)
     assert result.integrity == []
-    assert "nobody" in result.isolation or "user namespace" in result.isolation
+    assert any(words in result.isolation for words in ("a uid of its own", "nobody", "user namespace"))
     code, out, err = replay("attacks_files.py", "--file", "masks")
     assert code == ExitCode.OK, out + err
 

@@ -396,7 +396,8 @@ def test_an_ordinary_users_sandbox_refuses_every_attempt_too(monkeypatch):
         script = SANDBOXED.format(candidates=str(CANDIDATES))
         proc = subprocess.run([*drop, *plan.prefix, python, "-I", "-c", script], env=plan.env, cwd=str(work),
                               pass_fds=plan.pass_fds, capture_output=True, text=True, timeout=300)
-        plan.release()
+        plan.release_fds()
+        plan.release()  # its cgroup and uid
         assert proc.returncode == 0, proc.stderr
         tried, works = json.loads(proc.stdout)
         assert tried == EXPECTED
@@ -433,9 +434,10 @@ def test_a_spawn_without_the_filters_descriptor_fails_closed(tmp_path):
     forgotten = subprocess.run(argv, capture_output=True, env=plan.env, timeout=60)  # no pass_fds
     assert forgotten.returncode != 0 and b"seccomp" in forgotten.stderr.lower(), forgotten.stderr
     fds = set(os.listdir("/proc/self/fd"))
-    plan.release()
+    plan.release_fds()
     assert plan.pass_fds == () and len(set(os.listdir("/proc/self/fd"))) == len(fds) - 1
-    plan.release()  # twice is fine: the descriptor is closed once
+    plan.release_fds()  # twice is fine: the descriptor is closed once
+    plan.release()  # its cgroup and uid
 
 
 @confined

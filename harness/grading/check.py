@@ -8,10 +8,11 @@ candidate process the plugin starts (``harness.sandbox``), reached over a data-o
 channel, so nothing the candidate does can write a result or patch a test.
 
 - **confinement** (``harness.sandbox.confine``, stated in the run header): bubblewrap
-  namespaces, ``nobody`` when the grader is root, rlimits, a trimmed environment, a
-  private HOME and /tmp (none of it only under ``--unconfined``; without a working
-  bubblewrap ``run_check`` refuses); the candidate's whole process tree ends with its
-  process. The grader child runs isolated (``harness.sandbox.isolated``: no current
+  namespaces, a uid of its own when the grader is root, a cgroup of its own bounding its
+  whole tree's tasks, memory and CPU (``harness.sandbox.resources``), rlimits, a trimmed
+  environment, a private HOME and /tmp (none of it only under ``--unconfined``; without a
+  working bubblewrap or a cgroup ``run_check`` refuses); the candidate's whole process tree
+  ends with its process. The grader child runs isolated (``harness.sandbox.isolated``: no current
   directory, user ``PYTHONPATH`` or user site on its path). Result records are signed with a
   key passed through a pipe, so records anyone else appends to the file are ignored.
 - **limits in CPU time** (``harness.policy``; a busy machine changes no verdict): each

@@ -70,6 +70,8 @@ API::
     # candidate's exception, so exc.status and exc.to_json() are read through the channel.
     # CandidateFolderError (a ValueError): the candidate's folder cannot be handed to its
     # process (too large to copy for nobody to read): a usage error, before anything runs.
+    # HarnessCouldNotStart (a CandidateGone): the machine had no process or memory to start it,
+    # twice (start tries once more): the course staff's business, not the student's.
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
@@ -83,11 +85,13 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-                "CandidateTimeout", "Fresh", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-                "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint")
+                "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
+                "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
+                "walk_constraint")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-           "CandidateTimeout", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError", "call_and_read", "call_many",
-           "calls_ahead", "explore", "generation", "repeat_call", "sweep", "walk_constraint"]
+           "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
+           "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
+           "walk_constraint"]
 
 
 def __getattr__(name: str):

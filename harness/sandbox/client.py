@@ -29,7 +29,9 @@ and site-packages, then the candidate's folder, last: a student's file named
 helpers with other names still import). The grader's processes never have the
 candidate's folder on their path (``harness.sandbox.isolated``).
 
-Time limits count CPU seconds of the candidate's process tree (``harness.sandbox.cputime``),
+Time limits count CPU seconds of the candidate's process tree (its cgroup's count of every
+process it ever ran, ``harness.sandbox.resources``; ``harness.sandbox.cputime`` where an
+unconfined run has no cgroup),
 never the machine's business: ``limit_cpu(seconds)`` starts a budget that bounds every
 call until ``limit_cpu(None)`` (a catalogue test's calls share one); without one each
 call gets ``Limits.call_seconds`` CPU seconds, and loading gets ``load_cpu_seconds``. A
@@ -54,6 +56,7 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import select
@@ -71,7 +74,7 @@ import numpy as np
 
 from harness.paths import protected_roots
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, proxying
+from harness.sandbox import channel, confine, cputime, proxying, resources
 from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -136,6 +139,22 @@ class CandidateProtocolError(CandidateGone):
     verdict = "protocol"
 
 
+class HarnessCouldNotStart(CandidateGone):
+    """The machine refused to start the candidate's process (no process or memory left:
+    ``EAGAIN``, ``ENOMEM``), twice: nothing of the student's code ran. ``str`` starts with
+    ``COULD_NOT_START``, then the machine's words (for the course staff)."""
+
+    verdict = "harness"
+
+
+COULD_NOT_START = resources.COULD_NOT_START
+MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory")
+"""strerror(EAGAIN) and strerror(ENOMEM): what the kernel says when it has no process or memory to give."""
+STARTERS = ("bwrap: ", "setpriv: ")
+"""The programs that start a candidate (before any of its code runs): a line of theirs that
+ends the process is the machine's refusal, not the candidate's doing."""
+
+
 class CandidateFolderError(ValueError):
     """The candidate's folder cannot be handed to its process (``_readable``): a usage error
     of whoever named the candidate, decided before any process starts."""
@@ -194,13 +213,41 @@ class Candidate:
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
         ``RemoteError``; a crash or hang while loading raises ``CandidateGone``. After
         ``begin``, only waits for the load it started."""
-        if self._loading is None:
-            self.begin()
-        try:
-            return self._finish_load()
-        except BaseException:  # a load that failed leaves no process and no folder behind
-            self.close()
-            raise
+        for attempt in (1, 2):  # a process the machine could not start (EAGAIN, ENOMEM) is started once more
+            try:
+                if self._loading is None:
+                    self.begin()
+                return self._finish_load()
+            except BaseException as exc:  # a load that failed leaves no process and no folder behind
+                self.close()
+                refused = self._machine_refusal(exc)
+                if refused is None:
+                    raise
+                if attempt == 2:
+                    self.incident = HarnessCouldNotStart(f"{COULD_NOT_START} (tried twice): {refused}")
+                    raise self.incident from None
+                self._loading, self.incident, self._output, self.plan = None, None, _Output(), None
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
+    def _machine_refusal(self, exc: BaseException) -> str | None:
+        """The machine's words when ``exc`` means its process could not start for want of
+        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, no cgroup or uid to be had
+        (``confine.plan``'s ``ConfinementUnavailable``: the verb checked that confinement works
+        before it began), or a line of bwrap or setpriv saying so before any of the candidate's
+        code ran), else None."""
+        if isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.ENOMEM):
+            return f"starting its process: {os.strerror(exc.errno)}"
+        if isinstance(exc, confine.ConfinementUnavailable):  # no cgroup or uid left now (the verb's check passed)
+            return str(exc)
+        if not isinstance(exc, CandidateCrashed):
+            return None
+        lines = self._output.text().strip().splitlines()
+        first = lines[0] if lines else ""
+        if first.startswith(STARTERS) and any(words in first for words in MACHINE_REFUSALS):
+            from harness.sandbox.text import escape
+
+            return escape(first[:300])
+        return None
 
     def begin(self) -> None:
         """Spawn the candidate process and send its load request without waiting for the
@@ -245,7 +292,7 @@ class Candidate:
                                           start_new_session=True, preexec_fn=self.plan.preexec, cwd=str(home))
         finally:
             child.close()
-            self.plan.release()  # the seccomp filter's descriptor: bwrap has its own copy
+            self.plan.release_fds()  # the seccomp filter's descriptor: bwrap has its own copy
         self._sock = parent
         self._output.drain(self._proc.stdout)
 
@@ -283,6 +330,8 @@ class Candidate:
         proc = self._proc
         if proc is not None:
             kill_group(proc)
+            if self.plan is not None and self.plan.claim is not None:
+                self.plan.claim.cgroup.kill()  # whatever left its process group (setsid, double fork)
 
     @property
     def alive(self) -> bool:
@@ -305,6 +354,8 @@ class Candidate:
             if self.plan is not None and not self.plan.mode.startswith("bubblewrap"):
                 confine.kill_marked(self.marker)  # belt and braces: a PID namespace already ended them
             self._output.join()
+        if self.plan is not None:
+            self.plan.release()  # every process left in its cgroup ended, the cgroup removed, the uid freed
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
@@ -430,9 +481,10 @@ class Candidate:
         return previous
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the candidate's process tree has used so far (0.0 before it starts)."""
-        proc = self._proc
-        return 0.0 if proc is None else cputime.tree_seconds(proc.pid)
+        """CPU seconds the candidate's process tree has used so far (0.0 before it starts):
+        its cgroup's count, every process it ever ran (``confine.Plan.cpu_seconds``)."""
+        proc, plan = self._proc, self.plan
+        return 0.0 if proc is None or plan is None else plan.cpu_seconds(proc.pid)
 
     def _new_budget(self, cpu_seconds: float) -> "CpuBudget":
         return CpuBudget(float(cpu_seconds), self.cpu_seconds(), time.monotonic())

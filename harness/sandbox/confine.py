@@ -14,9 +14,11 @@ the run header prints. There is one wall, bubblewrap, and it comes with the inst
   ``/home``, ``/srv``, ``/root`` are absent but for the bound folders' parents); the
   grader's temp folder, its home and any ``hidden`` folder under a system folder an empty
   tmpfs; a private ``/tmp``, a fresh ``/proc`` (the grader's processes and
-  ``/proc/<pid>/environ`` are invisible) and ``/dev``. Then it drops to ``nobody``:
-  ``setpriv`` (uid/gid 65534, no groups, no capabilities in any set, ``no_new_privs``), or,
-  where ``setpriv`` is absent, bwrap's own ``--unshare-user --uid 65534 --gid 65534``.
+  ``/proc/<pid>/environ`` are invisible) and ``/dev``. Then it drops to a uid of its own
+  (``harness.sandbox.resources.lease_uid``: no other candidate runs as it, so ``RLIMIT_NPROC``
+  counts this candidate only): ``setpriv`` (that uid and gid, no groups, no capabilities in
+  any set, ``no_new_privs``), or, where ``setpriv`` is absent, ``nobody`` by bwrap's own
+  ``--unshare-user --uid 65534 --gid 65534`` (the cgroup still bounds the tree).
   ``--die-with-parent`` and the PID namespace end every process the candidate started
   (also after ``setsid``) when its server ends or the grader dies.
 - **as an ordinary user**: the same in a user namespace (``bwrap --unshare-user
@@ -25,7 +27,7 @@ the run header prints. There is one wall, bubblewrap, and it comes with the inst
   test it; uid 0 inside, which is why ``--cap-drop ALL``: bwrap keeps uid 0's capabilities).
 - **in every bubblewrap mode, no way back to privilege**: the seccomp filter of
   ``harness.sandbox.seccomp`` (``bwrap --seccomp FD``; the plan's ``pass_fds`` carries the
-  descriptor, which the spawn passes and then ``Plan.release()`` closes) denies new user
+  descriptor, which the spawn passes and then ``Plan.release_fds()`` closes) denies new user
   namespaces (``unshare``, ``setns``, ``clone`` with namespace flags, ``clone3``), mounts,
   ``ptrace``, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``keyctl`` and the other calls
   its docstring lists; the description ends with its summary. As root it is the only fence
@@ -44,9 +46,20 @@ session, the rlimits, ``no_new_privs``, a parent-death signal, the environment b
 its description starts with ``UNCONFINED_HEADLINE``, which every report prints.
 ``CONSTRAIN_HARNESS_NO_BWRAP=1`` makes bwrap unavailable (for the tests of the refusal).
 
+**Each candidate's resources are its own** (``harness.sandbox.resources``): every confined
+candidate gets a cgroup of its own, entered before its first instruction, which bounds its
+whole process tree's task count and memory and counts its CPU seconds (``Plan.cpu_seconds``,
+what the client's budgets read), and a uid of its own when the grader is root. The header
+says which (``resources: a cgroup of its own (v1: pids, memory, cpuacct): ...``). Where no
+cgroup can be made (no cgroup v2 subtree delegated to the grader, no writable v1
+``pids``/``memory``/``cpuacct`` hierarchies), ``unavailable()`` says so and every verb refuses
+as above; ``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes cgroups unavailable (for the tests of the
+refusal). Unconfined, a cgroup is used where one can be made. ``Plan.release()`` ends
+whatever is left in the cgroup, removes it and frees the uid.
+
 In every mode: the environment is the allowlist ``ENV_ALLOWLIST`` plus a private ``HOME``
 and ``TMPDIR`` and the run marker ``CONSTRAIN_HARNESS_RUN``; rlimits ``CPU``, ``AS``,
-``FSIZE``, ``NPROC`` and ``CORE=0`` (``Limits``).
+``FSIZE``, ``NPROC`` and ``CORE=0`` on each process (``Limits``).
 
 Example::
 
@@ -71,7 +84,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.policy import POLICY
-from harness.sandbox import seccomp
+from harness.sandbox import resources, seccomp
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 NOBODY = 65534
@@ -95,12 +108,15 @@ class ConfinementUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one candidate process (rlimits; the wall clock is per call)."""
+    """Resource limits of one candidate: ``processes`` and ``memory_mb`` bound its whole
+    process tree (its cgroup, ``harness.sandbox.resources``) and each process (rlimits);
+    ``cpu_seconds`` each process (``RLIMIT_CPU``, the hard fence behind the budgets the
+    client counts over the tree); the wall clock is per call."""
 
     cpu_seconds: int = 900
     memory_mb: int = POLICY.memory_mb
     file_mb: int = 64
-    processes: int = 256  # RLIMIT_NPROC counts every process of the uid: as nobody, this many
+    processes: int = 256  # tasks of its whole tree (pids.max), and RLIMIT_NPROC of its own uid
     call_seconds: float = POLICY.test_cpu_seconds  # the default deadline of one call when no test deadline is set
 
 
@@ -114,13 +130,30 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     pass_fds: tuple[int, ...] = ()  # the seccomp filter's descriptor: the spawn passes it (Popen's pass_fds)
     _release: object = field(default=None, repr=False)
+    claim: resources.Claim | None = None  # the candidate's cgroup and uid (None: unconfined where none can be made)
 
-    def release(self) -> None:
-        """Close ``pass_fds`` (once the candidate is spawned; also when the plan is
-        collected). A spawn after this fails closed: bwrap finds no filter to read."""
+    def release_fds(self) -> None:
+        """Close ``pass_fds``, the seccomp filter's descriptor, once the candidate is spawned
+        (also when the plan is collected). A spawn after this fails closed: bwrap finds no
+        filter to read."""
         if self._release is not None:
             self._release()
         self.pass_fds = ()
+
+    def cpu_seconds(self, pid: int | None) -> float:
+        """CPU seconds of the candidate's whole tree: its cgroup's count (every process it ever
+        ran), else (unconfined without a cgroup) ``cputime.tree_seconds(pid)``."""
+        if self.claim is not None:
+            return self.claim.cpu_seconds()
+        from harness.sandbox import cputime
+
+        return 0.0 if pid is None else cputime.tree_seconds(pid)
+
+    def release(self) -> None:
+        """End every process left in the candidate's cgroup, remove it, free its uid
+        (idempotent; after the caller ended the process it started)."""
+        if self.claim is not None:
+            self.claim.release()
 
 
 @dataclass(frozen=True)
@@ -221,6 +254,10 @@ def unavailable() -> str | None:
         return f"no seccomp filter: {exc}"
     if not _bwrap_works(bwrap.path, _as_root()):
         return f"{bwrap.describe()} cannot build its sandbox here ({_FAILURES.get(bwrap.path, 'no reason given')})"
+    cgroup = resources.unavailable()
+    if cgroup is not None:
+        return (f"no cgroup can be made for each candidate, so one candidate's processes, CPU and memory could "
+                f"take its classmates' ({cgroup})")
     return None
 
 
@@ -246,42 +283,78 @@ def refusal(verb: str) -> str | None:
 def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: str) -> Plan:
     """The confinement for one candidate process (see the module docstring). ``binds``
     are folders the candidate may read, each a ``Path`` or a ``(source, seen_as)`` pair.
-    Raises ``ConfinementUnavailable`` when bubblewrap cannot start and ``--unconfined``
-    was not given."""
+    Raises ``ConfinementUnavailable`` when bubblewrap or a cgroup per candidate cannot start
+    and ``--unconfined`` was not given. The plan holds the candidate's cgroup and uid
+    (``Plan.claim``): its caller calls ``Plan.release()`` once the process it started ended."""
     as_root = _as_root()
-    nproc = limits.processes if as_root else _own_processes() + limits.processes
     env = _environment(marker)
-    rlimits = f"rlimits CPU {limits.cpu_seconds} s, AS {limits.memory_mb} MB, FSIZE {limits.file_mb} MB, " \
-              f"NPROC {nproc}, CORE 0"
     if unconfined():
+        nproc = limits.processes if as_root else _own_processes() + limits.processes
+        claim = _claim_if_possible(limits)
         env.update(HOME=str(home), TMPDIR=str(home))
         who = "root: it can write every file of the machine" if os.geteuid() == 0 else "the grader's own uid"
         description = (f"{UNCONFINED_HEADLINE}: no wall: the candidate runs as {who}, no namespaces (it sees "
                        f"the grader's processes and files; the harness's files are verified after the run); "
-                       f"new session, no_new_privs; private HOME and TMPDIR; {rlimits}; "
-                       f"environment: {len(env)} allowlisted names")
-        return Plan("unconfined", [], env, _preexec(limits, nproc, True), description)
+                       f"new session, no_new_privs; private HOME and TMPDIR; {_rlimits(limits, nproc)}; "
+                       f"{_resources(claim)}; environment: {len(env)} allowlisted names")
+        return Plan("unconfined", [], env, _preexec(limits, nproc, True, claim), description, claim=claim)
     require()
     bwrap = find_bwrap()
     assert bwrap is not None  # require() checked it
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
-    fence = seccomp.build()
-    fence_argv, fence_fd = fence.bwrap_args()
-    prefix = _bwrap_argv(bwrap.path, as_root, binds, hidden, fence_argv)
-    if as_root:
-        who = f"user nobody ({NOBODY}), no capabilities" + \
-            (", no_new_privs (setpriv)" if _setpriv() else " (bwrap --unshare-user --uid 65534: root outside, "
-                                                          "no capabilities)")
+    own_uid = as_root and bool(_setpriv())
+    try:
+        claim = resources.claim(limits, uid=own_uid)
+    except (OSError, resources.ResourcesUnavailable) as exc:
+        raise ConfinementUnavailable(f"no cgroup or uid for this candidate: {exc}") from None
+    # as root the candidate's uid is its own: RLIMIT_NPROC counts this candidate's processes only
+    nproc = limits.processes if as_root else _own_processes() + limits.processes
+    try:
+        fence = seccomp.build()
+        fence_argv, fence_fd = fence.bwrap_args()
+    except BaseException:
+        claim.release()  # no candidate will start in it
+        raise
+    prefix = _bwrap_argv(bwrap.path, as_root, binds, hidden, fence_argv,
+                         uid=claim.uid if claim.uid is not None else NOBODY)
+    if own_uid:
+        who = (f"a uid of its own (one of {resources.UID_BASE}-{resources.UID_BASE + resources.UID_COUNT - 1}, "
+               f"no other candidate's), no capabilities, no_new_privs (setpriv)")
+    elif as_root:
+        who = (f"user nobody ({NOBODY}), no capabilities (bwrap --unshare-user --uid 65534: root outside, "
+               f"no capabilities)")
     else:
         who = "the grader's uid in a user namespace, no capabilities, no_new_privs"
     mode = "bubblewrap" if as_root else "bubblewrap (user namespace)"
     description = (f"{mode}, {bwrap.describe()}: {who}; PID, mount, IPC, UTS and network namespaces; a new "
                    f"root with only the system folders, the interpreter and the bound folders (read-only), "
-                   f"private HOME and /tmp; {rlimits}; environment: {len(env)} allowlisted names")
+                   f"private HOME and /tmp; {_rlimits(limits, nproc)}; {_resources(claim)}; "
+                   f"environment: {len(env)} allowlisted names")
     description += f"; {fence.summary()}"
-    confined = Plan(mode, prefix, env, _preexec(limits, nproc, False), description, pass_fds=(fence_fd,))
-    confined._release = weakref.finalize(confined, os.close, fence_fd)  # runs once: here or at release()
+    confined = Plan(mode, prefix, env, _preexec(limits, nproc, False, claim), description, pass_fds=(fence_fd,),
+                    claim=claim)
+    confined._release = weakref.finalize(confined, os.close, fence_fd)  # runs once: here or at release_fds()
     return confined
+
+
+def _rlimits(limits: Limits, nproc: int) -> str:
+    return (f"rlimits CPU {limits.cpu_seconds} s, AS {limits.memory_mb} MB, FSIZE {limits.file_mb} MB, "
+            f"NPROC {nproc}, CORE 0")
+
+
+def _resources(claim: resources.Claim | None) -> str:
+    """The header's words for the candidate's resources, e.g. "resources: a cgroup of its own (v1: ...)"."""
+    if claim is None:
+        return "resources: shared with the machine (no cgroup can be made here: only the rlimits bound them)"
+    return f"resources: {claim.describe()}"
+
+
+def _claim_if_possible(limits: Limits) -> resources.Claim | None:
+    """Unconfined: a cgroup where one can be made (its limits and its end hold all the same), else None."""
+    try:
+        return resources.claim(limits, uid=False)
+    except (OSError, resources.ResourcesUnavailable):
+        return None
 
 
 def _setpriv() -> str | None:
@@ -346,15 +419,18 @@ def probe() -> None:
 
 
 def runs_as_nobody() -> bool:
-    """Whether the candidate will run as ``nobody`` (so its files must be world-readable)."""
+    """Whether the candidate will run as another, unprivileged uid (its own, or ``nobody``),
+    so its files must be world-readable."""
     if not _as_root() or unconfined():
         return False
     bwrap = find_bwrap()
     return bwrap is not None and _bwrap_works(bwrap.path, True)
 
 
-def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fence: list[str]) -> list[str]:
-    """bwrap's command line; ``fence`` is the seccomp filter's options (``--seccomp FD``)."""
+def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fence: list[str],
+                uid: int = NOBODY) -> list[str]:
+    """bwrap's command line; ``fence`` is the seccomp filter's options (``--seccomp FD``), ``uid``
+    the candidate's own (as root with setpriv)."""
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-net", "--unshare-cgroup-try"]
     # --cap-drop ALL: bwrap keeps every capability of a user namespace whose uid inside is 0 (a root
@@ -388,7 +464,7 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fenc
     argv += [*fence, "--chdir", "/tmp"]
     setpriv = _setpriv() if as_root else None
     if setpriv:
-        argv += ["--", setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}",
+        argv += ["--", setpriv, f"--reuid={uid}", f"--regid={uid}",
                  "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
     else:
         argv += ["--"]
@@ -433,8 +509,10 @@ def _bwrap_works(bwrap: str, as_root: bool) -> bool:
     return _WORKS[key]
 
 
-def _preexec(limits: Limits, nproc: int, plain_child: bool):
+def _preexec(limits: Limits, nproc: int, plain_child: bool, claim: resources.Claim | None):
     def apply() -> None:  # in the child between fork and exec
+        if claim is not None:
+            claim.enter()  # first: every process it will ever start is in its cgroup
         _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
         _lower(resource.RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20)
         _lower(resource.RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20)

@@ -465,9 +465,10 @@ def _start_candidate(run: _Run) -> dict:
                 "reason": f"importing the candidate failed: {exc.remote_type}: {_one_line(exc)}"
                           + (f" (at {exc.where})" if exc.where else ""),
                 "details": candidate.output()}
-    except CandidateGone as exc:
+    except CandidateGone as exc:  # the machine's refusal (exc.verdict "harness") is not called a crash
+        said = _one_line(exc) if exc.verdict == "harness" else f"the candidate crashed while loading: {_one_line(exc)}"
         return {"event": "load", "status": "error", "problems": [], **_confinement(candidate),
-                "reason": f"the candidate crashed while loading: {_one_line(exc)}", "details": candidate.output()}
+                "reason": said, "details": candidate.output()}
     record = {"event": "load", "status": "ok"}
     record.update({k: info[k] for k in ("problems", "notes", "ref_deps", "file", "confinement", "mode")})
     record["module"] = info["name"]

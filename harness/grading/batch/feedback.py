@@ -43,6 +43,7 @@ from harness.grading.autograder.visibility import student_details
 from harness.mutants.witness import reproducing
 from harness.policy import HINT_LEVELS, POLICY
 from harness.report import escape
+from harness.sandbox.resources import COULD_NOT_START
 from harness.suite.catalogue import BY_NAME
 from harness.suite.diagnosis import diagnose, raised, unexplained
 from harness.suite.pitfalls import BY_NUMBER, hint
@@ -74,6 +75,9 @@ def load_words(record: dict) -> str:
 
 
 def _load_failure(reason: str) -> str:
+    if reason.startswith(COULD_NOT_START):  # the machine's refusal: its words are for the staff (the TA report)
+        return (f"{COULD_NOT_START}: the grading machine had no process or memory to spare, twice; this is not "
+                f"your fault, the course staff will grade it again")
     reason = reason.removeprefix("the candidate crashed while loading: ")
     if "loading" in reason or "load" in reason:
         if any(word in reason for word in _SLOW):

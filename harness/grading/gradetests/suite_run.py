@@ -309,6 +309,7 @@ class _Process:
         if not self.plan.mode.startswith("bubblewrap"):  # unconfined: no PID namespace ends them
             confine.kill_marked(marker)  # this run's marker only: a parallel run has its own
         self.proc.wait()
+        self.plan.release()  # what is left in its cgroup ended, the cgroup removed, its uid freed
         self.reader.join(timeout=5.0)
         shutil.rmtree(self.home, ignore_errors=True)
         return code
@@ -363,7 +364,7 @@ def _spawn(scratch: Path, wall: Path, suite: Path, module: str, limits: confine.
                                 start_new_session=True, preexec_fn=plan.preexec, cwd=str(home))
     finally:
         child.close()
-        plan.release()
+        plan.release_fds()  # the seccomp filter: bwrap has its own copy
     return _Process(proc, parent, plan, home)
 
 
