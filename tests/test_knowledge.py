@@ -306,3 +306,27 @@ def test_what_the_grader_sends_does_not_depend_on_what_it_expects(frames_of_both
             stopped.add(test)
     assert stopped <= MASK_TESTS  # only where the twin fails does the grader send less
     assert any(batched(right[test]) for test in MASK_TESTS)
+
+
+# --------------------------------------------------------------------------- the golden files, on disk
+
+
+@confined
+def test_a_candidate_reads_every_golden_file_as_empty(tmp_path, harness_unchanged):
+    """The rule holds for the file system too: the golden files' expected masks, tables and
+    tool events are bound empty into the candidate's sandbox (its process needs none of them)."""
+    from harness.paths import PACKAGE_ROOT
+
+    golden = sorted((PACKAGE_ROOT / "golden").glob("*.json"))
+    assert golden and all(path.stat().st_size > 0 for path in golden)
+    probe = tmp_path / "reads_golden.py"
+    probe.write_text("import pathlib\n\n"
+                     "def sizes(paths):\n"
+                     "    return [len(pathlib.Path(p).read_bytes()) if pathlib.Path(p).exists() else -1 for p in paths]\n")
+    probe.chmod(0o644)
+    tmp_path.chmod(0o755)
+    with Candidate(str(probe)) as cand:
+        sizes = list(cand.module.sizes([str(path) for path in golden]))
+        marker = cand.marker
+    assert sizes == [0] * len(golden)
+    assert left_over(marker) == []

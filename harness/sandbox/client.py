@@ -90,7 +90,7 @@ def _harness_binds(scratch: Path, others: list) -> list:
     is bound as it is."""
     interpreter = confine.interpreter_paths()
     if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT]
+        return [PACKAGE_ROOT, *_golden_answers_hidden()]
     stand_in = scratch / "harness-root"
     stand_in.mkdir()
     for other in [*protected_roots(), *interpreter, *others]:
@@ -99,7 +99,16 @@ def _harness_binds(scratch: Path, others: list) -> list:
             (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
     for folder in [stand_in, *stand_in.rglob("*")]:
         folder.chmod(0o755)
-    return [(stand_in, PACKAGE_ROOT), *protected_roots()]
+    return [(stand_in, PACKAGE_ROOT), *protected_roots(), *_golden_answers_hidden()]
+
+
+def _golden_answers_hidden() -> list:
+    """The golden files (``golden/*.json``: expected masks, tables and tool events) read as
+    empty inside the sandbox: an empty file bound over each (the wall's rule, inputs in,
+    answers out, holds for the file system too). The candidate's process needs none of them:
+    it imports ``golden``'s modules only for the tools contract's names."""
+    empty = Path(os.devnull)
+    return [(empty, path) for path in sorted((PACKAGE_ROOT / "golden").glob("*.json"))]
 
 
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
