@@ -322,7 +322,8 @@ def test_a_candidate_reads_every_golden_file_as_empty(tmp_path, harness_unchange
     probe = tmp_path / "reads_golden.py"
     probe.write_text("import pathlib\n\n"
                      "def sizes(paths):\n"
-                     "    return [len(pathlib.Path(p).read_bytes()) if pathlib.Path(p).exists() else -1 for p in paths]\n")
+                     "    return [len(pathlib.Path(p).read_bytes()) if pathlib.Path(p).exists() else -1\n"
+                     "            for p in paths]\n")
     probe.chmod(0o644)
     tmp_path.chmod(0o755)
     with Candidate(str(probe)) as cand:
