@@ -506,3 +506,19 @@ def test_the_report_is_the_same_beside_cpu_burners(harness_unchanged, hangs_quie
         busy = graded("hangs", **HANGS)
     assert without_timings(quiet) == without_timings(busy)
     assert quiet.grade.matrix["s13"]["test_hangs.py::test_hangs_forever"] == "timeout"
+
+
+@pytest.mark.e2e
+@confined
+def test_a_suite_that_hides_its_cpu_in_auto_reaped_children_is_stopped_at_its_limit(harness_unchanged):
+    """Issue 48, item 4: the CPU of a student's process is counted over every process it ever
+    ran (its cgroup), so children reaped by the kernel (SIGCHLD ignored) count too: the test
+    that burns ~3 CPU s that way is stopped at its 0.5 CPU s limit (before: it passed, its
+    children's CPU never read)."""
+    result = graded("hides_its_cpu", wheats=("reference",), chaffs=("s10",), test_cpu=HANG_CPU, timeout=20.0,
+                    budget=120.0)
+    g = result.grade
+    assert g.valid == ["test_hides_its_cpu.py::test_fine"]
+    assert [(i.test, i.outcome) for i in g.invalid] == [("test_hides_its_cpu.py::test_hides_its_cpu", "timeout")]
+    assert "more than 0.5 CPU seconds (the per-test limit)" in g.invalid[0].message
+    assert not any(r.backstop for r in [*g.wheat_runs["reference"], *g.chaff_runs.values()])

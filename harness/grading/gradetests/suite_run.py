@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.grading.gradetests import normalise, unicode_table
-from harness.grading.gradetests.cputime import TreeClock, tree_cpu_seconds
+from harness.grading.gradetests.cputime import TreeClock
 from harness.grading.gradetests.implementations import ROOT, Implementation
 from harness.grading.gradetests.limits import DEFAULT_LIMITS, RUN_CPU_SECONDS, RunLimits  # noqa: F401 - re-exported
 from harness.grading.gradetests.relay import Gate, ServedImplementation, public_names, refused
@@ -385,7 +385,7 @@ class _Session:
         self.stopped = threading.Event()
         self.clock = TreeClock()
         # the implementation may have served an earlier process of the run: only its CPU from now on counts
-        self.offset = 0.0 if run.fresh_served else tree_cpu_seconds([self.served.pid])
+        self.offset = 0.0 if run.fresh_served else self.served.cpu_seconds()
 
     def run(self) -> bool:
         """Relay until the process ends; whether it ended during a test (crash or limit)."""
@@ -446,7 +446,14 @@ class _Session:
         """CPU seconds of this process's run so far: the student's tree and the implementation's."""
         if final:
             return max(0.0, self.clock.seconds - self.offset)
-        return max(0.0, self.clock.read([self.student.proc.pid, self.served.pid]) - self.offset)
+        return max(0.0, self.clock.read(self._trees_cpu()) - self.offset)
+
+    def _trees_cpu(self) -> float:
+        """CPU seconds of both trees, each counted over every process it ever ran: the
+        student's by its cgroup (``confine.Plan.cpu_seconds``), the implementation's likewise
+        (``Candidate.cpu_seconds``); auto-reaped and double-forked children included."""
+        student = self.student.plan.cpu_seconds(self.student.proc.pid)
+        return student + self.served.cpu_seconds()
 
     def _loop(self, sock: socket.socket) -> tuple[str, str]:
         for _ in range(MAX_REQUESTS):
