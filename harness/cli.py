@@ -84,7 +84,7 @@ PLACEHOLDERS: dict[str, str] = {
     "late_policy": "POLICY", "coverage_file": "F", "state": "F", "schema": "F", "dir": "DIR", "module": "MODULE",
 }
 PLACEHOLDER_WORDS = frozenset({"S", "N", "F", "DIR", "MB", "LIST", "NAME", "IMPL", "KEY", "CHARS", "ADDRESS", "HOST",
-                               "POLICY", "URL", "WHEN", "ID", "TEST=V", "MODULE"})
+                               "POLICY", "URL", "WHEN", "ID", "TEST=V", "MODULE", "PEER=PYTHON", "PATTERN"})
 """Every placeholder a verb's help shows (tests/test_rough_edges.py holds every option to it)."""
 
 

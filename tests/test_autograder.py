@@ -414,7 +414,7 @@ def test_printable_escapes_control_characters_and_bounds_length():
 
 def _grade(**statuses) -> Grade:
     tests = tuple(TestOutcome(n, statuses.get(n, "passed"), reason="why" if n in statuses else "",
-                              details="the counterexample", pitfalls="4. EOS allowed everywhere (s05)")
+                              details="  pattern:  'the counterexample'", pitfalls="4. EOS allowed everywhere (s05)")
                   for n in NAMES)
     return Grade("failed" if statuses else "passed", tests, exit_code=1 if statuses else 0, seconds=3.0,
                  header="constrain-harness check: x\nlimits: 60 s", module="constrain.py")

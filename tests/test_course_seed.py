@@ -133,12 +133,11 @@ def hunter(*paths: Path) -> str:
 
 @pytest.fixture
 def visible_folder():
-    """A folder inside the checkout, which every sandbox binds (read-only) to run the harness:
-    what is here is visible to a candidate but for its permissions (the folder itself 0755).
-    As an ordinary user the batch refuses such a folder (the candidate would run as this user:
-    ``test_a_state_candidates_could_read_as_this_user_is_refused``), so there it is a temp folder."""
-    as_root = os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
-    folder = Path(tempfile.mkdtemp(prefix=".course-seed-test-", dir=ROOT if as_root else None))
+    """A class folder for the hostile uploads (0755). It used to lie inside the checkout, which
+    every sandbox bound: the batch now refuses a class, its reports or its state inside the
+    checkout whoever runs it (``tests/test_batch_class_data.py``), and the sandbox holds only
+    the harness's packages, so the uploads hunt for the secret where the grader keeps it."""
+    folder = Path(tempfile.mkdtemp(prefix=".course-seed-test-"))
     folder.chmod(0o755)
     try:
         yield folder
@@ -230,11 +229,11 @@ def test_a_state_candidates_could_read_as_this_user_is_refused(tmp_path, monkeyp
     it, so the state must not lie in a folder every sandbox binds (the checkout here)."""
     monkeypatch.setenv("CONSTRAIN_HARNESS_AS_USER", "1")
     inside = BatchState.open(ROOT / "tests" / "candidates", {}, resume=False)
-    with pytest.raises(ValueError, match="every candidate's sandbox can read"):
+    with pytest.raises(ValueError, match="sandbox can read"):
         inside.check_secret_hidden()
     BatchState.open(tmp_path / "class", {}, resume=False).check_secret_hidden()   # /tmp: hidden from every sandbox
     code, out, err = batch(str(ROOT / "tests" / "candidates"), "--jobs", "1")
-    assert code == ExitCode.USAGE and "every candidate's sandbox can read" in err
+    assert code == ExitCode.USAGE and "sandbox can read" in err   # the class itself is refused first
     assert not state_path(ROOT / "tests" / "candidates").exists()
 
 

@@ -55,7 +55,7 @@ def test_a_loop_is_ended_by_its_cpu_budget():
         cand.limit_cpu(0.5)
         start = cand.cpu_seconds()
         with pytest.raises(CandidateTimeout, match=r"^CPU-time limit: the candidate's processes used more than "
-                                                   r"0\.5 CPU s \(call regex_to_dfa\)"):
+                                                   r"0\.5 CPU s \(call regex_to_dfa on 'dog'\)"):
             cand.module.regex_to_dfa("dog")
         assert cand.incident is not None and not cand.alive
     assert start < 2.0  # the load's CPU is not this budget's
@@ -69,7 +69,7 @@ def test_a_sleeper_is_ended_by_the_wall_clock_backstop_granted_twice_on_a_loaded
         cand.limit_cpu(0.1)   # a 1 s backstop (2 s loaded): the time this test waits
         start = time.monotonic()
         with pytest.raises(CandidateTimeout, match=r"^wall-clock backstop: 1 s, the candidate slept or blocked "
-                                                   r"\(call regex_to_dfa\)$"):
+                                                   r"\(call regex_to_dfa on 'dog'\)$"):
             cand.module.regex_to_dfa("dog")
         waited = time.monotonic() - start
     backstop = BACKSTOP_FACTOR * 0.1

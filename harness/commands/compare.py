@@ -60,9 +60,9 @@ def add_arguments(parser) -> None:
                              "xgrammar=/opt/xgr/bin/python; repeatable)")
     parser.add_argument("--regex", action="append", default=[], metavar="PATTERN",
                         help="compare on this pattern (repeatable; replaces the generated cases)")
-    parser.add_argument("--schema", action="append", default=[], metavar="FILE", type=input_file,
+    parser.add_argument("--schema", action="append", default=[], metavar="F", type=input_file,
                         help="compare on the JSON schema in FILE (repeatable)")
-    parser.add_argument("--regexes-from", action="append", default=[], metavar="FILE", type=input_file,
+    parser.add_argument("--regexes-from", action="append", default=[], metavar="F", type=input_file,
                         help="compare on every pattern of FILE, one a line")
 
 

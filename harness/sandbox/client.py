@@ -90,7 +90,7 @@ def _harness_binds(scratch: Path, others: list) -> list:
     is bound as it is."""
     interpreter = confine.interpreter_paths()
     if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT, *_golden_answers_hidden()]
+        return [PACKAGE_ROOT, *_golden_answers_hidden(scratch)]
     stand_in = scratch / "harness-root"
     stand_in.mkdir()
     for other in [*protected_roots(), *interpreter, *others]:
@@ -99,15 +99,24 @@ def _harness_binds(scratch: Path, others: list) -> list:
             (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
     for folder in [stand_in, *stand_in.rglob("*")]:
         folder.chmod(0o755)
-    return [(stand_in, PACKAGE_ROOT), *protected_roots(), *_golden_answers_hidden()]
+    return [(stand_in, PACKAGE_ROOT), *protected_roots(), *_golden_answers_hidden(scratch)]
 
 
-def _golden_answers_hidden() -> list:
+def _harness_own(folder: Path) -> bool:
+    """Whether ``folder`` is the harness's root or inside one of its packages (bound already)."""
+    folder = Path(folder).resolve()
+    return folder == PACKAGE_ROOT or any(root == folder or root in folder.parents for root in protected_roots())
+
+
+def _golden_answers_hidden(scratch: Path) -> list:
     """The golden files (``golden/*.json``: expected masks, tables and tool events) read as
-    empty inside the sandbox: an empty file bound over each (the wall's rule, inputs in,
-    answers out, holds for the file system too). The candidate's process needs none of them:
-    it imports ``golden``'s modules only for the tools contract's names."""
-    empty = Path(os.devnull)
+    empty inside the sandbox: an empty file of ``scratch`` bound over each (the wall's rule,
+    inputs in, answers out, holds for the file system too; not ``/dev/null``, a device the
+    sandbox's read-only binds do not open). The candidate's process needs none of them: it
+    imports ``golden``'s modules only for the tools contract's names."""
+    empty = scratch / "empty"
+    empty.touch(mode=0o644)
+    empty.chmod(0o644)
     return [(empty, path) for path in sorted((PACKAGE_ROOT / "golden").glob("*.json"))]
 
 
@@ -324,7 +333,9 @@ class Candidate:
             return []
         path = Path(self.spec)
         if self.spec.endswith(".py") or "/" in self.spec or path.exists():
-            return import_place(path).folders  # the spec's layout: python/ and python/tinyllm/infer
+            # the spec's layout: python/ and python/tinyllm/infer; a module of the harness's own
+            # packages (the reference as oracles/automaton) is in the sandbox already (_harness_binds)
+            return [f for f in import_place(path).folders if not _harness_own(f)]
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
