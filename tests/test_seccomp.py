@@ -400,7 +400,10 @@ def test_an_ordinary_users_sandbox_refuses_every_attempt_too(monkeypatch):
         plan.release()  # its cgroup and uid
         assert proc.returncode == 0, proc.stderr
         tried, works = json.loads(proc.stdout)
-        assert tried == EXPECTED
+        has_unshare = subprocess.run([python, "-I", "-c", "import os; print(hasattr(os, 'unshare'))"],
+                                     capture_output=True, text=True).stdout.strip() == "True"
+        # the system's python, not this one: os.unshare is there from Python 3.12 on
+        assert tried == {k: v for k, v in EXPECTED.items() if has_unshare or not k.startswith("os.")}
         assert works == dict.fromkeys(works, 0) and len(works) == 2
         assert left_over("seccomp-user-3b9d") == []
     finally:
