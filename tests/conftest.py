@@ -39,12 +39,17 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from harness.sandbox.isolated import ONE_THREAD_ENV
+from harness.sandbox.lending import LEND_VARIABLE
 
 # The tests' processes, and every process they start, run numeric libraries on one thread, as the
 # constrain-harness program runs its own and its children (harness.cli.program): a test that calls a
 # verb's library function (a mutant run, a golden replay) starts that verb's children as the
 # program would. Set before the xdist workers start, so they inherit it too.
 os.environ.update(ONE_THREAD_ENV)
+# The gallery's candidates (tests/candidates, tests/outside_bugs, the mutants) are the staff's own
+# wrappers of the reference: it is lent to their sandboxes (harness.sandbox.lending). A student's
+# sandbox never has it; tests/test_reference_lending.py runs without this to show that.
+os.environ[LEND_VARIABLE] = "1"
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("dev", max_examples=50, **_COMMON)

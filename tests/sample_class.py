@@ -17,6 +17,7 @@ student (``run_autograder``'s own code, ``--points 16 --hints pitfall``).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -84,6 +85,7 @@ def sample_results(out: Path) -> dict:
 
 
 if __name__ == "__main__":
+    os.environ["CONSTRAIN_HARNESS_LEND_REFERENCE"] = "1"  # the class wraps the reference (harness.sandbox.lending)
     if sys.argv[1] == "--results":
         print(sample_results(Path(sys.argv[2]))["score"])
     else:

@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 
 from harness.bench.timing import Row, Timing, measure
+from harness.sandbox import lending
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = ROOT / "tests" / "candidates"
@@ -157,7 +158,9 @@ def run(report, quick: bool) -> None:
         print(f"  skipped: no tests/candidates next to this harness ({ROOT}); run it from the checkout",
               file=report.out)
         return
-    with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch:
+    # the gallery wraps the reference: the staff's own candidates, lent it (harness.sandbox.lending)
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch, \
+            lending.lent_to_staff_candidates():
         folder = Path(scratch) / "class"
         n = build_class(folder)
         _overheads(report, folder)

@@ -68,7 +68,7 @@ from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
-from harness.sandbox import cputime
+from harness.sandbox import cputime, lending
 from harness.sandbox.client import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import NAMES
 from harness.suite.seeding import check_seed
@@ -120,6 +120,7 @@ def _env() -> dict[str, str]:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the catalogue needs no third-party plugin
+    env[lending.LEND_VARIABLE] = "1"  # a mutant is the staff's copy of the reference (a tools mutant imports it)
     return env
 
 

@@ -74,23 +74,24 @@ import numpy as np
 
 from harness.paths import protected_roots
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, proxying, resources
+from harness.sandbox import channel, confine, cputime, lending, proxying, resources
 from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _harness_binds(scratch: Path, others: list) -> list:
+def _harness_binds(scratch: Path, others: list, lent: lending.Lending) -> list:
     """What of the harness a candidate's sandbox holds: its packages only, never the rest of
     a checkout (its tests, docs, or a class folder, report or batch state a TA left there).
     The checkout's folder is an empty read-only stand-in made in ``scratch``, holding an
     empty folder as the mount point of each package and of every other bind inside the
     checkout (``others``, the interpreter's: a venv in the checkout), bound before them. An
     installed harness (its packages in site-packages, which the interpreter binds whole)
-    is bound as it is."""
+    is bound as it is. Of the reference (``oracles``, ``strategies``), ``lent``'s share only
+    (``harness.sandbox.lending``)."""
     interpreter = confine.interpreter_paths()
     if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT, *_golden_answers_hidden(scratch)]
+        return [PACKAGE_ROOT, *lent.binds, *_golden_answers_hidden(scratch)]
     stand_in = scratch / "harness-root"
     stand_in.mkdir()
     for other in [*protected_roots(), *interpreter, *others]:
@@ -99,7 +100,8 @@ def _harness_binds(scratch: Path, others: list) -> list:
             (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
     for folder in [stand_in, *stand_in.rglob("*")]:
         folder.chmod(0o755)
-    return [(stand_in, PACKAGE_ROOT), *protected_roots(), *_golden_answers_hidden(scratch)]
+    own = [root for root in protected_roots() if root not in (lending.ORACLES, lending.STRATEGIES)]
+    return [(stand_in, PACKAGE_ROOT), *own, *lent.binds, *_golden_answers_hidden(scratch)]
 
 
 def _harness_own(folder: Path) -> bool:
@@ -197,6 +199,8 @@ class RemoteError(Exception):
 class Candidate:
     """One candidate process (see the module docstring)."""
 
+    STAFF_MADE = False  # True in a subclass serving only the staff's implementations (harness.sandbox.lending)
+
     def __init__(self, spec: str | None, ref_deps: bool = False, limits: confine.Limits = confine.Limits(),
                  marker: str | None = None, contract: str = "constrain",
                  load_cpu_seconds: float = POLICY.load_cpu_seconds, known_hangs: set[str] | None = None):
@@ -293,9 +297,12 @@ class Candidate:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         candidate = [_readable(p, self._scratch) for p in _outermost(self._candidate_paths())]
-        binds = [*_harness_binds(self._scratch, candidate), *candidate]
+        self.lent = lending.lending(self.spec, self.ref_deps, self._scratch, self.STAFF_MADE)
+        binds = [*_harness_binds(self._scratch, candidate, self.lent), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
+        lent = self.lent.description if self.plan.mode != "unconfined" else "the reference: importable (unconfined)"
+        self.plan.description = f"{self.plan.description}; {lent}"
         parent, child = socket.socketpair()
         # the harness first, the candidate's folder last: after the standard library and
         # site-packages, so a student's numpy.py or regex.py shadows no library (see above);

@@ -154,7 +154,11 @@ class Server:
         if kind == "SamplingParams":
             cls = getattr(self.objects[1], "SamplingParams", None)
             if cls is None:
-                from oracles.automaton import SamplingParams as cls
+                try:
+                    from oracles.automaton import SamplingParams as cls
+                except ImportError:  # the reference is not in this sandbox (harness.sandbox.lending)
+                    raise AttributeError("the module has no SamplingParams (the spec's L8.1 sampling: --ref-deps "
+                                         "lends the reference's)") from None
             return cls(**data)
         from harness.sandbox import shapes
 

@@ -35,11 +35,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .constraint import Constraint
 from .errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from .constraint import Constraint
 
 __all__ = ["SamplingParams", "sample", "apply_mask", "constrained_sample"]
 
@@ -145,6 +148,9 @@ def constrained_sample(logits, c: Constraint, p: SamplingParams, history: Sequen
     The logprob is the log-softmax over the allowed tokens. Raises ValueError when
     the constraint is done or its mask allows nothing.
     """
+    from .constraint import Constraint  # here, not at the top: L8.1's sampler alone is lent to a
+    # candidate's sandbox under --ref-deps (harness.sandbox.lending), without the pipeline behind Constraint
+
     if not isinstance(c, Constraint):
         raise TypeError(f"constrained_sample: c must be a Constraint, not {type(c).__name__}")
     if c.done:

@@ -59,6 +59,10 @@ def public_names() -> list[str]:
 class ServedImplementation(Candidate):
     """A wall ``Candidate`` whose requests arrive already encoded from the student."""
 
+    # every implementation grade-tests serves is the staff's (a wheat or a chaff): the reference
+    # is lent to it; the student's code here is the suite, confined apart (suite_run)
+    STAFF_MADE = True
+
     def forward(self, request: list) -> list:
         """One raw round trip: ``[status, value, extras]`` as the implementation sent it
         (``Candidate.exchange``). Raises ``CandidateGone`` (crash, timeout, protocol)

@@ -1,0 +1,133 @@
+"""The reference is not in a student's sandbox (``harness.sandbox.lending``).
+
+The attack: a whole submission of one line, ``from oracles.automaton import *``, answered
+every call with the reference's own answer and passed ``check`` 16/16. A student's sandbox
+now holds nothing of ``oracles`` (or ``strategies``); under ``--ref-deps`` only the spec's
+"Needs", L8.1's sampler and M05.2's byte map, and nothing reachable from them. The test suite
+lends the reference to its own gallery (``tests/conftest.py``); every test here takes that away
+first, as a grader of students runs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+import pytest
+
+from harness.cli import main
+from harness.exitcodes import ExitCode
+from harness.grading.check import CheckOptions, run_check
+from harness.sandbox import Candidate
+from harness.sandbox.lending import LEND_VARIABLE
+
+from helpers import CANDIDATES, confined, left_over
+
+pytestmark = [pytest.mark.e2e, confined]
+
+CHEAT = "from oracles.automaton import *  # noqa: F401,F403 - the whole submission\n"
+REACH = ("oracles.automaton", "oracles.automaton.compile", "oracles.automaton.index", "oracles.automaton.constraint",
+         "oracles.derivatives", "oracles.stdlib", "oracles.tools", "strategies")
+PROBE = f'''import importlib, sys
+
+def reach():
+    found = {{}}
+    for name in {REACH!r}:
+        try:
+            module = importlib.import_module(name)
+            found[name] = "imported" if getattr(module, "__file__", None) else "empty"
+        except ImportError as exc:
+            found[name] = type(exc).__name__
+    return found
+
+def reference_modules():
+    """What of the reference this process holds after using what it was lent."""
+    sample, params = globals().get("sample"), globals().get("SamplingParams")
+    if sample is not None:
+        import numpy as np
+        sample(np.array([0.0, 2.0, 1.0]), params(temperature=0.0), [], np.random.default_rng(0))
+    return sorted(m for m in sys.modules if m.startswith(("oracles", "strategies")))
+'''
+LENT_FILES = {"oracles", "oracles.automaton", "oracles.automaton.sampling", "oracles.automaton.bytemap",
+              "oracles.automaton.errors"}
+
+
+@pytest.fixture
+def as_for_students(monkeypatch):
+    monkeypatch.delenv(LEND_VARIABLE, raising=False)
+
+
+def _probe(tmp_path, ref_deps: bool) -> tuple[dict, list[str], dict]:
+    path = tmp_path / "probe.py"
+    path.write_text(PROBE)
+    path.chmod(0o644)
+    tmp_path.chmod(0o755)
+    with Candidate(str(path), ref_deps=ref_deps) as cand:
+        reach = dict(cand.module.reach())
+        modules = list(cand.module.reference_modules())
+        load, marker = cand.load, cand.marker
+    assert left_over(marker) == []
+    return reach, modules, load
+
+
+def test_a_submission_that_imports_the_reference_gets_nothing_from_it(as_for_students, harness_unchanged,
+                                                                       tmp_path):
+    submission = tmp_path / "cheat" / "constrain.py"
+    submission.parent.mkdir()
+    submission.write_text(CHEAT)
+    result = run_check(CheckOptions(impl=str(submission), seed=1))
+    assert left_over(result.marker) == []
+    assert result.exit_code == ExitCode.CRASHED and not any(t.status == "passed" for t in result.tests)
+    assert "No module named 'oracles." in str(result.load), result.load
+
+
+def test_without_ref_deps_nothing_of_the_reference_or_the_strategies_is_there(as_for_students, harness_unchanged,
+                                                                              tmp_path):
+    reach, modules, load = _probe(tmp_path, ref_deps=False)
+    assert reach == {name: "ModuleNotFoundError" for name in REACH if name != "strategies"} | {"strategies": "empty"}
+    assert modules == ["oracles", "strategies"]  # the empty folders, as namespace packages: no file of either
+    assert "the reference: not in the sandbox" in load["confinement"]
+
+
+def test_ref_deps_lends_the_sampler_and_the_byte_map_and_nothing_behind_them(as_for_students, harness_unchanged,
+                                                                            tmp_path):
+    reach, modules, load = _probe(tmp_path, ref_deps=True)
+    assert {name for name, how in reach.items() if how == "imported"} == {"oracles.automaton"}
+    assert set(modules) <= LENT_FILES | {"strategies"} and "oracles.automaton.sampling" in modules
+    assert set(load["ref_deps"]) == {"SamplingParams", "sample", "bytes_to_unicode", "unicode_to_bytes"}
+    assert "its sampler and byte map only (--ref-deps)" in load["confinement"]
+
+
+def test_the_staff_lend_it_to_their_own_candidates_only_by_saying_so(monkeypatch, harness_unchanged, tmp_path):
+    monkeypatch.setenv(LEND_VARIABLE, "1")
+    reach, _, load = _probe(tmp_path, ref_deps=False)
+    assert all(how == "imported" for how in reach.values()), reach
+    assert "lent" in load["confinement"]
+
+
+def test_in_a_batch_the_cheat_gets_nothing_and_an_honest_classmate_its_due(as_for_students, harness_unchanged,
+                                                                          tmp_path):
+    from harness.paths import PACKAGE_ROOT
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "cheat.py").write_text(CHEAT)
+    shutil.copy2(PACKAGE_ROOT / "harness" / "grading" / "gradetests" / "wheats" / "fair_thompson_moore.py",
+                 folder / "honest.py")
+    report = tmp_path / "grades.json"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", "--batch", str(folder), "--jobs", "2", "--timeout", "30", "--json", str(report)], out, err)
+    assert code == ExitCode.OK, out.getvalue() + err.getvalue()
+    students = {s["student"]: s for s in json.loads(report.read_text())["students"]}
+    assert students["cheat"]["passed"] == 0, students["cheat"]
+    assert students["honest"]["passed"] == 16 and not students["honest"]["failed_tests"], students["honest"]
+
+
+def test_the_gallerys_wrappers_need_the_loan_the_suite_gives_them(as_for_students, harness_unchanged):
+    """The other side of the rule: the gallery's wrong candidates import the reference, so
+    without the loan they cannot even load (and with it they get their pitfall's verdict,
+    as every other test of the suite shows)."""
+    result = run_check(CheckOptions(impl=str(CANDIDATES / "wrong_numbering.py"), seed=1, only=("test_hand_example",)))
+    assert left_over(result.marker) == []
+    assert result.exit_code == ExitCode.CRASHED and "No module named 'oracles." in str(result.load), result.load
