@@ -1,11 +1,13 @@
-"""The reference is not in a student's sandbox (``harness.sandbox.lending``).
+"""No answer of the harness's is in a student's sandbox (``harness.sandbox.lending``).
 
-The attack: a whole submission of one line, ``from oracles.automaton import *``, answered
-every call with the reference's own answer and passed ``check`` 16/16. A student's sandbox
-now holds nothing of ``oracles`` (or ``strategies``); under ``--ref-deps`` only the spec's
-"Needs", L8.1's sampler and M05.2's byte map, and nothing reachable from them. The test suite
-lends the reference to its own gallery (``tests/conftest.py``); every test here takes that away
-first, as a grader of students runs.
+The attacks: a whole submission of one line, ``from oracles.automaton import *`` (the
+reference) or ``from harness.grading.gradetests.wheats.fair_thompson_moore import *`` (a
+wheat of grade-tests), answered every call with a correct implementation's answer and
+passed ``check`` 16/16. A student's sandbox now holds, of the harness, its candidate server's
+files only: nothing of ``oracles``, ``strategies``, the catalogue or the wheats; under
+``--ref-deps`` the spec's "Needs" besides, L8.1's sampler and M05.2's byte map, and nothing
+reachable from them. The test suite lends the harness to its own gallery (``tests/conftest.py``);
+every test here takes that away first, as a grader of students runs.
 """
 
 from __future__ import annotations
@@ -26,9 +28,13 @@ from helpers import CANDIDATES, confined, left_over
 
 pytestmark = [pytest.mark.e2e, confined]
 
-CHEAT = "from oracles.automaton import *  # noqa: F401,F403 - the whole submission\n"
+CHEATS = {"reference": "from oracles.automaton import *  # noqa: F401,F403 - the whole submission\n",
+          "wheat": "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403\n"}
+CHEAT = CHEATS["reference"]
 REACH = ("oracles.automaton", "oracles.automaton.compile", "oracles.automaton.index", "oracles.automaton.constraint",
-         "oracles.derivatives", "oracles.stdlib", "oracles.tools", "strategies")
+         "oracles.derivatives", "oracles.stdlib", "oracles.tools", "strategies.patterns", "harness.suite",
+         "harness.suite.test_schema", "harness.grading.gradetests.wheats.fair_thompson_moore", "harness.mutants",
+         "golden.cases", "facts.hand")
 PROBE = f'''import importlib, sys
 
 def reach():
@@ -47,7 +53,9 @@ def reference_modules():
     if sample is not None:
         import numpy as np
         sample(np.array([0.0, 2.0, 1.0]), params(temperature=0.0), [], np.random.default_rng(0))
-    return sorted(m for m in sys.modules if m.startswith(("oracles", "strategies")))
+    return sorted(name for name, module in list(sys.modules.items())
+                  if name.startswith(("oracles", "strategies", "golden", "facts", "harness.suite", "harness.grading"))
+                  and getattr(module, "__file__", None))  # a namespace package (an empty folder) holds no file
 '''
 LENT_FILES = {"oracles", "oracles.automaton", "oracles.automaton.sampling", "oracles.automaton.bytemap",
               "oracles.automaton.errors"}
@@ -71,39 +79,40 @@ def _probe(tmp_path, ref_deps: bool) -> tuple[dict, list[str], dict]:
     return reach, modules, load
 
 
-def test_a_submission_that_imports_the_reference_gets_nothing_from_it(as_for_students, harness_unchanged,
-                                                                       tmp_path):
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_a_submission_that_imports_a_correct_implementation_gets_nothing_from_it(as_for_students, harness_unchanged,
+                                                                                 tmp_path, cheat):
     submission = tmp_path / "cheat" / "constrain.py"
     submission.parent.mkdir()
-    submission.write_text(CHEAT)
+    submission.write_text(CHEATS[cheat])
     result = run_check(CheckOptions(impl=str(submission), seed=1))
     assert left_over(result.marker) == []
     assert result.exit_code == ExitCode.CRASHED and not any(t.status == "passed" for t in result.tests)
-    assert "No module named 'oracles." in str(result.load), result.load
+    assert "No module named '" in str(result.load), result.load
 
 
-def test_without_ref_deps_nothing_of_the_reference_or_the_strategies_is_there(as_for_students, harness_unchanged,
-                                                                              tmp_path):
+def test_without_ref_deps_nothing_of_the_harness_but_its_server_is_there(as_for_students, harness_unchanged,
+                                                                          tmp_path):
     reach, modules, load = _probe(tmp_path, ref_deps=False)
-    assert reach == {name: "ModuleNotFoundError" for name in REACH if name != "strategies"} | {"strategies": "empty"}
-    assert modules == ["oracles", "strategies"]  # the empty folders, as namespace packages: no file of either
-    assert "the reference: not in the sandbox" in load["confinement"]
+    assert reach == {name: "ModuleNotFoundError" for name in REACH}
+    assert modules == []
+    assert "the harness: its candidate server only, nothing of the reference" in load["confinement"]
 
 
 def test_ref_deps_lends_the_sampler_and_the_byte_map_and_nothing_behind_them(as_for_students, harness_unchanged,
                                                                             tmp_path):
     reach, modules, load = _probe(tmp_path, ref_deps=True)
     assert {name for name, how in reach.items() if how == "imported"} == {"oracles.automaton"}
-    assert set(modules) <= LENT_FILES | {"strategies"} and "oracles.automaton.sampling" in modules
+    assert set(modules) <= LENT_FILES and "oracles.automaton.sampling" in modules
     assert set(load["ref_deps"]) == {"SamplingParams", "sample", "bytes_to_unicode", "unicode_to_bytes"}
-    assert "its sampler and byte map only (--ref-deps)" in load["confinement"]
+    assert "the reference's sampler and byte map (--ref-deps)" in load["confinement"]
 
 
 def test_the_staff_lend_it_to_their_own_candidates_only_by_saying_so(monkeypatch, harness_unchanged, tmp_path):
     monkeypatch.setenv(LEND_VARIABLE, "1")
     reach, _, load = _probe(tmp_path, ref_deps=False)
     assert all(how == "imported" for how in reach.values()), reach
-    assert "lent" in load["confinement"]
+    assert "whole, lent" in load["confinement"]
 
 
 def test_in_a_batch_the_cheat_gets_nothing_and_an_honest_classmate_its_due(as_for_students, harness_unchanged,
@@ -130,4 +139,4 @@ def test_the_gallerys_wrappers_need_the_loan_the_suite_gives_them(as_for_student
     as every other test of the suite shows)."""
     result = run_check(CheckOptions(impl=str(CANDIDATES / "wrong_numbering.py"), seed=1, only=("test_hand_example",)))
     assert left_over(result.marker) == []
-    assert result.exit_code == ExitCode.CRASHED and "No module named 'oracles." in str(result.load), result.load
+    assert result.exit_code == ExitCode.CRASHED and "No module named 'oracles" in str(result.load), result.load

@@ -87,11 +87,13 @@ def _harness_binds(scratch: Path, others: list, lent: lending.Lending) -> list:
     empty folder as the mount point of each package and of every other bind inside the
     checkout (``others``, the interpreter's: a venv in the checkout), bound before them. An
     installed harness (its packages in site-packages, which the interpreter binds whole)
-    is bound as it is. Of the reference (``oracles``, ``strategies``), ``lent``'s share only
-    (``harness.sandbox.lending``)."""
+    is bound as it is. Of each package, ``lent``'s share only (``harness.sandbox.lending``:
+    for a student's candidate, its server's files and nothing else)."""
     interpreter = confine.interpreter_paths()
+    golden = PACKAGE_ROOT / "golden"
+    hidden = _golden_answers_hidden(scratch) if (golden, golden) in lent.binds else []
     if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT, *lent.binds, *_golden_answers_hidden(scratch)]
+        return [PACKAGE_ROOT, *lent.binds, *hidden]
     stand_in = scratch / "harness-root"
     stand_in.mkdir()
     for other in [*protected_roots(), *interpreter, *others]:
@@ -100,8 +102,9 @@ def _harness_binds(scratch: Path, others: list, lent: lending.Lending) -> list:
             (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
     for folder in [stand_in, *stand_in.rglob("*")]:
         folder.chmod(0o755)
-    own = [root for root in protected_roots() if root not in (lending.ORACLES, lending.STRATEGIES)]
-    return [(stand_in, PACKAGE_ROOT), *own, *lent.binds, *_golden_answers_hidden(scratch)]
+    lent_packages = {dest for _, dest in lent.binds}
+    own = [root for root in protected_roots() if root not in lent_packages]
+    return [(stand_in, PACKAGE_ROOT), *own, *lent.binds, *hidden]
 
 
 def _harness_own(folder: Path) -> bool:
@@ -297,7 +300,7 @@ class Candidate:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
         candidate = [_readable(p, self._scratch) for p in _outermost(self._candidate_paths())]
-        self.lent = lending.lending(self.spec, self.ref_deps, self._scratch, self.STAFF_MADE)
+        self.lent = lending.lending(self.spec, self.ref_deps, self._scratch, self.STAFF_MADE, self.contract)
         binds = [*_harness_binds(self._scratch, candidate, self.lent), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)

@@ -1,30 +1,41 @@
-"""What of the reference a candidate's sandbox holds.
+"""What of the harness a candidate's sandbox holds.
 
 The wall's rule (inputs in, answers out: ``harness.sandbox``) applies to the file system
-too. The reference (``oracles``) is an oracle: a candidate that can import it answers every
-call with the reference's own answer (``from oracles.automaton import *`` is a whole
-submission that passes every test). So a candidate's sandbox holds the reference only when
-the candidate is the reference, or when the staff lend it:
+too. The harness's packages hold answers: the reference (``oracles``) is an oracle, and a
+submission that imports it answers every call with the reference's own answer (``from
+oracles.automaton import *`` was a whole submission that passed every test); grade-tests'
+wheats (``harness/grading/gradetests/wheats``) are whole correct implementations; the
+catalogue (``harness/suite``) holds hand lists of inputs with their verdicts. So a student's
+sandbox holds, of the harness, what its own process runs and nothing else:
 
-- **the reference itself** (no ``--impl``; a module, file or folder of ``oracles``), or **an
-  implementation the staff serve** (``staff_made``: grade-tests serves only wheats and chaffs,
-  ``harness.grading.gradetests.relay``; the student's code there is the suite, confined
-  apart with no harness at all): ``oracles`` and ``strategies`` whole;
-- **lent by the staff**: ``CONSTRAIN_HARNESS_LEND_REFERENCE=1`` in the grader's own
-  environment, for candidates the staff made from the reference (the test suite's gallery
-  wraps it, the mutants are copies of it, ``bench batch`` grades the gallery). The batch,
-  the Gradescope bundle and ``check`` on a student's code never set it, and a student
-  cannot: the variable is read in the grader, outside every sandbox;
-- **``--ref-deps``**: the spec's "Needs" only, L8.1's sampler and M05.2's byte map: of
-  ``oracles``, the files ``__init__.py`` and ``automaton/{__init__,sampling,bytemap,errors}.py``
-  (``sampling`` imports the pipeline behind ``Constraint`` only inside ``constrained_sample``);
-  importing any other module of the reference fails, its file is not there;
-- **otherwise**: nothing of ``oracles`` or ``strategies`` (an empty folder in their place).
+- ``harness``: the candidate process's server and loader only (``SERVER_FILES``: the
+  package's ``__init__``, ``harness/sandbox/{__init__,server,candidate,channel,shapes}.py``
+  and the contract's ``.pyi``); every other file of the package is absent;
+- ``golden`` and ``facts``: for the tool-calling contract only (the server imports
+  ``golden.tools_replay`` for the contract's names; its JSON files read as empty,
+  ``client._golden_answers_hidden``); absent for the ``constrain`` contract;
+- ``oracles`` and ``strategies``: absent; with ``--ref-deps`` the spec's "Needs" only, L8.1's
+  sampler and M05.2's byte map (``REF_DEPS_FILES``; ``sampling`` imports the pipeline behind
+  ``Constraint`` only inside ``constrained_sample``).
 
-``lending(spec, ref_deps, scratch, staff_made)`` returns a ``Lending``: the binds that carry it out, as
-``(source, destination)`` pairs bound after the harness's own (the deeper bind wins), and a
-phrase for the header. Invariant: whatever the case, ``oracles`` and ``strategies`` each
-get exactly one bind at their own path, so nothing depends on the order of equal binds.
+Every package is whole (the JSON golden files still empty) when:
+
+- the candidate is **the reference** (no ``--impl``; a module, file or folder of ``oracles``);
+- it is **an implementation the staff serve** (``staff_made``: grade-tests serves only wheats
+  and chaffs, ``harness.grading.gradetests.relay``; the student's code there is the suite,
+  confined apart with no harness at all);
+- the staff **lend** it: ``CONSTRAIN_HARNESS_LEND_REFERENCE=1`` in the grader's own
+  environment, for candidates the staff made from the reference (the test suite's gallery wraps
+  it, the mutants are copies of it, ``bench batch`` grades the gallery). The batch, the
+  Gradescope bundle and ``check`` on a student's code never set it, and a student cannot: it
+  is read in the grader, outside every sandbox.
+
+``lending(spec, ref_deps, scratch, staff_made, contract)`` returns a ``Lending``: the binds
+that carry it out, ``(source, destination)`` pairs bound after the system's (a deeper bind
+wins: bwrap binds in order of depth), and a phrase for the run header. Invariant: each
+package of ``PACKAGES`` gets exactly one bind at its own path (the real folder, an empty
+folder, or a stand-in holding empty mount points for the files bound over them), so nothing
+depends on the order of two binds at one path.
 """
 
 from __future__ import annotations
@@ -36,16 +47,18 @@ from pathlib import Path
 
 LEND_VARIABLE = "CONSTRAIN_HARNESS_LEND_REFERENCE"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("facts", "golden", "harness", "oracles", "strategies")
 ORACLES = PACKAGE_ROOT / "oracles"
-STRATEGIES = PACKAGE_ROOT / "strategies"
 REFERENCE_NAMES = ("oracles",)  # a candidate named by one of these modules is the reference
+SERVER_FILES = ("__init__.py", "sandbox/__init__.py", "sandbox/server.py", "sandbox/candidate.py",
+                "sandbox/channel.py", "sandbox/shapes.py", "contract/constrain.pyi")
 REF_DEPS_FILES = ("__init__.py", "automaton/__init__.py", "automaton/sampling.py", "automaton/bytemap.py",
                   "automaton/errors.py")
 
 
 @dataclass(frozen=True)
 class Lending:
-    """The binds giving a candidate's sandbox its share of the reference, and the header's phrase."""
+    """The binds giving a candidate's sandbox its share of the harness, and the header's phrase."""
 
     binds: tuple
     description: str
@@ -54,20 +67,25 @@ class Lending:
         object.__setattr__(self, "binds", tuple((source, dest) for source, dest in self.binds if dest.exists()))
 
 
-def lending(spec: str | None, ref_deps: bool, scratch: Path, staff_made: bool = False) -> Lending:
-    """What of ``oracles`` and ``strategies`` the sandbox of the candidate ``spec`` holds
-    (see the module docstring); ``scratch`` is the candidate's own folder for stand-ins."""
+def lending(spec: str | None, ref_deps: bool, scratch: Path, staff_made: bool = False,
+            contract: str = "constrain") -> Lending:
+    """What of the harness's packages the sandbox of the candidate ``spec`` holds (see the
+    module docstring); ``scratch`` is the candidate's own folder for stand-ins."""
+    whole = tuple((PACKAGE_ROOT / name, PACKAGE_ROOT / name) for name in PACKAGES)
     if is_the_reference(spec) or staff_made:
-        return Lending(((ORACLES, ORACLES), (STRATEGIES, STRATEGIES)),
-                       "the reference: whole (the candidate is the reference or the staff's own)")
+        return Lending(whole, "the harness: whole (the candidate is the reference or the staff's own)")
     if os.environ.get(LEND_VARIABLE) == "1":
-        return Lending(((ORACLES, ORACLES), (STRATEGIES, STRATEGIES)),
-                       f"the reference: lent ({LEND_VARIABLE}=1: candidates the staff made from it)")
+        return Lending(whole, f"the harness: whole, lent ({LEND_VARIABLE}=1: candidates the staff made from it)")
     empty = _folder(scratch / "not-lent")
-    if ref_deps:
-        return Lending(((_ref_deps_view(scratch), ORACLES), *_ref_deps_files(), (empty, STRATEGIES)),
-                       "the reference: its sampler and byte map only (--ref-deps)")
-    return Lending(((empty, ORACLES), (empty, STRATEGIES)), "the reference: not in the sandbox")
+    tools = contract == "tools"
+    binds = [*_view(scratch, "harness", SERVER_FILES),
+             *((PACKAGE_ROOT / name, PACKAGE_ROOT / name) if tools else (empty, PACKAGE_ROOT / name)
+               for name in ("golden", "facts")),
+             *(_view(scratch, "oracles", REF_DEPS_FILES) if ref_deps else [(empty, ORACLES)]),
+             (empty, PACKAGE_ROOT / "strategies")]
+    lent = "the reference's sampler and byte map (--ref-deps)" if ref_deps else "nothing of the reference"
+    return Lending(tuple(binds), f"the harness: its candidate server only{' and the tools contract' * tools}, "
+                                 f"{lent}")
 
 
 def is_the_reference(spec: str | None) -> bool:
@@ -81,30 +99,9 @@ def is_the_reference(spec: str | None) -> bool:
     return path == ORACLES or ORACLES in path.parents
 
 
-def _folder(path: Path) -> Path:
-    path.mkdir(mode=0o755, parents=True, exist_ok=True)
-    path.chmod(0o755)
-    return path
-
-
-def _ref_deps_view(scratch: Path) -> Path:
-    """An ``oracles`` folder holding an empty mount point for each lent file."""
-    view = _folder(scratch / "ref-deps-view")
-    for name in REF_DEPS_FILES:
-        target = view / name
-        _folder(target.parent)
-        target.touch(mode=0o644)
-        target.chmod(0o644)
-    return view
-
-
-def _ref_deps_files() -> tuple:
-    return tuple((ORACLES / name, ORACLES / name) for name in REF_DEPS_FILES)
-
-
 @contextlib.contextmanager
 def lent_to_staff_candidates():
-    """Lend the reference to every candidate started inside the block (in this process and
+    """Lend the whole harness to every candidate started inside the block (in this process and
     its children): for the staff's own candidates only, the gallery ``bench batch`` grades."""
     before = os.environ.get(LEND_VARIABLE)
     os.environ[LEND_VARIABLE] = "1"
@@ -115,3 +112,22 @@ def lent_to_staff_candidates():
             os.environ.pop(LEND_VARIABLE, None)
         else:
             os.environ[LEND_VARIABLE] = before
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(mode=0o755, parents=True, exist_ok=True)
+    path.chmod(0o755)
+    return path
+
+
+def _view(scratch: Path, package: str, files: tuple[str, ...]) -> list:
+    """A stand-in for ``package`` holding an empty mount point for each of ``files``, then
+    each file bound over its mount point: the package with those files and no other."""
+    view = _folder(scratch / f"view-{package}")
+    for name in files:
+        target = view / name
+        _folder(target.parent)
+        target.touch(mode=0o644)
+        target.chmod(0o644)
+    root = PACKAGE_ROOT / package
+    return [(view, root), *((root / name, root / name) for name in files)]
