@@ -46,6 +46,7 @@ from harness.peers.classify import (
 from harness.peers.findings import WRONG_ANSWER, Finding, describe, from_failure, is_unsupported, refusal_finding
 from harness.peers.given import JudgeCompiled, judge
 from harness.peers.isolation import PeerFailed
+from harness.peers.judged_masks import Answers, judge_masks
 from harness.peers.ours import Ours
 from harness.peers.reproduce import reproducer
 
@@ -59,6 +60,7 @@ SKIP_PREFIX = "prefix not viable for us"
 SKIP_FAILED = "peer failed on this input before"
 SKIP_UNSUPPORTED = "peer: unsupported"
 SKIP_NO_JUDGE = "ours and the judges refused"
+SKIP_MASK_JUDGED = "mask: ours refused, judged after every peer answered (brute force, majority)"
 
 
 @dataclasses.dataclass
@@ -101,6 +103,7 @@ class Session:
         self._judges: dict = {}
         self.unjudged: dict[Case, dict[str, tuple[str, bool]]] = {}  # case -> peer -> (version, answer)
         self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
+        self.unjudged_masks: Answers = {}  # masks where ours refused the input (judged_masks)
 
     def compiled(self, peer: Peer, source):
         """The peer's compiled ``source``; a refusal or a failure is kept and raised again."""
@@ -120,12 +123,14 @@ class Session:
         try:
             ours = self.compiled(self.ours, case.source)
         except PeerRefused:
-            if case.origin != "given" or case.check != "accepts":
+            if case.origin != "given":
                 return SKIP_OURS
-            try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
-                ours = _memo(self._judges, case.source, lambda: judge(case.source))
-            except PeerRefused:
-                return self._unjudged(peer, case)
+            ours = None  # a mask question: judged once every peer answered (judged_masks)
+            if case.check == "accepts":
+                try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
+                    ours = _memo(self._judges, case.source, lambda: judge(case.source))
+                except PeerRefused:
+                    return self._unjudged(peer, case)
         try:
             theirs = self.compiled(peer, case.source)
         except PeerRefused as exc:
@@ -133,6 +138,8 @@ class Session:
         except PeerFailed as exc:
             return self._report(exc, case)
         try:
+            if ours is None:
+                return self._record_mask(peer, case)
             if case.check == "accepts":
                 return self._accepts(peer, ours, theirs, case)
             return self._mask(peer, ours, theirs, case)
@@ -150,6 +157,20 @@ class Session:
             return SKIP_NO_JUDGE
         self.unjudged.setdefault(case, {})[peer.name] = (peer.version, bool(answer))
         return SKIP_NO_JUDGE
+
+    def _record_mask(self, peer: Peer, case: Case) -> str:
+        """The peer's mask on a prefix of an input ours refused, kept for ``judge_masks``."""
+        mask = self.masker(peer, case).allowed(case.prefix)
+        self.unjudged_masks.setdefault(case, {})[peer.name] = (peer.version, np.asarray(mask, dtype=bool))
+        return SKIP_MASK_JUDGED
+
+    def viable(self, peer_name: str, source, text: bytes) -> bool:
+        """The named peer's own byte walk on ``text`` (False when it cannot say)."""
+        compiled = self._compiled.get((peer_name, source))
+        try:
+            return compiled is not None and not isinstance(compiled, Exception) and bool(compiled.viable(text))
+        except (PeerRefused, PeerFailed):
+            return False
 
     def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
         """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
@@ -441,7 +462,7 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
-    for f in majority_findings(session.unjudged):
+    for f in majority_findings(session.unjudged) + judge_masks(session.unjudged_masks, session.viable):
         next(r for r in results if r.name == f.peer).findings.append(f)
     return results
 
