@@ -21,6 +21,7 @@ from harness.peers.judged_masks import (
     REFUSED,
     UNKNOWN,
     brute_force_mask,
+    greedy,
     judge_masks,
     judged_walks,
 )
@@ -49,6 +50,20 @@ def test_the_brute_force_reads_each_token_as_text_after_the_prefix():
     assert after[8] == REFUSED and after[9] == REFUSED  # "é" is no [a-z ]; 0xFF is no text at all
     assert after[12] == UNKNOWN  # a special token has no bytes to judge
     assert brute_force_mask("[", VOCAB, EOS, b"") is None  # the regex module refuses: no brute force
+
+
+@pytest.mark.parametrize("lazy, eager", [("a{2,}?b", "a{2,}b"), ("x??", "x?"), ("(?:ab)*?c", "(?:ab)*c"),
+                                         ("[?*]?", "[?*]?"), ("\\*?", "\\*?"), ("[^]?]+?", "[^]?]+"),
+                                         ("(?=a)a", "(?=a)a")])
+def test_lazy_quantifiers_are_read_greedy_where_the_regex_module_is_wrong(lazy, eager):
+    assert greedy(lazy) == eager
+
+
+def test_the_brute_force_does_not_repeat_the_regex_modules_lazy_quantifier_error():
+    import regex
+    assert regex.fullmatch("a{2,}?b", "aat", partial=True) is not None  # the module's error, as seen
+    judged = brute_force_mask("a{2,}?b", (b"aat", b"aab", b"aa", None), 3, b"")
+    assert judged.tolist() == [REFUSED, ALLOWED, ALLOWED, REFUSED]
 
 
 def test_the_brute_force_is_bounded_by_the_vocabulary():
@@ -141,3 +156,16 @@ def test_given_cases_ask_masks_over_cl100k_where_ours_refuses(monkeypatch):
         text = b"".join(vocab[t] for t in c.prefix[:-1])
         assert brute_force_mask(LOOKAHEAD, vocab, eos, text)[c.prefix[-1]] == ALLOWED
     assert vocabulary_name(vocab, eos) == f"cl100k_base, {len(vocab)} ids, EOS {eos}"
+
+
+def test_a_refusal_of_an_input_ours_refuses_names_the_judge_that_vouches_for_it():
+    from helpers import peer_or_skip
+    peer_or_skip("outlines-core")  # its error on a look-ahead does not say unsupported
+    cases = [Case(Source.regex(LOOKAHEAD), doc=b"ab", origin="given")]
+    cases += mask_cases(Source.regex(LOOKAHEAD), VOCAB, EOS, [()], origin="given")
+    [result] = compare([isolation.isolated_peer("outlines-core")], cases)
+    [f] = result.findings
+    assert f.kind == "failed on valid input"
+    assert f.oracles == {"valid": "re.fullmatch on str compiles it (ours does not)"}  # not "ours compiles it"
+    assert result.skipped["peer refused"] == 1  # the mask question: reported once, by the accepts case
+    isolation.close_all()

@@ -134,7 +134,10 @@ class Session:
         try:
             theirs = self.compiled(peer, case.source)
         except PeerRefused as exc:
-            return self._refusal(peer, exc, case)
+            if ours is None:  # a mask question: the input's accepts cases report the refusal
+                return SKIP_PEER
+            return self._refusal(peer, exc, case, "ours compiles it" if not isinstance(ours, JudgeCompiled)
+                                 else f"{ours.name} compiles it (ours does not)")
         except PeerFailed as exc:
             return self._report(exc, case)
         try:
@@ -172,16 +175,17 @@ class Session:
         except (PeerRefused, PeerFailed):
             return False
 
-    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
-        """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
-        on valid input", once per input) unless its own error calls the construct unsupported."""
+    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case, valid_because: str) -> Finding | str:
+        """Ours or a judge compiled the input, so it is valid (``valid_because`` says who): the
+        peer's refusal is a finding ("failed on valid input", once per input) unless its own
+        error calls the construct unsupported."""
         if is_unsupported(str(exc)):
             self.unsupported.setdefault((peer.name, case.source), str(exc))
             return SKIP_UNSUPPORTED
         if id(exc) in self._reported:
             return SKIP_FAILED
         self._reported.add(id(exc))
-        return refusal_finding(peer.name, peer.version, case.source, str(exc), "ours compiles it")
+        return refusal_finding(peer.name, peer.version, case.source, str(exc), valid_because)
 
     def _report(self, exc: PeerFailed, case: Case) -> Finding | str:
         """The finding of a failure, once (a cached compile or masker failure is raised

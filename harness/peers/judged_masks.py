@@ -12,7 +12,8 @@ judges take its place:
   which character completes it is unknown), and neither is a special token (no bytes);
   bytes that are not UTF-8 at all continue no text (refused). Caveat of ``partial=True``: a
   sub-pattern with an empty language (e.g. ``[^\\s\\S]``) may make it say "viable" wrongly;
-  where the ``regex`` module refuses the pattern there is no brute force.
+  where the ``regex`` module refuses the pattern there is no brute force. Lazy quantifiers
+  are read greedy (``greedy``: the ``regex`` module's partial matching is wrong on them).
 - **the majority of the peers** (every input): where three or more peers answered the same
   mask question and all but one agree on a token, the one is contradicted. For a schema
   there is only the majority: the harness has no JSON-prefix oracle (``jsonschema`` judges
@@ -61,12 +62,50 @@ MAX_TOKENS_EXPLAINED = 16
 UNKNOWN, REFUSED, ALLOWED = -1, 0, 1
 
 
+def greedy(pattern: str) -> str:
+    """``pattern`` with every lazy quantifier made greedy (the language a full match accepts is
+    the same), e.g. ``a{2,}?b`` -> ``a{2,}b``, ``x??`` -> ``x?``; escapes and bracket classes are
+    kept. The ``regex`` module's partial matching is wrong on lazy quantifiers (it calls
+    ``"aat"`` a prefix of a match of ``a{2,}?b``; regex 2024.x, seen over cl100k_base)."""
+    out: list[str] = []
+    i, in_class, after_quantifier = 0, False, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i:i + 2])
+            i, after_quantifier = i + 2, False
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                out.append(ch)
+                i, ch = i + 1, "^"
+            if pattern[i + 1:i + 2] == "]":
+                out.append(ch)
+                i, ch = i + 1, "]"
+        elif ch == "?" and after_quantifier:
+            i, after_quantifier = i + 1, False  # the lazy marker, dropped
+            continue
+        elif ch in "*+?}":
+            after_quantifier = not (ch == "?" and out and out[-1] == "(")
+            out.append(ch)
+            i += 1
+            continue
+        after_quantifier = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def _text_regex(pattern: str):
-    """The ``regex`` module's compiled pattern (its V0 syntax reads Python's), None if it refuses."""
+    """The ``regex`` module's compiled pattern (its V0 syntax reads Python's; lazy quantifiers
+    made greedy: ``greedy``), None if it refuses."""
     import regex
 
     try:
-        return regex.compile(pattern)
+        return regex.compile(greedy(pattern))
     except (regex.error, OverflowError, RecursionError, ValueError):
         return None
 
