@@ -26,6 +26,7 @@ from harness.peers.judged_masks import (
     judged_walks,
 )
 from harness.peers.ours import Ours
+from harness.peers.reproduce import reproducer
 
 HARNESS_DIGEST_BYTECODE = False
 FAKES = str(Path(__file__).parent / "peer_fakes")
@@ -107,6 +108,10 @@ def test_a_peer_wrong_on_one_token_is_a_finding_naming_the_token_prefix_and_judg
     assert f.oracles == {BRUTE_FORCE: False, MAJORITY: False}
     assert "allows token 6 (b'!') after b''" in f.engine
     assert f"{len(prefixes)} prefix(es)" in f.detail and "a vocabulary of 14 ids, EOS 13" == f.vocabulary
+    text = reproducer(f)  # a stand-in has no snippet; the rest is the reproducer's
+    assert "one-wrong 0.1: wrong answer during mask of regex '(?=[a-c])[a-z ]+'" in text
+    assert "prefix (bytes): b''" in text and "token 6: b'!', over a vocabulary of 14 ids, EOS 13" in text
+    assert f"oracles: {BRUTE_FORCE}: False; {MAJORITY}: False" in text and "snippet" not in text
     assert results["one-wrong"].skipped["mask: ours refused, judged after every peer answered (brute force, "
                                          "majority)"] == len(prefixes)
 

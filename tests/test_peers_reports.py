@@ -154,3 +154,27 @@ def test_corpus_asks_the_peers_generated_documents_beyond_the_records_instances(
 def test_a_mask_finding_has_no_misleading_snippet():
     f = Finding("outlines-core", "0.2.14", WRONG_ANSWER, Source.regex("ab"), "mask", "refuses token 1", b"a")
     assert snippet(f) is None and "snippet" not in reproducer(f) and "refuses token 1" in reproducer(f)
+
+
+MASK_CASES = [("outlines-core", "0(x5)?", b"0", b"x5"), ("outlines-core", "[a-z]+", b"ab", b"c"),
+              ("outlines-core", "ab", b"ab", None), ("outlines-core", "ab", b"a", None),
+              ("llguidance", "a|ab", b"a", b"b"), ("llguidance", "[a-z]+", b"", b"x!z"),
+              ("llguidance", "ab", b"ab", None)]
+
+
+@pytest.mark.parametrize("name, pattern, prefix, token", MASK_CASES)
+def test_a_mask_findings_snippet_shows_the_engines_own_mask_with_the_engine_alone(name, pattern, prefix, token):
+    peer = peer_or_skip(name)
+    f = Finding(name, peer.version, WRONG_ANSWER, Source.regex(pattern), "mask", "?", prefix + (token or b""),
+                {"regex partial match on text (every token)": True}, prefix=prefix, token=token, token_id=99,
+                vocabulary="cl100k_base, 100277 ids, EOS 100257")
+    lines = snippet(f)
+    assert len(lines) <= 5 and not any("harness" in line for line in lines)
+    # the adapter over the snippet's vocabulary: the 256 bytes, EOS 256, the token 257
+    vocab = [bytes([b]) for b in range(256)] + [None, token or b"\x00"]
+    allowed = peer.compile_regex(pattern).masker(vocab, 256).allowed(list(prefix))
+    want = allowed[256] if token is None else allowed[257] if len(token) > 1 else allowed[token[0]]
+    assert _run_snippet(lines) == str(bool(want))
+    text = reproducer(f)
+    assert f"prefix (bytes): {prefix!r}" in text and "over cl100k_base, 100277 ids, EOS 100257" in text
+    assert ("EOS, over" in text) if token is None else (f"token 99: {token!r}" in text)

@@ -571,7 +571,12 @@ def wrong_answer(d: Disagreement, version: str) -> Finding:
         witness, op = c.prefix_bytes() + (tok or b""), "mask"
         engine = (f"{'allows' if d.theirs else 'refuses'} token {d.token} ({tok!r}) after {c.prefix_bytes()!r} "
                   f"over a vocabulary of {len(c.vocab)} (EOS {c.eos_id})")
-    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+    if c.check == "accepts":
+        return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+    from harness.peers.vocabularies import vocabulary_name
+    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason,
+                   prefix=c.prefix_bytes(), token=None if d.token == c.eos_id else c.vocab[d.token] or b"",
+                   token_id=d.token, vocabulary=vocabulary_name(c.vocab, c.eos_id))
 
 
 def _oracles(d: Disagreement) -> dict[str, Any]:
