@@ -167,6 +167,13 @@ class Session:
         self.unjudged_masks.setdefault(case, {})[peer.name] = (peer.version, np.asarray(mask, dtype=bool))
         return SKIP_MASK_JUDGED
 
+    def ask(self, peer: Peer, source, doc: bytes) -> bool | None:
+        """The peer's acceptance of ``doc`` (None when it refuses or fails)."""
+        try:
+            return bool(self.compiled(peer, source).accepts(doc))
+        except (PeerRefused, PeerFailed):
+            return None
+
     def viable(self, peer_name: str, source, text: bytes) -> bool:
         """The named peer's own byte walk on ``text`` (False when it cannot say)."""
         compiled = self._compiled.get((peer_name, source))
@@ -466,15 +473,20 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
-    for f in majority_findings(session.unjudged) + judge_masks(session.unjudged_masks, session.viable):
+    by_name = {p.name: p for p in peers}
+    for f in (majority_findings(session.unjudged, lambda name, source, doc: session.ask(by_name[name], source, doc))
+              + judge_masks(session.unjudged_masks, session.viable)):
         next(r for r in results if r.name == f.peer).findings.append(f)
     return results
 
 
-def majority_findings(unjudged: dict) -> list[Finding]:
+def majority_findings(unjudged: dict, ask: Callable[[str, Any, bytes], bool | None] | None = None) -> list[Finding]:
     """Where no oracle can judge an input, the peers judge each other: on a document where
     three or more peers answered and all but one agree, the one is a finding (a wrong answer
-    against the majority); the first such document per peer and input."""
+    against the majority); the first such document per peer and input. For a schema's JSON
+    instance, with ``ask(peer, source, doc)`` (the peer's answer again, None when it cannot
+    say), the instance is shrunk structurally (``shrink_json``) while the same peer stays
+    alone against the same majority."""
     out, seen = [], set()
     for case, answers in unjudged.items():
         if len(answers) < 3:
@@ -486,10 +498,42 @@ def majority_findings(unjudged: dict) -> list[Finding]:
         for name, (version, answer) in answers.items():
             if answer != majority and (name, case.source) not in seen:
                 seen.add((name, case.source))
+                doc, detail = case.doc, "no oracle judges this input: the peers did"
+                if ask is not None and case.source.kind == "schema":
+                    doc, detail = _shrunk_instance(case, list(answers), name, majority, ask, detail)
                 out.append(Finding(name, version, WRONG_ANSWER, case.source, "accepts",
-                                   "accepts" if answer else "rejects", case.doc,
-                                   {"majority of peers": majority}, "no oracle judges this input: the peers did"))
+                                   "accepts" if answer else "rejects", doc,
+                                   {"majority of peers": majority}, detail))
     return out
+
+
+def _shrunk_instance(case: Case, names: list[str], lone: str, majority: bool, ask, detail: str):
+    """(the document shrunk structurally, the detail saying so) for a disagreement of peers on
+    a JSON instance; the document as it was when it is not JSON or no step keeps the split.
+    The candidate is written as the document was: pretty (indent 2) if it holds a newline,
+    else compact."""
+    from harness.peers.shrink_json import shrink_instance
+
+    try:
+        value = json.loads(case.doc.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return case.doc, detail
+    pretty = b"\n" in case.doc
+
+    def write(v) -> bytes:
+        text = json.dumps(v, indent=2, ensure_ascii=False) if pretty else json.dumps(
+            v, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+
+    def keeps(v) -> bool:
+        doc = write(v)
+        return all(ask(n, case.source, doc) == (majority if n != lone else not majority) for n in names)
+
+    smallest, spent = shrink_instance(value, keeps)
+    if smallest is value:
+        return case.doc, detail
+    doc = write(smallest)
+    return doc, f"{detail}; shrunk structurally from {len(case.doc)} to {len(doc)} bytes ({spent} evaluations)"
 
 
 MAX_SOURCES_SHOWN = 20
