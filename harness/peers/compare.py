@@ -208,9 +208,9 @@ class Session:
         if a == b:
             return []
         if isinstance(ours, JudgeCompiled):
-            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs)
+            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs, peer_name=peer.name)
             return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b, judge=ours.name)]
-        cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
+        cls, reason = classify_accepts(ours, theirs, case.doc, a, b, peer_name=peer.name)
         return [Disagreement(peer.name, cls, reason, case, a, b)]
 
     def _mask(self, peer, ours, theirs, case) -> str | list[Disagreement]:
