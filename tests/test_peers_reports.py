@@ -5,6 +5,7 @@ snippet shows it with the engine alone."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import subprocess
@@ -88,6 +89,25 @@ def test_corpus_fail_on_difference(stand_ins, tmp_path):
     assert "peer finding: raise.json: hostile 6.6.6: raised: RuntimeError: the engine's own bug" in out
     code, out, err = _main("corpus", str(tmp_path), "--peers", "hostile", "--fail-on-difference")
     assert code == 1 and out.startswith("corpus: FAILED: 1 peer finding(s) (--fail-on-difference)")
+    # the finding in full: its reproducer (the engine, version, input, what the oracles and it say)
+    assert "reproducer (raise.json):\n  hostile 6.6.6: raised during compile of schema" in out
+    assert "oracles: valid: ours compiles it" in out and "engine: RuntimeError: the engine's own bug" in out
+
+
+def test_a_corpus_difference_has_its_reproducer_with_the_witness_as_bytes(stand_ins, tmp_path):
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\x7f+$"}}, "required": ["s"]}
+    (tmp_path / "del.json").write_text(json.dumps(schema))
+    report = tmp_path / "r.json"
+    code, out, err = _main("corpus", str(tmp_path), "--peers", "wrong", "--json", str(report), "--md",
+                           str(tmp_path / "r.md"))
+    [entry] = json.loads(report.read_text())["summary"]["peer_reproducers"]
+    text = entry["reproducer"]
+    assert entry["peer"] == "wrong" and text.startswith("wrong 0.0.1: wrong answer during accepts of schema")
+    witness = text.split("witness (bytes): ")[1].split("\n")[0]
+    assert "\\x7f" in witness and "oracles: jsonschema: True" in text and "engine: rejects" in text
+    from harness.peers.given import judge
+    assert judge(Source.schema(schema)).accepts(ast.literal_eval(witness))  # bytes the oracle accepts
+    assert "### Peer findings, each with its reproducer: 1" in (tmp_path / "r.md").read_text()
 
 
 def test_sweep_fail_on_difference(stand_ins):
