@@ -198,3 +198,18 @@ def test_a_mask_findings_snippet_shows_the_engines_own_mask_with_the_engine_alon
     text = reproducer(f)
     assert f"prefix (bytes): {prefix!r}" in text and "over cl100k_base, 100277 ids, EOS 100257" in text
     assert ("EOS, over" in text) if token is None else (f"token 99: {token!r}" in text)
+
+
+def test_a_mask_disagreement_ours_judges_becomes_a_finding_with_its_prefix_and_token():
+    import dataclasses
+
+    from harness.peers.cases import Case
+    from harness.peers.compare import Disagreement, wrong_answer
+    case = Case(Source.regex("abc"), vocab=(b"a", b"bc", None, b"<eos>"), eos_id=3, prefix=(0,), origin="given")
+    d = Disagreement("outlines-core", "unexplained", "no known design", case, True, False, token=1)
+    f = wrong_answer(d, "0.2.14")
+    assert (f.op, f.prefix, f.token, f.token_id, f.witness) == ("mask", b"a", b"bc", 1, b"abc")
+    assert f.vocabulary == "a vocabulary of 4 ids, EOS 3" and f.to_json()["token"] == list(b"bc")
+    assert f.oracles == {"ours": True} and "refuses token 1 (b'bc') after b'a'" in f.engine
+    eos = wrong_answer(dataclasses.replace(d, token=3, ours=False, theirs=True), "0.2.14")
+    assert eos.token is None and eos.token_id == 3 and "  EOS, over a vocabulary of 4 ids" in reproducer(eos)
