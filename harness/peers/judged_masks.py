@@ -220,7 +220,8 @@ def judge_masks(answers: Answers, viable: Callable[[str, Source, bytes], bool]) 
                 out[key] = _finding(case, name, version, mask, tokens[0], brute, majority.get(name))
     for key, f in out.items():
         n_tokens, n_prefixes = counts[key]
-        f.detail = (f"{n_tokens} disputed token(s) after {n_prefixes} prefix(es) of this input; judges: "
+        f.detail = (f"{n_tokens} disputed token(s) after {n_prefixes} prefix(es) of this input (of each prefix the "
+                    f"first {MAX_TOKENS_EXPLAINED} checked against the explanations, the rest counted); judges: "
                     f"{BRUTE_FORCE if key[1].kind == 'regex' else 'no JSON-prefix oracle'}, {MAJORITY}")
     return list(out.values())
 
