@@ -4,7 +4,7 @@ by the peers' child process, ``harness.peers.isolation.EXTRA_PATHS``).
 ``TextA`` and ``TextB`` answer as the engines document: a pattern matches characters of
 UTF-8 text (``regex`` partial matching for masks; a token whose text is cut inside a
 character is allowed when the text before the cut is viable). ``OneTokenWrong`` is the same
-with one known bug: it allows the token ``b"!"`` after every prefix.
+with one known bug: it allows the token ``b"!"`` after every prefix but the empty one.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class TextMasker(Masker):
             if t == self.eos_id:
                 out[t] = self.compiled.accepts(prefix)
             elif tok:
-                out[t] = tok == self.bad or self.compiled.viable(prefix + tok)
+                out[t] = (tok == self.bad and prefix != b"") or self.compiled.viable(prefix + tok)
         return out
 
 
