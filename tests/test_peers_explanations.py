@@ -10,14 +10,18 @@ import pytest
 from harness.peers.base import Compiled, Source
 from harness.peers.classify import (
     UNEXPLAINED,
+    ascii_classes,
     canonical_tokens,
     classify_accepts,
+    classify_judged,
     classify_mask,
     empty_token,
     eos_when_stuck,
     extra_keys_explain,
     fullmatch_bytes,
+    integral_float,
     leftmost_first_explain,
+    raw_del,
     unicode_vs_bytes,
     whitespace,
 )
@@ -141,7 +145,8 @@ def test_every_class_but_unexplained_has_its_predicate():
     names = {"key-order": key_order, "empty-token": empty_token, "unicode-vs-bytes": unicode_vs_bytes,
              "leftmost-first": leftmost_first_explain,
              "whitespace": whitespace, "extra-keys": extra_keys_explain, "canonical-tokens": canonical_tokens,
-             "eos-when-stuck": eos_when_stuck}
+             "eos-when-stuck": eos_when_stuck, "ascii-classes": ascii_classes, "raw-del": raw_del,
+             "integral-float": integral_float}
     assert set(CLASSES) - {UNEXPLAINED} == set(names)
     assert all(f.__doc__ and "Not:" in f.__doc__ or f is empty_token for f in names.values())
 
@@ -160,3 +165,78 @@ def test_outside_our_subset_layout_order_and_open_objects_are_excused_and_nothin
     assert classify_judged(source, b'{"a":2}', True, False, strict)[0] == UNEXPLAINED
     # a pattern: only leftmost-first, never the bytes/characters difference (the judge reads text)
     assert classify_judged(Source.regex("(?=a)ab|a"), b"ab", True, False)[0] == UNEXPLAINED
+
+
+# -- the named classes of the peers' readings: ASCII classes, raw DEL, integral floats ---
+
+def _judged_class(source: Source, doc: bytes, peer_says: bool, peer=None, name="") -> tuple[str, str]:
+    from harness.peers.given import judge
+    return classify_judged(source, doc, judge(source).accepts(doc), peer_says, peer, peer_name=name)
+
+
+def test_ascii_classes_excuse_interegular_whose_own_definition_is_ascii():
+    # ours judges (bytes): \W on "é" is two bytes, no match; interegular's ASCII \W takes the character
+    assert ascii_classes("interegular", "\\W", "\u00e9".encode(), True, False)[0] == "ascii-classes"
+    ours = OURS.compile_regex("\\W")
+    assert classify_accepts(ours, _Says(ours.source), "\u00e9".encode(), False, True,
+                            peer_name="interegular")[0] == "ascii-classes"
+    # outside our subset (a look-ahead): re on text reads \d as Unicode, interegular as ASCII
+    assert _judged_class(Source.regex("(?=.)\\d"), "\u0663".encode(), False, name="interegular")[0] == "ascii-classes"
+
+
+@pytest.mark.parametrize("name, pattern, doc, peer_says", [
+    ("interegular", "\\w+", b"abc", False),                # ASCII says yes: a wrong refusal
+    ("llguidance", "\\W", "\u00e9".encode(), True),           # the same answer from an engine with Unicode classes
+    ("interegular", "[^a]", "\u00e9".encode(), True) ,       # no class escape: not this class
+    ("interegular", "\\\\d", b"\\d", False),                  # an escaped backslash then d: no class at all
+])
+def test_ascii_classes_do_not_excuse_a_wrong_answer(name, pattern, doc, peer_says):
+    assert ascii_classes(name, pattern, doc, peer_says, not peer_says) is None
+    assert _judged_class(Source.regex(pattern), doc, peer_says, name=name)[0] != "ascii-classes"
+
+
+STRING = Source.schema({"type": "string"})
+INTEGER = Source.schema({"type": "array", "items": {"type": "integer"}})
+
+
+def test_raw_del_excuses_a_peer_reading_json_as_rfc_8259():
+    assert raw_del(OURS.compile(STRING), b'"a\x7fb"')[0] == "raw-del"
+    assert _accepts_class(STRING, b'"\x7f"', True) == "raw-del"
+
+
+@pytest.mark.parametrize("source, doc", [
+    (STRING, b'"a"\x7f'),                                    # outside a string: not JSON
+    (Source.schema({"enum": ["x"]}), b'"x\x7f"'),            # a string the schema refuses
+    (Source.schema({"type": "string", "maxLength": 1}), b'"ab\x7f"'),
+])
+def test_raw_del_does_not_excuse_a_wrong_acceptance(source, doc):
+    try:
+        ours = OURS.compile(source)
+    except ValueError:  # outside our subset: the judge answers, and never excuses an acceptance
+        assert _judged_class(source, doc, True)[0] == UNEXPLAINED
+        return
+    assert raw_del(ours, doc) is None and _accepts_class(source, doc, True) == UNEXPLAINED
+
+
+def test_integral_float_excuses_1_0_for_an_integer_as_json_schema_reads_it():
+    assert integral_float(OURS.compile(INTEGER), b"[1,2.0,-0.0]")[0] == "integral-float"
+    assert _accepts_class(INTEGER, b"[3.0]", True) == "integral-float"
+
+
+@pytest.mark.parametrize("source, doc", [(INTEGER, b"[1.5]"), (STRING, b"1.0"), (INTEGER, b"[1.0,x]")])
+def test_integral_float_does_not_excuse_a_wrong_acceptance(source, doc):
+    assert integral_float(OURS.compile(source), doc) is None and _accepts_class(source, doc, True) == UNEXPLAINED
+
+
+@pytest.mark.parametrize("doc, fixed, name", [(b'"a\x7f"', b'"a\\u007f"', "raw-del"),
+                                              (b"[2.0]", b"[2]", "integral-float")])
+def test_a_peer_refusing_what_json_schema_allows_is_a_finding_with_the_class_named(doc, fixed, name):
+    # beyond our subset (a pattern; uniqueItems): jsonschema accepts; the peer refuses, and accepts the respelled value
+    schema = ({"type": "string", "pattern": "^a"} if name == "raw-del"
+              else {"type": "array", "items": {"type": "integer"}, "uniqueItems": True})
+    source = Source.schema(schema)
+    peer = _Says(source, accepts=[fixed])
+    cls, reason = _judged_class(source, doc, False, peer)
+    assert cls == UNEXPLAINED and f"a known class of real bug, {name}" in reason
+    assert _judged_class(source, b'"zzz"' if name == "raw-del" else b"[1,1]", False, peer)[1].startswith(
+        "the judge contradicts")  # jsonschema rejects these: the peer agrees, nothing to name

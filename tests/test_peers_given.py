@@ -139,7 +139,9 @@ def test_masks_along_token_walks_over_cl100k_where_ours_compiles():
     vocab, eos = tiktoken_vocabulary("cl100k_base")
     cases = [c for c in given_cases(["[a-z ]+(, [a-z]+)*", "(?=a)a"], [], seed=3) if c.check == "mask"]
     assert cases and all(c.vocab == vocab and c.eos_id == eos and c.origin == "given" for c in cases)
-    assert {c.source.text for c in cases} == {"[a-z ]+(, [a-z]+)*"}  # ours refuses the look-ahead: no masks
+    refused = [c for c in cases if c.source.text == "(?=a)a"]  # ours refuses the look-ahead: judged masks
+    assert {c.prefix for c in refused} == {(), (vocab.index(b"a"),)}  # "a" is the only walk (test_peers_judged_masks)
+    cases = [c for c in cases if c not in refused]
     assert max(len(c.prefix) for c in cases) >= 2 and () in {c.prefix for c in cases}
     masker = Ours().compile_regex("[a-z ]+(, [a-z]+)*").masker(vocab, eos)
     for c in cases:  # every prefix is a walk of our own allowed tokens, never EOS

@@ -5,6 +5,7 @@ snippet shows it with the engine alone."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import subprocess
@@ -88,6 +89,25 @@ def test_corpus_fail_on_difference(stand_ins, tmp_path):
     assert "peer finding: raise.json: hostile 6.6.6: raised: RuntimeError: the engine's own bug" in out
     code, out, err = _main("corpus", str(tmp_path), "--peers", "hostile", "--fail-on-difference")
     assert code == 1 and out.startswith("corpus: FAILED: 1 peer finding(s) (--fail-on-difference)")
+    # the finding in full: its reproducer (the engine, version, input, what the oracles and it say)
+    assert "reproducer (raise.json):\n  hostile 6.6.6: raised during compile of schema" in out
+    assert "oracles: valid: ours compiles it" in out and "engine: RuntimeError: the engine's own bug" in out
+
+
+def test_a_corpus_difference_has_its_reproducer_with_the_witness_as_bytes(stand_ins, tmp_path):
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\x7f+$"}}, "required": ["s"]}
+    (tmp_path / "del.json").write_text(json.dumps(schema))
+    report = tmp_path / "r.json"
+    code, out, err = _main("corpus", str(tmp_path), "--peers", "wrong", "--json", str(report), "--md",
+                           str(tmp_path / "r.md"))
+    [entry] = json.loads(report.read_text())["summary"]["peer_reproducers"]
+    text = entry["reproducer"]
+    assert entry["peer"] == "wrong" and text.startswith("wrong 0.0.1: wrong answer during accepts of schema")
+    witness = text.split("witness (bytes): ")[1].split("\n")[0]
+    assert "\\x7f" in witness and "oracles: jsonschema: True" in text and "engine: rejects" in text
+    from harness.peers.given import judge
+    assert judge(Source.schema(schema)).accepts(ast.literal_eval(witness))  # bytes the oracle accepts
+    assert "### Peer findings, each with its reproducer: 1" in (tmp_path / "r.md").read_text()
 
 
 def test_sweep_fail_on_difference(stand_ins):
@@ -154,3 +174,42 @@ def test_corpus_asks_the_peers_generated_documents_beyond_the_records_instances(
 def test_a_mask_finding_has_no_misleading_snippet():
     f = Finding("outlines-core", "0.2.14", WRONG_ANSWER, Source.regex("ab"), "mask", "refuses token 1", b"a")
     assert snippet(f) is None and "snippet" not in reproducer(f) and "refuses token 1" in reproducer(f)
+
+
+MASK_CASES = [("outlines-core", "0(x5)?", b"0", b"x5"), ("outlines-core", "[a-z]+", b"ab", b"c"),
+              ("outlines-core", "ab", b"ab", None), ("outlines-core", "ab", b"a", None),
+              ("llguidance", "a|ab", b"a", b"b"), ("llguidance", "[a-z]+", b"", b"x!z"),
+              ("llguidance", "ab", b"ab", None)]
+
+
+@pytest.mark.parametrize("name, pattern, prefix, token", MASK_CASES)
+def test_a_mask_findings_snippet_shows_the_engines_own_mask_with_the_engine_alone(name, pattern, prefix, token):
+    peer = peer_or_skip(name)
+    f = Finding(name, peer.version, WRONG_ANSWER, Source.regex(pattern), "mask", "?", prefix + (token or b""),
+                {"regex partial match on text (every token)": True}, prefix=prefix, token=token, token_id=99,
+                vocabulary="cl100k_base, 100277 ids, EOS 100257")
+    lines = snippet(f)
+    assert len(lines) <= 5 and not any("harness" in line for line in lines)
+    # the adapter over the snippet's vocabulary: the 256 bytes, EOS 256, the token 257
+    vocab = [bytes([b]) for b in range(256)] + [None, token or b"\x00"]
+    allowed = peer.compile_regex(pattern).masker(vocab, 256).allowed(list(prefix))
+    want = allowed[256] if token is None else allowed[257] if len(token) > 1 else allowed[token[0]]
+    assert _run_snippet(lines) == str(bool(want))
+    text = reproducer(f)
+    assert f"prefix (bytes): {prefix!r}" in text and "over cl100k_base, 100277 ids, EOS 100257" in text
+    assert ("EOS, over" in text) if token is None else (f"token 99: {token!r}" in text)
+
+
+def test_a_mask_disagreement_ours_judges_becomes_a_finding_with_its_prefix_and_token():
+    import dataclasses
+
+    from harness.peers.cases import Case
+    from harness.peers.compare import Disagreement, wrong_answer
+    case = Case(Source.regex("abc"), vocab=(b"a", b"bc", None, b"<eos>"), eos_id=3, prefix=(0,), origin="given")
+    d = Disagreement("outlines-core", "unexplained", "no known design", case, True, False, token=1)
+    f = wrong_answer(d, "0.2.14")
+    assert (f.op, f.prefix, f.token, f.token_id, f.witness) == ("mask", b"a", b"bc", 1, b"abc")
+    assert f.vocabulary == "a vocabulary of 4 ids, EOS 3" and f.to_json()["token"] == list(b"bc")
+    assert f.oracles == {"ours": True} and "refuses token 1 (b'bc') after b'a'" in f.engine
+    eos = wrong_answer(dataclasses.replace(d, token=3, ours=False, theirs=True), "0.2.14")
+    assert eos.token is None and eos.token_id == 3 and "  EOS, over a vocabulary of 4 ids" in reproducer(eos)

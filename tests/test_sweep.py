@@ -319,3 +319,15 @@ def test_sweep_verb_honours_peers_with_schemas(monkeypatch, harness_unchanged):
     assert code == 0, err.getvalue()  # differences of a peer do not fail the run without --fail-on-difference
     assert "peer wrong 0.0.1 differs (not a failure of ours): {'type': 'string'} on b'\"\\x7f\"'" in out.getvalue()
     isolation.close_all()
+
+
+def test_interegulars_ascii_classes_are_its_design_and_llguidances_same_answer_would_not_be():
+    pytest.importorskip("interegular")
+    from harness.differential.sweep.patterns import _explained
+    context = sweep_patterns._context({"alphabet": "ab", "string_alphabet": "ab", "max_len": 2,
+                                       "peers": ["interegular"]})
+    for pattern in ("\\W", "\\D", "\\S"):  # interegular's own definition: ASCII classes
+        assert sweep_patterns.check_pattern(pattern, context).peer_differences == []
+    assert _explained("\\W", "\u00e9".encode(), True, "interegular")
+    assert not _explained("\\W", "\u00e9".encode(), True, "llguidance")  # its classes are documented Unicode
+    assert not _explained("\\w", b"a", False, "interegular")  # ASCII says yes: a wrong refusal

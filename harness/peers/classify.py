@@ -17,6 +17,11 @@ Classes (``CLASSES``, in the order tried):
   on ``str`` says what it answers: ``.`` is one code point, ``\\xe9`` is "é", ``\\d``
   includes Arabic-Indic digits), and bytes that are not well-formed UTF-8 never
   match. E.g. ``.`` and ``b"\\xc3\\xa9"``: we refuse (two bytes), the peer accepts.
+- ``ascii-classes``: the peer's ``\\d``, ``\\w``, ``\\s`` (and their negations) are ASCII only
+  because its own definition says so (``ASCII_CLASS_PEERS``: interegular's ``patterns.py``
+  defines them as the ASCII sets), where ``re`` on text reads Unicode: ``re`` on the text with
+  ``re.ASCII`` gives the peer's answer. E.g. ``\\W`` on ``"é"``: interegular accepts. An engine
+  documented with Unicode classes (llguidance, outlines-core: Rust ``regex``) is not excused.
 - ``leftmost-first``: the peer's automaton keeps leftmost-first (backtracking
   priority) semantics, so an alternative that matched earlier cuts off a longer
   one; ``re.match`` (not fullmatch) reproduces it: the peer accepts ``doc`` iff the
@@ -26,6 +31,14 @@ Classes (``CLASSES``, in the order tried):
   whitespace outside strings gives a document we accept.
 - ``extra-keys``: the peer's JSON objects allow keys beyond ``properties`` (JSON
   Schema's default ``additionalProperties: true``); our subset's objects are closed.
+- ``raw-del``: the peer accepts a raw DEL (0x7F) inside a JSON string, which RFC 8259 and
+  ``jsonschema`` allow; our subset (the spec: a character is *printable* ASCII) writes it
+  ``\\u007f``: the same document with the DEL escaped is ours. The other way (a peer that
+  refuses a raw DEL ``jsonschema`` accepts) is a real bug: a finding, its reason names the class.
+- ``integral-float``: the peer accepts ``1.0`` where the schema says integer, as JSON Schema
+  does (``jsonschema`` accepts it); our subset's integers have no fraction: the same value with
+  integral floats written as integers is ours. The other way (a peer refusing ``1.0`` for an
+  integer) is a real bug: a finding, its reason names the class.
 - ``key-order``: outside our subset (judged by ``jsonschema``), the peer rejects an object
   whose keys are out of the declared ``properties`` order and accepts it in that order.
 - ``canonical-tokens``: the peer's mask refuses a token although the text after it
@@ -45,12 +58,15 @@ import re
 
 import regex
 
-CLASSES = ("empty-token", "unicode-vs-bytes", "leftmost-first", "whitespace", "extra-keys", "key-order",
-           "canonical-tokens", "eos-when-stuck", "unexplained")
+CLASSES = ("empty-token", "unicode-vs-bytes", "ascii-classes", "leftmost-first", "whitespace", "extra-keys",
+           "raw-del", "integral-float", "key-order", "canonical-tokens", "eos-when-stuck", "unexplained")
 UNEXPLAINED = "unexplained"
 CLASS_HELP = {
     "empty-token": "a token with no bytes: never allowed by us, allowed by the peer",
     "unicode-vs-bytes": "we match bytes (re on bytes), the peer characters of UTF-8 text (re on str)",
+    "ascii-classes": "the peer's \\d \\w \\s are ASCII only, as its own documentation defines them (interegular)",
+    "raw-del": "the peer accepts a raw DEL in a JSON string (JSON allows it; our subset writes it escaped)",
+    "integral-float": "the peer accepts 1.0 for an integer (JSON Schema does; our subset's integers have no fraction)",
     "leftmost-first": "the peer keeps backtracking priority: an earlier alternative cuts off a longer one",
     "whitespace": "the peer's JSON allows whitespace between tokens, our compact JSON does not",
     "extra-keys": "the peer's objects allow keys beyond properties, ours are closed",
@@ -176,10 +192,11 @@ def _drop_extra_keys(schema, value):
 
 # -- classification -------------------------------------------------------------------
 
-def classify_accepts(ours, peer, doc: bytes, ours_says: bool, peer_says: bool) -> tuple[str, str]:
-    """(class, reason) for ``ours.accepts(doc) != peer.accepts(doc)``."""
+def classify_accepts(ours, peer, doc: bytes, ours_says: bool, peer_says: bool, peer_name: str = "") -> tuple[str, str]:
+    """(class, reason) for ``ours.accepts(doc) != peer.accepts(doc)``; ``peer_name`` for the
+    classes one engine's own documentation defines (``ascii_classes``)."""
     if ours.source.kind == "regex":
-        reason = _regex_accepts_reason(ours.source.text, doc, ours_says, peer_says)
+        reason = _regex_accepts_reason(ours.source.text, doc, ours_says, peer_says, peer_name)
         if reason:
             return reason
     else:
@@ -189,18 +206,19 @@ def classify_accepts(ours, peer, doc: bytes, ours_says: bool, peer_says: bool) -
     return UNEXPLAINED, "no known design difference reproduces the peer's answer"
 
 
-def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: bool):
+def _regex_accepts_reason(pattern: str, doc: bytes, ours_says: bool, peer_says: bool, peer_name: str = ""):
     as_bytes = fullmatch_bytes(pattern, doc)
     if ours_says != as_bytes:
         return None  # our answer differs from re on bytes: that is our bug, not a design
-    return unicode_vs_bytes(pattern, doc, peer_says, as_bytes) or leftmost_first_explain(pattern, doc, peer_says,
-                                                                                         as_bytes)
+    return (unicode_vs_bytes(pattern, doc, peer_says, as_bytes) or ascii_classes(peer_name, pattern, doc, peer_says,
+                                                                                  as_bytes)
+            or leftmost_first_explain(pattern, doc, peer_says, as_bytes))
 
 
 def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
     if not peer_says or ours_says:
         return None
-    return whitespace(ours, doc) or extra_keys_explain(ours, doc)
+    return whitespace(ours, doc) or extra_keys_explain(ours, doc) or raw_del(ours, doc) or integral_float(ours, doc)
 
 
 # -- the explanations, one named predicate each ----------------------------------------
@@ -256,6 +274,117 @@ def unicode_vs_bytes(pattern: str, doc: bytes, peer_says: bool, as_bytes: bool):
         if _utf8(doc) is None:
             return "unicode-vs-bytes", "not well-formed UTF-8: the peer matches characters, so no text matches"
         return "unicode-vs-bytes", "re on str (characters) gives the peer's answer, re on bytes ours"
+    return None
+
+
+ASCII_CLASS_PEERS = frozenset({"interegular"})
+"""Engines whose own definition makes ``\\d \\w \\s`` ASCII only (interegular 0.3's
+``patterns._CHAR_GROUPS``: ``0-9``, ``[A-Za-z0-9_]``, `` \\t\\n\\r\\f\\v``)."""
+_CLASS_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\[dDwWsS]")
+
+
+def fullmatch_ascii_text(pattern: str, doc: bytes) -> bool:
+    """``re.fullmatch`` with ``re.ASCII`` on the decoded text; False when ``doc`` is not UTF-8."""
+    text = _utf8(doc)
+    return text is not None and re.fullmatch(pattern, text, re.ASCII) is not None
+
+
+def ascii_classes(peer_name: str, pattern: str, doc: bytes, peer_says: bool, oracle_says: bool):
+    """Explained if and only if the peer is one whose documentation defines ``\\d \\w \\s`` as
+    ASCII (``ASCII_CLASS_PEERS``), the pattern uses one of them, and ``re`` on the text with
+    ``re.ASCII`` gives the peer's answer where the oracle (``oracle_says``) gives the other. E.g.
+    interegular accepting ``"é"`` for ``\\W``. Not: interegular refusing ``b"abc"`` for ``\\w+``
+    (ASCII says yes), nor llguidance giving the same ASCII answer (its classes are Unicode)."""
+    if peer_name not in ASCII_CLASS_PEERS or not _CLASS_ESCAPE.search(pattern):
+        return None
+    if peer_says == fullmatch_ascii_text(pattern, doc) != oracle_says:
+        return "ascii-classes", f"re on str with re.ASCII gives {peer_name}'s answer: its \\d \\w \\s are ASCII"
+    return None
+
+
+def _strings_hold_raw_del(value) -> bool:
+    if isinstance(value, str):
+        return "\x7f" in value
+    if isinstance(value, dict):
+        return any(_strings_hold_raw_del(k) or _strings_hold_raw_del(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_strings_hold_raw_del(v) for v in value)
+    return False
+
+
+def _has_integral_float(value) -> bool:
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, dict):
+        return any(_has_integral_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_integral_float(v) for v in value)
+    return False
+
+
+def integral_floats_as_ints(value):
+    """``value`` with every integral float as an int, e.g. ``[1.0, 2.5]`` -> ``[1, 2.5]``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral_floats_as_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral_floats_as_ints(v) for v in value]
+    return value
+
+
+def _respelled(doc: bytes, *, del_escaped: bool = False, ints: bool = False) -> bytes | None:
+    """``doc``'s value written compact again (``del_escaped``: a DEL as ``\\u007f``; ``ints``:
+    integral floats as integers), every other character as it is; None when it is not JSON
+    or writes the same."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    text = json.dumps(integral_floats_as_ints(value) if ints else value, separators=(",", ":"), ensure_ascii=False)
+    out = (text.replace("\x7f", "\\u007f") if del_escaped else text).encode("utf-8")
+    return None if out == doc else out
+
+
+def raw_del(ours, doc: bytes):
+    """The peer accepts a raw DEL inside a JSON string: explained if and only if ``jsonschema``
+    accepts the document and ours accepts it with the DEL written ``\\u007f``. Not: a raw DEL
+    outside a string (``1\\x7f``: not JSON), nor one in a string the schema refuses (an enum
+    that does not spell it)."""
+    value = _value(doc)
+    if value is _NOT_JSON or not _strings_hold_raw_del(value) or not jsonschema_accepts(ours.source, doc):
+        return None
+    escaped = _respelled(doc, del_escaped=True)
+    if escaped is not None and ours.accepts(escaped):
+        return "raw-del", "JSON allows a raw DEL in a string (jsonschema accepts); with it escaped the document is ours"
+    return None
+
+
+def integral_float(ours, doc: bytes):
+    """The peer accepts ``1.0`` for an integer: explained if and only if ``jsonschema`` accepts
+    the document (JSON Schema: a number with a zero fraction is an integer) and ours accepts
+    the value with its integral floats written as integers. Not: ``1.5`` for an integer, nor
+    ``1.0`` where the schema says string."""
+    value = _value(doc)
+    if value is _NOT_JSON or not _has_integral_float(value) or not jsonschema_accepts(ours.source, doc):
+        return None
+    respelled = _respelled(doc, ints=True)
+    if respelled is not None and ours.accepts(respelled):
+        return "integral-float", "jsonschema accepts 1.0 as an integer; with integers written so the value is ours"
+    return None
+
+
+def named_real_bug(peer, doc: bytes) -> str | None:
+    """The name of a known class of *real* bug in a peer that rejects ``doc`` which the judge
+    (``jsonschema``) accepts, else None: ``raw-del`` (it accepts the value with the DEL escaped)
+    or ``integral-float`` (it accepts the value with integral floats as integers). Never an
+    excuse: the difference stays a finding; the name says which known bug it is."""
+    value = _value(doc)
+    if value is _NOT_JSON:
+        return None
+    if _strings_hold_raw_del(value) and (escaped := _respelled(doc, del_escaped=True)) and peer.accepts(escaped):
+        return "raw-del"
+    if _has_integral_float(value) and (respelled := _respelled(doc, ints=True)) and peer.accepts(respelled):
+        return "integral-float"
     return None
 
 
@@ -382,7 +511,8 @@ def last_key(text: bytes) -> tuple[str, bool] | None:
     return key, m.group(2) is not None
 
 
-def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool, peer=None) -> tuple[str, str]:
+def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool, peer=None,
+                    peer_name: str = "") -> tuple[str, str]:
     """(class, reason) for a peer that differs from the judge of an input outside our
     subset (``given.judge``: ``re`` on the text, or ``jsonschema``). A pattern: only
     leftmost-first can explain it (the judge already reads characters of UTF-8 text). A
@@ -391,11 +521,18 @@ def classify_judged(source, doc: bytes, judge_says: bool, peer_says: bool, peer=
     if source.kind == "regex":
         if peer_says == leftmost_first(source.text, doc, text=True) != judge_says:
             return "leftmost-first", "re.match on str (priority match) gives the peer's answer"
+        found = ascii_classes(peer_name, source.text, doc, peer_says, judge_says)
+        if found:
+            return found
     elif peer is not None and judge_says and not peer_says:
         schema = source.as_schema()
         found = judged_whitespace(peer, doc) or key_order(peer, schema, doc) or judged_extra_keys(peer, schema, doc)
         if found:
             return found
+        bug = named_real_bug(peer, doc)
+        if bug:
+            return UNEXPLAINED, (f"a known class of real bug, {bug}: the peer refuses what JSON and JSON Schema "
+                                 f"allow ({CLASS_HELP[bug]}), never excused")
     return UNEXPLAINED, "the judge contradicts the peer and no known design difference reproduces the peer"
 
 

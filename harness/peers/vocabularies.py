@@ -17,6 +17,7 @@ import functools
 from facts.hand import HAND_EOS, hand_vocab
 
 TIKTOKEN_NAMES = ("cl100k_base", "o200k_base")
+_NAMES: dict[int, str] = {}
 
 
 @functools.lru_cache(maxsize=2)
@@ -36,7 +37,18 @@ def tiktoken_vocabulary(name: str) -> tuple[tuple[bytes | None, ...], int]:
     specials = dict(enc._special)
     for tid in specials.values():
         vocab[tid] = None
-    return tuple(vocab), specials["<|endoftext|>"]
+    out = tuple(vocab)
+    _NAMES[id(out)] = name  # kept alive by the cache: the id names this tuple only
+    return out, specials["<|endoftext|>"]
+
+
+def vocabulary_name(vocab, eos_id: int | None) -> str:
+    """How a finding names a vocabulary: "cl100k_base, 100277 ids, EOS 100257" for the very
+    tuple ``tiktoken_vocabulary`` gave, else "a vocabulary of N ids, EOS E"."""
+    name = _NAMES.get(id(vocab))
+    if name is not None and tiktoken_vocabulary(name)[0] is vocab:
+        return f"{name}, {len(vocab)} ids, EOS {eos_id}"
+    return f"a vocabulary of {len(vocab)} ids, EOS {eos_id}"
 
 
 def seed_vocabulary() -> tuple[list[bytes | None], int]:

@@ -43,3 +43,26 @@ class Wrong(Peer):
     def compile_schema(self, schema) -> WrongCompiled:
         validator = jsonschema.Draft202012Validator(schema)
         return WrongCompiled(Source.schema(schema), lambda text: validator.is_valid(json.loads(text)))
+
+
+class RightCompiled(WrongCompiled):
+    def accepts(self, doc: bytes) -> bool:
+        try:
+            return self.answer(doc.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return False
+
+
+class Right(Wrong):
+    """``Wrong`` without the bug: the majority that judges it where no oracle can."""
+
+    name, version = "right", "1.0.0"
+    api = "wrong_peer.Right (a test double)"
+
+    def compile_schema(self, schema) -> RightCompiled:
+        compiled = super().compile_schema(schema)
+        return RightCompiled(compiled.source, compiled.answer)
+
+
+class RightToo(Right):
+    name, version = "right-too", "1.0.1"

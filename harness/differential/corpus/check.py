@@ -339,7 +339,37 @@ def _peers(schema, tests: list[dict], names: list[str], ours_dfa, rng=None) -> d
         if not row["compiled"] and not row.get("failure") and _valid_schema(schema, ours_dfa):
             from harness.peers.findings import FAILED_ON_VALID, is_unsupported
             row["failure"] = "unsupported" if is_unsupported(row["reason"]) else FAILED_ON_VALID
+        finding = peer_finding(peer.name, schema, row, ours_dfa is not None)
+        if finding is not None:
+            from harness.peers.reproduce import reproducer
+            row["reproducer"] = reproducer(finding)
     return out
+
+
+MAX_WITNESS_BYTES = 1 << 16
+"""A peer difference's document is kept whole up to this many bytes (its reproducer's witness)."""
+
+
+def peer_finding(name: str, schema, row: dict, ours_compiled: bool):
+    """The ``harness.peers.findings.Finding`` of a peer's row, or None: its failure (a crash,
+    a hang, a limit, an exception, a refusal of a valid schema), else its first document that
+    differs from the oracles (ours and ``jsonschema``, where both answer, agree on it)."""
+    from harness.peers.base import Source
+    from harness.peers.findings import KINDS, WRONG_ANSWER, Finding
+
+    source = Source.schema(schema) if isinstance(schema, dict) else Source("schema", json.dumps(schema))
+    version = row.get("version", "?")
+    if row.get("failure") in KINDS:
+        valid = "ours compiles it" if ours_compiled else "jsonschema's metaschema accepts it"
+        return Finding(name, version, row["failure"], source, "compile", row.get("reason", ""), None,
+                       {"valid": valid})
+    d = row.get("difference")
+    if not row.get("differences") or not d or "witness" not in d:
+        return None
+    judges = "ours and jsonschema" if ours_compiled else "jsonschema"
+    return Finding(name, version, WRONG_ANSWER, source, "accepts", "accepts" if d["peer"] else "rejects",
+                   bytes(d["witness"]), {judges: d["ours"]},
+                   f"{row['differences']} document(s) of this schema differ from the oracles; the first shown")
 
 
 def generated_documents(schema, ours_dfa, rng) -> list[bytes]:
@@ -468,7 +498,8 @@ def peer_row(name: str, schema, docs: list, ours: list) -> dict:
             row["differences"] += 1
             if row["difference"] is None:
                 row["difference"] = {"doc": doc.decode("utf-8", errors="backslashreplace")[:200],
-                                     "peer": theirs, "ours": our_answer, "labelled_valid": valid}
+                                     "peer": theirs, "ours": our_answer, "labelled_valid": valid,
+                                     "witness": list(doc[:MAX_WITNESS_BYTES])}
     return row
 
 

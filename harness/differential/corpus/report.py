@@ -13,6 +13,7 @@ holds the same tables as data.
 from __future__ import annotations
 
 import html
+import re
 
 from harness.differential.corpus.runner import CorpusResult
 from harness.exitcodes import ExitCode
@@ -32,6 +33,8 @@ def _summary(result: CorpusResult) -> dict:
     return {"path": result.path, "options": result.options, "problems": result.problems(),
             "unreadable": [{"id": i, "reason": why} for i, why in result.unreadable()],
             "peer_findings": [{"id": i, "finding": f} for i, f in result.peer_findings()],
+            "peer_reproducers": [{"id": i, "peer": name, "reproducer": text}
+                                 for i, name, text in result.peer_reproducers()],
             "schemas": len(result.records),
             "outcomes": dict(outcomes), "coverage": {s: dict(c) for s, c in result.coverage().items()},
             "refusal_reasons": result.reasons(), "keywords_outside": result.keywords_outside(),
@@ -104,6 +107,8 @@ def terminal(result: CorpusResult) -> str:
     if result.resumed:
         lines.append(f"({result.resumed} schema(s) taken from the results file)")
     lines += [f"peer finding: {i}: {f}" for i, f in result.peer_findings()[:50]]
+    for i, _name, text in result.peer_reproducers()[:50]:
+        lines += [f"reproducer ({i}):"] + [f"  {line}" for line in text.splitlines()]
     lines.append(headline(result))
     return "\n".join(lines)
 
@@ -119,6 +124,12 @@ def markdown(result: CorpusResult) -> str:
         lines += [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows] or ["| (none) |"]
         lines.append("")
+    reproducers = result.peer_reproducers()
+    if reproducers:
+        lines += [f"### Peer findings, each with its reproducer: {len(reproducers)}", ""]
+        for i, _name, text in reproducers[:200]:
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+            lines += [f"- {_md_cell(i)}", "", fence + "text", text, fence, ""]
     return "\n".join(lines)
 
 

@@ -140,6 +140,12 @@ class CorpusResult:
                                          f"{d['doc']!r}: oracles {d['ours']}, {name} {d['peer']}"[:400]))
         return out
 
+    def peer_reproducers(self) -> list[tuple[str, str, str]]:
+        """(entry id, peer, reproducer) for every peer finding that has one (records read back
+        from a results file of an older release may have none)."""
+        return [(r["id"], name, p["reproducer"]) for r in self.records
+                for name, p in sorted(r.get("peers", {}).items()) if p.get("reproducer")]
+
     def problems(self) -> list[str]:
         """What makes the run fail before any finding: inputs not read, nothing checked, and
         (with ``fail_on_difference``) the peers' findings; said first in every report."""

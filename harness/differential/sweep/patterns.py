@@ -398,21 +398,24 @@ def _peer_differences(pattern: str, compiled_re, context: _Context) -> list[dict
                         "detail": f"{exc.kind} during {exc.op}: {exc.detail}"[:300]})
             continue
         for s, says, py in zip(strings, theirs, expected):
-            if says != py and not _explained(pattern, s, says):
+            if says != py and not _explained(pattern, s, says, peer.name):
                 out.append({"pattern": pattern, "peer": peer.name, "version": peer.version, "witness": repr(s),
                             "peer_says": says, "re": py})
                 break
     return out
 
 
-def _explained(pattern: str, s: bytes, peer_says: bool) -> bool:
+def _explained(pattern: str, s: bytes, peer_says: bool, peer_name: str = "") -> bool:
     """Return True if and only if a documented design reproduces the peer's answer: ``re``
-    on the UTF-8 text, or the leftmost-first priority match (on text or bytes)."""
-    from harness.peers.classify import fullmatch_text, leftmost_first
+    on the UTF-8 text, the leftmost-first priority match (on text or bytes), or, for an
+    engine whose own definition of ``\\d \\w \\s`` is ASCII (``classify.ascii_classes``:
+    interegular), ``re`` on the text with ``re.ASCII``."""
+    from harness.peers.classify import ascii_classes, fullmatch_text, leftmost_first
 
     try:
         return (peer_says == fullmatch_text(pattern, s) or peer_says == leftmost_first(pattern, s, text=True)
-                or peer_says == leftmost_first(pattern, s, text=False))
+                or peer_says == leftmost_first(pattern, s, text=False)
+                or ascii_classes(peer_name, pattern, s, peer_says, not peer_says) is not None)
     except (re.error, UnicodeEncodeError, RecursionError):
         return False
 
