@@ -108,3 +108,20 @@ def test_a_sleeping_candidate_is_stopped_within_the_calibrated_limit_long_before
     assert result.wall_limit.startswith(f"wall limit: {limit:.0f} s per test")
     assert result.integrity == [] and tree_digest(bytecode=False) == before   # the harness's files unchanged
     assert left_over(result.marker) == []                                      # nothing of the sleeper left
+
+
+def test_the_grader_child_reads_the_run_s_calibration_and_refuses_a_bad_one(no_calibration_after):
+    from harness.grading.check import CheckResult, _run_arguments
+    from harness.suite import early
+
+    options = CheckOptions(timeout=4.0)
+    result = CheckResult(options, wall_calibration=WallCalibration(0.5, 0.25))
+    arguments = _run_arguments(options, result)
+    word = arguments[arguments.index("--wall-reference") + 1]
+    assert early._options(arguments).wall_reference == word
+    early.use_wall_reference(word)
+    assert POLICY.backstop(4.0) == pytest.approx(WALL_FACTOR * 2 * 4.0)   # in force in the grader's process
+    early.use_wall_reference(None)
+    assert wall_calibration_in_force() is None
+    with pytest.raises(ValueError, match="WALL:CPU"):
+        early.use_wall_reference("fast")
