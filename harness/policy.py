@@ -9,6 +9,24 @@ Time limits count **CPU seconds** of the candidate's process tree (a busy machin
 change a verdict); wall time is only a backstop, ``BACKSTOP_FACTOR`` times the CPU limit,
 for a candidate that sleeps or blocks, and a verdict reached by the backstop says so.
 
+**The calibrated wall limit** (``WallCalibration``): a grading run (``check``, and so every
+batch and Gradescope submission) times the reference doing CPU-bound work of its own kind on
+the same machine at the same moment (``harness.grading.wall_calibration``) and its grader
+child puts the result in force (``use_wall_calibration``); from then on ``backstop(S)`` in
+that process is ``WallCalibration.limit(S)``::
+
+    limit(S) = min(BACKSTOP_FACTOR * S, max(WALL_FLOOR_SECONDS, WALL_FACTOR * stretch * S))
+    stretch  = max(1, reference wall seconds / reference CPU seconds)
+
+Invariant (why it is fair under load): a candidate that computes gets at least
+``WALL_FACTOR`` times the wall time its whole CPU budget costs on this machine now (or the
+fixed backstop when that is shorter), so one that is merely slow reaches its CPU-seconds verdict
+exactly as before, and the limit grows with the measured stretch; a candidate that sleeps or
+blocks is stopped after ``WALL_FACTOR * stretch`` times its CPU limit (2 x 60 s on a quiet
+machine) instead of ``BACKSTOP_FACTOR`` times; the limit is never longer than the fixed
+backstop and never shorter than the floor. Without a calibration (a ``Candidate`` opened by
+hand, the other verbs) the fixed backstop stands.
+
 One exception, the Gradescope bundle: the platform stops a run at its own wall clock
 (10 minutes by default), so a submission's check and the student's own tests share one
 wall-clock budget, ``run_budget_seconds`` (that timeout less a margin), printed in the
@@ -26,11 +44,90 @@ Example::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-__all__ = ["BACKSTOP_FACTOR", "GradingPolicy", "POLICY", "TIERS", "HINT_LEVELS"]
+__all__ = ["BACKSTOP_FACTOR", "GradingPolicy", "POLICY", "TIERS", "HINT_LEVELS", "WALL_FACTOR",
+           "WALL_FLOOR_SECONDS", "WallCalibration", "use_wall_calibration", "wall_calibration_in_force"]
 
 BACKSTOP_FACTOR = 10.0  # wall-clock backstop = this x the CPU limit (a sleeping or blocked candidate)
+WALL_FACTOR = 2.0  # calibrated wall limit = this x the measured stretch x the CPU limit (module docstring)
+WALL_FLOOR_SECONDS = 5.0  # ... and never less than this (a short CPU limit still has room to start)
+
+
+@dataclass(frozen=True)
+class WallCalibration:
+    """The reference's wall and CPU seconds for one piece of CPU-bound work, measured on this
+    machine at the start of a grading run, and the wall limits they set (module docstring).
+
+    Invariants: both figures are finite and > 0; ``stretch`` >= 1; ``limit(S)`` lies between
+    ``min(WALL_FLOOR_SECONDS, BACKSTOP_FACTOR * S)`` and ``BACKSTOP_FACTOR * S`` and never
+    decreases when the reference's wall time grows.
+
+        >>> WallCalibration(0.2, 0.2).limit(60.0), WallCalibration(0.5, 0.25).limit(60.0)
+        (120.0, 240.0)
+        >>> WallCalibration(2.0, 0.2).limit(60.0)      # at most the fixed backstop
+        600.0
+    """
+
+    reference_wall: float
+    reference_cpu: float
+
+    def __post_init__(self):
+        for name in ("reference_wall", "reference_cpu"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+                raise ValueError(f"WallCalibration.{name} must be a finite number of seconds > 0, not {value!r}")
+
+    def argument(self) -> str:
+        """The calibration as one command-line word, ``WALL:CPU`` (``parse`` reads it back)."""
+        return f"{self.reference_wall!r}:{self.reference_cpu!r}"
+
+    @classmethod
+    def parse(cls, text: str) -> "WallCalibration":
+        """The calibration ``argument()`` wrote; a ValueError naming the text otherwise."""
+        wall, sep, cpu = str(text).partition(":")
+        try:
+            return cls(float(wall), float(cpu)) if sep else cls(float("nan"), 0.0)
+        except ValueError as exc:
+            raise ValueError(f"a wall calibration is WALL:CPU seconds, both > 0, not {text!r} ({exc})") from None
+
+    @property
+    def stretch(self) -> float:
+        """Wall seconds one CPU second costs on this machine now (1 when nothing competes)."""
+        return max(1.0, self.reference_wall / self.reference_cpu)
+
+    def limit(self, cpu_seconds: float) -> float:
+        """The wall limit of a budget of ``cpu_seconds`` CPU seconds."""
+        if isinstance(cpu_seconds, bool) or not isinstance(cpu_seconds, (int, float)) or \
+                not 0 < cpu_seconds < math.inf:
+            raise ValueError(f"cpu_seconds must be a finite number of seconds > 0, not {cpu_seconds!r}")
+        calibrated = max(WALL_FLOOR_SECONDS, WALL_FACTOR * self.stretch * cpu_seconds)
+        return min(BACKSTOP_FACTOR * cpu_seconds, calibrated)
+
+    def describe(self, cpu_seconds: float) -> str:
+        """One line for a run header: the limit for ``cpu_seconds`` and how it was set."""
+        return (f"wall limit: {self.limit(cpu_seconds):.0f} s per test = {WALL_FACTOR:g} x {self.stretch:.2f} "
+                f"(the reference's wall/CPU seconds on this machine now: {self.reference_wall:.3f}/"
+                f"{self.reference_cpu:.3f}) x {cpu_seconds:g} CPU s, at least {WALL_FLOOR_SECONDS:g} s, "
+                f"at most the {BACKSTOP_FACTOR * cpu_seconds:g} s backstop")
+
+
+_WALL_IN_FORCE: list[WallCalibration] = []  # this process's calibration (the grader child's run), at most one
+
+
+def use_wall_calibration(calibration: WallCalibration | None) -> None:
+    """Put ``calibration`` in force in this process (None: the fixed backstop again). Every
+    ``GradingPolicy.backstop`` read after it, the candidate's per-call wall limits included
+    (``harness.sandbox.client``), is ``calibration.limit``."""
+    if calibration is not None and not isinstance(calibration, WallCalibration):
+        raise TypeError(f"use_wall_calibration takes a WallCalibration or None, not {type(calibration).__name__}")
+    _WALL_IN_FORCE[:] = [calibration] if calibration is not None else []
+
+
+def wall_calibration_in_force() -> WallCalibration | None:
+    """This process's calibration (``use_wall_calibration``), or None."""
+    return _WALL_IN_FORCE[0] if _WALL_IN_FORCE else None
 TIERS = ("default", "strict")
 HINT_LEVELS = ("none", "pitfall", "full")
 
@@ -78,7 +175,10 @@ class GradingPolicy:
 
     @staticmethod
     def backstop(cpu_seconds: float) -> float:
-        """The wall-clock backstop for a limit of ``cpu_seconds`` CPU seconds."""
+        """The wall-clock limit for a limit of ``cpu_seconds`` CPU seconds: the calibrated one
+        where this process has one in force (``use_wall_calibration``), else the fixed backstop."""
+        if _WALL_IN_FORCE:
+            return _WALL_IN_FORCE[0].limit(cpu_seconds)
         return BACKSTOP_FACTOR * cpu_seconds
 
     @property

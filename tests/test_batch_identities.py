@@ -172,6 +172,57 @@ def test_a_feedback_file_without_a_deduction_says_none_was_applied(tmp_path):
     assert "**Score: 12 / 16** (after every deduction: none applied)" in path.read_text()
 
 
+def gradebook_args(tmp_path: Path):
+    return type("Args", (), {"gradebook": str(tmp_path / "grades.csv"),
+                             "canvas_gradebook": str(tmp_path / "canvas.csv"),
+                             "assignment": "Lab", "canvas_assignment_id": ""})()
+
+
+def write_books(course: Course, records: list[dict], tmp_path: Path) -> tuple[bool, str]:
+    err, announce = io.StringIO(), io.StringIO()
+    ok = course.write_gradebooks(annotated(course, records), gradebook_args(tmp_path), err, announce)
+    return ok, err.getvalue()
+
+
+def test_a_roster_student_with_no_submission_refuses_the_gradebooks_unless_the_ta_allows_it(tmp_path):
+    roster = Roster((Person("Ada Lovelace", email="ada@x", canvas_id="77"),
+                     Person("Ned Nash", email="ned@x", canvas_id="79")))
+    uploads = {"submission_1": Upload((Person("Ada Lovelace", email="ada@x"),))}
+    records = [record("submission_1", 16)]
+    ok, err = write_books(Course(uploads=uploads, roster=roster), records, tmp_path)
+    assert not ok
+    assert "gradebook not written" in err and "no submission from Ned Nash" in err and "--allow-missing-students" in err
+    assert not (tmp_path / "grades.csv").exists() and not (tmp_path / "canvas.csv").exists()
+    ok, err = write_books(Course(uploads=uploads, roster=roster, allow_missing=True), records, tmp_path)
+    assert ok and err == ""
+    rows = {r[1]: r[5] for r in list(csv.reader((tmp_path / "canvas.csv").open()))[2:]}
+    assert rows == {"77": "16", "79": ""}                          # Ned listed, no score guessed
+    plain = {r["name"]: r["verdict"] for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert plain["Ned Nash"] == "no submission"
+
+
+def test_two_submissions_for_one_student_refuse_the_gradebooks_unless_the_ta_allows_it(tmp_path):
+    uploads = read_metadata(write(tmp_path, "submission_metadata.yml", ATTACK_METADATA))
+    roster = Roster((Person("Lovelace, Ada", canvas_id="77"),))
+    ok, err = write_books(Course(uploads=uploads, roster=roster), ATTACK, tmp_path)
+    assert not ok
+    assert "two or more submissions match Lovelace, Ada (submission_1, submission_2)" in err
+    assert "--allow-duplicate-students" in err and "--allow-missing-students" not in err
+    assert not (tmp_path / "canvas.csv").exists()
+    # the missing override does not stand for the duplicate one
+    assert not write_books(Course(uploads=uploads, roster=roster, allow_missing=True), ATTACK, tmp_path)[0]
+    ok, err = write_books(Course(uploads=uploads, roster=roster, allow_duplicates=True), ATTACK, tmp_path)
+    assert ok and err == ""
+    assert [r[5] for r in list(csv.reader((tmp_path / "canvas.csv").open()))[2:] if r[1] == "77"] == ["16", "0"]
+
+
+def test_a_gradebook_not_asked_for_is_never_refused(tmp_path):
+    roster = Roster((Person("Ned Nash", email="ned@x"),))
+    args = type("Args", (), {"gradebook": None, "canvas_gradebook": None})()
+    err = io.StringIO()
+    assert Course(roster=roster).write_gradebooks([], args, err, io.StringIO()) and err.getvalue() == ""
+
+
 @pytest.mark.e2e
 def test_the_batch_says_which_identities_are_weak_or_shared(tmp_path):
     folder = tmp_path / "export"
@@ -188,6 +239,13 @@ def test_the_batch_says_which_identities_are_weak_or_shared(tmp_path):
     said = out.getvalue()
     assert "identities: two or more submissions match Ada Lovelace: submission_1, submission_2" in said
     assert "identities: matched by display name only (weak" in said
-    assert "identities: on the roster, no submission (no score written): Ned Nash" in said
+    assert "identities: on the roster, no submission: Ned Nash; no gradebook written" in said
+    assert "gradebook not written" in err.getvalue() and not (tmp_path / "canvas.csv").exists()
+    out, err = io.StringIO(), io.StringIO()        # resumed (nothing graded again), both overrides given
+    code = main(["check", "--batch", str(folder), "--roster", str(roster), "--jobs", "2", "--resume",
+                 "--allow-duplicate-students", "--allow-missing-students",
+                 "--canvas-gradebook", str(tmp_path / "canvas.csv")], out, err)
+    assert code == ExitCode.OK, err.getvalue()
+    assert "no score written for them (--allow-missing-students)" in out.getvalue()
     rows = list(csv.reader((tmp_path / "canvas.csv").open()))[2:]
-    assert [r[0] for r in rows] == ["Ada Lovelace", "Lin Wu", "Ned Nash"] and rows[0][5] == ""
+    assert [r[0] for r in rows] == ["Ada Lovelace", "Ada Lovelace", "Lin Wu", "Ned Nash"] and rows[-1][5] == ""

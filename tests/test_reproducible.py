@@ -139,7 +139,8 @@ def test_the_seed_is_in_the_header_and_every_report(tmp_path):
     header = out.getvalue().splitlines()[:4]
     assert "seed: 77 (check --seed 77 replays this run)" in header
     policy = next(line for line in header if line.startswith("limits: "))
-    assert "60 CPU s per test (wall backstop 600 s)" in policy and "ref-deps on" in policy
+    assert "60 CPU s per test (wall: calibrated, at most the backstop 600 s)" in policy and "ref-deps on" in policy
+    assert any(line.startswith("wall limit: ") and "x 60 CPU s" in line for line in header)  # the calibrated limit
     doc = json.loads(files["r.json"].read_text())
     assert doc["seed"] == 77 and doc["policy"] == policy
     properties = {p.get("name"): p.get("value") for p in ET.parse(files["r.xml"]).getroot().iter("property")}

@@ -37,6 +37,19 @@ The batch rows' note gives the CPU seconds per submission (every process tree th
 started, and the batch's own process apart): the figure the target rests on (30 a minute
 with 2 jobs is 4 CPU s per submission, all included, on 2 cores kept busy).
 
+**Another class** (``bench batch --class DIR``): the folder DIR (a class as ``check --batch``
+takes it) is copied to a temporary folder (its own batch state is never touched) and graded
+as above, instead of the built classes; its rate is the row.
+
+**The worst case** (``bench batch --class worst-case``, issue 50): a class of
+``WORST_CASE_CORRECT`` correct submissions (copies of the reference in the spec's layout)
+plus the three that cost a batch most, from ``tests/candidates/``: ``loops_forever``
+(spins in ``regex_to_dfa``: stopped by its CPU limit), ``sleeps`` (sleeps in ``regex_to_dfa``,
+using no CPU: stopped by the calibrated wall limit, ``harness.policy.WallCalibration``) and
+``resources_forks_to_the_limit`` (forks until its cgroup's task limit at import); then the
+same class without those three. The row gives both times and their ratio, whose target is
+``WORST_CASE_TARGET`` (the worst case within 3x the correct class's time).
+
 Needs the source checkout (``tests/candidates``); an installed copy prints why it skips.
 """
 
@@ -63,6 +76,9 @@ HOSTILE = ("exits_on_import.py", "loops_forever.py", "exits_os.py", "exits_sys.p
            "allocates_forever.py", "monkeypatches.py")
 OTHERS = ("skips_tests.py", "needs_ref_deps.py", "wrong_missing_names.py")
 TIMEOUT = 10
+WORST_CASE_CORRECT = 10
+WORST_CASE = ("loops_forever.py", "sleeps.py", "resources_forks_to_the_limit.py")
+WORST_CASE_TARGET = 3.0   # the worst-case class's time, at most this times the correct class's
 
 
 def build_class(folder: Path, hostile: bool = True) -> int:
@@ -80,6 +96,18 @@ def build_class(folder: Path, hostile: bool = True) -> int:
     for i, path in enumerate(files):
         shutil.copy2(path, folder / f"s{i:02d}_{path.stem}.py")
     return REFERENCE_COPIES + len(files)
+
+
+def build_worst_case_class(folder: Path, hostile: bool = True) -> int:
+    """Lay out the worst-case class in ``folder``: ``WORST_CASE_CORRECT`` copies of the reference
+    and (with ``hostile``) the ``WORST_CASE`` candidates; returns how many submissions."""
+    for i in range(WORST_CASE_CORRECT):
+        shutil.copytree(ROOT / "oracles" / "automaton",
+                        folder / f"correct{i:02d}" / "python" / "tinyllm" / "infer" / "constrain",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for name in WORST_CASE if hostile else ():
+        shutil.copy2(CANDIDATES / name, folder / f"worst_{name}")
+    return WORST_CASE_CORRECT + (len(WORST_CASE) if hostile else 0)
 
 
 def _load() -> str:
@@ -153,10 +181,18 @@ def _overheads(report, folder: Path) -> None:
     _fixed_cost(report)
 
 
-def run(report, quick: bool) -> None:
+def run(report, quick: bool, class_dir: str | None = None) -> None:
+    """The benchmark (module docstring); ``class_dir``: ``--class``, a folder or ``"worst-case"``."""
+    if class_dir is not None and class_dir != "worst-case":
+        _other_class(report, Path(class_dir), quick)
+        return
     if not CANDIDATES.is_dir():
         print(f"  skipped: no tests/candidates next to this harness ({ROOT}); run it from the checkout",
               file=report.out)
+        return
+    if class_dir == "worst-case":
+        with lending.lent_to_staff_candidates():  # its hostile three come from the gallery, which wraps the reference
+            _worst_case(report, quick)
         return
     # the gallery wraps the reference: the staff's own candidates, lent it (harness.sandbox.lending)
     with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch, \
@@ -185,3 +221,44 @@ def _rate(report, folder: Path, n: int, quick: bool, label: str) -> None:
                    note=f"{60 * n / median:.1f} submissions/min (median of {len(runs)}); {trees:.2f} CPU s per "
                         f"submission in its check run, {own:.2f} in the batch's own process",
                    target=">= 30 per minute" if label == "correct and wrong" else "per minute"))
+
+
+def check_class_dir(text: str) -> str:
+    """``--class``'s value: ``worst-case`` or a folder that exists; a ValueError naming it otherwise."""
+    if text != "worst-case" and not Path(text).is_dir():
+        raise ValueError(f"--class takes a class folder or 'worst-case': {text!r} is neither")
+    return text
+
+
+def _other_class(report, folder: Path, quick: bool) -> None:
+    """Grade a copy of the class in ``folder`` (``--class DIR``) and add its rate."""
+    check_class_dir(str(folder))
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch:
+        copy = Path(scratch) / folder.resolve().name
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("*.batch-state.json"))
+        n = sum(1 for entry in copy.iterdir() if not entry.name.startswith("."))
+        _rate(report, copy, n, quick, f"the class {folder.name}")
+
+
+def _worst_case(report, quick: bool) -> None:
+    """The worst-case class and its correct part, graded one after the other; the ratio of their times."""
+    with tempfile.TemporaryDirectory(prefix="constrain-harness-bench-batch-") as scratch:
+        worst, correct = Path(scratch) / "worst", Path(scratch) / "correct"
+        n_worst, n_correct = build_worst_case_class(worst), build_worst_case_class(correct, hostile=False)
+        times = {}
+        for label, folder in (("correct", correct), ("worst case", worst)):
+            runs = []
+            for _ in range(1 if quick else 3):
+                before = _load()
+                runs.append(_grade_class(folder, 2))
+                print(f"    {label}, run {len(runs)}: {runs[-1][0]:.0f} s, {before} before, {_load()} after; "
+                      f"{runs[-1][1]}", file=report.out)
+            seconds = [r[0] for r in runs]
+            times[label] = (statistics.median(seconds), min(seconds), len(runs))
+        ratio = times["worst case"][0] / times["correct"][0]
+        report.add(Row("batch", f"{n_correct} correct submissions, --jobs 2", Timing(*times["correct"]),
+                       note=f"the worst case's baseline, {_load()}"))
+        report.add(Row("batch", f"worst case: the {n_correct} + looping, sleeping, fork-bombing, --jobs 2",
+                       Timing(*times["worst case"]),
+                       note=f"{ratio:.2f}x the correct class's time ({n_worst} submissions), {_load()}",
+                       target=f"<= {WORST_CASE_TARGET:g}x the correct class"))

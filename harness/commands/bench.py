@@ -5,6 +5,8 @@
     constrain-harness bench --quick      # fewer repeats
     constrain-harness bench corpus PATH  # a benchmark that takes a path: the word after its name
     constrain-harness bench check batch --page docs/performance.md   # a dated section on the page
+    constrain-harness bench batch --class worst-case   # the worst-case class against its correct part
+    constrain-harness bench batch --class DIR          # a class folder of your own (graded on a copy)
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
+    parser.add_argument("--class", dest="class_dir", metavar="DIR", default=None,
+                        help="with batch: grade this class folder (a copy) instead of the built class; "
+                             "'worst-case': a class of 10 correct submissions and a looping, a sleeping and a "
+                             "fork-bombing one, against the 10 alone (the worst case within 3x their time)")
     parser.add_argument("--page", metavar="F", type=output_file,
                         help="add the run's table as a dated section at the top of the Markdown page F "
                              "(docs/performance.md)")
@@ -52,6 +58,19 @@ def run(args, stdout, stderr) -> int:
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}", file=stderr)
         return int(ExitCode.USAGE)
+    class_dir = getattr(args, "class_dir", None)
+    if class_dir is not None:
+        from harness.bench.batch import check_class_dir
+
+        if names != ["batch"]:
+            print("--class goes with the batch benchmark alone: constrain-harness bench batch --class DIR",
+                  file=stderr)
+            return int(ExitCode.USAGE)
+        try:
+            check_class_dir(class_dir)
+        except ValueError as exc:
+            print(str(exc), file=stderr)
+            return int(ExitCode.USAGE)
     report = Report(stdout)
     load_before = _load()
     for name in names:
@@ -59,6 +78,8 @@ def run(args, stdout, stderr) -> int:
         module = importlib.import_module(BENCHMARKS[name])
         if name in paths:
             module.run(report, quick=args.quick, path=paths[name])
+        elif class_dir is not None:
+            module.run(report, quick=args.quick, class_dir=class_dir)
         else:
             module.run(report, quick=args.quick)
     print("", file=stdout)

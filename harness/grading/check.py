@@ -18,9 +18,13 @@ channel, so nothing the candidate does can write a result or patch a test.
 - **limits in CPU time** (``harness.policy``; a busy machine changes no verdict): each
   test's calls into the candidate share a budget of ``--timeout`` CPU seconds of the
   candidate's process tree, its import ``load_seconds`` (``harness.sandbox.client``,
-  ``harness.sandbox.cputime``); wall time is only a backstop, ``POLICY.backstop`` (10x),
-  for a candidate that sleeps or blocks, and its verdict says so; on a loaded machine a
-  backstop is granted once more before it stands. A candidate that dies, hangs or breaks
+  ``harness.sandbox.cputime``); wall time is only a limit for a candidate that sleeps or
+  blocks, and its verdict says so: the run first times the reference on this machine now
+  (``harness.grading.wall_calibration``) and the grader child's calls get the calibrated wall
+  limit, ``WALL_FACTOR`` x that stretch x the CPU budget, never more than the fixed 10x
+  backstop (``harness.policy.WallCalibration``; ``CheckResult.wall_limit`` says it, and the
+  header prints it); on a loaded machine it is granted once more before it stands. The
+  grader child's own watch below keeps the fixed backstops. A candidate that dies, hangs or breaks
   the protocol mid-call gives that test ``crashed`` or ``timeout`` and the next test a
   fresh candidate process. This parent also watches the grader child (``_Watch``): its
   own CPU seconds (the harness's work) per test, per load and between tests, with
@@ -77,7 +81,7 @@ from pathlib import Path
 from harness.exitcodes import ExitCode
 from harness.grading import grader_launch
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
-from harness.policy import POLICY, GradingPolicy
+from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
@@ -103,6 +107,9 @@ class CheckOptions:
     strict: bool = POLICY.tier == "strict"  # grade the contract's decisions where the seed is silent
     load_seconds: float = POLICY.load_cpu_seconds  # CPU seconds to import the candidate
     seed: int | None = None  # the run seed (None: derived from the submission, harness.suite.seeding)
+    # the reference's wall/CPU seconds that set each call's wall limit (harness.policy.WallCalibration);
+    # None: measured as the run starts (harness.grading.wall_calibration)
+    wall_calibration: WallCalibration | None = None
 
     def policy(self) -> GradingPolicy:
         """The limits and choices of this run, as ``harness.policy`` states them."""
@@ -114,8 +121,9 @@ class CheckOptions:
         """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
         applies (per test, load, memory), then the tier and ref-deps."""
         policy = self.policy()
-        backstop = policy.backstop(policy.test_cpu_seconds)
-        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall backstop {backstop:g} s), "
+        backstop = BACKSTOP_FACTOR * policy.test_cpu_seconds
+        return (f"limits: {policy.test_cpu_seconds:g} CPU s per test (wall: calibrated, at most the backstop "
+                f"{backstop:g} s), "
                 f"{policy.load_cpu_seconds:g} CPU s to load, {policy.memory_mb} MB; "
                 f"tier {policy.tier}, ref-deps {'on' if policy.ref_deps else 'off'}")
 
@@ -148,6 +156,8 @@ class CheckResult:
     exit_code: int = int(ExitCode.OK)
     marker: str = ""  # in the candidate's environment: finds any process of this run
     seed: int = 0  # the run seed every random choice came from (``--seed`` replays the run)
+    wall_calibration: WallCalibration | None = None  # the run's, given or measured as it started
+    wall_limit: str = ""  # the calibrated wall limit in force and how it was set (WallCalibration.describe)
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -177,6 +187,8 @@ def run_check(options: CheckOptions) -> CheckResult:
     seed = seeding.check_seed(options.seed) if options.seed is not None else seeding.submission_seed(options.impl)
     result = CheckResult(options, marker=secrets.token_hex(8), seed=seed)
     start = time.monotonic()
+    result.wall_calibration = options.wall_calibration or _measure_wall()
+    result.wall_limit = result.wall_calibration.describe(options.timeout)
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     manifest = Manifest.take(protected_roots())
@@ -202,6 +214,12 @@ def run_check(options: CheckOptions) -> CheckResult:
     result.duration = round(time.monotonic() - start, 2)
     result.exit_code = int(_exit_code(result))
     return result
+
+
+def _measure_wall() -> WallCalibration:
+    from harness.grading import wall_calibration
+
+    return wall_calibration.measure()
 
 
 def _explain_not_run(result: CheckResult) -> None:
@@ -363,7 +381,10 @@ def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str])
 
 def _run_arguments(options: CheckOptions, result: CheckResult) -> list[str]:
     """The grader child's options for the run's seed and load limit (kept apart from ``_command``)."""
-    return ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
+    arguments = ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
+    if result.wall_calibration is not None:
+        arguments += ["--wall-reference", result.wall_calibration.argument()]
+    return arguments
 
 
 def _absolute_spec(spec: str) -> str:

@@ -93,6 +93,7 @@ def render_table(result: CheckResult, width: int = 150) -> str:
              + (" --ref-deps" if opts.ref_deps else "") + (" --deep" if opts.deep else "")
              + (" --strict" if opts.strict else ""),
              opts.policy_header(),
+             *([result.wall_limit] if result.wall_limit else []),
              f"seed: {result.seed} (check --seed {result.seed} replays this run)",
              f"confinement: {result.isolation or 'none (the candidate never started)'}"]
     lines += _load_lines(result)

@@ -74,6 +74,7 @@ def _begin(argv: list[str]) -> None:
     only, skip = _names(options.only), _names(options.skip)
     tests = len([n for n in NAMES if (not only or n in only) and n not in skip])
     limits = candidate_limits(options.load_seconds, options.timeout, options.memory, tests)
+    use_wall_reference(options.wall_reference)  # before the import's wall limit is set
     from harness.sandbox import Candidate
 
     settings = (options.impl, options.ref_deps, limits, os.environ.get("CONSTRAIN_HARNESS_MARKER"),
@@ -100,11 +101,20 @@ def _options(argv: list[str]):
     parser.add_argument("--memory", type=int, default=POLICY.memory_mb)
     parser.add_argument("--only", default="")
     parser.add_argument("--skip", default="")
+    parser.add_argument("--wall-reference", default=None)
     try:
         options, _ = parser.parse_known_args(argv)
     except (SystemExit, ValueError):
         return None
     return options
+
+
+def use_wall_reference(text: str | None) -> None:
+    """Put the grading run's wall calibration (``--wall-reference WALL:CPU``,
+    ``harness.policy.WallCalibration``) in force in this grader process; None: the fixed backstop."""
+    from harness.policy import WallCalibration, use_wall_calibration
+
+    use_wall_calibration(WallCalibration.parse(text) if text else None)
 
 
 def _names(text: str) -> frozenset[str]:

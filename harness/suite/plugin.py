@@ -24,6 +24,10 @@ Options:
   ``POLICY.test_cpu_seconds``); wall time only as the backstop ``POLICY.backstop(S)``, for
   a candidate that sleeps or blocks (``harness.sandbox.client``). A verdict never depends on
   how busy the machine is.
+- ``--wall-reference WALL:CPU``: the reference's wall and CPU seconds for the same work,
+  measured as the grading run started (``harness.grading.wall_calibration``): put in force
+  before the candidate starts, it makes ``POLICY.backstop(S)`` the calibrated wall limit
+  (``harness.policy.WallCalibration``) instead of the fixed 10x.
 - ``--load-seconds S``: CPU seconds for importing the candidate (``POLICY.load_cpu_seconds``).
 - ``--seed N``: the run seed every random choice comes from (``harness.suite.seeding``;
   default 0, the catalogue's own constants; ``harness.grading.check`` passes the submission's).
@@ -208,6 +212,9 @@ def pytest_addoption(parser) -> None:
     group.addoption("--twin-in-fd", type=int, default=None,
                     help="read the --twin-tests' results from this file descriptor (harness.suite.twin)")
     group.addoption("--twin-tests", default="", help="comma-separated test names a twin runs (harness.suite.twin)")
+    group.addoption("--wall-reference", default=None, metavar="WALL:CPU",
+                    help="the reference's wall and CPU seconds for the same work, measured as the run started: "
+                         "each call's wall limit is calibrated from them (harness.policy.WallCalibration)")
     group.addoption("--twin-out-fd", type=int, default=None,
                     help="a twin: write each finished test to this file descriptor (harness.suite.twin)")
     # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
@@ -221,6 +228,12 @@ def pytest_configure(config) -> None:
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
         config.addinivalue_line("markers", f"{marker}: {text}")
     settings = CatalogueSettings.from_config(config)  # a fresh session (pytest.main may run twice in one process)
+    from harness.suite.early import use_wall_reference
+
+    try:
+        use_wall_reference(config.getoption("--wall-reference"))  # every call's wall limit from here on
+    except ValueError as exc:
+        raise pytest.UsageError(f"harness.suite.plugin: --wall-reference: {exc}") from None
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
     _RUN = _Run(settings, out, _writer(out, key))

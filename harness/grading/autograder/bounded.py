@@ -4,15 +4,25 @@ tree, with a wall-clock backstop; and the optional limit of a whole class.
 ``run_bounded(command, log, cwd, cpu_limit, wall_limit, budget=None)`` starts ``command``
 (a ``check`` run) in its own session and returns a ``RunOutcome``:
 
-- the **CPU limit** counts the CPU seconds of the run's whole process tree (the check
+- the **CPU limit** counts the CPU seconds of every process the run ever ran (the check
   process, its pytest children, the confined candidate processes and whatever they
-  start), sampled from ``/proc`` (``utime + stime`` of every live process of the tree,
-  plus ``cutime + cstime``, what each has reaped), and on exit from ``wait4``'s resource
-  usage; past the limit the tree is killed and ``stopped`` is ``"cpu"``. A scan of
+  start, children reaped by the kernel (``SIGCHLD`` ignored) and double-forked ones
+  included): the run starts in a **cgroup of its own** (``harness.sandbox.resources.Cgroup``,
+  entered between fork and exec, so nothing escapes it), and the candidates' cgroups, made
+  under their grader's own cgroup, nest in it, so its ``cpuacct.usage`` (v2: ``cpu.stat``)
+  is the whole run's, processes gone included. Where no cgroup can be made (``resources.
+  unavailable()``) it falls back to ``/proc`` (``utime + stime`` of every live process of
+  the tree, plus ``cutime + cstime``, what each has reaped: blind to auto-reaped children)
+  and ``wait4``'s resource usage on exit; ``RunOutcome.counted`` says which. Past the limit
+  less one sample's worth (``POLL_SECONDS[0]`` x the cores: the most the tree can burn
+  between two samples, at least half the limit), the tree is killed and ``stopped`` is
+  ``"cpu"``, so a run does not pass its printed limit (invariant, as long as the sampling
+  thread wakes within a sample's time of when it asked: on a machine so loaded that it does
+  not, the tree is slowed as much). A scan of
   ``/proc`` costs ~5-30 ms, so it is adaptive: the tree burns at most one CPU second per
   core per second, so the next sample comes after half the time it needs to reach a limit
   (between ``POLL_SECONDS``' bounds, 0.25 and 5 s): far from a limit a run costs one scan
-  per 5 s, and a limit is passed by at most 0.25 s times the cores. ``RLIMIT_CPU`` on the
+  per 5 s (a cgroup's counter is one file read). ``RLIMIT_CPU`` on the
   check process itself (the limit plus a margin) is a second line where ``/proc`` is missing;
 - the **wall backstop** (``harness.policy``: 10x the CPU limit, or less where the
   platform's own wall clock is shorter, e.g. Gradescope's 10 minutes) stops a run that
@@ -55,6 +65,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.sandbox import resources
 from harness.sandbox.cputime import stat_fields
 
 __all__ = ["RunOutcome", "ClassBudget", "run_bounded", "stop_all_runs", "POLL_SECONDS"]
@@ -69,12 +80,14 @@ GONE_SECONDS = 5.0          # after SIGKILL, a stopped tree is waited for (gone 
 @dataclass(frozen=True)
 class RunOutcome:
     """How a bounded run ended: ``exit_code`` (None when it was stopped), ``stopped``
-    (``""``, ``"cpu"``, ``"wall"`` or ``"class"``), the tree's CPU and wall seconds."""
+    (``""``, ``"cpu"``, ``"wall"`` or ``"class"``), the run's CPU and wall seconds, and how
+    the CPU was counted (``counted``: ``"cgroup"`` or ``"proc"``, module docstring)."""
 
     exit_code: int | None
     stopped: str
     cpu_seconds: float
     wall_seconds: float
+    counted: str = "proc"
 
 
 class ClassBudget:
@@ -122,17 +135,34 @@ def run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit
     ``TMPDIR`` a folder of the run's own) under the limits (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="tmp-", dir=cwd, ignore_cleanup_errors=True) as private_tmp:
         env = {**(os.environ if env is None else env), "TMPDIR": private_tmp}
-        return _run_bounded(command, log, cwd, cpu_limit, wall_limit, budget, env)
+        group = _run_cgroup()
+        try:
+            return _run_bounded(command, log, cwd, cpu_limit, wall_limit, budget, env, group)
+        finally:
+            if group is not None:
+                group.remove()
+
+
+RUN_TASKS = 8192          # the run's cgroup: a bound far above its candidates' own (each has its pids.max)
+RUN_MEMORY_MB = 1 << 20   # ... and no memory bound of its own (each candidate has its memory.limit)
+
+
+def _run_cgroup() -> "resources.Cgroup | None":
+    """A cgroup for one run (its CPU counter is what matters), or None where none can be made."""
+    try:
+        return resources.Cgroup.make(RUN_TASKS, RUN_MEMORY_MB)
+    except resources.ResourcesUnavailable:
+        return None
 
 
 def _run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limit: float,
-                 budget: ClassBudget | None, env: dict[str, str]) -> RunOutcome:
+                 budget: ClassBudget | None, env: dict[str, str], group=None) -> RunOutcome:
     start = time.monotonic()
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
-                            start_new_session=True, preexec_fn=_cpu_rlimit(cpu_limit), env=env)
+                            start_new_session=True, preexec_fn=_preexec(cpu_limit, group), env=env)
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
-    monitor = _Monitor(proc.pid, cpu_limit, wall_limit, budget)
+    monitor = _Monitor(proc.pid, cpu_limit, wall_limit, budget, group)
     monitor.thread.start()
     try:
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its pid stays ours
@@ -143,19 +173,22 @@ def _run_bounded(command: list[str], log, cwd: Path, cpu_limit: float, wall_limi
         proc.returncode = os.waitstatus_to_exitcode(status)
         with _RUNNING_LOCK:
             _RUNNING.discard(proc)
-    cpu = max(monitor.cpu, usage.ru_utime + usage.ru_stime)
+    cpu = max(monitor.cpu, monitor.read_cpu(), usage.ru_utime + usage.ru_stime)
     if budget is not None:
         budget.charge(proc.pid, cpu, done=True)
     stopped = monitor.stopped or ("cpu" if proc.returncode == -signal.SIGXCPU else "")
-    return RunOutcome(None if stopped else proc.returncode, stopped, cpu, time.monotonic() - start)
+    return RunOutcome(None if stopped else proc.returncode, stopped, cpu, time.monotonic() - start,
+                      "cgroup" if group is not None else "proc")
 
 
 class _Monitor:
     """Samples the run's tree every ``POLL_SECONDS`` and kills it past a limit."""
 
-    def __init__(self, pid: int, cpu_limit: float, wall_limit: float, budget: ClassBudget | None):
-        self.pid, self.cpu_limit, self.wall_limit, self.budget = pid, cpu_limit, wall_limit, budget
+    def __init__(self, pid: int, cpu_limit: float, wall_limit: float, budget: ClassBudget | None, group=None):
+        self.pid, self.cpu_limit, self.wall_limit, self.budget, self.group = pid, cpu_limit, wall_limit, budget, group
         self.cpu, self.stopped = 0.0, ""
+        # stopped this far below the limit: the most the tree burns between two samples, so it never passes it
+        self.stop_at = max(cpu_limit / 2, cpu_limit - POLL_SECONDS[0] * (os.cpu_count() or 1))
         self._start = time.monotonic()
         self._done = threading.Event()
         self.thread = threading.Thread(target=self._watch, name=f"limit-{pid}", daemon=True)
@@ -163,17 +196,22 @@ class _Monitor:
     def _next_sample(self) -> float:
         """Half the wall time the tree needs, at full speed on every core, to reach a limit."""
         cores = os.cpu_count() or 1
-        left = [(self.cpu_limit - self.cpu) / cores, self.wall_limit - (time.monotonic() - self._start)]
+        left = [(self.stop_at - self.cpu) / cores, self.wall_limit - (time.monotonic() - self._start)]
         if self.budget is not None:
             left += [(self.budget.cpu_limit - self.budget.used) / cores, self.budget.wall_left]
         return min(POLL_SECONDS[1], max(POLL_SECONDS[0], min(left) / 2))
 
+    def read_cpu(self) -> float:
+        """The run's CPU seconds so far: its cgroup's counter (every process it ever ran), else
+        the ``/proc`` tree's."""
+        return self.group.cpu_seconds() if self.group is not None else _tree_cpu(self.pid)
+
     def _watch(self) -> None:
         while not self._done.wait(self._next_sample()):
-            self.cpu = max(self.cpu, _tree_cpu(self.pid))
+            self.cpu = max(self.cpu, self.read_cpu())
             if self.budget is not None:
                 self.budget.charge(self.pid, self.cpu)
-            if self.cpu > self.cpu_limit:
+            if self.cpu >= self.stop_at:
                 self._stop("cpu")
             elif time.monotonic() - self._start > self.wall_limit:
                 self._stop("wall")
@@ -190,10 +228,12 @@ class _Monitor:
         self.thread.join()
 
 
-def _cpu_rlimit(cpu_limit: float):
+def _preexec(cpu_limit: float, group):
     seconds = int(cpu_limit + _RLIMIT_MARGIN)
 
     def preexec() -> None:  # in the child before exec: the check process's own CPU; the sandbox sets its own
+        if group is not None:
+            group.enter(os.getpid())   # before its first instruction: every process it starts is counted
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, resource.RLIM_INFINITY))
 
     return preexec

@@ -376,9 +376,9 @@ def without_scratch(grade: Grade, scratch: Path) -> Grade:
 
 def _stopped_problem(outcome, options: GradeOptions) -> str:
     if outcome.stopped == "cpu":
-        return (f"timed out ({options.submission_cpu:g} CPU s): the whole check run used more than the "
-                f"per-submission limit of {options.submission_cpu:g} CPU seconds and was stopped; "
-                f"every test scores 0")
+        return (f"timed out ({options.submission_cpu:g} CPU s): the whole check run reached the "
+                f"per-submission limit of {options.submission_cpu:g} CPU seconds (every process it ran counted) "
+                f"and was stopped; every test scores 0")
     return (f"timed out (wall backstop {options.wall_seconds:g} s): the whole check run was still going after "
             f"{options.wall_seconds:g} s of wall time, having used {outcome.cpu_seconds:.0f} CPU s (the backstop "
             f"stops a submission that sleeps or blocks), and was stopped; every test scores 0")

@@ -25,10 +25,14 @@ Identities are checked, never guessed (``harness.grading.batch.roster``): ``cour
 lists the weak matches (a display name alone), the roster entries two or more submissions
 map to (``shared``), the submissions on no roster entry (``unmatched``) and the roster
 entries with no submission (``no_submission``); ``identity_lines`` says them in words for
-the terminal. The gradebooks never guess: a roster student two submissions map to gets
-one row without a score, saying which submissions (``--allow-duplicate-students``, the
-TA's explicit override, writes a row per submission instead), and a roster student with
-no submission gets a row without a score (Canvas leaves the cell ungraded).
+the terminal. The gradebooks never guess: while a roster student two submissions map to,
+or a roster student with no submission, is left, ``write_gradebooks`` refuses to write
+them (it names those students and the override, and returns False) unless the TA passes
+the explicit override: ``--allow-duplicate-students`` writes a row per submission,
+``--allow-missing-students`` a row without a score for each student with no submission
+(Canvas leaves the cell ungraded). ``gradebook_rows`` itself (what an override writes) gives
+a shared student one row without a score, naming the submissions, when duplicates are not
+allowed.
 
 Example::
 
@@ -84,8 +88,12 @@ def add_arguments(group) -> None:
                        help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
     group.add_argument("--allow-duplicate-students", action="store_true",
                        help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
-                            "submissions match one roster student (default: that student gets no score, and both "
-                            "submissions are listed)")
+                            "submissions match one roster student (default: both submissions are listed and no "
+                            "gradebook is written)")
+    group.add_argument("--allow-missing-students", action="store_true",
+                       help="with --gradebook/--canvas-gradebook and --roster: write the gradebooks even when a "
+                            "roster student has no submission, with no score for them (default: they are listed "
+                            "and no gradebook is written)")
     group.add_argument("--starter", metavar="DIR", default=None,
                        help="with --batch: the starter code students were given (a folder or a file); the "
                             "similarity check discounts it, so a shared stub is never flagged")
@@ -106,13 +114,15 @@ class Course:
     regrade: tuple[str, ...] = ()
     outputs: tuple[Path, ...] = ()   # the gradebooks to write
     allow_duplicates: bool = False   # --allow-duplicate-students
+    allow_missing: bool = False      # --allow-missing-students
     starter: list[str] | None = None   # --starter DIR: the texts of the course's starter code
 
 
     @classmethod
     def open(cls, args, folder: Path) -> "Course":
         course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()),
-                     allow_duplicates=bool(getattr(args, "allow_duplicate_students", False)))
+                     allow_duplicates=bool(getattr(args, "allow_duplicate_students", False)),
+                     allow_missing=bool(getattr(args, "allow_missing_students", False)))
         metadata = getattr(args, "metadata", None)
         default = Path(folder) / METADATA_NAME
         if metadata or (default.is_file() and not default.is_symlink()):
@@ -208,14 +218,16 @@ class Course:
         found = self.identities(records)
         lines = [f"two or more submissions match {who}: {', '.join(subs)}" + (
             "; written once per submission (--allow-duplicate-students)" if self.allow_duplicates else
-            "; no score written for them in the gradebooks (check, then --allow-duplicate-students)")
+            "; no gradebook written (check, then --allow-duplicate-students)")
             for who, subs in found["shared"].items()]
         if found["weak"]:
             lines.append(f"matched by display name only (weak, anyone can set it): {'; '.join(found['weak'])}")
         if found["unmatched"]:
             lines.append(f"not on the roster: {'; '.join(found['unmatched'])}")
         if found["no_submission"]:
-            lines.append(f"on the roster, no submission (no score written): {', '.join(found['no_submission'])}")
+            lines.append(f"on the roster, no submission: {', '.join(found['no_submission'])}" + (
+                "; no score written for them (--allow-missing-students)" if self.allow_missing else
+                "; no gradebook written (check, then --allow-missing-students)"))
         return lines
 
     # ----------------------------------------------------------------------- the records
@@ -323,12 +335,35 @@ class Course:
                     owners.setdefault(identity, set()).add(r["student"])
         return {k: sorted(v) for k, v in owners.items() if len(v) > 1}
 
+    def gradebook_refusals(self, records: list[dict]) -> list[str]:
+        """Why the gradebooks may not be written (nothing when they may): the roster students
+        two submissions match, unless ``allow_duplicates``, and those with no submission, unless
+        ``allow_missing``. Each line names the students and the override that writes anyway."""
+        found = self.identities(records)
+        refusals = []
+        if found["shared"] and not self.allow_duplicates:
+            refusals.append("two or more submissions match " + "; ".join(
+                f"{who} ({', '.join(subs)})" for who, subs in found["shared"].items())
+                + ": which one is theirs is not known (check, then pass --allow-duplicate-students "
+                  "to write a row per submission)")
+        if found["no_submission"] and not self.allow_missing:
+            refusals.append(f"no submission from {', '.join(found['no_submission'])} (check the export and the "
+                            f"roster, then pass --allow-missing-students to write them without a score)")
+        return refusals
+
     def write_gradebooks(self, records: list[dict], args, stderr, announce) -> bool:
-        """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be written."""
+        """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be
+        written or they were refused (``gradebook_refusals``: then none is written, and stderr says why)."""
         rows = self.gradebook_rows(records)
         wanted = [(getattr(args, "gradebook", None), lambda: gradebook.plain_csv(rows, self.points)),
                   (getattr(args, "canvas_gradebook", None),
                    lambda: gradebook.canvas_csv(rows, args.assignment, args.canvas_assignment_id, self.points))]
+        asked = [str(path) for path, _ in wanted if path]
+        refusals = self.gradebook_refusals(records) if asked else []
+        if refusals:
+            for reason in refusals:
+                print(f"gradebook not written ({', '.join(asked)}): {escape.terminal(reason)}", file=stderr)
+            return False
         ok = True
         for path, render in wanted:
             if not path:
