@@ -53,9 +53,13 @@ what the client's budgets read), and a uid of its own when the grader is root. T
 says which (``resources: a cgroup of its own (v1: pids, memory, cpuacct): ...``). Where no
 cgroup can be made (no cgroup v2 subtree delegated to the grader, no writable v1
 ``pids``/``memory``/``cpuacct`` hierarchies), ``unavailable()`` says so and every verb refuses
-as above; ``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes cgroups unavailable (for the tests of the
-refusal). Unconfined, a cgroup is used where one can be made. ``Plan.release()`` ends
-whatever is left in the cgroup, removes it and frees the uid.
+as above, unless the grader is root with ``setpriv``: then each candidate gets the weaker
+mechanism of ``resources.claim_uid_only`` (a uid of its own, so ``RLIMIT_NPROC`` is per
+candidate; CPU counted over its tree from ``/proc``; memory per process), which the header
+states (``resources: no cgroup on this machine (...); a uid of its own instead: ...``).
+``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes cgroups unavailable (for the tests of both).
+Unconfined, a cgroup is used where one can be made. ``Plan.release()`` ends whatever is left
+in the cgroup (or of the uid), removes it and frees the uid.
 
 In every mode: the environment is the allowlist ``ENV_ALLOWLIST`` plus a private ``HOME``
 and ``TMPDIR`` and the run marker ``CONSTRAIN_HARNESS_RUN``; rlimits ``CPU``, ``AS``,
@@ -142,9 +146,9 @@ class Plan:
 
     def cpu_seconds(self, pid: int | None) -> float:
         """CPU seconds of the candidate's whole tree: its cgroup's count (every process it ever
-        ran), else (unconfined without a cgroup) ``cputime.tree_seconds(pid)``."""
-        if self.claim is not None:
-            return self.claim.cpu_seconds()
+        ran), else (no cgroup: unconfined, or the uid of its own alone) ``cputime.tree_seconds(pid)``."""
+        if self.claim is not None and (counted := self.claim.cpu_seconds()) is not None:
+            return counted
         from harness.sandbox import cputime
 
         return 0.0 if pid is None else cputime.tree_seconds(pid)
@@ -255,7 +259,7 @@ def unavailable() -> str | None:
     if not _bwrap_works(bwrap.path, _as_root()):
         return f"{bwrap.describe()} cannot build its sandbox here ({_FAILURES.get(bwrap.path, 'no reason given')})"
     cgroup = resources.unavailable()
-    if cgroup is not None:
+    if cgroup is not None and not (_as_root() and _setpriv()):  # root: a uid of its own instead (plan)
         return (f"no cgroup can be made for each candidate, so one candidate's processes, CPU and memory could "
                 f"take its classmates' ({cgroup})")
     return None
@@ -303,10 +307,7 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     assert bwrap is not None  # require() checked it
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
     own_uid = as_root and bool(_setpriv())
-    try:
-        claim = resources.claim(limits, uid=own_uid)
-    except (OSError, resources.ResourcesUnavailable) as exc:
-        raise ConfinementUnavailable(f"no cgroup or uid for this candidate: {exc}") from None
+    claim = _claim(limits, own_uid)
     # as root the candidate's uid is its own: RLIMIT_NPROC counts this candidate's processes only
     nproc = limits.processes if as_root else _own_processes() + limits.processes
     try:
@@ -347,6 +348,23 @@ def _resources(claim: resources.Claim | None) -> str:
     if claim is None:
         return "resources: shared with the machine (no cgroup can be made here: only the rlimits bound them)"
     return f"resources: {claim.describe()}"
+
+
+def _claim(limits: Limits, own_uid: bool) -> resources.Claim:
+    """A confined candidate's cgroup (and uid, with ``own_uid``); where this machine makes no
+    cgroup at all and the candidate gets a uid of its own, that uid alone (the weaker
+    mechanism, ``resources.claim_uid_only``). Raises ``ConfinementUnavailable``."""
+    try:
+        return resources.claim(limits, uid=own_uid)
+    except (OSError, resources.ResourcesUnavailable) as exc:
+        failure = exc
+    why = resources.unavailable()  # None: cgroups work here, this one failed (no uid free, EAGAIN...)
+    if own_uid and why is not None:
+        try:
+            return resources.claim_uid_only(limits, why)
+        except (OSError, resources.ResourcesUnavailable) as exc:
+            failure = exc
+    raise ConfinementUnavailable(f"no cgroup or uid for this candidate: {failure}") from None
 
 
 def _claim_if_possible(limits: Limits) -> resources.Claim | None:
