@@ -129,7 +129,7 @@ _ALL = (
              "1: bubblewrap is unavailable, to test the refusal",
              ("harness/sandbox/confine.py",)),
     Variable("CONSTRAIN_HARNESS_NO_CGROUP", "tests",
-             "1: no cgroup can be made for a candidate, to test the refusal (docs/resources.md)",
+             "1: no cgroup can be made for a candidate, to test the refusal and the uid-only way (docs/resources.md)",
              ("harness/sandbox/resources.py",)),
     Variable("CONSTRAIN_HARNESS_NO_SETPRIV", "tests",
              "1: setpriv is unavailable, to test bwrap's own --uid path",

@@ -25,6 +25,7 @@ import re
 import sys
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -102,7 +103,7 @@ def test_a_student_never_reads_the_sandbox_internals_and_the_staff_test_keeps_th
     results = run_in(tmp_path, monkeypatch, AutograderConfig(), fake_grade(test_vocab_bytes="failed"))
     seen = student_visible(results)
     assert not [word for word in INTERNALS if word in seen], seen
-    assert "policy: default grading" in results["output"] and "seed: 1234" in results["output"]   # plain words
+    assert "policy: default grading" in results["output"] and visibility.SEED_KEPT in results["output"]
     assert "time budget: 540 s of elapsed time" in results["output"]
     failed = {t["name"]: t for t in results["tests"]}["test_vocab_bytes"]
     assert failed["output"].splitlines()[0] == 'FAILED: File "constrain.py", line 3: wrong'   # the student's path
@@ -115,10 +116,25 @@ def test_a_student_never_reads_the_sandbox_internals_and_the_staff_test_keeps_th
     assert "check's own output" in staff["output"] and "confinement:" in results["_log"]   # the instructors' log
 
 
-def test_the_student_header_keeps_the_policy_budget_and_seed_once():
+def test_the_student_header_keeps_the_policy_and_budget_once_and_says_the_seed_is_the_staffs():
     header = visibility.student_header(HEADER + "\n" + POLICY.budget_line())
-    assert header.splitlines() == [f"{POLICY.header()} (wall backstop 540 s)", "seed: 1234 (check --seed 1234 "
-                                   "replays this run)", POLICY.budget_line()]
+    assert header.splitlines() == [f"{POLICY.header()} (wall backstop 540 s)", visibility.SEED_KEPT,
+                                   POLICY.budget_line()]
+    assert visibility.student_header(f"{POLICY.header()}\n") == POLICY.header()   # no seed line: none said
+
+
+@pytest.mark.e2e
+def test_the_run_seed_is_in_the_staff_test_only_never_where_a_student_reads(tmp_path, monkeypatch):
+    """Issue 48: the seed mixes the course secret into the upload's hash; a student who read
+    it could replay the run offline and try uploads until the random inputs miss a bug."""
+    seed = 3_141_592_653
+    header = HEADER.replace("seed: 1234 (check --seed 1234", f"seed: {seed} (check --seed {seed}")
+    grade = fake_grade(test_vocab_bytes="failed", test_hand_example="timeout")
+    results = run_in(tmp_path, monkeypatch, AutograderConfig(), replace(grade, header=header))
+    seen = student_visible(results)
+    assert str(seed) not in seen and visibility.SEED_KEPT in results["output"], seen
+    staff = results["tests"][-1]
+    assert staff["visibility"] == "hidden" and f"check --seed {seed} replays this run" in staff["output"]
 
 
 @pytest.mark.parametrize("settings, message", [

@@ -187,6 +187,7 @@ def test_a_batch_keys_its_seeds_with_a_secret_no_student_reads(harness_unchanged
         assert record["seed"] == expected_seed(secret, data)      # the seed check ran with, in the staff's report
         assert record["seed"] != seeding.submission_seed(str(folder / f"{student}.py"))
         assert "nothing found" in json.dumps(record) and "LEAKED" not in json.dumps(record)
+        assert str(record["seed"]) not in students_read           # the seed is the staff's, not the student's
 
     # resumed: the same secret, so a student regraded from a changed upload gets its seed under it
     (folder / "trudy.py").write_text("# trudy, again\n" + mallory)
@@ -286,6 +287,8 @@ def test_gradescope_keys_the_seed_and_no_student_output_holds_the_secret(harness
     assert seed != seeding.submission_seed(str(root / "submission" / "constrain.py"))
     staff = next(t for t in results["tests"] if t["name"] == runner.visibility.STAFF_TEST)
     assert staff["visibility"] == "hidden" and f"seed: {seed}" in staff["output"]   # the TA's replay: --seed
+    seen = [results["output"], *(t.get("output", "") for t in results["tests"] if t["visibility"] != "hidden")]
+    assert str(seed) not in "\n".join(seen) and runner.visibility.SEED_KEPT in results["output"]
 
 
 def test_a_bundle_without_a_secret_says_so_and_a_bad_one_is_the_staffs_failure(tmp_path):

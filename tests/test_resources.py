@@ -90,10 +90,11 @@ def test_the_header_names_the_cgroup_and_the_uid_of_each_candidate():
     assert gone(first) == gone(second) == ([], [], [])
 
 
-def test_without_a_cgroup_every_verb_refuses_in_one_line(monkeypatch):
+def test_without_a_cgroup_or_a_uid_of_its_own_every_verb_refuses_in_one_line(monkeypatch):
     from harness.cli import main
 
     monkeypatch.setenv(resources.NO_CGROUP_ENV, "1")
+    monkeypatch.setenv("CONSTRAIN_HARNESS_NO_SETPRIV", "1")  # a root grader without setpriv gives no uid either
     assert "no cgroup can be made for each candidate" in confine.unavailable()
     out, err = io.StringIO(), io.StringIO()
     code = main(["check", "--impl", str(CANDIDATES / "loops_forever.py")], out, err)
@@ -101,6 +102,41 @@ def test_without_a_cgroup_every_verb_refuses_in_one_line(monkeypatch):
     assert code == 2 and len(lines) == 1, err.getvalue()
     assert lines[0].startswith("check: refusing to run untrusted code without confinement: no cgroup can be made")
     assert "--unconfined" in lines[0] and out.getvalue() == ""
+
+
+as_root = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                             reason="a uid of its own per candidate needs a root grader and setpriv")
+
+
+@confined
+@as_root
+@pytest.mark.e2e
+def test_without_a_cgroup_a_root_grader_gives_each_candidate_a_uid_of_its_own_and_says_so(monkeypatch):
+    """A machine that makes no cgroup (simulated): the weaker mechanism, stated in the header;
+    a fork loop to the per-user process limit takes no process from a classmate started after
+    it, a CPU budget still ends a loop, and nothing of either uid is left running."""
+    monkeypatch.setenv(resources.NO_CGROUP_ENV, "1")
+    assert confine.unavailable() is None
+    before = tree_digest()
+    limits = Limits(memory_mb=256, processes=24)
+    with Candidate(str(CANDIDATES / "resources_forks_to_the_limit.py"), limits=limits) as forker:
+        said = forker.load["confinement"]
+        assert "resources: no cgroup on this machine (cgroups are switched off" in said, said
+        assert "a uid of its own instead: per-user process limit 24 (RLIMIT_NPROC" in said
+        assert "memory 256 MB per process (RLIMIT_AS, not for the tree)" in said
+        assert forker.plan.claim.cgroup.folders == () and forker.plan.claim.peak_memory() == 0
+        assert 20 <= len(uid_processes(forker.plan.claim.uid)) <= 24   # it holds what its uid may have
+        with Candidate(None, limits=limits) as classmate:
+            assert classmate.plan.claim.uid != forker.plan.claim.uid
+            assert answers_like_python(classmate.module.regex_to_dfa(HAND))
+        assert answers_like_python(forker.module.regex_to_dfa(HAND))   # then it works like the reference
+    with Candidate(str(CANDIDATES / "loops_forever.py"), limits=limits) as looper:
+        looper.limit_cpu(1.0)   # counted over its tree from /proc, no cgroup to read
+        with pytest.raises(CandidateTimeout, match=r"^CPU-time limit"):
+            looper.module.regex_to_dfa(HAND)
+    for cand in (forker, classmate, looper):
+        assert left_over(cand.marker) == [] and uid_processes(cand.plan.claim.uid) == []
+    assert tree_digest() == before
 
 
 # --------------------------------------------------------------------------- the attacks

