@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 import oracles.automaton as reference
-from harness.mutants import generation
+from harness.mutants import generation, stability
 from harness.mutants.apply import load, materialize_generated
 from harness.sandbox.candidate import load_candidate
-from harness.suite import inputs, test_deep, tiers
+from harness.suite import inputs, seeding, test_deep, tiers
 from harness.suite.catalogue import DEEP_NAMES
 from tests.test_fairness import READINGS
 
@@ -86,3 +86,30 @@ def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp
     tiers.set_strict(True)  # the deep pass of mutants --generated runs --deep --strict
     with pytest.raises(AssertionError):
         check(mutated)
+
+
+SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check is SAMPLING]
+
+
+@pytest.mark.parametrize("seeds", [stability.STABILITY_SEEDS[:2],
+                                   pytest.param(stability.STABILITY_SEEDS, marks=pytest.mark.slow)],
+                         ids=["2 seeds", "20 seeds"])
+def test_the_sampling_check_passes_and_kills_under_every_run_seed(seeds, tmp_path):
+    """Its draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
+    it: the reference passes and each sampling mutant is killed under every stability seed."""
+    sites = {s.id: s for s in generation.enumerate_sites(modules=["sampling"])}
+    mutants = {i: load(materialize_generated(generation.build(sites[i])[0], tmp_path)) for _, i in SEEDED}
+    tiers.set_strict(True)
+    before = seeding.run_seed()
+    try:
+        for seed in seeds:
+            seeding.set_run_seed(seed)
+            inputs._SHAPE.clear()
+            SAMPLING(reference)
+            for mutant_id, mutated in mutants.items():
+                inputs._SHAPE.clear()
+                with pytest.raises(AssertionError):
+                    SAMPLING(mutated)
+                    pytest.fail(f"{mutant_id} survived under run seed {seed}")
+    finally:
+        seeding.set_run_seed(before)
