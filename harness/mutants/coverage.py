@@ -43,11 +43,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.mutants.apply import REFERENCE_DIR
+from harness.suite.catalogue import DEEP_NAMES
 
 FORMAT = "constrain-harness-mutant-coverage"
 FORMAT_VERSION = 2   # 2: with the reference's fingerprint and the lines each of its keys executes
-DEEP_TESTS = ("test_deep_tables_equal_the_derivative_oracle", "test_deep_matching_equals_python_re",
-              "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict")
+DEEP_TESTS = DEEP_NAMES  # the --deep tier's tests, in the order they run
 FUNCTION_NAME = "_constrain_harness_executed_lines"
 PROBE = f'''
 import coverage as _ch_coverage  # constrain-harness: a coverage recording copy, never graded

@@ -77,3 +77,12 @@ CATALOGUE: tuple[Entry, ...] = (
 
 NAMES: tuple[str, ...] = tuple(entry.name for entry in CATALOGUE)
 BY_NAME: dict[str, Entry] = {entry.name: entry for entry in CATALOGUE}
+
+DEEP_NAMES: tuple[str, ...] = (
+    "test_deep_tables_equal_the_derivative_oracle", "test_deep_matching_equals_python_re",
+    "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict",
+    "test_deep_long_patterns_equal_the_derivative_oracle", "test_deep_step_refuses_every_state_out_of_range",
+    "test_deep_sampling_params_choose_exactly_their_tokens",
+)
+"""The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
+properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -13,6 +13,16 @@ shrunk pattern, string, state or document.
 - masks: ``TokenIndex.mask`` after a prefix equals the derivative oracle's mask;
 - schemas: valid and one-mutation documents match iff json + jsonschema say so (and the
   seed's grammar: a raw DEL in a string no enum spells is out, ``free_string_holds_del``).
+
+Then exact checks on fixed inputs, where the drawn ones are too few or too small to reach
+the code (each found by generated mutants that no test executed or none killed, and shown
+to kill them by ``tests/test_deep_exact.py``):
+
+- long patterns: ``LONG_PATTERNS`` (65 to 141 states) equal the derivative oracle's
+  canonical DFA, table for table;
+- ``DFA.step`` refuses every state out of range, however far out (a contract decision).
+
+``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
 
 from __future__ import annotations
@@ -26,8 +36,8 @@ from hypothesis import strategies as st
 
 from golden import readings
 from golden.readings import RAW_DEL, closed, free_string_holds_del
-from harness.suite.explain import compile_or_note, fail, first_difference, shortest_path
-from harness.suite.inputs import expected_match
+from harness.suite.explain import DEAD, compile_or_note, expect_valueerror, fail, first_difference, shortest_path
+from harness.suite.inputs import HAND_PATTERN, expected_match, make_constraint
 from harness.suite.tiers import decision
 
 DEEP = settings(max_examples=150, derandomize=True, database=None, deadline=None, print_blob=False,
@@ -218,3 +228,126 @@ def _compact(value) -> str:
 
 
 decided_constructs = readings.decided_schema_constructs
+
+
+# Exact checks: fixed inputs, each checked against an oracle, where the properties above draw
+# too few or too small inputs to reach the code (found by generated mutants: harness/mutants).
+
+LONG_PATTERNS = ("a{70}", "a{65,}", "x" * 80, "[0-9]{1,80}", "(abc){30}d?", "(a|bc){0,70}", "(a|b){0,66}c",
+                 "(ab|c){40}", "[^a]{3,70}b", "(a|b)*a(a|b){6}")
+"""Patterns whose minimal DFA is long (65 to 141 states, chains of up to 90 bytes): minimizing
+one takes more splitting rounds than any pattern the properties draw (``max_leaves=10``), so an
+implementation may take another path for them (the reference: Hopcroft's algorithm once Moore's
+rounds pass a bound)."""
+
+
+def test_deep_long_patterns_equal_the_derivative_oracle(impl):
+    """Section 2.2: "trans and accept are a function of the language alone", also for a DFA
+    with many states: each of ``LONG_PATTERNS`` gives the derivative oracle's canonical DFA
+    (its own parse, minimization and numbering), table for table."""
+    for pattern in LONG_PATTERNS:
+        want_t, want_a = _oracle_long_tables(pattern)
+        dfa = compile_or_note(impl, pattern)
+        if dfa is None:
+            continue
+        got_t, got_a = np.asarray(dfa.trans), np.asarray(dfa.accept)
+        if want_t.shape != got_t.shape:
+            fail("the number of states differs from the derivative oracle's canonical DFA", pattern=pattern,
+                 expected=int(want_t.shape[0]), got=int(got_t.shape[0]))
+        for want, got, what in ((want_a, got_a, "accept"), (want_t, got_t, "trans")):
+            where = first_difference(want, got)
+            if where is not None:
+                fail(f"{what} differs from the derivative oracle's canonical DFA", pattern=pattern, state=where[0],
+                     path=shortest_path(want_t, where[0]), position=where, expected=want[where].item(),
+                     got=got[where].item())
+
+
+def _oracle_long_tables(pattern: str):
+    from oracles import derivatives
+
+    return derivatives.canonical_dfa(pattern)  # each is far inside its bound: a LimitExceeded is a harness bug
+
+
+STATES_OUT_OF_RANGE = (1, 2, 8, 1000, -2, -1000)
+"""States ``DFA.step`` must refuse on a one-state DFA, beside the first one past the end and -2
+that ``test_hand_example`` asks on its 7-state DFA: any distance past the end or below DEAD."""
+
+
+def test_deep_step_refuses_every_state_out_of_range(impl):
+    """The contract's decision ``step_out_of_range_valueerror`` (the seed does not say): a
+    state that is neither DEAD nor in range(n_states) raises ValueError, however far out;
+    DEAD and every state in range are read. Oracle: the hand example's table (section 3)
+    and ``[ab]*``'s one state, which loops on a and b."""
+    hand = impl.regex_to_dfa(HAND_PATTERN)
+    for bad in (7, 8, 9, 70, 1000, 2**31 - 1, -2, -3, -1000):
+        expect_valueerror("step_out_of_range_valueerror", lambda: hand.step(bad, b"a"),
+                          f"DFA.step({bad}, b'a') on {HAND_PATTERN!r}'s 7-state DFA")
+    one = impl.regex_to_dfa("[ab]*")
+    for bad in STATES_OUT_OF_RANGE:
+        expect_valueerror("step_out_of_range_valueerror", lambda: one.step(bad, b"a"),
+                          f"DFA.step({bad}, b'a') on '[ab]*'s one-state DFA")
+    for state, data, want in ((0, b"abba", 0), (0, b"", 0), (0, b"abc", DEAD)):
+        got = one.step(state, data)
+        if got != want:
+            fail("DFA.step disagrees with '[ab]*'s one-state table", start=state, data=data, expected=want, got=got)
+
+
+# (logits of the hand example's allowed ids 0 4 8 9 10 in state 0, history, penalty): seen logits
+# in (0, 1], where dividing and multiplying by the penalty move them opposite ways
+SMALL_PENALTY_CASES = (([0.9, 0.95, 0.2, 0.3, 0.1], [4], 2.0), ([0.5, 0.2, 0.45, 1.0, 0.1], [9], 4.0),
+                       ([0.3, 0.05, 0.2, 0.25, 0.28], [10], 0.5))
+# (params, the kept ids) for the allowed logits 0.5 2.0 1.0 1.5 0.0 (softmax: 4 .43, 9 .26, 8 .16,
+# 0 .10, 10 .06): top-p sets of 2, 3 and 4 tokens, and top-k; each set is computed by the test
+FILTER_CASES = (dict(temperature=1.0, top_p=0.6), dict(temperature=1.0, top_p=0.8), dict(temperature=1.0, top_p=0.9),
+                dict(temperature=1.0, top_k=2), dict(temperature=1.0, top_k=4))
+FILTER_DRAWS = 400  # a kept token has p >= 0.06 renormalized: missing it in 400 seeded draws has p < 1e-9
+
+
+def test_deep_sampling_params_choose_exactly_their_tokens(impl):
+    """Section 2.4 on L8.1's sampler, with the contract's ``SamplingParams``: greedy takes the
+    best allowed logit after the repetition penalty (a seen logit divided by it when
+    positive, also below 1); top_k keeps the k largest logits and top_p the smallest set of
+    most likely tokens whose probability reaches top_p, so the draws come from exactly that
+    set: none outside it, and each token of it drawn (``FILTER_DRAWS`` seeded draws).
+
+    Oracle: the penalty, argmax, log-softmax and the kept sets computed here with numpy on
+    the hand example's state 0 (``strength``'s helpers)."""
+    from harness.suite import strength
+    from harness.suite.inputs import HAND_EOS, HAND_VOCAB
+    from harness.suite.seeding import seeded_rng
+
+    allowed = strength._STATE0_ALLOWED
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, HAND_EOS)
+    for values, history, penalty in SMALL_PENALTY_CASES:
+        logits = np.full(len(HAND_VOCAB), 9.0)  # disallowed tokens score higher than any allowed one
+        logits[allowed] = values
+        want = strength._penalized(logits, set(history), penalty)
+        token_want = allowed[int(np.argmax(want[allowed]))]
+        params = impl.SamplingParams(temperature=0.0, repetition_penalty=penalty)
+        token, logprob = impl.constrained_sample(logits, make_constraint(impl, index), params, list(history),
+                                                 seeded_rng(0))
+        logprob_want = strength._log_softmax_at(want, allowed, token_want)
+        if int(token) != token_want or not abs(float(logprob) - logprob_want) <= 1e-9:
+            fail("greedy under a repetition penalty must take the best allowed penalized logit", logits=values,
+                 history=history, penalty=penalty, expected=(token_want, round(logprob_want, 9)),
+                 got=(int(token), float(logprob)))
+    logits = np.full(len(HAND_VOCAB), 9.0)
+    logits[allowed] = [0.5, 2.0, 1.0, 1.5, 0.0]
+    for params in FILTER_CASES:
+        keep = kept_by_filters(logits[allowed], params)
+        drawn = {int(d[0]) for d in strength._draws(impl, logits, index, params, seeded_rng(52), FILTER_DRAWS)}
+        if drawn != {allowed[i] for i in keep}:
+            fail("the draws must come from exactly the tokens top_k / top_p keep", params=params,
+                 expected=sorted(allowed[i] for i in keep), got=sorted(drawn))
+
+
+def kept_by_filters(values: np.ndarray, params: dict) -> list[int]:
+    """The positions of ``values`` (allowed logits, temperature 1) that top_k, then top_p keep:
+    the k largest; then the smallest set of most likely ones whose softmax reaches top_p.
+    E.g. [0.5, 2.0, 1.0, 1.5, 0.0] with top_p 0.6 keeps [1, 3] (0.43 + 0.26)."""
+    order = [int(i) for i in np.argsort(-values, kind="stable")]
+    order = order[:params.get("top_k") or len(order)]
+    probs = np.exp(values[order] - values[order].max())
+    cumulative = np.cumsum(probs / probs.sum())
+    n_keep = int(np.searchsorted(cumulative, params.get("top_p", 1.0) - 1e-12)) + 1
+    return sorted(order[:n_keep])
