@@ -113,9 +113,16 @@ def _generated_entry(r: MutantResult, m) -> tuple[str, dict]:
     return site.file, {
         "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": m.pitfall,
         "replacement": m.after, "location": location, "status": STRYKER_STATUS[r.outcome],
-        "statusReason": r.detail or None, "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
+        "statusReason": _reason(r), "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
         "duration": int(r.seconds * 1000),
     }
+
+
+def _reason(r: MutantResult) -> str | None:
+    """The Stryker ``statusReason``: the result's detail, and an equivalent's evidence domain."""
+    domain = (r.evidence or {}).get("domain")
+    reason = f"{r.detail} ({domain})" if domain and domain not in r.detail else r.detail
+    return reason or None
 
 
 def to_stryker(results: list[MutantResult], mutants=None) -> dict:
