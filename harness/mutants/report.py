@@ -132,10 +132,10 @@ def to_stryker(results: list[MutantResult], mutants=None) -> dict:
         m = _lookup(mutants)[r.id]
         if getattr(m, "site", None) is not None:
             name, mutant_entry = _generated_entry(r, m)
-            path = REFERENCE_DIR / name
+            path = reference_dir(m) / name   # oracles/tools for a generated mutant of the tool surface
             source = path.read_text(encoding="utf-8") if path.exists() else ""
-            files.setdefault(f"oracles/automaton/{name}", {"language": "python", "source": source, "mutants": []})[
-                "mutants"].append(mutant_entry)
+            files.setdefault(f"oracles/{path.parent.name}/{name}", {"language": "python", "source": source,
+                                                                    "mutants": []})["mutants"].append(mutant_entry)
             tests.update(r.tests)
             continue
         edit = m.edits[0] if m.edits else None
