@@ -112,3 +112,15 @@ def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_
     assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module schema"
     assert passed == [False, True]   # unproven: the deep pass ran
     assert runner.result_from_json(runner.result_to_json(result)).outcome is Outcome.UNPROVEN
+
+
+def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp_path, monkeypatch):
+    def the_deep_pass_kills(package, tests, deep, timeout, **kwargs):
+        return {name: "failed" if deep else "passed" for name in tests}, None
+
+    monkeypatch.setattr(runner, "run_catalogue_against", the_deep_pass_kills)
+    mutant = _mutant_of("vocab.py", _reference_text("vocab.py") + "\n_NEVER_READ = 2\n")
+    result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
+                                  fingerprint={})
+    assert (result.outcome, result.tier, result.killed_by) == (Outcome.KILLED, "deep", ["test_y"])
+    assert result.detail == "equal on the corpus; no evidence domain for module vocab"

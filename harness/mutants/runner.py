@@ -411,7 +411,9 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
             tests_run = {**result.tests, **more}
             deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=deep_tests)
             if deep_result.outcome is not Outcome.SURVIVED:
-                result = dataclasses.replace(deep_result, detail=deep_result.detail or result.detail)
+                # killed: an unproven survivor's note stays as what it was (equal on the corpus)
+                result = dataclasses.replace(deep_result, detail=deep_result.detail
+                                             or result.detail.removeprefix(UNPROVEN_NOTE))
             else:
                 result = dataclasses.replace(result, tests=tests_run)
     finally:
