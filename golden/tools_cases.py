@@ -263,6 +263,32 @@ STREAMS: list[Stream] = [
             'rich", "days" : 3}}</tool_call>')),
     Stream("split_everywhere_non_ascii", "parser_is_split_invariant", "s",
            ('\u65e5\u672c <tool_call>{"name":"get_weather","arguments":{"city": "Z\u00fcrich\u2600"}}</tool_call>',)),
+    # malformed markup (issue 52): a call whose closer is broken, and the text after it. The seed (002
+    # section 2.5): the arguments stream until the value closes, "then it consumes }</tool_call>"; what
+    # is not that closer is outside the call, where the parser "emits text". So the call is whole (its
+    # events are already out) and the rest is content. With the header's } missing nothing of the
+    # closer is consumed: the seed decides every event ("all"). Where part of a broken closer could be
+    # read as consumed (the "}" before a misspelt </tool_call>), the calls are the seed's and the
+    # content the reference's ("calls"). The first two are the braces case of format version 1,
+    # whose extra "}" broke the closer, restored beside its corrected form.
+    Stream("a_call_missing_its_closing_brace", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}</tool_call> ok',)),
+    Stream("a_call_missing_its_closing_brace_in_pieces", "parser_holds_back_only_real_markup", "req7",
+           ('Sure.<tool_', 'call>{"name":"get_weather","argu', 'ments":{"city":"Pa', 'ris"}</tool_call> ok')),
+    Stream("braces_and_escapes_then_a_broken_closer", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"f","arguments":{"q":"a}', 'b\\', '"{","n":{"x":[1]}}}', '}</tool_call>'), "calls"),
+    Stream("a_misspelt_closer_then_text", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_cal> ok',), "calls"),
+    Stream("a_closer_cut_by_text", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"f","arguments":{}}</tool_', 'x> tail'), "calls"),
+    Stream("text_instead_of_a_closer", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}', ' and </tool_call> text'), "calls"),
+    Stream("a_broken_closer_then_a_second_call", "parser_holds_back_only_real_markup", "r",
+           ('<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_cal>\n<tool_call>{"name":'
+            '"get_forecast","arguments":{"city":"Oslo"}}</tool_call>',), "calls"),
+    Stream("split_everywhere_broken_closers", "parser_is_split_invariant", "s",
+           ('<tool_call>{"name":"f","arguments":{"a":1}</tool_call> x <tool_call>{"name":"g","arguments":{}}'
+            '</tool_cal> y',), "calls"),
 ]
 RANDOM_SPLITS = 200
 """Seeded random splits recorded per split-invariance stream, the seed's count (the

@@ -283,29 +283,9 @@ def test_runner_kills_a_forced_failure_and_a_catalogue_and_a_replay_mutant(full_
 
 # --- reports ---------------------------------------------------------------------------
 
-STRYKER_SCHEMA = {  # the required core of mutation-testing-report-schema (schemaVersion 2)
-    "type": "object",
-    "required": ["schemaVersion", "thresholds", "files"],
-    "properties": {
-        "schemaVersion": {"type": "string", "pattern": r"^([1-2])(\.(([1-9]\d*)|0)){0,2}$"},
-        "thresholds": {"type": "object", "required": ["high", "low"],
-                       "properties": {"high": {"type": "number", "minimum": 0, "maximum": 100},
-                                      "low": {"type": "number", "minimum": 0, "maximum": 100}}},
-        "files": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["language", "source", "mutants"],
-            "properties": {"mutants": {"type": "array", "items": {
-                "type": "object", "required": ["id", "mutatorName", "location", "status"],
-                "properties": {
-                    "status": {"enum": ["Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError",
-                                        "Timeout", "Ignored", "Pending"]},
-                    "location": {"type": "object", "required": ["start", "end"], "properties": {
-                        "start": {"$ref": "#/$defs/position"}, "end": {"$ref": "#/$defs/position"}}},
-                    "killedBy": {"type": "array", "items": {"type": "string"}}}}}}}},
-    },
-    "$defs": {"position": {"type": "object", "required": ["line", "column"],
-                           "properties": {"line": {"type": "integer", "minimum": 1},
-                                          "column": {"type": "integer", "minimum": 1}}}},
-}
+STRYKER_SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "mutation-testing-report-schema.json")
+                            .read_text(encoding="utf-8"))
+"""Stryker's mutation-testing-report-schema (schemaVersion 2), vendored whole: tests/fixtures/README.md."""
 
 
 def _fake_results() -> list[MutantResult]:

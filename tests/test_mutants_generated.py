@@ -243,6 +243,11 @@ def _consistent(results):
             assert r.killed_by and r.tier in ("default", "deep", "load"), r
         if r.outcome is Outcome.SURVIVED:
             assert r.detail.startswith(("differs on", "equal on the corpus", "equivalence undecided")), r
+        if r.outcome is Outcome.UNPROVEN:
+            assert r.detail.startswith("unproven: equal on the corpus") and r.evidence is None, r
+        if r.outcome is Outcome.EQUIVALENT:
+            assert r.evidence is not None and r.evidence["kind"] in ("compile", "sampling", "constraint",
+                                                                     "hand review"), r
 
 
 # --- the fingerprint computed only where a mutant can change it (issue 27 item 3) -------------------

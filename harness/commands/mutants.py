@@ -154,7 +154,7 @@ def _select(args, stdout, stderr):
 
 
 def run(args, stdout, stderr) -> int:
-    from harness.mutants import report
+    from harness.mutants import course, report
     from harness.mutants.runner import DEFAULT_TIMEOUT, GENERATED_TIMEOUT, Outcome, run_all, self_check
 
     timeout = args.timeout or (GENERATED_TIMEOUT if args.generated else DEFAULT_TIMEOUT)
@@ -199,6 +199,10 @@ def run(args, stdout, stderr) -> int:
         print(f"{len(stats.retried)} mutant(s) run again after a Dask worker was lost: {', '.join(stats.retried)}",
               file=stdout)
     killed = report.to_report(results, lookup)
+    if lookup is not None:   # generated mutants: --md and --html write the report a course reads
+        killed = dataclasses.replace(killed, native={**killed.native,
+                                                     "markdown": lambda: course.to_markdown(results, lookup),
+                                                     "html": lambda: course.to_html(results, lookup)})
     print(killed.terminal, file=stdout)
     if lookup is not None:
         print("\n" + report.rates_table(results, lookup), file=stdout)

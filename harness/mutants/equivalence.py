@@ -19,7 +19,9 @@ Errors are compared as the contract states them: ValueError or TypeError (any su
 other exceptions by class; *messages* are not compared (the contract never fixes the
 text), so a mutant that only changes a message or a ValueError subclass is equivalent here; ``EQUIVALENCE_SCOPE`` says so in
 every report. Two fingerprints are compared key by key (``compare``); the mutant is
-"equivalent on the corpus" when every key agrees. That is evidence, not proof: the
+"equal on the corpus" when every key agrees. That is a guess, not evidence: the runner calls
+such a survivor equivalent only after ``harness.mutants.evidence`` finds it equal on its module's
+exhaustive domain (else "survived (unproven)"); the
 committed list (``equivalents.toml``, ``triage``) records, one line each, why a hand
 reviewer accepted or refused each machine verdict, and the mutants no machine decided.
 

@@ -132,8 +132,8 @@ def _family_of(name: str) -> str:
     return _short(name).split("_", 1)[0]
 
 
-def reference_modules() -> list[str]:
-    return sorted(p.stem for p in REFERENCE_DIR.glob("*.py"))
+def reference_modules(reference: Path = REFERENCE_DIR) -> list[str]:
+    return sorted(p.stem for p in Path(reference).glob("*.py"))
 
 
 def enumerate_sites(*, modules: list[str] | None = None, operators: list[str] | None = None,
@@ -167,7 +167,7 @@ def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: 
         _unknown(operators, sorted(set(classes) | {_family_of(n) for n in classes} | {_short(n) for n in classes}),
                  "operator(s)")
         chosen = [n for n in chosen if n in operators or _family_of(n) in operators or _short(n) in operators]
-    files = reference_modules()
+    files = reference_modules(reference)
     if modules:
         _unknown(modules, files, "module(s)")
         files = [m for m in files if m in modules]

@@ -34,7 +34,7 @@ from harness.report.model import Report, Row
 STRYKER_STATUS = {
     Outcome.KILLED: "Killed", Outcome.SURVIVED: "Survived", Outcome.TIMEOUT: "Timeout",
     Outcome.ERROR: "RuntimeError", Outcome.STALE: "CompileError", Outcome.EQUIVALENT: "Ignored",
-    Outcome.NOT_COVERED: "NoCoverage",
+    Outcome.NOT_COVERED: "NoCoverage", Outcome.UNPROVEN: "Survived",
 }
 
 
@@ -113,9 +113,16 @@ def _generated_entry(r: MutantResult, m) -> tuple[str, dict]:
     return site.file, {
         "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": m.pitfall,
         "replacement": m.after, "location": location, "status": STRYKER_STATUS[r.outcome],
-        "statusReason": r.detail or None, "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
+        "statusReason": _reason(r), "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
         "duration": int(r.seconds * 1000),
     }
+
+
+def _reason(r: MutantResult) -> str | None:
+    """The Stryker ``statusReason``: the result's detail, and an equivalent's evidence domain."""
+    domain = (r.evidence or {}).get("domain")
+    reason = f"{r.detail} ({domain})" if domain and domain not in r.detail else r.detail
+    return reason or None
 
 
 def to_stryker(results: list[MutantResult], mutants=None) -> dict:
@@ -125,10 +132,10 @@ def to_stryker(results: list[MutantResult], mutants=None) -> dict:
         m = _lookup(mutants)[r.id]
         if getattr(m, "site", None) is not None:
             name, mutant_entry = _generated_entry(r, m)
-            path = REFERENCE_DIR / name
+            path = reference_dir(m) / name   # oracles/tools for a generated mutant of the tool surface
             source = path.read_text(encoding="utf-8") if path.exists() else ""
-            files.setdefault(f"oracles/automaton/{name}", {"language": "python", "source": source, "mutants": []})[
-                "mutants"].append(mutant_entry)
+            files.setdefault(f"oracles/{path.parent.name}/{name}", {"language": "python", "source": source,
+                                                                    "mutants": []})["mutants"].append(mutant_entry)
             tests.update(r.tests)
             continue
         edit = m.edits[0] if m.edits else None
@@ -212,16 +219,19 @@ def _html_rates(results: list[MutantResult], mutants) -> str:
 
 # --- kill rates of generated mutants ------------------------------------------------------
 
-RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived", "not covered")
+RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived", "unproven", "not covered")
 
 
 def _bucket(r: MutantResult) -> str:
-    """Where a result counts: equivalent, invalid (runner error), default, deep, survived or
-    not covered (no test executes it: not killed, as a survivor)."""
+    """Where a result counts: equivalent (with evidence), invalid (runner error), default, deep,
+    survived, unproven (equal on the corpus without evidence) or not covered (no test executes
+    it); the last three are not killed."""
     if r.outcome is Outcome.EQUIVALENT:
         return "equivalent"
     if r.outcome is Outcome.NOT_COVERED:
         return "not covered"
+    if r.outcome is Outcome.UNPROVEN:   # equal on the corpus, no evidence: not killed, never equivalent
+        return "unproven"
     if r.outcome in (Outcome.ERROR, Outcome.STALE):
         return "invalid"
     if r.outcome in (Outcome.KILLED, Outcome.TIMEOUT):
@@ -287,7 +297,7 @@ def _row(r: MutantResult, m, generated: bool) -> Row:
         status = "passed"
     else:
         status = {Outcome.EQUIVALENT: "skipped", Outcome.SURVIVED: "failed",
-                  Outcome.NOT_COVERED: "failed"}.get(r.outcome, "error")
+                  Outcome.NOT_COVERED: "failed", Outcome.UNPROVEN: "failed"}.get(r.outcome, "error")
     why = f"killed by {', '.join(r.killed_by)}" if r.killed_by else r.detail.splitlines()[0] if r.detail else ""
     group = (m.site.module if getattr(m, "site", None) else m.stage) if m is not None else "mutants"
     outcome = r.outcome.value + (f":{r.tier}" if r.tier else "")

@@ -14,8 +14,9 @@ the first test or check that kills the mutant, its expected killers first: the s
 verdicts for a tenth of the CPU (``harness/mutants/README.md``).
 
 For a generated mutant (``harness.mutants.generation``, ``run_generated``): the whole
-default tier; a survivor is checked for equivalence (``equivalence``, the triage list)
-and, unless equivalent, runs the deep pass: ``check --deep --strict``, the whole
+default tier; a survivor is checked for equivalence (the triage list; then the corpus,
+``equivalence``; then, equal there, its module's exhaustive domain, ``evidence``) and,
+unless equivalent, runs the deep pass: ``check --deep --strict``, the whole
 catalogue with the contract's decisions graded (``harness.suite.tiers``) and the deep
 properties. The result's ``tier`` says which pass killed it ("default", "deep" for the
 deep pass, "load" when the catalogue refused to load the mutant, which ``check``
@@ -24,8 +25,10 @@ does not state (an error class, an input shape beyond the seed) passes the defau
 tier by design, so it can only be killed in the deep pass.
 
 Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by
-others), survived, equivalent (a generated survivor that behaves like the reference:
-``harness.mutants.equivalence``), timeout, error (the mutant could not even be
+others), survived, equivalent (a generated survivor that behaves like the reference on the
+corpus and on an exhaustive domain, its ``evidence`` recorded: ``harness.mutants.evidence``;
+or so reviewed by hand), survived (unproven) (equal on the corpus, but no domain or the
+check undecided: not killed, never equivalent), timeout, error (the mutant could not even be
 loaded, or the runner failed), stale (the patch no longer applies).
 
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
@@ -87,6 +90,7 @@ class Outcome(enum.Enum):
     STALE = "patch no longer applies"
     EQUIVALENT = "equivalent"
     NOT_COVERED = "not covered"   # a generated mutant no test of its passes executes (mutmut's "no tests")
+    UNPROVEN = "survived (unproven)"  # a generated survivor equal on the corpus, with no evidence of equivalence
 
 
 @dataclasses.dataclass
@@ -99,6 +103,7 @@ class MutantResult:
     seconds: float
     detail: str = ""
     tier: str = ""                   # generated mutants: "default", "deep" or "load" (what killed it)
+    evidence: dict | None = None     # an equivalent's evidence: {"kind", "domain", "size"} (``evidence.summary``)
 
     @property
     def by_expected(self) -> bool:
@@ -388,8 +393,8 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     are computed, up to the first that differs (None: the whole fingerprint, compared with
     the reference's, computed once per process).
 
-    The deep pass costs ~20 CPU seconds a mutant; a mutant whose behaviour equals the
-    reference's on the whole corpus (``equivalence``) is not run through it.
+    The deep pass costs ~20 CPU seconds a mutant; a mutant equivalent with evidence
+    (``_decide_by_evidence``) is not run through it, an unproven one is.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -407,11 +412,15 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
             tests_run = {**result.tests, **more}
             deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=deep_tests)
             if deep_result.outcome is not Outcome.SURVIVED:
-                result = dataclasses.replace(deep_result, detail=deep_result.detail or result.detail)
+                # killed: an unproven survivor's note stays as what it was (equal on the corpus)
+                result = dataclasses.replace(deep_result, detail=deep_result.detail
+                                             or result.detail.removeprefix(UNPROVEN_NOTE))
             else:
                 result = dataclasses.replace(result, tests=tests_run)
     finally:
         shutil.rmtree(package, ignore_errors=True)
+    if result.outcome is Outcome.SURVIVED and result.detail.startswith(UNPROVEN_NOTE):
+        result = dataclasses.replace(result, outcome=Outcome.UNPROVEN)
     result.seconds = time.monotonic() - start
     return result
 
@@ -422,7 +431,7 @@ def _not_covered(mutant, start: float) -> MutantResult:
     hand = verdict(mutant)
     if hand is not None and hand.equivalent:
         return MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, time.monotonic() - start,
-                            f"by hand: {hand.reason}")
+                            f"by hand: {hand.reason}", evidence=_hand_evidence(hand))
     return MutantResult(mutant.id, Outcome.NOT_COVERED, (), [], {}, time.monotonic() - start,
                         "no catalogue test executes it")
 
@@ -439,10 +448,11 @@ _REFERENCE_DIGEST: dict[str, dict] = {}
 _DIGEST_LOCK = threading.Lock()
 
 
-def fingerprint_child(package: Path, args: list[str], timeout: float) -> tuple[dict | None, str | None]:
-    """``python -m harness.mutants.equivalence PACKAGE ARGS`` (a fork of the warm grader when
-    warm graders are on): its JSON answer, or None and the problem."""
-    code, output = _run([sys.executable, "-m", "harness.mutants.equivalence", str(package), *args], timeout)
+def fingerprint_child(package: Path, args: list[str], timeout: float,
+                      module: str = "harness.mutants.equivalence") -> tuple[dict | None, str | None]:
+    """``python -m MODULE PACKAGE ARGS`` (``harness.mutants.equivalence`` or ``.evidence``; a fork of
+    the warm grader when warm graders are on): its JSON answer, or None and the problem."""
+    code, output = _run([sys.executable, "-m", module, str(package), *args], timeout)
     if code is None:
         return None, "timeout"
     data = _last_json(output)
@@ -495,18 +505,76 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
 
     hand = verdict(mutant)
     if hand is not None and hand.equivalent:
-        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"by hand: {hand.reason}")
+        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"by hand: {hand.reason}",
+                                   evidence=_hand_evidence(hand))
     differs, problem = _differences(package, root, timeout, fingerprint)
     if differs is None:
         return dataclasses.replace(result, detail=f"equivalence undecided: {problem}")
     if not differs:
         if hand is not None:  # the hand list refused the machine's verdict
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
-        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail="equivalent on the corpus")
+        return _decide_by_evidence(result, mutant, package, root, timeout)
     note = f"; by hand: {hand.reason}" if hand is not None else ""
     first = "" if fingerprint is None else " (the first found)"
     detail = f"differs on {len(differs)} corpus key(s){first}: {'; '.join(differs[:3])}{note}"
     return dataclasses.replace(result, detail=detail)
+
+
+UNPROVEN_NOTE = "unproven: "   # the detail of a survivor equal on the corpus without evidence (then UNPROVEN)
+
+
+def _hand_evidence(hand) -> dict:
+    return {"kind": "hand review", "domain": hand.reason, "size": None}
+
+
+def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path, timeout: float) -> MutantResult:
+    """A survivor equal on the corpus: equivalent only when it also agrees on its module's
+    exhaustive evidence domain (``harness.mutants.evidence``); a difference there leaves it a
+    survivor (the deep pass runs), no domain or an undecided check leaves it unproven."""
+    from harness.mutants import evidence
+
+    module = mutant.site.module
+    kind = evidence.kind_for(module)
+    if kind is None:
+        return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no evidence domain for "
+                                                  f"module {module}")
+    found, problem = _evidence_differences(package, root, timeout, kind)
+    if found is None:
+        return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {kind} evidence "
+                                                  f"undecided: {problem}")
+    differs, computed = found
+    if differs:
+        return dataclasses.replace(result, detail=f"equal on the corpus, but differs on the {kind} evidence domain "
+                                                  f"at {differs[0]} (item {computed})")
+    return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"equivalent with evidence: {kind}, "
+                               f"{computed} items", evidence=evidence.summary(kind, computed))
+
+
+_REFERENCE_EVIDENCE: dict[str, list[str]] = {}
+EVIDENCE_CHILD = "harness.mutants.evidence"
+
+
+def reference_evidence(root: Path, timeout: float, kind: str) -> list[str]:
+    """The clean reference copy's hashes over the evidence domain ``kind`` (once per process)."""
+    with _DIGEST_LOCK:
+        if kind not in _REFERENCE_EVIDENCE:
+            found, problem = fingerprint_child(materialize(NULL_MUTANT, root), [kind], timeout, EVIDENCE_CHILD)
+            if found is None or not isinstance(found.get("hashes"), list):
+                raise RuntimeError(f"the reference's {kind} evidence failed: {problem or found}")
+            _REFERENCE_EVIDENCE[kind] = found["hashes"]
+        return _REFERENCE_EVIDENCE[kind]
+
+
+def _evidence_differences(package: Path, root: Path, timeout: float,
+                          kind: str) -> tuple[tuple[list[str], int] | None, str | None]:
+    """((the first differing item or [], items computed), None), or (None, the problem)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", dir=root, delete=False, encoding="utf-8") as f:
+        json.dump(reference_evidence(root, timeout, kind), f)
+    try:
+        found, problem = fingerprint_child(package, [kind, "--against", f.name], timeout, EVIDENCE_CHILD)
+    finally:
+        os.unlink(f.name)
+    return (None, problem) if found is None else ((list(found["differs"]), int(found["computed"])), None)
 
 
 def _generated_result(mutant, tests: dict[str, str], problem: str | None, tier: str, seconds: float,
@@ -610,6 +678,8 @@ def result_to_json(result, cpu: float | None = None) -> dict:
     record = {"id": result.id, "outcome": result.outcome.value, "expected": list(result.expected),
               "killed_by": list(result.killed_by), "tests": dict(result.tests), "seconds": round(result.seconds, 3),
               "detail": result.detail, "tier": result.tier}
+    if result.evidence is not None:
+        record["evidence"] = dict(result.evidence)
     if cpu is not None:
         record["cpu_seconds"] = round(cpu, 3)
     return record
@@ -618,7 +688,7 @@ def result_to_json(result, cpu: float | None = None) -> dict:
 def result_from_json(record: dict):
     return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
                         list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
-                        record.get("detail", ""), record.get("tier", ""))
+                        record.get("detail", ""), record.get("tier", ""), record.get("evidence"))
 
 
 @dataclasses.dataclass(frozen=True)

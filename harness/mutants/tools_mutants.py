@@ -17,7 +17,8 @@ id    pitfall (seed)                                  killed by (seed's killer f
 s12   parameters outside the subset accepted          parse_tool_request_hand_example
 s13   a named tool_choice allowing every tool         grammar_by_tool_choice
 s14   dropping argument fragments                     parser_hand_example (+ parallel, split,
-                                                      forced call: every stream that closes a call)
+                                                      forced call, the malformed-markup streams of
+                                                      holds-back: every stream that closes a call)
 s15   not holding back a partial <tool_call>          parser_holds_back_only_real_markup (+ hand
                                                       example, split, forced call)
 s16   content: "" next to tool_calls                  message_and_delta_json_shapes
@@ -85,7 +86,7 @@ TOOLS_MUTANTS: tuple[Mutant, ...] = (
     Mutant("l10_9:s14", "tools.parser", "dropping argument fragments (the fragment that closes the arguments is "
            "lost: '{\"city\":\"Pa' arrives without 'ris\"}')",
            ("parser_hand_example", "parser_parallel_calls", "parser_is_split_invariant",
-            "forced_call_from_a_random_model_is_valid"),
+            "forced_call_from_a_random_model_is_valid", "parser_holds_back_only_real_markup"),
            (Anchor("parser.py", "ToolParser._args", "if fragment:\n    events.append(_arguments(self.calls - 1, fragment))",
                    "if fragment and end is None:\n    events.append(_arguments(self.calls - 1, fragment))"),),
            _fold('<tool_call>{"name":"f","arguments":{"a":', '1}}</tool_call>'), kind=TOOLS_REPLAY),

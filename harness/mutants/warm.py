@@ -41,12 +41,14 @@ WARM = os.environ.get("CONSTRAIN_HARNESS_WARM", "1") != "0"
 PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sandbox", "harness.sandbox.candidate",
            "harness.suite.explain", "harness.suite.inputs", "harness.suite.seeding", "harness.suite.shapes",
            "harness.suite.strength", "harness.suite.golden_masks", "oracles.stdlib", "golden.readings",
-           "harness.mutants.equivalence", "coverage", "golden.fileformat", "golden.replay", "golden.tools_replay")
+           "harness.mutants.equivalence", "harness.mutants.evidence", "coverage", "golden.fileformat",
+           "golden.replay", "golden.tools_replay")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them)."""
-MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.replay_child")
+MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.evidence", "harness.mutants.replay_child")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
-under pytest, the equivalence fingerprint of a mutant, a golden replay of a replay mutant).
+under pytest, the equivalence fingerprint of a mutant, its equivalence evidence, a golden replay
+of a replay mutant).
 The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
 and none changes: ``replay_child`` reads and validates the golden files there)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)

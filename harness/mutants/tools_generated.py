@@ -1,0 +1,133 @@
+"""Generated mutants of the tool surface (``oracles/tools``), killed by the tools golden replay.
+
+The Rust port's tool surface is held to ``golden/tools_golden.json``; this measures how much
+of that file's power is real, the way the catalogue's is measured: every site of the
+generator's operators (``generation``) in ``oracles/tools``' modules, each mutant a private
+copy of ``oracles/tools`` replayed behind the wall (``runner.run_replay(tools=True)``, the
+replay child that kills the ``l10_9`` catalogue mutants), up to its first failing check.
+
+- ids are the generator's with a ``tools.`` prefix (``tools.parser.NumberReplacer.3``), stable
+  for a given text of ``oracles/tools`` as the reference's are;
+- ``sample(n, seed)`` is a seeded shuffle of the sites built until ``n`` distinct valid mutants
+  are kept (``generation.pick``'s rule, built in this process);
+- outcomes: killed (tier ``replay``: the first failing check named), timeout, error, survived
+  (every check passed: a gap in the file, or an equivalent mutant; there is no exhaustive
+  domain for the tool surface, so none is called equivalent);
+- the report is the generated run's (``report.rates_table``, ``course.to_markdown``/``to_html``,
+  ``report.to_stryker``).
+
+Run::
+
+    python -m harness.mutants.tools_generated --sample 40 --seed 1 --jobs 2 --md tools.md --json tools.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from harness.mutants import generation
+from harness.mutants.apply import TOOLS_REFERENCE_DIR
+from harness.mutants.mutant import TOOLS_REPLAY
+from harness.mutants.runner import MutantResult, Outcome, run_replay
+
+TOOLS_MODULES = ("grammar", "parser", "render", "request", "wire")
+"""The modules of ``oracles/tools`` with code to mutate (``__init__`` only re-exports)."""
+TOOLS_TIMEOUT = 60.0
+"""CPU seconds for one replay of a mutant (the whole replay takes 8-13 on a catalogue mutant)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolsMutant(generation.GeneratedMutant):
+    """A generated mutant of ``oracles/tools``: its id prefixed ``tools.``, replayed, not graded."""
+
+    id = property(lambda self: f"tools.{self.site.id}")
+    kind = TOOLS_REPLAY
+
+
+def sites(modules: tuple[str, ...] = TOOLS_MODULES) -> list[generation.Site]:
+    return generation.enumerate_sites(modules=list(modules), reference=TOOLS_REFERENCE_DIR)
+
+
+def sample(n: int | None, seed: int, modules: tuple[str, ...] = TOOLS_MODULES) -> list[ToolsMutant]:
+    """``n`` distinct valid mutants (all when None) from a seeded shuffle of the sites, in site order."""
+    chosen = sites(modules)
+    order = list(range(len(chosen)))
+    random.Random(seed).shuffle(order)
+    kept: dict[int, ToolsMutant] = {}
+    seen: set[tuple[str, str]] = set()
+    for i in order:
+        if n is not None and len(kept) >= n:
+            break
+        built, _ = generation.build(chosen[i], TOOLS_REFERENCE_DIR)
+        if built is None or (built.file, built.source) in seen:
+            continue
+        seen.add((built.file, built.source))
+        kept[i] = ToolsMutant(built.site, built.source, built.before, built.after)
+    return [kept[i] for i in sorted(kept)]
+
+
+def materialize(mutant: ToolsMutant, root: Path) -> Path:
+    """A copy of ``oracles/tools`` at ``root/<mutant.package>`` with the mutated file written."""
+    target = Path(root) / mutant.package
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(TOOLS_REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / mutant.file).write_text(mutant.source, encoding="utf-8")
+    return target
+
+
+def run_tools_mutant(mutant: ToolsMutant, root: Path, timeout: float = TOOLS_TIMEOUT) -> MutantResult:
+    """The tools replay against the mutant, up to its first failing check."""
+    start = time.monotonic()
+    package = materialize(mutant, root)
+    try:
+        checks, problem = run_replay(package, timeout, tools=True, first_kill=())
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
+    seconds = time.monotonic() - start
+    failed = [c for c, outcome in checks.items() if outcome == "failed"]
+    if problem == "timeout":
+        return MutantResult(mutant.id, Outcome.TIMEOUT, (), failed, checks, seconds, "timeout", "replay")
+    if problem is not None:
+        return MutantResult(mutant.id, Outcome.ERROR, (), failed, checks, seconds, problem)
+    if failed:
+        return MutantResult(mutant.id, Outcome.KILLED, (), failed, checks, seconds, "", "replay")
+    return MutantResult(mutant.id, Outcome.SURVIVED, (), [], checks, seconds, "every check of the tools replay passed")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from harness.mutants import course, report
+    from harness.mutants.runner import run_all
+
+    parser = argparse.ArgumentParser(prog="python -m harness.mutants.tools_generated",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", type=int, default=None, help="N distinct mutants (default: every site)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--module", default=",".join(TOOLS_MODULES), help="comma-separated modules of oracles/tools")
+    parser.add_argument("--json", type=Path, help="write the results and kill rates as JSON")
+    parser.add_argument("--md", type=Path, help="write the course report as Markdown")
+    parser.add_argument("--html", type=Path, help="write the course report as HTML")
+    args = parser.parse_args(argv)
+    mutants = sample(args.sample, args.seed, tuple(args.module.split(",")))
+    lookup = {m.id: m for m in mutants}
+    results = run_all(mutants, jobs=args.jobs, run=lambda m, root, timeout: run_tools_mutant(m, root))
+    print(report.table(results, lookup))
+    print("\n" + report.rates_table(results, lookup))
+    if args.json:
+        args.json.write_text(report.dumps(report.to_json(results, lookup)), encoding="utf-8")
+    if args.md:
+        args.md.write_text(course.to_markdown(results, lookup), encoding="utf-8")
+    if args.html:
+        args.html.write_text(course.to_html(results, lookup), encoding="utf-8")
+    return 0 if all(r.outcome in (Outcome.KILLED, Outcome.TIMEOUT) for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,126 @@
+"""Equivalence with evidence (issue 52 item 2): a survivor equal to the reference on the corpus
+is "equivalent" only when it also agrees on its module's exhaustive domain
+(``harness.mutants.evidence``), with that evidence recorded; else it survives, unproven."""
+
+from __future__ import annotations
+
+import pytest
+
+import oracles.automaton as reference
+from harness.differential.sweep.enumerate import patterns_by_size
+from harness.mutants import equivalence, evidence, generation, runner
+from harness.mutants.apply import REFERENCE_DIR, load, materialize, materialize_generated
+from harness.mutants.catalogue import BY_ID
+from harness.mutants.runner import MutantResult, Outcome
+
+# A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
+# corpus and must still not be called equivalent.
+OUTSIDE_THE_CORPUS = "b?a"
+
+
+def _mutant_of(file: str, source: str) -> generation.GeneratedMutant:
+    """A hand-made mutant of ``file`` with the text ``source``, carried by one of the file's real sites
+    (its id, module and location; its text is ours)."""
+    site = generation.enumerate_sites(modules=[file[:-3]])[0]
+    return generation.GeneratedMutant(site, source, "(hand-made)", "(hand-made)")
+
+
+def _reference_text(file: str) -> str:
+    return (REFERENCE_DIR / file).read_text(encoding="utf-8")
+
+
+def _survivor(mutant) -> MutantResult:
+    return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {"test_x": "passed"}, 0.0)
+
+
+def test_the_evidence_domains_are_the_stated_ones():
+    enumerated = [p for level in patterns_by_size(evidence.EVIDENCE_GRAMMAR, evidence.EVIDENCE_MAX_SIZE).values()
+                  for p in level]
+    assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
+    patterns = evidence.evidence_patterns()
+    assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
+    assert len(patterns) == 4952
+    vocab, eos_id = evidence.evidence_vocabulary()
+    assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
+    assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
+    assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema")) == \
+        ("sampling", "constraint", None)
+    with pytest.raises(ValueError, match="evidence kind must be one of"):
+        evidence.domain("vocab")
+    with pytest.raises(ValueError, match="evidence kind must be one of"):
+        list(evidence.items(reference, "nope"))
+
+
+@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615)])
+def test_the_reference_agrees_with_itself_on_every_item(kind, size):
+    hashes = evidence.record(reference, kind)
+    assert len(hashes) == size
+    assert evidence.first_difference(reference, kind, hashes) == ([], size)
+    assert evidence.first_difference(reference, kind, hashes[:-1])[0]  # a shorter record is a difference
+
+
+@pytest.mark.parametrize("mutant_id, kind", [("s07", "constraint"), ("s20", "sampling"), ("s19", "sampling")])
+def test_a_catalogue_mutant_differs_on_its_domain(mutant_id, kind, tmp_path):
+    mutated = load(materialize(BY_ID[mutant_id], tmp_path))
+    differs, computed = evidence.first_difference(mutated, kind, evidence.record(reference, kind))
+    assert differs and computed >= 1, mutant_id
+
+
+def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
+    source = _reference_text("compile.py") + "\n_NEVER_READ = 2  # a mutated constant: no code reads it\n"
+    mutant = _mutant_of("compile.py", source)
+    package = materialize_generated(mutant, tmp_path)
+    # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
+    result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
+    assert result.outcome is Outcome.EQUIVALENT, result.detail
+    assert result.evidence == evidence.summary("compile", 4952)
+    assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
+    record = runner.result_to_json(result)
+    assert runner.result_from_json(record).evidence == result.evidence
+
+
+def test_a_mutant_wrong_only_outside_the_corpus_is_not_equivalent(tmp_path):
+    assert OUTSIDE_THE_CORPUS not in equivalence.patterns()
+    assert OUTSIDE_THE_CORPUS in patterns_by_size(evidence.EVIDENCE_GRAMMAR, 4)[4]
+    text = _reference_text("compile.py")
+    anchor = "    with _recursion_room(RECURSION_ROOM):\n        tree = parse(pattern)\n"
+    assert text.count(anchor) == 1
+    source = text.replace(anchor, f"    if pattern == {OUTSIDE_THE_CORPUS!r}:\n        pattern = 'b*a'\n" + anchor)
+    mutant = _mutant_of("compile.py", source)
+    package = materialize_generated(mutant, tmp_path)
+    mutated = load(package)   # the oracle: Python's re tells the two languages apart on "bba"
+    assert mutated.regex_to_dfa(OUTSIDE_THE_CORPUS).matches(b"bba") != reference.regex_to_dfa("b?a").matches(b"bba")
+    result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, None)
+    assert result.outcome is Outcome.SURVIVED and result.evidence is None
+    assert result.detail.startswith("equal on the corpus, but differs on the compile evidence domain at "
+                                    f"pattern {OUTSIDE_THE_CORPUS!r}"), result.detail
+
+
+def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_path, monkeypatch):
+    passed = []
+
+    def every_test_passes(package, tests, deep, timeout, **kwargs):
+        passed.append(deep)
+        return dict.fromkeys(tests, "passed"), None
+
+    monkeypatch.setattr(runner, "run_catalogue_against", every_test_passes)
+    source = _reference_text("schema.py") + "\n_NEVER_READ = 2\n"
+    mutant = _mutant_of("schema.py", source)
+    result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
+                                  fingerprint={})
+    assert result.outcome is Outcome.UNPROVEN and result.evidence is None
+    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module schema"
+    assert passed == [False, True]   # unproven: the deep pass ran
+    assert runner.result_from_json(runner.result_to_json(result)).outcome is Outcome.UNPROVEN
+
+
+def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp_path, monkeypatch):
+    def the_deep_pass_kills(package, tests, deep, timeout, **kwargs):
+        return {name: "failed" if deep else "passed" for name in tests}, None
+
+    monkeypatch.setattr(runner, "run_catalogue_against", the_deep_pass_kills)
+    mutant = _mutant_of("vocab.py", _reference_text("vocab.py") + "\n_NEVER_READ = 2\n")
+    result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
+                                  fingerprint={})
+    assert (result.outcome, result.tier, result.killed_by) == (Outcome.KILLED, "deep", ["test_y"])
+    assert result.detail == "equal on the corpus; no evidence domain for module vocab"
