@@ -39,7 +39,7 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 4952
+    assert len(patterns) == 4962
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
@@ -73,7 +73,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 4952)
+    assert result.evidence == evidence.summary("compile", 4962)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -124,3 +124,18 @@ def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp
                                   fingerprint={})
     assert (result.outcome, result.tier, result.killed_by) == (Outcome.KILLED, "deep", ["test_y"])
     assert result.detail == "equal on the corpus; no evidence domain for module vocab"
+
+
+def test_a_mutant_of_the_long_dfa_path_is_not_equivalent(tmp_path):
+    """Hopcroft's path in ``minimize`` runs only for DFAs past Moore's rounds, which no pattern
+    of the enumeration builds: the deep tier's long patterns are in the evidence domain, so a
+    mutant of that path (its predecessor lists dropped) is never called equivalent."""
+    from harness.suite.inputs import LONG_PATTERNS
+
+    assert set(LONG_PATTERNS) <= set(evidence.evidence_patterns())
+    text = _reference_text("minimize.py")
+    assert text.count("    return preds\n") == 1
+    mutant = _mutant_of("minimize.py", text.replace("    return preds\n", "    return [{} for _ in preds]\n"))
+    package = materialize_generated(mutant, tmp_path)
+    result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 120.0, None)
+    assert result.outcome is not Outcome.EQUIVALENT and result.evidence is None, result.detail

@@ -10,7 +10,7 @@ one domain per part of the reference (``kind_for(module)``):
   ``EVIDENCE_GRAMMAR`` up to size ``EVIDENCE_MAX_SIZE``: alphabet ``ab``; atoms ``a b [ab] [^a]
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
-  escapes, 60 seeded random ones; 186 more, 4,952 in all), the canonical DFA tables (``trans``,
+  escapes, 60 seeded random ones; 196 more with the deep tier's long patterns, 4,962 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
@@ -79,13 +79,17 @@ def kind_for(module: str) -> str | None:
 
 
 def evidence_patterns() -> list[str]:
-    """The enumeration's patterns, then the held corpus's (each once)."""
+    """The enumeration's patterns, then the held corpus's and the deep tier's long ones (each
+    once: a mutant of Hopcroft's path in ``minimize`` differs on long DFAs only, which no
+    pattern of the enumeration builds)."""
     if not 1 <= EVIDENCE_MAX_SIZE <= 6:
         raise ValueError(f"EVIDENCE_MAX_SIZE must be 1..6 (size 7 is 212,747 patterns), not {EVIDENCE_MAX_SIZE}")
     from harness.mutants.equivalence import patterns
 
     enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
-    return list(dict.fromkeys(enumerated + patterns()))
+    from harness.suite.inputs import LONG_PATTERNS
+
+    return list(dict.fromkeys(enumerated + patterns() + list(LONG_PATTERNS)))
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:

@@ -49,6 +49,13 @@ RE_PATTERNS = (
     r'"([^"\\\n]|\\.)*"',              # a quoted string with escapes
 )
 
+LONG_PATTERNS = ("a{70}", "a{65,}", "x" * 80, "[0-9]{1,80}", "(abc){30}d?", "(a|bc){0,70}", "(a|b){0,66}c",
+                 "(ab|c){40}", "[^a]{3,70}b", "(a|b)*a(a|b){6}")
+"""Patterns whose minimal DFA is long (65 to 141 states, chains of up to 90 bytes): minimizing
+one takes more splitting rounds than any pattern the properties draw (``max_leaves=10``), so an
+implementation may take another path for them (the reference: Hopcroft's algorithm once Moore's
+rounds pass a bound)."""
+
 # test_canonical_form: five pairs of patterns with the same language (checked against
 # Python's re by the test itself before they are used).
 EQUIVALENT_PAIRS = (

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from golden import readings
 from golden.readings import RAW_DEL, closed, free_string_holds_del
 from harness.suite.explain import DEAD, compile_or_note, expect_valueerror, fail, first_difference, shortest_path
-from harness.suite.inputs import HAND_PATTERN, expected_match, make_constraint
+from harness.suite.inputs import HAND_PATTERN, LONG_PATTERNS, expected_match, make_constraint
 from harness.suite.tiers import decision
 
 DEEP = settings(max_examples=150, derandomize=True, database=None, deadline=None, print_blob=False,
@@ -232,14 +232,6 @@ decided_constructs = readings.decided_schema_constructs
 
 # Exact checks: fixed inputs, each checked against an oracle, where the properties above draw
 # too few or too small inputs to reach the code (found by generated mutants: harness/mutants).
-
-LONG_PATTERNS = ("a{70}", "a{65,}", "x" * 80, "[0-9]{1,80}", "(abc){30}d?", "(a|bc){0,70}", "(a|b){0,66}c",
-                 "(ab|c){40}", "[^a]{3,70}b", "(a|b)*a(a|b){6}")
-"""Patterns whose minimal DFA is long (65 to 141 states, chains of up to 90 bytes): minimizing
-one takes more splitting rounds than any pattern the properties draw (``max_leaves=10``), so an
-implementation may take another path for them (the reference: Hopcroft's algorithm once Moore's
-rounds pass a bound)."""
-
 
 def test_deep_long_patterns_equal_the_derivative_oracle(impl):
     """Section 2.2: "trans and accept are a function of the language alone", also for a DFA
