@@ -73,7 +73,7 @@ from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, 
 from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.sandbox import cputime, lending
 from harness.sandbox.client import CPU_LOG, read_cpu_log
-from harness.suite.catalogue import NAMES
+from harness.suite.catalogue import DEEP_NAMES, NAMES
 from harness.suite.seeding import check_seed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,7 +256,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     for plugin in plugins:
         cmd += ["-p", plugin]
     try:
-        deep_tests = 8 if deep else 0  # the deep properties (4 today), counted generously
+        deep_tests = len(DEEP_NAMES) + 1 if deep else 0  # the deep tier's tests, and one for good measure
         candidate_cpu = (len(tests or NAMES) + deep_tests) * test_cpu
         code, output = _run(cmd, timeout, candidate_cpu, **({"env": env} if env else {}))
     except BaseException:
