@@ -30,9 +30,9 @@ import statistics
 
 from facts.hand import HAND_PATTERN
 from harness.bench.timing import Row, Timing, format_seconds, measure
-from harness.suite.catalogue import DEEP_NAMES
 from harness.grading.check import CheckOptions, run_check
 from harness.policy import POLICY
+from harness.suite.catalogue import DEEP_NAMES
 
 CALLS = 2000  # calls per sample of the channel benchmark
 
