@@ -10,7 +10,8 @@ one domain per part of the reference (``kind_for(module)``):
   ``EVIDENCE_GRAMMAR`` up to size ``EVIDENCE_MAX_SIZE``: alphabet ``ab``; atoms ``a b [ab] [^a]
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
-  escapes, 60 seeded random ones; 196 more with the deep tier's long patterns, 4,962 in all), the canonical DFA tables (``trans``,
+  escapes, 60 seeded random ones, the deep tier's long patterns; 196 more, 4,962 in all), the
+  canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
