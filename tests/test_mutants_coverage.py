@@ -92,3 +92,25 @@ def _import_lines(file: str) -> set[int]:
 
     tree = ast.parse((REFERENCE_DIR / file).read_text(encoding="utf-8"))
     return {line for node in tree.body for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+
+
+def test_the_uncovered_statements_are_those_no_test_executes(capsys, tmp_path):
+    """A map whose one test executes every line of ``parser.py`` but two statements' (and no
+    line of the other modules): those two are listed for parser.py, every statement elsewhere."""
+    text = (REFERENCE_DIR / "parser.py").read_text(encoding="utf-8").splitlines()
+    parse_def = next(i for i, line in enumerate(text, 1) if line.startswith("def parse("))
+    first, second = parse_def + 2, parse_def + 4   # `if not isinstance(...)`, `if len(pattern) > ...`
+    assert text[first - 1].strip().startswith("if not isinstance") and text[second - 1].strip().startswith("if len")
+    executed = frozenset(range(1, len(text) + 1)) - coverage.statement_lines("parser.py", first) \
+        - coverage.statement_lines("parser.py", second)
+    cmap = coverage.CoverageMap(coverage.reference_digest(), {"test_hand_example": {"parser.py": executed}})
+    found = coverage.uncovered_statements(cmap)
+    assert found["parser.py"] == [first, second]
+    assert "__init__.py" not in found
+    assert found["nfa.py"] and all(coverage.statement_lines("nfa.py", line) for line in found["nfa.py"])
+    cmap.save(tmp_path / "map.json")
+    assert coverage.main([str(tmp_path / "map.json")]) == 0
+    shown = capsys.readouterr().out
+    assert f"parser.py:{first}: if not isinstance(pattern, str):" in shown
+    assert "parser.py: 2 statement(s) no catalogue test executes" in shown
+    assert coverage.main([str(tmp_path / "nothing.json")]) == 2
