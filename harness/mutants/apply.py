@@ -11,30 +11,13 @@ returns the package directory, which any loader can import by path
 ``materialize_generated(mutant, root)`` does the same for a generated mutant
 (``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
 ``load(path)`` imports it under its own name in this process.
-
-**The reference's bytecode comes with the copy.** A copy is new, so each process that imports
-it (the confined candidate, the fingerprint child) would compile every module of it from
-source. ``materialize`` and ``materialize_generated`` also write, into the copy's
-``__pycache__``, the reference's compiled modules for every file the mutant leaves unchanged
-(``reference_bytecode``: compiled once per process, cached). They are *checked-hash* pycs
-(PEP 552): the importer compares the hash of the copy's own source with the one stored in
-the pyc and compiles the source when they differ, so a pyc can never stand for a source it
-was not made from (the mutated file gets none, and were it given one, its hash would not
-match); the importer sets each code object's file name to the copy's path
-(``_imp._fix_co_filename``), so tracebacks name the copy, as before. What runs is the same
-code; only the compiling is saved (~0.03 CPU s of a candidate's start, measured with the
-reference's 17 modules).
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.util
-import py_compile
 import shutil
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
 from harness.mutants.anchors import EditDoesNotApply, apply_edit
@@ -85,7 +68,6 @@ def prepare(mutants, reference: Path | None = None) -> None:
                 _PREPARED[key] = edited_files(mutant, reference)
             except PatchDoesNotApply as exc:
                 _PREPARED[key] = exc
-        reference_bytecode(Path(reference or reference_dir(mutant)))   # compiled here, before any fan-out
 
 
 def prepared(mutant: Mutant) -> dict:
@@ -118,7 +100,6 @@ def materialize(mutant: Mutant, root: Path, *, reference: Path | None = None) ->
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
     for file, text in files.items():
         (target / file).write_text(text, encoding="utf-8")
-    _write_bytecode(target, source, changed=set(files))
     return target
 
 
@@ -129,43 +110,7 @@ def materialize_generated(mutant, root: Path) -> Path:
         shutil.rmtree(target)
     shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
     (target / mutant.file).write_text(mutant.source, encoding="utf-8")
-    _write_bytecode(target, REFERENCE_DIR, changed={mutant.file})
     return target
-
-
-_BYTECODE_LOCK = threading.Lock()
-
-
-def reference_bytecode(source: Path) -> dict[str, bytes]:
-    """file name -> the checked-hash pyc of that module of the package at ``source``
-    (compiled once per process and per state of its files: their names, sizes and times)."""
-    files = sorted(Path(source).glob("*.py"))
-    state = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files)
-    with _BYTECODE_LOCK:
-        return _compiled(str(source), state)
-
-
-@functools.lru_cache(maxsize=4)
-def _compiled(source: str, state: tuple) -> dict[str, bytes]:
-    found = {}
-    with tempfile.TemporaryDirectory(prefix="constrain-pyc-") as scratch:
-        for name, _, _ in state:
-            pyc = Path(scratch) / (name + "c")
-            py_compile.compile(str(Path(source) / name), cfile=str(pyc), doraise=True,
-                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
-            found[name] = pyc.read_bytes()
-    return found
-
-
-def _write_bytecode(target: Path, source: Path, changed: set[str]) -> None:
-    """The reference's pyc of every module of the copy the mutant leaves unchanged, in the copy's
-    ``__pycache__`` (see the module docstring: checked-hash, so never used for another source)."""
-    for name, data in reference_bytecode(source).items():
-        if name in changed:
-            continue
-        pyc = Path(importlib.util.cache_from_source(str(target / name)))
-        pyc.parent.mkdir(exist_ok=True)
-        pyc.write_bytes(data)
 
 
 def load(package_dir: Path):
