@@ -23,11 +23,26 @@ holding the mutated node (a multi-line statement counts whole: the line Python r
 it may be any of them); None (every test) for ``__init__.py`` (it runs before coverage
 starts) or a site outside any statement; ``()`` when no test executes it.
 
+**What the map sees** (issue 52): the reference's code runs only in the confined candidate
+under the catalogue, and that is where ``PROBE`` measures it, so a statement no test of the
+map executes is one no catalogue test reaches in the candidate, not one the map failed to
+see (``tests/test_mutants_coverage.py`` checks the map against an independent line tracer:
+every line the compile of any pattern runs is in it). ``uncovered_statements(cmap)`` lists
+those statements, and ``python -m harness.mutants.coverage MAP.json`` prints them, file by
+file, with their source: for this reference (2026-12-06) they are error paths no catalogue
+input takes (a pattern over ``MAX_NESTING`` or ``MAX_PATTERN_LENGTH``, Python 3.10's own
+refusals, wrong argument types), Hopcroft's minimization (only a DFA needing more than
+``MOORE_ROUNDS`` Moore rounds goes there: a long chain), the ``repr`` and ``dump`` helpers
+(debugging aids of the reference, outside the contract), and a few defensive lines no input
+reaches (``nfa.py``'s "internal: unsupported node type").
+
 Example::
 
     >>> cmap = load_or_record(Path("run.coverage.json"), timeout=30.0)
     >>> cmap.tests_for(mutant, deep=False)
     ('test_matches_python_re', 'test_canonical_form')
+    >>> uncovered_statements(cmap)["minimize.py"][:3]   # the Moore attempt giving way to Hopcroft
+    [100, 110, 112]
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -230,3 +246,48 @@ def default_path(state_path) -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness"
     cache.mkdir(parents=True, exist_ok=True)
     return cache / name
+
+
+def uncovered_statements(cmap: CoverageMap, reference: Path = REFERENCE_DIR) -> dict[str, list[int]]:
+    """file -> the first lines of the reference's statements no test of ``cmap`` (any tier)
+    executes (a compound statement: its header; docstrings are not statements here), for
+    every module but ``__init__.py`` (it runs before coverage starts: ``tests_for``)."""
+    found: dict[str, list[int]] = {}
+    for path in sorted(Path(reference).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        executed = frozenset().union(*(files.get(path.name, frozenset()) for files in cmap.lines.values()))
+        docstrings = _docstring_lines(path)
+        lines = sorted({start for start, end in _statement_spans(path.name, Path(reference))
+                        if start not in docstrings and not executed & set(range(start, end + 1))})
+        found[path.name] = lines   # a statement inside an unexecuted block is listed too
+    return found
+
+
+def _docstring_lines(path: Path) -> frozenset[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(node.lineno for node in ast.walk(tree)
+                     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                     and isinstance(node.value.value, str))
+
+
+def main(argv: list[str]) -> int:
+    """``python -m harness.mutants.coverage MAP.json``: the statements no catalogue test executes."""
+    if len(argv) != 1:
+        print("usage: python -m harness.mutants.coverage MAP.json   (a recorded coverage map)", file=sys.stderr)
+        return 2
+    cmap = CoverageMap.load(Path(argv[0]))
+    if cmap is None:
+        print(f"{argv[0]}: no coverage map of this reference (recorded for another version, or not one)",
+              file=sys.stderr)
+        return 2
+    for file, lines in uncovered_statements(cmap).items():
+        text = (REFERENCE_DIR / file).read_text(encoding="utf-8").splitlines()
+        print(f"{file}: {len(lines)} statement(s) no catalogue test executes")
+        for line in lines:
+            print(f"  {file}:{line}: {text[line - 1].strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
