@@ -86,12 +86,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
-                "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
-                "walk_constraint")
+                "call_many", "explore", "generation", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
-           "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
-           "walk_constraint"]
+           "call_many", "explore", "generation", "repeat_call"]
 
 
 def __getattr__(name: str):
