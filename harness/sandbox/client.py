@@ -443,11 +443,11 @@ class Candidate:
         what = f"{what or _what(op, name)} (a batched loop)"
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
-        value = self._wrap(value)
         if status == "err":
-            raise _remote_exception(value)
+            raise _remote_exception(self._wrap(value))
         parts = 3 if inputs else 2
         answers, error, *given = value if isinstance(value, list) and len(value) == parts else (None,) * parts
+        answers, error = self._wrap(answers), self._wrap(error)  # ``given``: data the grader only compares
         if not isinstance(answers, list) or len(answers) > most or (error is not None and len(answers) >= most):
             got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
             raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to at most {most} "
@@ -1003,25 +1003,24 @@ def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, sc
     (``answers``' odd positions, and the one an exception stopped), the grader draws the
     logits from ``state`` (its own at first, then where the call before left the
     candidate's generator), takes the history from the tokens it received, and compares
-    with what the candidate's process says that call got (``inputs``: ``[state given,
-    state left, digest]``, ``server.Server.generate``)."""
-    from harness.sandbox.plans import inputs_digest
+    with what the candidate's process says that call got (``inputs``: ``[state left
+    (``plans.flat_state``), plans.inputs_digest(logits, history)]``, ``server.Server.generate``)."""
+    from harness.sandbox.plans import inputs_digest, unflat_state
 
     made = min(made, len(inputs)) if isinstance(inputs, list) else 0
     generator = np.random.Generator(getattr(np.random, state["bit_generator"])(0))  # its state is set next
-    history: list = []
+    history = b""
     for number in range(made):
         given = inputs[number]
         generator.bit_generator.state = state
         logits = generator.normal(size=size) * scale + bias
         try:
-            if not (isinstance(given, list) and len(given) == 3 and given[0] == generator.bit_generator.state
-                    and given[2] == inputs_digest(logits, history)):
+            if not (isinstance(given, list) and len(given) == 2 and given[1] == inputs_digest(logits, history)):
                 return number, state
-            generator.bit_generator.state = given[1]  # where the candidate's call left it (raises unless a state)
+            generator.bit_generator.state = unflat_state(given[0])  # where the call left it (raises unless a state)
             if 2 * number + 1 < len(answers):
-                history.append(int(answers[2 * number + 1][0]))
-        except Exception:  # noqa: BLE001 - any doubt: the grader calls one at a time from this draw
+                history += np.int64(answers[2 * number + 1][0]).tobytes()
+        except Exception:  # noqa: BLE001 - any doubt: a draw whose inputs the grader cannot tell
             return number, state
         state = generator.bit_generator.state
     return made, state

@@ -65,17 +65,38 @@ def bool_vector(mask, size: int):
     return mask if mask.dtype == np.bool_ and mask.shape == (size,) else None
 
 
-def inputs_digest(logits, history: list) -> bytes:
-    """16 bytes that stand for a draw's inputs: the logits (as float64) and the history (as
-    int64), computed alike by the candidate's process (``Server.generate``, which says which
-    inputs its calls got) and by the grader (``client.generation``, which draws the logits
-    itself and compares)."""
+def inputs_digest(logits, history: bytes) -> bytes:
+    """16 bytes that stand for a draw's inputs: the logits (float64) and the history (its
+    tokens as int64 bytes), computed alike by the candidate's process (``Server.generate``,
+    which says which inputs its calls got) and by the grader (``client.generation``, which
+    draws the logits itself and compares)."""
     import hashlib
 
     import numpy as np
 
-    data = np.asarray(logits, dtype=np.float64).tobytes() + np.asarray(history, dtype=np.int64).tobytes()
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return hashlib.blake2b(np.asarray(logits, dtype=np.float64).tobytes() + history, digest_size=16).digest()
+
+
+_FLAT_KINDS = ("PCG64", "PCG64DXSM")  # bit generators whose state is {state: {state, inc}, has_uint32, uinteger}
+
+
+def flat_state(state: dict):
+    """A bit generator's ``state`` as ``[kind, state, inc, has_uint32, uinteger]`` for the
+    PCG64 kinds (a generation sends one per draw: a flat list crosses the channel some 7
+    times faster than the dict), else the dict itself; ``unflat_state`` undoes it."""
+    if state.get("bit_generator") in _FLAT_KINDS:
+        inner = state["state"]
+        return [state["bit_generator"], inner["state"], inner["inc"], state["has_uint32"], state["uinteger"]]
+    return state
+
+
+def unflat_state(value) -> dict:
+    """The ``state`` dict ``flat_state`` gave ``value`` for (a dict as it is)."""
+    if isinstance(value, list) and len(value) == 5 and value[0] in _FLAT_KINDS:
+        kind, state, inc, has_uint32, uinteger = value
+        return {"bit_generator": kind, "state": {"state": state, "inc": inc}, "has_uint32": has_uint32,
+                "uinteger": uinteger}
+    return value
 
 
 def _vector(answer, size: int) -> bool:

@@ -330,11 +330,12 @@ class Server:
         grader received them; the last call's generator state goes back, as after a single
         call. Answers alternate mask, draw; the loop also stops at a token outside the mask,
         a logprob above 0 and EOS. ``inputs`` holds, for each draw call made (one that raised
-        too), ``[the generator state it was given, the state it left, plans.inputs_digest(
-        logits, history)]``: the grader draws each step's logits itself from the state the
-        call before left and takes no answer whose inputs differ from its own
-        (``client.generation``). Request arguments: ``[constraint, params, rng, bias,
-        scale, vocab, eos_id, steps]`` (``constraint`` and ``params`` handles)."""
+        too), ``[the generator state it left (``plans.flat_state``), plans.inputs_digest(logits,
+        history)]``: the
+        grader draws each step's logits itself from the state the call before left and
+        takes no answer whose inputs differ from its own (``client.generation``). Request
+        arguments: ``[constraint, params, rng, bias, scale, vocab, eos_id, steps]``
+        (``constraint`` and ``params`` handles)."""
         import numpy as np
 
         from harness.sandbox.channel import Described, Handle
@@ -347,32 +348,34 @@ class Server:
                 and rng.kind == "rng" and isinstance(steps, int) and 0 <= steps <= MAX_REPEAT
                 and isinstance(vocab, list) and isinstance(scale, float) and isinstance(bias, np.ndarray)):
             raise ValueError("generate: malformed arguments")
-        from harness.sandbox.plans import inputs_digest
+        from harness.sandbox.plans import flat_state, inputs_digest
 
         answers: list = []
         history: list = []
-        inputs: list = []  # per draw call: [state given, state left, digest of logits and history]
+        taken_bytes = b""  # the history as int64 bytes (``inputs_digest``)
+        inputs: list = []  # per draw call: [the state it left, the digest of its logits and history]
         try:
             for _ in range(steps):
                 allowed = read_answer(lambda mask: np.asarray(mask).copy(),
-                                   self._ahead(answers, "call", constraint.id, "mask", []))
+                                      self._ahead(answers, "call", constraint.id, "mask", []))
                 if allowed is STOP:
                     break
                 logits, state = self._draw_logits(rng.data, len(vocab), scale, bias)
                 rng = Described("rng", state)
                 self.rngs = []
-                inputs.append([state, state, inputs_digest(logits, history)])
+                inputs.append([state, inputs_digest(logits, taken_bytes)])
                 try:
                     draw = self._ahead(answers, "call", target, name, [logits, constraint, params, list(history), rng])
                 finally:
                     if self.rngs:  # the generator the call was given: where the candidate left it
                         rng = Described("rng", self.rngs[-1].bit_generator.state)
-                    inputs[-1][1] = rng.data
+                    inputs[-1][0] = flat_state(rng.data)
                 taken = read_answer(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
                 if taken is STOP:
                     break
                 token, ended = taken
                 history.append(token)
+                taken_bytes += np.int64(token).tobytes()
                 if ended:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
