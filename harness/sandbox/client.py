@@ -935,7 +935,7 @@ class Prefetched:
     and otherwise calls ``live()``, one round trip as before. The loop on the candidate's
     side got the inputs of the grader's calls and nothing else (never an expected answer:
     ``harness.sandbox``'s docstring) and makes exactly the calls the grader makes while
-    every answer is right, in the same order (``server.Server.walk``); every answer is
+    every answer is right, in the same order (``harness.sandbox.plans``); every answer is
     checked by the grader as if it had asked for it alone, and past the answers made ahead
     (a loop that stopped where its answers left it nothing to go on) the grader calls one
     at a time."""

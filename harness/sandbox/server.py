@@ -17,7 +17,9 @@ candidate changed in place (position or keyword), which the grader writes back i
 
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
-path for hot loops), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
+path for hot loops), ``plan`` (name: its kind, a label; args: ``[steps]``, carried out by
+``harness.sandbox.plans``), ``generate`` and ``explore`` (the two batched loops not yet
+plans), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
 the target with the same arguments, each ``Described("fresh", ...)`` among them built anew
 before each call; see ``Server.repeat``), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
@@ -270,8 +272,8 @@ class Server:
         return [answers, None]
 
     # ------------------------------------------------------------------ batched loops
-    # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (``walk``,
-    # ``generate``, ``reads``, ``matches``, ``explore``, ``sweep``) gets the inputs of the calls
+    # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (a ``plan``,
+    # ``plans.run``; ``generate``, ``explore``) gets the inputs of the calls
     # the grader's loop makes and nothing else, never an expected answer. It makes those
     # calls, each through ``handle`` as that request (so the candidate sees the same calls,
     # and a server it rewrote answers them as it would one by one), in the grader's order,
