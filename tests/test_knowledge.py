@@ -149,29 +149,28 @@ def _kind(op: str, name) -> str | None:
 
 
 def _steps(check):
-    """A plan's arguments ``[steps]`` whose every step passes ``check(op, target, name, args)``
-    and names a known reading (``harness.sandbox.plans.READINGS``)."""
+    """A plan's arguments ``[steps]`` whose every step ``[op, target, name, reading, size,
+    *args]`` passes ``check(op, target, name, args)`` and names a known reading
+    (``harness.sandbox.plans.READINGS``)."""
     from harness.sandbox.plans import READINGS
 
-    def known(reading) -> bool:
-        return reading is None or (reading if isinstance(reading, str) else reading[0]) in READINGS
     return lambda a: len(a) == 1 and isinstance(a[0], list) and all(
-        isinstance(step, list) and len(step) == 5 and known(step[4]) and check(*step[:4]) for step in a[0])
+        isinstance(step, list) and len(step) >= 5 and (step[3] is None or step[3] in READINGS)
+        and (step[4] is None or type(step[4]) is int) and check(*step[:3], step[5:]) for step in a[0])
 
 
 REQUEST_SHAPES = {  # a batched loop's arguments: the inputs of the calls it makes, nothing else
-    "walk": _steps(lambda op, target, name, args: type(target) is int and (
+    "walk": _steps(lambda op, target, name, args: type(target) is int and target > 0 and (
         (op, name, args) in (("call", "mask", []), ("call", "is_complete", []), ("getattr", "state", []))
         or (op, name) == ("call", "advance") and len(args) == 1 and type(args[0]) is int)),
-    "sweep": _steps(lambda op, target, name, args: type(target) is int and (
-        (op, name) == ("call", "mask") and _plain_ints(args) and len(args) == 1
-        or (op, name) == ("many_range", "next_state") and len(args) == 2 and _plain_ints(args[0])
-        and type(args[1]) is int)),
-    "matches": _steps(lambda op, target, name, args: op == "call" and type(target) is int and len(args) == 1
-                      and isinstance(args[0], bytes)),
-    "reads": _steps(lambda op, target, name, args: (op == "call" and type(target) is int and len(args) == 1
-                                                   and isinstance(args[0], str))
-                    or (op == "getattr" and target == ["answer", 0] and args == [])),
+    "sweep": _steps(lambda op, target, name, args: type(target) is int and target > 0 and _plain_ints(args) and (
+        (op, name) == ("call", "mask") and len(args) == 1 or (op, name) == ("many_range", "next_state")
+        and len(args) == 2)),
+    "matches": _steps(lambda op, target, name, args: op == "call" and type(target) is int and target > 0
+                      and len(args) == 1 and isinstance(args[0], bytes)),
+    "reads": _steps(lambda op, target, name, args: (op == "call" and type(target) is int and target > 0
+                                                   and len(args) == 1 and isinstance(args[0], str))
+                    or (op == "getattr" and target == -1 and args == [])),
     "explore": lambda a: len(a) == 2 and type(a[0]) is int and (a[1] is None or type(a[1]) is int),
     "generate": lambda a: len(a) == 8 and isinstance(a[0], Handle) and isinstance(a[1], Handle)
     and isinstance(a[2], Described) and a[2].kind == "rng" and isinstance(a[3], np.ndarray)
@@ -339,7 +338,7 @@ def _unnumbered(op: str, args):
     """A plan's steps with each handle number (a target) as ``"handle"``."""
     if op != "plan":
         return args
-    return [[[step[0], "handle" if type(step[1]) is int else step[1], *step[2:]] for step in args[0]]]
+    return [[[step[0], "handle" if step[1] > 0 else step[1], *step[2:]] for step in args[0]]]
 
 
 # --------------------------------------------------------------------------- the golden files, on disk

@@ -6,17 +6,20 @@ module carries a plan out in the candidate's process and knows nothing of the ca
 which calls, on which objects, with which inputs, and which reading of each answer the
 grader's loop needs to go on, all come in the plan.
 
-A step is ``[op, target, name, args, reading]``:
+A step is ``[op, target, name, reading, size, *args]``, a flat list of plain values (a
+plan of them crosses the channel in one piece, as a batch's argument lists do):
 
 - ``op``: ``"call"`` (``target.name(*args)``, ``name`` None: the target itself),
-  ``"getattr"`` (``target.name``), ``"many"`` (``target.name(*one)`` for each argument list of
-  ``args``, one answer per call) or ``"many_range"`` (``args`` is ``[prefix, count]``: the
-  ``many`` of the argument lists ``[*prefix, t]`` for ``t`` in ``range(count)``, written
-  compactly);
-- ``target``: a handle number, or ``["answer", k]``: the object the plan's ``k``-th answer is;
-- ``args``: the call's inputs, as a single request would carry them;
-- ``reading``: how the grader's loop reads the answer before its next call (``READINGS``), or
-  None (it reads nothing of it).
+  ``"getattr"`` (``target.name``), ``"many"`` (``target.name(*one)`` for each argument list
+  ``one`` of ``args``, one answer per call) or ``"many_range"`` (``args`` is ``[*prefix,
+  count]``: the ``many`` of the argument lists ``[*prefix, t]`` for ``t`` in
+  ``range(count)``, written compactly);
+- ``target``: a handle number (from 1), or ``-(k + 1)``: the object the plan's ``k``-th
+  answer is;
+- ``reading``: how the grader's loop reads the answer before its next call (a name of
+  ``READINGS``), or None (it reads nothing of it); ``size``: the length the ``"vector"`` and
+  ``"length"`` readings expect (None for the others);
+- ``args``: the call's inputs, as a single request would carry them.
 
 **Inputs in, answers out** (``harness.sandbox``'s docstring): a plan holds the inputs of the
 calls and the names of generic readings, nothing else; never an expected answer. Every step
@@ -115,15 +118,16 @@ def _array(answer):
     return np.asarray(answer)
 
 
-READINGS = {  # name -> (parameters, the reading: True or a value to go on, False or an exception to stop)
-    "truth": (0, lambda answer: bool(answer) in (True, False)),
-    "int": (0, lambda answer: int(answer) is not None),
-    "array": (0, lambda answer: _array(answer) is not None),
-    "indices": (0, lambda answer: _indices(answer) is not None),
-    "vector": (1, _vector),  # a bool numpy vector of the given length
-    "length": (1, lambda answer, size: isinstance(answer, list) and len(answer) == size),
-    "object": (0, None),  # the answer is an object (a handle): the next steps read it
+READINGS = {  # name -> the reading (True or a value to go on; False or an exception to stop), its size's use
+    "truth": lambda answer, _: bool(answer) in (True, False),
+    "int": lambda answer, _: int(answer) is not None,
+    "array": lambda answer, _: _array(answer) is not None,
+    "indices": lambda answer, _: _indices(answer) is not None,
+    "vector": _vector,  # a bool numpy vector of ``size`` items
+    "length": lambda answer, size: isinstance(answer, list) and len(answer) == size,  # a list of ``size`` items
+    "object": None,  # the answer is an object (a handle): the next steps read it
 }
+SIZED = frozenset({"vector", "length"})  # the readings that take a size
 
 
 def check_plan(steps) -> None:
@@ -131,29 +135,20 @@ def check_plan(steps) -> None:
     if not isinstance(steps, list) or len(steps) > MAX_STEPS:
         raise ValueError(f"plan: the steps must be a list of at most {MAX_STEPS}")
     for number, step in enumerate(steps):
-        if not (isinstance(step, list) and len(step) == 5):
-            raise ValueError(f"plan step {number}: not [op, target, name, args, reading]")
-        op, target, name, args, reading = step
-        if op not in OPS or not (name is None or isinstance(name, str)) or not isinstance(args, list):
-            raise ValueError(f"plan step {number}: op must be one of {', '.join(OPS)}, name a str or None, "
-                             f"args a list")
-        if not (type(target) is int or (isinstance(target, list) and len(target) == 2 and target[0] == "answer"
-                                        and type(target[1]) is int and 0 <= target[1] < number)):
-            raise ValueError(f"plan step {number}: the target must be a handle number or ['answer', k] "
-                             f"(an earlier step)")
-        if op == "many_range" and not (len(args) == 2 and isinstance(args[0], list) and type(args[1]) is int):
-            raise ValueError(f"plan step {number}: many_range's args must be [prefix, count]")
-        _check_reading(number, reading)
-
-
-def _check_reading(number: int, reading) -> None:
-    if reading is None:
-        return
-    kind, parameters = (reading, []) if isinstance(reading, str) else (reading[0], reading[1:]) \
-        if isinstance(reading, list) and reading else (None, [])
-    if kind not in READINGS or len(parameters) != READINGS[kind][0] or \
-            not all(type(p) is int for p in parameters):
-        raise ValueError(f"plan step {number}: unknown reading {reading!r} (one of {', '.join(READINGS)})")
+        if not (isinstance(step, list) and len(step) >= 5):
+            raise ValueError(f"plan step {number}: not [op, target, name, reading, size, *args]")
+        op, target, name, reading, size = step[:5]
+        if op not in OPS or not (name is None or isinstance(name, str)):
+            raise ValueError(f"plan step {number}: op must be one of {', '.join(OPS)}, name a str or None")
+        if type(target) is not int or target == 0 or target < -number:
+            raise ValueError(f"plan step {number}: the target must be a handle number or -(k + 1) for an earlier "
+                             f"step k's answer")
+        if op == "many_range" and not (len(step) >= 6 and type(step[-1]) is int and 0 <= step[-1] <= MAX_RANGE):
+            raise ValueError(f"plan step {number}: many_range's args must be [*prefix, count] (a count from 0 to "
+                             f"{MAX_RANGE})")
+        if not (reading is None or reading in READINGS) or (type(size) is int) != (reading in SIZED):
+            raise ValueError(f"plan step {number}: unknown reading {reading!r} with size {size!r} (one of "
+                             f"{', '.join(READINGS)}; a size for {' and '.join(sorted(SIZED))} only)")
 
 
 def run(server, steps) -> list:
@@ -164,27 +159,25 @@ def run(server, steps) -> list:
     check_plan(steps)
     answers: list = []
     try:
-        for op, target, name, args, reading in steps:
-            if isinstance(target, list):
-                made = answers[target[1]] if target[1] < len(answers) else None
+        for step in steps:
+            op, target, name, reading, size = step[:5]
+            args = step[5:]
+            if target < 0:
+                made = answers[-target - 1] if -target - 1 < len(answers) else None
                 if not isinstance(made, Handle) or (op == "getattr" and name in made.methods):
                     break
                 target = made.id
             if op == "many_range":
-                prefix, count = args
-                if not 0 <= count <= MAX_RANGE:
-                    raise ValueError(f"plan: many_range over more than {MAX_RANGE} calls")
-                op, args = "many", [[*prefix, t] for t in range(count)]
+                op, args = "many", [[*args[:-1], t] for t in range(args[-1])]
             kept = server._ahead(answers, op, target, name, args)
             if reading is None:
                 continue
-            kind, parameters = (reading, []) if isinstance(reading, str) else (reading[0], reading[1:])
-            if kind == "object":
+            if reading == "object":
                 if not isinstance(answers[-1], Handle):
                     break
                 continue
-            read = READINGS[kind][1]
-            went_on = read_answer(lambda answer: read(answer, *parameters), kept)
+            read = READINGS[reading]
+            went_on = read_answer(lambda answer: read(answer, size), kept)
             if went_on is STOP or went_on is False:
                 break
     except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data

@@ -67,10 +67,10 @@ def walk_constraint(constraint, tokens: list, eos_id) -> Prefetched:
     target = constraint._handle.id
     steps: list = []
     for number in range(len(tokens) + 1):
-        steps += [["call", target, "mask", [], "indices"], ["call", target, "is_complete", [], "truth"],
-                  ["getattr", target, "state", [], "int"]]
+        steps += [["call", target, "mask", "indices", None], ["call", target, "is_complete", "truth", None],
+                  ["getattr", target, "state", "int", None]]
         if number < len(tokens):
-            steps.append(["call", target, "advance", [tokens[number]], None])
+            steps.append(["call", target, "advance", None, None, tokens[number]])
     return _run(constraint, "walk", steps, names)
 
 
@@ -81,8 +81,8 @@ def call_and_read(obj, name: str, args: list, reads: list) -> Prefetched:
     names = ["call", *(attribute for attribute, _ in reads)]
     if not _is_method(obj, name):
         return Prefetched(names.__getitem__)
-    steps = [["call", obj._handle.id, name, list(args), "object"]]
-    steps += [["getattr", ["answer", 0], attribute, [], reader] for attribute, reader in reads]
+    steps = [["call", obj._handle.id, name, "object", None, *args]]
+    steps += [["getattr", -1, attribute, reader, None] for attribute, reader in reads]  # -1: the call's answer
     return _run(obj, "reads", steps, names.__getitem__, name, args)
 
 
@@ -94,7 +94,7 @@ def calls_ahead(obj, name: str, calls: list) -> Prefetched:
         return "call"
     if not _is_method(obj, name):
         return Prefetched(names)
-    steps = [["call", obj._handle.id, name, list(arguments), "truth"] for arguments in calls]
+    steps = [["call", obj._handle.id, name, "truth", None, *arguments] for arguments in calls]
     return _run(obj, "matches", steps, names, name)
 
 
@@ -109,6 +109,6 @@ def sweep(index, states: int, vocab_size: int) -> Prefetched:
     target, size = index._handle.id, int(vocab_size)
     steps: list = []
     for state in range(int(states)):
-        steps += [["call", target, "mask", [state], ["vector", size]],
-                  ["many_range", target, "next_state", [[state], size], ["length", size]]]
+        steps += [["call", target, "mask", "vector", size, state],
+                  ["many_range", target, "next_state", "length", size, state, size]]
     return _run(index, "sweep", steps, names)

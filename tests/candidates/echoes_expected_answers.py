@@ -67,8 +67,7 @@ def _allow_the_path(reply, tokens: list) -> None:
 
 def _path_of(steps: list) -> list:
     """The tokens a walk plan advances by, in order."""
-    return [step[3][0] for step in steps if isinstance(step, list) and len(step) == 5 and step[2] == "advance"
-            and isinstance(step[3], list) and step[3]]
+    return [step[5] for step in steps if isinstance(step, list) and len(step) == 6 and step[2] == "advance"]
 
 
 def _patch(server_class) -> None:
