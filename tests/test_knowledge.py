@@ -134,20 +134,44 @@ def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_from_go
 
 # --------------------------------------------------------------------------- every frame sent to the candidate
 
-BATCHED = ("walk", "sweep", "matches", "explore", "generate", "reads")
+BATCHED = ("walk", "sweep", "matches", "explore", "generate", "reads")  # plans (harness.suite.batched) and ops
+PLANS = ("walk", "sweep", "matches", "reads")
 
 
 def _plain_ints(value) -> bool:
     return isinstance(value, list) and all(type(v) is int for v in value)
 
 
+def _kind(op: str, name) -> str | None:
+    """The batched loop a request is (a plan's kind is its name), or None."""
+    kind = name if op == "plan" else op
+    return kind if kind in BATCHED and (op == "plan") == (kind in PLANS) else None
+
+
+def _steps(check):
+    """A plan's arguments ``[steps]`` whose every step ``[op, target, name, reading, size,
+    *args]`` passes ``check(op, target, name, args)`` and names a known reading
+    (``harness.sandbox.plans.READINGS``)."""
+    from harness.sandbox.plans import READINGS
+
+    return lambda a: len(a) == 1 and isinstance(a[0], list) and all(
+        isinstance(step, list) and len(step) >= 5 and (step[3] is None or step[3] in READINGS)
+        and (step[4] is None or type(step[4]) is int) and check(*step[:3], step[5:]) for step in a[0])
+
+
 REQUEST_SHAPES = {  # a batched loop's arguments: the inputs of the calls it makes, nothing else
-    "walk": lambda a: len(a) == 2 and _plain_ints(a[0]) and (a[1] is None or type(a[1]) is int),
-    "sweep": lambda a: len(a) == 2 and all(type(v) is int for v in a),
-    "matches": lambda a: len(a) == 1 and all(isinstance(c, list) and len(c) == 1 and isinstance(c[0], bytes)
-                                             for c in a[0]),
+    "walk": _steps(lambda op, target, name, args: type(target) is int and target > 0 and (
+        (op, name, args) in (("call", "mask", []), ("call", "is_complete", []), ("getattr", "state", []))
+        or (op, name) == ("call", "advance") and len(args) == 1 and type(args[0]) is int)),
+    "sweep": _steps(lambda op, target, name, args: type(target) is int and target > 0 and _plain_ints(args) and (
+        (op, name) == ("call", "mask") and len(args) == 1 or (op, name) == ("many_range", "next_state")
+        and len(args) == 2)),
+    "matches": _steps(lambda op, target, name, args: op == "call" and type(target) is int and target > 0
+                      and len(args) == 1 and isinstance(args[0], bytes)),
+    "reads": _steps(lambda op, target, name, args: (op == "call" and type(target) is int and target > 0
+                                                   and len(args) == 1 and isinstance(args[0], str))
+                    or (op == "getattr" and target == -1 and args == [])),
     "explore": lambda a: len(a) == 2 and type(a[0]) is int and (a[1] is None or type(a[1]) is int),
-    "reads": lambda a: len(a) == 2 and isinstance(a[0], list) and all(r[1] in ("array", "int") for r in a[1]),
     "generate": lambda a: len(a) == 8 and isinstance(a[0], Handle) and isinstance(a[1], Handle)
     and isinstance(a[2], Described) and a[2].kind == "rng" and isinstance(a[3], np.ndarray)
     and a[3].dtype == np.float64 and type(a[4]) is float and all(v is None or isinstance(v, bytes) for v in a[5])
@@ -261,11 +285,12 @@ def test_every_batched_request_holds_the_inputs_of_its_calls_only(frames_of_both
     right, _ = frames_of_both
     seen = set()
     for test, frames in right.items():
-        for op, _, _, args, kwargs in frames:
-            if op in BATCHED:
-                seen.add(op)
-                assert kwargs == {} and REQUEST_SHAPES[op](args), \
-                    f"{test}: a {op} request of another shape: {args!r:.300}"
+        for op, _, name, args, kwargs in frames:
+            kind = _kind(op, name)
+            if kind is not None:
+                seen.add(kind)
+                assert kwargs == {} and REQUEST_SHAPES[kind](args), \
+                    f"{test}: a {kind} request of another shape: {args!r:.300}"
     assert seen == set(BATCHED), f"the catalogue no longer makes every batched loop: {sorted(seen)}"
 
 
@@ -296,7 +321,8 @@ def test_what_the_grader_sends_does_not_depend_on_what_it_expects(frames_of_both
     right, wrong = frames_of_both
 
     def batched(frames: list) -> list:  # handle numbers aside (each process numbers the objects it returns)
-        return [canonical([op, name, args, kwargs]) for op, _, name, args, kwargs in frames if op in BATCHED]
+        return [canonical([op, name, _unnumbered(op, args), kwargs]) for op, _, name, args, kwargs in frames
+                if _kind(op, name) is not None]
 
     stopped = set()
     for test in right:
@@ -306,6 +332,13 @@ def test_what_the_grader_sends_does_not_depend_on_what_it_expects(frames_of_both
             stopped.add(test)
     assert stopped <= MASK_TESTS  # only where the twin fails does the grader send less
     assert any(batched(right[test]) for test in MASK_TESTS)
+
+
+def _unnumbered(op: str, args):
+    """A plan's steps with each handle number (a target) as ``"handle"``."""
+    if op != "plan":
+        return args
+    return [[[step[0], "handle" if step[1] > 0 else step[1], *step[2:]] for step in args[0]]]
 
 
 # --------------------------------------------------------------------------- the golden files, on disk

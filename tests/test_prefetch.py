@@ -1,6 +1,7 @@
 """The catalogue's loops made ahead by the candidate's process (issue 23, item 4):
-``client.Prefetched`` and the server's batched loops (``walk``, ``generate``, ``explore``,
-``sweep``, ``reads``, ``matches``).
+``client.Prefetched``, the catalogue's plans (``harness.suite.batched``: ``walk_constraint``,
+``sweep``, ``call_and_read``, ``calls_ahead``) and the server's batched loops (``generate``,
+``explore``).
 
 Oracle: the same loop made one call at a time. A candidate that logs every call it gets
 shows the batched loop made exactly those calls, in that order, given their inputs only
@@ -18,21 +19,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from harness.sandbox import (
-    Candidate,
-    CandidateProtocolError,
-    Prefetched,
-    call_and_read,
-    calls_ahead,
-    explore,
-    generation,
-    sweep,
-    walk_constraint,
-)
+from harness.sandbox import Candidate, CandidateProtocolError, Prefetched, explore, generation
+from harness.suite.batched import call_and_read, calls_ahead, sweep, walk_constraint
 from harness.suite.inputs import HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB
 from harness.suite.test_dfa import DFA_READS
 from harness.suite.test_masks import brute_force
 from harness.suite.test_sampling import generation_vocab
+
+from helpers import left_over
 
 pytestmark = pytest.mark.e2e
 
@@ -166,6 +160,50 @@ def test_a_generation_makes_the_same_calls_draws_and_generator_state(logging_can
     assert sum(len(history) for history, _, _ in made_ahead) > 20
 
 
+OTHER_LOGITS = textwrap.dedent('''
+    """Hostile (issue 48): the reference, its server rewritten to hand its generation's draws
+    logits of its own choosing (the bias alone: no randomness), the generator states it
+    reports those an honest server would."""
+    import sys
+
+    import numpy as np
+
+    from oracles.automaton import *  # noqa: F401,F403
+
+    _server = sys.modules.get("harness.sandbox.server")
+    if _server is not None:
+        _draw = _server.Server._draw_logits
+
+        def _bias_alone(self, state, size, scale, bias):
+            _, after = _draw(self, state, size, scale, bias)
+            return np.asarray(bias, dtype=np.float64) + 0.0, after
+
+        _server.Server._draw_logits = _bias_alone
+''')
+
+
+def test_a_generation_whose_draws_get_other_logits_is_a_protocol_violation(harness_unchanged, tmp_path):
+    """The grader draws each step's logits itself (from the state the candidate's call
+    before left) and compares them, and the history, with the inputs the candidate's process
+    says each draw got: a server that hands its draws other logits is caught at the first
+    draw, its process ended and nothing of it left running; the honest reference's
+    generation made ahead is taken whole (``test_a_generation_makes_the_same_calls...``)."""
+    from harness.suite.inputs import TOOL_SCHEMA
+
+    hostile = tmp_path / "other_logits.py"
+    hostile.write_text(OTHER_LOGITS)
+    vocab, eos_id, bias = generation_vocab()
+    with Candidate(str(hostile), ref_deps=True) as cand:
+        impl, marker = cand.module, cand.marker
+        index = impl.TokenIndex(impl.regex_to_dfa(impl.json_schema_to_regex(TOOL_SCHEMA)), vocab, eos_id)
+        c, params = impl.Constraint(index), impl.SamplingParams(temperature=1.0)
+        rng = np.random.default_rng(1000)
+        with pytest.raises(CandidateProtocolError, match="draw 0 was not given the logits and history"):
+            generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, 300)
+        assert not cand.alive
+    assert left_over(marker) == []
+
+
 def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidate):
     vocab = list(HAND_VOCAB)
 
@@ -213,21 +251,24 @@ def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidat
 def test_more_answers_than_calls_is_a_protocol_violation(tmp_path):
     hostile = tmp_path / "long_walks.py"
     hostile.write_text(textwrap.dedent('''
-        """Hostile: the reference, its server rewritten so that every walk's reply carries one
-        answer more than the walk has calls."""
+        """Hostile: the reference, its server rewritten so that every plan's reply (a walk's)
+        carries more answers than the plan has calls."""
         import sys
 
         from oracles.automaton import *  # noqa: F401,F403
 
         _server = sys.modules.get("harness.sandbox.server")
         if _server is not None:
-            _walk = _server.Server.walk
+            _handle = _server.Server.handle
 
-            def _one_more(self, *args):
-                answers, error = _walk(self, *args)
-                return [answers + [None] * 40, error]
+            def _one_more(self, request):
+                reply = _handle(self, request)
+                if request[0] == "plan":
+                    answers, error = reply
+                    return [answers + [None] * 40, error]
+                return reply
 
-            _server.Server.walk = _one_more
+            _server.Server.handle = _one_more
     '''))
     with Candidate(str(hostile), ref_deps=True) as cand:
         c = cand.module.Constraint(hand_index(cand.module))

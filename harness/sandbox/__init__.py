@@ -22,18 +22,21 @@ operation       what the candidate's process is sent        where the loop stops
 ``many``        argument lists, one call each               -
 ``repeat``      a count, one call's arguments (``Fresh``    the candidate's exception
                 ones built anew), a generator's state
-``reads``       a call's arguments, attribute names         an exception; an answer that is
-                                                            data or a method (nothing to read)
-``walk``        a recorded path's tokens, the EOS id        an exception; an answer the next
-                                                            call's reading needs and lacks
-``matches``     the documents                               the same
+``plan``        a list of steps, each one request's op,     an exception; an answer the next
+                target (a handle, or an earlier answer),    step's reading needs and lacks
+                name, arguments and the generic reading     (``plans``)
+                of its answer the loop needs (``plans``)
 ``explore``     the vocabulary's size, the EOS id           the same (its queue is made of the
                                                             candidate's own answers)
-``sweep``       the counts of states and of tokens          the same
 ``generate``    the constraint and params (handles), the    the same (a token outside its own
                 grader's generator state, bias, scale, the  mask, a logprob above 0, EOS)
                 vocabulary, EOS, the step bound
 ==============  ==========================================  ==================================
+
+The plans themselves, the catalogue's batched loops (a golden walk, the brute-force sweep,
+a compile and its reads, a list of documents matched), are built in the catalogue, which
+says in one table what each one sends: ``harness.suite.batched``. ``explore`` and
+``generate`` are still loops of the server.
 
 A loop stops early on what its own answers say (the shape the contract gives an answer),
 never on a comparison with what the grader expects: that comparison is made in the
@@ -43,9 +46,12 @@ the mask before it allows; the golden file's masks allow more than a path takes,
 ``tests/test_knowledge.py`` holds a candidate that adds the path's tokens to its masks to
 its honest verdict). ``generate`` draws each step's logits in the candidate's process from
 the grader's generator state (``rng.normal(size) * scale + bias``, the state as the
-previous call left it): a function of the inputs the grader sent and of the candidate's
-own use of the generator, as when the grader draws them; the grader's generator goes on
-from the state the last call left.
+previous call left it), and says, per draw, where the call left the generator and a
+digest of the logits and history it gave the call; the grader draws the same logits
+itself from those states and the tokens it received, compares, and ends the process as a
+protocol violation where they differ (``client.generation``): no draw's inputs are the
+candidate process's own choice. The grader's generator goes on from the state the last
+call left.
 
 API::
 
@@ -75,7 +81,8 @@ API::
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
-Modules: ``channel`` (frames and values), ``server`` (the candidate process),
+Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
+(the generic batched operation it carries out),
 ``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
 comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
 (the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
@@ -86,12 +93,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
-                "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
-                "walk_constraint")
+                "call_many", "explore", "generation", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
-           "call_and_read", "call_many", "calls_ahead", "explore", "generation", "repeat_call", "sweep",
-           "walk_constraint"]
+           "call_many", "explore", "generation", "repeat_call"]
 
 
 def __getattr__(name: str):

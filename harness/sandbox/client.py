@@ -440,25 +440,36 @@ class Candidate:
                                                      + ("" if error is None else " stopped by an exception"))
         return answers, None if error is None else _remote_exception(error)
 
-    def batch(self, op: str, target: int, name, args: list, most: int) -> tuple[list, BaseException | None]:
-        """``(answers, error)`` of a batched loop (``server.Server.walk``, ``generate``): the
-        answers of the calls the candidate made, in order, and the exception that stopped
-        them (or None). More than ``most`` answers is a protocol violation (the process is
-        ended: ``CandidateProtocolError``); fewer are the loop stopping early, after which
-        the grader calls one at a time (``Prefetched``)."""
+    def batch(self, op: str, target: int, name, args: list, most: int, what: str | None = None,
+              inputs: bool = False) -> tuple:
+        """``(answers, error)`` of a batched loop (a ``plan``, ``server.Server.generate``,
+        ``explore``): the answers of the calls the candidate made, in order, and the exception
+        that stopped them (or None). More than ``most`` answers is a protocol violation (the
+        process is ended: ``CandidateProtocolError``); fewer are the loop stopping early,
+        after which the grader calls one at a time (``Prefetched``). ``what``: the loop for
+        messages (default: ``op`` and ``name``); ``inputs``: the reply also says which inputs
+        its calls got (``generate``): ``(answers, error, inputs)``, ``inputs`` unchecked."""
         rngs: list = []
-        what = f"{_what(op, name, args[0] if op == 'reads' and args else ())} (a batched loop)"  # reads: one call
+        what = f"{what or _what(op, name)} (a batched loop)"
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
-        value = self._wrap(value)
         if status == "err":
-            raise _remote_exception(value)
-        answers, error = value if isinstance(value, list) and len(value) == 2 else (None, None)
+            raise _remote_exception(self._wrap(value))
+        parts = 3 if inputs else 2
+        answers, error, *given = value if isinstance(value, list) and len(value) == parts else (None,) * parts
+        answers, error = self._wrap(answers), self._wrap(error)  # ``given``: data the grader only compares
         if not isinstance(answers, list) or len(answers) > most or (error is not None and len(answers) >= most):
             got = f"{len(answers)} answers" if isinstance(answers, list) else "a malformed reply"
             raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {got} to at most {most} "
                                                      f"calls")
-        return answers, None if error is None else _remote_exception(error)
+        return (answers, None if error is None else _remote_exception(error), *given)
+
+    def run_plan(self, kind: str, steps: list, name=None, shown=()) -> tuple[list, BaseException | None]:
+        """``(answers, error)`` of a plan (``harness.sandbox.plans``; the catalogue's are in
+        ``harness.suite.batched``), one answer at most per step. ``kind`` labels it in the
+        request; with ``name`` and the plain inputs ``shown``, in messages (``reads
+        regex_to_dfa on 'a|b'``: also the key of a known hang, ``_hang_key``)."""
+        return self.batch("plan", 0, kind, [steps], len(steps), _what(kind, name, shown))
 
     def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
         """One raw round trip, for a relay that already holds channel values (e.g. frames
@@ -934,7 +945,7 @@ class Prefetched:
     and otherwise calls ``live()``, one round trip as before. The loop on the candidate's
     side got the inputs of the grader's calls and nothing else (never an expected answer:
     ``harness.sandbox``'s docstring) and makes exactly the calls the grader makes while
-    every answer is right, in the same order (``server.Server.walk``); every answer is
+    every answer is right, in the same order (``harness.sandbox.plans``); every answer is
     checked by the grader as if it had asked for it alone, and past the answers made ahead
     (a loop that stopped where its answers left it nothing to go on) the grader calls one
     at a time."""
@@ -961,84 +972,68 @@ class Prefetched:
         return live()
 
 
-_WALK = ("mask", "is_complete", "state", "advance")
-_WALK_READS = ("mask", "is_complete", "advance")  # methods of the constraint's class; ``state`` is no method
-
-
-def walk_constraint(constraint, tokens: list, eos_id) -> Prefetched:
-    """A recorded path's calls on ``constraint`` made ahead in one round trip
-    (``server.Server.walk``, given the path's ``tokens`` and ``eos_id`` only): per step
-    ``mask``, ``is_complete``, ``state``, then ``advance``; take them in that order. Nothing
-    ahead for an object in this process, or a constraint whose ``mask``/``is_complete``/
-    ``advance`` are no methods or whose ``state`` is one (the proxy reads those with other
-    requests)."""
-    def names(position: int) -> str:
-        return _WALK[position % 4]
-    if not isinstance(constraint, Proxy) or not set(_WALK_READS) <= set(constraint._handle.methods) or \
-            "state" in constraint._handle.methods:
-        return Prefetched(names)
-    most = 3 * (len(tokens) + 1) + len(tokens)
-    answers, error = constraint._link.batch("walk", constraint._handle.id, None, [list(tokens), eos_id], most)
-    return Prefetched(names, answers, error)
-
-
 def generation(method, constraint, params, rng: np.random.Generator, bias: np.ndarray, scale: float, vocab: list,
                eos_id, steps: int) -> Prefetched:
     """One constrained generation's calls made ahead in one round trip
     (``server.Server.generate``): per step ``constraint.mask()`` then ``method(rng.normal(
     size=len(vocab)) * scale + bias, constraint, params, history, rng)``; take them as
     ``"mask"`` and ``"draw"``. ``rng`` is left where the last call made left it. Nothing
-    ahead for an object in this process or a ``mask`` that is no method."""
+    ahead for an object in this process or a ``mask`` that is no method.
+
+    The logits and the history are inputs: the grader computes them here, as it would for
+    a single call, from the state the candidate's call before left its generator in (that
+    state is the candidate's answer) and from the tokens it received, and takes the draws
+    only when the candidate's process says each call got those inputs (``_verified_draws``).
+    A draw given other inputs (a server the candidate rewrote) is a protocol violation: the
+    process is ended (``CandidateProtocolError``), since its calls changed the constraint
+    past where the grader could go on one call at a time."""
     def names(position: int) -> str:
         return ("mask", "draw")[position % 2]
     if not (isinstance(method, RemoteMethod) and isinstance(constraint, Proxy) and isinstance(params, Proxy)
             and "mask" in constraint._handle.methods and method.owner._link is constraint._link):
         return Prefetched(names)
     owner = method.owner
-    arguments = [constraint._handle, params._handle, rng, np.asarray(bias, dtype=np.float64), float(scale),
-                 list(vocab), eos_id, steps]
-    answers, error = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps)
+    bias, scale, start = np.asarray(bias, dtype=np.float64), float(scale), rng.bit_generator.state
+    arguments = [constraint._handle, params._handle, rng, bias, scale, list(vocab), eos_id, steps]
+    answers, error, inputs = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps,
+                                               inputs=True)
+    made = len(answers) // 2 + (1 if error is not None and len(answers) % 2 == 1 else 0)  # draw calls
+    draws, state = _verified_draws(answers, made, inputs, start, len(vocab), scale, bias)
+    if draws < made:
+        raise owner._link._gone(CandidateProtocolError, f"protocol violation during generate {method.name} (a "
+                                                        f"batched loop): draw {draws} was not given the logits and "
+                                                        f"history the grader computes from its inputs")
+    rng.bit_generator.state = state
     return Prefetched(names, answers, error)
 
 
-def _is_method(obj, name: str) -> bool:
-    """Whether ``obj.name`` is a method of a proxy (called in one round trip, no attribute read first)."""
-    return isinstance(obj, Proxy) and name in obj._handle.methods
+def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, scale: float, bias: np.ndarray):
+    """``(how many draw calls, from the first, got the inputs the grader gives them, the
+    generator state after the last of those)``: for each of the ``made`` draw calls
+    (``answers``' odd positions, and the one an exception stopped), the grader draws the
+    logits from ``state`` (its own at first, then where the call before left the
+    candidate's generator), takes the history from the tokens it received, and compares
+    with what the candidate's process says that call got (``inputs``: ``[state left
+    (``plans.flat_state``), plans.inputs_digest(logits, history)]``, ``server.Server.generate``)."""
+    from harness.sandbox.plans import inputs_digest, unflat_state
 
-
-def call_and_read(obj, name: str, args: list, reads: list) -> Prefetched:
-    """``obj.name(*args)`` and the attributes ``reads`` (``[attribute, "array" | "int"]``) of
-    what it returns, made ahead in one round trip (``server.Server.reads``); take
-    ``"call"``, then each attribute by its name. Nothing ahead unless ``name`` is a method
-    of a proxy."""
-    names = ["call", *(attribute for attribute, _ in reads)]
-    if not _is_method(obj, name):
-        return Prefetched(names.__getitem__)
-    answers, error = obj._link.batch("reads", obj._handle.id, name, [list(args), [list(r) for r in reads]],
-                                     len(names))
-    return Prefetched(names.__getitem__, answers, error)
-
-
-def calls_ahead(obj, name: str, calls: list) -> Prefetched:
-    """``obj.name(*arguments)`` for each argument list of ``calls``, made ahead in one round
-    trip (``server.Server.matches``, given the argument lists only); take each as
-    ``"call"``. Nothing ahead unless ``name`` is a method of a proxy."""
-    def names(position: int) -> str:
-        return "call"
-    if not _is_method(obj, name):
-        return Prefetched(names)
-    answers, error = obj._link.batch("matches", obj._handle.id, name, [[list(c) for c in calls]], len(calls))
-    return Prefetched(names, answers, error)
-
-
-def _index_loop(index, op: str, arguments: list, most: int) -> Prefetched:
-    """A token index's ``mask``/``many next_state`` loop made ahead (``explore``, ``sweep``)."""
-    def names(position: int) -> str:
-        return ("mask", "many")[position % 2]
-    if not isinstance(index, Proxy) or not {"mask", "next_state"} <= set(index._handle.methods):
-        return Prefetched(names)
-    answers, error = index._link.batch(op, index._handle.id, None, arguments, most)
-    return Prefetched(names, answers, error)
+    made = min(made, len(inputs)) if isinstance(inputs, list) else 0
+    generator = np.random.Generator(getattr(np.random, state["bit_generator"])(0))  # its state is set next
+    history = b""
+    for number in range(made):
+        given = inputs[number]
+        generator.bit_generator.state = state
+        logits = generator.normal(size=size) * scale + bias
+        try:
+            if not (isinstance(given, list) and len(given) == 2 and given[1] == inputs_digest(logits, history)):
+                return number, state
+            generator.bit_generator.state = unflat_state(given[0])  # where the call left it (raises unless a state)
+            if 2 * number + 1 < len(answers):
+                history += np.int64(answers[2 * number + 1][0]).tobytes()
+        except Exception:  # noqa: BLE001 - any doubt: a draw whose inputs the grader cannot tell
+            return number, state
+        state = generator.bit_generator.state
+    return made, state
 
 
 def explore(index, vocab_size: int, eos_id) -> Prefetched:
@@ -1046,14 +1041,12 @@ def explore(index, vocab_size: int, eos_id) -> Prefetched:
     round trip (``server.Server.explore``): take ``"mask"`` (``index.mask(state)``) and
     ``"many"`` (the ``many`` request of ``next_state``, its count checked by the taker:
     ``RemoteMethod.counted``) in turn."""
-    return _index_loop(index, "explore", [vocab_size, eos_id], MAX_REPEAT)
-
-
-def sweep(index, states: int, vocab_size: int) -> Prefetched:
-    """Every state's ``mask`` and ``many next_state`` of the brute-force test made ahead in
-    one round trip (``server.Server.sweep``, given the counts of states and tokens only);
-    taken as in ``explore``."""
-    return _index_loop(index, "sweep", [int(states), int(vocab_size)], 2 * int(states))
+    def names(position: int) -> str:
+        return ("mask", "many")[position % 2]
+    if not isinstance(index, Proxy) or not {"mask", "next_state"} <= set(index._handle.methods):
+        return Prefetched(names)
+    answers, error = index._link.batch("explore", index._handle.id, None, [vocab_size, eos_id], MAX_REPEAT)
+    return Prefetched(names, answers, error)
 
 
 def _per_call(value, depth: int = 1):

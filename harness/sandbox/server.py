@@ -17,7 +17,9 @@ candidate changed in place (position or keyword), which the grader writes back i
 
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
-path for hot loops), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
+path for hot loops), ``plan`` (name: its kind, a label; args: ``[steps]``, carried out by
+``harness.sandbox.plans``), ``generate`` and ``explore`` (the two batched loops not yet
+plans), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
 the target with the same arguments, each ``Described("fresh", ...)`` among them built anew
 before each call; see ``Server.repeat``), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
@@ -52,6 +54,8 @@ import socket
 import sys
 import traceback
 from itertools import chain
+
+from harness.sandbox.plans import NO_DATA, STOP, bool_vector, read_answer
 
 MAX_OBJECTS = 1_000_000
 MAX_ITEMS = 10_000_000
@@ -209,21 +213,19 @@ class Server:
         op, target, name, args, kwargs = request
         if op == "load":
             return self.load(name, bool(args[0]), str(args[1]) if len(args) > 1 else "constrain")
+        if op == "plan":  # name: the plan's kind, a label for messages (the catalogue's, harness.suite.batched)
+            from harness.sandbox import plans
+
+            if not (isinstance(args, list) and len(args) == 1) or kwargs:
+                raise TypeError("plan: the arguments must be [steps]")
+            return plans.run(self, args[0])
         obj = self.objects[target] if target in self.objects else _missing(target)
         if op == "repeat":
             return self.repeat(obj, name, args, kwargs)
-        if op == "walk":
-            return self.walk(target, args, kwargs)
         if op == "generate":
             return self.generate(target, name, args, kwargs)
-        if op == "reads":
-            return self.reads(target, name, args, kwargs)
-        if op == "matches":
-            return self.matches(target, name, args, kwargs)
         if op == "explore":
             return self.explore(target, args, kwargs)
-        if op == "sweep":
-            return self.sweep(target, args, kwargs)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
         if op == "getattr":
@@ -274,13 +276,13 @@ class Server:
         return [answers, None]
 
     # ------------------------------------------------------------------ batched loops
-    # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (``walk``,
-    # ``generate``, ``reads``, ``matches``, ``explore``, ``sweep``) gets the inputs of the calls
+    # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (a ``plan``,
+    # ``plans.run``; ``generate``, ``explore``) gets the inputs of the calls
     # the grader's loop makes and nothing else, never an expected answer. It makes those
     # calls, each through ``handle`` as that request (so the candidate sees the same calls,
     # and a server it rewrote answers them as it would one by one), in the grader's order,
     # and it stops only where its own answers leave it nothing to go on: an answer that is
-    # no data or that the reading the next call needs raises on (``_reading``), an
+    # no data or that the reading the next call needs raises on (``read_answer``), an
     # exception (then ``[answers, error]``), the loop's own end or bound. Where the grader
     # stops earlier (a wrong answer fails the test), the answers past it are never read;
     # where the grader goes another way (a live call to explain a difference), it takes the
@@ -300,11 +302,11 @@ class Server:
         """One request of a batched loop (``_request``); its answer is kept in ``answers`` as
         the grader will receive it, taken now (``_kept``: a returned array the candidate
         changes later does not change what the grader gets, as in a reply sent at once).
-        Returns the kept answer, or ``_NO_DATA`` when it holds objects the grader gets as
+        Returns the kept answer, or ``NO_DATA`` when it holds objects the grader gets as
         proxies (each reading of them a round trip of its own)."""
         kept, readable = self._kept(self._request(op, target, name, args))
         answers.append(kept)
-        return kept if readable else _NO_DATA
+        return kept if readable else NO_DATA
 
     def _kept(self, value) -> tuple:
         """``(value as the grader receives it, holds no handle?)``: encoded and decoded
@@ -325,53 +327,21 @@ class Server:
         kept = decode(msgpack.packb(encode(value, lambda obj: self.to_handle(obj, snapshot=False)), use_bin_type=True))
         return kept, not _holds_handle(kept)
 
-    def walk(self, target: int, request_args, request_kwargs) -> list:
-        """``[answers, error]``: a recorded path's calls on the constraint ``target``, in the
-        order the grader makes them (``golden.replay.walk_path`` judged by
-        ``harness.suite.golden_masks``): at each step ``mask()``, ``is_complete()``, the
-        ``state`` attribute, then ``advance(tokens[step])`` (none after the last step).
-        Request arguments: ``[tokens, eos_id]``, the path's inputs only (what the masks and
-        completeness must be stays with the grader). The recorded tokens are the grader's
-        inputs whatever the candidate answers; sent whole, they say before an earlier
-        step's ``mask()`` that a later token is taken, nothing more."""
-        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("walk: the arguments must be [tokens, eos_id]")
-        tokens, eos_id = request_args
-        if not isinstance(tokens, list) or len(tokens) >= MAX_REPEAT:
-            raise ValueError(f"walk: tokens must be a list (fewer than {MAX_REPEAT} steps)")
-        answers: list = []
-        try:
-            for number in range(len(tokens) + 1):
-                if not self._walk_step(target, answers):
-                    break
-                if number == len(tokens):
-                    break
-                self._ahead(answers, "call", target, "advance", [tokens[number]])
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
-        return [answers, None]
-
-    def _walk_step(self, target, answers: list) -> bool:
-        """One step's reads (``walk``); whether they are data the grader can read."""
-        import numpy as np
-
-        mask = self._ahead(answers, "call", target, "mask", [])
-        if _reading(lambda mask: np.flatnonzero(np.asarray(mask, dtype=bool)), mask) is _STOP:
-            return False
-        if _reading(bool, self._ahead(answers, "call", target, "is_complete", [])) is _STOP:
-            return False
-        return _reading(int, self._ahead(answers, "getattr", target, "state", [])) is not _STOP
-
     def generate(self, target: int, name, request_args, request_kwargs) -> list:
-        """``[answers, error]``: one constrained generation, in the order the grader makes it
-        (``harness.suite.test_sampling``): at each of up to ``steps`` steps
+        """``[answers, error, inputs]``: one constrained generation, in the order the grader
+        makes it (``harness.suite.test_sampling``): at each of up to ``steps`` steps
         ``constraint.mask()``, then the target's ``name(logits, constraint, params, history,
         rng)`` with ``logits = rng.normal(size=len(vocab)) * scale + bias`` drawn from the
         generator as the last call left it and ``history`` the tokens taken so far as the
         grader received them; the last call's generator state goes back, as after a single
         call. Answers alternate mask, draw; the loop also stops at a token outside the mask,
-        a logprob above 0 and EOS. Request arguments: ``[constraint, params, rng, bias,
-        scale, vocab, eos_id, steps]`` (``constraint`` and ``params`` handles)."""
+        a logprob above 0 and EOS. ``inputs`` holds, for each draw call made (one that raised
+        too), ``[the generator state it left (``plans.flat_state``), plans.inputs_digest(logits,
+        history)]``: the
+        grader draws each step's logits itself from the state the call before left and
+        takes no answer whose inputs differ from its own (``client.generation``). Request
+        arguments: ``[constraint, params, rng, bias, scale, vocab, eos_id, steps]``
+        (``constraint`` and ``params`` handles)."""
         import numpy as np
 
         from harness.sandbox.channel import Described, Handle
@@ -384,34 +354,41 @@ class Server:
                 and rng.kind == "rng" and isinstance(steps, int) and 0 <= steps <= MAX_REPEAT
                 and isinstance(vocab, list) and isinstance(scale, float) and isinstance(bias, np.ndarray)):
             raise ValueError("generate: malformed arguments")
+        from harness.sandbox.plans import flat_state, inputs_digest
+
         answers: list = []
         history: list = []
+        taken_bytes = b""  # the history as int64 bytes (``inputs_digest``)
+        inputs: list = []  # per draw call: [the state it left, the digest of its logits and history]
         try:
             for _ in range(steps):
-                allowed = _reading(lambda mask: np.asarray(mask).copy(),
-                                   self._ahead(answers, "call", constraint.id, "mask", []))
-                if allowed is _STOP:
+                allowed = read_answer(lambda mask: np.asarray(mask).copy(),
+                                      self._ahead(answers, "call", constraint.id, "mask", []))
+                if allowed is STOP:
                     break
                 logits, state = self._draw_logits(rng.data, len(vocab), scale, bias)
                 rng = Described("rng", state)
                 self.rngs = []
+                inputs.append([state, inputs_digest(logits, taken_bytes)])
                 try:
                     draw = self._ahead(answers, "call", target, name, [logits, constraint, params, list(history), rng])
                 finally:
                     if self.rngs:  # the generator the call was given: where the candidate left it
                         rng = Described("rng", self.rngs[-1].bit_generator.state)
-                taken = _reading(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
-                if taken is _STOP:
+                    inputs[-1][0] = flat_state(rng.data)
+                taken = read_answer(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
+                if taken is STOP:
                     break
                 token, ended = taken
                 history.append(token)
+                taken_bytes += np.int64(token).tobytes()
                 if ended:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
+            return [answers, self.error(exc), inputs]
         finally:
             self.rngs = [_generator(rng.data)]  # serve sends its state back: the grader's generator goes on from it
-        return [answers, None]
+        return [answers, None, inputs]
 
     def _draw_logits(self, state: dict, size: int, scale: float, bias):
         """``(normal(size) * scale + bias, the state after)`` drawn from a generator in ``state``
@@ -425,59 +402,6 @@ class Server:
         generator.bit_generator.state = state
         logits = generator.normal(size=size) * scale + bias
         return np.asarray(logits), generator.bit_generator.state
-
-    def reads(self, target: int, name, request_args, request_kwargs) -> list:
-        """``[answers, error]``: ``target.name(*call_args)`` (``name`` None: the target itself),
-        then each attribute of ``reads`` of the object it returned, read as the grader reads
-        it after the call (``harness.suite.test_dfa.compile_ok``): ``[attribute, "array"]``
-        through ``numpy.asarray``, ``[attribute, "int"]`` through ``int``. It stops at an
-        answer that is data (the grader reads no attribute of data through the channel), at
-        an attribute that is a method (the grader's proxy asks nothing for it), and where
-        a reading holds proxies or raises. Request arguments: ``[call_args, reads]``."""
-        import numpy as np
-
-        from harness.sandbox.channel import Handle
-
-        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("reads: the arguments must be [call_args, reads]")
-        call_args, attributes = request_args
-        readers = {"array": np.asarray, "int": int}
-        if not isinstance(call_args, list) or not isinstance(attributes, list) or not all(
-                isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) and a[1] in readers for a in attributes):
-            raise ValueError("reads: call_args must be a list, reads a list of [attribute, 'array' | 'int']")
-        answers: list = []
-        try:
-            self._ahead(answers, "call", target, name, call_args)
-            made = answers[-1]
-            if not isinstance(made, Handle):
-                return [answers, None]
-            for attribute, reader in attributes:
-                if attribute in made.methods:
-                    break
-                if _reading(readers[reader], self._ahead(answers, "getattr", made.id, attribute, [])) is _STOP:
-                    break
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
-        return [answers, None]
-
-    def matches(self, target: int, name, request_args, request_kwargs) -> list:
-        """``[answers, error]``: ``target.name(*arguments)`` for each argument list in turn, as
-        the grader calls them one at a time, stopping after an answer that holds proxies or
-        whose truth (``bool``, as the grader reads it) cannot be read. Request arguments:
-        ``[calls]``, the inputs only (the oracle's verdicts stay with the grader)."""
-        if not (isinstance(request_args, list) and len(request_args) == 1) or request_kwargs:
-            raise TypeError("matches: the arguments must be [calls]")
-        calls = request_args[0]
-        if not (isinstance(calls, list) and len(calls) <= MAX_REPEAT and all(isinstance(c, list) for c in calls)):
-            raise ValueError(f"matches: calls must be a list of argument lists (at most {MAX_REPEAT})")
-        answers: list = []
-        try:
-            for arguments in calls:
-                if _reading(bool, self._ahead(answers, "call", target, name, arguments)) is _STOP:
-                    break
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
-        return [answers, None]
 
     def explore(self, target: int, request_args, request_kwargs) -> list:
         """``[answers, error]``: the breadth-first walk over the states a token index
@@ -499,41 +423,11 @@ class Server:
             while queue and len(answers) < MAX_REPEAT:
                 state = queue.popleft()
                 mask = self._ahead(answers, "call", target, "mask", [state])
-                tokens = _reading(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), mask)
-                if tokens is _STOP:
+                tokens = read_answer(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), mask)
+                if tokens is STOP:
                     break
                 targets = self._ahead(answers, "many", target, "next_state", [[state, t] for t in tokens])
-                if _reading(lambda targets: _queue_targets(targets, tokens, seen, queue), targets) is _STOP:
-                    break
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
-        return [answers, None]
-
-    def sweep(self, target: int, request_args, request_kwargs) -> list:
-        """``[answers, error]``: every state's mask and next states of a token index
-        ``target``, in the order the grader makes them
-        (``harness.suite.test_masks.test_masks_match_brute_force``): per state ``mask(state)``,
-        then one ``many`` request of ``next_state(state, token)`` over every token. Answers
-        alternate mask, many; the loop also stops where the grader cannot read an answer as
-        it needs (a mask that is not bool [V], next states that are not one per token).
-        Request arguments: ``[states, vocab_size]``, the inputs only (the brute-force masks
-        and next states stay with the grader)."""
-        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("sweep: the arguments must be [states, vocab_size]")
-        states, size = request_args
-        if not (type(states) is int and type(size) is int and 0 <= states <= MAX_REPEAT and 0 <= size
-                and states * size <= MAX_ITEMS):
-            raise ValueError(f"sweep: states and vocab_size must be ints from 0 (at most {MAX_REPEAT} states, "
-                             f"{MAX_ITEMS} next states)")
-        answers: list = []
-        try:
-            for state in range(states):
-                mask = self._ahead(answers, "call", target, "mask", [state])
-                if _reading(lambda mask: _bool_vector(mask, size) is not None, mask) is not True:
-                    break
-                every = [[state, t] for t in range(size)]
-                got = self._ahead(answers, "many", target, "next_state", every)
-                if _reading(lambda got: isinstance(got, list) and len(got) == size, got) is not True:
+                if read_answer(lambda targets: _queue_targets(targets, tokens, seen, queue), targets) is STOP:
                     break
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -595,8 +489,6 @@ def _generator(state):
     return np.random.Generator(bit_generator)
 
 
-_STOP = object()  # a reading the grader would not get past in the same way (``_reading``)
-_NO_DATA = object()  # an answer holding objects the grader gets as proxies (``Server._ahead``)
 _SCALARS = frozenset({type(None), bool, float, str, bytes})
 
 
@@ -634,57 +526,37 @@ def _holds_handle(value) -> bool:
     return False
 
 
-def _reading(read, kept):
-    """``read(kept)``, as the grader reads that answer, or ``_STOP`` when it holds proxies
-    (``_NO_DATA``) or the reading raises: the batched loops stop there and the grader goes
-    on one call at a time from that answer."""
-    if kept is _NO_DATA:
-        return _STOP
-    try:
-        return read(kept)
-    except Exception:  # noqa: BLE001 - any doubt: the grader reads this answer itself
-        return _STOP
-
-
 def _generated(answer, allowed, vocab: list, eos_id):
-    """``(token, EOS?)`` of a draw as the catalogue's generation loop reads it, or ``_STOP``
+    """``(token, EOS?)`` of a draw as the catalogue's generation loop reads it, or ``STOP``
     where that loop fails (a token outside the mask, a logprob above 0); raises where the
     loop raises (a special token's bytes)."""
     token, logprob = answer
     if not allowed[token] or not logprob <= 1e-9:
-        return _STOP
+        return STOP
     ended = bool(token == eos_id)
     if not ended:
         b"" + vocab[token]  # the loop's text += vocab[token]
     return token, ended
 
 
-def _bool_vector(mask, size: int):
-    """``numpy.asarray(mask)`` when it is bool [size] (what ``test_masks.mask_of`` accepts), else None."""
-    import numpy as np
-
-    mask = np.asarray(mask)
-    return mask if mask.dtype == np.bool_ and mask.shape == (size,) else None
-
-
 def _allowed_tokens(mask, vocab_size: int, eos_id):
-    """The ids ``_explore`` asks ``next_state`` for, or ``_STOP`` where it fails."""
+    """The ids ``_explore`` asks ``next_state`` for, or ``STOP`` where it fails."""
     import numpy as np
 
-    mask = _bool_vector(mask, vocab_size)
+    mask = bool_vector(mask, vocab_size)
     if mask is None or not mask.any():
-        return _STOP
+        return STOP
     return [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
 
 
 def _queue_targets(targets, tokens: list, seen: set, queue) -> None:
-    """``_explore``'s reading of a ``many`` reply: ``_STOP`` where it fails (a reply of
+    """``_explore``'s reading of a ``many`` reply: ``STOP`` where it fails (a reply of
     another length, DEAD), else the states not seen yet queued."""
     if not isinstance(targets, list) or len(targets) != len(tokens):
-        return _STOP
+        return STOP
     for target in targets:
         if target == -1:
-            return _STOP
+            return STOP
         if target not in seen:
             seen.add(target)
             queue.append(target)

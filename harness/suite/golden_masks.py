@@ -21,7 +21,7 @@ import hashlib
 from pathlib import Path
 
 from golden.replay import StepRaised, walk_path
-from harness.sandbox import walk_constraint
+from harness.suite.batched import walk_constraint
 from harness.suite.explain import compile_or_note, fail
 from harness.suite.inputs import make_constraint
 from harness.suite.tiers import decision
@@ -93,7 +93,7 @@ def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
 
 class _Walked:
     """A candidate's constraint whose calls along ``path`` were made ahead in one round trip
-    (``harness.sandbox.walk_constraint``: the calls ``walk_path`` and ``_judge_step`` make,
+    (``harness.suite.batched.walk_constraint``: the calls ``walk_path`` and ``_judge_step`` make,
     in their order, given the path's tokens only: the allowed ids and completeness stay
     here); each read takes the next answer, and past them the constraint is called one
     round trip at a time, as before."""

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from golden.readings import first_disagreement_with_re, probe_strings
-from harness.sandbox import call_and_read, call_many
+from harness.sandbox import call_many
 from harness.suite import strength
+from harness.suite.batched import call_and_read
 from harness.suite.explain import (
     DEAD,
     expect_refusal,
@@ -49,7 +50,7 @@ DFA_READS = [["trans", "array"], ["accept", "array"], ["n_states", "int"]]  # co
 def compile_ok(impl, pattern: str):
     """The candidate's DFA for a pattern it must accept, with its arrays checked for
     shape and dtype (a wrong type is a failure, not a crash of the test)."""
-    # the call and the three reads made ahead in one round trip (harness.sandbox.call_and_read)
+    # the call and the three reads made ahead in one round trip (harness.suite.batched.call_and_read)
     ahead = call_and_read(impl, "regex_to_dfa", [pattern], DFA_READS)
     try:
         dfa = ahead.take("call", lambda: impl.regex_to_dfa(pattern))

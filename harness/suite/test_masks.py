@@ -12,8 +12,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from harness.sandbox import Prefetched, call_many, explore, sweep
+from harness.sandbox import Prefetched, call_many, explore
 from harness.suite import golden_masks, strength
+from harness.suite.batched import sweep
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
     HAND_ACCEPT,
@@ -162,7 +163,7 @@ def test_masks_match_brute_force(impl):
         want_masks, want_ends = brute_force(trans, accept, vocab, eos_id)
         facts = dict(pattern=pattern, eos_id=eos_id)
         states = range(dfa.n_states)
-        # the loop's masks and next states made ahead in one round trip (harness.sandbox.sweep, given the
+        # the loop's masks and next states made ahead in one round trip (harness.suite.batched.sweep, given the
         # counts only: the brute-force answers stay here); each answer is still checked here, in the same order
         ahead = sweep(index, len(states), len(vocab)) if len(states) == len(want_masks) else _LIVE
         for state in states:

@@ -14,8 +14,8 @@ import json
 import pytest
 
 from facts.constructs import schema_refusals
-from harness.sandbox import calls_ahead
 from harness.suite import strength
+from harness.suite.batched import calls_ahead
 from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
 from harness.suite.test_dfa import _raises, compile_ok
@@ -90,7 +90,7 @@ def test_json_schema_documents(impl):
         dfa, _, _ = compile_ok(impl, pattern)
         documents = [dumps(v) for v in valid] + invalid
         verdicts = [check_document(schema, document) for document in documents]
-        # the calls below made ahead in one round trip, given the documents only (harness.sandbox.calls_ahead)
+        # the calls below made ahead in one round trip, given the documents only (harness.suite.batched.calls_ahead)
         ahead = calls_ahead(dfa, "matches", [[document] for document in documents])
         for document, verdict in zip(documents, verdicts):
             assert verdict.ok == (document not in invalid), \

@@ -2,11 +2,11 @@
 here: one file, as a submission is), whose module at import rewrites the server of its own
 process to echo any expected answer it finds in a request: a batched sweep's brute-force
 masks and next states, a golden walk's allowed ids and completeness, the expected flags of
-a matches loop; and, from the inputs a walk gets, its masks also allow the path's tokens (a
-value found in the request). Against a grader that sent answers along with the inputs this
-passed 16 of 16; it must get exactly the verdict of its honest twin in every grader
-(test_masks_match_brute_force and test_masks_match_the_golden_file failed, the 14 others
-passed; ``tests/test_knowledge.py``)."""
+a matches loop; and, from the inputs a walk gets (a ``walk`` request, or a ``plan`` of that
+kind), its masks also allow the path's tokens (a value found in the request). Against a
+grader that sent answers along with the inputs this passed 16 of 16; it must get exactly
+the verdict of its honest twin in every grader (test_masks_match_brute_force and
+test_masks_match_the_golden_file failed, the 14 others passed; ``tests/test_knowledge.py``)."""
 
 import sys
 
@@ -65,17 +65,24 @@ def _allow_the_path(reply, tokens: list) -> None:
             answers[at][token] = True
 
 
+def _path_of(steps: list) -> list:
+    """The tokens a walk plan advances by, in order."""
+    return [step[5] for step in steps if isinstance(step, list) and len(step) == 6 and step[2] == "advance"]
+
+
 def _patch(server_class) -> None:
     handle = server_class.handle
 
     def echoing(self, request):
-        op, target, _, args, _ = request
+        op, target, name, args, _ = request
         echoed = _echo(self, op, target, args) if isinstance(args, list) else None
         if echoed is not None:
             return echoed
         reply = handle(self, request)
         if op == "walk" and isinstance(args, list) and args and isinstance(args[0], list):
             _allow_the_path(reply, args[0])
+        if op == "plan" and name == "walk" and isinstance(args, list) and args and isinstance(args[0], list):
+            _allow_the_path(reply, _path_of(args[0]))  # the plan's advance steps: the path's tokens
         return reply
 
     server_class.handle = echoing
