@@ -9,8 +9,8 @@ catalogue (``harness/suite``) holds hand lists of inputs with their verdicts. So
 sandbox holds, of the harness, what its own process runs and nothing else:
 
 - ``harness``: the candidate process's server and loader only (``SERVER_FILES``: the
-  package's ``__init__``, ``harness/sandbox/{__init__,server,candidate,channel,shapes}.py``
-  and the contract's ``.pyi``); every other file of the package is absent;
+  package's ``__init__``, ``harness/sandbox/`` and the contract's ``.pyi``); every other file
+  of the package is absent (the catalogue, grade-tests' wheats, the mutants...);
 - ``golden`` and ``facts``: for the tool-calling contract only (the server imports
   ``golden.tools_replay`` for the contract's names; its JSON files read as empty,
   ``client._golden_answers_hidden``); absent for the ``constrain`` contract;
@@ -50,8 +50,11 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("facts", "golden", "harness", "oracles", "strategies")
 ORACLES = PACKAGE_ROOT / "oracles"
 REFERENCE_NAMES = ("oracles",)  # a candidate named by one of these modules is the reference
-SERVER_FILES = ("__init__.py", "sandbox/__init__.py", "sandbox/server.py", "sandbox/candidate.py",
-                "sandbox/channel.py", "sandbox/shapes.py", "contract/constrain.pyi")
+SERVER_FILES = ("__init__.py", "__pycache__", "sandbox", "contract")
+"""Of ``harness``, what a student's candidate process runs: the package's ``__init__``, the
+``sandbox`` package (the server, the loader, the channel, the plans; the rest of it is the
+wall's own code, which holds no answer), the contract's ``.pyi``, and the compiled bytecode
+beside them (else every candidate compiles the server afresh)."""
 REF_DEPS_FILES = ("__init__.py", "automaton/__init__.py", "automaton/sampling.py", "automaton/bytemap.py",
                   "automaton/errors.py")
 
@@ -120,14 +123,18 @@ def _folder(path: Path) -> Path:
     return path
 
 
-def _view(scratch: Path, package: str, files: tuple[str, ...]) -> list:
-    """A stand-in for ``package`` holding an empty mount point for each of ``files``, then
-    each file bound over its mount point: the package with those files and no other."""
+def _view(scratch: Path, package: str, names: tuple[str, ...]) -> list:
+    """A stand-in for ``package`` holding an empty mount point for each of ``names`` (files
+    or folders), then each bound over its mount point: the package with those and no other."""
     view = _folder(scratch / f"view-{package}")
-    for name in files:
-        target = view / name
-        _folder(target.parent)
-        target.touch(mode=0o644)
-        target.chmod(0o644)
     root = PACKAGE_ROOT / package
-    return [(view, root), *((root / name, root / name) for name in files)]
+    present = [name for name in names if (root / name).exists()]
+    for name in present:
+        target = view / name
+        if (root / name).is_dir():
+            _folder(target)
+        else:
+            _folder(target.parent)
+            target.touch(mode=0o644)
+            target.chmod(0o644)
+    return [(view, root), *((root / name, root / name) for name in present)]
