@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -80,24 +79,30 @@ def test_a_second_run_changes_nothing_and_no_line_grows():
     assert [len(line) for line in once.split("\n")] == [len(line) for line in text.split("\n")]
 
 
-def _findings(prefixes: tuple[str, ...]) -> list[str]:
-    found = []
+@pytest.fixture(scope="module")
+def tree_findings() -> dict[str, list[str]]:
+    """Every line of the tree the script would change, by file (read once for the module)."""
+    found = {}
     for path in WORDS.tracked_files(ROOT):
-        name = path.relative_to(ROOT).as_posix()
-        if name.startswith(prefixes):
-            found += [f"{name}:{n}: {old.strip()}" for n, old, _new in WORDS.findings(path, ROOT)]
+        lines = [f"{n}: {old.strip()}" for n, old, _new in WORDS.findings(path, ROOT)]
+        if lines:
+            found[path.relative_to(ROOT).as_posix()] = lines
     return found
 
 
-def test_no_spec_phrase_says_seed_in_the_product_or_its_docs():
+def _under(found: dict[str, list[str]], prefixes: tuple[str, ...]) -> list[str]:
+    return [f"{name}:{line}" for name, lines in found.items() if name.startswith(prefixes) for line in lines]
+
+
+def test_no_spec_phrase_says_seed_in_the_product_or_its_docs(tree_findings):
     """harness/, oracles/, strategies/, facts/, golden/'s code, docs/ and the README: run
     ``python scripts/spec_words.py`` if this fails after a merge."""
-    found = _findings(("harness/", "oracles/", "strategies/", "facts/", "golden/", "docs/", "README.md"))
+    found = _under(tree_findings, ("harness/", "oracles/", "strategies/", "facts/", "golden/", "docs/", "README.md"))
     assert not found, "\n".join(found[:40])
 
 
-def test_no_spec_phrase_says_seed_in_the_tests():
-    found = _findings(("tests/", ".ci/", "pyproject.toml", "mkdocs.yml"))
+def test_no_spec_phrase_says_seed_in_the_tests(tree_findings):
+    found = _under(tree_findings, ("tests/", ".ci/", "pyproject.toml", "mkdocs.yml"))
     assert not found, "\n".join(found[:40])
 
 
@@ -121,9 +126,19 @@ def test_every_verb_s_help_says_spec():
     assert "the spec is silent" in " ".join(verbs["check"].format_help().split())
 
 
-def test_the_script_checks_the_tree_clean():
-    """``--check`` exits 0 on the tree (the state the tests above assert), in its own process."""
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "spec_words.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert "0 file(s) would change" in done.stderr
+def test_the_script_rewrites_a_checkout_once_and_check_says_so(tmp_path, capsys):
+    """The command line on a small git checkout: --check lists and exits 1 without writing,
+    a run rewrites (the golden JSON untouched), a second --check exits 0."""
+    (tmp_path / "golden").mkdir()
+    lines = "x = 1  # the seed's pitfall 3\nrun seed 7 (--seed 7)\n"
+    (tmp_path / "notes.py").write_text(lines)
+    (tmp_path / "golden" / "g.json").write_text('{"notice": "the seed\'s language"}\n')
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    assert WORDS.main(["--check", "--root", str(tmp_path)]) == 1
+    assert (tmp_path / "notes.py").read_text() == lines
+    assert "notes.py:1: x = 1  # the seed's pitfall 3" in capsys.readouterr().out
+    assert WORDS.main(["--root", str(tmp_path)]) == 0
+    assert (tmp_path / "notes.py").read_text() == "x = 1  # the spec's pitfall 3\nrun seed 7 (--seed 7)\n"
+    assert (tmp_path / "golden" / "g.json").read_text() == '{"notice": "the seed\'s language"}\n'
+    assert WORDS.main(["--check", "--root", str(tmp_path)]) == 0
