@@ -7,7 +7,7 @@ Everything the generators write is a function of this module, a seed and the cod
 catalogue ``PITFALLS`` lists every one; ``tests/test_golden.py`` checks each is
 covered by at least one case, so a case list edit cannot silently drop one.
 
-Example: the hand example of both seeds is ``PATTERNS[0]``::
+Example: the hand example of both specs is ``PATTERNS[0]``::
 
     Case(name="hand_example", source="(cat|car|dog)s?", kind="pattern",
          covers=("l87:2", "l87:3", ...))

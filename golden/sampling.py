@@ -50,7 +50,7 @@ def exact_logprob(chosen: int, allowed_logits: list[int]) -> Decimal:
 
 
 def formula(chosen: int, allowed_logits: list[int]) -> str:
-    """The logprob as the seed writes it, e.g. ``2 - ln(e^1 + e^2)``."""
+    """The logprob as the spec writes it, e.g. ``2 - ln(e^1 + e^2)``."""
     return f"{chosen} - ln({' + '.join(f'e^{logit}' for logit in allowed_logits)})"
 
 

@@ -4,7 +4,7 @@ limit, a client that lies or leaves costing nothing, a cut answer without markup
 with finish_reason length, include_usage, the developer role, the legacy fields.
 
 The server runs on a free loopback port in this process (module fixture, stopped by its
-finalizer); raw sockets play the clients that lie about their body. Oracles: the seed's
+finalizer); raw sockets play the clients that lie about their body. Oracles: the spec's
 rules (the markup never in content, finish_reason length on a cut), OpenAI's documented
 shapes (the usage chunk), an unbounded ``TokenIndex`` for the bounded one's masks, and
 the request's own fields (a developer message is the system message it replaces).

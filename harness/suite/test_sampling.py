@@ -1,7 +1,7 @@
-"""Catalogue: masking logits and sampling under a constraint (seed tests 11, 12, 13).
+"""Catalogue: masking logits and sampling under a constraint (spec tests 11, 12, 13).
 
 Oracles: numpy arithmetic written here (the masked copy, the log-softmax over the
-allowed tokens), the seed's hand example, and ``json`` + ``jsonschema`` through
+allowed tokens), the spec's hand example, and ``json`` + ``jsonschema`` through
 ``oracles.stdlib.check_document`` for generated documents.
 """
 
@@ -30,7 +30,7 @@ from harness.suite.tiers import decision
 @pytest.mark.boundary
 def test_apply_mask(impl):
     rng = seeded_rng(5)
-    # every float dtype an engine's logits may have (the seed fixes only the float64 output): a
+    # every float dtype an engine's logits may have (the spec fixes only the float64 output): a
     # write into the caller's array shows on float64, where np.asarray makes no copy
     for size, dtype in ((1, np.float32), (7, np.float64), (300, np.float32), (300, np.float64), (40, np.float16)):
         logits = rng.normal(size=size).astype(dtype)
