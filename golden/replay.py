@@ -424,7 +424,7 @@ def _replay_path(report, cache, index, path: dict, vocab, vocab_record: dict, ch
         for step in walk_path(constraint, path, vocab, vocab_record["eos_id"]):
             at = f"{where} step {step.number}"
             _check_rules(report, cache, index, constraint, step, path["tokens"][:step.number], vocab_record, at)
-            if step.after_eos:  # the seed: nothing after EOS; is_complete() there is a decision, and so is the
+            if step.after_eos:  # the spec: nothing after EOS; is_complete() there is a decision, and so is the
                 # mask in L8.7's file (spec 002 states it: its masks_match_python_l8_7 catches port mutant s10)
                 problem = None if step.got == [] else f"mask() after EOS allows {step.got[:8]}"
                 if check == "masks_match_python_l8_7":
@@ -670,7 +670,7 @@ def check_sampling(report, impl, record: dict) -> None:
         if not _sample_step(report, impl, constraint, params, history, record, step, f"step {i}"):
             return
         history.append(step["token"])
-    for refusal in record["refused"]:  # the seed: errors, without a class (ValueError: the contract's)
+    for refusal in record["refused"]:  # the spec: errors, without a class (ValueError: the contract's)
         fresh = np.asarray(logits, dtype=np.float64)
         if refusal["call"] == "apply_mask":
             _expect_refusal(report, check, refusal["name"],

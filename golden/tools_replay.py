@@ -97,7 +97,7 @@ def _check_error(report, check: str, where: str, exc, want: dict, keyword: str, 
         report.fail(check, where, problem, level=level)
         return
     report.passed(check)
-    if keyword:  # the seed: "the 422 naming the keyword"
+    if keyword:  # the spec: "the 422 naming the keyword"
         named = keyword in str(getattr(exc, "message", "")) or keyword in str(getattr(exc, "param", ""))
         report.expect(check, where, None if named else f"the error does not name the keyword {keyword!r}: "
                                                        f"{str(getattr(exc, 'message', ''))[:120]!r}")

@@ -59,7 +59,9 @@ SPEC_PHRASES: tuple[str, ...] = (
     r"\b(?:outside|beyond|of|in|by|to|than|under|from) the seed(?= ?[:;,.)\]]| and the| at its)",  # "outside the seed:"
     r"\breadings? of the seed\b",
     r"\bseed to the letter\b",
-    r"\bthe seed and the candidate",
+    r"\bthe seed and the candidate", r"\bwhat the seed and the$",  # "what the seed and the candidates' ..."
+    r"\b[Tt]he seed:(?= [\"a-z]|$)",                           # a quotation: (the seed: "never leaks markup")
+    r"\bthe seed at its literal\b",
     r"\bfrom the seed(?= passes| to | \(| text)",
     r'\(seed, "Needs"\)',
     # identifiers (names of the lab text's things)
@@ -79,9 +81,11 @@ SPEC_PHRASES: tuple[str, ...] = (
 RANDOM_SEED_CONTEXTS: tuple[str, ...] = (
     r"under_the_seeds_the_draws_miss",      # tests/test_seed_stability.py: the run seeds the draws miss
     r"the seed under another secret",        # the course seed (harness/suite/seeding.py)
-    r"depends on the seed",                  # a kill that depends on the run seed (mutants/stability.py)
+    r"depends? on the seed",                 # a kill that depends on the run seed (mutants/stability.py)
+    r"starting with the seed",               # a report's output starts with the run seed (grading/report.py)
     r"the seed's definition",                # the random streams' seed (tests/test_reproducible.py)
     r"each seed writes",                     # tests/test_batch_class_data.py: a random seed per student
+    r"the time budget,? (?:and )?the seed",  # the run header's seed (harness/grading/autograder/gradescope.py)
 )
 
 # "the seed" ending a line whose next line goes on with a verb of SPEC_VERBS (e.g. "... the seed\n

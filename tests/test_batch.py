@@ -3,7 +3,7 @@ resuming after an interruption.
 
 One end-to-end run (module-scoped) grades a small class with --jobs 2: the reference as a
 folder in the spec's layout, a wrong candidate and a crash on import as files, a syntax
-error, an empty folder and a stray file. The verdicts are what the seed and the
+error, an empty folder and a stray file. The verdicts are what the spec and the
 candidates' documentation say (tests/candidates/README.md); the CSV, JSON, HTML and the
 histogram must agree with the per-test statuses. The resume tests use submissions that
 need no check run (syntax errors), so they cost nothing.

@@ -262,7 +262,7 @@ def fold(chunks: list[dict]) -> tuple[str | None, list[list], list]:
 ], ids=["named", "parallel", "auto"])
 def test_a_cut_answer_says_length_and_leaks_no_markup(http, fields, longest):
     """Max_tokens values that cut the answer, streamed and not: finish_reason length
-    (the seed: a call left open is not tool_calls), no markup in content (the seed:
+    (the spec: a call left open is not tool_calls), no markup in content (the spec:
     "never leaks markup into the content"), the calls made before the cut kept whole,
     and the streamed deltas fold to the non-streamed answer."""
     full = chat(http, tools=TOOLS, max_tokens=longest, **fields).json()

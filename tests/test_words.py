@@ -45,6 +45,7 @@ SPEC_MEANING = [
     ("which the seed", "does not name (strict tier).", "which the spec"),
     ("Where the seed is", "silent, the contract decides", "Where the spec is"),
     ("the (not graded: the seed \"", '   "allows your reading)"', "the (not graded: the spec \""),
+    ('# the seed: "an all-false mask is an error"', "", '# the spec: "an all-false mask is an error"'),
 ]
 RANDOM_MEANING = [
     ("every random choice comes from one run seed printed in the header", ""),
@@ -57,8 +58,11 @@ RANDOM_MEANING = [
     ("and from the seed under another secret", ""),
     ('"""A short piece of code: each seed writes a different function body."""', ""),
     ("the seed is", "in each record of the class JSON"),
+    ("``output`` starting with the seed and the", "policy line"),
+    ("**Where a kill did depend on the seed: a generated mutant.**", ""),
     ("the seed", "of numpy's default_rng"),
     ("SEED_BITS = 31; MAX_SEED; hypothesis_seed; seeded_rng(seed)", ""),
+    ("  the time budget, the seed: ``visibility.student_header``; the confinement", ""),
 ]
 
 

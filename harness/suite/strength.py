@@ -353,7 +353,7 @@ def check_dfa_rebuilt_from_tables(impl) -> None:
         try:
             dfa = impl.DFA(trans.copy(), accept.copy())
             same = (int(dfa.n_states) == len(accept) and np.array_equal(np.asarray(dfa.trans), trans)
-                    and np.asarray(dfa.trans).dtype == np.int32  # the seed: trans: int32[S, 256]
+                    and np.asarray(dfa.trans).dtype == np.int32  # the spec: trans: int32[S, 256]
                     and np.array_equal(np.asarray(dfa.accept), accept))
             wrong = [d for d in probes if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d) is not None)]
         except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
@@ -397,7 +397,7 @@ def check_python_extensions_are_refused_or_python(impl) -> None:
     """test_unsupported_syntax_raises ("no silent misreading"), for the Python syntax
     the spec's list does not name: inline and scoped flags, named groups, comments.
 
-    Accepted, a pattern must mean what Python means (the seed: "the subset is Python's
+    Accepted, a pattern must mean what Python means (the spec: "the subset is Python's
     own"); refused, the class is decision ``unsupported_syntax_valueerror``. Oracle:
     ``re.fullmatch`` on bytes over every one-byte string and the two-byte strings of
     16 probe bytes plus a few words. Kills: see ``CHECKS``.
@@ -451,7 +451,7 @@ def check_history_ids_out_of_range(impl) -> None:
 
 def check_vocab_bytes_reads_a_list_of_token_strings(impl) -> None:
     """test_vocab_bytes ("the byte map undone; non-map strings as UTF-8"), for the
-    plainest tokenizer: the token strings themselves (the seed: "vocab_bytes gets them
+    plainest tokenizer: the token strings themselves (the spec: "vocab_bytes gets them
     back from token strings").
 
     Decision ``vocab_bytes_token_list``: a list, or a tuple, of token strings is read with

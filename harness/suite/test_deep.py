@@ -192,7 +192,7 @@ def compile_pattern(impl, pattern: str):
 
 def enum_texts_match(schema, value) -> bool:
     """Whether every part of ``value`` under an ``enum``/``const`` is written as one of the
-    values' compact JSON (the seed: "an alternation of the values' compact JSON"), which
+    values' compact JSON (the spec: "an alternation of the values' compact JSON"), which
     JSON Schema's equality does not ask (key order, ``1.0`` for ``1``). ``value`` comes
     from ``json.loads`` of the document, so its key order is the document's."""
     if not isinstance(schema, dict):

@@ -264,7 +264,7 @@ def _compare_tables(reason: str, want_t, want_a, got_t, got_a, finding: str | No
 
 @pytest.mark.boundary
 def test_unsupported_syntax_raises(impl):
-    for pattern, what in UNSUPPORTED:  # the seed: these raise (the class is a contract decision)
+    for pattern, what in UNSUPPORTED:  # the spec: these raise (the class is a contract decision)
         expect_refusal(lambda: impl.regex_to_dfa(pattern), f"{what} must be refused",
                        valueerror="unsupported_syntax_valueerror", pattern=pattern)
     for pattern in SUPPORTED:

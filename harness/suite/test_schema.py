@@ -151,7 +151,7 @@ ANNOTATION_PROBES = [b'""', b'"a"', "\"\u00e9\"".encode(), b"1", b"-12", b"0", b
 
 @pytest.mark.boundary
 def test_json_schema_rejects_keywords_outside_the_subset(impl):
-    for schema, what in OUTSIDE:  # the seed: "Anything else ... raises ValueError"
+    for schema, what in OUTSIDE:  # the spec: "Anything else ... raises ValueError"
         with _raises(ValueError, f"a schema with {what} must raise ValueError", schema=json.dumps(schema)):
             impl.json_schema_to_regex(schema)
     for schema in INSIDE:

@@ -9,7 +9,7 @@ trained in memory with ``tokenizers``, and a tiktoken-style encoding whose
 The default tier hands ``vocab_bytes(tok)`` one ``SpecTokenizer`` (``shapes.py``): token
 strings plus specials marked the way real tokenizers carry them, never an extra
 argument. The tiktoken-like encoding, the real ``tokenizers.Tokenizer`` and the exported
-byte-map functions are contract decisions (the seed: "vocab_bytes gets them back from
+byte-map functions are contract decisions (the spec: "vocab_bytes gets them back from
 token strings"; the byte map comes from M05.2).
 """
 

@@ -95,7 +95,7 @@ def test_every_state_is_live():
 
 
 def test_anchors_are_refused():
-    with pytest.raises(Exception):  # noqa: B017 (the seed: "raises", no class named)
+    with pytest.raises(Exception):  # noqa: B017 (the spec: "raises", no class named)
         constrain.regex_to_dfa("^a")
 
 
@@ -167,7 +167,7 @@ def test_greedy_ties_go_to_the_lowest_id():
 def test_constraint_refuses_a_token_outside_the_mask():
     index = constrain.TokenIndex(constrain.regex_to_dfa("ab"), [b"a", b"b", b"x", None], eos_id=3)
     c = new_constraint(index)
-    with pytest.raises(Exception):  # noqa: B017 (the seed: the constraint "refuses", no class named)
+    with pytest.raises(Exception):  # noqa: B017 (the spec: the constraint "refuses", no class named)
         c.advance(2)
 
 

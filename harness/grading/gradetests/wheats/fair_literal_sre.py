@@ -1,5 +1,5 @@
 """Fairness gallery: a correct implementation written from the spec's text alone, taking
-the seed at its literal word where the reference chose otherwise; it needs ``--ref-deps``
+the spec at its literal word where the reference chose otherwise; it needs ``--ref-deps``
 (L8.1's ``SamplingParams``/``sample`` and M05.2's ``unicode_to_bytes``, as the spec's
 ``ol check L8.7 --ref-deps`` allows).
 
