@@ -194,6 +194,7 @@ def test_a_failure_of_the_harness_on_one_entry_is_a_finding_and_the_run_goes_on(
     assert all(r["findings"] == ["harness error: KeyError: 'oops'"] for r in compiled)
 
 
+@pytest.mark.e2e  # the peer runs in a child process, which the attack hangs or crashes
 @pytest.mark.parametrize("attack, reason", [("sleep", "timeout: no answer within 3 s"),
                                              ("segv", "crash: the process died (SIGSEGV)")])
 def test_a_peer_that_hangs_or_crashes_is_ended_and_the_row_says_so(monkeypatch, harness_unchanged, attack, reason):
