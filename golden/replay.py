@@ -3,7 +3,7 @@
 ``replay_constrain(doc, impl)`` checks what the Rust port's tests check (seed
 ``002_...``, "What the tests check"), so that we and the file's consumers read the
 file the same way; ``replay_masks(doc, impl)`` is the Python module's
-``test_masks_match_the_golden_file`` (seed ``000_...``). ``impl`` is a module-like
+``test_masks_match_the_golden_file`` (spec ``000_...``). ``impl`` is a module-like
 object with the contract's names (``harness/contract/constrain.pyi``): the reference
 module, or a proxy of a candidate's module; this module never loads one (that is the
 grader's work, ``harness.golden_replay``) and imports nothing from ``harness``.

@@ -1,6 +1,6 @@
 """Section 3's ``constrained_sample`` hand example, recorded exactly and cross-checked.
 
-Seed ``002_...`` section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``,
+Spec ``002_...`` section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``,
 logits ``[0, 1, 5, 2]``, greedy (``SamplingParams(temperature=0)``).
 ``hand_example_record()`` holds the inputs and, per step, the allowed ids, the
 greedy token and its logprob, plus the two refusals of an all-false mask.

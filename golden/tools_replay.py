@@ -1,7 +1,7 @@
 """Replay golden/tools_golden.json against a Python implementation of the tools surface.
 
 ``replay_tools(doc, impl)`` checks what the L10.9 tests of the tool-calling surface
-check (seed ``002_...``, section 4), one check per test name (``CHECKS``), and
+check (spec ``002_...``, section 4), one check per test name (``CHECKS``), and
 returns a ``golden.replay.ReplayReport``. ``impl`` is module-like with the names of
 ``oracles.tools`` (``TOOLS_CONTRACT``), e.g. from ``harness.golden_replay.loading``. The
 replay is a pure function of ``(doc, impl)``: it reads only attributes of what the

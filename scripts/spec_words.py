@@ -50,7 +50,7 @@ SPEC_PHRASES: tuple[str, ...] = (
     r"(?<!each )\b[Ss]eed(?:'s|&#x27;s)",
     r"\b[Tt]he seeds'",
     r"\bseed-faithful\b",
-    r"\b[Ss]eed (?:00[02]|`{1,2}00[02]|section|sections|text|tests?|pitfalls?|mutants?)\b",  # "seed pitfall 3"
+    r"\b[Ss]eed (?:00[02]|`{1,2}00[02]|section|sections|text|tests?|pitfalls?|mutants?)(?![A-Za-z])",  # "seed 002_"
     r"\b(?:L8\.7|L10\.9) seed\b",
     r"\b[Tt]he seed " + SPEC_VERBS + r"\b",
     r"^[\s#\"'f+]*seed " + SPEC_VERBS + r"\b",                  # "the" ends the line before

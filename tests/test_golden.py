@@ -383,7 +383,7 @@ def test_dumps_are_pythons(docs):
 _MALFORMED = {"bad repeat bounds", "nothing to repeat", "unbalanced group", "unclosed class"}
 
 SPEC_REFUSED = "15 bad patterns and 11 bad schemas refused"
-"""Seed ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
+"""Spec ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
 port's test reads from ``refused_patterns`` and ``refused_schemas``."""
 SPEC_PATTERN_CATEGORIES = constructs.SPEC_REGEX_CATEGORIES  # spec 000 section 4 (facts.constructs)
 

@@ -4,7 +4,7 @@ The replay must pass the reference and an independent brute-force implementation
 written here (so it reads the file the way the contract means it, not the way the
 reference happens to compute it), and must fail every port mistake the file is
 there to catch, each through the check the port's tests use: one wrapper per mutant
-s02-s11 of seed ``002_...`` section 5, and the mutant catalogue's copy of the
+s02-s11 of spec ``002_...`` section 5, and the mutant catalogue's copy of the
 reference for s01 (one refinement round of minimization), which no wrapper can
 simulate.
 """

@@ -33,7 +33,7 @@ REPLAY_CHECKS = set(CHECKS) - {"masks_match_the_golden_file"}  # the checks of c
 KILLERS = {CATALOGUE: set(NAMES), REPLAY: REPLAY_CHECKS, TOOLS_REPLAY: set(TOOLS_CHECKS)}
 REFERENCE = {CATALOGUE: reference, REPLAY: reference, TOOLS_REPLAY: tools_reference}
 
-SPEC_002_KILLERS = {  # seed 002_..., section 5: the pitfall table's "Caught by" column, s01-s11
+SPEC_002_KILLERS = {  # spec 002_..., section 5: the pitfall table's "Caught by" column, s01-s11
     "s01": "dfa_matches_python_l8_7", "s02": "dfa_matches_python_l8_7",
     "s03": "constrained_output_always_parses", "s04": "dfa_matches_python_l8_7",
     "s05": "constrained_output_always_parses", "s06": "masks_match_python_l8_7", "s07": "token_index_rules",

@@ -37,6 +37,7 @@ SPEC_MEANING = [
     ("Python syntax the seed does not list", "", "Python syntax the spec does not list"),
     ('"Wrong (seed pitfall 4, mutant s12)', "", '"Wrong (spec pitfall 4, mutant s12)'),
     ("tools of seed 002 section 3", "", "tools of spec 002 section 3"),
+    ("the port's mutant sNN (seed `002_...`, section 5)", "", "the port's mutant sNN (spec `002_...`, section 5)"),
     ("a gap outside the seed: no class", "", "a gap outside the spec: no class"),
     ("vocab, eos = seed_vocabulary()", "", "vocab, eos = spec_vocabulary()"),
     ("cases += mask_cases(SEED_PATTERN)", "", "cases += mask_cases(SPEC_PATTERN)"),

@@ -7,11 +7,11 @@ package name (``mutant_s05``). Each one
 describes itself (``catalogue.Mutant``): its id, the stage it breaks, the pitfall in
 one line, an example whose answer it changes, and the tests expected to kill it.
 
-- ``s01``-``s27``: the Python module's pitfalls (seed ``000_...`` section 5, plus the
+- ``s01``-``s27``: the Python module's pitfalls (spec ``000_...`` section 5, plus the
   five it leaves unnamed, one per catalogue test no named mutant aims at), killed by
   the conformance catalogue (``harness/suite``);
 - ``l10_9:s01``-``l10_9:s11``: the Rust port's mutants under the ids of its pitfall
-  table (seed ``002_...`` section 5; formerly ``p01``-``p11``, still accepted by
+  table (spec ``002_...`` section 5; formerly ``p01``-``p11``, still accepted by
   ``--only``), simulated on the Python reference, each killed by the check of
   ``golden replay`` of ``constrain_golden.json`` the spec names: proof that the golden
   file is strong enough for the port.

@@ -323,8 +323,8 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 PORT_NAMESPACE = "l10_9:"
-"""The Rust port's (L10.9, seed ``002_...``) mutant ids: ``l10_9:s01``, never confused
-with L8.7's ``s01`` (seed ``000_...``)."""
+"""The Rust port's (L10.9, spec ``002_...``) mutant ids: ``l10_9:s01``, never confused
+with L8.7's ``s01`` (spec ``000_...``)."""
 ALIASES = {f"p{i:02d}": f"{PORT_NAMESPACE}s{i:02d}" for i in range(1, 12)}
 """The port mutants' former ids (``p01``-``p11``), still accepted by ``resolve``."""
 

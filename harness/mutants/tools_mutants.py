@@ -1,4 +1,4 @@
-"""The Rust port's tool-surface mutants l10_9:s12-s16 (seed ``002_...`` section 5),
+"""The Rust port's tool-surface mutants l10_9:s12-s16 (spec ``002_...`` section 5),
 simulated on the Python reference ``oracles.tools`` and killed by ``golden replay
 --file tools`` (``golden.tools_replay``).
 

@@ -1,4 +1,4 @@
-"""Fairness gallery, tool surface: the L10.9 ``tools.rs`` written from seed ``002_...`` alone
+"""Fairness gallery, tool surface: the L10.9 ``tools.rs`` written from spec ``002_...`` alone
 (sections 2.4, 2.5, 3 and 4), in Python with ``oracles.tools``' names so that
 ``golden replay --file tools --impl`` can grade it. It shares no code with the reference
 ``oracles.tools``; the schema translation is the port's ``constrain.rs``, here another gallery
