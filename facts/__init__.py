@@ -1,5 +1,5 @@
-"""The seed's shared facts, each written once: the data several parts of the harness
-need to agree on, with the seed section each comes from.
+"""The spec's shared facts, each written once: the data several parts of the harness
+need to agree on, with the spec section each comes from.
 
 Why a package of its own: the tests, the catalogue (``harness/suite``), the golden
 builder (``golden/``), the strategies, the benchmarks and the mutants all read the
@@ -12,9 +12,9 @@ independent of each other and of it).
 
 The modules:
 
-- ``facts.hand``: seed 000 section 3, ``(cat|car|dog)s?``: its table, its vocabulary,
+- ``facts.hand``: spec 000 section 3, ``(cat|car|dog)s?``: its table, its vocabulary,
   its masks; 002 section 3's sampling example (``ab?``).
-- ``facts.tools``: the tool schemas of the seeds' examples (002 section 3's
+- ``facts.tools``: the tool schemas of the specs' examples (002 section 3's
   conformance tool, 000 section 1's ``{"city": "Oslo", "days": 3}``) and 002
   section 3's streamed call.
 - ``facts.constructs``: one table of the regex constructs and schema keywords the

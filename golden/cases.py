@@ -2,12 +2,12 @@
 
 Everything the generators write is a function of this module, a seed and the code
 (``golden.build``). Each case names the pitfalls it is there to exercise in
-``covers``: ``port:sNN`` is a mutant of the Rust port (seed ``002_...``, section 5),
-``l87:N`` is pitfall N of the Python module (seed ``000_...``, section 5). The
+``covers``: ``port:sNN`` is a mutant of the Rust port (spec ``002_...``, section 5),
+``l87:N`` is pitfall N of the Python module (spec ``000_...``, section 5). The
 catalogue ``PITFALLS`` lists every one; ``tests/test_golden.py`` checks each is
 covered by at least one case, so a case list edit cannot silently drop one.
 
-Example: the hand example of both seeds is ``PATTERNS[0]``::
+Example: the hand example of both specs is ``PATTERNS[0]``::
 
     Case(name="hand_example", source="(cat|car|dog)s?", kind="pattern",
          covers=("l87:2", "l87:3", ...))

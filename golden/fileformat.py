@@ -33,7 +33,7 @@ FORMAT_VERSIONS = {"constrain_golden": 3, "tools_golden": 2}
 """Per format: bump on any change a reader must know about; ``load`` refuses other
 versions. constrain_golden 2: the port test's 15/11 refusals apart from
 ``refused_extra``, ``constrained_sample_hand_example``, ``no_eos``; constrain_golden 3: ``vocab_bytes``
-(seed 002's ``vocab_bytes_marks_specials`` over cl100k_base's specials)."""
+(spec 002's ``vocab_bytes_marks_specials`` over cl100k_base's specials)."""
 
 ERROR_NAMES = ("PatternSyntaxError", "UnsupportedSyntax", "EmptyLanguage", "PatternTooLarge", "SchemaError",
                "LimitExceeded", "ValueError")

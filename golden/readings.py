@@ -1,31 +1,31 @@
-"""The readings of the seed every grader accepts, written once: the catalogue
+"""The readings of the spec every grader accepts, written once: the catalogue
 (``harness.suite``), ``--deep`` and the golden replay (``golden.replay``) all import them
 from here (``golden/`` imports nothing from ``harness/``, so the shared part lives here).
 
-- ``CONSTRAINT_SHAPES`` / ``build_constraint``: the seed gives ``Constraint`` no
+- ``CONSTRAINT_SHAPES`` / ``build_constraint``: the spec gives ``Constraint`` no
   constructor (section 4 lists ``state; done; mask(); advance(); is_complete()``), so
   every reasonable shape is tried in order; a TypeError moves on to the next one.
-- ``uses_extra_syntax(pattern)``: the pattern spells Python syntax the seed does not
+- ``uses_extra_syntax(pattern)``: the pattern spells Python syntax the spec does not
   list (``(?:``, ``\\xHH``, an empty branch, ``{0}``): a candidate may refuse it (a note
   on ``extra_regex_syntax``), never compile it to another language.
 - ``python_only_construct(construct)``: a refused construct (``facts.constructs``'
-  ``construct``) that Python's ``re`` reads and the seed does not name (inline flags,
+  ``construct``) that Python's ``re`` reads and the spec does not name (inline flags,
   named groups, comments, possessive and atomic forms): the reference refuses it (the
   contract's decision ``python_only_syntax_refused``); accepting it with Python's
   meaning is a note, with another meaning a failure.
-- ``compact_readings(value)``: seed 000 section 2.5 says compact JSON is "as
+- ``compact_readings(value)``: spec 000 section 2.5 says compact JSON is "as
   ``json.dumps(v, separators=(",", ":"))`` writes it", which escapes every character
   outside printable ASCII (``ensure_ascii`` defaults to True); the reference writes raw
-  UTF-8 (seed 002's ``dumps_matches_python``: "raw non-ASCII"). Both are the seed's
+  UTF-8 (spec 002's ``dumps_matches_python``: "raw non-ASCII"). Both are the spec's
   readings: ``{"raw": ..., "ascii": ...}``; ``ascii_reading_regex(schema)`` is the
   reference's regex for a schema under the ASCII reading.
 - ``gpt2_byte_map()`` and ``RecordedTokenizer(tokens, special_ids)``: a vocabulary as the
-  seed's ``vocab_bytes(tok)`` reads it (token strings in GPT-2's byte map, specials carried by
+  spec's ``vocab_bytes(tok)`` reads it (token strings in GPT-2's byte map, specials carried by
   the tokenizer), for ``vocab_bytes_marks_specials``; behind the wall the grader hands
-  ``harness.suite.shapes.SeedTokenizer`` instead, which answers the same interfaces.
-- ``closed(schema)``: the seed's object language holds only the listed properties, so a
+  ``harness.suite.shapes.SpecTokenizer`` instead, which answers the same interfaces.
+- ``closed(schema)``: the spec's object language holds only the listed properties, so a
   schema is read by JSON Schema with ``additionalProperties: false`` on every object.
-- ``free_string_holds_del(schema, value)``: the seed's string character is printable ASCII
+- ``free_string_holds_del(schema, value)``: the spec's string character is printable ASCII
   or a UTF-8 sequence, so a raw DEL in a string no enum spells is out of the language
   (``RAW_DEL`` says why); ``--deep`` and the differential schema tests read it alike.
 - ``probe_strings`` / ``first_disagreement_with_re``: how a table is compared with
@@ -46,7 +46,7 @@ import re
 
 import numpy as np
 
-from facts.constructs import REGEX_EXTRA_MARKERS, SEED_REGEX_CATEGORIES
+from facts.constructs import REGEX_EXTRA_MARKERS, SPEC_REGEX_CATEGORIES
 
 __all__ = ["gpt2_byte_map", "RecordedTokenizer", "CONSTRAINT_SHAPES", "build_constraint", "uses_extra_syntax",
            "python_only_construct", "PYTHON_ONLY_CONSTRUCTS", "compact_readings", "readings_differ",
@@ -68,7 +68,7 @@ def gpt2_byte_map() -> dict[int, str]:
 
 class RecordedTokenizer:
     """Token strings by id and the ids of the specials, read through the interfaces a
-    ``vocab_bytes(tok)`` may use (the same as ``harness.suite.shapes.SeedTokenizer``): a token
+    ``vocab_bytes(tok)`` may use (the same as ``harness.suite.shapes.SpecTokenizer``): a token
     list, ``tokenizers.Tokenizer`` (``get_vocab``, ``id_to_token``, ``get_added_tokens_decoder``)
     and ``transformers`` (``convert_ids_to_tokens``, ``all_special_ids``, ...).
     Invariant: ids are ``range(len(tokens))`` and every special id is one of them."""
@@ -141,7 +141,7 @@ def build_constraint(cls, index, known: str | None = None):
             return build(cls, index), name
         except TypeError as exc:
             errors.append(f"{name}: {type(exc).__name__}: {str(exc).strip()[:120]}")
-    raise TypeError("Constraint could not be built by any reasonable shape (the seed gives no constructor): "
+    raise TypeError("Constraint could not be built by any reasonable shape (the spec gives no constructor): "
                     + "; ".join(errors))
 
 
@@ -149,7 +149,7 @@ def build_constraint(cls, index, known: str | None = None):
 
 
 def uses_extra_syntax(pattern: str) -> bool:
-    """Whether ``pattern`` spells something the seed does not list (``(?:...)``,
+    """Whether ``pattern`` spells something the spec does not list (``(?:...)``,
     ``\\xHH``, an empty branch or pattern, ``{0}``)."""
     return (pattern == "" or pattern.startswith("|") or pattern.endswith("|")
             or any(marker in pattern for marker in REGEX_EXTRA_MARKERS))
@@ -158,14 +158,14 @@ def uses_extra_syntax(pattern: str) -> bool:
 PYTHON_ONLY_CONSTRUCTS = frozenset({"inline flag", "possessive quantifier", "named group", "comment",
                                     "atomic group", "conditional group"})
 """Refused constructs of ``facts.constructs`` that Python's ``re`` reads (where its version
-does) and the seed does not name: refusing them is the contract's decision."""
+does) and the spec does not name: refusing them is the contract's decision."""
 
 
 def python_only_construct(construct: str, pattern: str) -> bool:
     """Whether a refusal of ``pattern`` (its ``construct``) is the contract's decision rather
-    than the seed's: a construct outside ``SEED_REGEX_CATEGORIES`` that this Python's
+    than the spec's: a construct outside ``SPEC_REGEX_CATEGORIES`` that this Python's
     ``re`` compiles."""
-    if construct in SEED_REGEX_CATEGORIES or construct not in PYTHON_ONLY_CONSTRUCTS:
+    if construct in SPEC_REGEX_CATEGORIES or construct not in PYTHON_ONLY_CONSTRUCTS:
         return False
     try:
         re.compile(pattern.encode("ascii"))
@@ -239,7 +239,7 @@ def first_disagreement_with_re(pattern: str, trans, accept, seed: int = 3, extra
 
 
 def compact_readings(value) -> dict[str, str]:
-    """The two readings of the seed's compact JSON of ``value`` (see the module doc)."""
+    """The two readings of the spec's compact JSON of ``value`` (see the module doc)."""
     return {"raw": json.dumps(value, separators=(",", ":"), ensure_ascii=False),
             "ascii": json.dumps(value, separators=(",", ":"))}
 
@@ -261,7 +261,7 @@ def readings_differ(schema) -> bool:
 
 def ascii_reading_regex(schema) -> str:
     """The reference's regex for ``schema`` with every enum/const value and property name
-    written as the seed's literal call writes it (``ensure_ascii``): the language an
+    written as the spec's literal call writes it (``ensure_ascii``): the language an
     implementation following that reading must have. Grader-side only (trusted code)."""
     from unittest import mock
 
@@ -276,8 +276,8 @@ def ascii_reading_regex(schema) -> str:
 
 def decided_schema_constructs(schema) -> list[str]:
     """The contract decisions a schema relies on (keys of ``harness.suite.tiers``): an
-    annotation (``title``, ``description``, ...) anywhere (the seed also allows refusing
-    it with ValueError), or ``enum``/``const`` next to ``type`` anywhere (the seed is silent)."""
+    annotation (``title``, ``description``, ...) anywhere (the spec also allows refusing
+    it with ValueError), or ``enum``/``const`` next to ``type`` anywhere (the spec is silent)."""
     found: set[str] = set()
 
     def visit(node) -> None:
@@ -300,7 +300,7 @@ ANNOTATIONS = frozenset({"title", "description", "$comment", "$schema", "example
 
 
 def closed(schema):
-    """``schema`` with ``additionalProperties: false`` on every object: the seed's object
+    """``schema`` with ``additionalProperties: false`` on every object: the spec's object
     language holds only the listed properties ("each property at most once, in the order
     given"), while JSON Schema leaves an object without the keyword open."""
     if isinstance(schema, list):
@@ -315,12 +315,12 @@ def closed(schema):
     return out
 
 
-RAW_DEL = "a raw DEL (0x7F) in a string: the seed's string character is printable ASCII, so DEL only as \\u007f"
+RAW_DEL = "a raw DEL (0x7F) in a string: the spec's string character is printable ASCII, so DEL only as \\u007f"
 
 
 def free_string_holds_del(schema, value) -> bool:
     """Whether a string of ``value`` that no ``enum``/``const`` spells holds a raw DEL. The
-    seed's string character is "printable ASCII except \" and \\, or a well-formed UTF-8
+    spec's string character is "printable ASCII except \" and \\, or a well-formed UTF-8
     sequence of 2 to 4 bytes": DEL (0x7F) is neither, so such a string is in the language
     only as ``\\u007f``, although Python's compact dump writes DEL raw. (An enum or const
     value is spelled as its compact JSON: ``--deep``'s enum reading decides it.) Under ``anyOf``

@@ -3,7 +3,7 @@
 ``replay_constrain(doc, impl)`` checks what the Rust port's tests check (seed
 ``002_...``, "What the tests check"), so that we and the file's consumers read the
 file the same way; ``replay_masks(doc, impl)`` is the Python module's
-``test_masks_match_the_golden_file`` (seed ``000_...``). ``impl`` is a module-like
+``test_masks_match_the_golden_file`` (spec ``000_...``). ``impl`` is a module-like
 object with the contract's names (``harness/contract/constrain.pyi``): the reference
 module, or a proxy of a candidate's module; this module never loads one (that is the
 grader's work, ``harness.golden_replay``) and imports nothing from ``harness``.
@@ -25,10 +25,10 @@ Checks (each a name in ``CHECKS``):
   whose bytes die (for a special or EOS: the decisions ``next_state_refused_is_dead``,
   ``eos_next_state``); after EOS every ``advance`` is refused. A fresh constraint in a
   state is ``Constraint(index, state)`` where the candidate has it, else one advanced
-  along the path (the seed gives no constructor).
+  along the path (the spec gives no constructor).
 - ``subset_errors_are_refused``: each of the 15 refused patterns is refused by
   ``regex_to_dfa`` (ValueError: ``unsupported_syntax_valueerror``); Python syntax the
-  seed does not name may be accepted with Python's meaning instead (a note on
+  spec does not name may be accepted with Python's meaning instead (a note on
   ``python_only_syntax_refused``; another language fails); each of the 11 refused
   schemas raises ValueError from ``json_schema_to_regex`` or the ``regex_to_dfa`` of its
   regex (a list of types, an empty enum: decisions).
@@ -48,12 +48,12 @@ Checks (each a name in ``CHECKS``):
 - ``dumps_matches_python``: the recorded output is what this Python's
   ``json.dumps(json.loads(text), separators=(",", ":"))`` writes (both
   ``ensure_ascii`` settings), and the candidate's ``{"const": value}`` language is
-  exactly one of those texts: ``dumps`` (raw UTF-8) or ``dumps_ascii`` (seed 000's
+  exactly one of those texts: ``dumps`` (raw UTF-8) or ``dumps_ascii`` (spec 000's
   literal call; a note on ``enum_const_raw_utf8``).
 - ``vocab_bytes_marks_specials``: ``vocab_bytes`` of the ``vocab_bytes`` section's tokenizer
   (cl100k_base's token strings in GPT-2's byte map, its five specials carried by the tokenizer,
   handed as ``tokenizer(tokens, special_ids)``: ``readings.RecordedTokenizer`` by default, the
-  wall's ``SeedTokenizer`` behind it) is ``None`` for every special and the recorded bytes for
+  wall's ``SpecTokenizer`` behind it) is ``None`` for every special and the recorded bytes for
   every other id, ordinary tokens spelling the specials' own text included.
 - ``masks_match_the_golden_file`` (``replay_masks``): as ``masks_match_python_l8_7``
   for masks_golden.json, schemas through the candidate's own translation.
@@ -61,7 +61,7 @@ Checks (each a name in ``CHECKS``):
 Fairness: the replay grades a Python candidate with ``check``'s default tier
 (``golden.readings``): a departure from a contract decision (a key of
 ``harness.suite.tiers.DECISIONS``) is a note, a failure only with ``strict``
-(``golden replay --strict``); refusing Python syntax the seed does not list, or a schema
+(``golden replay --strict``); refusing Python syntax the spec does not list, or a schema
 with annotations, is such a note; a schema whose enum/const values the literal
 ``json.dumps`` call writes differently is compared with that reading's DFA too.
 
@@ -140,7 +140,7 @@ class ReplayReport:
             self.passed(check)
 
     def decision(self, check: str, where: str, key: str, ok: bool, message: str) -> None:
-        """A contract decision the seed does not state (a key of ``harness.suite.tiers``):
+        """A contract decision the spec does not state (a key of ``harness.suite.tiers``):
         a departure is a note, a failure only under ``strict`` (``golden replay --strict``)."""
         if ok:
             self.passed(check)
@@ -166,7 +166,7 @@ class ReplayReport:
 class _Cache:
     """Per replay: the candidate's regex per case, DFA per pattern, TokenIndex per
     (pattern, vocabulary), the ``Constraint`` shape that worked, and how it reads each
-    schema whose enum/const values the seed's two readings write differently."""
+    schema whose enum/const values the spec's two readings write differently."""
 
     def __init__(self, impl):
         self.impl = impl
@@ -213,7 +213,7 @@ class _Cache:
     def constraint_at(self, index, state: int, tokens: list[int]):
         """A fresh ``Constraint`` in ``state``: ``Constraint(index, state)`` where the
         candidate's constructor takes a state (checked: it reports that state), else a
-        shadow constraint advanced along the path's ``tokens`` (the seed's only way to
+        shadow constraint advanced along the path's ``tokens`` (the spec's only way to
         reach a state), rebuilt from the start when a probe left it elsewhere (what a
         refused advance leaves behind is a decision): linear in the path, not quadratic."""
         if self.state_constructor is not False:
@@ -280,7 +280,7 @@ def _candidate_pattern(report, check: str, where: str, impl, case: dict, cache=N
 
 
 def _compiled(report, check: str, where: str, cache, pattern: str):
-    """The candidate's DFA of ``pattern``, or None: refusing Python syntax the seed does not
+    """The candidate's DFA of ``pattern``, or None: refusing Python syntax the spec does not
     list is a note on ``extra_regex_syntax``; any other refusal a failure."""
     try:
         return cache.dfa(pattern)
@@ -314,14 +314,14 @@ def check_dfas(report, impl, cache, cases: list[dict], *, strict_regex: bool) ->
         problem = _dfa_problem(dfa, want_trans, want_accept)
         if problem and case["kind"] == "schema" and _ascii_reading(case, dfa):
             cache.ascii_cases.add(case["name"])
-            report.decision(check, where, "enum_const_raw_utf8", False, "the language is the seed's literal "
+            report.decision(check, where, "enum_const_raw_utf8", False, "the language is the spec's literal "
                             "json.dumps call's (ensure_ascii): enum/const values escaped to ASCII")
             continue
         report.expect(check, where, problem)
 
 
 def _ascii_reading(case: dict, dfa) -> bool:
-    """Whether ``dfa`` is the schema's canonical DFA under the seed's literal reading (the
+    """Whether ``dfa`` is the schema's canonical DFA under the spec's literal reading (the
     reference's regex with enum/const values and property names written ``ensure_ascii``)."""
     schema = json.loads(case["schema"])
     if not readings.readings_differ(schema):
@@ -424,8 +424,8 @@ def _replay_path(report, cache, index, path: dict, vocab, vocab_record: dict, ch
         for step in walk_path(constraint, path, vocab, vocab_record["eos_id"]):
             at = f"{where} step {step.number}"
             _check_rules(report, cache, index, constraint, step, path["tokens"][:step.number], vocab_record, at)
-            if step.after_eos:  # the seed: nothing after EOS; is_complete() there is a decision, and so is the
-                # mask in L8.7's file (seed 002 states it: its masks_match_python_l8_7 catches port mutant s10)
+            if step.after_eos:  # the spec: nothing after EOS; is_complete() there is a decision, and so is the
+                # mask in L8.7's file (spec 002 states it: its masks_match_python_l8_7 catches port mutant s10)
                 problem = None if step.got == [] else f"mask() after EOS allows {step.got[:8]}"
                 if check == "masks_match_python_l8_7":
                     report.expect(check, at, problem)
@@ -460,9 +460,9 @@ def _refuses(action) -> str | None:
 
 
 def _expect_refusal(report, check: str, where: str, action, what: str, key: str | None) -> None:
-    """The seed says ``action`` is refused without naming a class: nothing raised fails;
+    """The spec says ``action`` is refused without naming a class: nothing raised fails;
     an exception other than ValueError is the decision ``key``'s departure (a note unless
-    strict). ``key`` None: the seed itself says ValueError."""
+    strict). ``key`` None: the spec itself says ValueError."""
     problem = _refuses(action)
     if problem is None:
         report.passed(check)
@@ -475,7 +475,7 @@ def _expect_refusal(report, check: str, where: str, action, what: str, key: str 
 def _check_rules(report, cache, index, constraint, step, taken: list[int], vocab_record, at: str) -> None:
     """token_index_rules at one step, on the candidate's own ``allowed`` ids and
     ``complete`` flag (the rules hold whatever the recorded masks say); ``constraint``
-    is left untouched unless it wrongly accepts a token after EOS. What the seed states
+    is left untouched unless it wrongly accepts a token after EOS. What the spec states
     fails; the contract's decisions (error classes, ``next_state`` of specials and EOS)
     are notes unless strict."""
     check = "token_index_rules"
@@ -512,7 +512,7 @@ def _check_rules(report, cache, index, constraint, step, taken: list[int], vocab
         except Exception as exc:  # noqa: BLE001
             nxt = f"raised {_describe(exc)}"
         problem = None if nxt == DEAD else f"next_state({state}, {token}) is {nxt}, not DEAD"
-        if key is None:  # a token whose bytes die: the seed's delta* is DEAD
+        if key is None:  # a token whose bytes die: the spec's delta* is DEAD
             report.expect(check, at, problem)
         else:
             report.decision(check, at, key, problem is None, problem or "")
@@ -521,11 +521,11 @@ def _check_rules(report, cache, index, constraint, step, taken: list[int], vocab
 # --------------------------------------------------------------------------- refusals, dumps
 
 def check_refusals(report, impl, patterns: list[dict], schemas: list[dict], check: str) -> None:
-    """Each pattern is refused (the seed's constructs: any exception, ValueError the
-    decision ``unsupported_syntax_valueerror``); Python syntax the seed does not name
+    """Each pattern is refused (the spec's constructs: any exception, ValueError the
+    decision ``unsupported_syntax_valueerror``); Python syntax the spec does not name
     (``golden.readings.python_only_construct``) may instead be accepted with Python's
     meaning (a note on ``python_only_syntax_refused``), never with another. Each schema
-    is refused with ValueError (seed 000 section 2.5), at either step (a bad repeat may be
+    is refused with ValueError (spec 000 section 2.5), at either step (a bad repeat may be
     refused by ``regex_to_dfa``); a list of types and an empty enum are decisions."""
     for case in patterns:
         where = f"pattern {case['pattern']!r} ({case['reason']})"
@@ -548,7 +548,7 @@ def check_refusals(report, impl, patterns: list[dict], schemas: list[dict], chec
 
 
 SCHEMA_DECISIONS = {"type_list": "type_list_refused", "empty_enum": "empty_enum_refused"}
-"""Refused schemas of the golden file whose refusal the seed does not state."""
+"""Refused schemas of the golden file whose refusal the spec does not state."""
 
 
 def _python_only(report, impl, pattern: str, check: str, where: str) -> None:
@@ -585,7 +585,7 @@ def _single_string_problem(dfa, data: bytes) -> str | None:
 
 def check_dumps(report, impl, doc: dict) -> None:
     """The recorded texts are this Python's; the candidate's ``{"const": value}`` language is
-    exactly one of the seed's two readings of compact JSON: ``dumps`` (raw UTF-8, the
+    exactly one of the spec's two readings of compact JSON: ``dumps`` (raw UTF-8, the
     contract's) or ``dumps_ascii`` (the literal call: a note on ``enum_const_raw_utf8``)."""
     check = "dumps_matches_python"
     for case in doc["dumps"]:
@@ -670,7 +670,7 @@ def check_sampling(report, impl, record: dict) -> None:
         if not _sample_step(report, impl, constraint, params, history, record, step, f"step {i}"):
             return
         history.append(step["token"])
-    for refusal in record["refused"]:  # the seed: errors, without a class (ValueError: the contract's)
+    for refusal in record["refused"]:  # the spec: errors, without a class (ValueError: the contract's)
         fresh = np.asarray(logits, dtype=np.float64)
         if refusal["call"] == "apply_mask":
             _expect_refusal(report, check, refusal["name"],
@@ -710,7 +710,7 @@ def _sample_step(report, impl, constraint, params, history, record: dict, step: 
 # --------------------------------------------------------------------------- entry points
 
 def check_vocab_bytes(report, impl, record: dict, tokenizer) -> None:
-    """Seed 002's ``vocab_bytes_marks_specials``: specials map to None, every other token to its bytes."""
+    """Spec 002's ``vocab_bytes_marks_specials``: specials map to None, every other token to its bytes."""
     check = "vocab_bytes_marks_specials"
     try:
         got = list(impl.vocab_bytes(tokenizer(record["tokens"], record["special_ids"])))

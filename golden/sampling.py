@@ -1,6 +1,6 @@
 """Section 3's ``constrained_sample`` hand example, recorded exactly and cross-checked.
 
-Seed ``002_...`` section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``,
+Spec ``002_...`` section 3, "A mask": pattern ``ab?``, vocabulary ``[a, b, c, EOS]``,
 logits ``[0, 1, 5, 2]``, greedy (``SamplingParams(temperature=0)``).
 ``hand_example_record()`` holds the inputs and, per step, the allowed ids, the
 greedy token and its logprob, plus the two refusals of an all-false mask.
@@ -50,7 +50,7 @@ def exact_logprob(chosen: int, allowed_logits: list[int]) -> Decimal:
 
 
 def formula(chosen: int, allowed_logits: list[int]) -> str:
-    """The logprob as the seed writes it, e.g. ``2 - ln(e^1 + e^2)``."""
+    """The logprob as the spec writes it, e.g. ``2 - ln(e^1 + e^2)``."""
     return f"{chosen} - ln({' + '.join(f'e^{logit}' for logit in allowed_logits)})"
 
 

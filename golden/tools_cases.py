@@ -4,12 +4,12 @@ Everything ``golden.tools_build`` writes is a function of this module, a seed an
 the code. Each case names the L10.9 test it serves (``test``), one of
 ``golden.tools_replay.CHECKS``.
 
-The conformance tools (``CONFORMANCE_TOOLS``) are the seed's ``get_weather`` (its
+The conformance tools (``CONFORMANCE_TOOLS``) are the spec's ``get_weather`` (its
 section 3 schema: one required string ``city``) and ``get_forecast`` (the bench's
 tool schema: ``city``, ``days`` and an optional ``units`` enum), as OpenAI tool
 objects.
 
-Example: the seed's streamed call is ``STREAMS[0]``::
+Example: the spec's streamed call is ``STREAMS[0]``::
 
     Stream("section3_hand_example", "parser_hand_example", "req7",
            ('Sure.<tool_', 'call>{"name":"get_weather","argu', 'ments":{"city":"Pa', 'ris"}}</tool_call>'))
@@ -52,10 +52,10 @@ class Request:
     """A body and what ``parse_tool_request`` must answer: ``status`` 0 for a
     ToolRequest, else the error's status (and ``param``/``code`` in the file).
     ``keyword``: the schema keyword a 422's message must name. ``seed_states``:
-    ``"all"`` when the seed's text decides the answer (its defaults, 400 for a malformed
+    ``"all"`` when the spec's text decides the answer (its defaults, 400 for a malformed
     field, 422 for a schema outside the subset), ``"none"`` for the reference's own
-    decision (a limit, a default, a conflict the seed does not mention); the error's
-    ``param`` and ``code`` are never the seed's (a difference is a note)."""
+    decision (a limit, a default, a conflict the spec does not mention); the error's
+    ``param`` and ``code`` are never the spec's (a difference is a note)."""
 
     name: str
     body: str
@@ -65,7 +65,7 @@ class Request:
 
 
 REQUESTS: list[Request] = [
-    # defaults (the seed's): auto with tools, none without; text; parallel true
+    # defaults (the spec's): auto with tools, none without; text; parallel true
     Request("defaults_without_tools", body()),
     Request("defaults_with_tools", body(tools=CONFORMANCE_TOOLS)),
     Request("nulls_are_absent", body(tools=CONFORMANCE_TOOLS, tool_choice=None, response_format=None,
@@ -216,12 +216,12 @@ BAD_CONVERSATIONS: list[tuple[str, object]] = [
 
 @dataclass(frozen=True)
 class Stream:
-    """A parser input. ``seed_states`` says which recorded answers the seed's text
-    decides: ``"all"``; ``"calls"`` (the calls are the seed's, the content and the
+    """A parser input. ``seed_states`` says which recorded answers the spec's text
+    decides: ``"all"``; ``"calls"`` (the calls are the spec's, the content and the
     per-piece events follow the reference's own whitespace rule: whitespace between or
     after calls separates them); ``"none"`` (the reference's own decision: JSON
     whitespace inside the markup, an unterminated call at ``finish()``). The replay
-    reports a difference in what the seed does not decide as a note, not a failure."""
+    reports a difference in what the spec does not decide as a note, not a failure."""
 
     name: str
     test: str
@@ -267,8 +267,8 @@ STREAMS: list[Stream] = [
     # section 2.5): the arguments stream until the value closes, "then it consumes }</tool_call>"; what
     # is not that closer is outside the call, where the parser "emits text". So the call is whole (its
     # events are already out) and the rest is content. With the header's } missing nothing of the
-    # closer is consumed: the seed decides every event ("all"). Where part of a broken closer could be
-    # read as consumed (the "}" before a misspelt </tool_call>), the calls are the seed's and the
+    # closer is consumed: the spec decides every event ("all"). Where part of a broken closer could be
+    # read as consumed (the "}" before a misspelt </tool_call>), the calls are the spec's and the
     # content the reference's ("calls"). The first two are the braces case of format version 1,
     # whose extra "}" broke the closer, restored beside its corrected form.
     Stream("a_call_missing_its_closing_brace", "parser_holds_back_only_real_markup", "r",
@@ -291,7 +291,7 @@ STREAMS: list[Stream] = [
             '</tool_cal> y',), "calls"),
 ]
 RANDOM_SPLITS = 200
-"""Seeded random splits recorded per split-invariance stream, the seed's count (the
+"""Seeded random splits recorded per split-invariance stream, the spec's count (the
 replay also folds every 2-way split)."""
 
 

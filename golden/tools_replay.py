@@ -1,7 +1,7 @@
 """Replay golden/tools_golden.json against a Python implementation of the tools surface.
 
 ``replay_tools(doc, impl)`` checks what the L10.9 tests of the tool-calling surface
-check (seed ``002_...``, section 4), one check per test name (``CHECKS``), and
+check (spec ``002_...``, section 4), one check per test name (``CHECKS``), and
 returns a ``golden.replay.ReplayReport``. ``impl`` is module-like with the names of
 ``oracles.tools`` (``TOOLS_CONTRACT``), e.g. from ``harness.golden_replay.loading``. The
 replay is a pure function of ``(doc, impl)``: it reads only attributes of what the
@@ -14,22 +14,22 @@ Checks:
   names, descriptions and parameters in order, choice, response_format, parallel),
   or raises an error with the recorded ``status`` whose ``to_json()`` is the OpenAI
   error shape, a 422 naming the keyword; ``param`` and ``code`` other than the
-  reference's are notes (the seed does not fix them), and so is any difference on a
-  case the seed does not decide (``seed_states: "none"``);
+  reference's are notes (the spec does not fix them), and so is any difference on a
+  case the spec does not decide (``seed_states: "none"``);
 - ``grammar_by_tool_choice`` / ``json_object_grammar``: ``grammar(request)`` is None
   exactly when recorded; the trigger is the recorded one; the pattern's canonical DFA
   (compiled by the reference automaton) equals the recorded one, so the language is
   the same (different pattern text is a *note*); the witnesses are accepted/refused.
   For json_object (``seed_states: "witnesses"``) the exact language is the
   reference's reading of "nested at most 3 levels" (arrays count, compact JSON): only
-  the witnesses the seed decides are failures, the DFA and ``reference_refuses`` notes;
-- ``render_messages_with_tools``: the seed's rendering rules (``_turns_problem``) on
+  the witnesses the spec decides are failures, the DFA and ``reference_refuses`` notes;
+- ``render_messages_with_tools``: the spec's rendering rules (``_turns_problem``) on
   the implementation's turns, and ``render_prompt`` equal to the ChatML template over
   them; the reference's exact wording (turns and prompt) is a note; bad conversations
   raise the recorded status in the OpenAI shape;
 - ``parser_hand_example``, ``parser_holds_back_only_real_markup``,
   ``parser_parallel_calls``: each stream of that test gives the recorded events per
-  piece and at ``finish()``, the folded content and calls; where the seed's text does
+  piece and at ``finish()``, the folded content and calls; where the spec's text does
   not decide an answer (a stream's ``seed_states``: whitespace between calls, JSON
   whitespace inside the markup, an unterminated call), a difference is a *note*;
 - ``parser_is_split_invariant``: every 2-way split and each recorded random split of
@@ -78,7 +78,7 @@ def _request_record(request) -> dict:
 
 
 def _error_problem(exc, want: dict) -> str | None:
-    """What is wrong with an error the seed decides: its status and the OpenAI shape."""
+    """What is wrong with an error the spec decides: its status and the OpenAI shape."""
     if exc is None:
         return f"accepted; expected an error {want['status']}"
     if getattr(exc, "status", None) != want["status"]:
@@ -97,12 +97,12 @@ def _check_error(report, check: str, where: str, exc, want: dict, keyword: str, 
         report.fail(check, where, problem, level=level)
         return
     report.passed(check)
-    if keyword:  # the seed: "the 422 naming the keyword"
+    if keyword:  # the spec: "the 422 naming the keyword"
         named = keyword in str(getattr(exc, "message", "")) or keyword in str(getattr(exc, "param", ""))
         report.expect(check, where, None if named else f"the error does not name the keyword {keyword!r}: "
                                                        f"{str(getattr(exc, 'message', ''))[:120]!r}")
     got = (getattr(exc, "param", None), getattr(exc, "code", None))
-    if got != (want["param"], want["code"]):  # the seed does not fix param and code: a note
+    if got != (want["param"], want["code"]):  # the spec does not fix param and code: a note
         report.fail(check, where, f"param, code {got}, the reference's {(want['param'], want['code'])}", level="note")
 
 
@@ -157,7 +157,7 @@ def check_grammars(report, impl, doc: dict) -> None:
             continue
         if case["seed_states"] == "all":
             _compare_dfa(report, check, where, dfa, case["dfa"])
-        else:  # the exact language is the reference's reading of the seed: the witnesses decide
+        else:  # the exact language is the reference's reading of the spec: the witnesses decide
             quiet = ReplayReport(report.file)
             _compare_dfa(quiet, check, where, dfa, case["dfa"])
             for finding in quiet.findings:
@@ -176,7 +176,7 @@ def check_grammars(report, impl, doc: dict) -> None:
 # --------------------------------------------------------------------------- conversations
 
 def check_conversations(report, impl, doc: dict) -> None:
-    """What the seed states about rendering, strictly; the reference's exact wording of
+    """What the spec states about rendering, strictly; the reference's exact wording of
     the tools' description (and so the exact turns and prompt) as a note."""
     check = "render_messages_with_tools"
     conv = doc["conversations"]
@@ -206,7 +206,7 @@ def check_conversations(report, impl, doc: dict) -> None:
                                                f"render_prompt {prompt!r:.80}")
         if prompt != case["prompt"]:
             report.fail(check, where, "prompt differs from the reference's", level="note")
-    for case in conv["refused"]:  # the seed states none of these refusals: the reference's choice
+    for case in conv["refused"]:  # the spec states none of these refusals: the reference's choice
         _, exc = _error_of(lambda: impl.render_messages(json.loads(case["messages_json"]), tools))
         where = f"bad conversation {case['name']}"
         problem = _error_problem(exc, case["error"])
@@ -219,13 +219,13 @@ ARGUMENT_READINGS = {
 }
 """How a written-back call's arguments may be spelled: as the client sent them (the reference,
 the decision ``tools_render_arguments_verbatim``) or re-serialized as the compact JSON the
-grammar generates (seed 002 section 2.4: "so a conversation renders the way it was generated"
+grammar generates (spec 002 section 2.4: "so a conversation renders the way it was generated"
 allows both; key order is kept in both)."""
 
 
 def _turns_reading(turns: list, messages: list, tool_names: list[str]) -> tuple[str | None, str]:
     """``(problem, reading)``: None and the first reading of ``ARGUMENT_READINGS`` under which
-    the turns follow the seed's rules, or the problem under the verbatim reading."""
+    the turns follow the spec's rules, or the problem under the verbatim reading."""
     first = None
     for name, spell in ARGUMENT_READINGS.items():
         problem = _turns_problem(turns, messages, tool_names, spell)
@@ -237,7 +237,7 @@ def _turns_reading(turns: list, messages: list, tool_names: list[str]) -> tuple[
 
 def _turns_problem(turns: list, messages: list, tool_names: list[str], spell=ARGUMENT_READINGS["verbatim"]) \
         -> str | None:
-    """The seed's rules (section 2.4): the tools in a system message, appended to the
+    """The spec's rules (section 2.4): the tools in a system message, appended to the
     first system message if there is one; an assistant's tool_calls written back as
     ``<tool_call>{"name":...,"arguments":...}</tool_call>`` blocks after its content (the
     arguments spelled by ``spell``); a tool message a user turn holding ``<tool_response>``
@@ -298,7 +298,7 @@ def _fold(impl, request_id: str, pieces) -> dict:
 
 def content_runs(events: list) -> list:
     """A piece's events with each run of adjacent content events joined into one and empty
-    content dropped: the seed fixes the text a piece releases and where the calls' events fall
+    content dropped: the spec fixes the text a piece releases and where the calls' events fall
     in it, not how a run of text is cut into events (a client concatenates the deltas)."""
     out: list = []
     for event in events:
@@ -315,10 +315,10 @@ def check_streams(report, impl, doc: dict) -> None:
         if check == "parser_is_split_invariant":
             _check_splits(report, impl, case, check, where)
             continue
-        # what the seed does not decide is a note (see golden/tools_cases.Stream)
+        # what the spec does not decide is a note (see golden/tools_cases.Stream)
         events_level = "fail" if case["seed_states"] == "all" else "note"
         calls_level = "fail" if case["seed_states"] != "none" else "note"
-        # parser_parallel_calls checks "the newline between calls" (seed 002 section 4): between
+        # parser_parallel_calls checks "the newline between calls" (spec 002 section 4): between
         # calls it separates them and is no content, so a parser emitting it as content fails
         content_level = "fail" if events_level == "fail" or (
             check == "parser_parallel_calls" and case["seed_states"] == "calls" and case["content"] is None) \
@@ -349,7 +349,7 @@ def check_streams(report, impl, doc: dict) -> None:
 def _check_splits(report, impl, case: dict, check: str, where: str) -> None:
     """Every 2-way split and each recorded random split fold to what the whole text
     folds to in the implementation itself (split invariance is its own property); the
-    whole text's fold is compared with the recorded one too (a note when the seed does
+    whole text's fold is compared with the recorded one too (a note when the spec does
     not decide it)."""
     text = "".join(case["pieces"])
     whole, exc = _error_of(lambda: _fold(impl, case["request_id"], [text]))
@@ -387,7 +387,7 @@ def check_shapes(report, impl, doc: dict) -> None:
 
 
 def _json_shape(text: str):
-    """A message or delta as data, with what the seed leaves open taken out: key order (dicts
+    """A message or delta as data, with what the spec leaves open taken out: key order (dicts
     compare without it) and a ``tool_calls`` list that is empty (written or omitted)."""
     def strip(value):
         if isinstance(value, dict):
@@ -464,7 +464,7 @@ def check_forced_walks(report, impl, doc: dict) -> None:
 
 def replay_tools(doc: dict, impl, *, strict: bool = False) -> ReplayReport:
     """Replay tools_golden.json (a loaded document) against ``impl`` (see the module docstring);
-    ``strict``: the reference's choices the seed does not state fail, else they are notes."""
+    ``strict``: the reference's choices the spec does not state fail, else they are notes."""
     report = ReplayReport(fileformat.FILES["tools_golden"], strict=strict)
     for step in (check_requests, check_grammars, check_conversations, check_streams, check_shapes,
                  check_forced_walks):

@@ -33,7 +33,7 @@ in ``pyproject.toml``, the source of truth):
                                server (the reference server, and conform against any server)
     mutants                    mutation testing: the mutant catalogue (grade-tests' chaffs),
                                generated mutants, their runner and mutation-score reports
-    suite                      the conformance catalogue: the seed's 16 tests, run in the
+    suite                      the conformance catalogue: the spec's 16 tests, run in the
                                grader child, and their inputs, hints and diagnosis
     sandbox                    everything that crosses into the candidate's process: loading
                                it, the channel, the proxy, the shapes, the confinement, the guard

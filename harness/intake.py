@@ -7,7 +7,7 @@ classmate's ``alice.py`` it could import, not a ``numpy.py`` shadowing the libra
 everyone in the class folder).
 
 ``copy_submission(source, dest)`` copies ``source`` (a folder: its tree; a file: that
-file, as ``dest/constrain.py``, the seed's module name) into the new folder ``dest``:
+file, as ``dest/constrain.py``, the spec's module name) into the new folder ``dest``:
 
 - regular files only, opened without following a link (``O_NOFOLLOW``) and without
   blocking (``O_NONBLOCK``: a FIFO never hangs the grader), and checked to be regular with
@@ -45,10 +45,10 @@ __all__ = ["IntakeError", "Intake", "copy_submission", "regular_files", "MAX_FIL
            "MAX_ENTRIES", "FILE_MODULE_NAME"]
 
 MAX_FILES = 2_000            # regular files in one submission
-MAX_BYTES = 32 * 2**20       # bytes of those files in all (the seed's module is ~50 KB)
+MAX_BYTES = 32 * 2**20       # bytes of those files in all (the spec's module is ~50 KB)
 MAX_DEPTH = 16               # folders below the submission's top
 MAX_ENTRIES = 20_000         # directory entries looked at, skipped ones included
-FILE_MODULE_NAME = "constrain.py"   # a one-file submission is graded under the seed's module name
+FILE_MODULE_NAME = "constrain.py"   # a one-file submission is graded under the spec's module name
 _UPLOAD_LESS = "upload only your module, or your repository's python/ folder"
 
 

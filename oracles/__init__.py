@@ -36,7 +36,7 @@ oracle (``oracles.derivatives``) and the strategies (``strategies``):
   A wrong Python type is a plain ``TypeError`` in both. ``tests/test_errors.py`` holds
   them to it.
 
-Old names, none kept as an alias (none was part of the seed's contract, the CLI or a
+Old names, none kept as an alias (none was part of the spec's contract, the CLI or a
 golden file): reference ``ByteClass`` and ``Empty``, ``determinize.ByteClasses``;
 derivative ``EMPTY`` (now ``NOTHING``), ``EPS``, ``PatternMalformed``,
 ``PatternUnsupported``, ``LanguageEmpty``, ``DerivativeLimitExceeded``; strategies

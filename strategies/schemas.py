@@ -46,7 +46,7 @@ __all__ = ["MUTATIONS", "documents", "dumps", "schemas", "tricky_values"]
 
 MUTATIONS = ("missing_key", "swapped_order", "wrong_type", "bound", "trailing_comma", "space")
 SCALAR_TYPES = ("string", "integer", "number", "boolean", "null")
-KEYWORDS = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS  # seed 000 section 2.5's subset (facts.constructs)
+KEYWORDS = SCHEMA_KEYWORDS | SCHEMA_ANNOTATIONS  # spec 000 section 2.5's subset (facts.constructs)
 
 TRICKY_STRINGS = ["", "a", 'say "hi"', "back\\slash", "\\\"", "/", "\x00", "\x1f", "tab\there",
                   "\n", "\x7f", "é", "naïve €", "😀", "\u2028", "'",

@@ -9,7 +9,7 @@ pattern, drawn without any of the project's automata).
 ``canonical_dfa`` tuple, or a hand-built table alike. It never steps onto a state
 from which no accepting state is reachable, so every walk ends accepted.
 
-Example: on the seed's ``(cat|car|dog)s?`` table, ``members`` draws ``b"cat"``,
+Example: on the spec's ``(cat|car|dog)s?`` table, ``members`` draws ``b"cat"``,
 ``b"dogs"``, ...; ``prefixes(members(dfa))`` draws ``b""``, ``b"ca"``, ...;
 ``one_byte_edits(st.just(b"cat"))`` draws ``b"at"``, ``b"cxat"``, ``b"cbt"``, ...
 """

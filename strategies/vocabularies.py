@@ -4,7 +4,7 @@ Main access point: ``vocabularies()`` -> ``(vocab, eos_id)`` with ``vocab`` a li
 ``bytes | None`` (None: a special token) and ``eos_id`` None or any id in
 ``range(len(vocab))`` (the EOS entry's own bytes are ignored by the mask rules).
 
-Tokens come in the kinds that break mask code (see the seed's section 2.3 and the
+Tokens come in the kinds that break mask code (see the spec's section 2.3 and the
 golden vocabulary of 002's section 4):
 
     printable   one printable ASCII byte, e.g. b"{", b" "

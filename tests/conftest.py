@@ -216,17 +216,22 @@ def pytest_collection_finish(session):
 LONGEST_FIRST = ("test_grade_tests.py", "test_mutants_generated.py", "test_check_twin.py", "test_fairness.py",
                  "test_serve_stress.py", "test_mutants.py", "test_tools_mutants.py", "test_tools_golden.py",
                  "test_golden_replay.py", "test_golden_vocab_bytes.py", "test_fairness_tools.py", "test_wall.py",
-                 "test_check_isolation.py", "test_dask_fanouts.py", "test_serve_load.py", "test_mutants_anchors.py",
+                 "test_knowledge.py", "test_check_isolation.py", "test_dask_fanouts.py", "test_serve_load.py",
+                 "test_mutants_anchors.py",
                  "test_autograder.py", "test_grader_fork.py", "test_check.py", "test_conform.py",
                  "test_channel_bounds.py", "test_same_verdict.py", "test_serve_hostile.py",
                  "test_grade_tests_wheel.py", "test_bounds_stress.py", "test_executor.py", "test_batch_policy.py",
-                 "test_reproducible.py", "test_batch_isolation.py", "test_golden.py")
+                 "test_reproducible.py", "test_batch_isolation.py", "test_resources.py", "test_golden.py",
+                 "test_course_seed.py")
 """The test files that take longest, longest first, handed out first when xdist runs the files on
 several workers: a long file that starts last would keep one core busy after the other is done.
 Ranked by each file's cost in a serial run (``-n 0``, 2026-12-04, quiet): its CPU seconds in a
 cpuacct cgroup (the candidates' processes included) or its wall seconds where those are more
-(a file that waits), after that day's changes. ``--dist loadfile`` takes the files in collection
-order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
+(a file that waits), after that day's changes. test_knowledge, test_resources and test_course_seed
+were placed on 2026-12-06 by their CPU seconds counted the same way (62, 19 and 10; their neighbours
+then: test_check_isolation 34, test_reproducible 23, test_batch_isolation 20, test_golden 13), on a
+machine shared with other runs (load 10-26), so by CPU alone. ``--dist loadfile`` takes the files in
+collection order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
 
 
 def pytest_collection_modifyitems(config, items):

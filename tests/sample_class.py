@@ -1,8 +1,8 @@
 """A sample class for ``check --batch`` (issue 26): what a TA's export holds, built from the
 candidates of ``tests/candidates`` (each documents the verdict it must get).
 
-``build(folder)`` writes one entry per student: the reference in the seed's layout, one
-seed pitfall per ``wrong_*`` candidate (depth-first numbering among them), a fair reading
+``build(folder)`` writes one entry per student: the reference in the spec's layout, one
+spec pitfall per ``wrong_*`` candidate (depth-first numbering among them), a fair reading
 with other conventions, a module missing names, an import that exits, an import that never
 finishes, a syntax error, a misspelled file name and a zip upload.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"
 CANDIDATES = ROOT / "tests" / "candidates"
-SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
+SPEC_PATH = Path("python", "tinyllm", "infer", "constrain.py")
 
 AS_FILES = {   # student -> candidate graded as one .py file
     "bob": "wrong_numbering.py", "dana": "wrong_no_minimization.py", "eli": "wrong_eos_everywhere.py",
@@ -44,27 +44,27 @@ SLOW_IMPORT = "while True:   # the import never finishes\n    pass\n"
 def build(folder: Path) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(ROOT / "oracles" / "automaton", folder / "alice" / SEED_PATH.with_suffix(""),
+    shutil.copytree(ROOT / "oracles" / "automaton", folder / "alice" / SPEC_PATH.with_suffix(""),
                     ignore=shutil.ignore_patterns("__pycache__"))
-    _seed_layout(folder / "chen", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
+    _spec_layout(folder / "chen", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
     for student, candidate in AS_FILES.items():
         shutil.copy2(CANDIDATES / candidate, folder / f"{student}.py")
     (folder / "ned.py").write_text(SLOW_IMPORT)
     broken = (CANDIDATES / "wrong_numbering.py").read_text().splitlines()
     broken[11] = "def regex_to_dfa(pattern:"          # line 12
-    _seed_layout(folder / "oli", "\n".join(broken) + "\n")
-    misspelled = folder / "pat" / SEED_PATH.with_name("constrian.py")
+    _spec_layout(folder / "oli", "\n".join(broken) + "\n")
+    misspelled = folder / "pat" / SPEC_PATH.with_name("constrian.py")
     misspelled.parent.mkdir(parents=True)
     misspelled.write_text((WHEATS / "fair_glushkov_hopcroft.py").read_text())
     (folder / "quinn").mkdir()
     with zipfile.ZipFile(folder / "quinn" / "submission.zip", "w") as z:
-        z.writestr(str(SEED_PATH), (WHEATS / "fair_thompson_moore.py").read_text())
+        z.writestr(str(SPEC_PATH), (WHEATS / "fair_thompson_moore.py").read_text())
     shutil.copy2(WHEATS / "fair_glushkov_hopcroft.py", folder / "sam.py")
     return folder
 
 
-def _seed_layout(student: Path, source: str) -> None:
-    path = student / SEED_PATH
+def _spec_layout(student: Path, source: str) -> None:
+    path = student / SPEC_PATH
     path.parent.mkdir(parents=True)
     path.write_text(source)
 
@@ -76,7 +76,7 @@ def sample_results(out: Path) -> dict:
     from harness.grading.autograder.config import AutograderConfig
 
     with tempfile.TemporaryDirectory(prefix="autograder-sample-") as root:
-        _seed_layout(Path(root) / "submission", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
+        _spec_layout(Path(root) / "submission", (CANDIDATES / "wrong_depth_first_numbering.py").read_text())
         runner.run(Path(root), "gradescope", config=AutograderConfig(points=16, hints="pitfall",
                                                                                version=__version__))
         results = json.loads((Path(root) / "results" / "results.json").read_text())

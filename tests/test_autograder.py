@@ -6,8 +6,8 @@ unpacked into a temporary root, ``setup.sh`` installs the bundle's wheel into it
 venv (offline: ``--no-deps``, the dependencies come from this interpreter's
 site-packages), and ``run_autograder`` grades sample submissions. Every results file
 must validate against the committed schema of Gradescope's format, and must say what
-the seed says: the reference passes every test, a wrong candidate fails the test the
-seed names for its pitfall, and a missing file, a syntax error, a crash on import or a
+the spec says: the reference passes every test, a wrong candidate fails the test the
+spec names for its pitfall, and a missing file, a syntax error, a crash on import or a
 hang get score 0 with a message, never no file.
 
 The rest is in-process and fast: locating the module, reading check's report (fields
@@ -35,7 +35,7 @@ from harness.exitcodes import ExitCode
 from harness.grading.autograder import bundle, gradescope, prairielearn, runner, visibility
 from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.grading.autograder.grading import Grade, GradeOptions, TestOutcome, _from_report, grade_module, printable
-from harness.grading.autograder.locate import SEED_PATH, SubmissionError, locate_module, syntax_problem
+from harness.grading.autograder.locate import SPEC_PATH, SubmissionError, locate_module, syntax_problem
 from harness.suite.catalogue import NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,8 +150,8 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
 
 
 @pytest.mark.e2e
-def test_the_reference_as_a_package_in_the_seeds_layout_scores_full_marks(installed):
-    results = grade_in(installed, {str(SEED_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
+def test_the_reference_as_a_package_in_the_specs_layout_scores_full_marks(installed):
+    results = grade_in(installed, {str(SPEC_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
     assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
     graded = results["tests"][:-1]
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in graded), results
@@ -180,7 +180,7 @@ def test_a_repository_in_the_specs_layout_imports_its_own_sampling_and_scores_fu
 
 
 @pytest.mark.e2e
-def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexample(installed):
+def test_a_wrong_candidate_loses_the_test_the_spec_names_and_sees_the_counterexample(installed):
     results = grade_in(installed, {"constrain.py": CANDIDATES / "wrong_numbering.py"})
     assert "graded module: constrain.py\n" in results["output"], results["output"]
     hand = by_name(results)["test_hand_example"]
@@ -194,7 +194,7 @@ def test_a_wrong_candidate_loses_the_test_the_seed_names_and_sees_the_counterexa
 @pytest.mark.parametrize("files, expected", [
     pytest.param({}, "no constrain.py in the submission", id="missing"),
     pytest.param({"README.md": "my lab"}, "files seen: README.md", id="missing-with-other-files"),
-    pytest.param({str(SEED_PATH): "def regex_to_dfa(:\n"}, "SyntaxError in constrain.py line 1", id="syntax-error"),
+    pytest.param({str(SPEC_PATH): "def regex_to_dfa(:\n"}, "SyntaxError in constrain.py line 1", id="syntax-error"),
     pytest.param({"a/constrain.py": "x = 1\n", "b/constrain.py": "x = 2\n"}, "2 files could be constrain.py",
                  id="ambiguous"),
     pytest.param({"constrain.py": CANDIDATES / "exits_on_import.py"}, "verdict: crashed, 0/16", id="exits-on-import"),
@@ -315,10 +315,10 @@ def _touch(folder: Path, *relatives: str, text: str = "x = 1\n") -> None:
         (folder / relative).write_text(text)
 
 
-def test_the_seeds_place_wins_then_the_top_then_the_unique_one_anywhere(tmp_path):
-    _touch(tmp_path, "repo/python/tinyllm/infer/constrain.py", "constrain.py", str(SEED_PATH))
-    assert locate_module(tmp_path) == tmp_path / SEED_PATH
-    (tmp_path / SEED_PATH).unlink()
+def test_the_specs_place_wins_then_the_top_then_the_unique_one_anywhere(tmp_path):
+    _touch(tmp_path, "repo/python/tinyllm/infer/constrain.py", "constrain.py", str(SPEC_PATH))
+    assert locate_module(tmp_path) == tmp_path / SPEC_PATH
+    (tmp_path / SPEC_PATH).unlink()
     assert locate_module(tmp_path) == tmp_path / "constrain.py"
     (tmp_path / "constrain.py").unlink()
     assert locate_module(tmp_path) == tmp_path / "repo/python/tinyllm/infer/constrain.py"
@@ -429,8 +429,8 @@ def test_points_are_split_evenly_and_the_score_is_the_sum():
 
 @pytest.mark.parametrize("hints, shown, hidden", [
     ("none", ["FAILED"], ["why", "counterexample", "pitfall"]),
-    ("pitfall", ["FAILED: why", "hint: this test catches the seed's pitfall 4."], ["counterexample"]),
-    ("full", ["FAILED: why", "the counterexample", "hint: this test catches the seed's pitfall 4."], []),
+    ("pitfall", ["FAILED: why", "hint: this test catches the spec's pitfall 4."], ["counterexample"]),
+    ("full", ["FAILED: why", "the counterexample", "hint: this test catches the spec's pitfall 4."], []),
 ])
 def test_the_hint_level_decides_what_a_failed_test_shows(hints, shown, hidden):
     output = by_name(gradescope.to_results(_grade(test_apply_mask="failed"), hints=hints))["test_apply_mask"]["output"]

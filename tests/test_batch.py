@@ -2,8 +2,8 @@
 resuming after an interruption.
 
 One end-to-end run (module-scoped) grades a small class with --jobs 2: the reference as a
-folder in the seed's layout, a wrong candidate and a crash on import as files, a syntax
-error, an empty folder and a stray file. The verdicts are what the seed and the
+folder in the spec's layout, a wrong candidate and a crash on import as files, a syntax
+error, an empty folder and a stray file. The verdicts are what the spec and the
 candidates' documentation say (tests/candidates/README.md); the CSV, JSON, HTML and the
 histogram must agree with the per-test statuses. The resume tests use submissions that
 need no check run (syntax errors), so they cost nothing.
@@ -59,7 +59,7 @@ def graded_class(tmp_path_factory):
 
 
 @pytest.mark.e2e
-def test_every_student_gets_the_verdict_the_seed_and_the_candidates_documentation_give(graded_class):
+def test_every_student_gets_the_verdict_the_spec_and_the_candidates_documentation_give(graded_class):
     folder, files, code, out, err = graded_class
     assert code == ExitCode.OK, out + err
     doc = json.loads(files["json"].read_text())
@@ -109,7 +109,7 @@ def test_every_student_reads_why_and_the_diagnosis_in_every_format(graded_class)
     folder, files, code, out, err = graded_class
     doc = json.loads(files["json"].read_text())
     views = {s["student"]: s["feedback"] for s in doc["students"]}
-    assert views["bob"]["diagnosis"][0]["pitfall"] == 3                        # wrong_numbering: seed pitfall 3
+    assert views["bob"]["diagnosis"][0]["pitfall"] == 3                        # wrong_numbering: spec pitfall 3
     assert set(views["bob"]["diagnosis"][0]["explains"]) == set(doc["students"][1]["failed_tests"])
     assert views["carol"]["load"].startswith("syntax error at carol.py:1: ")
     assert "the process ended while your module was being imported" in views["erin"]["load"]

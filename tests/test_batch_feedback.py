@@ -1,10 +1,10 @@
 """Feedback a student can act on (issue 26): per failed test the why, the hint and the
-counterexample in every batch format; a diagnosis ranking the seed's pitfalls; a load
+counterexample in every batch format; a diagnosis ranking the spec's pitfalls; a load
 failure in words; the class view counting only tests that ran; near-miss file names.
 
 The failures diagnosed here are real: the catalogue's own test functions run in this
 process on the candidates of ``tests/candidates`` (trusted test data, each documenting the
-seed pitfall it has), and the ``CatalogueFailure`` they raise is what ``check`` reports.
+spec pitfall it has), and the ``CatalogueFailure`` they raise is what ``check`` reports.
 The oracle for the diagnosis is the candidate's documentation (the pitfall it was written
 to have), never the diagnosis's own output.
 """
@@ -291,7 +291,7 @@ def test_unrelated_names_get_no_suggestion(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant_id", sorted(BY_MUTANT))
 def test_the_diagnosis_of_each_mutants_real_check_run_names_its_pitfall_first(tmp_path, mutant_id):
-    """Each seed mutant graded by the real check (confined, the policy's defaults): the
+    """Each spec mutant graded by the real check (confined, the policy's defaults): the
     pitfall its catalogue entry belongs to is ranked first, and explains every failure."""
     from harness.grading.autograder.grading import grade_module
     from harness.mutants.apply import materialize
@@ -335,13 +335,13 @@ def test_every_format_of_the_class_view_shows_the_pitfall_each_test_catches(tmp_
     page, md = reports.to_html(doc), reports.to_markdown(doc)
     label = BY_NAME["test_hand_example"].pitfalls
     assert f"pitfall {label}" in page                                  # visible beside the bar, not only a tooltip
-    assert f"- test_hand_example: 1 of 2 (the seed's pitfall {label})" in md
+    assert f"- test_hand_example: 1 of 2 (the spec's pitfall {label})" in md
     assert label in reports.histogram_text([_chen()])
 
 
 def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
     """``check --impl`` prints the same diagnosis: a depth-first numbering's five failures
-    all hint at pitfall 3 (the seed's table alone would say EOS everywhere, no minimization)."""
+    all hint at pitfall 3 (the spec's table alone would say EOS everywhere, no minimization)."""
     from harness.grading import report as check_reports
     from harness.grading.check import CheckOptions, CheckResult, Verdict
     from harness.suite.catalogue import CATALOGUE
@@ -354,7 +354,7 @@ def test_checks_own_table_gives_the_diagnosed_hint_not_each_tests_table_row():
                                     f["details"] if f else ""))
     text = check_reports.render_table(result)
     hints = [line.strip() for line in text.splitlines() if line.strip().startswith("hint:")]
-    assert len(hints) == 5 and all(h.startswith("hint: the seed's pitfall 3. numbering in another order (strong")
+    assert len(hints) == 5 and all(h.startswith("hint: the spec's pitfall 3. numbering in another order (strong")
                                    for h in hints), hints
     assert "EOS allowed everywhere" not in text and "diagnosis: pitfall 3: numbering in another order" in text
 

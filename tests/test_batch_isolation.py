@@ -45,7 +45,7 @@ from harness.suite.catalogue import NAMES
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ROOT / "tests" / "candidates"
 WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
-SEED_LAYOUT = Path("python", "tinyllm", "infer", "constrain.py")
+SPEC_LAYOUT = Path("python", "tinyllm", "infer", "constrain.py")
 EVIL_NAME = "eve\n\x1b[32mPASSED 16 of 16\x1b[0m"
 NOT_UTF8 = os.fsdecode(b"caf\xe9")            # the byte 0xe9 alone is not UTF-8
 NUMPY_HIJACK = "raise ImportError('numpy.py of a classmate: hijacked')\n"
@@ -92,8 +92,8 @@ def hostile_class(tmp_path_factory):
     (folder / "zero.py").symlink_to("/dev/zero")
     os.mkfifo(folder / "pipe.py")
     linky = folder / "linky"
-    (linky / SEED_LAYOUT).parent.mkdir(parents=True)
-    shutil.copy2(WHEATS / "brzozowski.py", linky / SEED_LAYOUT)
+    (linky / SPEC_LAYOUT).parent.mkdir(parents=True)
+    shutil.copy2(WHEATS / "brzozowski.py", linky / SPEC_LAYOUT)
     (linky / "python" / "zero.py").symlink_to("/dev/zero")
     os.mkfifo(linky / "python" / "pipe")
     (linky / "python" / "alice.py").symlink_to(folder / "alice.py")

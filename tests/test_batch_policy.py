@@ -8,7 +8,7 @@
   in the root or in children, a sleeper only by the wall backstop, and nothing of the run
   is left; ``--class-limit`` stops a class without giving anyone a verdict;
 - the same submission gets the same verdict, statuses and score from the three verbs
-  (slow: a fair candidate that needs ref-deps, ``fair_sre_tablefill``, 16/16 by the seed's
+  (slow: a fair candidate that needs ref-deps, ``fair_sre_tablefill``, 16/16 by the spec's
   tests; and ``batch_sleeper``, every test timed out, score 0).
 """
 

@@ -108,7 +108,7 @@ def batch(*argv: str) -> tuple[int, str, str]:
 
 def export(folder: Path, reference: bool = True) -> Path:
     """A Gradescope export: a folder per submission and submission_metadata.yml; the
-    fourth submission is the reference in the seed's layout (16/16), when asked."""
+    fourth submission is the reference in the spec's layout (16/16), when asked."""
     for sub, text in (("submission_1001", FIRST), ("submission_1002", SECOND),
                       ("submission_1003", "def regex_to_dfa(pattern:\n")):
         (folder / sub).mkdir(parents=True)

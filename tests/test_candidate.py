@@ -157,13 +157,13 @@ def test_unusable_names_are_problems(old, new, expected):
 
 @pytest.mark.parametrize("old, new, expected", [
     ("def apply_mask(logits, mask): ...", "def apply_mask(logits): ...",
-     "apply_mask: takes fewer positional arguments than the seed passes"),
+     "apply_mask: takes fewer positional arguments than the spec passes"),
     ("def sample(logits, p, history, rng, prompt=()): ...", "def sample(logits, p, history, rng, prompt): ...",
-     "sample: requires arguments the seed's call does not pass"),
+     "sample: requires arguments the spec's call does not pass"),
     ("def regex_to_dfa(pattern): ...", "def regex_to_dfa(pattern, *, flags): ...",
      "regex_to_dfa: requires arguments"),
 ])
-def test_signatures_the_seeds_call_cannot_use_are_notes_not_problems(old, new, expected):
+def test_signatures_the_specs_call_cannot_use_are_notes_not_problems(old, new, expected):
     module = _module(textwrap.dedent(FULL).replace(old, new))
     assert check_contract(module) == []
     assert any(n.startswith(expected) for n in signature_notes(module)), signature_notes(module)
@@ -174,7 +174,7 @@ def test_signatures_the_seeds_call_cannot_use_are_notes_not_problems(old, new, e
     ("def regex_to_dfa(pattern): ...", "def regex_to_dfa(pattern, *, max_states=10000): ..."),
     ("def sample(logits, p, history, rng, prompt=()): ...",
      "def sample(logits, p, history=(), rng=None, prompt=(), **extra): ..."),
-    # what the seed allows (issue 12): other parameter names, no optional parameters
+    # what the spec allows (issue 12): other parameter names, no optional parameters
     ("def regex_to_dfa(pattern): ...", "def regex_to_dfa(regex): ..."),
     ("def vocab_bytes(tok, special_ids=None): ...", "def vocab_bytes(tokenizer): ..."),
     ("def __init__(self, index, state=0): ...", "def __init__(self, token_index): ..."),

@@ -3,7 +3,7 @@ wrong candidates (tests/candidates/), each in a child process.
 
 No false failures: the reference, the reference copied under another module name, and a
 candidate with different internals (Brzozowski minimization) pass all 16 tests. Wrong
-candidates fail the test the seed names for their mistake, with a counterexample.
+candidates fail the test the spec names for their mistake, with a counterexample.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ FAST = {"wrong_numbering.py", "wrong_eos_everywhere.py", "wrong_trie_first_byte.
 @pytest.mark.e2e
 @pytest.mark.parametrize("candidate, test, evidence", [
     pytest.param(*case, marks=() if case[0] in FAST else pytest.mark.slow, id=case[0]) for case in WRONG])
-def test_a_wrong_candidate_fails_the_test_the_seed_names(candidate, test, evidence):
+def test_a_wrong_candidate_fails_the_test_the_spec_names(candidate, test, evidence):
     result = check(candidate, test)
     (verdict,) = result.tests
     assert verdict.status == "failed", (verdict.status, verdict.reason, verdict.details[-500:])
@@ -109,7 +109,7 @@ def test_missing_names_fail_only_the_tests_that_need_them():
     text = out.getvalue()
     assert code == ExitCode.FAILED, text
     assert "TokenIndex.next_state: missing" in text and "constrained_sample: missing" in text
-    assert "regex_to_dfa: requires arguments the seed's call does not pass" in text  # a note, not a refusal
+    assert "regex_to_dfa: requires arguments the spec's call does not pass" in text  # a note, not a refusal
     rows = {line.split()[1]: line for line in text.splitlines() if line[:2].strip().isdigit()}
     assert "PASS" in rows["test_apply_mask"]  # needs nothing that is missing
     assert "FAIL" in rows["test_hand_example_masks"] and "FAIL" in rows["test_greedy_takes_the_best_allowed_token"]
@@ -119,7 +119,7 @@ def test_missing_names_fail_only_the_tests_that_need_them():
 @pytest.mark.e2e
 def test_ref_deps_supply_sampling_and_the_byte_map():
     tests = ("test_greedy_takes_the_best_allowed_token", "test_constrained_generation_parses", "test_vocab_bytes")
-    # seed 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
+    # spec 000: "Needs: ... M05.2 the GPT-2 byte map (unicode_to_bytes) (or --ref-deps)": a
     # vocab_bytes that decodes through M05.2's unicode_to_bytes fails without it
     without = check("needs_ref_deps.py", "test_vocab_bytes", ref_deps=False)
     first = without.tests[0]

@@ -30,7 +30,7 @@ CRASHED = {"test_hand_example": "failed", "test_canonical_form": "crashed", "tes
            "test_vocab_bytes": "not run"}
 
 
-def test_the_catalogue_is_the_seeds_table():
+def test_the_catalogue_is_the_specs_table():
     assert len(NAMES) == 16 and len(set(NAMES)) == 16
     assert NAMES[0] == "test_hand_example" and NAMES[-1] == "test_vocab_bytes"
     assert {k for e in CATALOGUE for k in e.kinds} == {"unit", "smoke", "golden", "property", "boundary"}
@@ -62,7 +62,7 @@ def test_the_table_has_a_row_per_test_and_ends_with_totals_and_verdict():
     row = next(line for line in lines if "test_hand_example " in line)
     assert "unit, smoke" in row and "FAIL" in row and "why test_hand_example" in row
     assert "  pattern:  'a'" in text  # the counterexample under the table
-    assert "hint: the seed's pitfall 3." in text
+    assert "hint: the spec's pitfall 3." in text
 
 
 def test_the_json_report_carries_every_field(tmp_path):

@@ -5,7 +5,7 @@ early candidate with it.
 
 Oracles: the plugin's stated RLIMIT_CPU (the load's CPU seconds plus twice each collected
 test's, ``harness.suite.plugin._new_candidate``) in the confinement sentence; the verdicts
-the seed names for a candidate that cannot load; the lazy imports checked by importing in a
+the spec names for a candidate that cannot load; the lazy imports checked by importing in a
 fresh interpreter (``sys.modules`` afterwards).
 """
 

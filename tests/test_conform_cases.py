@@ -1,7 +1,7 @@
 """conform's own rules, without a server: the stream reassembler and the call validator
-on hand-written chunks (the seed's section 3 stream and its broken shapes).
+on hand-written chunks (the spec's section 3 stream and its broken shapes).
 
-The expected answers come from the seed's text (section 2.5's delta shapes, section
+The expected answers come from the spec's text (section 2.5's delta shapes, section
 3's streamed call) and jsonschema, not from the reference server.
 """
 
@@ -40,7 +40,7 @@ def reassemble(chunks) -> StreamedCalls:
     return streamed
 
 
-def test_the_seeds_streamed_call_reassembles():
+def test_the_specs_streamed_call_reassembles():
     streamed = reassemble(SECTION_3)
     assert streamed.problems == []
     assert "".join(streamed.content) == "Sure."

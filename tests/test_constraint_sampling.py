@@ -1,6 +1,6 @@
-"""Constraint, apply_mask, sample and constrained_sample (seed sections 2.4 and 4).
+"""Constraint, apply_mask, sample and constrained_sample (spec sections 2.4 and 4).
 
-Oracles: the seed's hand example (section 3) and the Rust port's sampling example
+Oracles: the spec's hand example (section 3) and the Rust port's sampling example
 (``ab?``, logits ``[0, 1, 5, 2]``), log-softmax computed here with ``math.fsum``,
 empirical frequencies against softmax probabilities, and for generation
 ``json.loads`` plus ``jsonschema``.

@@ -1,9 +1,9 @@
 """``constrain-harness corpus``: the small collection of ``tests/corpus`` (MaskBench's record layout).
 
-What each entry must come to is stated here from the seed's subset (section 2.5: types,
+What each entry must come to is stated here from the spec's subset (section 2.5: types,
 properties, required, additionalProperties false, items, minItems/maxItems, enum, const,
 anyOf, annotations) and its bounds, not from the reference's output: which entries compile,
-which keyword a refusal names, how each instance is classed in the seed's reading
+which keyword a refusal names, how each instance is classed in the spec's reading
 (closed objects, declared order, compact JSON). ``jsonschema`` is asked again where an
 instance's validity matters. A reference broken on purpose (too wide, too narrow,
 crashing) must be caught.
@@ -68,7 +68,7 @@ def test_sources_are_the_folders_and_file_prefixes(result):
     assert source_of(Path("/c/Github_easy/o1.json"), Path("/c")) == "Github_easy"
 
 
-def test_soundness_and_completeness_in_the_seeds_reading(result):
+def test_soundness_and_completeness_in_the_specs_reading(result):
     assert result.findings() == []
     # the collection holds one file that is not JSON: the run fails for it, and says why
     [problem] = result.problems()
@@ -194,6 +194,7 @@ def test_a_failure_of_the_harness_on_one_entry_is_a_finding_and_the_run_goes_on(
     assert all(r["findings"] == ["harness error: KeyError: 'oops'"] for r in compiled)
 
 
+@pytest.mark.e2e  # the peer runs in a child process, which the attack hangs or crashes
 @pytest.mark.parametrize("attack, reason", [("sleep", "timeout: no answer within 3 s"),
                                              ("segv", "crash: the process died (SIGSEGV)")])
 def test_a_peer_that_hangs_or_crashes_is_ended_and_the_row_says_so(monkeypatch, harness_unchanged, attack, reason):

@@ -87,6 +87,7 @@ def test_a_budget_is_shared_by_the_calls_it_bounds_and_ends_when_lifted():
         assert cand.module.regex_to_dfa("a").n_states == 2  # a call without a test's budget: its own
 
 
+@pytest.mark.e2e  # two Python children that sleep past the backstop
 def test_the_mutant_runner_runs_a_backstopped_run_once_more_on_a_loaded_machine(monkeypatch, tmp_path):
     from harness.mutants import runner
 

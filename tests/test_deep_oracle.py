@@ -4,9 +4,9 @@
   budget, the derivative oracle past it. The blow-up is the pattern Hypothesis drew with
   run seed 3181658317, on which ``re`` runs for hours;
 - documents (``golden.readings.free_string_holds_del``): a raw DEL in a string
-  no enum spells is outside the seed's language, although ``json.dumps`` writes it raw.
+  no enum spells is outside the spec's language, although ``json.dumps`` writes it raw.
 
-Expected answers are by hand, from the seed's grammar.
+Expected answers are by hand, from the spec's grammar.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_past_re_s_budget_the_derivative_oracle_answers():
 
 
 # --- a raw DEL in a free string (free_string_holds_del) -------------------------------
-# The seed's string character is "printable ASCII except " and \, or a well-formed UTF-8
+# The spec's string character is "printable ASCII except " and \, or a well-formed UTF-8
 # sequence of 2 to 4 bytes": DEL (0x7F) is neither, so a string that no enum or const
 # spells holds DEL only as \u007f; json.dumps writes it raw. `check --deep` failed the
 # reference on {"type": "string"} and '"\x7f"' (the oracle said valid, compact, ordered).
@@ -61,7 +61,7 @@ def test_a_raw_del_is_out_only_in_a_free_string(schema, value, out):
 
 def test_the_reference_passes_deep_s_document_check_on_a_raw_del():
     """The case that failed: the deep test now expects the raw DEL refused, as the
-    seed's grammar (and the reference) has it; escaped, it is in the language."""
+    spec's grammar (and the reference) has it; escaped, it is in the language."""
     import json
 
     from golden.readings import RAW_DEL, free_string_holds_del

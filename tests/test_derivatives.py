@@ -6,7 +6,7 @@ What answers each question (never the reference's own output):
   empty sub-language (where it is right; see ``oracles.stdlib``), and hand-derived
   answers where it is wrong;
 - masks: brute force over ``viable`` and ``matches``, and ``regex`` partial matching;
-- canonical tables: the seed's section 3 by hand, equivalent-pattern pairs, a
+- canonical tables: the spec's section 3 by hand, equivalent-pattern pairs, a
   breadth-first re-walk of the tables, and (differential) ``regex_to_dfa``.
 """
 
@@ -110,7 +110,7 @@ def has_empty_class(pattern: str) -> bool:
     return r"[^\x00-\xff]" in pattern or r"[^\s\S]" in pattern
 
 
-# --- the seed's hand example ----------------------------------------------------------
+# --- the spec's hand example ----------------------------------------------------------
 
 
 @pytest.mark.unit
@@ -119,14 +119,14 @@ def test_hand_example():
     trans, accept = canonical_dfa(HAND_PATTERN)
     assert trans.dtype == np.int32 and trans.shape == (7, 256)
     assert accept.dtype == np.bool_ and accept.tolist() == list(HAND_ACCEPT)
-    for state, expected in enumerate(hand_trans().tolist()):  # the seed's table, DEAD elsewhere
+    for state, expected in enumerate(hand_trans().tolist()):  # the spec's table, DEAD elsewhere
         assert trans[state].tolist() == expected, f"state {state}"
 
 
 @pytest.mark.unit
 @pytest.mark.smoke
 def test_hand_example_masks():
-    for state, allowed in HAND_MASKS.items():  # the seed's table, reached by a text of its state
+    for state, allowed in HAND_MASKS.items():  # the spec's table, reached by a text of its state
         got = mask(HAND_PATTERN, HAND_VOCAB, HAND_EOS, HAND_TEXT[state])
         assert got.dtype == np.bool_ and got.shape == (15,)
         assert np.flatnonzero(got).tolist() == sorted(allowed), HAND_TEXT[state]

@@ -2,7 +2,7 @@
 front end on every Python the machine has, and its independence from the reference (the
 second half of ``tests/test_derivatives.py``, whose bank and helpers it shares).
 
-What answers each question (never the reference's own output): the seed's section 3 by
+What answers each question (never the reference's own output): the spec's section 3 by
 hand, equivalent-pattern pairs, a breadth-first re-walk of the tables, Python's ``re``
 for witnesses, and (differential) ``regex_to_dfa``.
 """
@@ -131,7 +131,7 @@ def test_all_accepting_states_still_split():
 
 @pytest.mark.unit
 def test_minimizer_drops_a_dead_sink_and_merges_equal_futures():
-    """The seed's pitfall 4 on a hand-made automaton of a(b|c): every byte that
+    """The spec's pitfall 4 on a hand-made automaton of a(b|c): every byte that
     leaves the language goes to a non-accepting sink state 4 that loops forever, and
     the states after ab (2) and ac (3) have the same future. Expected by hand:
     0 -a-> 1 -b,c-> 2, accepting {2}, the sink gone (DEAD)."""

@@ -44,11 +44,11 @@ from tests.helpers import PYTHON_OVER_BUDGET, python_says
 
 pytestmark = pytest.mark.property
 
-HAND_VOCAB = hand_vocab()  # the seed's section 3 (facts.hand)
+HAND_VOCAB = hand_vocab()  # the spec's section 3 (facts.hand)
 
 
 def brute_force_mask(dfa, state: int, vocab, eos_id) -> np.ndarray:
-    """The definition, token by token (seed section 2.3)."""
+    """The definition, token by token (spec section 2.3)."""
     out = np.zeros(len(vocab), dtype=bool)
     if state == DEAD:
         return out

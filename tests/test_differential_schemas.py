@@ -19,7 +19,7 @@ narrower than "valid, compact, ordered" in the ways ``oracles/automaton/schema.p
 documents, and a document that the oracle calls ``ok`` while the DFA refuses it is
 excused only when one of them explains it, with its reason:
 
-- a string no enum spells holding a raw DEL (0x7F): the seed's string character is
+- a string no enum spells holding a raw DEL (0x7F): the spec's string character is
   "printable ASCII", so DEL is in the language only as ``\u007f``, while Python's compact
   dump writes it raw (``golden.readings.free_string_holds_del``, which ``--deep`` reads too);
 - an ``enum``/``const`` value spelled otherwise than its own compact JSON but equal
@@ -162,7 +162,7 @@ def test_tool_schema_documents_get_the_oracles_verdict(doc):
 ])
 def test_finding_raw_del_in_a_string_is_in_the_language_only_escaped(schema, doc):
     # Found by test_valid_documents_match_the_schema_dfa: Python's compact dump keeps
-    # DEL raw; the seed's string grammar ("printable ASCII") does not. Deliberate.
+    # DEL raw; the spec's string grammar ("printable ASCII") does not. Deliberate.
     assert check_document(schema, doc).ok and not schema_dfa(schema).matches(doc.encode())
     assert schema_dfa(schema).matches(doc.replace("\x7f", "\\u007f").encode())
     assert known_divergence(schema, doc)

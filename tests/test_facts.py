@@ -20,7 +20,7 @@ from tests.helpers import python_refusal
 PY311 = sys.version_info >= (3, 11)
 
 
-# --- the hand example: seed 000 section 3 --------------------------------------------
+# --- the hand example: spec 000 section 3 --------------------------------------------
 
 
 @pytest.mark.unit
@@ -37,7 +37,7 @@ def test_hand_table_is_the_language_of_the_pattern():
         assert live == set(hand.HAND_EDGES[state]), state
         assert hand.HAND_ACCEPT[state] == fullmatch(hand.HAND_PATTERN, text)
     assert len(hand.HAND_EDGES) == len(hand.HAND_ACCEPT) == hand.HAND_N_STATES == 7
-    assert len(hand.hand_edge_triples()) == 8  # "eight live edges" (seed 002 section 3)
+    assert len(hand.hand_edge_triples()) == 8  # "eight live edges" (spec 002 section 3)
 
 
 @pytest.mark.unit
@@ -62,15 +62,15 @@ def test_the_sampling_example():
     assert live == [0] and max(hand.SAMPLE_LOGITS) == hand.SAMPLE_LOGITS[2]
 
 
-# --- the tool schemas: seed 002 section 3, seed 000 section 1 -------------------------
+# --- the tool schemas: spec 002 section 3, spec 000 section 1 -------------------------
 
 
 @pytest.mark.unit
-def test_tool_schemas_mean_what_the_seeds_say():
+def test_tool_schemas_mean_what_the_specs_say():
     weather = jsonschema.Draft202012Validator(tools.WEATHER_PARAMETERS)
     assert weather.is_valid({"city": "Paris"}) and not weather.is_valid({}) and not weather.is_valid({"city": 3})
     forecast = jsonschema.Draft202012Validator(tools.FORECAST_PARAMETERS)
-    assert forecast.is_valid({"city": "Oslo", "days": 3})  # seed 000 section 1's example
+    assert forecast.is_valid({"city": "Oslo", "days": 3})  # spec 000 section 1's example
     assert not forecast.is_valid({"city": "Oslo", "days": "three"}) and not forecast.is_valid({"city": "Oslo"})
     assert list(tools.FORECAST_PARAMETERS["properties"]) == ["city", "days", "units"]  # order is language
 
@@ -108,14 +108,14 @@ def test_each_regex_refusal_is_of_its_kind(row):
 
 
 @pytest.mark.boundary
-def test_the_lists_of_the_seeds():
+def test_the_lists_of_the_specs():
     patterns = [r.pattern for r in constructs.REGEX_REFUSALS]
     names = [r.name for r in constructs.SCHEMA_REFUSALS]
     assert len(set(patterns)) == len(patterns) and len(set(names)) == len(names)
     assert (len(constructs.regex_refusals("port")), len(constructs.schema_refusals("port"))) == (15, 11)
     categories = {r.construct for r in constructs.regex_refusals("port", "l87")}
-    assert constructs.SEED_REGEX_CATEGORIES <= categories
-    assert constructs.SEED_SCHEMA_CATEGORIES <= {r.name for r in constructs.schema_refusals("port")}
+    assert constructs.SPEC_REGEX_CATEGORIES <= categories
+    assert constructs.SPEC_SCHEMA_CATEGORIES <= {r.name for r in constructs.schema_refusals("port")}
     with pytest.raises(ValueError, match="unknown lists"):
         constructs.regex_refusals("l88")
 

@@ -1,8 +1,8 @@
-"""Grading is fair: correct readings of the seed pass, and the contract's decisions are
+"""Grading is fair: correct readings of the spec pass, and the contract's decisions are
 notes in the default tier, failures only with ``--strict`` (issue 12).
 
 The gallery (``harness/grading/gradetests/wheats/fair_*.py``) holds seven implementations written from the
-seed's text alone, each with other legitimate readings (parameter names, constructor
+spec's text alone, each with other legitimate readings (parameter names, constructor
 shapes, error classes, annotations refused or accepted, tries, tables, minimizations,
 samplers). For each one ``READINGS`` lists the decisions it departs from, and:
 
@@ -190,7 +190,7 @@ def test_the_reference_meets_every_decision():
 
 
 def test_every_gallery_candidate_is_its_own_code():
-    """Written from the seed, not copied from the reference: no import of the
+    """Written from the spec, not copied from the reference: no import of the
     reference's package (``--ref-deps`` supplies names, it is not imported)."""
     for reading in READINGS:
         text = reading.path.read_text(encoding="utf-8")
@@ -338,9 +338,9 @@ def test_a_departure_is_a_note_by_default_and_a_failure_with_strict():
 
 
 def test_shapes_cross_the_wall_as_data():
-    from harness.suite.shapes import SeedTokenizer, TiktokenLike, describe, rebuild
+    from harness.suite.shapes import SpecTokenizer, TiktokenLike, describe, rebuild
 
-    tok = SeedTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
+    tok = SpecTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
     again = rebuild(json.loads(json.dumps(describe(tok))))
     assert again.get_vocab() == tok.get_vocab() and again.all_special_ids == [2]
     assert {i: a.special for i, a in again.get_added_tokens_decoder().items()} == {2: True}
@@ -362,7 +362,7 @@ def test_each_readings_departures_are_the_decisions_its_docstring_lists(name):
     assert listed == expected, (name, listed ^ expected)
 
 
-# ---------------------------------------------------------------- Python syntax outside the seed's list
+# ---------------------------------------------------------------- Python syntax outside the spec's list
 
 WRONG_EXTRA_SYNTAX = (
     "import oracles.automaton as _reference\n"
@@ -386,7 +386,7 @@ WRONG_PYTHON_ONLY = (
 @pytest.mark.e2e
 @pytest.mark.parametrize("source", [WRONG_EXTRA_SYNTAX, WRONG_PYTHON_ONLY], ids=["empty_branch", "named_group"])
 def test_python_syntax_compiled_to_another_language_fails_the_default_tier(tmp_path, source):
-    """Refusing Python syntax the seed does not list is a note; accepting it with another
+    """Refusing Python syntax the spec does not list is a note; accepting it with another
     language than Python's fails test_unsupported_syntax_raises in the default tier (issue 24)."""
     wrong = tmp_path / "wrong_extra_syntax.py"
     wrong.write_text(source, encoding="utf-8")

@@ -1,8 +1,8 @@
 """The fairness gallery's tool surface (``harness/grading/gradetests/wheats/tools_fair_seed.py``,
-seed 002 L10.9 written apart from ``oracles.tools``) against ``golden replay --file tools``:
+spec 002 L10.9 written apart from ``oracles.tools``) against ``golden replay --file tools``:
 it passes in the default tier, its departures from the reference are notes naming the
 decisions it departs from, and ``--strict`` fails it on exactly those. The two readings the
-replay learned from it are tested on their own: each accepts what the seed allows and still
+replay learned from it are tested on their own: each accepts what the spec allows and still
 fails what it does not.
 """
 
@@ -40,7 +40,7 @@ def fair():
 
 
 @pytest.mark.golden
-def test_the_tool_surface_from_the_seed_passes_the_replay_with_notes_and_fails_only_its_decisions_when_strict(doc,
+def test_the_tool_surface_from_the_spec_passes_the_replay_with_notes_and_fails_only_its_decisions_when_strict(doc,
                                                                                                               fair):
     for strict in (False, True):
         report = replay_tools(doc, fair, strict=strict)
@@ -170,7 +170,7 @@ def test_arguments_written_back_compact_are_a_note_and_other_arguments_fail(doc)
 
 @pytest.mark.golden
 def test_the_tool_surfaces_vocab_bytes_follows_the_sections_rule(fair):
-    """The port's ``vocab_bytes(tok, specials)`` (seed 002 section 4: the specials passed apart,
+    """The port's ``vocab_bytes(tok, specials)`` (spec 002 section 4: the specials passed apart,
     the tokenizer giving each id's bytes) over constrain_golden.json's cl100k_base section: None for
     each special, the recorded bytes otherwise; a wrong specials list changes the answer."""
     section = fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["constrain_golden"],

@@ -11,7 +11,7 @@ What is checked, and against what:
   force over the vocabulary), every DFA against the derivative oracle and ``re``
   (and minimal by a Moore refinement written here), every finished document against
   ``json`` + ``jsonschema``, the dumps against ``json``, the refusals against the
-  derivative parser and ``re``, the hand example against the seed's section 3;
+  derivative parser and ``re``, the hand example against the spec's section 3;
 - the choice of cases: every pitfall named, and the pitfalls that need a special
   input provably have one (a DFA that one refinement round cannot minimize, ...).
 """
@@ -373,7 +373,7 @@ def test_dumps_are_pythons(docs):
         assert case["dumps"] == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         assert case["dumps_ascii"] == json.dumps(value, separators=(",", ":"))
     by_name = {c["name"]: c["dumps"] for c in docs["constrain_golden"]["dumps"]}
-    # the seed's examples, hand-checked: key order kept, -0, Python's float repr, raw non-ASCII
+    # the spec's examples, hand-checked: key order kept, -0, Python's float repr, raw non-ASCII
     assert by_name["small_exponent"] == "1.5e-05" and by_name["large_exponent"] == "1e+16"
     assert by_name["negative_zero_float"] == "-0.0" and by_name["one_tenth"] == "0.1"
     assert by_name["key_order"].startswith('{"b":1,"a":2')
@@ -382,10 +382,10 @@ def test_dumps_are_pythons(docs):
 
 _MALFORMED = {"bad repeat bounds", "nothing to repeat", "unbalanced group", "unclosed class"}
 
-SEED_REFUSED = "15 bad patterns and 11 bad schemas refused"
-"""Seed ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
+SPEC_REFUSED = "15 bad patterns and 11 bad schemas refused"
+"""Spec ``002_...`` section 4, the row of ``subset_errors_are_refused``: the counts the
 port's test reads from ``refused_patterns`` and ``refused_schemas``."""
-SEED_PATTERN_CATEGORIES = constructs.SEED_REGEX_CATEGORIES  # seed 000 section 4 (facts.constructs)
+SPEC_PATTERN_CATEGORIES = constructs.SPEC_REGEX_CATEGORIES  # spec 000 section 4 (facts.constructs)
 
 
 def _sre_ops(pattern: str) -> set[str]:
@@ -415,17 +415,17 @@ _REASON_OPS = {"anchor": {"AT"}, "backreference": {"GROUPREF"}, "lookahead": {"A
 
 
 @pytest.mark.boundary
-def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
+def test_refusals_are_the_specs_15_and_11_and_cover_its_categories(docs):
     doc = docs["constrain_golden"]
-    n_patterns, n_schemas = map(int, re.findall(r"\d+", SEED_REFUSED))
+    n_patterns, n_schemas = map(int, re.findall(r"\d+", SPEC_REFUSED))
     assert (len(doc["refused_patterns"]), len(doc["refused_schemas"])) == (n_patterns, n_schemas) == (15, 11)
     extra = doc["refused_extra"]
     assert extra["patterns"] and extra["schemas"]  # the rest kept, apart from what the port's test reads
     patterns = [c["pattern"] for c in doc["refused_patterns"] + extra["patterns"]]
     names = [c["name"] for c in doc["refused_schemas"] + extra["schemas"]]
     assert len(set(patterns)) == len(patterns) and len(set(names)) == len(names)
-    assert SEED_PATTERN_CATEGORIES <= {c["reason"] for c in doc["refused_patterns"]}
-    assert constructs.SEED_SCHEMA_CATEGORIES <= {c["name"] for c in doc["refused_schemas"]}
+    assert SPEC_PATTERN_CATEGORIES <= {c["reason"] for c in doc["refused_patterns"]}
+    assert constructs.SPEC_SCHEMA_CATEGORIES <= {c["name"] for c in doc["refused_schemas"]}
     for case in doc["refused_patterns"] + extra["patterns"]:  # each reason is what Python's re parser sees
         if case["reason"] in _REASON_OPS:
             assert _REASON_OPS[case["reason"]] <= _sre_ops(case["pattern"]), case
@@ -433,12 +433,12 @@ def test_refusals_are_the_seeds_15_and_11_and_cover_its_categories(docs):
             assert not case["pattern"].isascii()
 
 
-_SUBSET = constructs.SCHEMA_KEYWORDS | constructs.SCHEMA_ANNOTATIONS  # seed 000 section 2.5 (facts.constructs)
+_SUBSET = constructs.SCHEMA_KEYWORDS | constructs.SCHEMA_ANNOTATIONS  # spec 000 section 2.5 (facts.constructs)
 _TYPES = constructs.SCHEMA_TYPES
 
 
 def _outside_the_subset(schema: dict) -> list[str]:
-    """Why a schema is outside seed 000's subset (section 2.5), written here: keywords
+    """Why a schema is outside spec 000's subset (section 2.5), written here: keywords
     it does not list, unknown types or lists of types, additionalProperties other than false,
     required names that are no property, an empty enum, minItems above maxItems."""
     why = [f"keyword {k}" for k in set(schema) - _SUBSET]
@@ -458,7 +458,7 @@ def _outside_the_subset(schema: dict) -> list[str]:
 
 
 @pytest.mark.boundary
-def test_refused_schemas_are_outside_the_seeds_subset(docs):
+def test_refused_schemas_are_outside_the_specs_subset(docs):
     doc = docs["constrain_golden"]
     for case in doc["refused_schemas"] + doc["refused_extra"]["schemas"]:
         assert _outside_the_subset(json.loads(case["schema"])), case["name"]
@@ -489,7 +489,7 @@ def test_refused_patterns_are_outside_the_subset_by_the_other_oracles(docs):
 
 
 @pytest.mark.unit
-def test_hand_example_is_the_seeds_section_3(docs):
+def test_hand_example_is_the_specs_section_3(docs):
     case = next(c for c in docs["constrain_golden"]["patterns"] if c["name"] == "hand_example")
     edges = {(s, bytes([lo]).decode(), t) for s, runs in enumerate(case["dfa"]["trans"])
              for lo, hi, t in runs for _ in [assert_single(lo, hi)]}
@@ -503,7 +503,7 @@ def assert_single(lo: int, hi: int) -> None:
 
 
 @pytest.mark.unit
-def test_sampling_hand_example_is_the_seeds_section_3(docs):
+def test_sampling_hand_example_is_the_specs_section_3(docs):
     record = docs["constrain_golden"]["constrained_sample_hand_example"]
     vocab = fileformat.vocab_from_record(record["vocab"])
     eos = record["vocab"]["eos_id"]

@@ -4,7 +4,7 @@ The replay must pass the reference and an independent brute-force implementation
 written here (so it reads the file the way the contract means it, not the way the
 reference happens to compute it), and must fail every port mistake the file is
 there to catch, each through the check the port's tests use: one wrapper per mutant
-s02-s11 of seed ``002_...`` section 5, and the mutant catalogue's copy of the
+s02-s11 of spec ``002_...`` section 5, and the mutant catalogue's copy of the
 reference for s01 (one refinement round of minimization), which no wrapper can
 simulate.
 """
@@ -118,7 +118,7 @@ def brute_constrained_sample(logits, c, p, history, rng, prompt=(), *, bug=None)
 
 
 def brute_vocab_bytes(tok):
-    """Seed 000's rule written here: a special is None; a string of byte-map characters is those
+    """Spec 000's rule written here: a special is None; a string of byte-map characters is those
     bytes; any other string its UTF-8."""
     from golden.readings import gpt2_byte_map
 
@@ -274,7 +274,7 @@ def test_a_candidate_that_raises_is_a_finding_not_a_crash(docs):
     report = replay.replay_constrain(doc, impl)
     assert not report.ok
     # default tier: a refused pattern may raise any exception (ValueError is a decision, a note);
-    # a schema outside the subset raises ValueError (seed 000 section 2.5), except the decided ones
+    # a schema outside the subset raises ValueError (spec 000 section 2.5), except the decided ones
     decided = [c for c in doc["refused_schemas"] if c["name"] in replay.SCHEMA_DECISIONS]
     assert report.failures["subset_errors_are_refused"] == len(doc["refused_schemas"]) - len(decided)
     assert any("raised TypeError: boom" in f.message for f in report.findings)
@@ -575,7 +575,7 @@ NOTE_KEY = __import__("re").compile(r"contract decision not met: ([a-z0-9_]+):")
 
 @pytest.mark.golden
 def test_the_literal_reading_passes_both_files_with_notes_and_fails_only_their_decisions_when_strict(docs):
-    """fair_literal_sre (the seed's literal json.dumps call, a keyword-only Constraint, Python's
+    """fair_literal_sre (the spec's literal json.dumps call, a keyword-only Constraint, Python's
     parser with its extra syntax) passes the replay of both files in the default tier, its
     departures noted by key; ``strict`` fails it exactly on those decisions."""
     from harness.sandbox.candidate import load_candidate

@@ -1,4 +1,4 @@
-"""constrain_golden.json's ``vocab_bytes`` section (format version 3): seed 002's
+"""constrain_golden.json's ``vocab_bytes`` section (format version 3): spec 002's
 ``vocab_bytes_marks_specials`` over a real vocabulary's specials (cl100k_base). The fixture
 matches the ranks file it was copied from, the reference passes it, and the port mutant that
 breaks the rule (``l10_9:s17``, specials given bytes) and the byte-map mistake (s26) fail it,
@@ -31,7 +31,7 @@ def test_the_fixture_is_cl100k_base_as_shipped():
     assert dict(cases.CL100K_SPECIALS) == {i: t for t, i in special.items()}
 
 
-def test_the_section_records_the_seeds_rule(doc):
+def test_the_section_records_the_specs_rule(doc):
     section = doc["vocab_bytes"]
     assert doc["format_version"] == 3 and section["size"] == len(section["tokens"]) == 35
     byte_map = gpt2_byte_map()
@@ -76,9 +76,9 @@ def test_a_candidate_reading_specials_by_their_look_fails(doc):
 
 @pytest.mark.e2e
 @pytest.mark.golden
-def test_the_wall_hands_the_seed_tokenizer_and_a_candidate_passes_it(tmp_path):
+def test_the_wall_hands_the_spec_tokenizer_and_a_candidate_passes_it(tmp_path):
     """``golden replay --impl`` (the candidate behind the wall) runs the section with the wall's
-    ``SeedTokenizer``: the reference as a candidate passes it."""
+    ``SpecTokenizer``: the reference as a candidate passes it."""
     import io
 
     from harness.cli import main
@@ -94,13 +94,13 @@ def test_the_wall_hands_the_seed_tokenizer_and_a_candidate_passes_it(tmp_path):
 @pytest.mark.parametrize("wheat", [w.spec for w in default_wheats()],
                          ids=lambda spec: "reference" if spec is None else spec.rsplit("/", 1)[-1])
 def test_every_wheat_of_the_gallery_passes_the_section(doc, wheat):
-    """The section asks only the seed's rule: every seed-faithful implementation passes it, with
+    """The section asks only the spec's rule: every spec-faithful implementation passes it, with
     the golden default tokenizer and with the one the wall hands over."""
     from harness.sandbox.candidate import load_candidate
-    from harness.suite.shapes import SeedTokenizer
+    from harness.suite.shapes import SpecTokenizer
 
     impl = load_candidate(wheat, ref_deps=True)
-    for tokenizer in (RecordedTokenizer, SeedTokenizer):
+    for tokenizer in (RecordedTokenizer, SpecTokenizer):
         report = replay.ReplayReport("constrain_golden.json")
         replay.check_vocab_bytes(report, impl, doc["vocab_bytes"], tokenizer)
         assert report.ok and report.assertions == {"vocab_bytes_marks_specials": 35}, report.lines()
@@ -113,5 +113,5 @@ def test_golden_write_refuses_a_reference_that_breaks_the_rule(monkeypatch):
 
     broken = types.SimpleNamespace(vocab_bytes=lambda tok: [t.encode() for t in tok])  # specials given bytes
     monkeypatch.setattr(build, "reference", lambda: broken)
-    with pytest.raises(build.GoldenDisagreement, match="vocab_bytes breaks the seed's rule"):
+    with pytest.raises(build.GoldenDisagreement, match="vocab_bytes breaks the spec's rule"):
         build.vocab_bytes_section()

@@ -206,8 +206,8 @@ def test_the_gate_serves_the_contract_and_nothing_else():
     assert "not part of the contract" in gate.refusal(["call", dfa.id, "check_canonical", [], {}])
     assert "cannot be passed" in gate.refusal(["call", dfa.id, "step", [channel.Handle(1, "module")], {}])
     assert "cannot be passed" in gate.refusal(["call", dfa.id, "step", [channel.Described("pickle", {})], {}])
-    # the seed's tokenizer shapes are data the implementation's side rebuilds (harness.suite.shapes)
-    assert gate.refusal(["call", dfa.id, "step", [channel.Described("shape", {"kind": "SeedTokenizer"})], {}]) is None
+    # the spec's tokenizer shapes are data the implementation's side rebuilds (harness.suite.shapes)
+    assert gate.refusal(["call", dfa.id, "step", [channel.Described("shape", {"kind": "SpecTokenizer"})], {}]) is None
     assert gate.clean(["call", 1, "regex_to_dfa", ["ab"], {}], ["ok", [channel.Handle(3, "module")], None])[0] == "err"
     error = gate.clean(["call", dfa.id, "step", [0, b"a"], {}],
                        ["err", {"type": "StateOutOfRange", "kinds": ["ValueError"], "message": "in mutant_s05/x.py",

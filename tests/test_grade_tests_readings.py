@@ -1,5 +1,5 @@
-"""grade-tests' wheat validity per reading (issue 24, item 1): where the seed's text allows two
-readings (``harness.grading.gradetests.readings.SEED_READINGS``), a student's test written to one of them
+"""grade-tests' wheat validity per reading (issue 24, item 1): where the spec's text allows two
+readings (``harness.grading.gradetests.readings.SPEC_READINGS``), a student's test written to one of them
 is valid if it passes every wheat of that reading, and is reported with the reading it assumes;
 a test no reading allows stays invalid."""
 
@@ -28,20 +28,20 @@ HARNESS_DIGEST_BYTECODE = False  # as in test_grade_tests.py (conftest.py)
 
 
 def test_the_readings_are_decisions_and_each_wheat_declares_exactly_its_departures():
-    assert set(readings.SEED_READINGS) <= set(tiers.DECISIONS)
+    assert set(readings.SPEC_READINGS) <= set(tiers.DECISIONS)
     declared = {w.id: readings.declared_readings(w.spec) for w in default_wheats()}
     assert declared["reference"] == readings.defaults()
     for name, reading in BY_NAME.items():  # the gallery's departures (tests/test_fairness.py)
-        departs = {d for d, r in declared[name].items() if r != readings.SEED_READINGS[d][0]}
-        assert departs == reading.departs & set(readings.SEED_READINGS), name
+        departs = {d for d, r in declared[name].items() if r != readings.SPEC_READINGS[d][0]}
+        assert departs == reading.departs & set(readings.SPEC_READINGS), name
 
 
 def test_a_declaration_outside_the_readings_is_refused(tmp_path):
     bad = tmp_path / "wheat.py"
-    bad.write_text('SEED_READINGS = {"enum_const_raw_utf8": "latin1"}\n')
+    bad.write_text('SPEC_READINGS = {"enum_const_raw_utf8": "latin1"}\n')
     with pytest.raises(ValueError, match="not a reading of"):
         readings.declared_readings(str(bad))
-    bad.write_text("SEED_READINGS = dict(a=1)\n")
+    bad.write_text("SPEC_READINGS = dict(a=1)\n")
     with pytest.raises(ValueError, match="literal dict"):
         readings.declared_readings(str(bad))
 
@@ -126,7 +126,7 @@ def test_a_suite_of_each_reading_and_one_of_neither(harness_unchanged, tmp_path)
     assert g.assumes[literal] == ["enum_const_raw_utf8=ascii_escapes"]
     assert g.assumes[raw] == ["enum_const_raw_utf8=raw_utf8"]  # fair_sre_tablefill tells the two decisions apart
     assert json.loads(json.dumps(to_json(result, "full")))["assumes"] == g.assumes
-    assert f"READING {literal}: valid under the seed's reading enum_const_raw_utf8=ascii_escapes" in \
+    assert f"READING {literal}: valid under the spec's reading enum_const_raw_utf8=ascii_escapes" in \
         table(result, "full")
     validity = next(t for t in to_gradescope(result, "full")["tests"] if t["name"].startswith("validity"))
-    assert "valid under the seed's reading enum_const_raw_utf8=raw_utf8" in validity["output"]
+    assert "valid under the spec's reading enum_const_raw_utf8=raw_utf8" in validity["output"]

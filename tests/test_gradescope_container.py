@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 import test_autograder as autograder_tests  # the bundle, built, unpacked and set up once
 
-from harness.grading.autograder.locate import SEED_PATH
+from harness.grading.autograder.locate import SPEC_PATH
 from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
 
@@ -116,7 +116,7 @@ def test_the_bundle_grades_the_reference_within_gradescopes_default_container_an
     root, env = installed
     submission = root / "submission"
     shutil.rmtree(submission, ignore_errors=True)
-    shutil.copytree(ROOT / "oracles" / "automaton", submission / SEED_PATH.with_suffix(""),
+    shutil.copytree(ROOT / "oracles" / "automaton", submission / SPEC_PATH.with_suffix(""),
                     ignore=shutil.ignore_patterns("__pycache__"))
     (root / "results" / "results.json").unlink(missing_ok=True)
     before = tree_digest(bytecode=False)

@@ -33,7 +33,7 @@ REPLAY_CHECKS = set(CHECKS) - {"masks_match_the_golden_file"}  # the checks of c
 KILLERS = {CATALOGUE: set(NAMES), REPLAY: REPLAY_CHECKS, TOOLS_REPLAY: set(TOOLS_CHECKS)}
 REFERENCE = {CATALOGUE: reference, REPLAY: reference, TOOLS_REPLAY: tools_reference}
 
-SEED_002_KILLERS = {  # seed 002_..., section 5: the pitfall table's "Caught by" column, s01-s11
+SPEC_002_KILLERS = {  # spec 002_..., section 5: the pitfall table's "Caught by" column, s01-s11
     "s01": "dfa_matches_python_l8_7", "s02": "dfa_matches_python_l8_7",
     "s03": "constrained_output_always_parses", "s04": "dfa_matches_python_l8_7",
     "s05": "constrained_output_always_parses", "s06": "masks_match_python_l8_7", "s07": "token_index_rules",
@@ -55,8 +55,8 @@ def test_ids_are_unique_and_complete():
     assert set(ids) <= {*(f"s{i:02d}" for i in range(1, 28)), *port}  # no third namespace, no old p-ids
 
 
-def test_port_mutants_keep_the_seeds_ids_and_killers():
-    for number, killer in SEED_002_KILLERS.items():
+def test_port_mutants_keep_the_specs_ids_and_killers():
+    for number, killer in SPEC_002_KILLERS.items():
         mutant = BY_ID[f"l10_9:{number}"]
         assert mutant.kind == REPLAY and mutant.killers == (killer,), (mutant.id, mutant.killers)
 
@@ -131,20 +131,20 @@ def replay_docs() -> dict[bool, dict]:
 def _whole_replay(doc, impl, tools: bool):
     from golden.replay import replay_constrain
     from golden.tools_replay import replay_tools
-    from harness.suite.shapes import SeedTokenizer
+    from harness.suite.shapes import SpecTokenizer
 
-    return replay_tools(doc, impl) if tools else replay_constrain(doc, impl, tokenizer=SeedTokenizer)
+    return replay_tools(doc, impl) if tools else replay_constrain(doc, impl, tokenizer=SpecTokenizer)
 
 
 def _parts_replay(doc, impl, tools: bool):
     from golden.replay import ReplayReport, _Cache
     from harness.mutants.replay_child import steps
-    from harness.suite.shapes import SeedTokenizer
+    from harness.suite.shapes import SpecTokenizer
 
     report, cache = ReplayReport("parts"), None if tools else _Cache(impl)
     for step in steps(tools):
         before = set(report.assertions)
-        step.run(report, impl, cache, doc, SeedTokenizer)
+        step.run(report, impl, cache, doc, SpecTokenizer)
         assert set(report.assertions) - before <= set(step.checks), (step.checks, set(report.assertions) - before)
     return report
 
@@ -177,16 +177,16 @@ def test_a_replays_first_kill_stops_on_an_expected_check_only_in_the_expected_pa
     """l10_9:s10 fails token_index_rules before masks_match_python_l8_7, both reported by the
     masks' part: the first kill goes on to its expected killer (by_expected, as the whole replay)."""
     from harness.mutants.replay_child import first_kill
-    from harness.suite.shapes import SeedTokenizer
+    from harness.suite.shapes import SpecTokenizer
 
     impl = _copy(BY_ID["l10_9:s10"], tmp_path)
     for expected, stops_at in ((("masks_match_python_l8_7",), "masks_match_python_l8_7"),
                                (("token_index_rules",), "token_index_rules")):
         report, stopped, finished = first_kill(replay_docs[False], impl, tools=False, expected=expected,
-                                               tokenizer=SeedTokenizer)
+                                               tokenizer=SpecTokenizer)
         assert stopped == stops_at and finished == [] and report.failures[stops_at] == 1
     report, stopped, _ = first_kill(replay_docs[False], _copy(NULL_MUTANT, tmp_path / "clean"), tools=False,
-                                    expected=("dfa_matches_python_l8_7",), tokenizer=SeedTokenizer)
+                                    expected=("dfa_matches_python_l8_7",), tokenizer=SpecTokenizer)
     whole = _whole_replay(replay_docs[False], _copy(NULL_MUTANT, tmp_path / "whole"), False)
     assert stopped is None and report.ok and report.assertions == whole.assertions   # nothing fails: all of it ran
 

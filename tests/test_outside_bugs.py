@@ -45,7 +45,7 @@ def record(*tests: dict) -> dict:
 
 
 def test_a_witness_a_repeat_mutant_reproduces_separates_pitfall_6():
-    # seed pitfall 6: "{2,3} accepts only 2 copies" (s09); re accepts b'aaa' for 'a{2,3}'
+    # spec pitfall 6: "{2,3} accepts only 2 copies" (s09); re accepts b'aaa' for 'a{2,3}'
     assert reproducing(matches_failure("a{2,3}", b"aaa", True)) == {6}
 
 

@@ -15,7 +15,7 @@ import regex
 
 from harness.peers import PEER_NAMES, PeerRefused, PeerUnavailable, load_peer
 from harness.peers.base import bits_to_mask, check_prefix, ids_to_mask
-from harness.peers.vocabularies import seed_vocabulary, tiktoken_vocabulary
+from harness.peers.vocabularies import spec_vocabulary, tiktoken_vocabulary
 
 from helpers import peer_or_skip
 
@@ -63,9 +63,9 @@ def brute_force_mask(pattern: str, vocab, eos_id, prefix: bytes) -> np.ndarray:
 
 @pytest.mark.unit
 @pytest.mark.parametrize("name", MASKING)
-def test_masks_on_the_seed_example_match_the_brute_force_definition(name):
+def test_masks_on_the_spec_example_match_the_brute_force_definition(name):
     peer = peer_or_skip(name)
-    vocab, eos = seed_vocabulary()
+    vocab, eos = spec_vocabulary()
     vocab = vocab[:14]  # without the empty token: outlines-core allows it by design
     masker = peer.compile_regex("(cat|car|dog)s?").masker(vocab, eos)
     for prefix in [(), (0,), (8,), (9,), (9, 7), (4, 5), (10,)]:

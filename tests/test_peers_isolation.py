@@ -50,6 +50,7 @@ def _gone(pid: int) -> bool:
 HOARD = Limits(cpu_seconds=60, memory_bytes=256 << 20, wall_seconds=120.0)
 
 
+@pytest.mark.e2e  # the hostile peer runs in a child process
 @pytest.mark.parametrize("pattern, kind, detail, limits", [
     ("segv(a)", "crash", "SIGSEGV", QUICK),
     ("abort(a)", "crash", "SIGABRT", QUICK),
@@ -72,6 +73,7 @@ def test_a_compile_that_kills_the_peer_is_a_finding_and_the_next_question_is_ans
     assert hostile.pid != pid
 
 
+@pytest.mark.e2e  # the hostile peer runs in a child process
 # the spin is ended by its CPU limit however loaded the machine (a wall backstop far away);
 # the sleep uses no CPU: the wall backstop ends it
 @pytest.mark.parametrize("doc, kind, limits", [
@@ -90,12 +92,14 @@ def test_a_document_that_hangs_or_crashes_the_peer_is_a_finding(hostile, doc, ki
     assert compiled.accepts(b"abc") and not compiled.accepts(b"ab1")  # compiled again in a new child
 
 
+@pytest.mark.e2e  # the hostile peer runs in a child process
 def test_a_refusal_stays_a_refusal(hostile):
     with pytest.raises(PeerRefused):
         hostile.compile_regex("(")
     assert hostile.compile_regex("a").accepts(b"a")
 
 
+@pytest.mark.e2e  # the hostile peer runs in a child process
 def test_compare_reports_each_failure_with_the_peer_its_version_and_input_and_goes_on(hostile):
     hostile.limits = Limits(cpu_seconds=1, memory_bytes=1 << 30, wall_seconds=300.0)
     hostile.close()

@@ -1,11 +1,11 @@
 """The hints a student reads (issue 26): every claim a pitfall's hint makes is checked
-against the mutant it describes, hints name only the seed's interface, and nothing of the
+against the mutant it describes, hints name only the spec's interface, and nothing of the
 grader's machinery.
 
 The oracle for a claim is the mutant itself (``harness.mutants``: the reference with the
-seed's mistake patched in, imported in this process) and the reference: the claim must hold
+spec's mistake patched in, imported in this process) and the reference: the claim must hold
 on the mutant and not on the reference. The old text of pitfall 2 ("the hand example has
-more than 7 states", the seed's own symptom) is kept here as the example of a claim this
+more than 7 states", the spec's own symptom) is kept here as the example of a claim this
 check refuses: s03 has exactly 7.
 """
 
@@ -19,7 +19,7 @@ import oracles.automaton as reference
 from harness.grading.gradetests.hints import GROUPS, hint
 from harness.mutants.apply import load, materialize
 from harness.mutants.catalogue import BY_ID
-from harness.suite.pitfalls import BY_MUTANT, PITFALLS, SEED_INTERFACE, Example
+from harness.suite.pitfalls import BY_MUTANT, PITFALLS, SPEC_INTERFACE, Example
 from harness.suite.pitfalls import hint as pitfall_hint
 
 CASES = [(p.number, i, mutant) for p in PITFALLS for i, e in enumerate(p.examples) for mutant in e.mutants]
@@ -54,7 +54,7 @@ def test_every_mutant_of_a_pitfall_has_a_claim_checked_against_it():
 
 
 def test_the_old_pitfall_2_text_is_a_claim_the_check_refuses(mutants):
-    """The seed's symptom "the hand example has more than 7 states" was the s03 hint; s03
+    """The spec's symptom "the hand example has more than 7 states" was the s03 hint; s03
     has exactly 7 (its subset construction of the hand example happens to be minimal)."""
     old = Example("the hand example has more than 7 states", ("s03",),
                   lambda m: m.regex_to_dfa("(cat|car|dog)s?").n_states > 7)
@@ -69,10 +69,10 @@ def _hint_texts() -> list[str]:
     return texts
 
 
-def test_hints_name_only_the_seeds_interface():
+def test_hints_name_only_the_specs_interface():
     dotted = {name for text in _hint_texts() for name in re.findall(r"\b(DFA|TokenIndex|Constraint|SamplingParams)"
                                                                      r"\.(\w+)", text)}
-    assert {f"{owner}.{attr}" for owner, attr in dotted} <= SEED_INTERFACE
+    assert {f"{owner}.{attr}" for owner, attr in dotted} <= SPEC_INTERFACE
 
 
 def test_hints_say_nothing_of_the_graders_machinery():
@@ -80,7 +80,7 @@ def test_hints_say_nothing_of_the_graders_machinery():
         assert not MACHINERY.search(text), text
 
 
-def test_every_pitfall_names_the_tests_the_seed_says_catch_it():
+def test_every_pitfall_names_the_tests_the_spec_says_catch_it():
     from harness.suite.catalogue import BY_NAME
 
     for pitfall in PITFALLS:
@@ -89,21 +89,21 @@ def test_every_pitfall_names_the_tests_the_seed_says_catch_it():
             assert set(BY_ID[mutant].killers) & set(pitfall.tests), (pitfall.label, mutant)
 
 
-def test_the_catalogues_messages_name_only_the_seeds_interface():
+def test_the_catalogues_messages_name_only_the_specs_interface():
     """What a failed test says (its reason and facts, written in harness/suite) names the
-    seed's section 4 interface: no ``Constraint.allowed`` or ``Constraint.complete``, which
-    the seed does not have (the lifecycle test once built those names from its dict keys)."""
+    spec's section 4 interface: no ``Constraint.allowed`` or ``Constraint.complete``, which
+    the spec does not have (the lifecycle test once built those names from its dict keys)."""
     from pathlib import Path
 
     suite = Path(__file__).resolve().parents[1] / "harness" / "suite"
     named = {m for path in suite.glob("*.py")
              for m in re.findall(r"\b((?:DFA|TokenIndex|Constraint|SamplingParams)\.[a-z_]+)", path.read_text())}
-    assert named <= SEED_INTERFACE, named - SEED_INTERFACE
+    assert named <= SPEC_INTERFACE, named - SPEC_INTERFACE
     lifecycle = (suite / "test_masks.py").read_text()
     assert 'f"Constraint.{key}' not in lifecycle
 
 
-def test_a_lifecycle_failure_names_constraint_mask_not_an_attribute_the_seed_lacks():
+def test_a_lifecycle_failure_names_constraint_mask_not_an_attribute_the_spec_lacks():
     import importlib.util
     from pathlib import Path
 

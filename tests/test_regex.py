@@ -1,4 +1,4 @@
-"""regex_to_dfa against the spec (seed sections 2.1, 2.2, 3) with Python's ``re`` as oracle."""
+"""regex_to_dfa against the spec (spec sections 2.1, 2.2, 3) with Python's ``re`` as oracle."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from oracles.automaton.errors import (
 )
 from tests.helpers import python_refusal
 
-# --- the seed's section 3, by hand ---------------------------------------------------
+# --- the spec's section 3, by hand ---------------------------------------------------
 
 @pytest.mark.unit
 @pytest.mark.smoke
@@ -33,7 +33,7 @@ def test_hand_example():
     assert dfa.n_states == 7
     assert dfa.trans.dtype == np.int32 and dfa.trans.shape == (7, 256)
     assert dfa.accept.dtype == np.bool_ and dfa.accept.tolist() == list(HAND_ACCEPT)
-    for state, expected in enumerate(hand_trans().tolist()):  # the seed's table, DEAD elsewhere
+    for state, expected in enumerate(hand_trans().tolist()):  # the spec's table, DEAD elsewhere
         assert dfa.trans[state].tolist() == expected, f"state {state}"
     assert dfa.step(0, b"ca") == 3
     assert dfa.step(0, b"cats") == 6

@@ -19,7 +19,7 @@ from harness.grading.batch import feedback
 
 from helpers import CANDIDATES, tree_digest
 
-SEED_PATH = ("python", "tinyllm", "infer", "constrain.py")
+SPEC_PATH = ("python", "tinyllm", "infer", "constrain.py")
 CONFLICTED = "def regex_to_dfa(pattern):\n<<<<<<< HEAD\n    return 1\n=======\n    return 2\n>>>>>>> fix-numbering\n"
 
 
@@ -41,8 +41,8 @@ def test_a_mistyped_impl_path_is_one_line_naming_what_is_close(tmp_path):
 def test_a_student_folder_is_found_as_the_batch_finds_it(tmp_path):
     student = tmp_path / "chen"
     (student / "python" / "tinyllm" / "infer").mkdir(parents=True)
-    (student.joinpath(*SEED_PATH)).write_text("x = 1\n")
-    assert impl_target(str(student)) == str(student.joinpath(*SEED_PATH))
+    (student.joinpath(*SPEC_PATH)).write_text("x = 1\n")
+    assert impl_target(str(student)) == str(student.joinpath(*SPEC_PATH))
     assert impl_target("oracles.automaton") == "oracles.automaton"          # a module name: as given
     assert impl_target(str(CANDIDATES / "wrong_numbering.py")) == str(CANDIDATES / "wrong_numbering.py")
 
@@ -50,7 +50,7 @@ def test_a_student_folder_is_found_as_the_batch_finds_it(tmp_path):
 def test_a_zip_gets_the_batchs_words_in_one_line(tmp_path):
     archive = tmp_path / "upload.zip"
     with zipfile.ZipFile(archive, "w") as z:
-        z.writestr("/".join(SEED_PATH), "x = 1\n")
+        z.writestr("/".join(SPEC_PATH), "x = 1\n")
     code, out, err = cli("check", "--impl", str(archive))
     assert code == ExitCode.USAGE and err.count("\n") == 1
     assert "is an archive (it holds python/tinyllm/infer/constrain.py): upload the files themselves" in err

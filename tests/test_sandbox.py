@@ -21,7 +21,7 @@ import oracles.automaton as reference
 from harness.sandbox import Candidate, CandidateCrashed, CandidateGone, RemoteError, call_many, channel
 from harness.sandbox.files import Manifest
 from harness.sandbox.text import escape
-from harness.suite.shapes import SeedTokenizer
+from harness.suite.shapes import SpecTokenizer
 
 from helpers import fresh_collector  # a new interpreter's garbage collector
 
@@ -187,7 +187,7 @@ def test_a_generator_behind_the_wall_advances_as_in_process(candidate):
 
 @pytest.mark.e2e
 def test_a_tokenizer_crosses_as_its_description(candidate):
-    tok = SeedTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
+    tok = SpecTokenizer(["a", "\u0120b", "<s>"], special_ids=[2])
     assert candidate.module.vocab_bytes(tok) == reference.vocab_bytes(tok)
 
 

@@ -1,4 +1,4 @@
-"""json_schema_to_regex against the spec (seed section 2.5), with json + jsonschema as oracle.
+"""json_schema_to_regex against the spec (spec section 2.5), with json + jsonschema as oracle.
 
 Every document's verdict from the DFA is compared with ``oracles.stdlib.check_document``
 (json.loads, a Draft 2020-12 validator, compactness, property order). Where the subset
@@ -34,7 +34,7 @@ BIG = {
     "required": ["id", "tags"],
 }
 
-# schema, valid documents, invalid documents (what the seed's test lists: missing keys,
+# schema, valid documents, invalid documents (what the spec's test lists: missing keys,
 # wrong types, order, extra keys, trailing commas, spaces, bounds, raw control bytes,
 # leading zeros, exponent without digits, invalid UTF-8)
 CASES = [
@@ -118,7 +118,7 @@ def test_json_schema_documents(index):
 def test_strings_are_well_formed_utf8_without_raw_control_bytes(raw):
     dfa = _dfa({"type": "string"})
     assert not dfa.matches(raw)
-    # all but DEL are refused by json.loads too; DEL is refused raw by the seed's
+    # all but DEL are refused by json.loads too; DEL is refused raw by the spec's
     # "printable ASCII" and accepted when written \u007f
     if raw != b'"\x7f"':
         assert not check_document({"type": "string"}, raw).parses

@@ -1,4 +1,4 @@
-"""The reference server itself: its routes, its errors, its streams, and the seed's claim
+"""The reference server itself: its routes, its errors, its streams, and the spec's claim
 that a random model makes a valid forced call (issue 19, item 2).
 
 The server runs on a free loopback port in this process (module fixture, stopped by
@@ -61,7 +61,7 @@ def test_models_lists_the_model(http):
 @pytest.mark.property
 @pytest.mark.parametrize("seed", range(5))
 def test_forced_call_from_a_random_model_is_valid(http, seed):
-    """The seed's claim, over a real vocabulary: whatever the logits, a named choice gives
+    """The spec's claim, over a real vocabulary: whatever the logits, a named choice gives
     one schema-valid call of that function (jsonschema is the oracle)."""
     for tool in ("get_weather", "get_time"):
         answer = chat(http, tools=TOOLS, tool_choice=named(tool), seed=seed).json()
@@ -105,7 +105,7 @@ def test_max_tokens_bounds_a_free_text_answer(http):
     assert answer["choices"][0]["finish_reason"] in ("stop", "length")
 
 
-def test_stream_is_server_sent_events_in_the_seed_shapes(http):
+def test_stream_is_server_sent_events_in_the_spec_shapes(http):
     with http.stream("POST", "/chat/completions", json={"messages": MESSAGES, "tools": TOOLS, "stream": True,
                                                         "tool_choice": named("get_weather"), "seed": 2}) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")

@@ -4,7 +4,7 @@ limit, a client that lies or leaves costing nothing, a cut answer without markup
 with finish_reason length, include_usage, the developer role, the legacy fields.
 
 The server runs on a free loopback port in this process (module fixture, stopped by its
-finalizer); raw sockets play the clients that lie about their body. Oracles: the seed's
+finalizer); raw sockets play the clients that lie about their body. Oracles: the spec's
 rules (the markup never in content, finish_reason length on a cut), OpenAI's documented
 shapes (the usage chunk), an unbounded ``TokenIndex`` for the bounded one's masks, and
 the request's own fields (a developer message is the system message it replaces).
@@ -262,7 +262,7 @@ def fold(chunks: list[dict]) -> tuple[str | None, list[list], list]:
 ], ids=["named", "parallel", "auto"])
 def test_a_cut_answer_says_length_and_leaks_no_markup(http, fields, longest):
     """Max_tokens values that cut the answer, streamed and not: finish_reason length
-    (the seed: a call left open is not tool_calls), no markup in content (the seed:
+    (the spec: a call left open is not tool_calls), no markup in content (the spec:
     "never leaks markup into the content"), the calls made before the cut kept whole,
     and the streamed deltas fold to the non-streamed answer."""
     full = chat(http, tools=TOOLS, max_tokens=longest, **fields).json()

@@ -42,7 +42,7 @@ from strategies.vocabularies import vocabularies
 pytestmark = pytest.mark.property
 
 def hand_tables() -> tuple[np.ndarray, np.ndarray]:
-    """The seed's section 3 DFA for (cat|car|dog)s? (facts.hand: typed in from the spec's table)."""
+    """The spec's section 3 DFA for (cat|car|dog)s? (facts.hand: typed in from the spec's table)."""
     return hand_trans(), hand_accept()
 
 

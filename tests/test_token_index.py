@@ -2,7 +2,7 @@
 
 Oracles, never the index's own output:
 
-- the seed's section 3 tables (written by hand in the spec);
+- the spec's section 3 tables (written by hand in the spec);
 - a brute-force walk of every token's bytes through ``trans`` (the definition
   ``m_s[t] = delta*(s, token) != DEAD``, written here in plain Python);
 - ``regex.fullmatch(pattern, prefix + token, partial=True)`` (is it a prefix of a
@@ -21,7 +21,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from facts.hand import HAND_EOS, hand_accept, hand_trans, hand_vocab
-from facts.hand import HAND_MASKS as HAND_MASKS_OF_THE_SEED
+from facts.hand import HAND_MASKS as HAND_MASKS_OF_THE_SPEC
 from facts.tools import FORECAST_PARAMETERS as TOOL_SCHEMA
 from oracles import derivatives
 from oracles.automaton import DEAD, DFA, TokenIndex, regex_to_dfa
@@ -29,10 +29,10 @@ from oracles.automaton import index as index_module
 from oracles.automaton.errors import LimitExceeded
 from strategies.patterns import patterns
 
-# --- the seed's section 3 ------------------------------------------------------------
+# --- the spec's section 3 ------------------------------------------------------------
 
-# the seed's masks table (states 0, 3, 5, 6: facts.hand), and states 1, 2, 4 read off the edges
-HAND_MASKS = {**HAND_MASKS_OF_THE_SEED, 1: {1}, 2: {5}, 4: {6}}
+# the spec's masks table (states 0, 3, 5, 6: facts.hand), and states 1, 2, 4 read off the edges
+HAND_MASKS = {**HAND_MASKS_OF_THE_SPEC, 1: {1}, 2: {5}, 4: {6}}
 HAND_VOCAB = hand_vocab()
 
 

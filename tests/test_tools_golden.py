@@ -111,7 +111,7 @@ def test_a_tools_candidate_behind_the_wall_missing_a_name_fails_only_the_checks_
 
 @pytest.mark.e2e
 @pytest.mark.golden
-def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_seed_names(tmp_path):
+def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_spec_names(tmp_path):
     wrong = REFERENCE_BUT + ("def message_json(content, calls):  # content: \"\" next to tool_calls (s16)\n"
                              "    text = _reference.message_json(content, calls)\n"
                              "    return text.replace('\"content\":null', '\"content\":\"\"') if calls else text\n")

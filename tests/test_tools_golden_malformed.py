@@ -81,6 +81,6 @@ def test_a_parser_that_mishandles_a_broken_closer_fails_only_on_the_malformed_st
     assert not report.ok and report.failures.get("parser_holds_back_only_real_markup", 0) > 0, report.lines()
     failing = _failing_streams(report)
     assert failing and failing <= MALFORMED, failing
-    assert "a_call_missing_its_closing_brace" in failing   # a stream whose every event the seed decides
+    assert "a_call_missing_its_closing_brace" in failing   # a stream whose every event the spec decides
     older = dict(doc, streams=[case for case in doc["streams"] if case["name"] not in MALFORMED])
     assert replay_tools(older, _with_parser(parser)).ok   # format version 2's streams alone let it pass

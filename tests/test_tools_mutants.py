@@ -1,5 +1,5 @@
 """The tool-surface port mutants l10_9:s12-s16: each changes its example, and the tools
-replay kills it with exactly the checks it declares (the seed's named killer first);
+replay kills it with exactly the checks it declares (the spec's named killer first);
 the clean reference copy survives every check."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from harness.mutants.apply import load, materialize
 from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix
 
-SEED_KILLER = {"l10_9:s12": "parse_tool_request_hand_example", "l10_9:s13": "grammar_by_tool_choice",
+SPEC_KILLER = {"l10_9:s12": "parse_tool_request_hand_example", "l10_9:s13": "grammar_by_tool_choice",
                "l10_9:s14": "parser_hand_example", "l10_9:s15": "parser_holds_back_only_real_markup",
                "l10_9:s16": "message_and_delta_json_shapes"}
 
@@ -23,9 +23,9 @@ def doc():
 
 
 @pytest.mark.golden
-def test_the_table_has_the_seeds_ids_and_killers():
-    assert [m.id for m in TOOLS_MUTANTS] == list(SEED_KILLER)
-    assert all(m.killers[0] == SEED_KILLER[m.id] for m in TOOLS_MUTANTS)
+def test_the_table_has_the_specs_ids_and_killers():
+    assert [m.id for m in TOOLS_MUTANTS] == list(SPEC_KILLER)
+    assert all(m.killers[0] == SPEC_KILLER[m.id] for m in TOOLS_MUTANTS)
 
 
 @pytest.mark.golden
@@ -50,7 +50,7 @@ def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
 
 @pytest.mark.golden
 def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
-    """Seed 002's parser_parallel_calls checks "the newline between calls": a parser that
+    """Spec 002's parser_parallel_calls checks "the newline between calls": a parser that
     keeps it as content fails that check on the parallel streams (it passed before issue 24)."""
     from harness.mutants.catalogue import Edit
 
@@ -73,7 +73,7 @@ def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
     (("render.py", 'return ("user", f"<tool_response>\\n{content}\\n</tool_response>")', 'return ("user", content)'),
      False),  # a tool result without its markup
 ], ids=["other wording", "not appended", "no tool_response"])
-def test_rendering_is_held_to_the_seeds_rules_not_the_references_wording(doc, tmp_path, edit, ok):
+def test_rendering_is_held_to_the_specs_rules_not_the_references_wording(doc, tmp_path, edit, ok):
     from harness.mutants.catalogue import Edit
 
     variant = Mutant("l10_9:render", "tools.render", "a rendering variant", (), (Edit(*edit),), lambda m: None,

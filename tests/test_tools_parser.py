@@ -1,4 +1,4 @@
-"""The streaming tool-call parser (oracles.tools.parser): the seed's section 3 stream,
+"""The streaming tool-call parser (oracles.tools.parser): the spec's section 3 stream,
 held-back markup, parallel calls, split invariance, arbitrary text, and the OpenAI
 shapes read back by the official ``openai`` package's types."""
 
@@ -131,7 +131,7 @@ def test_parser_is_split_invariant_on_the_recorded_streams(text):
     for cut in range(len(text) + 1):  # every 2-way split
         assert fold([text[:cut], text[cut:]]) == whole, cut
     rng = random.Random(1009)
-    for _ in range(200):  # seeded random splits, the seed's count
+    for _ in range(200):  # seeded random splits, the spec's count
         assert fold(random_splits(text, rng, rng.randint(2, 12))) == whole
     assert fold(list(text)) == whole  # one character at a time
 

@@ -1,4 +1,4 @@
-"""parse_tool_request: the seed's defaults, a named choice, the 400s, and the 422 naming the keyword."""
+"""parse_tool_request: the spec's defaults, a named choice, the 400s, and the 422 naming the keyword."""
 
 from __future__ import annotations
 

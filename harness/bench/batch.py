@@ -2,7 +2,7 @@
 and where the batch's own time goes.
 
 Subject: a class of 40 mixed submissions built in a temporary folder from this
-checkout: 16 copies of the reference (package folders in the seed's layout
+checkout: 16 copies of the reference (package folders in the spec's layout
 ``python/tinyllm/infer/constrain/``), the Brzozowski candidate twice (correct, a file
 each), the 12 ``wrong_*`` pitfall candidates plus ``wrong_missing_names``, 7 hostile ones
 (exit on import, loop forever, ``os._exit``, ``sys.exit``, segfault, allocate forever,

@@ -36,10 +36,10 @@ def add_arguments(parser) -> None:
                        help="the zip to write (default autograder.zip)")
     build.add_argument("--lab", default="L8.7", help="the lab to grade (only L8.7: the Python module)")
     build.add_argument("--tier", choices=TIERS, default=POLICY.tier,
-                       help="default: what the seed states; strict: also the contract's decisions (check --strict)")
+                       help="default: what the spec states; strict: also the contract's decisions (check --strict)")
     build.add_argument("--points", type=score, default=16.0, help="the assignment's total points (default 16)")
     build.add_argument("--hints", choices=HINT_LEVELS, default=POLICY.hints,
-                       help="what a failed test shows: the verdict only; + why and the seed's pitfall; "
+                       help="what a failed test shows: the verdict only; + why and the spec's pitfall; "
                             f"+ the counterexample (default {POLICY.hints})")
     build.add_argument("--timeout", type=seconds, default=POLICY.test_cpu_seconds,
                        help=f"CPU seconds per test (default {POLICY.test_cpu_seconds:g})")

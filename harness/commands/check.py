@@ -6,10 +6,10 @@
     constrain-harness check --impl harness/grading/gradetests/wheats/brzozowski.py --only test_canonical_form
     constrain-harness check --batch submissions/ --jobs 2 --csv out/grades.csv --feedback out/feedback
 
-The catalogue (the seed's 16 tests, ``harness/suite``) runs in the grader; the candidate
+The catalogue (the spec's 16 tests, ``harness/suite``) runs in the grader; the candidate
 runs behind the wall (``harness.sandbox``: a confined process, a data-only channel,
 per-test deadlines, memory limits, the harness's files verified after the run). The
-terminal shows the confinement, the seed's table with a verdict and one line why per
+terminal shows the confinement, the spec's table with a verdict and one line why per
 test, then the counterexamples, the contract-decision notes, then the totals.
 
 Limits and defaults come from ``harness.policy`` (printed in the header): ``--timeout``
@@ -18,7 +18,7 @@ is CPU seconds per test of the candidate's process tree, wall time only a backst
 derived from the submission's content (``harness.suite.seeding``), printed in the header
 and written in every report.
 
-``--strict`` also grades the contract's decisions where the seed is silent
+``--strict`` also grades the contract's decisions where the spec is silent
 (``harness.suite.tiers``); by default a departure is a note and changes nothing.
 
 Where no confinement can start (``harness.sandbox.confine``: bubblewrap, which comes with
@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--deep", action="store_true",
                         help="also run the Hypothesis differential properties (derandomized)")
     parser.add_argument("--strict", action="store_true",
-                        help="also grade the contract's decisions where the seed is silent (default: notes)")
+                        help="also grade the contract's decisions where the spec is silent (default: notes)")
     parser.add_argument("--timeout", metavar="S", type=seconds, default=None,
                         help=f"CPU seconds per test, of the candidate's process tree (default "
                              f"{POLICY.test_cpu_seconds:g}; 300 with --deep); wall time is only a backstop, "

@@ -7,7 +7,7 @@
 Each schema (``harness.differential.corpus.check``): bounded (16 KiB, 4 CPU s of compilation), compiled
 or refused with a named error (a crash is a finding), ``--walks`` seeded random members of
 its DFA validated by jsonschema (soundness), the record's instances re-serialised in the
-seed's reading and fed to the DFA (completeness); ``--peers`` the same schemas through
+spec's reading and fed to the DFA (completeness); ``--peers`` the same schemas through
 llguidance and outlines-core (absent peers are reported and skipped). Prints coverage by
 source, refusal reasons ranked, soundness, completeness, timings, peers and the slowest
 schemas. Exits 1 when something was found (a crash, an unsound walk, a valid instance of

@@ -63,7 +63,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--strict-regex", action="store_true",
                    help="a schema's regex text must equal the recorded one (the Rust port's check)")
     p.add_argument("--strict", action="store_true",
-                   help="the contract's decisions fail (default: the seed's text only; a departure is a note, "
+                   help="the contract's decisions fail (default: the spec's text only; a departure is a note, "
                         "as in check's default tier)")
     p.add_argument("--dir", type=existing_folder, default=None, help="the golden directory (default: golden/)")
     p.add_argument("--timeout", type=seconds, default=600.0,

@@ -34,7 +34,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--module", default="tinyllm.infer.constrain",
                         help="the module name the tests import (default tinyllm.infer.constrain)")
     parser.add_argument("--hints", choices=("none", "pitfall", "full"), default="pitfall",
-                        help="what is said of a surviving chaff: nothing, the seed's pitfall, the mutant "
+                        help="what is said of a surviving chaff: nothing, the spec's pitfall, the mutant "
                              "(default pitfall)")
     registry.add_options(parser, {"mutants", "graded"})  # --json, --gradescope, --stryker, --html, --junit-xml, ...
     parser.add_argument("--max-score", metavar="N", type=score, default=100.0,

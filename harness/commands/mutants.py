@@ -20,7 +20,7 @@ matrix then holding only what ran.
 ``--generated``: mutants made by the operators of ``harness.mutants.generation``
 (cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then, if
 it survives, the deep pass (``--deep --strict``: the deep properties and the contract's
-decisions, which a mutant departing only from a decision the seed does not state passes
+decisions, which a mutant departing only from a decision the spec does not state passes
 in the default tier); survivors are checked for equivalence
 (``harness.mutants.equivalence``, ``equivalents.json``). Prints the kill rate per
 reference module and per operator, and the CPU seconds the mutant processes used.

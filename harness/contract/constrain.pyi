@@ -1,14 +1,14 @@
 r"""The constrain contract: what an implementation graded by constrain-harness provides.
 
-This is the seed's section 4 (000_4b494d6fc237472e.txt) made precise. Every name here
-must be importable from the candidate module. Where the seed is silent, the decision
+This is the spec's section 4 (000_4b494d6fc237472e.txt) made precise. Every name here
+must be importable from the candidate module. Where the spec is silent, the decision
 taken is written in the docstring as "Decision:".
 
 Conventions
 -----------
 - Bytes are ``bytes``; a token id is an ``int``; arrays are numpy arrays.
 - The catalogue calls every function the way section 4 declares it: positional
-  arguments (their names are free), ``eos_id`` and ``prompt`` by name. The seed gives
+  arguments (their names are free), ``eos_id`` and ``prompt`` by name. The spec gives
   ``Constraint`` no constructor: the catalogue builds it as ``Constraint(index)``, then
   ``Constraint(index, 0)``, then ``Constraint(index=index)`` (the first that works).
 - Bad input raises ``ValueError`` naming what is wrong and where (a pattern offset, a
@@ -17,9 +17,9 @@ Conventions
 
 Two tiers of grading
 --------------------
-``constrain-harness check`` (the default tier) grades only what the seed's text states
+``constrain-harness check`` (the default tier) grades only what the spec's text states
 (sections 2-5, the test table, the pitfalls) and accepts every reading consistent with it:
-where the seed says only that something is refused or an error, any exception passes;
+where the spec says only that something is refused or an error, any exception passes;
 where it admits two readings (annotation keywords refused with ValueError, or accepted
 without changing the language), both pass. ``check --strict`` also grades the decisions
 below; in the default tier a departure from one is printed as a note ("contract decision
@@ -31,7 +31,7 @@ equal):
 | decision (graded only with --strict) | the contract requires |
 |---|---|
 | `advance_refusal_valueerror` | `Constraint.advance` refuses a token with ValueError, not another exception |
-| `annotations_accepted` | the annotations title, description, $comment, $schema, examples and default are accepted (the seed also allows refusing them with ValueError) |
+| `annotations_accepted` | the annotations title, description, $comment, $schema, examples and default are accepted (the spec also allows refusing them with ValueError) |
 | `apply_mask_accepts_lists` | `apply_mask` accepts Python lists for logits and mask |
 | `apply_mask_errors_valueerror` | `apply_mask` raises ValueError for an all-False mask or a shape mismatch |
 | `array_without_items_refused` | an array schema without `items` raises ValueError |
@@ -39,32 +39,32 @@ equal):
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
-| `enum_const_raw_utf8` | enum/const values and property names are written as compact JSON with raw UTF-8 (`ensure_ascii=False`, as the port's `dumps` writes); the seed's literal call `json.dumps(v, separators=(",", ":"))` escapes non-ASCII and DEL as `\uXXXX`: that reading passes every tier but --strict |
+| `enum_const_raw_utf8` | enum/const values and property names are written as compact JSON with raw UTF-8 (`ensure_ascii=False`, as the port's `dumps` writes); the spec's literal call `json.dumps(v, separators=(",", ":"))` escapes non-ASCII and DEL as `\uXXXX`: that reading passes every tier but --strict |
 | `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
 | `eos_next_state` | `next_state(s, eos_id)` is s when s accepts, else DEAD |
 | `extra_regex_syntax` | `(?:...)`, an empty alternation branch, `\xHH`, `]` first in a class and `{0}` are accepted with Python's meaning (a refusal is a note; another meaning fails in both tiers) |
 | `float_token_id_typeerror` | `TokenIndex.next_state` raises TypeError for a float token id (`9.0`), never reading it as an int |
 | `history_out_of_range_valueerror` | under a repetition penalty, `constrained_sample` raises ValueError for a history or prompt token id outside range(V) (a negative id never wraps around) |
-| `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the seed's meaning: size bounds stay above realistic tool schemas |
+| `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the spec's meaning: size bounds stay above realistic tool schemas |
 | `mask_after_eos_empty` | `Constraint.mask()` after EOS is an all-False bool [V] |
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
 | `next_state_refused_is_dead` | `next_state` returns DEAD for a special (None) or empty token |
 | `python_escapes_and_repeat_forms` | control escapes (`\a`, `\f`, `[\b]`), octal escapes and the repeat forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in both tiers) |
-| `python_only_syntax_refused` | Python syntax the seed does not name (inline flags `(?i)`, named groups `(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's meaning is a note; another meaning fails in both tiers) |
+| `python_only_syntax_refused` | Python syntax the spec does not name (inline flags `(?i)`, named groups `(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's meaning is a note; another meaning fails in both tiers) |
 | `refusal_changes_nothing` | a refused `advance` leaves `state`, `done` and `mask()` unchanged |
 | `repeat_cap` | a repeat bound over the documented cap (`a{1000000000}`) raises ValueError (checked only under --strict: an uncapped reading builds a billion states) |
 | `sample_after_eos_valueerror` | `constrained_sample` on a finished constraint raises ValueError |
 | `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
 | `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
-| `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers) |
+| `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers) |
 | `tools_render_arguments_verbatim` | `render_messages` writes an assistant's tool-call arguments back as the client sent them (re-serializing them as compact JSON, key order kept, is a note) |
 | `tools_render_refuses_bad_messages` | `render_messages` refuses a malformed conversation (messages not an array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) with the OpenAI error shape and the reference's status |
 | `type_list_refused` | a list of types (`"type": ["string", "null"]`) raises ValueError |
 | `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
 | `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |
 | `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`) |
-| `vocab_bytes_token_list` | `vocab_bytes` reads a plain list or tuple of token strings with the seed's rule |
+| `vocab_bytes_token_list` | `vocab_bytes` reads a plain list or tuple of token strings with the spec's rule |
 | `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; the added special token is None) |
 <!-- end of decisions -->
 
@@ -126,7 +126,7 @@ def regex_to_dfa(pattern: str) -> DFA:
     (complement over all 256 bytes); ``(...)`` and ``(?:...)``; ``|`` with empty
     branches; greedy ``* + ? {m} {m,} {m,n}``.
 
-    Refuses (the seed's test table; decision ``unsupported_syntax_valueerror``: with
+    Refuses (the spec's test table; decision ``unsupported_syntax_valueerror``: with
     ValueError, naming the construct and its offset): anchors
     ``^ $ \\A \\Z \\b \\B``; backreferences; lookarounds; lazy and possessive
     quantifiers; named groups; inline flags and comments; non-ASCII characters; bad
@@ -211,7 +211,7 @@ class Constraint:
     """One generation's position in the language.
 
     ``state`` is the DFA state of the text so far and ``done`` is True once EOS was
-    accepted. The seed gives no constructor: the catalogue calls ``Constraint(index)``,
+    accepted. The spec gives no constructor: the catalogue calls ``Constraint(index)``,
     then ``Constraint(index, 0)``, then ``Constraint(index=index)``; the reference is
     ``Constraint(index, state=0)``.
     """
@@ -277,7 +277,7 @@ def vocab_bytes(tok: Any) -> list[bytes | None]:
 
     A token string made only of characters of the GPT-2 byte map is decoded through
     ``unicode_to_bytes``; any other token string is its UTF-8 encoding. The default
-    tier hands a tokenizer object (``harness.suite.shapes.SeedTokenizer``) answering the
+    tier hands a tokenizer object (``harness.suite.shapes.SpecTokenizer``) answering the
     ``tokenizers.Tokenizer``, ``transformers`` and token-list interfaces at once, with its
     specials marked the way real tokenizers mark them (``all_special_ids``, added tokens
     flagged ``special``); never an extra argument. Decisions: a Hugging Face

@@ -112,10 +112,10 @@ def compare(kind: str, doc: dict, impl, strict_regex: bool = False, strict: bool
     if kind == "tools_golden":
         return tools_replay.replay_tools(doc, impl, strict=strict)
     if kind == "constrain_golden":  # the wall hands tokenizers over as harness.suite.shapes describes them
-        from harness.suite.shapes import SeedTokenizer
+        from harness.suite.shapes import SpecTokenizer
 
         return constrain_replay.replay_constrain(doc, impl, strict_regex=strict_regex, strict=strict,
-                                                 tokenizer=SeedTokenizer)
+                                                 tokenizer=SpecTokenizer)
     return constrain_replay.replay_masks(doc, impl, strict=strict)
 
 

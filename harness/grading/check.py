@@ -104,7 +104,7 @@ class CheckOptions:
     memory: int = POLICY.memory_mb  # MB of address space for the candidate process
     only: tuple[str, ...] = ()  # test names to run (default: all)
     golden_file: str | None = None
-    strict: bool = POLICY.tier == "strict"  # grade the contract's decisions where the seed is silent
+    strict: bool = POLICY.tier == "strict"  # grade the contract's decisions where the spec is silent
     load_seconds: float = POLICY.load_cpu_seconds  # CPU seconds to import the candidate
     seed: int | None = None  # the run seed (None: derived from the submission, harness.suite.seeding)
     # the reference's wall/CPU seconds that set each call's wall limit (harness.policy.WallCalibration);

@@ -20,11 +20,11 @@ JSON report (``--json F``), format ``constrain-harness-check`` version 1::
       "verdict": "passed" | "failed" | "usage or contract error" | "crashed or timed out" | "tampered",
       "exit_code": 0 | 1 | 2 | 3 | 4,
       "load": {"status": "ok"|"error"|"usage", "reason", "problems": [missing contract names],
-               "notes": [signatures the seed's call cannot use], "ref_deps": [names supplied by
+               "notes": [signatures the spec's call cannot use], "ref_deps": [names supplied by
                --ref-deps], "module", "file", "confinement", "mode"},
       "counts": {"passed": n, "failed": n, "error": n, "skipped": n, "crashed": n,
                  "timeout": n, "not run": n},
-      "tests": [{"name", "kinds": [...], "checks": the seed's text, "status", "reason" (one line),
+      "tests": [{"name", "kinds": [...], "checks": the spec's text, "status", "reason" (one line),
                  "details" (the counterexample), "duration" (s), "pitfalls",
                  "notes": ["contract decision not met: ...", ...] (default tier; change nothing)}],
       "isolation": the confinement the candidate ran under, in words,
@@ -86,7 +86,7 @@ def _clip(text: str, width: int) -> str:
 
 
 def render_table(result: CheckResult, width: int = 150) -> str:
-    """The seed's test table with a verdict and one line why per test, then the
+    """The spec's test table with a verdict and one line why per test, then the
     counterexamples, then the totals and the verdict (the last two lines)."""
     opts = result.options
     lines = [f"constrain-harness check: {opts.impl or 'the reference (oracles.automaton)'}"
@@ -125,7 +125,7 @@ def _load_lines(result: CheckResult) -> list[str]:
         lines.append("CONTRACT: names missing or unusable (the tests that need them fail, the others run):")
         lines += [f"  - {p}" for p in load.get("problems", [])]
     if load.get("notes"):
-        lines.append("SIGNATURES the seed's calls cannot use (the tests making them will say):")
+        lines.append("SIGNATURES the spec's calls cannot use (the tests making them will say):")
         lines += [f"  - {p}" for p in load.get("notes", [])]
     if load.get("status") in ("error", "usage"):
         lines.append(f"LOAD: {escape(load.get('reason', ''))}")
@@ -137,7 +137,7 @@ def _load_lines(result: CheckResult) -> list[str]:
 
 def _detail_lines(result: CheckResult) -> list[str]:
     """Each failure's counterexample and hint: the pitfall the diagnosis attributes it to
-    (``harness.suite.diagnosis``, from every failure's evidence), else the seed's table's."""
+    (``harness.suite.diagnosis``, from every failure's evidence), else the spec's table's."""
     from harness.mutants.witness import reproducing
 
     found = diagnose([{"name": t.name, "status": t.status, "reason": t.reason, "details": t.details}
@@ -154,10 +154,10 @@ def _detail_lines(result: CheckResult) -> list[str]:
         diagnosed = owner.get(test.name)
         if diagnosed:
             pitfall = BY_NUMBER[diagnosed["pitfall"]]
-            lines.append(f"  hint: the seed's pitfall {pitfall.number}. {pitfall.title} ({diagnosed['strength']} "
+            lines.append(f"  hint: the spec's pitfall {pitfall.number}. {pitfall.title} ({diagnosed['strength']} "
                          f"evidence; symptom: {pitfall.symptom})")
         elif entry and entry.pitfalls and test.status == "failed":
-            lines.append(f"  hint: the seed's pitfall {entry.pitfalls}")
+            lines.append(f"  hint: the spec's pitfall {entry.pitfalls}")
     if found and found[0]["strength"] != "possible":
         top = found[0]
         lines += ["", f"diagnosis: {top['label']} ({top['strength']} evidence) explains "

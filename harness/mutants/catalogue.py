@@ -101,10 +101,10 @@ def _unmasked_sampler(m):
 
 def _vocab(tokens, specials=()):
     """``vocab_bytes`` the way the default tier calls it: one tokenizer object whose own
-    special list marks the specials (``harness.sandbox.shapes.SeedTokenizer``)."""
-    from harness.sandbox.shapes import SeedTokenizer
+    special list marks the specials (``harness.sandbox.shapes.SpecTokenizer``)."""
+    from harness.sandbox.shapes import SpecTokenizer
 
-    return lambda m: m.vocab_bytes(SeedTokenizer(list(tokens), special_ids=sorted(specials)))
+    return lambda m: m.vocab_bytes(SpecTokenizer(list(tokens), special_ids=sorted(specials)))
 
 
 def _after_eos(m):
@@ -262,7 +262,7 @@ MUTANTS: tuple[Mutant, ...] = (
            (SPECIALS_GIVEN_BYTES,),
            _vocab(["a", "<|endoftext|>"], specials=[1])),
     # --- the Rust port's mutants (002 section 5, its ids s01-s11 as l10_9:sNN), simulated
-    # on the Python reference; each killed by the golden replay check the seed names
+    # on the Python reference; each killed by the golden replay check the spec names
     # (l10_9:s12-s16, the tools surface, live in tools_mutants.py; l10_9:s17 below, the tokenizer rule)
     Mutant("l10_9:s01", "minimize", "one refinement of minimization only (a DFA needing two rounds keeps duplicates)",
            ("dfa_matches_python_l8_7",),
@@ -314,7 +314,7 @@ MUTANTS: tuple[Mutant, ...] = (
            (Anchor("sampling.py", "constrained_sample", "sample(masked, p, history, rng, prompt)",
                    "sample(logits, p, history, rng, prompt)"),),
            _unmasked_sampler, kind=REPLAY),
-    # not a row of the seed's pitfall table (it has none for its 20th test, vocab_bytes_marks_specials):
+    # not a row of the spec's pitfall table (it has none for its 20th test, vocab_bytes_marks_specials):
     # the port's tokenizer rule broken, killed by constrain_golden.json's vocab_bytes section
     Mutant("l10_9:s17", "vocab", "specials given bytes (cl100k_base's '<|endoftext|>' generated as text)",
            ("vocab_bytes_marks_specials",),
@@ -323,8 +323,8 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 PORT_NAMESPACE = "l10_9:"
-"""The Rust port's (L10.9, seed ``002_...``) mutant ids: ``l10_9:s01``, never confused
-with L8.7's ``s01`` (seed ``000_...``)."""
+"""The Rust port's (L10.9, spec ``002_...``) mutant ids: ``l10_9:s01``, never confused
+with L8.7's ``s01`` (spec ``000_...``)."""
 ALIASES = {f"p{i:02d}": f"{PORT_NAMESPACE}s{i:02d}" for i in range(1, 12)}
 """The port mutants' former ids (``p01``-``p11``), still accepted by ``resolve``."""
 

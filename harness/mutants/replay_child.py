@@ -166,7 +166,7 @@ def main(argv: list[str]) -> int:
     from golden.replay import replay_constrain
     from golden.tools_replay import replay_tools
     from harness.sandbox import Candidate, CandidateGone, RemoteError
-    from harness.suite.shapes import SeedTokenizer
+    from harness.suite.shapes import SpecTokenizer
 
     tools = "--tools" in argv
     wanted = [a.removeprefix("--first-kill=") for a in argv if a.startswith("--first-kill=")]
@@ -183,10 +183,10 @@ def main(argv: list[str]) -> int:
         try:
             if wanted:
                 report, stopped, finished = first_kill(doc, candidate.module, tools=tools, expected=expected,
-                                                       tokenizer=SeedTokenizer)
+                                                       tokenizer=SpecTokenizer)
             else:
                 report = replay_tools(doc, candidate.module) if tools else \
-                    replay_constrain(doc, candidate.module, tokenizer=SeedTokenizer)  # a tokenizer the wall hands over
+                    replay_constrain(doc, candidate.module, tokenizer=SpecTokenizer)  # a tokenizer the wall hands over
             if candidate.incident is not None:
                 raise candidate.incident
         except (CandidateGone, RemoteError) as exc:

@@ -20,8 +20,8 @@ unless equivalent, runs the deep pass: ``check --deep --strict``, the whole
 catalogue with the contract's decisions graded (``harness.suite.tiers``) and the deep
 properties. The result's ``tier`` says which pass killed it ("default", "deep" for the
 deep pass, "load" when the catalogue refused to load the mutant, which ``check``
-reports as a failure). A mutant that only departs from a contract decision the seed
-does not state (an error class, an input shape beyond the seed) passes the default
+reports as a failure). A mutant that only departs from a contract decision the spec
+does not state (an error class, an input shape beyond the spec) passes the default
 tier by design, so it can only be killed in the deep pass.
 
 Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by

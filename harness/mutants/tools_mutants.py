@@ -1,4 +1,4 @@
-"""The Rust port's tool-surface mutants l10_9:s12-s16 (seed ``002_...`` section 5),
+"""The Rust port's tool-surface mutants l10_9:s12-s16 (spec ``002_...`` section 5),
 simulated on the Python reference ``oracles.tools`` and killed by ``golden replay
 --file tools`` (``golden.tools_replay``).
 
@@ -6,13 +6,13 @@ Each entry is a ``mutant.Mutant`` whose edits are anchored on syntax
 (``anchors.Anchor``: a function of ``oracles/tools/<file>`` and the node in it, so a
 reformatted reference never makes them stale); ``apply.materialize`` copies
 ``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``). ``killers`` lists every
-replay check that fails on a mutant, the check the seed names first
+replay check that fails on a mutant, the check the spec names first
 (``tests/test_tools_mutants.py`` checks the failing set is exactly ``killers`` and
 that ``example`` changes). Ids carry the ``l10_9:`` namespace
 so they cannot be confused with L8.7's ``s01``-``s27``.
 
 ====  ==============================================  ==========================================
-id    pitfall (seed)                                  killed by (seed's killer first)
+id    pitfall (seed)                                  killed by (spec's killer first)
 ====  ==============================================  ==========================================
 s12   parameters outside the subset accepted          parse_tool_request_hand_example
 s13   a named tool_choice allowing every tool         grammar_by_tool_choice
@@ -24,7 +24,7 @@ s15   not holding back a partial <tool_call>          parser_holds_back_only_rea
 s16   content: "" next to tool_calls                  message_and_delta_json_shapes
 ====  ==============================================  ==========================================
 
-Rejected ideas: s14 as "only the header's piece streams arguments" (the seed's table
+Rejected ideas: s14 as "only the header's piece streams arguments" (the spec's table
 names the symptom, not the bug; dropping the closing fragment is the smaller edit
 with the same symptom); s15 as "no hold-back at all" (the call after the partial
 opener is then lost too: two mistakes in one mutant).

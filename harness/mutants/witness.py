@@ -1,4 +1,4 @@
-"""Which of the seed's pitfalls give a student's wrong answer on a counterexample.
+"""Which of the spec's pitfalls give a student's wrong answer on a counterexample.
 
 A pitfall is named "likely" only on separating evidence (issue 50): a witness, the failing
 input of a test, on which the pitfall's mutants give the student's (wrong) answer and the

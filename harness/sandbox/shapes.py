@@ -1,7 +1,7 @@
 """Objects the catalogue hands a candidate that are not plain data, and how they cross the wall.
 
-The seed's ``vocab_bytes(tok)`` takes "a tokenizer" without fixing its interface, so the
-default tier hands ``SeedTokenizer``: one object that answers every interface a
+The spec's ``vocab_bytes(tok)`` takes "a tokenizer" without fixing its interface, so the
+default tier hands ``SpecTokenizer``: one object that answers every interface a
 reasonable implementation may use to read token strings and specials, the way real
 tokenizers carry them (never an extra argument):
 
@@ -14,7 +14,7 @@ tokenizers carry them (never an extra argument):
   ``added_tokens_decoder``;
 - a plain token list: ``tokens`` / ``id_to_token`` by index, ``special_ids``.
 
-``TiktokenLike`` is the tiktoken surface (bytes per id: no token strings), which the seed
+``TiktokenLike`` is the tiktoken surface (bytes per id: no token strings), which the spec
 does not name (strict tier).
 
 Crossing the wall: the grader never sends objects, only data. Each class here has
@@ -24,7 +24,7 @@ same-process test would hand it.
 
 Example::
 
-    >>> tok = SeedTokenizer(["a", "\\u0120b", "<s>"], special_ids=[2])
+    >>> tok = SpecTokenizer(["a", "\\u0120b", "<s>"], special_ids=[2])
     >>> tok.all_special_ids, tok.convert_ids_to_tokens([1])
     ([2], ['Ġb'])
     >>> rebuild(tok.describe()).get_vocab() == tok.get_vocab()
@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AddedToken", "SeedTokenizer", "TiktokenLike", "describe", "rebuild"]
+__all__ = ["AddedToken", "SpecTokenizer", "TiktokenLike", "describe", "rebuild"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class AddedToken:
     special: bool = True
 
 
-class SeedTokenizer:
+class SpecTokenizer:
     """Token strings by id plus the ids of its special tokens (see the module doc).
 
     Invariant: ids are ``range(len(tokens))``; every special id is in that range.
@@ -57,7 +57,7 @@ class SeedTokenizer:
         self.tokens = list(tokens)
         self.special_ids = sorted(set(int(i) for i in special_ids))
         if any(not 0 <= i < len(self.tokens) for i in self.special_ids):
-            raise ValueError(f"SeedTokenizer: special ids {self.special_ids} outside 0..{len(self.tokens) - 1}")
+            raise ValueError(f"SpecTokenizer: special ids {self.special_ids} outside 0..{len(self.tokens) - 1}")
 
     # a token list
     def __len__(self) -> int:
@@ -108,7 +108,10 @@ class SeedTokenizer:
         return [self.tokens[i] for i in ids]
 
     def describe(self) -> dict:
-        return {"kind": "SeedTokenizer", "tokens": list(self.tokens), "special_ids": list(self.special_ids)}
+        return {"kind": "SpecTokenizer", "tokens": list(self.tokens), "special_ids": list(self.special_ids)}
+
+
+SeedTokenizer = SpecTokenizer  # words: the old name, kept: student suites written before 2026-12-06 import it
 
 
 class TiktokenLike:
@@ -142,7 +145,7 @@ class TiktokenLike:
 
 def describe(obj: Any) -> dict:
     """The data that rebuilds ``obj`` (TypeError for an object of no known kind)."""
-    if isinstance(obj, (SeedTokenizer, TiktokenLike)):
+    if isinstance(obj, (SpecTokenizer, TiktokenLike)):
         return obj.describe()
     raise TypeError(f"cannot describe a {type(obj).__name__} for the candidate")
 
@@ -150,8 +153,8 @@ def describe(obj: Any) -> dict:
 def rebuild(description: dict) -> Any:
     """The object ``description`` (from ``describe``) stands for."""
     kind = description.get("kind")
-    if kind == "SeedTokenizer":
-        return SeedTokenizer(description["tokens"], description["special_ids"])
+    if kind == "SpecTokenizer":
+        return SpecTokenizer(description["tokens"], description["special_ids"])
     if kind == "TiktokenLike":
         ranks = {bytes.fromhex(h): int(i) for h, i in description["ranks"]}
         return TiktokenLike(ranks, {str(k): int(v) for k, v in description["special"].items()})

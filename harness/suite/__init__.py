@@ -1,4 +1,4 @@
-"""The conformance catalogue: the seed's 16 tests, run against any implementation of the
+"""The conformance catalogue: the spec's 16 tests, run against any implementation of the
 contract (``harness/contract/constrain.pyi``).
 
 The tests run in the grader's process; the candidate runs behind the wall
@@ -7,7 +7,7 @@ The tests run in the grader's process; the candidate runs behind the wall
 
     python3 -m pytest harness/suite -p harness.suite.plugin --impl path/to/constrain.py
 
-``catalogue`` holds the seed's table; ``plugin`` the pytest options, the candidate
+``catalogue`` holds the spec's table; ``plugin`` the pytest options, the candidate
 process and its fixture, and the crash-proof result file; ``tiers`` the default and
 ``--strict`` tiers; ``explain`` the counterexample rendering; ``inputs`` the seeded
 inputs shared by the tests; ``twin`` the second half of the catalogue run beside the

@@ -1,4 +1,4 @@
-"""The seed's table "What the tests check": the 16 catalogue tests, in the seed's order.
+"""The spec's table "What the tests check": the 16 catalogue tests, in the spec's order.
 
 Source: ``000_4b494d6fc237472e.txt``, section 4 ("What the tests check") and section 5
 (pitfalls, which name the test that catches each mutant). ``harness/suite/test_*.py``
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of the seed's table, plus the pitfalls (section 5) it catches."""
+    """One row of the spec's table, plus the pitfalls (section 5) it catches."""
 
     name: str
     kinds: tuple[str, ...]

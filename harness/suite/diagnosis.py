@@ -1,4 +1,4 @@
-"""A diagnosis, not a list: which of the seed's pitfalls fits a student's failures best.
+"""A diagnosis, not a list: which of the spec's pitfalls fits a student's failures best.
 
 ``diagnose(tests)`` takes the tests that did not pass (dicts with ``name``, ``status``,
 ``reason``, ``details``, as in a batch record) and returns the pitfalls the evidence points
@@ -9,7 +9,7 @@ to, best first::
       "evidence": ["test_hand_example, test_canonical_form: the same language and the same 7 ..."]}]
 
 and ``unexplained(tests, found)``: the failures no pitfall accounts for (a crash, a
-timeout, a test the seed's table names no pitfall for), with what that test checks.
+timeout, a test the spec's table names no pitfall for), with what that test checks.
 
 A test that failed because the student's code raised (``raised``), timed out or crashed is
 no evidence: the error, or the call that did not finish, says where to look.
@@ -23,7 +23,7 @@ Evidence, strongest first (weights 3, 2, 1):
    (``.`` and ``\\n``, ``[^``, ``\\w``, a range -> 1; a repeat -> 6), the trie test -> 5,
    the document a schema gets wrong (8, 9, 10), schema keywords -> 11, vocab_bytes -> 12; generation
    alone -> 8 at weight 1 (any schema mistake can fail it);
-3. (weight 1) the pitfalls the seed's table says the test catches (``harness.suite.catalogue``).
+3. (weight 1) the pitfalls the spec's table says the test catches (``harness.suite.catalogue``).
 
 "Likely" needs separating evidence (issue 50): ``diagnose(tests, reproduces)`` replays each
 failed test's input on the pitfalls' mutants (``reproduces``, e.g.
@@ -108,7 +108,7 @@ def diagnose(tests: list[dict], reproduces: Reproduces | None = None) -> list[di
 
 def unexplained(tests: list[dict], found: list[dict]) -> list[dict]:
     """The tests that did not pass and no pitfall of ``found`` explains: ``{"name", "status",
-    "checks"}`` with what the test checks (the seed's section 4)."""
+    "checks"}`` with what the test checks (the spec's section 4)."""
     explained = {name for entry in found for name in entry["explains"]}
     return [{"name": t["name"], "status": t.get("status", ""),
              "checks": BY_NAME[t["name"]].checks if t["name"] in BY_NAME else ""}
@@ -178,7 +178,7 @@ def _evidence(test: dict, table_cause: int | None = None) -> list[tuple[int, int
         elif _language_pitfall(finding, details):   # another language: a class or a repeat, by the pattern
             evidence.append((_language_pitfall(finding, details), 2, finding))
     evidence += _test_rules(name, str(test.get("reason") or ""), details, table_cause)
-    evidence += [(n, 1, f"the seed's table: this test catches pitfall {n}") for n in _catalogue_pitfalls(name)]
+    evidence += [(n, 1, f"the spec's table: this test catches pitfall {n}") for n in _catalogue_pitfalls(name)]
     return evidence
 
 
@@ -264,7 +264,7 @@ def _only_eos_added(details: str) -> bool:
 
 
 def _regex_rules(name: str, details: str) -> list[tuple[int, int, str]]:
-    """Pitfall 1 or 6 from the pattern and the string ``re`` disagrees on: a byte the seed's
+    """Pitfall 1 or 6 from the pattern and the string ``re`` disagrees on: a byte the spec's
     classes are about in the string (``\\n``, a byte >= 0x80, ``_``, the upper end of a range
     of the pattern) points to a class (1); else a repeat in the pattern points to it (6);
     else a class or ``.`` in the pattern (1)."""
@@ -310,7 +310,7 @@ def _literal(text: str | None):
 
 
 def _catalogue_pitfalls(name: str) -> list[int]:
-    """The pitfall numbers the seed's table lists for ``name`` ("3. numbering ... (s04)")."""
+    """The pitfall numbers the spec's table lists for ``name`` ("3. numbering ... (s04)")."""
     entry = BY_NAME.get(name)
     return sorted({int(n) for n in re.findall(r"(?:^|; )(\d+)\.", entry.pitfalls)}) if entry else []
 

@@ -52,13 +52,13 @@ def first_line(exc: BaseException) -> str:
 
 
 def expect_refusal(call, reason: str, valueerror: str | None = None, **facts) -> None:
-    """``call()`` must raise (the seed says the input is refused or an error, without a
+    """``call()`` must raise (the spec says the input is refused or an error, without a
     class): nothing raised fails the test. When ``valueerror`` names a contract decision,
     an exception that is not a ``ValueError`` is that decision's departure (a note in the
     default tier, a failure under ``--strict``)."""
     try:
         call()
-    except Exception as exc:  # noqa: BLE001 - any class is a refusal in the seed's text
+    except Exception as exc:  # noqa: BLE001 - any class is a refusal in the spec's text
         if valueerror is not None:
             decision(valueerror, isinstance(exc, ValueError),
                      f"{reason}: raised {type(exc).__name__}: {first_line(exc)}"
@@ -68,7 +68,7 @@ def expect_refusal(call, reason: str, valueerror: str | None = None, **facts) ->
 
 
 def expect_valueerror(key: str, call, reason: str, **facts) -> None:
-    """A contract decision that ``call()`` raises ``ValueError`` (the seed is silent)."""
+    """A contract decision that ``call()`` raises ``ValueError`` (the spec is silent)."""
     where = "".join(f"; {k}={show(v)}" for k, v in facts.items())
     try:
         call()
@@ -82,7 +82,7 @@ def expect_valueerror(key: str, call, reason: str, **facts) -> None:
 
 def compile_or_note(impl, pattern: str):
     """``impl.regex_to_dfa(pattern)``, or None with a note on ``extra_regex_syntax`` when
-    the candidate refuses a pattern that needs Python syntax the seed does not list
+    the candidate refuses a pattern that needs Python syntax the spec does not list
     (``golden.readings.uses_extra_syntax``); refusing anything else fails the test."""
     from golden.readings import uses_extra_syntax
 

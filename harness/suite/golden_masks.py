@@ -64,7 +64,7 @@ def replay(impl, golden: dict) -> int:
     compared = 0
     for case in doc["cases"]:
         dfa = compile_or_note(impl, case["pattern"])
-        if dfa is None:  # refused a spelling the seed does not list: a note, not a verdict
+        if dfa is None:  # refused a spelling the spec does not list: a note, not a verdict
             continue
         index = impl.TokenIndex(dfa, vocab, eos_id)
         for path in case["paths"]:
@@ -75,7 +75,7 @@ def replay(impl, golden: dict) -> int:
 def _replay_path(impl, case: dict, index, path: dict, vocab, eos_id) -> int:
     """One path through ``golden.replay.walk_path`` (the one masks-golden walk), judged
     the catalogue's way: a difference fails; after EOS, the mask and ``is_complete()``
-    are the contract's decisions (the seed is silent there); a candidate's exception
+    are the contract's decisions (the spec is silent there); a candidate's exception
     propagates as the candidate raised it."""
     constraint = _Walked(make_constraint(impl, index), path, eos_id)
     text = b""
@@ -122,7 +122,7 @@ def _judge_step(case: dict, path: dict, step, vocab, state: int) -> None:
     facts = dict(case=case["name"], pattern=case["pattern"], seed=path["seed"], step=step.number, path=step.text,
                  state=state)
     want_allowed = sorted(step.allowed)
-    if step.after_eos:  # after EOS: the seed says nothing may follow
+    if step.after_eos:  # after EOS: the spec says nothing may follow
         decision("mask_after_eos_empty", step.got == want_allowed,
                  f"golden case {case['name']}: mask() after EOS allows {step.got[:8]}")
     elif step.got != want_allowed:

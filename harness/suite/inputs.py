@@ -1,4 +1,4 @@
-"""Seeded inputs shared by the catalogue tests: the seed's hand example, the pattern
+"""Seeded inputs shared by the catalogue tests: the spec's hand example, the pattern
 lists, a small seeded pattern generator, vocabularies and the tool schema.
 
 Everything here is data or a pure function of a ``numpy.random.Generator`` seeded by
@@ -23,13 +23,13 @@ from golden import readings
 from harness.suite.explain import fail
 from harness.suite.tiers import record
 
-# ---------------------------------------------------------------- the seed's section 3
+# ---------------------------------------------------------------- the spec's section 3
 
 # pattern, table, vocabulary and mask table: facts.hand (written once); the shapes used here
 HAND_ACCEPT = list(_hand.HAND_ACCEPT)  # a list: compared with an implementation's accept.tolist()
 # ids 0..14: c a t r d o g s ca cat dog ts x <eos> ""; EOS is 13 (a special: no bytes)
 HAND_VOCAB = _hand.hand_vocab()
-hand_trans = _hand.hand_trans  # the seed's hand table as an int32 [7, 256] array (DEAD = -1 elsewhere)
+hand_trans = _hand.hand_trans  # the spec's hand table as an int32 [7, 256] array (DEAD = -1 elsewhere)
 
 
 # ---------------------------------------------------------------- patterns
@@ -67,17 +67,17 @@ EQUIVALENT_PAIRS = (
 )
 
 # test_unsupported_syntax_raises: (pattern, what it is), the rows of facts.constructs on the
-# catalogue's list; the seed's table: "anchors, backreferences, lookarounds, lazy quantifiers,
+# catalogue's list; the spec's table: "anchors, backreferences, lookarounds, lazy quantifiers,
 # non-ASCII, bad repeats, empty language" (and what Python's re itself refuses: nothing to
 # repeat, unbalanced groups). Every one must raise; ValueError is the contract's decision.
 UNSUPPORTED = tuple((r.pattern, r.what) for r in regex_refusals("l87"))
 # A bound over any sane cap: the contract decides it is refused (--strict only, see tiers).
 OVER_THE_CAP = REGEX_OVER_THE_CAP
-# Constructs the seed names (escaped metacharacters, {m,}: Python's own spelling).
+# Constructs the spec names (escaped metacharacters, {m,}: Python's own spelling).
 SUPPORTED = REGEX_SUPPORTED
-# Python syntax the seed does not list: accepted with Python's meaning is a contract decision.
+# Python syntax the spec does not list: accepted with Python's meaning is a contract decision.
 EXTRA_SYNTAX = REGEX_EXTRA + ("(|a)b", "a(b||c)", "(?:a|)\\x62{0,0}c", "[\\x41-\\x43]{0}d")
-# Python syntax the seed does not name and the contract refuses (facts.constructs' rows that
+# Python syntax the spec does not name and the contract refuses (facts.constructs' rows that
 # Python's re reads): a refusal passes, Python's meaning is a note, another meaning fails.
 PYTHON_ONLY_SYNTAX = tuple(r.pattern for r in regex_refusals()
                            if readings.python_only_construct(r.construct, r.pattern) and "l87" not in r.listed
@@ -212,7 +212,7 @@ TOOL_SCHEMA = {
 
 # ---------------------------------------------------------------- building a Constraint
 
-# The seed gives Constraint no constructor: the reasonable shapes, in order (golden.readings,
+# The spec gives Constraint no constructor: the reasonable shapes, in order (golden.readings,
 # shared with the golden replay).
 CONSTRAINT_SHAPES = readings.CONSTRAINT_SHAPES
 _SHAPE: dict = {}  # the shape that worked, once per run (a process grades one candidate)
@@ -233,7 +233,7 @@ def make_constraint(impl, index):
     try:
         constraint, name = readings.build_constraint(impl.Constraint, index)
     except TypeError as exc:
-        fail("Constraint could not be built by any reasonable shape (the seed gives no constructor)",
+        fail("Constraint could not be built by any reasonable shape (the spec gives no constructor)",
              tried=str(exc).split(": ", 1)[-1])
     _SHAPE.update(shape=name)
     record("shape", name)
@@ -241,7 +241,7 @@ def make_constraint(impl, index):
 
 
 def advanced(impl, index, tokens):
-    """A fresh constraint advanced through ``tokens`` (the seed's way to reach a state:
+    """A fresh constraint advanced through ``tokens`` (the spec's way to reach a state:
     no constructor takes a state)."""
     constraint = make_constraint(impl, index)
     for token in tokens:

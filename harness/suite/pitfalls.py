@@ -1,15 +1,15 @@
-"""The seed's twelve pitfalls (``000_...`` section 5) as hints a student can act on.
+"""The spec's twelve pitfalls (``000_...`` section 5) as hints a student can act on.
 
-Each ``Pitfall`` holds the seed's words (``title``), what the student sees (``symptom``),
+Each ``Pitfall`` holds the spec's words (``title``), what the student sees (``symptom``),
 where to look (``look_at``), the tests that catch it and its mutants. Every concrete
 claim a hint makes is an ``Example`` with a check: ``tests/test_pitfall_hints.py`` runs
 each check on the mutant it describes and on the reference, and the claim must hold on
-the mutant and fail on the reference. (The seed's own symptom for pitfall 2, "the hand
+the mutant and fail on the reference. (The spec's own symptom for pitfall 2, "the hand
 example has more than 7 states", is false for mutant s03, which has exactly 7: the
 subset construction of ``(cat|car|dog)s?`` happens to be minimal; the hint says what
 s03 really shows.)
 
-Hints name only the seed's interface (section 4: ``regex_to_dfa``, ``DFA.trans``,
+Hints name only the spec's interface (section 4: ``regex_to_dfa``, ``DFA.trans``,
 ``DFA.accept``, ``DFA.step``, ``DFA.matches``, ``json_schema_to_regex``,
 ``TokenIndex.mask``, ``TokenIndex.next_state``, ``Constraint.state``, ``.done``,
 ``.mask()``, ``.advance``, ``.is_complete``, ``apply_mask``, ``vocab_bytes``,
@@ -34,9 +34,9 @@ from typing import Any
 
 from harness.policy import HINT_LEVELS
 
-__all__ = ["Example", "Pitfall", "PITFALLS", "BY_NUMBER", "BY_MUTANT", "SEED_INTERFACE", "hint"]
+__all__ = ["Example", "Pitfall", "PITFALLS", "BY_NUMBER", "BY_MUTANT", "SPEC_INTERFACE", "hint"]
 
-SEED_INTERFACE = frozenset({   # seed 000 section 4: every name a hint may use with a dot
+SPEC_INTERFACE = frozenset({   # spec 000 section 4: every name a hint may use with a dot
     "DFA.n_states", "DFA.accept", "DFA.trans", "DFA.step", "DFA.matches", "TokenIndex.mask",
     "TokenIndex.next_state", "Constraint.state", "Constraint.done", "Constraint.mask", "Constraint.advance",
     "Constraint.is_complete", "SamplingParams.temperature"})
@@ -59,10 +59,10 @@ class Example:
 @dataclass(frozen=True)
 class Pitfall:
     number: int
-    title: str                   # the seed's words (section 5, "Pitfall")
+    title: str                   # the spec's words (section 5, "Pitfall")
     symptom: str                 # what a student sees; the examples follow it
-    look_at: str                 # where to look, in the seed's interface and sections only
-    tests: tuple[str, ...]       # the seed's "Caught by"
+    look_at: str                 # where to look, in the spec's interface and sections only
+    tests: tuple[str, ...]       # the spec's "Caught by"
     mutants: tuple[str, ...]
     examples: tuple[Example, ...]
 
@@ -165,9 +165,9 @@ def _pattern_accepted(pattern: str) -> Callable[[Any], bool]:
 
 def _vocab(tokens: list[str], specials: list[int], index: int, want) -> Callable[[Any], bool]:
     def check(m) -> bool:
-        from harness.suite.shapes import SeedTokenizer
+        from harness.suite.shapes import SpecTokenizer
 
-        return m.vocab_bytes(SeedTokenizer(tokens, special_ids=specials))[index] == want
+        return m.vocab_bytes(SpecTokenizer(tokens, special_ids=specials))[index] == want
     return check
 
 

@@ -45,7 +45,7 @@ Result records (``"event"`` first):
 - ``{"event": "load", "status": "ok"|"error"|"usage", "reason": str, "problems": [str],
   "notes": [str], "ref_deps": [str], "module": str, "file": str, "confinement": str, "mode": str}``: the candidate was
   imported (or not); ``problems`` are contract names it lacks (the tests needing them
-  fail, the others run), ``notes`` signatures that cannot take the seed's call;
+  fail, the others run), ``notes`` signatures that cannot take the spec's call;
 - ``{"event": "start", "test": name}``: a test began;
 - ``{"event": "result", "test": name, "outcome": "passed"|"failed"|"error"|"crashed"|"timeout",
   "reason": one line, "details": text, "duration": seconds, "notes": [str]}``; a test
@@ -342,7 +342,7 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
-    """Run the catalogue in the seed's order (deep properties after it)."""
+    """Run the catalogue in the spec's order (deep properties after it)."""
     from harness.suite.catalogue import NAMES
 
     rank = {name: i for i, name in enumerate(NAMES)}

@@ -2,16 +2,16 @@
 
 Each function takes the implementation under test (``impl``) and raises
 ``CatalogueFailure`` (an ``AssertionError``, through ``harness.suite.explain.fail``) when
-the implementation departs from what the seed states. Each asserts only what the
-seed's description of its catalogue test says, against an oracle computed here (numpy
+the implementation departs from what the spec states. Each asserts only what the
+spec's description of its catalogue test says, against an oracle computed here (numpy
 arithmetic, Python's ``re``, ``json``), never against the reference's internals. Its
 docstring names the catalogue test it belongs to (the lead calls it from there) and the
 generated survivor of ``mutants --generated --sample 200 --seed 1`` it kills.
 
-Where the seed is silent and only the contract decides (an error class, an input shape
-beyond the seed's), a check records the departure through ``tiers.decision`` instead: a
+Where the spec is silent and only the contract decides (an error class, an input shape
+beyond the spec's), a check records the departure through ``tiers.decision`` instead: a
 note in the default tier, a failure under ``--strict``; so a submission that follows the
-seed to the letter never fails a check in the default tier.
+spec to the letter never fails a check in the default tier.
 
 ``CHECKS`` lists them: (function, catalogue test, survivor ids). ``tests/test_strength.py``
 shows each passes on the reference, never fails a fairness-gallery candidate in the default
@@ -101,18 +101,18 @@ def each_match(dfa, probes):
         yield data, bool(matched)
 
 
-# the seed lists \\d \\w \\s, classes, ., groups and {m,n}; these forms are Python's too: refusing
+# the spec lists \\d \\w \\s, classes, ., groups and {m,n}; these forms are Python's too: refusing
 # one is a contract decision (a note), accepting it with another meaning is wrong in both tiers
-SEED_LISTED = {r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", "[ab]{1,}", "a{2,2}"}
+SPEC_LISTED = {r"\d", r"\D", r"\w", r"\W", r"\s", r"\S", r"[\s\d]", r"[^\w]", r"\.", r"\\", "[ab]{1,}", "a{2,2}"}
 
 
 def _compiled_or_noted(impl, pattern: str):
-    """``impl.regex_to_dfa(pattern)``, or None after noting a refusal of a form beyond the seed's list."""
-    if pattern in SEED_LISTED:
+    """``impl.regex_to_dfa(pattern)``, or None after noting a refusal of a form beyond the spec's list."""
+    if pattern in SPEC_LISTED:
         return impl.regex_to_dfa(pattern)
     try:
         return impl.regex_to_dfa(pattern)
-    except Exception as exc:  # noqa: BLE001 - refusing a form the seed does not list is a decision
+    except Exception as exc:  # noqa: BLE001 - refusing a form the spec does not list is a decision
         decision("python_escapes_and_repeat_forms", False,
                  f"regex_to_dfa({pattern!r}) raised {type(exc).__name__}: {str(exc)[:80]}")
         return None
@@ -123,7 +123,7 @@ def check_array_without_items_is_refused(impl) -> None:
     constraints"): the subset's arrays have ``items`` (seed 2.5: "array with items");
     an array schema without it is outside the subset and must raise ValueError.
 
-    Oracle: the seed's rule, "anything else raises ValueError". Kills: see ``CHECKS``.
+    Oracle: the spec's rule, "anything else raises ValueError". Kills: see ``CHECKS``.
     """
     for schema in ({"type": "array"}, {"type": "array", "maxItems": 2},
                    {"type": "object", "properties": {"a": {"type": "array"}}}):
@@ -176,7 +176,7 @@ def _log_softmax_at(values: np.ndarray, allowed: list[int], token: int) -> float
     return float(values[token] - top - np.log(np.exp(values[allowed] - top).sum()))
 
 
-# state 0 of the hand example allows 0 c, 4 d, 8 ca, 9 cat, 10 dog (seed section 3)
+# state 0 of the hand example allows 0 c, 4 d, 8 ca, 9 cat, 10 dog (spec section 3)
 _STATE0_ALLOWED = [0, 4, 8, 9, 10]
 _PENALTY_CASES = (  # (logits of the allowed ids 0 4 8 9 10, history, prompt, penalty)
     ([1.0, 2.0, 3.0, 4.0, 3.5], [9], (), 2.0),         # 9 falls to 2.0: 10 wins
@@ -333,10 +333,10 @@ def _dot_table() -> tuple[np.ndarray, np.ndarray]:
 
 def check_dfa_rebuilt_from_tables(impl) -> None:
     """test_hand_example ("section 3's DFA: 7 states, the accepting ones, every edge;
-    step and matches"), for a DFA given its tables: the seed's DFA *is* its two arrays
+    step and matches"), for a DFA given its tables: the spec's DFA *is* its two arrays
     (``trans: int32 [S, 256], accept: bool [S]``), and L10.9 hands tables across.
 
-    Decision ``dfa_from_tables`` (the seed names no constructor): ``DFA(trans, accept)``
+    Decision ``dfa_from_tables`` (the spec names no constructor): ``DFA(trans, accept)``
     given the canonical tables of section 3's example, of ``[ab]*`` (one state) and of
     ``.`` is that DFA: the same arrays, and ``matches`` answers as Python's ``re`` does.
     Oracle: the tables written out by hand here and ``re.fullmatch`` on bytes.
@@ -353,7 +353,7 @@ def check_dfa_rebuilt_from_tables(impl) -> None:
         try:
             dfa = impl.DFA(trans.copy(), accept.copy())
             same = (int(dfa.n_states) == len(accept) and np.array_equal(np.asarray(dfa.trans), trans)
-                    and np.asarray(dfa.trans).dtype == np.int32  # the seed: trans: int32[S, 256]
+                    and np.asarray(dfa.trans).dtype == np.int32  # the spec: trans: int32[S, 256]
                     and np.array_equal(np.asarray(dfa.accept), accept))
             wrong = [d for d in probes if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d) is not None)]
         except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
@@ -368,7 +368,7 @@ def check_dfa_rebuilt_from_tables(impl) -> None:
 
 def check_float_token_id_is_refused(impl) -> None:
     """test_hand_example_masks ("next_state for tokens, EOS, dead tokens"), for a token id
-    that is not an int: the seed's token id is an ``int``.
+    that is not an int: the spec's token id is an ``int``.
 
     Decision ``float_token_id_typeerror``: ``next_state(0, 9.0)`` raises TypeError, never
     reads the float as token 9 (``cat``). Oracle: the contract's rule (a wrong Python type
@@ -388,16 +388,16 @@ def check_float_token_id_is_refused(impl) -> None:
         decision("float_token_id_typeerror", False, f"next_state(0, {token!r}) returned {got!r}")
 
 
-# Python syntax beyond the seed's subset that Python 3.10+ reads on bytes patterns: refused,
+# Python syntax beyond the spec's subset that Python 3.10+ reads on bytes patterns: refused,
 # or accepted with Python's meaning (never with another one)
 PYTHON_EXTENSIONS = ("(?i)a", "(?s).", "(?m)ab", "(?x)a b", "(?i:a)b", "(?s:.)a", "(?P<n>a)b", "(?#c)a", "(?i)[a-c]x")
 
 
 def check_python_extensions_are_refused_or_python(impl) -> None:
     """test_unsupported_syntax_raises ("no silent misreading"), for the Python syntax
-    the seed's list does not name: inline and scoped flags, named groups, comments.
+    the spec's list does not name: inline and scoped flags, named groups, comments.
 
-    Accepted, a pattern must mean what Python means (the seed: "the subset is Python's
+    Accepted, a pattern must mean what Python means (the spec: "the subset is Python's
     own"); refused, the class is decision ``unsupported_syntax_valueerror``. Oracle:
     ``re.fullmatch`` on bytes over every one-byte string and the two-byte strings of
     16 probe bytes plus a few words. Kills: see ``CHECKS``.
@@ -451,11 +451,11 @@ def check_history_ids_out_of_range(impl) -> None:
 
 def check_vocab_bytes_reads_a_list_of_token_strings(impl) -> None:
     """test_vocab_bytes ("the byte map undone; non-map strings as UTF-8"), for the
-    plainest tokenizer: the token strings themselves (the seed: "vocab_bytes gets them
+    plainest tokenizer: the token strings themselves (the spec: "vocab_bytes gets them
     back from token strings").
 
     Decision ``vocab_bytes_token_list``: a list, or a tuple, of token strings is read with
-    the seed's rule. Oracle: GPT-2's byte map written out in ``test_vocab`` and the seed's
+    the spec's rule. Oracle: GPT-2's byte map written out in ``test_vocab`` and the spec's
     rule (only map characters: through the map; else UTF-8). Kills: see ``CHECKS``.
     """
     from harness.suite.inputs import expected_bytes, gpt2_byte_map
@@ -495,7 +495,7 @@ def check_large_enum_schema(impl) -> None:
     for an ``enum`` of realistic size (section 2.5: "an alternation of the values'
     compact JSON").
 
-    Decision ``large_enum_accepted`` (the seed states no size bound; the contract lets an
+    Decision ``large_enum_accepted`` (the spec states no size bound; the contract lets an
     implementation document one): an ``enum`` of 5,000 ten-letter strings (a regex of about
     75,000 characters) is accepted, and its regex means the enum. Oracle: Python's ``re``
     over the returned regex, and ``json.dumps`` of members and of one-letter edits of them.
@@ -532,7 +532,7 @@ def check_large_enum_schema(impl) -> None:
 # Mul_Div.2 and Mul_Pow.2. Each is a default-tier survivor (confirmed by a catalogue run).
 # The checks after the comment "strict-tier decisions" grade contract decisions only (notes in
 # the default tier): each kills a survivor of the default tier of seed 1's sample that departs
-# from a decision the seed does not state; the deep pass of ``mutants --generated`` (--deep
+# from a decision the spec does not state; the deep pass of ``mutants --generated`` (--deep
 # --strict) kills it. Survivor ids are sites of the reference as it is now
 # (``generation.enumerate_sites``); ``equivalents.json`` records each one's change
 # (``GeneratedMutant.before`` and ``after``), by which ``tests/test_strength.py`` finds it

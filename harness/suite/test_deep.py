@@ -12,7 +12,7 @@ shrunk pattern, string, state or document.
   which equals ``re`` wherever both answer, gives the expected answer instead);
 - masks: ``TokenIndex.mask`` after a prefix equals the derivative oracle's mask;
 - schemas: valid and one-mutation documents match iff json + jsonschema say so (and the
-  seed's grammar: a raw DEL in a string no enum spells is out, ``free_string_holds_del``).
+  spec's grammar: a raw DEL in a string no enum spells is out, ``free_string_holds_del``).
 
 Then exact checks on fixed inputs, where the drawn ones are too few or too small to reach
 the code (each found by generated mutants that no test executed or none killed, and shown
@@ -146,7 +146,7 @@ def test_deep_schema_documents_get_the_oracles_verdict(impl, data):
         decided = decided_constructs(schema)
         if not decided:
             fail("a schema of the subset was refused", schema=schema, error=(str(exc).splitlines() or [""])[0])
-        for key in decided:  # the seed allows refusing these (annotations) or is silent (type + enum)
+        for key in decided:  # the spec allows refusing these (annotations) or is silent (type + enum)
             decision(key, False, f"{schema} was refused: {(str(exc).splitlines() or [''])[0]}")
         return
     dfa = impl.regex_to_dfa(pattern)
@@ -154,7 +154,7 @@ def test_deep_schema_documents_get_the_oracles_verdict(impl, data):
     if got == want:
         return
     if readings.readings_differ(schema) and got == ascii_reading_verdict(schema, document, verdict):
-        # the seed's literal json.dumps call (ensure_ascii): the other reading, a note
+        # the spec's literal json.dumps call (ensure_ascii): the other reading, a note
         decision("enum_const_raw_utf8", False, f"{schema}: the document {document!r} is judged as the literal "
                                                f"json.dumps call (ensure_ascii) writes enum/const values")
         return
@@ -163,7 +163,7 @@ def test_deep_schema_documents_get_the_oracles_verdict(impl, data):
 
 
 def ascii_reading_verdict(schema, document: str, verdict) -> bool:
-    """Whether ``document`` is in the schema's language under the seed's literal reading of
+    """Whether ``document`` is in the schema's language under the spec's literal reading of
     section 2.5 (``json.dumps`` with its default ``ensure_ascii``): valid and ordered, and
     written as that reading writes it (enum/const values and property names escaped to
     ASCII, every other string raw as the raw reading writes it)."""
@@ -174,7 +174,7 @@ def ascii_reading_verdict(schema, document: str, verdict) -> bool:
 
 
 def _reading_dump(schema, value) -> str:
-    """``value`` written as the ASCII reading of the seed writes it under ``schema``."""
+    """``value`` written as the ASCII reading of the spec writes it under ``schema``."""
     if isinstance(schema, dict) and "anyOf" in schema:
         import jsonschema
 
@@ -195,14 +195,14 @@ def _reading_dump(schema, value) -> str:
 
 def compile_pattern(impl, pattern: str):
     """``regex_to_dfa(pattern)``; None (and a note on ``extra_regex_syntax``) when the
-    candidate refuses a pattern that needs syntax the seed does not list; a refusal of
+    candidate refuses a pattern that needs syntax the spec does not list; a refusal of
     anything else fails the test."""
     return compile_or_note(impl, pattern)
 
 
 def enum_texts_match(schema, value) -> bool:
     """Whether every part of ``value`` under an ``enum``/``const`` is written as one of the
-    values' compact JSON (the seed: "an alternation of the values' compact JSON"), which
+    values' compact JSON (the spec: "an alternation of the values' compact JSON"), which
     JSON Schema's equality does not ask (key order, ``1.0`` for ``1``). ``value`` comes
     from ``json.loads`` of the document, so its key order is the document's."""
     if not isinstance(schema, dict):
@@ -266,7 +266,7 @@ that ``test_hand_example`` asks on its 7-state DFA: any distance past the end or
 
 
 def test_deep_step_refuses_every_state_out_of_range(impl):
-    """The contract's decision ``step_out_of_range_valueerror`` (the seed does not say): a
+    """The contract's decision ``step_out_of_range_valueerror`` (the spec does not say): a
     state that is neither DEAD nor in range(n_states) raises ValueError, however far out;
     DEAD and every state in range are read. Oracle: the hand example's table (section 3)
     and ``[ab]*``'s one state, which loops on a and b."""

@@ -1,6 +1,6 @@
-"""Catalogue: the DFA (seed tests 1, 3, 4, 5, 6).
+"""Catalogue: the DFA (spec tests 1, 3, 4, 5, 6).
 
-Oracles: the seed's hand table (section 3), Python's ``re.fullmatch`` on bytes, the
+Oracles: the spec's hand table (section 3), Python's ``re.fullmatch`` on bytes, the
 derivative oracle's canonical DFA (``oracles.derivatives``), and a backward search
 written here. The candidate's own tables only *generate inputs* (random walks); they
 never supply an expected answer.
@@ -115,7 +115,7 @@ def _check_step_and_matches(impl, dfa) -> None:
         fail("DEAD must be -1", expected=-1, got=impl.DEAD)
     try:
         from_dead = dfa.step(DEAD, b"a")
-    except Exception as exc:  # noqa: BLE001 - the seed does not say; the contract decides
+    except Exception as exc:  # noqa: BLE001 - the spec does not say; the contract decides
         from_dead = f"{type(exc).__name__}: {exc}"
     decision("step_from_dead", from_dead == DEAD, f"DFA.step(DEAD, b'a') gave {from_dead!r}, expected DEAD")
     for bad in (7, -2):
@@ -265,19 +265,19 @@ def _compare_tables(reason: str, want_t, want_a, got_t, got_a, finding: str | No
 
 @pytest.mark.boundary
 def test_unsupported_syntax_raises(impl):
-    for pattern, what in UNSUPPORTED:  # the seed: these raise (the class is a contract decision)
+    for pattern, what in UNSUPPORTED:  # the spec: these raise (the class is a contract decision)
         expect_refusal(lambda: impl.regex_to_dfa(pattern), f"{what} must be refused",
                        valueerror="unsupported_syntax_valueerror", pattern=pattern)
     for pattern in SUPPORTED:
         compile_ok(impl, pattern)
-    for pattern in EXTRA_SYNTAX:  # Python's meaning, where the seed does not list the construct
+    for pattern in EXTRA_SYNTAX:  # Python's meaning, where the spec does not list the construct
         try:
             _, trans, accept = compile_ok(impl, pattern)
         except Exception as exc:  # noqa: BLE001 - a refusal of any class (or a failure of compile_ok)
             decision("extra_regex_syntax", False, f"{pattern!r}: {type(exc).__name__}: "
                                                   f"{(str(exc).splitlines() or [''])[0]}")
             continue
-        _same_language_as_re(pattern, trans, accept, "Python syntax the seed does not list was accepted "
+        _same_language_as_re(pattern, trans, accept, "Python syntax the spec does not list was accepted "
                              "with another language than Python's (refusing it is allowed)")
     for pattern in PYTHON_ONLY_SYNTAX:  # refused by the contract; Python's meaning a note; another a failure
         try:
@@ -285,10 +285,10 @@ def test_unsupported_syntax_raises(impl):
         except Exception:  # noqa: BLE001 - a refusal of any class: what the contract decides
             continue
         _, trans, accept = compile_ok(impl, pattern)
-        _same_language_as_re(pattern, trans, accept, "Python syntax the seed does not name was accepted "
+        _same_language_as_re(pattern, trans, accept, "Python syntax the spec does not name was accepted "
                              "with another language than Python's (refusing it is allowed)")
         decision("python_only_syntax_refused", False, f"{pattern!r} was accepted (with Python's meaning)")
-    if is_strict():  # an uncapped reading of the seed would build a billion states: not asked by default
+    if is_strict():  # an uncapped reading of the spec would build a billion states: not asked by default
         for pattern in OVER_THE_CAP:
             expect_valueerror("repeat_cap", lambda: impl.regex_to_dfa(pattern), "a repeat bound over the cap",
                               pattern=pattern)

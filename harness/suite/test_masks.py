@@ -1,6 +1,6 @@
-"""Catalogue: token masks and the Constraint (seed tests 2, 7, 8, 9, 10).
+"""Catalogue: token masks and the Constraint (spec tests 2, 7, 8, 9, 10).
 
-Oracles: the seed's hand masks (section 3), the brute-force definition (walk a token's
+Oracles: the spec's hand masks (section 3), the brute-force definition (walk a token's
 bytes through the DFA: ``m_s[t] = delta*(s, bytes(t)) != DEAD``, ``m_s[eos] = s in F``),
 and the golden file written from the derivative oracle.
 """
@@ -92,7 +92,7 @@ def test_hand_example_masks(impl):
     context = hand_finding(trans, accept, NUMBERED_BY_SECTION_3)
     index = impl.TokenIndex(dfa, HAND_VOCAB, HAND_EOS)
     want_masks, want_ends = brute_force(hand_trans(), np.array(HAND_ACCEPT), HAND_VOCAB, HAND_EOS)
-    for state, allowed in HAND_MASKS.items():  # the seed's table, then the definition for 1, 2, 4
+    for state, allowed in HAND_MASKS.items():  # the spec's table, then the definition for 1, 2, 4
         assert set(np.flatnonzero(want_masks[state])) == allowed, "catalogue bug: hand masks"
     for state in range(7):
         got = mask_of(index, state, len(HAND_VOCAB), pattern=HAND_PATTERN)
@@ -111,13 +111,13 @@ def test_hand_example_masks(impl):
 
 
 def check_next_state(index, state: int, token: int, want: int, vocab, eos_id, trans, **facts) -> None:
-    """``next_state(state, token)`` against the walk of the token's bytes. The seed defines
+    """``next_state(state, token)`` against the walk of the token's bytes. The spec defines
     it for tokens with bytes (delta*, DEAD where the walk dies); for EOS, a special or the
     empty token it is the contract's decision (``eos_next_state``,
     ``next_state_refused_is_dead``): a departure there is a note in the default tier."""
     try:
         got = index.next_state(state, token)
-    except Exception as exc:  # noqa: BLE001 - allowed only where the seed is silent
+    except Exception as exc:  # noqa: BLE001 - allowed only where the spec is silent
         got = f"{type(exc).__name__}: {str(exc).strip()[:100]}"
     if got == want:
         return
@@ -172,7 +172,7 @@ def test_masks_match_brute_force(impl):
             tokens = range(len(vocab))
             try:  # one round trip; a token that raises is found below, one call each
                 nexts = next_states(index, [(state, token) for token in tokens], ahead)
-            except Exception:  # noqa: BLE001 - only where the seed is silent (check_next_state says)
+            except Exception:  # noqa: BLE001 - only where the spec is silent (check_next_state says)
                 nexts = None
             for token in tokens:
                 want = int(want_ends[state, token])
@@ -254,7 +254,7 @@ def test_constraint_lifecycle(impl):
              f"{np.flatnonzero(after).tolist()[:8]}")
     for token in (HAND_EOS, 7, 0):
         _refused(c, token, "nothing may follow EOS", token=token)
-    resumed = advanced(impl, index, [8])  # "ca": the seed's state 3
+    resumed = advanced(impl, index, [8])  # "ca": the spec's state 3
     _expect(resumed, state=3, done=False, complete=False, allowed={2, 3, 11}, context=context)
     resumed.advance(11)  # ts
     _expect(resumed, state=6, done=False, complete=True, allowed={13}, context=context)
@@ -270,8 +270,8 @@ def _unchanged_after_refusal(c, state: int, allowed: set[int]) -> None:
     decision("refusal_changes_nothing", got == want, f"after two refused tokens: {got}, expected {want}")
 
 
-_SEED_NAMES = {"state": "Constraint.state", "done": "Constraint.done", "complete": "Constraint.is_complete()",
-               "allowed": "Constraint.mask()"}   # what a student reads names the seed's interface (section 4)
+_SPEC_NAMES = {"state": "Constraint.state", "done": "Constraint.done", "complete": "Constraint.is_complete()",
+               "allowed": "Constraint.mask()"}   # what a student reads names the spec's interface (section 4)
 
 
 def _expect(c, state: int, done: bool, complete: bool, allowed: set[int], context: dict) -> None:
@@ -280,7 +280,7 @@ def _expect(c, state: int, done: bool, complete: bool, allowed: set[int], contex
     want = dict(state=state, done=done, complete=complete, allowed=allowed)
     for key in want:
         if got[key] != want[key]:
-            fail(f"{_SEED_NAMES[key]} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got,
+            fail(f"{_SPEC_NAMES[key]} differs from section 3's walk", pattern=HAND_PATTERN, expected=want, got=got,
                  **context)
     if np.asarray(c.mask()).shape != (len(HAND_VOCAB),):
         fail("Constraint.mask() must be bool [V]", got=np.asarray(c.mask()).shape)

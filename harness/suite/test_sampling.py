@@ -1,7 +1,7 @@
-"""Catalogue: masking logits and sampling under a constraint (seed tests 11, 12, 13).
+"""Catalogue: masking logits and sampling under a constraint (spec tests 11, 12, 13).
 
 Oracles: numpy arithmetic written here (the masked copy, the log-softmax over the
-allowed tokens), the seed's hand example, and ``json`` + ``jsonschema`` through
+allowed tokens), the spec's hand example, and ``json`` + ``jsonschema`` through
 ``oracles.stdlib.check_document`` for generated documents.
 """
 
@@ -30,7 +30,7 @@ from harness.suite.tiers import decision
 @pytest.mark.boundary
 def test_apply_mask(impl):
     rng = seeded_rng(5)
-    # every float dtype an engine's logits may have (the seed fixes only the float64 output): a
+    # every float dtype an engine's logits may have (the spec fixes only the float64 output): a
     # write into the caller's array shows on float64, where np.asarray makes no copy
     for size, dtype in ((1, np.float32), (7, np.float64), (300, np.float32), (300, np.float64), (40, np.float16)):
         logits = rng.normal(size=size).astype(dtype)
@@ -56,7 +56,7 @@ def test_apply_mask(impl):
         from_lists = f"{type(exc).__name__}: {exc}"
     decision("apply_mask_accepts_lists", from_lists == [-np.inf, 2.0, -np.inf],
              f"apply_mask([1.0, 2.0, 3.0], [False, True, False]) gave {from_lists!r}")
-    # the seed: "an all-false mask and a wrong shape are errors"
+    # the spec: "an all-false mask and a wrong shape are errors"
     expect_refusal(lambda: impl.apply_mask(np.zeros(4), np.zeros(4, dtype=bool)),
                    "an all-False mask is an error (L8.1 would see an all -inf row)",
                    valueerror="apply_mask_errors_valueerror")
@@ -98,7 +98,7 @@ def test_greedy_takes_the_best_allowed_token(impl):
         if not np.isclose(logprob, want_lp, rtol=1e-6, atol=1e-6):
             fail("the logprob is the log-softmax over the allowed tokens", **facts, token=want_id,
                  expected=want_lp, got=float(logprob))
-        if want_id == HAND_EOS:  # the seed: advanced means EOS is taken (done); the state is a decision
+        if want_id == HAND_EOS:  # the spec: advanced means EOS is taken (done); the state is a decision
             if not bool(c.done):
                 fail("constrained_sample must advance the constraint (EOS: done)", **facts, got=bool(c.done))
             decision("eos_keeps_state", int(c.state) == want_state,

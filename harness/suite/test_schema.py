@@ -1,4 +1,4 @@
-"""Catalogue: the JSON-schema subset (seed tests 14, 15).
+"""Catalogue: the JSON-schema subset (spec tests 14, 15).
 
 Oracle: ``json.loads`` + ``jsonschema`` (Draft 2020-12) + property order, through
 ``oracles.stdlib.check_document``. Each document's expected verdict is the oracle's;
@@ -103,7 +103,7 @@ def test_json_schema_documents(impl):
     strength.run_for("test_json_schema_documents", impl)
 
 
-# Values and property names the seed's two readings of compact JSON write differently (section
+# Values and property names the spec's two readings of compact JSON write differently (section
 # 2.5: "as json.dumps(v, separators=(",", ":")) writes it", whose ensure_ascii escapes non-ASCII
 # and DEL; the reference writes raw UTF-8): either reading passes, the same one throughout.
 READING_SCHEMAS = [({"enum": ["Z\u00fcrich", "\x7f", 1]}, ["Z\u00fcrich", "\x7f"]),
@@ -136,12 +136,12 @@ def _check_compact_readings(impl) -> None:
 # (schema, what it is): every one must raise ValueError (facts.constructs, the catalogue's rows)
 OUTSIDE = [(r.schema, r.what) for r in schema_refusals("l87")]
 INSIDE = [TOOL_SCHEMA, SEVERAL, BOUNDED, NESTED, STRING, EITHER, {"const": {"k": [1, 2]}}, {"type": "boolean"}]
-# The seed's 2.5 refuses "anything else"; annotations constrain nothing, so the default tier
+# The spec's 2.5 refuses "anything else"; annotations constrain nothing, so the default tier
 # accepts either reading: refused with ValueError, or accepted with the language unchanged.
 ANNOTATED = [({**STRING, "title": "t", "description": "d"}, STRING, "string"),
              ({"type": "integer", "examples": [1], "default": 1, "$comment": "c",
                "$schema": "https://json-schema.org/draft/2020-12/schema"}, {"type": "integer"}, "integer")]
-# Where the seed is silent (the contract decides): (schema, decision key, accepted?)
+# Where the spec is silent (the contract decides): (schema, decision key, accepted?)
 DECIDED = [({"type": "integer", "enum": [1, 2]}, "type_with_enum", True),
            ({"type": "string", "const": "x"}, "type_with_enum", True),
            ({"type": ["string", "null"]}, "type_list_refused", False),
@@ -151,7 +151,7 @@ ANNOTATION_PROBES = [b'""', b'"a"', "\"\u00e9\"".encode(), b"1", b"-12", b"0", b
 
 @pytest.mark.boundary
 def test_json_schema_rejects_keywords_outside_the_subset(impl):
-    for schema, what in OUTSIDE:  # the seed: "Anything else ... raises ValueError"
+    for schema, what in OUTSIDE:  # the spec: "Anything else ... raises ValueError"
         with _raises(ValueError, f"a schema with {what} must raise ValueError", schema=json.dumps(schema)):
             impl.json_schema_to_regex(schema)
     for schema in INSIDE:

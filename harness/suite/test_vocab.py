@@ -1,15 +1,15 @@
-"""Catalogue: token bytes (seed test 16).
+"""Catalogue: token bytes (spec test 16).
 
 Oracle: the GPT-2 byte map as GPT-2's ``encoder.py`` defines it (``bytes_to_unicode``,
-written out here), the seed's rule (a string made only of map characters is decoded
+written out here), the spec's rule (a string made only of map characters is decoded
 through the map, any other string is UTF-8, specials are None), a real byte-level BPE
 trained in memory with ``tokenizers``, and a tiktoken-style encoding whose
 ``decode_single_token_bytes`` is the answer.
 
-The default tier hands ``vocab_bytes(tok)`` one ``SeedTokenizer`` (``shapes.py``): token
+The default tier hands ``vocab_bytes(tok)`` one ``SpecTokenizer`` (``shapes.py``): token
 strings plus specials marked the way real tokenizers carry them, never an extra
 argument. The tiktoken-like encoding, the real ``tokenizers.Tokenizer`` and the exported
-byte-map functions are contract decisions (the seed: "vocab_bytes gets them back from
+byte-map functions are contract decisions (the spec: "vocab_bytes gets them back from
 token strings"; the byte map comes from M05.2).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.sandbox.shapes import SeedTokenizer, TiktokenLike
+from harness.sandbox.shapes import SpecTokenizer, TiktokenLike
 from harness.suite import strength
 from harness.suite.explain import fail
 from harness.suite.inputs import expected_bytes, gpt2_byte_map
@@ -62,7 +62,7 @@ def _check_strings(impl, inverse) -> None:
     want = [None if i in specials else expected_bytes(t, inverse) for i, t in enumerate(tokens)]
     assert want[0] == b" hello" and want[5] == "\u4e2d".encode() and want[8] == "\u00e9".encode(), "catalogue bug"
     assert {w for w in want if w is not None and len(w) == 1} == {bytes([b]) for b in range(256)}, "catalogue bug"
-    got = impl.vocab_bytes(SeedTokenizer(tokens, special_ids=sorted(specials)))
+    got = impl.vocab_bytes(SpecTokenizer(tokens, special_ids=sorted(specials)))
     _compare("a tokenizer's token strings (specials marked by the tokenizer)", tokens, want, got)
 
 

@@ -1,7 +1,7 @@
-"""Two tiers of grading: what the seed states, and what our contract decides beyond it.
+"""Two tiers of grading: what the spec states, and what our contract decides beyond it.
 
-The default tier asserts only what the seed's text (``000_4b494d6fc237472e.txt``,
-sections 2-5) states, and accepts every reading consistent with it. Where the seed is
+The default tier asserts only what the spec's text (``000_4b494d6fc237472e.txt``,
+sections 2-5) states, and accepts every reading consistent with it. Where the spec is
 silent, the contract (``harness/contract/constrain.pyi``) takes a decision ("Decision:"
 in its docstrings); a test checks such a decision through ``decision(...)``:
 
@@ -43,7 +43,7 @@ __all__ = ["Decision", "DECISIONS", "decision", "register", "set_strict", "is_st
 
 @dataclass(frozen=True)
 class Decision:
-    """One contract decision the seed does not state: its key and what it requires."""
+    """One contract decision the spec does not state: its key and what it requires."""
 
     key: str
     requires: str
@@ -74,7 +74,7 @@ for _key, _requires in (
      "under --strict: an uncapped reading builds a billion states)"),
     ("extra_regex_syntax", "`(?:...)`, an empty alternation branch, `\\xHH`, `]` first in a class and `{0}` are "
      "accepted with Python's meaning (a refusal is a note; another meaning fails in both tiers)"),
-    ("python_only_syntax_refused", "Python syntax the seed does not name (inline flags `(?i)`, named groups "
+    ("python_only_syntax_refused", "Python syntax the spec does not name (inline flags `(?i)`, named groups "
      "`(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's "
      "meaning is a note; another meaning fails in both tiers)"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
@@ -102,31 +102,31 @@ for _key, _requires in (
     ("sample_after_eos_valueerror", "`constrained_sample` on a finished constraint raises ValueError"),
     # schemas
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
-     "accepted (the seed also allows refusing them with ValueError)"),
+     "accepted (the spec also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
     ("type_list_refused", "a list of types (`\"type\": [\"string\", \"null\"]`) raises ValueError"),
     ("enum_const_raw_utf8", "enum/const values and property names are written as compact JSON with raw UTF-8 "
-     "(`ensure_ascii=False`, as the port's `dumps` writes); the seed's literal call `json.dumps(v, "
+     "(`ensure_ascii=False`, as the port's `dumps` writes); the spec's literal call `json.dumps(v, "
      "separators=(\",\", \":\"))` escapes non-ASCII and DEL as `\\uXXXX`: that reading passes every tier but "
      "--strict"),
     ("empty_enum_refused", "an empty `enum` raises ValueError"),
     ("array_without_items_refused", "an array schema without `items` raises ValueError"),
     ("large_enum_accepted", "an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is "
-     "accepted with the seed's meaning: size bounds stay above realistic tool schemas"),
+     "accepted with the spec's meaning: size bounds stay above realistic tool schemas"),
     # token bytes
     ("byte_map_functions", "`bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map"),
     ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`)"),
-    ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the seed's rule"),
+    ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the spec's rule"),
     ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
      "BPE; the added special token is None)"),
-    # the port's tool surface (golden replay --file tools): the reference's choices the seed does not state
+    # the port's tool surface (golden replay --file tools): the reference's choices the spec does not state
     ("tools_render_refuses_bad_messages", "`render_messages` refuses a malformed conversation (messages not an "
      "array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) "
      "with the OpenAI error shape and the reference's status"),
     ("tools_render_arguments_verbatim", "`render_messages` writes an assistant's tool-call arguments back as the "
      "client sent them (re-serializing them as compact JSON, key order kept, is a note)"),
     ("tools_json_byte_form", "`message_json` and `delta_json` write the reference's byte form: its key order, "
-     "`tool_calls` omitted when empty (the shape itself is the seed's and fails in both tiers)"),
+     "`tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers)"),
 ):
     register(_key, _requires)
 
@@ -192,7 +192,7 @@ def pytest_addoption(parser) -> None:
         return
     parser.getgroup("constrain-harness tiers").addoption(
         "--strict", action="store_true", default=False, dest="strict",
-        help="grade the contract's decisions too (default: the seed's text only; a departure is a note)")
+        help="grade the contract's decisions too (default: the spec's text only; a departure is a note)")
 
 
 def _registered_option_names(parser) -> set[str]:

@@ -11,7 +11,7 @@ A ``Constraint`` follows one output through a ``TokenIndex``:
 Invariant: ``state`` is never DEAD, so ``mask()`` of a live DFA always allows a
 token or EOS when the vocabulary has every single byte and an EOS id.
 
-Example, ``(cat|car|dog)s?`` with the seed's vocabulary (``ca`` = 8, ``t`` = 2, EOS =
+Example, ``(cat|car|dog)s?`` with the spec's vocabulary (``ca`` = 8, ``t`` = 2, EOS =
 13)::
 
     c = Constraint(index)

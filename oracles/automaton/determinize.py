@@ -1,4 +1,4 @@
-"""Thompson NFA -> DFA over byte classes (the subset construction; seed section 2.2).
+"""Thompson NFA -> DFA over byte classes (the subset construction; spec section 2.2).
 
 Byte classes: bytes that every NFA edge treats alike. Guarantee: any two bytes in one
 class lead every NFA state (and so every DFA state) to the same successor, so the

@@ -16,7 +16,7 @@ Guarantees of a DFA built by ``regex_to_dfa`` (checked by ``DFA.check_canonical`
   0..255 in ascending order, so two patterns with the same language have equal
   ``trans`` and ``accept`` arrays.
 
-Example, the seed's section 3: ``(cat|car|dog)s?`` has 7 states; 0 -c-> 1, 0 -d-> 2,
+Example, the spec's section 3: ``(cat|car|dog)s?`` has 7 states; 0 -c-> 1, 0 -d-> 2,
 1 -a-> 3, 2 -o-> 4, 3 -r,t-> 5, 4 -g-> 5, 5 -s-> 6, accepting {5, 6}.
 """
 

@@ -5,7 +5,7 @@ optionally an EOS id. Output: per DFA state ``s``, the mask ``m_s`` (bool [V],
 ``TokenIndex.mask``) and the state each allowed token leads to (``next_state``);
 ``build_all`` gives every state's at once (``Transitions``: the pairs by state).
 
-Rules (seed section 2.3), for V = len(vocab):
+Rules (spec section 2.3), for V = len(vocab):
 
 - ``m_s[t]`` is True iff t is not EOS, ``vocab[t]`` is non-empty bytes and
   ``dfa.step(s, vocab[t]) != DEAD``: the token keeps the text a prefix of some
@@ -25,7 +25,7 @@ It is made fast with numpy: the trie is flattened, nodes numbered breadth first
 range; the walk goes level by level over all live (node, state) pairs at once, and
 ``build_all`` starts it from every state together.
 
-Example, the seed's section 3: ``(cat|car|dog)s?`` with vocabulary
+Example, the spec's section 3: ``(cat|car|dog)s?`` with vocabulary
 ``c a t r d o g s ca cat dog ts x <eos> ""`` (EOS 13): from state 3 (after "ca") the
 walk reaches ``t`` (to 5), ``r`` (to 5) and ``ts`` (t to 5, s to 6), so
 ``mask(3)`` allows ids 2, 3 and 11; ``mask(5)`` allows ``s`` and EOS.
@@ -45,7 +45,7 @@ trie: 217k nodes for cl100k_base, 422k for o200k_base. ``constrain-harness bench
 masks`` prints the figures.
 
 Lineage: the per-state token index of Willard and Louf (2023) and outlines-core
-``Index::new``, computed here by a trie walk (seed section 2.3) instead of one
+``Index::new``, computed here by a trie walk (spec section 2.3) instead of one
 walk per token.
 """
 
@@ -193,7 +193,7 @@ def _lcp_with_previous(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray
 
 
 def walk_trie(trie: VocabTrie, trans: np.ndarray, start_states: np.ndarray):
-    """The seed's trie walk, from every state in ``start_states`` at once.
+    """The spec's trie walk, from every state in ``start_states`` at once.
 
     Returns three int32 arrays ``(origin, token, target)``, one entry per allowed
     (start state, token) pair: the token is allowed from ``origin`` and leads to

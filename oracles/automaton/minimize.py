@@ -1,6 +1,6 @@
 """Class DFA -> canonical DFA: liveness, Moore minimization, breadth-first numbering.
 
-The three steps of the seed's section 2.2:
+The three steps of the spec's section 2.2:
 
 1. ``prune_dead``: states from which no accepting state is reachable (found by a
    backward search from the accepting states) are removed and every transition

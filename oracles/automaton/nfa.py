@@ -1,4 +1,4 @@
-"""Tree -> Thompson NFA (Thompson, CACM 1968; the seed's section 2.1).
+"""Tree -> Thompson NFA (Thompson, CACM 1968; the spec's section 2.1).
 
 Each node becomes a fragment with one entry and one exit, glued by epsilon edges:
 

@@ -1,4 +1,4 @@
-"""Sampling under a mask (seed section 2.4, on L8.1's sampler).
+"""Sampling under a mask (spec section 2.4, on L8.1's sampler).
 
 - ``SamplingParams``: temperature (0 means greedy), top_k, top_p, repetition_penalty.
 - ``sample(logits, p, history, rng, prompt=())`` draws one id; ``-inf`` is never drawn.

@@ -1,4 +1,4 @@
-"""JSON-schema subset -> a pattern of the regex subset (the seed's section 2.5).
+"""JSON-schema subset -> a pattern of the regex subset (the spec's section 2.5).
 
 The language is *compact* JSON, as ``json.dumps(v, separators=(",", ":"),
 ensure_ascii=False)`` writes it (no whitespace), restricted as follows.
@@ -35,7 +35,7 @@ Known, deliberate differences from JSON Schema validation (the language is a
 subset of the valid documents): extra object keys are never allowed; properties
 appear in the schema's order; an ``enum`` value matches only as its own compact
 JSON (``1.0`` does not match ``1``); an integer has no fraction (``1.0`` is a valid
-integer to JSON Schema, not to the seed's ``-?(0|[1-9][0-9]*)``); strings hold DEL
+integer to JSON Schema, not to the spec's ``-?(0|[1-9][0-9]*)``); strings hold DEL
 (0x7F) only escaped.
 
 Object members are built from the end so the commas come out right, in size

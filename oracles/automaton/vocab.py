@@ -16,7 +16,7 @@ Input: one of
 Output: ``vocab[t]`` is token t's bytes, ``None`` for a special token or an id that
 names no token (a hole in the id range, as in ``cl100k_base`` 100256..100276).
 
-Rule for token strings (seed section 2.3): a string made only of characters of the
+Rule for token strings (spec section 2.3): a string made only of characters of the
 GPT-2 byte map is decoded through ``unicode_to_bytes``; any other string is its
 UTF-8 encoding. Example::
 

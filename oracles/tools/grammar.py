@@ -1,4 +1,4 @@
-"""The grammar of an answer, per ``tool_choice`` (the seed's section 2.4).
+"""The grammar of an answer, per ``tool_choice`` (the spec's section 2.4).
 
 A call is written ``<tool_call>{"name":"<name>","arguments":<object>}</tool_call>``
 in compact JSON, ``<object>`` in the language of the tool's ``parameters``
@@ -38,7 +38,7 @@ TRIGGER = "<tool_call>"
 CLOSER = "</tool_call>"
 SEPARATOR = "\n"
 MAX_PARALLEL_CALLS = 4
-"""Calls in one answer under ``"required"`` with ``parallel_tool_calls`` (the seed's four)."""
+"""Calls in one answer under ``"required"`` with ``parallel_tool_calls`` (the spec's four)."""
 JSON_OBJECT_DEPTH = 3
 """Nesting of ``response_format: json_object`` (all JSON objects are not a regular language)."""
 MAX_JSON_OBJECT_DEPTH = 4

@@ -1,4 +1,4 @@
-"""The streaming tool-call parser and the OpenAI shapes of its answer (the seed's section 2.5).
+"""The streaming tool-call parser and the OpenAI shapes of its answer (the spec's section 2.5).
 
 ``ToolParser(request_id)`` reads the model's text piece by piece (``push(piece)``,
 then ``finish()``) and returns events as soon as they are certain:
@@ -44,7 +44,7 @@ opener is not markup (the opener becomes content), and text after the arguments
 that does not complete ``}</tool_call>`` within ``MAX_CLOSE`` characters is
 content; both are decided on those first characters alone, so splits cannot change them.
 
-Example (the seed's section 3)::
+Example (the spec's section 3)::
 
     >>> p = ToolParser("req7")
     >>> [e for piece in ['Sure.<tool_', 'call>{"name":"get_weather","argu',

@@ -1,4 +1,4 @@
-"""Conversations with tools, rendered into the prompt (the seed's section 2.4).
+"""Conversations with tools, rendered into the prompt (the spec's section 2.4).
 
 ``render_messages(messages, tools)`` turns OpenAI chat messages into plain
 ``(role, content)`` turns:

@@ -4,7 +4,7 @@ Reads the raw request body (``wire.loads_ordered``, so a tool's property order
 survives: it is part of the call's language) and validates exactly the four fields
 of tool calling; every other field of the body is left to the chat route.
 
-Defaults (the seed's, which are OpenAI's): ``tools`` ``[]``; ``tool_choice``
+Defaults (the spec's, which are OpenAI's): ``tools`` ``[]``; ``tool_choice``
 ``"auto"`` when there are tools, else ``"none"``; ``response_format`` ``"text"``;
 ``parallel_tool_calls`` ``true``. A field given as ``null`` is absent.
 
@@ -89,7 +89,7 @@ class Tool:
 @dataclass(frozen=True)
 class ToolChoice:
     """``kind`` is ``"auto"``, ``"none"``, ``"required"`` or ``"named"``; ``name`` is the
-    function's name for ``"named"`` and ``None`` otherwise (the seed's enum
+    function's name for ``"named"`` and ``None`` otherwise (the spec's enum
     ``Auto | None | Required | Named(name)``). E.g. ``ToolChoice.named("f")``."""
 
     kind: str

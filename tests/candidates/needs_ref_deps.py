@@ -1,4 +1,4 @@
-"""Correct but incomplete in the seed's allowed way ("Needs: L8.1 sampling, M05.2 the
+"""Correct but incomplete in the spec's allowed way ("Needs: L8.1 sampling, M05.2 the
 GPT-2 byte map (unicode_to_bytes) (or --ref-deps)"): no sampling and no byte map of its
 own (``SamplingParams``, ``sample``, ``bytes_to_unicode``, ``unicode_to_bytes``
 missing). Its ``constrained_sample`` calls the global ``sample`` (L8.1's) and its

@@ -45,7 +45,7 @@ for _script in _targets():
         pass
 
 
-def apply_mask(logits, mask):  # the seed's pitfall: writes -inf into the caller's array
+def apply_mask(logits, mask):  # the spec's pitfall: writes -inf into the caller's array
     mask = np.asarray(mask, dtype=bool)
     if isinstance(logits, np.ndarray) and logits.shape == mask.shape and mask.any():
         logits[~mask] = -np.inf

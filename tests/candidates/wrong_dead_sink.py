@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 4, mutant s12): the empty set kept as a sink state: every DEAD
+"""Wrong (spec pitfall 4, mutant s12): the empty set kept as a sink state: every DEAD
 transition of the start state leads to a state that loops to itself and never accepts.
 Must fail: test_every_state_is_live."""
 

@@ -1,7 +1,7 @@
-"""Wrong (seed pitfall 3, like mutant s04): the minimal DFA numbered depth first (bytes
+"""Wrong (spec pitfall 3, like mutant s04): the minimal DFA numbered depth first (bytes
 ascending, each successor numbered before the next byte is looked at) instead of breadth
 first, so ``(cat|car|dog)s?`` numbers "ca" 2 and "d" 5. The language is right; only the
-numbering differs from the seed's. Must fail: test_hand_example; the tests that address
+numbering differs from the spec's. Must fail: test_hand_example; the tests that address
 states by their canonical numbers fail with it (issue 26: the diagnosis names pitfall 3)."""
 
 import numpy as np

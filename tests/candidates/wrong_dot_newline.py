@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 1, mutant s01): ``.`` matches every byte, ``\\n`` included.
+"""Wrong (spec pitfall 1, mutant s01): ``.`` matches every byte, ``\\n`` included.
 Must fail: test_matches_python_re."""
 
 from oracles.automaton import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 4, mutant s05): EOS allowed in every state, not only accepting ones.
+"""Wrong (spec pitfall 4, mutant s05): EOS allowed in every state, not only accepting ones.
 Must fail: test_hand_example_masks."""
 
 import numpy as np

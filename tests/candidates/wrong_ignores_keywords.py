@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 11, mutant s25): keywords outside the subset are dropped instead of
+"""Wrong (spec pitfall 11, mutant s25): keywords outside the subset are dropped instead of
 refused. Must fail: test_json_schema_rejects_keywords_outside_the_subset."""
 
 from oracles.automaton import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 8, mutant s23): integers may have leading zeros (``[0-9]+``).
+"""Wrong (spec pitfall 8, mutant s23): integers may have leading zeros (``[0-9]+``).
 Must fail: test_json_schema_documents."""
 
 from oracles.automaton import *  # noqa: F401,F403

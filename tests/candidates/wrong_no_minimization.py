@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 2, mutant s03): the DFA is not minimized where the pattern has an
+"""Wrong (spec pitfall 2, mutant s03): the DFA is not minimized where the pattern has an
 alternation: each accepting state reached on a byte gets a duplicate, as an unminimized
 subset construction leaves one state per branch. Must fail: test_canonical_form."""
 

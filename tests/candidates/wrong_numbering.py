@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 3, mutant s04): states numbered breadth first but with bytes in
+"""Wrong (spec pitfall 3, mutant s04): states numbered breadth first but with bytes in
 descending order, so ``(cat|car|dog)s?`` numbers "d" before "c".
 Must fail: test_hand_example."""
 

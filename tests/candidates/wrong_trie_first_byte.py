@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 5, mutant s06): the mask looks only at a token's first byte, so
+"""Wrong (spec pitfall 5, mutant s06): the mask looks only at a token's first byte, so
 tokens that die later are allowed. Must fail: test_masks_match_brute_force."""
 
 import numpy as np

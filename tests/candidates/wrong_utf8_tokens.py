@@ -1,4 +1,4 @@
-"""Wrong (seed pitfall 12, mutant s26): token strings encoded as UTF-8 without undoing the
+"""Wrong (spec pitfall 12, mutant s26): token strings encoded as UTF-8 without undoing the
 GPT-2 byte map ('Ġ' becomes two bytes, not a space). Must fail: test_vocab_bytes."""
 
 from oracles.automaton import *  # noqa: F401,F403

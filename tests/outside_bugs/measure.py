@@ -9,7 +9,7 @@ Lays out a class with one submission per bug of this folder (``<bug>/constrain.p
 ``WORK_FOLDER/class.json`` is there already: the records are kept), and reads each
 student's feedback at hint level ``full``, written from those records by today's code and
 by the code of each ``REVISION`` given (its feedback and diagnosis modules, from git).
-Each bug's docstring records its true cause: the function it lives in and the seed's
+Each bug's docstring records its true cause: the function it lives in and the spec's
 pitfall it is an instance of (``Pitfall: none`` when it is none of the twelve).
 Two shares are printed (and the per-bug table):
 

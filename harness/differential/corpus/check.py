@@ -19,10 +19,10 @@ module only drives them):
    each parsed by ``json.loads`` and validated by ``jsonschema`` (the validator of the
    schema's own ``$schema``, Draft 2020-12 by default): ``unsound`` counts those that
    fail, with the first as witness;
-4. **completeness** on the record's instances, in the seed's reading: a ``valid`` instance
+4. **completeness** on the record's instances, in the spec's reading: a ``valid`` instance
    (``jsonschema`` asked again: ``mislabelled`` when it disagrees with the record) is
    re-serialised with its object keys in the declared ``properties`` order and as compact
-   JSON; ``outside reading`` when it has a key the schema does not declare (the seed's
+   JSON; ``outside reading`` when it has a key the schema does not declare (the spec's
    objects are closed), else ``accepted``, or one of the documented narrowings
    (``integral float``: ``1.0`` for an integer; ``raw DEL``; ``enum spelling``: an enum
    or const value equal for JSON Schema but spelled otherwise), else ``rejected``: a
@@ -74,7 +74,7 @@ PEER_TIMEOUT_SECONDS = 120.0
 
 
 class OutsideReading(ValueError):
-    """An instance the seed's reading leaves out (a key the schema does not declare)."""
+    """An instance the spec's reading leaves out (a key the schema does not declare)."""
 
 
 def check_entry(payload: dict) -> dict:
@@ -106,7 +106,7 @@ def _stable_hash(text: str) -> int:
 
 
 ACCEPTED_ANNOTATIONS = frozenset({"$schema", "$comment", "examples", "default"})
-"""Annotations that constrain nothing, accepted beside the seed's ``title`` and ``description``
+"""Annotations that constrain nothing, accepted beside the spec's ``title`` and ``description``
 (the contract's decision ``annotations_accepted``, ``harness/contract/constrain.pyi``)."""
 SUBSCHEMA_MAPS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
 SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
@@ -115,7 +115,7 @@ SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "
 
 
 def keywords_outside(schema) -> list[str]:
-    """Every keyword of ``schema`` and its subschemas outside the seed's subset
+    """Every keyword of ``schema`` and its subschemas outside the spec's subset
     (``facts.constructs``: the subset's keywords and annotations, and ``ACCEPTED_ANNOTATIONS``),
     each once, sorted;
     ``additionalProperties`` counts only when it is not ``false``. Walks the subschema

@@ -86,7 +86,7 @@ def _tables(result: CorpusResult) -> list[tuple[str, list[str], list[list[str]]]
             ("Keywords outside the subset (ranked: what the subset would have to grow to cover)",
              ["#", "keyword", "schemas holding it", "refused, the only keyword outside"], outside),
             ("Soundness (random walks of the DFA, validated by jsonschema)", ["", "count"], sound),
-            ("Completeness (the records' instances, in the seed's reading)", ["verdict", "instances"], complete),
+            ("Completeness (the records' instances, in the spec's reading)", ["verdict", "instances"], complete),
             ("Compile time (CPU s, compiled schemas)", ["", "value"], times),
             ("Peers (same schemas, same instances)", ["peer", "compiled", "refused", "absent", "first mask p50",
                                                       "mask p50", "mask p75", "differences from ours",

@@ -22,11 +22,11 @@ For each schema (``check_schema``), the reference compiles it (``json_schema_to_
    is the regex's meaning, the schema's meaning is judged by step 2);
 2. **instances**, judged by ``jsonschema`` (Draft 2020-12, through
    ``oracles.stdlib.check_document``: parses, valid, compact, property order) in the
-   seed's reading: every value of ``instances(schema)`` (values of the schema's shape,
+   spec's reading: every value of ``instances(schema)`` (values of the schema's shape,
    valid or one change away, and values of every other type), written as compact JSON,
    is accepted by the reference DFA and by the derivative oracle exactly when the
    document oracle says ``ok``. A value outside the reading is counted, not compared:
-   ``extra key`` (a key not in ``properties``: the seed's objects are closed). A
+   ``extra key`` (a key not in ``properties``: the spec's objects are closed). A
    value the reading keeps but the language deliberately leaves out is counted under
    its documented narrowing (``oracles/automaton/schema.py``): ``integral float`` (``1.0``
    for an integer: the language's integers have no fraction), ``raw DEL`` (a string
@@ -286,7 +286,7 @@ def _has_extra_key(schema, value) -> bool:
 
 def integral_floats_as_ints(value):
     """``value`` with every integral float (``1.0``) as an int: JSON that Python reads as floats,
-    written the way the seed's compact form writes numbers (the corpus uses it too)."""
+    written the way the spec's compact form writes numbers (the corpus uses it too)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, list):

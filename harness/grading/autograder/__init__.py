@@ -3,7 +3,7 @@ Gradescope and PrairieLearn.
 
 One module per concern:
 
-- ``locate``: find the student's ``constrain`` module in an upload (the seed's layout
+- ``locate``: find the student's ``constrain`` module in an upload (the spec's layout
   ``python/tinyllm/infer/constrain.py``, the top, or anywhere unique); syntax pre-check;
 - ``grading``: grade one module by running ``constrain-harness check`` as a black box
   (its own process, its own confinement) and reading its JSON report -> ``Grade``;

@@ -8,10 +8,10 @@ documented autograder output format).
   full when it passed and the run has no ``problem``, else 0 (never partial);
 - ``output`` of a test by hint level: ``none`` the verdict only; ``pitfall`` also the one
   line why and the pitfall the diagnosis of the whole run attributes the failure to (else
-  the seed's pitfall the test catches); ``full`` also the counterexample and where to look;
+  the spec's pitfall the test catches); ``full`` also the counterexample and where to look;
 - the top-level ``output`` is what a student may read of the run's header (the policy,
   the time budget, and that the seed is the staff's: ``visibility.student_header``; the
-  seed itself, the confinement, its limits
+  spec itself, the confinement, its limits
   and the grader's paths are the course staff's, ``visibility.finish``), the module that
   was graded, the verdict, the notes (contract decisions not met, printed but not graded
   in the default tier) and, when every test scores 0, why; no grader path in any output;
@@ -88,7 +88,7 @@ def _test_lines(test: TestOutcome, grade: Grade, hints: str) -> str:
 def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
     """The pitfall the diagnosis attributes this failure to (``harness.suite.diagnosis``, from
     every failure of the run: one depth-first numbering fails five tests, all pitfall 3),
-    else the seed's table's pitfall for the test; the hint's text is ``harness.suite.pitfalls``'."""
+    else the spec's table's pitfall for the test; the hint's text is ``harness.suite.pitfalls``'."""
     from harness.mutants.witness import reproducing
     from harness.suite.diagnosis import diagnose
     from harness.suite.pitfalls import BY_NUMBER, hint
@@ -99,7 +99,7 @@ def _hint(test: TestOutcome, grade: Grade, hints: str) -> list[str]:
     if entry is not None:
         return [f"hint: {hint(BY_NUMBER[entry['pitfall']], hints)} ({entry['strength']} evidence in your failures)"]
     if test.pitfalls and test.status == "failed":
-        return [f"hint: this test catches the seed's pitfall {test.pitfalls}"]
+        return [f"hint: this test catches the spec's pitfall {test.pitfalls}"]
     return []
 
 

@@ -15,7 +15,7 @@ into a folder of its own, locates the module there (``harness.grading.autograder
 refuses a syntax error without running anything, runs check under the per-submission
 limit (``harness.grading.autograder.bounded``), and returns a ``Grade``:
 
-- ``tests``: one ``TestOutcome`` per catalogue test, in the seed's order, always all of
+- ``tests``: one ``TestOutcome`` per catalogue test, in the spec's order, always all of
   them (a test the run did not report is ``not reported`` and scores 0), then any extra
   test the report names;
 - ``problem``: non-empty when every test scores 0 whatever the statuses say (no module,
@@ -155,7 +155,7 @@ class TestOutcome:
     status: str          # check's status, or "not reported" / "not run"
     reason: str = ""     # one line
     details: str = ""    # the counterexample
-    pitfalls: str = ""   # the seed's pitfall(s) this test catches
+    pitfalls: str = ""   # the spec's pitfall(s) this test catches
     notes: tuple[str, ...] = ()
 
     @property
@@ -424,7 +424,7 @@ def _reported_seed(report: dict) -> int | None:
 
 def _load_record(load: dict) -> tuple[tuple[str, object], ...]:
     """What check's load record says a student may read (how the import went, the contract
-    names missing or unusable, signatures the seed's call cannot use), escaped and bounded."""
+    names missing or unusable, signatures the spec's call cannot use), escaped and bounded."""
     kept = {"status": printable(load.get("status") or "", 40), "reason": printable(load.get("reason") or "", 500),
             "problems": tuple(printable(p, 300) for p in _as_list(load.get("problems"))[:40]),
             "notes": tuple(printable(n, 300) for n in _as_list(load.get("notes"))[:40])}

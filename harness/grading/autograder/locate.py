@@ -5,7 +5,7 @@ The seed (``000_4b494d6fc237472e.txt``, "You build") puts the module at
 whole repository one folder deeper, or a package ``constrain/`` with an
 ``__init__.py``. ``locate_module(folder)`` tries, in order:
 
-1. the seed's place: ``python/tinyllm/infer/constrain.py`` (or the package
+1. the spec's place: ``python/tinyllm/infer/constrain.py`` (or the package
    ``python/tinyllm/infer/constrain/``);
 2. the top of the folder: ``constrain.py`` or ``constrain/``;
 3. anywhere below (at most ``MAX_DEPTH`` folders deep, ``MAX_ENTRIES`` entries looked
@@ -35,10 +35,10 @@ import re
 import zipfile
 from pathlib import Path
 
-__all__ = ["SubmissionError", "locate_module", "impl_target", "syntax_problem", "SEED_PATH", "MAX_DEPTH",
+__all__ = ["SubmissionError", "locate_module", "impl_target", "syntax_problem", "SPEC_PATH", "MAX_DEPTH",
            "MAX_ENTRIES"]
 
-SEED_PATH = Path("python", "tinyllm", "infer", "constrain.py")
+SPEC_PATH = Path("python", "tinyllm", "infer", "constrain.py")
 MODULE = "constrain"
 MAX_DEPTH = 8            # folders below the submission searched for a unique module
 MAX_ENTRIES = 20_000     # directory entries looked at before giving up (a hostile upload)
@@ -57,19 +57,19 @@ def locate_module(folder: Path) -> Path:
     folder = Path(folder)
     if not folder.is_dir():
         raise SubmissionError(f"no submission folder at {folder}")
-    for relative in (SEED_PATH, Path(MODULE + ".py")):
+    for relative in (SPEC_PATH, Path(MODULE + ".py")):
         found = _module_at(folder, relative)
         if found is not None:
             return found
     found = _search(folder)
     if not found:
-        raise SubmissionError(f"no {MODULE}.py in the submission: expected it at {SEED_PATH} (the seed's "
+        raise SubmissionError(f"no {MODULE}.py in the submission: expected it at {SPEC_PATH} (the spec's "
                               f"layout) or at the top of the upload; files seen: {_listing(folder)}"
                               f"{_suggestions(folder)}")
     if len(found) > 1:
         names = ", ".join(str(p.relative_to(folder)) for p in found[:6])
         raise SubmissionError(f"{len(found)} files could be {MODULE}.py in the submission: {names}; "
-                              f"keep one, or put it at {SEED_PATH}")
+                              f"keep one, or put it at {SPEC_PATH}")
     return found[0]
 
 
@@ -255,7 +255,7 @@ def _archive_contents(path: Path) -> str:
 def impl_target(impl: str) -> str:
     """What ``check --impl IMPL`` grades, found as the batch finds a submission's module:
     a module name, a ``.py`` file or a package folder as given; a student's folder (no
-    ``__init__.py``) through ``locate_module`` (the seed's layout, the top, the one module
+    ``__init__.py``) through ``locate_module`` (the spec's layout, the top, the one module
     below); anything else a ``SubmissionError`` in one line with the batch's words: a path
     that does not exist (with the names close to it), a ``.zip`` (archives are not
     unpacked: what it holds), a folder with no module.

@@ -65,7 +65,7 @@ __all__ = ["run", "refuse", "ROOT_ENV", "PLATFORMS", "default_root", "grade_stud
 
 ROOT_ENV = "CONSTRAIN_HARNESS_AUTOGRADER_ROOT"
 PLATFORMS = {"gradescope": ("/autograder", "submission"), "prairielearn": ("/grade", "student")}
-STUDENT_TESTS = Path("python", "tests", "l8-7-constrain")   # the seed's place for graded tests (rung R5)
+STUDENT_TESTS = Path("python", "tests", "l8-7-constrain")   # the spec's place for graded tests (rung R5)
 MIN_STUDENT_TESTS_SECONDS = 30.0   # of the budget left after the check, needed to start grade-tests at all
 _GRADE_TESTS_JOBS = 2              # grade-tests' default --jobs: its tree may burn this many CPU s per second
 

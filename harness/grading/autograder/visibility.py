@@ -52,7 +52,7 @@ STAFF_TEST = "course staff only: how this submission was graded"
 STAFF_OUTPUT_LIMIT = 20_000
 _STUDENT_LINES = ("policy:", "time budget:")   # the header lines a student may read
 SEED_KEPT = "seed: kept by the course staff (it replays this run exactly)"
-"""What a student reads in place of the run seed's line (the seed is the staff's)."""
+"""What a student reads in place of the run spec's line (the seed is the staff's)."""
 # the grader's scratch folder (harness.grading.autograder.grading), e.g. /tmp/constrain-harness-grade-k2j4/submission/
 _SCRATCH = re.compile(r"(?:/[^\s'\"/]+)*/constrain-harness-grade-[^\s'\"/]+/(?:submission/)?")
 
@@ -85,7 +85,7 @@ class Visibility:
 
 def student_header(header: str) -> str:
     """The lines of a run header a student reads: the policy, the time budget (each once),
-    and ``SEED_KEPT`` where the header has a seed; never the seed itself, the confinement,
+    and ``SEED_KEPT`` where the header has a seed; never the spec itself, the confinement,
     its limits, accounts or paths."""
     kept: list[str] = []
     for line in header.splitlines():

@@ -8,7 +8,7 @@ One module per concern: ``submissions`` (what is in DIR, fingerprints), ``state`
 resumable state, written atomically after each submission), ``records`` (one student's
 result), ``progress`` (the bar), ``reports`` (table, histogram, CSV, JSON, HTML, Markdown),
 ``feedback`` (what one student reads: why, hint, counterexample; ``--feedback DIR``),
-``diagnosis`` (the seed's pitfalls that fit a student's failures, ranked), ``charts`` (the
+``diagnosis`` (the spec's pitfalls that fit a student's failures, ranked), ``charts`` (the
 HTML page's inline SVG), ``runner`` (the pool), and ``course`` (the roster, due date, late
 policy, gradebooks, similar submissions and ``--regrade``, from ``roster``, ``late``,
 ``gradebook`` and ``similarity``). Each submission is graded by

@@ -187,7 +187,7 @@ def _notes(record: dict) -> list[str]:
 
 # --------------------------------------------------------------------------- the first failure
 
-FUNCTION_OF_TEST = {   # the seed's function each catalogue test calls first (section 4)
+FUNCTION_OF_TEST = {   # the spec's function each catalogue test calls first (section 4)
     "test_hand_example": "regex_to_dfa", "test_hand_example_masks": "TokenIndex.mask",
     "test_matches_python_re": "regex_to_dfa", "test_every_state_is_live": "regex_to_dfa",
     "test_canonical_form": "regex_to_dfa", "test_unsupported_syntax_raises": "regex_to_dfa",
@@ -344,7 +344,7 @@ def _failure_lines(item: dict, hints: str, full_details: bool) -> list[str]:
 def _decision_lines(view: dict) -> list[str]:
     shown = view["decisions"]
     more = view["decision_count"] - len(shown)
-    return (["<details><summary>" + f"{view['decision_count']} contract decisions not met (not graded: the seed "
+    return (["<details><summary>" + f"{view['decision_count']} contract decisions not met (not graded: the spec "
              "allows your reading)</summary>", ""] + [f"- {_md(d)}" for d in shown]
             + ([f"- ... and {more} more"] if more > 0 else []) + ["", "</details>", ""])
 

@@ -13,7 +13,7 @@ reaches a table), and each format escapes every string once more for itself with
 ``harness.report.escape`` (the terminal table, CSV cells, HTML, Markdown: no raw HTML, link
 or formula from a student's text). Each student's failures carry the one-line why, the hint at the level and the
 counterexample (``feedback.failures``), and a diagnosis (``harness.suite.diagnosis``: the
-seed's pitfalls the evidence points to, ranked); the contract decisions a submission
+spec's pitfalls the evidence points to, ranked); the contract decisions a submission
 departs from (ungraded) are counted in the table and listed apart (folded in HTML).
 
 - ``summary_table(records)``: one row per student (verdict, passed/16, seconds, the
@@ -23,8 +23,8 @@ departs from (ungraded) are counted in the table and listed apart (folded in HTM
   those who ran it: a submission that did not load or was stopped (no module, syntax
   error, an import that failed or never finished, the per-submission limit, tampering) is
   counted apart, and a test reported ``not run`` or ``not reported`` counts for nobody;
-  most failed first, with the seed's pitfall the test catches;
-- ``pitfall_counts(records)``: per seed pitfall, the students whose diagnosis ranks it
+  most failed first, with the spec's pitfall the test catches;
+- ``pitfall_counts(records)``: per spec pitfall, the students whose diagnosis ranks it
   first (the root cause to fix first) and those for whom it fits at all;
 - ``score_distribution(records)``: how many students passed 0, 1, ..., 16 tests;
 - CSV (``--csv F``): ``CSV_FIELDS`` (lists joined by "; ", a student's failures one per
@@ -333,7 +333,7 @@ def to_markdown(doc: dict) -> str:
               + ("; ".join(f"{p['label']}: {p['first']}" for p in doc["pitfalls"] if p["first"]) or "none"), "",
               "Failed tests (among the students who ran each):", ""]
     lines += [f"- {row['test']}: {row['failed']} of {row['ran']}"
-              + (f" (the seed's pitfall {escape.markdown(row['pitfalls'], line_start=False)})"
+              + (f" (the spec's pitfall {escape.markdown(row['pitfalls'], line_start=False)})"
                  if row["pitfalls"] else "")
               for row in doc["histogram"]] + [""]
     for s in doc["students"]:

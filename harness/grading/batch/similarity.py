@@ -44,7 +44,7 @@ A source that does not tokenize (a syntax error) is compared by its exact bytes 
 
 Known weak spots: a student who reorders functions or inserts dead code lowers the
 k-gram overlap proportionally (MOSS's winnowing has the same limit); code every student
-shares (the seed's signatures and docstrings are dropped, but not a common skeleton's
+shares (the spec's signatures and docstrings are dropped, but not a common skeleton's
 code) raises it; reformatting a string literal's contents changes tokens. It flags for a
 human to look, never changes a grade.
 

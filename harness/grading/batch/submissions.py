@@ -2,7 +2,7 @@
 
 ``discover(folder)`` lists one ``Submission`` per entry of the folder, sorted by name:
 
-- a folder per student (``alice/``, anything inside, e.g. the seed's
+- a folder per student (``alice/``, anything inside, e.g. the spec's
   ``python/tinyllm/infer/constrain.py``): the student's module is found by
   ``harness.grading.autograder.locate``;
 - a file per student (``alice.py``): that file is the module.

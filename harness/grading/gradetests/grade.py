@@ -127,7 +127,7 @@ def suite_seed(suite: Path) -> int:
 
 
 def wheat_readings(wheats: list[Implementation]) -> dict[str, dict[str, str]]:
-    """Each wheat's readings of the decisions the seed allows two ways (``readings``)."""
+    """Each wheat's readings of the decisions the spec allows two ways (``readings``)."""
     return {w.id: declared_readings(w.spec) for w in wheats}
 
 

@@ -1,7 +1,7 @@
 """What a student is told about a chaff their suite did not catch, at three levels.
 
 - ``none``: only that the chaff survived (its id);
-- ``pitfall``: the seed's pitfall row for it (``000_...`` section 5: pitfall and symptom,
+- ``pitfall``: the spec's pitfall row for it (``000_...`` section 5: pitfall and symptom,
   with examples checked against the mutant: ``harness.suite.pitfalls``),
   or, for the five catalogue mutants the table leaves unnamed (s07, s19, s20, s21, s22),
   the row of section 4 ("What the tests check") of the test that kills it;
@@ -23,7 +23,7 @@ from harness.suite.pitfalls import PITFALLS
 
 LEVELS = ("none", "pitfall", "full")
 
-# (group, text, mutant ids): seed 000 section 5 (harness.suite.pitfalls: every example in a
+# (group, text, mutant ids): spec 000 section 5 (harness.suite.pitfalls: every example in a
 # text is checked against its mutant), then section 4 rows for the unnamed ones.
 GROUPS: list[tuple[str, str, tuple[str, ...]]] = [
     *((f"pitfall {p.number}", f"{p.title} (symptom: {p.symptom_text})", p.mutants) for p in PITFALLS),

@@ -1,11 +1,11 @@
-"""Wheats grouped by the seed's readings: where the seed's own text allows two behaviours, a
+"""Wheats grouped by the spec's readings: where the spec's own text allows two behaviours, a
 student's test written to one of them is valid if it passes every wheat of that reading.
 
-``SEED_READINGS`` lists those decisions (``harness.suite.tiers.DECISIONS`` keys) and their
+``SPEC_READINGS`` lists those decisions (``harness.suite.tiers.DECISIONS`` keys) and their
 readings, the contract's first. A wheat declares the readings it takes where it departs from
-the contract's with a module-level literal ``SEED_READINGS = {"decision": "reading"}`` (read
+the contract's with a module-level literal ``SPEC_READINGS = {"decision": "reading"}`` (read
 from its source with ``ast``, never imported here); the reference takes the contract's
-readings. Decisions where the seed is silent (error classes, ...) are not here: a test asserting
+readings. Decisions where the spec is silent (error classes, ...) are not here: a test asserting
 the contract's choice there still has to pass every wheat.
 
 The rule (``assumption``): a test that failed on some wheats is valid when some choice of
@@ -31,29 +31,30 @@ import ast
 import itertools
 from pathlib import Path
 
-__all__ = ["SEED_READINGS", "declared_readings", "assumption", "takes"]
+__all__ = ["SPEC_READINGS", "declared_readings", "assumption", "takes"]
 
-SEED_READINGS: dict[str, tuple[str, ...]] = {
-    # seed 000 section 2.5: compact JSON "as json.dumps(v, separators=(",", ":")) writes it" (ensure_ascii:
-    # \uXXXX for non-ASCII and DEL), or raw UTF-8 (seed 002's dumps_matches_python: "raw non-ASCII")
+SPEC_READINGS: dict[str, tuple[str, ...]] = {
+    # spec 000 section 2.5: compact JSON "as json.dumps(v, separators=(",", ":")) writes it" (ensure_ascii:
+    # \uXXXX for non-ASCII and DEL), or raw UTF-8 (spec 002's dumps_matches_python: "raw non-ASCII")
     "enum_const_raw_utf8": ("raw_utf8", "ascii_escapes"),
-    # Python syntax outside the seed's list (named groups, comments, inline flags): refused by the seed's
+    # Python syntax outside the spec's list (named groups, comments, inline flags): refused by the spec's
     # list, or read with Python's meaning ("the subset is Python's own")
     "python_only_syntax_refused": ("refused", "python_meaning"),
 }
 """Decision -> its readings, the contract's first."""
 
-MAX_CHOSEN = len(SEED_READINGS)
+MAX_CHOSEN = len(SPEC_READINGS)
+DECLARATION_NAMES = ("SPEC_READINGS", "SEED_READINGS")  # words: the old name, kept: wheats written before 2026-12-06
 
 
 def defaults() -> dict[str, str]:
-    return {decision: readings[0] for decision, readings in SEED_READINGS.items()}
+    return {decision: readings[0] for decision, readings in SPEC_READINGS.items()}
 
 
 def declared_readings(spec: str | None) -> dict[str, str]:
     """Every decision's reading for the wheat ``spec`` (None: the reference): the contract's,
-    overridden by the file's ``SEED_READINGS`` literal. ValueError for an unknown decision or
-    reading, or a ``SEED_READINGS`` that is not a literal dict."""
+    overridden by the file's ``SPEC_READINGS`` literal. ValueError for an unknown decision or
+    reading, or a ``SPEC_READINGS`` that is not a literal dict."""
     readings = defaults()
     if spec is None:
         return readings
@@ -62,22 +63,22 @@ def declared_readings(spec: str | None) -> dict[str, str]:
     if not source.is_file():
         return readings
     for node in ast.parse(source.read_text(encoding="utf-8"), str(source)).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEED_READINGS" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) in DECLARATION_NAMES for t in node.targets):
             try:
                 declared = ast.literal_eval(node.value)
             except ValueError:
-                raise ValueError(f"{source}: SEED_READINGS must be a literal dict") from None
+                raise ValueError(f"{source}: SPEC_READINGS must be a literal dict") from None
             readings.update(_checked(declared, source))
     return readings
 
 
 def _checked(declared, source: Path) -> dict[str, str]:
     if not isinstance(declared, dict):
-        raise ValueError(f"{source}: SEED_READINGS must be a dict, not {type(declared).__name__}")
+        raise ValueError(f"{source}: SPEC_READINGS must be a dict, not {type(declared).__name__}")
     for decision, reading in declared.items():
-        if reading not in SEED_READINGS.get(decision, ()):
-            raise ValueError(f"{source}: SEED_READINGS[{decision!r}] = {reading!r}: not a reading of "
-                             f"{', '.join(f'{d} {r}' for d, r in SEED_READINGS.items())}")
+        if reading not in SPEC_READINGS.get(decision, ()):
+            raise ValueError(f"{source}: SPEC_READINGS[{decision!r}] = {reading!r}: not a reading of "
+                             f"{', '.join(f'{d} {r}' for d, r in SPEC_READINGS.items())}")
     return dict(declared)
 
 
@@ -88,11 +89,11 @@ def assumption(failed_on: set[str], wheat_readings: dict[str, dict[str, str]]) -
     loaded wheats' declared readings."""
     if not failed_on:
         return []
-    decisions = sorted(SEED_READINGS)
+    decisions = sorted(SPEC_READINGS)
     for size in range(1, MAX_CHOSEN + 1):
         found = []
         for chosen in itertools.combinations(decisions, size):
-            for picks in itertools.product(*(SEED_READINGS[d] for d in chosen)):
+            for picks in itertools.product(*(SPEC_READINGS[d] for d in chosen)):
                 choice = dict(zip(chosen, picks))
                 group = {w for w, r in wheat_readings.items() if all(r.get(d) == p for d, p in choice.items())}
                 if group and not group & failed_on and _uniform(failed_on, wheat_readings, chosen):

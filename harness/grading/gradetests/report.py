@@ -73,7 +73,7 @@ def table(graded: Graded, hints: str) -> str:
     for test, wheat in g.flaky.items():
         lines.append(f"  FLAKY   {test}: different outcomes in two runs on wheat {wheat}")
     for test, assumed in g.assumes.items():
-        lines.append(f"  READING {test}: valid under the seed's reading {' or '.join(assumed)} "
+        lines.append(f"  READING {test}: valid under the spec's reading {' or '.join(assumed)} "
                      f"(it fails on the wheats of the other reading)")
     lines += ["", *_matrix(graded), ""]
     lines.append(f"score: {_percent(graded)}" + ("   (INCOMPLETE: some chaffs did not run)" if g.incomplete else ""))
@@ -155,7 +155,7 @@ def to_gradescope(graded: Graded, hints: str, max_score: float = 100.0) -> dict:
                         "max_score": round(worth, 2), "output": output, "visibility": "visible"})
     validity = [f"{i.test}: invalid, {i.outcome} on wheat {i.wheat}: {_one_line(i.message)}" for i in g.invalid]
     validity += [f"{t}: flaky on wheat {w}" for t, w in g.flaky.items()]
-    validity += [f"{t}: valid under the seed's reading {' or '.join(a)}" for t, a in g.assumes.items()]
+    validity += [f"{t}: valid under the spec's reading {' or '.join(a)}" for t, a in g.assumes.items()]
     entries.append({"name": "validity of your tests on the correct implementations", "score": 0, "max_score": 0,
                     "output": "\n".join(validity) or f"all {len(g.tests)} tests are valid", "visibility": "visible"})
     return {"score": round(max_score * g.score, 2),

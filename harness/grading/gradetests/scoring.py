@@ -7,7 +7,7 @@ Rules (issue 13):
 - a test is **invalid** when, on any run of any wheat, it did not pass or skip (failed,
   error, timeout, crashed, not run): it is reported with the wheat, its message and the
   last calls it made to the implementation (the input), and excluded from scoring;
-- where the seed's own text allows two readings (``readings.SEED_READINGS``), wheats are grouped
+- where the spec's own text allows two readings (``readings.SPEC_READINGS``), wheats are grouped
   by the reading they take: a test that did not pass on some wheats is still **valid** when it
   passed on every wheat of one reading group and failed only on wheats of the other reading
   (``readings.assumption``); it is reported with the reading it assumes (``Grade.assumes``);

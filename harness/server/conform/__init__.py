@@ -1,4 +1,4 @@
-"""Conformance of a live OpenAI-compatible server: the tools.* cases of the L10.9 seed.
+"""Conformance of a live OpenAI-compatible server: the tools.* cases of the L10.9 spec.
 
 Main access point: ``run_conformance(base_url)`` (``harness.server.conform.run``), or the
 command ``constrain-harness conform --base-url URL``. One module per concern:

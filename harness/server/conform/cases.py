@@ -1,6 +1,6 @@
 """The conformance cases: what an agent reads from an OpenAI-compatible server.
 
-Each case sends a few fixed requests (seed section 2.4's tool_choice table, section
+Each case sends a few fixed requests (spec section 2.4's tool_choice table, section
 2.5's delta shapes) and returns the failures it found, each naming the rule, the
 request and an excerpt of the answer. The rules, one case each, so a server that
 breaks one rule fails exactly one case:
@@ -8,7 +8,7 @@ breaks one rule fails exactly one case:
 - ``tools.call``: a named tool_choice gives exactly one call, of that function, of type
   function, with an id, whose arguments are a JSON object that validates against its
   parameters schema; finish_reason ``tool_calls``; no ``content: ""`` beside the call.
-- ``tools.stream``: the streamed chunks follow the seed's delta shapes: a call's first
+- ``tools.stream``: the streamed chunks follow the spec's delta shapes: a call's first
   delta is ``{"index":i,"id":...,"type":"function","function":{"name":...,"arguments":""}}``,
   the next ones ``{"index":i,"function":{"arguments":"<fragment>"}}``; indices start at 0
   and count up; the fragments reassemble to the same calls (names and arguments) as the
@@ -37,7 +37,7 @@ breaks one rule fails exactly one case:
   ``prompt_tokens`` (> 0, the non-streamed request's count), ``completion_tokens``
   (1 to max_tokens) and ``total_tokens`` (their sum); no other chunk has a usage.
 
-Requests use ``seed`` and a bounded ``max_tokens``; the tools are the seed's conformance
+Requests use ``seed`` and a bounded ``max_tokens``; the tools are the spec's conformance
 tool ``get_weather`` (its parameters are section 3's schema) and ``get_time``.
 """
 

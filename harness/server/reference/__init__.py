@@ -11,6 +11,6 @@ and ``ServerThread`` in tests. One module per concern:
     variants  the reference's wire hooks and its deliberately broken variants
     runner    uvicorn on a background thread on a free loopback port
 
-It is the living proof of the seed's claim that a random model makes a valid forced
+It is the living proof of the spec's claim that a random model makes a valid forced
 call: the model knows nothing of the grammar, the constraint does the rest.
 """

@@ -3,7 +3,7 @@
 ``create_app(engine, model_name="reference", variant=Variant())`` serves:
 
 - ``GET /v1/models``: ``{"object":"list","data":[{"id":model_name,"object":"model",...}]}``;
-- ``POST /v1/chat/completions``: the seed's chat route with tools. The raw body goes to
+- ``POST /v1/chat/completions``: the spec's chat route with tools. The raw body goes to
   ``parse_tool_request`` first (property order survives), the prompt is
   ``render_prompt(CHATML_TEMPLATE, ...)``, the grammar is ``grammar(request)``, the
   answer is decoded by ``Engine.generate`` and read by ``ToolParser`` into
@@ -21,7 +21,7 @@ and the usage, every other chunk ``"usage": null``, as OpenAI sends), ``max_toke
 ``top_p`` and ``n`` (only 1); others are ignored, except the legacy ``functions`` /
 ``function_call``, refused with 400: they are deprecated by OpenAI in favour of
 ``tools``, and serving them would need a second answer shape (``message.function_call``)
-that the seed does not define; silently ignoring them answers text where a client
+that the spec does not define; silently ignoring them answers text where a client
 expects a call.
 
 Errors always have the OpenAI shape ``{"error":{"message","type","param","code"}}``: a

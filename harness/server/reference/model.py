@@ -3,7 +3,7 @@
 ``RandomLogitModel(vocab, eos_id)`` gives, for each step of a generation, logits
 ``prior + N(0, 1)`` drawn from the generation's own ``numpy`` generator, so the same
 seed (and prompt) gives the same answer, streamed or not. The model never looks at
-the grammar: whatever it writes under a grammar is the constraint's doing (the seed's
+the grammar: whatever it writes under a grammar is the constraint's doing (the spec's
 claim that a random model still makes a valid forced call).
 
 ``prior`` is a fixed unigram preference for closing what is open: ``CLOSER_BIAS`` for

@@ -2,7 +2,7 @@
 
 A ``Variant`` is where a server can go wrong on the wire; the reference (``Variant``
 itself) changes nothing. Each broken variant breaks exactly one rule, the one a
-conformance case checks (and the seed's pitfall it mirrors):
+conformance case checks (and the spec's pitfall it mirrors):
 
 =====================  ===============================================  ==============
 variant                what it does                                     breaks

@@ -10,7 +10,7 @@ import numpy as np
 from oracles.automaton import *  # noqa: F401,F403
 
 
-def apply_mask(logits, mask):  # the seed's pitfall: writes -inf into the caller's array
+def apply_mask(logits, mask):  # the spec's pitfall: writes -inf into the caller's array
     mask = np.asarray(mask, dtype=bool)
     if isinstance(logits, np.ndarray) and logits.shape == mask.shape and mask.any():
         logits[~mask] = -np.inf

@@ -1,6 +1,6 @@
-"""Three tests of one enum with a non-ASCII value, each written to one reading of the seed's
-"compact JSON" (seed 000 section 2.5): the literal ``json.dumps(v, separators=(",", ":"))`` call
-(``ensure_ascii``: ``\\u00e9``), raw UTF-8 (seed 002's "raw non-ASCII"), and Latin-1 bytes, which
+"""Three tests of one enum with a non-ASCII value, each written to one reading of the spec's
+"compact JSON" (spec 000 section 2.5): the literal ``json.dumps(v, separators=(",", ":"))`` call
+(``ensure_ascii``: ``\\u00e9``), raw UTF-8 (spec 002's "raw non-ASCII"), and Latin-1 bytes, which
 neither reading allows. grade-tests rules the first two valid, each under its reading, and the
 third invalid (``tests/test_grade_tests_readings.py``)."""
 

@@ -1,6 +1,6 @@
-"""A strong suite: every assertion comes from the seed (its hand example) or from an
+"""A strong suite: every assertion comes from the spec (its hand example) or from an
 oracle (Python's ``re`` on bytes, ``json``), never from an implementation's output, and it
-asks only what the seed fixes: the seed gives ``Constraint`` no constructor (so the suite
+asks only what the spec fixes: the spec gives ``Constraint`` no constructor (so the suite
 tries the shapes a reader could choose) and says a regex outside the subset, or a token
 outside the mask, "raises" without naming the class (only schemas must raise ValueError)."""
 
@@ -18,7 +18,7 @@ EOS = 13
 
 
 def new_constraint(index):
-    """A fresh Constraint at the start state: the seed's interface gives no constructor."""
+    """A fresh Constraint at the start state: the spec's interface gives no constructor."""
     for build in (lambda: constrain.Constraint(index), lambda: constrain.Constraint(index, 0),
                   lambda: constrain.Constraint(index=index)):
         try:
@@ -95,7 +95,7 @@ def test_every_state_is_live():
 
 
 def test_anchors_are_refused():
-    with pytest.raises(Exception):  # noqa: B017 (the seed: "raises", no class named)
+    with pytest.raises(Exception):  # noqa: B017 (the spec: "raises", no class named)
         constrain.regex_to_dfa("^a")
 
 
@@ -167,18 +167,18 @@ def test_greedy_ties_go_to_the_lowest_id():
 def test_constraint_refuses_a_token_outside_the_mask():
     index = constrain.TokenIndex(constrain.regex_to_dfa("ab"), [b"a", b"b", b"x", None], eos_id=3)
     c = new_constraint(index)
-    with pytest.raises(Exception):  # noqa: B017 (the seed: the constraint "refuses", no class named)
+    with pytest.raises(Exception):  # noqa: B017 (the spec: the constraint "refuses", no class named)
         c.advance(2)
 
 
 def test_vocab_bytes_undoes_the_byte_map():
-    # the seed's vocab_bytes(tok) fixes no tokenizer interface: grade-tests provides one that answers them all
-    from _gradewall.shapes import SeedTokenizer
+    # the spec's vocab_bytes(tok) fixes no tokenizer interface: grade-tests provides one that answers them all
+    from _gradewall.shapes import SpecTokenizer
 
-    assert constrain.vocab_bytes(SeedTokenizer(["\u0120a", "b"])) == [b" a", b"b"]
+    assert constrain.vocab_bytes(SpecTokenizer(["\u0120a", "b"])) == [b" a", b"b"]
 
 
 def test_vocab_bytes_specials_are_none():
-    from _gradewall.shapes import SeedTokenizer
+    from _gradewall.shapes import SpecTokenizer
 
-    assert constrain.vocab_bytes(SeedTokenizer(["a", "<|endoftext|>"], special_ids=[1])) == [b"a", None]
+    assert constrain.vocab_bytes(SpecTokenizer(["a", "<|endoftext|>"], special_ids=[1])) == [b"a", None]

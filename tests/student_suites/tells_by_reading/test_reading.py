@@ -1,4 +1,4 @@
-"""A suite that tests one reading the seed allows and nothing else: a named group read with
+"""A suite that tests one reading the spec allows and nothing else: a named group read with
 Python's meaning (``python_only_syntax_refused=python_meaning``, the reading of
 ``fair_literal_sre`` and ``fair_sre_tablefill``). It is valid under that reading; every
 chaff is the reference's code, which refuses named groups, so the test fails on every chaff

@@ -3,7 +3,7 @@
 from tinyllm.infer import constrain
 
 
-def test_hand_example_has_eight_states():  # wrong: section 3 of the seed says 7
+def test_hand_example_has_eight_states():  # wrong: section 3 of the spec says 7
     dfa = constrain.regex_to_dfa("(cat|car|dog)s?")
     assert dfa.n_states == 8, "the hand example should have 8 states"
 

@@ -3,8 +3,8 @@
 This package runs in the student's confined process (a private copy of it: the student's
 process cannot import ``harness``; ``channel`` and ``proxying`` are copies of the wall's
 own modules, ``harness/sandbox/channel.py`` and ``proxying.py``, and ``shapes`` of
-``harness/sandbox/shapes.py``, made at run time). A suite hands ``vocab_bytes`` the seed's
-tokenizer as ``_gradewall.shapes.SeedTokenizer(tokens, special_ids)`` (the seed fixes no
+``harness/sandbox/shapes.py``, made at run time). A suite hands ``vocab_bytes`` the spec's
+tokenizer as ``_gradewall.shapes.SpecTokenizer(tokens, special_ids)`` (the spec fixes no
 tokenizer interface; this object answers every reasonable one, as the catalogue's does).
 ``boot.main`` installs ``--module`` (default ``tinyllm.infer.constrain``) in
 ``sys.modules`` as a ``ServedModule``: every attribute the tests read is asked of the
@@ -161,7 +161,7 @@ def _describer(link: Link, rngs: list):
             return channel.Described("rng", obj.bit_generator.state)
         if type(obj).__module__.startswith("tokenizers") and type(obj).__name__ == "Tokenizer":
             return channel.Described("tokenizers.Tokenizer", obj.to_str())
-        if isinstance(obj, (shapes.SeedTokenizer, shapes.TiktokenLike)):
+        if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike)):
             return channel.Described("shape", obj.describe())
         raise TypeError(f"cannot hand a {type(obj).__name__} to the implementation (data, proxies of its "
                         f"objects, numpy generators, tokenizers.Tokenizer and _gradewall.shapes only)")

@@ -3,7 +3,7 @@
 ``regex_to_dfa`` here shares no code with ``oracles.automaton``'s pipeline:
 
 - front end: Python's own parser (``re._parser``), its tree mapped to byte sets with the
-  seed's bytes meanings (``\\d`` = [0-9], ``\\w`` = [A-Za-z0-9_], ``.`` = all but ``\\n``,
+  spec's bytes meanings (``\\d`` = [0-9], ``\\w`` = [A-Za-z0-9_], ``.`` = all but ``\\n``,
   negation over all 256 bytes), refusing what the contract refuses;
 - Thompson NFA, then the subset construction over all 256 bytes (no byte classes);
 - minimization by Brzozowski's double reversal, ``det(rev(det(rev(N))))`` (Brzozowski

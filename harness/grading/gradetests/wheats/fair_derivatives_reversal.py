@@ -1,6 +1,6 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone.
+"""Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - regex: a recursive parser into derivative terms with smart constructors, the DFA
   built by Brzozowski derivatives (each state a normalized term), then minimized by
@@ -11,7 +11,7 @@ Readings (each one the seed allows; see tests/test_fairness.py):
 - a bytes pattern is accepted (section 2.1: "the subset is Python's own (for bytes
   patterns)"), read as its ASCII text;
 - EOS leads nowhere: ``next_state(s, eos_id)`` is DEAD in every state (the text ends;
-  the seed fixes only the mask, EOS allowed exactly in accepting states);
+  the spec fixes only the mask, EOS allowed exactly in accepting states);
 - masks computed lazily, without a trie: the vocabulary sorted by bytes, and a dead
   prefix skips every following token that starts with it;
 - ``vocab_bytes`` reads ``get_vocab()`` and the specials by name (``all_special_tokens``);
@@ -21,14 +21,14 @@ Its departures from the contract's decisions (``--strict``): bytes_pattern_typee
 eos_next_state.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
-in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the spec does not list.
 
 Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
 history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
-where the seed names no error.
+where the spec names no error.
 
 Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
-not a plain list of token strings (the seed hands it a tokenizer).
+not a plain list of token strings (the spec hands it a tokenizer).
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone.
+"""Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - parameter names of its own everywhere (``regex_to_dfa(regex)``, ``apply_mask(scores,
-  allowed)``, ...): the seed's section 4 fixes positions, not names, except ``eos_id``
+  allowed)``, ...): the spec's section 4 fixes positions, not names, except ``eos_id``
   and ``prompt``;
 - regex: a tokenizer plus precedence-climbing parser, the Glushkov position automaton
   (nullable / first / last / follow sets; no epsilon edges at all), the subset
   construction over byte classes, Hopcroft's minimization (with an explicit sink),
   breadth-first numbering;
 - ``Constraint(index, start)``: the constructor requires the start state;
-- out-of-range states and token ids raise ``IndexError`` (the seed names no class);
+- out-of-range states and token ids raise ``IndexError`` (the spec names no class);
 - annotation keywords (title, description, ...) refused with ValueError, as section
   2.5's "Anything else ... raises ValueError" reads;
 - ``TokenIndex``: a trie kept in flat lists, every state's mask computed eagerly at
@@ -23,11 +23,11 @@ Its departures from the contract's decisions (``--strict``): step_out_of_range_v
 mask_out_of_range_valueerror, next_state_out_of_range_valueerror, annotations_accepted.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
-in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the spec does not list.
 
 Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
 history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
-where the seed names no error.
+where the spec names no error.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone, taking
-the seed at its literal word where the reference chose otherwise; it needs ``--ref-deps``
-(L8.1's ``SamplingParams``/``sample`` and M05.2's ``unicode_to_bytes``, as the seed's
+"""Fairness gallery: a correct implementation written from the spec's text alone, taking
+the spec at its literal word where the reference chose otherwise; it needs ``--ref-deps``
+(L8.1's ``SamplingParams``/``sample`` and M05.2's ``unicode_to_bytes``, as the spec's
 ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - compact JSON is exactly "as ``json.dumps(v, separators=(",", ":"))`` writes it"
   (section 2.5), the literal call, whose ``ensure_ascii`` defaults to True: an enum or
@@ -12,7 +12,7 @@ Readings (each one the seed allows; see tests/test_fairness.py):
   ``"\\u00e9"`` between its quotes, not the raw UTF-8 bytes). The reference writes raw
   UTF-8: the contract's decision enum_const_raw_utf8, which this reading departs from.
 - regex: "the subset is Python's own (for bytes patterns)" (section 2.1): the pattern is
-  parsed by Python's own parser (``re._parser``), so Python syntax the seed does not list
+  parsed by Python's own parser (``re._parser``), so Python syntax the spec does not list
   is accepted with Python's meaning: ``(?:...)``, empty branches, ``\\xHH``, ``{0}``, and
   also named groups ``(?P<n>...)`` and comments ``(?#...)``, which the contract refuses
   (a departure: python_only_syntax_refused). Flags, anchors, backreferences, lookarounds,
@@ -20,7 +20,7 @@ Readings (each one the seed allows; see tests/test_fairness.py):
   ValueError. The NFA is built from the parse by Thompson's construction (a list of
   byte-set edges, sets as 256-bit ints), determinized over byte classes, dead states
   removed, Moore-minimized, numbered breadth first.
-- ``Constraint(*, index)``: the constructor takes the index by keyword only (the seed
+- ``Constraint(*, index)``: the constructor takes the index by keyword only (the spec
   gives Constraint no constructor).
 - ``TokenIndex``: a trie of nested dicts walked depth first, masks cached per state.
 - ``vocab_bytes`` reads a tokenizer's ``get_vocab()`` and ``all_special_ids``, a plain
@@ -44,8 +44,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-SEED_READINGS = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
-"""The seed's readings this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
+SPEC_READINGS = {"enum_const_raw_utf8": "ascii_escapes", "python_only_syntax_refused": "python_meaning"}
+"""The spec's readings this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
 
 DEAD = -1
 MAX_REPEAT = 1000

@@ -1,6 +1,6 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone.
+"""Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - regex: the pattern is lexed, made explicit (a concatenation operator), turned into
   postfix by the shunting-yard algorithm and built by Thompson's 1968 stack machine;
@@ -9,7 +9,7 @@ Readings (each one the seed allows; see tests/test_fairness.py):
   numbering;
 - refusals of constructs the subset leaves out (anchors, backreferences, lookarounds,
   lazy quantifiers) raise ``NotImplementedError``; malformed patterns ValueError (the
-  seed's table says only that they are refused);
+  spec's table says only that they are refused);
 - a token outside the mask is a bug of the engine that "must surface": ``advance`` and
   ``constrained_sample`` after EOS raise ``RuntimeError``;
 - ``"type": [...]`` (a list of types) is read as JSON Schema reads it: any of them;
@@ -23,14 +23,14 @@ Its departures from the contract's decisions (``--strict``): unsupported_syntax_
 advance_refusal_valueerror, sample_after_eos_valueerror, type_list_refused.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
-in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the spec does not list.
 
 Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
 history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
-where the seed names no error.
+where the spec names no error.
 
 Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
-not a plain list of token strings (the seed hands it a tokenizer).
+not a plain list of token strings (the spec hands it a tokenizer).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone; it
+"""Fairness gallery: a correct implementation written from the spec's text alone; it
 needs ``--ref-deps`` (L8.1's ``SamplingParams``/``sample`` and M05.2's byte map come
-from the reference, as the seed's ``ol check L8.7 --ref-deps`` allows).
+from the reference, as the spec's ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - regex: a recursive-descent parser that emits NFA fragments directly (no tree); a
   bounded repeat ``x{m,n}`` parses the text of ``x`` again for every copy; the NFA is
@@ -21,10 +21,10 @@ Its departures from the contract's decisions (``--strict``): step_from_dead,
 next_state_refused_is_dead, mask_out_of_range_valueerror, empty_enum_refused.
 
 Also refused, a departure (``--strict``: python_escapes_and_repeat_forms): three-digit and
-in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the seed does not list.
+in-class octal escapes (``\\101``, ``[\\4]``, ``[\\0-\\7]``), which the spec does not list.
 
 Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
-not a plain list of token strings (the seed hands it a tokenizer).
+not a plain list of token strings (the spec hands it a tokenizer).
 """
 
 from __future__ import annotations

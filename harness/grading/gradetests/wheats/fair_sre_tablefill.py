@@ -1,8 +1,8 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone; it
-needs ``--ref-deps`` (the seed's "Needs": L8.1's ``SamplingParams``/``sample`` and
+"""Fairness gallery: a correct implementation written from the spec's text alone; it
+needs ``--ref-deps`` (the spec's "Needs": L8.1's ``SamplingParams``/``sample`` and
 M05.2's byte map come from the reference, as ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - regex: Python's own parser (``re._parser``, section 2.1: "the subset is Python's
   own") mapped to byte sets with the bytes meanings; a Thompson NFA whose state sets
@@ -11,7 +11,7 @@ Readings (each one the seed allows; see tests/test_fairness.py):
   dependency list); breadth-first numbering;
 - ``Constraint(index, state=0)``; after EOS the state is DEAD (the text is over) and
   ``is_complete()`` stays True;
-- ``apply_mask`` takes numpy arrays (the seed's ``logits`` are an engine's array), not
+- ``apply_mask`` takes numpy arrays (the spec's ``logits`` are an engine's array), not
   Python lists;
 - ``vocab_bytes`` reads a ``transformers`` tokenizer: ``added_tokens_decoder`` (entries
   flagged ``special``) and ``convert_ids_to_tokens``; tiktoken encodings and bare
@@ -23,7 +23,7 @@ Its departures from the contract's decisions (``--strict``): eos_keeps_state,
 apply_mask_accepts_lists, vocab_bytes_tiktoken, vocab_bytes_tokenizers.
 
 Also a departure (``--strict``: vocab_bytes_token_list): ``vocab_bytes`` reads a tokenizer object,
-not a plain list of token strings (the seed hands it a tokenizer).
+not a plain list of token strings (the spec hands it a tokenizer).
 
 Also a departure (``--strict``: python_only_syntax_refused): named groups ``(?P<n>a)`` and
 comments ``(?#note)`` are read by Python's parser and accepted with Python's meaning.
@@ -41,8 +41,8 @@ from collections import deque
 
 import numpy as np
 
-SEED_READINGS = {"python_only_syntax_refused": "python_meaning"}
-"""The seed's reading this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
+SPEC_READINGS = {"python_only_syntax_refused": "python_meaning"}
+"""The spec's reading this wheat takes where the contract took the other (grade-tests groups the wheats by it)."""
 
 DEAD = -1
 CAP_REPEAT = 1000

@@ -1,6 +1,6 @@
-"""Fairness gallery: a correct implementation written from the seed's text alone.
+"""Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the seed allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/test_fairness.py):
 
 - regex: a hand-written recursive-descent parser into tuples, Thompson's construction
   (one NFA fragment per node, epsilon edges), the subset construction over byte classes,
@@ -17,7 +17,7 @@ It follows every contract decision but two: three-digit and in-class octal escap
 
 Also a departure (``--strict``: history_out_of_range_valueerror): under a repetition penalty a
 history or prompt id outside range(V) raises IndexError (a negative id indexes from the end),
-where the seed names no error.
+where the spec names no error.
 """
 
 from __future__ import annotations

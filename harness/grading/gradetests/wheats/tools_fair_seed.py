@@ -1,17 +1,17 @@
-"""Fairness gallery, tool surface: the L10.9 ``tools.rs`` written from seed ``002_...`` alone
+"""Fairness gallery, tool surface: the L10.9 ``tools.rs`` written from spec ``002_...`` alone
 (sections 2.4, 2.5, 3 and 4), in Python with ``oracles.tools``' names so that
 ``golden replay --file tools --impl`` can grade it. It shares no code with the reference
 ``oracles.tools``; the schema translation is the port's ``constrain.rs``, here another gallery
 member's ``json_schema_to_regex`` (``fair_thompson_moore.py`` beside this file), as the port's
 ``tools.rs`` calls its own ``constrain.rs``.
 
-Its own readings where the seed leaves a choice (each one the seed allows; the replay notes
+Its own readings where the spec leaves a choice (each one the spec allows; the replay notes
 those that differ from the reference, ``tests/test_fairness_tools.py``):
 
 - the parser is a character-at-a-time state machine (outside, header, arguments, closer). The
-  header is exactly the seed's compact ``{"name":"<name>","arguments":`` followed by the object's
+  header is exactly the spec's compact ``{"name":"<name>","arguments":`` followed by the object's
   ``{`` (the call starts when that brace arrives): no JSON whitespace inside the markup, so a
-  Hermes-style ``<tool_call>\\n{"name": ...}`` stays content. Calls are separated by the seed's
+  Hermes-style ``<tool_call>\\n{"name": ...}`` stays content. Calls are separated by the spec's
   ``\\n`` only: that one newline is held after a call and dropped when another call follows; any
   other text after a call is content. A partial closer at ``finish()`` is dropped (markup never
   reaches the content); an unterminated call keeps the arguments it had.
@@ -368,7 +368,7 @@ class Content:
 class CallStart:
     __slots__ = ("index", "id", "name")
 
-    def __init__(self, index: int, id: str, name: str):  # noqa: A002 - the seed's field name
+    def __init__(self, index: int, id: str, name: str):  # noqa: A002 - the spec's field name
         self.index, self.id, self.name = index, id, name
 
     def __eq__(self, other):
@@ -392,7 +392,7 @@ class Arguments:
 
 
 class ToolCall:
-    def __init__(self, id: str, name: str, arguments: str = ""):  # noqa: A002 - the seed's field name
+    def __init__(self, id: str, name: str, arguments: str = ""):  # noqa: A002 - the spec's field name
         self.id, self.name, self.arguments = id, name, arguments
 
 
@@ -575,7 +575,7 @@ def delta_json(event) -> str:
 # ---------------------------------------------------------------------------- the tokenizer rule
 
 def vocab_bytes(tok, specials) -> list:
-    """Seed 002 section 4, ``vocab_bytes(tok, specials)``: every id's bytes, ``None`` for
+    """Spec 002 section 4, ``vocab_bytes(tok, specials)``: every id's bytes, ``None`` for
     the ids in ``specials`` (chat markers are never generated). ``tok`` is a token list
     (str or bytes) or has ``token_bytes(id)`` (L1.5's Tokenizer trait)."""
     marked = {int(s) for s in specials}
