@@ -63,13 +63,9 @@ def _oracle_tables(pattern: str):
         assume(False)  # beyond the oracle's documented bound: not a verdict on the candidate
 
 
-@DEEP
-@given(patterns_mod.patterns(max_leaves=10))
-def test_deep_tables_equal_the_derivative_oracle(impl, pattern):
-    want_t, want_a = _oracle_tables(pattern)
-    dfa = compile_pattern(impl, pattern)
-    if dfa is None:
-        return
+def _tables_equal(pattern: str, dfa, want_t: np.ndarray, want_a: np.ndarray) -> None:
+    """Fail at the first state where ``dfa``'s tables differ from the derivative oracle's canonical
+    ``want_t``/``want_a`` for ``pattern`` (the state count first, then accept, then trans)."""
     got_t, got_a = np.asarray(dfa.trans), np.asarray(dfa.accept)
     if want_t.shape != got_t.shape:
         fail("the number of states differs from the derivative oracle's canonical DFA", pattern=pattern,
@@ -80,6 +76,16 @@ def test_deep_tables_equal_the_derivative_oracle(impl, pattern):
             fail(f"{what} differs from the derivative oracle's canonical DFA", pattern=pattern, state=where[0],
                  path=shortest_path(want_t, where[0]), position=where, expected=want[where].item(),
                  got=got[where].item())
+
+
+@DEEP
+@given(patterns_mod.patterns(max_leaves=10))
+def test_deep_tables_equal_the_derivative_oracle(impl, pattern):
+    want_t, want_a = _oracle_tables(pattern)
+    dfa = compile_pattern(impl, pattern)
+    if dfa is None:
+        return
+    _tables_equal(pattern, dfa, want_t, want_a)
 
 
 @DEEP
@@ -242,16 +248,7 @@ def test_deep_long_patterns_equal_the_derivative_oracle(impl):
         dfa = compile_or_note(impl, pattern)
         if dfa is None:
             continue
-        got_t, got_a = np.asarray(dfa.trans), np.asarray(dfa.accept)
-        if want_t.shape != got_t.shape:
-            fail("the number of states differs from the derivative oracle's canonical DFA", pattern=pattern,
-                 expected=int(want_t.shape[0]), got=int(got_t.shape[0]))
-        for want, got, what in ((want_a, got_a, "accept"), (want_t, got_t, "trans")):
-            where = first_difference(want, got)
-            if where is not None:
-                fail(f"{what} differs from the derivative oracle's canonical DFA", pattern=pattern, state=where[0],
-                     path=shortest_path(want_t, where[0]), position=where, expected=want[where].item(),
-                     got=got[where].item())
+        _tables_equal(pattern, dfa, want_t, want_a)
 
 
 def _oracle_long_tables(pattern: str):
