@@ -227,6 +227,24 @@ def test_more_wrong_candidates_lose_their_test(installed, candidate, test):
 
 
 @pytest.mark.e2e
+def test_in_the_bundle_an_upload_importing_the_harness_gets_nothing_from_it(installed):
+    """The bundle installs the harness as a wheel (its packages in site-packages, which the
+    interpreter's binds hold whole): a student's sandbox there still holds its server only
+    (``harness.sandbox.lending``). Graded as Gradescope does, with no loan in the environment;
+    the same wheat copied as the upload scores full marks."""
+    from harness.sandbox.lending import LEND_VARIABLE
+
+    root, env = installed
+    as_for_students = (root, {k: v for k, v in env.items() if k != LEND_VARIABLE})
+    for cheat in ("from oracles.automaton import *  # noqa: F401,F403\n",
+                  "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403\n"):
+        results = grade_in(as_for_students, {"constrain.py": cheat})
+        assert results["score"] == 0.0, results["output"]
+    results = grade_in(as_for_students, {"constrain.py": WHEATS / "fair_thompson_moore.py"})
+    assert results["score"] == 32.0, results["output"]
+
+
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_a_correct_single_module_with_other_internals_scores_full_marks(installed):
     results = grade_in(installed, {"lab/constrain.py": WHEATS / "brzozowski.py"})
