@@ -106,10 +106,13 @@ class WallCalibration:
         return min(BACKSTOP_FACTOR * cpu_seconds, calibrated)
 
     def describe(self, cpu_seconds: float) -> str:
-        """One line for a run header: the limit for ``cpu_seconds`` and how it was set."""
-        return (f"wall limit: {self.limit(cpu_seconds):.0f} s per test = {WALL_FACTOR:g} x {self.stretch:.2f} "
-                f"(the reference's wall/CPU seconds on this machine now: {self.reference_wall:.3f}/"
-                f"{self.reference_cpu:.3f}) x {cpu_seconds:g} CPU s, at least {WALL_FLOOR_SECONDS:g} s, "
+        """One line for a run header: the limit for ``cpu_seconds`` and how it was set. The
+        measured figures are written at a fixed width (up to a stretch of 999 and 999 s), so
+        the line's length does not depend on the load: a report clipped in the middle
+        (``grading.printable``) cuts the same text from two gradings of one upload."""
+        return (f"wall limit: {self.limit(cpu_seconds):4.0f} s per test = {WALL_FACTOR:g} x {self.stretch:6.2f} "
+                f"(the reference's wall/CPU seconds on this machine now: {self.reference_wall:7.3f}/"
+                f"{self.reference_cpu:7.3f}) x {cpu_seconds:g} CPU s, at least {WALL_FLOOR_SECONDS:g} s, "
                 f"at most the {BACKSTOP_FACTOR * cpu_seconds:g} s backstop")
 
 

@@ -105,7 +105,7 @@ def test_a_sleeping_candidate_is_stopped_within_the_calibrated_limit_long_before
     assert test.status == "timeout", (test.status, test.reason)
     assert test.reason.startswith(f"wall-clock backstop: {limit:g} s, the candidate slept or blocked"), test.reason
     assert test.duration < 2 * limit + 5 < BACKSTOP_FACTOR * cpu, test.duration   # stopped at 6 s (12 s loaded)
-    assert result.wall_limit.startswith(f"wall limit: {limit:.0f} s per test")
+    assert result.wall_limit.startswith(f"wall limit: {limit:4.0f} s per test")
     assert result.integrity == [] and tree_digest(bytecode=False) == before   # the harness's files unchanged
     assert left_over(result.marker) == []                                      # nothing of the sleeper left
 
@@ -125,3 +125,14 @@ def test_the_grader_child_reads_the_run_s_calibration_and_refuses_a_bad_one(no_c
     assert wall_calibration_in_force() is None
     with pytest.raises(ValueError, match="WALL:CPU"):
         early.use_wall_reference("fast")
+
+
+def test_the_wall_limit_line_has_one_length_whatever_the_load():
+    """Two gradings of one upload under different loads give records of one length (a report
+    clipped in the middle then cuts the same text from both: tests/test_reproducible.py)."""
+    from harness.policy import WallCalibration
+
+    quiet, loaded = WallCalibration(reference_wall=0.031, reference_cpu=0.030), \
+        WallCalibration(reference_wall=12.5, reference_cpu=0.031)
+    for seconds in (3.0, 30.0, 60.0):
+        assert len(quiet.describe(seconds)) == len(loaded.describe(seconds))

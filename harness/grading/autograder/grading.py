@@ -194,11 +194,18 @@ def printable(text: object, limit: int | None = None) -> str:
     """``text`` with every control character but newline and tab escaped (``\\x1b``), and
     the bidirectional overrides, line separators and lone surrogates (``\\u202e``,
     ``\\udcff``), so nothing a candidate prints can draw a fake row or fail to encode;
-    clipped in the middle to ``limit``."""
+    clipped in the middle to ``limit``: the head and the tail each at most ``limit // 2``
+    characters, cut at line ends where a line ends in them (so a line whose length varies, a
+    time, shifts no cut: two gradings of one upload keep the same lines)."""
     text = _CONTROLS.sub(_escape_one, str(text))
     if limit is not None and len(text) > limit:
         half = limit // 2
-        text = f"{text[:half]}\n... ({len(text) - limit} characters cut) ...\n{text[-half:]}"
+        head, tail = text[:half], text[-half:]
+        if "\n" in head[:-1]:
+            head = head[:head.rindex("\n", 0, len(head) - 1) + 1].rstrip("\n")
+        if "\n" in tail[1:]:
+            tail = tail[tail.index("\n", 1) + 1:]
+        text = f"{head}\n... ({len(text) - len(head) - len(tail)} characters cut) ...\n{tail}"
     return text
 
 
