@@ -276,11 +276,7 @@ class Cgroup:
                 return
             except OSError:
                 pass
-        for pid in self.members():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _kill_all(self.members())
 
     def remove(self) -> bool:
         """Kill what is in it, wait (at most ``EMPTY_WAIT`` s) until it is empty, remove its
@@ -470,11 +466,7 @@ class UidProcesses:
         return set(_processes_of(self.uid))
 
     def kill(self) -> None:
-        for pid in self.members():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _kill_all(self.members())
 
     def remove(self) -> bool:
         """SIGKILL every process of the uid until none runs (at most ``EMPTY_WAIT`` s); True
@@ -499,6 +491,15 @@ class UidProcesses:
                 f"{self.processes} (RLIMIT_NPROC counts this candidate's processes only), CPU seconds counted "
                 f"over its process tree from /proc (the PID namespace's init reaps every orphan; RLIMIT_CPU "
                 f"on each process), memory {self.memory_mb} MB per process (RLIMIT_AS, not for the tree)")
+
+
+def _kill_all(pids) -> None:
+    """SIGKILL each of ``pids``; one already gone (or not ours to signal) is skipped."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _processes_of(uid: int) -> list[int]:
