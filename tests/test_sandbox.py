@@ -8,6 +8,7 @@ called in-process, and the file system read back with lstat.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import struct
@@ -259,6 +260,43 @@ def test_the_manifest_finds_every_change_and_restores_without_following_links(tm
     assert outside.read_text() == "untouched\n"
     assert (root / "a.py").read_text() == "A = 1\n" and not (root / "planted.py").exists()
     assert os.readlink(root / "link") == "a.py" and not (root / "sub" / "b.json").is_symlink()
+
+
+def test_verify_reads_again_only_what_moved_and_catches_a_restored_mtime(tmp_path, monkeypatch):
+    from harness.sandbox import files
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (root / name).write_text(f"{name} = 1\n")
+    time.sleep(0.05)  # older than take by more than the (patched) racy window
+    monkeypatch.setattr(files, "RACY_SECONDS", 0.01)
+    manifest = Manifest.take([root])
+    reads = []
+    real_entry = files._entry
+    monkeypatch.setattr(files, "_entry", lambda path: reads.append(path.name) or real_entry(path))
+    assert manifest.verify() == [] and sorted(reads) == ["pkg"]  # the folder's mode: an lstat
+    before = os.lstat(root / "a.py")
+    (root / "a.py").write_text("a.py = 2\n")  # the same size, and its mtime put back
+    os.utime(root / "a.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+    reads.clear()
+    assert manifest.verify() == ["pkg/a.py: changed (sha256 " + hashlib.sha256(b"a.py = 2\n").hexdigest()[:12] + ")"]
+    assert "a.py" in reads and "b.py" not in reads
+    manifest.restore()
+    assert (root / "a.py").read_text() == "a.py = 1\n"
+
+
+def test_verify_reads_again_a_file_changed_close_to_take(tmp_path, monkeypatch):
+    from harness.sandbox import files
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "fresh.py").write_text("x = 1\n")  # within RACY_SECONDS of take: the same tick could hide a change
+    manifest = Manifest.take([root])
+    reads = []
+    real_entry = files._entry
+    monkeypatch.setattr(files, "_entry", lambda path: reads.append(path.name) or real_entry(path))
+    assert manifest.verify() == [] and "fresh.py" in reads
 
 
 @pytest.mark.e2e
