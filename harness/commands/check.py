@@ -101,7 +101,6 @@ def run(args, stdout, stderr) -> int:
 
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
-    from harness.grading import report as reports
     from harness.grading.autograder.locate import SubmissionError, impl_target
     from harness.grading.check import CheckOptions, run_check
 
@@ -129,7 +128,10 @@ def _run_one(args, stdout, stderr) -> int:
     options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
-    checked = reports.to_report(run_check(options))
+    result = run_check(options)
+    from harness.grading import report as reports  # after the run: nothing of it on the way to the first test
+
+    checked = reports.to_report(result)
     written = report.write_requested(args, checked, stderr)
     print(checked.terminal, file=stdout, flush=True)
     if not written and checked.exit_code == ExitCode.OK:

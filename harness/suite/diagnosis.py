@@ -55,7 +55,7 @@ import re
 from collections.abc import Callable
 
 from harness.suite.catalogue import BY_NAME
-from harness.suite.explain import FINDING_WORDS
+from harness.suite.findings import FINDING_WORDS
 from harness.suite.pitfalls import BY_NUMBER
 
 __all__ = ["diagnose", "unexplained", "raised", "STRENGTHS"]

@@ -23,6 +23,7 @@ from collections import deque
 
 import numpy as np
 
+from harness.suite.findings import FINDING_WORDS
 from harness.suite.tiers import decision
 
 DEAD = -1
@@ -204,14 +205,6 @@ def table_finding(want_t, want_a, got_t, got_a) -> str | None:
         return f"the same language, but {n_got} states where the other table has {n_want}"
     return (f"the same language and the same {n_got} states, {FINDING_WORDS['numbering']} (section 2.2 step 3: "
             f"breadth first from the start state, bytes in ascending order)")
-
-
-FINDING_WORDS = {   # the words of each finding that the diagnosis looks for (one place)
-    "dead sink": "a dead sink kept as a state",
-    "language": "the languages differ",
-    "not minimal": "states with the same futures are not merged",
-    "numbering": "numbered in another order",
-}
 
 
 def _first_dead_state(trans: np.ndarray, accept: np.ndarray) -> int | None:
