@@ -50,6 +50,11 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 
+PROBING_VERBS = frozenset({"check", "grade-tests", "mutants"})
+"""The verbs whose every run starts candidates behind the wall, so asks first whether it can
+be built here (``confine.prefetch`` begins that as the program starts)."""
+
+
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The command's parser, with every verb's arguments when ``verb`` is None, else only
     with ``verb``'s (the other verbs are still listed, so ``--help`` and a wrong verb read
@@ -134,7 +139,15 @@ def program() -> int:
     (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``main`` alone, as
     tests call it, leaves the caller's environment as it is."""
     os.environ.update(ONE_THREAD_ENV)
+    if _verb(sys.argv[1:]) in PROBING_VERBS and "--unconfined" not in sys.argv and not _asks_for_help(sys.argv[1:]):
+        from harness.sandbox import confine
+
+        confine.prefetch()  # the sandbox's probe overlaps the verb's imports and parsing
     return main()
+
+
+def _asks_for_help(argv: list[str]) -> bool:
+    return any(word in ("-h", "--help", "--version") for word in argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

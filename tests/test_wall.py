@@ -563,3 +563,36 @@ def test_verified_restores_after_an_exception_in_this_process():
         planted.unlink(missing_ok=True)
     assert "check --batch: TAMPERED: harness file harness/suite/planted_by_the_verified_test.txt: added" in \
         err.getvalue()
+
+
+def test_a_verb_asking_while_the_prefetched_probe_runs_waits_for_it(monkeypatch):
+    import threading
+    import time as clock
+
+    calls, release = [], threading.Event()
+
+    def slow_probe():
+        calls.append(threading.current_thread().name)
+        release.wait(5)
+        return "probed: no sandbox here"
+
+    monkeypatch.setattr(confine, "_unavailable", slow_probe)
+    confine.prefetch()
+    clock.sleep(0.05)  # the prefetch thread holds the probe
+    answer = []
+    waiter = threading.Thread(target=lambda: answer.append(confine.unavailable()))
+    waiter.start()
+    clock.sleep(0.05)
+    assert answer == [], "the verb's call did not wait for the probe in flight"
+    release.set()
+    waiter.join(5)
+    assert answer == ["probed: no sandbox here"] and calls[0] == "confine-prefetch"
+
+
+@pytest.mark.e2e
+def test_the_program_refuses_with_one_line_when_the_prefetched_probe_fails():
+    env = {**os.environ, "CONSTRAIN_HARNESS_NO_BWRAP": "1"}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "check"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == ExitCode.USAGE and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "bubblewrap is switched off" in proc.stderr, proc.stderr

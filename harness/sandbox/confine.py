@@ -83,6 +83,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,9 +245,32 @@ def _as_root() -> bool:
     return os.geteuid() == 0 and not os.environ.get("CONSTRAIN_HARNESS_AS_USER")
 
 
+_PROBING = threading.Lock()  # one probe at a time: a caller arriving during prefetch()'s waits for its answer
+
+
+def prefetch() -> None:
+    """Begin finding out, in a thread of this process, what ``unavailable()`` will answer:
+    the probe starts a confined interpreter (some 0.1 s of wall), which then overlaps what
+    the verb does meanwhile (its imports, its parser). ``unavailable()`` waits for it. Called
+    by the command line for the verbs that run candidates; anything it raises is left for
+    the verb's own call to raise again."""
+    def probe_quietly() -> None:
+        try:
+            unavailable()
+        except Exception:  # noqa: BLE001: the verb's own call meets it again and says so
+            pass
+
+    threading.Thread(target=probe_quietly, name="confine-prefetch", daemon=True).start()
+
+
 def unavailable() -> str | None:
     """Why no confinement can start here (one line), or None when bubblewrap works.
     ``--unconfined`` does not change the answer (it only allows running without)."""
+    with _PROBING:
+        return _unavailable()
+
+
+def _unavailable() -> str | None:
     bwrap = find_bwrap()
     if bwrap is None:
         if os.environ.get("CONSTRAIN_HARNESS_NO_BWRAP"):
