@@ -257,7 +257,7 @@ def prefetch() -> None:
     def probe_quietly() -> None:
         try:
             unavailable()
-        except Exception:  # noqa: BLE001: the verb's own call meets it again and says so
+        except Exception:  # noqa: BLE001 (the verb's own call meets it again and says so)
             pass
 
     threading.Thread(target=probe_quietly, name="confine-prefetch", daemon=True).start()
