@@ -99,7 +99,7 @@ def test_gradescope_scores_one_point_per_passed_test(tmp_path):
     assert (doc["score"], sum(t["max_score"] for t in doc["tests"])) == (12.0, 16.0)
     schema = json.loads((Path(reports.__file__).parent / "autograder" / "gradescope_results.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(doc)
-    assert [t["name"] for t in doc["tests"]] == [*NAMES, SEED_TEST]   # the run seed's hidden test last
+    assert [t["name"] for t in doc["tests"]] == [*NAMES, SEED_TEST]   # last, the hidden test holding the run seed
     assert doc["tests"][-1]["visibility"] == "hidden" and doc["tests"][-1]["max_score"] == 0
     statuses = {t["name"]: t["status"] for t in doc["tests"]}
     assert statuses["test_canonical_form"] == "failed" and statuses["test_apply_mask"] == "failed"

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from harness.policy import SEED_KEPT  # what a student reads in place of the seed's line
+from harness.policy import SEED_KEPT  # what a student reads in place of the line naming the run seed
 from harness.suite.catalogue import NAMES
 
 if TYPE_CHECKING:   # a light module: the CLI reads VISIBILITIES when it builds its parser
