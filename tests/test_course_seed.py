@@ -386,6 +386,9 @@ if args[:2] == ["grade-tests", "--help"]:
     sys.exit(0)
 with open(os.environ["FAKE_RECORD"], "a") as f:
     f.write(json.dumps(args) + "\\n")
+if os.environ.get("FAKE_CRASH"):   # prints its header, as grade-tests does, and writes no results
+    print("seed: " + args[args.index("--seed") + 1] + " (--seed N replays this run)")
+    sys.exit(3)
 with open(args[args.index("--gradescope") + 1], "w") as f:
     json.dump({"score": 0.0, "output": "0 of 1 chaffs caught", "tests": []}, f)
 """
@@ -423,3 +426,10 @@ def test_the_bundle_grades_the_student_s_tests_under_a_seed_keyed_by_its_secret(
         if with_secret:
             assert seeds[-1] == seeding.course_seed(secret, str(suite)) != suite_seed(suite)
     assert seeds[1] is None   # no secret: grade-tests' own default
+    # grade-tests that wrote no results: the tail of its printout reaches the student, the seed not
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    root = tmp_path / "root-True"
+    assert runner.run(root, config=AutograderConfig(), log=io.StringIO()) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert "grade-tests exited 3 without results" in results["output"]
+    assert str(seeds[0]) not in student_visible(results) and "(kept by the course staff)" in results["output"]

@@ -206,6 +206,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
             doc = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             tail = printable(log_path.read_bytes()[-400:].decode("utf-8", "replace"))
+            if seed is not None:   # its printout names the seed, which the student must not read
+                tail = tail.replace(str(seed), "(kept by the course staff)")
             return f"grade-tests exited {outcome.exit_code} without results: {tail}"
     return doc if isinstance(doc, dict) else "grade-tests wrote something other than a JSON object"
 
