@@ -41,8 +41,9 @@ in ``pyproject.toml``, the source of truth):
                                results file (``--resume``)
     report                     the report model and its formats
     argtypes | contract | paths | policy
-    exitcodes | files_in | intake   the bottom: values, the spec's contract, the grading policy,
-                               readers, a submission's intake
+    exitcodes | files_in | intake | regex_syntax
+                               the bottom: values, the spec's contract, the grading policy,
+                               readers, a submission's intake, the scanner of pattern syntax
     environment                every CONSTRAIN_HARNESS_* variable, its meaning and its readers
 
 Inside the products: ``grading``: batch over autograder and report, over gradetests, over

@@ -4,7 +4,8 @@
 |------|-------------|------------------------------------------------------------------|
 | 0    | OK          | all passed / the command did what was asked                      |
 | 1    | FAILED      | tests failed, golden files differ, a mutant survived             |
-| 2    | USAGE       | bad arguments, unreadable input, a contract (missing name) error |
+| 2    | USAGE       | bad arguments, unreadable input, a contract (missing name) error, |
+|      |             | an output asked for not written (a file, a refused gradebook)    |
 | 3    | CRASHED     | the candidate crashed, timed out, or ran out of memory           |
 | 4    | TAMPERED    | the harness's files changed while the candidate ran (restored)   |
 

@@ -133,6 +133,13 @@ def wall_calibration_in_force() -> WallCalibration | None:
     return _WALL_IN_FORCE[0] if _WALL_IN_FORCE else None
 TIERS = ("default", "strict")
 HINT_LEVELS = ("none", "pitfall", "full")
+SEED_KEPT = "seed: kept by the course staff (it replays this run exactly)"
+"""What a student reads where a report would name the run seed. The seed is the staff's: every
+Gradescope results file (``check --gradescope``, ``grade-tests --gradescope``, the autograder
+bundle's) holds it in a hidden test only, and its stdout is hidden; a student who read it could
+replay the run offline and try uploads until its random inputs miss a bug (issue 48)."""
+SEED_TEST = "course staff only: the run seed"
+"""The hidden, 0-point test of a Gradescope results file that holds the run seed."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -224,7 +225,7 @@ def test_a_gradebook_not_asked_for_is_never_refused(tmp_path):
 
 
 @pytest.mark.e2e
-def test_the_batch_says_which_identities_are_weak_or_shared(tmp_path):
+def test_the_batch_says_which_identities_are_weak_or_shared_and_exits_2_on_a_refused_gradebook(tmp_path):
     folder = tmp_path / "export"
     for sub in ("submission_1", "submission_2", "submission_3"):
         (folder / sub).mkdir(parents=True)
@@ -234,8 +235,14 @@ def test_the_batch_says_which_identities_are_weak_or_shared(tmp_path):
     roster = write(tmp_path, "roster.csv", "Name\nAda Lovelace\nLin Wu\nNed Nash\n")
     out, err = io.StringIO(), io.StringIO()
     code = main(["check", "--batch", str(folder), "--roster", str(roster), "--jobs", "2",
-                 "--canvas-gradebook", str(tmp_path / "canvas.csv")], out, err)
-    assert code == ExitCode.OK, err.getvalue()
+                 "--canvas-gradebook", str(tmp_path / "canvas.csv"), "--json", str(tmp_path / "grades.json"),
+                 "--feedback", str(tmp_path / "feedback")], out, err)
+    # the gradebook refused: never exit 0 (exit 2, as any output asked for and not written), the rest written
+    assert code == ExitCode.USAGE, out.getvalue() + err.getvalue()
+    graded = json.loads((tmp_path / "grades.json").read_text())
+    assert sorted(s["student"] for s in graded["students"]) == ["submission_1", "submission_2", "submission_3"]
+    assert graded["course"]["no_submission"] == ["Ned Nash"]
+    assert len(list((tmp_path / "feedback").iterdir())) == 3
     said = out.getvalue()
     assert "identities: two or more submissions match Ada Lovelace: submission_1, submission_2" in said
     assert "identities: matched by display name only (weak" in said

@@ -166,6 +166,23 @@ def test_check_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypa
     assert code == ExitCode.USAGE and "cannot write" in err
 
 
+@pytest.mark.e2e
+def test_a_batch_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
+    """The class is graded and its state saved; the report asked for is missing: exit 2."""
+    from harness.report import registry
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ann.py").write_text("def regex_to_dfa(pattern:\n")   # a syntax error: graded at once
+
+    def refuse(path, data):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(registry, "write_file", refuse)
+    code, out, err = run("check", "--batch", str(folder), "--jobs", "1", "--json", str(tmp_path / "class.json"))
+    assert code == ExitCode.USAGE and "cannot write" in err, out + err
+    assert "ann" in out and not (tmp_path / "class.json").exists()
+
+
 def test_mutants_exits_non_zero_when_a_report_cannot_be_written(tmp_path, monkeypatch):
     from harness.mutants import runner
     from harness.report import registry

@@ -12,6 +12,7 @@ import pytest
 from harness.exitcodes import ExitCode
 from harness.grading import report as reports
 from harness.grading.check import CheckOptions, CheckResult, Verdict, _exit_code
+from harness.policy import SEED_TEST
 from harness.suite.catalogue import CATALOGUE, NAMES
 
 
@@ -98,7 +99,8 @@ def test_gradescope_scores_one_point_per_passed_test(tmp_path):
     assert (doc["score"], sum(t["max_score"] for t in doc["tests"])) == (12.0, 16.0)
     schema = json.loads((Path(reports.__file__).parent / "autograder" / "gradescope_results.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(doc)
-    assert len(doc["tests"]) == 16
+    assert [t["name"] for t in doc["tests"]] == [*NAMES, SEED_TEST]   # last, the hidden test holding the run seed
+    assert doc["tests"][-1]["visibility"] == "hidden" and doc["tests"][-1]["max_score"] == 0
     statuses = {t["name"]: t["status"] for t in doc["tests"]}
     assert statuses["test_canonical_form"] == "failed" and statuses["test_apply_mask"] == "failed"
     assert all(set(t) >= {"name", "score", "max_score", "status", "output"} for t in doc["tests"])

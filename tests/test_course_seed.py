@@ -37,6 +37,8 @@ from harness.grading.autograder import bundle, runner
 from harness.grading.autograder.config import SECRET_NAME, AutograderConfig
 from harness.grading.autograder.grading import GradeOptions
 from harness.grading.batch.state import BatchState, state_path
+from harness.policy import SEED_KEPT
+from harness.policy import SEED_TEST as POLICY_SEED_TEST
 from harness.suite import seeding
 
 from helpers import ROOT, confined, left_over
@@ -299,3 +301,135 @@ def test_a_bundle_without_a_secret_says_so_and_a_bad_one_is_the_staffs_failure(t
     with pytest.raises(ValueError, match="unusable") as caught:
         runner.take_course_secret(tmp_path, log)
     assert "short" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------- the seed in student-visible output
+# Issue 48 item 2: the run seed is never in what a student reads. Everything a student reads of
+# a Gradescope results file is its top-level output, every test not hidden, and its stdout
+# unless stdout_visibility is "hidden" (check and grade-tests print the seed there).
+
+SEED = 3141592653   # a run seed no other number in these documents spells
+
+
+def student_visible(results: dict, stdout: str = "") -> str:
+    """Everything a student can ever read of ``results`` (and of ``stdout``, unless hidden)."""
+    shown = [results.get("output", ""), *(t.get("output", "") + t.get("name", "") for t in results["tests"]
+                                          if t.get("visibility", results.get("visibility", "visible")) != "hidden")]
+    if results.get("stdout_visibility", "hidden") != "hidden":
+        shown.append(stdout)
+    return "\n".join(shown)
+
+
+def hidden_seed_test(results: dict) -> dict:
+    [test] = [t for t in results["tests"] if t["name"].endswith(POLICY_SEED_TEST)]
+    return test
+
+
+@pytest.mark.e2e
+def test_check_s_gradescope_file_names_the_seed_in_a_hidden_test_only(tmp_path):
+    from harness.grading.autograder import gradescope
+
+    path = tmp_path / "results.json"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", "--only", "test_hand_example", "--seed", str(SEED), "--gradescope", str(path)], out, err)
+    assert code == ExitCode.OK, out.getvalue() + err.getvalue()
+    results = json.loads(path.read_text())
+    gradescope.validate(results)
+    assert f"seed: {SEED}" in out.getvalue()                   # the terminal names it: Gradescope's stdout ...
+    assert results["stdout_visibility"] == "hidden"              # ... which the student does not see
+    assert str(SEED) not in student_visible(results, out.getvalue())
+    assert SEED_KEPT in results["output"]
+    staff = hidden_seed_test(results)
+    assert staff["visibility"] == "hidden" and staff["max_score"] == 0 and f"seed: {SEED}" in staff["output"]
+
+
+def graded_suite(tmp_path: Path, seed: int):
+    """A grade-tests result (one chaff caught of two) under run seed ``seed``."""
+    from harness.grading.gradetests.grade import Graded
+    from harness.grading.gradetests.grade import GradeOptions as SuiteOptions
+    from harness.grading.gradetests.scoring import Grade
+    from harness.grading.gradetests.suite_run import RunResult
+
+    tests, matrix = ["test_a"], {"s01": {"test_a": "failed"}, "s02": {"test_a": "passed"}}
+    runs = {c: RunResult(c, "chaff", "completed", seconds=1.0) for c in matrix}
+    grade = Grade(tests, tests, [], {}, matrix, {"s01": ["test_a"]}, {c: "completed" for c in matrix}, {}, runs)
+    return Graded(grade, SuiteOptions(suite=tmp_path), seed, "m", "bubblewrap", "bubblewrap", 2.0, ["reference"],
+                  list(matrix))
+
+
+def test_grade_tests_gradescope_file_names_the_seed_in_a_hidden_test_only_also_in_the_bundle(tmp_path):
+    from harness.grading.autograder import gradescope, visibility
+    from harness.grading.autograder.grading import Grade as CheckGrade
+    from harness.grading.autograder.grading import TestOutcome
+    from harness.grading.gradetests import report as suite_reports
+    from harness.suite.catalogue import NAMES
+
+    graded = graded_suite(tmp_path, SEED)
+    assert f"seed: {SEED}" in suite_reports.table(graded, "pitfall")   # the staff's terminal (hidden stdout)
+    theirs = suite_reports.to_gradescope(graded, "pitfall", max_score=10)
+    assert theirs["stdout_visibility"] == "hidden" and str(SEED) not in student_visible(theirs)
+    assert SEED_KEPT in theirs["output"] and f"seed: {SEED}" in hidden_seed_test(theirs)["output"]
+    # merged into the bundle's results as the runner merges them: still hidden
+    ours = gradescope.to_results(CheckGrade("passed", tuple(TestOutcome(n, "passed") for n in NAMES),
+                                            header="seed: 1234 (check --seed 1234 replays this run)"), points=16)
+    merged = visibility.finish(gradescope.merge_results(ours, theirs), CheckGrade("passed", ()),
+                               visibility.Visibility(), "title")
+    gradescope.validate(merged)
+    assert str(SEED) not in student_visible(merged) and "1234" not in student_visible(merged)
+    assert f"seed: {SEED}" in hidden_seed_test(merged)["output"] and merged["score"] == 16 + 5
+
+
+FAKE_GRADE_TESTS = """
+import json, os, sys
+args = sys.argv[1:]
+if args[:2] == ["grade-tests", "--help"]:
+    sys.exit(0)
+with open(os.environ["FAKE_RECORD"], "a") as f:
+    f.write(json.dumps(args) + "\\n")
+if os.environ.get("FAKE_CRASH"):   # prints its header, as grade-tests does, and writes no results
+    print("seed: " + args[args.index("--seed") + 1] + " (--seed N replays this run)")
+    sys.exit(3)
+with open(args[args.index("--gradescope") + 1], "w") as f:
+    json.dump({"score": 0.0, "output": "0 of 1 chaffs caught", "tests": []}, f)
+"""
+
+
+@pytest.mark.e2e
+def test_the_bundle_grades_the_student_s_tests_under_a_seed_keyed_by_its_secret(tmp_path, monkeypatch):
+    """The student's suite is graded under ``course_seed(secret, suite)`` (their suite's
+    public ``suite_seed`` is anyone's to compute and grind), without a secret under grade-tests'
+    default; the seed each run was given is grade-tests' ``--seed``."""
+    import sys
+
+    from harness.grading.autograder.grading import Grade as CheckGrade
+    from harness.grading.gradetests.grade import suite_seed
+
+    fake, record = tmp_path / "fake_cli.py", tmp_path / "argv.jsonl"
+    fake.write_text(FAKE_GRADE_TESTS)
+    monkeypatch.setenv("FAKE_RECORD", str(record))
+    monkeypatch.setattr(runner.isolated, "environment", lambda: dict(os.environ))
+    monkeypatch.setattr(runner.isolated, "command", lambda module, *a, **k: [sys.executable, str(fake)])
+    monkeypatch.setattr(runner, "grade_submission", lambda folder, options: CheckGrade("passed", ()))
+    seeds = []
+    for with_secret in (True, False):
+        root = tmp_path / f"root-{with_secret}"
+        suite = root / "submission" / runner.STUDENT_TESTS
+        suite.mkdir(parents=True)
+        (suite / "test_mine.py").write_text("def test_one():\n    assert True\n")
+        (root / "source").mkdir()
+        secret = seeding.new_course_secret()
+        if with_secret:
+            (root / "source" / SECRET_NAME).write_text(secret + "\n")
+        assert runner.run(root, config=AutograderConfig(), log=io.StringIO()) == 0
+        argv = json.loads(record.read_text().splitlines()[-1])
+        seeds.append(int(argv[argv.index("--seed") + 1]) if "--seed" in argv else None)
+        if with_secret:
+            assert seeds[-1] == seeding.course_seed(secret, str(suite)) != suite_seed(suite)
+    assert seeds[1] is None   # no secret: grade-tests' own default
+    # grade-tests that wrote no results: the tail of its printout reaches the student, the seed not
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    root = tmp_path / "root-True"
+    assert runner.run(root, config=AutograderConfig(), log=io.StringIO()) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert "grade-tests exited 3 without results" in results["output"]
+    assert str(seeds[0]) not in student_visible(results) and "(kept by the course staff)" in results["output"]

@@ -434,7 +434,10 @@ def test_the_same_suite_and_seed_give_the_same_report(harness_unchanged):
     assert without_timings(first) == without_timings(again)
     assert without_timings(first) != without_timings(other)
     assert f"seed: {first.seed}" in reports.table(first, "none")
-    assert str(first.seed) in reports.to_gradescope(first, "none")["output"]
+    on_gradescope = reports.to_gradescope(first, "none")   # the seed is the staff's: a hidden test only
+    assert str(first.seed) not in on_gradescope["output"] and on_gradescope["stdout_visibility"] == "hidden"
+    assert [t["output"] for t in on_gradescope["tests"] if t["visibility"] == "hidden"] == \
+        [f"seed: {first.seed} (grade-tests --seed {first.seed} replays this run)"]
 
 
 def without_timings(result) -> str:

@@ -76,3 +76,15 @@ def test_from_a_wheel_the_default_wheats_grade_and_no_harness_source_is_readable
     assert len(data["valid"]) == 4 and data["score"]["caught"] == 0
     assert data["mode"].startswith("bubblewrap")
     assert left_over(str(python.parent.parent)) == []   # no process of the venv's interpreter is left
+
+
+@pytest.mark.e2e
+def test_the_wheel_states_its_license_as_an_spdx_expression_and_ships_the_file(wheel_venv):
+    """pyproject.toml's ``project.license`` is PEP 639's SPDX expression (setuptools 77+, which
+    ``[build-system]`` requires, deprecates the TOML table form), ``license-files`` ships LICENSE."""
+    _, purelib = wheel_venv
+    [info] = purelib.glob("constrain_harness-*.dist-info")
+    metadata = (info / "METADATA").read_text(encoding="utf-8").splitlines()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+    assert not any(line.startswith("License: ") for line in metadata)   # the deprecated field
+    assert (info / "licenses" / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()

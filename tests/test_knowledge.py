@@ -132,6 +132,25 @@ def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_from_go
     assert echoing == honest
 
 
+# --------------------------------------------------------------------------- a generation's self-report
+
+LIAR, LIARS_TWIN = "lies_about_generation_inputs.py", "wrong_raw_control_bytes.py"
+GENERATION = ("test_constrained_generation_parses",)
+
+
+@confined
+def test_a_server_that_lies_about_its_generation_inputs_gets_its_honest_twins_verdict(harness_unchanged):
+    """The twin's raw control bytes reach a finished generation (json.loads refuses it); the
+    liar's server hands its batched draws logits without them and reports the digest of the
+    grader's: taken on that report the liar passed (measured before the catalogue checked
+    each draw against its own logits). Now its draws made ahead are not the answers to the
+    grader's logits, the generation is made one call at a time, and it fails as its twin."""
+    twin, twin_exit = checked(LIARS_TWIN, only=GENERATION)
+    liar, liar_exit = checked(LIAR, only=GENERATION)
+    assert twin == {GENERATION[0]: "failed"} and twin_exit == ExitCode.FAILED, twin
+    assert liar == twin and liar_exit == twin_exit
+
+
 # --------------------------------------------------------------------------- every frame sent to the candidate
 
 BATCHED = ("walk", "sweep", "matches", "explore", "generate", "reads")  # plans (harness.suite.batched) and ops

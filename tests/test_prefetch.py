@@ -26,7 +26,7 @@ from harness.suite.test_dfa import DFA_READS
 from harness.suite.test_masks import brute_force
 from harness.suite.test_sampling import generation_vocab
 
-from helpers import left_over
+from helpers import CANDIDATES, left_over
 
 pytestmark = pytest.mark.e2e
 
@@ -202,6 +202,38 @@ def test_a_generation_whose_draws_get_other_logits_is_a_protocol_violation(harne
             generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, 300)
         assert not cand.alive
     assert left_over(marker) == []
+
+
+def test_the_catalogue_takes_a_draw_made_ahead_only_as_the_answer_to_its_own_logits(harness_unchanged):
+    """``test_constrained_generation_parses`` draws each step's logits itself and takes a draw
+    made ahead only where its logprob is the spec's under them: an honest candidate's
+    generation made ahead is taken whole, the same as one call at a time; a server that
+    hands its draws other logits and reports the grader's digest (``tests/candidates/
+    lies_about_generation_inputs.py``) is not taken, and one call at a time it is its twin."""
+    from harness.suite.inputs import TOOL_SCHEMA
+    from harness.suite.test_sampling import _generate, _NotTaken
+
+    vocab, eos_id, bias = generation_vocab()
+
+    def generations(name: str) -> list[tuple]:
+        """Per request, (made ahead or "not taken", one call at a time)."""
+        with Candidate(str(CANDIDATES / name), ref_deps=True) as cand:
+            impl, marker = cand.module, cand.marker
+            index = impl.TokenIndex(impl.regex_to_dfa(impl.json_schema_to_regex(TOOL_SCHEMA)), vocab, eos_id)
+            out = []
+            for request in range(6):
+                try:
+                    ahead = _generate(impl, index, request, vocab, eos_id, bias, ahead=True)
+                except _NotTaken:
+                    ahead = "not taken"
+                out.append((ahead, _generate(impl, index, request, vocab, eos_id, bias, ahead=False)))
+        assert left_over(marker) == []
+        return out
+
+    honest, lying = generations("wrong_raw_control_bytes.py"), generations("lies_about_generation_inputs.py")
+    assert all(ahead == one_by_one for ahead, one_by_one in honest), honest
+    assert [one_by_one for _, one_by_one in lying] == [one_by_one for _, one_by_one in honest]
+    assert all(ahead == "not taken" for ahead, _ in lying), lying
 
 
 def test_the_masks_walk_and_sweep_and_reads_make_the_same_calls(logging_candidate):

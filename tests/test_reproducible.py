@@ -25,6 +25,7 @@ import pytest
 from harness.cli import main
 from harness.grading import report as reports
 from harness.grading.check import CheckOptions, run_check
+from harness.policy import SEED_KEPT, SEED_TEST
 from harness.suite import seeding
 from harness.suite.inputs import random_patterns
 
@@ -146,7 +147,10 @@ def test_the_seed_is_in_the_header_and_every_report(tmp_path):
     properties = {p.get("name"): p.get("value") for p in ET.parse(files["r.xml"]).getroot().iter("property")}
     assert properties.pop("confinement").startswith(doc["isolation"][:20])  # where the candidate ran
     assert properties == {"seed": "77", "policy": policy}
-    assert json.loads(files["results.json"].read_text())["output"].startswith(f"seed: 77\n{policy}\n")
+    gradescope = json.loads(files["results.json"].read_text())   # student-visible: the seed in a hidden test
+    assert gradescope["output"].startswith(f"{SEED_KEPT}\n{policy}\n") and "77" not in gradescope["output"]
+    assert gradescope["tests"][-1] == {"name": SEED_TEST, "score": 0.0, "max_score": 0.0, "status": "passed",
+                                       "visibility": "hidden", "output": "seed: 77 (check --seed 77 replays this run)"}
     assert "(seed 77)" in files["r.md"].read_text() and "(seed 77)" in files["r.html"].read_text()
 
 

@@ -41,13 +41,16 @@ JUnit XML (``--junit-xml F``): one ``<testsuite name="constrain-harness">``, its
 ``<skipped>``; message = the reason, text = the details.
 
 Gradescope (``--gradescope F``): ``results.json`` per Gradescope's autograder spec:
-``{"score", "execution_time", "output", "stdout_visibility": "visible",
+``{"score", "execution_time", "output", "stdout_visibility": "hidden",
 "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
-"tags": kinds, "visibility": "visible"}]}``, ``output`` starting with the seed and the
-policy line; each test is worth one point (the total is the
+"tags": kinds, "visibility": "visible"}, ...]}``, ``output`` starting with
+``policy.SEED_KEPT`` and the policy line; each test is worth one point (the total is the
 sum of the tests' ``max_score``: the results format has no top-level maximum; the document
-validates against ``harness/grading/autograder/gradescope_results.schema.json``). A contract
-error or a tampering finding scores every test 0 and says why in ``output``.
+validates against ``harness/grading/autograder/gradescope_results.schema.json``). The run
+seed is the course staff's (a student who read it could replay the run and try uploads
+until its draws miss a bug): it is only in a last, hidden test worth 0
+(``policy.SEED_TEST``), and check's own printout, which names it, is Gradescope's hidden
+stdout. A contract error or a tampering finding scores every test 0 and says why in ``output``.
 
 Example::
 
@@ -62,6 +65,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from harness.grading.check import CheckResult
+from harness.policy import SEED_KEPT, SEED_TEST
 from harness.report.formats import junit_xml
 from harness.report.model import Report, Row
 from harness.sandbox.confine import UNCONFINED_HEADLINE
@@ -263,14 +267,15 @@ def to_gradescope(result: CheckResult) -> dict:
                       "status": "passed" if passed else "failed", "output": output,
                       "tags": list(test.kinds), "visibility": "visible"})
     score = sum(t["score"] for t in tests)
-    output = "\n".join([f"seed: {result.seed}", result.options.policy_header()]
-                       + render_table(result).splitlines()[-2:])
+    tests.append({"name": SEED_TEST, "score": 0.0, "max_score": 0.0, "status": "passed", "visibility": "hidden",
+                  "output": f"seed: {result.seed} (check --seed {result.seed} replays this run)"})
+    output = "\n".join([SEED_KEPT, result.options.policy_header()] + render_table(result).splitlines()[-2:])
     if result.isolation.startswith(UNCONFINED_HEADLINE):
         output = f"confinement: {result.isolation}\n{output}"
     if zeroed:
         output = f"{zeroed}\n{output}"
     return {"score": score, "execution_time": round(result.duration, 2),
-            "output": output, "stdout_visibility": "visible", "tests": tests}
+            "output": output, "stdout_visibility": "hidden", "tests": tests}
 
 
 def _zero_reason(result: CheckResult) -> str:

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from harness import regex_syntax
 from harness.peers.base import Peer, PeerRefused
 from harness.peers.cases import Case, show
 from harness.peers.classify import (
@@ -324,29 +325,11 @@ def _source_candidates(case: Case) -> Iterable[Case]:
 
 
 def _unwrapped_groups(pattern: str) -> Iterable[str]:
-    """``pattern`` with one group's parentheses removed, e.g. ``(?:ab)c`` -> ``abc``
-    (escapes and bracket classes skipped; a wrong cut only fails to compile)."""
-    stack, i, in_class = [], 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                i += 1
-            if pattern[i + 1:i + 2] == "]":
-                i += 1
-        elif ch == "(":
-            stack.append(i)
-        elif ch == ")" and stack:
-            start = stack.pop()
-            head = 3 if pattern.startswith("(?:", start) else 1
-            yield pattern[:start] + pattern[start + head:i] + pattern[i + 1:]
-        i += 1
+    """``pattern`` with one group's opener and closer removed, inner groups first, e.g.
+    ``(?:ab)c`` -> ``abc``, ``(?P<x>a)`` -> ``a`` (``harness.regex_syntax.groups``: escapes,
+    classes and comments are not groups; a cut that changes the meaning is only a candidate)."""
+    for opener, closer in regex_syntax.groups(pattern):
+        yield pattern[:opener.start] + pattern[opener.end:closer.start] + pattern[closer.end:]
 
 
 def _schema_simplifications(schema) -> Iterable[Any]:

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import regex_syntax
 from harness.peers.base import Compiled, PeerRefused, Source
 from harness.peers.cases import Case, accepts_cases, mask_cases
 from harness.peers.instances import schema_instances
@@ -328,25 +329,12 @@ class SchemaJudge(JudgeCompiled):
 
 
 def ecma_dollar(pattern: str) -> str:
-    """``pattern`` with each ``$`` that is neither escaped nor in a bracket made ``\\Z``: in
-    ECMA-262 (JSON Schema's regex dialect) ``$`` matches only at the very end, in Python also
-    before a final newline. E.g. ``^[a-z]+$`` -> ``^[a-z]+\\Z``; ``[$]`` and ``\\$`` stay."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "$":
-            ch = "\\Z"
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    """``pattern`` with each ``$`` that is syntax (neither escaped nor in a class:
+    ``harness.regex_syntax``) made ``\\Z``: in ECMA-262 (JSON Schema's regex dialect) ``$``
+    matches only at the very end, in Python also before a final newline. E.g. ``^[a-z]+$`` ->
+    ``^[a-z]+\\Z``; ``[$]``, ``\\$`` and ``[]$]`` (a class of ``]`` and ``$``) stay."""
+    return "".join("\\Z" if token.kind == regex_syntax.END else token.text(pattern)
+                   for token in regex_syntax.scan(pattern))
 
 
 def _ecma_pattern(validator, pattern, instance, schema):

@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from harness import regex_syntax
 from harness.peers.base import Source
 from harness.peers.cases import Case
 from harness.peers.findings import WRONG_ANSWER, Finding
@@ -63,39 +64,11 @@ UNKNOWN, REFUSED, ALLOWED = -1, 0, 1
 
 def greedy(pattern: str) -> str:
     """``pattern`` with every lazy quantifier made greedy (the language a full match accepts is
-    the same), e.g. ``a{2,}?b`` -> ``a{2,}b``, ``x??`` -> ``x?``; escapes and bracket classes are
-    kept. The ``regex`` module's partial matching is wrong on lazy quantifiers (it calls
-    ``"aat"`` a prefix of a match of ``a{2,}?b``; regex 2024.x, seen over cl100k_base)."""
-    out: list[str] = []
-    i, in_class, after_quantifier = 0, False, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            out.append(pattern[i:i + 2])
-            i, after_quantifier = i + 2, False
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                out.append(ch)
-                i, ch = i + 1, "^"
-            if pattern[i + 1:i + 2] == "]":
-                out.append(ch)
-                i, ch = i + 1, "]"
-        elif ch == "?" and after_quantifier:
-            i, after_quantifier = i + 1, False  # the lazy marker, dropped
-            continue
-        elif ch in "*+?}":
-            after_quantifier = not (ch == "?" and out and out[-1] == "(")
-            out.append(ch)
-            i += 1
-            continue
-        after_quantifier = False
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    the same), e.g. ``a{2,}?b`` -> ``a{2,}b``, ``x??`` -> ``x?``: each ``LAZY`` token of
+    ``harness.regex_syntax.scan`` dropped (escapes, classes and group openers are kept). The
+    ``regex`` module's partial matching is wrong on lazy quantifiers (it calls ``"aat"`` a
+    prefix of a match of ``a{2,}?b``; regex 2024.x, seen over cl100k_base)."""
+    return "".join(token.text(pattern) for token in regex_syntax.scan(pattern) if token.kind != regex_syntax.LAZY)
 
 
 def _text_regex(pattern: str):

@@ -49,9 +49,12 @@ the grader's generator state (``rng.normal(size) * scale + bias``, the state as 
 previous call left it), and says, per draw, where the call left the generator and a
 digest of the logits and history it gave the call; the grader draws the same logits
 itself from those states and the tokens it received, compares, and ends the process as a
-protocol violation where they differ (``client.generation``): no draw's inputs are the
-candidate process's own choice. The grader's generator goes on from the state the last
-call left.
+protocol violation where they differ (``client.generation``). That digest is the process's
+own word (a server the candidate rewrote can hand its calls other logits and report the
+grader's): the catalogue takes a draw made ahead only as the answer to the logits it drew
+itself (its logprob the spec's under them, ``harness.suite.test_sampling``) and otherwise
+makes the generation again one call at a time. The grader's generator goes, draw by draw
+as the answers are taken, where each call left it.
 
 API::
 

@@ -948,22 +948,30 @@ class Prefetched:
     every answer is right, in the same order (``harness.sandbox.plans``); every answer is
     checked by the grader as if it had asked for it alone, and past the answers made ahead
     (a loop that stopped where its answers left it nothing to go on) the grader calls one
-    at a time."""
+    at a time. ``taken(position)``, when given, runs as the answer (or the exception) made
+    ahead at ``position`` is taken: what a live call's reply does besides its value (a
+    generation's generator state, ``generation``)."""
 
-    __slots__ = ("names", "answers", "error", "position")
+    __slots__ = ("names", "answers", "error", "position", "taken")
 
-    def __init__(self, names=None, answers: list | tuple = (), error: BaseException | None = None):
-        self.names, self.answers, self.error, self.position = names, list(answers), error, 0
+    def __init__(self, names=None, answers: list | tuple = (), error: BaseException | None = None, taken=None):
+        self.names, self.answers, self.error, self.position, self.taken = names, list(answers), error, 0, taken
+
+    def ahead(self) -> bool:
+        """Return True if and only if the next ``take`` is answered by the loop made ahead."""
+        return self.position < len(self.answers) or self.error is not None
 
     def take(self, name: str, live, received=None):
         """The answer of the call ``name`` the loop makes now (``received(answer)`` for an
         answer made ahead: the check a live call makes of its reply, e.g. a ``many``'s count)."""
         position = self.position
-        if position < len(self.answers) or self.error is not None:
+        if self.ahead():
             if self.names(position) != name:
                 raise RuntimeError(f"catalogue bug: a batched loop made {self.names(position)!r} where the grader "
                                    f"calls {name!r} (call {position})")
             self.position += 1
+            if self.taken is not None:
+                self.taken(position)
             if position < len(self.answers):
                 answer = self.answers[position]
                 return answer if received is None else received(answer)
@@ -977,16 +985,22 @@ def generation(method, constraint, params, rng: np.random.Generator, bias: np.nd
     """One constrained generation's calls made ahead in one round trip
     (``server.Server.generate``): per step ``constraint.mask()`` then ``method(rng.normal(
     size=len(vocab)) * scale + bias, constraint, params, history, rng)``; take them as
-    ``"mask"`` and ``"draw"``. ``rng`` is left where the last call made left it. Nothing
-    ahead for an object in this process or a ``mask`` that is no method.
+    ``"mask"`` and ``"draw"``. Taking a draw made ahead sets ``rng`` where that call left
+    the candidate's generator, as a live call's reply does: the grader's loop draws every
+    step's logits itself, from ``rng``, made ahead or not. Nothing ahead for an object in
+    this process or a ``mask`` that is no method.
 
     The logits and the history are inputs: the grader computes them here, as it would for
     a single call, from the state the candidate's call before left its generator in (that
-    state is the candidate's answer) and from the tokens it received, and takes the draws
-    only when the candidate's process says each call got those inputs (``_verified_draws``).
-    A draw given other inputs (a server the candidate rewrote) is a protocol violation: the
-    process is ended (``CandidateProtocolError``), since its calls changed the constraint
-    past where the grader could go on one call at a time."""
+    state is the candidate's answer) and from the tokens it received, and compares them
+    with the digest the candidate's process says each call got (``_verified_draws``); a
+    digest that differs is a protocol violation: the process is ended
+    (``CandidateProtocolError``), since its calls changed the constraint past where the
+    grader could go on one call at a time. That digest is the process's own word, which a
+    server the candidate rewrote can give for inputs it never handed its calls: the
+    grader's verdict rests on the answers it checks against the logits it drew itself
+    (``harness.suite.test_sampling``: a draw's logprob is the spec's log-softmax of those
+    logits over the allowed tokens, else the generation is made again one call at a time)."""
     def names(position: int) -> str:
         return ("mask", "draw")[position % 2]
     if not (isinstance(method, RemoteMethod) and isinstance(constraint, Proxy) and isinstance(params, Proxy)
@@ -998,19 +1012,25 @@ def generation(method, constraint, params, rng: np.random.Generator, bias: np.nd
     answers, error, inputs = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps,
                                                inputs=True)
     made = len(answers) // 2 + (1 if error is not None and len(answers) % 2 == 1 else 0)  # draw calls
-    draws, state = _verified_draws(answers, made, inputs, start, len(vocab), scale, bias)
-    if draws < made:
+    rng.bit_generator.state = start  # the reply set it where the last call left it: the takes go there in turn
+    left = _verified_draws(answers, made, inputs, start, len(vocab), scale, bias)
+    if len(left) < made:
         raise owner._link._gone(CandidateProtocolError, f"protocol violation during generate {method.name} (a "
-                                                        f"batched loop): draw {draws} was not given the logits and "
-                                                        f"history the grader computes from its inputs")
-    rng.bit_generator.state = state
-    return Prefetched(names, answers, error)
+                                                        f"batched loop): draw {len(left)} was not given the logits "
+                                                        f"and history the grader computes from its inputs")
+
+    def taken(position: int) -> None:  # a draw (odd position) leaves the generator where its call did
+        if position % 2 == 1:
+            rng.bit_generator.state = left[position // 2]
+    return Prefetched(names, answers, error, taken)
 
 
-def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, scale: float, bias: np.ndarray):
-    """``(how many draw calls, from the first, got the inputs the grader gives them, the
-    generator state after the last of those)``: for each of the ``made`` draw calls
-    (``answers``' odd positions, and the one an exception stopped), the grader draws the
+def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, scale: float,
+                    bias: np.ndarray) -> list[dict]:
+    """The generator state each draw call left, for the draw calls, from the first, that got
+    the inputs the grader gives them (fewer than ``made`` where one did not): for each of
+    the ``made`` draw calls (``answers``' odd positions, and the one an exception stopped),
+    the grader draws the
     logits from ``state`` (its own at first, then where the call before left the
     candidate's generator), takes the history from the tokens it received, and compares
     with what the candidate's process says that call got (``inputs``: ``[state left
@@ -1019,21 +1039,22 @@ def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, sc
 
     made = min(made, len(inputs)) if isinstance(inputs, list) else 0
     generator = np.random.Generator(getattr(np.random, state["bit_generator"])(0))  # its state is set next
-    history = b""
+    history, left = b"", []
     for number in range(made):
         given = inputs[number]
         generator.bit_generator.state = state
         logits = generator.normal(size=size) * scale + bias
         try:
             if not (isinstance(given, list) and len(given) == 2 and given[1] == inputs_digest(logits, history)):
-                return number, state
+                return left
             generator.bit_generator.state = unflat_state(given[0])  # where the call left it (raises unless a state)
             if 2 * number + 1 < len(answers):
                 history += np.int64(answers[2 * number + 1][0]).tobytes()
         except Exception:  # noqa: BLE001 - any doubt: a draw whose inputs the grader cannot tell
-            return number, state
+            return left
         state = generator.bit_generator.state
-    return made, state
+        left.append(state)
+    return left
 
 
 def explore(index, vocab_size: int, eos_id) -> Prefetched:

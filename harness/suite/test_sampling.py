@@ -3,6 +3,17 @@
 Oracles: numpy arithmetic written here (the masked copy, the log-softmax over the
 allowed tokens), the spec's hand example, and ``json`` + ``jsonschema`` through
 ``oracles.stdlib.check_document`` for generated documents.
+
+A generation is made ahead by the candidate's process in one round trip
+(``harness.sandbox.generation``), which draws each step's logits there and reports which
+inputs each call got. The verdict never rests on that report: the grader draws every
+step's logits itself and takes a draw made ahead only where it answers them (an allowed
+token whose logprob is the spec's log-softmax under them, ``_answers_the_logits``); a draw
+that does not, or an exception made ahead, and the generation is made again one call at a
+time (the rest of the requests too), with the grader's own logits sent with each call. An
+honest candidate's generations are taken whole (0.035 CPU s of the grader's for 40
+requests); the limit: a process that fabricates answers consistent with the grader's
+logits is judged on those answers, as any module answering so would be.
 """
 
 from __future__ import annotations
@@ -10,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.sandbox import generation
+from harness.sandbox import Prefetched, generation
 from harness.suite import strength
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
@@ -137,6 +148,72 @@ def generation_vocab() -> tuple[list[bytes | None], int, np.ndarray]:
 GENERATION_STEPS = 300  # tokens per request at most
 
 
+def _answers_the_logits(logits: np.ndarray, allowed, token, logprob) -> bool:
+    """Return True if and only if a draw made ahead answers the logits the grader drew: a
+    token the mask ``allowed`` allows, whose logprob is the spec's under those logits
+    (section 2.4: the log-softmax over the allowed tokens, at temperature 1), within 1e-6."""
+    try:
+        mask = np.asarray(allowed, dtype=bool)
+        if not (mask.shape == logits.shape and isinstance(token, (int, np.integer)) and 0 <= token < len(mask)
+                and mask[token]):
+            return False
+        values = logits[mask]
+        top = values.max()
+        want = float(logits[token] - top - np.log(np.exp(values - top).sum()))
+        return abs(float(logprob) - want) <= 1e-6 * (1.0 + abs(want))
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
+class _NotTaken(Exception):
+    """An answer made ahead that the grader does not take (``_generate``)."""
+
+
+def _take(made: Prefetched, name: str, live):
+    """``made.take(name, live)``, but the exception that stopped the loop made ahead raises
+    ``_NotTaken``: the inputs of the call that raised are its process's word, so one call at a
+    time says whether the call raises."""
+    stopped = made.error if made.ahead() and made.position == len(made.answers) else None
+    try:
+        return made.take(name, live)
+    except Exception as exc:
+        if stopped is not None and exc is stopped:
+            raise _NotTaken(name) from exc
+        raise
+
+
+def _generate(impl, index, request: int, vocab: list, eos_id: int, bias: np.ndarray, *, ahead: bool):
+    """Seeded request ``request``'s generation as ``(text, the last token)``, one call at a
+    time or, ``ahead``, made ahead by the candidate in one round trip up to where it could
+    stop (``harness.sandbox.generation``); every answer is checked here, in the same order,
+    against the logits the grader draws itself from ``rng``. Raises ``_NotTaken`` where an
+    answer made ahead cannot be taken as the answer to those logits: a draw that does not
+    answer them (``_answers_the_logits``: its process may have handed the call logits of its
+    own and said otherwise), or an exception (``_take``); the caller then makes the
+    generation again one call at a time, whose answers are judged."""
+    rng = seeded_rng(1000 + request)
+    c = make_constraint(impl, index)
+    params = impl.SamplingParams(temperature=1.0)
+    made = generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, GENERATION_STEPS) \
+        if ahead else Prefetched()
+    text, history, token = b"", [], None
+    for _ in range(GENERATION_STEPS):
+        allowed = np.asarray(_take(made, "mask", lambda: c.mask())).copy()
+        logits = rng.normal(size=len(vocab)) * 2.0 + bias
+        answered_ahead = made.ahead()
+        token, logprob = _take(made, "draw", lambda: impl.constrained_sample(logits, c, params, history, rng))
+        if answered_ahead and not _answers_the_logits(logits, allowed, token, logprob):
+            raise _NotTaken("draw")
+        if not allowed[token] or not logprob <= 1e-9:
+            fail("constrained_sample drew a token outside the mask (or logprob > 0)", request=request,
+                 path=text, token=(token, vocab[token]), logprob=float(logprob))
+        history.append(token)
+        if token == eos_id:
+            break
+        text += vocab[token]
+    return text, token
+
+
 @pytest.mark.property
 def test_constrained_generation_parses(impl):
     from oracles.stdlib import check_document
@@ -144,26 +221,13 @@ def test_constrained_generation_parses(impl):
     vocab, eos_id, bias = generation_vocab()
     dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(TOOL_SCHEMA))
     index = impl.TokenIndex(dfa, vocab, eos_id)
-    finished = 0
+    finished, ahead = 0, True
     for request in range(40):
-        rng = seeded_rng(1000 + request)
-        c = make_constraint(impl, index)
-        params = impl.SamplingParams(temperature=1.0)
-        # the loop below, made ahead by the candidate in one round trip up to where it could stop
-        # (harness.sandbox.generation); every answer is still checked here, in the same order
-        ahead = generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, GENERATION_STEPS)
-        text, history = b"", []
-        for _ in range(GENERATION_STEPS):
-            allowed = np.asarray(ahead.take("mask", lambda: c.mask())).copy()
-            token, logprob = ahead.take("draw", lambda: impl.constrained_sample(
-                rng.normal(size=len(vocab)) * 2.0 + bias, c, params, history, rng))
-            if not allowed[token] or not logprob <= 1e-9:
-                fail("constrained_sample drew a token outside the mask (or logprob > 0)", request=request,
-                     path=text, token=(token, vocab[token]), logprob=float(logprob))
-            history.append(token)
-            if token == eos_id:
-                break
-            text += vocab[token]
+        try:
+            text, token = _generate(impl, index, request, vocab, eos_id, bias, ahead=ahead)
+        except _NotTaken:  # this request, and the rest, one call at a time
+            ahead = False
+            text, token = _generate(impl, index, request, vocab, eos_id, bias, ahead=False)
         if token != eos_id:
             continue
         finished += 1

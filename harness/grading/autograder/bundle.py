@@ -51,7 +51,7 @@ __all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "runtime_
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DISTRIBUTION = "constrain-harness"
-_SOURCE_PARTS = ("pyproject.toml", "README.md", "facts", "harness", "oracles", "strategies", "golden")
+_SOURCE_PARTS = ("pyproject.toml", "README.md", "LICENSE", "facts", "harness", "oracles", "strategies", "golden")
 _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
 _OWNER_ONLY = 0o100600 << 16

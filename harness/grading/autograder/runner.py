@@ -11,9 +11,11 @@ PrairieLearn layout (``root`` = ``/grade``): ``root/student/`` in, ``root/result
 out (``harness.grading.autograder.prairielearn``).
 
 The run seed: a keyed hash of the upload under the bundle's course secret
-(``take_course_secret``; ``harness.suite.seeding.course_seed``), passed to check as ``--seed``;
-the secret never reaches check, the candidate or results.json, the seed is in the staff's
-header (and the student's, which only replays their own upload).
+(``take_course_secret``; ``harness.suite.seeding.course_seed``), passed to check as ``--seed``,
+and of the student's own tests under it, passed to grade-tests as ``--seed``; the secret never
+reaches check, grade-tests, the candidate or results.json, and the seeds are in hidden tests
+only (the staff's header; grade-tests' ``policy.SEED_TEST``): a student reads
+``policy.SEED_KEPT`` in their place.
 
 Steps: locate and grade the module with the confined check (``grading.grade_submission``);
 then, when the student's graded tests (``python/tests/l8-7-constrain/``) are in the upload
@@ -84,7 +86,8 @@ def run(root: Path, platform: str = "gradescope", config: AutograderConfig | Non
         config = config or _read_config(Path(root))
         options = replace(config.grade_options(), course_secret=take_course_secret(Path(root), log))
         grade = grade_submission(Path(root) / PLATFORMS[platform][1], options)
-        results = _results(grade, platform, config, Path(root) / PLATFORMS[platform][1], start, log)
+        results = _results(grade, platform, config, Path(root) / PLATFORMS[platform][1], start, log,
+                           options.course_secret)
     except Exception as exc:  # the grader's own failure: still a file, score 0, the reason
         print(traceback.format_exc(), file=log)
         results = _failure(platform, f"the autograder failed ({type(exc).__name__}: {exc}); "
@@ -129,7 +132,7 @@ def _read_config(root: Path) -> AutograderConfig:
 
 
 def _results(grade: Grade, platform: str, config: AutograderConfig, submission: Path, start: float,
-             log=sys.stderr) -> dict:
+             log=sys.stderr, course_secret: str | None = None) -> dict:
     title = f"constrain-harness {config.version} autograder, lab {config.lab}, tier {config.tier}, " \
             f"hints {config.hints}"
     if platform == "prairielearn":   # the student reads the header's student lines; the full one is the log's
@@ -141,9 +144,11 @@ def _results(grade: Grade, platform: str, config: AutograderConfig, submission: 
     tests_dir = submission / STUDENT_TESTS
     if config.grade_student_tests and tests_dir.is_dir() and not tests_dir.is_symlink():
         left = config.wall - (time.monotonic() - start)
-        theirs = grade_student_tests(tests_dir, config.hints, wall=left) if left >= MIN_STUDENT_TESTS_SECONDS else \
-            (f"the time budget of {config.wall:g} s ran out: grading your module left {max(0.0, left):.0f} s, "
-             f"and your tests need at least {MIN_STUDENT_TESTS_SECONDS:g}")
+        if left >= MIN_STUDENT_TESTS_SECONDS:
+            theirs = grade_student_tests(tests_dir, config.hints, wall=left, seed=_suite_seed(course_secret, tests_dir))
+        else:
+            theirs = (f"the time budget of {config.wall:g} s ran out: grading your module left {max(0.0, left):.0f} s, "
+                      f"and your tests need at least {MIN_STUDENT_TESTS_SECONDS:g}")
         if isinstance(theirs, dict):
             merged = gradescope.merge_results(results, theirs)
             try:
@@ -156,14 +161,26 @@ def _results(grade: Grade, platform: str, config: AutograderConfig, submission: 
     return visibility.finish(results, grade, config.visibility_settings(), title)
 
 
+def _suite_seed(course_secret: str | None, tests_dir: Path) -> int | None:
+    """grade-tests' run seed for the student's suite: keyed by the bundle's course secret
+    (``course_seed`` over the suite's files), else None (grade-tests' public ``suite_seed``)."""
+    if course_secret is None:
+        return None
+    from harness.suite.seeding import course_seed
+
+    return course_seed(course_secret, str(tests_dir))
+
+
 def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = None,
-                        wall: float = POLICY.run_budget_seconds) -> dict | str:
+                        wall: float = POLICY.run_budget_seconds, seed: int | None = None) -> dict | str:
     """The Gradescope results of ``grade-tests`` on the student's suite, or why there are
     none (the verb is missing from this version, it failed, it wrote nothing, ``wall``
     seconds of wall time passed). ``wall`` is what the run's time budget has left: it is
     also grade-tests' CPU ``--budget`` (at most the policy's ``suite_cpu_seconds``), so
     grade-tests stops starting runs in time and reports the chaffs it could not run. Its
-    whole process tree is stopped at ``wall`` (``bounded.run_bounded``: nothing is left)."""
+    whole process tree is stopped at ``wall`` (``bounded.run_bounded``: nothing is left).
+    ``seed``: its ``--seed`` (the course's keyed one, ``_suite_seed``), which its results
+    hold in a hidden test only (``policy.SEED_TEST``)."""
     cli = cli or isolated.command("harness.cli")  # the grader's path: nothing of the upload or the cwd
     deadline = time.monotonic() + wall
     budget = min(POLICY.suite_cpu_seconds, wall)
@@ -177,7 +194,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
     with tempfile.TemporaryDirectory(prefix="constrain-harness-grade-tests-") as scratch:
         out, log_path = Path(scratch) / "results.json", Path(scratch) / "grade-tests.log"
         command = [*cli, "grade-tests", str(tests_dir), "--hints", hints, "--gradescope", str(out),
-                   "--budget", f"{budget:g}", "--timeout", f"{min(RUN_CPU_SECONDS, budget):g}"]
+                   "--budget", f"{budget:g}", "--timeout", f"{min(RUN_CPU_SECONDS, budget):g}"] \
+            + ([] if seed is None else ["--seed", str(seed)])
         with open(log_path, "wb") as log:   # CPU: grade-tests' --budget bounds it; this is the tree's backstop
             outcome = run_bounded(command, log, Path(scratch),
                                   cpu_limit=_GRADE_TESTS_JOBS * budget + POLICY.startup_cpu_seconds,
@@ -188,6 +206,8 @@ def grade_student_tests(tests_dir: Path, hints: str, cli: list[str] | None = Non
             doc = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             tail = printable(log_path.read_bytes()[-400:].decode("utf-8", "replace"))
+            if seed is not None:   # its printout names the seed, which the student must not read
+                tail = tail.replace(str(seed), "(kept by the course staff)")
             return f"grade-tests exited {outcome.exit_code} without results: {tail}"
     return doc if isinstance(doc, dict) else "grade-tests wrote something other than a JSON object"
 

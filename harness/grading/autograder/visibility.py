@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from harness.policy import SEED_KEPT  # what a student reads in place of the line naming the run seed
 from harness.suite.catalogue import NAMES
 
 if TYPE_CHECKING:   # a light module: the CLI reads VISIBILITIES when it builds its parser
@@ -51,8 +52,6 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 STAFF_TEST = "course staff only: how this submission was graded"
 STAFF_OUTPUT_LIMIT = 20_000
 _STUDENT_LINES = ("policy:", "time budget:")   # the header lines a student may read
-SEED_KEPT = "seed: kept by the course staff (it replays this run exactly)"
-"""What a student reads in place of the run spec's line (the seed is the staff's)."""
 # the grader's scratch folder (harness.grading.autograder.grading), e.g. /tmp/constrain-harness-grade-k2j4/submission/
 _SCRATCH = re.compile(r"(?:/[^\s'\"/]+)*/constrain-harness-grade-[^\s'\"/]+/(?:submission/)?")
 

@@ -366,10 +366,12 @@ def to_report(records: list[dict], doc: dict) -> Report:
 
 
 def publish(records: list[dict], folder: Path, options: dict, ignored: list[str], args, stdout, stderr,
-            course=None) -> None:
+            course=None) -> bool:
     """Print the table, the histogram and the root causes, write every report asked for,
     the course's gradebooks (``harness.grading.batch.course``) and the per-student feedback files
-    (``--feedback DIR``)."""
+    (``--feedback DIR``). Returns False when something asked for was not written: a report or
+    feedback file that could not be, or gradebooks the course refused (a roster student with no
+    submission, or two submissions for one, without the override); the rest is still written."""
     from harness.report import registry
 
     hints = getattr(args, "hints", None) or POLICY.hints
@@ -381,15 +383,17 @@ def publish(records: list[dict], folder: Path, options: dict, ignored: list[str]
     doc = to_json(records, Path(folder).resolve(), options, list(ignored), hints)
     if course is not None:
         doc["course"] = course.summary(records)
-    registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
+    complete = registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
     if course is not None:
         for line in course.identity_lines(records):   # weak, shared, unmatched, no submission
             print(f"identities: {escape.terminal(line)}", file=stdout)
-        course.write_gradebooks(records, args, stderr, announce=stdout)
+        complete = course.write_gradebooks(records, args, stderr, announce=stdout) and complete
     if getattr(args, "feedback", None):
         try:
             written = feedback.write_all(records, Path(args.feedback), hints)
         except OSError as exc:
             print(f"cannot write the feedback files in {args.feedback}: {exc.strerror or exc}", file=stderr)
+            complete = False
         else:
             print(f"wrote {len(written)} feedback files in {args.feedback}", file=stdout)
+    return complete

@@ -16,6 +16,15 @@ a lost worker was running are graded again and counted. Ctrl-C kills every run i
 progress here (``stop_all_runs``; on Dask, cancels the tasks), keeps what had finished in
 the state, and says how to resume.
 
+Exit codes (``harness.exitcodes``), whatever the students' verdicts: 0 when the class was
+graded and everything asked for was written; 1 when the batch was interrupted or the class
+limit ran out (what finished is saved); 2 for bad arguments, and when an output asked for
+was not written: a gradebook refused (a roster student with no submission, or two
+submissions for one student, without ``--allow-missing-students`` /
+``--allow-duplicate-students``) or a report or feedback file that could not be written.
+The refusal is said on stderr, and the rest (the state, the reports, the feedback files) is
+written all the same.
+
 Example::
 
     >>> run_batch(parse(["check", "--batch", "submissions", "--jobs", "2"]), sys.stdout, sys.stderr)
@@ -119,7 +128,8 @@ def _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, 
         print(f"{len(stats.retried)} submission(s) graded again after a Dask worker was lost: "
               f"{', '.join(stats.retried[:10])}", file=stdout)
     records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
-    _report(records, folder, state, found.ignored, args, stdout, stderr, course)
+    if not _report(records, folder, state, found.ignored, args, stdout, stderr, course):
+        return int(ExitCode.USAGE)  # a gradebook refused or a file asked for missing: never exit 0
     return int(ExitCode.OK)
 
 
@@ -216,5 +226,6 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
     return stats
 
 
-def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> None:
-    report.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)
+def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> bool:
+    """Publish the class (``report.publish``); False when something asked for was not written."""
+    return report.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)

@@ -11,7 +11,9 @@ Stryker, HTML.
 - ``to_json(graded, hints)``: all of it as data (``"version": 1``);
 - ``to_gradescope(graded, hints, max_score)``: Gradescope's ``results.json``: the score out
   of ``max_score``, one entry per chaff group (``hints.GROUPS``), worth its share of the
-  chaffs, plus an entry listing invalid and flaky tests (worth 0);
+  chaffs, plus an entry listing invalid and flaky tests (worth 0); the student reads no run
+  seed in it (``policy.SEED_KEPT``): the seed is in a hidden entry worth 0
+  (``policy.SEED_TEST``), and the stdout (the table, which names it) is hidden;
 - ``to_stryker(graded)``: the mutation-testing-report-schema (schemaVersion "2"): each
   chaff a mutant located at its first edit in ``oracles/automaton``, Killed by the valid
   tests that failed on it, else Survived;
@@ -19,7 +21,8 @@ Stryker, HTML.
 - ``to_report(graded, hints, max_score)``: the adapter to ``harness.report``, whose
   generic renderers add JUnit XML, CSV and Markdown (a row per chaff).
 
-Every report names the run seed (``--seed`` replays the run). Every text that came from
+Every report names the run seed (``--seed`` replays the run), the Gradescope file in a
+hidden entry only. Every text that came from
 the suite or an implementation (test ids, messages, inputs, output) was escaped when it
 was received (``suite_run``), so none of it can draw on a terminal. For the same suite
 and seed, ``to_json`` is the same byte for byte but for its timings (keys ``seconds`` and
@@ -34,6 +37,7 @@ import json
 from harness.grading.gradetests.grade import Graded
 from harness.grading.gradetests.hints import GROUPS, group, hint
 from harness.grading.gradetests.suite_run import RunResult
+from harness.policy import SEED_KEPT, SEED_TEST
 from harness.report.model import Report, Row
 from harness.report.progress import bar
 from harness.sandbox.text import escape
@@ -158,9 +162,11 @@ def to_gradescope(graded: Graded, hints: str, max_score: float = 100.0) -> dict:
     validity += [f"{t}: valid under the spec's reading {' or '.join(a)}" for t, a in g.assumes.items()]
     entries.append({"name": "validity of your tests on the correct implementations", "score": 0, "max_score": 0,
                     "output": "\n".join(validity) or f"all {len(g.tests)} tests are valid", "visibility": "visible"})
+    entries.append({"name": SEED_TEST, "score": 0, "max_score": 0, "visibility": "hidden",
+                    "output": f"seed: {graded.seed} (grade-tests --seed {graded.seed} replays this run)"})
     return {"score": round(max_score * g.score, 2),
-            "output": f"{_percent(graded)}; seed {graded.seed}" + "".join(f"; {n}" for n in g.notes),
-            "tests": entries}
+            "output": f"{_percent(graded)}; {SEED_KEPT}" + "".join(f"; {n}" for n in g.notes),
+            "stdout_visibility": "hidden", "tests": entries}
 
 
 def to_stryker(graded: Graded) -> dict:
