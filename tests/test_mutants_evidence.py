@@ -4,6 +4,7 @@ is "equivalent" only when it also agrees on its module's exhaustive domain
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import oracles.automaton as reference
@@ -39,7 +40,7 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 4962
+    assert len(patterns) == 4994
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
@@ -73,7 +74,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 4962)
+    assert result.evidence == evidence.summary("compile", 5051)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -139,3 +140,29 @@ def test_a_mutant_of_the_long_dfa_path_is_not_equivalent(tmp_path):
     package = materialize_generated(mutant, tmp_path)
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 120.0, None)
     assert result.outcome is not Outcome.EQUIVALENT and result.evidence is None, result.detail
+
+
+def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_path):
+    """``dfa.ReplaceComparisonOperator_GtE_Gt.0`` (``trans >= n`` -> ``trans > n``: a target one
+    past the last state is accepted) passed every pattern of the domain, which never hands a
+    caller's tables to ``DFA``: it was "equivalent with evidence". The table items tell it apart,
+    at the first bad table it accepts (what it does is shown first, on the hand example)."""
+    from harness.suite.inputs import HAND_PATTERN
+
+    site = next(s for s in generation.enumerate_sites(modules=["dfa"])
+                if s.id == "dfa.ReplaceComparisonOperator_GtE_Gt.0")
+    mutant, why = generation.build(site)
+    assert mutant is not None and mutant.after.strip() == "bad = (trans < DEAD) | (trans > n)", why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    hand = reference.regex_to_dfa(HAND_PATTERN)
+    trans = np.array(hand.trans)
+    trans[6, 200] = 7
+    mutated.DFA(trans, np.array(hand.accept))  # accepted: no DFA has a state 7 of 7
+    with pytest.raises(ValueError):
+        reference.DFA(trans, np.array(hand.accept))
+    labels = [label for label, _ in evidence._table_items(reference)]
+    assert len(labels) == 57
+    ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(reference)]
+    theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
+    differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
+    assert differ[0] == "DFA(tables of '(cat|car|dog)s?', a target one past the last state)", differ

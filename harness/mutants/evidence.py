@@ -10,10 +10,12 @@ one domain per part of the reference (``kind_for(module)``):
   ``EVIDENCE_GRAMMAR`` up to size ``EVIDENCE_MAX_SIZE``: alphabet ``ab``; atoms ``a b [ab] [^a]
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
-  escapes, 60 seeded random ones, the deep tier's long patterns; 196 more, 4,962 in all), the
-  canonical DFA tables (``trans``,
+  escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
+  ones; 228 more, 4,994 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
-  held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens);
+  held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
+  ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
+  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,051 items in all);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -88,9 +90,10 @@ def evidence_patterns() -> list[str]:
     from harness.mutants.equivalence import patterns
 
     enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
-    from harness.suite.inputs import LONG_PATTERNS
+    from harness.suite.inputs import LITERAL_BRACE_PATTERNS, LONG_PATTERNS, MALFORMED_PATTERNS, MANY_GROUPS_PATTERN
 
-    return list(dict.fromkeys(enumerated + patterns() + list(LONG_PATTERNS)))
+    held = list(LONG_PATTERNS) + list(MALFORMED_PATTERNS) + list(LITERAL_BRACE_PATTERNS) + [MANY_GROUPS_PATTERN]
+    return list(dict.fromkeys(enumerated + patterns() + held))
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:
@@ -144,6 +147,40 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for pattern in evidence_patterns():
         with_masks = pattern not in tables_only
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
+    yield from _table_items(m)
+
+
+TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*", "a")
+"""The DFAs whose tables ``_table_items`` hands back to ``DFA(trans, accept)``: 7, 1 and 2 states."""
+
+
+def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    """``DFA(trans, accept)`` on each of ``TABLE_PATTERNS``'s tables as they are, with ``accept``
+    as 0/1 integers, and changed into each of ``bad_dfa_tables``' (the answer: the tables and a
+    ``step`` from each state, or the error's class); then ``step`` given each of
+    ``WRONG_STEP_ARGUMENTS``. The patterns' items never build a DFA from a caller's tables:
+    without these, a mutant of the constructor's checks passed as "equivalent" unexamined."""
+    from harness.suite.inputs import WRONG_STEP_ARGUMENTS, bad_dfa_tables
+
+    def tables(pattern: str, case: int) -> tuple[Any, Any]:
+        dfa = m.regex_to_dfa(pattern)
+        trans, accept = np.array(dfa.trans), np.array(dfa.accept)
+        cases = [(trans, accept), (trans, accept.astype(np.int64))]
+        return (cases + [(t, a) for _, t, a in bad_dfa_tables(trans, accept)])[case]
+
+    def built(pattern: str, case: int) -> Any:
+        dfa = m.DFA(*tables(pattern, case))
+        walks = [dfa.step(s, bytes(range(97, 123))) for s in range(dfa.n_states)]
+        return [np.asarray(dfa.trans).tolist(), np.asarray(dfa.accept).tolist(), walks]
+
+    one_state = (np.zeros((1, 256), np.int32), np.ones(1, np.bool_))
+    names = ["as built", "accept as 0/1 integers"] + [what for what, _, _ in bad_dfa_tables(*one_state)]
+    for pattern in TABLE_PATTERNS:
+        for case, what in enumerate(names):
+            yield f"DFA(tables of {pattern!r}, {what})", lambda pattern=pattern, case=case: built(pattern, case)
+        for state, data in WRONG_STEP_ARGUMENTS:
+            yield (f"DFA.step({state!r}, {data!r}) on {pattern!r}",
+                   lambda pattern=pattern, state=state, data=data: m.regex_to_dfa(pattern).step(state, data))
 
 
 def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
