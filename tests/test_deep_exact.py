@@ -31,7 +31,8 @@ EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES)
 # tests) may depart from them too; every one accepts any table, as the spec lets it
 DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
-# no catalogue test executed (minimize: Hopcroft's path) or none killed (dfa, sampling)
+# no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks)
+# or none killed (dfa, sampling)
 KILLS = [
     (LONG, "minimize.ZeroIterationForLoop.5", "for b, members in enumerate(blocks):", "for b, members in []:"),
     (LONG, "minimize.ReplaceComparisonOperator_Eq_Lt.1", "if len(inside) == len(blocks[b]):",
@@ -46,6 +47,16 @@ KILLS = [
     (SAMPLING, "sampling.NumberReplacer.62",
      "reached = np.cumsum(probs[order]) >= top_p * (1 - 1e-12)  # tolerate rounding",
      "reached = np.cumsum(probs[order]) >= top_p * ( 2 - 1e-12)  # tolerate rounding"),
+    (MALFORMED, "parser.RemoveStatement.57", 'raise p.syntax("bad character range", lo_pos)', "pass"),
+    (MALFORMED, "parser.ReplaceBinaryOperator_Sub_RShift.2", 'depth += (ch == "(") - (ch == ")" and depth > 0)',
+     'depth += (ch == "(") >> (ch == ")" and depth > 0)'),
+    (TABLES, "dfa.ReplaceTrueWithFalse.0", "def __init__(self, trans, accept, *, validate: bool = True):",
+     "def __init__(self, trans, accept, *, validate: bool = False):"),
+    (TABLES, "dfa.ReplaceComparisonOperator_GtE_Gt.0", "bad = (trans < DEAD) | (trans >= n)",
+     "bad = (trans < DEAD) | (trans > n)"),
+    (TABLES, "dfa.ReplaceComparisonOperator_NotEq_Lt.4", "if trans.shape != (n, 256):", "if trans.shape < (n, 256):"),
+    (TABLES, "dfa.RemoveStatement.7", 'raise TypeError(f"DFA accept must be a bool array, not {accept.dtype}")',
+     "pass"),
 ]
 
 
