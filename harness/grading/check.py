@@ -379,8 +379,9 @@ def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str])
         command += ["--golden-file", str(Path(options.golden_file).resolve())]
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
     skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
-    if options.deep and options.only:  # --only names the deep tests to run too (none of them: none runs)
-        skip |= set(DEEP_NAMES) - set(options.only)
+    named_deep = set(options.only) & set(DEEP_NAMES)
+    if options.deep and named_deep:  # --only names deep tests: only those of the deep tier run (else all of it)
+        skip |= set(DEEP_NAMES) - named_deep
     if skip:
         command += ["--skip", ",".join(sorted(skip))]
     return command
