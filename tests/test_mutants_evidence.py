@@ -40,7 +40,7 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 4994
+    assert len(patterns) == 4997
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
@@ -74,7 +74,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5051)
+    assert result.evidence == evidence.summary("compile", 5054)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence

@@ -11,11 +11,11 @@ one domain per part of the reference (``kind_for(module)``):
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
   escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
-  ones; 228 more, 4,994 in all), the canonical DFA tables (``trans``,
+  ones; 231 more, 4,997 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,051 items in all);
+  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,054 items in all);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and

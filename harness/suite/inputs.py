@@ -58,10 +58,10 @@ rounds pass a bound)."""
 
 MALFORMED_PATTERNS = (r"[b-a]", r"[\d-z]", r"[a-\d]", r"a\q", r"[\q]", "a\\", r"\x4", r"\x4g", r"[\x4]", r"\xz1",
                       r"\1", r"(a)\2", r"\11", r"\400", r"[\400]", r"(?z)", r"(?<a)", r"(?P<1a>x)", r"(?",
-                      r"a{2}{3}", r"{2}", r"a|*")
+                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)")
 """Patterns Python's ``re`` refuses as malformed: a bad range or escape, ``\\x`` without two hex
-digits, a reference to no group, an octal escape past 0o377, an unknown extension, a bad group
-name, a repeat of a repeat or of nothing (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
+digits, a reference to no group, an octal escape past 0o377, an unknown extension or flag, a bad
+group name, a repeat of a repeat or of nothing (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
 
 LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,2", "}", "a{2,1", "ab{", "a}{")
 """Patterns whose ``{`` starts no repeat (unterminated, or no digits): Python reads it as a literal."""
