@@ -44,15 +44,18 @@ def test_the_evidence_domains_are_the_stated_ones():
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
-    assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema")) == \
-        ("sampling", "constraint", None)
+    assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema"),
+            evidence.kind_for("vocab")) == ("sampling", "constraint", "schema", None)
+    schemas = evidence.evidence_schemas()
+    assert len(schemas) == 940 and len(evidence.bound_schemas()) == 24
+    assert {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1, "maxItems": 2} in schemas
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         evidence.domain("vocab")
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         list(evidence.items(reference, "nope"))
 
 
-@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615)])
+@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615), ("schema", 940)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     hashes = evidence.record(reference, kind)
     assert len(hashes) == size
@@ -166,3 +169,22 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
     theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
     differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
     assert differ[0] == "DFA(tables of '(cat|car|dog)s?', a target one past the last state)", differ
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("schema.NumberReplacer.15", True),   # which unknown keyword the message names: the class is the same
+    ("schema.ReplaceComparisonOperator_Gt_Is.1", False),  # depth == MAX_DEPTH refused: 33 nested objects
+    ("schema.ReplaceComparisonOperator_Gt_GtE.0", False),  # a regex of exactly MAX_REGEX_LENGTH refused
+    ("schema.RemoveStatement.10", False),  # a schema that is no object: TypeError, not ValueError
+    ("schema.ReplaceBinaryOperator_Sub_LShift.4", False),  # killed by test_json_schema_documents
+])
+def test_the_schema_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """Survivors of a seeded sample of ``schema`` (and one the catalogue kills): a mutant that
+    changes only an error's message is equal on the schema domain; one that moves a size bound
+    or an error's class differs there (the bound schemas and ``NOT_SCHEMAS``), as does a kill."""
+    site = next(s for s in generation.enumerate_sites(modules=["schema"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    differs, computed = evidence.first_difference(mutated, "schema", evidence.record(reference, "schema"))
+    assert (differs == []) == equal, (mutant_id, differs)
