@@ -108,12 +108,12 @@ def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_
         return dict.fromkeys(tests, "passed"), None
 
     monkeypatch.setattr(runner, "run_catalogue_against", every_test_passes)
-    source = _reference_text("schema.py") + "\n_NEVER_READ = 2\n"
-    mutant = _mutant_of("schema.py", source)
+    source = _reference_text("vocab.py") + "\n_NEVER_READ = 2\n"
+    mutant = _mutant_of("vocab.py", source)
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert result.outcome is Outcome.UNPROVEN and result.evidence is None
-    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module schema"
+    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module vocab"
     assert passed == [False, True]   # unproven: the deep pass ran
     assert runner.result_from_json(runner.result_to_json(result)).outcome is Outcome.UNPROVEN
 
