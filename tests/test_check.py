@@ -134,10 +134,30 @@ def test_ref_deps_supply_sampling_and_the_byte_map():
 
 
 @pytest.mark.e2e
+def test_only_runs_a_deep_test_by_name_and_implies_the_deep_tier(tmp_path):
+    """``check --only test_deep_x`` runs that deep test and nothing else (it implies --deep):
+    the reference passes it; with a catalogue test beside it, a candidate whose tables are not
+    minimal passes the catalogue test and fails the deep one, and no other deep test runs."""
+    step = "test_deep_step_refuses_every_state_out_of_range"
+    long_tables = "test_deep_long_patterns_equal_the_derivative_oracle"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", "--only", step, "--json", str(tmp_path / "r.json")], out, err)
+    assert code == ExitCode.OK, out.getvalue() + err.getvalue()
+    tests = json.loads((tmp_path / "r.json").read_text())["tests"]
+    assert [(t["name"], t["status"]) for t in tests] == [(step, "passed")]
+    result = check("wrong_no_minimization.py", long_tables, "test_apply_mask")
+    assert result.options.deep
+    assert statuses(result) == {"test_apply_mask": "passed", long_tables: "failed"}, \
+        [(t.name, t.reason) for t in result.tests]
+    failed = next(t for t in result.tests if t.name == long_tables)
+    assert "differs from the derivative oracle's canonical DFA" in failed.reason
+
+
+@pytest.mark.e2e
 def test_usage_errors_exit_2():
     err = io.StringIO()
     assert main(["check", "--only", "test_nonexistent"], io.StringIO(), err) == ExitCode.USAGE
-    assert "unknown test(s): test_nonexistent" in err.getvalue()
+    assert "unknown test(s): test_nonexistent" in err.getvalue() and DEEP_NAMES[0] in err.getvalue()
     out, err = io.StringIO(), io.StringIO()
     assert main(["check", "--impl", "no/such/file.py", "--only", "test_apply_mask"], out, err) == ExitCode.USAGE
     assert "no such .py file" in err.getvalue() and err.getvalue().count("\n") == 1 and out.getvalue() == ""

@@ -4,6 +4,7 @@ is "equivalent" only when it also agrees on its module's exhaustive domain
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import oracles.automaton as reference
@@ -39,19 +40,22 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 4962
+    assert len(patterns) == 4997
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
-    assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema")) == \
-        ("sampling", "constraint", None)
+    assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema"),
+            evidence.kind_for("vocab")) == ("sampling", "constraint", "schema", None)
+    schemas = evidence.evidence_schemas()
+    assert len(schemas) == 940 and len(evidence.bound_schemas()) == 24
+    assert {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1, "maxItems": 2} in schemas
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         evidence.domain("vocab")
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         list(evidence.items(reference, "nope"))
 
 
-@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615)])
+@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615), ("schema", 940)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     hashes = evidence.record(reference, kind)
     assert len(hashes) == size
@@ -73,7 +77,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 4962)
+    assert result.evidence == evidence.summary("compile", 5054)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -104,12 +108,12 @@ def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_
         return dict.fromkeys(tests, "passed"), None
 
     monkeypatch.setattr(runner, "run_catalogue_against", every_test_passes)
-    source = _reference_text("schema.py") + "\n_NEVER_READ = 2\n"
-    mutant = _mutant_of("schema.py", source)
+    source = _reference_text("vocab.py") + "\n_NEVER_READ = 2\n"
+    mutant = _mutant_of("vocab.py", source)
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert result.outcome is Outcome.UNPROVEN and result.evidence is None
-    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module schema"
+    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module vocab"
     assert passed == [False, True]   # unproven: the deep pass ran
     assert runner.result_from_json(runner.result_to_json(result)).outcome is Outcome.UNPROVEN
 
@@ -139,3 +143,48 @@ def test_a_mutant_of_the_long_dfa_path_is_not_equivalent(tmp_path):
     package = materialize_generated(mutant, tmp_path)
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 120.0, None)
     assert result.outcome is not Outcome.EQUIVALENT and result.evidence is None, result.detail
+
+
+def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_path):
+    """``dfa.ReplaceComparisonOperator_GtE_Gt.0`` (``trans >= n`` -> ``trans > n``: a target one
+    past the last state is accepted) passed every pattern of the domain, which never hands a
+    caller's tables to ``DFA``: it was "equivalent with evidence". The table items tell it apart,
+    at the first bad table it accepts (what it does is shown first, on the hand example)."""
+    from harness.suite.inputs import HAND_PATTERN
+
+    site = next(s for s in generation.enumerate_sites(modules=["dfa"])
+                if s.id == "dfa.ReplaceComparisonOperator_GtE_Gt.0")
+    mutant, why = generation.build(site)
+    assert mutant is not None and mutant.after.strip() == "bad = (trans < DEAD) | (trans > n)", why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    hand = reference.regex_to_dfa(HAND_PATTERN)
+    trans = np.array(hand.trans)
+    trans[6, 200] = 7
+    mutated.DFA(trans, np.array(hand.accept))  # accepted: no DFA has a state 7 of 7
+    with pytest.raises(ValueError):
+        reference.DFA(trans, np.array(hand.accept))
+    labels = [label for label, _ in evidence._table_items(reference)]
+    assert len(labels) == 57
+    ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(reference)]
+    theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
+    differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
+    assert differ[0] == "DFA(tables of '(cat|car|dog)s?', a target one past the last state)", differ
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("schema.NumberReplacer.15", True),   # which unknown keyword the message names: the class is the same
+    ("schema.ReplaceComparisonOperator_Gt_Is.1", False),  # depth == MAX_DEPTH refused: 33 nested objects
+    ("schema.ReplaceComparisonOperator_Gt_GtE.0", False),  # a regex of exactly MAX_REGEX_LENGTH refused
+    ("schema.RemoveStatement.10", False),  # a schema that is no object: TypeError, not ValueError
+    ("schema.ReplaceBinaryOperator_Sub_LShift.4", False),  # killed by test_json_schema_documents
+])
+def test_the_schema_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """Survivors of a seeded sample of ``schema`` (and one the catalogue kills): a mutant that
+    changes only an error's message is equal on the schema domain; one that moves a size bound
+    or an error's class differs there (the bound schemas and ``NOT_SCHEMAS``), as does a kill."""
+    site = next(s for s in generation.enumerate_sites(modules=["schema"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    differs, computed = evidence.first_difference(mutated, "schema", evidence.record(reference, "schema"))
+    assert (differs == []) == equal, (mutant_id, differs)

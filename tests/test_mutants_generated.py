@@ -246,7 +246,7 @@ def _consistent(results):
         if r.outcome is Outcome.UNPROVEN:
             assert r.detail.startswith("unproven: equal on the corpus") and r.evidence is None, r
         if r.outcome is Outcome.EQUIVALENT:
-            assert r.evidence is not None and r.evidence["kind"] in ("compile", "sampling", "constraint",
+            assert r.evidence is not None and r.evidence["kind"] in ("compile", "sampling", "constraint", "schema",
                                                                      "hand review"), r
 
 

@@ -37,7 +37,7 @@ from harness import report
 from harness.commands.args import add_unconfined, confinement, input_file, megabytes, names, one_line_errors, seconds
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY
-from harness.suite.catalogue import NAMES
+from harness.suite.catalogue import DEEP_NAMES, NAMES
 
 
 def add_arguments(parser) -> None:
@@ -63,7 +63,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--memory", metavar="MB", type=megabytes(256), default=POLICY.memory_mb,
                         help=f"address-space limit of the candidate in MB (default {POLICY.memory_mb})")
     parser.add_argument("--only", metavar="NAMES", type=names, default=None,
-                        help="comma-separated catalogue test names to run (default: all 16)")
+                        help="comma-separated test names to run: the catalogue's, or the deep tier's "
+                             "(test_deep_..., which implies --deep) (default: all 16)")
     parser.add_argument("--golden-file", metavar="F", type=input_file, default=None,
                         help="the masks golden file to replay (default golden/masks_golden.json)")
     add_unconfined(parser)
@@ -111,11 +112,13 @@ def _run_one(args, stdout, stderr) -> int:
         return int(ExitCode.USAGE)
 
     only = tuple(args.only or ())  # None: every test; an empty list is refused when parsed
-    unknown = [n for n in only if n not in NAMES]
+    unknown = [n for n in only if n not in NAMES and n not in DEEP_NAMES]
     if unknown:
-        print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}", file=stderr)
+        print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}; the deep tier: "
+              f"{', '.join(DEEP_NAMES)}", file=stderr)
         return int(ExitCode.USAGE)
-    timeout = args.timeout if args.timeout is not None else (300.0 if args.deep else POLICY.test_cpu_seconds)
+    deep = args.deep or any(n in DEEP_NAMES for n in only)  # a deep test named: the deep tier
+    timeout = args.timeout if args.timeout is not None else (300.0 if deep else POLICY.test_cpu_seconds)
     if timeout <= 0 or args.memory < 256:
         print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
         return int(ExitCode.USAGE)
@@ -125,7 +128,7 @@ def _run_one(args, stdout, stderr) -> int:
     except SubmissionError as exc:
         print(f"check --impl: {exc}", file=stderr)
         return int(ExitCode.USAGE)
-    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=args.deep, timeout=timeout,
+    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
     result = run_check(options)

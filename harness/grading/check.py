@@ -84,7 +84,7 @@ from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # n
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
-from harness.suite.catalogue import BY_NAME, NAMES
+from harness.suite.catalogue import BY_NAME, DEEP_NAMES, NAMES
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
@@ -110,6 +110,11 @@ class CheckOptions:
     # the reference's wall/CPU seconds that set each call's wall limit (harness.policy.WallCalibration);
     # None: measured as the run starts (harness.grading.wall_calibration)
     wall_calibration: WallCalibration | None = None
+
+    def __post_init__(self) -> None:
+        # a deep test named in ``only`` is run by the deep tier: naming one implies it
+        if any(name in DEEP_NAMES for name in self.only):
+            self.deep = True
 
     def policy(self) -> GradingPolicy:
         """The limits and choices of this run, as ``harness.policy`` states them."""
@@ -374,6 +379,9 @@ def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str])
         command += ["--golden-file", str(Path(options.golden_file).resolve())]
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
     skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
+    named_deep = set(options.only) & set(DEEP_NAMES)
+    if options.deep and named_deep:  # --only names deep tests: only those of the deep tier run (else all of it)
+        skip |= set(DEEP_NAMES) - named_deep
     if skip:
         command += ["--skip", ",".join(sorted(skip))]
     return command

@@ -10,10 +10,12 @@ one domain per part of the reference (``kind_for(module)``):
   ``EVIDENCE_GRAMMAR`` up to size ``EVIDENCE_MAX_SIZE``: alphabet ``ab``; atoms ``a b [ab] [^a]
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
-  escapes, 60 seeded random ones, the deep tier's long patterns; 196 more, 4,962 in all), the
-  canonical DFA tables (``trans``,
+  escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
+  ones; 231 more, 4,997 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
-  held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens);
+  held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
+  ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
+  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,054 items in all);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -23,8 +25,17 @@ one domain per part of the reference (``kind_for(module)``):
   to ``CONSTRAINT_DEPTH`` (3) token ids of the 15-token hand vocabulary (3,615 paths): after
   each step its state, ``is_complete``, ``done`` and mask, or the error's class (the walk ends).
 
-Everything else (``schema vocab dump errors __init__``) has no evidence kind: a survivor equal
-on the corpus there is **survived (unproven)**, never equivalent.
+- ``schema``: ``json_schema_to_regex`` on every schema of ``evidence_schemas()`` (the regex text,
+  or the error's class): a stated grammar whole (``SCHEMA_LEAVES``: 5 types, 5 enums, 2 consts;
+  an array of each leaf under each of ``ARRAY_BOUNDS``; an object of one property, required or
+  not, and of two, under every ``required`` subset; ``anyOf`` of every pair of leaves: 828), each
+  of ``NOT_SCHEMAS`` at the root, as an item, a property and a branch (24), the schemas at the
+  reference's size bounds, each side of them (``bound_schemas``: 24), then the subset's refusals
+  (``facts.constructs.SCHEMA_REFUSALS``) and the corpus's schemas: **940** in all. The same text
+  compiles to the same DFA, so equal texts are equal behaviour downstream.
+
+Everything else (``vocab dump errors __init__``) has no evidence kind: a survivor equal on the
+corpus there is **survived (unproven)**, never equivalent.
 
 Errors are compared as ``equivalence`` compares them (ValueError / TypeError / other class;
 messages are not). The evidence of a run is ``{"kind", "domain", "size"}``: recorded per mutant
@@ -36,7 +47,7 @@ CPU limit, so a mutant that loops or grows is a timeout: "unproven", never equiv
 reference's items are hashed once per process (``record``); a mutant's are computed in order
 and compared up to the first that differs (``first_difference``). The reference's ``compile``
 evidence costs ~4.2 CPU s (3.2 of it the tables; masks on every size-5 pattern too would add ~2.3),
-``sampling`` ~0.9 and ``constraint`` ~0.1 (measured on the reference, 2026-12-06).
+``sampling`` ~0.9, ``constraint`` ~0.1 and ``schema`` ~0.4 (measured on the reference, 2026-12-06).
 
 Example::
 
@@ -68,7 +79,15 @@ TOP_PS = (0.3, 0.7, 1.0)
 PENALTIES = (0.7, 1.0, 1.6)
 LOGIT_ROWS = ((0.0, 0.0, 0.0, 0.0), (1.0, 2.5, -1.0, 2.5), (-np.inf, 3.0, 0.5, -np.inf))
 HISTORIES = ((), (1,), (2, 2, 0))
-KINDS = ("compile", "sampling", "constraint")
+KINDS = ("compile", "sampling", "constraint", "schema")
+SCHEMA_LEAVES = ({"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+                 {"enum": ["a"]}, {"enum": ["a", "b"]}, {"enum": [1, 2]}, {"enum": [None, True]}, {"enum": ["a", 1]},
+                 {"const": "x"}, {"const": 0})
+NOT_SCHEMAS = (5, "string", None, [], ["a"], 1.5)
+"""Values that are no schema (a boolean schema is a refusal of facts.constructs), at the root and
+as an item, a property and an anyOf branch."""
+ARRAY_BOUNDS = ({}, {"minItems": 1}, {"maxItems": 2}, {"minItems": 1, "maxItems": 2}, {"minItems": 0, "maxItems": 0},
+                {"minItems": 2, "maxItems": 1})
 
 
 def kind_for(module: str) -> str | None:
@@ -76,7 +95,7 @@ def kind_for(module: str) -> str | None:
     domain: such a survivor stays unproven)."""
     if module in COMPILE_MODULES:
         return "compile"
-    return module if module in ("sampling", "constraint") else None
+    return module if module in ("sampling", "constraint", "schema") else None
 
 
 def evidence_patterns() -> list[str]:
@@ -88,9 +107,10 @@ def evidence_patterns() -> list[str]:
     from harness.mutants.equivalence import patterns
 
     enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
-    from harness.suite.inputs import LONG_PATTERNS
+    from harness.suite.inputs import LITERAL_BRACE_PATTERNS, LONG_PATTERNS, MALFORMED_PATTERNS, MANY_GROUPS_PATTERN
 
-    return list(dict.fromkeys(enumerated + patterns() + list(LONG_PATTERNS)))
+    held = list(LONG_PATTERNS) + list(MALFORMED_PATTERNS) + list(LITERAL_BRACE_PATTERNS) + [MANY_GROUPS_PATTERN]
+    return list(dict.fromkeys(enumerated + patterns() + held))
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:
@@ -120,6 +140,10 @@ def domain(kind: str) -> str:
                 "grid; sample at each grid point on 3 rows x 3 histories, 4 seeded draws each")
     if kind == "constraint":
         return f"every path of up to {CONSTRAINT_DEPTH} token ids over the hand vocabulary, each step observed"
+    if kind == "schema":
+        return ("json_schema_to_regex's text or error class on every schema of a stated grammar (12 leaves; arrays "
+                "of a leaf under 6 bound sets; objects of 1-2 properties under every required subset; anyOf of 2 "
+                "leaves), the subset's refusals and the corpus's schemas")
     raise ValueError(f"evidence kind must be one of {', '.join(KINDS)}, not {kind!r}")
 
 
@@ -144,6 +168,40 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for pattern in evidence_patterns():
         with_masks = pattern not in tables_only
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
+    yield from _table_items(m)
+
+
+TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*", "a")
+"""The DFAs whose tables ``_table_items`` hands back to ``DFA(trans, accept)``: 7, 1 and 2 states."""
+
+
+def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    """``DFA(trans, accept)`` on each of ``TABLE_PATTERNS``'s tables as they are, with ``accept``
+    as 0/1 integers, and changed into each of ``bad_dfa_tables``' (the answer: the tables and a
+    ``step`` from each state, or the error's class); then ``step`` given each of
+    ``WRONG_STEP_ARGUMENTS``. The patterns' items never build a DFA from a caller's tables:
+    without these, a mutant of the constructor's checks passed as "equivalent" unexamined."""
+    from harness.suite.inputs import WRONG_STEP_ARGUMENTS, bad_dfa_tables
+
+    def tables(pattern: str, case: int) -> tuple[Any, Any]:
+        dfa = m.regex_to_dfa(pattern)
+        trans, accept = np.array(dfa.trans), np.array(dfa.accept)
+        cases = [(trans, accept), (trans, accept.astype(np.int64))]
+        return (cases + [(t, a) for _, t, a in bad_dfa_tables(trans, accept)])[case]
+
+    def built(pattern: str, case: int) -> Any:
+        dfa = m.DFA(*tables(pattern, case))
+        walks = [dfa.step(s, bytes(range(97, 123))) for s in range(dfa.n_states)]
+        return [np.asarray(dfa.trans).tolist(), np.asarray(dfa.accept).tolist(), walks]
+
+    one_state = (np.zeros((1, 256), np.int32), np.ones(1, np.bool_))
+    names = ["as built", "accept as 0/1 integers"] + [what for what, _, _ in bad_dfa_tables(*one_state)]
+    for pattern in TABLE_PATTERNS:
+        for case, what in enumerate(names):
+            yield f"DFA(tables of {pattern!r}, {what})", lambda pattern=pattern, case=case: built(pattern, case)
+        for state, data in WRONG_STEP_ARGUMENTS:
+            yield (f"DFA.step({state!r}, {data!r}) on {pattern!r}",
+                   lambda pattern=pattern, state=state, data=data: m.regex_to_dfa(pattern).step(state, data))
 
 
 def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
@@ -197,7 +255,69 @@ def _walk(m, index, path) -> Any:
     return seen
 
 
-ITEMS = {"compile": _compile_items, "sampling": _sampling_items, "constraint": _constraint_items}
+def evidence_schemas() -> list:
+    """The schema domain, in a fixed order: the grammar's schemas (828), ``NOT_SCHEMAS`` in four
+    places (24), ``bound_schemas()`` (24), then the refusals of ``facts.constructs`` and the
+    corpus's schemas (``equivalence.schemas()``), each once: 940."""
+    from facts.constructs import SCHEMA_REFUSALS
+    from harness.mutants.equivalence import schemas
+
+    leaves = [dict(leaf) for leaf in SCHEMA_LEAVES]
+    found = list(leaves)
+    found += [{"type": "array", "items": leaf, **bounds} for leaf in leaves for bounds in ARRAY_BOUNDS]
+    for leaf in leaves:
+        found += [{"type": "object", "properties": {"a": leaf}, **required} for required in ({}, {"required": ["a"]})]
+    for first, second in itertools.product(leaves, repeat=2):
+        found += [{"type": "object", "properties": {"a": first, "b": second}, "required": required}
+                  for required in ([], ["a"], ["b"], ["a", "b"])]
+    found += [{"anyOf": [first, second]} for first, second in itertools.product(leaves, repeat=2)]
+    found += [bad for schema in NOT_SCHEMAS for bad in (schema, {"type": "array", "items": schema},
+                                                      {"type": "object", "properties": {"a": schema}},
+                                                      {"anyOf": [{"type": "null"}, schema]})]
+    found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas())
+    unique: dict[str, Any] = {}
+    for schema in found:
+        unique.setdefault(json.dumps(schema, sort_keys=False, default=repr), schema)
+    return list(unique.values())
+
+
+def bound_schemas() -> list:
+    """Schemas at the reference's size bounds, each side of it (``schema.py``: ``MAX_DEPTH`` 32,
+    ``MAX_VALUE_DEPTH`` 64, ``MAX_REGEX_LENGTH`` 200,000, ...): objects nested 31 to 35 deep, ``const``
+    values nested 62 to 66 deep as objects and as arrays, an enum of 5,128 strings of 34
+    characters whose regex is 199,999 to 200,001 characters (39 per value, 3 more, one value 4 to
+    6 longer), enums of 10,000 and 10,001 values (``MAX_ENUM_VALUES``), ``minItems``/``maxItems``
+    1,000 and 1,001 (``MAX_ITEMS_BOUND``). Without them a mutant of a bound's check or count
+    passed the grammar's small schemas unexamined."""
+    found: list = []
+    for levels in range(31, 36):
+        schema: dict = {"type": "string"}
+        for _ in range(levels):
+            schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+        found.append(schema)
+    for levels in range(62, 67):
+        as_object: Any = 0
+        as_array: Any = 0
+        for _ in range(levels):
+            as_object, as_array = {"a": as_object}, [as_array]
+        found += [{"const": as_object}, {"const": as_array}]
+    for longer in (4, 5, 6):
+        values = [f"v{i:033d}" for i in range(5_128)]
+        values[0] += "x" * longer
+        found.append({"enum": values})
+    found += [{"enum": [f"e{i:04d}" for i in range(count)]} for count in (10_000, 10_001)]
+    found += [{"type": "array", "items": {"type": "null"}, key: bound} for key in ("minItems", "maxItems")
+              for bound in (1_000, 1_001)]
+    return found
+
+
+def _schema_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    for schema in evidence_schemas():
+        yield f"schema {json.dumps(schema, default=repr)[:80]}", lambda schema=schema: m.json_schema_to_regex(schema)
+
+
+ITEMS = {"compile": _compile_items, "sampling": _sampling_items, "constraint": _constraint_items,
+         "schema": _schema_items}
 
 
 def items(m, kind: str) -> Iterator[tuple[str, Callable[[], Any]]]:

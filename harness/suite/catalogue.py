@@ -83,6 +83,8 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_masks_equal_the_derivative_oracle", "test_deep_schema_documents_get_the_oracles_verdict",
     "test_deep_long_patterns_equal_the_derivative_oracle", "test_deep_step_refuses_every_state_out_of_range",
     "test_deep_sampling_params_choose_exactly_their_tokens",
+    "test_deep_parser_edge_cases_read_as_python",
+    "test_deep_dfa_refuses_bad_tables_and_wrong_types",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -56,6 +56,47 @@ one takes more splitting rounds than any pattern the properties draw (``max_leav
 implementation may take another path for them (the reference: Hopcroft's algorithm once Moore's
 rounds pass a bound)."""
 
+MALFORMED_PATTERNS = (r"[b-a]", r"[\d-z]", r"[a-\d]", r"a\q", r"[\q]", "a\\", r"\x4", r"\x4g", r"[\x4]", r"\xz1",
+                      r"\1", r"(a)\2", r"\11", r"\400", r"[\400]", r"(?z)", r"(?<a)", r"(?P<1a>x)", r"(?",
+                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)")
+"""Patterns Python's ``re`` refuses as malformed: a bad range or escape, ``\\x`` without two hex
+digits, a reference to no group, an octal escape past 0o377, an unknown extension or flag, a bad
+group name, a repeat of a repeat or of nothing (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
+
+LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,2", "}", "a{2,1", "ab{", "a}{")
+"""Patterns whose ``{`` starts no repeat (unterminated, or no digits): Python reads it as a literal."""
+
+MANY_GROUPS_PATTERN = "(a)" * 450
+"""450 groups side by side, none inside another: a nesting bound (the reference's is 400) must
+count only the groups still open."""
+
+
+def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, object, object]]:
+    """(what, trans, accept): tables that are no DFA's, each one change away from the good pair
+    ``trans``/``accept`` (n >= 1 states): a target outside DEAD..n-1, a wrong shape, no state,
+    ``accept`` not a 1-D array of 0/1, float tables."""
+    n = len(accept)
+    out = []
+    for target, what in ((n, "a target one past the last state"), (n + 5, "a target past the last state"),
+                         (-2, "a target below DEAD")):
+        bad = trans.copy()
+        bad[n - 1, 200] = target
+        out.append((what, bad, accept))
+    return out + [("trans of 255 columns", trans[:, :255].copy(), accept),
+                  ("trans of 257 columns", np.hstack([trans, trans[:, :1]]), accept),
+                  ("trans with a row too few", trans[:-1].copy(), accept),
+                  ("trans with a row too many", np.vstack([trans, trans[:1]]), accept),
+                  ("accept of two dimensions", trans, accept.reshape(1, n)),
+                  ("no state at all", trans[:0].copy(), accept[:0].copy()),
+                  ("accept of floats", trans, accept.astype(np.float64)),
+                  ("accept holding a 2", trans, np.where(accept, 2, 0)),
+                  ("trans of floats", trans.astype(np.float64), accept)]
+
+
+WRONG_STEP_ARGUMENTS = ((0.0, b"c"), (True, b"c"), ("0", b"c"), (0, "cat"), (0, [99]))
+"""(state, data) of a wrong Python type for ``DFA.step``: a float, bool or str state; str or
+list data."""
+
 # test_canonical_form: five pairs of patterns with the same language (checked against
 # Python's re by the test itself before they are used).
 EQUIVALENT_PAIRS = (

@@ -20,7 +20,13 @@ to kill them by ``tests/test_deep_exact.py``):
 
 - long patterns: ``LONG_PATTERNS`` (65 to 141 states) equal the derivative oracle's
   canonical DFA, table for table;
-- ``DFA.step`` refuses every state out of range, however far out (a contract decision).
+- ``DFA.step`` refuses every state out of range, however far out (a contract decision);
+- the sampling parameters choose exactly their tokens;
+- patterns Python's ``re`` refuses as malformed are refused, a ``{`` that starts no repeat is a
+  literal, and 450 groups side by side compile (``MALFORMED_PATTERNS``, ``LITERAL_BRACE_PATTERNS``,
+  ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
+- ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
+  (the contract's conventions, decision ``dfa_bad_input_refused``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -28,6 +34,8 @@ to kill them by ``tests/test_deep_exact.py``):
 from __future__ import annotations
 
 import json
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -36,8 +44,26 @@ from hypothesis import strategies as st
 
 from golden import readings
 from golden.readings import RAW_DEL, closed, free_string_holds_del
-from harness.suite.explain import DEAD, compile_or_note, expect_valueerror, fail, first_difference, shortest_path
-from harness.suite.inputs import HAND_PATTERN, LONG_PATTERNS, expected_match, make_constraint
+from harness.suite.explain import (
+    DEAD,
+    compile_or_note,
+    expect_valueerror,
+    fail,
+    first_difference,
+    first_line,
+    shortest_path,
+)
+from harness.suite.inputs import (
+    HAND_PATTERN,
+    LITERAL_BRACE_PATTERNS,
+    LONG_PATTERNS,
+    MALFORMED_PATTERNS,
+    MANY_GROUPS_PATTERN,
+    WRONG_STEP_ARGUMENTS,
+    bad_dfa_tables,
+    expected_match,
+    make_constraint,
+)
 from harness.suite.tiers import decision
 
 DEEP = settings(max_examples=150, derandomize=True, database=None, deadline=None, print_blob=False,
@@ -340,3 +366,87 @@ def kept_by_filters(values: np.ndarray, params: dict) -> list[int]:
     cumulative = np.cumsum(probs / probs.sum())
     n_keep = int(np.searchsorted(cumulative, params.get("top_p", 1.0) - 1e-12)) + 1
     return sorted(order[:n_keep])
+
+
+def test_deep_parser_edge_cases_read_as_python(impl):
+    """Section 2.1: "the subset is Python's own", and Python's ``re.fullmatch`` is its oracle. A
+    pattern ``re`` refuses as malformed (``MALFORMED_PATTERNS``: asked of ``re`` here) has no
+    meaning: the contract refuses it with ValueError (decision ``unsupported_syntax_valueerror``).
+    A ``{`` that starts no repeat (``LITERAL_BRACE_PATTERNS``) is a literal: the DFA matches
+    exactly the strings ``re.fullmatch`` matches among each pattern's probes; and 450 groups side
+    by side (``MANY_GROUPS_PATTERN``) are one pattern of the subset, whatever a nesting bound."""
+    for pattern in MALFORMED_PATTERNS:
+        if not _python_refuses(pattern):
+            raise RuntimeError(f"harness bug: Python's re accepts {pattern!r}")
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a pattern Python's re refuses as malformed must be refused", pattern=pattern)
+    for pattern in LITERAL_BRACE_PATTERNS:
+        try:
+            dfa = impl.regex_to_dfa(pattern)
+        except Exception as exc:  # noqa: BLE001 - any refusal of a pattern Python reads is a failure
+            fail("a brace that starts no repeat is a literal, as Python reads it; the pattern was refused",
+                 pattern=pattern, error=f"{type(exc).__name__}: {first_line(exc)}")
+        for text in _brace_probes(pattern):
+            want, oracle = expected_match(pattern, text)
+            if bool(dfa.matches(text)) != want:
+                fail(f"DFA.matches disagrees with {oracle} on a brace that starts no repeat", pattern=pattern,
+                     data=text, expected=want, got=bool(dfa.matches(text)))
+    dfa = compile_or_note(impl, MANY_GROUPS_PATTERN)  # a pattern of the subset: a refusal fails
+    for n in (449, 450, 451):
+        text = b"a" * n
+        want, oracle = expected_match(MANY_GROUPS_PATTERN, text)
+        if bool(dfa.matches(text)) != want:
+            fail(f"DFA.matches disagrees with {oracle} on 450 groups side by side", pattern="(a)" * 450,
+                 data=text, expected=want, got=bool(dfa.matches(text)))
+
+
+def _python_refuses(pattern: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            re.compile(pattern.encode("ascii"))
+        except re.error:
+            return True
+    return False
+
+
+def _brace_probes(pattern: str) -> list[bytes]:
+    """The pattern's text read literally, each of its bytes dropped and doubled, and repeats of
+    its first byte: members under Python's literal reading, non-members under a repeat's.
+    E.g. ``a{2``: ``a{2``, ``{2``, ``aa{2``, ``aa``, ``aaa``, ..."""
+    text = pattern.encode("ascii")
+    probes = {text, b"", text[:1] * 2, text[:1] * 3, text + text[-1:]}
+    for i in range(len(text)):
+        probes.add(text[:i] + text[i + 1:])
+        probes.add(text[:i] + text[i:i + 1] * 2 + text[i + 1:])
+    return sorted(probes)
+
+
+def test_deep_dfa_refuses_bad_tables_and_wrong_types(impl):
+    """The contract's conventions ("bad input raises ValueError ...; a wrong Python type raises
+    TypeError"), decision ``dfa_bad_input_refused``: ``DFA(trans, accept)`` refuses tables that
+    are no DFA's (``bad_dfa_tables``: a target outside DEAD..n-1, a wrong shape, no state,
+    ``accept`` not 1-D of 0/1, float tables) with ValueError or TypeError, and ``DFA.step``
+    refuses a state or data of a wrong Python type (``WRONG_STEP_ARGUMENTS``) with TypeError.
+    Oracle: the hand example's tables (section 3), each changed in the one place named."""
+    good = impl.regex_to_dfa(HAND_PATTERN)
+    trans, accept = np.asarray(good.trans), np.asarray(good.accept)
+    for what, bad_trans, bad_accept in bad_dfa_tables(trans, accept):
+        _expect_raises("dfa_bad_input_refused", lambda: impl.DFA(bad_trans, bad_accept),
+                       f"DFA(trans, accept) given {what}", (ValueError, TypeError))
+    for state, data in WRONG_STEP_ARGUMENTS:
+        _expect_raises("dfa_bad_input_refused", lambda: good.step(state, data),
+                       f"DFA.step({state!r}, {data!r}) on {HAND_PATTERN!r}'s DFA", (TypeError,))
+
+
+def _expect_raises(key: str, call, reason: str, classes: tuple[type, ...]) -> None:
+    """The contract decision ``key``: ``call()`` raises one of ``classes`` (else a note, or a
+    failure under ``--strict``)."""
+    try:
+        call()
+    except classes:
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision(key, False, f"{reason}: raised {type(exc).__name__}: {first_line(exc)}")
+        return
+    decision(key, False, f"{reason}: nothing was raised")

@@ -79,6 +79,9 @@ for _key, _requires in (
      "meaning is a note; another meaning fails in both tiers)"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
     ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
+    ("dfa_bad_input_refused", "`DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, "
+     "`trans` not of shape (n, 256), no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and "
+     "`DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only)"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
      "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
      "both tiers)"),
