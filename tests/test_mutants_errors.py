@@ -34,7 +34,7 @@ def test_only_a_verdict_the_harness_may_have_made_is_suspect():
     assert suspect({"t": "crashed"}, None, {}, ("t",)) == ""
     assert suspect({"t": "passed"}, None, {}, ("t",)) == ""                    # a survivor
     assert suspect({}, "timeout", {}, ("t",)) == ""                            # a CPU limit: the mutant's
-    why = suspect({"t": "error"}, None, {"t": "in setup: a fresh candidate process did not load"}, ("t",))
+    why = suspect({"t": "error"}, None, {"t": {"reason": "in setup: a fresh candidate process did not load"}}, ("t",))
     assert why.startswith(HARNESS_ERROR) and "t errored outside its call" in why and "did not load" in why
     assert suspect({}, "load: no module", {}, ("t",)) == "load: no module"
     assert "no result for 1 test(s), e.g. u" in suspect({"t": "passed"}, None, {}, ("t", "u"))
@@ -45,11 +45,12 @@ def _scripted(monkeypatch, runs):
     """``run_catalogue_against`` answering ``runs`` in turn (outcomes, problem, reasons)."""
     calls = []
 
-    def fake(package, tests, deep, timeout, strict=False, first_kill=False, reasons=None, **kwargs):
+    def fake(package, tests, deep, timeout, strict=False, first_kill=False, records=None, **kwargs):
         outcomes, problem, said = runs[len(calls)]
         calls.append(tests)
-        if reasons is not None:
-            reasons.update(said)
+        if records is not None:
+            records.update({name: {"test": name, "outcome": outcome, "reason": said.get(name, ""), "notes": []}
+                            for name, outcome in outcomes.items()})
         return dict(outcomes), problem
     monkeypatch.setattr(runner, "run_catalogue_against", fake)
     return calls
@@ -168,3 +169,55 @@ def test_a_grader_child_killed_every_time_is_an_error_never_a_kill(monkeypatch, 
     assert result.detail.startswith(HARNESS_ERROR + "twice: the grader child was killed by SIGKILL")
     assert report.kill_rates([result], {mutant.id: mutant})["total"]["all"]["invalid"] == 1
     _nothing_left()
+
+
+# --- the deep pass does not repeat what the default tier settled -------------------------------------
+
+def test_settled_means_passed_without_a_note_and_reading_no_tier():
+    records = {"a": {"outcome": "passed", "notes": []}, "b": {"outcome": "passed", "notes": ["contract decision"]},
+               "c": {"outcome": "failed", "notes": []}, "test_unsupported_syntax_raises": {"outcome": "passed"}}
+    assert runner.settled(records) == {"a"}
+    assert runner.deep_pass_tests(("a", "b", "test_deep_x"), frozenset({"a"})) == ("b", "test_deep_x")
+    assert runner.deep_pass_tests(None, frozenset()) is None   # nothing settled: every test, as before
+    from harness.suite.catalogue import DEEP_NAMES, NAMES
+    assert runner.deep_pass_tests(None, frozenset(NAMES)) == tuple(DEEP_NAMES)
+
+
+def test_no_catalogue_function_but_the_tier_readers_reads_the_tier():
+    """``settled`` rests on this: under --strict only ``tiers.decision`` and the tests in
+    ``TIER_READERS`` behave otherwise. A new ``is_strict()`` reader must be added there."""
+    import ast
+    from pathlib import Path
+
+    from harness.suite.catalogue import NAMES
+
+    readers = set()
+    for path in (Path(runner.ROOT) / "harness" / "suite").glob("*.py"):
+        if path.name == "tiers.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = {getattr(n.func, "id", getattr(n.func, "attr", "")) for n in ast.walk(node)
+                         if isinstance(n, ast.Call)}
+                if {"is_strict", "set_strict"} & calls and path.name != "plugin.py":
+                    readers.add(node.name)
+    assert readers == set(runner.TIER_READERS) and readers <= set(NAMES)
+
+
+@pytest.mark.e2e
+def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_kills(tmp_path):
+    """``vocab.SwapArguments.33`` (``getattr(added, "special")`` with its arguments swapped) passes
+    ``test_vocab_bytes`` with a note (a contract decision, ``vocab_bytes_tokenizers``) and fails it
+    under --strict: the deep pass must run it again, and only what the default tier left open."""
+    from harness.mutants.apply import materialize_generated
+
+    site = generation.only(generation.enumerate_sites(modules=["vocab"]), ["vocab.SwapArguments.33"])[0]
+    mutant = generation.build(site)[0]
+    package = materialize_generated(mutant, tmp_path)
+    result, settled = runner._default_tier(mutant, package, ("test_hand_example", "test_vocab_bytes"), 30.0, True,
+                                           time.monotonic())
+    assert result.outcome is Outcome.SURVIVED and settled == {"test_hand_example"}
+    left = runner.deep_pass_tests(("test_hand_example", "test_vocab_bytes"), settled)
+    assert left == ("test_vocab_bytes",)
+    deep = runner._deep_pass(result, mutant, package, left, 30.0, True)
+    assert (deep.outcome, deep.tier, deep.killed_by) == (Outcome.KILLED, "deep", ["test_vocab_bytes"])

@@ -258,14 +258,14 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
                           timeout: float, strict: bool = False, first_kill: bool = False,
                           plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
                           run_seed: int = CATALOGUE_SEED,
-                          reasons: dict[str, str] | None = None) -> tuple[dict[str, str], str | None]:
+                          records: dict[str, dict] | None = None) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
     grading the contract's decisions when ``strict``; stopping at the first test that fails
     when ``first_kill``) against the package at ``package_dir`` in a child process, with more
     pytest ``plugins`` and ``env`` when given, its draws made under ``run_seed``
     (``harness.suite.seeding``; the seed-stability measure, ``harness.mutants.stability``,
-    runs every seed it lists): (test -> outcome, problem or None). ``reasons``, when given, is
-    filled with each test's one-line reason (a failure's or an error's; "" for a pass).
+    runs every seed it lists): (test -> outcome, problem or None). ``records``, when given, is
+    filled with each test's result record (``harness.suite.plugin``: its ``reason``, ``notes``).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
     (prefixed "load: "), or a runner failure (a grader killed from outside: prefixed
@@ -304,8 +304,8 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
             record = json.loads(line)
             if record.get("event") == "result":
                 outcomes[record["test"]] = record["outcome"]
-                if reasons is not None:
-                    reasons[record["test"]] = record.get("reason", "")
+                if records is not None:
+                    records[record["test"]] = record
             elif record.get("event") == "load" and record.get("status") != "ok":
                 load_problem = "load: " + record.get("reason", "the mutant did not load")
     os.unlink(results_path)
@@ -440,20 +440,11 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
         return _not_covered(mutant, start)
     package = materialize_generated(mutant, root)
     try:
-        result = _default_tier(mutant, package, tests, timeout, first_kill, start)
+        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start)
         if result.outcome is Outcome.SURVIVED:
             result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
-            more, problem, retried = _catalogue_pass(package, deep_tests, True, timeout, first_kill)
-            result = dataclasses.replace(result, retried="; ".join(filter(None, (result.retried, retried))))
-            tests_run = {**result.tests, **more}
-            deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=deep_tests)
-            if deep_result.outcome is not Outcome.SURVIVED:
-                # killed: an unproven survivor's note stays as what it was (equal on the corpus)
-                result = dataclasses.replace(deep_result, detail=deep_result.detail
-                                             or result.detail.removeprefix(UNPROVEN_NOTE), retried=result.retried)
-            else:
-                result = dataclasses.replace(result, tests=tests_run)
+            result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
     finally:
         shutil.rmtree(package, ignore_errors=True)
     if result.outcome is Outcome.SURVIVED and result.detail.startswith(UNPROVEN_NOTE):
@@ -474,18 +465,68 @@ def _not_covered(mutant, start: float) -> MutantResult:
 
 
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
-                  start: float) -> MutantResult:
+                  start: float) -> tuple[MutantResult, frozenset[str]]:
+    """The default tier's result, and the tests it settled (``settled``)."""
     if tests == ():   # no test of the default tier executes the mutated code (the deep pass may)
-        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", "")
-    found, problem, retried = _catalogue_pass(package, tests, False, timeout, first_kill)
+        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", ""), \
+            frozenset()
+    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill)
     result = _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
-    return dataclasses.replace(result, retried=retried)
+    return dataclasses.replace(result, retried=retried), settled(records)
+
+
+TIER_READERS = frozenset({"test_unsupported_syntax_raises"})
+"""The catalogue tests that read the tier themselves (``tiers.is_strict()``: more inputs under
+``--strict``); ``tests/test_mutants_errors.py`` checks that no other function of the catalogue does."""
+RERUN_SETTLED = os.environ.get("CONSTRAIN_HARNESS_RERUN_SETTLED") == "1"
+"""Run the settled tests again in the deep pass, as before (the slow path, to compare verdicts)."""
+
+
+def settled(records: dict[str, dict]) -> frozenset[str]:
+    """The default tier's tests whose deep pass would repeat them exactly: passed, with no note.
+
+    Under ``--deep --strict`` a default-tier test draws the same seeded inputs
+    (``harness.suite.seeding``: a function of the test and the run seed) and meets a candidate
+    process with the same history (``plugin._at_the_split``); what ``--strict`` changes is that a
+    contract decision it checks (``tiers.decision``) fails instead of adding a note, and the
+    tests in ``TIER_READERS``. So a test that passed without a note and reads no tier passes
+    the deep pass too: it is not run again there (a survivor's deep pass: ~3-4 of ~17-22 CPU s)."""
+    if RERUN_SETTLED:
+        return frozenset()
+    return frozenset(name for name, record in records.items()
+                     if record.get("outcome") == "passed" and not record.get("notes") and name not in TIER_READERS)
+
+
+def deep_pass_tests(deep_tests: tuple[str, ...] | None, done: frozenset[str]) -> tuple[str, ...] | None:
+    """The deep pass's tests (``deep_tests``, None: every test of every tier) less those ``done``."""
+    if not done:
+        return deep_tests
+    wanted = (*NAMES, *DEEP_NAMES) if deep_tests is None else deep_tests
+    return tuple(name for name in wanted if name not in done)
+
+
+def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ...] | None, timeout: float,
+               first_kill: bool) -> MutantResult:
+    """A survivor's deep pass (``tests``: what is left of it to run, maybe nothing; None: every test)
+    and its verdict."""
+    if tests == ():
+        return result
+    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill)
+    result = dataclasses.replace(result, retried="; ".join(filter(None, (result.retried, retried))))
+    tests_run = {**result.tests, **more}
+    deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=tests)
+    if deep_result.outcome is Outcome.SURVIVED:
+        return dataclasses.replace(result, tests=tests_run)
+    # killed: an unproven survivor's note stays as what it was (equal on the corpus)
+    return dataclasses.replace(deep_result, detail=deep_result.detail or result.detail.removeprefix(UNPROVEN_NOTE),
+                               retried=result.retried)
 
 
 def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-                    first_kill: bool) -> tuple[dict[str, str], str | None, str]:
+                    first_kill: bool) -> tuple[dict[str, str], str | None, str, dict[str, dict]]:
     """One pass of a generated mutant (the default tier, or with ``deep`` the deep pass under
-    ``--strict``): (test -> outcome, problem or None, why it was run again or "").
+    ``--strict``): (test -> outcome, problem or None, why it was run again or "", test -> its
+    result record).
 
     A pass whose verdict may be the harness's rather than the mutant's (``_suspect``: a runner
     failure, a grader killed from outside, a load failure, or a kill resting only on tests that
@@ -494,25 +535,23 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     refused twice: the mutant's doing, as before) and anything else is the harness's error
     (``HARNESS_ERROR``): the mutant is "error", never killed. A run's draws are seeded and its
     limits are CPU seconds, so a second run of a mutant that failed a test fails it again."""
-    first_reasons: dict[str, str] = {}
+    records: dict[str, dict] = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           reasons=first_reasons)
-    why = _suspect(found, problem, first_reasons, tests)
+                                           records=records)
+    why = _suspect(found, problem, records, tests)
     if not why:
-        return found, problem, ""
-    reasons: dict[str, str] = {}
+        return found, problem, "", records
+    records = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           reasons=reasons)
-    again = _suspect(found, problem, reasons, tests)
-    if not again:
-        return found, problem, f"run again after: {why}"
-    if problem is not None and problem.startswith("load: "):
-        return found, problem, f"run again after: {why}"
+                                           records=records)
+    again = _suspect(found, problem, records, tests)
+    if not again or (problem is not None and problem.startswith("load: ")):
+        return found, problem, f"run again after: {why}", records
     twice = f"{HARNESS_ERROR}twice: {why.removeprefix(HARNESS_ERROR)}; then {again.removeprefix(HARNESS_ERROR)}"
-    return found, twice, f"run again after: {why}"
+    return found, twice, f"run again after: {why}", records
 
 
-def _suspect(found: dict[str, str], problem: str | None, reasons: dict[str, str],
+def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
              tests: tuple[str, ...] | None) -> str:
     """Why a pass's verdict may be the harness's, not the mutant's ("" when it is the mutant's:
     a test failed, crashed or timed out in its call, or everything ran and passed, or the run
@@ -527,7 +566,8 @@ def _suspect(found: dict[str, str], problem: str | None, reasons: dict[str, str]
         return ""
     errored = [name for name, outcome in found.items() if outcome == "error"]
     if errored:
-        return f"{HARNESS_ERROR}{errored[0]} errored outside its call: {reasons.get(errored[0], '')[:200]}"
+        reason = records.get(errored[0], {}).get("reason", "")
+        return f"{HARNESS_ERROR}{errored[0]} errored outside its call: {reason[:200]}"
     missing = [name for name in (NAMES if tests is None else tests) if name not in found]
     return f"the catalogue reported no result for {len(missing)} test(s), e.g. {missing[0]}" if missing else ""
 
