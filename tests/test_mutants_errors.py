@@ -221,3 +221,39 @@ def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_ki
     assert left == ("test_vocab_bytes",)
     deep = runner._deep_pass(result, mutant, package, left, 30.0, True)
     assert (deep.outcome, deep.tier, deep.killed_by) == (Outcome.KILLED, "deep", ["test_vocab_bytes"])
+
+
+# --- the fast path gives the slow path's verdicts (issue 52 item 4) -----------------------------------
+
+def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool) -> dict[str, tuple]:
+    """Each mutant's verdict: the slow path is a cold ``python -m`` grader per run (no warm fork)
+    and a deep pass that runs every test again; the fast path, the warm forks and the settled skip."""
+    monkeypatch.setattr(warm, "WARM", not slow)
+    monkeypatch.setattr(runner, "RERUN_SETTLED", slow)
+
+    def run(mutant, root, timeout):
+        return run_generated(mutant, root, timeout, deep=deep, first_kill=True)
+    results = runner.run_all(mutants, jobs=2, run=run)
+    return {r.id: (r.outcome, r.tier, tuple(r.killed_by), (r.evidence or {}).get("kind")) for r in results}
+
+
+def _same_verdicts(monkeypatch, n: int, seed: int, deep: bool):
+    mutants, _ = generation.pick(generation.enumerate_sites(), n, seed)
+    fast = _verdicts(monkeypatch, mutants, slow=False, deep=deep)
+    slow = _verdicts(monkeypatch, mutants, slow=True, deep=deep)
+    assert fast == slow
+    assert not [m for m, v in fast.items() if v[0] is Outcome.ERROR], fast
+    return fast
+
+
+@pytest.mark.e2e
+def test_the_fast_path_gives_the_slow_path_s_verdicts(monkeypatch):
+    # lean: the default tier and the equivalence decision of a seeded sample of 4
+    _same_verdicts(monkeypatch, 4, seed=52, deep=False)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_fast_path_gives_the_slow_path_s_verdicts_with_the_deep_pass(monkeypatch):
+    verdicts = _same_verdicts(monkeypatch, 12, seed=7, deep=True)
+    assert any(v[0] is not Outcome.KILLED or v[1] == "deep" for v in verdicts.values()), verdicts
