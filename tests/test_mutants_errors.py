@@ -36,7 +36,8 @@ def test_only_a_verdict_the_harness_may_have_made_is_suspect():
     assert suspect({}, "timeout", {}, ("t",)) == ""                            # a CPU limit: the mutant's
     why = suspect({"t": "error"}, None, {"t": {"reason": "in setup: a fresh candidate process did not load"}}, ("t",))
     assert why.startswith(HARNESS_ERROR) and "t errored outside its call" in why and "did not load" in why
-    assert suspect({}, "load: no module", {}, ("t",)) == "load: no module"
+    assert suspect({}, "load: the candidate crashed while loading: SIGSEGV", {}, ("t",)).startswith("load: ")
+    assert suspect({}, "load: importing the candidate failed: TypeError: x (at ast.py:60)", {}, ("t",)) == ""
     assert "no result for 1 test(s), e.g. u" in suspect({"t": "passed"}, None, {}, ("t", "u"))
     assert suspect({}, f"{HARNESS_ERROR}killed", {}, ("t",)) == f"{HARNESS_ERROR}killed"
 
@@ -78,10 +79,14 @@ def test_a_second_run_decides_after_a_harness_error(monkeypatch, tmp_path):
     killed = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
     assert (killed.outcome, killed.killed_by, killed.tier) == (Outcome.KILLED, [KILLER], "default")
     assert "did not load" in killed.retried
-    load = ({}, "load: the package raised", {})
+    load = ({}, "load: the candidate crashed while loading", {})
     _scripted(monkeypatch, [load, load])   # refused twice: the mutant's doing, as before
     refused = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
-    assert (refused.outcome, refused.tier, refused.detail) == (Outcome.KILLED, "load", "load: the package raised")
+    assert (refused.outcome, refused.tier, refused.detail) == (Outcome.KILLED, "load", load[1])
+    raised = ({}, "load: importing the candidate failed: TypeError: x (at ast.py:60)", {})
+    calls = _scripted(monkeypatch, [raised])   # its own import raised: the mutant's verdict, run once
+    assert run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True).tier == "load"
+    assert len(calls) == 1
 
 
 def test_a_signal_below_the_cpu_limit_is_the_harness_s_and_the_cpu_limit_is_a_timeout():

@@ -551,6 +551,12 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     return found, twice, f"run again after: {why}", records
 
 
+RAISED_AT_LOAD = ("load: importing the candidate failed: ", "load: the package raised while the catalogue loaded it")
+"""The load failures the mutant's own code raised (``harness.suite.plugin``: an exception of its
+import, with its place): the mutant's verdict, never run again (a load that crashed or that the
+machine refused is)."""
+
+
 def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
              tests: tuple[str, ...] | None) -> str:
     """Why a pass's verdict may be the harness's, not the mutant's ("" when it is the mutant's:
@@ -558,7 +564,7 @@ def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict
     timed out). A test's "error" is pytest's report of a failure outside the test's call: in the
     catalogue only the harness's fixtures run there (``impl``'s candidate start at the split,
     ``harness.suite.plugin``), so a kill resting on errors alone is suspect."""
-    if problem == "timeout":
+    if problem == "timeout" or (problem is not None and problem.startswith(RAISED_AT_LOAD)):
         return ""
     if problem is not None:
         return problem
