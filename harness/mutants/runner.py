@@ -28,8 +28,16 @@ Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by
 others), survived, equivalent (a generated survivor that behaves like the reference on the
 corpus and on an exhaustive domain, its ``evidence`` recorded: ``harness.mutants.evidence``;
 or so reviewed by hand), survived (unproven) (equal on the corpus, but no domain or the
-check undecided: not killed, never equivalent), timeout, error (the mutant could not even be
-loaded, or the runner failed), stale (the patch no longer applies).
+check undecided: not killed, never equivalent), timeout, error (the runner failed, not the
+mutant: never a kill), stale (the patch no longer applies).
+
+A generated mutant's pass whose verdict may be the harness's (a runner failure, a grader fork
+killed from outside, a load that crashed or was refused, a kill resting only on tests that
+errored outside their call) is run once more and the second run decides (``_catalogue_pass``,
+``_suspect``); suspect twice, it is "error" with both reasons (``HARNESS_ERROR``), and the
+result's ``retried`` keeps why. A survivor's deep pass runs only what the default tier left
+open (``settled``): the default tests that passed with no note behave the same under
+``--strict`` and are not run again.
 
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
 candidate is run).
