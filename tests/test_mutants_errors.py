@@ -142,17 +142,21 @@ def _kill_forks(monkeypatch, times: int) -> list[int]:
     return killed
 
 
-def _nothing_left():
+def _nothing_left(before: set[int]):
+    """No process the test started is left (``before``: this process's descendants at its start,
+    e.g. a session fixture's server under xdist)."""
     warm.close_all()
     deadline = time.monotonic() + 20
-    while _descendants(os.getpid()) and time.monotonic() < deadline:
+    while set(_descendants(os.getpid())) - before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _descendants(os.getpid()) == []
+    assert set(_descendants(os.getpid())) - before == set()
 
 
 @pytest.mark.e2e
 def test_a_grader_child_killed_once_is_run_again_and_the_mutant_keeps_its_verdict(monkeypatch, tmp_path):
     monkeypatch.setattr(warm, "WARM", True)
+    warm.close_all()
+    before = set(_descendants(os.getpid()))
     mutant = _mutant()
     killed = _kill_forks(monkeypatch, times=1)
     result = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
@@ -160,12 +164,14 @@ def test_a_grader_child_killed_once_is_run_again_and_the_mutant_keeps_its_verdic
     # the spec's verdict: a one-state language is not empty, so the canonical-form test fails on it
     assert (result.outcome, result.killed_by, result.tier) == (Outcome.KILLED, [KILLER], "default")
     assert "the grader child was killed by SIGKILL" in result.retried
-    _nothing_left()
+    _nothing_left(before)
 
 
 @pytest.mark.e2e
 def test_a_grader_child_killed_every_time_is_an_error_never_a_kill(monkeypatch, tmp_path):
     monkeypatch.setattr(warm, "WARM", True)
+    warm.close_all()
+    before = set(_descendants(os.getpid()))
     mutant = _mutant()
     killed = _kill_forks(monkeypatch, times=2)
     result = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
@@ -173,7 +179,7 @@ def test_a_grader_child_killed_every_time_is_an_error_never_a_kill(monkeypatch, 
     assert result.outcome is Outcome.ERROR, result
     assert result.detail.startswith(HARNESS_ERROR + "twice: the grader child was killed by SIGKILL")
     assert report.kill_rates([result], {mutant.id: mutant})["total"]["all"]["invalid"] == 1
-    _nothing_left()
+    _nothing_left(before)
 
 
 # --- the deep pass does not repeat what the default tier settled -------------------------------------
