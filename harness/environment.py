@@ -62,6 +62,10 @@ _ALL = (
     Variable("CONSTRAIN_HARNESS_WARM", "user",
              "0: the mutant runner starts a cold process per run instead of forking a warm one",
              ("harness/mutants/warm.py",)),
+    Variable("CONSTRAIN_HARNESS_RERUN_SETTLED", "user",
+             "1: a generated survivor's deep pass runs again the default tests that passed with no note "
+             "(the slow path, to compare verdicts)",
+             ("harness/mutants/runner.py",)),
     Variable("CONSTRAIN_HARNESS_LEND_REFERENCE", "user",
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",

@@ -28,8 +28,16 @@ Outcomes (``Outcome``): killed (by an expected test or, reported apart, only by
 others), survived, equivalent (a generated survivor that behaves like the reference on the
 corpus and on an exhaustive domain, its ``evidence`` recorded: ``harness.mutants.evidence``;
 or so reviewed by hand), survived (unproven) (equal on the corpus, but no domain or the
-check undecided: not killed, never equivalent), timeout, error (the mutant could not even be
-loaded, or the runner failed), stale (the patch no longer applies).
+check undecided: not killed, never equivalent), timeout, error (the runner failed, not the
+mutant: never a kill), stale (the patch no longer applies).
+
+A generated mutant's pass whose verdict may be the harness's (a runner failure, a grader fork
+killed from outside, a load that crashed or was refused, a kill resting only on tests that
+errored outside their call) is run once more and the second run decides (``_catalogue_pass``,
+``_suspect``); suspect twice, it is "error" with both reasons (``HARNESS_ERROR``), and the
+result's ``retried`` keeps why. A survivor's deep pass runs only what the default tier left
+open (``settled``): the default tests that passed with no note behave the same under
+``--strict`` and are not run again.
 
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
 candidate is run).
@@ -104,6 +112,7 @@ class MutantResult:
     detail: str = ""
     tier: str = ""                   # generated mutants: "default", "deep" or "load" (what killed it)
     evidence: dict | None = None     # an equivalent's evidence: {"kind", "domain", "size"} (``evidence.summary``)
+    retried: str = ""                # generated mutants: why a pass was run again (the harness's failure), or ""
 
     @property
     def by_expected(self) -> bool:
@@ -150,7 +159,8 @@ def _limit_cpu(seconds: float) -> Callable[[], None]:
 
 def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
          env: dict[str, str] | None = None) -> tuple[int | None, str]:
-    """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds.
+    """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds, or (None, a
+    ``HARNESS_ERROR`` reason) when a warm fork was killed from outside (``_killed_from_outside``).
 
     The limit is on CPU time (``RLIMIT_CPU``: SIGXCPU, then SIGKILL), so a loaded machine
     never turns a slow run into a timeout; ``WALL_FACTOR`` times all the CPU the run may
@@ -212,9 +222,39 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
         os.unlink(output_path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(cpu_log)
+    killed = _killed_from_outside(reply, timeout)
+    if killed:
+        return None, killed
     if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return reply["code"], output
+
+
+HARNESS_ERROR = "harness error: "
+"""The prefix of a run's problem that is the harness's failure, not the mutant's (``_run`` answers
+(None, such a problem) instead of (None, "") for a timeout): never a kill (``run_generated``)."""
+
+
+def _killed_from_outside(reply: dict, timeout: float) -> str:
+    """A warm fork's death by a signal below its ``RLIMIT_CPU`` soft limit: not its CPU limit (that
+    sends SIGXCPU at the soft limit, SIGKILL only past it) nor the backstop, so something outside
+    the run killed it (a person, the kernel's OOM killer for the grader): the reason, or ""."""
+    if reply["backstop"] or reply["code"] is None or reply["code"] >= 0:
+        return ""
+    soft = max(1, int(timeout))
+    if reply["code"] == -signal.SIGXCPU or reply["cpu"] >= soft:
+        return ""
+    try:
+        name = signal.Signals(-reply["code"]).name
+    except ValueError:
+        name = f"signal {-reply['code']}"
+    return f"{HARNESS_ERROR}the grader child was killed by {name} after {reply['cpu']:.2f} CPU s " \
+           f"(its CPU limit {soft} s)"
+
+
+def _stopped(output: str) -> str:
+    """The problem of a run ``_run`` stopped (its code None): a harness error it names, else "timeout"."""
+    return output if output.startswith(HARNESS_ERROR) else "timeout"
 
 
 def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) -> tuple[dict[str, str], str | None]:
@@ -225,16 +265,19 @@ def run_catalogue(package: Path, tests: tuple[str, ...] | None, timeout: float) 
 def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep: bool,
                           timeout: float, strict: bool = False, first_kill: bool = False,
                           plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                          run_seed: int = CATALOGUE_SEED) -> tuple[dict[str, str], str | None]:
+                          run_seed: int = CATALOGUE_SEED,
+                          records: dict[str, dict] | None = None) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
     grading the contract's decisions when ``strict``; stopping at the first test that fails
     when ``first_kill``) against the package at ``package_dir`` in a child process, with more
     pytest ``plugins`` and ``env`` when given, its draws made under ``run_seed``
     (``harness.suite.seeding``; the seed-stability measure, ``harness.mutants.stability``,
-    runs every seed it lists): (test -> outcome, problem or None).
+    runs every seed it lists): (test -> outcome, problem or None). ``records``, when given, is
+    filled with each test's result record (``harness.suite.plugin``: its ``reason``, ``notes``).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
-    (prefixed "load: "), or a runner failure; None when the tests ran.
+    (prefixed "load: "), or a runner failure (a grader killed from outside: prefixed
+    ``HARNESS_ERROR``); None when the tests ran.
     """
     package = package_dir
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
@@ -269,11 +312,13 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
             record = json.loads(line)
             if record.get("event") == "result":
                 outcomes[record["test"]] = record["outcome"]
+                if records is not None:
+                    records[record["test"]] = record
             elif record.get("event") == "load" and record.get("status") != "ok":
                 load_problem = "load: " + record.get("reason", "the mutant did not load")
     os.unlink(results_path)
     if code is None:
-        return outcomes, "timeout"
+        return outcomes, _stopped(output)
     if load_problem:
         return outcomes, load_problem
     if code not in (0, 1, 5) and not outcomes:
@@ -310,7 +355,7 @@ def run_replay(package: Path, timeout: float, tools: bool = False,
         flags.append(f"--first-kill={','.join(first_kill)}")
     code, output = _run([sys.executable, "-m", "harness.mutants.replay_child", *flags, str(package)], timeout)
     if code is None:
-        return {}, "timeout"
+        return {}, _stopped(output)
     data = _last_json(output)
     if data is None:
         return {}, f"replay failed (exit {code}): {output.strip()[-300:]}"
@@ -403,20 +448,11 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
         return _not_covered(mutant, start)
     package = materialize_generated(mutant, root)
     try:
-        result = _default_tier(mutant, package, tests, timeout, first_kill, start)
+        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start)
         if result.outcome is Outcome.SURVIVED:
             result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
-            more, problem = run_catalogue_against(package, deep_tests, True, timeout, strict=True,
-                                                  first_kill=first_kill)
-            tests_run = {**result.tests, **more}
-            deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=deep_tests)
-            if deep_result.outcome is not Outcome.SURVIVED:
-                # killed: an unproven survivor's note stays as what it was (equal on the corpus)
-                result = dataclasses.replace(deep_result, detail=deep_result.detail
-                                             or result.detail.removeprefix(UNPROVEN_NOTE))
-            else:
-                result = dataclasses.replace(result, tests=tests_run)
+            result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
     finally:
         shutil.rmtree(package, ignore_errors=True)
     if result.outcome is Outcome.SURVIVED and result.detail.startswith(UNPROVEN_NOTE):
@@ -437,11 +473,117 @@ def _not_covered(mutant, start: float) -> MutantResult:
 
 
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
-                  start: float) -> MutantResult:
+                  start: float) -> tuple[MutantResult, frozenset[str]]:
+    """The default tier's result, and the tests it settled (``settled``)."""
     if tests == ():   # no test of the default tier executes the mutated code (the deep pass may)
-        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", "")
-    found, problem = run_catalogue_against(package, tests, False, timeout, first_kill=first_kill)
-    return _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
+        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", ""), \
+            frozenset()
+    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill)
+    result = _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
+    return dataclasses.replace(result, retried=retried), settled(records)
+
+
+TIER_READERS = frozenset({"test_unsupported_syntax_raises"})
+"""The catalogue tests that read the tier themselves (``tiers.is_strict()``: more inputs under
+``--strict``); ``tests/test_mutants_errors.py`` checks that no other function of the catalogue does."""
+RERUN_SETTLED = os.environ.get("CONSTRAIN_HARNESS_RERUN_SETTLED") == "1"
+"""Run the settled tests again in the deep pass, as before (the slow path, to compare verdicts)."""
+
+
+def settled(records: dict[str, dict]) -> frozenset[str]:
+    """The default tier's tests whose deep pass would repeat them exactly: passed, with no note.
+
+    Under ``--deep --strict`` a default-tier test draws the same seeded inputs
+    (``harness.suite.seeding``: a function of the test and the run seed) and meets a candidate
+    process with the same history (``plugin._at_the_split``); what ``--strict`` changes is that a
+    contract decision it checks (``tiers.decision``) fails instead of adding a note, and the
+    tests in ``TIER_READERS``. So a test that passed without a note and reads no tier passes
+    the deep pass too: it is not run again there (a survivor's deep pass: ~3-4 of ~17-22 CPU s)."""
+    if RERUN_SETTLED:
+        return frozenset()
+    return frozenset(name for name, record in records.items()
+                     if record.get("outcome") == "passed" and not record.get("notes") and name not in TIER_READERS)
+
+
+def deep_pass_tests(deep_tests: tuple[str, ...] | None, done: frozenset[str]) -> tuple[str, ...] | None:
+    """The deep pass's tests (``deep_tests``, None: every test of every tier) less those ``done``."""
+    if not done:
+        return deep_tests
+    wanted = (*NAMES, *DEEP_NAMES) if deep_tests is None else deep_tests
+    return tuple(name for name in wanted if name not in done)
+
+
+def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ...] | None, timeout: float,
+               first_kill: bool) -> MutantResult:
+    """A survivor's deep pass (``tests``: what is left of it to run, maybe nothing; None: every test)
+    and its verdict."""
+    if tests == ():
+        return result
+    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill)
+    result = dataclasses.replace(result, retried="; ".join(filter(None, (result.retried, retried))))
+    tests_run = {**result.tests, **more}
+    deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=tests)
+    if deep_result.outcome is Outcome.SURVIVED:
+        return dataclasses.replace(result, tests=tests_run)
+    # killed: an unproven survivor's note stays as what it was (equal on the corpus)
+    return dataclasses.replace(deep_result, detail=deep_result.detail or result.detail.removeprefix(UNPROVEN_NOTE),
+                               retried=result.retried)
+
+
+def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
+                    first_kill: bool) -> tuple[dict[str, str], str | None, str, dict[str, dict]]:
+    """One pass of a generated mutant (the default tier, or with ``deep`` the deep pass under
+    ``--strict``): (test -> outcome, problem or None, why it was run again or "", test -> its
+    result record).
+
+    A pass whose verdict may be the harness's rather than the mutant's (``_suspect``: a runner
+    failure, a grader killed from outside, a load failure, or a kill resting only on tests that
+    errored outside their call, where only the harness's fixtures run) is run once more, and the
+    second run decides. When the second is suspect too, a load failure stands (the same package
+    refused twice: the mutant's doing, as before) and anything else is the harness's error
+    (``HARNESS_ERROR``): the mutant is "error", never killed. A run's draws are seeded and its
+    limits are CPU seconds, so a second run of a mutant that failed a test fails it again."""
+    records: dict[str, dict] = {}
+    found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
+                                           records=records)
+    why = _suspect(found, problem, records, tests)
+    if not why:
+        return found, problem, "", records
+    records = {}
+    found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
+                                           records=records)
+    again = _suspect(found, problem, records, tests)
+    if not again or (problem is not None and problem.startswith("load: ")):
+        return found, problem, f"run again after: {why}", records
+    twice = f"{HARNESS_ERROR}twice: {why.removeprefix(HARNESS_ERROR)}; then {again.removeprefix(HARNESS_ERROR)}"
+    return found, twice, f"run again after: {why}", records
+
+
+RAISED_AT_LOAD = ("load: importing the candidate failed: ", "load: the package raised while the catalogue loaded it")
+"""The load failures the mutant's own code raised (``harness.suite.plugin``: an exception of its
+import, with its place): the mutant's verdict, never run again (a load that crashed or that the
+machine refused is)."""
+
+
+def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
+             tests: tuple[str, ...] | None) -> str:
+    """Why a pass's verdict may be the harness's, not the mutant's ("" when it is the mutant's:
+    a test failed, crashed or timed out in its call, or everything ran and passed, or the run
+    timed out). A test's "error" is pytest's report of a failure outside the test's call: in the
+    catalogue only the harness's fixtures run there (``impl``'s candidate start at the split,
+    ``harness.suite.plugin``), so a kill resting on errors alone is suspect."""
+    if problem == "timeout" or (problem is not None and problem.startswith(RAISED_AT_LOAD)):
+        return ""
+    if problem is not None:
+        return problem
+    if any(outcome in ("failed", "crashed", "timeout") for outcome in found.values()):
+        return ""
+    errored = [name for name, outcome in found.items() if outcome == "error"]
+    if errored:
+        reason = records.get(errored[0], {}).get("reason", "")
+        return f"{HARNESS_ERROR}{errored[0]} errored outside its call: {reason[:200]}"
+    missing = [name for name in (NAMES if tests is None else tests) if name not in found]
+    return f"the catalogue reported no result for {len(missing)} test(s), e.g. {missing[0]}" if missing else ""
 
 
 _REFERENCE_DIGEST: dict[str, dict] = {}
@@ -451,10 +593,13 @@ _DIGEST_LOCK = threading.Lock()
 def fingerprint_child(package: Path, args: list[str], timeout: float,
                       module: str = "harness.mutants.equivalence") -> tuple[dict | None, str | None]:
     """``python -m MODULE PACKAGE ARGS`` (``harness.mutants.equivalence`` or ``.evidence``; a fork of
-    the warm grader when warm graders are on): its JSON answer, or None and the problem."""
+    the warm grader when warm graders are on): its JSON answer, or None and the problem. A child
+    killed from outside (``HARNESS_ERROR``) is run once more."""
     code, output = _run([sys.executable, "-m", module, str(package), *args], timeout)
+    if code is None and output.startswith(HARNESS_ERROR):
+        code, output = _run([sys.executable, "-m", module, str(package), *args], timeout)
     if code is None:
-        return None, "timeout"
+        return None, _stopped(output)
     data = _last_json(output)
     if data is None:
         return None, f"the fingerprint child failed (exit {code}): {output.strip()[-200:]}"
@@ -680,6 +825,8 @@ def result_to_json(result, cpu: float | None = None) -> dict:
               "detail": result.detail, "tier": result.tier}
     if result.evidence is not None:
         record["evidence"] = dict(result.evidence)
+    if result.retried:
+        record["retried"] = result.retried
     if cpu is not None:
         record["cpu_seconds"] = round(cpu, 3)
     return record
@@ -688,7 +835,8 @@ def result_to_json(result, cpu: float | None = None) -> dict:
 def result_from_json(record: dict):
     return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
                         list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
-                        record.get("detail", ""), record.get("tier", ""), record.get("evidence"))
+                        record.get("detail", ""), record.get("tier", ""), record.get("evidence"),
+                        record.get("retried", ""))
 
 
 @dataclasses.dataclass(frozen=True)
