@@ -70,7 +70,8 @@ _ALL = (
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",
              ("harness/sandbox/lending.py",),
-             ("harness/bench/batch.py", "harness/mutants/runner.py", "tests/conftest.py", "tests/sample_class.py")),
+             ("harness/bench/batch.py", "harness/mutants/runner.py", "tests/conftest.py",
+              "tests/sample_class.py")),
     Variable("CONSTRAIN_HARNESS_CPU_LOG", "user",
              "a file to which every candidate process appends the CPU seconds it used (bench check)",
              ("harness/sandbox/client.py",), ("harness/bench/check.py", "harness/mutants/runner.py")),

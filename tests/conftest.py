@@ -213,6 +213,8 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+TESTS = Path(__file__).resolve().parent
+
 LONGEST_FIRST = ("test_grade_tests.py", "test_mutants_generated.py", "test_check_twin.py", "test_fairness.py",
                  "test_serve_stress.py", "test_mutants.py", "test_tools_mutants.py", "test_tools_golden.py",
                  "test_golden_replay.py", "test_golden_vocab_bytes.py", "test_fairness_tools.py", "test_wall.py",
@@ -223,8 +225,9 @@ LONGEST_FIRST = ("test_grade_tests.py", "test_mutants_generated.py", "test_check
                  "test_grade_tests_wheel.py", "test_bounds_stress.py", "test_executor.py", "test_batch_policy.py",
                  "test_reproducible.py", "test_batch_isolation.py", "test_resources.py", "test_golden.py",
                  "test_course_seed.py")
-"""The test files that take longest, longest first, handed out first when xdist runs the files on
-several workers: a long file that starts last would keep one core busy after the other is done.
+"""The test files that take longest (their paths under ``tests/``), longest first, handed out first
+when xdist runs the files on several workers: a long file that starts last would keep one core busy
+after the other is done.
 Ranked by each file's cost in a serial run (``-n 0``, 2026-12-04, quiet): its CPU seconds in a
 cpuacct cgroup (the candidates' processes included) or its wall seconds where those are more
 (a file that waits), after that day's changes. test_knowledge, test_resources and test_course_seed
@@ -245,7 +248,7 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
     if hasattr(config, "workerinput"):  # an xdist worker (every worker sorts alike: the same order)
         rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-        items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+        items.sort(key=lambda item: rank.get(item.path.relative_to(TESTS).as_posix(), len(rank)))
 
 
 # ------------------------------------------------------------------ the wall's checks

@@ -138,7 +138,8 @@ def run_catalogue(impl: Path | None, ref_deps: bool, strict: bool, only: str | N
         # no plugin autoloaded (hypothesis's, anyio's, xdist's: the default tier uses none of them, and
         # with the catalogue's no-bytecode rule each child re-rewrote their ~110 modules, ~0.8 CPU s a run)
         env = {**os.environ, "FAIRNESS_PROBE_OUT": str(out), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-               "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT),
+                                              os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         records = {}
         if out.exists():

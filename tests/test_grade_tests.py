@@ -331,13 +331,15 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["unconfined"])
 def test_parallel_runs_do_not_end_each_other(harness_unchanged, monkeypatch, mode):
     """Without bubblewrap's PID namespace (``--unconfined``) a run's processes are ended by
     their marker: each run has its own, so runs two at a time leave every test valid. This
     sees a shared marker only when two runs overlap (the strong suite's runs last long
     enough, not always): ``test_every_run_gets_its_own_marker`` and
-    ``test_ending_a_run_ends_only_the_processes_of_its_own_marker`` below decide it each time."""
+    ``test_ending_a_run_ends_only_the_processes_of_its_own_marker`` below decide it each time,
+    in the default run; this one, six gradings of the strong suite, is ``slow``."""
     monkeypatch.setenv("CONSTRAIN_HARNESS_UNCONFINED", "1")
     # before each run had its own marker, the first run to end killed the other's processes: 16 of 32 tests
     # invalid with --jobs 2

@@ -352,6 +352,12 @@ def test_the_runner_parses_python_only_before_it_fans_out(monkeypatch):
     monkeypatch.setattr(runner, "run_catalogue_against", passes)
     monkeypatch.setattr(runner, "run_replay", lambda package, timeout, **options: ({"c": "passed"}, None))
     monkeypatch.setattr(runner, "_differences", lambda *args: ([], None))
+    # equal on the corpus, each survivor's evidence is computed in a child process (never in a thread of
+    # this one): answered here as "equal on the evidence domain" (one such child pair cost ~60 CPU s of
+    # this test's ~75); the in-process part (kind_for, the reference copy materialized) still runs
+    equal = {"hashes": [], "differs": [], "computed": 0}
+    monkeypatch.setattr(runner, "fingerprint_child", lambda package, args, timeout, module=None: (equal, None))
+    monkeypatch.setattr(runner, "_REFERENCE_EVIDENCE", {})   # the stub's answer is cached for this test only
     monkeypatch.setattr(apply, "_PREPARED", {})
     coverage._statement_spans.cache_clear()
     cmap = coverage.CoverageMap("d", {"test_hand_example": {"parser.py": frozenset(range(1, 2000))}})
