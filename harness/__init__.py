@@ -35,6 +35,8 @@ in ``pyproject.toml``, the source of truth):
                                generated mutants, their runner and mutation-score reports
     suite                      the conformance catalogue: the spec's 16 tests, run in the
                                grader child, and their inputs, hints and diagnosis
+    run                        the chain of processes of one catalogue run: the one typed run
+                               value (``CatalogueRun``) every hop receives whole
     sandbox                    everything that crosses into the candidate's process: loading
                                it, the channel, the proxy, the shapes, the confinement, the guard
     fanout                     one executor for every fan-out (local or Dask), and a fan-out's
