@@ -88,7 +88,7 @@ def test_a_bad_document_is_a_value_error_saying_why(text, said):
 
 @pytest.mark.boundary
 def test_the_constructor_refuses_bad_values_naming_the_field():
-    with pytest.raises(ValueError, match=r"CatalogueRun\.seed must be in 0 \.\. "):
+    with pytest.raises(ValueError, match=r"CatalogueRun\.seed: the run seed must be in 0 \.\. "):
         CatalogueRun(seed=MAX_SEED + 1)
     with pytest.raises(TypeError, match=r"CatalogueRun\.policy must be a GradingPolicy"):
         CatalogueRun(policy={"test_cpu_seconds": 1.0})

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 
 from harness import report
+from harness.argtypes import check_seed
 from harness.commands.args import add_unconfined, confinement, input_file, megabytes, names, one_line_errors, seconds
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY
@@ -75,8 +76,6 @@ def add_arguments(parser) -> None:
 
 def run_seed(text: str) -> int:
     """``--seed``'s value: an int in 0 .. 2**32 - 1 (argparse reports the ValueError)."""
-    from harness.suite.seeding import check_seed
-
     try:
         return check_seed(int(text))
     except (TypeError, ValueError) as exc:

@@ -82,6 +82,7 @@ from harness.exitcodes import ExitCode
 from harness.grading import grader_launch
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
+from harness.run import CatalogueRun
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
@@ -116,6 +117,14 @@ class CheckOptions:
         return POLICY.with_(tier="strict" if self.strict else "default", ref_deps=self.ref_deps,
                             test_cpu_seconds=self.timeout, load_cpu_seconds=self.load_seconds,
                             memory_mb=self.memory)
+
+    def catalogue_run(self, *, seed: int, marker: str, wall_calibration: WallCalibration | None) -> CatalogueRun:
+        """The run value its grader children receive whole (``harness.run``): these options, the
+        run's seed, marker and wall calibration; each child adds its selection, records and twin."""
+        golden_file = str(Path(self.golden_file).resolve()) if self.golden_file else None
+        impl = None if self.impl is None else _absolute_spec(self.impl)
+        return CatalogueRun(impl=impl, policy=self.policy(), deep=self.deep, seed=seed, golden_file=golden_file,
+                            marker=marker, wall_calibration=wall_calibration)
 
     def policy_header(self) -> str:
         """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
@@ -184,11 +193,14 @@ def run_check(options: CheckOptions) -> CheckResult:
     from harness.suite import seeding
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
-    seed = seeding.check_seed(options.seed) if options.seed is not None else seeding.submission_seed(options.impl)
-    result = CheckResult(options, marker=secrets.token_hex(8), seed=seed)
+    seed = options.seed if options.seed is not None else seeding.submission_seed(options.impl)
+    marker = secrets.token_hex(8)
+    run = options.catalogue_run(seed=seed, marker=marker, wall_calibration=None)  # validated here, once
+    result = CheckResult(options, marker=marker, seed=seed)
     start = time.monotonic()
     result.wall_calibration = options.wall_calibration or _measure_wall()
     result.wall_limit = result.wall_calibration.describe(options.timeout)
+    run = run.with_(wall_calibration=result.wall_calibration)
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     manifest = Manifest.take(protected_roots())
@@ -200,7 +212,7 @@ def run_check(options: CheckOptions) -> CheckResult:
                 if attempt and (_pending(result) == [] and not options.deep):
                     break
                 done = {t.name for t in result.tests if t.status != "not run"}
-                if _run_child(options, result, Path(sandbox), attempt, done) != "restart":
+                if _run_child(options, run, result, Path(sandbox), attempt, done) != "restart":
                     break
     finally:
         changes = manifest.verify()
@@ -256,12 +268,13 @@ def _exit_code(result: CheckResult) -> ExitCode:
     return ExitCode.OK
 
 
-def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attempt: int, done: set[str]) -> str:
+def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sandbox: Path, attempt: int,
+               done: set[str]) -> str:
     """One child process (and, in a first attempt, its twin: ``harness.suite.twin``); returns
     ``"restart"`` when tests remain after a crash."""
     results_file = sandbox / f"results-{attempt}.jsonl"
     log = sandbox / f"child-{attempt}.log"
-    arguments = _pytest_arguments(options, results_file, done) + _run_arguments(options, result)
+    child_run = _child_run(run, options, results_file, done)
     theirs = _twin_tests(options, done) if attempt == 0 else ()
     reader = _ResultReader(results_file)
     started = time.monotonic()
@@ -269,12 +282,12 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     try:
         with open(log, "wb") as out:
             if theirs:
-                arguments += ["--twin-in-fd", str(stream_fds[0]), "--twin-tests", ",".join(theirs)]
-            child = _start(arguments, reader, sandbox, result.marker, out, stream_fds[:1])
+                child_run = child_run.with_(twin_in_fd=stream_fds[0], twin_tests=frozenset(theirs))
+            child = _start(child_run, reader, sandbox, out, stream_fds[:1])
             try:
                 if theirs:
                     try:
-                        twin = _start_twin(options, result, sandbox, theirs, stream_fds[1])
+                        twin = _start_twin(options, run, sandbox, theirs, stream_fds[1])
                     except OSError:  # no twin: its stream ends at once, the child runs every test itself
                         twin = None
                 for fd in stream_fds:
@@ -298,15 +311,14 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     return _after_exit(result, reader, child.returncode, killed, log)
 
 
-def _start(arguments: list[str], reader: "_ResultReader", sandbox: Path, marker: str, out,
-           extra_fds: tuple[int, ...] = ()):
-    """A grader child running ``pytest arguments``, its records signed with ``reader.key``."""
+def _start(run: CatalogueRun, reader: "_ResultReader", sandbox: Path, out, extra_fds: tuple[int, ...] = ()):
+    """A grader child running the catalogue for ``run``, its records signed with ``reader.key``."""
     reader.path.touch()
     key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
     try:
-        child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds,
-                                    module="harness.suite.early")
+        arguments = pytest_arguments(run.with_(results_key_fd=key_read))
+        child = grader_launch.start(arguments, cwd=sandbox, env=_child_env(sandbox, run.marker), out=out,
+                                    key_fd=key_read, extra_fds=extra_fds, module="harness.suite.early")
     finally:
         os.close(key_read)
     os.write(key_write, reader.key.hex().encode() + b"\n")
@@ -332,7 +344,7 @@ def _twin_tests(options: CheckOptions, done: set[str]) -> tuple[str, ...]:
     return second_half([n for n in NAMES if (not options.only or n in options.only) and n not in done])
 
 
-def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, theirs: tuple[str, ...],
+def _start_twin(options: CheckOptions, run: CatalogueRun, sandbox: Path, theirs: tuple[str, ...],
                 stream_fd: int) -> _Twin:
     """The twin: the catalogue's ``theirs`` only, streamed to the main through ``stream_fd``;
     its records (in its own file) only tell ``_watch`` where it is; its output is its own log.
@@ -340,51 +352,29 @@ def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, their
     search for the run's finds them): ending the marked processes of one candidate
     (``confine.kill_marked``, the unconfined mode's sweep) never ends the other's."""
     results_file = sandbox / "twin-results.jsonl"
-    arguments = _pytest_arguments(options, results_file, set(NAMES) - set(theirs)) + _run_arguments(options, result)
-    arguments += ["--twin-out-fd", str(stream_fd)]
+    twin_run = _child_run(run, options, results_file, set(NAMES) - set(theirs))
+    twin_run = twin_run.with_(marker=f"twin-{run.marker}", twin_out_fd=stream_fd)
     reader = _ResultReader(results_file)
     with open(sandbox / "twin.log", "wb") as out:
-        child = _start(arguments, reader, sandbox, f"twin-{result.marker}", out, (stream_fd,))
+        child = _start(twin_run, reader, sandbox, out, (stream_fd,))
     return _Twin(child, reader, _Watch(child, options))
 
 
-def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    """The grader child as a new interpreter: isolated (``harness.sandbox.isolated``: no
-    current directory, user PYTHONPATH or user site); ``harness.grading.grader_launch`` forks it
-    instead where that is the same."""
-    return isolated.command("pytest", *_pytest_arguments(options, results_file, done))
-
-
-def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    # --confcutdir: no conftest.py above the catalogue's own folder is read
-    command = [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
-               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
-               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
-               "--results-file", str(results_file),
-               "--timeout", str(options.timeout), "--memory", str(options.memory)]
-    if options.impl is not None:
-        command += ["--impl", _absolute_spec(options.impl)]
-    if options.ref_deps:
-        command.append("--ref-deps")
-    if options.deep:
-        command.append("--deep")
-    if options.strict:
-        command.append("--strict")
-    if options.golden_file:
-        command += ["--golden-file", str(Path(options.golden_file).resolve())]
+def _child_run(run: CatalogueRun, options: CheckOptions, results_file: Path, done: set[str]) -> CatalogueRun:
+    """The run one grader child receives: ``run`` with its records' file, and, as a skip list, the
+    tests ``--only`` leaves out and those already ``done`` (deep properties included)."""
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
     skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
-    if skip:
-        command += ["--skip", ",".join(sorted(skip))]
-    return command
+    return run.with_(results_file=str(results_file), skip=frozenset(skip))
 
 
-def _run_arguments(options: CheckOptions, result: CheckResult) -> list[str]:
-    """The grader child's options for the run's seed and load limit (kept apart from ``_command``)."""
-    arguments = ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
-    if result.wall_calibration is not None:
-        arguments += ["--wall-reference", result.wall_calibration.argument()]
-    return arguments
+def pytest_arguments(run: CatalogueRun) -> list[str]:
+    """The grader child's command line: the catalogue, its plugin, pytest's fixed options, and the
+    run as one JSON document (``--run``; ``harness.suite.plugin.run_of`` reads it back)."""
+    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+            "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+            "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
 
 
 def _absolute_spec(spec: str) -> str:

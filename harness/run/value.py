@@ -12,7 +12,7 @@ Invariants (checked in ``__post_init__``, a ``ValueError`` or ``TypeError`` nami
 
 - ``policy`` is a ``GradingPolicy`` (which validates the CPU and memory limits itself: the one
   place they are checked); its tier is the run's tier and its ``ref_deps`` the run's;
-- ``seed`` is an int in ``0 .. MAX_SEED`` (``harness.argtypes``: the product's one seed maximum);
+- ``seed`` is an int in ``0 .. MAX_SEED`` (``harness.argtypes.check_seed``: the product's one seed check);
 - ``only``, ``skip`` and ``twin_tests`` are frozensets of test names (``test_...``, no comma);
   an empty ``only`` selects every test;
 - ``impl``, ``golden_file``, ``results_file`` and ``marker`` are non-empty strings or None;
@@ -33,10 +33,10 @@ import json
 import re
 from dataclasses import asdict, dataclass, fields, replace
 
-from harness.argtypes import MAX_SEED
+from harness.argtypes import check_seed
 from harness.policy import POLICY, GradingPolicy, WallCalibration
 
-__all__ = ["CatalogueRun", "MAX_DOCUMENT"]
+__all__ = ["CatalogueRun", "MAX_DOCUMENT", "candidate_limits", "run_from_options"]
 
 MAX_DOCUMENT = 1 << 16  # characters of a run's JSON document, at most (a run is a few hundred)
 _TEST_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\[\]\-.]*")
@@ -66,10 +66,10 @@ class CatalogueRun:
             raise TypeError(f"CatalogueRun.policy must be a GradingPolicy, not {type(self.policy).__name__}")
         if not isinstance(self.deep, bool):
             raise TypeError(f"CatalogueRun.deep must be a bool, not {self.deep!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TypeError(f"CatalogueRun.seed must be an int, not {type(self.seed).__name__} ({self.seed!r})")
-        if not 0 <= self.seed <= MAX_SEED:
-            raise ValueError(f"CatalogueRun.seed must be in 0 .. {MAX_SEED}, not {self.seed}")
+        try:
+            check_seed(self.seed)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"CatalogueRun.seed: {exc}") from None
         for name in ("impl", "golden_file", "results_file", "marker"):
             _text_or_none(name, getattr(self, name))
         for name in ("results_key_fd", "twin_in_fd", "twin_out_fd"):
@@ -154,6 +154,40 @@ class CatalogueRun:
             return cls(**values)
         except TypeError as exc:
             raise ValueError(str(exc)) from None
+
+
+# The catalogue plugin's own options (``harness.suite.plugin``), for a hand-run ``pytest harness/suite``:
+# each option, the field it fills, and how its text becomes the field's value
+_OPTION_FIELDS = (("--impl", "impl"), ("--deep", "deep"), ("--seed", "seed"), ("--golden-file", "golden_file"),
+                  ("--results-file", "results_file"), ("--results-key-fd", "results_key_fd"),
+                  ("--twin-in-fd", "twin_in_fd"), ("--twin-out-fd", "twin_out_fd"))
+_POLICY_OPTIONS = (("test_cpu_seconds", "--timeout"), ("load_cpu_seconds", "--load-seconds"), ("memory_mb", "--memory"))
+
+
+def run_from_options(option, marker: str | None = None) -> CatalogueRun:
+    """The run the catalogue plugin's separate options ask for (a hand-run ``pytest harness/suite
+    --impl X ...``; ``check`` gives the whole value as ``--run`` instead): ``option(name)`` is
+    the option's parsed value (pytest's ``config.getoption``; ``"strict"`` is pytest's own
+    ``--strict``). A bad limit is a ValueError naming the option and the field."""
+    strict = bool(option("strict"))
+    try:
+        policy = POLICY.with_(tier="strict" if strict else "default", ref_deps=bool(option("--ref-deps")),
+                              **{field: option(name) for field, name in _POLICY_OPTIONS})
+    except ValueError as exc:
+        text = str(exc)
+        for field, name in _POLICY_OPTIONS:
+            text = text.replace(field, f"{name} ({field})", 1)
+        raise ValueError(text) from None
+    wall = option("--wall-reference")
+    return CatalogueRun(policy=policy, marker=marker or None,
+                        wall_calibration=WallCalibration.parse(wall) if wall else None,
+                        only=_split(option("--only")), skip=_split(option("--skip")),
+                        twin_tests=_split(option("--twin-tests")),
+                        **{field: option(name) for name, field in _OPTION_FIELDS})
+
+
+def _split(text) -> frozenset[str]:
+    return frozenset(n for n in (text or "").split(",") if n)
 
 
 def candidate_limits(load_cpu_seconds: float, test_cpu_seconds: float, memory_mb: int, tests: int):

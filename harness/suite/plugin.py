@@ -64,11 +64,12 @@ import os
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 
 import pytest
 
-from harness.policy import POLICY, GradingPolicy
+from harness.policy import POLICY
+from harness.run import CatalogueRun
+from harness.run.value import run_from_options
 from harness.sandbox.text import escape
 from harness.suite.seeding import stable_text
 
@@ -76,89 +77,28 @@ MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candida
 sys.dont_write_bytecode = True  # leave no __pycache__ in the checkout (its files are verified after the run)
 
 
-@dataclass(frozen=True)
-class CatalogueSettings:
-    """What one catalogue run was asked for: read once from the command line
-    (``from_config``, in ``pytest_configure``) and read by every hook from ``_RUN.settings``.
-    Every default is ``harness.policy.POLICY``'s (the options' defaults are its values), but
-    for ``--ref-deps``, a flag: off unless given (``harness.grading.check`` gives it as ``POLICY.ref_deps`` says).
-
-    Invariants: ``policy`` is a valid ``GradingPolicy`` (``--timeout`` and ``--load-seconds``
-    finite and > 0, ``--memory`` an integer >= 256; checked by ``GradingPolicy`` itself), its
-    tier is ``"strict"`` exactly when ``--strict`` was given and its ``ref_deps`` is
-    ``--ref-deps``; ``only`` and ``skip`` are exact test names (empty ``only``: every test)."""
-
-    impl: str | None = None  # --impl: module name, .py file or package folder (None: the reference)
-    policy: GradingPolicy = POLICY  # --strict, --ref-deps, --timeout, --load-seconds, --memory
-    deep: bool = False  # --deep: also the Hypothesis differential properties (test_deep.py)
-    seed: int = 0  # --seed: the run seed (harness.suite.seeding; 0: the catalogue's own constants)
-    results_file: str | None = None  # --results-file: JSON lines appended here (None: none written)
-    results_key_fd: int | None = None  # --results-key-fd: where the records' signing key is read
-    golden_file: str | None = None  # --golden-file (None: golden/masks_golden.json)
-    only: frozenset[str] = frozenset()  # --only: run only these tests
-    skip: frozenset[str] = frozenset()  # --skip: not these
-    twin_in_fd: int | None = None  # --twin-in-fd: the twin's stream of the --twin-tests (harness.suite.twin)
-    twin_tests: frozenset[str] = frozenset()  # --twin-tests: the tests the twin runs, replayed here
-    twin_out_fd: int | None = None  # --twin-out-fd: this session is a twin: stream each test there
-
-    @classmethod
-    def from_config(cls, config) -> "CatalogueSettings":
-        """The settings of ``config``'s command line; a bad limit is a ``pytest.UsageError``."""
-        strict = bool(config.getoption("strict", default=False))
-        try:
-            policy = POLICY.with_(tier="strict" if strict else "default", ref_deps=config.getoption("--ref-deps"),
-                                  test_cpu_seconds=config.getoption("--timeout"),
-                                  load_cpu_seconds=config.getoption("--load-seconds"),
-                                  memory_mb=config.getoption("--memory"))
-        except ValueError as exc:
-            text = str(exc)
-            for field, option in (("test_cpu_seconds", "--timeout"), ("load_cpu_seconds", "--load-seconds"),
-                                  ("memory_mb", "--memory")):
-                text = text.replace(field, f"{option} ({field})", 1)
-            raise pytest.UsageError(f"harness.suite.plugin: {text}") from None
-        return cls(impl=config.getoption("--impl"), policy=policy, deep=config.getoption("--deep"),
-                   seed=config.getoption("--seed"), results_file=config.getoption("--results-file"),
-                   results_key_fd=config.getoption("--results-key-fd"),
-                   golden_file=config.getoption("--golden-file"),
-                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")),
-                   twin_in_fd=config.getoption("--twin-in-fd"), twin_tests=_names(config.getoption("--twin-tests")),
-                   twin_out_fd=config.getoption("--twin-out-fd"))
-
-    @property
-    def strict(self) -> bool:
-        return self.policy.tier == "strict"
-
-    @property
-    def test_cpu_seconds(self) -> float:
-        """The CPU budget of one test's calls into the candidate (its process tree)."""
-        return float(self.policy.test_cpu_seconds)
-
-    @property
-    def load_cpu_seconds(self) -> float:
-        return float(self.policy.load_cpu_seconds)
-
-    def selects(self, name: str) -> bool:
-        """Whether ``--only`` / ``--skip`` keep the test ``name``."""
-        return (not self.only or name in self.only) and name not in self.skip
-
-    def limits(self, tests: int):
-        """The candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard
-        fence behind the per-test budgets, is the load and every test's whole CPU allowance,
-        twice over (a crash restarts the count)."""
-        from harness.suite.early import candidate_limits
-
-        return candidate_limits(self.load_cpu_seconds, self.test_cpu_seconds, self.policy.memory_mb, tests)
-
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(n for n in (text or "").split(",") if n)
+def run_of(config) -> CatalogueRun:
+    """The run this session is asked for (``harness.run.CatalogueRun``), read once in
+    ``pytest_configure``: ``--run``, the whole value as one JSON document (what
+    ``harness.grading.check`` gives), else the separate options of a hand run
+    (``harness.run.value.run_from_options``; every default ``harness.policy.POLICY``'s but for
+    ``--ref-deps``, a flag: off unless given), the marker then from ``CONSTRAIN_HARNESS_MARKER``.
+    A bad value is a ``pytest.UsageError`` naming the field or the option."""
+    text = config.getoption("--run", default=None)
+    try:
+        if text is not None:
+            return CatalogueRun.from_json(text)
+        return run_from_options(lambda name: config.getoption(name, default=None),
+                                os.environ.get("CONSTRAIN_HARNESS_MARKER"))
+    except (TypeError, ValueError) as exc:
+        raise pytest.UsageError(f"harness.suite.plugin: {exc}") from None
 
 
 class _Run:
     """One pytest session of the catalogue (made in ``pytest_configure``): its settings and
     the state that changes while it runs (the candidate process, restarts, each test's start)."""
 
-    def __init__(self, settings: CatalogueSettings, out, write) -> None:
+    def __init__(self, settings: CatalogueRun, out, write) -> None:
         self.settings = settings
         self.out = out  # the results file, line-buffered (None: no --results-file)
         self.write = write  # writes one (signed) record to ``out``
@@ -217,6 +157,9 @@ def pytest_addoption(parser) -> None:
                          "each call's wall limit is calibrated from them (harness.policy.WallCalibration)")
     group.addoption("--twin-out-fd", type=int, default=None,
                     help="a twin: write each finished test to this file descriptor (harness.suite.twin)")
+    group.addoption("--run", default=None, metavar="JSON",
+                    help="the whole run as one JSON document (harness.run.CatalogueRun; what check gives): "
+                         "the options above are then not read")
     # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
     # meets: its markers are registered below); the tiers read it, no second option.
 
@@ -227,13 +170,10 @@ def pytest_configure(config) -> None:
                          ("golden", "replays a recorded file or oracle"), ("property", "a generated, seeded property"),
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
         config.addinivalue_line("markers", f"{marker}: {text}")
-    settings = CatalogueSettings.from_config(config)  # a fresh session (pytest.main may run twice in one process)
-    from harness.suite.early import use_wall_reference
+    settings = run_of(config)  # a fresh session (pytest.main may run twice in one process)
+    from harness.policy import use_wall_calibration
 
-    try:
-        use_wall_reference(config.getoption("--wall-reference"))  # every call's wall limit from here on
-    except ValueError as exc:
-        raise pytest.UsageError(f"harness.suite.plugin: --wall-reference: {exc}") from None
+    use_wall_calibration(settings.wall_calibration)  # every call's wall limit from here on
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
     _RUN = _Run(settings, out, _writer(out, key))
@@ -257,7 +197,7 @@ def _begin_candidate(run: _Run) -> None:
     cannot write the checkout (bound read-only), which is verified after the run. Only
     where the tests to be collected are known here (not ``--deep``: its properties are
     counted at collection), since their count sets the process's ``RLIMIT_CPU``
-    (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
+    (``CatalogueRun.limits``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
@@ -269,7 +209,7 @@ def _begin_candidate(run: _Run) -> None:
     from harness.suite import early
 
     run.early = early.take(settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
-                           os.environ.get("CONSTRAIN_HARNESS_MARKER"), settings.load_cpu_seconds)
+                           settings.marker, settings.load_cpu_seconds)
     run.golden = _read_golden(settings.golden_file)
     if run.early is not None:
         return  # begun before pytest was imported (harness.suite.early: never unconfined)
@@ -494,12 +434,12 @@ def _start_candidate(run: _Run) -> dict:
 
 
 def _new_candidate(run: _Run):
-    """A candidate process not started yet, under the run's limits (``CatalogueSettings.limits``)."""
+    """A candidate process not started yet, under the run's limits (``CatalogueRun.limits``)."""
     from harness.sandbox import Candidate
 
     settings = run.settings
     return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
-                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds,
+                     marker=settings.marker, load_cpu_seconds=settings.load_cpu_seconds,
                      known_hangs=run.hangs)
 
 
@@ -737,4 +677,4 @@ def _name(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1]
 
 
-__all__ = ["CatalogueSettings", "impl", "golden", "live_candidate"]
+__all__ = ["impl", "golden", "live_candidate", "run_of"]
