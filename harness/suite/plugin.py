@@ -95,8 +95,11 @@ def run_of(config) -> CatalogueRun:
 
 
 class _Run:
-    """One pytest session of the catalogue (made in ``pytest_configure``): its settings and
-    the state that changes while it runs (the candidate process, restarts, each test's start)."""
+    """One pytest session of the catalogue (made in ``pytest_configure``, kept in the session's
+    ``config.stash`` under ``RUN_KEY``, never in a module global): its run value and the state
+    that changes while it runs (the candidate process, restarts, each test's start). The hooks
+    pytest calls without the config (a test's start, reports and finish, a warning) are its
+    methods: it is registered as a plugin of its own session, and unregistered when it ends."""
 
     def __init__(self, settings: CatalogueRun, out, write) -> None:
         self.settings = settings
@@ -118,15 +121,58 @@ class _Run:
         self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
         self.hangs: set[str] = set()  # calls that ran out of time: never asked again (Candidate.known_hangs)
 
+    # ----------------------------------------------------------------- the hooks without a config
 
-_RUN: _Run | None = None
-"""The session running in this process (None outside one)."""
+    def pytest_runtest_logstart(self, nodeid, location) -> None:
+        if self.sink is not None:
+            self.sink.flush()  # the test before this one is over, its warnings with it
+        self.write({"event": "start", "test": _name(nodeid)})
+        self.started[nodeid] = time.monotonic()
+        self.incident_before = self.candidate.incident if self.candidate is not None else None
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.reports.setdefault(report.nodeid, []).append(report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logfinish(self, nodeid, location) -> None:
+        from harness.suite import tiers
+
+        reports = self.reports.pop(nodeid, [])
+        outcome, reason, details = _summarize(reports)
+        notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
+                 if key == "notes" for note in value]
+        late_notes = tiers.drain_notes()
+        notes += late_notes
+        if self.sink is not None:
+            self.sink.finished(self.config, nodeid, reports, late_notes)
+        started = self.started.pop(nodeid, time.monotonic())
+        if self.candidate is not None:
+            self.candidate.limit_cpu(None)
+        self.write({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
+                    "details": escape(details, keep_newlines=True),
+                    "duration": round(time.monotonic() - started, 3),
+                    "notes": [escape(n) for n in dict.fromkeys(notes)]})
+
+    def pytest_warning_recorded(self, warning_message, when, nodeid, location) -> None:
+        if self.sink is not None and when == "runtest":
+            self.sink.warning(warning_message, nodeid)
 
 
-def live_candidate():
-    """The candidate process of the session running in this process, or None (the coverage
-    run's plugin, ``harness.mutants.coverage_plugin``, asks it for its lines)."""
-    return _RUN.candidate if _RUN is not None else None
+RUN_KEY = pytest.StashKey[_Run]()
+"""Where a session's ``_Run`` is kept in its ``config.stash``."""
+_HOOKS_NAME = "harness.suite.plugin.run"   # the name the session's ``_Run`` is registered under
+
+
+def run_of_session(config) -> _Run | None:
+    """The catalogue session of ``config`` (None when it was not configured by this plugin)."""
+    return config.stash.get(RUN_KEY, None)
+
+
+def live_candidate(config):
+    """The candidate process of ``config``'s session, or None (the coverage run's plugin,
+    ``harness.mutants.coverage_plugin``, asks it for its lines)."""
+    run = run_of_session(config)
+    return run.candidate if run is not None else None
 
 
 def pytest_addoption(parser) -> None:
@@ -165,7 +211,6 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_configure(config) -> None:
-    global _RUN
     for marker, text in (("unit", "a hand-checked example"), ("smoke", "the quickest sign of life"),
                          ("golden", "replays a recorded file or oracle"), ("property", "a generated, seeded property"),
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
@@ -176,16 +221,18 @@ def pytest_configure(config) -> None:
     use_wall_calibration(settings.wall_calibration)  # every call's wall limit from here on
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
-    _RUN = _Run(settings, out, _writer(out, key))
-    _RUN.config = config
+    run = _Run(settings, out, _writer(out, key))
+    run.config = config
+    config.stash[RUN_KEY] = run
+    config.pluginmanager.register(run, _HOOKS_NAME)
     _undumpable()
-    _open_twin_streams(_RUN)
+    _open_twin_streams(run)
     from harness.suite import seeding, tiers
 
     seeding.set_run_seed(settings.seed)
 
     tiers.set_strict(settings.strict)
-    _begin_candidate(_RUN)
+    _begin_candidate(run)
 
 
 def _begin_candidate(run: _Run) -> None:
@@ -287,7 +334,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
     rank = {name: i for i, name in enumerate(NAMES)}
     items.sort(key=lambda item: rank.get(item.name, len(rank)))
-    settings = _RUN.settings
+    settings = config.stash[RUN_KEY].settings
     if settings.only or settings.skip:  # exact names (pytest's -k matches substrings: test_hand_example_masks)
         keep = [i for i in items if settings.selects(i.name)]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
@@ -309,7 +356,7 @@ def _seed_hypothesis(items) -> None:
 def pytest_collection_finish(session) -> None:
     """Read the golden file (unless configure did), then start the candidate process and
     load the candidate (or wait for the load configure began, ``_begin_candidate``)."""
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     if run.golden is None:
         run.golden = _read_golden(run.settings.golden_file)
     _collect_less()
@@ -332,7 +379,7 @@ def pytest_runtestloop(session):
     """With a twin (``harness.suite.twin``): run this session's own tests, then replay the
     twin's in the catalogue's order, running here any the twin cannot give, and every one
     after it. Without one, pytest's own loop."""
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     stream, run.twin = run.twin, None
     if stream is None:
         return None
@@ -459,7 +506,7 @@ def impl(request):
     """The implementation under test: a proxy of the candidate's module, in a live
     candidate process (a fresh one after a crash, and at the catalogue's split), its calls
     in this test bounded by one CPU budget of ``--timeout`` seconds."""
-    run = _RUN
+    run = request.config.stash[RUN_KEY]
     if run.load_failure is not None:
         pytest.fail(run.load_failure.get("reason", "the candidate did not load"), pytrace=False)
     _at_the_split(run, request.node.originalname, request.session.items)
@@ -500,27 +547,19 @@ def _at_the_split(run: _Run, test: str, items) -> None:
 
 
 @pytest.fixture(scope="session")
-def golden():
+def golden(pytestconfig):
     """The masks golden file, read before the candidate process started."""
-    return _RUN.golden
-
-
-def pytest_runtest_logstart(nodeid, location) -> None:
-    run = _RUN
-    if run.sink is not None:
-        run.sink.flush()  # the test before this one is over, its warnings with it
-    run.write({"event": "start", "test": _name(nodeid)})
-    run.started[nodeid] = time.monotonic()
-    run.incident_before = run.candidate.incident if run.candidate is not None else None
+    return pytestconfig.stash[RUN_KEY].golden
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    candidate = _RUN.candidate
+    run = item.config.stash[RUN_KEY]
+    candidate = run.candidate
     incident = candidate.incident if candidate is not None else None
-    if incident is not None and incident is not _RUN.incident_before and call.when == "call":
+    if incident is not None and incident is not run.incident_before and call.when == "call":
         # The candidate process died, hung or broke the protocol during this test: that is
         # the verdict, whatever the test made of the exception.
         report.outcome = "failed"
@@ -535,31 +574,6 @@ def pytest_runtest_makereport(item, call):
         report.ch_details = getattr(exc, "details", None)
         if isinstance(exc, MemoryError) or getattr(exc, "remote_type", "") == "MemoryError":
             report.ch_status = "crashed"
-
-
-def pytest_runtest_logreport(report) -> None:
-    _RUN.reports.setdefault(report.nodeid, []).append(report)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logfinish(nodeid, location) -> None:
-    from harness.suite import tiers
-
-    run = _RUN
-    reports = run.reports.pop(nodeid, [])
-    outcome, reason, details = _summarize(reports)
-    notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
-             if key == "notes" for note in value]
-    late_notes = tiers.drain_notes()
-    notes += late_notes
-    if run.sink is not None:
-        run.sink.finished(run.config, nodeid, reports, late_notes)
-    started = run.started.pop(nodeid, time.monotonic())
-    if run.candidate is not None:
-        run.candidate.limit_cpu(None)
-    run.write({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
-               "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
-               "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
 def exception_lines(traceback_text: str) -> str:
@@ -592,14 +606,8 @@ def _summarize(reports) -> tuple[str, str, str]:
     return "passed", "", ""
 
 
-def pytest_warning_recorded(warning_message, when, nodeid, location) -> None:
-    run = _RUN
-    if run is not None and run.sink is not None and when == "runtest":
-        run.sink.warning(warning_message, nodeid)
-
-
 def pytest_sessionfinish(session, exitstatus) -> None:
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     if run.sink is not None:
         run.sink.close()  # the last test's, before the candidate's slower close
     if run.twin is not None:
@@ -614,10 +622,12 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 def pytest_unconfigure(config) -> None:
     """A candidate process begun in configure and never waited for (the session ended
-    before collection finished) ends here."""
-    run = _RUN
+    before collection finished) ends here; the session's hooks are unregistered."""
+    run = run_of_session(config)
     if run is None:
         return
+    if config.pluginmanager.get_plugin(_HOOKS_NAME) is run:
+        config.pluginmanager.unregister(run, _HOOKS_NAME)
     for name in ("early", "early_started"):
         candidate = getattr(run, name)
         if candidate is not None:
@@ -677,4 +687,4 @@ def _name(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1]
 
 
-__all__ = ["impl", "golden", "live_candidate", "run_of"]
+__all__ = ["RUN_KEY", "impl", "golden", "live_candidate", "run_of", "run_of_session"]
