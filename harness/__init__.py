@@ -48,7 +48,7 @@ in ``pyproject.toml``, the source of truth):
     environment                every CONSTRAIN_HARNESS_* variable, its meaning and its readers
 
 Inside the products: ``grading``: batch over autograder and report, over gradetests, over
-check, over grader_launch (starting check's grader child); ``server``: conform over
+check, over wall_calibration; ``server``: conform over
 reference; ``differential``: corpus over sweep; ``fanout``: results over executor over
 dask_local.
 

@@ -113,8 +113,8 @@ def test_a_sleeping_candidate_is_stopped_within_the_calibrated_limit_long_before
 def test_the_grader_child_reads_the_run_s_calibration_and_refuses_a_bad_one(no_calibration_after):
     """The calibration crosses to the grader child inside the run value (``--run``), and the
     child's early start reads it back the same; a bad one in the document is refused, naming it."""
-    from harness.grading.check import pytest_arguments
     from harness.run import CatalogueRun
+    from harness.run.launch import pytest_arguments
     from harness.suite import early
 
     options = CheckOptions(timeout=4.0)

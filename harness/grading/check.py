@@ -65,7 +65,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -79,15 +78,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.exitcodes import ExitCode
-from harness.grading import grader_launch
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
-from harness.run import CatalogueRun
+from harness.run import CatalogueRun, launch
+from harness.run.records import ResultReader
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, NAMES
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 FINISH_GRACE = 10.0  # the grader child's CPU seconds to exit after its session ended (wall: the backstop of it)
@@ -276,7 +274,7 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
     log = sandbox / f"child-{attempt}.log"
     child_run = _child_run(run, options, results_file, done)
     theirs = _twin_tests(options, done) if attempt == 0 else ()
-    reader = _ResultReader(results_file)
+    reader = ResultReader(results_file)
     started = time.monotonic()
     twin, stream_fds = None, os.pipe() if theirs else ()
     try:
@@ -311,19 +309,11 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
     return _after_exit(result, reader, child.returncode, killed, log)
 
 
-def _start(run: CatalogueRun, reader: "_ResultReader", sandbox: Path, out, extra_fds: tuple[int, ...] = ()):
+def _start(run: CatalogueRun, reader: ResultReader, sandbox: Path, out, extra_fds: tuple[int, ...] = ()):
     """A grader child running the catalogue for ``run``, its records signed with ``reader.key``."""
     reader.path.touch()
-    key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
-    try:
-        arguments = pytest_arguments(run.with_(results_key_fd=key_read))
-        child = grader_launch.start(arguments, cwd=sandbox, env=_child_env(sandbox, run.marker), out=out,
-                                    key_fd=key_read, extra_fds=extra_fds, module="harness.suite.early")
-    finally:
-        os.close(key_read)
-    os.write(key_write, reader.key.hex().encode() + b"\n")
-    os.close(key_write)
-    return child
+    return launch.start_catalogue(run, reader.key, cwd=sandbox, env=_child_env(sandbox, run.marker), out=out,
+                                  extra_fds=extra_fds)
 
 
 @dataclass
@@ -331,7 +321,7 @@ class _Twin:
     """The twin grader child (``harness.suite.twin``) and what watches it."""
 
     child: object
-    reader: "_ResultReader"
+    reader: "ResultReader"
     watch: "_Watch"
 
 
@@ -354,7 +344,7 @@ def _start_twin(options: CheckOptions, run: CatalogueRun, sandbox: Path, theirs:
     results_file = sandbox / "twin-results.jsonl"
     twin_run = _child_run(run, options, results_file, set(NAMES) - set(theirs))
     twin_run = twin_run.with_(marker=f"twin-{run.marker}", twin_out_fd=stream_fd)
-    reader = _ResultReader(results_file)
+    reader = ResultReader(results_file)
     with open(sandbox / "twin.log", "wb") as out:
         child = _start(twin_run, reader, sandbox, out, (stream_fd,))
     return _Twin(child, reader, _Watch(child, options))
@@ -366,15 +356,6 @@ def _child_run(run: CatalogueRun, options: CheckOptions, results_file: Path, don
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
     skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
     return run.with_(results_file=str(results_file), skip=frozenset(skip))
-
-
-def pytest_arguments(run: CatalogueRun) -> list[str]:
-    """The grader child's command line: the catalogue, its plugin, pytest's fixed options, and the
-    run as one JSON document (``--run``; ``harness.suite.plugin.run_of`` reads it back)."""
-    # --confcutdir: no conftest.py above the catalogue's own folder is read
-    return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
-            "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
-            "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
 
 
 def _absolute_spec(spec: str) -> str:
@@ -397,52 +378,6 @@ def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- watching the child
 
 
-class _ResultReader:
-    """Reads the result file incrementally; a torn last line waits for the next read."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.key = secrets.token_bytes(32)  # records not signed with it are ignored (forged)
-        self.forged = 0
-        self.offset = 0
-        self.current: str | None = None  # the test started and not finished
-        self.current_since = time.monotonic()
-        self.finished_at: float | None = None  # when the session's "finish" record came
-
-    def read_new(self) -> list[dict]:
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            data = f.read()
-        end = data.rfind(b"\n") + 1
-        self.offset += end
-        records = []
-        for line in data[:end].splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line the candidate scribbled: ignored
-            if not isinstance(record, dict) or not signed(record, self.key):
-                self.forged += 1
-                continue
-            records.append(record)
-            if record.get("event") == "start":
-                self.current, self.current_since = record.get("test"), time.monotonic()
-            elif record.get("event") in ("result", "load"):
-                self.current = None
-            elif record.get("event") == "finish":
-                self.finished_at = time.monotonic()
-        return records
-
-
-def signed(record: dict, key: bytes) -> bool:
-    """Whether ``record`` carries the grader child's signature (``harness.suite.plugin``)."""
-    import hmac
-
-    mac = record.pop("mac", None)
-    body = json.dumps(record, sort_keys=True, default=str).encode()
-    return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
-
-
 class _Watch:
     """This parent's limits on the grader child, read every poll: the child's own CPU
     seconds (``cputime.process_seconds``: the harness's work, apart from the candidate's
@@ -460,7 +395,7 @@ class _Watch:
         self.phase: object = None
         self.cpu_start, self.wall_start, self.extended = 0.0, time.monotonic(), False
 
-    def limits(self, reader: "_ResultReader") -> tuple[str, float, float]:
+    def limits(self, reader: "ResultReader") -> tuple[str, float, float]:
         """(what, CPU seconds, wall seconds) of the current phase."""
         opts = self.options
         if reader.finished_at is not None:
@@ -474,7 +409,7 @@ class _Watch:
         startup = POLICY.startup_cpu_seconds
         return "between tests", startup, 2 * POLICY.backstop(startup)
 
-    def over(self, reader: "_ResultReader") -> str | None:
+    def over(self, reader: "ResultReader") -> str | None:
         """Why the child must be ended now, or None."""
         phase = (reader.current, reader.current_since, reader.finished_at)
         cpu = cputime.process_seconds(self.child.pid)
@@ -492,7 +427,7 @@ class _Watch:
         return None
 
 
-def _watch(child, reader: _ResultReader, result: CheckResult, options: CheckOptions,
+def _watch(child, reader: ResultReader, result: CheckResult, options: CheckOptions,
            started: float, twin: _Twin | None = None) -> str | None:
     """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
     watched alike and killed alone when it overruns (the main then runs its tests itself)."""
@@ -565,7 +500,7 @@ def _apply(records: list[dict], result: CheckResult) -> None:
             test.notes = [str(n) for n in record.get("notes") or []]
 
 
-def _after_exit(result: CheckResult, reader: _ResultReader, returncode: int, killed: str | None, log: Path) -> str:
+def _after_exit(result: CheckResult, reader: ResultReader, returncode: int, killed: str | None, log: Path) -> str:
     current = reader.current
     how = _how_it_ended(returncode, killed, log)
     if current == "<load>" or (current is None and not result.load):

@@ -1,7 +1,7 @@
 """The grader child's first act: its candidate process begins before pytest is imported.
 
 ``python -m harness.suite.early PYTEST-ARGS...`` (what ``harness.grading.check`` starts,
-through ``harness.grading.grader_launch``) reads the run (``harness.run.CatalogueRun``: the
+through ``harness.run.launch``) reads the run (``harness.run.CatalogueRun``: the
 plugin's ``--run`` document, or a hand run's separate options, as the plugin reads them), whose
 implementation, policy, selection and marker say which candidate process the plugin will start,
 begins that process and its import (``Candidate.begin``), then runs ``python -m pytest
