@@ -115,10 +115,9 @@ def _run_one(args, stdout, stderr) -> int:
     if unknown:
         print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}", file=stderr)
         return int(ExitCode.USAGE)
+    # --timeout and --memory were checked by their argparse types; the run value checks them once more as
+    # an invariant (harness.run.CatalogueRun, through GradingPolicy)
     timeout = args.timeout if args.timeout is not None else (300.0 if args.deep else POLICY.test_cpu_seconds)
-    if timeout <= 0 or args.memory < 256:
-        print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
-        return int(ExitCode.USAGE)
     golden_file = None if args.golden_file is None else str(args.golden_file)
     try:   # a student's folder, a zip or a mistyped path, as check --batch reads them
         impl = None if args.impl is None else impl_target(args.impl)

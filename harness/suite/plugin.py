@@ -12,7 +12,9 @@ the ``impl`` fixture is a proxy of its module: the DFA, TokenIndex and Constrain
 returns stay there, their attributes and methods are read through the data-only
 channel. Nothing the candidate does can reach this process's modules or the result file.
 
-Options:
+Options: ``--run JSON``, the whole run as one document (``harness.run.CatalogueRun``: what
+``harness.grading.check`` and the mutant runner give; ``run_of`` reads it, and the options below are
+then not read), or, for a hand run, the separate options, read into the same value:
 
 - ``--impl X``: the implementation under test (a module name, a ``.py`` file or a package
   directory; see ``harness.sandbox.candidate``). Default: the reference ``oracles.automaton``.
@@ -55,6 +57,20 @@ Result records (``"event"`` first):
 - ``{"event": "finish", "exitstatus": int}``: the session ended normally.
 
 Everything the candidate wrote (messages, output) is escaped (``harness.sandbox.text``).
+
+State. A session's state (its run value, the candidate process, restarts, each test's start
+and reports) is one ``_Run`` kept in the session's ``config.stash`` under ``RUN_KEY``; the
+hooks pytest calls without a config are its methods (it is registered as a plugin of its own
+session). What stays module-level in the grader child, each bounded:
+
+- ``harness.suite.seeding._RUN``: the run seed, one int, set once in ``pytest_configure``
+  (the catalogue's helpers draw from it: ``seeded_rng``);
+- ``harness.suite.tiers._STATE``: the tier (a bool, set in ``pytest_configure``) and the
+  notes and properties of the test running (drained at its end);
+- ``harness.suite.early._EARLY``: at most one candidate process begun before pytest was
+  imported, handed to the plugin once (``take``);
+- ``harness.policy._WALL_IN_FORCE``: at most one wall calibration (the run's);
+- ``harness.run.launch._STASH``: a forked child's six inherited std streams, kept unflushed.
 """
 
 from __future__ import annotations
