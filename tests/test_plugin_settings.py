@@ -77,3 +77,72 @@ def test_bad_limits_are_usage_errors(option, value):
 def test_a_bad_run_document_is_a_usage_error_naming_the_field(document, field):
     with pytest.raises(pytest.UsageError, match=rf"^harness.suite.plugin: CatalogueRun\.{field}\b"):
         run_of(_Config(**{"--run": document}))
+
+
+# --------------------------------------------------------------------------- the session's state
+
+_TWO_SESSIONS = r'''
+import json, sys
+import pytest
+from harness.run import CatalogueRun
+from harness.run.launch import pytest_arguments
+from harness.suite import plugin
+
+out, marker, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+seen = []
+
+
+class Probe:
+    def pytest_configure(self, config):
+        self.config = config
+
+    def pytest_sessionfinish(self, session):
+        run = plugin.run_of_session(session.config)
+        seen.append({"seed": run.settings.seed, "id": id(run),
+                     "registered": session.config.pluginmanager.get_plugin("harness.suite.plugin.run") is run})
+
+
+for seed in (5, 6):
+    probe = Probe()
+    run = CatalogueRun(seed=seed, marker=marker, only=frozenset({"test_hand_example"}),
+                       results_file=f"{folder}/results-{seed}.jsonl")
+    code = pytest.main(pytest_arguments(run), plugins=[probe])
+    seen[-1].update(code=int(code), after=probe.config.pluginmanager.get_plugin("harness.suite.plugin.run") is None)
+json.dump({"sessions": seen, "module_global": hasattr(plugin, "_RUN")}, open(out, "w"))
+'''
+
+
+@pytest.mark.e2e
+def test_two_sessions_in_one_process_keep_their_state_in_their_own_config(tmp_path):
+    """The session's state is its config's (``config.stash``), never a module global: two
+    ``pytest.main`` sessions in one grader process, each with its own run value, see their own
+    seed, their hooks are registered only while they run, and each grades the reference."""
+    import json
+    import secrets
+    import subprocess
+    import sys
+
+    from harness.sandbox import confine, isolated
+
+    from helpers import left_over, tree_digest
+
+    if confine.unavailable() is not None:
+        pytest.skip(f"no confinement here: {confine.unavailable()}")
+    marker = secrets.token_hex(8)
+    before = tree_digest(bytecode=False)
+    out = tmp_path / "seen.json"
+    done = subprocess.run([sys.executable, "-c", _TWO_SESSIONS, str(out), marker, str(tmp_path)], cwd=tmp_path,
+                          env=isolated.environment({"TMPDIR": str(tmp_path)}), capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    seen = json.loads(out.read_text())
+    assert seen["module_global"] is False
+    assert [s["seed"] for s in seen["sessions"]] == [5, 6]
+    assert seen["sessions"][0]["id"] != seen["sessions"][1]["id"]
+    assert all(s["registered"] and s["after"] and s["code"] == 0 for s in seen["sessions"]), seen
+    for seed in (5, 6):
+        records = [json.loads(line) for line in (tmp_path / f"results-{seed}.jsonl").read_text().splitlines()]
+        assert [(r["test"], r["outcome"]) for r in records if r["event"] == "result"] == \
+            [("test_hand_example", "passed")]
+    assert tree_digest(bytecode=False) == before   # the harness's files unchanged
+    assert left_over(marker) == []                 # nothing of either session's candidate left running
