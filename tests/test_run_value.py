@@ -98,3 +98,46 @@ def test_the_constructor_refuses_bad_values_naming_the_field():
         CatalogueRun(policy=POLICY.with_(test_cpu_seconds=math.inf))
     with pytest.raises(TypeError):
         CatalogueRun.from_json(b"{}")
+
+
+# --------------------------------------------------------------------------- the check job's request
+
+
+@pytest.mark.unit
+def test_check_options_are_one_json_document_that_reads_back_equal():
+    from harness.grading.check import CheckOptions
+
+    options = CheckOptions(impl="/x/constrain.py", ref_deps=False, deep=True, timeout=2.123456789, memory=512,
+                           only=("test_apply_mask",), golden_file="/g.json", strict=True, load_seconds=7.5,
+                           seed=MAX_SEED, wall_calibration=WallCalibration(0.5, 0.25))
+    assert CheckOptions.from_json(options.to_json()) == options   # the exact float: no "%g" on the way
+    assert CheckOptions.from_json("{}") == CheckOptions()
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("document, said", [
+    ('{"timeout": 0}', r"^CheckOptions\.timeout: "), ('{"memory": 10}', r"^CheckOptions\.memory: "),
+    ('{"load_seconds": -1}', r"^CheckOptions\.load_seconds: "), ('{"seed": -1}', r"^CheckOptions\.seed: "),
+    ('{"memory": true}', r"^CheckOptions\.memory: "), ('{"only": "test_a"}', r"^CheckOptions\.only: "),
+    ('{"wall_calibration": {"reference_wall": 0}}', r"^CheckOptions\.wall_calibration: "),
+    ('{"timeout": NaN}', r"^CheckOptions\.timeout: "), ('{"impl": 3}', r"^CheckOptions\.impl: "),
+    ('{"x": 1}', "unknown field"), ("[]", "one JSON object"),
+])
+def test_bad_check_options_are_a_value_error_naming_the_field(document, said):
+    from harness.grading.check import CheckOptions
+
+    with pytest.raises(ValueError, match=said):
+        CheckOptions.from_json(document)
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("request_text, said", [
+    ("not json", "check --request: "), ('{"options": {"timeout": 0}}', "CheckOptions.timeout"),
+    ('{"options": {}, "reports": {"pdf": "/tmp/x"}}', "reports maps a format"),
+    ('{"options": {}, "extra": 1}', "a check request is"),
+])
+def test_a_bad_check_request_is_a_usage_error_before_any_work(request_text, said, capsys):
+    from harness.commands import check_entry
+
+    assert check_entry.main(["--request", request_text]) == 2
+    assert said in capsys.readouterr().err

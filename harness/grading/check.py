@@ -65,6 +65,7 @@ Example::
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -77,6 +78,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.argtypes import check_seed
 from harness.exitcodes import ExitCode
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
@@ -115,6 +117,63 @@ class CheckOptions:
         return POLICY.with_(tier="strict" if self.strict else "default", ref_deps=self.ref_deps,
                             test_cpu_seconds=self.timeout, load_cpu_seconds=self.load_seconds,
                             memory_mb=self.memory)
+
+    def to_json(self) -> str:
+        """These options as one JSON document (``from_json`` reads them back equal): what the batch
+        and the autograder hand each check job (``harness.commands.check_entry --request``)."""
+        document = asdict(self)
+        document["only"] = list(self.only)
+        return json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "CheckOptions":
+        """The options ``to_json`` wrote, validated (``from_document``)."""
+        try:
+            document = json.loads(text, parse_constant=lambda word: float("nan"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"check options are one JSON object: {exc}") from None
+        return cls.from_document(document)
+
+    @classmethod
+    def from_document(cls, document) -> "CheckOptions":
+        """The options of a decoded ``to_json`` document, validated (the limits by
+        ``GradingPolicy``, the seed by ``check_seed``); a ValueError naming the field otherwise."""
+        if not isinstance(document, dict):
+            raise ValueError("check options are one JSON object")
+        document = dict(document)
+        kinds = {"impl": (str, type(None)), "ref_deps": bool, "deep": bool, "timeout": (int, float),
+                 "memory": int, "only": list, "golden_file": (str, type(None)), "strict": bool,
+                 "load_seconds": (int, float), "seed": (int, type(None)), "wall_calibration": (dict, type(None))}
+        unknown = sorted(set(document) - set(kinds))
+        if unknown:
+            raise ValueError(f"CheckOptions: unknown field(s) {', '.join(map(repr, unknown))}")
+        for name, value in document.items():
+            if not isinstance(value, kinds[name]) or (isinstance(value, bool) and kinds[name] is not bool):
+                raise ValueError(f"CheckOptions.{name}: {value!r} is not of its type")
+        if not all(isinstance(n, str) for n in document.get("only", ())):
+            raise ValueError("CheckOptions.only: test names are strings")
+        document["only"] = tuple(document.get("only", ()))
+        try:
+            if document.get("wall_calibration") is not None:
+                document["wall_calibration"] = WallCalibration(**document["wall_calibration"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"CheckOptions.wall_calibration: {exc}") from None
+        options = cls(**document)
+        try:
+            options.policy()
+        except ValueError as exc:
+            text = str(exc)
+            for field, name in (("test_cpu_seconds", "timeout"), ("load_cpu_seconds", "load_seconds"),
+                                ("memory_mb", "memory")):
+                if text.startswith(field):
+                    raise ValueError(f"CheckOptions.{name}: {text}") from None
+            raise ValueError(f"CheckOptions: {text}") from None
+        if options.seed is not None:
+            try:
+                check_seed(options.seed)
+            except ValueError as exc:
+                raise ValueError(f"CheckOptions.seed: {exc}") from None
+        return options
 
     def catalogue_run(self, *, seed: int, marker: str, wall_calibration: WallCalibration | None) -> CatalogueRun:
         """The run value its grader children receive whole (``harness.run``): these options, the
