@@ -19,6 +19,13 @@ value (``harness.suite.early`` before pytest starts, ``harness.suite.plugin`` in
 hook, where it is kept in the session's ``config.stash``). The twin gets the same value with
 its own selection, records and stream (``dataclasses.replace`` of it, never a new encoding).
 The candidate never receives it: the plugin gives the sandbox only the candidate's limits.
+The mutant runner builds its own (``harness.mutants.runner.run_catalogue_against``) and starts
+pytest with the same ``harness.run.launch.pytest_arguments``. The hop before, from a batch or
+the autograder to its check job, carries the job's ``CheckOptions`` whole the same way
+(``check_entry --request``: one JSON document, ``harness.commands.check.run_request``).
+
+The package: ``value`` (the run value), ``launch`` (starting the grader child: fork or exec,
+the key pipe, ``pytest_arguments``), ``records`` (reading its signed records as they come).
 
 Who reads what:
 
