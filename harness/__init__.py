@@ -35,6 +35,8 @@ in ``pyproject.toml``, the source of truth):
                                generated mutants, their runner and mutation-score reports
     suite                      the conformance catalogue: the spec's 16 tests, run in the
                                grader child, and their inputs, hints and diagnosis
+    run                        the chain of processes of one catalogue run: the one typed run
+                               value (``CatalogueRun``) every hop receives whole
     sandbox                    everything that crosses into the candidate's process: loading
                                it, the channel, the proxy, the shapes, the confinement, the guard
     fanout                     one executor for every fan-out (local or Dask), and a fan-out's
@@ -47,7 +49,7 @@ in ``pyproject.toml``, the source of truth):
     environment                every CONSTRAIN_HARNESS_* variable, its meaning and its readers
 
 Inside the products: ``grading``: batch over autograder and report, over gradetests, over
-check, over grader_launch (starting check's grader child); ``server``: conform over
+check, over wall_calibration; ``server``: conform over
 reference; ``differential``: corpus over sweep; ``fanout``: results over executor over
 dask_local.
 

@@ -55,6 +55,18 @@ MAX_SCORE = 1_000_000.0
 MAX_SEED = (1 << 32) - 1
 """Every seed of the product, the run seed and each verb's ``--seed``, is in ``0..MAX_SEED``
 (short enough to read out, wide enough not to collide; ``harness.suite.seeding`` uses this one)."""
+
+
+def check_seed(seed) -> int:
+    """``seed`` if it is an int in 0 .. ``MAX_SEED``, else a TypeError / ValueError naming it: the
+    product's one check of a run seed (``harness.run.CatalogueRun``, ``harness.suite.seeding``)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"the run seed must be an int, not {type(seed).__name__} ({seed!r})")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"the run seed must be in 0 .. {MAX_SEED}, not {seed}")
+    return seed
+
+
 MAX_INPUT_BYTES = 16 << 20
 """Largest input file read (schemas, golden files), bytes."""
 MAX_JSON_DEPTH = 256

@@ -58,7 +58,7 @@ _ALL = (
     Variable("CONSTRAIN_HARNESS_GRADER_FORK", "user",
              "0: a batch starts each grader child as a new interpreter instead of forking the warm "
              "check process",
-             ("harness/grading/grader_launch.py",)),
+             ("harness/run/launch.py",)),
     Variable("CONSTRAIN_HARNESS_WARM", "user",
              "0: the mutant runner starts a cold process per run instead of forking a warm one",
              ("harness/mutants/warm.py",)),

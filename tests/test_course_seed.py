@@ -86,20 +86,25 @@ def test_a_malformed_secret_is_refused_without_repeating_it(bad, error):
 
 
 def test_check_gets_the_keyed_seed_and_never_the_secret(tmp_path):
+    import json
+
+    from harness.grading.check import CheckOptions
+
     upload = tmp_path / "constrain.py"
     upload.write_bytes(b"# mine\n")
     secret = seeding.new_course_secret()
-    args = GradeOptions(course_secret=secret).check_args(upload)
-    assert args[-2:] == ["--seed", str(expected_seed(secret, b"# mine\n"))]
-    assert secret not in " ".join(args)
-    assert "--seed" not in GradeOptions().check_args(upload)   # no secret: check's own default
+    request = GradeOptions(course_secret=secret).check_request(upload, tmp_path / "report.json")
+    options = CheckOptions.from_document(json.loads(request)["options"])
+    assert options.seed == expected_seed(secret, b"# mine\n")
+    assert secret not in request
+    assert GradeOptions().check_options(upload).seed is None   # no secret: check's own default
 
 
 def test_the_secret_is_in_no_repr():
     secret = seeding.new_course_secret()
     assert secret not in repr(GradeOptions(course_secret=secret))
     assert secret not in repr(BatchState(Path("s.json"), Path("."), {}, {}, secret))
-    assert GradeOptions(course_secret=secret).seed_args(None) == []
+    assert GradeOptions(course_secret=secret).run_seed(None) is None
 
 
 # --------------------------------------------------------------------------- the hostile submission

@@ -1,4 +1,4 @@
-"""The grader child forked from a warm check process (``harness.grading.grader_launch``) is the
+"""The grader child forked from a warm check process (``harness.run.launch``) is the
 process a new interpreter would be, and grades exactly the same (issue 23, item 4).
 
 The oracle is the new interpreter itself (``isolated.command``, what ``check`` always
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.grading import grader_launch
+from harness.run import launch as grader_launch
 from harness.sandbox import isolated
 from tests.helpers import CANDIDATES, ROOT, confined
 
@@ -32,7 +32,7 @@ def test_probe():
     def stream(s):
         return [s.encoding, s.errors, s.line_buffering, s.write_through, type(s.buffer).__name__, s.fileno()]
     seen = {
-        "forked": b"harness.grading.grader_launch" in command, "cwd": os.getcwd(), "env": dict(os.environ),
+        "forked": b"harness.run.launch" in command, "cwd": os.getcwd(), "env": dict(os.environ),
         "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")), "session leader": os.getsid(0) == os.getpid(),
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:], "path": sys.path, "flags": list(sys.flags),
         "stdin": stream(sys.__stdin__), "stdout": stream(sys.__stdout__), "stderr": stream(sys.__stderr__),
@@ -60,7 +60,7 @@ def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None) -
     env = isolated.environment({grader_launch.FORK_ENV: fork, "PROBE_OUT": str(folder / "seen.json"),
                                 "PROBE_END": end, "TMPDIR": str(folder), **(extra or {})})
     log = folder / "log"
-    done = subprocess.run(isolated.command("harness.grading.grader_launch", str(log), "-q", "-p", "no:cacheprovider",
+    done = subprocess.run(isolated.command("harness.run.launch", str(log), "-q", "-p", "no:cacheprovider",
                                            "test_probe.py"), env=env, cwd=folder, capture_output=True, timeout=300)
     seen = json.loads((folder / "seen.json").read_text().replace(json.dumps(str(folder))[1:-1], "<folder>"))
     del seen["env"][grader_launch.FORK_ENV]   # the one difference asked for
@@ -128,6 +128,6 @@ def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, candidate,
 
 
 def test_the_launcher_refuses_nothing_silently():
-    done = subprocess.run([sys.executable, "-m", "harness.grading.grader_launch"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "harness.run.launch"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
     assert done.returncode == 2 and "usage" in done.stderr

@@ -111,20 +111,24 @@ def test_a_sleeping_candidate_is_stopped_within_the_calibrated_limit_long_before
 
 
 def test_the_grader_child_reads_the_run_s_calibration_and_refuses_a_bad_one(no_calibration_after):
-    from harness.grading.check import CheckResult, _run_arguments
+    """The calibration crosses to the grader child inside the run value (``--run``), and the
+    child's early start reads it back the same; a bad one in the document is refused, naming it."""
+    from harness.run import CatalogueRun
+    from harness.run.launch import pytest_arguments
     from harness.suite import early
 
     options = CheckOptions(timeout=4.0)
-    result = CheckResult(options, wall_calibration=WallCalibration(0.5, 0.25))
-    arguments = _run_arguments(options, result)
-    word = arguments[arguments.index("--wall-reference") + 1]
-    assert early._options(arguments).wall_reference == word
-    early.use_wall_reference(word)
+    run = options.catalogue_run(seed=3, marker="m", wall_calibration=WallCalibration(0.5, 0.25))
+    arguments = pytest_arguments(run)
+    assert early._run_value(arguments).wall_calibration == WallCalibration(0.5, 0.25)
+    assert CatalogueRun.from_json(arguments[arguments.index("--run") + 1]) == run
+    use_wall_calibration(run.wall_calibration)
     assert POLICY.backstop(4.0) == pytest.approx(WALL_FACTOR * 2 * 4.0)   # in force in the grader's process
-    early.use_wall_reference(None)
+    use_wall_calibration(None)
     assert wall_calibration_in_force() is None
-    with pytest.raises(ValueError, match="WALL:CPU"):
-        early.use_wall_reference("fast")
+    with pytest.raises(ValueError, match="^CatalogueRun.wall_calibration: "):
+        CatalogueRun.from_json('{"wall_calibration": [0.5, -1]}')
+    assert early._run_value(["--run", '{"wall_calibration": [0.5, -1]}']) is None   # no early start
 
 
 def test_the_wall_limit_line_has_one_length_whatever_the_load():

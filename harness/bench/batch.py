@@ -29,7 +29,7 @@ The batch's own overhead, per submission, measured apart (medians of 5):
 - ``fixed cost of one check run``: the CPU seconds of a whole ``check`` run's process
   tree (the check process, its grader child, the confined candidate) on the reference
   with one trivial test (``--only test_vocab_bytes``), started as the batch starts it, with
-  the grader child forked from the warm check process (``harness.grading.grader_launch``) and as a
+  the grader child forked from the warm check process (``harness.run.launch``) and as a
   new interpreter (``CONSTRAIN_HARNESS_GRADER_FORK=0``): what each submission costs
   besides its tests. CPU seconds, not wall time: comparable under load.
 
@@ -139,7 +139,7 @@ def _grade_class(folder: Path, jobs: int) -> tuple[float, str, float, float]:
 def _fixed_cost(report) -> None:
     """CPU seconds of one check run with one trivial test: its grader child forked, and a new interpreter."""
     from harness.grading.autograder.grading import CHECK_ENTRY
-    from harness.grading.grader_launch import FORK_ENV
+    from harness.run.launch import FORK_ENV
     from harness.sandbox import isolated
 
     for label, fork in (("forked grader child", "1"), ("new interpreter", "0")):

@@ -61,8 +61,13 @@ def add_unconfined(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unconfined", action="store_true", help=UNCONFINED_HELP)
 
 
-@contextlib.contextmanager
 def confinement(args, verb: str, stderr):
+    """``confinement_for`` with the verb's ``--unconfined``."""
+    return confinement_for(bool(getattr(args, "unconfined", False)), verb, stderr)
+
+
+@contextlib.contextmanager
+def confinement_for(unconfined: bool, verb: str, stderr):
     """Yields None when ``verb`` may run candidates: bubblewrap can start here, or
     ``--unconfined`` was given (then ``CONSTRAIN_HARNESS_UNCONFINED=1`` is set in this
     process's environment for the duration, for every grader child to inherit, and one
@@ -70,7 +75,7 @@ def confinement(args, verb: str, stderr):
     yields ``ExitCode.USAGE`` (2) for the verb to return."""
     from harness.sandbox import confine
 
-    if not getattr(args, "unconfined", False):
+    if not unconfined:
         line = confine.refusal(verb)
         if line is not None:
             print(line, file=stderr, flush=True)

@@ -32,9 +32,20 @@ crashed or timed out; 4 the harness's files changed during the run (``harness.ex
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from harness import report
-from harness.commands.args import add_unconfined, confinement, input_file, megabytes, names, one_line_errors, seconds
+from harness.argtypes import check_seed
+from harness.commands.args import (
+    add_unconfined,
+    confinement,
+    confinement_for,
+    input_file,
+    megabytes,
+    names,
+    one_line_errors,
+    seconds,
+)
 from harness.exitcodes import ExitCode
 from harness.policy import POLICY
 from harness.suite.catalogue import DEEP_NAMES, NAMES
@@ -76,8 +87,6 @@ def add_arguments(parser) -> None:
 
 def run_seed(text: str) -> int:
     """``--seed``'s value: an int in 0 .. 2**32 - 1 (argparse reports the ValueError)."""
-    from harness.suite.seeding import check_seed
-
     try:
         return check_seed(int(text))
     except (TypeError, ValueError) as exc:
@@ -102,8 +111,7 @@ def run(args, stdout, stderr) -> int:
 
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
-    from harness.grading.autograder.locate import SubmissionError, impl_target
-    from harness.grading.check import CheckOptions, run_check
+    from harness.grading.check import CheckOptions
 
     batch_only = batch.batch_only_given(args)
     if batch_only:
@@ -111,31 +119,67 @@ def _run_one(args, stdout, stderr) -> int:
               f"implementation", file=stderr)
         return int(ExitCode.USAGE)
 
-    only = tuple(args.only or ())  # None: every test; an empty list is refused when parsed
+    # --timeout and --memory were checked by their argparse types; the run value checks them once more as
+    # an invariant (harness.run.CatalogueRun, through GradingPolicy)
+    only = tuple(args.only or ())
+    deep = args.deep or any(n in DEEP_NAMES for n in only)  # a deep test named: the deep tier
+    timeout = args.timeout if args.timeout is not None else (300.0 if deep else POLICY.test_cpu_seconds)
+    golden_file = None if args.golden_file is None else str(args.golden_file)
+    options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=deep, timeout=timeout,
+                           memory=args.memory, only=only, golden_file=golden_file,
+                           strict=args.strict, seed=args.seed)
+    return check_one(options, report.requested(args), stdout, stderr)
+
+
+def run_request(text: str, stdout, stderr) -> int:
+    """``check_entry --request JSON``: one check job as the batch and the autograder hand it over, whole
+    (``{"options": CheckOptions.to_json's object, "reports": {format: path}}``; no argument parser)."""
+    import json
+
+    from harness.grading.check import CheckOptions
+
+    try:
+        request = json.loads(text)
+        if not isinstance(request, dict) or set(request) - {"options", "reports"}:
+            raise ValueError("a check request is {\"options\": {...}, \"reports\": {format: path}}")
+        options = CheckOptions.from_document(request.get("options", {}))
+        reports = request.get("reports", {})
+        if not isinstance(reports, dict) or not all(name in report.BY_NAME and isinstance(path, str) and path
+                                                    for name, path in reports.items()):
+            raise ValueError(f"check request: reports maps a format ({', '.join(report.BY_NAME)}) to a path")
+    except ValueError as exc:
+        print(f"check --request: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    with confinement_for(False, "check", stderr) as refused:
+        if refused is not None:
+            return refused
+        return check_one(options, {name: Path(path) for name, path in reports.items()}, stdout, stderr)
+
+
+def check_one(options, reports: dict, stdout, stderr) -> int:
+    """Grade one implementation (``options``: a ``CheckOptions``, its ``impl`` as the user gave it) and
+    write ``reports`` (a format's name -> its path); the exit code. Typed: no argparse Namespace."""
+    from dataclasses import replace
+
+    from harness.grading.autograder.locate import SubmissionError, impl_target
+    from harness.grading.check import run_check
+
+    only = tuple(options.only)  # () : every test; an empty list is refused when parsed
     unknown = [n for n in only if n not in NAMES and n not in DEEP_NAMES]
     if unknown:
         print(f"unknown test(s): {', '.join(unknown)}; the catalogue: {', '.join(NAMES)}; the deep tier: "
               f"{', '.join(DEEP_NAMES)}", file=stderr)
         return int(ExitCode.USAGE)
-    deep = args.deep or any(n in DEEP_NAMES for n in only)  # a deep test named: the deep tier
-    timeout = args.timeout if args.timeout is not None else (300.0 if deep else POLICY.test_cpu_seconds)
-    if timeout <= 0 or args.memory < 256:
-        print("--timeout must be > 0 and --memory at least 256 MB", file=stderr)
-        return int(ExitCode.USAGE)
-    golden_file = None if args.golden_file is None else str(args.golden_file)
     try:   # a student's folder, a zip or a mistyped path, as check --batch reads them
-        impl = None if args.impl is None else impl_target(args.impl)
+        impl = None if options.impl is None else impl_target(options.impl)
     except SubmissionError as exc:
         print(f"check --impl: {exc}", file=stderr)
         return int(ExitCode.USAGE)
-    options = CheckOptions(impl=impl, ref_deps=args.ref_deps, deep=deep, timeout=timeout,
-                           memory=args.memory, only=only, golden_file=golden_file,
-                           strict=args.strict, seed=args.seed)
-    result = run_check(options)
-    from harness.grading import report as reports  # after the run: nothing of it on the way to the first test
+    result = run_check(replace(options, impl=impl))
+    from harness.grading import report as reports_of  # after the run: nothing of it on the way to the first test
 
-    checked = reports.to_report(result)
-    written = report.write_requested(args, checked, stderr)
+    checked = reports_of.to_report(result)
+    written = report.write_reports(reports, checked, stderr)
     print(checked.terminal, file=stdout, flush=True)
     if not written and checked.exit_code == ExitCode.OK:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0

@@ -78,15 +78,16 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.argtypes import check_seed
 from harness.exitcodes import ExitCode
-from harness.grading import grader_launch
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
+from harness.run import CatalogueRun, launch
+from harness.run.records import ResultReader
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, DEEP_NAMES, NAMES
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
 MAX_CHILDREN = 20  # one child per crash, at most: a candidate that crashes everywhere still ends
 FINISH_GRACE = 10.0  # the grader child's CPU seconds to exit after its session ended (wall: the backstop of it)
@@ -121,6 +122,71 @@ class CheckOptions:
         return POLICY.with_(tier="strict" if self.strict else "default", ref_deps=self.ref_deps,
                             test_cpu_seconds=self.timeout, load_cpu_seconds=self.load_seconds,
                             memory_mb=self.memory)
+
+    def to_json(self) -> str:
+        """These options as one JSON document (``from_json`` reads them back equal): what the batch
+        and the autograder hand each check job (``harness.commands.check_entry --request``)."""
+        document = asdict(self)
+        document["only"] = list(self.only)
+        return json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "CheckOptions":
+        """The options ``to_json`` wrote, validated (``from_document``)."""
+        try:
+            document = json.loads(text, parse_constant=lambda word: float("nan"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"check options are one JSON object: {exc}") from None
+        return cls.from_document(document)
+
+    @classmethod
+    def from_document(cls, document) -> "CheckOptions":
+        """The options of a decoded ``to_json`` document, validated (the limits by
+        ``GradingPolicy``, the seed by ``check_seed``); a ValueError naming the field otherwise."""
+        if not isinstance(document, dict):
+            raise ValueError("check options are one JSON object")
+        document = dict(document)
+        kinds = {"impl": (str, type(None)), "ref_deps": bool, "deep": bool, "timeout": (int, float),
+                 "memory": int, "only": list, "golden_file": (str, type(None)), "strict": bool,
+                 "load_seconds": (int, float), "seed": (int, type(None)), "wall_calibration": (dict, type(None))}
+        unknown = sorted(set(document) - set(kinds))
+        if unknown:
+            raise ValueError(f"CheckOptions: unknown field(s) {', '.join(map(repr, unknown))}")
+        for name, value in document.items():
+            if not isinstance(value, kinds[name]) or (isinstance(value, bool) and kinds[name] is not bool):
+                raise ValueError(f"CheckOptions.{name}: {value!r} is not of its type")
+        if not all(isinstance(n, str) for n in document.get("only", ())):
+            raise ValueError("CheckOptions.only: test names are strings")
+        document["only"] = tuple(document.get("only", ()))
+        try:
+            if document.get("wall_calibration") is not None:
+                document["wall_calibration"] = WallCalibration(**document["wall_calibration"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"CheckOptions.wall_calibration: {exc}") from None
+        options = cls(**document)
+        try:
+            options.policy()
+        except ValueError as exc:
+            text = str(exc)
+            for field, name in (("test_cpu_seconds", "timeout"), ("load_cpu_seconds", "load_seconds"),
+                                ("memory_mb", "memory")):
+                if text.startswith(field):
+                    raise ValueError(f"CheckOptions.{name}: {text}") from None
+            raise ValueError(f"CheckOptions: {text}") from None
+        if options.seed is not None:
+            try:
+                check_seed(options.seed)
+            except ValueError as exc:
+                raise ValueError(f"CheckOptions.seed: {exc}") from None
+        return options
+
+    def catalogue_run(self, *, seed: int, marker: str, wall_calibration: WallCalibration | None) -> CatalogueRun:
+        """The run value its grader children receive whole (``harness.run``): these options, the
+        run's seed, marker and wall calibration; each child adds its selection, records and twin."""
+        golden_file = str(Path(self.golden_file).resolve()) if self.golden_file else None
+        impl = None if self.impl is None else _absolute_spec(self.impl)
+        return CatalogueRun(impl=impl, policy=self.policy(), deep=self.deep, seed=seed, golden_file=golden_file,
+                            marker=marker, wall_calibration=wall_calibration)
 
     def policy_header(self) -> str:
         """The run header's policy line (``POLICY.header()``'s words): the limits ``check``
@@ -189,11 +255,14 @@ def run_check(options: CheckOptions) -> CheckResult:
     from harness.suite import seeding
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree
-    seed = seeding.check_seed(options.seed) if options.seed is not None else seeding.submission_seed(options.impl)
-    result = CheckResult(options, marker=secrets.token_hex(8), seed=seed)
+    seed = options.seed if options.seed is not None else seeding.submission_seed(options.impl)
+    marker = secrets.token_hex(8)
+    run = options.catalogue_run(seed=seed, marker=marker, wall_calibration=None)  # validated here, once
+    result = CheckResult(options, marker=marker, seed=seed)
     start = time.monotonic()
     result.wall_calibration = options.wall_calibration or _measure_wall()
     result.wall_limit = result.wall_calibration.describe(options.timeout)
+    run = run.with_(wall_calibration=result.wall_calibration)
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
     manifest = Manifest.take(protected_roots())
@@ -205,7 +274,7 @@ def run_check(options: CheckOptions) -> CheckResult:
                 if attempt and (_pending(result) == [] and not options.deep):
                     break
                 done = {t.name for t in result.tests if t.status != "not run"}
-                if _run_child(options, result, Path(sandbox), attempt, done) != "restart":
+                if _run_child(options, run, result, Path(sandbox), attempt, done) != "restart":
                     break
     finally:
         changes = manifest.verify()
@@ -261,25 +330,26 @@ def _exit_code(result: CheckResult) -> ExitCode:
     return ExitCode.OK
 
 
-def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attempt: int, done: set[str]) -> str:
+def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sandbox: Path, attempt: int,
+               done: set[str]) -> str:
     """One child process (and, in a first attempt, its twin: ``harness.suite.twin``); returns
     ``"restart"`` when tests remain after a crash."""
     results_file = sandbox / f"results-{attempt}.jsonl"
     log = sandbox / f"child-{attempt}.log"
-    arguments = _pytest_arguments(options, results_file, done) + _run_arguments(options, result)
+    child_run = _child_run(run, options, results_file, done)
     theirs = _twin_tests(options, done) if attempt == 0 else ()
-    reader = _ResultReader(results_file)
+    reader = ResultReader(results_file)
     started = time.monotonic()
     twin, stream_fds = None, os.pipe() if theirs else ()
     try:
         with open(log, "wb") as out:
             if theirs:
-                arguments += ["--twin-in-fd", str(stream_fds[0]), "--twin-tests", ",".join(theirs)]
-            child = _start(arguments, reader, sandbox, result.marker, out, stream_fds[:1])
+                child_run = child_run.with_(twin_in_fd=stream_fds[0], twin_tests=frozenset(theirs))
+            child = _start(child_run, reader, sandbox, out, stream_fds[:1])
             try:
                 if theirs:
                     try:
-                        twin = _start_twin(options, result, sandbox, theirs, stream_fds[1])
+                        twin = _start_twin(options, run, sandbox, theirs, stream_fds[1])
                     except OSError:  # no twin: its stream ends at once, the child runs every test itself
                         twin = None
                 for fd in stream_fds:
@@ -303,20 +373,11 @@ def _run_child(options: CheckOptions, result: CheckResult, sandbox: Path, attemp
     return _after_exit(result, reader, child.returncode, killed, log)
 
 
-def _start(arguments: list[str], reader: "_ResultReader", sandbox: Path, marker: str, out,
-           extra_fds: tuple[int, ...] = ()):
-    """A grader child running ``pytest arguments``, its records signed with ``reader.key``."""
+def _start(run: CatalogueRun, reader: ResultReader, sandbox: Path, out, extra_fds: tuple[int, ...] = ()):
+    """A grader child running the catalogue for ``run``, its records signed with ``reader.key``."""
     reader.path.touch()
-    key_read, key_write = os.pipe()  # the records' signing key: through a pipe, never on disk
-    try:
-        child = grader_launch.start(arguments + ["--results-key-fd", str(key_read)], cwd=sandbox,
-                                    env=_child_env(sandbox, marker), out=out, key_fd=key_read, extra_fds=extra_fds,
-                                    module="harness.suite.early")
-    finally:
-        os.close(key_read)
-    os.write(key_write, reader.key.hex().encode() + b"\n")
-    os.close(key_write)
-    return child
+    return launch.start_catalogue(run, reader.key, cwd=sandbox, env=_child_env(sandbox, run.marker), out=out,
+                                  extra_fds=extra_fds)
 
 
 @dataclass
@@ -324,7 +385,7 @@ class _Twin:
     """The twin grader child (``harness.suite.twin``) and what watches it."""
 
     child: object
-    reader: "_ResultReader"
+    reader: "ResultReader"
     watch: "_Watch"
 
 
@@ -337,7 +398,7 @@ def _twin_tests(options: CheckOptions, done: set[str]) -> tuple[str, ...]:
     return second_half([n for n in NAMES if (not options.only or n in options.only) and n not in done])
 
 
-def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, theirs: tuple[str, ...],
+def _start_twin(options: CheckOptions, run: CatalogueRun, sandbox: Path, theirs: tuple[str, ...],
                 stream_fd: int) -> _Twin:
     """The twin: the catalogue's ``theirs`` only, streamed to the main through ``stream_fd``;
     its records (in its own file) only tell ``_watch`` where it is; its output is its own log.
@@ -345,54 +406,23 @@ def _start_twin(options: CheckOptions, result: CheckResult, sandbox: Path, their
     search for the run's finds them): ending the marked processes of one candidate
     (``confine.kill_marked``, the unconfined mode's sweep) never ends the other's."""
     results_file = sandbox / "twin-results.jsonl"
-    arguments = _pytest_arguments(options, results_file, set(NAMES) - set(theirs)) + _run_arguments(options, result)
-    arguments += ["--twin-out-fd", str(stream_fd)]
-    reader = _ResultReader(results_file)
+    twin_run = _child_run(run, options, results_file, set(NAMES) - set(theirs))
+    twin_run = twin_run.with_(marker=f"twin-{run.marker}", twin_out_fd=stream_fd)
+    reader = ResultReader(results_file)
     with open(sandbox / "twin.log", "wb") as out:
-        child = _start(arguments, reader, sandbox, f"twin-{result.marker}", out, (stream_fd,))
+        child = _start(twin_run, reader, sandbox, out, (stream_fd,))
     return _Twin(child, reader, _Watch(child, options))
 
 
-def _command(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    """The grader child as a new interpreter: isolated (``harness.sandbox.isolated``: no
-    current directory, user PYTHONPATH or user site); ``harness.grading.grader_launch`` forks it
-    instead where that is the same."""
-    return isolated.command("pytest", *_pytest_arguments(options, results_file, done))
-
-
-def _pytest_arguments(options: CheckOptions, results_file: Path, done: set[str]) -> list[str]:
-    # --confcutdir: no conftest.py above the catalogue's own folder is read
-    command = [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
-               "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
-               "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT),
-               "--results-file", str(results_file),
-               "--timeout", str(options.timeout), "--memory", str(options.memory)]
-    if options.impl is not None:
-        command += ["--impl", _absolute_spec(options.impl)]
-    if options.ref_deps:
-        command.append("--ref-deps")
-    if options.deep:
-        command.append("--deep")
-    if options.strict:
-        command.append("--strict")
-    if options.golden_file:
-        command += ["--golden-file", str(Path(options.golden_file).resolve())]
+def _child_run(run: CatalogueRun, options: CheckOptions, results_file: Path, done: set[str]) -> CatalogueRun:
+    """The run one grader child receives: ``run`` with its records' file, and, as a skip list, the
+    tests ``--only`` leaves out and those already ``done`` (deep properties included)."""
     selected = [n for n in NAMES if (not options.only or n in options.only) and n not in done]
     skip = (set(NAMES) - set(selected)) | (done - set(NAMES))
     named_deep = set(options.only) & set(DEEP_NAMES)
     if options.deep and named_deep:  # --only names deep tests: only those of the deep tier run (else all of it)
         skip |= set(DEEP_NAMES) - named_deep
-    if skip:
-        command += ["--skip", ",".join(sorted(skip))]
-    return command
-
-
-def _run_arguments(options: CheckOptions, result: CheckResult) -> list[str]:
-    """The grader child's options for the run's seed and load limit (kept apart from ``_command``)."""
-    arguments = ["--seed", str(result.seed), "--load-seconds", str(options.load_seconds)]
-    if result.wall_calibration is not None:
-        arguments += ["--wall-reference", result.wall_calibration.argument()]
-    return arguments
+    return run.with_(results_file=str(results_file), skip=frozenset(skip))
 
 
 def _absolute_spec(spec: str) -> str:
@@ -415,52 +445,6 @@ def _child_env(sandbox: Path, marker: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- watching the child
 
 
-class _ResultReader:
-    """Reads the result file incrementally; a torn last line waits for the next read."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.key = secrets.token_bytes(32)  # records not signed with it are ignored (forged)
-        self.forged = 0
-        self.offset = 0
-        self.current: str | None = None  # the test started and not finished
-        self.current_since = time.monotonic()
-        self.finished_at: float | None = None  # when the session's "finish" record came
-
-    def read_new(self) -> list[dict]:
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            data = f.read()
-        end = data.rfind(b"\n") + 1
-        self.offset += end
-        records = []
-        for line in data[:end].splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line the candidate scribbled: ignored
-            if not isinstance(record, dict) or not signed(record, self.key):
-                self.forged += 1
-                continue
-            records.append(record)
-            if record.get("event") == "start":
-                self.current, self.current_since = record.get("test"), time.monotonic()
-            elif record.get("event") in ("result", "load"):
-                self.current = None
-            elif record.get("event") == "finish":
-                self.finished_at = time.monotonic()
-        return records
-
-
-def signed(record: dict, key: bytes) -> bool:
-    """Whether ``record`` carries the grader child's signature (``harness.suite.plugin``)."""
-    import hmac
-
-    mac = record.pop("mac", None)
-    body = json.dumps(record, sort_keys=True, default=str).encode()
-    return isinstance(mac, str) and hmac.compare_digest(mac, hmac.new(key, body, "sha256").hexdigest())
-
-
 class _Watch:
     """This parent's limits on the grader child, read every poll: the child's own CPU
     seconds (``cputime.process_seconds``: the harness's work, apart from the candidate's
@@ -478,7 +462,7 @@ class _Watch:
         self.phase: object = None
         self.cpu_start, self.wall_start, self.extended = 0.0, time.monotonic(), False
 
-    def limits(self, reader: "_ResultReader") -> tuple[str, float, float]:
+    def limits(self, reader: "ResultReader") -> tuple[str, float, float]:
         """(what, CPU seconds, wall seconds) of the current phase."""
         opts = self.options
         if reader.finished_at is not None:
@@ -492,7 +476,7 @@ class _Watch:
         startup = POLICY.startup_cpu_seconds
         return "between tests", startup, 2 * POLICY.backstop(startup)
 
-    def over(self, reader: "_ResultReader") -> str | None:
+    def over(self, reader: "ResultReader") -> str | None:
         """Why the child must be ended now, or None."""
         phase = (reader.current, reader.current_since, reader.finished_at)
         cpu = cputime.process_seconds(self.child.pid)
@@ -510,7 +494,7 @@ class _Watch:
         return None
 
 
-def _watch(child, reader: _ResultReader, result: CheckResult, options: CheckOptions,
+def _watch(child, reader: ResultReader, result: CheckResult, options: CheckOptions,
            started: float, twin: _Twin | None = None) -> str | None:
     """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
     watched alike and killed alone when it overruns (the main then runs its tests itself)."""
@@ -583,7 +567,7 @@ def _apply(records: list[dict], result: CheckResult) -> None:
             test.notes = [str(n) for n in record.get("notes") or []]
 
 
-def _after_exit(result: CheckResult, reader: _ResultReader, returncode: int, killed: str | None, log: Path) -> str:
+def _after_exit(result: CheckResult, reader: ResultReader, returncode: int, killed: str | None, log: Path) -> str:
     current = reader.current
     how = _how_it_ended(returncode, killed, log)
     if current == "<load>" or (current is None and not result.load):

@@ -18,7 +18,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     from harness.suite import plugin
 
     out = os.environ.get("CONSTRAIN_HARNESS_COVERAGE_OUT")
-    candidate = plugin.live_candidate()
+    candidate = plugin.live_candidate(session.config)
     if not out or candidate is None or not candidate.alive:
         return
     lines = getattr(candidate.module, FUNCTION_NAME)()

@@ -79,13 +79,13 @@ from harness.mutants import warm
 from harness.mutants.apply import PatchDoesNotApply, materialize
 from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, Edit, Mutant
 from harness.policy import BACKSTOP_FACTOR, POLICY
+from harness.run import CatalogueRun
+from harness.run.launch import pytest_arguments
 from harness.sandbox import cputime, lending
 from harness.sandbox.client import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import DEEP_NAMES, NAMES
-from harness.suite.seeding import check_seed
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE_DIR = ROOT / "harness" / "suite"
 DEFAULT_TIMEOUT = 120.0          # CPU seconds per child process (see ``_run``)
 GENERATED_TIMEOUT = 30.0         # the deep tier takes about 13 CPU seconds on the reference
 
@@ -283,17 +283,13 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
         results_path = f.name
     test_cpu = test_cpu_seconds(timeout)
-    # -o addopts=: the checkout's own pytest options (pyproject.toml: its test suite on every core) are not
-    # the catalogue's, which runs in this one process
-    cmd = [sys.executable, "-m", "pytest", str(SUITE_DIR), "-p", "harness.suite.plugin", "-q",
-           "-p", "no:cacheprovider", "-o", "addopts=", "--impl", str(package), "--results-file", results_path,
-           "--timeout", str(test_cpu), "--seed", str(check_seed(run_seed))]
-    if deep:
-        cmd.append("--deep")
-    if strict:
-        cmd.append("--strict")
-    if tests:
-        cmd += ["--only", ",".join(tests)]  # exact names (-k would match substrings)
+    # the catalogue's run value, passed whole (harness.run): --only is exact names (-k would match substrings);
+    # no --ref-deps, as before (the mutants are whole copies of the reference)
+    run = CatalogueRun(impl=str(package), deep=deep, seed=run_seed, only=frozenset(tests or ()),
+                       results_file=results_path,
+                       policy=POLICY.with_(tier="strict" if strict else "default", ref_deps=False,
+                                           test_cpu_seconds=test_cpu))
+    cmd = [sys.executable, "-m", "pytest", *pytest_arguments(run)]
     if first_kill:
         cmd.append("-x")
     for plugin in plugins:

@@ -29,7 +29,15 @@ Example::
 """
 
 from harness.report.model import KINDS, STATUSES, Format, Report, Row
-from harness.report.registry import FORMATS, add_options, formats_for, write_requested
+from harness.report.registry import (
+           BY_NAME,
+           FORMATS,
+           add_options,
+           formats_for,
+           requested,
+           write_reports,
+           write_requested,
+)
 
-__all__ = ["Report", "Row", "Format", "STATUSES", "KINDS", "FORMATS", "add_options", "formats_for",
-           "write_requested"]
+__all__ = ["Report", "Row", "Format", "STATUSES", "KINDS", "FORMATS", "BY_NAME", "add_options", "formats_for",
+           "requested", "write_requested", "write_reports"]

@@ -24,7 +24,8 @@ from pathlib import Path
 from harness.report.formats import csv_table, gradescope, html_page, json_doc, junit_xml, markdown, stryker
 from harness.report.model import Format, Report
 
-__all__ = ["FORMATS", "BY_NAME", "formats_for", "add_options", "requested", "write_requested", "write_file"]
+__all__ = ["FORMATS", "BY_NAME", "formats_for", "add_options", "requested", "write_requested", "write_reports",
+           "write_file"]
 
 FORMATS: tuple[Format, ...] = (
     json_doc.FORMAT,
@@ -68,8 +69,13 @@ def write_requested(args, report: Report, stderr, *, prefix: str = "", announce=
     """Write every report asked for in ``args``; False when one could not be written (the
     reason is printed on ``stderr``, after ``prefix``). ``announce``, if given, is a
     stream told ``wrote PATH`` for each file written."""
+    return write_reports(requested(args), report, stderr, prefix=prefix, announce=announce)
+
+
+def write_reports(paths: dict[str, Path], report: Report, stderr, *, prefix: str = "", announce=None) -> bool:
+    """``write_requested`` of typed values: ``paths`` maps a format's name to its file."""
     ok = True
-    for name, path in requested(args).items():
+    for name, path in paths.items():
         try:
             write_file(path, BY_NAME[name].render(report))
         except OSError as exc:

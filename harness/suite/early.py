@@ -1,9 +1,9 @@
 """The grader child's first act: its candidate process begins before pytest is imported.
 
 ``python -m harness.suite.early PYTEST-ARGS...`` (what ``harness.grading.check`` starts,
-through ``harness.grading.grader_launch``) reads from the catalogue's own options the few
-that say which candidate process the plugin will start (``--impl``, ``--ref-deps``,
-``--deep``, ``--timeout``, ``--load-seconds``, ``--memory``, ``--only``, ``--skip``),
+through ``harness.run.launch``) reads the run (``harness.run.CatalogueRun``: the
+plugin's ``--run`` document, or a hand run's separate options, as the plugin reads them), whose
+implementation, policy, selection and marker say which candidate process the plugin will start,
 begins that process and its import (``Candidate.begin``), then runs ``python -m pytest
 PYTEST-ARGS`` here. The plugin's configure takes the process (``take``) where it is the
 one it would have begun itself (``limits``, the same spec, marker and load budget), else
@@ -20,7 +20,7 @@ are verified after every run). Anything unexpected here only means no early star
 
 Example::
 
-    python -m harness.suite.early harness/suite -p harness.suite.plugin --impl x.py --results-file r.jsonl
+    python -m harness.suite.early harness/suite -p harness.suite.plugin --run '{"impl": "/x/constrain.py"}'
 """
 
 from __future__ import annotations
@@ -37,13 +37,10 @@ _EARLY: dict = {}  # "candidate": the process begun here, until the plugin takes
 
 
 def candidate_limits(load_cpu_seconds: float, test_cpu_seconds: float, memory_mb: int, tests: int):
-    """A candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard fence
-    behind the per-test budgets, is the load and every test's whole CPU allowance, twice
-    over (a crash restarts the count)."""
-    from harness.sandbox import Limits
+    """A candidate process's limits for a run of ``tests`` tests (``harness.run.CatalogueRun.limits``)."""
+    from harness.run.value import candidate_limits as limits
 
-    cpu = int(load_cpu_seconds + 2 * test_cpu_seconds * max(tests, 1))
-    return Limits(cpu_seconds=cpu, memory_mb=memory_mb, call_seconds=test_cpu_seconds)
+    return limits(load_cpu_seconds, test_cpu_seconds, memory_mb, tests)
 
 
 def take(spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
@@ -63,24 +60,23 @@ def take(spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
 def _begin(argv: list[str]) -> None:
     from harness.sandbox import confine
 
-    options = _options(argv)
-    if options is None or options.deep or confine.unconfined():
+    run = _run_value(argv)
+    if run is None or run.deep or confine.unconfined():
         return
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
 
-    if spec_problem(options.impl):
+    if spec_problem(run.impl):
         return
-    only, skip = _names(options.only), _names(options.skip)
-    tests = len([n for n in NAMES if (not only or n in only) and n not in skip])
-    limits = candidate_limits(options.load_seconds, options.timeout, options.memory, tests)
-    use_wall_reference(options.wall_reference)  # before the import's wall limit is set
+    limits = run.limits(len([n for n in NAMES if run.selects(n)]))
+    from harness.policy import use_wall_calibration
+
+    use_wall_calibration(run.wall_calibration)  # before the import's wall limit is set
     from harness.sandbox import Candidate
 
-    settings = (options.impl, options.ref_deps, limits, os.environ.get("CONSTRAIN_HARNESS_MARKER"),
-                options.load_seconds)
-    candidate = Candidate(options.impl, ref_deps=options.ref_deps, limits=limits, marker=settings[3],
-                          load_cpu_seconds=options.load_seconds)
+    settings = (run.impl, run.policy.ref_deps, limits, run.marker, run.load_cpu_seconds)
+    candidate = Candidate(run.impl, ref_deps=run.policy.ref_deps, limits=limits, marker=run.marker,
+                          load_cpu_seconds=run.load_cpu_seconds)
     try:
         candidate.begin()
     except Exception:  # noqa: BLE001 - e.g. no confinement here: the plugin's own start says so
@@ -89,11 +85,17 @@ def _begin(argv: list[str]) -> None:
     _EARLY["candidate"] = (settings, candidate)
 
 
-def _options(argv: list[str]):
-    """The plugin's options that choose the candidate process (``harness.suite.plugin``'s
-    names and defaults), or None when they do not parse."""
+def _run_value(argv: list[str]):
+    """The run the plugin will read from the same arguments (``harness.suite.plugin.run_of``):
+    ``--run JSON``, else the plugin's separate options that choose the candidate process (their
+    names and defaults); None when they do not parse."""
+    from harness.run import CatalogueRun
+    from harness.run.value import run_from_options
+
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--run", default=None)
     parser.add_argument("--impl", default=None)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ref-deps", action="store_true", default=False)
     parser.add_argument("--deep", action="store_true", default=False)
     parser.add_argument("--timeout", type=float, default=POLICY.test_cpu_seconds)
@@ -104,21 +106,12 @@ def _options(argv: list[str]):
     parser.add_argument("--wall-reference", default=None)
     try:
         options, _ = parser.parse_known_args(argv)
-    except (SystemExit, ValueError):
+        if options.run is not None:
+            return CatalogueRun.from_json(options.run)
+        return run_from_options(lambda name: getattr(options, name.lstrip("-").replace("-", "_"), None),
+                                os.environ.get("CONSTRAIN_HARNESS_MARKER"))
+    except (SystemExit, TypeError, ValueError):
         return None
-    return options
-
-
-def use_wall_reference(text: str | None) -> None:
-    """Put the grading run's wall calibration (``--wall-reference WALL:CPU``,
-    ``harness.policy.WallCalibration``) in force in this grader process; None: the fixed backstop."""
-    from harness.policy import WallCalibration, use_wall_calibration
-
-    use_wall_calibration(WallCalibration.parse(text) if text else None)
-
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(n for n in (text or "").split(",") if n)
 
 
 def main() -> None:

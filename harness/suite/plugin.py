@@ -12,7 +12,9 @@ the ``impl`` fixture is a proxy of its module: the DFA, TokenIndex and Constrain
 returns stay there, their attributes and methods are read through the data-only
 channel. Nothing the candidate does can reach this process's modules or the result file.
 
-Options:
+Options: ``--run JSON``, the whole run as one document (``harness.run.CatalogueRun``: what
+``harness.grading.check`` and the mutant runner give; ``run_of`` reads it, and the options below are
+then not read), or, for a hand run, the separate options, read into the same value:
 
 - ``--impl X``: the implementation under test (a module name, a ``.py`` file or a package
   directory; see ``harness.sandbox.candidate``). Default: the reference ``oracles.automaton``.
@@ -55,6 +57,20 @@ Result records (``"event"`` first):
 - ``{"event": "finish", "exitstatus": int}``: the session ended normally.
 
 Everything the candidate wrote (messages, output) is escaped (``harness.sandbox.text``).
+
+State. A session's state (its run value, the candidate process, restarts, each test's start
+and reports) is one ``_Run`` kept in the session's ``config.stash`` under ``RUN_KEY``; the
+hooks pytest calls without a config are its methods (it is registered as a plugin of its own
+session). What stays module-level in the grader child, each bounded:
+
+- ``harness.suite.seeding._RUN``: the run seed, one int, set once in ``pytest_configure``
+  (the catalogue's helpers draw from it: ``seeded_rng``);
+- ``harness.suite.tiers._STATE``: the tier (a bool, set in ``pytest_configure``) and the
+  notes and properties of the test running (drained at its end);
+- ``harness.suite.early._EARLY``: at most one candidate process begun before pytest was
+  imported, handed to the plugin once (``take``);
+- ``harness.policy._WALL_IN_FORCE``: at most one wall calibration (the run's);
+- ``harness.run.launch._STASH``: a forked child's six inherited std streams, kept unflushed.
 """
 
 from __future__ import annotations
@@ -64,11 +80,12 @@ import os
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 
 import pytest
 
-from harness.policy import POLICY, GradingPolicy
+from harness.policy import POLICY
+from harness.run import CatalogueRun
+from harness.run.value import run_from_options
 from harness.sandbox.text import escape
 from harness.suite.seeding import stable_text
 
@@ -76,89 +93,31 @@ MAX_RESTARTS = 20  # fresh candidate processes after crashes, at most: a candida
 sys.dont_write_bytecode = True  # leave no __pycache__ in the checkout (its files are verified after the run)
 
 
-@dataclass(frozen=True)
-class CatalogueSettings:
-    """What one catalogue run was asked for: read once from the command line
-    (``from_config``, in ``pytest_configure``) and read by every hook from ``_RUN.settings``.
-    Every default is ``harness.policy.POLICY``'s (the options' defaults are its values), but
-    for ``--ref-deps``, a flag: off unless given (``harness.grading.check`` gives it as ``POLICY.ref_deps`` says).
-
-    Invariants: ``policy`` is a valid ``GradingPolicy`` (``--timeout`` and ``--load-seconds``
-    finite and > 0, ``--memory`` an integer >= 256; checked by ``GradingPolicy`` itself), its
-    tier is ``"strict"`` exactly when ``--strict`` was given and its ``ref_deps`` is
-    ``--ref-deps``; ``only`` and ``skip`` are exact test names (empty ``only``: every test)."""
-
-    impl: str | None = None  # --impl: module name, .py file or package folder (None: the reference)
-    policy: GradingPolicy = POLICY  # --strict, --ref-deps, --timeout, --load-seconds, --memory
-    deep: bool = False  # --deep: also the Hypothesis differential properties (test_deep.py)
-    seed: int = 0  # --seed: the run seed (harness.suite.seeding; 0: the catalogue's own constants)
-    results_file: str | None = None  # --results-file: JSON lines appended here (None: none written)
-    results_key_fd: int | None = None  # --results-key-fd: where the records' signing key is read
-    golden_file: str | None = None  # --golden-file (None: golden/masks_golden.json)
-    only: frozenset[str] = frozenset()  # --only: run only these tests
-    skip: frozenset[str] = frozenset()  # --skip: not these
-    twin_in_fd: int | None = None  # --twin-in-fd: the twin's stream of the --twin-tests (harness.suite.twin)
-    twin_tests: frozenset[str] = frozenset()  # --twin-tests: the tests the twin runs, replayed here
-    twin_out_fd: int | None = None  # --twin-out-fd: this session is a twin: stream each test there
-
-    @classmethod
-    def from_config(cls, config) -> "CatalogueSettings":
-        """The settings of ``config``'s command line; a bad limit is a ``pytest.UsageError``."""
-        strict = bool(config.getoption("strict", default=False))
-        try:
-            policy = POLICY.with_(tier="strict" if strict else "default", ref_deps=config.getoption("--ref-deps"),
-                                  test_cpu_seconds=config.getoption("--timeout"),
-                                  load_cpu_seconds=config.getoption("--load-seconds"),
-                                  memory_mb=config.getoption("--memory"))
-        except ValueError as exc:
-            text = str(exc)
-            for field, option in (("test_cpu_seconds", "--timeout"), ("load_cpu_seconds", "--load-seconds"),
-                                  ("memory_mb", "--memory")):
-                text = text.replace(field, f"{option} ({field})", 1)
-            raise pytest.UsageError(f"harness.suite.plugin: {text}") from None
-        return cls(impl=config.getoption("--impl"), policy=policy, deep=config.getoption("--deep"),
-                   seed=config.getoption("--seed"), results_file=config.getoption("--results-file"),
-                   results_key_fd=config.getoption("--results-key-fd"),
-                   golden_file=config.getoption("--golden-file"),
-                   only=_names(config.getoption("--only")), skip=_names(config.getoption("--skip")),
-                   twin_in_fd=config.getoption("--twin-in-fd"), twin_tests=_names(config.getoption("--twin-tests")),
-                   twin_out_fd=config.getoption("--twin-out-fd"))
-
-    @property
-    def strict(self) -> bool:
-        return self.policy.tier == "strict"
-
-    @property
-    def test_cpu_seconds(self) -> float:
-        """The CPU budget of one test's calls into the candidate (its process tree)."""
-        return float(self.policy.test_cpu_seconds)
-
-    @property
-    def load_cpu_seconds(self) -> float:
-        return float(self.policy.load_cpu_seconds)
-
-    def selects(self, name: str) -> bool:
-        """Whether ``--only`` / ``--skip`` keep the test ``name``."""
-        return (not self.only or name in self.only) and name not in self.skip
-
-    def limits(self, tests: int):
-        """The candidate process's limits for a run of ``tests`` tests: RLIMIT_CPU, the hard
-        fence behind the per-test budgets, is the load and every test's whole CPU allowance,
-        twice over (a crash restarts the count)."""
-        from harness.suite.early import candidate_limits
-
-        return candidate_limits(self.load_cpu_seconds, self.test_cpu_seconds, self.policy.memory_mb, tests)
-
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(n for n in (text or "").split(",") if n)
+def run_of(config) -> CatalogueRun:
+    """The run this session is asked for (``harness.run.CatalogueRun``), read once in
+    ``pytest_configure``: ``--run``, the whole value as one JSON document (what
+    ``harness.grading.check`` gives), else the separate options of a hand run
+    (``harness.run.value.run_from_options``; every default ``harness.policy.POLICY``'s but for
+    ``--ref-deps``, a flag: off unless given), the marker then from ``CONSTRAIN_HARNESS_MARKER``.
+    A bad value is a ``pytest.UsageError`` naming the field or the option."""
+    text = config.getoption("--run", default=None)
+    try:
+        if text is not None:
+            return CatalogueRun.from_json(text)
+        return run_from_options(lambda name: config.getoption(name, default=None),
+                                os.environ.get("CONSTRAIN_HARNESS_MARKER"))
+    except (TypeError, ValueError) as exc:
+        raise pytest.UsageError(f"harness.suite.plugin: {exc}") from None
 
 
 class _Run:
-    """One pytest session of the catalogue (made in ``pytest_configure``): its settings and
-    the state that changes while it runs (the candidate process, restarts, each test's start)."""
+    """One pytest session of the catalogue (made in ``pytest_configure``, kept in the session's
+    ``config.stash`` under ``RUN_KEY``, never in a module global): its run value and the state
+    that changes while it runs (the candidate process, restarts, each test's start). The hooks
+    pytest calls without the config (a test's start, reports and finish, a warning) are its
+    methods: it is registered as a plugin of its own session, and unregistered when it ends."""
 
-    def __init__(self, settings: CatalogueSettings, out, write) -> None:
+    def __init__(self, settings: CatalogueRun, out, write) -> None:
         self.settings = settings
         self.out = out  # the results file, line-buffered (None: no --results-file)
         self.write = write  # writes one (signed) record to ``out``
@@ -178,15 +137,58 @@ class _Run:
         self.sink = None  # a twin's stream to its main (harness.suite.twin.Sink), or None
         self.hangs: set[str] = set()  # calls that ran out of time: never asked again (Candidate.known_hangs)
 
+    # ----------------------------------------------------------------- the hooks without a config
 
-_RUN: _Run | None = None
-"""The session running in this process (None outside one)."""
+    def pytest_runtest_logstart(self, nodeid, location) -> None:
+        if self.sink is not None:
+            self.sink.flush()  # the test before this one is over, its warnings with it
+        self.write({"event": "start", "test": _name(nodeid)})
+        self.started[nodeid] = time.monotonic()
+        self.incident_before = self.candidate.incident if self.candidate is not None else None
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.reports.setdefault(report.nodeid, []).append(report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logfinish(self, nodeid, location) -> None:
+        from harness.suite import tiers
+
+        reports = self.reports.pop(nodeid, [])
+        outcome, reason, details = _summarize(reports)
+        notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
+                 if key == "notes" for note in value]
+        late_notes = tiers.drain_notes()
+        notes += late_notes
+        if self.sink is not None:
+            self.sink.finished(self.config, nodeid, reports, late_notes)
+        started = self.started.pop(nodeid, time.monotonic())
+        if self.candidate is not None:
+            self.candidate.limit_cpu(None)
+        self.write({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
+                    "details": escape(details, keep_newlines=True),
+                    "duration": round(time.monotonic() - started, 3),
+                    "notes": [escape(n) for n in dict.fromkeys(notes)]})
+
+    def pytest_warning_recorded(self, warning_message, when, nodeid, location) -> None:
+        if self.sink is not None and when == "runtest":
+            self.sink.warning(warning_message, nodeid)
 
 
-def live_candidate():
-    """The candidate process of the session running in this process, or None (the coverage
-    run's plugin, ``harness.mutants.coverage_plugin``, asks it for its lines)."""
-    return _RUN.candidate if _RUN is not None else None
+RUN_KEY = pytest.StashKey[_Run]()
+"""Where a session's ``_Run`` is kept in its ``config.stash``."""
+_HOOKS_NAME = "harness.suite.plugin.run"   # the name the session's ``_Run`` is registered under
+
+
+def run_of_session(config) -> _Run | None:
+    """The catalogue session of ``config`` (None when it was not configured by this plugin)."""
+    return config.stash.get(RUN_KEY, None)
+
+
+def live_candidate(config):
+    """The candidate process of ``config``'s session, or None (the coverage run's plugin,
+    ``harness.mutants.coverage_plugin``, asks it for its lines)."""
+    run = run_of_session(config)
+    return run.candidate if run is not None else None
 
 
 def pytest_addoption(parser) -> None:
@@ -217,35 +219,36 @@ def pytest_addoption(parser) -> None:
                          "each call's wall limit is calibrated from them (harness.policy.WallCalibration)")
     group.addoption("--twin-out-fd", type=int, default=None,
                     help="a twin: write each finished test to this file descriptor (harness.suite.twin)")
+    group.addoption("--run", default=None, metavar="JSON",
+                    help="the whole run as one JSON document (harness.run.CatalogueRun; what check gives): "
+                         "the options above are then not read")
     # --strict is pytest's own (a deprecated alias of --strict-markers, which the catalogue
     # meets: its markers are registered below); the tiers read it, no second option.
 
 
 def pytest_configure(config) -> None:
-    global _RUN
     for marker, text in (("unit", "a hand-checked example"), ("smoke", "the quickest sign of life"),
                          ("golden", "replays a recorded file or oracle"), ("property", "a generated, seeded property"),
                          ("boundary", "bad input and limits"), ("deep", "Hypothesis differential property (--deep)")):
         config.addinivalue_line("markers", f"{marker}: {text}")
-    settings = CatalogueSettings.from_config(config)  # a fresh session (pytest.main may run twice in one process)
-    from harness.suite.early import use_wall_reference
+    settings = run_of(config)  # a fresh session (pytest.main may run twice in one process)
+    from harness.policy import use_wall_calibration
 
-    try:
-        use_wall_reference(config.getoption("--wall-reference"))  # every call's wall limit from here on
-    except ValueError as exc:
-        raise pytest.UsageError(f"harness.suite.plugin: --wall-reference: {exc}") from None
+    use_wall_calibration(settings.wall_calibration)  # every call's wall limit from here on
     out = open(settings.results_file, "a", encoding="utf-8", buffering=1) if settings.results_file else None
     key = _read_key(settings.results_key_fd) if settings.results_key_fd is not None else None
-    _RUN = _Run(settings, out, _writer(out, key))
-    _RUN.config = config
+    run = _Run(settings, out, _writer(out, key))
+    run.config = config
+    config.stash[RUN_KEY] = run
+    config.pluginmanager.register(run, _HOOKS_NAME)
     _undumpable()
-    _open_twin_streams(_RUN)
+    _open_twin_streams(run)
     from harness.suite import seeding, tiers
 
     seeding.set_run_seed(settings.seed)
 
     tiers.set_strict(settings.strict)
-    _begin_candidate(_RUN)
+    _begin_candidate(run)
 
 
 def _begin_candidate(run: _Run) -> None:
@@ -257,7 +260,7 @@ def _begin_candidate(run: _Run) -> None:
     cannot write the checkout (bound read-only), which is verified after the run. Only
     where the tests to be collected are known here (not ``--deep``: its properties are
     counted at collection), since their count sets the process's ``RLIMIT_CPU``
-    (``CatalogueSettings.limits``); ``pytest_collection_finish`` checks the count and starts
+    (``CatalogueRun.limits``); ``pytest_collection_finish`` checks the count and starts
     afresh if it differs."""
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
@@ -269,7 +272,7 @@ def _begin_candidate(run: _Run) -> None:
     from harness.suite import early
 
     run.early = early.take(settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
-                           os.environ.get("CONSTRAIN_HARNESS_MARKER"), settings.load_cpu_seconds)
+                           settings.marker, settings.load_cpu_seconds)
     run.golden = _read_golden(settings.golden_file)
     if run.early is not None:
         return  # begun before pytest was imported (harness.suite.early: never unconfined)
@@ -347,7 +350,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
     rank = {name: i for i, name in enumerate(NAMES)}
     items.sort(key=lambda item: rank.get(item.name, len(rank)))
-    settings = _RUN.settings
+    settings = config.stash[RUN_KEY].settings
     if settings.only or settings.skip:  # exact names (pytest's -k matches substrings: test_hand_example_masks)
         keep = [i for i in items if settings.selects(i.name)]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
@@ -369,7 +372,7 @@ def _seed_hypothesis(items) -> None:
 def pytest_collection_finish(session) -> None:
     """Read the golden file (unless configure did), then start the candidate process and
     load the candidate (or wait for the load configure began, ``_begin_candidate``)."""
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     if run.golden is None:
         run.golden = _read_golden(run.settings.golden_file)
     _collect_less()
@@ -392,7 +395,7 @@ def pytest_runtestloop(session):
     """With a twin (``harness.suite.twin``): run this session's own tests, then replay the
     twin's in the catalogue's order, running here any the twin cannot give, and every one
     after it. Without one, pytest's own loop."""
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     stream, run.twin = run.twin, None
     if stream is None:
         return None
@@ -494,12 +497,12 @@ def _start_candidate(run: _Run) -> dict:
 
 
 def _new_candidate(run: _Run):
-    """A candidate process not started yet, under the run's limits (``CatalogueSettings.limits``)."""
+    """A candidate process not started yet, under the run's limits (``CatalogueRun.limits``)."""
     from harness.sandbox import Candidate
 
     settings = run.settings
     return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
-                     marker=os.environ.get("CONSTRAIN_HARNESS_MARKER"), load_cpu_seconds=settings.load_cpu_seconds,
+                     marker=settings.marker, load_cpu_seconds=settings.load_cpu_seconds,
                      known_hangs=run.hangs)
 
 
@@ -519,7 +522,7 @@ def impl(request):
     """The implementation under test: a proxy of the candidate's module, in a live
     candidate process (a fresh one after a crash, and at the catalogue's split), its calls
     in this test bounded by one CPU budget of ``--timeout`` seconds."""
-    run = _RUN
+    run = request.config.stash[RUN_KEY]
     if run.load_failure is not None:
         pytest.fail(run.load_failure.get("reason", "the candidate did not load"), pytrace=False)
     _at_the_split(run, request.node.originalname, request.session.items)
@@ -560,27 +563,19 @@ def _at_the_split(run: _Run, test: str, items) -> None:
 
 
 @pytest.fixture(scope="session")
-def golden():
+def golden(pytestconfig):
     """The masks golden file, read before the candidate process started."""
-    return _RUN.golden
-
-
-def pytest_runtest_logstart(nodeid, location) -> None:
-    run = _RUN
-    if run.sink is not None:
-        run.sink.flush()  # the test before this one is over, its warnings with it
-    run.write({"event": "start", "test": _name(nodeid)})
-    run.started[nodeid] = time.monotonic()
-    run.incident_before = run.candidate.incident if run.candidate is not None else None
+    return pytestconfig.stash[RUN_KEY].golden
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    candidate = _RUN.candidate
+    run = item.config.stash[RUN_KEY]
+    candidate = run.candidate
     incident = candidate.incident if candidate is not None else None
-    if incident is not None and incident is not _RUN.incident_before and call.when == "call":
+    if incident is not None and incident is not run.incident_before and call.when == "call":
         # The candidate process died, hung or broke the protocol during this test: that is
         # the verdict, whatever the test made of the exception.
         report.outcome = "failed"
@@ -595,31 +590,6 @@ def pytest_runtest_makereport(item, call):
         report.ch_details = getattr(exc, "details", None)
         if isinstance(exc, MemoryError) or getattr(exc, "remote_type", "") == "MemoryError":
             report.ch_status = "crashed"
-
-
-def pytest_runtest_logreport(report) -> None:
-    _RUN.reports.setdefault(report.nodeid, []).append(report)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logfinish(nodeid, location) -> None:
-    from harness.suite import tiers
-
-    run = _RUN
-    reports = run.reports.pop(nodeid, [])
-    outcome, reason, details = _summarize(reports)
-    notes = [note for report in reports for key, value in getattr(report, "user_properties", [])
-             if key == "notes" for note in value]
-    late_notes = tiers.drain_notes()
-    notes += late_notes
-    if run.sink is not None:
-        run.sink.finished(run.config, nodeid, reports, late_notes)
-    started = run.started.pop(nodeid, time.monotonic())
-    if run.candidate is not None:
-        run.candidate.limit_cpu(None)
-    run.write({"event": "result", "test": _name(nodeid), "outcome": outcome, "reason": escape(reason),
-               "details": escape(details, keep_newlines=True), "duration": round(time.monotonic() - started, 3),
-               "notes": [escape(n) for n in dict.fromkeys(notes)]})
 
 
 def exception_lines(traceback_text: str) -> str:
@@ -652,14 +622,8 @@ def _summarize(reports) -> tuple[str, str, str]:
     return "passed", "", ""
 
 
-def pytest_warning_recorded(warning_message, when, nodeid, location) -> None:
-    run = _RUN
-    if run is not None and run.sink is not None and when == "runtest":
-        run.sink.warning(warning_message, nodeid)
-
-
 def pytest_sessionfinish(session, exitstatus) -> None:
-    run = _RUN
+    run = session.config.stash[RUN_KEY]
     if run.sink is not None:
         run.sink.close()  # the last test's, before the candidate's slower close
     if run.twin is not None:
@@ -674,10 +638,12 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 def pytest_unconfigure(config) -> None:
     """A candidate process begun in configure and never waited for (the session ended
-    before collection finished) ends here."""
-    run = _RUN
+    before collection finished) ends here; the session's hooks are unregistered."""
+    run = run_of_session(config)
     if run is None:
         return
+    if config.pluginmanager.get_plugin(_HOOKS_NAME) is run:
+        config.pluginmanager.unregister(run, _HOOKS_NAME)
     for name in ("early", "early_started"):
         candidate = getattr(run, name)
         if candidate is not None:
@@ -737,4 +703,4 @@ def _name(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1]
 
 
-__all__ = ["CatalogueSettings", "impl", "golden", "live_candidate"]
+__all__ = ["RUN_KEY", "impl", "golden", "live_candidate", "run_of", "run_of_session"]

@@ -49,22 +49,13 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.argtypes import MAX_SEED  # the product's one seed maximum, 2**32 - 1
+from harness.argtypes import MAX_SEED, check_seed  # the product's one seed maximum (2**32 - 1) and check
 
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
            "course_seed", "new_course_secret", "check_course_secret", "COURSE_SECRET_BYTES", "check_seed",
            "stable_text"]
 
 _RUN = {"seed": 0}
-
-
-def check_seed(seed) -> int:
-    """``seed`` if it is an int in 0 .. ``MAX_SEED``, else a TypeError / ValueError naming it."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"the run seed must be an int, not {type(seed).__name__} ({seed!r})")
-    if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"the run seed must be in 0 .. {MAX_SEED}, not {seed}")
-    return seed
 
 
 def set_run_seed(seed: int) -> None:

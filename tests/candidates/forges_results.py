@@ -1,5 +1,6 @@
 """Hostile: implements nothing; at import it looks for its own grader's result file (on
-the command line of the processes it descends from, under /proc, and any ``results*.jsonl``
+the command line of the processes it descends from, under /proc: ``--results-file F`` or the
+``results_file`` of a ``--run`` document, and any ``results*.jsonl``
 beside it) and appends a ``passed`` record for every catalogue test, then a ``finish`` record.
 Expected: every test fails (``regex_to_dfa`` raises), exit 1; no forged record counts
 (the grader's files are out of its reach, and the verdicts come from the grader).
@@ -42,6 +43,13 @@ def _targets():
         for i, arg in enumerate(args[:-1]):
             if arg == b"--results-file":
                 found.add(args[i + 1].decode(errors="replace"))
+            elif arg == b"--run":   # the whole run as one JSON document: its records' file in it
+                try:
+                    path = json.loads(args[i + 1]).get("results_file")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(path, str):
+                    found.add(path)
     for path in list(found):
         found.update(glob.glob(os.path.join(os.path.dirname(path), "**", "results*.jsonl"), recursive=True))
     return found

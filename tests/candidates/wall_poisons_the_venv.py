@@ -18,15 +18,23 @@ PAYLOAD = '''
 def _wall_forge():
     import sys
     plugin = sys.modules.get("harness.suite.plugin")
-    if plugin is None or getattr(plugin, "_RUN", None) is None:
+    if plugin is None:
         return
-    write = plugin._RUN.write
+    frame = sys._getframe()
+    while frame is not None:  # the session's config, from any caller's locals (no module global holds it)
+        for value in list(frame.f_locals.values()):
+            config = getattr(value, "config", value)
+            run = plugin.run_of_session(config) if hasattr(config, "stash") else None
+            if run is not None:
+                write = run.write
 
-    def forged(record):
-        if record.get("event") == "result":
-            record = {**record, "outcome": "passed", "reason": "", "details": ""}
-        return write(record)
-    plugin._RUN.write = forged
+                def forged(record):
+                    if record.get("event") == "result":
+                        record = {**record, "outcome": "passed", "reason": "", "details": ""}
+                    return write(record)
+                run.write = forged
+                return
+        frame = frame.f_back
 
 
 _wall_forge()

@@ -133,19 +133,29 @@ class GradeOptions:
         """The policy line every grading verb prints, with this run's wall backstop."""
         return f"{self.policy.header()} (wall backstop {self.wall_seconds:g} s)"
 
-    def check_args(self, module: Path | None = None) -> list[str]:
-        """check's options for grading ``module`` (its ``--seed`` when a course secret is set)."""
-        args = ["--timeout", f"{self.timeout:g}", "--memory", str(self.memory)]
-        ref_deps = ["--ref-deps"] if self.ref_deps else ["--no-ref-deps"]  # check's default is the policy's (on)
-        return args + ref_deps + (["--strict"] if self.tier == "strict" else []) + self.seed_args(module)
+    def check_options(self, module: Path):
+        """The ``CheckOptions`` of grading ``module`` under these options (its run seed keyed with the
+        course secret when one is set, else check's own default: ``run_seed``)."""
+        from harness.grading.check import CheckOptions
 
-    def seed_args(self, module: Path | None) -> list[str]:
-        """``["--seed", N]`` with N = ``course_seed(course_secret, module)``, or [] without a secret."""
+        return CheckOptions(impl=str(module.resolve()), ref_deps=self.ref_deps, timeout=self.timeout,
+                            memory=self.memory, strict=self.tier == "strict", seed=self.run_seed(module))
+
+    def check_request(self, module: Path, report_path: Path) -> str:
+        """The check job's request, whole (``harness.commands.check_entry --request``): the options of
+        grading ``module`` and its JSON report's path."""
+        import json
+
+        return json.dumps({"options": json.loads(self.check_options(module).to_json()),
+                           "reports": {"json": str(report_path)}}, sort_keys=True)
+
+    def run_seed(self, module: Path | None) -> int | None:
+        """``course_seed(course_secret, module)``, or None without a secret (check's own default)."""
         if self.course_secret is None or module is None:
-            return []
+            return None
         from harness.suite.seeding import course_seed
 
-        return ["--seed", str(course_seed(self.course_secret, str(module)))]
+        return course_seed(self.course_secret, str(module))
 
 
 @dataclass(frozen=True)
@@ -323,8 +333,8 @@ def _run_check(module: Path, options: GradeOptions, scratch: Path, budget: Class
     report_path, log_path = scratch / "report.json", scratch / "check.log"
     # isolated (harness.sandbox.isolated): the submission's folder, the current one and the
     # user's PYTHONPATH are never on the grader's path
-    command = isolated.command(CHECK_ENTRY, "--impl", str(module.resolve()), "--json", str(report_path),
-                               *options.check_args(module), python=options.python)
+    command = isolated.command(CHECK_ENTRY, "--request", options.check_request(module, report_path),
+                               python=options.python)
     for attempt in (1, 2):
         with open(log_path, "wb") as log:
             outcome = run_bounded(command, log, scratch, options.submission_cpu, options.wall_seconds, budget,

@@ -1,5 +1,11 @@
-"""Starting ``check``'s grader child: a fork of this warm process where that is the same
-as a new interpreter, else a new interpreter (``harness.sandbox.isolated``).
+"""Starting the grader child of a catalogue run: a fork of this warm process where that is the
+same as a new interpreter, else a new interpreter (``harness.sandbox.isolated``).
+
+``start_catalogue(run, key, cwd=, env=, out=, extra_fds=())`` starts the catalogue for the run
+value ``run`` (``harness.run.CatalogueRun``): ``python -m harness.suite.early`` then pytest, with
+``pytest_arguments(run)`` (the catalogue, its plugin, pytest's fixed options and the run as one
+``--run`` JSON document, its ``results_key_fd`` the read end of a pipe that holds ``key``, the
+records' signing key; ``harness.run.records.ResultReader`` checks it). The lower level:
 
 ``start(args, cwd=, env=, out=, key_fd=, extra_fds=())`` starts ``python -m pytest ARGS`` for
 ``harness.grading.check`` in its own session, in ``cwd``, with exactly ``env``, stdin from
@@ -63,10 +69,14 @@ import subprocess
 import sys
 import threading
 import traceback
+from pathlib import Path
 
+from harness.paths import PACKAGE_ROOT
 from harness.sandbox import isolated
 
-__all__ = ["FORK_ENV", "ForkedChild", "forkable", "start"]
+__all__ = ["FORK_ENV", "ForkedChild", "SUITE_DIR", "forkable", "pytest_arguments", "start", "start_catalogue"]
+
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"   # the catalogue (harness/suite)
 
 FORK_ENV = "CONSTRAIN_HARNESS_GRADER_FORK"   # "0": always start a new interpreter
 _BOOT_FLAGS = ["-s", "-B", "-X", "faulthandler", "-c", isolated.BOOT]  # isolated.command's, in order
@@ -86,6 +96,31 @@ def forkable() -> bool:
     return (started_isolated and own and python_env == isolated.GRADER_PYTHON_ENV and threads == isolated.ONE_THREAD_ENV
             and sys.flags.hash_randomization == 0 and sys.flags.no_user_site and faulthandler.is_enabled()
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
+
+
+def pytest_arguments(run) -> list[str]:
+    """The grader child's pytest command line for ``run`` (a ``CatalogueRun``): the catalogue, its
+    plugin, pytest's fixed options, and the run whole, as one JSON document (``--run``;
+    ``harness.suite.plugin.run_of`` reads it back)."""
+    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
+            "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+            "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
+
+
+def start_catalogue(run, key: bytes, *, cwd, env: dict[str, str], out, extra_fds: tuple[int, ...] = ()):
+    """The grader child of ``run`` (started by ``start``, through ``harness.suite.early``), its
+    records signed with ``key``: handed through a pipe (never on disk), whose read end is the
+    run's ``results_key_fd``."""
+    key_read, key_write = os.pipe()
+    try:
+        child = start(pytest_arguments(run.with_(results_key_fd=key_read)), cwd=cwd, env=env, out=out,
+                      key_fd=key_read, extra_fds=extra_fds, module="harness.suite.early")
+    finally:
+        os.close(key_read)
+    os.write(key_write, key.hex().encode() + b"\n")
+    os.close(key_write)
+    return child
 
 
 def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_fds: tuple[int, ...] = (),
@@ -270,13 +305,13 @@ def _exit_like_the_interpreter() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m harness.grading.grader_launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
+    """``python -m harness.run.launch LOG ARGS...``: run ``pytest ARGS`` through ``start``
     (forked where ``forkable``), here, with this environment, output into LOG, and a key
     pipe holding one line; its exit status (negative: the signal). For the tests (the fork and
     the new interpreter side by side) and to see what ``check`` starts."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        print("usage: python -m harness.grading.grader_launch LOG PYTEST-ARGS...", file=sys.stderr)
+        print("usage: python -m harness.run.launch LOG PYTEST-ARGS...", file=sys.stderr)
         return 2
     key_read, key_write = os.pipe()
     os.write(key_write, b"00\n")
