@@ -339,9 +339,15 @@ def _writer(out, key: bytes | None):
 
 
 def pytest_ignore_collect(collection_path, config):
-    if collection_path.name == "test_deep.py" and not config.getoption("--deep"):
+    if collection_path.name == "test_deep.py" and not _deep(config):
         return True
     return None
+
+
+def _deep(config) -> bool:
+    """Whether this run includes the deep tier: the run value's word (``--run``), else the option."""
+    run = config.stash.get(RUN_KEY, None)
+    return run.settings.deep if run is not None else bool(config.getoption("--deep"))
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
