@@ -140,3 +140,17 @@ def test_the_gallerys_wrappers_need_the_loan_the_suite_gives_them(as_for_student
     result = run_check(CheckOptions(impl=str(CANDIDATES / "wrong_numbering.py"), seed=1, only=("test_hand_example",)))
     assert left_over(result.marker) == []
     assert result.exit_code == ExitCode.CRASHED and "No module named 'oracles" in str(result.load), result.load
+
+
+def test_a_file_of_the_harness_itself_is_the_staffs_own_and_loads_with_its_harness(as_for_students, harness_unchanged):
+    # a wheat shipped in the harness's own packages: the staff's code (a submission never lives there); it
+    # imports nothing of the harness, but its folder is one the student view leaves out, so it needs the whole
+    from harness.sandbox.lending import PACKAGE_ROOT, is_the_harness_own
+
+    wheat = PACKAGE_ROOT / "harness" / "grading" / "gradetests" / "wheats" / "brzozowski.py"
+    assert is_the_harness_own(str(wheat)) and not is_the_harness_own(str(CANDIDATES / "wall_regex_helper"))
+    assert not is_the_harness_own("tinyllm.infer.constrain")  # a module name is the grader's folder's
+    result = run_check(CheckOptions(impl=str(wheat), only=("test_canonical_form", "test_vocab_bytes")))
+    assert [(t.name, t.status) for t in result.tests] == [("test_canonical_form", "passed"),
+                                                        ("test_vocab_bytes", "passed")]
+    assert "the harness: whole (the candidate is the reference or the staff's own)" in result.isolation

@@ -21,6 +21,9 @@ sandbox holds, of the harness, what its own process runs and nothing else:
 Every package is whole (the JSON golden files still empty) when:
 
 - the candidate is **the reference** (no ``--impl``; a module, file or folder of ``oracles``);
+- it is **a file of the harness itself** (``--impl harness/grading/gradetests/wheats/brzozowski.py``:
+  a wheat or chaff shipped in the installed packages; a student's submission never lives there, the
+  batch and the bundle grade copies in folders of their own);
 - it is **an implementation the staff serve** (``staff_made``: grade-tests serves only wheats
   and chaffs, ``harness.grading.gradetests.relay``; the student's code there is the suite,
   confined apart with no harness at all);
@@ -75,7 +78,7 @@ def lending(spec: str | None, ref_deps: bool, scratch: Path, staff_made: bool = 
     """What of the harness's packages the sandbox of the candidate ``spec`` holds (see the
     module docstring); ``scratch`` is the candidate's own folder for stand-ins."""
     whole = tuple((PACKAGE_ROOT / name, PACKAGE_ROOT / name) for name in PACKAGES)
-    if is_the_reference(spec) or staff_made:
+    if is_the_reference(spec) or staff_made or is_the_harness_own(spec):
         return Lending(whole, "the harness: whole (the candidate is the reference or the staff's own)")
     if os.environ.get(LEND_VARIABLE) == "1":
         return Lending(whole, f"the harness: whole, lent ({LEND_VARIABLE}=1: candidates the staff made from it)")
@@ -100,6 +103,15 @@ def is_the_reference(spec: str | None) -> bool:
         return True
     path = Path(spec).resolve()
     return path == ORACLES or ORACLES in path.parents
+
+
+def is_the_harness_own(spec: str | None) -> bool:
+    """Whether the candidate ``spec`` is a file or folder inside one of the harness's installed
+    packages (``PACKAGES``): the staff's own code, e.g. a wheat."""
+    if spec is None or not (spec.endswith(".py") or "/" in spec):
+        return False
+    path = Path(spec).resolve()
+    return any(path == PACKAGE_ROOT / name or PACKAGE_ROOT / name in path.parents for name in PACKAGES)
 
 
 @contextlib.contextmanager
