@@ -154,3 +154,20 @@ def test_a_file_of_the_harness_itself_is_the_staffs_own_and_loads_with_its_harne
     assert [(t.name, t.status) for t in result.tests] == [("test_canonical_form", "passed"),
                                                         ("test_vocab_bytes", "passed")]
     assert "the harness: whole (the candidate is the reference or the staff's own)" in result.isolation
+
+
+def test_a_submission_linked_to_a_wheat_is_not_the_staffs(as_for_students, harness_unchanged, tmp_path):
+    # the new rule (a file of the harness is the staff's) must not be reachable from a student's folder:
+    # a constrain.py linked to a wheat is refused where the batch and check find the module
+    from harness.sandbox.lending import PACKAGE_ROOT
+
+    wheat = PACKAGE_ROOT / "harness" / "grading" / "gradetests" / "wheats" / "fair_thompson_moore.py"
+    submission = tmp_path / "student"
+    submission.mkdir()
+    (submission / "constrain.py").symlink_to(wheat)
+    tmp_path.chmod(0o755)
+    submission.chmod(0o755)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", "--impl", str(submission)], out, err)
+    assert code == ExitCode.USAGE and "no constrain.py in the submission" in err.getvalue(), err.getvalue()
+    assert out.getvalue() == ""

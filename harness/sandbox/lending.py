@@ -110,7 +110,9 @@ def is_the_harness_own(spec: str | None) -> bool:
     packages (``PACKAGES``): the staff's own code, e.g. a wheat."""
     if spec is None or not (spec.endswith(".py") or "/" in spec):
         return False
-    path = Path(spec).resolve()
+    path = Path(os.path.abspath(spec))
+    if path.resolve() != path:  # through a link (a submission's constrain.py linked to a wheat): not the staff's
+        return False
     return any(path == PACKAGE_ROOT / name or PACKAGE_ROOT / name in path.parents for name in PACKAGES)
 
 
