@@ -93,10 +93,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
-                "call_many", "explore", "generation", "repeat_call")
+                "call_many", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
-           "call_many", "explore", "generation", "repeat_call"]
+           "call_many", "repeat_call"]
 
 
 def __getattr__(name: str):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.sandbox import generation
 from harness.suite import strength
+from harness.suite.batched import generation
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
     HAND_EOS,
@@ -150,7 +150,7 @@ def test_constrained_generation_parses(impl):
         c = make_constraint(impl, index)
         params = impl.SamplingParams(temperature=1.0)
         # the loop below, made ahead by the candidate in one round trip up to where it could stop
-        # (harness.sandbox.generation); every answer is still checked here, in the same order
+        # (harness.suite.batched.generation); every answer is still checked here, in the same order
         ahead = generation(impl.constrained_sample, c, params, rng, bias, 2.0, vocab, eos_id, GENERATION_STEPS)
         text, history = b"", []
         for _ in range(GENERATION_STEPS):
