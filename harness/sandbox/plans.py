@@ -105,9 +105,9 @@ def bool_vector(mask, size: int):
 
 def inputs_digest(logits, history: bytes) -> bytes:
     """16 bytes that stand for a draw's inputs: the logits (float64) and the history (its
-    tokens as int64 bytes), computed alike by the candidate's process (``Server.generate``,
-    which says which inputs its calls got) and by the grader (``client.generation``, which
-    draws the logits itself and compares)."""
+    tokens as int64 bytes), computed alike by the candidate's process (a loop's draw, which
+    says which inputs its calls got) and by the grader (``harness.suite.batched.generation``,
+    which draws the logits itself and compares)."""
     import hashlib
 
     import numpy as np

@@ -26,12 +26,26 @@ plan (its test)      the calls, with their inputs                    it stops (b
 ``sweep``            per state ``mask(state)``, then ``next_state``   a mask that is not bool [V], a
 (brute-force masks)  over every token: the counts of states and       reply not one per token
                      tokens (the brute-force answers stay here)
+``explore``          a loop from state 0: ``mask(state)``, then      a mask that is not bool [V] or
+(reachable states    ``next_state(state, t)`` for each id that mask  allows nothing, a reply not one
+never have an empty  allows but EOS; the states those answers reach  per token or holding DEAD;
+mask)                join the work list: the vocabulary's size and   ``EXPLORED_STATES`` states
+                     EOS id only
+``generation``       a loop of at most ``steps``: ``mask()``, then   a token outside its own mask, a
+(constrained         ``constrained_sample(logits, c, params,         logprob above 0; after EOS or
+generation parses)   history, rng)``: the grader's generator state,  another special token
+                     the bias, scale and size of the logits (drawn
+                     in the candidate's process, redrawn and
+                     compared by the grader), the tokens taken so
+                     far, the ids that end it (EOS, the specials)
 ===================  ==============================================  ================================
 
-Not moved yet (still loops of the server, ``harness.sandbox.server``): ``explore`` (its next
-inputs are the states the candidate's own answers reach) and ``generate`` (its logits drawn
-from the generator the candidate's calls leave; the grader draws them too and takes no
-answer whose inputs differ from its own: ``harness.sandbox.client.generation``).
+Every plan is carried out by the one generic operation of the candidate's process
+(``harness.sandbox.plans``): ``explore`` and ``generation`` use its bounded loop, whose next
+inputs are the candidate's own answers (the states its ``next_state`` reached, the tokens its
+``constrained_sample`` took) and, for a generation, logits drawn from a generator state the
+plan names, which the grader redraws (``_verified_draws``): a draw given other logits or
+another history than the grader's is a protocol violation.
 """
 
 from __future__ import annotations
