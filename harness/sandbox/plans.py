@@ -461,6 +461,8 @@ class _Drawing:
     def __init__(self, draw: list, draws: list):
         rng, self.size, self.scale, self.bias = draw
         self.state, self.draws, self.drawn = rng.data, draws, None
+        self.history = bytearray()  # the kept values so far as int64 bytes (``inputs_digest``), grown as they come
+        self.digested = 0  # how many kept values ``history`` holds
 
     def inputs(self, kept: list) -> tuple:
         """``(logits, state after drawing them)`` of this iteration (drawn on first use)."""
@@ -468,9 +470,11 @@ class _Drawing:
             import numpy as np
 
             logits, after = draw_logits(self.state, self.size, self.scale, self.bias)
-            history = np.asarray([int(v) for v in kept], dtype=np.int64).tobytes()
+            for value in kept[self.digested:]:
+                self.history += np.int64(value).tobytes()
+            self.digested = len(kept)
             self.drawn = (logits, after)
-            self.draws.append([flat_state(after), inputs_digest(logits, history)])
+            self.draws.append([flat_state(after), inputs_digest(logits, bytes(self.history))])
         return self.drawn
 
     def left(self, rngs: list) -> None:
