@@ -71,6 +71,8 @@ counting each loop as ``bound`` times its body (the grader refuses a reply with 
 
 from __future__ import annotations
 
+from harness.sandbox.channel import Described, Handle
+
 MAX_STEPS = 100_000  # answers of one plan, a loop's bound times its body (the grader checks its count, too)
 MAX_RANGE = 10_000_000  # calls in one ``many_range`` or ``many_each`` step, items of a draw (``server.MAX_ITEMS``)
 MAX_BODY = 16  # steps in a loop's body
@@ -217,16 +219,23 @@ def check_plan(steps) -> int:
         raise ValueError(f"plan: the steps must be a list of at most {MAX_STEPS}")
     most = 0
     for number, step in enumerate(steps):
-        where = f"plan step {number}"
-        _check_step(step, where, number, None)
-        most += _check_loop(step[5], where) if step[0] == "loop" else 1
+        _check_step(step, number, None, None)
+        most += _check_loop(step[5], number) if step[0] == "loop" else 1
     if most > MAX_STEPS:
         raise ValueError(f"plan: {most} answers at most (a loop's bound times its body), more than {MAX_STEPS}")
     return most
 
 
-def _check_step(step, where: str, number: int, loop: dict | None) -> None:
-    """One step (``loop``: the spec of the loop whose body holds it, else None)."""
+def _at(number: int, outer: int | None = None) -> str:
+    """Where a step is, for messages: ``plan step 3``, or ``plan step 0 body step 1`` (``outer``: its loop's)."""
+    return f"plan step {number}" if outer is None else f"plan step {outer} body step {number}"
+
+
+def _check_step(step, number: int, loop: dict | None, outer: int | None) -> None:
+    """The plan's ``number``-th step (``loop``: the spec of the loop whose body holds it, the
+    plan's ``outer``-th step; else None). Its place is named only in a message (a plan of
+    ``MAX_STEPS`` is checked in the grader and again behind the wall)."""
+    where = _Where(number, outer)
     if not (isinstance(step, list) and len(step) >= 5):
         raise ValueError(f"{where}: not [op, target, name, reading, size, *args]")
     op, target, name, reading, size = step[:5]
@@ -258,7 +267,19 @@ def _check_step(step, where: str, number: int, loop: dict | None) -> None:
                          f"of {', '.join(VALUE_READINGS)})")
 
 
-def _check_value_reading(reading: list, size, where: str, number: int) -> None:
+class _Where:
+    """A step's place, formatted (``_at``) only when a message says it."""
+
+    __slots__ = ("number", "outer")
+
+    def __init__(self, number: int, outer: int | None):
+        self.number, self.outer = number, outer
+
+    def __format__(self, spec: str) -> str:
+        return _at(self.number, self.outer)
+
+
+def _check_value_reading(reading: list, size, where, number: int) -> None:
     name = reading[0] if reading else None
     if name not in VALUE_READINGS or len(reading) != 1 + len(VALUE_READINGS[name][1]) or size is not None:
         raise ValueError(f"{where}: unknown value reading {reading!r} (one of {', '.join(VALUE_READINGS)}, with "
@@ -272,12 +293,10 @@ def _check_value_reading(reading: list, size, where: str, number: int) -> None:
             raise ValueError(f"{where}: the reading {name}'s {param} must be a plain value")
 
 
-def _check_references(args: list, where: str, loop: dict) -> None:
+def _check_references(args: list, where, loop: dict) -> None:
     """A loop body's references: ``Described("ref", [what])`` at the top level of its args,
     each to something the loop has (``item``: a start; ``kept``: a keep; ``logits`` and
     ``rng``: a draw)."""
-    from harness.sandbox.channel import Described
-
     needs = {"item": "start", "kept": "keep", "logits": "draw", "rng": "draw"}
     for arg in args:
         if isinstance(arg, Described) and arg.kind == "ref":
@@ -287,8 +306,10 @@ def _check_references(args: list, where: str, loop: dict) -> None:
                                  f"has (item: a start, kept: a keep, logits and rng: a draw), not {arg.data!r}")
 
 
-def _check_loop(spec, where: str) -> int:
-    """A loop's spec (the module docstring); returns its most answers (bound times body)."""
+def _check_loop(spec, number: int) -> int:
+    """The spec of the plan's ``number``-th step, a loop (the module docstring); returns its
+    most answers (bound times body)."""
+    where = _at(number)
     if not (isinstance(spec, dict) and {"body", "bound"} <= set(spec) <= LOOP_KEYS):
         raise ValueError(f"{where}: a loop's spec must be a dict with body and bound (and any of "
                          f"{', '.join(sorted(LOOP_KEYS - {'body', 'bound'}))})")
@@ -312,14 +333,12 @@ def _check_loop(spec, where: str) -> int:
     if spec.get("draw") is not None:
         _check_draw(spec["draw"], where)
     for position, step in enumerate(body):
-        _check_step(step, f"{where} body step {position}", position, spec)
+        _check_step(step, position, spec, number)
     return bound * len(body)
 
 
 def _check_draw(draw, where: str) -> None:
     import numpy as np
-
-    from harness.sandbox.channel import Described
 
     rng, size, scale, bias = draw if isinstance(draw, list) and len(draw) == 4 else (None,) * 4
     if not (isinstance(rng, Described) and rng.kind == "rng" and isinstance(rng.data, dict)
@@ -340,7 +359,7 @@ def run(server, steps) -> list:
     try:
         for step in steps:
             went_on = _loop(server, step[5], answers, draws) if step[0] == "loop" else \
-                _step(server, step, step[5:], answers, []) is not STOP
+                _step(server, step, step[5:], answers, ()) is not STOP
             if not went_on:
                 break
     except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
@@ -354,8 +373,6 @@ def _step(server, step: list, args: list, answers: list, values: list):
     """One step with its ``args`` (references resolved; ``values``: the values of the body
     steps before it in this iteration): its value (a value reading's; else True), or
     ``STOP`` where the plan stops."""
-    from harness.sandbox.channel import Handle
-
     op, target, name, reading, size = step[:5]
     if target < 0:
         made = answers[-target - 1] if -target - 1 < len(answers) else None
@@ -423,8 +440,6 @@ def _loop(server, spec: dict, answers: list, draws: list) -> bool:
 
 def _referenced(step: list, item, kept: list, drawing) -> tuple[list, bool]:
     """``(the step's args with its references resolved, whether it is given the draw's generator)``."""
-    from harness.sandbox.channel import Described
-
     args, given = [], False
     for arg in step[5:]:
         if isinstance(arg, Described) and arg.kind == "ref":
