@@ -153,8 +153,7 @@ def test_a_server_that_lies_about_its_generation_inputs_gets_its_honest_twins_ve
 
 # --------------------------------------------------------------------------- every frame sent to the candidate
 
-BATCHED = ("walk", "sweep", "matches", "explore", "generate", "reads")  # plans (harness.suite.batched) and ops
-PLANS = ("walk", "sweep", "matches", "reads")
+BATCHED = ("walk", "sweep", "matches", "explore", "generate", "reads")  # the plans of harness.suite.batched
 
 
 def _plain_ints(value) -> bool:
@@ -163,8 +162,7 @@ def _plain_ints(value) -> bool:
 
 def _kind(op: str, name) -> str | None:
     """The batched loop a request is (a plan's kind is its name), or None."""
-    kind = name if op == "plan" else op
-    return kind if kind in BATCHED and (op == "plan") == (kind in PLANS) else None
+    return name if op == "plan" and name in BATCHED else None
 
 
 def _steps(check):
@@ -190,12 +188,44 @@ REQUEST_SHAPES = {  # a batched loop's arguments: the inputs of the calls it mak
     "reads": _steps(lambda op, target, name, args: (op == "call" and type(target) is int and target > 0
                                                    and len(args) == 1 and isinstance(args[0], str))
                     or (op == "getattr" and target == -1 and args == [])),
-    "explore": lambda a: len(a) == 2 and type(a[0]) is int and (a[1] is None or type(a[1]) is int),
-    "generate": lambda a: len(a) == 8 and isinstance(a[0], Handle) and isinstance(a[1], Handle)
-    and isinstance(a[2], Described) and a[2].kind == "rng" and isinstance(a[3], np.ndarray)
-    and a[3].dtype == np.float64 and type(a[4]) is float and all(v is None or isinstance(v, bytes) for v in a[5])
-    and type(a[6]) is int and type(a[7]) is int,
+    "explore": lambda a: _loop(a, {"body", "bound", "start", "queue"}) and a[0][0][5]["start"] == [0]
+    and a[0][0][5]["queue"] == 1 and _body(a, [
+        lambda op, name, reading, args: (op, name) == ("call", "mask") and reading[0] == "true_ids"
+        and _plain_ints([reading[1]]) and (reading[2] is None or type(reading[2]) is int) and args == [_ref("item")],
+        lambda op, name, reading, args: (op, name) == ("many_each", "next_state") and reading == ["as_long_as", 0, -1]
+        and args == [0, _ref("item")]]),
+    "generate": lambda a: _loop(a, {"body", "bound", "keep", "until", "draw"}) and _draw(a[0][0][5]["draw"])
+    and _plain_ints(a[0][0][5]["until"]) and _body(a, [
+        lambda op, name, reading, args: (op, name, reading, args) == ("call", "mask", ["array"], []),
+        lambda op, name, reading, args: op == "call" and reading[0] == "pick" and len(args) == 5
+        and [args[0], args[3], args[4]] == [_ref("logits"), _ref("kept"), _ref("rng")]
+        and isinstance(args[1], Handle) and isinstance(args[2], Handle)]),
 }
+
+
+def _ref(what: str) -> Described:
+    return Described("ref", [what])
+
+
+def _loop(a, keys: set) -> bool:
+    """A plan of one loop step whose spec has ``keys``, a bound and handles as its body's targets."""
+    return len(a) == 1 and isinstance(a[0], list) and len(a[0]) == 1 and a[0][0][:5] == ["loop", 0, None, None, None] \
+        and isinstance(a[0][0][5], dict) and set(a[0][0][5]) == keys and type(a[0][0][5]["bound"]) is int \
+        and all(type(step[1]) is int and step[1] > 0 and step[4] is None for step in a[0][0][5]["body"])
+
+
+def _body(a, checks: list) -> bool:
+    """The loop's body steps, each passing its check ``(op, name, reading, args)``."""
+    body = a[0][0][5]["body"]
+    return len(body) == len(checks) and all(check(step[0], step[2], step[3], step[5:])
+                                            for check, step in zip(checks, body))
+
+
+def _draw(draw) -> bool:
+    """``[Described("rng", state), size, scale, bias]``: the grader's generator state and the draw's shape only."""
+    return isinstance(draw, list) and len(draw) == 4 and isinstance(draw[0], Described) and draw[0].kind == "rng" \
+        and type(draw[1]) is int and type(draw[2]) is float and isinstance(draw[3], np.ndarray) \
+        and draw[3].dtype == np.float64 and draw[3].shape == (draw[1],)
 
 
 def catalogue_frames(spec: str | None, monkeypatch) -> dict[str, list]:
@@ -354,10 +384,15 @@ def test_what_the_grader_sends_does_not_depend_on_what_it_expects(frames_of_both
 
 
 def _unnumbered(op: str, args):
-    """A plan's steps with each handle number (a target) as ``"handle"``."""
+    """A plan's steps with each handle number (a target, in a loop's body too) as ``"handle"``."""
     if op != "plan":
         return args
-    return [[[step[0], "handle" if step[1] > 0 else step[1], *step[2:]] for step in args[0]]]
+
+    def step_of(step):
+        if step[0] == "loop":
+            return [*step[:5], {**step[5], "body": [step_of(inner) for inner in step[5]["body"]]}]
+        return [step[0], "handle" if step[1] > 0 else step[1], *step[2:]]
+    return [[step_of(step) for step in args[0]]]
 
 
 # --------------------------------------------------------------------------- the golden files, on disk

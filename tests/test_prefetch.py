@@ -1,7 +1,6 @@
 """The catalogue's loops made ahead by the candidate's process (issue 23, item 4):
-``client.Prefetched``, the catalogue's plans (``harness.suite.batched``: ``walk_constraint``,
-``sweep``, ``call_and_read``, ``calls_ahead``) and the server's batched loops (``generate``,
-``explore``).
+``client.Prefetched`` and the catalogue's plans (``harness.suite.batched``: ``walk_constraint``,
+``sweep``, ``call_and_read``, ``calls_ahead``, and the loops ``explore`` and ``generation``).
 
 Oracle: the same loop made one call at a time. A candidate that logs every call it gets
 shows the batched loop made exactly those calls, in that order, given their inputs only
@@ -19,8 +18,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from harness.sandbox import Candidate, CandidateProtocolError, Prefetched, explore, generation
-from harness.suite.batched import call_and_read, calls_ahead, sweep, walk_constraint
+from harness.sandbox import Candidate, CandidateProtocolError, Prefetched
+from harness.suite.batched import call_and_read, calls_ahead, explore, generation, sweep, walk_constraint
 from harness.suite.inputs import HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB
 from harness.suite.test_dfa import DFA_READS
 from harness.suite.test_masks import brute_force
@@ -170,15 +169,15 @@ OTHER_LOGITS = textwrap.dedent('''
 
     from oracles.automaton import *  # noqa: F401,F403
 
-    _server = sys.modules.get("harness.sandbox.server")
-    if _server is not None:
-        _draw = _server.Server._draw_logits
+    _plans = sys.modules.get("harness.sandbox.plans")
+    if _plans is not None:
+        _draw = _plans.draw_logits
 
-        def _bias_alone(self, state, size, scale, bias):
-            _, after = _draw(self, state, size, scale, bias)
+        def _bias_alone(state, size, scale, bias):
+            _, after = _draw(state, size, scale, bias)
             return np.asarray(bias, dtype=np.float64) + 0.0, after
 
-        _server.Server._draw_logits = _bias_alone
+        _plans.draw_logits = _bias_alone
 ''')
 
 
@@ -296,8 +295,8 @@ def test_more_answers_than_calls_is_a_protocol_violation(tmp_path):
             def _one_more(self, request):
                 reply = _handle(self, request)
                 if request[0] == "plan":
-                    answers, error = reply
-                    return [answers + [None] * 40, error]
+                    answers, error, draws = reply
+                    return [answers + [None] * 40, error, draws]
                 return reply
 
             _server.Server.handle = _one_more

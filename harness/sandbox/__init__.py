@@ -6,14 +6,22 @@ and every assertion run in the grader's process and reach the candidate over a
 data-only channel (no pickle, no code).
 
 **Inputs in, answers out.** Whatever runs in the candidate's process is the candidate:
-its module, and the channel's server code too (``server``), which the module can rewrite
-at import. That process receives the inputs of the contract's calls and nothing else:
-never an expected answer, a golden value, an oracle's verdict, or anything one can be
+its module, and the channel's server code too (``server``, ``plans``), which the module can
+rewrite at import. That process receives the inputs of the contract's calls and nothing
+else: never an expected answer, a golden value, an oracle's verdict, or anything one can be
 derived from. Batched loops stay (they are ``check``'s speed): the candidate's process
 makes, in one round trip, the calls the grader's loop would make, given only those calls'
-inputs, and sends back its answers; the grader takes them in its own order and checks
-every one as if it had asked for it alone, calling one at a time past any point where
-its own path goes another way (``client.Prefetched``). What each request carries:
+inputs (a loop's next input may be computed from the candidate's own earlier answers: that
+is the candidate calling its own module), and sends back its answers; the grader takes them
+in its own order and checks every one as if it had asked for it alone, calling one at a
+time past any point where its own path goes another way (``client.Prefetched``).
+
+Where it is enforced: the server offers only the operations below, each of which carries
+inputs (``server``'s docstring); the catalogue's batched loops are all plans, built in one
+module whose table says what each sends (``harness.suite.batched``); and
+``tests/test_knowledge.py`` records every frame a whole catalogue run sends and checks each
+batched request's shape and that no expected answer is in any frame, and grades a candidate
+whose server echoes its requests exactly as its honest twin. What each request carries:
 
 ==============  ==========================================  ==================================
 operation       what the candidate's process is sent        where the loop stops early
@@ -25,18 +33,14 @@ operation       what the candidate's process is sent        where the loop stops
 ``plan``        a list of steps, each one request's op,     an exception; an answer the next
                 target (a handle, or an earlier answer),    step's reading needs and lacks
                 name, arguments and the generic reading     (``plans``)
-                of its answer the loop needs (``plans``)
-``explore``     the vocabulary's size, the EOS id           the same (its queue is made of the
-                                                            candidate's own answers)
-``generate``    the constraint and params (handles), the    the same (a token outside its own
-                grader's generator state, bias, scale, the  mask, a logprob above 0, EOS)
-                vocabulary, EOS, the step bound
+                of its answer the loop needs; or a bounded
+                loop, whose body is such steps and whose
+                next inputs are references to the
+                candidate's own answers (a work list, the
+                values kept) or logits drawn from a
+                generator state and shape the plan names
+                (``plans``)
 ==============  ==========================================  ==================================
-
-The plans themselves, the catalogue's batched loops (a golden walk, the brute-force sweep,
-a compile and its reads, a list of documents matched), are built in the catalogue, which
-says in one table what each one sends: ``harness.suite.batched``. ``explore`` and
-``generate`` are still loops of the server.
 
 A loop stops early on what its own answers say (the shape the contract gives an answer),
 never on a comparison with what the grader expects: that comparison is made in the
@@ -49,7 +53,7 @@ the grader's generator state (``rng.normal(size) * scale + bias``, the state as 
 previous call left it), and says, per draw, where the call left the generator and a
 digest of the logits and history it gave the call; the grader draws the same logits
 itself from those states and the tokens it received, compares, and ends the process as a
-protocol violation where they differ (``client.generation``). That digest is the process's
+protocol violation where they differ (``harness.suite.batched.generation``). That digest is the process's
 own word (a server the candidate rewrote can hand its calls other logits and report the
 grader's): the catalogue takes a draw made ahead only as the answer to the logits it drew
 itself (its logprob the spec's under them, ``harness.suite.test_sampling``) and otherwise
@@ -85,7 +89,7 @@ API::
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
 Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
-(the generic batched operation it carries out),
+(the generic batched operation it carries out: steps and bounded loops),
 ``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
 comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
 (the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
@@ -96,10 +100,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
                 "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
-                "call_many", "explore", "generation", "repeat_call")
+                "call_many", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
-           "call_many", "explore", "generation", "repeat_call"]
+           "call_many", "repeat_call"]
 
 
 def __getattr__(name: str):

@@ -442,13 +442,13 @@ class Candidate:
 
     def batch(self, op: str, target: int, name, args: list, most: int, what: str | None = None,
               inputs: bool = False) -> tuple:
-        """``(answers, error)`` of a batched loop (a ``plan``, ``server.Server.generate``,
-        ``explore``): the answers of the calls the candidate made, in order, and the exception
-        that stopped them (or None). More than ``most`` answers is a protocol violation (the
-        process is ended: ``CandidateProtocolError``); fewer are the loop stopping early,
+        """``(answers, error)`` of a batched loop (a ``plan``): the answers of the calls the
+        candidate made, in order, and the exception that stopped them (or None). More than
+        ``most`` answers is a protocol violation (the process is ended:
+        ``CandidateProtocolError``); fewer are the loop stopping early,
         after which the grader calls one at a time (``Prefetched``). ``what``: the loop for
         messages (default: ``op`` and ``name``); ``inputs``: the reply also says which inputs
-        its calls got (``generate``): ``(answers, error, inputs)``, ``inputs`` unchecked."""
+        its calls got (a plan's draws): ``(answers, error, inputs)``, ``inputs`` unchecked."""
         rngs: list = []
         what = f"{what or _what(op, name)} (a batched loop)"
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
@@ -464,12 +464,19 @@ class Candidate:
                                                      f"calls")
         return (answers, None if error is None else _remote_exception(error), *given)
 
-    def run_plan(self, kind: str, steps: list, name=None, shown=()) -> tuple[list, BaseException | None]:
+    def run_plan(self, kind: str, steps: list, name=None, shown=(), draws: bool = False) -> tuple:
         """``(answers, error)`` of a plan (``harness.sandbox.plans``; the catalogue's are in
-        ``harness.suite.batched``), one answer at most per step. ``kind`` labels it in the
-        request; with ``name`` and the plain inputs ``shown``, in messages (``reads
-        regex_to_dfa on 'a|b'``: also the key of a known hang, ``_hang_key``)."""
-        return self.batch("plan", 0, kind, [steps], len(steps), _what(kind, name, shown))
+        ``harness.suite.batched``), checked here first (a malformed plan is a ValueError
+        naming the step; nothing is sent); more answers than the plan can give is a protocol
+        violation. ``kind`` labels it in the request; with ``name`` and the plain inputs
+        ``shown``, in messages (``reads regex_to_dfa on 'a|b'``: also the key of a known hang,
+        ``_hang_key``). ``draws``: ``(answers, error, draws)``, the inputs its loop's draws
+        got as the candidate's process says (unchecked: the caller redraws and compares)."""
+        from harness.sandbox.plans import check_plan
+
+        answers, error, given = self.batch("plan", 0, kind, [steps], check_plan(steps), _what(kind, name, shown),
+                                           inputs=True)
+        return (answers, error, given) if draws else (answers, error)
 
     def exchange(self, frame: list, what: str = "a request", describe=None) -> list:
         """One raw round trip, for a relay that already holds channel values (e.g. frames
@@ -978,96 +985,6 @@ class Prefetched:
             error, self.error = self.error, None
             raise error
         return live()
-
-
-def generation(method, constraint, params, rng: np.random.Generator, bias: np.ndarray, scale: float, vocab: list,
-               eos_id, steps: int) -> Prefetched:
-    """One constrained generation's calls made ahead in one round trip
-    (``server.Server.generate``): per step ``constraint.mask()`` then ``method(rng.normal(
-    size=len(vocab)) * scale + bias, constraint, params, history, rng)``; take them as
-    ``"mask"`` and ``"draw"``. Taking a draw made ahead sets ``rng`` where that call left
-    the candidate's generator, as a live call's reply does: the grader's loop draws every
-    step's logits itself, from ``rng``, made ahead or not. Nothing ahead for an object in
-    this process or a ``mask`` that is no method.
-
-    The logits and the history are inputs: the grader computes them here, as it would for
-    a single call, from the state the candidate's call before left its generator in (that
-    state is the candidate's answer) and from the tokens it received, and compares them
-    with the digest the candidate's process says each call got (``_verified_draws``); a
-    digest that differs is a protocol violation: the process is ended
-    (``CandidateProtocolError``), since its calls changed the constraint past where the
-    grader could go on one call at a time. That digest is the process's own word, which a
-    server the candidate rewrote can give for inputs it never handed its calls: the
-    grader's verdict rests on the answers it checks against the logits it drew itself
-    (``harness.suite.test_sampling``: a draw's logprob is the spec's log-softmax of those
-    logits over the allowed tokens, else the generation is made again one call at a time)."""
-    def names(position: int) -> str:
-        return ("mask", "draw")[position % 2]
-    if not (isinstance(method, RemoteMethod) and isinstance(constraint, Proxy) and isinstance(params, Proxy)
-            and "mask" in constraint._handle.methods and method.owner._link is constraint._link):
-        return Prefetched(names)
-    owner = method.owner
-    bias, scale, start = np.asarray(bias, dtype=np.float64), float(scale), rng.bit_generator.state
-    arguments = [constraint._handle, params._handle, rng, bias, scale, list(vocab), eos_id, steps]
-    answers, error, inputs = owner._link.batch("generate", owner._handle.id, method.name, arguments, 2 * steps,
-                                               inputs=True)
-    made = len(answers) // 2 + (1 if error is not None and len(answers) % 2 == 1 else 0)  # draw calls
-    rng.bit_generator.state = start  # the reply set it where the last call left it: the takes go there in turn
-    left = _verified_draws(answers, made, inputs, start, len(vocab), scale, bias)
-    if len(left) < made:
-        raise owner._link._gone(CandidateProtocolError, f"protocol violation during generate {method.name} (a "
-                                                        f"batched loop): draw {len(left)} was not given the logits "
-                                                        f"and history the grader computes from its inputs")
-
-    def taken(position: int) -> None:  # a draw (odd position) leaves the generator where its call did
-        if position % 2 == 1:
-            rng.bit_generator.state = left[position // 2]
-    return Prefetched(names, answers, error, taken)
-
-
-def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, scale: float,
-                    bias: np.ndarray) -> list[dict]:
-    """The generator state each draw call left, for the draw calls, from the first, that got
-    the inputs the grader gives them (fewer than ``made`` where one did not): for each of
-    the ``made`` draw calls (``answers``' odd positions, and the one an exception stopped),
-    the grader draws the
-    logits from ``state`` (its own at first, then where the call before left the
-    candidate's generator), takes the history from the tokens it received, and compares
-    with what the candidate's process says that call got (``inputs``: ``[state left
-    (``plans.flat_state``), plans.inputs_digest(logits, history)]``, ``server.Server.generate``)."""
-    from harness.sandbox.plans import inputs_digest, unflat_state
-
-    made = min(made, len(inputs)) if isinstance(inputs, list) else 0
-    generator = np.random.Generator(getattr(np.random, state["bit_generator"])(0))  # its state is set next
-    history, left = b"", []
-    for number in range(made):
-        given = inputs[number]
-        generator.bit_generator.state = state
-        logits = generator.normal(size=size) * scale + bias
-        try:
-            if not (isinstance(given, list) and len(given) == 2 and given[1] == inputs_digest(logits, history)):
-                return left
-            generator.bit_generator.state = unflat_state(given[0])  # where the call left it (raises unless a state)
-            if 2 * number + 1 < len(answers):
-                history += np.int64(answers[2 * number + 1][0]).tobytes()
-        except Exception:  # noqa: BLE001 - any doubt: a draw whose inputs the grader cannot tell
-            return left
-        state = generator.bit_generator.state
-        left.append(state)
-    return left
-
-
-def explore(index, vocab_size: int, eos_id) -> Prefetched:
-    """The breadth-first walk of ``harness.suite.test_masks._explore`` made ahead in one
-    round trip (``server.Server.explore``): take ``"mask"`` (``index.mask(state)``) and
-    ``"many"`` (the ``many`` request of ``next_state``, its count checked by the taker:
-    ``RemoteMethod.counted``) in turn."""
-    def names(position: int) -> str:
-        return ("mask", "many")[position % 2]
-    if not isinstance(index, Proxy) or not {"mask", "next_state"} <= set(index._handle.methods):
-        return Prefetched(names)
-    answers, error = index._link.batch("explore", index._handle.id, None, [vocab_size, eos_id], MAX_REPEAT)
-    return Prefetched(names, answers, error)
 
 
 def _per_call(value, depth: int = 1):

@@ -18,8 +18,8 @@ candidate changed in place (position or keyword), which the grader writes back i
 Ops: ``load`` (name: the spec, args: [ref_deps]), ``getattr``, ``call`` (name None: call
 the target itself), ``many`` (args: a list of argument lists, one call each; the batched
 path for hot loops), ``plan`` (name: its kind, a label; args: ``[steps]``, carried out by
-``harness.sandbox.plans``), ``generate`` and ``explore`` (the two batched loops not yet
-plans), ``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
+``harness.sandbox.plans``: every batched loop of the catalogue, ``harness.suite.batched``),
+``repeat`` (args: ``[count, call_args, call_kwargs]``: ``count`` calls of
 the target with the same arguments, each ``Described("fresh", ...)`` among them built anew
 before each call; see ``Server.repeat``), ``len``, ``iter`` (at most ``MAX_ITEMS`` items), ``getitem``,
 ``bool``, ``int``, ``float``, ``index``, ``repr``, ``str``, ``contains`` (never ``==``: the
@@ -55,14 +55,13 @@ import sys
 import traceback
 from itertools import chain
 
-from harness.sandbox.plans import NO_DATA, STOP, bool_vector, read_answer
+from harness.sandbox.plans import NO_DATA, RNG_KINDS
 
 MAX_OBJECTS = 1_000_000
 MAX_ITEMS = 10_000_000
 MAX_REPEAT = 100_000  # calls in one ``repeat`` request (the grader checks it before sending, too)
 _PLAIN_TYPES = frozenset({type(None), bool, int, float, str, bytes})  # resolved as themselves
 _SEEDS = None  # a numpy SeedSequence made once: the placeholder seed of a rebuilt generator
-RNG_KINDS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
 class Server:
@@ -75,8 +74,7 @@ class Server:
         self.keep_errors = False  # send a raised exception's handle too (the tools contract)
         self.snapshots = False  # send a handle's plain attributes with it (``_snapshot``; the tools contract)
         self.repeating: dict | None = None  # within a repeat: id(rng description) -> its one generator
-        self.batching = False  # within a batched loop (``walk`` ...): no array argument is written back
-        self.drawing: dict = {}  # a batched loop's own bit generators, by kind (``_draw_logits``)
+        self.batching = False  # within a plan (``plans.run``): no array argument is written back
         from harness.sandbox.channel import Described, Handle
 
         self.kinds = (Described, Handle)
@@ -222,10 +220,6 @@ class Server:
         obj = self.objects[target] if target in self.objects else _missing(target)
         if op == "repeat":
             return self.repeat(obj, name, args, kwargs)
-        if op == "generate":
-            return self.generate(target, name, args, kwargs)
-        if op == "explore":
-            return self.explore(target, args, kwargs)
         args = self.resolve(args or [])
         kwargs = self.resolve(kwargs or {})
         if op == "getattr":
@@ -277,7 +271,7 @@ class Server:
 
     # ------------------------------------------------------------------ batched loops
     # Inputs in, answers out (``harness.sandbox``'s docstring): a batched loop (a ``plan``,
-    # ``plans.run``; ``generate``, ``explore``) gets the inputs of the calls
+    # ``plans.run``) gets the inputs of the calls
     # the grader's loop makes and nothing else, never an expected answer. It makes those
     # calls, each through ``handle`` as that request (so the candidate sees the same calls,
     # and a server it rewrote answers them as it would one by one), in the grader's order,
@@ -290,8 +284,8 @@ class Server:
     # Every answer is checked by the grader as if it had asked for it alone.
 
     def _request(self, op: str, target, name, args: list):
-        """One request of a batched loop, as ``serve`` would handle it (``handle``); its
-        generators and written arrays are not sent back (the loop says what is)."""
+        """One request of a plan, as ``serve`` would handle it (``handle``); its
+        generators and written arrays are not sent back (the plan says what is)."""
         self.batching = True
         try:
             return self.handle([op, target, name, args, {}])
@@ -326,112 +320,6 @@ class Server:
             return kind(value), True
         kept = decode(msgpack.packb(encode(value, lambda obj: self.to_handle(obj, snapshot=False)), use_bin_type=True))
         return kept, not _holds_handle(kept)
-
-    def generate(self, target: int, name, request_args, request_kwargs) -> list:
-        """``[answers, error, inputs]``: one constrained generation, in the order the grader
-        makes it (``harness.suite.test_sampling``): at each of up to ``steps`` steps
-        ``constraint.mask()``, then the target's ``name(logits, constraint, params, history,
-        rng)`` with ``logits = rng.normal(size=len(vocab)) * scale + bias`` drawn from the
-        generator as the last call left it and ``history`` the tokens taken so far as the
-        grader received them; the last call's generator state goes back, as after a single
-        call. Answers alternate mask, draw; the loop also stops at a token outside the mask,
-        a logprob above 0 and EOS. ``inputs`` holds, for each draw call made (one that raised
-        too), ``[the generator state it left (``plans.flat_state``), plans.inputs_digest(logits,
-        history)]``: the
-        grader draws each step's logits itself from the state the call before left and
-        takes no answer whose inputs differ from its own (``client.generation``). Request
-        arguments: ``[constraint, params, rng, bias, scale, vocab, eos_id, steps]``
-        (``constraint`` and ``params`` handles)."""
-        import numpy as np
-
-        from harness.sandbox.channel import Described, Handle
-
-        if not (isinstance(request_args, list) and len(request_args) == 8) or request_kwargs:
-            raise TypeError("generate: the arguments must be [constraint, params, rng, bias, scale, vocab, eos_id, "
-                            "steps]")
-        constraint, params, rng, bias, scale, vocab, eos_id, steps = request_args
-        if not (isinstance(constraint, Handle) and isinstance(params, Handle) and isinstance(rng, Described)
-                and rng.kind == "rng" and isinstance(steps, int) and 0 <= steps <= MAX_REPEAT
-                and isinstance(vocab, list) and isinstance(scale, float) and isinstance(bias, np.ndarray)):
-            raise ValueError("generate: malformed arguments")
-        from harness.sandbox.plans import flat_state, inputs_digest
-
-        answers: list = []
-        history: list = []
-        taken_bytes = b""  # the history as int64 bytes (``inputs_digest``)
-        inputs: list = []  # per draw call: [the state it left, the digest of its logits and history]
-        try:
-            for _ in range(steps):
-                allowed = read_answer(lambda mask: np.asarray(mask).copy(),
-                                      self._ahead(answers, "call", constraint.id, "mask", []))
-                if allowed is STOP:
-                    break
-                logits, state = self._draw_logits(rng.data, len(vocab), scale, bias)
-                rng = Described("rng", state)
-                self.rngs = []
-                inputs.append([state, inputs_digest(logits, taken_bytes)])
-                try:
-                    draw = self._ahead(answers, "call", target, name, [logits, constraint, params, list(history), rng])
-                finally:
-                    if self.rngs:  # the generator the call was given: where the candidate left it
-                        rng = Described("rng", self.rngs[-1].bit_generator.state)
-                    inputs[-1][0] = flat_state(rng.data)
-                taken = read_answer(lambda answer: _generated(answer, allowed, vocab, eos_id), draw)
-                if taken is STOP:
-                    break
-                token, ended = taken
-                history.append(token)
-                taken_bytes += np.int64(token).tobytes()
-                if ended:
-                    break
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc), inputs]
-        finally:
-            self.rngs = [_generator(rng.data)]  # serve sends its state back: the grader's generator goes on from it
-        return [answers, None, inputs]
-
-    def _draw_logits(self, state: dict, size: int, scale: float, bias):
-        """``(normal(size) * scale + bias, the state after)`` drawn from a generator in ``state``
-        (this process's own, never one the candidate holds)."""
-        import numpy as np
-
-        kind = state["bit_generator"]
-        if kind not in self.drawing:
-            self.drawing[kind] = _generator(state)
-        generator = self.drawing[kind]
-        generator.bit_generator.state = state
-        logits = generator.normal(size=size) * scale + bias
-        return np.asarray(logits), generator.bit_generator.state
-
-    def explore(self, target: int, request_args, request_kwargs) -> list:
-        """``[answers, error]``: the breadth-first walk over the states a token index
-        ``target`` reaches by tokens, in the order the grader makes it
-        (``harness.suite.test_masks._explore``): per state ``mask(state)``, then one ``many``
-        request of ``next_state(state, token)`` over the ids the mask allows but EOS; states
-        are queued as the grader received them. Answers alternate mask, many; the loop also
-        stops where the grader fails (a mask that is not bool [V] or allows nothing, a reply
-        of another length, DEAD for an allowed token). Request arguments: ``[vocab_size,
-        eos_id]``."""
-        from collections import deque
-
-        if not (isinstance(request_args, list) and len(request_args) == 2) or request_kwargs:
-            raise TypeError("explore: the arguments must be [vocab_size, eos_id]")
-        vocab_size, eos_id = request_args
-        answers: list = []
-        seen, queue = {0}, deque([0])
-        try:
-            while queue and len(answers) < MAX_REPEAT:
-                state = queue.popleft()
-                mask = self._ahead(answers, "call", target, "mask", [state])
-                tokens = read_answer(lambda mask: _allowed_tokens(mask, vocab_size, eos_id), mask)
-                if tokens is STOP:
-                    break
-                targets = self._ahead(answers, "many", target, "next_state", [[state, t] for t in tokens])
-                if read_answer(lambda targets: _queue_targets(targets, tokens, seen, queue), targets) is STOP:
-                    break
-        except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
-            return [answers, self.error(exc)]
-        return [answers, None]
 
     def dunder(self, op: str, obj, args):
         if op == "iter":
@@ -524,43 +412,6 @@ def _holds_handle(value) -> bool:
             stack.extend(item.keys())
             stack.extend(item.values())
     return False
-
-
-def _generated(answer, allowed, vocab: list, eos_id):
-    """``(token, EOS?)`` of a draw as the catalogue's generation loop reads it, or ``STOP``
-    where that loop fails (a token outside the mask, a logprob above 0); raises where the
-    loop raises (a special token's bytes)."""
-    token, logprob = answer
-    if not allowed[token] or not logprob <= 1e-9:
-        return STOP
-    ended = bool(token == eos_id)
-    if not ended:
-        b"" + vocab[token]  # the loop's text += vocab[token]
-    return token, ended
-
-
-def _allowed_tokens(mask, vocab_size: int, eos_id):
-    """The ids ``_explore`` asks ``next_state`` for, or ``STOP`` where it fails."""
-    import numpy as np
-
-    mask = bool_vector(mask, vocab_size)
-    if mask is None or not mask.any():
-        return STOP
-    return [t for t in np.flatnonzero(mask).tolist() if t != eos_id]
-
-
-def _queue_targets(targets, tokens: list, seen: set, queue) -> None:
-    """``_explore``'s reading of a ``many`` reply: ``STOP`` where it fails (a reply of
-    another length, DEAD), else the states not seen yet queued."""
-    if not isinstance(targets, list) or len(targets) != len(tokens):
-        return STOP
-    for target in targets:
-        if target == -1:
-            return STOP
-        if target not in seen:
-            seen.add(target)
-            queue.append(target)
-    return None
 
 
 def _load_tools(spec):

@@ -26,17 +26,36 @@ plan (its test)      the calls, with their inputs                    it stops (b
 ``sweep``            per state ``mask(state)``, then ``next_state``   a mask that is not bool [V], a
 (brute-force masks)  over every token: the counts of states and       reply not one per token
                      tokens (the brute-force answers stay here)
+``explore``          a loop from state 0: ``mask(state)``, then      a mask that is not bool [V] or
+(reachable states    ``next_state(state, t)`` for each id that mask  allows nothing, a reply not one
+never have an empty  allows but EOS; the states those answers reach  per token or holding DEAD;
+mask)                join the work list: the vocabulary's size and   ``EXPLORED_STATES`` states
+                     EOS id only
+``generation``       a loop of at most ``steps``: ``mask()``, then   a token outside its own mask, a
+(constrained         ``constrained_sample(logits, c, params,         logprob above 0; after EOS or
+generation parses)   history, rng)``: the grader's generator state,  another special token
+                     the bias, scale and size of the logits (drawn
+                     in the candidate's process, redrawn and
+                     compared by the grader), the tokens taken so
+                     far, the ids that end it (EOS, the specials)
 ===================  ==============================================  ================================
 
-Not moved yet (still loops of the server, ``harness.sandbox.server``): ``explore`` (its next
-inputs are the states the candidate's own answers reach) and ``generate`` (its logits drawn
-from the generator the candidate's calls leave; the grader draws them too and takes no
-answer whose inputs differ from its own: ``harness.sandbox.client.generation``).
+Every plan is carried out by the one generic operation of the candidate's process
+(``harness.sandbox.plans``): ``explore`` and ``generation`` use its bounded loop, whose next
+inputs are the candidate's own answers (the states its ``next_state`` reached, the tokens its
+``constrained_sample`` took) and, for a generation, logits drawn from a generator state the
+plan names, which the grader redraws (``_verified_draws``): a draw given other logits or
+another history than the grader's is a protocol violation.
 """
 
 from __future__ import annotations
 
-from harness.sandbox import Prefetched, Proxy
+import numpy as np
+
+from harness.sandbox import CandidateProtocolError, Prefetched, Proxy
+from harness.sandbox.channel import Described
+from harness.sandbox.client import RemoteMethod
+from harness.sandbox.plans import MAX_STEPS, inputs_digest, unflat_state
 
 WALK_NAMES = ("mask", "is_complete", "state", "advance")
 _WALK_METHODS = ("mask", "is_complete", "advance")  # methods of the constraint's class; ``state`` is no method
@@ -112,3 +131,119 @@ def sweep(index, states: int, vocab_size: int) -> Prefetched:
         steps += [["call", target, "mask", "vector", size, state],
                   ["many_range", target, "next_state", "length", size, state, size]]
     return _run(index, "sweep", steps, names)
+
+
+def explore(index, vocab_size: int, eos_id) -> Prefetched:
+    """The breadth-first walk of ``harness.suite.test_masks._explore`` made ahead in one
+    round trip, a loop whose next inputs are the candidate's own answers: from state 0,
+    per state ``mask(state)``, then one ``many`` of ``next_state(state, token)`` over the
+    ids that mask allows but ``eos_id``; the states those answers reach, not seen yet,
+    queued in order. Take ``"mask"`` and ``"many"`` (its count checked by the taker:
+    ``RemoteMethod.counted``) in turn. It stops where the grader's walk fails: a mask that
+    is not bool [V] or allows nothing, a reply of another length or holding DEAD (-1);
+    and at ``EXPLORED_STATES`` states."""
+    def names(position: int) -> str:
+        return ("mask", "many")[position % 2]
+    if not isinstance(index, Proxy) or not {"mask", "next_state"} <= set(index._handle.methods):
+        return Prefetched(names)
+    target, size = index._handle.id, int(vocab_size)
+    body = [["call", target, "mask", ["true_ids", size, eos_id], None, _ITEM],
+            ["many_each", target, "next_state", ["as_long_as", 0, -1], None, 0, _ITEM]]
+    loop = {"body": body, "bound": EXPLORED_STATES, "start": [0], "queue": 1}
+    return _run(index, "explore", [["loop", 0, None, None, None, loop]], names)
+
+
+EXPLORED_STATES = MAX_STEPS // 2  # states an ``explore`` loop visits at most (two answers each)
+
+
+def generation(method, constraint, params, rng: np.random.Generator, bias: np.ndarray, scale: float, vocab: list,
+               eos_id, steps: int) -> Prefetched:
+    """One constrained generation's calls (``harness.suite.test_sampling``) made ahead in
+    one round trip, a loop of at most ``steps`` iterations: ``constraint.mask()``, then
+    ``method(logits, constraint, params, history, rng)`` with ``logits = rng.normal(size=
+    len(vocab)) * scale + bias`` drawn where the call before left the generator and
+    ``history`` the tokens taken so far; it stops at a token outside its own mask, a logprob
+    above 0, and after EOS or another special token (the test's ``text += vocab[token]``
+    fails there). Take ``"mask"`` and ``"draw"``. Taking a draw made ahead sets ``rng``
+    where that call left the candidate's generator, as a live call's reply does: the
+    grader's loop draws every step's logits itself, from ``rng``, made ahead or not.
+    Nothing ahead for an object in this process or a ``mask`` that is no method.
+
+    The logits and the history are inputs: the grader computes them here, as it would for
+    a single call, from the state the candidate's call before left its generator in (that
+    state is the candidate's answer) and from the tokens it received, and compares them
+    with the digest the candidate's process says each call got (``_verified_draws``); a
+    digest that differs is a protocol violation: the process is ended
+    (``CandidateProtocolError``), since its calls changed the constraint past where the
+    grader could go on one call at a time. That digest is the process's own word, which a
+    server the candidate rewrote can give for inputs it never handed its calls: the
+    grader's verdict rests on the answers it checks against the logits it drew itself
+    (``harness.suite.test_sampling``: a draw's logprob is the spec's log-softmax of those
+    logits over the allowed tokens, else the generation is made again one call at a time)."""
+    def names(position: int) -> str:
+        return ("mask", "draw")[position % 2]
+    if not (isinstance(method, RemoteMethod) and isinstance(constraint, Proxy) and isinstance(params, Proxy)
+            and "mask" in constraint._handle.methods and method.owner._link is constraint._link):
+        return Prefetched(names)
+    owner = method.owner
+    bias, scale, start = np.asarray(bias, dtype=np.float64), float(scale), rng.bit_generator.state
+    body = [["call", constraint._handle.id, "mask", ["array"], None],
+            ["call", owner._handle.id, method.name, ["pick", 0, LOGPROB_MOST], None, _ref("logits"),
+             constraint._handle, params._handle, _ref("kept"), _ref("rng")]]
+    ends = [eos_id] + [token for token, text in enumerate(vocab) if text is None and token != eos_id]
+    loop = {"body": body, "bound": int(steps), "keep": 1, "until": ends,  # the test stops at EOS, fails at a special
+            "draw": [Described("rng", start), len(vocab), scale, bias]}
+    answers, error, inputs = owner._link.run_plan("generate", [["loop", 0, None, None, None, loop]], method.name,
+                                                  draws=True)
+    made = len(answers) // 2 + (1 if error is not None and len(answers) % 2 == 1 else 0)  # draw calls
+    rng.bit_generator.state = start  # the takes move it, draw by draw, where each call left it
+    left = _verified_draws(answers, made, inputs, start, len(vocab), scale, bias)
+    if len(left) < made:
+        raise owner._link._gone(CandidateProtocolError, f"protocol violation during generate {method.name} (a "
+                                                        f"batched loop): draw {len(left)} was not given the logits "
+                                                        f"and history the grader computes from its inputs")
+
+    def taken(position: int) -> None:  # a draw (odd position) leaves the generator where its call did
+        if position % 2 == 1:
+            rng.bit_generator.state = left[position // 2]
+    return Prefetched(names, answers, error, taken)
+
+
+LOGPROB_MOST = 1e-9  # a draw's logprob above this stops a generation (the test's own bound)
+
+
+def _verified_draws(answers: list, made: int, inputs, state: dict, size: int, scale: float,
+                    bias: np.ndarray) -> list[dict]:
+    """The generator state each draw call left, for the draw calls, from the first, that got
+    the inputs the grader gives them (fewer than ``made`` where one did not): for each of the
+    ``made`` draw calls (``answers``' odd positions, and the one an exception stopped), the grader draws the
+    logits from ``state`` (its own at first, then where the call before left the
+    candidate's generator), takes the history from the tokens it received, and compares
+    with what the candidate's process says that call got (``inputs``: ``[state left
+    (``plans.flat_state``), plans.inputs_digest(logits, history)]``, ``plans._Drawing``)."""
+    made = min(made, len(inputs)) if isinstance(inputs, list) else 0
+    generator = np.random.Generator(getattr(np.random, state["bit_generator"])(0))  # its state is set next
+    history, left = b"", []
+    for number in range(made):
+        given = inputs[number]
+        generator.bit_generator.state = state
+        logits = generator.normal(size=size) * scale + bias
+        try:
+            if not (isinstance(given, list) and len(given) == 2 and given[1] == inputs_digest(logits, history)):
+                return left
+            generator.bit_generator.state = unflat_state(given[0])  # where the call left it (raises unless a state)
+            if 2 * number + 1 < len(answers):
+                history += np.int64(answers[2 * number + 1][0]).tobytes()
+        except Exception:  # noqa: BLE001 - any doubt: a draw whose inputs the grader cannot tell
+            return left
+        state = generator.bit_generator.state
+        left.append(state)
+    return left
+
+
+def _ref(what: str) -> Described:
+    """A loop body's reference to its iteration's input ``what`` (``plans.REFERENCES``)."""
+    return Described("ref", [what])
+
+
+_ITEM = _ref("item")

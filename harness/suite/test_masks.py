@@ -12,9 +12,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from harness.sandbox import Prefetched, call_many, explore
+from harness.sandbox import Prefetched, call_many
 from harness.suite import golden_masks, strength
-from harness.suite.batched import sweep
+from harness.suite.batched import explore, sweep
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
     HAND_ACCEPT,
@@ -206,7 +206,7 @@ def test_reachable_states_never_have_an_empty_mask(impl):
 def _explore(index, pattern: str, vocab, eos_id) -> None:
     """Breadth first over the states reachable by tokens; each must allow something. The
     walk's calls are made ahead in one round trip up to where it could stop
-    (``harness.sandbox.explore``); each answer is still checked here, in the same order."""
+    (``harness.suite.batched.explore``); each answer is still checked here, in the same order."""
     seen = {0: []}
     queue = deque([0])
     ahead = explore(index, len(vocab), eos_id)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.sandbox import Prefetched, generation
+from harness.sandbox import Prefetched
 from harness.suite import strength
+from harness.suite.batched import generation
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
     HAND_EOS,
