@@ -61,6 +61,10 @@ TABLE: list[tuple[str, str]] = [
     (r"test_(serve|conform)(_\w+)?\.py", "server"),
     # harness.peers
     (r"test_peers?(_\w+)?\.py", "peers"),
+    # harness.regex_syntax: the one pattern scanner the peers' judges and compare share
+    (r"test_regex_syntax\.py", "peers"),
+    # harness.run: the run value a catalogue run's processes receive whole
+    (r"test_run_value(_\w+)?\.py", "run"),
     # harness.mutants (the catalogue's mutants, the generated ones, the tool surface's)
     (r"test_(mutants|tools_mutants|tools_generated|seed_stability)(_\w+)?\.py", "mutants"),
     # golden/ and harness.golden_replay
