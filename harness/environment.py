@@ -2,7 +2,7 @@
 
 Each ``Variable`` says what it means, who reads it and who sets it. The product's own code,
 its shell templates and the tests name ``CONSTRAIN_HARNESS_*`` variables only from this list
-(``tests/test_environment.py`` scans them and fails on one that is missing here, and on an
+(``tests/project/test_environment.py`` scans them and fails on one that is missing here, and on an
 entry here that nothing reads any more).
 
 Kinds:
@@ -71,7 +71,7 @@ _ALL = (
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",
              ("harness/sandbox/lending.py",),
              ("harness/bench/batch.py", "harness/mutants/runner.py", "tests/conftest.py",
-              "tests/sample_class.py")),
+              "tests/support/sample_class.py")),
     Variable("CONSTRAIN_HARNESS_CPU_LOG", "user",
              "a file to which every candidate process appends the CPU seconds it used (bench check)",
              ("harness/sandbox/client.py",), ("harness/bench/check.py", "harness/mutants/runner.py")),
@@ -123,7 +123,7 @@ _ALL = (
              ("tests/conftest.py",), ("tests/conftest.py",)),
     Variable("CONSTRAIN_HARNESS_TEST_SECRET", "tests",
              "a secret a hostile candidate must not read from another process's environment",
-             ("tests/candidates/_attacks.py",), ("tests/test_check_isolation.py",)),
+             ("tests/candidates/_attacks.py",), ("tests/grading/test_check_isolation.py",)),
     Variable("CONSTRAIN_HARNESS_VICTIM", "tests",
              "the file a hostile candidate's symlink attack aims at",
              ("tests/candidates/_attacks.py",)),

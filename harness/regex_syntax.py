@@ -12,7 +12,7 @@ Guarantees:
   scan(p)) == p``; scanning never raises on a ``str`` (a malformed pattern is cut as Python
   would start to read it: an unterminated class runs to the end, an unmatched ``)`` is a
   ``CLOSE`` with no partner) and is linear in the pattern's length;
-- on a pattern ``re`` compiles, the tokens are ``re``'s reading (``tests/test_regex_syntax.py``
+- on a pattern ``re`` compiles, the tokens are ``re``'s reading (``tests/peers/test_regex_syntax.py``
   holds them to ``re._parser``): each ``CLASS`` alone parses to one item; ``END`` tokens
   are its ``AT_END`` items; ``LAZY`` tokens its lazy repeats; ``QUANTIFIER`` tokens its repeats;
   wrapping a pair of ``groups`` in one more group compiles, with one more capturing group.

@@ -33,7 +33,7 @@ oracle (``oracles.derivatives``) and the strategies (``strategies``):
   malformed, ``UnsupportedSyntax`` outside the subset, ``EmptyLanguage``,
   ``PatternTooLarge``), ``LimitExceeded``, ``InvalidArgument``; the reference adds
   ``SchemaError`` (``SchemaMalformed``, ``SchemaUnsupported``, ``SchemaTooLarge``).
-  A wrong Python type is a plain ``TypeError`` in both. ``tests/test_errors.py`` holds
+  A wrong Python type is a plain ``TypeError`` in both. ``tests/oracles/test_errors.py`` holds
   them to it.
 
 Old names, none kept as an alias (none was part of the spec's contract, the CLI or a

@@ -323,7 +323,7 @@ def _disorder(schema, value, pointer: str) -> str:
     Objects: keys listed in ``properties`` appear at most once and in that order
     (keys not listed are the validator's business). Arrays: each item under
     ``items``. ``anyOf``: ordered under at least one branch the value validates
-    against (before a finding of tests/test_differential_schemas.py: under any
+    against (before a finding of tests/differential/test_differential_schemas.py: under any
     branch, so a string branch "ordered" every object). Anything else: ordered.
     """
     if not isinstance(schema, dict):

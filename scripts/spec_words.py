@@ -23,7 +23,7 @@ Example::
     python scripts/spec_words.py            # rewrite, printing every changed line
     python scripts/spec_words.py --check    # print what would change; exit 1 if anything would
 
-``tests/test_words.py`` fails when a phrase is found in ``harness/``, ``oracles/``,
+``tests/project/test_words.py`` fails when a phrase is found in ``harness/``, ``oracles/``,
 ``strategies/``, ``golden/``'s code, ``facts/``, ``docs/``, the README or the tests, so the
 script can be re-run after merging branches written before it.
 """
@@ -79,12 +79,12 @@ SPEC_PHRASES: tuple[str, ...] = (
 
 # Spellings where "seed" is a random seed although a phrase above could match part of them.
 RANDOM_SEED_CONTEXTS: tuple[str, ...] = (
-    r"under_the_seeds_the_draws_miss",      # tests/test_seed_stability.py: the run seeds the draws miss
+    r"under_the_seeds_the_draws_miss",      # tests/mutants/test_seed_stability.py: the run seeds the draws miss
     r"the seed under another secret",        # the course seed (harness/suite/seeding.py)
     r"depends? on the seed",                 # a kill that depends on the run seed (mutants/stability.py)
     r"starting with the seed",               # a report's output starts with the run seed (grading/report.py)
-    r"the seed's definition",                # the random streams' seed (tests/test_reproducible.py)
-    r"each seed writes",                     # tests/test_batch_class_data.py: a random seed per student
+    r"the seed's definition",                # the random streams' seed (tests/grading/test_reproducible.py)
+    r"each seed writes",                     # tests/grading/test_batch_class_data.py: a random seed per student
     r"the time budget,? (?:and )?the seed",  # the run header's seed (harness/grading/autograder/gradescope.py)
 )
 
@@ -94,7 +94,7 @@ LINE_END = re.compile(r"\b([Tt]he) seed( is)?(\W*)$")
 NEXT_LINE_VERB = re.compile(r"^[\s#\"'f+]*" + SPEC_VERBS.replace("is silent", "silent") + r"\b")
 
 # Files never rewritten: generated golden data, the spec's folder, and the two files that spell the phrases.
-LEFT_ALONE = re.compile(r"^(golden/[^/]+\.json|seeds/.*|scripts/spec_words\.py|tests/test_words\.py)$")
+LEFT_ALONE = re.compile(r"^(golden/[^/]+\.json|seeds/.*|scripts/spec_words\.py|tests/project/test_words\.py)$")
 TEXT_SUFFIXES = (".py", ".pyi", ".md", ".toml", ".yml", ".yaml", ".txt", ".csv", ".html", ".json", ".cfg")
 EXTRA_FILES = re.compile(r"^\.ci/[^/.]+$")   # .ci's scripts (no suffix)
 

@@ -18,8 +18,8 @@ the direction it shrinks in.
                     UTF-8 characters and fragments, lone bytes, specials, the empty
                     token, EOS at any id or none
 
-Used by ``tests/test_differential_*.py``; the strategies' own claims are checked by
-``tests/test_strategies.py`` against ``re``, ``json`` and ``jsonschema``.
+Used by ``tests/differential/test_differential_*.py``; the strategies' own claims are checked by
+``tests/strategies/test_strategies.py`` against ``re``, ``json`` and ``jsonschema``.
 
 Import from the submodules (``from strategies.patterns import patterns``); the
 package itself re-exports nothing, so ``from strategies import patterns`` is the

@@ -1,6 +1,6 @@
 """Project test configuration: Hypothesis profiles, the markers that select the fast loop,
 and the fixtures many modules share (``harness_unchanged``, ``engine``, ``server``, ``http``,
-``copies_elsewhere``); plain helpers are in ``tests/helpers.py``.
+``copies_elsewhere``); plain helpers are in ``tests/support/helpers.py``.
 
 Selections (README.md, "Run the tests"; docs/testing.md):
 
@@ -48,7 +48,7 @@ from harness.sandbox.lending import LEND_VARIABLE
 os.environ.update(ONE_THREAD_ENV)
 # The gallery's candidates (tests/candidates, tests/outside_bugs, the mutants) are the staff's own
 # wrappers of the reference: it is lent to their sandboxes (harness.sandbox.lending). A student's
-# sandbox never has it; tests/test_reference_lending.py runs without this to show that.
+# sandbox never has it; tests/sandbox/test_reference_lending.py runs without this to show that.
 os.environ[LEND_VARIABLE] = "1"
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -178,8 +178,7 @@ def _compile_protected_trees() -> None:
     import compileall
 
     from harness.paths import protected_roots
-
-    from helpers import CANDIDATES, SUITES
+    from tests.support.helpers import CANDIDATES, SUITES
 
     for root in [*protected_roots(), CANDIDATES, SUITES]:
         compileall.compile_dir(root, quiet=2, workers=1)
@@ -215,16 +214,17 @@ def pytest_collection_finish(session):
 
 TESTS = Path(__file__).resolve().parent
 
-LONGEST_FIRST = ("test_grade_tests.py", "test_mutants_generated.py", "test_check_twin.py", "test_fairness.py",
-                 "test_serve_stress.py", "test_mutants.py", "test_tools_mutants.py", "test_tools_golden.py",
-                 "test_golden_replay.py", "test_golden_vocab_bytes.py", "test_fairness_tools.py", "test_wall.py",
-                 "test_knowledge.py", "test_check_isolation.py", "test_dask_fanouts.py", "test_serve_load.py",
-                 "test_mutants_anchors.py",
-                 "test_autograder.py", "test_grader_fork.py", "test_check.py", "test_conform.py",
-                 "test_channel_bounds.py", "test_same_verdict.py", "test_serve_hostile.py",
-                 "test_grade_tests_wheel.py", "test_bounds_stress.py", "test_executor.py", "test_batch_policy.py",
-                 "test_reproducible.py", "test_batch_isolation.py", "test_resources.py", "test_golden.py",
-                 "test_course_seed.py")
+LONGEST_FIRST = ("grading/test_grade_tests.py", "mutants/test_mutants_generated.py", "grading/test_check_twin.py",
+                 "suite/test_fairness.py", "server/test_serve_stress.py", "mutants/test_mutants.py",
+                 "mutants/test_tools_mutants.py", "golden/test_tools_golden.py", "golden/test_golden_replay.py",
+                 "golden/test_golden_vocab_bytes.py", "suite/test_fairness_tools.py", "sandbox/test_wall.py",
+                 "sandbox/test_knowledge.py", "grading/test_check_isolation.py", "fanout/test_dask_fanouts.py",
+                 "server/test_serve_load.py", "mutants/test_mutants_anchors.py", "grading/test_autograder.py",
+                 "grading/test_grader_fork.py", "grading/test_check.py", "server/test_conform.py",
+                 "sandbox/test_channel_bounds.py", "grading/test_same_verdict.py", "server/test_serve_hostile.py",
+                 "grading/test_grade_tests_wheel.py", "oracles/test_bounds_stress.py", "fanout/test_executor.py",
+                 "grading/test_batch_policy.py", "grading/test_reproducible.py", "grading/test_batch_isolation.py",
+                 "sandbox/test_resources.py", "golden/test_golden.py", "grading/test_course_seed.py")
 """The test files that take longest (their paths under ``tests/``), longest first, handed out first
 when xdist runs the files on several workers: a long file that starts last would keep one core busy
 after the other is done.
@@ -260,7 +260,7 @@ def harness_unchanged(request):
     were and that nothing was written into the grader's home. A module whose own process
     imports harness modules while the test runs sets ``HARNESS_DIGEST_BYTECODE = False``
     (its bytecode lands in ``__pycache__``; see ``tree_digest``)."""
-    from helpers import HOME_TARGETS, tree_digest
+    from tests.support.helpers import HOME_TARGETS, tree_digest
 
     bytecode = getattr(request.module, "HARNESS_DIGEST_BYTECODE", True)
     before = tree_digest(bytecode=bytecode)

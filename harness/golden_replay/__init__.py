@@ -12,7 +12,7 @@ replay reports into the common report model (``report``), so ``golden replay`` w
 Guarantees: a candidate (``--impl``) never runs in this process (``harness.sandbox``); the
 golden documents are read before it starts; the harness's files are verified after it
 ended and restored if it changed them (exit 4). ``golden/`` imports nothing from here
-(``tests/test_golden_replay.py`` checks the direction with ``ast``).
+(``tests/golden/test_golden_replay.py`` checks the direction with ``ast``).
 
 Example::
 

@@ -25,7 +25,7 @@ Example::
         # a comment
         return x - 1
 
-Invariant: ``tests/test_mutants_anchors.py`` reformats copies of ``oracles/automaton``
+Invariant: ``tests/mutants/test_mutants_anchors.py`` reformats copies of ``oracles/automaton``
 and ``oracles/tools`` (``ast.unparse``, blank lines and comments added) and checks that
 every mutant's anchors still apply there, make the same program and change its example
 the same way.

@@ -7,7 +7,7 @@ applies": the reference moved on and the mutant must be updated). Reformatting t
 reference never makes an anchor stale. An edit two mutants share is one definition
 used by both (``MAX_ITEMS_OFF_BY_ONE``, ``ENUM_UNESCAPED``, ``ADVANCE_AFTER_EOS``).
 ``example(module)`` computes an answer that the mutant changes:
-``tests/test_mutants.py`` checks ``example(reference) != example(mutant)`` for every
+``tests/mutants/test_mutants.py`` checks ``example(reference) != example(mutant)`` for every
 entry, so each patch provably changes behaviour.
 
 Example: ``s18`` and ``l10_9:s05`` both apply ``MAX_ITEMS_OFF_BY_ONE``, which turns

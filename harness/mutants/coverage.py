@@ -26,7 +26,7 @@ starts) or a site outside any statement; ``()`` when no test executes it.
 **What the map sees** (issue 52): the reference's code runs only in the confined candidate
 under the catalogue, and that is where ``PROBE`` measures it, so a statement no test of the
 map executes is one no catalogue test reaches in the candidate, not one the map failed to
-see (``tests/test_mutants_coverage.py`` checks the map against an independent line tracer:
+see (``tests/mutants/test_mutants_coverage.py`` checks the map against an independent line tracer:
 every line the compile of any pattern runs is in it). ``uncovered_statements(cmap)`` lists
 those statements, and ``python -m harness.mutants.coverage MAP.json`` prints them, file by
 file, with their source: for this reference (2026-12-06) they are error paths no catalogue

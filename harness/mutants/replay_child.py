@@ -22,7 +22,7 @@ or not, by an expected check or not) is the whole replay's, for a fraction of it
 expected killer fails on its first cases, and the seeded output walks
 (``constrained_output_always_parses``, three quarters of the whole replay's CPU) run only
 for the mutants they are expected to kill or that survive every other part.
-``tests/test_mutants.py`` checks that the parts replay exactly what the whole replay does.
+``tests/mutants/test_mutants.py`` checks that the parts replay exactly what the whole replay does.
 """
 
 from __future__ import annotations

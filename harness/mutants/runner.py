@@ -481,7 +481,7 @@ def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout:
 
 TIER_READERS = frozenset({"test_unsupported_syntax_raises"})
 """The catalogue tests that read the tier themselves (``tiers.is_strict()``: more inputs under
-``--strict``); ``tests/test_mutants_errors.py`` checks that no other function of the catalogue does."""
+``--strict``); ``tests/mutants/test_mutants_errors.py`` checks that no other function of the catalogue does."""
 RERUN_SETTLED = os.environ.get("CONSTRAIN_HARNESS_RERUN_SETTLED") == "1"
 """Run the settled tests again in the deep pass, as before (the slow path, to compare verdicts)."""
 

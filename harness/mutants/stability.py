@@ -12,7 +12,7 @@ hash of a submission would be). Output: per mutant, the seeds that killed it
 (``SeedKills``), and a Markdown table (``table``). Each (mutant, seed) run is a catalogue run
 behind the wall like any other (``runner.run_catalogue_against`` with ``run_seed``).
 
-Guarantee checked by ``tests/test_seed_stability.py``: every catalogue mutant the catalogue
+Guarantee checked by ``tests/mutants/test_seed_stability.py``: every catalogue mutant the catalogue
 kills at seed 0 is killed by its expected killers under every seed listed here.
 
 Example (about 1-2 CPU s a run: 27 mutants x 20 seeds is ~10 CPU minutes)::

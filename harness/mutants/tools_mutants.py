@@ -7,7 +7,7 @@ Each entry is a ``mutant.Mutant`` whose edits are anchored on syntax
 reformatted reference never makes them stale); ``apply.materialize`` copies
 ``oracles/tools`` for them (their kind is ``TOOLS_REPLAY``). ``killers`` lists every
 replay check that fails on a mutant, the check the spec names first
-(``tests/test_tools_mutants.py`` checks the failing set is exactly ``killers`` and
+(``tests/mutants/test_tools_mutants.py`` checks the failing set is exactly ``killers`` and
 that ``example`` changes). Ids carry the ``l10_9:`` namespace
 so they cannot be confused with L8.7's ``s01``-``s27``.
 

@@ -11,7 +11,7 @@ reviewer records a verdict:
 strengthening in ``harness/suite/strength.py`` that kills it). ``before``/``after`` are
 the changed line as ``GeneratedMutant`` shows it: an entry whose line no longer matches
 its mutant is stale and ignored (``verdict`` returns None), so a reference edit can never
-silently reuse a verdict for a different mutation; ``tests/test_mutants_generated.py``
+silently reuse a verdict for a different mutation; ``tests/mutants/test_mutants_generated.py``
 checks every entry still matches.
 
 Example::

@@ -4,7 +4,7 @@ A disagreement is explained only when an independent oracle reproduces the peer'
 answer under the peer's documented design, and reproduces ours under ours. Each class is
 one named predicate (``unicode_vs_bytes``, ``leftmost_first_explain``, ``whitespace``,
 ``extra_keys_explain``, ``empty_token``, ``canonical_tokens``, ``eos_when_stuck``; their
-docstrings say what each must not excuse, and ``tests/test_peers_explanations.py`` holds a
+docstrings say what each must not excuse, and ``tests/peers/test_peers_explanations.py`` holds a
 known-wrong engine answer for each) returning ``(class, reason)`` or None; the first that
 answers names the class. What no predicate explains is ``unexplained``: a finding to look at.
 
@@ -223,7 +223,7 @@ def _schema_accepts_reason(ours, doc: bytes, ours_says: bool, peer_says: bool):
 
 # -- the explanations, one named predicate each ----------------------------------------
 # Each returns (class, reason) when the peer's answer is its documented design, else None.
-# Each has a test (tests/test_peers_explanations.py) holding a known-wrong answer it must
+# Each has a test (tests/peers/test_peers_explanations.py) holding a known-wrong answer it must
 # not excuse.
 
 def jsonschema_accepts(source, doc: bytes) -> bool:

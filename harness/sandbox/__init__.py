@@ -19,7 +19,7 @@ time past any point where its own path goes another way (``client.Prefetched``).
 Where it is enforced: the server offers only the operations below, each of which carries
 inputs (``server``'s docstring); the catalogue's batched loops are all plans, built in one
 module whose table says what each sends (``harness.suite.batched``); and
-``tests/test_knowledge.py`` records every frame a whole catalogue run sends and checks each
+``tests/sandbox/test_knowledge.py`` records every frame a whole catalogue run sends and checks each
 batched request's shape and that no expected answer is in any frame, and grades a candidate
 whose server echoes its requests exactly as its honest twin. What each request carries:
 
@@ -47,7 +47,7 @@ never on a comparison with what the grader expects: that comparison is made in t
 grader, after the reply. One thing a batch shows sooner than single calls would: a
 walk's later tokens arrive before its earlier masks are answered (a token taken is one
 the mask before it allows; the golden file's masks allow more than a path takes, and
-``tests/test_knowledge.py`` holds a candidate that adds the path's tokens to its masks to
+``tests/sandbox/test_knowledge.py`` holds a candidate that adds the path's tokens to its masks to
 its honest verdict). ``generate`` draws each step's logits in the candidate's process from
 the grader's generator state (``rng.normal(size) * scale + bias``, the state as the
 previous call left it), and says, per draw, where the call left the generator and a

@@ -57,7 +57,7 @@ an unknown extension, a msgpack timestamp, a malformed array or handle) is a
 sends what its candidate would refuse. The biggest legitimate frames measured (the
 catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
 are far inside every bound: 133 KB, 8.8 K values, depth 7, some 0.9 MB decoded;
-``tests/test_channel_bounds.py`` checks that a batch over a 100 K-token vocabulary and
+``tests/sandbox/test_channel_bounds.py`` checks that a batch over a 100 K-token vocabulary and
 256 masks over it as raw bytes still cross.
 
 Example::

@@ -71,7 +71,7 @@ kernel: some 50 ns a system call (``os.getppid()`` from Python, 280 ns without t
 
 **Syscall numbers** are tables here, one per ABI: x86-64 from the kernel's
 ``arch/x86/entry/syscalls/syscall_64.tbl``; aarch64 (and every architecture on the generic
-table) from ``include/uapi/asm-generic/unistd.h``. ``tests/test_seccomp.py`` checks them
+table) from ``include/uapi/asm-generic/unistd.h``. ``tests/sandbox/test_seccomp.py`` checks them
 against the system's ``<asm/unistd_64.h>`` and ``<asm-generic/unistd.h>`` where installed.
 ``open_tree_attr`` (467 on both) is Linux 6.15's; an older kernel answers ``ENOSYS``
 to it anyway.

@@ -2,7 +2,7 @@
 
 Each ``Pitfall`` holds the spec's words (``title``), what the student sees (``symptom``),
 where to look (``look_at``), the tests that catch it and its mutants. Every concrete
-claim a hint makes is an ``Example`` with a check: ``tests/test_pitfall_hints.py`` runs
+claim a hint makes is an ``Example`` with a check: ``tests/suite/test_pitfall_hints.py`` runs
 each check on the mutant it describes and on the reference, and the claim must hold on
 the mutant and fail on the reference. (The spec's own symptom for pitfall 2, "the hand
 example has more than 7 states", is false for mutant s03, which has exactly 7: the

@@ -13,7 +13,7 @@ beyond the spec's), a check records the departure through ``tiers.decision`` ins
 note in the default tier, a failure under ``--strict``; so a submission that follows the
 spec to the letter never fails a check in the default tier.
 
-``CHECKS`` lists them: (function, catalogue test, survivor ids). ``tests/test_strength.py``
+``CHECKS`` lists them: (function, catalogue test, survivor ids). ``tests/suite/test_strength.py``
 shows each passes on the reference, never fails a fairness-gallery candidate in the default
 tier, and kills its survivors.
 
@@ -535,7 +535,7 @@ def check_large_enum_schema(impl) -> None:
 # from a decision the spec does not state; the deep pass of ``mutants --generated`` (--deep
 # --strict) kills it. Survivor ids are sites of the reference as it is now
 # (``generation.enumerate_sites``); ``equivalents.json`` records each one's change
-# (``GeneratedMutant.before`` and ``after``), by which ``tests/test_strength.py`` finds it
+# (``GeneratedMutant.before`` and ``after``), by which ``tests/suite/test_strength.py`` finds it
 # again when the reference is reformatted and the ids shift.
 CHECKS: list[tuple] = [
     (check_greedy_with_repetition_penalty, "test_greedy_takes_the_best_allowed_token",

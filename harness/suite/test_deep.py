@@ -16,7 +16,7 @@ shrunk pattern, string, state or document.
 
 Then exact checks on fixed inputs, where the drawn ones are too few or too small to reach
 the code (each found by generated mutants that no test executed or none killed, and shown
-to kill them by ``tests/test_deep_exact.py``):
+to kill them by ``tests/suite/test_deep_exact.py``):
 
 - long patterns: ``LONG_PATTERNS`` (65 to 141 states) equal the derivative oracle's
   canonical DFA, table for table;

@@ -51,7 +51,7 @@ class Decision:
 
 # The table: every decision a catalogue test may check through ``decision(key, ...)``.
 # Registered below, in one place, so the table is complete as soon as this module is
-# imported (the contract's documentation is checked against it by tests/test_fairness.py).
+# imported (the contract's documentation is checked against it by tests/suite/test_fairness.py).
 DECISIONS: dict[str, Decision] = {}
 
 

@@ -73,7 +73,7 @@ and so is the array schema ``[item(,item){0,999}]`` of objects); past them
 ``LimitExceeded`` (``PatternTooLarge`` for the pattern's length and repeat counts).
 
 Disagreements this oracle settled (each a regression test in
-``tests/test_derivatives.py`` or ``tests/test_stdlib.py``): ``regex`` partial
+``tests/oracles/test_derivatives.py`` or ``tests/oracles/test_stdlib.py``): ``regex`` partial
 matching answers "partial" on an empty rest (``a[^\\x00-\\xff]`` on ``b"a"``) and
 reads ``[^\\d\\D]`` as every byte; the reference crashed with ``RecursionError``
 on 300 nested groups (fixed there). It has not been the wrong side so far.

@@ -19,7 +19,7 @@ named ``f``           exactly one call of ``f``, from the first token
 
 Guarantee: the language of ``pattern`` (after ``trigger`` when there is one) holds
 exactly the calls the choice allows, each a whole call whose arguments are valid
-under the tool's schema; ``tests/test_tools_grammar.py`` checks it against the
+under the tool's schema; ``tests/oracles/test_tools_grammar.py`` checks it against the
 derivative oracle and jsonschema.
 
 Example::

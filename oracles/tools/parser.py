@@ -19,7 +19,7 @@ State machine (one mode at a time)::
             escapes, until the arguments object closes
     CLOSE   consume } and </tool_call> (whitespace allowed); then TEXT
 
-Guarantees (``tests/test_tools_parser.py`` checks each, the first two as Hypothesis
+Guarantees (``tests/oracles/test_tools_parser.py`` checks each, the first two as Hypothesis
 properties over arbitrary text):
 
 - split invariance: however the text is cut into pieces, ``collect`` of the events
@@ -98,7 +98,7 @@ class Arguments:
 def _content(text: str, _new=object.__new__) -> Content:
     """``Content(text)`` for the hot paths: a frozen dataclass's ``__init__`` sets each
     field through ``object.__setattr__`` (about twice the cost); this fills the instance
-    dict directly and gives an equal, equally hashed object (``tests/test_tools_parser.py``)."""
+    dict directly and gives an equal, equally hashed object (``tests/oracles/test_tools_parser.py``)."""
     event = _new(Content)
     event.__dict__["text"] = text
     return event

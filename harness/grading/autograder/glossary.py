@@ -8,7 +8,7 @@ rewrites them, and the per-student feedback files (``harness.grading.batch.feedb
 the Gradescope results' student-visible outputs (``harness.grading.autograder.gradescope``)
 pass through it. The TA's reports keep the precise words.
 
-``JARGON`` is the list a test sweeps the student-facing texts for (``tests/test_rough_edges.py``).
+``JARGON`` is the list a test sweeps the student-facing texts for (``tests/grading/test_rough_edges.py``).
 A word inside quotes or backticks, or part of an identifier (``candidate_id``,
 ``self.candidate``), is the student's own and is left alone.
 

@@ -17,7 +17,7 @@ Hypothesis is imported, to where Hypothesis reads it in the process's home
 version (the student's process runs the grader's interpreter), so every process of every
 run, wheat or chaff, finds the same file: nothing a suite can tell implementations apart
 by. Should a later Hypothesis read another format, its reader fails and it builds the table
-itself, as before: only the time changes (``tests/test_unicode_table.py`` checks that this
+itself, as before: only the time changes (``tests/grading/test_unicode_table.py`` checks that this
 Hypothesis reads the file as the table it builds, and builds nothing).
 
 Example::

@@ -1,0 +1,131 @@
+"""The ``--deep`` tier's exact checks (``harness/suite/test_deep.py``, after its properties):
+each passes on the reference and on the brzozowski candidate in the strict tier, fails no
+fairness-gallery candidate in the default tier, and kills the generated mutants that showed
+it missing (``KILLS``: each one's change is checked, so a reformatted reference that moves
+the site fails here, not silently).
+
+The mutants are loaded in this process (``harness.mutants.apply.load``), as
+``tests/suite/test_strength.py`` does: the checks' verdicts, not the wall, are under test."""
+
+from __future__ import annotations
+
+import pytest
+
+import oracles.automaton as reference
+from harness.mutants import generation, stability
+from harness.mutants.apply import load, materialize_generated
+from harness.sandbox.candidate import load_candidate
+from harness.suite import inputs, seeding, test_deep, tiers
+from harness.suite.catalogue import DEEP_NAMES
+from tests.suite.test_fairness import READINGS
+
+BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
+
+LONG, STEP, SAMPLING = (test_deep.test_deep_long_patterns_equal_the_derivative_oracle,
+                         test_deep.test_deep_step_refuses_every_state_out_of_range,
+                         test_deep.test_deep_sampling_params_choose_exactly_their_tokens)
+MALFORMED, TABLES = (test_deep.test_deep_parser_edge_cases_read_as_python,
+                     test_deep.test_deep_dfa_refuses_bad_tables_and_wrong_types)
+EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES)
+# decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
+# tests) may depart from them too; every one accepts any table, as the spec lets it
+DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused"})
+# (check, mutant id, the mutated line before and after): generated mutants each check kills, which
+# no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks)
+# or none killed (dfa, sampling)
+KILLS = [
+    (LONG, "minimize.ZeroIterationForLoop.5", "for b, members in enumerate(blocks):", "for b, members in []:"),
+    (LONG, "minimize.ReplaceComparisonOperator_Eq_Lt.1", "if len(inside) == len(blocks[b]):",
+     "if len(inside) < len(blocks[b]):"),
+    (LONG, "minimize.RemoveStatement.9", "pending.add((new, c))", "pass"),
+    (STEP, "dfa.ReplaceComparisonOperator_Lt_IsNot.0", "if state != DEAD and not 0 <= state < self.n_states:",
+     "if state != DEAD and not 0 <= state is not self.n_states:"),
+    (SAMPLING, "sampling.NumberReplacer.34", "penalized = np.where(vals > 0, vals / penalty, vals * penalty)",
+     "penalized = np.where(vals > 1, vals / penalty, vals * penalty)"),
+    (SAMPLING, "sampling.ReplaceBinaryOperator_Div_Pow.3", "probs = weights / weights.sum()",
+     "probs = weights ** weights.sum()"),
+    (SAMPLING, "sampling.NumberReplacer.62",
+     "reached = np.cumsum(probs[order]) >= top_p * (1 - 1e-12)  # tolerate rounding",
+     "reached = np.cumsum(probs[order]) >= top_p * ( 2 - 1e-12)  # tolerate rounding"),
+    (MALFORMED, "parser.RemoveStatement.57", 'raise p.syntax("bad character range", lo_pos)', "pass"),
+    (MALFORMED, "parser.ReplaceBinaryOperator_Sub_RShift.2", 'depth += (ch == "(") - (ch == ")" and depth > 0)',
+     'depth += (ch == "(") >> (ch == ")" and depth > 0)'),
+    (TABLES, "dfa.ReplaceTrueWithFalse.0", "def __init__(self, trans, accept, *, validate: bool = True):",
+     "def __init__(self, trans, accept, *, validate: bool = False):"),
+    (TABLES, "dfa.ReplaceComparisonOperator_GtE_Gt.0", "bad = (trans < DEAD) | (trans >= n)",
+     "bad = (trans < DEAD) | (trans > n)"),
+    (TABLES, "dfa.ReplaceComparisonOperator_NotEq_Lt.4", "if trans.shape != (n, 256):", "if trans.shape < (n, 256):"),
+    (TABLES, "dfa.RemoveStatement.7", 'raise TypeError(f"DFA accept must be a bool array, not {accept.dtype}")',
+     "pass"),
+]
+
+
+@pytest.fixture(autouse=True)
+def default_tier():
+    tiers.set_strict(False)
+    tiers.drain_notes()
+    inputs._SHAPE.clear()
+    yield
+    tiers.set_strict(False)
+    tiers.drain_notes()
+    inputs._SHAPE.clear()
+
+
+def test_the_deep_tests_are_the_ones_the_coverage_map_records():
+    collected = tuple(name for name in dir(test_deep) if name.startswith("test_deep_"))
+    assert sorted(collected) == sorted(DEEP_NAMES)
+
+
+@pytest.mark.parametrize("check", EXACT, ids=lambda c: c.__name__)
+def test_each_exact_check_passes_on_the_reference_and_the_brzozowski_candidate(check):
+    tiers.set_strict(True)
+    check(reference)
+    check(load_candidate(BRZOZOWSKI))
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=lambda r: r.name)
+def test_no_exact_check_fails_a_fairness_candidate_in_the_default_tier(reading):
+    candidate = load_candidate(str(reading.path), ref_deps=reading.ref_deps)
+    for check in EXACT:
+        check(candidate)
+    keys = {note.split(":")[1].strip() for note in tiers.drain_notes()}
+    assert keys <= set(reading.departs) | DEEP_ONLY_DECISIONS, keys - set(reading.departs) - DEEP_ONLY_DECISIONS
+
+
+@pytest.mark.parametrize("check, mutant_id, before, after", KILLS, ids=lambda x: getattr(x, "__name__", x))
+def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp_path):
+    site = next(s for s in generation.enumerate_sites(modules=[mutant_id.split(".")[0]]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    assert (mutant.before, mutant.after) == (before, after), f"{mutant_id} moved (python -m harness.mutants.rekey)"
+    mutated = load(materialize_generated(mutant, tmp_path))
+    tiers.set_strict(True)  # the deep pass of mutants --generated runs --deep --strict
+    with pytest.raises(AssertionError):
+        check(mutated)
+
+
+SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check is SAMPLING]
+
+
+@pytest.mark.parametrize("seeds", [stability.STABILITY_SEEDS[:2],
+                                   pytest.param(stability.STABILITY_SEEDS, marks=pytest.mark.slow)],
+                         ids=["2 seeds", "20 seeds"])
+def test_the_sampling_check_passes_and_kills_under_every_run_seed(seeds, tmp_path):
+    """Its draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
+    it: the reference passes and each sampling mutant is killed under every stability seed."""
+    sites = {s.id: s for s in generation.enumerate_sites(modules=["sampling"])}
+    mutants = {i: load(materialize_generated(generation.build(sites[i])[0], tmp_path)) for _, i in SEEDED}
+    tiers.set_strict(True)
+    before = seeding.run_seed()
+    try:
+        for seed in seeds:
+            seeding.set_run_seed(seed)
+            inputs._SHAPE.clear()
+            SAMPLING(reference)
+            for mutant_id, mutated in mutants.items():
+                inputs._SHAPE.clear()
+                with pytest.raises(AssertionError):
+                    SAMPLING(mutated)
+                    pytest.fail(f"{mutant_id} survived under run seed {seed}")
+    finally:
+        seeding.set_run_seed(before)

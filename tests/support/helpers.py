@@ -1,0 +1,238 @@
+"""What many test modules share: the folders they grade from, the wall's checks (the
+harness's files unchanged, no process of the run left), the skip for a machine where no
+confinement starts, a peer that may be missing, a free port.
+
+The fixtures built on these (``harness_unchanged``, ``engine``) are in ``conftest.py``.
+
+Example::
+
+    from tests.support.helpers import CANDIDATES, confined, left_over
+
+    @confined
+    def test_x(harness_unchanged):
+        result = run_check(CheckOptions(impl=str(CANDIDATES / "loops_forever.py")))
+        assert left_over(result.marker) == []
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.paths import protected_roots
+from harness.sandbox import confine
+
+ROOT = Path(__file__).resolve().parents[2]
+CANDIDATES = ROOT / "tests" / "candidates"
+SUITES = ROOT / "tests" / "student_suites"
+WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
+HOME_TARGETS = (Path("/root/constrain-harness-was-here"),
+                Path(os.path.expanduser("~root"), ".constrain-harness-was-here"))
+"""Where a candidate that reached the grader's home would write (tests/candidates/writes_grader_home.py)."""
+
+confined = pytest.mark.skipif(confine.unavailable() is not None,
+                              reason=f"no confinement can start here: {confine.unavailable()}")
+"""Skips a test that runs a candidate where bubblewrap cannot start (the verbs refuse there)."""
+
+
+def tree_digest(*, bytecode: bool = True) -> str:
+    """One sha256 over every entry (path, kind, content or link target) of the harness's
+    packages, the candidates and the example student suites.
+
+    ``bytecode=False`` leaves ``__pycache__`` folders out: for tests whose own process
+    imports harness modules lazily while they run (Python writes their bytecode into the
+    tree; a candidate cannot, it runs confined without write access).
+    """
+    digest = hashlib.sha256()
+    for root in [*protected_roots(), CANDIDATES, SUITES]:
+        for path in sorted([root, *root.rglob("*")]):
+            if not bytecode and "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+            if path.is_symlink():
+                digest.update(b"link:" + os.readlink(path).encode())
+            elif path.is_file():
+                digest.update(b"file:" + hashlib.sha256(path.read_bytes()).digest())
+            else:
+                digest.update(b"dir")
+    return digest.hexdigest()
+
+
+def left_over(marker: str) -> list[int]:
+    """Processes still carrying the run's marker (in their environment or command line),
+    given time to die: up to 30 s of wall (a backstop: it returns as soon as none is left; 5 s
+    were too few on a 2-core machine at load 15-20, where a killed tree took longer to go)."""
+    deadline = time.monotonic() + 30
+    while True:
+        pids = confine.marked_processes(marker.encode())
+        if not pids or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.2)
+
+
+def peer_or_skip(name: str):
+    """The peer ``name`` (``harness.peers.load_peer``), or a skip naming why it is missing
+    (the ``peers`` extra is optional)."""
+    from harness.peers import PeerUnavailable, load_peer
+
+    try:
+        return load_peer(name)
+    except PeerUnavailable as exc:
+        pytest.skip(f"peer {name} not available: {exc.reason}")
+
+
+def skip_module_without(*modules: str, reason: str | None = None) -> None:
+    """Skips the calling test module when one of ``modules`` (top-level names) is not
+    installed, found without importing it: ``pytest.importorskip`` imports, and the openai
+    client or distributed cost each worker a second or more of its collection."""
+    for name in modules:
+        if importlib.util.find_spec(name) is None:
+            pytest.skip(reason or f"could not import {name!r}", allow_module_level=True)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (at the time of asking)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def worker_pid(payload) -> dict:
+    """An executor task (``"helpers:worker_pid"``): the process that ran it, after ``payload["sleep"]`` s."""
+    import time as _time
+
+    _time.sleep(payload.get("sleep", 0))
+    return {"pid": os.getpid()}
+
+
+def fresh_collector() -> str:
+    """``repr((gc.isenabled(), gc.get_threshold()))`` of a new interpreter: the garbage
+    collector a candidate's or a student's code must meet (the oracle of the tests of the
+    harness's frozen start-up, ``harness.sandbox.server.main``, ``shim.boot._collector_on``)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-I", "-c", "import gc; print(repr((gc.isenabled(), gc.get_threshold())))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def bounded_call(work, cpu_seconds: float):
+    """``work()`` in a fork of this process bounded as the mutant runner's fingerprint child is:
+    ``RLIMIT_CPU`` at ``cpu_seconds`` (a fork's CPU time starts at 0) and the address space at
+    ``harness.mutants.equivalence``'s bound past this process's size. Its value (pickled back),
+    or None when it ran past a bound or raised. For code under test that may hang or grow
+    without end in-process (a generated mutant): the test's own process never runs it."""
+    import gc
+    import math
+    import pickle
+    import resource
+    import signal
+
+    from harness.mutants.equivalence import _bound_memory
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        gc.freeze()  # the worker's objects: never freed here (os._exit), never scanned
+        try:
+            os.close(read_end)
+            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+            seconds = math.ceil(cpu_seconds)
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+            _bound_memory()
+            data = pickle.dumps(work())
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        data = answer.read()
+    _, status = os.waitpid(pid, 0)
+    return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def python_refusal(pattern: str) -> tuple[str, int] | None:
+    """Python's own refusal of ``pattern`` as Python 3.11 and later make it, or None: the
+    ``re.error`` message and offset of ``re.compile`` (bytes when the pattern is ASCII, as the
+    subset reads it), and before 3.11 the DeprecationWarning "Flags not at the start of the
+    expression ... but at position N" read as the error 3.11 raises there ("global flags
+    not at the start of the expression", offset N), which comes before any error 3.10 finds
+    further on. The oracle of "malformed" for the refusal tests, apart from both front ends."""
+    import re
+    import warnings
+
+    re.purge()  # a cached pattern is not parsed again, so it would not warn again
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            re.compile(pattern.encode("ascii") if pattern.isascii() else pattern)
+            refusal = None
+        except re.error as error:
+            refusal = error.msg, error.pos
+        except (OverflowError, RecursionError):
+            refusal = None
+    for warning in caught:
+        said = str(warning.message)
+        if issubclass(warning.category, DeprecationWarning) and said.startswith("Flags not at the start"):
+            return "global flags not at the start of the expression", int(said.rsplit(" ", 1)[1])
+    return refusal
+
+
+PYTHON_OVER_BUDGET = "re or regex ran past its CPU budget: no opinion from Python"
+
+
+def python_says(question, pattern: str, text: bytes, want: bool) -> None:
+    """Python's ``question`` (``oracles.stdlib.fullmatch`` or ``partial_match``) answers
+    ``want``, or has no answer within its CPU budget (``within_cpu``: a Hypothesis event
+    says so). Both engines backtrack, exponentially on some generated patterns."""
+    from hypothesis import event
+
+    from oracles.stdlib import within_cpu
+
+    answer = within_cpu(question, pattern, text)
+    if answer is None:
+        event(PYTHON_OVER_BUDGET)
+    else:
+        assert answer == want, (question.__name__, pattern, text)
+
+
+BURN = [sys.executable, "-I", "-S", "-c", "while True: pass"]
+"""A busy loop in a new interpreter (not a fork of this worker, which has xdist's thread)."""
+
+
+class Burners:
+    """A busy loop in its own process on every core, for the ``with`` block."""
+
+    def __init__(self, count: int | None = None):
+        self.count = count or os.cpu_count() or 1
+        self.processes: list[subprocess.Popen] = []
+
+    def __enter__(self) -> "Burners":
+        try:
+            for _ in range(self.count):
+                self.processes.append(subprocess.Popen(BURN))
+        except BaseException:
+            self.__exit__()
+            raise
+        time.sleep(0.5)  # every burner running before the grading starts
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for process in self.processes:
+            process.kill()
+        for process in self.processes:
+            process.wait(timeout=10)
+
+    def alive(self) -> list[int]:
+        return [p.pid for p in self.processes if p.poll() is None]
