@@ -31,7 +31,7 @@ def test_duplicate_keys_and_bad_tasks_are_refused():
 
 def test_closing_a_local_run_early_cancels_the_tasks_not_started():
     started = []
-    tasks = [Task(f"t{i}", "tests.test_executor:record_start", {"n": i}) for i in range(50)]
+    tasks = [Task(f"t{i}", "tests.fanout.test_executor:record_start", {"n": i}) for i in range(50)]
     _START_LOG.clear()
     results = executor.run(tasks, jobs=1)
     next(results)
@@ -106,7 +106,7 @@ def test_dask_gives_the_local_records_and_survives_a_killed_worker(tmp_path):
     LocalCluster = _dask_or_skip()
     marker = tmp_path / "first-attempts"
     marker.mkdir()
-    tasks = [Task(f"t{i}", "tests.test_executor:held_square", {"n": i, "folder": str(marker)}) for i in range(8)]
+    tasks = [Task(f"t{i}", "tests.fanout.test_executor:held_square", {"n": i, "folder": str(marker)}) for i in range(8)]
     (marker / "released").touch()
     local = {t.key: r for t, r in executor.run(tasks, jobs=2)}
     for path in marker.iterdir():
@@ -160,7 +160,8 @@ def test_local_processes_give_the_threads_records_and_leave_no_worker_behind():
     threads = {t.key: r for t, r in executor.run(tasks, jobs=2)}
     processes = {t.key: r for t, r in executor.run(tasks, jobs=2, processes=True)}
     assert processes == threads == {f"t{i}": {"n": i, "text": "é" * i} for i in range(8)}
-    sleepers = [executor.Task(f"s{i}", "helpers:worker_pid", {"sleep": 0.5 if i < 2 else 30}) for i in range(6)]
+    sleepers = [executor.Task(f"s{i}", "tests.support.helpers:worker_pid", {"sleep": 0.5 if i < 2 else 30})
+                for i in range(6)]
     stream = executor.run(sleepers, jobs=2, processes=True)
     pids = {next(stream)[1]["pid"], next(stream)[1]["pid"]}
     assert os.getpid() not in pids   # they ran in worker processes

@@ -77,7 +77,7 @@ def test_the_sandbox_holds_the_harness_packages_not_the_rest_of_the_checkout(tmp
     probe = tmp_path / "probe.py"
     probe.write_text("import os\nfrom oracles.automaton import *  # noqa: F401,F403\n"
                      "def seen(paths):\n    return [os.path.exists(p) for p in paths]\n")
-    hidden = [ROOT / "tests" / "helpers.py", ROOT / "docs", ROOT / "pyproject.toml", ROOT / "README.md"]
+    hidden = [ROOT / "tests" / "support" / "helpers.py", ROOT / "docs", ROOT / "pyproject.toml", ROOT / "README.md"]
     assert all(p.exists() for p in hidden)
     with Candidate(str(probe)) as cand:
         assert cand.module.seen([str(p) for p in hidden]) == [False] * len(hidden)

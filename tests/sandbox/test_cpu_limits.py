@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.policy import BACKSTOP_FACTOR
+from harness.run import CatalogueRun
 from harness.sandbox import Candidate, CandidateTimeout, cputime
 
 CANDIDATES = Path(__file__).resolve().parents[1] / "candidates"
@@ -115,6 +116,7 @@ def test_the_mutant_runner_gives_each_test_a_cpu_budget_and_the_catalogues_own_d
     monkeypatch.setattr(runner, "_run", fake_run)
     runner.run_catalogue_against(tmp_path, ("test_hand_example", "test_apply_mask"), False, 30.0)
     cmd = seen["cmd"]
-    assert cmd[cmd.index("--timeout") + 1] == "10.0" and cmd[cmd.index("--seed") + 1] == "0"
+    run = CatalogueRun.from_json(cmd[cmd.index("--run") + 1])  # the run value, whole (harness.run)
+    assert run.policy.test_cpu_seconds == 10.0 and run.seed == 0
     assert seen["candidate_cpu"] == 2 * 10.0  # the wall backstop covers every test's budget
     assert runner.test_cpu_seconds(600.0) == 60.0  # never more than the policy's per-test limit

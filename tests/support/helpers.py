@@ -106,7 +106,8 @@ def free_port() -> int:
 
 
 def worker_pid(payload) -> dict:
-    """An executor task (``"helpers:worker_pid"``): the process that ran it, after ``payload["sleep"]`` s."""
+    """An executor task (``"tests.support.helpers:worker_pid"``): the process that ran it, after
+    ``payload["sleep"]`` s."""
     import time as _time
 
     _time.sleep(payload.get("sleep", 0))
