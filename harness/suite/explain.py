@@ -117,7 +117,23 @@ def show(value) -> str:
         return np.array2string(value, threshold=40)
     if isinstance(value, str) and len(value) > 300:
         return repr(value[:300]) + f"... ({len(value)} chars)"
+    if isinstance(value, (set, frozenset)):
+        return _sorted_set(value)
     return repr(value)
+
+
+def _sorted_set(value: set | frozenset) -> str:
+    """A set as Python writes it, its items in order: a set's own iteration order can differ
+    between a literal compiled now and the same literal loaded from a ``.pyc`` (marshal rebuilds
+    it), and a report's text must not depend on the bytecode cache."""
+    try:
+        items = sorted(value)
+    except TypeError:  # items that do not compare with each other: by their text
+        items = sorted(value, key=repr)
+    inner = ", ".join(repr(item) for item in items)
+    if isinstance(value, frozenset):
+        return f"frozenset({{{inner}}})" if items else "frozenset()"
+    return f"{{{inner}}}" if items else "set()"
 
 
 def shortest_path(trans: np.ndarray, state: int) -> bytes | None:
