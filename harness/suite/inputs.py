@@ -256,7 +256,13 @@ TOOL_SCHEMA = {
 # The spec gives Constraint no constructor: the reasonable shapes, in order (golden.readings,
 # shared with the golden replay).
 CONSTRAINT_SHAPES = readings.CONSTRAINT_SHAPES
-_SHAPE: dict = {}  # the shape that worked, once per run (a process grades one candidate)
+_SHAPE: dict = {}  # the shape that worked, once per run: emptied as each catalogue session starts
+
+
+def forget_constraint_shape() -> None:
+    """Start a run with no ``Constraint`` shape known (``harness.suite.plugin``'s configure: a
+    process may hold several catalogue sessions, each grading another candidate)."""
+    _SHAPE.clear()
 
 
 def known_constraint_shape() -> str | None:

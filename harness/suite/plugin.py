@@ -67,6 +67,8 @@ session). What stays module-level in the grader child, each bounded:
   (the catalogue's helpers draw from it: ``seeded_rng``);
 - ``harness.suite.tiers._STATE``: the tier (a bool, set in ``pytest_configure``) and the
   notes and properties of the test running (drained at its end);
+- ``harness.suite.inputs._SHAPE``: the ``Constraint`` shape the candidate accepted (one name,
+  emptied in ``pytest_configure``);
 - ``harness.suite.early._EARLY``: at most one candidate process begun before pytest was
   imported, handed to the plugin once (``take``);
 - ``harness.policy._WALL_IN_FORCE``: at most one wall calibration (the run's);
@@ -243,10 +245,10 @@ def pytest_configure(config) -> None:
     config.pluginmanager.register(run, _HOOKS_NAME)
     _undumpable()
     _open_twin_streams(run)
-    from harness.suite import seeding, tiers
+    from harness.suite import inputs, seeding, tiers
 
     seeding.set_run_seed(settings.seed)
-
+    inputs.forget_constraint_shape()  # the last session's candidate's, in a process that held one
     tiers.set_strict(settings.strict)
     _begin_candidate(run)
 

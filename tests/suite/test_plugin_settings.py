@@ -145,3 +145,45 @@ def test_two_sessions_in_one_process_keep_their_state_in_their_own_config(tmp_pa
             [("test_hand_example", "passed")]
     assert tree_digest(bytecode=False) == before   # the harness's files unchanged
     assert left_over(marker) == []                 # nothing of either session's candidate left running
+
+
+_A_SESSION_AFTER_ANOTHER = '''
+import json, sys
+import pytest
+from harness.run import CatalogueRun
+from harness.run.launch import pytest_arguments
+from harness.suite import inputs
+
+out, marker, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+inputs._SHAPE.update(shape="the last candidate's shape, which this one does not take")
+run = CatalogueRun(seed=5, marker=marker, only=frozenset({"test_constraint_lifecycle"}),
+                   results_file=f"{folder}/results.jsonl")
+code = pytest.main(pytest_arguments(run))
+json.dump({"code": int(code), "shape": inputs.known_constraint_shape()}, open(out, "w"))
+'''
+
+
+@pytest.mark.e2e
+def test_a_session_finds_its_candidates_constraint_shape_anew(tmp_path):
+    """The ``Constraint`` shape the catalogue found is the run's (``inputs._SHAPE``): a second
+    session in one process (another candidate) does not inherit the last one's."""
+    import json
+    import secrets
+    import subprocess
+    import sys
+
+    from harness.sandbox import confine, isolated
+    from harness.suite.inputs import CONSTRAINT_SHAPES
+    from tests.support.helpers import left_over
+
+    if confine.unavailable() is not None:
+        pytest.skip(f"no confinement here: {confine.unavailable()}")
+    marker = secrets.token_hex(8)
+    out = tmp_path / "seen.json"
+    done = subprocess.run([sys.executable, "-c", _A_SESSION_AFTER_ANOTHER, str(out), marker, str(tmp_path)],
+                          cwd=tmp_path, env=isolated.environment({"TMPDIR": str(tmp_path)}), capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    seen = json.loads(out.read_text())
+    assert seen["code"] == 0 and seen["shape"] in [name for name, *_ in CONSTRAINT_SHAPES], seen
+    assert left_over(marker) == []
