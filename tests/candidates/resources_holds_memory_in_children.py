@@ -35,13 +35,23 @@ def _hold_in_children() -> int:
             if not chunk:
                 break  # every child gone (or killed) before the rest said it held its block
             held += chunk
+    # "held at once": a child the kernel ended after it said so (the out-of-memory killer picks the
+    # largest, which is one that said it holds) does not hold any more: only those still alive count
+    alive = [pid for pid in pids if _running(pid)]
     for pid in pids:
         try:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         except OSError:
             pass
-    return len(held)
+    return min(len(held), len(alive))
+
+
+def _running(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return False
 
 
 def regex_to_dfa(pattern):
