@@ -84,6 +84,7 @@ from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # n
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
 from harness.run import CatalogueRun, launch
 from harness.run.records import ResultReader
+from harness.run.value import refuse_unknown_fields
 from harness.sandbox import confine, cputime, isolated
 from harness.sandbox.files import Manifest
 from harness.suite.catalogue import BY_NAME, DEEP_NAMES, NAMES
@@ -149,9 +150,7 @@ class CheckOptions:
         kinds = {"impl": (str, type(None)), "ref_deps": bool, "deep": bool, "timeout": (int, float),
                  "memory": int, "only": list, "golden_file": (str, type(None)), "strict": bool,
                  "load_seconds": (int, float), "seed": (int, type(None)), "wall_calibration": (dict, type(None))}
-        unknown = sorted(set(document) - set(kinds))
-        if unknown:
-            raise ValueError(f"CheckOptions: unknown field(s) {', '.join(map(repr, unknown))}")
+        refuse_unknown_fields("CheckOptions", document, kinds)
         for name, value in document.items():
             if not isinstance(value, kinds[name]) or (isinstance(value, bool) and kinds[name] is not bool):
                 raise ValueError(f"CheckOptions.{name}: {value!r} is not of its type")

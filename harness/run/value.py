@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from harness.argtypes import check_seed
 from harness.policy import POLICY, GradingPolicy, WallCalibration
 
-__all__ = ["CatalogueRun", "MAX_DOCUMENT", "candidate_limits", "run_from_options"]
+__all__ = ["CatalogueRun", "MAX_DOCUMENT", "candidate_limits", "refuse_unknown_fields", "run_from_options"]
 
 MAX_DOCUMENT = 1 << 16  # characters of a run's JSON document, at most (a run is a few hundred)
 _TEST_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\[\]\-.]*")
@@ -141,10 +141,7 @@ class CatalogueRun:
             raise ValueError(f"a catalogue run is one JSON object: {exc}") from None
         if not isinstance(document, dict):
             raise ValueError(f"a catalogue run is one JSON object, not {type(document).__name__}")
-        known = {spec.name for spec in fields(cls)}
-        unknown = sorted(set(document) - known)
-        if unknown:
-            raise ValueError(f"CatalogueRun: unknown field(s) {', '.join(map(repr, unknown))}")
+        refuse_unknown_fields("CatalogueRun", document, {spec.name for spec in fields(cls)})
         values = dict(document)
         if "policy" in values:
             values["policy"] = _policy(values["policy"])
@@ -212,13 +209,18 @@ def _names(name: str, value) -> frozenset[str]:
     return frozenset(value)
 
 
+def refuse_unknown_fields(where: str, document: dict, known) -> None:
+    """A ValueError naming ``where`` and every key of ``document`` not in ``known`` (a JSON
+    document that crosses a hop carries the fields of its value and nothing else)."""
+    unknown = sorted(set(document) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
+
+
 def _policy(value) -> GradingPolicy:
     if not isinstance(value, dict):
         raise ValueError(f"CatalogueRun.policy must be an object of GradingPolicy's fields, not {value!r}")
-    known = {spec.name for spec in fields(GradingPolicy)}
-    unknown = sorted(set(value) - known)
-    if unknown:
-        raise ValueError(f"CatalogueRun.policy: unknown field(s) {', '.join(map(repr, unknown))}")
+    refuse_unknown_fields("CatalogueRun.policy", value, {spec.name for spec in fields(GradingPolicy)})
     try:
         return GradingPolicy(**value)
     except (TypeError, ValueError) as exc:
