@@ -18,6 +18,7 @@ from harness.sandbox.candidate import load_candidate
 from harness.suite import inputs, seeding, test_deep, tiers
 from harness.suite.catalogue import DEEP_NAMES
 from tests.suite.test_fairness import READINGS
+from tests.support.helpers import fresh_catalogue_state
 
 BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
 
@@ -62,13 +63,9 @@ KILLS = [
 
 @pytest.fixture(autouse=True)
 def default_tier():
-    tiers.set_strict(False)
-    tiers.drain_notes()
-    inputs._SHAPE.clear()
+    fresh_catalogue_state()
     yield
-    tiers.set_strict(False)
-    tiers.drain_notes()
-    inputs._SHAPE.clear()
+    fresh_catalogue_state()
 
 
 def test_the_deep_tests_are_the_ones_the_coverage_map_records():
@@ -120,10 +117,10 @@ def test_the_sampling_check_passes_and_kills_under_every_run_seed(seeds, tmp_pat
     try:
         for seed in seeds:
             seeding.set_run_seed(seed)
-            inputs._SHAPE.clear()
+            inputs.forget_constraint_shape()
             SAMPLING(reference)
             for mutant_id, mutated in mutants.items():
-                inputs._SHAPE.clear()
+                inputs.forget_constraint_shape()
                 with pytest.raises(AssertionError):
                     SAMPLING(mutated)
                     pytest.fail(f"{mutant_id} survived under run seed {seed}")

@@ -20,6 +20,7 @@ from harness.suite import inputs, tiers
 from harness.suite.catalogue import NAMES
 from harness.suite.strength import CHECKS
 from tests.suite.test_fairness import READINGS
+from tests.support.helpers import fresh_catalogue_state
 
 CASES = [(check, survivor) for check, _, survivors in CHECKS for survivor in survivors]
 BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
@@ -27,19 +28,15 @@ BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
 
 def _fresh(impl):
     """``impl`` with the per-process Constraint shape forgotten (each candidate finds its own)."""
-    inputs._SHAPE.clear()
+    inputs.forget_constraint_shape()
     return impl
 
 
 @pytest.fixture(autouse=True)
 def default_tier():
-    tiers.set_strict(False)
-    tiers.drain_notes()
-    inputs._SHAPE.clear()
+    fresh_catalogue_state()
     yield
-    tiers.set_strict(False)
-    tiers.drain_notes()
-    inputs._SHAPE.clear()
+    fresh_catalogue_state()
 
 
 @pytest.mark.parametrize("check, test", [(c, t) for c, t, _ in CHECKS], ids=lambda x: getattr(x, "__name__", x))

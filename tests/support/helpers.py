@@ -237,3 +237,13 @@ class Burners:
 
     def alive(self) -> list[int]:
         return [p.pid for p in self.processes if p.poll() is None]
+
+
+def fresh_catalogue_state() -> None:
+    """The catalogue's per-run state as a grader child starts it: the default tier, no notes
+    pending, no ``Constraint`` shape known (for tests that call catalogue tests in this process)."""
+    from harness.suite import inputs, tiers
+
+    tiers.set_strict(False)
+    tiers.drain_notes()
+    inputs.forget_constraint_shape()
