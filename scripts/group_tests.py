@@ -11,6 +11,12 @@ checkout that names it rewritten to its new place:
 - imports between test modules: ``from tests.test_mutants import`` ->
   ``from tests.mutants.test_mutants import``; the shared helpers ``from helpers import`` and
   ``from tests.helpers import`` -> ``from tests.support.helpers import``;
+- module names in strings (an executor task's ``"module:function"``, a ``-p`` plugin, a
+  ``python -m`` target): ``tests.test_executor:record_start`` ->
+  ``tests.fanout.test_executor:record_start`` anywhere, and in the tests' own modules a bare
+  ``"helpers:worker_pid"`` (found only while ``tests/`` was on ``sys.path``) ->
+  ``"tests.support.helpers:worker_pid"``; a path joined from parts, ``"tests" / "helpers.py"``
+  -> ``"tests" / "support" / "helpers.py"``;
 - a moved file's own place: ``Path(__file__).resolve().parents[1]`` (the checkout) becomes
   ``parents[2]``, ``Path(__file__).parent`` (``tests/``) becomes ``parents[1]``;
 - ``LONGEST_FIRST`` in ``tests/conftest.py``: each name becomes the file's path under ``tests/``.
@@ -184,8 +190,17 @@ def rewrite_text(text: str, where: dict[str, str], problems: list[str], origin: 
         return f"tests/{where[name + '.py'].removesuffix('.py')}{suffix}" if name + ".py" in where else m[0]
 
     text = re.sub(r"(?<![\w/.-])tests/([\w*]+)(\\?\.py)\b", path, text)
+    text = rewrite_module_names(text, where)
     if not is_test_code(origin):
         return text
+    # a bare module name in a string, e.g. "helpers:worker_pid" -> "tests.support.helpers:worker_pid"
+    text = re.sub(r"""(["'])(\w+)(:\w+)\1""",
+                  lambda m: f"{m[1]}{dotted(m[2], where)}{m[3]}{m[1]}"
+                  if m[2] + ".py" in where else m[0], text)
+    # a path joined from parts, e.g. ROOT / "tests" / "helpers.py" -> ROOT / "tests" / "support" / "helpers.py"
+    text = re.sub(r"""(["'])tests\1 / (["'])(\w+\.py)\2""",
+                  lambda m: f"{m[1]}tests{m[1]} / {m[2]}{where[m[3]].split('/')[0]}{m[2]} / {m[2]}{m[3]}{m[2]}"
+                  if m[3] in where else m[0], text)
     text = re.sub(r"\bfrom (?:tests\.)?helpers import\b", "from tests.support.helpers import", text)
     module = r"(?:tests\.)?(test_\w+)"   # a test module imported from another: tests.test_x or test_x
     text = re.sub(rf"(?m)^(\s*)from {module} import\b",
@@ -193,6 +208,15 @@ def rewrite_text(text: str, where: dict[str, str], problems: list[str], origin: 
     text = re.sub(rf"(?m)^(\s*)import {module} as\b",
                   lambda m: f"{m[1]}import {dotted(m[2], where)} as" if m[2] + ".py" in where else m[0], text)
     return text
+
+
+def rewrite_module_names(text: str, where: dict[str, str]) -> str:
+    """Dotted names of moved modules: ``tests.test_x`` -> ``tests.<folder>.test_x`` wherever it
+    stands (an import, a ``"module:function"`` string, ``-p``, ``python -m``), e.g.
+    ``"tests.test_executor:record_start"`` -> ``"tests.fanout.test_executor:record_start"``. A name
+    already under its folder (``tests.fanout.test_x``) or naming no moved file is left as it is."""
+    return re.sub(r"(?<![\w.])tests\.(\w+)\b(?![\w/]|\.py\b)",
+                  lambda m: dotted(m[1], where) if m[1] + ".py" in where else m[0], text)
 
 
 def dotted(module: str, where: dict[str, str]) -> str:
@@ -251,17 +275,23 @@ default run seed is a hash of its files, and that seed decides what a report sho
 tests' candidates and student suites (their seeds, likewise). A moved path they name is listed."""
 
 
+OLD_NAMES_ON_PURPOSE = {"scripts/group_tests.py", "tests/project/test_group_tests.py",
+                        "tests/project/test_named_paths.py"}
+"""This script and the tests of its rewrite and of the names in the tree: their old names are examples."""
+
+
 def text_files() -> list[Path]:
     files = []
     for line in git("ls-files").splitlines():
         path = ROOT / line
-        if path.suffix in TEXT_SUFFIXES and path.is_file() and line != "scripts/group_tests.py":
+        if path.suffix in TEXT_SUFFIXES and path.is_file() and line not in OLD_NAMES_ON_PURPOSE:
             files.append(path)
     return files
 
 
 def stale_in_left_alone(where: dict[str, str]) -> list[str]:
-    """``file:line: tests/x.py`` for each moved path a left-alone file still names by its old place."""
+    """``file:line: tests/x.py`` (or ``tests.x``) for each moved file a left-alone file still names
+    by its old place."""
     found = []
     for path in text_files():
         origin = str(path.relative_to(ROOT))
@@ -270,6 +300,9 @@ def stale_in_left_alone(where: dict[str, str]) -> list[str]:
                 for name in re.findall(r"(?<![\w/.-])tests/(\w+\.py)\b", line):
                     if name in where:
                         found.append(f"{origin}:{number}: tests/{name} (now tests/{where[name]})")
+                for name in re.findall(r"(?<![\w.])tests\.(\w+)\b(?![\w/]|\.py\b)", line):
+                    if name + ".py" in where:
+                        found.append(f"{origin}:{number}: tests.{name} (now {dotted(name, where)})")
     return found
 
 

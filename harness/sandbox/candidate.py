@@ -32,8 +32,8 @@ Example::
     >>> mod = load_candidate(None)                  # the reference
     >>> check_contract(mod)
     []
-    >>> load_candidate("tests/candidates/ref_copy")  # a package directory
-    <module 'cand_ref_copy_...' ...>
+    >>> load_candidate("tests/candidates/wall_regex_helper")  # a package directory
+    <module 'cand_wall_regex_helper_...' ...>
 
 A module in a package is imported as a package's module, from the folder its packages
 sit in (``import_place``): the spec's layout ``python/tinyllm/infer/constrain.py`` is

@@ -4,7 +4,7 @@ Every error a caller can provoke with bad input is a ``ConstrainError`` (a
 ``ValueError``), or a plain ``TypeError`` for a wrong Python type. ``TypeError`` is
 kept apart on purpose: a class deriving from both would make ``except ValueError``
 catch wrong types, which the contract (``harness/contract/constrain.pyi``) keeps
-separate. ``tests/test_errors.py`` walks every ``raise`` of this package and checks it.
+separate. ``tests/oracles/test_errors.py`` walks every ``raise`` of this package and checks it.
 
 The kinds (the derivative oracle, ``oracles.derivatives.errors``, has the same names
 for the same kinds, in its own code; it has no schema front end, so no schema kinds)::

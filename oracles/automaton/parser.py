@@ -37,7 +37,7 @@ an atomic group and a global flag past the start otherwise, 3.10 and 3.11 a cond
 group named ``+1``, 3.10-3.12 a template flag ``(?t)``; ``facts.constructs.READ_AS_NEWER_PYTHONS``). Python is
 asked only on those error paths, never about what an accepted pattern means; the
 derivative oracle (``oracles.derivatives``) reads every pattern with Python's parser,
-so the two give the same class and offset (``tests/test_bounds_refusals.py``).
+so the two give the same class and offset (``tests/oracles/test_bounds_refusals.py``).
 
 One function per grammar rule; each takes ``(parser state)`` and returns a node::
 

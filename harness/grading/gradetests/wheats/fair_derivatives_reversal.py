@@ -1,6 +1,6 @@
 """Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - regex: a recursive parser into derivative terms with smart constructors, the DFA
   built by Brzozowski derivatives (each state a normalized term), then minimized by

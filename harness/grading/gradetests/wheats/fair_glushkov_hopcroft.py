@@ -1,6 +1,6 @@
 """Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - parameter names of its own everywhere (``regex_to_dfa(regex)``, ``apply_mask(scores,
   allowed)``, ...): the spec's section 4 fixes positions, not names, except ``eos_id``

@@ -3,7 +3,7 @@ the spec at its literal word where the reference chose otherwise; it needs ``--r
 (L8.1's ``SamplingParams``/``sample`` and M05.2's ``unicode_to_bytes``, as the spec's
 ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - compact JSON is exactly "as ``json.dumps(v, separators=(",", ":"))`` writes it"
   (section 2.5), the literal call, whose ``ensure_ascii`` defaults to True: an enum or

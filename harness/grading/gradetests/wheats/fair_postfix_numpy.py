@@ -1,6 +1,6 @@
 """Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - regex: the pattern is lexed, made explicit (a concatenation operator), turned into
   postfix by the shunting-yard algorithm and built by Thompson's 1968 stack machine;

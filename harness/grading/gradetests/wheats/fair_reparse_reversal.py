@@ -2,7 +2,7 @@
 needs ``--ref-deps`` (L8.1's ``SamplingParams``/``sample`` and M05.2's byte map come
 from the reference, as the spec's ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - regex: a recursive-descent parser that emits NFA fragments directly (no tree); a
   bounded repeat ``x{m,n}`` parses the text of ``x`` again for every copy; the NFA is

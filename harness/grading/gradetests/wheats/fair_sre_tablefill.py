@@ -2,7 +2,7 @@
 needs ``--ref-deps`` (the spec's "Needs": L8.1's ``SamplingParams``/``sample`` and
 M05.2's byte map come from the reference, as ``ol check L8.7 --ref-deps`` allows).
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - regex: Python's own parser (``re._parser``, section 2.1: "the subset is Python's
   own") mapped to byte sets with the bytes meanings; a Thompson NFA whose state sets

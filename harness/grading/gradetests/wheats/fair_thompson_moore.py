@@ -1,6 +1,6 @@
 """Fairness gallery: a correct implementation written from the spec's text alone.
 
-Readings (each one the spec allows; see tests/test_fairness.py):
+Readings (each one the spec allows; see tests/suite/test_fairness.py):
 
 - regex: a hand-written recursive-descent parser into tuples, Thompson's construction
   (one NFA fragment per node, epsilon edges), the subset construction over byte classes,

@@ -6,7 +6,7 @@ member's ``json_schema_to_regex`` (``fair_thompson_moore.py`` beside this file),
 ``tools.rs`` calls its own ``constrain.rs``.
 
 Its own readings where the spec leaves a choice (each one the spec allows; the replay notes
-those that differ from the reference, ``tests/test_fairness_tools.py``):
+those that differ from the reference, ``tests/suite/test_fairness_tools.py``):
 
 - the parser is a character-at-a-time state machine (outside, header, arguments, closer). The
   header is exactly the spec's compact ``{"name":"<name>","arguments":`` followed by the object's
