@@ -47,7 +47,8 @@ from harness import __version__
 from harness.grading.autograder.config import CONFIG_NAME, SECRET_NAME, AutograderConfig
 from harness.suite.seeding import new_course_secret
 
-__all__ = ["BundleInfo", "build_bundle", "build_wheel", "source_root", "runtime_closure"]
+__all__ = ["BUILD_BACKEND", "BundleInfo", "build_bundle", "build_wheel", "check_build_backend", "source_root",
+           "runtime_closure"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DISTRIBUTION = "constrain-harness"
@@ -76,9 +77,33 @@ def source_root() -> Path:
     return root
 
 
+BUILD_BACKEND = Requirement("setuptools>=77")
+"""What ``pip wheel --no-build-isolation`` needs in this Python's environment: pyproject.toml's
+``[build-system]`` backend (77: PEP 639's license metadata; since 70.1 it writes wheels itself).
+A runtime dependency of constrain-harness, so every install has it (pyproject.toml says why)."""
+
+
+def check_build_backend() -> None:
+    """A ValueError naming the missing or too old setuptools, and how to install it, unless this
+    Python's environment holds ``BUILD_BACKEND`` (without it pip's own error is a setuptools
+    traceback about ``project.license``, or ``Cannot import 'setuptools.build_meta'``)."""
+    try:
+        found = importlib.metadata.version(BUILD_BACKEND.name)
+    except importlib.metadata.PackageNotFoundError:
+        found = None
+    if found is not None and BUILD_BACKEND.specifier.contains(found, prereleases=True):
+        return
+    what = f"setuptools {found} is too old" if found else "setuptools is not installed"
+    raise ValueError(f"the bundle's wheel is built with this Python's own build backend (nothing is "
+                     f"downloaded), which needs {BUILD_BACKEND}: {what} in {sys.prefix}; install it with "
+                     f"{sys.executable} -m pip install '{BUILD_BACKEND}'")
+
+
 def build_wheel(out_dir: Path, root: Path | None = None) -> Path:
-    """Build this source tree's wheel into ``out_dir`` without touching the checkout."""
+    """Build this source tree's wheel into ``out_dir`` without touching the checkout (a
+    ValueError first if this environment lacks ``BUILD_BACKEND``)."""
     root = root or source_root()
+    check_build_backend()
     with tempfile.TemporaryDirectory(prefix="constrain-harness-wheel-") as scratch:
         copy = Path(scratch) / "src"
         copy.mkdir()
@@ -153,6 +178,7 @@ def _commit(root: Path) -> str:
 def build_bundle(out: Path, config: AutograderConfig = AutograderConfig()) -> BundleInfo:
     """Write the bundle to ``out`` (atomically) and return what it holds."""
     root = source_root()
+    check_build_backend()
     config = dataclasses.replace(config, version=__version__, commit=_commit(root))
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="constrain-harness-bundle-") as scratch:
