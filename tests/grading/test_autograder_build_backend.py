@@ -85,6 +85,6 @@ def test_the_verb_refuses_in_one_line_and_writes_no_zip(monkeypatch, tmp_path):
     _setuptools_is(monkeypatch, "65.5.0")
     out, err = io.StringIO(), io.StringIO()
     assert main(["autograder", "build", "--out", str(tmp_path / "a.zip")], out, err) == ExitCode.USAGE
-    assert re.fullmatch(r"autograder build: the bundle's wheel .* needs setuptools>=77: setuptools 65\.5\.0 is too old in .*\n",
-                        err.getvalue()), err.getvalue()
+    assert re.fullmatch(r"autograder build: the bundle's wheel .* needs setuptools>=77: "
+                        r"setuptools 65\.5\.0 is too old in .*\n", err.getvalue()), err.getvalue()
     assert not (tmp_path / "a.zip").exists()
