@@ -15,7 +15,9 @@ Each mutant's report lists every expected killer's outcome (every replay check f
 replay mutant), and every test's when none of them kills it; ``--first-kill`` stops each
 mutant at its first killing test or check (its expected killers first): the same
 verdicts, killed and by an expected test or not, for about a tenth of the CPU, the kill
-matrix then holding only what ran.
+matrix then holding only what ran. The last line gives the wall seconds and the CPU seconds of
+the mutant processes on this machine: the graders' and their confined candidates', each named
+(``harness.mutants.process_cpu``; no ``getrusage`` sees a candidate behind the wall).
 
 ``--generated``: mutants made by the operators of ``harness.mutants.generation``
 (cosmic-ray's and ours) over ``oracles/automaton``; each runs the default tier, then, if
@@ -23,7 +25,7 @@ it survives, the deep pass (``--deep --strict``: the deep properties and the con
 decisions, which a mutant departing only from a decision the spec does not state passes
 in the default tier); survivors are checked for equivalence
 (``harness.mutants.equivalence``, ``equivalents.json``). Prints the kill rate per
-reference module and per operator, and the CPU seconds the mutant processes used.
+reference module and per operator.
 Exits 1 when a non-equivalent mutant survives both tiers.
 
 Each generated mutant runs only the catalogue tests that execute its statement on the
@@ -44,7 +46,6 @@ mutants on a Dask cluster's workers (``harness.fanout.executor``; docs/scale-out
 from __future__ import annotations
 
 import dataclasses
-import resource
 import tempfile
 import time
 from pathlib import Path
@@ -154,6 +155,16 @@ def _select(args, stdout, stderr):
 
 
 def run(args, stdout, stderr) -> int:
+    from harness.mutants.process_cpu import RunCpu
+
+    meter = RunCpu()   # before the first process of the run: every candidate logs its CPU for it
+    try:
+        return _run(args, stdout, stderr, meter)
+    finally:
+        meter.close()
+
+
+def _run(args, stdout, stderr, meter) -> int:
     from harness.mutants import course, report
     from harness.mutants.runner import DEFAULT_TIMEOUT, GENERATED_TIMEOUT, Outcome, run_all, self_check
 
@@ -162,7 +173,7 @@ def run(args, stdout, stderr) -> int:
     if isinstance(chosen, int):
         return chosen
     mutants, lookup, generated = chosen
-    wall, cpu = time.monotonic(), _children_cpu()
+    wall = time.monotonic()
     if not args.no_self_check:
         print("self check: clean reference and forced failure ...", file=stdout, flush=True)
         with tempfile.TemporaryDirectory(prefix="constrain-selfcheck-") as folder:
@@ -206,8 +217,8 @@ def run(args, stdout, stderr) -> int:
     print(killed.terminal, file=stdout)
     if lookup is not None:
         print("\n" + report.rates_table(results, lookup), file=stdout)
-    print(f"\nwall {time.monotonic() - wall:.0f} s, CPU {_children_cpu() - cpu:.0f} s in mutant processes "
-          f"(jobs {args.jobs}; the machine may be shared: CPU / cores is the unshared estimate)", file=stdout)
+    print("\n" + cpu_line(time.monotonic() - wall, *meter.seconds(), jobs=args.jobs, scheduler=scheduler),
+          file=stdout)
     unwritten = not registry.write_requested(args, killed, stderr, prefix="mutants: ")
     others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected and r.expected]
     if others_only:
@@ -244,6 +255,11 @@ def _coverage(args, timeout, stdout):
     return coverage.load_or_record(path, timeout, args.jobs)
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def cpu_line(wall: float, graders: float, candidates: float, *, jobs: int, scheduler: str | None) -> str:
+    """The run's closing line: wall seconds, and the CPU seconds of the mutant processes on this
+    machine, graders and their confined candidates (``harness.mutants.process_cpu``), e.g.
+    ``wall 156 s, CPU 31 s in mutant processes (18 s graders + 13 s their confined candidates; ...)``."""
+    where = "; on this machine only: the Dask workers' CPU is each record's cpu_seconds" if scheduler else ""
+    return (f"wall {wall:.0f} s, CPU {graders + candidates:.0f} s in mutant processes ({graders:.0f} s graders + "
+            f"{candidates:.0f} s their confined candidates{where}; jobs {jobs}; the machine may be shared: "
+            f"CPU / cores is the unshared estimate)")

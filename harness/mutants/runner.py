@@ -184,6 +184,7 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
 
 
 WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
+CANDIDATE_CPU = [0.0]   # of WARM_CPU, the confined candidates' (their CPU log): no RUSAGE_CHILDREN ever holds it
 _WARM_CPU_LOCK = threading.Lock()
 _TASK_CPU = threading.local()   # this thread's warm runs' CPU seconds since the task began (``task_cpu``)
 
@@ -210,9 +211,11 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
             reply = warm.server(_env(), str(ROOT)).run(argv, run_env, str(ROOT), timeout,
                                                        (timeout + candidate_cpu) * WALL_FACTOR, output_path,
                                                        module=module)
-            cpu = reply["cpu"] + read_cpu_log(cpu_log)   # the candidates' CPU: no getrusage sees it
+            candidates = read_cpu_log(cpu_log)   # the candidates' CPU: no getrusage sees it
+            cpu = reply["cpu"] + candidates
             with _WARM_CPU_LOCK:
                 WARM_CPU[0] += cpu
+                CANDIDATE_CPU[0] += candidates
             _TASK_CPU.seconds = getattr(_TASK_CPU, "seconds", 0.0) + cpu
             if not reply["backstop"] or attempt == 2 or not cputime.machine_loaded():
                 break
