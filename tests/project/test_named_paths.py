@@ -7,8 +7,8 @@ sends its reader nowhere).
   names a file (a glob, ``tests/differential/test_differential_*.py``, matches one at least);
 - module names: each dotted ``tests.x.y`` in a string of the tests' or the harness's code (an
   executor task's ``"tests.fanout.test_executor:record_start"``, a ``-p`` plugin) names a module;
-- links: each relative link of README.md (not in the docs site, which ``mkdocs build --strict``
-  checks in ``.ci/run``) names a file.
+- links: each relative link of README.md and every other page outside the docs site (the site's
+  own are checked by ``mkdocs build --strict`` in ``.ci/run``) names a file.
 
 ``scripts/group_tests.py`` is not scanned: its docstring describes the flat layout it moves from.
 """
@@ -120,8 +120,13 @@ def test_each_dotted_test_module_named_exists():
     assert not found, f"module names of tests that name no module (moved?): {found}"
 
 
-def test_each_readme_link_names_a_file():
-    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", (ROOT / "README.md").read_text(encoding="utf-8"))
-    local = [link for link in links if not re.match(r"[a-z]+:", link)]
-    assert local, "README.md links to its pages"
-    assert [link for link in local if not (ROOT / link).exists()] == []
+def test_each_markdown_link_outside_the_site_names_a_file():
+    """README.md and the READMEs beside the code (harness/mutants/README.md, golden/README.md, ...):
+    each relative link names a file or folder, from the page's own folder."""
+    site = ROOT / "docs"
+    dead, pages = [], [p for p in _markdown_files() if not p.is_relative_to(site)]
+    for page in pages:
+        for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if not re.match(r"[a-z]+:", link) and not (page.parent / link).exists():
+                dead.append(f"{page.relative_to(ROOT)} -> {link}")
+    assert ROOT / "README.md" in pages and dead == []
