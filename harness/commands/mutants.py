@@ -258,8 +258,9 @@ def _coverage(args, timeout, stdout):
 def cpu_line(wall: float, graders: float, candidates: float, *, jobs: int, scheduler: str | None) -> str:
     """The run's closing line: wall seconds, and the CPU seconds of the mutant processes on this
     machine, graders and their confined candidates (``harness.mutants.process_cpu``), e.g.
-    ``wall 156 s, CPU 31 s in mutant processes (18 s graders + 13 s their confined candidates; ...)``."""
+    ``wall 116 s, CPU 29.4 s in mutant processes (17.2 s graders + 12.2 s their confined candidates; ...)``
+    (tenths: a one-mutant run's candidates may take less than a second)."""
     where = "; on this machine only: the Dask workers' CPU is each record's cpu_seconds" if scheduler else ""
-    return (f"wall {wall:.0f} s, CPU {graders + candidates:.0f} s in mutant processes ({graders:.0f} s graders + "
-            f"{candidates:.0f} s their confined candidates{where}; jobs {jobs}; the machine may be shared: "
+    return (f"wall {wall:.0f} s, CPU {graders + candidates:.1f} s in mutant processes ({graders:.1f} s graders + "
+            f"{candidates:.1f} s their confined candidates{where}; jobs {jobs}; the machine may be shared: "
             f"CPU / cores is the unshared estimate)")
