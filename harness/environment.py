@@ -73,8 +73,10 @@ _ALL = (
              ("harness/bench/batch.py", "harness/mutants/runner.py", "tests/conftest.py",
               "tests/support/sample_class.py")),
     Variable("CONSTRAIN_HARNESS_CPU_LOG", "user",
-             "a file to which every candidate process appends the CPU seconds it used (bench check)",
-             ("harness/sandbox/client.py",), ("harness/bench/check.py", "harness/mutants/runner.py")),
+             "a file to which every candidate process appends the CPU seconds it used (bench check, the "
+             "mutants verb's CPU line)",
+             ("harness/sandbox/client.py",), ("harness/bench/check.py", "harness/mutants/runner.py",
+                                              "harness/mutants/process_cpu.py")),
     Variable("CONSTRAIN_HARNESS_BENCH_DIR", "user",
              "where bench peers writes its chart (default: the temporary folder)",
              ("harness/bench/peers.py",)),

@@ -129,9 +129,9 @@ SLICE = 0.1  # seconds a call waits for its reply between two readings of the tr
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
 CPU_LOG = "CONSTRAIN_HARNESS_CPU_LOG"
-"""Benchmarks only: when this variable names a file, each candidate process appends there the
-CPU seconds of its tree as it closes (a grader's ``getrusage`` never sees them: the confined
-tree is not reaped into its children's times)."""
+"""Benchmarks and the mutants verb's CPU line (``harness.mutants.process_cpu``): when this variable
+names a file, each candidate process appends there the CPU seconds of its tree as it closes (a
+grader's ``getrusage`` never sees them: the confined tree is not reaped into its children's times)."""
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
