@@ -46,6 +46,7 @@ import traceback
 from typing import Callable
 
 from harness.exitcodes import ExitCode
+from harness.sandbox import bytecode
 from harness.sandbox.files import Manifest
 from harness.sandbox.text import escape
 
@@ -59,6 +60,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
+    bytecode.refresh(protected_roots())  # ... but its compiled modules, written before the manifest
     manifest = Manifest.take(protected_roots())
     for stream in (stdout, stderr, sys.stdout, sys.stderr):
         stream.flush()
@@ -108,6 +110,7 @@ def verified(label: str, work: Work, stdout, stderr) -> int:
     from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
+    bytecode.refresh(protected_roots())  # ... but its compiled modules, written before the manifest
     manifest = Manifest.take(protected_roots())
     code = int(ExitCode.CRASHED)
     try:
