@@ -11,9 +11,10 @@ candidate process behind the wall more.
 
 ``refresh(roots)`` writes, for each ``.py`` file under ``roots`` whose bytecode cache is missing
 or stale, the ``.pyc`` Python itself would write there (``importlib.util.cache_from_source``;
-timestamp-validated, as ``py_compile`` writes it). It is called by the process that takes the
-manifest, before ``Manifest.take`` (``harness.sandbox.guard``, the golden replay's session), so
-the files it writes are part of what the run verifies, and a ``.pyc`` changed during a run is
+timestamp-validated, as ``py_compile`` writes it). ``take_manifest(roots)`` is ``refresh`` then
+``Manifest.take``: every process that takes a run's manifest calls it (``harness.sandbox.guard``,
+``harness.grading.check``, grade-tests, the golden replay's session), so the files it writes
+are part of what the run verifies, and a ``.pyc`` changed during a run is
 still deleted by ``verify`` (a forged one does not outlive the run).
 
 Invariants:
@@ -48,6 +49,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness.sandbox.files import Manifest
+
 SWITCH = "CONSTRAIN_HARNESS_BYTECODE"
 _MAGIC = importlib.util.MAGIC_NUMBER
 _HEADER = 16  # magic, flags, source mtime, source size (PEP 552, timestamp-based)
@@ -56,6 +59,12 @@ _HEADER = 16  # magic, flags, source mtime, source size (PEP 552, timestamp-base
 def enabled() -> bool:
     """Whether ``refresh`` writes anything (``CONSTRAIN_HARNESS_BYTECODE`` is not ``0``)."""
     return os.environ.get(SWITCH, "1") != "0"
+
+
+def take_manifest(roots: list[Path]) -> Manifest:
+    """``refresh(roots)``, then the manifest of ``roots`` (what the run verifies after it)."""
+    refresh(roots)
+    return Manifest.take(roots)
 
 
 def refresh(roots: list[Path], staging: Path | None = None) -> int:
