@@ -52,6 +52,10 @@ _ALL = (
              "the Dask scheduler's address (tcp://HOST:PORT) for batch, grade-tests and mutants when "
              "--scheduler is not given (docs/scale-out.md)",
              ("harness/fanout/executor.py",)),
+    Variable("CONSTRAIN_HARNESS_BYTECODE", "user",
+             "0: the harness writes no compiled bytecode of its own packages before a run (each process "
+             "then compiles what it imports from source; docs/sandbox.md)",
+             ("harness/sandbox/bytecode.py",)),
     Variable("CONSTRAIN_HARNESS_TWIN", "user",
              "0: one grader child runs every catalogue test (no twin for the second half; docs/wall.md)",
              ("harness/suite/twin.py",)),

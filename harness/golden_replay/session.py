@@ -144,9 +144,8 @@ def _show(outcome: ReplayOutcome, report, stdout) -> None:
 def _behind_wall(options: ReplayOptions, directory: Path, stdout, stderr) -> ReplayOutcome:
     """The comparisons here, the candidate in a confined process; files verified after."""
     from harness.paths import protected_roots
-    from harness.sandbox import Candidate, Limits
+    from harness.sandbox import Candidate, Limits, bytecode
     from harness.sandbox.candidate import spec_problem
-    from harness.sandbox.files import Manifest
 
     problem = spec_problem(options.impl)
     if problem:
@@ -156,7 +155,7 @@ def _behind_wall(options: ReplayOptions, directory: Path, stdout, stderr) -> Rep
     docs = read_docs(options.files, directory, stderr)
     if docs is None:
         return ReplayOutcome(int(ExitCode.USAGE))
-    manifest = Manifest.take(protected_roots())
+    manifest = bytecode.take_manifest(protected_roots())  # the compiled modules written before it
     candidate = Candidate(options.impl, ref_deps=options.ref_deps, contract=options.contract,
                           limits=Limits(memory_mb=options.memory, call_seconds=options.timeout))
     try:

@@ -86,7 +86,7 @@ from harness.run import CatalogueRun, launch
 from harness.run.records import ResultReader
 from harness.run.value import refuse_unknown_fields
 from harness.sandbox import confine, cputime, isolated
-from harness.sandbox.files import Manifest
+from harness.sandbox.bytecode import take_manifest
 from harness.suite.catalogue import BY_NAME, DEEP_NAMES, NAMES
 
 STATUSES = ("passed", "failed", "error", "skipped", "crashed", "timeout", "not run")
@@ -264,7 +264,7 @@ def run_check(options: CheckOptions) -> CheckResult:
     run = run.with_(wall_calibration=result.wall_calibration)
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
-    manifest = Manifest.take(protected_roots())
+    manifest = take_manifest(protected_roots())
     confine.probe()  # probe bubblewrap once here; the grader children inherit the answer
     try:
         with tempfile.TemporaryDirectory(prefix="constrain-check-") as sandbox:

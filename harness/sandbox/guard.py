@@ -46,7 +46,7 @@ import traceback
 from typing import Callable
 
 from harness.exitcodes import ExitCode
-from harness.sandbox.files import Manifest
+from harness.sandbox import bytecode
 from harness.sandbox.text import escape
 
 Work = Callable[[object, object], int]
@@ -59,7 +59,7 @@ def guarded(label: str, work: Work, stdout, stderr) -> int:
     from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
-    manifest = Manifest.take(protected_roots())
+    manifest = bytecode.take_manifest(protected_roots())  # its compiled modules written before it
     for stream in (stdout, stderr, sys.stdout, sys.stderr):
         stream.flush()
     private_tmp = tempfile.TemporaryDirectory(prefix="constrain-guarded-", ignore_cleanup_errors=True)
@@ -108,7 +108,7 @@ def verified(label: str, work: Work, stdout, stderr) -> int:
     from harness.paths import protected_roots
 
     sys.dont_write_bytecode = True  # the grader adds nothing to the verified tree (its lazy imports)
-    manifest = Manifest.take(protected_roots())
+    manifest = bytecode.take_manifest(protected_roots())  # its compiled modules written before it
     code = int(ExitCode.CRASHED)
     try:
         code = int(work(stdout, stderr))

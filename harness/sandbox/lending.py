@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,11 +54,13 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("facts", "golden", "harness", "oracles", "strategies")
 ORACLES = PACKAGE_ROOT / "oracles"
 REFERENCE_NAMES = ("oracles",)  # a candidate named by one of these modules is the reference
-SERVER_FILES = ("__init__.py", "__pycache__", "sandbox", "contract")
-"""Of ``harness``, what a student's candidate process runs: the package's ``__init__``, the
-``sandbox`` package (the server, the loader, the channel, the plans; the rest of it is the
-wall's own code, which holds no answer), the contract's ``.pyi``, and the compiled bytecode
-beside them (else every candidate compiles the server afresh)."""
+SERVER_FILES = ("__init__.py", f"__pycache__/__init__.{sys.implementation.cache_tag}.pyc", "sandbox", "contract")
+"""Of ``harness``, what a student's candidate process runs: the package's ``__init__`` and its
+compiled bytecode (that file alone of ``harness/__pycache__``, which holds the bytecode of every
+module of the package's top level: the verbs' ``cli``, ``policy``...), the ``sandbox`` package
+with its bytecode (the server, the loader, the channel, the plans; the rest of it is the wall's
+own code, which holds no answer: else every candidate compiles the server afresh), the
+contract's ``.pyi``."""
 REF_DEPS_FILES = ("__init__.py", "automaton/__init__.py", "automaton/sampling.py", "automaton/bytemap.py",
                   "automaton/errors.py")
 

@@ -128,7 +128,38 @@ def main() -> None:
         module._begin(sys.argv[1:])
     except Exception:  # noqa: BLE001 - no early start; the plugin begins its candidate as before
         module._EARLY.pop("candidate", None)
-    runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+    try:
+        runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+        status = 0
+    except SystemExit as exc:
+        status = exc.code
+    _exit(status)
+
+
+def _exit(status) -> None:
+    """End as ``SystemExit(status)`` would, without the interpreter's teardown where nothing
+    needs it: freeing every object of pytest, numpy, Hypothesis and the catalogue took ~0.1 CPU s
+    after the run's last record, and ``check`` waits for the main grader child to end before it
+    verifies the files. The records are line-buffered files (written whole at each line), the
+    exit handlers (``atexit``) run here and both streams are flushed. With another thread still
+    running, the normal exit (which joins it)."""
+    import atexit
+    import threading
+
+    if status is None or isinstance(status, int):
+        code = int(status or 0)
+    else:  # SystemExit("message"): printed, status 1
+        print(status, file=sys.stderr)
+        code = 1
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken stream: nothing more can reach it
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -130,3 +130,36 @@ def test_a_grader_child_that_fails_takes_its_early_candidate_with_it(tmp_path, h
     if how != "killed":
         assert child.returncode == 4 and "no-such-pytest-option" in output, output  # pytest's usage error
     assert left_over(marker) == [], "the early candidate outlived its grader child"
+
+
+# ------------------------------------------------------------------ the grader child's end
+# (harness.suite.early._exit: SystemExit's status without the interpreter's teardown)
+
+_END = """
+import atexit, sys, threading, time
+from harness.suite.early import _exit
+out = open(sys.argv[1], "a", buffering=1)
+out.write("a record\\n")
+atexit.register(lambda: open(sys.argv[1], "a").write("atexit ran\\n"))
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), out.write("the thread finished\\n"))).start()
+sys.stdout.write("unflushed")
+_exit({status})
+"""
+
+
+@pytest.mark.parametrize("status, code, printed", [(None, 0, ""), (0, 0, ""), (3, 3, ""), ("gave up", 1, "gave up\n")])
+def test_the_grader_child_ends_with_systemexit_s_status_its_records_and_streams_whole(tmp_path, status, code, printed):
+    log = tmp_path / "log"
+    done = subprocess.run([sys.executable, "-c", _END.format(status=repr(status)), str(log), "alone"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (code, "unflushed", printed)
+    assert log.read_text() == "a record\natexit ran\n"
+
+
+def test_with_another_thread_running_the_grader_child_ends_the_usual_way(tmp_path):
+    log = tmp_path / "log"
+    done = subprocess.run([sys.executable, "-c", _END.format(status=0), str(log), "thread"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "unflushed"
+    assert log.read_text() == "a record\nthe thread finished\natexit ran\n"

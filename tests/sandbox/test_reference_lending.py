@@ -55,6 +55,12 @@ def reference_modules():
     return sorted(name for name, module in list(sys.modules.items())
                   if name.startswith(("oracles", "strategies", "golden", "facts", "harness.suite", "harness.grading"))
                   and getattr(module, "__file__", None))  # a namespace package (an empty folder) holds no file
+
+def harness_bytecode():
+    """What of harness/__pycache__ this sandbox holds."""
+    import os, harness
+    folder = os.path.join(os.path.dirname(harness.__file__), "__pycache__")
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 '''
 LENT_FILES = {"oracles", "oracles.automaton", "oracles.automaton.sampling", "oracles.automaton.bytemap",
               "oracles.automaton.errors"}
@@ -63,6 +69,30 @@ LENT_FILES = {"oracles", "oracles.automaton", "oracles.automaton.sampling", "ora
 @pytest.fixture
 def as_for_students(monkeypatch):
     monkeypatch.delenv(LEND_VARIABLE, raising=False)
+
+
+def test_of_the_harness_s_top_level_bytecode_only_its_init_is_there(as_for_students, harness_unchanged, tmp_path):
+    """``harness/__pycache__`` holds the compiled ``cli``, ``policy``, ``intake``... once
+    ``harness.sandbox.bytecode`` (or a wheel's install) wrote them: a student's sandbox gets the
+    package's ``__init__`` bytecode alone, no other module of the package's top level."""
+    import sys
+
+    from harness.paths import PACKAGE_ROOT, protected_roots
+    from harness.sandbox import bytecode
+
+    bytecode.refresh(protected_roots())
+    tag = sys.implementation.cache_tag
+    outside = sorted(p.name for p in (PACKAGE_ROOT / "harness" / "__pycache__").glob(f"*.{tag}.pyc"))
+    assert f"policy.{tag}.pyc" in outside and f"cli.{tag}.pyc" in outside  # what there is to lend
+    path = tmp_path / "probe.py"
+    path.write_text(PROBE)
+    path.chmod(0o644)
+    tmp_path.chmod(0o755)
+    with Candidate(str(path)) as cand:
+        inside = list(cand.module.harness_bytecode())
+        marker = cand.marker
+    assert inside == [f"__init__.{tag}.pyc"]
+    assert left_over(marker) == []
 
 
 def _probe(tmp_path, ref_deps: bool) -> tuple[dict, list[str], dict]:

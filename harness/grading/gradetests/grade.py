@@ -53,7 +53,7 @@ from harness.grading.gradetests.scoring import Grade, score
 from harness.grading.gradetests.suite_run import RunResult, run_suite, secret_roots
 from harness.policy import POLICY
 from harness.sandbox import confine
-from harness.sandbox.files import Manifest
+from harness.sandbox.bytecode import take_manifest
 
 MIN_RUN_CPU = 2.0  # a run with less CPU budget left than this is not started
 SEED_BITS = 31
@@ -139,7 +139,7 @@ def grade(options: GradeOptions, progress: Progress | None = None) -> Graded:
     marker = "gradetests-" + secrets.token_hex(6)
     wheats = [wheat(s) for s in options.wheats] if options.wheats else default_wheats()
     root = Path(tempfile.mkdtemp(prefix="constrain-chaffs-"))
-    manifest = Manifest.take(protected_roots())
+    manifest = take_manifest(protected_roots())
     try:
         chaffs = all_chaffs(root, options.chaffs)
         random.Random(seed).shuffle(chaffs)
