@@ -30,6 +30,10 @@ writes them there while a check runs; they are not the harness's files), and ``v
 deletes every ``.pyc`` file added or changed since ``take`` (a cache: Python writes it
 again; a forged ``.pyc`` does not outlive the run). A link, anything but a folder named
 ``__pycache__``, or anything but a regular ``.pyc`` file in one, is listed as any other entry is.
+So ``take`` keeps a ``.pyc`` file's ``lstat`` signature only, not its content (about half the
+tree's bytes once the harness is compiled: ``harness.sandbox.bytecode``): ``verify`` deletes it
+when the signature moved and ``restore`` never writes one back. A racy one (above) is read and
+hashed as any file is, so that ``verify`` can tell it unchanged.
 
 Example::
 
@@ -62,6 +66,7 @@ class Entry:
     content: bytes = b""
     target: str = ""
     signature: tuple = field(default=(), compare=False)  # _signature() of the lstat it was read from
+    content_kept: bool = field(default=True, compare=False)  # False: a .pyc recorded by its signature only
 
 
 @dataclass
@@ -77,7 +82,7 @@ class Manifest:
         total = 0
         for root in roots:
             for path in _walk(root):
-                entry = _entry(path)
+                entry = _entry(path, signature_only_before_ns=racy_after_ns)
                 total += len(entry.content)
                 if total > MAX_BYTES:
                     raise ValueError(f"the protected tree under {root} holds more than {MAX_BYTES} bytes")
@@ -121,7 +126,8 @@ class Manifest:
                 if path not in self.entries or self.entries[path].kind != _entry(path).kind:
                     _remove(path)
         for path, entry in sorted(self.entries.items(), key=lambda item: len(item[0].parts)):
-            _put(path, entry)
+            if entry.content_kept:  # a .pyc kept by its signature alone is never written back
+                _put(path, entry)
 
     def _now(self, path: Path) -> Entry:
         """The entry at ``path`` now: the recorded one when its signature is unchanged and
@@ -173,7 +179,9 @@ def _walk(root: Path):
             yield Path(dirpath) / name
 
 
-def _entry(path: Path) -> Entry:
+def _entry(path: Path, signature_only_before_ns: int = 0) -> Entry:
+    """The entry at ``path`` now, content read; a ``.pyc`` of a ``__pycache__`` folder whose
+    ctime is before ``signature_only_before_ns`` by its signature alone (``take``)."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -185,6 +193,8 @@ def _entry(path: Path) -> Entry:
         return Entry("dir", mode)  # a folder's own mode is all verify compares: lstat'ed each time
     if not stat.S_ISREG(info.st_mode):
         return Entry("other", mode)
+    if info.st_ctime_ns < signature_only_before_ns and path.suffix == ".pyc" and path.parent.name == "__pycache__":
+        return Entry("file", mode, signature=_signature(info), content_kept=False)
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         with os.fdopen(fd, "rb") as f:

@@ -339,3 +339,37 @@ def test_the_manifest_leaves_out_bytecode_another_process_writes_but_not_real_fi
     manifest.restore()
     assert manifest.verify() == [] and (root / "a.py").read_text() == "A = 1\n"
     assert (root / "sub" / "__pycache__" / "old.cpython-311.pyc").read_bytes() == b"old cache"
+
+
+def test_the_manifest_keeps_an_old_pyc_by_its_signature_and_never_writes_one_back(tmp_path, monkeypatch):
+    """A ``.pyc`` older than the racy window is recorded by its ``lstat`` signature alone (no
+    content kept): unchanged, it stays; rewritten, ``verify`` deletes it and lists nothing;
+    deleted, ``restore`` does not write it back (Python compiles its source again). Real files
+    are still kept whole and restored."""
+    import hashlib
+    import time
+
+    from harness.sandbox import files
+
+    root = tmp_path / "pkg"
+    (root / "__pycache__").mkdir(parents=True)
+    (root / "a.py").write_text("A = 1\n")
+    for name in ("kept", "rewritten", "deleted"):
+        (root / "__pycache__" / f"{name}.cpython-311.pyc").write_bytes(b"cache " + name.encode())
+    time.sleep(0.05)
+    monkeypatch.setattr(files, "RACY_SECONDS", 0.0)  # everything written above is older than the window
+    manifest = Manifest.take([root])
+    cached = {p.name: e for p, e in manifest.entries.items() if p.suffix == ".pyc"}
+    assert all(not e.content_kept and e.content == b"" and e.signature for e in cached.values())
+    assert manifest.entries[root / "a.py"].content == b"A = 1\n"
+    (root / "__pycache__" / "rewritten.cpython-311.pyc").write_bytes(b"\x00forged or not")
+    (root / "__pycache__" / "deleted.cpython-311.pyc").unlink()
+    (root / "a.py").write_text("A = 2\n")
+    changed = hashlib.sha256(b"A = 2\n").hexdigest()[:12]
+    assert manifest.verify() == [f"pkg/a.py: changed (sha256 {changed})"]
+    assert not (root / "__pycache__" / "rewritten.cpython-311.pyc").exists()
+    assert (root / "__pycache__" / "kept.cpython-311.pyc").read_bytes() == b"cache kept"
+    manifest.restore()
+    assert (root / "a.py").read_text() == "A = 1\n"
+    assert sorted(p.name for p in (root / "__pycache__").iterdir()) == ["kept.cpython-311.pyc"]
+    assert manifest.verify() == []
