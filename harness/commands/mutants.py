@@ -58,6 +58,7 @@ from harness.commands.args import (
     positive_count,
     seconds,
     seed,
+    write_requested,
 )
 from harness.exitcodes import ExitCode
 from harness.fanout import executor
@@ -208,7 +209,7 @@ def run(args, stdout, stderr) -> int:
         print("\n" + report.rates_table(results, lookup), file=stdout)
     print(f"\nwall {time.monotonic() - wall:.0f} s, CPU {_children_cpu() - cpu:.0f} s in mutant processes "
           f"(jobs {args.jobs}; the machine may be shared: CPU / cores is the unshared estimate)", file=stdout)
-    unwritten = not registry.write_requested(args, killed, stderr, prefix="mutants: ")
+    unwritten = not write_requested(args, killed, stderr, prefix="mutants: ")
     others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected and r.expected]
     if others_only:
         print(f"killed only by tests other than the expected ones: {', '.join(others_only)}", file=stdout)
