@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+from pathlib import Path
 
 from harness.argtypes import (  # noqa: F401 - the verbs' types and readers, imported from here
     MAX_COUNT,
@@ -49,6 +50,24 @@ from harness.argtypes import (  # noqa: F401 - the verbs' types and readers, imp
     write_text,
 )
 from harness.exitcodes import ExitCode
+
+# --- the report files a verb's command line asks for (harness.report.registry.add_options) -------
+
+
+def requested_reports(args) -> dict[str, Path]:
+    """Format name -> the path asked for on the command line (only those given): what
+    ``harness.report.registry.write_reports`` takes, argparse stopping here."""
+    from harness.report.registry import FORMATS
+
+    return {f.name: Path(getattr(args, f.dest)) for f in FORMATS if getattr(args, f.dest, None)}
+
+
+def write_requested(args, report, stderr, *, prefix: str = "", announce=None) -> bool:
+    """``harness.report.registry.write_reports`` of the files ``args`` asks for."""
+    from harness.report.registry import write_reports
+
+    return write_reports(requested_reports(args), report, stderr, prefix=prefix, announce=announce)
+
 
 # --- the wall: refuse to run a candidate without confinement, unless --unconfined ------------
 

@@ -44,6 +44,7 @@ from harness.commands.args import (
     megabytes,
     names,
     one_line_errors,
+    requested_reports,
     seconds,
 )
 from harness.exitcodes import ExitCode
@@ -100,20 +101,63 @@ def run(args, stdout, stderr) -> int:
         if refused is not None:
             return refused
         if getattr(args, "batch", None):
-            from harness.grading import batch
             from harness.sandbox.guard import verified
 
             # each run verifies the harness's files itself; one killed at its wall clock cannot: this does (here:
             # the batch decodes no candidate message, only the runs' reports)
-            return verified(verb, lambda out, err: batch.run(args, out, err), stdout, stderr)
+            return verified(verb, lambda out, err: _run_batch(args, out, err), stdout, stderr)
         return _run_one(args, stdout, stderr)
+
+
+# check's options that mean nothing for a batch (each has its own per-run meaning)
+_SINGLE_RUN_OPTIONS = {"impl": "--impl", "only": "--only", "deep": "--deep", "junit_xml": "--junit-xml",
+                       "gradescope": "--gradescope", "golden_file": "--golden-file"}
+
+
+def _run_batch(args, stdout, stderr) -> int:
+    """``check --batch DIR``: the command line read once into a ``BatchOptions`` (a usage error, exit 2,
+    when a value is refused), then the batch, which never sees the Namespace."""
+    from harness.grading import batch
+
+    try:
+        options = batch_options(args)
+    except ValueError as exc:
+        print(f"check --batch: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    return batch.run(options, stdout, stderr)
+
+
+def batch_options(args):
+    """The ``BatchOptions`` of a parsed ``check --batch`` command line (validated when made: a
+    ValueError naming the option); a one-run option given with ``--batch`` is refused."""
+    import os
+
+    from harness.grading.batch import BatchOptions, CourseOptions
+
+    given = [flag for attr, flag in _SINGLE_RUN_OPTIONS.items() if getattr(args, attr, None)]
+    if given:
+        raise ValueError(f"{', '.join(given)} cannot be combined with --batch (they describe one run)")
+    course = CourseOptions(
+        points=args.points, regrade=tuple(args.regrade or ()), metadata=args.metadata, roster=args.roster,
+        due=args.due, late_policy=args.late_policy, gradebook=args.gradebook, canvas_gradebook=args.canvas_gradebook,
+        assignment=args.assignment, canvas_assignment_id=args.canvas_assignment_id,
+        allow_duplicate_students=args.allow_duplicate_students, allow_missing_students=args.allow_missing_students,
+        starter=args.starter)
+    return BatchOptions(
+        folder=Path(args.batch), jobs=args.jobs if args.jobs is not None else (os.cpu_count() or 1),
+        resume=args.resume, tier="strict" if args.strict else POLICY.tier, ref_deps=bool(args.ref_deps),
+        timeout=args.timeout if args.timeout is not None else POLICY.test_cpu_seconds,
+        memory=args.memory if args.memory is not None else POLICY.memory_mb,
+        submission_limit=args.submission_limit, class_limit=args.class_limit, hints=args.hints,
+        feedback=args.feedback, scheduler=args.scheduler, reports=requested_reports(args), course=course)
 
 
 def _run_one(args, stdout, stderr) -> int:
     from harness.grading import batch
     from harness.grading.check import CheckOptions
 
-    batch_only = batch.batch_only_given(args)
+    batch_only = [option for dest, default, option in batch.batch_only_options()
+                  if getattr(args, dest, default) != default]
     if batch_only:
         print(f"{', '.join(batch_only)}: only with --batch DIR (grading a class); check grades one "
               f"implementation", file=stderr)
@@ -128,7 +172,7 @@ def _run_one(args, stdout, stderr) -> int:
     options = CheckOptions(impl=args.impl, ref_deps=args.ref_deps, deep=deep, timeout=timeout,
                            memory=args.memory, only=only, golden_file=golden_file,
                            strict=args.strict, seed=args.seed)
-    return check_one(options, report.requested(args), stdout, stderr)
+    return check_one(options, requested_reports(args), stdout, stderr)
 
 
 def run_request(text: str, stdout, stderr) -> int:

@@ -31,7 +31,15 @@ from __future__ import annotations
 
 from argparse import ArgumentTypeError
 
-from harness.commands.args import count, input_file, one_line_errors, output_file, seed
+from harness.commands.args import (
+    count,
+    input_file,
+    one_line_errors,
+    output_file,
+    requested_reports,
+    seed,
+    write_requested,
+)
 from harness.exitcodes import ExitCode
 from harness.report import registry
 from harness.report.model import Report, Row
@@ -80,7 +88,7 @@ def run(args, stdout, stderr) -> int:
     if min(args.regexes, args.schemas, args.shrink_limit) < 0:
         print("--regexes, --schemas and --shrink-limit must be >= 0", file=stderr)
         return int(ExitCode.USAGE)
-    for path in registry.requested(args).values():  # checked before the work, reported on this verb's stderr
+    for path in requested_reports(args).values():  # checked before the work, reported on this verb's stderr
         try:
             output_file(str(path))
         except ArgumentTypeError as exc:
@@ -125,7 +133,7 @@ def run(args, stdout, stderr) -> int:
     compared = to_report(results, missing, meta)
     if not args.md:
         stdout.write(report_markdown(results, missing, meta))
-    if not registry.write_requested(args, compared, stderr, prefix="compare: ", announce=stderr):
+    if not write_requested(args, compared, stderr, prefix="compare: ", announce=stderr):
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     unexplained = sum(r.counts.get("unexplained", 0) for r in results)
     if args.md:

@@ -19,6 +19,7 @@ timeout, a body that is not JSON, a malformed stream, a response over the bound)
 from __future__ import annotations
 
 from harness import report
+from harness.commands.args import write_requested
 from harness.exitcodes import ExitCode
 
 
@@ -64,6 +65,6 @@ def run(args, stdout, stderr) -> int:
         return int(ExitCode.USAGE)
     conformed = to_report(result)
     print(conformed.terminal, file=stdout)
-    if not report.write_requested(args, conformed, stderr) and conformed.exit_code == ExitCode.OK:
+    if not write_requested(args, conformed, stderr) and conformed.exit_code == ExitCode.OK:
         return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
     return conformed.exit_code

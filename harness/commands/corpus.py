@@ -22,7 +22,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.args import count, jobs, names, one_line_errors, output_file, positive_count, seed
+from harness.commands.args import (
+    count,
+    jobs,
+    names,
+    one_line_errors,
+    output_file,
+    positive_count,
+    seed,
+    write_requested,
+)
 from harness.exitcodes import ExitCode
 from harness.report import registry
 
@@ -90,6 +99,6 @@ def run(args, stdout, stderr) -> int:
         return int(ExitCode.USAGE)
     report = corpus_report.to_report(result)
     print(report.terminal, file=stdout)
-    if not registry.write_requested(args, report, stderr, prefix="constrain-harness corpus: "):
+    if not write_requested(args, report, stderr, prefix="constrain-harness corpus: "):
         return int(ExitCode.USAGE)
     return report.exit_code

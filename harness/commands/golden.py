@@ -36,6 +36,7 @@ from harness.commands.args import (
     one_line_errors,
     output_folder,
     seconds,
+    write_requested,
 )
 from harness.exitcodes import ExitCode
 from harness.report import registry
@@ -188,7 +189,7 @@ def _replay(args, directory: Path, stdout, stderr) -> int:
 
     def work(out, err) -> int:
         outcome = replay(options, directory, out, err)
-        if not registry.write_requested(args, to_report(outcome, options), err, prefix="golden replay: ") \
+        if not write_requested(args, to_report(outcome, options), err, prefix="golden replay: ") \
                 and outcome.exit_code == ExitCode.OK:
             return int(ExitCode.USAGE)  # a requested report is missing: never exit 0
         return outcome.exit_code

@@ -22,7 +22,16 @@ surviving chaffs; 2 usage error; 4 the harness's files changed during the gradin
 
 from __future__ import annotations
 
-from harness.commands.args import add_scheduler, add_unconfined, confinement, jobs, score, seconds, seed
+from harness.commands.args import (
+    add_scheduler,
+    add_unconfined,
+    confinement,
+    jobs,
+    score,
+    seconds,
+    seed,
+    write_requested,
+)
 from harness.exitcodes import ExitCode
 from harness.grading.gradetests.limits import RUN_CPU_SECONDS
 from harness.policy import POLICY
@@ -94,7 +103,7 @@ def _grade(args, stdout, stderr) -> int:
         print(f"grade-tests: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     graded_report = reports.to_report(graded, args.hints, args.max_score)
-    written = registry.write_requested(args, graded_report, stderr)
+    written = write_requested(args, graded_report, stderr)
     print("", file=stdout)
     print(graded_report.terminal, file=stdout, end="", flush=True)
     if graded.retried:

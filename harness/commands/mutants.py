@@ -59,6 +59,7 @@ from harness.commands.args import (
     positive_count,
     seconds,
     seed,
+    write_requested,
 )
 from harness.exitcodes import ExitCode
 from harness.fanout import executor
@@ -219,7 +220,7 @@ def _run(args, stdout, stderr, meter) -> int:
         print("\n" + report.rates_table(results, lookup), file=stdout)
     print("\n" + cpu_line(time.monotonic() - wall, *meter.seconds(), jobs=args.jobs, scheduler=scheduler),
           file=stdout)
-    unwritten = not registry.write_requested(args, killed, stderr, prefix="mutants: ")
+    unwritten = not write_requested(args, killed, stderr, prefix="mutants: ")
     others_only = [r.id for r in results if r.outcome is Outcome.KILLED and not r.by_expected and r.expected]
     if others_only:
         print(f"killed only by tests other than the expected ones: {', '.join(others_only)}", file=stdout)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands.args import count, jobs, names, one_line_errors, output_file, seed
+from harness.commands.args import count, jobs, names, one_line_errors, output_file, seed, write_requested
 from harness.exitcodes import ExitCode
 from harness.report import registry
 
@@ -113,7 +113,7 @@ def run(args, stdout, stderr) -> int:
     if args.fail_on_difference and differences:
         print(f"sweep: FAILED: {len(differences)} peer difference(s) (--fail-on-difference)", file=stdout)
     print(report.terminal, file=stdout)
-    if not registry.write_requested(args, report, stderr, prefix="constrain-harness sweep: "):
+    if not write_requested(args, report, stderr, prefix="constrain-harness sweep: "):
         return int(ExitCode.USAGE)
     if args.fail_on_difference and differences:
         return int(ExitCode.FAILED)

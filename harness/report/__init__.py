@@ -15,7 +15,9 @@ with one adapter, ``to_report``, in its report module:
 Every format is one module of ``harness.report.formats`` (JSON, JUnit XML, Gradescope,
 Stryker, HTML, CSV, Markdown) and one line of ``harness.report.registry.FORMATS``; the
 registry gives each verb the options of every format that applies to its kinds and
-writes the files asked for. A verb keeps its terminal table (``Report.terminal``) and its
+writes the files asked for (typed: a format's name -> its path; the verb reads them from its
+command line, ``harness.commands.args.requested_reports``: argparse stops at the commands).
+A verb keeps its terminal table (``Report.terminal``) and its
 progress lines, drawn with the one bar of ``harness.report.progress``, and, where a
 format's shape was already pinned (check's and conform's JSON and JUnit, Stryker schema
 2, Gradescope's results, compare's Markdown), its own renderer (``Report.native``): those
@@ -25,7 +27,7 @@ Example::
 
     report = reports.to_report(result)                  # harness/grading/report.py, for check
     print(report.terminal)
-    ok = registry.write_requested(args, report, stderr) # --json, --junit-xml, --md ...
+    ok = registry.write_reports({"json": Path("r.json")}, report, stderr)  # a verb: requested_reports(args)
 """
 
 from harness.report.model import KINDS, STATUSES, Format, Report, Row
@@ -34,10 +36,8 @@ from harness.report.registry import (
            FORMATS,
            add_options,
            formats_for,
-           requested,
            write_reports,
-           write_requested,
 )
 
 __all__ = ["Report", "Row", "Format", "STATUSES", "KINDS", "FORMATS", "BY_NAME", "add_options", "formats_for",
-           "requested", "write_requested", "write_reports"]
+           "write_reports"]

@@ -4,8 +4,9 @@
 ``--junit-xml F``, ``--gradescope F``, ``--stryker F``, ``--html F``, ``--csv F``,
 ``--md F`` for every format that applies to a report of those kinds (each checked
 by ``harness.argtypes.output_file``: a bad path is a usage error before any work);
-``write_requested(args, report, stderr)`` writes every file asked for and says which it
-could not write. Adding a format: one module in ``harness.report.formats`` and its line
+``write_reports(paths, report, stderr)`` writes every file asked for (a format's name -> its
+path, which a verb reads from its command line with ``harness.commands.args.requested_reports``)
+and says which it could not write. Adding a format: one module in ``harness.report.formats`` and its line
 below; no verb changes.
 
 Example::
@@ -13,7 +14,7 @@ Example::
     >>> parser = argparse.ArgumentParser(); add_options(parser, {"tests"})
     >>> [f.option for f in formats_for({"tests"})]
     ['--json', '--junit-xml', '--html', '--csv', '--md']
-    >>> write_requested(parser.parse_args(["--json", "r.json"]), report, sys.stderr)
+    >>> write_reports({"json": Path("r.json")}, report, sys.stderr)
     True
 """
 
@@ -24,8 +25,7 @@ from pathlib import Path
 from harness.report.formats import csv_table, gradescope, html_page, json_doc, junit_xml, markdown, stryker
 from harness.report.model import Format, Report
 
-__all__ = ["FORMATS", "BY_NAME", "formats_for", "add_options", "requested", "write_requested", "write_reports",
-           "write_file"]
+__all__ = ["FORMATS", "BY_NAME", "formats_for", "add_options", "write_reports", "write_file"]
 
 FORMATS: tuple[Format, ...] = (
     json_doc.FORMAT,
@@ -54,26 +54,17 @@ def add_options(parser, kinds, *, checked: bool = True) -> None:
                             default=None, help=fmt.help)
 
 
-def requested(args) -> dict[str, Path]:
-    """Format name -> the path asked for on the command line (only those given)."""
-    return {f.name: Path(getattr(args, f.dest)) for f in FORMATS if getattr(args, f.dest, None)}
-
-
 def write_file(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` (tests replace this to simulate a full disk)."""
     with open(path, "wb") as f:
         f.write(data)
 
 
-def write_requested(args, report: Report, stderr, *, prefix: str = "", announce=None) -> bool:
-    """Write every report asked for in ``args``; False when one could not be written (the
-    reason is printed on ``stderr``, after ``prefix``). ``announce``, if given, is a
-    stream told ``wrote PATH`` for each file written."""
-    return write_reports(requested(args), report, stderr, prefix=prefix, announce=announce)
-
-
 def write_reports(paths: dict[str, Path], report: Report, stderr, *, prefix: str = "", announce=None) -> bool:
-    """``write_requested`` of typed values: ``paths`` maps a format's name to its file."""
+    """Write every report asked for: ``paths`` maps a format's name to its file (a verb reads them from
+    its command line with ``harness.commands.args.requested_reports``); False when one could not be
+    written (the reason is printed on ``stderr``, after ``prefix``). ``announce``, if given, is a
+    stream told ``wrote PATH`` for each file written."""
     ok = True
     for name, path in paths.items():
         try:

@@ -33,8 +33,9 @@ Who reads what:
   twin with it, watches them under its ``policy`` and reads their signed records;
 - ``harness.suite.early``: ``impl``, ``policy``, ``deep``, the selection, ``marker`` and
   ``wall_calibration``, to begin the candidate process before pytest is imported;
-- ``harness.suite.plugin``: everything; it hands ``seed`` to ``harness.suite.seeding`` and the
-  tier to ``harness.suite.tiers`` (the catalogue's helpers read them from there).
+- ``harness.suite.plugin``: everything; it puts ``seed`` and the tier in the session's
+  ``CatalogueState`` (``harness.suite.session``, kept in ``config.stash``), which the catalogue's
+  helpers (``harness.suite.seeding``, ``harness.suite.tiers``) read while it is in force.
 
 The package sits between the catalogue and the sandbox in the layers (``harness/__init__``):
 the catalogue and everything above it may import it; it imports only the sandbox and the bottom.

@@ -4,10 +4,12 @@
 through ``harness.run.launch``) reads the run (``harness.run.CatalogueRun``: the
 plugin's ``--run`` document, or a hand run's separate options, as the plugin reads them), whose
 implementation, policy, selection and marker say which candidate process the plugin will start,
-begins that process and its import (``Candidate.begin``), then runs ``python -m pytest
-PYTEST-ARGS`` here. The plugin's configure takes the process (``take``) where it is the
-one it would have begun itself (``limits``, the same spec, marker and load budget), else
-closes it and begins its own. Why: the candidate's start-up (bubblewrap, an interpreter,
+begins that process and its import (``Candidate.begin``), then runs pytest with
+PYTEST-ARGS here, handing it the process begun as a plugin object of the session
+(``EarlyCandidate``, given to ``pytest.main``: passed explicitly, never kept in a module
+global). The plugin's configure takes the process from its session (``take``) where it is
+the one it would have begun itself (``limits``, the same spec, marker and load budget),
+else closes it and begins its own. Why: the candidate's start-up (bubblewrap, an interpreter,
 the server, numpy and the candidate's import: some 0.3 s of wall on a quiet machine)
 otherwise began only once pytest was imported and configured, and collection was done
 before it was: the grader waited for it. Now it overlaps pytest's own start-up.
@@ -31,9 +33,28 @@ import sys
 
 from harness.policy import POLICY
 
-__all__ = ["candidate_limits", "take"]
+__all__ = ["EarlyCandidate", "candidate_limits", "take"]
 
-_EARLY: dict = {}  # "candidate": the process begun here, until the plugin takes it
+
+class EarlyCandidate:
+    """The candidate process begun before pytest was imported, with the settings it was begun
+    for; registered with the session's plugin manager (``pytest.main(plugins=[...])``), where the
+    plugin finds it (``take``). It has no hooks: it only carries the process, handed out once."""
+
+    def __init__(self, settings: tuple, candidate) -> None:
+        self.settings = settings  # (spec, ref_deps, limits, marker, load_cpu_seconds)
+        self.candidate = candidate
+
+    def take(self, spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
+        """The process, if it is the one these settings ask for (else it is closed), or None; once."""
+        candidate, self.candidate = self.candidate, None
+        if candidate is None:
+            return None
+        if self.settings != (spec, ref_deps, limits, marker, load_cpu_seconds):
+            candidate.kill()  # now: a server still importing would answer its closed channel only after
+            candidate.close()
+            return None
+        return candidate
 
 
 def candidate_limits(load_cpu_seconds: float, test_cpu_seconds: float, memory_mb: int, tests: int):
@@ -43,31 +64,27 @@ def candidate_limits(load_cpu_seconds: float, test_cpu_seconds: float, memory_mb
     return limits(load_cpu_seconds, test_cpu_seconds, memory_mb, tests)
 
 
-def take(spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
-    """The candidate process begun early, if it is the one these settings ask for (else it
-    is closed), or None; it is handed out once."""
-    begun = _EARLY.pop("candidate", None)
-    if begun is None:
-        return None
-    settings, candidate = begun
-    if settings != (spec, ref_deps, limits, marker, load_cpu_seconds):
-        candidate.kill()  # now: a server still importing would answer its closed channel only after
-        candidate.close()
-        return None
-    return candidate
+def take(config, spec, ref_deps: bool, limits, marker, load_cpu_seconds: float):
+    """The candidate process begun early for ``config``'s session (its ``EarlyCandidate``), if it
+    is the one these settings ask for (else it is closed), or None; it is handed out once."""
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, EarlyCandidate):
+            return plugin.take(spec, ref_deps, limits, marker, load_cpu_seconds)
+    return None
 
 
-def _begin(argv: list[str]) -> None:
+def _begin(argv: list[str]) -> EarlyCandidate | None:
+    """The candidate process the run of ``argv`` will ask for, begun; None where none begins early."""
     from harness.sandbox import confine
 
     run = _run_value(argv)
     if run is None or run.deep or confine.unconfined():
-        return
+        return None
     from harness.sandbox.candidate import spec_problem
     from harness.suite.catalogue import NAMES
 
     if spec_problem(run.impl):
-        return
+        return None
     limits = run.limits(len([n for n in NAMES if run.selects(n)]))
     from harness.policy import use_wall_calibration
 
@@ -81,8 +98,8 @@ def _begin(argv: list[str]) -> None:
         candidate.begin()
     except Exception:  # noqa: BLE001 - e.g. no confinement here: the plugin's own start says so
         candidate.close()
-        return
-    _EARLY["candidate"] = (settings, candidate)
+        return None
+    return EarlyCandidate(settings, candidate)
 
 
 def _run_value(argv: list[str]):
@@ -115,25 +132,23 @@ def _run_value(argv: list[str]):
 
 
 def main() -> None:
-    """Begin the candidate, then ``python -m pytest`` with the same arguments. (Run as
-    ``__main__``, this module is not the ``harness.suite.early`` the plugin imports: the
-    process begun is kept in that one.)"""
+    """Begin the candidate, then pytest with the same arguments, as ``python -m pytest`` would
+    (its exit status; stdout flushed), the process begun handed to the session as a plugin
+    object. (Run as ``__main__``, this module is not the ``harness.suite.early`` the plugin
+    imports: the ``EarlyCandidate`` class is that one's, so the plugin's ``take`` knows it.)"""
     import gc
     import importlib
-    import runpy
 
     gc.disable()  # until the catalogue is collected: the plugin's _collect_less freezes what was imported, then enables
     module = importlib.import_module("harness.suite.early")
     try:
-        module._begin(sys.argv[1:])
+        begun = module._begin(sys.argv[1:])
     except Exception:  # noqa: BLE001 - no early start; the plugin begins its candidate as before
-        module._EARLY.pop("candidate", None)
-    try:
-        runpy.run_module("pytest", run_name="__main__", alter_sys=True)
-        status = 0
-    except SystemExit as exc:
-        status = exc.code
-    _exit(status)
+        begun = None
+    import pytest
+
+    code = pytest.main(sys.argv[1:], plugins=[begun] if begun is not None else [])
+    _exit(int(code))
 
 
 def _exit(status) -> None:

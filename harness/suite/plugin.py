@@ -59,20 +59,29 @@ Result records (``"event"`` first):
 Everything the candidate wrote (messages, output) is escaped (``harness.sandbox.text``).
 
 State. A session's state (its run value, the candidate process, restarts, each test's start
-and reports) is one ``_Run`` kept in the session's ``config.stash`` under ``RUN_KEY``; the
-hooks pytest calls without a config are its methods (it is registered as a plugin of its own
-session). What stays module-level in the grader child, each bounded:
+and reports, and the catalogue's ``CatalogueState``: the run seed, the tier, the running test's
+notes and facts, ``harness.suite.session``) is one ``_Run`` kept in the session's
+``config.stash`` under ``RUN_KEY``; the hooks pytest calls without a config are its methods (it
+is registered as a plugin of its own session). The candidate process begun before pytest was
+imported comes to the session as an object passed explicitly (``harness.suite.early``'s
+``EarlyCandidate``, a plugin object given to ``pytest.main``). What stays module-level in the
+grader child, each bounded:
 
-- ``harness.suite.seeding._RUN``: the run seed, one int, set once in ``pytest_configure``
-  (the catalogue's helpers draw from it: ``seeded_rng``);
-- ``harness.suite.tiers._STATE``: the tier (a bool, set in ``pytest_configure``) and the
-  notes and properties of the test running (drained at its end);
+- ``harness.suite.session._IN_FORCE``: a reference to the ``CatalogueState`` in force (at most
+  one: this session's, put in force in ``pytest_configure``, taken out in ``pytest_unconfigure``),
+  through which the catalogue's helpers, called from the tests without a config, read the run
+  seed (``seeding.seeded_rng``) and the tier (``tiers.decision``);
 - ``harness.suite.inputs._SHAPE``: the ``Constraint`` shape the candidate accepted (one name,
   emptied in ``pytest_configure``);
-- ``harness.suite.early._EARLY``: at most one candidate process begun before pytest was
-  imported, handed to the plugin once (``take``);
 - ``harness.policy._WALL_IN_FORCE``: at most one wall calibration (the run's);
-- ``harness.run.launch._STASH``: a forked child's six inherited std streams, kept unflushed.
+- ``harness.run.launch._STASH``: a forked child's six inherited std streams, kept unflushed;
+- the sandbox's caches of facts about this machine, each a few entries: ``confine._FOUND``,
+  ``_WORKS``, ``_FAILURES``, ``_INTERPRETER_PATHS`` (the confinement found and whether it
+  works), ``resources._PROBED``, ``plans._DRAWING`` (one bit generator per kind) and
+  ``server._SEEDS`` (in the candidate process);
+- ``harness.sandbox.client._EXCEPTION_CLASSES``: one class per (exception name, built-in base)
+  a candidate raised. Not bounded by a constant: only by the calls a run makes (a candidate
+  that raises a new class name on every call adds one small class per call).
 """
 
 from __future__ import annotations
@@ -120,7 +129,11 @@ class _Run:
     methods: it is registered as a plugin of its own session, and unregistered when it ends."""
 
     def __init__(self, settings: CatalogueRun, out, write) -> None:
+        from harness.suite.session import CatalogueState
+
         self.settings = settings
+        # the run seed, the tier, the running test's notes and facts (harness.suite.session)
+        self.state = CatalogueState(seed=settings.seed, strict=settings.strict)
         self.out = out  # the results file, line-buffered (None: no --results-file)
         self.write = write  # writes one (signed) record to ``out``
         self.golden: dict | None = None  # the masks golden file, read before any candidate runs
@@ -245,11 +258,10 @@ def pytest_configure(config) -> None:
     config.pluginmanager.register(run, _HOOKS_NAME)
     _undumpable()
     _open_twin_streams(run)
-    from harness.suite import inputs, seeding, tiers
+    from harness.suite import inputs, session
 
-    seeding.set_run_seed(settings.seed)
+    session.use(run.state)  # the run seed and the tier the catalogue's helpers read (seeding, tiers)
     inputs.forget_constraint_shape()  # the last session's candidate's, in a process that held one
-    tiers.set_strict(settings.strict)
     _begin_candidate(run)
 
 
@@ -273,7 +285,7 @@ def _begin_candidate(run: _Run) -> None:
     run.tests = len([n for n in NAMES if settings.selects(n)])
     from harness.suite import early
 
-    run.early = early.take(settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
+    run.early = early.take(run.config, settings.impl, settings.policy.ref_deps, settings.limits(run.tests),
                            settings.marker, settings.load_cpu_seconds)
     run.golden = _read_golden(settings.golden_file)
     if run.early is not None:
@@ -650,6 +662,9 @@ def pytest_unconfigure(config) -> None:
     run = run_of_session(config)
     if run is None:
         return
+    from harness.suite import session
+
+    session.release(run.state)  # out of force: nothing of this session's state is left for the next
     if config.pluginmanager.get_plugin(_HOOKS_NAME) is run:
         config.pluginmanager.unregister(run, _HOOKS_NAME)
     for name in ("early", "early_started"):

@@ -1,7 +1,8 @@
 """The run seed: every random choice of a catalogue run comes from one number.
 
-``harness.grading.check`` passes it to the grader child (``--seed N``; the plugin calls
-``set_run_seed``), prints it in the run header and writes it in every report, so
+``harness.grading.check`` passes it to the grader child (in the run value,
+``harness.run.CatalogueRun.seed``; the plugin puts it in the session's state,
+``harness.suite.session``, which the helpers below read), prints it in the run header and writes it in every report, so
 ``check --seed N`` replays a run exactly. Its default is derived from the submission's
 content (``submission_seed``: a hash of the file, of a package's files, or of the
 reference's files), so a regrade of the same submission draws the same inputs.
@@ -50,26 +51,26 @@ from pathlib import Path
 import numpy as np
 
 from harness.argtypes import MAX_SEED, check_seed  # the product's one seed maximum (2**32 - 1) and check
+from harness.suite import session
 
 __all__ = ["MAX_SEED", "set_run_seed", "run_seed", "derive", "seeded_rng", "hypothesis_seed", "submission_seed",
            "course_seed", "new_course_secret", "check_course_secret", "COURSE_SECRET_BYTES", "check_seed",
            "stable_text"]
 
-_RUN = {"seed": 0}
-
-
 def set_run_seed(seed: int) -> None:
-    """Make ``seed`` this process's run seed (the plugin, once, before any test)."""
-    _RUN["seed"] = check_seed(seed)
+    """Make ``seed`` the run seed of the catalogue state in force (``harness.suite.session``; a
+    session's is set by the plugin from its run value: this is for a run outside pytest)."""
+    session.current().seed = check_seed(seed)
 
 
 def run_seed() -> int:
-    return _RUN["seed"]
+    """The run seed of the catalogue state in force (``harness.suite.session.current``)."""
+    return session.current().seed
 
 
 def derive(stream: int) -> int:
     """The seed of the random stream written as ``stream``, under the run seed."""
-    return check_seed(stream) ^ _RUN["seed"]
+    return check_seed(stream) ^ session.current().seed
 
 
 def seeded_rng(stream: int) -> np.random.Generator:
@@ -79,9 +80,10 @@ def seeded_rng(stream: int) -> np.random.Generator:
 
 def hypothesis_seed(name: str) -> int | None:
     """The seed of the Hypothesis property ``name`` (None at run seed 0: derandomized)."""
-    if _RUN["seed"] == 0:
+    seed = session.current().seed
+    if seed == 0:
         return None
-    return int.from_bytes(hashlib.sha256(f"{_RUN['seed']}:{name}".encode()).digest()[:8], "big")
+    return int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
 
 
 def submission_seed(spec: str | None) -> int:

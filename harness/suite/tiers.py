@@ -29,6 +29,9 @@ the tier (pytest's own flag of that name, which also makes markers and config st
 catalogue registers every marker it uses), and after each test's call phase the notes it recorded are put in
 ``report.user_properties`` as ``("notes", [str, ...])`` (absent when there are none).
 
+The tier and the notes are the catalogue state in force's (``harness.suite.session``: the running
+session's, kept in its ``config.stash``; none is a module global of this one).
+
 Invariant: ``decision`` never raises in the default tier (a departure is a note, never a
 failure); an unknown key is an internal error (``KeyError``), loud in both tiers.
 """
@@ -36,6 +39,8 @@ failure); an unknown key is an internal error (``KeyError``), loud in both tiers
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from harness.suite import session
 
 __all__ = ["Decision", "DECISIONS", "decision", "register", "set_strict", "is_strict", "drain_notes", "keep_notes",
            "decision_table", "record"]
@@ -134,16 +139,14 @@ for _key, _requires in (
     register(_key, _requires)
 
 
-_STATE = {"strict": False, "notes": [], "properties": []}
-
-
 def set_strict(strict: bool) -> None:
-    """Set the tier for this process (the plugin calls it from ``--strict``)."""
-    _STATE["strict"] = bool(strict)
+    """Set the tier of the catalogue state in force (``harness.suite.session``: a session's is set by
+    the plugin from its run value, and from pytest's ``--strict`` below)."""
+    session.current().strict = bool(strict)
 
 
 def is_strict() -> bool:
-    return _STATE["strict"]
+    return session.current().strict
 
 
 def decision(key: str, ok: bool, message: str) -> None:
@@ -153,27 +156,29 @@ def decision(key: str, ok: bool, message: str) -> None:
     if ok:
         return
     text = f"contract decision not met: {key}: {message}"
-    if _STATE["strict"]:
+    state = session.current()
+    if state.strict:
         raise AssertionError(text)
-    _STATE["notes"].append(text)
+    state.notes.append(text)
 
 
 def record(name: str, value) -> None:
     """A fact about the run for the report (e.g. ``("shape", "Constraint(index)")``): put in
     the current test's ``user_properties`` by the plugin."""
-    _STATE["properties"].append((name, value))
+    session.current().properties.append((name, value))
 
 
 def drain_notes() -> list[str]:
     """The notes recorded since the last call (the plugin calls it after each test)."""
-    notes, _STATE["notes"] = _STATE["notes"], []
+    state = session.current()
+    notes, state.notes = state.notes, []
     return notes
 
 
 def keep_notes(notes: list[str]) -> None:
     """Add ``notes`` as if recorded here since the last ``drain_notes`` (the notes a twin grader
     drained at the end of a test it ran for this process: ``harness.suite.twin.replay``)."""
-    _STATE["notes"].extend(notes)
+    session.current().notes.extend(notes)
 
 
 def decision_table() -> str:
@@ -216,7 +221,8 @@ def _attach_notes(report) -> None:
     notes = drain_notes()
     if notes:
         report.user_properties.append(("notes", notes))
-    properties, _STATE["properties"] = _STATE["properties"], []
+    state = session.current()
+    properties, state.properties = state.properties, []
     report.user_properties.extend(properties)
 
 

@@ -26,6 +26,7 @@ from harness.cli import main
 from harness.exitcodes import ExitCode
 from harness.grading.batch import report, similarity
 from harness.grading.batch.course import Course, submission_sources
+from harness.grading.batch.options import CourseOptions
 from harness.grading.batch.state import ClassLock, state_path
 from harness.sandbox import Candidate
 from tests.support.helpers import ROOT, confined, tree_digest
@@ -164,8 +165,7 @@ def test_the_course_stub_is_discounted_and_shared_stubs_are_not_flagged():
 def test_starter_option_reads_a_folder_and_the_similarity_flag_follows_the_diagnosis(tmp_path):
     (tmp_path / "stub").mkdir()
     (tmp_path / "stub" / "constrain.py").write_text(STUB)
-    args = type("Args", (), {"starter": str(tmp_path / "stub"), "points": 16.0, "regrade": []})()
-    course = Course.open(args, tmp_path)
+    course = Course.open(CourseOptions(starter=str(tmp_path / "stub")), tmp_path)
     assert course.starter == [STUB]
     record = {"student": "ann", "verdict": "failed", "passed": 3, "total": 16, "seconds": 1.0, "problem": "",
               "failed_tests": ["test_hand_example"], "statuses": {"test_hand_example": "failed"},

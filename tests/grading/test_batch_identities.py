@@ -26,6 +26,7 @@ from harness.grading.batch import feedback
 from harness.grading.batch.course import Course
 from harness.grading.batch.gradebook import canvas_csv, plain_csv
 from harness.grading.batch.late import LatePolicy, parse_due
+from harness.grading.batch.options import CourseOptions
 from harness.grading.batch.roster import Person, Roster, Upload, name_keys, read_metadata, read_roster
 
 DUE = "2026-12-01T23:59:00-08:00"
@@ -173,10 +174,9 @@ def test_a_feedback_file_without_a_deduction_says_none_was_applied(tmp_path):
     assert "**Score: 12 / 16** (after every deduction: none applied)" in path.read_text()
 
 
-def gradebook_args(tmp_path: Path):
-    return type("Args", (), {"gradebook": str(tmp_path / "grades.csv"),
-                             "canvas_gradebook": str(tmp_path / "canvas.csv"),
-                             "assignment": "Lab", "canvas_assignment_id": ""})()
+def gradebook_args(tmp_path: Path) -> CourseOptions:
+    return CourseOptions(gradebook=tmp_path / "grades.csv", canvas_gradebook=tmp_path / "canvas.csv",
+                         assignment="Lab")
 
 
 def write_books(course: Course, records: list[dict], tmp_path: Path) -> tuple[bool, str]:
@@ -219,9 +219,8 @@ def test_two_submissions_for_one_student_refuse_the_gradebooks_unless_the_ta_all
 
 def test_a_gradebook_not_asked_for_is_never_refused(tmp_path):
     roster = Roster((Person("Ned Nash", email="ned@x"),))
-    args = type("Args", (), {"gradebook": None, "canvas_gradebook": None})()
     err = io.StringIO()
-    assert Course(roster=roster).write_gradebooks([], args, err, io.StringIO()) and err.getvalue() == ""
+    assert Course(roster=roster).write_gradebooks([], CourseOptions(), err, io.StringIO()) and err.getvalue() == ""
 
 
 @pytest.mark.e2e

@@ -34,7 +34,6 @@ from harness.grading.autograder import bounded
 from harness.grading.autograder.bounded import ClassBudget, run_bounded
 from harness.grading.autograder.config import CONFIG_NAME, AutograderConfig
 from harness.grading.autograder.grading import GradeOptions, _from_report, grade_submission
-from harness.grading.batch import runner
 from harness.grading.batch.state import state_path
 from harness.policy import POLICY
 from harness.suite.catalogue import NAMES
@@ -206,22 +205,22 @@ def test_every_verb_starts_from_the_policy():
     gradescope = config.grade_options()
     assert gradescope.policy == options.policy
     assert gradescope.wall_seconds == min(config.wall, options.wall_seconds)  # the platform's clock is shorter
-    from harness.commands.check import add_arguments
+    from harness.commands.check import add_arguments, batch_options
 
     parser = __import__("argparse").ArgumentParser()
     add_arguments(parser)
     single = parser.parse_args([])
     assert single.ref_deps is POLICY.ref_deps and parser.parse_args(["--no-ref-deps"]).ref_deps is False
-    batch_options, _jobs, budget = runner._options(parser.parse_args(["--batch", "x"]))
+    batch = batch_options(parser.parse_args(["--batch", "x"]))
     # the same policy; only the scheduling differs: a batch runs no twin grader child (its --jobs fill
     # the cores), which changes no verdict (the second half always meets a fresh candidate process)
-    assert dataclasses.replace(batch_options, twin=True) == options and budget is None
-    assert batch_options.twin is False and options.twin is True
+    assert dataclasses.replace(batch.grade, twin=True) == options and batch.class_limit is None
+    assert batch.grade.twin is False and options.twin is True
     from harness.grading.autograder.grading import _check_environment
     from harness.suite.twin import TWIN_ENV
 
-    assert _check_environment(batch_options)[TWIN_ENV] == "0" and TWIN_ENV not in _check_environment(options)
-    no_deps, _, _ = runner._options(parser.parse_args(["--batch", "x", "--no-ref-deps", "--submission-limit", "30"]))
+    assert _check_environment(batch.grade)[TWIN_ENV] == "0" and TWIN_ENV not in _check_environment(options)
+    no_deps = batch_options(parser.parse_args(["--batch", "x", "--no-ref-deps", "--submission-limit", "30"])).grade
     assert (no_deps.ref_deps, no_deps.submission_cpu, no_deps.wall_seconds) == (False, 30.0, 300.0)
 
 

@@ -26,6 +26,7 @@ from harness.exitcodes import ExitCode
 from harness.grading.batch import similarity
 from harness.grading.batch.course import Course
 from harness.grading.batch.late import LatePolicy, parse_due
+from harness.grading.batch.options import CourseOptions
 from harness.grading.batch.roster import Person, Roster, read_metadata, read_roster
 from harness.grading.batch.state import state_path
 
@@ -234,9 +235,7 @@ def test_regrade_finds_a_student_by_roster_name_sid_or_email(tmp_path):
 
 
 def _args(**given):
-    defaults = {"points": 16.0, "regrade": [], "metadata": None, "roster": None, "due": None, "late_policy": None,
-                "gradebook": None, "canvas_gradebook": None, "assignment": "L8.7 constrain", "canvas_assignment_id": ""}
-    return type("Args", (), {**defaults, **given})()
+    return CourseOptions(**given)
 
 
 # --------------------------------------------------------------------------- the late policy, by hand

@@ -81,16 +81,16 @@ def test_the_candidate_begun_before_pytest_is_taken_only_by_the_same_settings(mo
 
     monkeypatch.setenv("CONSTRAIN_HARNESS_MARKER", marker := secrets.token_hex(8))
     same = (None, True, early.candidate_limits(11.0, 7.0, 2048, 2), marker, 11.0)
-    early._begin(_early_args("--ref-deps"))
-    candidate = early.take(*same)
+    begun = early._begin(_early_args("--ref-deps"))
+    candidate = begun.take(*same)
     try:
         assert candidate is not None and candidate.start()["name"] == "oracles.automaton"
         assert f"rlimits CPU {int(11 + 2 * 7 * 2)} s," in candidate.load["confinement"]
-        assert early.take(*same) is None  # handed out once
+        assert begun.take(*same) is None  # handed out once
     finally:
         candidate.close()
-    early._begin(_early_args("--ref-deps"))
-    assert early.take(None, False, *same[2:]) is None  # another --ref-deps: closed, not handed out
+    begun = early._begin(_early_args("--ref-deps"))
+    assert begun.take(None, False, *same[2:]) is None  # another --ref-deps: closed, not handed out
     assert left_over(marker) == []
 
 
@@ -98,8 +98,7 @@ def test_the_candidate_begun_before_pytest_is_taken_only_by_the_same_settings(mo
 def test_nothing_begins_early_with_deep_or_a_spec_that_names_nothing(extra):
     from harness.suite import early
 
-    early._begin(_early_args(*extra))
-    assert early._EARLY == {}
+    assert early._begin(_early_args(*extra)) is None
 
 
 def test_nothing_begins_early_unconfined(monkeypatch):
@@ -107,8 +106,7 @@ def test_nothing_begins_early_unconfined(monkeypatch):
     from harness.suite import early
 
     monkeypatch.setenv(confine.UNCONFINED_ENV, "1")
-    early._begin(_early_args())
-    assert early._EARLY == {}
+    assert early._begin(_early_args()) is None
 
 
 @pytest.mark.e2e

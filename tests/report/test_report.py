@@ -20,6 +20,7 @@ import jsonschema
 import pytest
 
 from harness.cli import build_parser
+from harness.commands.args import requested_reports, write_requested
 from harness.grading.autograder import gradescope as gradescope_schema
 from harness.mutants import report as mutant_report
 from harness.mutants.runner import Outcome
@@ -64,7 +65,7 @@ def test_a_new_format_is_one_module_and_one_line(monkeypatch):
     parser = build_parser()
     assert all("--tsv" in _options(parser, path) for path in VERB_KINDS)
     args = parser.parse_args(["check", "--tsv", "/dev/null"])
-    assert registry.requested(args) == {"tsv": Path("/dev/null")}
+    assert requested_reports(args) == {"tsv": Path("/dev/null")}
 
 
 def test_a_format_refuses_a_report_it_does_not_apply_to():
@@ -248,7 +249,7 @@ def test_a_report_that_cannot_be_written_is_said_and_returns_false(tmp_path, mon
         path.write_bytes(data)
     monkeypatch.setattr(registry, "write_file", refuse)
     err, told = io.StringIO(), io.StringIO()
-    assert registry.write_requested(args, _generic_report(), err, prefix="demo: ", announce=told) is False
+    assert write_requested(args, _generic_report(), err, prefix="demo: ", announce=told) is False
     assert err.getvalue() == f"demo: cannot write {tmp_path / 'r.md'}: No space left on device\n"
     assert told.getvalue() == f"wrote {tmp_path / 'r.json'}\n" and (tmp_path / "r.json").exists()
 

@@ -86,7 +86,9 @@ import json, sys
 import pytest
 from harness.run import CatalogueRun
 from harness.run.launch import pytest_arguments
-from harness.suite import plugin
+from harness.policy import POLICY
+from harness.suite import early, plugin, seeding, tiers
+from harness.suite import session as catalogue_session
 
 out, marker, folder = sys.argv[1], sys.argv[2], sys.argv[3]
 seen = []
@@ -99,16 +101,20 @@ class Probe:
     def pytest_sessionfinish(self, session):
         run = plugin.run_of_session(session.config)
         seen.append({"seed": run.settings.seed, "id": id(run),
-                     "registered": session.config.pluginmanager.get_plugin("harness.suite.plugin.run") is run})
+                     "registered": session.config.pluginmanager.get_plugin("harness.suite.plugin.run") is run,
+                     "in_force": [seeding.run_seed(), tiers.is_strict(), catalogue_session.current() is run.state]})
 
 
-for seed in (5, 6):
+for seed, tier in ((5, "strict"), (6, "default")):
     probe = Probe()
     run = CatalogueRun(seed=seed, marker=marker, only=frozenset({"test_hand_example"}),
-                       results_file=f"{folder}/results-{seed}.jsonl")
+                       policy=POLICY.with_(tier=tier), results_file=f"{folder}/results-{seed}.jsonl")
     code = pytest.main(pytest_arguments(run), plugins=[probe])
-    seen[-1].update(code=int(code), after=probe.config.pluginmanager.get_plugin("harness.suite.plugin.run") is None)
-json.dump({"sessions": seen, "module_global": hasattr(plugin, "_RUN")}, open(out, "w"))
+    seen[-1].update(code=int(code), after=probe.config.pluginmanager.get_plugin("harness.suite.plugin.run") is None,
+                    released=catalogue_session._IN_FORCE == [])
+json.dump({"sessions": seen, "module_global": [m.__name__ + "." + name for m, name in
+                                               ((plugin, "_RUN"), (seeding, "_RUN"), (tiers, "_STATE"),
+                                                (early, "_EARLY")) if hasattr(m, name)]}, open(out, "w"))
 '''
 
 
@@ -116,7 +122,8 @@ json.dump({"sessions": seen, "module_global": hasattr(plugin, "_RUN")}, open(out
 def test_two_sessions_in_one_process_keep_their_state_in_their_own_config(tmp_path):
     """The session's state is its config's (``config.stash``), never a module global: two
     ``pytest.main`` sessions in one grader process, each with its own run value, see their own
-    seed, their hooks are registered only while they run, and each grades the reference."""
+    seed and tier (the catalogue's helpers read them: ``harness.suite.session``), their hooks
+    are registered only while they run, and each grades the reference."""
     import json
     import secrets
     import subprocess
@@ -135,8 +142,11 @@ def test_two_sessions_in_one_process_keep_their_state_in_their_own_config(tmp_pa
                           timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     seen = json.loads(out.read_text())
-    assert seen["module_global"] is False
+    assert seen["module_global"] == []
     assert [s["seed"] for s in seen["sessions"]] == [5, 6]
+    # the run seed and the tier the catalogue's helpers read are the session's own, and leave with it
+    assert [s["in_force"] for s in seen["sessions"]] == [[5, True, True], [6, False, True]]
+    assert all(s["released"] for s in seen["sessions"])
     assert seen["sessions"][0]["id"] != seen["sessions"][1]["id"]
     assert all(s["registered"] and s["after"] and s["code"] == 0 for s in seen["sessions"]), seen
     for seed in (5, 6):

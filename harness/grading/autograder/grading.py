@@ -434,9 +434,11 @@ def _from_report(report: dict, exit_code: int | None, output: str) -> Grade:
 
 
 def _reported_seed(report: dict) -> int | None:
-    """The run seed check's report names (an int in the seed range), else None."""
+    """The run seed check's report names (an int in 0 .. ``harness.argtypes.MAX_SEED``), else None."""
+    from harness.argtypes import MAX_SEED
+
     seed = report.get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 1 << 32 else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED else None
 
 
 def _load_record(load: dict) -> tuple[tuple[str, object], ...]:

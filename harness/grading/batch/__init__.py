@@ -24,7 +24,9 @@ whole class, ``--no-ref-deps`` (check's) turns the reference's dependencies off.
 ``add_arguments`` adds the options to ``check`` (the report files, ``--json``, ``--csv``,
 ``--html``, ``--md``, are check's, from ``harness.report``; ``--hints`` and ``--feedback DIR``
 change only what is written, never a grade, and can differ from one ``--resume`` to the
-next); ``run`` is called by ``check`` when ``--batch`` is given. Exit codes: 0 every
+next); ``run`` is called by ``check`` when ``--batch`` is given, with the ``BatchOptions``
+(``options``: typed and validated once; the batch never reads an argparse ``Namespace``)
+``harness.commands.check`` built from the command line. Exit codes: 0 every
 submission has a verdict (the verdicts are in the reports); 1 interrupted (what finished
 is saved: rerun with ``--resume``); 2 bad arguments.
 """
@@ -33,9 +35,10 @@ from __future__ import annotations
 
 from harness.argtypes import add_scheduler, output_folder, seconds
 from harness.grading.batch import course
+from harness.grading.batch.options import BatchOptions, CourseOptions
 from harness.policy import BACKSTOP_FACTOR, HINT_LEVELS, POLICY
 
-__all__ = ["add_arguments", "batch_only_given", "run"]
+__all__ = ["add_arguments", "batch_only_options", "run", "BatchOptions", "CourseOptions"]
 
 
 def add_arguments(parser) -> None:
@@ -68,13 +71,14 @@ def add_arguments(parser) -> None:
 _BATCH_ONLY: list[tuple[str, object, str]] = []  # (dest, default, option): the options that need --batch DIR
 
 
-def batch_only_given(args) -> list[str]:
-    """The batch-only options ``args`` sets (to other than their default) though ``--batch``
-    is not given: ``check`` refuses them rather than ignore them silently."""
-    return [option for dest, default, option in _BATCH_ONLY if getattr(args, dest, default) != default]
+def batch_only_options() -> list[tuple[str, object, str]]:
+    """(dest, default, option) of each option ``add_arguments`` added that means something only with
+    ``--batch DIR``: ``harness.commands.check`` refuses them without it rather than ignore them."""
+    return list(_BATCH_ONLY)
 
 
-def run(args, stdout, stderr) -> int:
+def run(options: BatchOptions, stdout, stderr) -> int:
+    """Grade the class ``options`` names (``harness.grading.batch.runner.run_batch``); the exit code."""
     from harness.grading.batch.runner import run_batch
 
-    return run_batch(args, stdout, stderr)
+    return run_batch(options, stdout, stderr)

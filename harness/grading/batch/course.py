@@ -2,7 +2,7 @@
 similar submissions and forced regrades (``--roster``, ``--due``, ``--late-policy``,
 ``--gradebook``, ``--canvas-gradebook``, ``--regrade``).
 
-``Course.open(args, folder)`` reads what the options name (a ValueError, a usage error,
+``Course.open(options, folder)`` reads what its ``CourseOptions`` name (a ValueError, a usage error,
 before anything is graded): the export's ``submission_metadata.yml`` when the folder
 holds one (or ``--metadata F``), the ``--roster`` CSV, the due date and late policy;
 ``course.regrade_targets(submissions)`` resolves each ``--regrade NAME`` (a submission's
@@ -36,7 +36,7 @@ allowed.
 
 Example::
 
-    >>> course = Course.open(parse(["check", "--batch", "export", "--due", "2026-12-01T23:59-08:00"]), Path("export"))
+    >>> course = Course.open(CourseOptions(due="2026-12-01T23:59-08:00"), Path("export"))
     >>> course.annotate(records, submissions)[0]["late"]
     'late by 2 h 10 min (1 day started)'
 """
@@ -52,6 +52,7 @@ from pathlib import Path
 
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
+from harness.grading.batch.options import CourseOptions
 from harness.grading.batch.roster import METADATA_NAME, Found, Person, Roster, Upload, read_metadata, read_roster
 from harness.intake import IntakeError, regular_files
 from harness.report import escape
@@ -119,32 +120,32 @@ class Course:
 
 
     @classmethod
-    def open(cls, args, folder: Path) -> "Course":
-        course = cls(points=_points(getattr(args, "points", 16.0)), regrade=tuple(getattr(args, "regrade", ()) or ()),
-                     allow_duplicates=bool(getattr(args, "allow_duplicate_students", False)),
-                     allow_missing=bool(getattr(args, "allow_missing_students", False)))
-        metadata = getattr(args, "metadata", None)
+    def open(cls, options: CourseOptions, folder: Path) -> "Course":
+        """The course ``options`` describes, its files read and checked (a ValueError naming the option)."""
+        course = cls(points=_points(options.points), regrade=tuple(options.regrade),
+                     allow_duplicates=bool(options.allow_duplicate_students),
+                     allow_missing=bool(options.allow_missing_students))
+        metadata = options.metadata
         default = Path(folder) / METADATA_NAME
         if metadata or (default.is_file() and not default.is_symlink()):
             course.metadata_path = Path(metadata or default)
             course.uploads = read_metadata(course.metadata_path)
-        if getattr(args, "roster", None):
-            course.roster_path = Path(args.roster)
+        if options.roster:
+            course.roster_path = Path(options.roster)
             course.roster = read_roster(course.roster_path)
-        if getattr(args, "due", None):
-            course.due = parse_due(args.due)
-        if getattr(args, "late_policy", None):
+        if options.due:
+            course.due = parse_due(options.due)
+        if options.late_policy:
             if course.due is None:
                 raise ValueError("--late-policy needs --due (the date it measures lateness from)")
-            course.policy = LatePolicy.parse(args.late_policy)
-        if getattr(args, "canvas_gradebook", None):
-            gradebook.assignment_column(args.assignment, args.canvas_assignment_id)   # validates both
-        if getattr(args, "starter", None):
-            course.starter = submission_sources(Path(args.starter))
+            course.policy = LatePolicy.parse(options.late_policy)
+        if options.canvas_gradebook:
+            gradebook.assignment_column(options.assignment, options.canvas_assignment_id)   # validates both
+        if options.starter:
+            course.starter = submission_sources(Path(options.starter))
             if course.starter is None:
-                raise ValueError(f"--starter {args.starter}: no text file in it (the course's starter code)")
-        course.outputs = tuple(Path(p) for p in (getattr(args, "gradebook", None),
-                                                 getattr(args, "canvas_gradebook", None)) if p)
+                raise ValueError(f"--starter {options.starter}: no text file in it (the course's starter code)")
+        course.outputs = tuple(Path(p) for p in (options.gradebook, options.canvas_gradebook) if p)
         return course
 
     @property
@@ -351,13 +352,13 @@ class Course:
                             f"roster, then pass --allow-missing-students to write them without a score)")
         return refusals
 
-    def write_gradebooks(self, records: list[dict], args, stderr, announce) -> bool:
-        """Write ``--gradebook`` and ``--canvas-gradebook`` when asked; False when one could not be
-        written or they were refused (``gradebook_refusals``: then none is written, and stderr says why)."""
+    def write_gradebooks(self, records: list[dict], options: CourseOptions, stderr, announce) -> bool:
+        """Write ``options.gradebook`` and ``options.canvas_gradebook`` when asked; False when one could not
+        be written or they were refused (``gradebook_refusals``: then none is written, and stderr says why)."""
         rows = self.gradebook_rows(records)
-        wanted = [(getattr(args, "gradebook", None), lambda: gradebook.plain_csv(rows, self.points)),
-                  (getattr(args, "canvas_gradebook", None),
-                   lambda: gradebook.canvas_csv(rows, args.assignment, args.canvas_assignment_id, self.points))]
+        wanted = [(options.gradebook, lambda: gradebook.plain_csv(rows, self.points)),
+                  (options.canvas_gradebook,
+                   lambda: gradebook.canvas_csv(rows, options.assignment, options.canvas_assignment_id, self.points))]
         asked = [str(path) for path, _ in wanted if path]
         refusals = self.gradebook_refusals(records) if asked else []
         if refusals:

@@ -60,6 +60,7 @@ from harness.grading.autograder.grading import display_name
 from harness.grading.batch import feedback
 from harness.grading.batch.charts import Bar, columns, horizontal_bars
 from harness.grading.batch.course import roster_columns, roster_flags, roster_html  # the roster's columns and flags
+from harness.grading.batch.options import BatchOptions
 from harness.policy import POLICY
 from harness.report import escape
 from harness.report.model import Report, Row
@@ -365,16 +366,17 @@ def to_report(records: list[dict], doc: dict) -> Report:
                           "html": lambda: to_html(doc), "markdown": lambda: to_markdown(doc)})
 
 
-def publish(records: list[dict], folder: Path, options: dict, ignored: list[str], args, stdout, stderr,
+def publish(records: list[dict], folder: Path, options: dict, ignored: list[str], batch: BatchOptions, stdout, stderr,
             course=None) -> bool:
     """Print the table, the histogram and the root causes, write every report asked for,
     the course's gradebooks (``harness.grading.batch.course``) and the per-student feedback files
     (``--feedback DIR``). Returns False when something asked for was not written: a report or
     feedback file that could not be, or gradebooks the course refused (a roster student with no
-    submission, or two submissions for one, without the override); the rest is still written."""
+    submission, or two submissions for one, without the override); the rest is still written.
+    ``batch``: what to write (its ``reports``, ``hints``, ``feedback`` and ``course``'s gradebooks)."""
     from harness.report import registry
 
-    hints = getattr(args, "hints", None) or POLICY.hints
+    hints = batch.hint_level
     print("", file=stdout)
     print(summary_table(records, hints), file=stdout)
     print("", file=stdout)
@@ -383,17 +385,17 @@ def publish(records: list[dict], folder: Path, options: dict, ignored: list[str]
     doc = to_json(records, Path(folder).resolve(), options, list(ignored), hints)
     if course is not None:
         doc["course"] = course.summary(records)
-    complete = registry.write_requested(args, to_report(records, doc), stderr, announce=stdout)
+    complete = registry.write_reports(dict(batch.reports), to_report(records, doc), stderr, announce=stdout)
     if course is not None:
         for line in course.identity_lines(records):   # weak, shared, unmatched, no submission
             print(f"identities: {escape.terminal(line)}", file=stdout)
-        complete = course.write_gradebooks(records, args, stderr, announce=stdout) and complete
-    if getattr(args, "feedback", None):
+        complete = course.write_gradebooks(records, batch.course, stderr, announce=stdout) and complete
+    if batch.feedback:
         try:
-            written = feedback.write_all(records, Path(args.feedback), hints)
+            written = feedback.write_all(records, Path(batch.feedback), hints)
         except OSError as exc:
-            print(f"cannot write the feedback files in {args.feedback}: {exc.strerror or exc}", file=stderr)
+            print(f"cannot write the feedback files in {batch.feedback}: {exc.strerror or exc}", file=stderr)
             complete = False
         else:
-            print(f"wrote {len(written)} feedback files in {args.feedback}", file=stdout)
+            print(f"wrote {len(written)} feedback files in {batch.feedback}", file=stdout)
     return complete

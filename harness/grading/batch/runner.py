@@ -27,14 +27,13 @@ written all the same.
 
 Example::
 
-    >>> run_batch(parse(["check", "--batch", "submissions", "--jobs", "2"]), sys.stdout, sys.stderr)
+    >>> run_batch(BatchOptions(folder=Path("submissions"), jobs=2), sys.stdout, sys.stderr)
     0
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from pathlib import Path
 
@@ -45,6 +44,7 @@ from harness.grading.autograder.bounded import ClassBudget
 from harness.grading.autograder.grading import ClassLimitReached, GradeOptions, display_name, stop_all_runs
 from harness.grading.batch import report
 from harness.grading.batch.course import Course
+from harness.grading.batch.options import MAX_JOBS, BatchOptions
 from harness.grading.batch.progress import Progress
 from harness.grading.batch.state import BatchState, ClassLock, state_path
 from harness.grading.batch.submissions import discover, fingerprint
@@ -54,21 +54,17 @@ from harness.policy import POLICY
 
 __all__ = ["run_batch", "MAX_JOBS"]
 
-MAX_JOBS = 64
-# check's options that mean nothing for a batch (each has its own per-run meaning)
-_SINGLE_RUN_OPTIONS = {"impl": "--impl", "only": "--only", "deep": "--deep", "junit_xml": "--junit-xml",
-                       "gradescope": "--gradescope", "golden_file": "--golden-file"}
 
-
-def run_batch(args, stdout, stderr) -> int:
+def run_batch(options: BatchOptions, stdout, stderr) -> int:
+    """Grade the class ``options`` names (built by ``harness.commands.check`` from the command line,
+    validated when made); the exit code."""
     try:
-        options, jobs, budget = _options(args)
-        scheduler = executor.scheduler_from(getattr(args, "scheduler", None))
-        if scheduler is not None and budget is not None:
+        scheduler = executor.scheduler_from(options.scheduler)
+        if scheduler is not None and options.class_limit is not None:
             raise ValueError("--class-limit cannot be combined with --scheduler (the budget is this machine's)")
-        folder = Path(args.batch)
-        course = Course.open(args, folder)   # the roster, due date, late policy (harness.grading.batch.course)
-        named = _outputs(args, course)
+        folder = Path(options.folder)
+        course = Course.open(options.course, folder)   # the roster, due date, late policy (batch.course)
+        named = _outputs(options)
         outputs = frozenset(p.resolve() for _, p in named)
         out = _output_folder(named)
         _refuse_inside_harness([("--batch", folder), *named, ("the batch state", state_path(folder, out))])
@@ -81,14 +77,15 @@ def run_batch(args, stdout, stderr) -> int:
         print(f"check --batch: {exc}", file=stderr)
         return int(ExitCode.USAGE)
     try:
-        return _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, course, found, out)
+        return _run_locked(options, stdout, stderr, scheduler, folder, course, found, out)
     finally:
         lock.__exit__(None, None, None)
 
 
-def _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, course, found, out) -> int:
+def _run_locked(batch: BatchOptions, stdout, stderr, scheduler, folder, course, found, out) -> int:
+    options, jobs, budget = batch.grade, batch.jobs, _budget(batch.class_limit)
     try:
-        state = BatchState.open(folder, _state_options(options), resume=args.resume, out=out)
+        state = BatchState.open(folder, _state_options(options), resume=batch.resume, out=out)
         state.check_secret_hidden()
         # the run seeds: keyed by the batch's secret (harness.suite.seeding.course_seed), kept in its state
         options = dataclasses.replace(options, course_secret=state.course_secret)
@@ -128,22 +125,22 @@ def _run_locked(args, stdout, stderr, options, jobs, budget, scheduler, folder, 
         print(f"{len(stats.retried)} submission(s) graded again after a Dask worker was lost: "
               f"{', '.join(stats.retried[:10])}", file=stdout)
     records = course.annotate([state.records[s.student] for s in found.submissions], found.submissions)
-    if not _report(records, folder, state, found.ignored, args, stdout, stderr, course):
+    if not _report(records, folder, state, found.ignored, batch, stdout, stderr, course):
         return int(ExitCode.USAGE)  # a gradebook refused or a file asked for missing: never exit 0
     return int(ExitCode.OK)
 
 
-def _outputs(args, course: Course) -> list[tuple[str, Path]]:
+def _outputs(options: BatchOptions) -> list[tuple[str, Path]]:
     """(option, path) of every file and folder the batch writes: the reports, the
     gradebooks, the feedback folder."""
     from harness.report.registry import FORMATS
 
-    named = [(f.option, Path(getattr(args, f.dest))) for f in FORMATS if getattr(args, f.dest, None)]
-    named += [(option, Path(getattr(args, dest))) for option, dest in (("--gradebook", "gradebook"),
-                                                                         ("--canvas-gradebook", "canvas_gradebook"))
-              if getattr(args, dest, None)]
-    if getattr(args, "feedback", None):
-        named.append(("--feedback", Path(args.feedback)))
+    named = [(f.option, options.reports[f.name]) for f in FORMATS if f.name in options.reports]
+    named += [(option, Path(path)) for option, path in (("--gradebook", options.course.gradebook),
+                                                        ("--canvas-gradebook", options.course.canvas_gradebook))
+              if path]
+    if options.feedback:
+        named.append(("--feedback", Path(options.feedback)))
     return named
 
 
@@ -164,31 +161,9 @@ def _refuse_inside_harness(named) -> None:
                              f"which every submission's sandbox can read; keep the class and its reports outside it")
 
 
-def _options(args) -> tuple[GradeOptions, int, ClassBudget | None]:
-    given = [flag for attr, flag in _SINGLE_RUN_OPTIONS.items() if getattr(args, attr, None)]
-    if given:
-        raise ValueError(f"{', '.join(given)} cannot be combined with --batch (they describe one run)")
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if not 1 <= jobs <= MAX_JOBS:
-        raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {jobs}")
-    tier = "strict" if getattr(args, "strict", False) else POLICY.tier
-    options = GradeOptions(tier=tier, ref_deps=bool(args.ref_deps),
-                           timeout=args.timeout if args.timeout is not None else POLICY.test_cpu_seconds,
-                           memory=args.memory if args.memory is not None else POLICY.memory_mb,
-                           submission_cpu=_limit(args, "submission_limit", POLICY.submission_cpu_seconds),
-                           twin=False)   # --jobs fill the cores; the verdicts are the twin's (harness.suite.twin)
-    class_limit = _limit(args, "class_limit", None)
-    budget = ClassBudget(class_limit, POLICY.backstop(class_limit)) if class_limit is not None else None
-    return options, jobs, budget
-
-
-def _limit(args, name: str, default):
-    value = getattr(args, name, None)
-    if value is None:
-        return default
-    if not 0 < value < float("inf"):
-        raise ValueError(f"--{name.replace('_', '-')} must be a finite number of CPU seconds > 0, not {value!r}")
-    return float(value)
+def _budget(class_limit: float | None) -> ClassBudget | None:
+    """The whole class's budget (``--class-limit``, CPU seconds; its wall backstop), or None."""
+    return ClassBudget(class_limit, POLICY.backstop(class_limit)) if class_limit is not None else None
 
 
 def _state_options(options: GradeOptions) -> dict:
@@ -226,6 +201,6 @@ def _grade_all(pending, options, jobs, state, prints, progress, budget, schedule
     return stats
 
 
-def _report(records, folder, state, ignored, args, stdout, stderr, course: Course) -> bool:
+def _report(records, folder, state, ignored, options: BatchOptions, stdout, stderr, course: Course) -> bool:
     """Publish the class (``report.publish``); False when something asked for was not written."""
-    return report.publish(records, folder, state.options, list(ignored), args, stdout, stderr, course)
+    return report.publish(records, folder, state.options, list(ignored), options, stdout, stderr, course)

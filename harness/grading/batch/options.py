@@ -1,0 +1,131 @@
+"""The typed options of ``check --batch``: what the batch and its reports read, never an
+argparse ``Namespace`` (argparse stops at ``harness/commands/``).
+
+``harness.commands.check`` builds one ``BatchOptions`` from the command line; a caller that
+grades a class from Python builds it directly. Both values are frozen and validated once,
+when made: a bad field is a ``ValueError`` in one line naming the option it came from
+(``--jobs must be between 1 and 64, not 0``), the words ``check --batch`` has always printed.
+What needs the files (the roster, the metadata, the due date, the starter code) is read and
+checked by ``Course.open`` (``harness.grading.batch.course``), before anything is graded.
+
+Example::
+
+    >>> options = BatchOptions(folder=Path("submissions"), jobs=2, reports={"csv": Path("grades.csv")})
+    >>> options.grade.header()
+    'policy: ... (wall backstop 5400 s)'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Mapping
+
+from harness.argtypes import MAX_JOBS
+from harness.policy import HINT_LEVELS, POLICY
+
+if TYPE_CHECKING:   # imported when a value is made: `check`'s parser imports this module, the grading need not
+    from harness.grading.autograder.grading import GradeOptions
+
+__all__ = ["BatchOptions", "CourseOptions", "MAX_JOBS"]
+
+DEFAULT_POINTS = 16.0            # one per test of the catalogue
+DEFAULT_ASSIGNMENT = "L8.7 constrain"
+
+
+@dataclass(frozen=True)
+class CourseOptions:
+    """The course around a batch (``harness.grading.batch.course``): ``--points``, ``--regrade``,
+    ``--metadata``, ``--roster``, ``--due``, ``--late-policy``, the gradebooks and their Canvas
+    assignment, the two overrides and ``--starter``. The paths are as given (``Course.open``
+    reads and checks the files); ``points`` is a finite number > 0, ``regrade`` a tuple of names."""
+
+    points: float = DEFAULT_POINTS
+    regrade: tuple[str, ...] = ()
+    metadata: str | None = None
+    roster: Path | None = None
+    due: str | None = None
+    late_policy: str | None = None
+    gradebook: Path | None = None
+    canvas_gradebook: Path | None = None
+    assignment: str = DEFAULT_ASSIGNMENT
+    canvas_assignment_id: str = ""
+    allow_duplicate_students: bool = False
+    allow_missing_students: bool = False
+    starter: str | None = None
+
+    def __post_init__(self):
+        points = self.points
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 < points < math.inf:
+            raise ValueError(f"--points must be a finite number > 0, not {points!r}")
+        object.__setattr__(self, "points", float(points))
+        if isinstance(self.regrade, str) or not all(isinstance(name, str) for name in self.regrade):
+            raise ValueError(f"--regrade takes names (one per option), not {self.regrade!r}")
+        object.__setattr__(self, "regrade", tuple(self.regrade))
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """One ``check --batch DIR``: the class folder, ``jobs`` at a time (1 .. ``MAX_JOBS``),
+    ``resume``, each submission's limits (``tier``, ``ref_deps``, ``timeout`` and ``memory`` per
+    test, ``submission_limit`` CPU seconds per submission: ``grade``, the ``GradeOptions`` every
+    submission is graded with, twin off), ``class_limit`` (CPU seconds for the class, or None),
+    ``hints`` (one of ``HINT_LEVELS``, or None for the policy's), ``feedback`` (a folder, or
+    None), ``scheduler`` (a Dask address, or None: ``$CONSTRAIN_HARNESS_SCHEDULER`` then local),
+    ``reports`` (a report format's name -> its path) and ``course``."""
+
+    folder: Path
+    jobs: int
+    resume: bool = False
+    tier: str = POLICY.tier
+    ref_deps: bool = POLICY.ref_deps
+    timeout: float = POLICY.test_cpu_seconds
+    memory: int = POLICY.memory_mb
+    submission_limit: float | None = None
+    class_limit: float | None = None
+    hints: str | None = None
+    feedback: Path | None = None
+    scheduler: str | None = None
+    reports: Mapping[str, Path] = field(default_factory=dict)
+    course: CourseOptions = field(default_factory=CourseOptions)
+    grade: GradeOptions = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or not 1 <= self.jobs <= MAX_JOBS:
+            raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {self.jobs}")
+        from harness.grading.autograder.grading import GradeOptions
+
+        submission_cpu = _limit("submission-limit", self.submission_limit, POLICY.submission_cpu_seconds)
+        # validated by GradingPolicy: the tier, the per-test CPU seconds and memory, the submission's limit;
+        # --jobs fill the cores, so no twin (the verdicts are the twin's: harness.suite.twin)
+        grade = GradeOptions(tier=self.tier, ref_deps=bool(self.ref_deps), timeout=self.timeout, memory=self.memory,
+                             submission_cpu=submission_cpu, twin=False)
+        object.__setattr__(self, "grade", grade)
+        object.__setattr__(self, "class_limit", _limit("class-limit", self.class_limit, None))
+        if self.hints is not None and self.hints not in HINT_LEVELS:
+            raise ValueError(f"--hints must be one of {', '.join(HINT_LEVELS)}, not {self.hints!r}")
+        from harness.report.registry import BY_NAME
+
+        unknown = sorted(set(self.reports) - set(BY_NAME))
+        if unknown:
+            raise ValueError(f"BatchOptions.reports: no report format {', '.join(unknown)} "
+                             f"(the formats: {', '.join(BY_NAME)})")
+        object.__setattr__(self, "reports", MappingProxyType({name: Path(p) for name, p in self.reports.items()}))
+        if not isinstance(self.course, CourseOptions):
+            raise TypeError(f"BatchOptions.course must be a CourseOptions, not {type(self.course).__name__}")
+
+    @property
+    def hint_level(self) -> str:
+        """What the reports and feedback files say of a failed test: ``hints``, else the policy's."""
+        return self.hints or POLICY.hints
+
+
+def _limit(option: str, value, default):
+    """``value`` as a finite number of CPU seconds > 0, or ``default`` when None."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ValueError(f"--{option} must be a finite number of CPU seconds > 0, not {value!r}")
+    return float(value)
