@@ -153,3 +153,15 @@ def _decides_as_the_whole_domain(recorded, kind: str, modules: list[str], seed: 
 
 def _survivor(mutant) -> MutantResult:
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {"test_x": "passed"}, 0.0)
+
+
+def test_the_map_keeps_the_evidence_while_its_sources_are_unchanged(recorded, tmp_path, monkeypatch):
+    path = tmp_path / "map.json"
+    cmap = coverage.CoverageMap(coverage.reference_digest(), {"test_hand_example": {"nfa.py": frozenset({3})}},
+                                None, recorded)
+    cmap.save(path)
+    assert coverage.CoverageMap.load(path) == cmap
+    monkeypatch.setattr(coverage, "evidence_digest", lambda: "another evidence domain")
+    stale = coverage.CoverageMap.load(path)
+    assert stale is not None and stale.evidence is None and stale.lines == cmap.lines   # the rest is kept
+    assert stale.evidence_for(_mutant(_sampling_text())) is None                       # the whole domain
