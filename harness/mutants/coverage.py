@@ -54,7 +54,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -118,6 +118,9 @@ class CoverageMap:
     evidence: dict | None = None
     """The reference's evidence and the lines each item executes (``evidence.record_lines``), kept
     while ``evidence_digest`` matches; None: not recorded (each evidence domain computed whole)."""
+    picks: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    """``evidence_for``'s answers per statement, kept with this map: a run's mutants of one
+    statement share one ``evidence.Pick``."""
 
     def tests_for(self, mutant, deep: bool) -> tuple[str, ...] | None:
         """The tests (of the default tier, or of every tier when ``deep``) executing the mutant's statement."""
@@ -155,7 +158,11 @@ class CoverageMap:
         if self.evidence is None or kind is None:
             return None
         site = mutant.site
-        return _picked(self, kind, site.file, statement_lines(site.file, site.start[0]))
+        span = statement_lines(site.file, site.start[0])
+        key = (kind, site.file, span)
+        if key not in self.picks:
+            self.picks[key] = evidence.pick(self.evidence, kind, site.file, span)
+        return self.picks[key]
 
     def save(self, path: Path) -> None:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "reference_digest": self.digest,
@@ -180,19 +187,6 @@ class CoverageMap:
         recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
                                               for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded)
-
-
-_PICKS: dict[tuple, object] = {}
-
-
-def _picked(cmap: CoverageMap, kind: str, file: str, span: frozenset[int] | None):
-    """``evidence.pick``, once per map and statement: the mutants of one statement share it."""
-    from harness.mutants import evidence
-
-    key = (id(cmap.evidence), kind, file, span)
-    if key not in _PICKS:
-        _PICKS[key] = evidence.pick(cmap.evidence, kind, file, span)
-    return _PICKS[key]
 
 
 def statement_lines(file: str, line: int, reference: Path = REFERENCE_DIR) -> frozenset[int] | None:
