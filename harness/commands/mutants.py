@@ -251,7 +251,9 @@ def _coverage(args, timeout, stdout):
     found = coverage.CoverageMap.load(path)
     if found is not None:
         print(f"coverage per catalogue test: {path} (reference {found.digest[:12]})", file=stdout, flush=True)
-        return found
+        if found.evidence is None:
+            print("the evidence's lines per item: recording them (once) ...", file=stdout, flush=True)
+        return coverage.with_evidence(found, path, timeout)
     print(f"coverage per catalogue test: recording it (one run per test) into {path} ...", file=stdout, flush=True)
     return coverage.load_or_record(path, timeout, args.jobs)
 

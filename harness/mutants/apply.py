@@ -9,15 +9,23 @@ returns the package directory, which any loader can import by path
 (``--impl root/mutant_<id>``). Example: ``materialize(BY_ID["s01"], tmp)`` is
 ``tmp/mutant_s01``, whose ``parser.py`` says ``DOT = FULL_MASK``.
 ``materialize_generated(mutant, root)`` does the same for a generated mutant
-(``harness.mutants.generation``): the copy with one file replaced by the mutant's text.
+(``harness.mutants.generation``): the copy with one file replaced by the mutant's text, and
+the bytecode of every other file (``compiled_reference``: compiled once per process, so the
+confined candidate, the fingerprint and the evidence children of each of the run's mutants
+read it instead of compiling the reference anew; the mutated file has none, so it is
+compiled from the mutant's text).
 ``load(path)`` imports it under its own name in this process.
 """
 
 from __future__ import annotations
 
+import atexit
+import compileall
 import importlib.util
 import shutil
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 from harness.mutants.anchors import EditDoesNotApply, apply_edit
@@ -104,13 +112,36 @@ def materialize(mutant: Mutant, root: Path, *, reference: Path | None = None) ->
 
 
 def materialize_generated(mutant, root: Path) -> Path:
-    """Copy the reference to ``root/<mutant.package>`` and write the mutated file into the copy."""
+    """Copy the reference, with its bytecode (``compiled_reference``), to ``root/<mutant.package>``
+    and write the mutated file into the copy, removing that file's bytecode."""
     target = Path(root) / mutant.package
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(REFERENCE_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(compiled_reference(), target)   # copy2: each source keeps the mtime its .pyc records
     (target / mutant.file).write_text(mutant.source, encoding="utf-8")
+    for stale in (target / "__pycache__").glob(f"{Path(mutant.file).stem}.*.pyc"):
+        stale.unlink()
     return target
+
+
+_COMPILED: list[Path] = []
+_COMPILED_LOCK = threading.Lock()
+
+
+def compiled_reference() -> Path:
+    """A private copy of the reference with every module's bytecode (``compileall``, timestamp
+    pycs: Python reads one only while its source's mtime and size match it, else compiles the
+    source), made once per process and removed at exit. The checkout's own ``__pycache__`` is
+    never used (it may be absent, or written by another Python)."""
+    with _COMPILED_LOCK:
+        if not _COMPILED:
+            folder = Path(tempfile.mkdtemp(prefix="constrain-reference-")) / REFERENCE_DIR.name
+            shutil.copytree(REFERENCE_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+            if not compileall.compile_dir(str(folder), quiet=2, workers=1):
+                raise RuntimeError(f"the reference copy {folder} does not compile")
+            atexit.register(shutil.rmtree, folder.parent, True)
+            _COMPILED.append(folder)
+        return _COMPILED[0]
 
 
 def load(package_dir: Path):

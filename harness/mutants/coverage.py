@@ -54,7 +54,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -91,6 +91,22 @@ def reference_digest(reference: Path = REFERENCE_DIR) -> str:
     return digest.hexdigest()
 
 
+EVIDENCE_SOURCES = ("harness/mutants/evidence.py", "harness/differential/sweep/enumerate.py", "golden/cases.py",
+                    "facts/constructs.py")
+"""What decides the evidence domains besides the reference, the catalogue's inputs and the corpus
+(``reference_digest``)."""
+
+
+def evidence_digest() -> str:
+    """SHA-256 of what decides the recorded evidence (``CoverageMap.evidence``): the map's digest
+    and ``EVIDENCE_SOURCES``."""
+    digest = hashlib.sha256(reference_digest().encode())
+    top = Path(__file__).resolve().parents[2]
+    for name in EVIDENCE_SOURCES:
+        digest.update(name.encode() + b"\0" + (top / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class CoverageMap:
     digest: str
@@ -99,6 +115,12 @@ class CoverageMap:
     """The reference's fingerprint (``equivalence.record``): ``digest`` (key -> hash), ``lines``
     (key -> file -> lines the key executes from a fresh start), ``import`` (file -> lines run
     when the package is imported). None: not recorded (the fingerprint is then computed whole)."""
+    evidence: dict | None = None
+    """The reference's evidence and the lines each item executes (``evidence.record_lines``), kept
+    while ``evidence_digest`` matches; None: not recorded (each evidence domain computed whole)."""
+    picks: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    """``evidence_for``'s answers per statement, kept with this map: a run's mutants of one
+    statement share one ``evidence.Pick``."""
 
     def tests_for(self, mutant, deep: bool) -> tuple[str, ...] | None:
         """The tests (of the default tier, or of every tier when ``deep``) executing the mutant's statement."""
@@ -126,10 +148,28 @@ class CoverageMap:
         return {key: reference[key] for key, files in self.fingerprint["lines"].items()
                 if span & set(files.get(site.file, ()))}
 
+    def evidence_for(self, mutant):
+        """The evidence items a mutant can change (an ``evidence.Pick``: the items executing its
+        statement), or None: its module's whole domain (no evidence recorded, a kind not chosen by
+        coverage, or a statement every item runs: ``evidence.pick``)."""
+        from harness.mutants import evidence
+
+        kind = evidence.kind_for(mutant.site.module)
+        if self.evidence is None or kind is None:
+            return None
+        site = mutant.site
+        span = statement_lines(site.file, site.start[0])
+        key = (kind, site.file, span)
+        if key not in self.picks:
+            self.picks[key] = evidence.pick(self.evidence, kind, site.file, span)
+        return self.picks[key]
+
     def save(self, path: Path) -> None:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "reference_digest": self.digest,
                "tests": {t: {f: sorted(lines) for f, lines in files.items()} for t, files in self.lines.items()},
                "fingerprint": self.fingerprint}
+        if self.evidence is not None:
+            doc.update(evidence=self.evidence, evidence_digest=evidence_digest())
         partial = Path(path).with_name(Path(path).name + ".partial")
         partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(partial, path)
@@ -144,8 +184,9 @@ class CoverageMap:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION \
                 or doc.get("reference_digest") != reference_digest():
             return None
+        recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
-                                              for t, files in doc["tests"].items()}, doc.get("fingerprint"))
+                                              for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded)
 
 
 def statement_lines(file: str, line: int, reference: Path = REFERENCE_DIR) -> frozenset[int] | None:
@@ -195,15 +236,19 @@ def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
 
 def _record_fingerprint(timeout: float) -> dict:
     """The reference's fingerprint and the lines each key executes (``equivalence.record``, in a child)."""
+    return _record_child(["--record"], timeout, "harness.mutants.equivalence")
+
+
+def _record_child(args: list[str], timeout: float, module: str) -> dict:
     from harness.mutants.runner import NULL_MUTANT, fingerprint_child, materialize
 
     root = Path(tempfile.mkdtemp(prefix="constrain-coverage-"))
     try:
-        found, problem = fingerprint_child(materialize(NULL_MUTANT, root), ["--record"], timeout)
+        found, problem = fingerprint_child(materialize(NULL_MUTANT, root), args, timeout, module)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if found is None:
-        raise RuntimeError(f"recording the reference's fingerprint failed: {problem}")
+        raise RuntimeError(f"recording the reference's {module.rsplit('.', 1)[1]} record failed: {problem}")
     return found
 
 
@@ -230,11 +275,30 @@ def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozen
 
 
 def load_or_record(path: Path, timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
-    """The map stored at ``path`` for this reference, else a new one, recorded and stored there."""
+    """The map stored at ``path`` for this reference, else a new one, recorded and stored there;
+    with its evidence (``with_evidence``)."""
     found = CoverageMap.load(path)
     if found is None:
         found = record(timeout, jobs, progress)
         found.save(path)
+    return with_evidence(found, path, timeout)
+
+
+EVIDENCE_RECORD_CPU_SECONDS = 240.0
+"""The evidence record's CPU limit (~26 CPU s on a quiet machine: every item under coverage)."""
+
+
+def with_evidence(cmap: CoverageMap, path: Path, timeout: float) -> CoverageMap:
+    """``cmap`` with the reference's evidence and the lines of each item (``evidence.record_lines``,
+    in a child: ~26 CPU s, once per reference version), recorded and stored at ``path`` when it
+    lacks them."""
+    import dataclasses
+
+    if cmap.evidence is not None:
+        return cmap
+    recorded = _record_child(["--record"], max(timeout, EVIDENCE_RECORD_CPU_SECONDS), "harness.mutants.evidence")
+    found = dataclasses.replace(cmap, evidence=recorded)
+    found.save(path)
     return found
 
 

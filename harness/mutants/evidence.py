@@ -49,6 +49,20 @@ and compared up to the first that differs (``first_difference``). The reference'
 evidence costs ~4.2 CPU s (3.2 of it the tables; masks on every size-5 pattern too would add ~2.3),
 ``sampling`` ~0.9, ``constraint`` ~0.1 and ``schema`` ~0.4 (measured on the reference, 2026-12-06).
 
+**Chosen by coverage** (``Pick``, the corpus fingerprint's trick applied to the evidence): once
+per reference version, beside the coverage map (``coverage.CoverageMap.evidence``),
+``record_lines`` stores the reference's answer to every item of ``compile``, ``sampling`` and
+``schema`` and the lines of the reference each item executes from a fresh start; a mutant then
+computes only the items whose lines hold its mutated statement: an item that never executes it
+runs the same code on the same inputs (each item gets its own copies of the inputs, so no item
+sees another's changes) and gives the reference's answer by construction. Statements run when
+the package is imported (module-level statements, default arguments, decorators, class bodies)
+count as executed by every item, as do the lines the domain's set-up runs between items: such a
+mutant computes its whole domain. ``constraint`` is always computed whole (``SELECTABLE``). The
+report states the size honestly: "the 405 of 1,896 sampling-domain items that execute
+sampling.py:110-110, equal; the other 1,491 do not execute it" (``Pick.note``); its evidence
+record keeps ``size`` (the whole domain) and ``computed``.
+
 Example::
 
     >>> import oracles.automaton as ref
@@ -58,12 +72,14 @@ Example::
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import itertools
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -161,7 +177,7 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
         tables = [np.asarray(dfa.trans).tolist(), np.asarray(dfa.accept).tolist()]
         if not with_masks:
             return tables
-        index = m.TokenIndex(dfa, vocab, eos_id)
+        index = m.TokenIndex(dfa, list(vocab), eos_id)   # a fresh list: an item never sees another's changes
         return tables + [[np.flatnonzero(np.asarray(index.mask(s))).tolist() for s in range(dfa.n_states)]]
 
     tables_only = set(patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE)[EVIDENCE_MAX_SIZE])
@@ -201,7 +217,8 @@ def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
             yield f"DFA(tables of {pattern!r}, {what})", lambda pattern=pattern, case=case: built(pattern, case)
         for state, data in WRONG_STEP_ARGUMENTS:
             yield (f"DFA.step({state!r}, {data!r}) on {pattern!r}",
-                   lambda pattern=pattern, state=state, data=data: m.regex_to_dfa(pattern).step(state, data))
+                   lambda pattern=pattern, state=state, data=data:
+                   m.regex_to_dfa(pattern).step(state, copy.deepcopy(data)))
 
 
 def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
@@ -210,7 +227,7 @@ def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
         for r, row in enumerate(LOGIT_ROWS):
             for dtype in ("float64", "float32"):
                 yield (f"apply_mask {mask} row {r} {dtype}",
-                       lambda row=row, mask=mask, dtype=dtype: _masked(m, np.array(row, dtype), mask))
+                       lambda row=row, mask=mask, dtype=dtype: _masked(m, np.array(row, dtype), list(mask)))
     grid = itertools.product(TEMPERATURES, TOP_KS, TOP_PS, PENALTIES)
     for case, (t, k, p, rp) in enumerate(grid):
         params = {"temperature": t, "top_k": k, "top_p": p, "repetition_penalty": rp}
@@ -313,7 +330,8 @@ def bound_schemas() -> list:
 
 def _schema_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for schema in evidence_schemas():
-        yield f"schema {json.dumps(schema, default=repr)[:80]}", lambda schema=schema: m.json_schema_to_regex(schema)
+        yield (f"schema {json.dumps(schema, default=repr)[:80]}",
+               lambda schema=schema: m.json_schema_to_regex(copy.deepcopy(schema)))   # leaves are shared
 
 
 ITEMS = {"compile": _compile_items, "sampling": _sampling_items, "constraint": _constraint_items,
@@ -336,33 +354,180 @@ def record(m, kind: str) -> list[str]:
     return [_hash(_attempt(thunk)) for _, thunk in items(m, kind)]
 
 
-def first_difference(m, kind: str, reference: list[str]) -> tuple[list[str], int]:
+def first_difference(m, kind: str, reference: Sequence[str | None]) -> tuple[list[str], int]:
     """([the label of the first item where ``m`` differs from ``reference``] or [], the number
-    of items computed). A domain longer or shorter than ``reference`` is a difference."""
+    of items computed). An item whose expected hash is None is not computed (``Pick``: it never
+    executes the mutated statement). A domain longer or shorter than ``reference`` is a difference."""
     computed = 0
     for (label, thunk), expected in itertools.zip_longest(items(m, kind), reference, fillvalue=(None, None)):
         if label is None or thunk is None:
-            return [f"the domain has {computed} items, the reference's {len(reference)}"], computed
+            return [f"the domain has another size than the reference's {len(reference)} items"], computed
+        if expected is None:
+            continue
         computed += 1
         if _hash(_attempt(thunk)) != expected:
             return [label], computed
     return [], computed
 
 
-def summary(kind: str, size: int) -> dict:
-    """The evidence a report records: ``{"kind", "domain", "size"}``."""
-    return {"kind": kind, "domain": domain(kind), "size": size}
+def summary(kind: str, size: int, computed: int | None = None) -> dict:
+    """The evidence a report records: ``{"kind", "domain", "size"}`` (``size``: the domain's items,
+    every one equal), with ``computed`` when only the items executing the mutated statement were
+    computed (``Pick``; the others equal by construction)."""
+    found = {"kind": kind, "domain": domain(kind), "size": size}
+    return found if computed is None else {**found, "computed": computed}
+
+
+# --- the evidence chosen by coverage ----------------------------------------------------------
+
+SELECTABLE = ("compile", "sampling", "schema")
+"""The kinds whose items are chosen by coverage (``Pick``). ``constraint``'s are not: its items
+share one ``TokenIndex`` whose per-state caches an item fills for the next ones, so an item's
+lines depend on the items before it (and the whole domain costs ~0.1 CPU s)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """The part of the evidence domain ``kind`` a mutant can change: the ``chosen`` item indices
+    (ascending) whose recorded lines hold the mutated ``statement``, out of ``size``; ``hashes``
+    are the reference's for every item (shared by every pick of a map, never copied).
+
+    Soundness (``record_lines``): each item was recorded from a fresh start (the package's
+    ``functools`` caches cleared, its inputs its own copies), so an item that never executes the
+    statement runs the same code on the same inputs in the mutant and gives the reference's
+    answer by construction. Lines run when the package and its modules are imported
+    (module-level statements, default arguments, decorators, class bodies), or by the domain's
+    own set-up between items, count as executed by every item."""
+
+    kind: str
+    size: int
+    chosen: tuple[int, ...]
+    hashes: Sequence[str]
+    statement: str   # "file:first-last", for the report
+
+    def reference(self) -> list[str | None]:
+        """The reference's hash of each chosen item, None for the others (``first_difference``)."""
+        found: list[str | None] = [None] * self.size
+        for i in self.chosen:
+            found[i] = self.hashes[i]
+        return found
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "size": self.size, "statement": self.statement,
+                "chosen": {str(i): self.hashes[i] for i in self.chosen}}
+
+    @classmethod
+    def from_json(cls, doc: dict | None) -> Pick | None:
+        if doc is None:
+            return None
+        chosen = {int(i): h for i, h in doc["chosen"].items()}
+        hashes = [chosen.get(i, "") for i in range(int(doc["size"]))]
+        return cls(doc["kind"], int(doc["size"]), tuple(sorted(chosen)), hashes, doc["statement"])
+
+    def note(self) -> str:
+        """The evidence's size as the report states it."""
+        rest = self.size - len(self.chosen)
+        return (f"the {len(self.chosen):,} of {self.size:,} {self.kind}-domain items that execute {self.statement}, "
+                f"equal; the other {rest:,} do not execute it")
+
+
+def pick(recorded: dict, kind: str, file: str, span: frozenset[int] | None) -> Pick | None:
+    """The ``Pick`` of a statement (lines ``span`` of ``file``) in ``recorded`` (``record_lines``'s
+    answer); None (the whole domain) when ``kind`` is not recorded, the statement is in
+    ``__init__.py`` (it runs before coverage starts) or outside any statement, or it runs for
+    every item (at import, or in the domain's set-up)."""
+    found = recorded.get(kind)
+    if found is None or span is None or file == "__init__.py":
+        return None
+    if span & set(found["every"].get(file, ())):
+        return None
+    hits = {n for n, files in enumerate(found["sets"]) if span & set(files.get(file, ()))}
+    chosen = tuple(i for i, n in enumerate(found["items"]) if n in hits)
+    return Pick(kind, len(found["items"]), chosen, found["hashes"], f"{file}:{min(span)}-{max(span)}")
+
+
+def record_lines(package_dir: Path, kinds: Sequence[str] = SELECTABLE) -> dict:
+    """The reference's evidence, and the lines of it each item executes, for each of ``kinds``
+    (of ``SELECTABLE``): ``{kind: {"hashes": [...], "every": {file: [line, ...]}, "sets": [{file:
+    [line, ...]}, ...], "items": [set index, ...]}}``. ``every`` holds the lines run when the
+    package and every module of it are imported (before any item) and by the domain's set-up
+    between items; ``sets`` the distinct line sets of the items, ``items`` each item's. Each item
+    is computed with the package's ``functools`` caches cleared first (its lines are those of a
+    fresh start), as ``equivalence.record`` does for the corpus."""
+    import importlib
+
+    import coverage
+
+    from harness.mutants.apply import load
+
+    if not set(kinds) <= set(SELECTABLE):
+        raise ValueError(f"evidence kinds chosen by coverage are {', '.join(SELECTABLE)}, not {list(kinds)}")
+    package_dir = Path(package_dir).resolve()
+    cov = coverage.Coverage(data_file=None, include=[str(package_dir / "*.py")], config_file=False)
+    hashes: dict[str, list[str]] = {}
+    cov.start()
+    try:
+        module = load(package_dir)
+        for path in sorted(package_dir.glob("*.py")):   # the package imports lazily: every module now
+            if path.stem != "__init__":
+                importlib.import_module(f"{module.__name__}.{path.stem}")
+        for kind in kinds:
+            hashes[kind] = _record_kind(cov, module, kind)
+    finally:
+        cov.stop()
+    return _line_sets(cov.get_data(), hashes)
+
+
+def _record_kind(cov, module, kind: str) -> list[str]:
+    from harness.mutants.equivalence import _clear_caches
+
+    found, domain_items = [], items(module, kind)
+    while True:
+        cov.switch_context("")   # the domain's own set-up: counted to every item
+        try:
+            _, thunk = next(domain_items)
+        except StopIteration:
+            return found
+        _clear_caches(module)
+        cov.switch_context(f"{kind}/{len(found)}")
+        found.append(_hash(_attempt(thunk)))
+
+
+def _line_sets(data, hashes: dict[str, list[str]]) -> dict:
+    every: dict[str, list[int]] = {}
+    per_item: dict[str, dict[int, dict[str, list[int]]]] = {kind: {} for kind in hashes}
+    for path in data.measured_files():
+        name = Path(path).name
+        for line, contexts in sorted(data.contexts_by_lineno(path).items()):
+            for context in contexts:
+                if not context:
+                    every.setdefault(name, []).append(line)
+                    continue
+                kind, index = context.split("/")
+                per_item[kind].setdefault(int(index), {}).setdefault(name, []).append(line)
+    recorded = {}
+    for kind, kind_hashes in hashes.items():
+        sets: dict[str, int] = {}
+        numbers = [sets.setdefault(json.dumps(per_item[kind].get(i, {}), sort_keys=True), len(sets))
+                   for i in range(len(kind_hashes))]
+        recorded[kind] = {"hashes": kind_hashes, "every": every, "sets": [json.loads(k) for k in sets],
+                          "items": numbers}
+    return recorded
 
 
 def main(argv: list[str]) -> int:
     """``PACKAGE KIND`` prints the hashes of its answers over the domain of KIND (``{"hashes":
     [...]}``: the reference's ``record``); ``PACKAGE KIND --against FILE`` the first item on which
-    it differs from FILE's hashes (``{"differs": [...], "computed": n}``). The process's memory is
+    it differs from FILE's hashes (``{"differs": [...], "computed": n}``; a null hash: an item not
+    computed); ``PACKAGE --record`` the reference's ``record_lines``. The process's memory is
     bounded first, as the fingerprint child's (``equivalence.FINGERPRINT_MEMORY_MB``)."""
     from harness.mutants.apply import load
     from harness.mutants.equivalence import _bound_memory
 
     _bound_memory()
+    if argv[1:2] == ["--record"]:
+        print(json.dumps(record_lines(Path(argv[0]))))
+        return 0
     module, kind = load(Path(argv[0])), argv[1]
     if argv[2:3] == ["--against"]:
         reference = json.loads(Path(argv[3]).read_text(encoding="utf-8"))

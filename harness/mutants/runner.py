@@ -419,7 +419,8 @@ def _failed(tests: dict[str, str]) -> list[str]:
 
 def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
-                  first_kill: bool = False, fingerprint: dict[str, str] | None = None) -> MutantResult:
+                  first_kill: bool = False, fingerprint: dict[str, str] | None = None,
+                  evidence=None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -435,7 +436,9 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     ``fingerprint`` (``coverage.CoverageMap.keys_for``): the keys of the reference's
     fingerprint the mutated statement can change, with the reference's hashes; only those
     are computed, up to the first that differs (None: the whole fingerprint, compared with
-    the reference's, computed once per process).
+    the reference's, computed once per process). ``evidence`` (``coverage.CoverageMap.evidence_for``,
+    an ``evidence.Pick``): likewise the evidence domain's items the mutated statement can change
+    (None: the whole domain).
 
     The deep pass costs ~20 CPU seconds a mutant; a mutant equivalent with evidence
     (``_decide_by_evidence``) is not run through it, an unproven one is.
@@ -449,7 +452,7 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     try:
         result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start)
         if result.outcome is Outcome.SURVIVED:
-            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint)
+            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
             result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
     finally:
@@ -643,7 +646,7 @@ def _differences(package: Path, root: Path, timeout: float,
 
 
 def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
-                        fingerprint: dict[str, str] | None = None) -> MutantResult:
+                        fingerprint: dict[str, str] | None = None, picked=None) -> MutantResult:
     """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
     from harness.mutants.triage import verdict
 
@@ -657,7 +660,7 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
     if not differs:
         if hand is not None:  # the hand list refused the machine's verdict
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
-        return _decide_by_evidence(result, mutant, package, root, timeout)
+        return _decide_by_evidence(result, mutant, package, root, timeout, picked)
     note = f"; by hand: {hand.reason}" if hand is not None else ""
     first = "" if fingerprint is None else " (the first found)"
     detail = f"differs on {len(differs)} corpus key(s){first}: {'; '.join(differs[:3])}{note}"
@@ -671,10 +674,13 @@ def _hand_evidence(hand) -> dict:
     return {"kind": "hand review", "domain": hand.reason, "size": None}
 
 
-def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path, timeout: float) -> MutantResult:
+def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
+                        picked=None) -> MutantResult:
     """A survivor equal on the corpus: equivalent only when it also agrees on its module's
     exhaustive evidence domain (``harness.mutants.evidence``); a difference there leaves it a
-    survivor (the deep pass runs), no domain or an undecided check leaves it unproven."""
+    survivor (the deep pass runs), no domain or an undecided check leaves it unproven.
+    ``picked`` (an ``evidence.Pick`` of that kind): only the items executing the mutated
+    statement are computed, the others equal by construction, and the detail says so."""
     from harness.mutants import evidence
 
     module = mutant.site.module
@@ -682,7 +688,9 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     if kind is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no evidence domain for "
                                                   f"module {module}")
-    found, problem = _evidence_differences(package, root, timeout, kind)
+    if picked is not None and picked.kind != kind:
+        raise ValueError(f"the evidence picked for {mutant.id} is of kind {picked.kind}, its module's is {kind}")
+    found, problem = _evidence_differences(package, root, timeout, kind, picked)
     if found is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {kind} evidence "
                                                   f"undecided: {problem}")
@@ -690,6 +698,9 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     if differs:
         return dataclasses.replace(result, detail=f"equal on the corpus, but differs on the {kind} evidence domain "
                                                   f"at {differs[0]} (item {computed})")
+    if picked is not None:
+        return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"equivalent with evidence: "
+                                   f"{picked.note()}", evidence=evidence.summary(kind, picked.size, computed))
     return dataclasses.replace(result, outcome=Outcome.EQUIVALENT, detail=f"equivalent with evidence: {kind}, "
                                f"{computed} items", evidence=evidence.summary(kind, computed))
 
@@ -709,11 +720,14 @@ def reference_evidence(root: Path, timeout: float, kind: str) -> list[str]:
         return _REFERENCE_EVIDENCE[kind]
 
 
-def _evidence_differences(package: Path, root: Path, timeout: float,
-                          kind: str) -> tuple[tuple[list[str], int] | None, str | None]:
-    """((the first differing item or [], items computed), None), or (None, the problem)."""
+def _evidence_differences(package: Path, root: Path, timeout: float, kind: str,
+                          picked=None) -> tuple[tuple[list[str], int] | None, str | None]:
+    """((the first differing item or [], items computed), None), or (None, the problem). With
+    ``picked``: only its chosen items (none chosen: no child runs, nothing differs)."""
+    if picked is not None and not picked.chosen:
+        return ([], 0), None
     with tempfile.NamedTemporaryFile("w", suffix=".json", dir=root, delete=False, encoding="utf-8") as f:
-        json.dump(reference_evidence(root, timeout, kind), f)
+        json.dump(reference_evidence(root, timeout, kind) if picked is None else picked.reference(), f)
     try:
         found, problem = fingerprint_child(package, [kind, "--against", f.name], timeout, EVIDENCE_CHILD)
     finally:
@@ -788,14 +802,15 @@ FUNCTION = "harness.mutants.tasks:run_task"
 
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
-                fingerprint: dict[str, str] | None = None) -> Task:
+                fingerprint: dict[str, str] | None = None, evidence=None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
     default tier / the deep pass (the ones that execute the mutated lines, ``coverage``);
     ``first_kill``: stop each pass at the first test that kills it (a catalogue mutant: its
     expected killers first, ``run_mutant``); ``fingerprint``: the
-    reference's fingerprint keys it can change (``run_generated``).
+    reference's fingerprint keys it can change, ``evidence`` the evidence items (an
+    ``evidence.Pick``, sent as data) (``run_generated``).
     """
     from harness.mutants.generation import GeneratedMutant
 
@@ -807,6 +822,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     site = mutant.site
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
+               "evidence": None if evidence is None else evidence.to_json(),
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -854,6 +870,7 @@ class Plan:
     tests: tuple[str, ...] | None = None         # the default tier's tests (None: all)
     deep_tests: tuple[str, ...] | None = None    # the deep pass's tests (None: all)
     fingerprint: dict[str, str] | None = None    # the fingerprint's keys it can change (None: all)
+    evidence: object | None = None               # the evidence items it can change (``evidence.Pick``; None: all)
 
     @property
     def weight(self) -> int:
@@ -873,7 +890,8 @@ def plan(generated: GeneratedOptions, mutant) -> Plan:
     if generated.coverage is None:
         return Plan()
     cmap = generated.coverage
-    return Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant))
+    return Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
+                cmap.evidence_for(mutant))
 
 
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
@@ -956,7 +974,7 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         chosen = plans[mutant.id]
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
-                             fingerprint=chosen.fingerprint)
+                             fingerprint=chosen.fingerprint, evidence=chosen.evidence)
     return run
 
 
@@ -965,7 +983,7 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
     if generated is None:
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
-                       first_kill=generated.first_kill, fingerprint=chosen.fingerprint)
+                       first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence)
 
 
 def run_local_task(payload: dict) -> dict:

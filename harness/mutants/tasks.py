@@ -50,6 +50,8 @@ def rebuild(payload: dict):
 
 def run_task(payload: dict) -> dict:
     """Run one mutant (here or on a worker) in a private folder; its result as JSON data."""
+    from harness.mutants import evidence
+
     mutant = rebuild(payload)
     root = Path(tempfile.mkdtemp(prefix="constrain-mutant-"))
     runner.task_cpu(reset=True)
@@ -61,7 +63,8 @@ def run_task(payload: dict) -> dict:
                                           tests=_tupled(payload.get("tests")),
                                           deep_tests=_tupled(payload.get("deep_tests")),
                                           first_kill=payload.get("first_kill", False),
-                                          fingerprint=payload.get("fingerprint"))
+                                          fingerprint=payload.get("fingerprint"),
+                                          evidence=evidence.Pick.from_json(payload.get("evidence")))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return result_to_json(result, cpu=runner.task_cpu())

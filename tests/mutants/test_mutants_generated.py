@@ -414,8 +414,11 @@ def test_a_task_carries_the_plan_and_the_edits_as_data_and_the_worker_parses_not
 
     mutant = generation.pick(generation.enumerate_sites(modules=["nfa"]), 1, seed=1)[0][0]
     keys = {"regex 'a'": "0" * 24}
+    from harness.mutants.evidence import Pick
+
+    picked = Pick("compile", 4, (1, 3), ["h0", "h1", "h2", "h3"], "nfa.py:10-11")   # the evidence items, as data
     task = runner.mutant_task(mutant, timeout=30.0, deep=True, tests=("test_hand_example",), deep_tests=(),
-                              first_kill=True, fingerprint=keys)
+                              first_kill=True, fingerprint=keys, evidence=picked)
     seen = {}
 
     def fake_run_generated(m, root, timeout, **options):
@@ -428,6 +431,7 @@ def test_a_task_carries_the_plan_and_the_edits_as_data_and_the_worker_parses_not
     assert record["outcome"] == "killed" and seen["source"] == mutant.source
     assert (seen["tests"], seen["deep_tests"], seen["fingerprint"], seen["first_kill"]) == \
         (("test_hand_example",), (), keys, True)
+    assert seen["evidence"].reference() == [None, "h1", None, "h3"] and seen["evidence"].note() == picked.note()
 
     catalogue = next(m for m in MUTANTS if m.edits and m.kind == "catalogue")
     sent = json.loads(json.dumps(runner.mutant_task(catalogue, timeout=120.0).payload))
