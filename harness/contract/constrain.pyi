@@ -35,7 +35,7 @@ equal):
 | `apply_mask_accepts_lists` | `apply_mask` accepts Python lists for logits and mask |
 | `apply_mask_errors_valueerror` | `apply_mask` raises ValueError for an all-False mask or a shape mismatch |
 | `array_without_items_refused` | an array schema without `items` raises ValueError |
-| `bad_arguments_refused` | `SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and repetition_penalty <= 0 with ValueError, `sample` all -inf logits with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, p, c, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError (checked by the deep tier only) |
+| `bad_arguments_refused` | `SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and repetition_penalty <= 0 with ValueError, `sample` all -inf logits with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError (checked by the deep tier only) |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `dfa_bad_input_refused` | `DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, `trans` not of shape (n, 256), no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and `DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only) |

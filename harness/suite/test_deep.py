@@ -476,7 +476,8 @@ def test_deep_bad_arguments_are_refused(impl):
     Constraint; ``TokenIndex`` an ``eos_id`` out of range or a vocabulary entry that is neither
     bytes nor None with ValueError, a ``dfa`` that is no DFA, a vocabulary that is no sequence
     and an ``eos_id`` that is no int with TypeError; ``TokenIndex.mask`` a state that is no int;
-    ``vocab_bytes`` a value that is no tokenizer (``NOT_TOKENIZERS``) with TypeError.
+    ``vocab_bytes`` a value that is no tokenizer (``NOT_TOKENIZERS``) with TypeError; a history
+    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError.
     Oracle: the hand example (section 3), each call changed in the one argument named."""
     from harness.suite.inputs import HAND_EOS, HAND_VOCAB
     from harness.suite.seeding import seeded_rng
@@ -497,6 +498,13 @@ def test_deep_bad_arguments_are_refused(impl):
     logits = np.zeros(len(HAND_VOCAB))
     _expect_raises(key, lambda: impl.constrained_sample(logits, "a constraint", good, [], seeded_rng(0)),
                    "constrained_sample(logits, c='a constraint')", (TypeError,))
+    penalty = impl.SamplingParams(repetition_penalty=1.5)
+    for history in ([0.5], [True], [1, "2"]):
+        _expect_raises(key, lambda: impl.constrained_sample(logits, make_constraint(impl, index), penalty, history,
+                                                            seeded_rng(0)),
+                       f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
+    _expect_raises(key, lambda: impl.sample(np.zeros(4), good, [], 5), "sample(logits, p, history, rng=5)",
+                   (TypeError,))
     size = len(HAND_VOCAB)
     for eos in (size, size + 5, -1):
         _expect_raises(key, lambda: impl.TokenIndex(dfa, HAND_VOCAB, eos_id=eos), f"TokenIndex(eos_id={eos})",
