@@ -7,7 +7,7 @@ loaded package, observed as ``answer``: the length and every token's bytes (hex)
 the error's class (``equivalence._attempt``: ValueError / TypeError / other; messages are not
 compared, so a mutant of an error's text only is equivalent here, as it is for the contract).
 
-The domain, in this order (``items``; **2,495 items**):
+The domain, in this order (``items``; **2,500 items**):
 
 - **token lists**: every sequence of 0 to 3 of ``TOKEN_ATOMS`` (10 atoms: a map character,
   ``Ġa``, a map character outside ASCII, a CJK character, a string with a space, the empty
@@ -18,14 +18,16 @@ The domain, in this order (``items``; **2,495 items**):
   (6: 42 sequences) under no special id and under each single special id (120);
 - **objects that are no tokenizer** (``NOT_TOKENIZERS``: a str, bytes, an int, None, a dict, an
   object: 6);
-- **each tokenizer kind's edge cases** (``kind_cases``: 37): tiktoken (``decode_single_token_bytes``,
+- **each tokenizer kind's edge cases** (``kind_cases``: 42): tiktoken (``decode_single_token_bytes``,
   a hole, specials by table or by name, a decode answering str), tiktoken's and puretiktoken's
   ranks (``_mergeable_ranks`` / ``_ranks``: holes, ``n_vocab`` past the top rank, a special on a
   ranked id, a str key, two tokens on one id, a negative, numpy or str rank, no rank at all),
   ``transformers`` (specials past the length, a str or short or long answer of
-  ``convert_ids_to_tokens``, a bool or negative special id), ``tokenizers`` (added tokens special
-  or not, past the model's ids, a content of another type or without UTF-8, a key that is no str,
-  two tokens on one id, an ``all_special_ids`` beside them), an object with ``get_vocab`` only,
+  ``convert_ids_to_tokens``, a bool or negative special id, 300 tokens), ``tokenizers`` (added
+  tokens special or not, in ``get_vocab`` only with added tokens, past the model's ids or at the
+  first id past them, without a special flag, a content of another type or without UTF-8, a key
+  that is no str, two tokens on one id, no token, an ``all_special_ids`` beside them), an object
+  with ``get_vocab`` only,
   and the size bound ``MAX_VOCAB_SIZE`` (the reference's, 4,194,304) exactly and one past it,
   through the ranks, ``tokenizers``, ``transformers`` and tiktoken readers (the answers of those
   long vocabularies are summarized: length and the non-None entries).
@@ -36,7 +38,7 @@ Example::
 
     >>> import oracles.automaton as ref
     >>> len(list(items(ref)))
-    2495
+    2500
 """
 
 from __future__ import annotations
@@ -146,14 +148,26 @@ class Added:
     special: bool
 
 
-class HfTokenizers:
-    """tokenizers' surface: ``get_vocab(with_added_tokens=True)``, ``get_added_tokens_decoder()``."""
+@dataclass(frozen=True)
+class AddedWithoutFlag:
+    """An added token that carries no ``special`` attribute: not special."""
 
-    def __init__(self, table: dict, added: dict):
-        self._table, self._added = table, added
+    content: Any
+
+
+class HfTokenizers:
+    """tokenizers' surface: ``get_vocab(with_added_tokens=True)``, ``get_added_tokens_decoder()``;
+    with ``in_vocab`` the added tokens are in ``get_vocab`` only when it is asked for them, as in
+    ``tokenizers``; without, they are in the decoder only (a tokenizer whose two tables disagree)."""
+
+    def __init__(self, table: dict, added: dict, in_vocab: bool = False):
+        self._table, self._added, self._in_vocab = table, added, in_vocab
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict:
-        return dict(self._table)
+        found = dict(self._table)
+        if with_added_tokens and self._in_vocab:
+            found.update({a.content: i for i, a in self._added.items() if isinstance(a.content, str)})
+        return found
 
     def get_added_tokens_decoder(self) -> dict:
         return dict(self._added)
@@ -170,7 +184,7 @@ def _with(obj: Any, **attributes: Any) -> Any:
 
 
 def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
-    """Each tokenizer kind's edge cases (37), as (label, a builder of the tokenizer)."""
+    """Each tokenizer kind's edge cases (42), as (label, a builder of the tokenizer)."""
     four = {b"a": 0, b"b": 1, b" c": 2, b"\xe4\xb8": 4}   # id 3: a hole
     big = MAX_VOCAB_SIZE
     return [
@@ -203,6 +217,7 @@ def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
         ("transformers: a bool special id", lambda: Transformers(["a", "b"], [True])),
         ("transformers: a negative special id", lambda: Transformers(["a", "b"], [-1])),
         ("transformers: one past the bound", lambda: Transformers([], [], length=big + 1)),
+        ("transformers: 300 tokens", lambda: Transformers([f"t{i}" for i in range(300)], [299])),
         ("tokenizers: added tokens special and not, one past the ids",
          lambda: HfTokenizers({"a": 0, "\u0120b": 1, "<s>": 2, "x y": 3},
                               {2: Added("<s>", True), 3: Added("x y", False), 9: Added("z", False)})),
@@ -210,6 +225,13 @@ def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
         ("tokenizers: an added content without UTF-8", lambda: HfTokenizers({"a": 0}, {0: Added("\ud800", False)})),
         ("tokenizers: a key that is no str", lambda: HfTokenizers({b"a": 0}, {})),
         ("tokenizers: two tokens on one id", lambda: HfTokenizers({"a": 0, "b": 0}, {})),
+        ("tokenizers: added tokens in get_vocab with added tokens only",
+         lambda: HfTokenizers({"a": 0}, {1: Added("<s>", True), 2: Added("b c", False)}, in_vocab=True)),
+        ("tokenizers: an added token at the first id past the vocabulary",
+         lambda: HfTokenizers({"a": 0, "b": 1}, {2: Added("c", False)})),
+        ("tokenizers: an added token without a special flag",
+         lambda: HfTokenizers({"a": 0, "x": 1}, {1: AddedWithoutFlag("x")})),
+        ("tokenizers: no token at all", lambda: HfTokenizers({}, {})),
         ("tokenizers: the top id at the bound", lambda: HfTokenizers({"a": big - 1}, {})),
         ("tokenizers: the top id one past the bound", lambda: HfTokenizers({"a": big}, {})),
         ("tokenizers: with all_special_ids too", lambda: _with(HfTokenizers({"a": 0}, {}), all_special_ids=[0])),
