@@ -20,7 +20,9 @@ one domain per part of the reference (``kind_for(module)``):
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
   ``sample`` at each of them on the 3 rows x 3 histories, four seeded draws each (1,620 cases):
-  tokens and logprobs to 1e-9 and the logits afterwards, or the error's class (1,896 items);
+  tokens and logprobs to 1e-9 and the logits afterwards, or the error's class; then ``sample``
+  under a penalty with each of ``MIXED_HISTORIES`` (ids that are no int beside ids out of range,
+  in both orders: the checks of an id's type and range, 8; 1,904 items);
 - ``constraint``: a ``Constraint`` over the hand example's index walked along every path of up
   to ``CONSTRAINT_DEPTH`` (3) token ids of the 15-token hand vocabulary (3,615 paths): after
   each step its state, ``is_complete``, ``done`` and mask, or the error's class (the walk ends).
@@ -85,6 +87,9 @@ TOP_PS = (0.3, 0.7, 1.0)
 PENALTIES = (0.7, 1.0, 1.6)
 LOGIT_ROWS = ((0.0, 0.0, 0.0, 0.0), (1.0, 2.5, -1.0, 2.5), (-np.inf, 3.0, 0.5, -np.inf))
 HISTORIES = ((), (1,), (2, 2, 0))
+MIXED_HISTORIES = ((-1, 0.5), (0.5, -1), (4, 0.5), (3, 0.5), (True,), (1, "2"), (2, 2.0), (5, 1))
+"""Histories of ``sample`` (4 tokens) that reach its per-id checks: a float, bool or str id beside
+an id out of range (-1, 4) or in range, an int past the end."""
 KINDS = ("compile", "sampling", "constraint", "schema", "vocab")
 SCHEMA_LEAVES = ({"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
                  {"enum": ["a"]}, {"enum": ["a", "b"]}, {"enum": [1, 2]}, {"enum": [None, True]}, {"enum": ["a", 1]},
@@ -230,6 +235,10 @@ def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
                 yield (f"sample {params} row {r} history {h}",
                        lambda params=params, row=row, history=history, seed=case:
                        _draws(m, params, row, history, seed))
+    penalty = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "repetition_penalty": 1.6}
+    for history in MIXED_HISTORIES:
+        yield (f"sample under a penalty, history {list(history)!r}",
+               lambda history=history: _draws(m, penalty, LOGIT_ROWS[1], history, 0))
 
 
 def _masked(m, logits: np.ndarray, mask) -> Any:
