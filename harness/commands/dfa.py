@@ -22,8 +22,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
+    from harness.commands.dfa_dump import dump, to_dot
     from oracles.automaton import json_schema_to_regex, regex_to_dfa
-    from oracles.automaton.dump import dump, to_dot
 
     if (args.pattern is None) == (args.schema is None):
         print("dfa: give exactly one of PATTERN or --schema FILE", file=stderr)

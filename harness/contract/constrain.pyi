@@ -35,6 +35,7 @@ equal):
 | `apply_mask_accepts_lists` | `apply_mask` accepts Python lists for logits and mask |
 | `apply_mask_errors_valueerror` | `apply_mask` raises ValueError for an all-False mask or a shape mismatch |
 | `array_without_items_refused` | an array schema without `items` raises ValueError |
+| `bad_arguments_refused` | `SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and repetition_penalty <= 0 with ValueError, `sample` all -inf logits with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError (checked by the deep tier only) |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `dfa_bad_input_refused` | `DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, `trans` not of shape (n, 256), no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and `DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only) |
@@ -248,7 +249,8 @@ class SamplingParams:
     - ``repetition_penalty: float = 1.0``: logits of tokens in ``prompt`` or
       ``history`` are divided by it when positive, multiplied when negative.
     Raises ValueError for temperature < 0, top_k < 0, top_p outside (0, 1],
-    repetition_penalty <= 0.
+    repetition_penalty <= 0, TypeError for a field of a wrong type (decision
+    ``bad_arguments_refused``, checked by the deep tier only).
     """
 
     temperature: float
@@ -287,7 +289,9 @@ def vocab_bytes(tok: Any) -> list[bytes | None]:
     ``tokenizers.Tokenizer`` (``vocab_bytes_tokenizers``) and a tiktoken-style encoding
     (``decode_single_token_bytes``, ``vocab_bytes_tiktoken``) are read too, and so is a
     plain list or tuple of token strings (``vocab_bytes_token_list``). The
-    reference also takes an optional ``special_ids`` (extra specials for a plain list)."""
+    reference also takes an optional ``special_ids`` (extra specials for a plain list).
+    Decision (``bad_arguments_refused``, deep tier only): a value that is no tokenizer (a
+    str, bytes, an int, None) raises TypeError."""
 
 
 def bytes_to_unicode() -> dict[int, str]:

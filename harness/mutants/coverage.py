@@ -32,9 +32,11 @@ those statements, and ``python -m harness.mutants.coverage MAP.json`` prints the
 file, with their source: for this reference (2026-12-06) they are error paths no catalogue
 input takes (a pattern over ``MAX_NESTING`` or ``MAX_PATTERN_LENGTH``, Python 3.10's own
 refusals, wrong argument types), Hopcroft's minimization (only a DFA needing more than
-``MOORE_ROUNDS`` Moore rounds goes there: a long chain), the ``repr`` and ``dump`` helpers
-(debugging aids of the reference, outside the contract), and a few defensive lines no input
-reaches (``nfa.py``'s "internal: unsupported node type").
+``MOORE_ROUNDS`` Moore rounds goes there: a long chain), the ``repr`` helpers (debugging aids
+of the reference, outside the contract), and a few defensive lines no input reaches (``nfa.py``'s
+"internal: unsupported node type"). The ``dfa`` verb's dump and the canonical-form check of the
+project's tests are not the reference's (``harness.commands.dfa_dump``,
+``tests/support/helpers.assert_canonical``), so no generated mutant is made of them.
 
 Example::
 

@@ -20,7 +20,9 @@ one domain per part of the reference (``kind_for(module)``):
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
   ``sample`` at each of them on the 3 rows x 3 histories, four seeded draws each (1,620 cases):
-  tokens and logprobs to 1e-9 and the logits afterwards, or the error's class (1,896 items);
+  tokens and logprobs to 1e-9 and the logits afterwards, or the error's class; then ``sample``
+  under a penalty with each of ``MIXED_HISTORIES`` (ids that are no int beside ids out of range,
+  in both orders: the checks of an id's type and range, 8; 1,904 items);
 - ``constraint``: a ``Constraint`` over the hand example's index walked along every path of up
   to ``CONSTRAINT_DEPTH`` (3) token ids of the 15-token hand vocabulary (3,615 paths): after
   each step its state, ``is_complete``, ``done`` and mask, or the error's class (the walk ends).
@@ -34,8 +36,13 @@ one domain per part of the reference (``kind_for(module)``):
   (``facts.constructs.SCHEMA_REFUSALS``) and the corpus's schemas: **940** in all. The same text
   compiles to the same DFA, so equal texts are equal behaviour downstream.
 
-Everything else (``vocab dump errors __init__``) has no evidence kind: a survivor equal on the
-corpus there is **survived (unproven)**, never equivalent.
+- ``vocab``: ``vocab_bytes`` on every token list of up to 3 stated atoms (as lists, tuples and
+  with ``special_ids``), a tokenizer's token strings, values that are no tokenizer, and each
+  tokenizer kind's edge cases up to its size bound ``MAX_VOCAB_SIZE`` (``evidence_vocab``, whose
+  docstring states it: 2,501 items).
+
+Everything else (``errors __init__``) has no evidence kind: a survivor equal on the corpus there
+is **survived (unproven)**, never equivalent.
 
 Errors are compared as ``equivalence`` compares them (ValueError / TypeError / other class;
 messages are not). The evidence of a run is ``{"kind", "domain", "size"}``: recorded per mutant
@@ -47,7 +54,8 @@ CPU limit, so a mutant that loops or grows is a timeout: "unproven", never equiv
 reference's items are hashed once per process (``record``); a mutant's are computed in order
 and compared up to the first that differs (``first_difference``). The reference's ``compile``
 evidence costs ~4.2 CPU s (3.2 of it the tables; masks on every size-5 pattern too would add ~2.3),
-``sampling`` ~0.9, ``constraint`` ~0.1 and ``schema`` ~0.4 (measured on the reference, 2026-12-06).
+``sampling`` ~0.9, ``constraint`` ~0.1, ``schema`` ~0.4 and ``vocab`` ~1.5 (measured on the reference,
+2026-12-06).
 
 **Chosen by coverage** (``Pick``, the corpus fingerprint's trick applied to the evidence): once
 per reference version, beside the coverage map (``coverage.CoverageMap.evidence``),
@@ -95,7 +103,10 @@ TOP_PS = (0.3, 0.7, 1.0)
 PENALTIES = (0.7, 1.0, 1.6)
 LOGIT_ROWS = ((0.0, 0.0, 0.0, 0.0), (1.0, 2.5, -1.0, 2.5), (-np.inf, 3.0, 0.5, -np.inf))
 HISTORIES = ((), (1,), (2, 2, 0))
-KINDS = ("compile", "sampling", "constraint", "schema")
+MIXED_HISTORIES = ((-1, 0.5), (0.5, -1), (4, 0.5), (3, 0.5), (True,), (1, "2"), (2, 2.0), (5, 1))
+"""Histories of ``sample`` (4 tokens) that reach its per-id checks: a float, bool or str id beside
+an id out of range (-1, 4) or in range, an int past the end."""
+KINDS = ("compile", "sampling", "constraint", "schema", "vocab")
 SCHEMA_LEAVES = ({"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
                  {"enum": ["a"]}, {"enum": ["a", "b"]}, {"enum": [1, 2]}, {"enum": [None, True]}, {"enum": ["a", 1]},
                  {"const": "x"}, {"const": 0})
@@ -111,7 +122,7 @@ def kind_for(module: str) -> str | None:
     domain: such a survivor stays unproven)."""
     if module in COMPILE_MODULES:
         return "compile"
-    return module if module in ("sampling", "constraint", "schema") else None
+    return module if module in ("sampling", "constraint", "schema", "vocab") else None
 
 
 def evidence_patterns() -> list[str]:
@@ -160,6 +171,10 @@ def domain(kind: str) -> str:
         return ("json_schema_to_regex's text or error class on every schema of a stated grammar (12 leaves; arrays "
                 "of a leaf under 6 bound sets; objects of 1-2 properties under every required subset; anyOf of 2 "
                 "leaves), the subset's refusals and the corpus's schemas")
+    if kind == "vocab":
+        return ("vocab_bytes's answer or error class on every list of up to 3 of 10 token atoms (and tuples, "
+                "special_ids), a tokenizer's strings, values that are no tokenizer, and each tokenizer kind's "
+                "edge cases up to MAX_VOCAB_SIZE and one past it")
     raise ValueError(f"evidence kind must be one of {', '.join(KINDS)}, not {kind!r}")
 
 
@@ -237,6 +252,10 @@ def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
                 yield (f"sample {params} row {r} history {h}",
                        lambda params=params, row=row, history=history, seed=case:
                        _draws(m, params, row, history, seed))
+    penalty = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "repetition_penalty": 1.6}
+    for history in MIXED_HISTORIES:
+        yield (f"sample under a penalty, history {list(history)!r}",
+               lambda history=history: _draws(m, penalty, LOGIT_ROWS[1], history, 0))
 
 
 def _masked(m, logits: np.ndarray, mask) -> Any:
@@ -334,8 +353,14 @@ def _schema_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
                lambda schema=schema: m.json_schema_to_regex(copy.deepcopy(schema)))   # leaves are shared
 
 
+def _vocab_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    from harness.mutants import evidence_vocab
+
+    return evidence_vocab.items(m)
+
+
 ITEMS = {"compile": _compile_items, "sampling": _sampling_items, "constraint": _constraint_items,
-         "schema": _schema_items}
+         "schema": _schema_items, "vocab": _vocab_items}
 
 
 def items(m, kind: str) -> Iterator[tuple[str, Callable[[], Any]]]:

@@ -85,6 +85,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_sampling_params_choose_exactly_their_tokens",
     "test_deep_parser_edge_cases_read_as_python",
     "test_deep_dfa_refuses_bad_tables_and_wrong_types",
+    "test_deep_bad_arguments_are_refused",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

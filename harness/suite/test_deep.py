@@ -27,6 +27,9 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
 - ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
   (the contract's conventions, decision ``dfa_bad_input_refused``).
+- the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
+  range, every logit ``-inf``, ``TokenIndex``'s ``eos_id`` and vocabulary) and wrong Python types
+  with TypeError (decision ``bad_arguments_refused``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -450,3 +453,69 @@ def _expect_raises(key: str, call, reason: str, classes: tuple[type, ...]) -> No
         decision(key, False, f"{reason}: raised {type(exc).__name__}: {first_line(exc)}")
         return
     decision(key, False, f"{reason}: nothing was raised")
+
+
+# (what, the call's arguments): SamplingParams values the contract refuses with ValueError ("temperature
+# < 0, top_k < 0, top_p outside (0, 1], repetition_penalty <= 0"), each just past its bound and far
+OUT_OF_RANGE_PARAMS = (dict(temperature=-1e-9), dict(temperature=-5.0), dict(top_k=-1), dict(top_k=-100),
+                       dict(top_p=0.0), dict(top_p=-0.5), dict(top_p=1.0 + 1e-9), dict(top_p=2.0),
+                       dict(repetition_penalty=0.0), dict(repetition_penalty=-1.0))
+# arguments of a wrong Python type (the contract's convention: TypeError)
+WRONG_TYPE_PARAMS = (dict(top_k=1.5), dict(top_k="2"), dict(temperature="1"), dict(top_p=None))
+NOT_TOKENIZERS = ("abc", b"ab", 5, None)
+"""Values that are no tokenizer (a str is not a list of token strings: the contract reads a tokenizer)."""
+
+
+def test_deep_bad_arguments_are_refused(impl):
+    """The contract's conventions ("bad input raises ValueError ...; a wrong Python type raises
+    TypeError") and its statements, decision ``bad_arguments_refused`` (the spec is silent but
+    for L8.1's sampler): ``SamplingParams`` refuses each value ``OUT_OF_RANGE_PARAMS`` holds
+    with ValueError and a field of a wrong type with TypeError; ``sample`` refuses logits that
+    are all ``-inf`` with ValueError ("Raises ValueError when every logit is -inf"), and a ``p``
+    that is no SamplingParams with TypeError; ``constrained_sample`` a ``c`` that is no
+    Constraint; ``TokenIndex`` an ``eos_id`` out of range or a vocabulary entry that is neither
+    bytes nor None with ValueError, a ``dfa`` that is no DFA, a vocabulary that is no sequence
+    and an ``eos_id`` that is no int with TypeError; ``TokenIndex.mask`` a state that is no int;
+    ``vocab_bytes`` a value that is no tokenizer (``NOT_TOKENIZERS``) with TypeError; a history
+    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError.
+    Oracle: the hand example (section 3), each call changed in the one argument named."""
+    from harness.suite.inputs import HAND_EOS, HAND_VOCAB
+    from harness.suite.seeding import seeded_rng
+
+    key = "bad_arguments_refused"
+    for params in OUT_OF_RANGE_PARAMS:
+        _expect_raises(key, lambda: impl.SamplingParams(**params), f"SamplingParams(**{params})", (ValueError,))
+    for params in WRONG_TYPE_PARAMS:
+        _expect_raises(key, lambda: impl.SamplingParams(**params), f"SamplingParams(**{params})", (TypeError,))
+    good = impl.SamplingParams()
+    dead = np.full(4, -np.inf)
+    _expect_raises(key, lambda: impl.sample(dead, good, [], seeded_rng(0)), "sample(every logit -inf)",
+                   (ValueError,))
+    _expect_raises(key, lambda: impl.sample(np.zeros(4), "greedy", [], seeded_rng(0)),
+                   "sample(logits, p='greedy')", (TypeError,))
+    dfa = impl.regex_to_dfa(HAND_PATTERN)
+    index = impl.TokenIndex(dfa, HAND_VOCAB, eos_id=HAND_EOS)
+    logits = np.zeros(len(HAND_VOCAB))
+    _expect_raises(key, lambda: impl.constrained_sample(logits, "a constraint", good, [], seeded_rng(0)),
+                   "constrained_sample(logits, c='a constraint')", (TypeError,))
+    penalty = impl.SamplingParams(repetition_penalty=1.5)
+    for history in ([0.5], [True], [1, "2"]):
+        _expect_raises(key, lambda: impl.constrained_sample(logits, make_constraint(impl, index), penalty, history,
+                                                            seeded_rng(0)),
+                       f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
+    _expect_raises(key, lambda: impl.sample(np.zeros(4), good, [], 5), "sample(logits, p, history, rng=5)",
+                   (TypeError,))
+    size = len(HAND_VOCAB)
+    for eos in (size, size + 5, -1):
+        _expect_raises(key, lambda: impl.TokenIndex(dfa, HAND_VOCAB, eos_id=eos), f"TokenIndex(eos_id={eos})",
+                       (ValueError,))
+    for entry in ("c", 7):
+        _expect_raises(key, lambda: impl.TokenIndex(dfa, [b"a", entry, b"b"], eos_id=0),
+                       f"TokenIndex(vocab holding {entry!r})", (ValueError,))
+    for what, call in (("dfa='(cat|car|dog)s?'", lambda: impl.TokenIndex(HAND_PATTERN, HAND_VOCAB, eos_id=HAND_EOS)),
+                       ("vocab=5", lambda: impl.TokenIndex(dfa, 5, eos_id=0)),
+                       ("eos_id='9'", lambda: impl.TokenIndex(dfa, HAND_VOCAB, eos_id="9")),
+                       ("mask('0')", lambda: index.mask("0"))):
+        _expect_raises(key, call, f"TokenIndex: {what}", (TypeError,))
+    for value in NOT_TOKENIZERS:
+        _expect_raises(key, lambda: impl.vocab_bytes(value), f"vocab_bytes({value!r})", (TypeError,))

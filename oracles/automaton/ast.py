@@ -16,6 +16,9 @@ Only the smart constructors ``concat``, ``alt`` and ``repeat`` build compound no
 so that concatenations and alternations always hold two or more items and never
 directly nest in themselves (e.g. ``concat(a, concat(b, c))`` is ``Concat((a, b, c))``).
 
+Reprs are the dataclasses' own (``ByteSet(mask=97)``: the code that builds the node); the
+``dfa`` verb's dump (``harness.commands.dfa_dump``) prints byte sets as ranges.
+
 Example: ``ab|c*`` parses to ``Alt((Concat((lit(b'a'), lit(b'b'))), Repeat(lit(b'c'), 0, None)))``.
 """
 
@@ -30,14 +33,10 @@ FULL_MASK = (1 << 256) - 1
 class ByteSet:
     mask: int
 
-    def __repr__(self) -> str:
-        return f"ByteSet({format_byte_set(self.mask)})"
-
 
 @dataclasses.dataclass(frozen=True)
 class EmptyString:
-    def __repr__(self) -> str:
-        return "EmptyString()"
+    pass
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,33 +97,3 @@ def repeat(item: Node, lo: int, hi: int | None) -> Node:
     if hi == 0:
         return EmptyString()
     return Repeat(item, lo, hi)
-
-
-def format_byte_set(mask: int) -> str:
-    """Ranges of a byte set, e.g. ``[0x30-0x39 0x5f]``; used in reprs and dumps."""
-    parts = []
-    for lo, hi in byte_ranges(mask):
-        parts.append(f"{format_byte(lo)}" if lo == hi else f"{format_byte(lo)}-{format_byte(hi)}")
-    return "[" + " ".join(parts) + "]"
-
-
-def format_byte(b: int) -> str:
-    ch = chr(b)
-    if 0x21 <= b < 0x7F and ch not in "[]-\\ ":
-        return ch
-    return f"\\x{b:02x}"
-
-
-def byte_ranges(mask: int) -> list[tuple[int, int]]:
-    """Maximal runs of set bits, e.g. ``byte_ranges(0b1110) == [(1, 3)]``."""
-    out = []
-    b = 0
-    while b < 256:
-        if mask >> b & 1:
-            start = b
-            while b < 256 and mask >> b & 1:
-                b += 1
-            out.append((start, b - 1))
-        else:
-            b += 1
-    return out

@@ -7,7 +7,8 @@ A ``DFA`` is two numpy arrays and nothing else:
 - ``accept``: ``bool[S]``; ``accept[s]`` is True iff the text read so far is in the
   language.
 
-Guarantees of a DFA built by ``regex_to_dfa`` (checked by ``DFA.check_canonical``):
+Guarantees of a DFA built by ``regex_to_dfa`` (checked by the project's own tests,
+``tests/support/helpers.assert_canonical``):
 
 - state 0 is the start state and ``S >= 1``;
 - every state is live: an accepting state is reachable from it (so DEAD is the
@@ -21,8 +22,6 @@ Example, the spec's section 3: ``(cat|car|dog)s?`` has 7 states; 0 -c-> 1, 0 -d-
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 import numpy as np
 
@@ -103,14 +102,6 @@ class DFA:
         shown = accepting if len(accepting) <= 8 else f"[{len(accepting)} states]"
         return f"DFA(n_states={self.n_states}, accepting={shown})"
 
-    def check_canonical(self) -> None:
-        """Raise ``AssertionError`` unless every state is reachable from 0 in
-        breadth-first byte order with the numbering that order gives, and live."""
-        order = _bfs_order(self.trans)
-        assert order == list(range(self.n_states)), f"states are not numbered breadth first: {order}"
-        live = live_states(self.trans, self.accept)
-        assert bool(live.all()), f"dead states present: {np.flatnonzero(~live).tolist()}"
-
 
 def _table(value, name: str) -> np.ndarray:
     """``np.asarray(value)``, a ragged nested list (rows of different lengths) refused
@@ -143,19 +134,6 @@ def _validated_copies(trans, accept) -> tuple[np.ndarray, np.ndarray]:
         row, byte = (int(i) for i in np.argwhere(bad)[0])
         raise InvalidArgument(f"DFA trans[{row}, {byte}] = {int(trans[row, byte])} is outside DEAD..{n - 1}")
     return np.array(trans, dtype=np.int32, order="C", copy=True), np.array(accept, dtype=np.bool_, order="C", copy=True)
-
-
-def _bfs_order(trans: np.ndarray) -> list[int]:
-    seen = {0: None}
-    queue = deque([0])
-    rows = trans.tolist()
-    while queue:
-        s = queue.popleft()
-        for t in rows[s]:
-            if t != DEAD and t not in seen:
-                seen[t] = None
-                queue.append(t)
-    return list(seen)
 
 
 def live_states(trans: np.ndarray, accept: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from strategies.patterns import (
     pattern_trees,
     patterns,
 )
+from tests.support.helpers import assert_canonical
 
 pytestmark = pytest.mark.property
 
@@ -47,7 +48,7 @@ def test_reference_tables_equal_derivative_tables(pattern):
     assert np.array_equal(dfa.accept, accept), (pattern, dfa.accept, accept)
     assert np.array_equal(dfa.trans, trans), (pattern,
                                               np.argwhere(dfa.trans[: len(trans)] != trans[: len(dfa.trans)])[:5])
-    dfa.check_canonical()
+    assert_canonical(dfa)
 
 
 @given(pattern_trees(unmatchable_classes=True))

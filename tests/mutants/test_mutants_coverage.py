@@ -79,19 +79,22 @@ def test_a_mutant_on_a_parser_line_every_pattern_runs_is_covered(hand_example_li
 
 
 def test_the_map_holds_the_candidate_s_lines_only(hand_example_lines):
-    """The recording copy's files only (never the grader's own reference), and a helper no
-    catalogue test calls (``dump.py``: a debugging aid of the reference) is absent."""
+    """The recording copy's files only (never the grader's own reference), and a method no
+    catalogue test calls (``DFA.__repr__``: a debugging aid of the reference) is absent."""
     names = {p.name for p in REFERENCE_DIR.glob("*.py")}
     assert set(hand_example_lines) <= names
-    assert not hand_example_lines.get("dump.py", frozenset()) - _import_lines("dump.py")
+    assert "dfa.py" in hand_example_lines
+    assert not hand_example_lines["dfa.py"] & _body_lines("dfa.py", "DFA", "__repr__")
 
 
-def _import_lines(file: str) -> set[int]:
-    """The lines of ``file`` that run when it is imported (its module-level statements)."""
+def _body_lines(file: str, cls: str, method: str) -> set[int]:
+    """The lines of the body of ``cls.method`` in ``file``."""
     import ast
 
     tree = ast.parse((REFERENCE_DIR / file).read_text(encoding="utf-8"))
-    return {line for node in tree.body for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+    klass = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    function = next(n for n in klass.body if isinstance(n, ast.FunctionDef) and n.name == method)
+    return {line for node in function.body for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
 
 
 def test_the_uncovered_statements_are_those_no_test_executes(capsys, tmp_path):

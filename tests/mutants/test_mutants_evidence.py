@@ -45,17 +45,18 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
     assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema"),
-            evidence.kind_for("vocab")) == ("sampling", "constraint", "schema", None)
+            evidence.kind_for("vocab"), evidence.kind_for("errors")) == ("sampling", "constraint", "schema", "vocab",
+                                                                        None)
     schemas = evidence.evidence_schemas()
     assert len(schemas) == 940 and len(evidence.bound_schemas()) == 24
     assert {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1, "maxItems": 2} in schemas
     with pytest.raises(ValueError, match="evidence kind must be one of"):
-        evidence.domain("vocab")
+        evidence.domain("errors")
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         list(evidence.items(reference, "nope"))
 
 
-@pytest.mark.parametrize("kind, size", [("sampling", 1896), ("constraint", 3615), ("schema", 940)])
+@pytest.mark.parametrize("kind, size", [("sampling", 1904), ("constraint", 3615), ("schema", 940), ("vocab", 2501)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     hashes = evidence.record(reference, kind)
     assert len(hashes) == size
@@ -63,7 +64,8 @@ def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     assert evidence.first_difference(reference, kind, hashes[:-1])[0]  # a shorter record is a difference
 
 
-@pytest.mark.parametrize("mutant_id, kind", [("s07", "constraint"), ("s20", "sampling"), ("s19", "sampling")])
+@pytest.mark.parametrize("mutant_id, kind", [("s07", "constraint"), ("s20", "sampling"), ("s19", "sampling"),
+                                            ("s26", "vocab"), ("s27", "vocab")])
 def test_a_catalogue_mutant_differs_on_its_domain(mutant_id, kind, tmp_path):
     mutated = load(materialize(BY_ID[mutant_id], tmp_path))
     differs, computed = evidence.first_difference(mutated, kind, evidence.record(reference, kind))
@@ -108,12 +110,12 @@ def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_
         return dict.fromkeys(tests, "passed"), None
 
     monkeypatch.setattr(runner, "run_catalogue_against", every_test_passes)
-    source = _reference_text("vocab.py") + "\n_NEVER_READ = 2\n"
-    mutant = _mutant_of("vocab.py", source)
+    source = _reference_text("errors.py") + "\n_NEVER_READ = 2\n"
+    mutant = _mutant_of("errors.py", source)
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert result.outcome is Outcome.UNPROVEN and result.evidence is None
-    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module vocab"
+    assert result.detail == f"{runner.UNPROVEN_NOTE}equal on the corpus; no evidence domain for module errors"
     assert passed == [False, True]   # unproven: the deep pass ran
     assert runner.result_from_json(runner.result_to_json(result)).outcome is Outcome.UNPROVEN
 
@@ -123,11 +125,11 @@ def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp
         return {name: "failed" if deep else "passed" for name in tests}, None
 
     monkeypatch.setattr(runner, "run_catalogue_against", the_deep_pass_kills)
-    mutant = _mutant_of("vocab.py", _reference_text("vocab.py") + "\n_NEVER_READ = 2\n")
+    mutant = _mutant_of("errors.py", _reference_text("errors.py") + "\n_NEVER_READ = 2\n")
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert (result.outcome, result.tier, result.killed_by) == (Outcome.KILLED, "deep", ["test_y"])
-    assert result.detail == "equal on the corpus; no evidence domain for module vocab"
+    assert result.detail == "equal on the corpus; no evidence domain for module errors"
 
 
 def test_a_mutant_of_the_long_dfa_path_is_not_equivalent(tmp_path):
@@ -187,4 +189,30 @@ def test_the_schema_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tm
     assert mutant is not None, why
     mutated = load(materialize_generated(mutant, tmp_path))
     differs, computed = evidence.first_difference(mutated, "schema", evidence.record(reference, "schema"))
+    assert (differs == []) == equal, (mutant_id, differs)
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("vocab.NumberReplacer.6", True),    # the bound the "special id out of range" message names
+    ("vocab.NumberReplacer.27", True),   # how much of a bad added token the message quotes
+    ("vocab.RemoveStatement.0", False),  # vocab_bytes("abc") read as three tokens, not a TypeError
+    ("vocab.ReplaceComparisonOperator_Gt_GtE.0", False),  # a vocabulary of exactly MAX_VOCAB_SIZE ids refused
+    ("vocab.ReplaceComparisonOperator_NotEq_Gt.0", False),  # convert_ids_to_tokens answering too few accepted
+    ("vocab.ReplaceComparisonOperator_Lt_NotEq.2", False),  # a special id past len(tokenizer) refused
+    ("vocab.ZeroIterationForLoop.7", False),  # a special on a ranked id keeps its bytes
+    ("vocab.ReplaceUnaryOperator_Delete_USub.0", False),  # no rank at all: two ids, not none
+    ("vocab.ExceptionReplacer.0", False),  # a str rank: TypeError, not ValueError
+    ("vocab.ReplaceAndWithOr.0", False),  # all_special_ids alone taken for a transformers tokenizer
+    ("vocab.ReplaceComparisonOperator_NotEq_IsNot.0", False),  # `len(strings) is not n`: wrong past 256 ids
+    ("vocab.ReplaceFalseWithTrue.0", False),  # an added token without a special flag read as special
+])
+def test_the_vocab_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """Survivors and not-covered mutants of a seeded sample of ``vocab``: a mutant that changes
+    only an error's message is equal on the vocab domain (``evidence_vocab``); one that moves the
+    size bound, an error's class or a tokenizer kind's reading differs there."""
+    site = next(s for s in generation.enumerate_sites(modules=["vocab"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    differs, computed = evidence.first_difference(mutated, "vocab", evidence.record(reference, "vocab"))
     assert (differs == []) == equal, (mutant_id, differs)

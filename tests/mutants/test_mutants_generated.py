@@ -318,7 +318,7 @@ def test_a_mutant_no_test_executes_is_not_covered_and_nothing_runs(monkeypatch, 
 
     monkeypatch.setattr(runner, "run_catalogue_against", refuse)
     monkeypatch.setattr(runner, "fingerprint_child", refuse)
-    mutant = generation.pick(generation.enumerate_sites(modules=["dump"]), 1, seed=0)[0][0]
+    mutant = generation.pick(generation.enumerate_sites(modules=["errors"]), 1, seed=0)[0][0]
     result = run_generated(mutant, tmp_path, 30.0, deep=True, tests=(), deep_tests=())
     assert (result.outcome, result.detail) == (Outcome.NOT_COVERED, "no catalogue test executes it")
     assert list(tmp_path.iterdir()) == []
@@ -402,7 +402,7 @@ def test_a_site_cosmic_ray_cannot_mutate_is_dropped_with_its_reason_not_a_crash(
 
 @pytest.mark.e2e  # starts processes (the README's rule for e2e)
 def test_picking_in_processes_gives_the_list_one_process_gives():
-    sites = generation.enumerate_sites(modules=["dump", "errors"])
+    sites = generation.enumerate_sites(modules=["compile", "errors"])
     assert generation.pick(sites, None, 3, jobs=2) == generation.pick(sites, None, 3)
     every = generation.enumerate_sites()
     assert generation.pick(every, 7, 4, jobs=2) == generation.pick(every, 7, 4)

@@ -27,10 +27,11 @@ LONG, STEP, SAMPLING = (test_deep.test_deep_long_patterns_equal_the_derivative_o
                          test_deep.test_deep_sampling_params_choose_exactly_their_tokens)
 MALFORMED, TABLES = (test_deep.test_deep_parser_edge_cases_read_as_python,
                      test_deep.test_deep_dfa_refuses_bad_tables_and_wrong_types)
-EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES)
+BAD_ARGUMENTS = test_deep.test_deep_bad_arguments_are_refused
+EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
 # tests) may depart from them too; every one accepts any table, as the spec lets it
-DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused"})
+DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
 # no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks)
 # or none killed (dfa, sampling)
@@ -58,6 +59,22 @@ KILLS = [
     (TABLES, "dfa.ReplaceComparisonOperator_NotEq_Lt.4", "if trans.shape != (n, 256):", "if trans.shape < (n, 256):"),
     (TABLES, "dfa.RemoveStatement.7", 'raise TypeError(f"DFA accept must be a bool array, not {accept.dtype}")',
      "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.4",
+     'raise InvalidArgument(f"SamplingParams.temperature must be finite and >= 0, got {self.temperature}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.8",
+     'raise TypeError(f"sample: p must be SamplingParams, not {type(p).__name__}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.14",
+     'raise TypeError(f"constrained_sample: c must be a Constraint, not {type(c).__name__}")', "pass"),
+    (BAD_ARGUMENTS, "index.RemoveStatement.3",
+     'raise InvalidArgument(f"TokenIndex: vocab[{t}] is a {type(vocab[t]).__name__}, " / "expected bytes or None")',
+     "pass"),
+    (BAD_ARGUMENTS, "index.RemoveStatement.13",
+     'raise TypeError(f"TokenIndex: dfa must be a DFA, not {type(dfa).__name__}")', "pass"),
+    (BAD_ARGUMENTS, "index.RemoveStatement.15",
+     'raise InvalidArgument(f"TokenIndex: eos_id {eos_id} out of range 0..{len(vocab) - 1}")', "pass"),
+    (BAD_ARGUMENTS, "vocab.RemoveStatement.0",
+     'raise TypeError(f"vocab_bytes: expected a tokenizer or a sequence of token strings, " / '
+     'f"not {type(tok).__name__}")', "pass"),
 ]
 
 

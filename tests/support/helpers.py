@@ -247,3 +247,24 @@ def fresh_catalogue_state() -> None:
     tiers.set_strict(False)
     tiers.drain_notes()
     inputs.forget_constraint_shape()
+
+
+def assert_canonical(dfa) -> None:
+    """Raise ``AssertionError`` unless ``dfa`` (the reference's) holds the guarantees its module
+    states: every state reachable from 0, numbered in breadth-first order taking bytes 0..255
+    ascending, and live. (A check of the reference, not of the contract: it lives with the
+    project's tests, so the generated mutants of the reference are the spec's module only.)"""
+    from collections import deque
+
+    from oracles.automaton.dfa import DEAD, live_states
+
+    seen, queue, rows = {0: None}, deque([0]), dfa.trans.tolist()
+    while queue:
+        for t in rows[queue.popleft()]:
+            if t != DEAD and t not in seen:
+                seen[t] = None
+                queue.append(t)
+    order = list(seen)
+    assert order == list(range(dfa.n_states)), f"states are not numbered breadth first: {order}"
+    live = live_states(dfa.trans, dfa.accept)
+    assert bool(live.all()), f"dead states present: {live.nonzero()[0].tolist()}"

@@ -1,6 +1,11 @@
-"""A one-line-per-state text dump of a DFA, and Graphviz DOT.
+"""A one-line-per-state text dump of a DFA, and Graphviz DOT: the ``dfa`` verb's printer.
 
-Format (used by ``constrain-harness dfa``, debugging and golden diffs)::
+Tooling, not the reference: the spec's module has no dump (its contract is ``regex_to_dfa``,
+``DFA``, ``TokenIndex``, ...), so this lives beside the verb, outside ``oracles/automaton``,
+and the generated mutants of the reference are the spec's module only. It reads a DFA
+through its two tables (``trans``, ``accept``) alone.
+
+Format (used by ``constrain-harness dfa`` and debugging)::
 
     DFA: 7 states, 2 accepting, start 0
     > 0000    c -> 1, d -> 2
@@ -18,8 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ast import byte_ranges, format_byte
-from .dfa import DEAD, DFA
+from oracles.automaton.dfa import DEAD, DFA
 
 
 def transition_groups(row) -> list[tuple[int, int]]:
@@ -32,7 +36,32 @@ def transition_groups(row) -> list[tuple[int, int]]:
     return list(groups.items())
 
 
+def byte_ranges(mask: int) -> list[tuple[int, int]]:
+    """Maximal runs of set bits of a 256-bit byte set, e.g. ``byte_ranges(0b1110) == [(1, 3)]``."""
+    out = []
+    b = 0
+    while b < 256:
+        if mask >> b & 1:
+            start = b
+            while b < 256 and mask >> b & 1:
+                b += 1
+            out.append((start, b - 1))
+        else:
+            b += 1
+    return out
+
+
+def format_byte(b: int) -> str:
+    """A printable ASCII byte as itself, any other (and ``[ ] - \\`` and space) as ``\\xNN``."""
+    ch = chr(b)
+    if 0x21 <= b < 0x7F and ch not in "[]-\\ ":
+        return ch
+    return f"\\x{b:02x}"
+
+
 def format_set(mask: int) -> str:
+    """A byte set as the dump writes it: ranges of three or more with ``-``, pairs and singles
+    spaced, e.g. ``0-9 a b``."""
     parts = []
     for lo, hi in byte_ranges(mask):
         if lo == hi:
