@@ -45,7 +45,7 @@ def test_the_record_holds_the_reference_s_answers_and_counts_import_lines_to_eve
     import oracles.automaton as reference
 
     assert recorded["sampling"]["hashes"] == evidence.record(reference, "sampling")
-    assert len(recorded["sampling"]["items"]) == 1896
+    assert len(recorded["sampling"]["items"]) == 1904
     source = _sampling_text().splitlines()
     module_level = next(i for i, text in enumerate(source, 1) if text.startswith("def sample("))
     assert module_level in recorded["sampling"]["every"]["sampling.py"]   # the def runs at import
@@ -68,21 +68,21 @@ def test_an_equivalent_on_a_line_few_items_execute_gets_the_whole_domain_s_verdi
     text = _sampling_text()
     mutant = _mutant(text.replace(ARGMAX_LINE, ARGMAX_LINE.replace("(x)", "(x + 0.0)")))
     picked = _pick(recorded, mutant)
-    assert 0 < len(picked.chosen) < picked.size == 1896      # the temperature-0 sample items only
+    assert 0 < len(picked.chosen) < picked.size == 1904      # the temperature-0 sample items only
     package = materialize_generated(mutant, tmp_path)
     whole = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     fast = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {}, picked)
     assert whole.outcome is fast.outcome is Outcome.EQUIVALENT, (whole.detail, fast.detail)
-    assert whole.evidence == evidence.summary("sampling", 1896)
-    assert fast.evidence == evidence.summary("sampling", 1896, len(picked.chosen))
+    assert whole.evidence == evidence.summary("sampling", 1904)
+    assert fast.evidence == evidence.summary("sampling", 1904, len(picked.chosen))
     n = len(picked.chosen)
-    assert fast.detail == (f"equivalent with evidence: the {n} of 1,896 sampling-domain items that execute "
-                           f"{picked.statement}, equal; the other {1896 - n:,} do not execute it")
+    assert fast.detail == (f"equivalent with evidence: the {n} of 1,904 sampling-domain items that execute "
+                           f"{picked.statement}, equal; the other {1904 - n:,} do not execute it")
     assert runner.result_from_json(runner.result_to_json(fast)).evidence == fast.evidence
 
 
 def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_different(recorded, tmp_path):
-    # wrong on one grid point only (top_k 4, top_p 1.0, penalty 1.6, history (2, 2, 0)): 3 items of 1,896
+    # wrong on one grid point only (top_k 4, top_p 1.0, penalty 1.6, history (2, 2, 0)): 3 items of 1,904
     wrong = ARGMAX_LINE + ("        if p.top_k == 4 and p.top_p == 1.0 and p.repetition_penalty == 1.6 "
                            "and list(history) == [2, 2, 0]:\n            token = (token + 1) % len(x)\n")
     mutant = _mutant(_sampling_text().replace(ARGMAX_LINE, wrong))
@@ -101,12 +101,12 @@ def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_di
 
 def test_a_statement_no_item_executes_runs_no_child(recorded, tmp_path, monkeypatch):
     mutant = _mutant(_sampling_text())
-    nothing = evidence.Pick("sampling", 1896, (), recorded["sampling"]["hashes"], "sampling.py:1-1")
+    nothing = evidence.Pick("sampling", 1904, (), recorded["sampling"]["hashes"], "sampling.py:1-1")
     monkeypatch.setattr(runner, "fingerprint_child", lambda *a, **k: pytest.fail("no child runs"))
     result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, nothing)
     assert result.outcome is Outcome.EQUIVALENT
-    assert result.detail.endswith("the 0 of 1,896 sampling-domain items that execute sampling.py:1-1, equal; the "
-                                  "other 1,896 do not execute it")
+    assert result.detail.endswith("the 0 of 1,904 sampling-domain items that execute sampling.py:1-1, equal; the "
+                                  "other 1,904 do not execute it")
 
 
 EVIDENCE_CPU_SECONDS = {"sampling": 8.0, "compile": 30.0}
