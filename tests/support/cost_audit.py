@@ -68,11 +68,23 @@ class _CpuacctGroup:
         return int((self.folder / "cpuacct.usage").read_text()) / 1e9
 
     def leave(self) -> None:
+        """Back to the root cgroup, and this run's cgroup removed with the empty ones under it (a
+        candidate's, which its grader leaves to the next one): the kernel refuses to remove a
+        cgroup that holds a process, so one still in use stays."""
         try:
             (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
-            self.folder.rmdir()
         except OSError:
-            pass  # a process of the run still in it: the folder stays, empty of this one
+            return
+        for folder in sorted((p for p in self.folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            _remove_cgroup(folder)
+        _remove_cgroup(self.folder)
+
+
+def _remove_cgroup(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # a process still in it: it stays
 
 
 def _counted(kind: str, function):
