@@ -155,6 +155,7 @@ def test_resume_runs_only_the_unfinished(tmp_path, monkeypatch):
     assert again.splitlines()[-1].split("; ")[:-1] == first.splitlines()[-1].split("; ")[:-1]
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_peers_side_by_side(result):
     pytest.importorskip("llguidance")
     pytest.importorskip("outlines_core")

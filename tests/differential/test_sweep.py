@@ -201,6 +201,7 @@ def test_bad_arguments_are_one_line_and_exit_2(argv, message):
     assert out == ""
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_peers_differences_that_their_design_explains_are_not_listed():
     pytest.importorskip("outlines_core")
     context = sweep_patterns._context({"alphabet": "ab", "string_alphabet": "ab", "max_len": 3,
@@ -214,6 +215,7 @@ def test_peers_differences_that_their_design_explains_are_not_listed():
     assert result.peer_differences == []
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_widened_strings_hold_boundary_bytes_and_find_a_peers_escaping_bug(monkeypatch, harness_unchanged):
     from pathlib import Path
 
@@ -264,6 +266,7 @@ def test_resume_refuses_a_file_something_else_wrote_into(tmp_path):
         ResultsFile.open(path, "sweep", {"max_size": 3}, resume=True)
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_peer_that_crashes_on_a_string_is_listed_with_that_string_and_the_sweep_goes_on(monkeypatch,
                                                                                           harness_unchanged):
     from pathlib import Path
@@ -292,6 +295,7 @@ def test_a_peer_that_crashes_on_a_string_is_listed_with_that_string_and_the_swee
             time.sleep(0.05)
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_schema_sweep_asks_the_peers_and_lists_what_jsonschema_contradicts(monkeypatch, harness_unchanged):
     from pathlib import Path
 
@@ -308,6 +312,7 @@ def test_schema_sweep_asks_the_peers_and_lists_what_jsonschema_contradicts(monke
     isolation.close_all()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_sweep_verb_honours_peers_with_schemas(monkeypatch, harness_unchanged):
     from pathlib import Path
 
@@ -321,6 +326,7 @@ def test_sweep_verb_honours_peers_with_schemas(monkeypatch, harness_unchanged):
     isolation.close_all()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_interegulars_ascii_classes_are_its_design_and_llguidances_same_answer_would_not_be():
     pytest.importorskip("interegular")
     from harness.differential.sweep.patterns import _explained

@@ -155,6 +155,7 @@ def held_square(payload):
     return {"n": payload["n"], "square": payload["n"] ** 2}
 
 
+@pytest.mark.e2e  # starts the local worker processes
 def test_local_processes_give_the_threads_records_and_leave_no_worker_behind():
     tasks = [executor.Task(f"t{i}", "harness.fanout.executor:echo", {"n": i, "text": "é" * i}) for i in range(8)]
     threads = {t.key: r for t, r in executor.run(tasks, jobs=2)}

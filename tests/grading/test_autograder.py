@@ -411,6 +411,7 @@ def test_tampering_or_an_unknown_exit_code_scores_every_test_0(extra, exit_code,
     assert results["score"] == 0.0 and all(t["status"] == "failed" for t in results["tests"])
 
 
+@pytest.mark.e2e  # starts processes
 def test_check_without_a_report_is_a_grader_error_not_a_pass(tmp_path):
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 'usage: constrain-harness check: unrecognized arguments: --strict' >&2\nexit 2\n")
@@ -500,6 +501,7 @@ json.dump({"score": 3.0, "output": "3 of 4 chaffs caught", "tests": [
 """
 
 
+@pytest.mark.e2e  # starts processes
 def test_the_students_own_tests_are_graded_by_grade_tests_when_the_verb_exists(tmp_path, monkeypatch):
     fake = tmp_path / "fake_cli.py"
     fake.write_text(FAKE_GRADE_TESTS)

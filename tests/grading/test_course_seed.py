@@ -231,6 +231,7 @@ def test_a_resumed_state_without_a_secret_keeps_no_record(tmp_path):
     assert "not hex" not in str(caught.value)
 
 
+@pytest.mark.e2e  # starts processes
 def test_a_state_candidates_could_read_as_this_user_is_refused(tmp_path, monkeypatch):
     """As an ordinary user a candidate runs under the grader's own uid: mode 0600 does not stop
     it, so the state must not lie in a folder every sandbox binds (the checkout here)."""
@@ -247,6 +248,7 @@ def test_a_state_candidates_could_read_as_this_user_is_refused(tmp_path, monkeyp
 # --------------------------------------------------------------------------- Gradescope
 
 
+@pytest.mark.e2e  # starts processes
 def test_every_bundle_gets_its_own_owner_only_secret(tmp_path, monkeypatch):
     def fake_wheel(out_dir, root=None):   # the wheel's build is tested in test_autograder.py
         wheel = Path(out_dir) / "constrain_harness-0.1.0-py3-none-any.whl"

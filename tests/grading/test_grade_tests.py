@@ -369,6 +369,7 @@ def test_every_run_gets_its_own_marker(monkeypatch):
     assert len(set(markers)) == 2 and all(m.startswith("gradetests-0123-") for m in markers), markers
 
 
+@pytest.mark.e2e  # starts processes
 def test_ending_a_run_ends_only_the_processes_of_its_own_marker():
     """``confine.kill_marked``: the processes carrying exactly the run's marker; not another
     run's, nor one whose marker the run's is a prefix of (the grading's ``gradetests-ab``

@@ -218,6 +218,7 @@ def test_a_suite_hashing_what_it_sees_cannot_tell_same_behaviour_apart(harness_u
     assert 0 < len(g.valid) < 24  # the digests' bits: some 0 (valid), some 1 (invalid on every wheat alike)
 
 
+@pytest.mark.e2e  # three Python children
 def test_the_hashing_suite_tells_implementations_apart_without_the_normalisation(tmp_path):
     """The control: the suite's own digests, computed with the reference, a wheat and a
     chaff imported in one process (no wall, no normalisation), differ."""

@@ -12,6 +12,8 @@ import gzip
 import subprocess
 import sys
 
+import pytest
+
 from harness.grading.gradetests import unicode_table
 
 SHOW_TABLE = ("import json; from hypothesis.internal.charmap import charmap; "
@@ -23,6 +25,7 @@ def _table_seen_from(folder) -> str:
                           check=True).stdout
 
 
+@pytest.mark.e2e  # Python children
 def test_hypothesis_reads_the_laid_table_as_the_one_it_builds_and_builds_nothing(tmp_path):
     built, laid = tmp_path / "built", tmp_path / "laid"
     built.mkdir()

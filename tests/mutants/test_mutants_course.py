@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import jsonschema
+import pytest
 from markdown_it import MarkdownIt
 
 from harness.mutants import course, evidence, generation, report
@@ -91,6 +92,7 @@ def test_an_empty_run_still_renders():
     assert "<svg" not in course.to_html([], {})
 
 
+@pytest.mark.e2e  # runs the mutants verb end to end (it starts processes)
 def test_the_verb_writes_the_course_report_for_generated_mutants(monkeypatch, tmp_path):
     import io
 

@@ -60,6 +60,7 @@ def hand_example_lines(tmp_path_factory) -> dict[str, frozenset[int]]:
     return lines
 
 
+@pytest.mark.e2e  # hand_example_lines runs a candidate
 def test_the_map_holds_every_line_a_pattern_s_compile_runs_in_the_candidate(hand_example_lines):
     every = _lines_every_pattern_runs()
     assert {"parser.py", "ast.py", "minimize.py", "nfa.py", "determinize.py"} <= set(every)
@@ -68,6 +69,7 @@ def test_the_map_holds_every_line_a_pattern_s_compile_runs_in_the_candidate(hand
         assert not missing, f"{file}: lines every pattern runs, absent from the map: {missing[:20]}"
 
 
+@pytest.mark.e2e  # hand_example_lines runs a candidate
 def test_a_mutant_on_a_parser_line_every_pattern_runs_is_covered(hand_example_lines):
     parser_lines = _lines_every_pattern_runs()["parser.py"]
     cmap = coverage.CoverageMap("digest", {"test_hand_example": {f: lines for f, lines in hand_example_lines.items()}})
@@ -78,6 +80,7 @@ def test_a_mutant_on_a_parser_line_every_pattern_runs_is_covered(hand_example_li
     assert not uncovered, f"not covered, yet every pattern runs their line: {uncovered[:5]}"
 
 
+@pytest.mark.e2e  # hand_example_lines runs a candidate
 def test_the_map_holds_the_candidate_s_lines_only(hand_example_lines):
     """The recording copy's files only (never the grader's own reference), and a method no
     catalogue test calls (``DFA.__repr__``: a debugging aid of the reference) is absent."""

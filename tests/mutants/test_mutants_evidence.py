@@ -72,6 +72,7 @@ def test_a_catalogue_mutant_differs_on_its_domain(mutant_id, kind, tmp_path):
     assert differs and computed >= 1, mutant_id
 
 
+@pytest.mark.e2e  # the mutant's fingerprint is computed in child processes
 def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     source = _reference_text("compile.py") + "\n_NEVER_READ = 2  # a mutated constant: no code reads it\n"
     mutant = _mutant_of("compile.py", source)
@@ -85,6 +86,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     assert runner.result_from_json(record).evidence == result.evidence
 
 
+@pytest.mark.e2e  # the mutant's fingerprint is computed in child processes
 def test_a_mutant_wrong_only_outside_the_corpus_is_not_equivalent(tmp_path):
     assert OUTSIDE_THE_CORPUS not in equivalence.patterns()
     assert OUTSIDE_THE_CORPUS in patterns_by_size(evidence.EVIDENCE_GRAMMAR, 4)[4]
@@ -132,6 +134,7 @@ def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp
     assert result.detail == "equal on the corpus; no evidence domain for module errors"
 
 
+@pytest.mark.e2e  # the mutant's fingerprint is computed in child processes
 def test_a_mutant_of_the_long_dfa_path_is_not_equivalent(tmp_path):
     """Hopcroft's path in ``minimize`` runs only for DFAs past Moore's rounds, which no pattern
     of the enumeration builds: the deep tier's long patterns are in the evidence domain, so a

@@ -477,6 +477,7 @@ def test_a_pytest_internal_error_is_reported_by_its_error_not_its_summary(monkey
     assert problem == "pytest exited 3: BrokenPipeError: [Errno 32] the channel closed"
 
 
+@pytest.mark.e2e  # a Python child
 def test_the_fingerprint_child_bounds_its_memory_before_it_loads_the_mutant(monkeypatch):
     """``equivalence.main`` (the child's entry, cold or forked from the warm grader) sets
     ``RLIMIT_AS`` before it loads the package: a mutant that allocates without end meets

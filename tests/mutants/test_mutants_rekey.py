@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from harness.mutants import generation, rekey
 from harness.mutants.generation import REFERENCE_DIR
 
@@ -52,6 +54,7 @@ def test_a_rewrite_replaces_known_ids_once_and_names_the_lost_ones():
     assert lost == ["parser.NumberReplacer.9"]
 
 
+@pytest.mark.e2e  # starts processes
 def test_the_command_wants_one_revision(capsys):
     assert rekey.main([]) == 2 and "usage" in capsys.readouterr().err
     assert rekey.main(["no-such-revision-of-this-repository"]) == 2

@@ -79,6 +79,7 @@ def test_a_refusal_the_engine_calls_unsupported_is_listed_apart_and_is_no_findin
     ("llguidance", "a{,3}", FAILED_ON_VALID),      # Python's {,n} is {0,n}; the parse error names nothing unsupported
     ("outlines-core", "a{,3}", FAILED_ON_VALID),   # "Failed to build DFA error building NFA"
 ])
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_real_refusals_are_judged_by_their_own_words(name, pattern, kind):
     from harness.peers.isolation import isolated_peer
     peer_or_skip(name)

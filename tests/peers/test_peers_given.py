@@ -91,6 +91,7 @@ def _compare(*argv):
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_given_pattern_finds_the_peers_escaping_bug_and_fails_the_run_when_asked(wrong_peer, tmp_path):
     report = tmp_path / "r.json"
     code, out, err = _compare("--regex", "[^x]*", "--json", str(report), "--fail-on-unexplained")
@@ -105,6 +106,7 @@ def test_a_given_pattern_finds_the_peers_escaping_bug_and_fails_the_run_when_ask
     assert _compare("--regex", "[a-c]+")[0] == 0  # no DEL in the language: no difference at all
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_given_schema_outside_our_subset_is_judged_by_jsonschema(wrong_peer, tmp_path):
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({"type": "string", "pattern": "^[^a]+$"}))
@@ -179,12 +181,14 @@ def test_peer_python_names_a_requested_peer():
     assert "--peer-python 'llguidance=/usr/bin/python3': expected PEER=PYTHON" in err.getvalue()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_peer_runs_under_another_interpreter(wrong_peer, tmp_path):
     import sys
     code, out, err = _compare("--peer-python", f"wrong={sys.executable}", "--regex", "[^x]*")
     assert code == 0 and "wrong | 0.0.1" in out, err
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_comparison_that_checked_nothing_fails():
     pytest.importorskip("interegular")  # it has no schemas: a schema alone is never checked
     out, err = io.StringIO(), io.StringIO()

@@ -95,6 +95,7 @@ def mask_peers(monkeypatch, harness_unchanged):
         assert not Path(f"/proc/{pid}").exists()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_peer_wrong_on_one_token_is_a_finding_naming_the_token_prefix_and_judges(mask_peers):
     source = Source.regex(LOOKAHEAD)
     prefixes = judged_walks(source, VOCAB, EOS, np.random.default_rng(0), 2, 2)
@@ -165,6 +166,7 @@ def test_given_cases_ask_masks_over_cl100k_where_ours_refuses(monkeypatch):
     assert vocabulary_name(vocab, eos) == f"cl100k_base, {len(vocab)} ids, EOS {eos}"
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_refusal_of_an_input_ours_refuses_names_the_judge_that_vouches_for_it():
     from tests.support.helpers import peer_or_skip
     peer_or_skip("outlines-core")  # its error on a look-ahead does not say unsupported

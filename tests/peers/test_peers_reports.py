@@ -81,6 +81,7 @@ def stand_ins(monkeypatch, harness_unchanged):
     isolation.close_all()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_corpus_fail_on_difference(stand_ins, tmp_path):
     (tmp_path / "raise.json").write_text(json.dumps({"title": "raise", "type": "integer"}))
     code, out, err = _main("corpus", str(tmp_path), "--peers", "hostile")
@@ -93,6 +94,7 @@ def test_corpus_fail_on_difference(stand_ins, tmp_path):
     assert "oracles: valid: ours compiles it" in out and "engine: RuntimeError: the engine's own bug" in out
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_corpus_difference_has_its_reproducer_with_the_witness_as_bytes(stand_ins, tmp_path):
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\x7f+$"}}, "required": ["s"]}
     (tmp_path / "del.json").write_text(json.dumps(schema))
@@ -109,6 +111,7 @@ def test_a_corpus_difference_has_its_reproducer_with_the_witness_as_bytes(stand_
     assert "### Peer findings, each with its reproducer: 1" in (tmp_path / "r.md").read_text()
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_sweep_fail_on_difference(stand_ins):
     code, out, err = _main("sweep", "--max-size", "1", "--dot", "--peers", "wrong")
     assert code == 0, err
@@ -117,6 +120,7 @@ def test_sweep_fail_on_difference(stand_ins):
     assert code == 1 and out.startswith("sweep: FAILED: 1 peer difference(s) (--fail-on-difference)")
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_compare_fails_on_a_finding_with_fail_on_unexplained(stand_ins, tmp_path):
     code, out, err = _main("compare", "--peers", "hostile", "--regex", "raise|a", "--fail-on-unexplained")
     assert code == 1 and "1 finding(s)" in err
@@ -135,6 +139,7 @@ def _run_snippet(lines: list[str]) -> str:
     ("outlines-core", "a|b", b"b"), ("llguidance", "[^\\]]*", "\u00e9".encode()), ("llguidance", "a|ab", b"ab"),
     ("interegular", "x{2,3}", b"xxx"),
 ])
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_the_snippet_shows_the_engines_own_answer_with_the_engine_alone(name, pattern, witness):
     peer = peer_or_skip(name)
     f = Finding(name, peer.version, WRONG_ANSWER, Source.regex(pattern), "accepts", "?", witness, {"ours": True})
@@ -146,6 +151,7 @@ def test_the_snippet_shows_the_engines_own_answer_with_the_engine_alone(name, pa
     assert f"witness (bytes): {witness!r}" in text and "oracles: ours: True" in text
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_compile_failure_snippet_shows_the_engines_error():
     peer = peer_or_skip("outlines-core")
     f = Finding("outlines-core", peer.version, "failed on valid input", Source.regex("a{,3}"), "compile", "refused")
@@ -153,6 +159,7 @@ def test_a_compile_failure_snippet_shows_the_engines_error():
     assert done.returncode != 0 and "Failed to build DFA" in done.stderr
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_corpus_asks_the_peers_generated_documents_beyond_the_records_instances(stand_ins):
     import numpy as np
 
@@ -182,6 +189,7 @@ MASK_CASES = [("outlines-core", "0(x5)?", b"0", b"x5"), ("outlines-core", "[a-z]
 
 
 @pytest.mark.parametrize("name, pattern, prefix, token", MASK_CASES)
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_a_mask_findings_snippet_shows_the_engines_own_mask_with_the_engine_alone(name, pattern, prefix, token):
     peer = peer_or_skip(name)
     f = Finding(name, peer.version, WRONG_ANSWER, Source.regex(pattern), "mask", "?", prefix + (token or b""),

@@ -76,6 +76,7 @@ def three_schema_peers(monkeypatch, harness_unchanged):
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)
 
 
+@pytest.mark.e2e  # the peers answer from processes of their own
 def test_compare_shrinks_a_peer_against_peer_disagreement_on_a_nested_instance(three_schema_peers, tmp_path):
     # minProperties -1 fails the metaschema: neither ours nor jsonschema judges; the peers judge each other
     schema = {"type": "object", "minProperties": -1, "examples": [NESTED]}

@@ -99,6 +99,7 @@ def _under(found: dict[str, list[str]], prefixes: tuple[str, ...]) -> list[str]:
     return [f"{name}:{line}" for name, lines in found.items() if name.startswith(prefixes) for line in lines]
 
 
+@pytest.mark.e2e  # tree_findings runs git ls-files
 def test_no_spec_phrase_says_seed_in_the_product_or_its_docs(tree_findings):
     """harness/, oracles/, strategies/, facts/, golden/'s code, docs/ and the README: run
     ``python scripts/spec_words.py`` if this fails after a merge."""
@@ -106,11 +107,13 @@ def test_no_spec_phrase_says_seed_in_the_product_or_its_docs(tree_findings):
     assert not found, "\n".join(found[:40])
 
 
+@pytest.mark.e2e  # tree_findings runs git ls-files
 def test_no_spec_phrase_says_seed_in_the_tests(tree_findings):
     found = _under(tree_findings, ("tests/", ".ci/", "pyproject.toml", "mkdocs.yml"))
     assert not found, "\n".join(found[:40])
 
 
+@pytest.mark.e2e  # runs git or the script in a child
 def test_the_golden_files_and_the_spec_folder_are_left_alone():
     names = {path.relative_to(ROOT).as_posix() for path in WORDS.tracked_files(ROOT)}
     assert "golden/constrain_golden.json" not in names and "golden/tools_golden.json" not in names
@@ -131,6 +134,7 @@ def test_every_verb_s_help_says_spec():
     assert "the spec is silent" in " ".join(verbs["check"].format_help().split())
 
 
+@pytest.mark.e2e  # runs git or the script in a child
 def test_the_script_rewrites_a_checkout_once_and_check_says_so(tmp_path, capsys):
     """The command line on a small git checkout: --check lists and exits 1 without writing,
     a run rewrites (the golden JSON untouched), a second --check exits 0."""

@@ -38,6 +38,7 @@ def caller_env():
     return env
 
 
+@pytest.mark.e2e  # Python children
 def test_the_grader_children_environment_sets_one_thread_over_the_callers(caller_env):
     env = isolated.environment(base=caller_env)
     assert {k: env[k] for k in isolated.ONE_THREAD_ENV} == isolated.ONE_THREAD_ENV == dict.fromkeys(CALLER, "1")
@@ -48,6 +49,7 @@ def test_the_candidate_environment_sets_one_thread():
     assert isolated.ONE_THREAD_ENV.items() <= confine.FIXED_ENV.items()
 
 
+@pytest.mark.e2e  # Python children
 def test_the_program_runs_numpy_and_its_children_on_one_thread_over_the_callers(caller_env):
     program = "import sys; sys.argv = ['constrain-harness', '--version']; from harness import cli; cli.program(); "
     assert _threads(program + COUNT_THREADS, caller_env) == 1

@@ -74,6 +74,7 @@ def gone(cand: Candidate) -> tuple[list[int], list[int], list[Path]]:
 
 
 @confined
+@pytest.mark.e2e  # starts processes
 def test_the_header_names_the_cgroup_and_the_uid_of_each_candidate():
     with Candidate(None, limits=Limits(memory_mb=256, processes=64)) as first, \
             Candidate(None, limits=Limits(memory_mb=256, processes=64)) as second:
@@ -90,6 +91,7 @@ def test_the_header_names_the_cgroup_and_the_uid_of_each_candidate():
     assert gone(first) == gone(second) == ([], [], [])
 
 
+@pytest.mark.e2e  # starts processes
 def test_without_a_cgroup_or_a_uid_of_its_own_every_verb_refuses_in_one_line(monkeypatch):
     from harness.cli import main
 
@@ -239,6 +241,7 @@ def test_a_fork_loop_takes_no_process_from_a_classmate_in_the_same_batch(forker_
 
 
 @confined
+@pytest.mark.e2e  # starts processes
 def test_a_candidate_the_machine_cannot_start_is_tried_twice_then_not_blamed_on_the_student(monkeypatch):
     from harness.grading.batch.feedback import load_words
     from harness.sandbox import HarnessCouldNotStart
@@ -271,6 +274,7 @@ def test_a_student_whose_import_ends_the_process_is_still_told_so():
 
 
 @confined
+@pytest.mark.e2e  # starts processes
 def test_the_cgroups_of_a_killed_grader_are_removed_by_the_next_one_but_never_one_in_use(monkeypatch):
     import subprocess
     import sys

@@ -249,12 +249,14 @@ if hasattr(os, "unshare"):  # Python 3.12+: the same call without ctypes
     EXPECTED["os.unshare(CLONE_NEWUSER)"] = errno.EPERM
 
 
+@pytest.mark.e2e  # starts processes
 def test_the_kernel_takes_the_filter_and_refuses_every_attempt_while_threads_and_spawns_work(tmp_path):
     tried, works = attempt(tmp_path, install=True)
     assert tried == EXPECTED
     assert works == dict.fromkeys(works, 0) and len(works) == 3
 
 
+@pytest.mark.e2e  # starts processes
 def test_without_the_filter_the_same_attempts_work_here(tmp_path):
     # the control: what the filter's answers above are worth on this machine
     tried, works = attempt(tmp_path, install=False)
@@ -428,6 +430,7 @@ def test_no_filter_for_the_machine_means_no_confinement(monkeypatch):
 
 
 @confined
+@pytest.mark.e2e  # starts processes
 def test_a_spawn_without_the_filters_descriptor_fails_closed(tmp_path):
     plan = confine.plan(confine.Limits(), [], [], tmp_path, "seccomp-fd-test")
     argv = plan.prefix + [sys.executable, "-I", "-c", "pass"]
@@ -443,6 +446,7 @@ def test_a_spawn_without_the_filters_descriptor_fails_closed(tmp_path):
 
 
 @confined
+@pytest.mark.e2e  # starts processes
 def test_a_filter_the_kernel_refuses_means_no_confinement(monkeypatch):
     # a load past the end of seccomp_data: the kernel's check of the program refuses it (EINVAL), so bwrap
     # cannot start the sandbox and every verb refuses (the probe loads the filter, as every spawn does)

