@@ -27,6 +27,7 @@ import json
 import os
 import resource
 import subprocess
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -87,10 +88,22 @@ def _remove_cgroup(folder: Path) -> None:
         pass  # a process still in it: it stays
 
 
+_INSIDE = threading.local()  # depth of counted calls on this thread: one process start counts once
+
+
 def _counted(kind: str, function):
+    """``function``, counting each call as one process started under ``kind``, unless it runs
+    inside another counted call (``Popen`` spawns through ``os.posix_spawn`` on 3.13+, a
+    ``multiprocessing`` start forks): the outermost names the start."""
     def starts_a_process(*args, **kwargs):
-        _started[kind] += 1
-        return function(*args, **kwargs)
+        depth = getattr(_INSIDE, "depth", 0)
+        if depth == 0:
+            _started[kind] += 1
+        _INSIDE.depth = depth + 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _INSIDE.depth = depth
 
     starts_a_process.__wrapped__ = function
     return starts_a_process
