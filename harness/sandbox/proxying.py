@@ -108,12 +108,19 @@ def wrap(value, make_proxy, handle_type):
     return value
 
 
+MAX_EXCEPTION_CLASSES = 1024
+"""At most this many classes kept in an ``exception_class`` cache: a candidate that raises a new
+class name on every call no longer adds a class to the grader per call; past the bound a new
+kind's class is made for that exception alone (its name and bases the same, so every
+``isinstance`` test answers as before; only ``type(a) is type(b)`` fails between two of them)."""
+
+
 def exception_class(info: dict, root: type, module: str, cache: dict):
     """The exception the other side described in ``info`` (``type``, ``kinds``: its
     builtin bases, ``message``): an instance of a class named as it was, deriving from
     ``root`` and the first builtin exception class of ``kinds`` that accepts the message
-    (else ``Exception``); None when none does. Classes are kept in ``cache``, so the same
-    kind is the same class every time."""
+    (else ``Exception``); None when none does. Classes are kept in ``cache`` (up to
+    ``MAX_EXCEPTION_CLASSES``), so the same kind is the same class every time."""
     name = "".join(ch for ch in str(info.get("type", "?")) if ch.isalnum() or ch == "_")[:80] or "Error"
     message = str(info.get("message", ""))
     for kind in [*map(str, info.get("kinds", [])), "Exception"]:
@@ -125,6 +132,7 @@ def exception_class(info: dict, root: type, module: str, cache: dict):
             exc = cls(message)
         except TypeError:
             continue
-        cache[(name, base)] = cls
+        if (name, base) in cache or len(cache) < MAX_EXCEPTION_CLASSES:
+            cache[(name, base)] = cls
         return exc
     return None

@@ -80,8 +80,8 @@ grader child, each bounded:
   works), ``resources._PROBED``, ``plans._DRAWING`` (one bit generator per kind) and
   ``server._SEEDS`` (in the candidate process);
 - ``harness.sandbox.client._EXCEPTION_CLASSES``: one class per (exception name, built-in base)
-  a candidate raised. Not bounded by a constant: only by the calls a run makes (a candidate
-  that raises a new class name on every call adds one small class per call).
+  a candidate raised, at most ``proxying.MAX_EXCEPTION_CLASSES`` (1,024; past it a new kind's
+  class is made for that exception alone and not kept).
 """
 
 from __future__ import annotations

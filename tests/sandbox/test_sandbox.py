@@ -373,3 +373,23 @@ def test_the_manifest_keeps_an_old_pyc_by_its_signature_and_never_writes_one_bac
     assert (root / "a.py").read_text() == "A = 1\n"
     assert sorted(p.name for p in (root / "__pycache__").iterdir()) == ["kept.cpython-311.pyc"]
     assert manifest.verify() == []
+
+
+def test_the_grader_keeps_a_bounded_number_of_a_candidate_s_exception_classes():
+    """A candidate raising a new class name on every call once added one class per call to the
+    grader's cache: now at most ``MAX_EXCEPTION_CLASSES``; past it each exception still has its
+    name and built-in base (``isinstance`` answers as before), and a kept kind stays one class."""
+    import harness.sandbox.proxying as proxying
+
+    class Root(Exception):
+        pass
+
+    cache: dict = {}
+    made = [proxying.exception_class({"type": f"Made{i}", "kinds": ["ValueError", "Exception"], "message": str(i)},
+                                     Root, "candidate", cache) for i in range(proxying.MAX_EXCEPTION_CLASSES + 500)]
+    assert len(cache) == proxying.MAX_EXCEPTION_CLASSES
+    assert all(isinstance(e, ValueError) and isinstance(e, Root) and type(e).__name__ == f"Made{i}"
+               and str(e) == str(i) for i, e in enumerate(made))
+    again = proxying.exception_class({"type": "Made3", "kinds": ["ValueError"], "message": "x"}, Root, "candidate",
+                                     cache)
+    assert type(again) is type(made[3]) and len(cache) == proxying.MAX_EXCEPTION_CLASSES
