@@ -440,7 +440,7 @@ def _loop(server, spec: dict, answers: list, draws: list) -> bool:
 
 def _referenced(step: list, item, kept: list, drawing) -> tuple[list, bool]:
     """``(the step's args with its references resolved, whether it is given the draw's generator)``."""
-    args, given = [], False
+    resolved, given = [], False
     for arg in step[5:]:
         if isinstance(arg, Described) and arg.kind == "ref":
             what = arg.data[0]
@@ -452,8 +452,8 @@ def _referenced(step: list, item, kept: list, drawing) -> tuple[list, bool]:
                 logits, after = drawing.inputs(kept)
                 arg = logits if what == "logits" else Described("rng", after)
                 given = given or what == "rng"
-        args.append(arg)
-    return args, given
+        resolved.append(arg)
+    return resolved, given
 
 
 def _queued(items, seen: set, work) -> bool:
