@@ -60,7 +60,7 @@ draws]``), after an answer whose reading holds proxies or fails (``read_answer``
 step whose target answer is no object, or whose ``getattr`` names a method of that object
 (the grader's proxy would ask nothing for it). Where the grader stops earlier (a wrong
 answer fails the test) the answers past it are never read; past the plan's answers the
-grader calls one at a time (``client.Prefetched``); every answer is checked by the grader
+grader calls one at a time (``harness.suite.batched.Prefetched``); every answer is checked by the grader
 as if it had asked for it alone.
 
 Bounds, checked (``check_plan``) before anything runs: ``MAX_STEPS`` answers in a plan,
