@@ -171,6 +171,7 @@ def test_bench_stress_refuses_a_bad_command_line_in_one_line(argv, words):
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and out == ""
 
 
+@pytest.mark.e2e  # starts processes
 def test_bench_stress_runs_the_cases_and_targets_given():
     """One cheap case on one target, in its own child: the options reach the corpus run."""
     case = next(c["name"] for c in load_cases() if c["name"] == "literal-100k")
@@ -182,6 +183,7 @@ def test_bench_stress_runs_the_cases_and_targets_given():
     assert "reference: 1 cases" in out
 
 
+@pytest.mark.e2e  # starts processes
 def test_mutants_stability_measures_one_mutant_under_one_seed(tmp_path):
     """s12 (a dead sink kept as a state) dies under every seed by its expected killers
     (tests/mutants/test_seed_stability.py holds that for every seed): the JSON says so."""
