@@ -23,8 +23,11 @@ issue 16 that this measures: every case answers (a result or the contract's erro
 within 10 s and 500 MB peak RSS.
 
     constrain-harness bench stress            # the whole corpus, both targets
-    python -m harness.bench.stress --timeout 20 --memory 2000 --pythonpath /tmp/main
+    constrain-harness bench stress --timeout 20 --memory 2000 --pythonpath /tmp/main
                                               # the same against another checkout
+
+The run's settings are one frozen, validated ``StressOptions`` (a bad field: a ValueError
+naming its ``bench`` option); the command line stays in ``harness.commands.bench``.
 
 Example output line: ``reference literal-100k  error LimitExceeded  0.21 s  61 MB``.
 """
@@ -449,6 +452,48 @@ def _result(target: str, name: str, out: str, killed: bool, timeout: float, rss_
     return Result(target, name, doc["outcome"], doc["contract"], doc["detail"], doc["seconds"], rss_mb)
 
 
+@dataclasses.dataclass(frozen=True)
+class StressOptions:
+    """One stress run: each child killed past ``timeout`` seconds (a finite number > 0) or
+    ``memory_mb`` MB of address space (1 .. 1,048,576), run against the checkout
+    ``pythonpath`` (None: this one; folders joined by ``os.pathsep``, each existing), on the
+    cases named by ``only`` (None: all; each must be a case of the corpus) and the ``targets``
+    (a non-empty subset of ``TARGETS``; a wire case runs as its own target). A bad field is a
+    ``ValueError`` (``TypeError`` for a wrong type) naming its ``bench`` option."""
+
+    timeout: float = 30.0
+    memory_mb: int = 2000
+    pythonpath: str | None = None
+    only: tuple[str, ...] | None = None
+    targets: tuple[str, ...] = TARGETS
+
+    def __post_init__(self):
+        timeout = self.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+        memory = self.memory_mb
+        if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 1 << 20:
+            raise ValueError(f"--memory must be an integer number of MB in 1 .. {1 << 20}, not {memory!r}")
+        if self.pythonpath is not None:
+            object.__setattr__(self, "pythonpath", str(self.pythonpath))
+            if not all(Path(part).is_dir() for part in self.pythonpath.split(os.pathsep) if part):
+                raise ValueError(f"--pythonpath must be a checkout's folder (or folders joined by "
+                                 f"{os.pathsep!r}), not {self.pythonpath!r}")
+        for option, value in (("--cases", self.only), ("--targets", self.targets)):
+            if value is not None and (isinstance(value, str) or not all(isinstance(x, str) for x in value)):
+                raise TypeError(f"{option} takes a sequence of names, not {value!r}")
+        if self.only is not None:
+            known = {case["name"] for case in load_cases()}
+            unknown = [name for name in self.only if name not in known]
+            if unknown or not self.only:
+                raise ValueError(f"--cases: no stress case {', '.join(unknown) or '(none named)'}")
+            object.__setattr__(self, "only", tuple(self.only))
+        unknown = [t for t in self.targets if t not in TARGETS]
+        if unknown or not self.targets:
+            raise ValueError(f"--targets must be among {', '.join(TARGETS)}, not {', '.join(unknown) or 'none'}")
+        object.__setattr__(self, "targets", tuple(dict.fromkeys(self.targets)))
+
+
 def run_corpus(*, targets=TARGETS, timeout: float = 30.0, memory_mb: int = 2000, pythonpath=None,
                out=sys.stdout, only: list[str] | None = None) -> list[Result]:
     results = []
@@ -473,12 +518,14 @@ def summarize(results: list[Result], out=sys.stdout) -> None:
               f"{len(bad)}{' ' + ', '.join(bad) if bad else ''}", file=out, flush=True)
 
 
-def run(report, quick: bool = False) -> None:
+def run(report, quick: bool = False, options: StressOptions | None = None) -> None:
     """The ``bench stress`` entry: the corpus once per target (worst cases are not
-    medians: each case runs once, in its own child)."""
+    medians: each case runs once, in its own child), as ``options`` says (default ``StressOptions()``)."""
     from harness.bench.timing import Row, Timing
 
-    results = run_corpus(out=report.out)
+    options = options or StressOptions()
+    results = run_corpus(targets=options.targets, timeout=options.timeout, memory_mb=options.memory_mb,
+                         pythonpath=options.pythonpath, out=report.out, only=options.only)
     summarize(results, out=report.out)
     for target in [t for t in (*TARGETS, *WIRE_KINDS) if any(r.target == t for r in results)]:
         mine = [r for r in results if r.target == target]
@@ -488,24 +535,3 @@ def run(report, quick: bool = False) -> None:
                        target="<= 10 s"))
         report.add(Row("stress worst peak RSS", f"{target} {big.rss_mb:.0f} MB", Timing(big.seconds, big.seconds, 1),
                        note=f"{big.name} (the time column is that case's time)", target="<= 500 MB"))
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="run the stress corpus (see the module doc)")
-    parser.add_argument("--timeout", type=float, default=30.0)
-    parser.add_argument("--memory", type=int, default=2000, help="RLIMIT_AS of each child, MB")
-    parser.add_argument("--pythonpath", default=None, help="a checkout to measure instead of this one")
-    parser.add_argument("--only", default="", help="comma-separated case names")
-    parser.add_argument("--targets", default=",".join(TARGETS))
-    args = parser.parse_args(argv)
-    only = [n for n in args.only.split(",") if n] or None
-    results = run_corpus(targets=tuple(args.targets.split(",")), timeout=args.timeout, memory_mb=args.memory,
-                         pythonpath=args.pythonpath, only=only)
-    summarize(results)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

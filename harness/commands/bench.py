@@ -7,6 +7,7 @@
     constrain-harness bench check batch --page docs/performance.md   # a dated section on the page
     constrain-harness bench batch --class worst-case   # the worst-case class against its correct part
     constrain-harness bench batch --class DIR          # a class folder of your own (graded on a copy)
+    constrain-harness bench stress --timeout 20 --memory 2000 --pythonpath /tmp/main   # another checkout
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.argtypes import output_file
+from harness.argtypes import megabytes, names, output_file, seconds
 from harness.bench import BENCHMARKS
 from harness.bench.timing import Report
 from harness.commands.args import one_line_errors
@@ -35,6 +36,29 @@ def add_arguments(parser) -> None:
     parser.add_argument("--page", metavar="F", type=output_file,
                         help="add the run's table as a dated section at the top of the Markdown page F "
                              "(docs/performance.md)")
+    stress = parser.add_argument_group("with stress (harness.bench.stress.StressOptions)")
+    stress.add_argument("--timeout", type=seconds, default=None, help="kill each case's child past S seconds (30)")
+    stress.add_argument("--memory", type=megabytes(64), default=None, help="each child's address space, MB (2000)")
+    stress.add_argument("--pythonpath", metavar="DIR", default=None, help="a checkout to measure instead of this one")
+    stress.add_argument("--cases", type=names, default=None, help="only these cases of the corpus (comma-separated)")
+    stress.add_argument("--targets", metavar="LIST", type=names, default=None,
+                        help="reference, derivatives or both (default both; a wire case runs as its own target)")
+
+
+STRESS_OPTIONS = {"timeout": "timeout", "memory": "memory_mb", "pythonpath": "pythonpath", "cases": "only",
+                  "targets": "targets"}
+"""``bench`` option's dest -> its ``StressOptions`` field."""
+
+
+def stress_options(args):
+    """The ``StressOptions`` of the stress options given (None when none is): a ValueError names a bad one."""
+    from harness.bench.stress import StressOptions
+
+    given = {field: getattr(args, dest) for dest, field in STRESS_OPTIONS.items()
+             if getattr(args, dest, None) is not None}
+    if not given:
+        return None
+    return StressOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
 
 
 TAKES_PATH = ("corpus",)
@@ -71,6 +95,15 @@ def run(args, stdout, stderr) -> int:
         except ValueError as exc:
             print(str(exc), file=stderr)
             return int(ExitCode.USAGE)
+    try:
+        stress = stress_options(args)
+    except ValueError as exc:
+        print(f"bench: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    if stress is not None and names != ["stress"]:
+        print("--timeout, --memory, --pythonpath, --cases and --targets go with the stress benchmark alone: "
+              "constrain-harness bench stress --timeout S", file=stderr)
+        return int(ExitCode.USAGE)
     report = Report(stdout)
     load_before = _load()
     for name in names:
@@ -80,6 +113,8 @@ def run(args, stdout, stderr) -> int:
             module.run(report, quick=args.quick, path=paths[name])
         elif class_dir is not None:
             module.run(report, quick=args.quick, class_dir=class_dir)
+        elif stress is not None:
+            module.run(report, quick=args.quick, options=stress)
         else:
             module.run(report, quick=args.quick)
     print("", file=stdout)

@@ -7,6 +7,8 @@
     constrain-harness mutants --generated --sample 200 --seed 1 [--operators NumberReplacer,SwapArguments]
         [--module parser,schema] [--jobs 2]
     constrain-harness mutants --generated --state run.jsonl [--resume] [--scheduler tcp://HOST:8786]
+    constrain-harness mutants --stability --only s12,s21 --seeds 3   # kills under several run seeds
+    constrain-harness mutants --tools --sample 40 --seed 1 --md tools.md   # mutants of oracles/tools
 
 First checks the runner (the clean reference passes, a forced failure fails), then
 runs each mutant in its own process, expected killers first. Exits 1 when a mutant
@@ -41,6 +43,10 @@ computes only the corpus keys that execute its statement, up to the first that d
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
 rest. ``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the
 mutants on a Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
+
+``--stability`` and ``--tools``: two developer measures (``harness.commands.mutants_modes``):
+seed stability (each mutant's expected killers under ``--seeds`` run seeds) and the generated
+mutants of the tool surface against the tools golden replay.
 """
 
 from __future__ import annotations
@@ -101,11 +107,27 @@ def add_arguments(parser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="with --state: keep the results FILE holds (same options) and run only the rest")
     add_scheduler(parser)
+    modes = parser.add_argument_group("developer measures (harness.commands.mutants_modes)")
+    modes.add_argument("--stability", action="store_true",
+                       help="seed stability: each mutant's expected killers under --seeds run seeds (--only, "
+                            "--generated, --sample, --seed, --tests, --jobs, --timeout, --json)")
+    modes.add_argument("--seeds", metavar="N", type=positive_count, default=None,
+                       help="--stability: how many run seeds (default 20)")
+    modes.add_argument("--tests", metavar="LIST", type=names, default=None,
+                       help="--stability: count kills by these catalogue tests instead of the expected killers")
+    modes.add_argument("--tools", action="store_true",
+                       help="generated mutants of oracles/tools against the tools golden replay (--module, "
+                            "--sample, --seed, --jobs, --timeout, --json, --md, --html)")
 
 
 GENERATED_ONLY = ("operators", "module", "sample", "seed", "coverage_file")
 """Options that only mean something with ``--generated``: given without it, a usage error
 (they were silently ignored: ``--sample 5`` ran the whole catalogue)."""
+
+
+def mutants_modes_only(args) -> list[str]:
+    """The options given that only ``--stability`` reads."""
+    return [name for name in ("seeds", "tests") if getattr(args, name, None) is not None]
 
 
 def _select(args, stdout, stderr):
@@ -157,6 +179,15 @@ def _select(args, stdout, stderr):
 
 def run(args, stdout, stderr) -> int:
     from harness.mutants.process_cpu import RunCpu
+
+    if getattr(args, "stability", False) or getattr(args, "tools", False):
+        from harness.commands import mutants_modes
+
+        return mutants_modes.run(args, stdout, stderr)
+    stray = [f"--{name}" for name in mutants_modes_only(args)]
+    if stray:
+        print(f"constrain-harness mutants: error: {', '.join(stray)} need --stability", file=stderr)
+        return int(ExitCode.USAGE)
 
     meter = RunCpu()   # before the first process of the run: every candidate logs its CPU for it
     try:

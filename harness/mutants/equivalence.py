@@ -39,6 +39,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -326,25 +327,12 @@ def record(package_dir: Path) -> dict[str, Any]:
     lines of its own): a key whose lines miss a mutated statement computes the same value on
     the mutant as on the reference, and need not be computed (``first_difference``).
     """
-    import coverage
-
-    from harness.mutants.apply import load
-
-    package_dir = Path(package_dir).resolve()
-    cov = coverage.Coverage(data_file=None, include=[str(package_dir / "*.py")], config_file=False)
-    cov.start()
-    try:
-        module = load(package_dir)
-        for path in sorted(package_dir.glob("*.py")):   # the package imports lazily: every module now
-            if path.stem != "__init__":
-                importlib.import_module(f"{module.__name__}.{path.stem}")
+    with covered_package(package_dir) as (cov, module):
         facts = {}
         for key, thunk in entries(module):
             _clear_caches(module)
             cov.switch_context(key)
             facts[key] = _attempt(thunk)
-    finally:
-        cov.stop()
     data = cov.get_data()
     lines: dict[str, dict[str, list[int]]] = {}
     for context in ["", *facts]:
@@ -354,6 +342,31 @@ def record(package_dir: Path) -> dict[str, Any]:
             if found:
                 lines.setdefault(context, {})[Path(path).name] = sorted(found)
     return {"digest": digest(facts), "import": lines.pop("", {}), "lines": lines}
+
+
+@contextlib.contextmanager
+def covered_package(package_dir: Path):
+    """``(cov, module)``: a running ``coverage.Coverage`` measuring only the package's own files
+    (its context ``""``), and the package loaded from ``package_dir`` (``apply.load``) with every
+    module of it imported under that coverage (the package imports its modules lazily: imported
+    here first, a module-level statement is never counted to one key or item only). Coverage
+    stops when the block ends, on an error too; read ``cov.get_data()`` after it.
+    ``record`` (the corpus's keys) and ``evidence.record_lines`` (the evidence's items) share it."""
+    import coverage
+
+    from harness.mutants.apply import load
+
+    package_dir = Path(package_dir).resolve()
+    cov = coverage.Coverage(data_file=None, include=[str(package_dir / "*.py")], config_file=False)
+    cov.start()
+    try:
+        module = load(package_dir)
+        for path in sorted(package_dir.glob("*.py")):
+            if path.stem != "__init__":
+                importlib.import_module(f"{module.__name__}.{path.stem}")
+        yield cov, module
+    finally:
+        cov.stop()
 
 
 def _clear_caches(module) -> None:

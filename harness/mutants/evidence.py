@@ -479,27 +479,14 @@ def record_lines(package_dir: Path, kinds: Sequence[str] = SELECTABLE) -> dict:
     between items; ``sets`` the distinct line sets of the items, ``items`` each item's. Each item
     is computed with the package's ``functools`` caches cleared first (its lines are those of a
     fresh start), as ``equivalence.record`` does for the corpus."""
-    import importlib
-
-    import coverage
-
-    from harness.mutants.apply import load
+    from harness.mutants.equivalence import covered_package
 
     if not set(kinds) <= set(SELECTABLE):
         raise ValueError(f"evidence kinds chosen by coverage are {', '.join(SELECTABLE)}, not {list(kinds)}")
-    package_dir = Path(package_dir).resolve()
-    cov = coverage.Coverage(data_file=None, include=[str(package_dir / "*.py")], config_file=False)
     hashes: dict[str, list[str]] = {}
-    cov.start()
-    try:
-        module = load(package_dir)
-        for path in sorted(package_dir.glob("*.py")):   # the package imports lazily: every module now
-            if path.stem != "__init__":
-                importlib.import_module(f"{module.__name__}.{path.stem}")
+    with covered_package(package_dir) as (cov, module):
         for kind in kinds:
             hashes[kind] = _record_kind(cov, module, kind)
-    finally:
-        cov.stop()
     return _line_sets(cov.get_data(), hashes)
 
 

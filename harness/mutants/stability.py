@@ -15,24 +15,28 @@ behind the wall like any other (``runner.run_catalogue_against`` with ``run_seed
 Guarantee checked by ``tests/mutants/test_seed_stability.py``: every catalogue mutant the catalogue
 kills at seed 0 is killed by its expected killers under every seed listed here.
 
-Example (about 1-2 CPU s a run: 27 mutants x 20 seeds is ~10 CPU minutes)::
+What to measure is one frozen, validated ``StabilityOptions`` (a bad field: a ValueError
+naming its option); ``run(options)`` measures and prints. The command line is
+``constrain-harness mutants --stability`` (``harness.commands.mutants_modes``; argparse stops at
+the commands). Example (about 1-2 CPU s a run: 27 mutants x 20 seeds is ~10 CPU minutes)::
 
-    python -m harness.mutants.stability --jobs 1 --json stability.json          # the catalogue
-    python -m harness.mutants.stability --only s12,s21 --seeds 3                # a few, quickly
-    python -m harness.mutants.stability --generated-sample 30 --json gen.json   # generated mutants
-    python -m harness.mutants.stability --generated compile.NumberReplacer.4    # named ones
+    constrain-harness mutants --stability --jobs 1 --json stability.json            # the catalogue
+    constrain-harness mutants --stability --only s12,s21 --seeds 3                  # a few, quickly
+    constrain-harness mutants --stability --generated --sample 30 --json gen.json   # generated mutants
+    constrain-harness mutants --stability --generated --only compile.NumberReplacer.4   # named ones
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
 
+from harness.argtypes import MAX_JOBS
 from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Mutant
 from harness.mutants.runner import (
     DEFAULT_TIMEOUT,
@@ -45,7 +49,11 @@ from harness.mutants.runner import (
 from harness.mutants.runner import _failed as failed_tests
 from harness.suite.seeding import check_seed
 
-__all__ = ["STABILITY_SEEDS", "SeedKills", "seeds", "kills_under_seeds", "measure", "table"]
+__all__ = ["STABILITY_SEEDS", "MAX_STABILITY_SEEDS", "SeedKills", "StabilityOptions", "seeds", "kills_under_seeds",
+           "measure", "table", "run"]
+
+MAX_STABILITY_SEEDS = 1000
+"""Most run seeds one measure takes (each is a catalogue run per mutant)."""
 
 
 def seeds(count: int) -> tuple[int, ...]:
@@ -158,6 +166,78 @@ def _to_json(kills: list[SeedKills]) -> list[dict]:
              "other": [[s, why] for s, why in k.other]} for k in kills]
 
 
+@dataclasses.dataclass(frozen=True)
+class StabilityOptions:
+    """One seed-stability measure. ``only``: the mutants' ids (catalogue ids; with ``generated``
+    the generator's ids), empty for all (the catalogue: s01-s27; generated: a sample of
+    ``sample`` mutants drawn with ``sample_seed``, every site when None); ``seeds``: how many
+    run seeds (1 .. ``MAX_STABILITY_SEEDS``, the first of ``seeds(n)``); ``tests``: count kills by
+    these catalogue tests instead of the expected killers (None: the expected killers, a
+    generated mutant's whole default tier); ``jobs`` mutants at a time (1 .. ``MAX_JOBS``);
+    ``timeout`` CPU seconds per run (None: the runner's default for the kind); ``json``: where
+    the kills per seed are written, or None. Frozen and validated when made: a bad field is a
+    ``ValueError`` (``TypeError`` for a wrong type) naming its command-line option."""
+
+    only: tuple[str, ...] = ()
+    generated: bool = False
+    sample: int | None = None
+    sample_seed: int = 1
+    seeds: int = len(STABILITY_SEEDS)
+    tests: tuple[str, ...] | None = None
+    jobs: int = 1
+    timeout: float | None = None
+    json: Path | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "only", _names("--only", self.only))
+        if self.tests is not None:
+            object.__setattr__(self, "tests", _names("--tests", self.tests) or None)
+        _count("--seeds", self.seeds, 1, MAX_STABILITY_SEEDS)
+        _count("--jobs", self.jobs, 1, MAX_JOBS)
+        if self.sample is not None:
+            _count("--sample", self.sample, 1, 1_000_000)
+        try:
+            check_seed(self.sample_seed)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"--seed: {exc}") from None
+        if not isinstance(self.generated, bool):
+            raise TypeError(f"StabilityOptions.generated must be a bool, not {self.generated!r}")
+        if not self.generated and self.sample is not None:
+            raise ValueError("--sample needs --generated (the catalogue is not sampled)")
+        timeout = self.timeout
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 < timeout < math.inf):
+            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+        if self.json is not None:
+            object.__setattr__(self, "json", Path(self.json))
+        if not self.generated:
+            unknown = [x for x in self.only if x not in BY_ID or BY_ID[x].kind != CATALOGUE]
+            if unknown:
+                raise ValueError(f"--only: not a catalogue mutant: {', '.join(unknown)}")
+
+    def mutants(self) -> list:
+        """The mutants measured (generated ones are built here: a ValueError names an unknown id)."""
+        if self.generated:
+            return _generated(self.sample, self.sample_seed, list(self.only) or None)
+        wanted = self.only or tuple(m.id for m in MUTANTS if m.kind == CATALOGUE)
+        return [BY_ID[x] for x in wanted]
+
+    @property
+    def run_timeout(self) -> float:
+        return self.timeout or (GENERATED_TIMEOUT if self.generated else DEFAULT_TIMEOUT)
+
+
+def _names(option: str, value) -> tuple[str, ...]:
+    if isinstance(value, str) or not all(isinstance(x, str) and x for x in value):
+        raise TypeError(f"{option} takes a sequence of names, not {value!r}")
+    return tuple(value)
+
+
+def _count(option: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{option} must be an integer in {low} .. {high}, not {value!r}")
+
+
 def _generated(size: int | None, seed: int, ids: list[str] | None = None) -> list:
     """A seeded sample of ``size`` generated mutants, or the ones named by ``ids``."""
     from harness.mutants import generation
@@ -169,41 +249,19 @@ def _generated(size: int | None, seed: int, ids: list[str] | None = None) -> lis
     return mutants
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.mutants.stability", description=__doc__.split("\n")[0])
-    parser.add_argument("--only", metavar="IDS", help="comma-separated catalogue mutant ids (default s01-s27)")
-    parser.add_argument("--seeds", type=int, default=len(STABILITY_SEEDS), help="how many run seeds (default 20)")
-    parser.add_argument("--generated-sample", type=int, default=None, metavar="N",
-                        help="a seeded sample of N generated mutants instead of the catalogue (whole default tier)")
-    parser.add_argument("--sample-seed", type=int, default=1, help="--generated-sample: its seed (default 1)")
-    parser.add_argument("--generated", metavar="IDS", help="these generated mutants (comma-separated ids)")
-    parser.add_argument("--tests", metavar="NAMES", help="count kills by these catalogue tests (comma-separated) "
-                        "instead of the expected killers (a generated mutant: the whole default tier)")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--json", metavar="FILE", help="write the kills per seed as JSON")
-    args = parser.parse_args(argv)
-    if args.seeds < 1:
-        parser.error("--seeds must be at least 1")
-    if args.generated_sample is not None or args.generated:
-        ids = args.generated.split(",") if args.generated else None
-        mutants, timeout = _generated(args.generated_sample, args.sample_seed, ids), GENERATED_TIMEOUT
-    else:
-        wanted = args.only.split(",") if args.only else [m.id for m in MUTANTS if m.kind == CATALOGUE]
-        unknown = [x for x in wanted if x not in BY_ID or BY_ID[x].kind != CATALOGUE]
-        if unknown:
-            parser.error(f"not a catalogue mutant: {', '.join(unknown)}")
-        mutants, timeout = [BY_ID[x] for x in wanted], DEFAULT_TIMEOUT
+def run(options: StabilityOptions, out=None, mutants: list | None = None) -> int:
+    """Measure ``options`` (on ``mutants``, when already built by ``options.mutants()``), print the
+    progress and the table on ``out`` (stdout), write ``options.json``; 0 when every mutant died
+    under every seed, else 1."""
+    out = out or sys.stdout
+    mutants = options.mutants() if mutants is None else mutants
 
     def progress(result, done, total):
         print(f"{done}/{total} {result.id}: killed under {len(result.killed_by)}/{len(result.tests)} seeds",
-              flush=True)
-    tests = tuple(args.tests.split(",")) if args.tests else None
-    kills = measure(mutants, seeds(args.seeds), jobs=args.jobs, timeout=timeout, progress=progress, tests=tests)
-    print(table(kills))
-    if args.json:
-        Path(args.json).write_text(json.dumps(_to_json(kills), indent=1) + "\n", encoding="utf-8")
+              file=out, flush=True)
+    kills = measure(mutants, seeds(options.seeds), jobs=options.jobs, timeout=options.run_timeout,
+                    progress=progress, tests=options.tests)
+    print(table(kills), file=out)
+    if options.json is not None:
+        options.json.write_text(json.dumps(_to_json(kills), indent=1) + "\n", encoding="utf-8")
     return 0 if all(not k.survived and not k.other for k in kills) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,21 +16,24 @@ replay child that kills the ``l10_9`` catalogue mutants), up to its first failin
 - the report is the generated run's (``report.rates_table``, ``course.to_markdown``/``to_html``,
   ``report.to_stryker``).
 
-Run::
+What to run is one frozen, validated ``ToolsOptions`` (a bad field: a ValueError naming its
+option); ``run(options)`` returns the results and their lookup. The command line is
+``constrain-harness mutants --tools`` (``harness.commands.mutants_modes``), whose reports are the
+generated run's (``--json``, ``--md``, ``--html``)::
 
-    python -m harness.mutants.tools_generated --sample 40 --seed 1 --jobs 2 --md tools.md --json tools.json
+    constrain-harness mutants --tools --sample 40 --seed 1 --jobs 2 --md tools.md --json tools.json
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
+import math
 import random
 import shutil
-import sys
 import time
 from pathlib import Path
 
+from harness.argtypes import MAX_JOBS
 from harness.mutants import generation
 from harness.mutants.apply import TOOLS_REFERENCE_DIR
 from harness.mutants.mutant import TOOLS_REPLAY
@@ -101,33 +104,46 @@ def run_tools_mutant(mutant: ToolsMutant, root: Path, timeout: float = TOOLS_TIM
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], checks, seconds, "every check of the tools replay passed")
 
 
-def main(argv: list[str] | None = None) -> int:
-    from harness.mutants import course, report
+@dataclasses.dataclass(frozen=True)
+class ToolsOptions:
+    """One run of the tools mutants: ``sample`` distinct mutants (None: every site) of a shuffle
+    seeded with ``seed`` (an int >= 0), over ``modules`` (a non-empty subset of
+    ``TOOLS_MODULES``), ``jobs`` at a time (1 .. ``MAX_JOBS``), each replay ``timeout`` CPU
+    seconds. Frozen and validated when made: a bad field is a ``ValueError`` (``TypeError`` for
+    a wrong type) naming its command-line option."""
+
+    sample: int | None = None
+    seed: int = 0
+    jobs: int = 2
+    modules: tuple[str, ...] = TOOLS_MODULES
+    timeout: float = TOOLS_TIMEOUT
+
+    def __post_init__(self):
+        if self.sample is not None and (isinstance(self.sample, bool) or not isinstance(self.sample, int)
+                                        or self.sample < 1):
+            raise ValueError(f"--sample must be an integer >= 1, not {self.sample!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"--seed must be an integer >= 0, not {self.seed!r}")
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or not 1 <= self.jobs <= MAX_JOBS:
+            raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {self.jobs!r}")
+        if isinstance(self.modules, str) or not all(isinstance(m, str) for m in self.modules):
+            raise TypeError(f"--module takes a sequence of module names, not {self.modules!r}")
+        unknown = [m for m in self.modules if m not in TOOLS_MODULES]
+        if unknown or not self.modules:
+            raise ValueError(f"--module must name modules of oracles/tools ({', '.join(TOOLS_MODULES)}), "
+                             f"not {', '.join(unknown) or 'none'}")
+        object.__setattr__(self, "modules", tuple(dict.fromkeys(self.modules)))
+        timeout = self.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+
+
+def run(options: ToolsOptions, progress=None) -> tuple[list[MutantResult], dict[str, ToolsMutant]]:
+    """The tools replay against ``options``' mutants: (the results, id -> mutant)."""
     from harness.mutants.runner import run_all
 
-    parser = argparse.ArgumentParser(prog="python -m harness.mutants.tools_generated",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--sample", type=int, default=None, help="N distinct mutants (default: every site)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--module", default=",".join(TOOLS_MODULES), help="comma-separated modules of oracles/tools")
-    parser.add_argument("--json", type=Path, help="write the results and kill rates as JSON")
-    parser.add_argument("--md", type=Path, help="write the course report as Markdown")
-    parser.add_argument("--html", type=Path, help="write the course report as HTML")
-    args = parser.parse_args(argv)
-    mutants = sample(args.sample, args.seed, tuple(args.module.split(",")))
+    mutants = sample(options.sample, options.seed, options.modules)
     lookup = {m.id: m for m in mutants}
-    results = run_all(mutants, jobs=args.jobs, run=lambda m, root, timeout: run_tools_mutant(m, root))
-    print(report.table(results, lookup))
-    print("\n" + report.rates_table(results, lookup))
-    if args.json:
-        args.json.write_text(report.dumps(report.to_json(results, lookup)), encoding="utf-8")
-    if args.md:
-        args.md.write_text(course.to_markdown(results, lookup), encoding="utf-8")
-    if args.html:
-        args.html.write_text(course.to_html(results, lookup), encoding="utf-8")
-    return 0 if all(r.outcome in (Outcome.KILLED, Outcome.TIMEOUT) for r in results) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    results = run_all(mutants, jobs=options.jobs, progress=progress,
+                      run=lambda m, root, timeout: run_tools_mutant(m, root, options.timeout))
+    return results, lookup

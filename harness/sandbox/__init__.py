@@ -14,7 +14,7 @@ makes, in one round trip, the calls the grader's loop would make, given only tho
 inputs (a loop's next input may be computed from the candidate's own earlier answers: that
 is the candidate calling its own module), and sends back its answers; the grader takes them
 in its own order and checks every one as if it had asked for it alone, calling one at a
-time past any point where its own path goes another way (``client.Prefetched``).
+time past any point where its own path goes another way (``harness.suite.batched.Prefetched``).
 
 Where it is enforced: the server offers only the operations below, each of which carries
 inputs (``server``'s docstring); the catalogue's batched loops are all plans, built in one
@@ -99,10 +99,10 @@ folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
 _FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-                "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Prefetched", "Proxy", "RemoteError",
+                "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Proxy", "RemoteError",
                 "call_many", "repeat_call")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-           "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Prefetched", "Proxy", "RemoteError",
+           "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Proxy", "RemoteError",
            "call_many", "repeat_call"]
 
 

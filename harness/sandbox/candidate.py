@@ -319,15 +319,15 @@ def read_contract(path: Path = CONTRACT_PATH) -> Contract:
 
 
 def _callable(node: ast.FunctionDef, drop_self: bool) -> Callable_:
-    args = node.args
-    positional = args.posonlyargs + args.args
-    n_defaults = len(args.defaults)
+    signature = node.args
+    positional = signature.posonlyargs + signature.args
+    n_defaults = len(signature.defaults)
     params = []
     for i, arg in enumerate(positional):
         if drop_self and i == 0:
             continue
         params.append(Param(arg.arg, "positional", i >= len(positional) - n_defaults))
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+    for arg, default in zip(signature.kwonlyargs, signature.kw_defaults):
         params.append(Param(arg.arg, "keyword", default is not None))
     return Callable_(node.name, tuple(params))
 

@@ -60,7 +60,7 @@ draws]``), after an answer whose reading holds proxies or fails (``read_answer``
 step whose target answer is no object, or whose ``getattr`` names a method of that object
 (the grader's proxy would ask nothing for it). Where the grader stops earlier (a wrong
 answer fails the test) the answers past it are never read; past the plan's answers the
-grader calls one at a time (``client.Prefetched``); every answer is checked by the grader
+grader calls one at a time (``harness.suite.batched.Prefetched``); every answer is checked by the grader
 as if it had asked for it alone.
 
 Bounds, checked (``check_plan``) before anything runs: ``MAX_STEPS`` answers in a plan,
@@ -440,7 +440,7 @@ def _loop(server, spec: dict, answers: list, draws: list) -> bool:
 
 def _referenced(step: list, item, kept: list, drawing) -> tuple[list, bool]:
     """``(the step's args with its references resolved, whether it is given the draw's generator)``."""
-    args, given = [], False
+    resolved, given = [], False
     for arg in step[5:]:
         if isinstance(arg, Described) and arg.kind == "ref":
             what = arg.data[0]
@@ -452,8 +452,8 @@ def _referenced(step: list, item, kept: list, drawing) -> tuple[list, bool]:
                 logits, after = drawing.inputs(kept)
                 arg = logits if what == "logits" else Described("rng", after)
                 given = given or what == "rng"
-        args.append(arg)
-    return args, given
+        resolved.append(arg)
+    return resolved, given
 
 
 def _queued(items, seen: set, work) -> bool:

@@ -280,13 +280,17 @@ class Cgroup:
 
     def remove(self) -> bool:
         """Kill what is in it, wait (at most ``EMPTY_WAIT`` s) until it is empty, remove its
-        folders; True when they are all gone. Never raises."""
+        folders; True when they are all gone. Never raises. The cgroups made inside it go first,
+        their processes killed too (a grader run in a cgroup, ``autograder.bounded``, makes its
+        candidates' cgroups inside that one; a grader killed before releasing them leaves them
+        there, and a cgroup with a cgroup inside cannot be removed)."""
         deadline, pause = time.monotonic() + EMPTY_WAIT, 0.001
         left = list(dict.fromkeys(self.folders))
         while left:
             if self.members():
                 self.kill()
             for folder in list(left):
+                _remove_inner(folder)
                 try:
                     folder.rmdir()
                     left.remove(folder)
@@ -344,24 +348,48 @@ def _make_v1(hierarchies: list[_Hierarchy], name: str) -> Cgroup:
 
 def _sweep(hierarchies: list[_Hierarchy]) -> int:
     """Remove the empty candidate cgroups of graders that are gone (killed before they could
-    remove them: ``constrain-harness-<pid>-...`` where no process ``pid`` runs); a cgroup
-    that still holds a process is never touched (rmdir refuses). Returns how many went."""
+    remove them: ``constrain-harness-<pid>-...`` where no process ``pid`` runs), and the stale
+    ones inside them first (a grader run in a cgroup makes its candidates' inside it); a cgroup
+    that still holds a process, or one of a live owner, is never touched (rmdir refuses the
+    first, the second is skipped). Returns how many went."""
+    return sum(_sweep_folder(hierarchy.own) for hierarchy in hierarchies)
+
+
+def _sweep_folder(folder: Path | str) -> int:
+    """``_sweep`` of the cgroups directly in ``folder`` (and, in a stale one, of its own)."""
     removed = 0
-    for hierarchy in hierarchies:
-        try:
-            entries = list(os.scandir(hierarchy.own))
-        except OSError:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        owner = entry.name[len(CGROUP_PREFIX):].split("-", 1)[0]
+        if not (entry.name.startswith(CGROUP_PREFIX) and owner.isdigit() and entry.is_dir(follow_symlinks=False)) \
+                or os.path.exists(f"/proc/{owner}"):
             continue
-        for entry in entries:
-            owner = entry.name[len(CGROUP_PREFIX):].split("-", 1)[0]
-            if not (entry.name.startswith(CGROUP_PREFIX) and owner.isdigit()) or os.path.exists(f"/proc/{owner}"):
-                continue
-            try:
-                os.rmdir(entry.path)
-                removed += 1
-            except OSError:
-                pass
+        removed += _sweep_folder(entry.path)
+        try:
+            os.rmdir(entry.path)
+            removed += 1
+        except OSError:
+            pass
     return removed
+
+
+def _remove_inner(folder: Path) -> None:
+    """Remove every cgroup inside ``folder``, deepest first, killing what is in each (never raises:
+    one that will not go leaves ``folder``'s own rmdir to fail, and ``Cgroup.remove`` to retry)."""
+    try:
+        inner = [Path(entry.path) for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for child in inner:
+        _remove_inner(child)
+        _kill_all(int(p) for p in _read(child / "cgroup.procs").split() if p.isdigit())
+        try:
+            child.rmdir()
+        except OSError:
+            pass
 
 
 _PROBED: dict = {}

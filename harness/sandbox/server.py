@@ -280,7 +280,7 @@ class Server:
     # exception (then ``[answers, error]``), the loop's own end or bound. Where the grader
     # stops earlier (a wrong answer fails the test), the answers past it are never read;
     # where the grader goes another way (a live call to explain a difference), it takes the
-    # answers in its own order and calls one at a time past them (``client.Prefetched``).
+    # answers in its own order and calls one at a time past them (``harness.suite.batched.Prefetched``).
     # Every answer is checked by the grader as if it had asked for it alone.
 
     def _request(self, op: str, target, name, args: list):

@@ -4,7 +4,7 @@
 *plan* (``harness.sandbox.plans``: a flat list of the calls its loop will make, with their
 inputs and the reading of each answer the loop needs to go on), the candidate's process
 carries it out and sends back its answers, and the test takes them in its own order
-(``harness.sandbox.Prefetched``), checking every one as if it had asked for it alone and
+(``Prefetched``, below), checking every one as if it had asked for it alone and
 calling one at a time past them.
 
 **Inputs in, answers out** (``harness.sandbox``'s docstring), read here in one place: what
@@ -52,10 +52,54 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.sandbox import CandidateProtocolError, Prefetched, Proxy
+from harness.sandbox import CandidateProtocolError, Proxy
 from harness.sandbox.channel import Described
 from harness.sandbox.client import RemoteMethod
 from harness.sandbox.plans import MAX_STEPS, inputs_digest, unflat_state
+
+
+class Prefetched:
+    """Answers the candidate gave ahead of the grader's own calls (a batched loop), served
+    in the grader's order: ``take(name, live)`` returns the next answer when there is one
+    (``name`` must be the call the loop made at that place: ``names(position)``), raises
+    the exception that stopped the loop when the grader reaches the call that raised it,
+    and otherwise calls ``live()``, one round trip as before. The loop on the candidate's
+    side got the inputs of the grader's calls and nothing else (never an expected answer:
+    ``harness.sandbox``'s docstring) and makes exactly the calls the grader makes while
+    every answer is right, in the same order (``harness.sandbox.plans``); every answer is
+    checked by the grader as if it had asked for it alone, and past the answers made ahead
+    (a loop that stopped where its answers left it nothing to go on) the grader calls one
+    at a time. ``taken(position)``, when given, runs as the answer (or the exception) made
+    ahead at ``position`` is taken: what a live call's reply does besides its value (a
+    generation's generator state, ``generation``)."""
+
+    __slots__ = ("names", "answers", "error", "position", "taken")
+
+    def __init__(self, names=None, answers: list | tuple = (), error: BaseException | None = None, taken=None):
+        self.names, self.answers, self.error, self.position, self.taken = names, list(answers), error, 0, taken
+
+    def ahead(self) -> bool:
+        """Return True if and only if the next ``take`` is answered by the loop made ahead."""
+        return self.position < len(self.answers) or self.error is not None
+
+    def take(self, name: str, live, received=None):
+        """The answer of the call ``name`` the loop makes now (``received(answer)`` for an
+        answer made ahead: the check a live call makes of its reply, e.g. a ``many``'s count)."""
+        position = self.position
+        if self.ahead():
+            if self.names(position) != name:
+                raise RuntimeError(f"catalogue bug: a batched loop made {self.names(position)!r} where the grader "
+                                   f"calls {name!r} (call {position})")
+            self.position += 1
+            if self.taken is not None:
+                self.taken(position)
+            if position < len(self.answers):
+                answer = self.answers[position]
+                return answer if received is None else received(answer)
+            error, self.error = self.error, None
+            raise error
+        return live()
+
 
 WALK_NAMES = ("mask", "is_complete", "state", "advance")
 _WALK_METHODS = ("mask", "is_complete", "advance")  # methods of the constraint's class; ``state`` is no method

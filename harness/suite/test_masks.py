@@ -12,9 +12,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from harness.sandbox import Prefetched, call_many
+from harness.sandbox import call_many
 from harness.suite import golden_masks, strength
-from harness.suite.batched import explore, sweep
+from harness.suite.batched import Prefetched, explore, sweep
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
     HAND_ACCEPT,

@@ -21,9 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.sandbox import Prefetched
 from harness.suite import strength
-from harness.suite.batched import generation
+from harness.suite.batched import Prefetched, generation
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
     HAND_EOS,

@@ -177,25 +177,13 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
 
 
 @pytest.mark.parametrize("mutant_id, equal", [
+    # schema: survivors of a seeded sample (and one the catalogue kills)
     ("schema.NumberReplacer.15", True),   # which unknown keyword the message names: the class is the same
     ("schema.ReplaceComparisonOperator_Gt_Is.1", False),  # depth == MAX_DEPTH refused: 33 nested objects
     ("schema.ReplaceComparisonOperator_Gt_GtE.0", False),  # a regex of exactly MAX_REGEX_LENGTH refused
     ("schema.RemoveStatement.10", False),  # a schema that is no object: TypeError, not ValueError
     ("schema.ReplaceBinaryOperator_Sub_LShift.4", False),  # killed by test_json_schema_documents
-])
-def test_the_schema_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
-    """Survivors of a seeded sample of ``schema`` (and one the catalogue kills): a mutant that
-    changes only an error's message is equal on the schema domain; one that moves a size bound
-    or an error's class differs there (the bound schemas and ``NOT_SCHEMAS``), as does a kill."""
-    site = next(s for s in generation.enumerate_sites(modules=["schema"]) if s.id == mutant_id)
-    mutant, why = generation.build(site)
-    assert mutant is not None, why
-    mutated = load(materialize_generated(mutant, tmp_path))
-    differs, computed = evidence.first_difference(mutated, "schema", evidence.record(reference, "schema"))
-    assert (differs == []) == equal, (mutant_id, differs)
-
-
-@pytest.mark.parametrize("mutant_id, equal", [
+    # vocab: survivors and not-covered mutants of a seeded sample
     ("vocab.NumberReplacer.6", True),    # the bound the "special id out of range" message names
     ("vocab.NumberReplacer.27", True),   # how much of a bad added token the message quotes
     ("vocab.RemoveStatement.0", False),  # vocab_bytes("abc") read as three tokens, not a TypeError
@@ -209,13 +197,15 @@ def test_the_schema_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tm
     ("vocab.ReplaceComparisonOperator_NotEq_IsNot.0", False),  # `len(strings) is not n`: wrong past 256 ids
     ("vocab.ReplaceFalseWithTrue.0", False),  # an added token without a special flag read as special
 ])
-def test_the_vocab_domain_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
-    """Survivors and not-covered mutants of a seeded sample of ``vocab``: a mutant that changes
-    only an error's message is equal on the vocab domain (``evidence_vocab``); one that moves the
-    size bound, an error's class or a tokenizer kind's reading differs there."""
-    site = next(s for s in generation.enumerate_sites(modules=["vocab"]) if s.id == mutant_id)
+def test_the_schema_and_vocab_domains_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """A mutant of ``schema`` or ``vocab`` (the domain is the module its id names) that changes
+    only an error's message is equal on that module's domain (``evidence_vocab`` for vocab);
+    one that moves a size bound, an error's class or a tokenizer kind's reading differs there
+    (for schema: the bound schemas and ``NOT_SCHEMAS``), as does a kill."""
+    domain = mutant_id.split(".")[0]
+    site = next(s for s in generation.enumerate_sites(modules=[domain]) if s.id == mutant_id)
     mutant, why = generation.build(site)
     assert mutant is not None, why
     mutated = load(materialize_generated(mutant, tmp_path))
-    differs, computed = evidence.first_difference(mutated, "vocab", evidence.record(reference, "vocab"))
+    differs, computed = evidence.first_difference(mutated, domain, evidence.record(reference, domain))
     assert (differs == []) == equal, (mutant_id, differs)

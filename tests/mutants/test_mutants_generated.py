@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -265,6 +266,28 @@ def test_the_recorded_fingerprint_is_the_reference_s_and_every_module_level_line
     special = next(i for i, text in enumerate(source, 1) if text.startswith("SPECIAL = "))
     assert special in recorded["import"]["parser.py"]            # the package imports lazily: still here
     assert not any(special in files.get("parser.py", ()) for files in recorded["lines"].values())
+
+
+def test_the_covered_package_imports_every_module_under_coverage_and_stops_it_on_an_error(tmp_path):
+    """``equivalence.covered_package``, shared by ``record`` and ``evidence.record_lines``: every
+    module of the copy is imported while coverage measures the copy's files (and only them), and
+    the coverage stops when the block ends, an error or not."""
+    import sys
+
+    import coverage
+
+    from harness.mutants.runner import NULL_MUTANT
+
+    package = materialize(NULL_MUTANT, tmp_path / "copy")
+    with pytest.raises(RuntimeError, match="boom"):
+        with equivalence.covered_package(package) as (cov, module):
+            assert coverage.Coverage.current() is cov
+            stems = {p.stem for p in package.glob("*.py")} - {"__init__"}
+            assert stems and all(f"{module.__name__}.{stem}" in sys.modules for stem in stems)
+            raise RuntimeError("boom")
+    assert coverage.Coverage.current() is None
+    measured = {Path(f).resolve() for f in cov.get_data().measured_files()}
+    assert measured == {p.resolve() for p in package.glob("*.py")}
 
 
 @pytest.mark.parametrize("seed", [3, pytest.param(4, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)])

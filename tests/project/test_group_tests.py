@@ -7,24 +7,14 @@ moved file is left alone; graded code and the harness get no test-code rewrite.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.scripts import load_script
 
 WHERE = {"test_executor.py": "fanout/test_executor.py", "helpers.py": "support/helpers.py",
          "fairness_probe.py": "support/fairness_probe.py"}
 """Where the script's ``places()`` would find three moved files."""
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("group_tests", ROOT / "scripts" / "group_tests.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GROUP = _load_script()
+GROUP = load_script("group_tests")
 
 BEFORE = '''\
 from tests.test_executor import record_start

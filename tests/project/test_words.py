@@ -9,25 +9,18 @@ grows), and read every verb's ``--help`` as a student or grader sees it.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.cli import VERBS, build_parser
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1].parent
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("spec_words", ROOT / "scripts" / "spec_words.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-WORDS = _load_script()
+WORDS = load_script("spec_words")
 
 # Examples read by hand: (line, the next line, what the script must make of the line)
 SPEC_MEANING = [

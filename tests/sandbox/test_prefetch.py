@@ -1,5 +1,5 @@
 """The catalogue's loops made ahead by the candidate's process (issue 23, item 4):
-``client.Prefetched`` and the catalogue's plans (``harness.suite.batched``: ``walk_constraint``,
+``harness.suite.batched.Prefetched`` and the catalogue's plans (``harness.suite.batched``: ``walk_constraint``,
 ``sweep``, ``call_and_read``, ``calls_ahead``, and the loops ``explore`` and ``generation``).
 
 Oracle: the same loop made one call at a time. A candidate that logs every call it gets
@@ -18,8 +18,16 @@ import textwrap
 import numpy as np
 import pytest
 
-from harness.sandbox import Candidate, CandidateProtocolError, Prefetched
-from harness.suite.batched import call_and_read, calls_ahead, explore, generation, sweep, walk_constraint
+from harness.sandbox import Candidate, CandidateProtocolError
+from harness.suite.batched import (
+    Prefetched,
+    call_and_read,
+    calls_ahead,
+    explore,
+    generation,
+    sweep,
+    walk_constraint,
+)
 from harness.suite.inputs import HAND_EOS, HAND_MASKS, HAND_PATTERN, HAND_VOCAB
 from harness.suite.test_dfa import DFA_READS
 from harness.suite.test_masks import brute_force

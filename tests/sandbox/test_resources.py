@@ -304,6 +304,77 @@ def test_the_cgroups_of_a_killed_grader_are_removed_by_the_next_one_but_never_on
         assert renamed.remove() and all(not f.exists() for f in renamed.folders)
 
 
+def _our_cgroups(pid: int) -> set[Path]:
+    """Every cgroup folder named for grader ``pid`` anywhere under this process's own cgroups."""
+    found = set()
+    for hierarchy in resources._hierarchies():
+        found |= set(hierarchy.own.rglob(f"{resources.CGROUP_PREFIX}{pid}-*"))
+    return found
+
+
+needs_cgroups = pytest.mark.skipif(resources.unavailable() is not None,
+                                   reason=f"no cgroup per candidate here: {resources.unavailable()}")
+
+LEAKER = """
+import os, sys
+from harness.sandbox import resources
+group = resources.Cgroup.make(4, 256)   # a candidate's cgroup, made inside the run's cgroup
+print(*group.folders, sep=" ", flush=True)
+os._exit(0)                             # ended before it could remove it (as a killed grader is)
+"""
+
+
+@needs_cgroups
+@pytest.mark.e2e  # starts processes
+def test_a_bounded_run_leaves_no_cgroup_even_when_its_grader_left_one_inside(tmp_path):
+    """The batch runs each check job in a cgroup of its own (``autograder.bounded.run_bounded``);
+    the job makes its candidates' cgroups inside that one. A job that ends without removing
+    them (killed, or here ``os._exit``) left both for good: the run's cgroup cannot be removed
+    with a cgroup inside, and the next grader's sweep did not look inside. Now none is left."""
+    import sys
+
+    from harness.grading.autograder.bounded import run_bounded
+
+    before = _our_cgroups(os.getpid())
+    log = tmp_path / "log"
+    with open(log, "w") as out:
+        outcome = run_bounded([sys.executable, "-c", LEAKER], out, tmp_path, cpu_limit=30, wall_limit=60)
+    inner = [Path(line) for line in log.read_text().split() if line.startswith("/")]
+    assert outcome.exit_code == 0 and outcome.counted == "cgroup", log.read_text()
+    assert inner and all(resources.CGROUP_PREFIX in f.name for f in inner)
+    assert [f for f in inner if f.exists()] == []
+    assert _our_cgroups(os.getpid()) == before
+
+
+@needs_cgroups
+@pytest.mark.e2e  # starts processes
+def test_the_sweep_removes_a_stale_cgroup_with_stale_ones_inside_but_never_a_live_owner_s(monkeypatch):
+    import subprocess
+    import sys
+
+    dead = [int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                               text=True).stdout) for _ in range(2)]   # two graders that are gone
+    own = next(h.own for h in resources._hierarchies() if h.version == 1 and "pids" in h.controllers)
+    stale = own / f"{resources.CGROUP_PREFIX}{dead[0]}-0badc0de"
+    stale_inner = stale / f"{resources.CGROUP_PREFIX}{dead[1]}-0badc0df"
+    live = own / f"{resources.CGROUP_PREFIX}{os.getpid()}-5eed0000"   # ours: this process runs
+    live_inner = live / f"{resources.CGROUP_PREFIX}{dead[1]}-5eed0001"
+    for folder in (stale, stale_inner, live, live_inner):
+        folder.mkdir()
+    try:
+        assert not any(os.path.exists(f"/proc/{pid}") for pid in dead)
+        monkeypatch.setattr(resources, "_PROBED", {})  # a new grader process: it sweeps once
+        fresh = resources.Cgroup.make(4, 256)
+        assert not stale.exists() and not stale_inner.exists()
+        assert live.exists() and live_inner.exists()
+        assert fresh.remove()
+        assert resources.Cgroup(1, (live,)).remove() and not live.exists()   # the live one's end takes its inner
+    finally:
+        for folder in (stale_inner, stale, live_inner, live):
+            if folder.exists():
+                folder.rmdir()
+
+
 @confined
 def test_no_cgroup_or_uid_left_for_a_candidate_is_the_machines_refusal_not_a_crash(monkeypatch):
     from harness.sandbox import HarnessCouldNotStart
