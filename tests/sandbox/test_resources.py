@@ -287,10 +287,12 @@ def test_the_cgroups_of_a_killed_grader_are_removed_by_the_next_one_but_never_on
     for folder in stale:
         folder.mkdir()
     busy = resources.Cgroup.make(4, 256)  # the same dead owner's name, but a process still in it
+    # entered before it takes the dead owner's name: a sweep of another process running now never
+    # sees it empty under that name
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                               preexec_fn=lambda: busy.enter(os.getpid()))
     renamed = resources.Cgroup(1, tuple(f.rename(f.with_name(f"{resources.CGROUP_PREFIX}{dead_pid}-00c0ffee"))
                                         for f in busy.folders))
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                               preexec_fn=lambda: renamed.enter(os.getpid()))
     try:
         assert not os.path.exists(f"/proc/{dead_pid}")
         monkeypatch.setattr(resources, "_PROBED", {})  # a new grader process: it sweeps once
