@@ -81,11 +81,18 @@ def {FUNCTION_NAME}():
 '''
 
 
+INPUT_DIRS = tuple(Path(__file__).resolve().parents[2] / name for name in ("strategies", "facts", "golden"))
+"""What decides the catalogue's inputs besides its own folder: the strategies the deep properties
+draw from, the spec's facts (the hand example, the constructs) and the golden modules the tests
+read. A change there can change what a test executes, so a map recorded before it is stale."""
+
+
 def reference_digest(reference: Path = REFERENCE_DIR) -> str:
-    """SHA-256 of what decides the coverage: the reference's sources and the catalogue's."""
+    """SHA-256 of what decides the coverage: the reference's sources, the catalogue's and those of
+    its inputs (``INPUT_DIRS``)."""
     digest = hashlib.sha256()
     suite = Path(__file__).resolve().parents[1] / "suite"
-    for folder in (Path(reference), suite):
+    for folder in (Path(reference), suite, *INPUT_DIRS):
         for path in sorted(folder.glob("*.py")):
             digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
     corpus = Path(__file__).with_name("equivalence.py")   # the fingerprint's corpus, stored with the map

@@ -10,6 +10,8 @@ same. The default run uses fewer examples than the deep tier's 150; ``-m slow`` 
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,9 +22,11 @@ import oracles.automaton as reference
 from harness.suite import test_deep
 from strategies import patterns, reuse, schemas, strings, vocabularies
 
-BODY_DRAWING = ("test_deep_matching_equals_python_re", "test_deep_masks_equal_the_derivative_oracle",
-                "test_deep_schema_documents_get_the_oracles_verdict")
-"""The deep properties that build strategies in their body (``@given(st.data())``)."""
+BODY_DRAWING = tuple(name for name, test in vars(test_deep).items()
+                     if name.startswith("test_") and hasattr(test, "hypothesis")
+                     and "data" in inspect.signature(test.hypothesis.inner_test).parameters)
+"""The deep properties that build strategies in their body (``@given(st.data())``): every one the
+deep tier has, so a new one is checked too."""
 
 
 class Recorder:
@@ -67,6 +71,11 @@ def _calls(test_name: str, examples: int, reused: bool) -> list:
     finally:
         reuse.REUSE[0] = before
     return log
+
+
+def test_the_body_drawing_deep_properties_are_found():
+    assert {"test_deep_matching_equals_python_re", "test_deep_masks_equal_the_derivative_oracle",
+            "test_deep_schema_documents_get_the_oracles_verdict"} <= set(BODY_DRAWING)
 
 
 def _same_calls(examples: int) -> None:
