@@ -14,8 +14,9 @@ the lines it executed. One process per test, so each test's lines include everyt
 executes from a fresh start (module imports, caches filled): a superset of what it
 executes after other tests, so the filter never drops a test that could reach the code.
 
-The map is stored as JSON (``CoverageMap.save``: the reference's digest, the tests, per
-test the lines per file) next to the run's state and reused while the digest matches
+The map is stored as JSON (``CoverageMap.save``: the digest of the reference and of what
+decides the catalogue's inputs, ``reference_digest``; the tests, per test the lines per file)
+next to the run's state and reused while the digest matches
 (``load_or_record``); ``--json`` reports name it.
 
 ``CoverageMap.tests_for(mutant, deep)``: the tests that execute any line of the statement
