@@ -18,6 +18,10 @@ the direction it shrinks in.
                     UTF-8 characters and fragments, lone bytes, specials, the empty
                     token, EOS at any id or none
 
+``reuse`` keeps one strategy object per set of arguments (``reused``), so a property that
+builds its strategies inside the test (the deep tier's) has each validated once, not at every
+example; the objects draw exactly what fresh ones would.
+
 Used by ``tests/differential/test_differential_*.py``; the strategies' own claims are checked by
 ``tests/strategies/test_strategies.py`` against ``re``, ``json`` and ``jsonschema``.
 

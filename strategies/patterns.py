@@ -47,6 +47,8 @@ from typing import Union
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from strategies.reuse import reused
+
 __all__ = [
     "Alt", "Bracket", "Concat", "EmptyString", "Group", "Literal", "Range", "Repeat",
     "Shorthand", "Node", "near_patterns", "pattern_trees", "patterns",
@@ -307,6 +309,7 @@ UNMATCHABLE_BRACKETS = (
 )
 
 
+@reused
 def _atoms(unmatchable: bool) -> st.SearchStrategy[Node]:
     atoms = [
         st.sampled_from("abc").map(lambda c: Literal(ord(c), c)),
@@ -336,6 +339,7 @@ def _extend(children: st.SearchStrategy[Node], max_repeat: int) -> st.SearchStra
     )
 
 
+@reused
 def pattern_trees(*, max_leaves: int = 8, max_repeat: int = 3,
                   unmatchable_classes: bool = False) -> st.SearchStrategy[Node]:
     """Trees over every construct of the subset (see the module docstring).
@@ -367,6 +371,7 @@ def _short_enough(tree: Node) -> bool:
     return w is None or len(w) <= MAX_WITNESS
 
 
+@reused
 def patterns(*, max_leaves: int = 8, max_repeat: int = 3,
              unmatchable_classes: bool = False) -> st.SearchStrategy[str]:
     """Pattern text of the subset: ``pattern_trees(...)`` rendered.

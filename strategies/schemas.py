@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from facts.constructs import SCHEMA_ANNOTATIONS, SCHEMA_KEYWORDS
+from strategies.reuse import reused
 
 __all__ = ["MUTATIONS", "documents", "dumps", "schemas", "tricky_values"]
 
@@ -67,20 +68,24 @@ def dumps(value: Any) -> str:
 
 # Values ----------------------------------------------------------------------------
 
+@reused
 def _json_strings() -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(TRICKY_STRINGS), st.text(st.characters(codec="utf-8"), max_size=6))
 
 
+@reused
 def _integers() -> st.SearchStrategy[int]:
     return st.one_of(st.integers(-1000, 1000), st.sampled_from([n for n in TRICKY_NUMBERS if isinstance(n, int)]),
                      st.integers())
 
 
+@reused
 def _numbers() -> st.SearchStrategy[int | float]:
     floats = st.floats(allow_nan=False, allow_infinity=False)
     return st.one_of(st.sampled_from(TRICKY_NUMBERS), _integers(), floats)
 
 
+@reused
 def tricky_values(*, nested: bool = True) -> st.SearchStrategy[Any]:
     """JSON values worth putting in an ``enum`` or ``const``: tricky strings and
     numbers, booleans, null, and (when ``nested``) small arrays and objects of them.
@@ -96,6 +101,7 @@ def tricky_values(*, nested: bool = True) -> st.SearchStrategy[Any]:
 
 # Schemas ---------------------------------------------------------------------------
 
+@reused
 def _scalar_schemas() -> st.SearchStrategy[dict]:
     return st.one_of(
         st.sampled_from(SCALAR_TYPES).map(lambda t: {"type": t}),
@@ -142,6 +148,7 @@ def _titled(schema: dict, title: str | None) -> dict:
     return schema if title is None else {"title": title, **schema}
 
 
+@reused
 def schemas(*, max_leaves: int = 5) -> st.SearchStrategy[dict]:
     """Schemas of the subset (module docstring), nested up to ``max_leaves`` scalar
     schemas, sometimes carrying a ``title`` (an annotation: it must not constrain).

@@ -22,6 +22,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from strategies.reuse import reused
+
 __all__ = ["members", "one_byte_edits", "prefixes", "regex_strings", "strings_for"]
 
 DEAD = -1  # the contract's DEAD; restated here so strategies need no automaton import
@@ -97,6 +99,7 @@ def _walks(draw, moves, closer, accepting, max_size) -> bytes:
         out.append(byte)
 
 
+@reused
 def regex_strings(pattern: str, *, max_size: int = 16) -> st.SearchStrategy[bytes]:
     """Members of ``pattern`` drawn by Hypothesis's own ``st.from_regex`` on the bytes
     pattern with ``fullmatch=True`` (independent of every automaton here), at most
@@ -144,6 +147,7 @@ def _alphabet(pattern: str) -> bytes:
     return bytes(sorted(set(pattern.encode("ascii")) | set(b"abc0_ \n\x00\xff")))
 
 
+@reused
 def strings_for(pattern: str, *, max_size: int = 12) -> st.SearchStrategy[bytes]:
     """Byte strings worth matching against ``pattern``: members (``regex_strings``),
     their prefixes and one-byte edits, and short arbitrary strings over the

@@ -23,6 +23,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from strategies.reuse import reused
+
 __all__ = ["tokens", "vocabularies"]
 
 _CHARS = "é€😀ßж\u2028"  # 2, 3 and 4-byte UTF-8, and a separator json.dumps keeps raw
@@ -37,6 +39,7 @@ def _fragments(char: str) -> list[bytes]:
 _FRAGMENTS = sorted({f for c in _CHARS for f in _fragments(c)})
 
 
+@reused
 def tokens(*, alphabet: bytes | None = None) -> st.SearchStrategy[bytes | None]:
     """One vocabulary entry of any kind (see the module docstring). Multi-byte
     ``word`` tokens are drawn from ``alphabet`` when given (e.g. the bytes of a
@@ -61,6 +64,7 @@ def tokens(*, alphabet: bytes | None = None) -> st.SearchStrategy[bytes | None]:
     )
 
 
+@reused
 @st.composite
 def vocabularies(draw, *, min_size: int = 1, max_size: int = 24,
                  alphabet: bytes | None = None) -> tuple[list[bytes | None], int | None]:

@@ -14,8 +14,9 @@ the lines it executed. One process per test, so each test's lines include everyt
 executes from a fresh start (module imports, caches filled): a superset of what it
 executes after other tests, so the filter never drops a test that could reach the code.
 
-The map is stored as JSON (``CoverageMap.save``: the reference's digest, the tests, per
-test the lines per file) next to the run's state and reused while the digest matches
+The map is stored as JSON (``CoverageMap.save``: the digest of the reference and of what
+decides the catalogue's inputs, ``reference_digest``; the tests, per test the lines per file)
+next to the run's state and reused while the digest matches
 (``load_or_record``); ``--json`` reports name it.
 
 ``CoverageMap.tests_for(mutant, deep)``: the tests that execute any line of the statement
@@ -81,11 +82,18 @@ def {FUNCTION_NAME}():
 '''
 
 
+INPUT_DIRS = tuple(Path(__file__).resolve().parents[2] / name for name in ("strategies", "facts", "golden"))
+"""What decides the catalogue's inputs besides its own folder: the strategies the deep properties
+draw from, the spec's facts (the hand example, the constructs) and the golden modules the tests
+read. A change there can change what a test executes, so a map recorded before it is stale."""
+
+
 def reference_digest(reference: Path = REFERENCE_DIR) -> str:
-    """SHA-256 of what decides the coverage: the reference's sources and the catalogue's."""
+    """SHA-256 of what decides the coverage: the reference's sources, the catalogue's and those of
+    its inputs (``INPUT_DIRS``)."""
     digest = hashlib.sha256()
     suite = Path(__file__).resolve().parents[1] / "suite"
-    for folder in (Path(reference), suite):
+    for folder in (Path(reference), suite, *INPUT_DIRS):
         for path in sorted(folder.glob("*.py")):
             digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
     corpus = Path(__file__).with_name("equivalence.py")   # the fingerprint's corpus, stored with the map
