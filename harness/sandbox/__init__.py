@@ -90,7 +90,8 @@ API::
 
 Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
 (the generic batched operation it carries out: steps and bounded loops),
-``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
+``client`` (the grader's side: ``Candidate``, ``Proxy``), ``view`` (what the candidate's
+process sees of the file system: the harness as lent, the candidate's folders), ``confine`` (bubblewrap, which
 comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
 (the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
 (the manifest of the harness's files, verify and restore), ``guard`` (verify and restore
@@ -98,26 +99,23 @@ however a run ends), ``isolated`` (the grader's own processes: nothing of the cu
 folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
-_FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-                "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Proxy", "RemoteError",
-                "call_many", "repeat_call")
+_WHERE = {name: "client" for name in ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError",
+                                      "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Proxy", "RemoteError",
+                                      "call_many", "repeat_call")}
+_WHERE.update(CandidateFolderError="view", Limits="confine")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Proxy", "RemoteError",
            "call_many", "repeat_call"]
 
 
 def __getattr__(name: str):
-    """The grader's side of the wall (``client``), imported on first use: it brings numpy
-    and the channel, which a process that only confines or verifies files (``check``'s
+    """The grader's side of the wall (``client``, ``view``), imported on first use: it brings
+    numpy and the channel, which a process that only confines or verifies files (``check``'s
     parent, about 0.15 CPU s) never needs. ``Limits`` (``confine``) on first use too: the
     candidate process imports this package for ``server`` and needs neither (``confine``
     brings ctypes, subprocess and the policy: some 10 ms of every candidate's start)."""
-    if name in _FROM_CLIENT:
-        from harness.sandbox import client
+    if name in _WHERE:
+        import importlib
 
-        return getattr(client, name)
-    if name == "Limits":
-        from harness.sandbox.confine import Limits
-
-        return Limits
+        return getattr(importlib.import_module(f"harness.sandbox.{_WHERE[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,57 +72,11 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.paths import protected_roots
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, lending, proxying, resources
+from harness.sandbox import channel, confine, cputime, lending, proxying, resources, view
 from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _harness_binds(scratch: Path, others: list, lent: lending.Lending) -> list:
-    """What of the harness a candidate's sandbox holds: its packages only, never the rest of
-    a checkout (its tests, docs, or a class folder, report or batch state a TA left there).
-    The checkout's folder is an empty read-only stand-in made in ``scratch``, holding an
-    empty folder as the mount point of each package and of every other bind inside the
-    checkout (``others``, the interpreter's: a venv in the checkout), bound before them. An
-    installed harness (its packages in site-packages, which the interpreter binds whole)
-    is bound as it is. Of each package, ``lent``'s share only (``harness.sandbox.lending``:
-    for a student's candidate, its server's files and nothing else)."""
-    interpreter = confine.interpreter_paths()
-    golden = PACKAGE_ROOT / "golden"
-    hidden = _golden_answers_hidden(scratch) if (golden, golden) in lent.binds else []
-    if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT, *lent.binds, *hidden]
-    stand_in = scratch / "harness-root"
-    stand_in.mkdir()
-    for other in [*protected_roots(), *interpreter, *others]:
-        dest = Path(other if isinstance(other, Path) else other[1])
-        if PACKAGE_ROOT in dest.parents:
-            (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
-    for folder in [stand_in, *stand_in.rglob("*")]:
-        folder.chmod(0o755)
-    lent_packages = {dest for _, dest in lent.binds}
-    own = [root for root in protected_roots() if root not in lent_packages]
-    return [(stand_in, PACKAGE_ROOT), *own, *lent.binds, *hidden]
-
-
-def _harness_own(folder: Path) -> bool:
-    """Whether ``folder`` is the harness's root or inside one of its packages (bound already)."""
-    folder = Path(folder).resolve()
-    return folder == PACKAGE_ROOT or any(root == folder or root in folder.parents for root in protected_roots())
-
-
-def _golden_answers_hidden(scratch: Path) -> list:
-    """The golden files (``golden/*.json``: expected masks, tables and tool events) read as
-    empty inside the sandbox: an empty file of ``scratch`` bound over each (the wall's rule,
-    inputs in, answers out, holds for the file system too; not ``/dev/null``, a device the
-    sandbox's read-only binds do not open). The candidate's process needs none of them: it
-    imports ``golden``'s modules only for the tools contract's names."""
-    empty = scratch / "empty"
-    empty.touch(mode=0o644)
-    empty.chmod(0o644)
-    return [(empty, path) for path in sorted((PACKAGE_ROOT / "golden").glob("*.json"))]
 
 
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
@@ -176,11 +130,6 @@ MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory"
 STARTERS = ("bwrap: ", "setpriv: ")
 """The programs that start a candidate (before any of its code runs): a line of theirs that
 ends the process is the machine's refusal, not the candidate's doing."""
-
-
-class CandidateFolderError(ValueError):
-    """The candidate's folder cannot be handed to its process (``_readable``): a usage error
-    of whoever named the candidate, decided before any process starts."""
 
 
 class RemoteError(Exception):
@@ -299,9 +248,9 @@ class Candidate:
     def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        candidate = [_readable(p, self._scratch) for p in _outermost(self._candidate_paths())]
+        candidate = [view.readable(p, self._scratch) for p in view.outermost(self._candidate_paths())]
         self.lent = lending.lending(self.spec, self.ref_deps, self._scratch, self.STAFF_MADE, self.contract)
-        binds = [*_harness_binds(self._scratch, candidate, self.lent), *candidate]
+        binds = [*view.harness_binds(self._scratch, candidate, self.lent), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         lent = self.lent.description if self.plan.mode != "unconfined" else "the reference: importable (unconfined)"
@@ -344,8 +293,8 @@ class Candidate:
         path = Path(self.spec)
         if self.spec.endswith(".py") or "/" in self.spec or path.exists():
             # the spec's layout: python/ and python/tinyllm/infer; a module of the harness's own
-            # packages (the reference as oracles/automaton) is in the sandbox already (_harness_binds)
-            return [f for f in import_place(path).folders if not _harness_own(f)]
+            # packages (the reference as oracles/automaton) is in the sandbox already (view.harness_binds)
+            return [f for f in import_place(path).folders if not view.harness_own(f)]
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
@@ -625,10 +574,6 @@ class CpuBudget:
             raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
 
 
-MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
-MAX_COPY_ENTRIES = 10_000  # ... and at most this many files and folders (the walk stops past either)
-
-
 def _log_cpu(path: str, seconds: float) -> None:
     try:
         with open(path, "a", encoding="ascii") as log:
@@ -648,63 +593,6 @@ def read_cpu_log(path: str) -> float:
     except (OSError, ValueError):
         return 0.0
     return seconds
-
-
-def _outermost(folders: list[Path]) -> list[Path]:
-    """``folders`` without those inside another of them (one bind holds both)."""
-    return [f for f in folders if not any(o != f and f.is_relative_to(o) for o in folders)]
-
-
-def _readable(folder: Path, scratch: Path):
-    """``folder`` as the candidate process will read it: itself, or, when the candidate
-    runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
-    a home of mode 700), a world-readable copy bound at the same path."""
-    if not confine.runs_as_nobody() or _world_readable(folder):
-        return folder
-    too_large = _past_copy_bounds(folder)
-    if too_large:
-        raise CandidateFolderError(f"the candidate's folder {folder} {too_large} and is not world-readable: make it "
-                                   f"readable or move the candidate to its own folder")
-    copy = Path(tempfile.mkdtemp(prefix="readable-", dir=scratch)) / folder.name
-    shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    copy.chmod(0o755)
-    for path in copy.rglob("*"):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return (copy, folder)
-
-
-def _past_copy_bounds(folder: Path) -> str | None:
-    """What puts ``folder`` past ``MAX_COPY_BYTES`` or ``MAX_COPY_ENTRIES`` (regular files'
-    sizes; symbolic links neither followed nor counted), or None. The walk stops as soon as
-    either bound is passed: a candidate beside a home's worth of files costs no full scan."""
-    size = entries = 0
-    for path in folder.rglob("*"):
-        entries += 1
-        if entries > MAX_COPY_ENTRIES:
-            return f"holds more than {MAX_COPY_ENTRIES} files and folders"
-        if path.is_file() and not path.is_symlink():
-            size += path.stat().st_size
-            if size > MAX_COPY_BYTES:
-                return f"holds more than {MAX_COPY_BYTES} bytes"
-    return None
-
-
-def _world_readable(folder: Path) -> bool:
-    import stat as st
-
-    try:
-        for path in [folder, *folder.rglob("*")]:
-            mode = path.lstat().st_mode
-            if st.S_ISDIR(mode) and (mode & 0o005) != 0o005 or st.S_ISREG(mode) and not mode & 0o004:
-                return False
-        covered = [Path("/tmp"), Path("/root"), Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
-        for parent in folder.parents:
-            if not any(parent == c or c in parent.parents for c in covered) and not parent.stat().st_mode & 0o001:
-                return False
-    except OSError:
-        return False
-    return True
 
 
 def _absolute(spec: str | None) -> str | None:
