@@ -73,7 +73,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, lending, proxying, resources, view
+from harness.sandbox import channel, confine, cpulog, cputime, lending, proxying, resources, view
 from harness.sandbox.candidate import import_place
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -82,10 +82,6 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
-CPU_LOG = "CONSTRAIN_HARNESS_CPU_LOG"
-"""Benchmarks and the mutants verb's CPU line (``harness.mutants.process_cpu``): when this variable
-names a file, each candidate process appends there the CPU seconds of its tree as it closes (a
-grader's ``getrusage`` never sees them: the confined tree is not reaped into its children's times)."""
 CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
@@ -318,8 +314,8 @@ class Candidate:
 
     def close(self) -> None:
         """End the candidate process and everything it started; remove its folders."""
-        if self._proc is not None and os.environ.get(CPU_LOG):
-            _log_cpu(os.environ[CPU_LOG], self.cpu_seconds())
+        if self._proc is not None and os.environ.get(cpulog.CPU_LOG):
+            cpulog.log_cpu(os.environ[cpulog.CPU_LOG], self.cpu_seconds())
         proc, self._proc = self._proc, None
         if self._sock is not None:
             self._sock.close()
@@ -572,27 +568,6 @@ class CpuBudget:
                 self.wall_end = time.monotonic() + self.backstop
                 return
             raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
-
-
-def _log_cpu(path: str, seconds: float) -> None:
-    try:
-        with open(path, "a", encoding="ascii") as log:
-            log.write(f"{seconds:.3f}\n")
-    except OSError:  # a benchmark's log: never a reason to fail closing
-        pass
-
-
-def read_cpu_log(path: str) -> float:
-    """The CPU seconds the candidate processes logged in ``path`` (``CPU_LOG``) as they closed,
-    and the log removed (0.0 when there is none). A confined candidate's tree ends with its PID
-    namespace, so no ``getrusage`` of the grader sees its CPU: this log is how a caller counts it."""
-    try:
-        with open(path, encoding="ascii") as log:
-            seconds = sum(float(line) for line in log if line.strip())
-        os.remove(path)
-    except (OSError, ValueError):
-        return 0.0
-    return seconds
 
 
 def _absolute(spec: str | None) -> str | None:
