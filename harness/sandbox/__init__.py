@@ -90,7 +90,8 @@ API::
 
 Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
 (the generic batched operation it carries out: steps and bounded loops),
-``client`` (the grader's side: ``Candidate``, ``Proxy``), ``view`` (what the candidate's
+``client`` (the grader's side: ``Candidate``, ``Proxy``), ``failures`` (the ``CandidateGone``
+family of verdicts, and the machine's refusal to start told from a crash), ``view`` (what the candidate's
 process sees of the file system: the harness as lent, the candidate's folders), ``confine`` (bubblewrap, which
 comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
 (the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
@@ -99,9 +100,9 @@ however a run ends), ``isolated`` (the grader's own processes: nothing of the cu
 folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
 """
 
-_WHERE = {name: "client" for name in ("Candidate", "CandidateCrashed", "CandidateGone", "CandidateProtocolError",
-                                      "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Proxy", "RemoteError",
-                                      "call_many", "repeat_call")}
+_WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")}
+_WHERE.update({name: "failures" for name in ("CandidateCrashed", "CandidateGone", "CandidateProtocolError",
+                                             "CandidateTimeout", "HarnessCouldNotStart")})
 _WHERE.update(CandidateFolderError="view", Limits="confine")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Proxy", "RemoteError",
@@ -109,8 +110,8 @@ __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGo
 
 
 def __getattr__(name: str):
-    """The grader's side of the wall (``client``, ``view``), imported on first use: it brings
-    numpy and the channel, which a process that only confines or verifies files (``check``'s
+    """The grader's side of the wall (``client``, ``failures``, ``view``), imported on first
+    use: it brings numpy and the channel, which a process that only confines or verifies files (``check``'s
     parent, about 0.15 CPU s) never needs. ``Limits`` (``confine``) on first use too: the
     candidate process imports this package for ``server`` and needs neither (``confine``
     brings ctypes, subprocess and the policy: some 10 ms of every candidate's start)."""

@@ -56,7 +56,6 @@ Example::
 
 from __future__ import annotations
 
-import errno
 import os
 import secrets
 import select
@@ -73,8 +72,9 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cpulog, cputime, lending, proxying, resources, view
+from harness.sandbox import channel, confine, cpulog, cputime, failures, lending, proxying, view
 from harness.sandbox.candidate import import_place
+from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,44 +88,10 @@ CONTRACTS = ("constrain", "tools")
 tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``; ``oracles.tools``)."""
 
 
-class CandidateGone(BaseException):
-    """The candidate process can no longer answer; ``verdict`` names why."""
-
-    verdict = "crashed"
-
-
-class CandidateCrashed(CandidateGone):
-    verdict = "crashed"
-
-
-class CandidateTimeout(CandidateGone):
-    verdict = "timeout"
-
-
 class CandidateNotAsked(CandidateTimeout):
     """A call not made: the same call on the same input ran out of time earlier in the run
     (``Candidate.known_hangs``), so asking again would only spend the budget once more. Its
     verdict is a timeout's (the test scores 0 as the first did); its reason says "not run"."""
-
-
-class CandidateProtocolError(CandidateGone):
-    verdict = "protocol"
-
-
-class HarnessCouldNotStart(CandidateGone):
-    """The machine refused to start the candidate's process (no process or memory left:
-    ``EAGAIN``, ``ENOMEM``), twice: nothing of the student's code ran. ``str`` starts with
-    ``COULD_NOT_START``, then the machine's words (for the course staff)."""
-
-    verdict = "harness"
-
-
-COULD_NOT_START = resources.COULD_NOT_START
-MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory")
-"""strerror(EAGAIN) and strerror(ENOMEM): what the kernel says when it has no process or memory to give."""
-STARTERS = ("bwrap: ", "setpriv: ")
-"""The programs that start a candidate (before any of its code runs): a line of theirs that
-ends the process is the machine's refusal, not the candidate's doing."""
 
 
 class RemoteError(Exception):
@@ -190,34 +156,15 @@ class Candidate:
                 return self._finish_load()
             except BaseException as exc:  # a load that failed leaves no process and no folder behind
                 self.close()
-                refused = self._machine_refusal(exc)
+                refused = failures.machine_refusal(exc, self._output.text())
                 if refused is None:
                     raise
                 if attempt == 2:
-                    self.incident = HarnessCouldNotStart(f"{COULD_NOT_START} (tried twice): {refused}")
+                    self.incident = failures.HarnessCouldNotStart(f"{failures.COULD_NOT_START} (tried twice): "
+                                                                  f"{refused}")
                     raise self.incident from None
                 self._loading, self.incident, self._output, self.plan = None, None, _Output(), None
         raise AssertionError("unreachable: the second attempt returns or raises")
-
-    def _machine_refusal(self, exc: BaseException) -> str | None:
-        """The machine's words when ``exc`` means its process could not start for want of
-        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, no cgroup or uid to be had
-        (``confine.plan``'s ``ConfinementUnavailable``: the verb checked that confinement works
-        before it began), or a line of bwrap or setpriv saying so before any of the candidate's
-        code ran), else None."""
-        if isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.ENOMEM):
-            return f"starting its process: {os.strerror(exc.errno)}"
-        if isinstance(exc, confine.ConfinementUnavailable):  # no cgroup or uid left now (the verb's check passed)
-            return str(exc)
-        if not isinstance(exc, CandidateCrashed):
-            return None
-        lines = self._output.text().strip().splitlines()
-        first = lines[0] if lines else ""
-        if first.startswith(STARTERS) and any(words in first for words in MACHINE_REFUSALS):
-            from harness.sandbox.text import escape
-
-            return escape(first[:300])
-        return None
 
     def begin(self) -> None:
         """Spawn the candidate process and send its load request without waiting for the
