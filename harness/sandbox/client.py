@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cpulog, cputime, failures, lending, proxying, view
+from harness.sandbox import channel, confine, cpulog, cputime, failures, lending, proxying, view, wording
 from harness.sandbox.candidate import import_place
 from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
@@ -124,7 +124,7 @@ class Candidate:
         self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
         self.deadline: float | None = None
         self.load_cpu_seconds = load_cpu_seconds
-        # calls (op, name and input: ``_what``) that ran out of time earlier in the run; shared by
+        # calls (op, name and input: ``wording.what``) that ran out of time earlier in the run; shared by
         # the run's candidate processes (harness.suite.plugin), so a later test never asks again
         self.known_hangs = known_hangs if known_hangs is not None else set()
         self.budget: CpuBudget | None = None
@@ -220,7 +220,7 @@ class Candidate:
         """The reply to the load ``begin`` sent (or the load sent now, if that failed)."""
         frame, sent, previous = self._loading
         try:
-            status, value, _ = self._exchange(None if sent else frame, _what("load", self.spec))
+            status, value, _ = self._exchange(None if sent else frame, wording.what("load", self.spec))
         finally:
             self.budget = previous
         value = self._wrap(value)
@@ -300,8 +300,8 @@ class Candidate:
     def request(self, op: str, target: int, name, args, kwargs):
         """One round trip; see the module docstring for what it raises."""
         rngs: list = []
-        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name, args),
-                                              _describer(self, rngs))
+        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)],
+                                              wording.what(op, name, args), _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         self._write_back(list(args), dict(kwargs), extras)
         value = self._wrap(value)
@@ -317,7 +317,7 @@ class Candidate:
         if not isinstance(count, int) or not 0 <= count <= MAX_REPEAT:
             raise ValueError(f"repeat: the count must be an int from 0 to {MAX_REPEAT}, not {count!r}")
         args, kwargs, rngs = list(args), dict(kwargs), []
-        what = _what("repeat", name)
+        what = wording.what("repeat", name)
         status, value, extras = self.exchange(["repeat", target, name, [count, args, kwargs], {}], what,
                                               _describer(self, rngs))
         self._restore_rngs(rngs, extras)
@@ -342,7 +342,7 @@ class Candidate:
         messages (default: ``op`` and ``name``); ``inputs``: the reply also says which inputs
         its calls got (a plan's draws): ``(answers, error, inputs)``, ``inputs`` unchecked."""
         rngs: list = []
-        what = f"{what or _what(op, name)} (a batched loop)"
+        what = f"{what or wording.what(op, name)} (a batched loop)"
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         if status == "err":
@@ -366,7 +366,7 @@ class Candidate:
         got as the candidate's process says (unchecked: the caller redraws and compares)."""
         from harness.sandbox.plans import check_plan
 
-        answers, error, given = self.batch("plan", 0, kind, [steps], check_plan(steps), _what(kind, name, shown),
+        answers, error, given = self.batch("plan", 0, kind, [steps], check_plan(steps), wording.what(kind, name, shown),
                                            inputs=True)
         return (answers, error, given) if draws else (answers, error)
 
@@ -403,7 +403,7 @@ class Candidate:
             except channel.ChannelTimeout:
                 raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
             except _OverBudget as exc:
-                if _hang_key(what) is not None:   # an input named (``_what``): the same call would hang again
+                if _hang_key(what) is not None:   # an input named (``wording.what``): the same call would hang again
                     self.known_hangs.add(_hang_key(what))
                 raise self._gone(CandidateTimeout, f"{exc} ({what})") from None
             except channel.ProtocolError as exc:
@@ -449,7 +449,7 @@ class Candidate:
             kill_group(proc)
         code = _wait(proc)
         if kind is CandidateCrashed:
-            message += f" ({_how(code)})"
+            message += f" ({wording.how(code)})"
         self._output.join()  # what it printed up to its end (bounded: 5 s)
         tail = self._output.text()[-600:].strip()
         if tail:
@@ -527,15 +527,6 @@ def _absolute(spec: str | None) -> str | None:
     return spec
 
 
-def _what(op: str, name, args=()) -> str:
-    """What a request was doing, for the message of a timeout or crash during it: the op, the
-    name, and the call's plain arguments clipped (``call regex_to_dfa on '(cat|car|dog)s?'``),
-    so a student reads which call on which input did not finish."""
-    what = f"{op} {name}" if name else op
-    shown = [_clipped(a) for a in args if type(a) in (str, bytes, int, float, bool)][:3]
-    return f"{what} on {', '.join(shown)}" if shown and name else what
-
-
 def _hang_key(what: str) -> str | None:
     """The call a request made, whatever op carried it (``call`` alone, ``reads`` ahead of
     the attributes): ``regex_to_dfa on '(cat|car|dog)s?'``; None when ``what`` names no
@@ -544,27 +535,6 @@ def _hang_key(what: str) -> str | None:
         if what.startswith(op) and " on " in what:
             return what[len(op):].removesuffix(" (a batched loop)")
     return None
-
-
-def _clipped(value, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _how(code: int | None) -> str:
-    if code is None:
-        return "still running, killed"
-    if code < 0 or code > 128:
-        number = -code if code < 0 else code - 128
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            return f"exit status {code}"
-        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
-                 "SIGKILL": "killed (out of memory?)",
-                 "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
-        return f"died of {name}, {gloss}"
-    return f"exit status {code} (os._exit or sys.exit?)"
 
 
 def _wait(proc: subprocess.Popen | None) -> int | None:
