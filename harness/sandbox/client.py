@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cpulog, cputime, failures, lending, proxying, view, wording
+from harness.sandbox import channel, confine, cpulog, cputime, failures, hangs, lending, proxying, view, wording
 from harness.sandbox.candidate import import_place
 from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
@@ -86,12 +86,6 @@ CONTRACTS = ("constrain", "tools")
 """What ``load`` checks the candidate against: the automaton's contract
 (``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
 tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``; ``oracles.tools``)."""
-
-
-class CandidateNotAsked(CandidateTimeout):
-    """A call not made: the same call on the same input ran out of time earlier in the run
-    (``Candidate.known_hangs``), so asking again would only spend the budget once more. Its
-    verdict is a timeout's (the test scores 0 as the first did); its reason says "not run"."""
 
 
 class RemoteError(Exception):
@@ -362,7 +356,7 @@ class Candidate:
         naming the step; nothing is sent); more answers than the plan can give is a protocol
         violation. ``kind`` labels it in the request; with ``name`` and the plain inputs
         ``shown``, in messages (``reads regex_to_dfa on 'a|b'``: also the key of a known hang,
-        ``_hang_key``). ``draws``: ``(answers, error, draws)``, the inputs its loop's draws
+        ``hangs.hang_key``). ``draws``: ``(answers, error, draws)``, the inputs its loop's draws
         got as the candidate's process says (unchecked: the caller redraws and compares)."""
         from harness.sandbox.plans import check_plan
 
@@ -386,9 +380,9 @@ class Candidate:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
-        hang = _hang_key(what)
+        hang = hangs.hang_key(what)
         if hang is not None and hang in self.known_hangs:   # the same call on the same input ran out of time
-            raise self._gone(CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
+            raise self._gone(hangs.CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
         with self._lock:
             self.epoch += 1
             try:
@@ -403,8 +397,8 @@ class Candidate:
             except channel.ChannelTimeout:
                 raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
             except _OverBudget as exc:
-                if _hang_key(what) is not None:   # an input named (``wording.what``): the same call would hang again
-                    self.known_hangs.add(_hang_key(what))
+                if hangs.hang_key(what) is not None:   # an input named (``wording.what``): it would hang again
+                    self.known_hangs.add(hangs.hang_key(what))
                 raise self._gone(CandidateTimeout, f"{exc} ({what})") from None
             except channel.ProtocolError as exc:
                 raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
@@ -525,16 +519,6 @@ def _absolute(spec: str | None) -> str | None:
     if spec.endswith(".py") or "/" in spec or path.exists():
         return str(path.resolve())
     return spec
-
-
-def _hang_key(what: str) -> str | None:
-    """The call a request made, whatever op carried it (``call`` alone, ``reads`` ahead of
-    the attributes): ``regex_to_dfa on '(cat|car|dog)s?'``; None when ``what`` names no
-    input (a batched loop over many inputs, an attribute read)."""
-    for op in ("call ", "reads "):
-        if what.startswith(op) and " on " in what:
-            return what[len(op):].removesuffix(" (a batched loop)")
-    return None
 
 
 def _wait(proc: subprocess.Popen | None) -> int | None:
