@@ -6,7 +6,7 @@
 attribute asks the candidate process (data comes back as data, other objects as new
 proxies); calling a method is one round trip; ``call_many(method, arg_tuples)`` calls a
 method over many argument tuples in one round trip (the data-only batch for hot loops).
-Arguments are data, proxies, or objects described in ``describe_argument`` (a
+Arguments are data, proxies, or objects described in ``arguments.describe_argument`` (a
 ``numpy.random.Generator`` is sent as its state and, after the call, set to the state
 the candidate left it in, so it advances exactly as if it had been used in-process).
 
@@ -72,7 +72,19 @@ from pathlib import Path
 import numpy as np
 
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cpulog, cputime, failures, hangs, lending, proxying, view, wording
+from harness.sandbox import (
+    arguments,
+    channel,
+    confine,
+    cpulog,
+    cputime,
+    failures,
+    hangs,
+    lending,
+    proxying,
+    view,
+    wording,
+)
 from harness.sandbox.candidate import import_place
 from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
@@ -737,7 +749,7 @@ def _describer(candidate: Candidate, rngs: list):
         if isinstance(obj, np.random.Generator):
             rngs.append(obj)
             return channel.Described("rng", obj.bit_generator.state)
-        return describe_argument(obj)
+        return arguments.describe_argument(obj)
     return to_value
 
 
@@ -766,29 +778,6 @@ def _fresh_description(fresh: Fresh, to_value) -> channel.Described:
         return to_value(obj)
     return channel.Described("fresh", {"target": to_value(target).id, "name": name, "args": value(list(fresh.args)),
                                        "kwargs": value(dict(fresh.kwargs))})
-
-
-def describe_argument(obj) -> channel.Described:
-    """An object that is not data, as the data that rebuilds it on the candidate side:
-    ``harness.suite.shapes`` tokenizers, ``tokenizers.Tokenizer`` (its JSON),
-    ``SamplingParams`` (its fields); anything else is a TypeError."""
-    from harness.sandbox import shapes
-
-    if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike)):
-        return channel.Described("shape", obj.describe())
-    if type(obj).__name__ == "TiktokenLike" and hasattr(obj, "_by_id") and hasattr(obj, "_special_tokens"):
-        # a test's own copy of the tiktoken surface (as harness.suite.test_vocab had): same data
-        return channel.Described("shape", shapes.TiktokenLike.describe(obj))
-    module = type(obj).__module__ or ""
-    if module.startswith("tokenizers") and type(obj).__name__ == "Tokenizer":
-        return channel.Described("tokenizers.Tokenizer", obj.to_str())
-    if type(obj).__name__ == "SamplingParams":
-        import dataclasses
-
-        if dataclasses.is_dataclass(obj):
-            return channel.Described("SamplingParams", dataclasses.asdict(obj))
-    raise TypeError(f"cannot hand a {type(obj).__name__} to the candidate process (data, proxies, "
-                    f"generators and the tokenizers of harness.suite.shapes only)")
 
 
 _EXCEPTION_CLASSES: dict = {}
