@@ -85,19 +85,13 @@ from harness.sandbox import (
     view,
     wording,
 )
-from harness.sandbox.candidate import import_place
+from harness.sandbox.candidate import CONTRACTS, import_place
 from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
-
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
-CONTRACTS = ("constrain", "tools")
-"""What ``load`` checks the candidate against: the automaton's contract
-(``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
-tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``; ``oracles.tools``)."""
 
 
 class RemoteError(Exception):
