@@ -88,16 +88,33 @@ API::
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
-Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
-(the generic batched operation it carries out: steps and bounded loops),
-``client`` (the grader's side: ``Candidate``, ``Proxy``), ``failures`` (the ``CandidateGone``
-family of verdicts, and the machine's refusal to start told from a crash), ``view`` (what the candidate's
-process sees of the file system: the harness as lent, the candidate's folders), ``confine`` (bubblewrap, which
-comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
-(the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
-(the manifest of the harness's files, verify and restore), ``guard`` (verify and restore
-however a run ends), ``isolated`` (the grader's own processes: nothing of the current
-folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
+Modules, one concern each. The wall itself:
+
+- ``channel`` (frames and values), ``proxying`` (the proxy both ends share), ``server`` (the
+  candidate process: the generic operations), ``plans`` (the generic batched operation it
+  carries out: steps and bounded loops), ``client`` (the grader's side: ``Candidate``,
+  ``Proxy``, the call's CPU budget);
+- confinement: ``confine`` (bubblewrap, which comes with the install, or a refusal;
+  ``--unconfined``; environment, rlimits), ``seccomp`` (the filter bubblewrap installs: no new
+  namespaces, mounts, ptrace, bpf...), ``resources`` (a cgroup and a uid per candidate),
+  ``cputime`` (CPU seconds of a tree, the load test), ``isolated`` (the grader's own processes:
+  nothing of the current folder or the user's PYTHONPATH);
+- what the candidate's process sees: ``view`` (the file system: the harness as lent, the
+  golden answers read as empty, the candidate's folders or their readable copies), ``lending``
+  (which of the harness's files it is lent), ``candidate`` (loading the candidate and the
+  contract check, ``CONTRACTS``);
+- the harness's files: ``files`` (the manifest, verify and restore), ``guard`` (verify and
+  restore however a run ends), ``bytecode`` (compiled before a run, never during one).
+
+Beside it, what the wall carries or says but does not decide:
+
+- ``arguments`` (the catalogue's argument types that are not data, both sides: tokenizers,
+  ``SamplingParams``), ``shapes`` (the spec's tokenizer shapes);
+- ``failures`` (the ``CandidateGone`` family of verdicts; the machine's refusal to start told
+  from a crash), ``hangs`` (a call that ran out of time is not asked again), ``wording`` (the
+  student's words: which call on which input, how the process ended), ``text`` (escaping what
+  the candidate wrote);
+- ``cpulog`` (the candidates' CPU log, for benchmarks and the mutants verb).
 """
 
 _WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")}

@@ -6,7 +6,7 @@
 attribute asks the candidate process (data comes back as data, other objects as new
 proxies); calling a method is one round trip; ``call_many(method, arg_tuples)`` calls a
 method over many argument tuples in one round trip (the data-only batch for hot loops).
-Arguments are data, proxies, or objects described in ``arguments.describe_argument`` (a
+Arguments are data, proxies, or objects described in ``harness.sandbox.arguments`` (a
 ``numpy.random.Generator`` is sent as its state and, after the call, set to the state
 the candidate left it in, so it advances exactly as if it had been used in-process).
 
@@ -18,7 +18,8 @@ Failures:
 - the process dying mid-call raises ``CandidateCrashed``, missing the deadline
   ``CandidateTimeout`` (a call whose input is named that ran out of time is kept in
   ``known_hangs``, and asking it again later in the run raises ``CandidateNotAsked`` at
-  once), breaking the channel's rules ``CandidateProtocolError``; all derive from
+  once: ``harness.sandbox.hangs``), breaking the channel's rules ``CandidateProtocolError``
+  (``harness.sandbox.failures``, the messages' words ``harness.sandbox.wording``); all derive from
   ``CandidateGone`` (a ``BaseException``, so a test's ``except Exception`` cannot swallow
   it), the process is ended and ``candidate.incident`` keeps the first one; a later call
   on the same ``Candidate`` raises it again.
