@@ -20,7 +20,7 @@ Where the time goes (``--quick`` too): the start-up (a Python with pytest and nu
 imported; a candidate process started and loaded), and each catalogue test run in this
 process against one candidate process, with its seconds, the CPU seconds of this process
 (the grader's oracles) and of the candidate's tree, and its round trips into the candidate.
-The check's CPU note counts the candidate's tree too (``client.CPU_LOG``: a confined tree is
+The check's CPU note counts the candidate's tree too (``harness.sandbox.cpulog.CPU_LOG``: a confined tree is
 not reaped into the grader's ``getrusage``).
 """
 
@@ -50,7 +50,7 @@ def _time(options: CheckOptions, repeat: int):
     import os
     import tempfile
 
-    from harness.sandbox.client import CPU_LOG, read_cpu_log
+    from harness.sandbox.cpulog import CPU_LOG, read_cpu_log
 
     results, cpu, candidate = [], [], []
     with tempfile.TemporaryDirectory(prefix="bench-check-") as folder:

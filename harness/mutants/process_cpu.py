@@ -10,7 +10,7 @@ namespace and its cgroup, so no ``getrusage`` of any ancestor ever holds its CPU
 candidate cgroup beneath it): the cgroup counted 32.5 CPU s, ``RUSAGE_CHILDREN`` 18 s.
 
 So each candidate says what it used: its grader appends the candidate cgroup's CPU seconds
-to the file ``client.CPU_LOG`` names as it closes the candidate. ``RunCpu`` points that
+to the file ``harness.sandbox.cpulog.CPU_LOG`` names as it closes the candidate. ``RunCpu`` points that
 variable at a log of its own for every process the run starts (a cold grader inherits it),
 and adds what the warm graders' per-run logs held (``runner.CANDIDATE_CPU``). Input: the
 run, between ``RunCpu()`` and ``RunCpu.seconds()``; output: ``(graders, candidates)``.
@@ -33,7 +33,7 @@ import resource
 import tempfile
 
 from harness.mutants import runner
-from harness.sandbox.client import CPU_LOG, read_cpu_log
+from harness.sandbox.cpulog import CPU_LOG, read_cpu_log
 
 NOT_COUNTED = "the verb's own process; a candidate whose grader was killed at its limit before closing it"
 """What ``RunCpu`` cannot see (and, with ``--scheduler``, every Dask worker: their records'

@@ -82,7 +82,7 @@ from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.run import CatalogueRun
 from harness.run.launch import pytest_arguments
 from harness.sandbox import cputime, lending
-from harness.sandbox.client import CPU_LOG, read_cpu_log
+from harness.sandbox.cpulog import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import DEEP_NAMES, NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

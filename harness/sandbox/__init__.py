@@ -88,36 +88,52 @@ API::
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
 
-Modules: ``channel`` (frames and values), ``server`` (the candidate process), ``plans``
-(the generic batched operation it carries out: steps and bounded loops),
-``client`` (the grader's side: ``Candidate``, ``Proxy``), ``confine`` (bubblewrap, which
-comes with the install, or a refusal; ``--unconfined``; environment, rlimits), ``seccomp``
-(the filter bubblewrap installs: no new namespaces, mounts, ptrace, bpf...), ``files``
-(the manifest of the harness's files, verify and restore), ``guard`` (verify and restore
-however a run ends), ``isolated`` (the grader's own processes: nothing of the current
-folder or the user's PYTHONPATH), ``text`` (escaping what the candidate wrote).
+Modules, one concern each. The wall itself:
+
+- ``channel`` (frames and values), ``proxying`` (the proxy both ends share), ``server`` (the
+  candidate process: the generic operations), ``plans`` (the generic batched operation it
+  carries out: steps and bounded loops), ``client`` (the grader's side: ``Candidate``,
+  ``Proxy``, the call's CPU budget);
+- confinement: ``confine`` (bubblewrap, which comes with the install, or a refusal;
+  ``--unconfined``; environment, rlimits), ``seccomp`` (the filter bubblewrap installs: no new
+  namespaces, mounts, ptrace, bpf...), ``resources`` (a cgroup and a uid per candidate),
+  ``cputime`` (CPU seconds of a tree, the load test), ``isolated`` (the grader's own processes:
+  nothing of the current folder or the user's PYTHONPATH);
+- what the candidate's process sees: ``view`` (the file system: the harness as lent, the
+  golden answers read as empty, the candidate's folders or their readable copies), ``lending``
+  (which of the harness's files it is lent), ``candidate`` (loading the candidate and the
+  contract check, ``CONTRACTS``);
+- the harness's files: ``files`` (the manifest, verify and restore), ``guard`` (verify and
+  restore however a run ends), ``bytecode`` (compiled before a run, never during one).
+
+Beside it, what the wall carries or says but does not decide:
+
+- ``arguments`` (the catalogue's argument types that are not data, both sides: tokenizers,
+  ``SamplingParams``), ``shapes`` (the spec's tokenizer shapes);
+- ``failures`` (the ``CandidateGone`` family of verdicts; the machine's refusal to start told
+  from a crash), ``hangs`` (a call that ran out of time is not asked again), ``wording`` (the
+  student's words: which call on which input, how the process ended), ``text`` (escaping what
+  the candidate wrote);
+- ``cpulog`` (the candidates' CPU log, for benchmarks and the mutants verb).
 """
 
-_FROM_CLIENT = ("Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-                "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Proxy", "RemoteError",
-                "call_many", "repeat_call")
+_WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")}
+_WHERE.update({name: "failures" for name in ("CandidateCrashed", "CandidateGone", "CandidateProtocolError",
+                                             "CandidateTimeout", "HarnessCouldNotStart")})
+_WHERE.update(CandidateFolderError="view", Limits="confine")
 __all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
            "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Proxy", "RemoteError",
            "call_many", "repeat_call"]
 
 
 def __getattr__(name: str):
-    """The grader's side of the wall (``client``), imported on first use: it brings numpy
-    and the channel, which a process that only confines or verifies files (``check``'s
+    """The grader's side of the wall (``client``, ``failures``, ``view``), imported on first
+    use: it brings numpy and the channel, which a process that only confines or verifies files (``check``'s
     parent, about 0.15 CPU s) never needs. ``Limits`` (``confine``) on first use too: the
     candidate process imports this package for ``server`` and needs neither (``confine``
     brings ctypes, subprocess and the policy: some 10 ms of every candidate's start)."""
-    if name in _FROM_CLIENT:
-        from harness.sandbox import client
+    if name in _WHERE:
+        import importlib
 
-        return getattr(client, name)
-    if name == "Limits":
-        from harness.sandbox.confine import Limits
-
-        return Limits
+        return getattr(importlib.import_module(f"harness.sandbox.{_WHERE[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

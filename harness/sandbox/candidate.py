@@ -63,6 +63,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+CONTRACTS = ("constrain", "tools")
+"""The lab's contract names: what ``harness.sandbox.server.Server.load`` checks the candidate
+against, the automaton's contract (``harness/contract/constrain.pyi``; the reference
+``oracles.automaton``) or the tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``;
+``oracles.tools``). ``harness.sandbox.client.Candidate`` refuses any other."""
 CONTRACT_PATH = Path(__file__).resolve().parents[1] / "contract" / "constrain.pyi"
 REFERENCE = "oracles.automaton"
 

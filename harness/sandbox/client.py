@@ -6,7 +6,7 @@
 attribute asks the candidate process (data comes back as data, other objects as new
 proxies); calling a method is one round trip; ``call_many(method, arg_tuples)`` calls a
 method over many argument tuples in one round trip (the data-only batch for hot loops).
-Arguments are data, proxies, or objects described in ``describe_argument`` (a
+Arguments are data, proxies, or objects described in ``harness.sandbox.arguments`` (a
 ``numpy.random.Generator`` is sent as its state and, after the call, set to the state
 the candidate left it in, so it advances exactly as if it had been used in-process).
 
@@ -18,7 +18,8 @@ Failures:
 - the process dying mid-call raises ``CandidateCrashed``, missing the deadline
   ``CandidateTimeout`` (a call whose input is named that ran out of time is kept in
   ``known_hangs``, and asking it again later in the run raises ``CandidateNotAsked`` at
-  once), breaking the channel's rules ``CandidateProtocolError``; all derive from
+  once: ``harness.sandbox.hangs``), breaking the channel's rules ``CandidateProtocolError``
+  (``harness.sandbox.failures``, the messages' words ``harness.sandbox.wording``); all derive from
   ``CandidateGone`` (a ``BaseException``, so a test's ``except Exception`` cannot swallow
   it), the process is ended and ``candidate.incident`` keeps the first one; a later call
   on the same ``Candidate`` raises it again.
@@ -56,7 +57,6 @@ Example::
 
 from __future__ import annotations
 
-import errno
 import os
 import secrets
 import select
@@ -72,115 +72,27 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.paths import protected_roots
 from harness.policy import POLICY
-from harness.sandbox import channel, confine, cputime, lending, proxying, resources
-from harness.sandbox.candidate import import_place
+from harness.sandbox import (
+    arguments,
+    channel,
+    confine,
+    cpulog,
+    cputime,
+    failures,
+    hangs,
+    lending,
+    proxying,
+    view,
+    wording,
+)
+from harness.sandbox.candidate import CONTRACTS, import_place
+from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateProtocolError, CandidateTimeout
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _harness_binds(scratch: Path, others: list, lent: lending.Lending) -> list:
-    """What of the harness a candidate's sandbox holds: its packages only, never the rest of
-    a checkout (its tests, docs, or a class folder, report or batch state a TA left there).
-    The checkout's folder is an empty read-only stand-in made in ``scratch``, holding an
-    empty folder as the mount point of each package and of every other bind inside the
-    checkout (``others``, the interpreter's: a venv in the checkout), bound before them. An
-    installed harness (its packages in site-packages, which the interpreter binds whole)
-    is bound as it is. Of each package, ``lent``'s share only (``harness.sandbox.lending``:
-    for a student's candidate, its server's files and nothing else)."""
-    interpreter = confine.interpreter_paths()
-    golden = PACKAGE_ROOT / "golden"
-    hidden = _golden_answers_hidden(scratch) if (golden, golden) in lent.binds else []
-    if PACKAGE_ROOT in interpreter:
-        return [PACKAGE_ROOT, *lent.binds, *hidden]
-    stand_in = scratch / "harness-root"
-    stand_in.mkdir()
-    for other in [*protected_roots(), *interpreter, *others]:
-        dest = Path(other if isinstance(other, Path) else other[1])
-        if PACKAGE_ROOT in dest.parents:
-            (stand_in / dest.relative_to(PACKAGE_ROOT)).mkdir(parents=True, exist_ok=True)
-    for folder in [stand_in, *stand_in.rglob("*")]:
-        folder.chmod(0o755)
-    lent_packages = {dest for _, dest in lent.binds}
-    own = [root for root in protected_roots() if root not in lent_packages]
-    return [(stand_in, PACKAGE_ROOT), *own, *lent.binds, *hidden]
-
-
-def _harness_own(folder: Path) -> bool:
-    """Whether ``folder`` is the harness's root or inside one of its packages (bound already)."""
-    folder = Path(folder).resolve()
-    return folder == PACKAGE_ROOT or any(root == folder or root in folder.parents for root in protected_roots())
-
-
-def _golden_answers_hidden(scratch: Path) -> list:
-    """The golden files (``golden/*.json``: expected masks, tables and tool events) read as
-    empty inside the sandbox: an empty file of ``scratch`` bound over each (the wall's rule,
-    inputs in, answers out, holds for the file system too; not ``/dev/null``, a device the
-    sandbox's read-only binds do not open). The candidate's process needs none of them: it
-    imports ``golden``'s modules only for the tools contract's names."""
-    empty = scratch / "empty"
-    empty.touch(mode=0o644)
-    empty.chmod(0o644)
-    return [(empty, path) for path in sorted((PACKAGE_ROOT / "golden").glob("*.json"))]
-
-
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
-CPU_LOG = "CONSTRAIN_HARNESS_CPU_LOG"
-"""Benchmarks and the mutants verb's CPU line (``harness.mutants.process_cpu``): when this variable
-names a file, each candidate process appends there the CPU seconds of its tree as it closes (a
-grader's ``getrusage`` never sees them: the confined tree is not reaped into its children's times)."""
-CONTRACTS = ("constrain", "tools")
-"""What ``load`` checks the candidate against: the automaton's contract
-(``harness/contract/constrain.pyi``; the reference ``oracles.automaton``) or the
-tool-calling surface's names (``golden.tools_replay.TOOLS_CONTRACT``; ``oracles.tools``)."""
-
-
-class CandidateGone(BaseException):
-    """The candidate process can no longer answer; ``verdict`` names why."""
-
-    verdict = "crashed"
-
-
-class CandidateCrashed(CandidateGone):
-    verdict = "crashed"
-
-
-class CandidateTimeout(CandidateGone):
-    verdict = "timeout"
-
-
-class CandidateNotAsked(CandidateTimeout):
-    """A call not made: the same call on the same input ran out of time earlier in the run
-    (``Candidate.known_hangs``), so asking again would only spend the budget once more. Its
-    verdict is a timeout's (the test scores 0 as the first did); its reason says "not run"."""
-
-
-class CandidateProtocolError(CandidateGone):
-    verdict = "protocol"
-
-
-class HarnessCouldNotStart(CandidateGone):
-    """The machine refused to start the candidate's process (no process or memory left:
-    ``EAGAIN``, ``ENOMEM``), twice: nothing of the student's code ran. ``str`` starts with
-    ``COULD_NOT_START``, then the machine's words (for the course staff)."""
-
-    verdict = "harness"
-
-
-COULD_NOT_START = resources.COULD_NOT_START
-MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory")
-"""strerror(EAGAIN) and strerror(ENOMEM): what the kernel says when it has no process or memory to give."""
-STARTERS = ("bwrap: ", "setpriv: ")
-"""The programs that start a candidate (before any of its code runs): a line of theirs that
-ends the process is the machine's refusal, not the candidate's doing."""
-
-
-class CandidateFolderError(ValueError):
-    """The candidate's folder cannot be handed to its process (``_readable``): a usage error
-    of whoever named the candidate, decided before any process starts."""
 
 
 class RemoteError(Exception):
@@ -213,7 +125,7 @@ class Candidate:
         self.marker = marker or os.environ.get("CONSTRAIN_HARNESS_MARKER") or secrets.token_hex(8)
         self.deadline: float | None = None
         self.load_cpu_seconds = load_cpu_seconds
-        # calls (op, name and input: ``_what``) that ran out of time earlier in the run; shared by
+        # calls (op, name and input: ``wording.what``) that ran out of time earlier in the run; shared by
         # the run's candidate processes (harness.suite.plugin), so a later test never asks again
         self.known_hangs = known_hangs if known_hangs is not None else set()
         self.budget: CpuBudget | None = None
@@ -245,34 +157,15 @@ class Candidate:
                 return self._finish_load()
             except BaseException as exc:  # a load that failed leaves no process and no folder behind
                 self.close()
-                refused = self._machine_refusal(exc)
+                refused = failures.machine_refusal(exc, self._output.text())
                 if refused is None:
                     raise
                 if attempt == 2:
-                    self.incident = HarnessCouldNotStart(f"{COULD_NOT_START} (tried twice): {refused}")
+                    self.incident = failures.HarnessCouldNotStart(f"{failures.COULD_NOT_START} (tried twice): "
+                                                                  f"{refused}")
                     raise self.incident from None
                 self._loading, self.incident, self._output, self.plan = None, None, _Output(), None
         raise AssertionError("unreachable: the second attempt returns or raises")
-
-    def _machine_refusal(self, exc: BaseException) -> str | None:
-        """The machine's words when ``exc`` means its process could not start for want of
-        processes or memory (``Popen``'s own ``EAGAIN``/``ENOMEM``, no cgroup or uid to be had
-        (``confine.plan``'s ``ConfinementUnavailable``: the verb checked that confinement works
-        before it began), or a line of bwrap or setpriv saying so before any of the candidate's
-        code ran), else None."""
-        if isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.ENOMEM):
-            return f"starting its process: {os.strerror(exc.errno)}"
-        if isinstance(exc, confine.ConfinementUnavailable):  # no cgroup or uid left now (the verb's check passed)
-            return str(exc)
-        if not isinstance(exc, CandidateCrashed):
-            return None
-        lines = self._output.text().strip().splitlines()
-        first = lines[0] if lines else ""
-        if first.startswith(STARTERS) and any(words in first for words in MACHINE_REFUSALS):
-            from harness.sandbox.text import escape
-
-            return escape(first[:300])
-        return None
 
     def begin(self) -> None:
         """Spawn the candidate process and send its load request without waiting for the
@@ -299,9 +192,9 @@ class Candidate:
     def _spawn(self) -> None:
         home = self._scratch / "home"
         home.mkdir(mode=0o700)
-        candidate = [_readable(p, self._scratch) for p in _outermost(self._candidate_paths())]
+        candidate = [view.readable(p, self._scratch) for p in view.outermost(self._candidate_paths())]
         self.lent = lending.lending(self.spec, self.ref_deps, self._scratch, self.STAFF_MADE, self.contract)
-        binds = [*_harness_binds(self._scratch, candidate, self.lent), *candidate]
+        binds = [*view.harness_binds(self._scratch, candidate, self.lent), *candidate]
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
         self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         lent = self.lent.description if self.plan.mode != "unconfined" else "the reference: importable (unconfined)"
@@ -328,7 +221,7 @@ class Candidate:
         """The reply to the load ``begin`` sent (or the load sent now, if that failed)."""
         frame, sent, previous = self._loading
         try:
-            status, value, _ = self._exchange(None if sent else frame, _what("load", self.spec))
+            status, value, _ = self._exchange(None if sent else frame, wording.what("load", self.spec))
         finally:
             self.budget = previous
         value = self._wrap(value)
@@ -344,8 +237,8 @@ class Candidate:
         path = Path(self.spec)
         if self.spec.endswith(".py") or "/" in self.spec or path.exists():
             # the spec's layout: python/ and python/tinyllm/infer; a module of the harness's own
-            # packages (the reference as oracles/automaton) is in the sandbox already (_harness_binds)
-            return [f for f in import_place(path).folders if not _harness_own(f)]
+            # packages (the reference as oracles/automaton) is in the sandbox already (view.harness_binds)
+            return [f for f in import_place(path).folders if not view.harness_own(f)]
         return [Path.cwd().resolve()]  # a module name: importable from the grader's folder
 
     @property
@@ -369,8 +262,8 @@ class Candidate:
 
     def close(self) -> None:
         """End the candidate process and everything it started; remove its folders."""
-        if self._proc is not None and os.environ.get(CPU_LOG):
-            _log_cpu(os.environ[CPU_LOG], self.cpu_seconds())
+        if self._proc is not None and os.environ.get(cpulog.CPU_LOG):
+            cpulog.log_cpu(os.environ[cpulog.CPU_LOG], self.cpu_seconds())
         proc, self._proc = self._proc, None
         if self._sock is not None:
             self._sock.close()
@@ -408,8 +301,8 @@ class Candidate:
     def request(self, op: str, target: int, name, args, kwargs):
         """One round trip; see the module docstring for what it raises."""
         rngs: list = []
-        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)], _what(op, name, args),
-                                              _describer(self, rngs))
+        status, value, extras = self.exchange([op, target, name, list(args), dict(kwargs)],
+                                              wording.what(op, name, args), _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         self._write_back(list(args), dict(kwargs), extras)
         value = self._wrap(value)
@@ -425,7 +318,7 @@ class Candidate:
         if not isinstance(count, int) or not 0 <= count <= MAX_REPEAT:
             raise ValueError(f"repeat: the count must be an int from 0 to {MAX_REPEAT}, not {count!r}")
         args, kwargs, rngs = list(args), dict(kwargs), []
-        what = _what("repeat", name)
+        what = wording.what("repeat", name)
         status, value, extras = self.exchange(["repeat", target, name, [count, args, kwargs], {}], what,
                                               _describer(self, rngs))
         self._restore_rngs(rngs, extras)
@@ -450,7 +343,7 @@ class Candidate:
         messages (default: ``op`` and ``name``); ``inputs``: the reply also says which inputs
         its calls got (a plan's draws): ``(answers, error, inputs)``, ``inputs`` unchecked."""
         rngs: list = []
-        what = f"{what or _what(op, name)} (a batched loop)"
+        what = f"{what or wording.what(op, name)} (a batched loop)"
         status, value, extras = self.exchange([op, target, name, list(args), {}], what, _describer(self, rngs))
         self._restore_rngs(rngs, extras)
         if status == "err":
@@ -470,11 +363,11 @@ class Candidate:
         naming the step; nothing is sent); more answers than the plan can give is a protocol
         violation. ``kind`` labels it in the request; with ``name`` and the plain inputs
         ``shown``, in messages (``reads regex_to_dfa on 'a|b'``: also the key of a known hang,
-        ``_hang_key``). ``draws``: ``(answers, error, draws)``, the inputs its loop's draws
+        ``hangs.hang_key``). ``draws``: ``(answers, error, draws)``, the inputs its loop's draws
         got as the candidate's process says (unchecked: the caller redraws and compares)."""
         from harness.sandbox.plans import check_plan
 
-        answers, error, given = self.batch("plan", 0, kind, [steps], check_plan(steps), _what(kind, name, shown),
+        answers, error, given = self.batch("plan", 0, kind, [steps], check_plan(steps), wording.what(kind, name, shown),
                                            inputs=True)
         return (answers, error, given) if draws else (answers, error)
 
@@ -494,9 +387,9 @@ class Candidate:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
             raise CandidateCrashed("the candidate process is not running")
-        hang = _hang_key(what)
+        hang = hangs.hang_key(what)
         if hang is not None and hang in self.known_hangs:   # the same call on the same input ran out of time
-            raise self._gone(CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
+            raise self._gone(hangs.CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
         with self._lock:
             self.epoch += 1
             try:
@@ -511,8 +404,8 @@ class Candidate:
             except channel.ChannelTimeout:
                 raise self._gone(CandidateTimeout, f"no answer within the deadline ({what})") from None
             except _OverBudget as exc:
-                if _hang_key(what) is not None:   # an input named (``_what``): the same call would hang again
-                    self.known_hangs.add(_hang_key(what))
+                if hangs.hang_key(what) is not None:   # an input named (``wording.what``): it would hang again
+                    self.known_hangs.add(hangs.hang_key(what))
                 raise self._gone(CandidateTimeout, f"{exc} ({what})") from None
             except channel.ProtocolError as exc:
                 raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
@@ -557,7 +450,7 @@ class Candidate:
             kill_group(proc)
         code = _wait(proc)
         if kind is CandidateCrashed:
-            message += f" ({_how(code)})"
+            message += f" ({wording.how(code)})"
         self._output.join()  # what it printed up to its end (bounded: 5 s)
         tail = self._output.text()[-600:].strip()
         if tail:
@@ -625,88 +518,6 @@ class CpuBudget:
             raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
 
 
-MAX_COPY_BYTES = 64 << 20  # a candidate folder copied to be readable by nobody, at most
-MAX_COPY_ENTRIES = 10_000  # ... and at most this many files and folders (the walk stops past either)
-
-
-def _log_cpu(path: str, seconds: float) -> None:
-    try:
-        with open(path, "a", encoding="ascii") as log:
-            log.write(f"{seconds:.3f}\n")
-    except OSError:  # a benchmark's log: never a reason to fail closing
-        pass
-
-
-def read_cpu_log(path: str) -> float:
-    """The CPU seconds the candidate processes logged in ``path`` (``CPU_LOG``) as they closed,
-    and the log removed (0.0 when there is none). A confined candidate's tree ends with its PID
-    namespace, so no ``getrusage`` of the grader sees its CPU: this log is how a caller counts it."""
-    try:
-        with open(path, encoding="ascii") as log:
-            seconds = sum(float(line) for line in log if line.strip())
-        os.remove(path)
-    except (OSError, ValueError):
-        return 0.0
-    return seconds
-
-
-def _outermost(folders: list[Path]) -> list[Path]:
-    """``folders`` without those inside another of them (one bind holds both)."""
-    return [f for f in folders if not any(o != f and f.is_relative_to(o) for o in folders)]
-
-
-def _readable(folder: Path, scratch: Path):
-    """``folder`` as the candidate process will read it: itself, or, when the candidate
-    runs as nobody and some file there is not world-readable (a folder made by mkdtemp,
-    a home of mode 700), a world-readable copy bound at the same path."""
-    if not confine.runs_as_nobody() or _world_readable(folder):
-        return folder
-    too_large = _past_copy_bounds(folder)
-    if too_large:
-        raise CandidateFolderError(f"the candidate's folder {folder} {too_large} and is not world-readable: make it "
-                                   f"readable or move the candidate to its own folder")
-    copy = Path(tempfile.mkdtemp(prefix="readable-", dir=scratch)) / folder.name
-    shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    copy.chmod(0o755)
-    for path in copy.rglob("*"):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return (copy, folder)
-
-
-def _past_copy_bounds(folder: Path) -> str | None:
-    """What puts ``folder`` past ``MAX_COPY_BYTES`` or ``MAX_COPY_ENTRIES`` (regular files'
-    sizes; symbolic links neither followed nor counted), or None. The walk stops as soon as
-    either bound is passed: a candidate beside a home's worth of files costs no full scan."""
-    size = entries = 0
-    for path in folder.rglob("*"):
-        entries += 1
-        if entries > MAX_COPY_ENTRIES:
-            return f"holds more than {MAX_COPY_ENTRIES} files and folders"
-        if path.is_file() and not path.is_symlink():
-            size += path.stat().st_size
-            if size > MAX_COPY_BYTES:
-                return f"holds more than {MAX_COPY_BYTES} bytes"
-    return None
-
-
-def _world_readable(folder: Path) -> bool:
-    import stat as st
-
-    try:
-        for path in [folder, *folder.rglob("*")]:
-            mode = path.lstat().st_mode
-            if st.S_ISDIR(mode) and (mode & 0o005) != 0o005 or st.S_ISREG(mode) and not mode & 0o004:
-                return False
-        covered = [Path("/tmp"), Path("/root"), Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
-        for parent in folder.parents:
-            if not any(parent == c or c in parent.parents for c in covered) and not parent.stat().st_mode & 0o001:
-                return False
-    except OSError:
-        return False
-    return True
-
-
 def _absolute(spec: str | None) -> str | None:
     """A path spec made absolute (the candidate process runs in its own folder)."""
     if spec is None:
@@ -715,46 +526,6 @@ def _absolute(spec: str | None) -> str | None:
     if spec.endswith(".py") or "/" in spec or path.exists():
         return str(path.resolve())
     return spec
-
-
-def _what(op: str, name, args=()) -> str:
-    """What a request was doing, for the message of a timeout or crash during it: the op, the
-    name, and the call's plain arguments clipped (``call regex_to_dfa on '(cat|car|dog)s?'``),
-    so a student reads which call on which input did not finish."""
-    what = f"{op} {name}" if name else op
-    shown = [_clipped(a) for a in args if type(a) in (str, bytes, int, float, bool)][:3]
-    return f"{what} on {', '.join(shown)}" if shown and name else what
-
-
-def _hang_key(what: str) -> str | None:
-    """The call a request made, whatever op carried it (``call`` alone, ``reads`` ahead of
-    the attributes): ``regex_to_dfa on '(cat|car|dog)s?'``; None when ``what`` names no
-    input (a batched loop over many inputs, an attribute read)."""
-    for op in ("call ", "reads "):
-        if what.startswith(op) and " on " in what:
-            return what[len(op):].removesuffix(" (a batched loop)")
-    return None
-
-
-def _clipped(value, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _how(code: int | None) -> str:
-    if code is None:
-        return "still running, killed"
-    if code < 0 or code > 128:
-        number = -code if code < 0 else code - 128
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            return f"exit status {code}"
-        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
-                 "SIGKILL": "killed (out of memory?)",
-                 "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
-        return f"died of {name}, {gloss}"
-    return f"exit status {code} (os._exit or sys.exit?)"
 
 
 def _wait(proc: subprocess.Popen | None) -> int | None:
@@ -973,7 +744,7 @@ def _describer(candidate: Candidate, rngs: list):
         if isinstance(obj, np.random.Generator):
             rngs.append(obj)
             return channel.Described("rng", obj.bit_generator.state)
-        return describe_argument(obj)
+        return arguments.describe_argument(obj)
     return to_value
 
 
@@ -1002,29 +773,6 @@ def _fresh_description(fresh: Fresh, to_value) -> channel.Described:
         return to_value(obj)
     return channel.Described("fresh", {"target": to_value(target).id, "name": name, "args": value(list(fresh.args)),
                                        "kwargs": value(dict(fresh.kwargs))})
-
-
-def describe_argument(obj) -> channel.Described:
-    """An object that is not data, as the data that rebuilds it on the candidate side:
-    ``harness.suite.shapes`` tokenizers, ``tokenizers.Tokenizer`` (its JSON),
-    ``SamplingParams`` (its fields); anything else is a TypeError."""
-    from harness.sandbox import shapes
-
-    if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike)):
-        return channel.Described("shape", obj.describe())
-    if type(obj).__name__ == "TiktokenLike" and hasattr(obj, "_by_id") and hasattr(obj, "_special_tokens"):
-        # a test's own copy of the tiktoken surface (as harness.suite.test_vocab had): same data
-        return channel.Described("shape", shapes.TiktokenLike.describe(obj))
-    module = type(obj).__module__ or ""
-    if module.startswith("tokenizers") and type(obj).__name__ == "Tokenizer":
-        return channel.Described("tokenizers.Tokenizer", obj.to_str())
-    if type(obj).__name__ == "SamplingParams":
-        import dataclasses
-
-        if dataclasses.is_dataclass(obj):
-            return channel.Described("SamplingParams", dataclasses.asdict(obj))
-    raise TypeError(f"cannot hand a {type(obj).__name__} to the candidate process (data, proxies, "
-                    f"generators and the tokenizers of harness.suite.shapes only)")
 
 
 _EXCEPTION_CLASSES: dict = {}

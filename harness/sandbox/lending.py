@@ -13,7 +13,7 @@ sandbox holds, of the harness, what its own process runs and nothing else:
   of the package is absent (the catalogue, grade-tests' wheats, the mutants...);
 - ``golden`` and ``facts``: for the tool-calling contract only (the server imports
   ``golden.tools_replay`` for the contract's names; its JSON files read as empty,
-  ``client._golden_answers_hidden``); absent for the ``constrain`` contract;
+  ``view._golden_answers_hidden``); absent for the ``constrain`` contract;
 - ``oracles`` and ``strategies``: absent; with ``--ref-deps`` the spec's "Needs" only, L8.1's
   sampler and M05.2's byte map (``REF_DEPS_FILES``; ``sampling`` imports the pipeline behind
   ``Constraint`` only inside ``constrained_sample``).

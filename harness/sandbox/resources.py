@@ -93,7 +93,7 @@ V2_CONTROLLERS = ("pids", "memory")
 EMPTY_WAIT = 5.0  # seconds ``Cgroup.remove`` waits for its killed processes to be gone
 COULD_NOT_START = "the harness could not start your code"
 """The first words of the verdict of a candidate the machine had no process or memory to start,
-twice (``harness.sandbox.client.HarnessCouldNotStart``): the course staff's business."""
+twice (``harness.sandbox.failures.HarnessCouldNotStart``): the course staff's business."""
 
 
 class ResourcesUnavailable(RuntimeError):

@@ -149,22 +149,9 @@ class Server:
             if self.repeating is not None:
                 self.repeating[id(described)] = rng
             return rng
-        if kind == "tokenizers.Tokenizer":
-            from tokenizers import Tokenizer
+        from harness.sandbox.arguments import rebuild_argument
 
-            return Tokenizer.from_str(data)
-        if kind == "SamplingParams":
-            cls = getattr(self.objects[1], "SamplingParams", None)
-            if cls is None:
-                try:
-                    from oracles.automaton import SamplingParams as cls
-                except ImportError:  # the reference is not in this sandbox (harness.sandbox.lending)
-                    raise AttributeError("the module has no SamplingParams (the spec's L8.1 sampling: --ref-deps "
-                                         "lends the reference's)") from None
-            return cls(**data)
-        from harness.sandbox import shapes
-
-        return shapes.rebuild(data)
+        return rebuild_argument(kind, data, self.objects)
 
     # ------------------------------------------------------------------ requests
 

@@ -164,21 +164,21 @@ def test_usage_errors_exit_2():
 
 
 def test_a_candidate_folder_past_the_copy_bounds_is_named_and_the_walk_stops(tmp_path, monkeypatch):
-    from harness.sandbox import client
+    from harness.sandbox import view
 
     folder = tmp_path / "crowded"
     folder.mkdir()
     for i in range(6):
         (folder / f"f{i}.py").write_bytes(b"x" * 100)
-    assert client._past_copy_bounds(folder) is None
-    monkeypatch.setattr(client, "MAX_COPY_BYTES", 250)
-    assert client._past_copy_bounds(folder) == "holds more than 250 bytes"
-    monkeypatch.setattr(client, "MAX_COPY_BYTES", 1 << 20)
-    monkeypatch.setattr(client, "MAX_COPY_ENTRIES", 3)
+    assert view._past_copy_bounds(folder) is None
+    monkeypatch.setattr(view, "MAX_COPY_BYTES", 250)
+    assert view._past_copy_bounds(folder) == "holds more than 250 bytes"
+    monkeypatch.setattr(view, "MAX_COPY_BYTES", 1 << 20)
+    monkeypatch.setattr(view, "MAX_COPY_ENTRIES", 3)
     walked = []
     real_rglob = Path.rglob
     monkeypatch.setattr(Path, "rglob", lambda self, pattern: (walked.append(p) or p for p in real_rglob(self, pattern)))
-    assert client._past_copy_bounds(folder) == "holds more than 3 files and folders"
+    assert view._past_copy_bounds(folder) == "holds more than 3 files and folders"
     assert len(walked) == 4  # stopped at the first entry past the bound, not after all six
 
 
@@ -186,19 +186,19 @@ def test_a_candidate_folder_past_the_copy_bounds_is_named_and_the_walk_stops(tmp
 def test_a_candidate_whose_folder_cannot_be_copied_for_it_is_a_usage_error(tmp_path):
     """A candidate in a crowded folder nobody else may read (a home, /tmp) is refused with the
     reason and exit 2 before any test runs, not reported as a crash of its load."""
-    from harness.sandbox import client, confine
+    from harness.sandbox import confine, view
 
     if not confine.runs_as_nobody():
         pytest.skip("the candidate runs as this user here: its folder is never copied")
     folder = tmp_path / "crowded"
     folder.mkdir(mode=0o700)
     (folder / "constrain.py").write_text("from oracles.automaton import *  # noqa: F401,F403\n")
-    for i in range(client.MAX_COPY_ENTRIES):
+    for i in range(view.MAX_COPY_ENTRIES):
         (folder / f"{i}.txt").touch()
     out = io.StringIO()
     code = main(["check", "--impl", str(folder / "constrain.py"), "--only", "test_apply_mask"], out, io.StringIO())
     assert code == ExitCode.USAGE, out.getvalue()
-    assert f"holds more than {client.MAX_COPY_ENTRIES} files and folders and is not world-readable" in out.getvalue()
+    assert f"holds more than {view.MAX_COPY_ENTRIES} files and folders and is not world-readable" in out.getvalue()
     assert "crashed" not in out.getvalue() and "INTERNALERROR" not in out.getvalue(), out.getvalue()
 
 

@@ -98,7 +98,7 @@ def test_without_a_replay_nothing_but_a_strong_finding_is_likely():
 
 
 def test_a_timeout_names_the_call_and_its_input_and_no_pitfall():
-    # the reason check writes for a call past its CPU budget (harness.sandbox.client._what)
+    # the reason check writes for a call past its CPU budget (harness.sandbox.wording.what)
     reason = ("CPU-time limit: the candidate's processes used more than 60 CPU s "
               "(reads regex_to_dfa on '(cat|car|dog)s?' (a batched loop))")
     tests = [{"name": "test_hand_example", "status": "timeout", "reason": reason, "details": ""},

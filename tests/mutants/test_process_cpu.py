@@ -21,7 +21,7 @@ import pytest
 
 from harness.commands.mutants import cpu_line
 from harness.mutants import process_cpu, runner
-from harness.sandbox.client import CPU_LOG
+from harness.sandbox.cpulog import CPU_LOG
 from tests.support.helpers import left_over
 
 ROOT = Path(__file__).resolve().parents[2]

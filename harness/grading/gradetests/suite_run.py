@@ -79,7 +79,8 @@ from harness.grading.gradetests.limits import DEFAULT_LIMITS, RUN_CPU_SECONDS, R
 from harness.grading.gradetests.relay import Gate, ServedImplementation, public_names, refused
 from harness.policy import POLICY
 from harness.sandbox import channel, confine
-from harness.sandbox.client import CandidateGone, CandidateTimeout, RemoteError
+from harness.sandbox.client import RemoteError
+from harness.sandbox.failures import CandidateGone, CandidateTimeout
 from harness.sandbox.text import escape
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"

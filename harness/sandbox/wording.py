@@ -1,0 +1,47 @@
+"""The words of a candidate's failure, for the student who reads them: which call on which
+input did not finish (``what``), and how a process ended (``how``).
+
+``what("call", "regex_to_dfa", ("(cat|car|dog)s?",))`` is ``call regex_to_dfa on
+'(cat|car|dog)s?'``: the op, the name and at most three plain arguments, each clipped to 80
+characters (``clipped``); ``how(-9)`` is ``died of SIGKILL, killed (out of memory?)``.
+
+Invariant: pure functions of their arguments, no candidate object is read (an argument that is
+not plain data is left out, never asked for its ``repr``), so a message costs no round trip and
+says only what the grader sent. ``harness.sandbox.hangs`` reads ``what``'s form back.
+"""
+
+from __future__ import annotations
+
+import signal
+
+
+def what(op: str, name, args=()) -> str:
+    """What a request was doing, for the message of a timeout or crash during it: the op, the
+    name, and the call's plain arguments clipped (``call regex_to_dfa on '(cat|car|dog)s?'``),
+    so a student reads which call on which input did not finish."""
+    what = f"{op} {name}" if name else op
+    shown = [clipped(a) for a in args if type(a) in (str, bytes, int, float, bool)][:3]
+    return f"{what} on {', '.join(shown)}" if shown and name else what
+
+
+def clipped(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (ending in ``...`` when cut)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def how(code: int | None) -> str:
+    """How a process with exit code ``code`` ended (None: it was still running and killed)."""
+    if code is None:
+        return "still running, killed"
+    if code < 0 or code > 128:
+        number = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            return f"exit status {code}"
+        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
+                 "SIGKILL": "killed (out of memory?)",
+                 "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
+        return f"died of {name}, {gloss}"
+    return f"exit status {code} (os._exit or sys.exit?)"
