@@ -92,6 +92,8 @@ for _key, _requires in (
      "out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, "
      "p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError "
      "(checked by the deep tier only)"),
+    ("dfa_keeps_the_callers_tables", "`DFA(trans, accept)` leaves the caller's arrays as they were: their values and "
+     "their writeable flag (checked by the deep tier only)"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
      "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
      "both tiers)"),
@@ -112,8 +114,15 @@ for _key, _requires in (
     ("apply_mask_accepts_lists", "`apply_mask` accepts Python lists for logits and mask"),
     ("history_out_of_range_valueerror", "under a repetition penalty, `constrained_sample` raises ValueError for "
      "a history or prompt token id outside range(V) (a negative id never wraps around)"),
+    ("tiny_temperature_is_greedy", "`sample` at a temperature > 0 so small that `logits / T` overflows (1e-300 "
+     "beside logits of 1e9, a subnormal 5e-324) draws the largest logit, as the greedy limit T -> 0 does, with the "
+     "logprob of the logits before temperature; a NaN, an error or another token departs (checked by the deep tier "
+     "only)"),
     ("sample_after_eos_valueerror", "`constrained_sample` on a finished constraint raises ValueError"),
     # schemas
+    ("non_object_subschema_valueerror", "a subschema that is no JSON object and no boolean (`\"items\": 5`, "
+     "a property's schema `\"x\"`, an `anyOf` branch `null`: JSON Schema's meta-schema refuses each) raises "
+     "ValueError, not another exception (checked by the deep tier only)"),
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
      "accepted (the spec also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),
