@@ -33,8 +33,7 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - a temperature so small that ``logits / T`` overflows draws the largest logit, the greedy limit
   (decision ``tiny_temperature_is_greedy``: three correct readings divide first and fail there);
 - a subschema that is no object (``"items": 5``) is refused with ValueError (decision
-  ``non_object_subschema_valueerror``), and ``DFA(trans, accept)`` leaves the caller's arrays as
-  they were (decision ``dfa_keeps_the_callers_tables``).
+  ``non_object_subschema_valueerror``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -594,19 +593,3 @@ def test_deep_non_object_subschemas_are_refused(impl):
         _expect_raises("non_object_subschema_valueerror", lambda: impl.json_schema_to_regex(schema),
                        f"json_schema_to_regex({schema!r}) ({where} is no schema)", (ValueError,))
 
-
-def test_deep_dfa_leaves_the_callers_tables_alone(impl):
-    """The contract's convention for every call that takes arrays ("the input is never modified"),
-    decision ``dfa_keeps_the_callers_tables``: ``DFA(trans, accept)`` given writeable int32 / bool
-    arrays (the dtypes of the contract's tables, which a DFA may keep without a copy) leaves them as
-    they were, values and writeable flag. Oracle: the hand example's tables (section 3), copied first."""
-    hand = impl.regex_to_dfa(HAND_PATTERN)
-    trans = np.array(hand.trans, dtype=np.int32, order="C")
-    accept = np.array(hand.accept, dtype=np.bool_)
-    want_t, want_a = trans.copy(), accept.copy()
-    impl.DFA(trans, accept)
-    for name, got, want in (("trans", trans, want_t), ("accept", accept, want_a)):
-        if not got.flags.writeable or not np.array_equal(got, want):
-            decision("dfa_keeps_the_callers_tables", False,
-                     f"DFA(trans, accept) changed the caller's {name}: writeable={got.flags.writeable}, "
-                     f"values unchanged={np.array_equal(got, want)}")

@@ -92,8 +92,6 @@ for _key, _requires in (
      "out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, "
      "p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError "
      "(checked by the deep tier only)"),
-    ("dfa_keeps_the_callers_tables", "`DFA(trans, accept)` leaves the caller's arrays as they were: their values and "
-     "their writeable flag (checked by the deep tier only)"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
      "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
      "both tiers)"),
