@@ -131,28 +131,30 @@ def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp
         check(mutated)
 
 
-SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check is SAMPLING]
+SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check in (SAMPLING, TINY_TEMPERATURE)]
 
 
 @pytest.mark.parametrize("seeds", [stability.STABILITY_SEEDS[:2],
                                    pytest.param(stability.STABILITY_SEEDS, marks=pytest.mark.slow)],
                          ids=["2 seeds", "20 seeds"])
-def test_the_sampling_check_passes_and_kills_under_every_run_seed(seeds, tmp_path):
-    """Its draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
+def test_the_sampling_checks_pass_and_kill_under_every_run_seed(seeds, tmp_path):
+    """Their draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
     it: the reference passes and each sampling mutant is killed under every stability seed."""
     sites = {s.id: s for s in generation.enumerate_sites(modules=["sampling"])}
-    mutants = {i: load(materialize_generated(generation.build(sites[i])[0], tmp_path)) for _, i in SEEDED}
+    mutants = [(check, i, load(materialize_generated(generation.build(sites[i])[0], tmp_path / i)))
+               for check, i in SEEDED]
     tiers.set_strict(True)
     before = seeding.run_seed()
     try:
         for seed in seeds:
             seeding.set_run_seed(seed)
-            inputs.forget_constraint_shape()
-            SAMPLING(reference)
-            for mutant_id, mutated in mutants.items():
+            for check in (SAMPLING, TINY_TEMPERATURE):
+                inputs.forget_constraint_shape()
+                check(reference)
+            for check, mutant_id, mutated in mutants:
                 inputs.forget_constraint_shape()
                 with pytest.raises(AssertionError):
-                    SAMPLING(mutated)
-                    pytest.fail(f"{mutant_id} survived under run seed {seed}")
+                    check(mutated)
+                    pytest.fail(f"{mutant_id} survived {check.__name__} under run seed {seed}")
     finally:
         seeding.set_run_seed(before)
