@@ -69,7 +69,8 @@ count as executed by every item, as do the lines the domain's set-up runs betwee
 mutant computes its whole domain. ``constraint`` is always computed whole (``SELECTABLE``). The
 report states the size honestly: "the 405 of 1,896 sampling-domain items that execute
 sampling.py:110-110, equal; the other 1,491 do not execute it" (``Pick.note``); its evidence
-record keeps ``size`` (the whole domain) and ``computed``.
+record keeps ``size`` (the whole domain) and ``computed``. A pick of no item is no evidence: the
+runner calls such a survivor unproven (``runner._decide_by_evidence``), never equivalent.
 
 Example::
 
