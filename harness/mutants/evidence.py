@@ -15,7 +15,8 @@ one domain per part of the reference (``kind_for(module)``):
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,054 items in all);
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66; 5,063 items
+  in all);
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -205,14 +206,19 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
 
 TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*", "a")
 """The DFAs whose tables ``_table_items`` hands back to ``DFA(trans, accept)``: 7, 1 and 2 states."""
+STEPS_OUT_OF_RANGE = ("n_states", -2, 1000)
+"""States ``_table_items`` asks ``DFA.step`` from on each of ``TABLE_PATTERNS``' DFAs: the first past the
+end (``n_states``, read on the DFA), the first below DEAD and one far out."""
 
 
 def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     """``DFA(trans, accept)`` on each of ``TABLE_PATTERNS``'s tables as they are, with ``accept``
     as 0/1 integers, and changed into each of ``bad_dfa_tables``' (the answer: the tables and a
     ``step`` from each state, or the error's class); then ``step`` given each of
-    ``WRONG_STEP_ARGUMENTS``. The patterns' items never build a DFA from a caller's tables:
-    without these, a mutant of the constructor's checks passed as "equivalent" unexamined."""
+    ``WRONG_STEP_ARGUMENTS``, and from each of ``STEPS_OUT_OF_RANGE``'s states (the error's class).
+    The patterns' items never build a DFA from a caller's tables nor step from a bad state:
+    without these, a mutant of the constructor's checks, or of the range check's message, passed
+    as "equivalent" unexamined (on no item at all)."""
     from harness.suite.inputs import WRONG_STEP_ARGUMENTS, bad_dfa_tables
 
     def tables(pattern: str, case: int) -> tuple[Any, Any]:
@@ -235,6 +241,13 @@ def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
             yield (f"DFA.step({state!r}, {data!r}) on {pattern!r}",
                    lambda pattern=pattern, state=state, data=data:
                    m.regex_to_dfa(pattern).step(state, copy.deepcopy(data)))
+        for state in STEPS_OUT_OF_RANGE:
+            yield (f"DFA.step({state}, b'a') on {pattern!r}",
+                   lambda pattern=pattern, state=state: _step_from(m.regex_to_dfa(pattern), state))
+
+
+def _step_from(dfa, state) -> Any:
+    return dfa.step(dfa.n_states if state == "n_states" else state, b"a")
 
 
 def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:

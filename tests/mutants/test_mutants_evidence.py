@@ -80,7 +80,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5054)
+    assert result.evidence == evidence.summary("compile", 5063)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -169,11 +169,35 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
     with pytest.raises(ValueError):
         reference.DFA(trans, np.array(hand.accept))
     labels = [label for label, _ in evidence._table_items(reference)]
-    assert len(labels) == 57
+    assert len(labels) == 66
     ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(reference)]
     theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
     differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
     assert differ[0] == "DFA(tables of '(cat|car|dog)s?', a target one past the last state)", differ
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("dfa.ReplaceBinaryOperator_Sub_BitXor.0", True),   # the last state the message names: n ^ 1, not n - 1
+    ("dfa.NumberReplacer.9", True),                     # the message names DEAD as (-2)
+    ("dfa.ReplaceComparisonOperator_Lt_LtE.0", False),  # step(n_states) read past the end
+])
+def test_the_step_items_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``DFA.step``'s range check (dfa.py, ``_check_state``): no item of the compile domain stepped
+    from a state out of range, so a mutant of its message was "equivalent" on no item at all. The
+    ``STEPS_OUT_OF_RANGE`` items execute it: a mutant of the message only is equal there (the error's
+    class is compared, not its text), one of the range itself differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["dfa"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    assert "state" in mutant.before and mutant.site.start[0] in (89, 90), (mutant.before, mutant.site)
+    mutated = load(materialize_generated(mutant, tmp_path))
+    steps = [(label, thunk) for label, thunk in evidence._table_items(reference) if "DFA.step(" in label
+             and "b'a')" in label]
+    assert len(steps) == 3 * len(evidence.STEPS_OUT_OF_RANGE)
+    ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in steps]
+    theirs = [evidence._hash(evidence._attempt(thunk))
+              for label, thunk in evidence._table_items(mutated) if label in dict(steps)]
+    assert (ours == theirs) == equal, mutant_id
 
 
 @pytest.mark.parametrize("mutant_id, equal", [
