@@ -15,8 +15,8 @@ one domain per part of the reference (``kind_for(module)``):
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66; 5,063 items
-  in all);
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), and three
+  repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``): 5,066 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -34,7 +34,8 @@ one domain per part of the reference (``kind_for(module)``):
   not, and of two, under every ``required`` subset; ``anyOf`` of every pair of leaves: 828), each
   of ``NOT_SCHEMAS`` at the root, as an item, a property and a branch (24), the schemas at the
   reference's size bounds, each side of them (``bound_schemas``: 24), then the subset's refusals
-  (``facts.constructs.SCHEMA_REFUSALS``) and the corpus's schemas: **940** in all. The same text
+  (``facts.constructs.SCHEMA_REFUSALS``), the corpus's schemas and ``ANNOTATED_SCHEMAS`` (4: the
+  only ones with ``default`` or ``examples``): **944** in all. The same text
   compiles to the same DFA, so equal texts are equal behaviour downstream.
 
 - ``vocab``: ``vocab_bytes`` on every token list of up to 3 stated atoms (as lists, tuples and
@@ -201,7 +202,15 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for pattern in evidence_patterns():
         with_masks = pattern not in tables_only
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
+    for pattern in REPEAT_BOUND_PATTERNS:
+        yield f"pattern {pattern[:40]!r}", lambda pattern=pattern: facts(pattern, False)
     yield from _table_items(m)
+
+
+REPEAT_BOUND_PATTERNS = ("a{10000}", "a{2,99999}", "a{" + "0" * 300 + "2}")
+"""Repeat bounds written with more digits than the cap (``MAX_REPEAT``, 1000): two past it (refused,
+the error's class) and one of 301 digits that is 2 (``a{2}``'s tables). No pattern of the
+enumeration or the corpus reaches the parser's path for a bound of more digits than the cap."""
 
 
 TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*", "a")
@@ -308,7 +317,7 @@ def _walk(m, index, path) -> Any:
 def evidence_schemas() -> list:
     """The schema domain, in a fixed order: the grammar's schemas (828), ``NOT_SCHEMAS`` in four
     places (24), ``bound_schemas()`` (24), then the refusals of ``facts.constructs`` and the
-    corpus's schemas (``equivalence.schemas()``), each once: 940."""
+    corpus's schemas (``equivalence.schemas()``), then ``ANNOTATED_SCHEMAS``, each once: 944."""
     from facts.constructs import SCHEMA_REFUSALS
     from harness.mutants.equivalence import schemas
 
@@ -324,11 +333,18 @@ def evidence_schemas() -> list:
     found += [bad for schema in NOT_SCHEMAS for bad in (schema, {"type": "array", "items": schema},
                                                       {"type": "object", "properties": {"a": schema}},
                                                       {"anyOf": [{"type": "null"}, schema]})]
-    found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas())
+    found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas()) + list(ANNOTATED_SCHEMAS)
     unique: dict[str, Any] = {}
     for schema in found:
         unique.setdefault(json.dumps(schema, sort_keys=False, default=repr), schema)
     return list(unique.values())
+
+
+ANNOTATED_SCHEMAS = ({"type": "string", "default": "x"}, {"type": "integer", "examples": [1, {"a": [2]}]},
+                     {"type": "number", "default": float("nan")}, {"type": "string", "examples": [{1: "x"}]})
+"""Schemas whose ``default`` / ``examples`` the reference checks as JSON values (``schema.py``'s
+``_check_json_value``): two plain, two that are no JSON (NaN, an int key). No other schema of the
+domain holds either annotation."""
 
 
 def bound_schemas() -> list:
