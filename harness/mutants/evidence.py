@@ -15,8 +15,9 @@ one domain per part of the reference (``kind_for(module)``):
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), and three
-  repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``): 5,066 items in all;
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), three
+  repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,069 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -204,7 +205,17 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
     for pattern in REPEAT_BOUND_PATTERNS:
         yield f"pattern {pattern[:40]!r}", lambda pattern=pattern: facts(pattern, False)
+    for pattern in TABLE_PATTERNS:
+        yield f"TokenIndex.next_state on {pattern!r}", lambda pattern=pattern: _next_states(m, pattern, vocab, eos_id)
     yield from _table_items(m)
+
+
+def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
+    """``next_state(s, t)`` of a fresh ``TokenIndex`` for every state and token, states in order: the
+    masks above never ask it (nor its per-state target rows and their cache)."""
+    dfa = m.regex_to_dfa(pattern)
+    index = m.TokenIndex(dfa, list(vocab), eos_id)
+    return [[int(index.next_state(s, t)) for t in range(len(vocab))] for s in range(dfa.n_states)]
 
 
 REPEAT_BOUND_PATTERNS = ("a{10000}", "a{2,99999}", "a{" + "0" * 300 + "2}")

@@ -80,7 +80,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5066)
+    assert result.evidence == evidence.summary("compile", 5069)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -218,6 +218,24 @@ def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, e
     ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
                      if label in labels] for m in (reference, mutated))
     assert len(ours) == len(evidence.REPEAT_BOUND_PATTERNS)
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("index.ReplaceComparisonOperator_Gt_NotEq.4", True),  # the target-row cache evicts sooner: same answers
+    ("index.SwapArguments.42", False),                     # np.full(DEAD, V): no row at all
+])
+def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``TokenIndex.next_state`` and its cache of target rows (``index.py``, ``_target_row``): no item
+    of the compile domain asked ``next_state``. The items on ``TABLE_PATTERNS`` do: a mutant of the
+    cache's eviction bound is equal there, one of what a row holds differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if label.startswith("TokenIndex.next_state on")] for m in (reference, mutated))
+    assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
 

@@ -122,7 +122,7 @@ def test_the_picked_evidence_decides_as_the_whole_domain(recorded, seed, tmp_pat
 
 @pytest.mark.slow
 def test_the_picked_compile_evidence_decides_as_the_whole_domain(tmp_path):
-    # the compile domain (5,066 items, ~4.2 CPU s whole): its record alone is ~18 CPU s
+    # the compile domain (5,069 items, ~4.2 CPU s whole): its record alone is ~18 CPU s
     recorded = evidence.record_lines(materialize(runner.NULL_MUTANT, tmp_path / "record"), ("compile",))
     _decides_as_the_whole_domain(recorded, "compile", sorted(evidence.COMPILE_MODULES), 11, tmp_path)
 
