@@ -52,6 +52,7 @@ equal):
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
 | `next_state_refused_is_dead` | `next_state` returns DEAD for a special (None) or empty token |
+| `non_object_subschema_valueerror` | a subschema that is no JSON object and no boolean (`"items": 5`, a property's schema `"x"`, an `anyOf` branch `null`: JSON Schema's meta-schema refuses each) raises ValueError, not another exception (checked by the deep tier only) |
 | `python_escapes_and_repeat_forms` | control escapes (`\a`, `\f`, `[\b]`), octal escapes and the repeat forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in both tiers) |
 | `python_only_syntax_refused` | Python syntax the spec does not name (inline flags `(?i)`, named groups `(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's meaning is a note; another meaning fails in both tiers) |
 | `refusal_changes_nothing` | a refused `advance` leaves `state`, `done` and `mask()` unchanged |
@@ -59,6 +60,7 @@ equal):
 | `sample_after_eos_valueerror` | `constrained_sample` on a finished constraint raises ValueError |
 | `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
 | `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
+| `tiny_temperature_is_greedy` | `sample` at a temperature > 0 so small that `logits / T` overflows (1e-300 beside logits of 1e9, a subnormal 5e-324) draws the largest logit, as the greedy limit T -> 0 does, with the logprob of the logits before temperature; a NaN, an error or another token departs (checked by the deep tier only) |
 | `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers) |
 | `tools_render_arguments_verbatim` | `render_messages` writes an assistant's tool-call arguments back as the client sent them (re-serializing them as compact JSON, key order kept, is a note) |
 | `tools_render_refuses_bad_messages` | `render_messages` refuses a malformed conversation (messages not an array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) with the OpenAI error shape and the reference's status |
@@ -163,6 +165,9 @@ def json_schema_to_regex(schema: dict[str, Any]) -> str:
     Raises ValueError naming the JSON pointer for any other keyword,
     ``additionalProperties`` other than false, a ``required`` name not in
     ``properties``, an unknown type, an empty ``enum`` (decision ``empty_enum_refused``).
+    Decision (``non_object_subschema_valueerror``, deep tier only): a subschema that is no
+    object and no boolean (``"items": 5``, a property's schema ``"x"``, an ``anyOf`` branch
+    ``null``) is bad input: ValueError (the argument itself not a dict may be TypeError).
     Decision (``large_enum_accepted``): an ``enum`` of 5,000 ten-letter strings (a regex
     of about 75,000 characters) is accepted; size bounds stay above realistic schemas.
     """
@@ -267,7 +272,13 @@ def sample(logits: npt.ArrayLike, p: SamplingParams, history: Sequence[int],
     """L8.1: draw one token id from ``logits`` (float [V]) under ``p``; ``-inf`` is never
     drawn. Returns ``(token_id, logprob)`` where logprob is the log-softmax of the
     logits after the repetition penalty (before temperature, top-k and top-p) at
-    the drawn token. Raises ValueError when every logit is ``-inf``."""
+    the drawn token. Raises ValueError when every logit is ``-inf``.
+
+    Decision (``tiny_temperature_is_greedy``, deep tier only): at a temperature > 0 so
+    small that ``logits / T`` overflows (1e-300 beside logits of 1e9, a subnormal
+    5e-324), the draw is the largest logit, as the limit T -> 0 (greedy) and
+    softmax(logits / T) itself say; the spec names no such temperature, and a sampler
+    that divides first may fail there (a note in the default tier)."""
 
 
 def apply_mask(logits: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -15,7 +15,9 @@ one domain per part of the reference (``kind_for(module)``):
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  and ``DFA.step`` given wrong Python types (``_table_items``: 57; 5,054 items in all);
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), three
+  repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,069 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -33,7 +35,8 @@ one domain per part of the reference (``kind_for(module)``):
   not, and of two, under every ``required`` subset; ``anyOf`` of every pair of leaves: 828), each
   of ``NOT_SCHEMAS`` at the root, as an item, a property and a branch (24), the schemas at the
   reference's size bounds, each side of them (``bound_schemas``: 24), then the subset's refusals
-  (``facts.constructs.SCHEMA_REFUSALS``) and the corpus's schemas: **940** in all. The same text
+  (``facts.constructs.SCHEMA_REFUSALS``), the corpus's schemas and ``ANNOTATED_SCHEMAS`` (4: the
+  only ones with ``default`` or ``examples``): **944** in all. The same text
   compiles to the same DFA, so equal texts are equal behaviour downstream.
 
 - ``vocab``: ``vocab_bytes`` on every token list of up to 3 stated atoms (as lists, tuples and
@@ -69,7 +72,8 @@ count as executed by every item, as do the lines the domain's set-up runs betwee
 mutant computes its whole domain. ``constraint`` is always computed whole (``SELECTABLE``). The
 report states the size honestly: "the 405 of 1,896 sampling-domain items that execute
 sampling.py:110-110, equal; the other 1,491 do not execute it" (``Pick.note``); its evidence
-record keeps ``size`` (the whole domain) and ``computed``.
+record keeps ``size`` (the whole domain) and ``computed``. A pick of no item is no evidence: the
+runner calls such a survivor unproven (``runner._decide_by_evidence``), never equivalent.
 
 Example::
 
@@ -199,19 +203,42 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for pattern in evidence_patterns():
         with_masks = pattern not in tables_only
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
+    for pattern in REPEAT_BOUND_PATTERNS:
+        yield f"pattern {pattern[:40]!r}", lambda pattern=pattern: facts(pattern, False)
+    for pattern in TABLE_PATTERNS:
+        yield f"TokenIndex.next_state on {pattern!r}", lambda pattern=pattern: _next_states(m, pattern, vocab, eos_id)
     yield from _table_items(m)
+
+
+def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
+    """``next_state(s, t)`` of a fresh ``TokenIndex`` for every state and token, states in order: the
+    masks above never ask it (nor its per-state target rows and their cache)."""
+    dfa = m.regex_to_dfa(pattern)
+    index = m.TokenIndex(dfa, list(vocab), eos_id)
+    return [[int(index.next_state(s, t)) for t in range(len(vocab))] for s in range(dfa.n_states)]
+
+
+REPEAT_BOUND_PATTERNS = ("a{10000}", "a{2,99999}", "a{" + "0" * 300 + "2}")
+"""Repeat bounds written with more digits than the cap (``MAX_REPEAT``, 1000): two past it (refused,
+the error's class) and one of 301 digits that is 2 (``a{2}``'s tables). No pattern of the
+enumeration or the corpus reaches the parser's path for a bound of more digits than the cap."""
 
 
 TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*", "a")
 """The DFAs whose tables ``_table_items`` hands back to ``DFA(trans, accept)``: 7, 1 and 2 states."""
+STEPS_OUT_OF_RANGE = ("n_states", -2, 1000)
+"""States ``_table_items`` asks ``DFA.step`` from on each of ``TABLE_PATTERNS``' DFAs: the first past the
+end (``n_states``, read on the DFA), the first below DEAD and one far out."""
 
 
 def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     """``DFA(trans, accept)`` on each of ``TABLE_PATTERNS``'s tables as they are, with ``accept``
     as 0/1 integers, and changed into each of ``bad_dfa_tables``' (the answer: the tables and a
     ``step`` from each state, or the error's class); then ``step`` given each of
-    ``WRONG_STEP_ARGUMENTS``. The patterns' items never build a DFA from a caller's tables:
-    without these, a mutant of the constructor's checks passed as "equivalent" unexamined."""
+    ``WRONG_STEP_ARGUMENTS``, and from each of ``STEPS_OUT_OF_RANGE``'s states (the error's class).
+    The patterns' items never build a DFA from a caller's tables nor step from a bad state:
+    without these, a mutant of the constructor's checks, or of the range check's message, passed
+    as "equivalent" unexamined (on no item at all)."""
     from harness.suite.inputs import WRONG_STEP_ARGUMENTS, bad_dfa_tables
 
     def tables(pattern: str, case: int) -> tuple[Any, Any]:
@@ -234,6 +261,13 @@ def _table_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
             yield (f"DFA.step({state!r}, {data!r}) on {pattern!r}",
                    lambda pattern=pattern, state=state, data=data:
                    m.regex_to_dfa(pattern).step(state, copy.deepcopy(data)))
+        for state in STEPS_OUT_OF_RANGE:
+            yield (f"DFA.step({state}, b'a') on {pattern!r}",
+                   lambda pattern=pattern, state=state: _step_from(m.regex_to_dfa(pattern), state))
+
+
+def _step_from(dfa, state) -> Any:
+    return dfa.step(dfa.n_states if state == "n_states" else state, b"a")
 
 
 def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
@@ -294,7 +328,7 @@ def _walk(m, index, path) -> Any:
 def evidence_schemas() -> list:
     """The schema domain, in a fixed order: the grammar's schemas (828), ``NOT_SCHEMAS`` in four
     places (24), ``bound_schemas()`` (24), then the refusals of ``facts.constructs`` and the
-    corpus's schemas (``equivalence.schemas()``), each once: 940."""
+    corpus's schemas (``equivalence.schemas()``), then ``ANNOTATED_SCHEMAS``, each once: 944."""
     from facts.constructs import SCHEMA_REFUSALS
     from harness.mutants.equivalence import schemas
 
@@ -310,11 +344,18 @@ def evidence_schemas() -> list:
     found += [bad for schema in NOT_SCHEMAS for bad in (schema, {"type": "array", "items": schema},
                                                       {"type": "object", "properties": {"a": schema}},
                                                       {"anyOf": [{"type": "null"}, schema]})]
-    found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas())
+    found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas()) + list(ANNOTATED_SCHEMAS)
     unique: dict[str, Any] = {}
     for schema in found:
         unique.setdefault(json.dumps(schema, sort_keys=False, default=repr), schema)
     return list(unique.values())
+
+
+ANNOTATED_SCHEMAS = ({"type": "string", "default": "x"}, {"type": "integer", "examples": [1, {"a": [2]}]},
+                     {"type": "number", "default": float("nan")}, {"type": "string", "examples": [{1: "x"}]})
+"""Schemas whose ``default`` / ``examples`` the reference checks as JSON values (``schema.py``'s
+``_check_json_value``): two plain, two that are no JSON (NaN, an int key). No other schema of the
+domain holds either annotation."""
 
 
 def bound_schemas() -> list:

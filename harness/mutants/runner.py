@@ -680,7 +680,10 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     exhaustive evidence domain (``harness.mutants.evidence``); a difference there leaves it a
     survivor (the deep pass runs), no domain or an undecided check leaves it unproven.
     ``picked`` (an ``evidence.Pick`` of that kind): only the items executing the mutated
-    statement are computed, the others equal by construction, and the detail says so."""
+    statement are computed, the others equal by construction, and the detail says so. A pick
+    of no item is no evidence: a domain none of whose items reaches the statement cannot tell
+    the mutant from the reference (e.g. the sampler's overflow path, which no item's
+    temperature reaches), so the survivor is unproven and the deep pass runs for it."""
     from harness.mutants import evidence
 
     module = mutant.site.module
@@ -690,6 +693,9 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
                                                   f"module {module}")
     if picked is not None and picked.kind != kind:
         raise ValueError(f"the evidence picked for {mutant.id} is of kind {picked.kind}, its module's is {kind}")
+    if picked is not None and not picked.chosen:
+        return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no item of the {kind} "
+                                                  f"evidence domain ({picked.size:,}) executes {picked.statement}")
     found, problem = _evidence_differences(package, root, timeout, kind, picked)
     if found is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {kind} evidence "

@@ -30,6 +30,10 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
   range, every logit ``-inf``, ``TokenIndex``'s ``eos_id`` and vocabulary) and wrong Python types
   with TypeError (decision ``bad_arguments_refused``).
+- a temperature so small that ``logits / T`` overflows draws the largest logit, the greedy limit
+  (decision ``tiny_temperature_is_greedy``: three correct readings divide first and fail there);
+- a subschema that is no object (``"items": 5``) is refused with ValueError (decision
+  ``non_object_subschema_valueerror``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -519,3 +523,73 @@ def test_deep_bad_arguments_are_refused(impl):
         _expect_raises(key, call, f"TokenIndex: {what}", (TypeError,))
     for value in NOT_TOKENIZERS:
         _expect_raises(key, lambda: impl.vocab_bytes(value), f"vocab_bytes({value!r})", (TypeError,))
+
+
+# (logits, temperature, extra SamplingParams fields): each with one largest logit at least 1 above the next,
+# at a temperature so small that ``logits / T`` overflows, where softmax(x / T) puts all its mass on the
+# largest logit (the next weight, exp(-gap / T), is below the smallest float); negative, positive and
+# masked (-inf) rows, a subnormal temperature beside small logits, top-k and top-p on top
+TINY_TEMPERATURE_CASES = (([-3e9, -1e9, -np.inf, -2e9], 1e-300, {}), ([1e9, 3e9, 2e9, 0.0], 1e-300, {}),
+                          ([2.0, 1.0, 0.5], 5e-324, {}), ([0.5, 2.0, 1.0, 1.5, -np.inf, 0.0], 5e-324, {}),
+                          ([-4e9, -np.inf, -1e9, -2e9], 1e-300, dict(top_k=2)),
+                          ([1e9, -5e8, 3e9, 2e9], 1e-300, dict(top_p=0.5)))
+TINY_TEMPERATURE_DRAWS = 3  # a non-largest logit has weight 0 at such a temperature: one wrong draw is a departure
+
+
+def test_deep_tiny_temperature_draws_the_largest_logit(impl):
+    """L8.1's sampler, decision ``tiny_temperature_is_greedy`` (the spec names temperature 0 greedy and
+    says nothing of tiny ones): at a temperature > 0 so small that ``logits / T`` overflows
+    (``TINY_TEMPERATURE_CASES``), softmax(x / T) is the greedy limit: every draw is the largest logit, and
+    the logprob is the log-softmax of the logits before temperature at it. A NaN, an error or another
+    token is a departure (a note in the default tier: a correct sampler may divide first and overflow).
+    Oracle: numpy's argmax and the log-softmax on the gaps to the maximum, computed here."""
+    from harness.suite.seeding import seeded_rng
+
+    for values, temperature, extra in TINY_TEMPERATURE_CASES:
+        logits = np.array(values)
+        want = int(np.argmax(logits))
+        finite = logits[np.isfinite(logits)]
+        logprob_want = float(-np.log(np.exp(finite - logits[want]).sum()))
+        params = impl.SamplingParams(temperature=temperature, **extra)
+        for draw in range(TINY_TEMPERATURE_DRAWS):
+            case = f"sample({values}, temperature={temperature}{''.join(f', {k}={v}' for k, v in extra.items())})"
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    token, logprob = impl.sample(logits.copy(), params, [], seeded_rng(draw))
+            except Exception as exc:  # noqa: BLE001 - any error departs from the decision
+                decision("tiny_temperature_is_greedy", False, f"{case} raised {type(exc).__name__}: {first_line(exc)}")
+                return
+            if int(token) != want or not abs(float(logprob) - logprob_want) <= 1e-9:
+                decision("tiny_temperature_is_greedy", False,
+                         f"{case} gave (token, logprob) {(int(token), float(logprob))}, "
+                         f"expected the largest logit {(want, logprob_want)}")
+                return
+
+
+# (where, schema): subschemas that are no JSON object and no boolean, each refused by JSON Schema's
+# 2020-12 meta-schema (asked of ``jsonschema`` by the test); ``items`` as a list is the older drafts' form
+NON_OBJECT_SUBSCHEMAS = (("items", {"type": "array", "items": 5}), ("items", {"type": "array", "items": "x"}),
+                         ("items", {"type": "array", "items": [{"type": "null"}]}),
+                         ("a property", {"type": "object", "properties": {"a": "x"}, "required": ["a"]}),
+                         ("a property", {"type": "object", "properties": {"a": []}}),
+                         ("an anyOf branch", {"anyOf": [{"type": "null"}, None]}))
+
+
+def test_deep_non_object_subschemas_are_refused(impl):
+    """Section 2.5 ("anything else ... raises ValueError") and the contract's conventions, decision
+    ``non_object_subschema_valueerror``: a subschema that is no object (``NON_OBJECT_SUBSCHEMAS``) is
+    bad input, refused with ValueError (the top-level value is the call's argument: a wrong Python type
+    there may be TypeError). Oracle: ``jsonschema``'s 2020-12 meta-schema refuses every one."""
+    import jsonschema
+
+    for where, schema in NON_OBJECT_SUBSCHEMAS:
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError:
+            pass
+        else:
+            raise RuntimeError(f"harness bug: jsonschema's meta-schema accepts {schema!r}")
+        _expect_raises("non_object_subschema_valueerror", lambda: impl.json_schema_to_regex(schema),
+                       f"json_schema_to_regex({schema!r}) ({where} is no schema)", (ValueError,))
+

@@ -112,8 +112,15 @@ for _key, _requires in (
     ("apply_mask_accepts_lists", "`apply_mask` accepts Python lists for logits and mask"),
     ("history_out_of_range_valueerror", "under a repetition penalty, `constrained_sample` raises ValueError for "
      "a history or prompt token id outside range(V) (a negative id never wraps around)"),
+    ("tiny_temperature_is_greedy", "`sample` at a temperature > 0 so small that `logits / T` overflows (1e-300 "
+     "beside logits of 1e9, a subnormal 5e-324) draws the largest logit, as the greedy limit T -> 0 does, with the "
+     "logprob of the logits before temperature; a NaN, an error or another token departs (checked by the deep tier "
+     "only)"),
     ("sample_after_eos_valueerror", "`constrained_sample` on a finished constraint raises ValueError"),
     # schemas
+    ("non_object_subschema_valueerror", "a subschema that is no JSON object and no boolean (`\"items\": 5`, "
+     "a property's schema `\"x\"`, an `anyOf` branch `null`: JSON Schema's meta-schema refuses each) raises "
+     "ValueError, not another exception (checked by the deep tier only)"),
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
      "accepted (the spec also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),

@@ -48,7 +48,7 @@ def test_the_evidence_domains_are_the_stated_ones():
             evidence.kind_for("vocab"), evidence.kind_for("errors")) == ("sampling", "constraint", "schema", "vocab",
                                                                         None)
     schemas = evidence.evidence_schemas()
-    assert len(schemas) == 940 and len(evidence.bound_schemas()) == 24
+    assert len(schemas) == 944 and len(evidence.bound_schemas()) == 24
     assert {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1, "maxItems": 2} in schemas
     with pytest.raises(ValueError, match="evidence kind must be one of"):
         evidence.domain("errors")
@@ -56,7 +56,7 @@ def test_the_evidence_domains_are_the_stated_ones():
         list(evidence.items(reference, "nope"))
 
 
-@pytest.mark.parametrize("kind, size", [("sampling", 1904), ("constraint", 3615), ("schema", 940), ("vocab", 2501)])
+@pytest.mark.parametrize("kind, size", [("sampling", 1904), ("constraint", 3615), ("schema", 944), ("vocab", 2501)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     hashes = evidence.record(reference, kind)
     assert len(hashes) == size
@@ -80,7 +80,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5054)
+    assert result.evidence == evidence.summary("compile", 5069)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -169,7 +169,7 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
     with pytest.raises(ValueError):
         reference.DFA(trans, np.array(hand.accept))
     labels = [label for label, _ in evidence._table_items(reference)]
-    assert len(labels) == 57
+    assert len(labels) == 66
     ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(reference)]
     theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
     differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
@@ -177,8 +177,72 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
 
 
 @pytest.mark.parametrize("mutant_id, equal", [
+    ("dfa.ReplaceBinaryOperator_Sub_BitXor.0", True),   # the last state the message names: n ^ 1, not n - 1
+    ("dfa.NumberReplacer.9", True),                     # the message names DEAD as (-2)
+    ("dfa.ReplaceComparisonOperator_Lt_LtE.0", False),  # step(n_states) read past the end
+])
+def test_the_step_items_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``DFA.step``'s range check (dfa.py, ``_check_state``): no item of the compile domain stepped
+    from a state out of range, so a mutant of its message was "equivalent" on no item at all. The
+    ``STEPS_OUT_OF_RANGE`` items execute it: a mutant of the message only is equal there (the error's
+    class is compared, not its text), one of the range itself differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["dfa"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    assert "state" in mutant.before and mutant.site.start[0] in (89, 90), (mutant.before, mutant.site)
+    mutated = load(materialize_generated(mutant, tmp_path))
+    steps = [(label, thunk) for label, thunk in evidence._table_items(reference) if "DFA.step(" in label
+             and "b'a')" in label]
+    assert len(steps) == 3 * len(evidence.STEPS_OUT_OF_RANGE)
+    ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in steps]
+    theirs = [evidence._hash(evidence._attempt(thunk))
+              for label, thunk in evidence._table_items(mutated) if label in dict(steps)]
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("parser.ReplaceBinaryOperator_Add_BitXor.22", True),  # MAX_REPEAT ^ 1 is 1001 too: MAX_REPEAT is 1000
+    ("parser.NumberReplacer.170", True),                   # MAX_REPEAT + 2: past the cap as well, refused alike
+    ("parser.ReplaceBinaryOperator_Add_Sub.22", False),    # MAX_REPEAT - 1: a{10000} read as a{999}
+])
+def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, equal, tmp_path):
+    """A repeat bound of more digits than the cap (``parser._bound_value``): no pattern of the
+    enumeration or the corpus had one, so its mutants were "equivalent" on no item. The
+    ``REPEAT_BOUND_PATTERNS`` items reach it: a mutant whose value stays past the cap is equal there,
+    one that brings it under the cap differs (a refused pattern compiles)."""
+    site = next(s for s in generation.enumerate_sites(modules=["parser"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    labels = {f"pattern {p[:40]!r}" for p in evidence.REPEAT_BOUND_PATTERNS}
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if label in labels] for m in (reference, mutated))
+    assert len(ours) == len(evidence.REPEAT_BOUND_PATTERNS)
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("index.ReplaceComparisonOperator_Gt_NotEq.4", True),  # the target-row cache evicts sooner: same answers
+    ("index.SwapArguments.42", False),                     # np.full(DEAD, V): no row at all
+])
+def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``TokenIndex.next_state`` and its cache of target rows (``index.py``, ``_target_row``): no item
+    of the compile domain asked ``next_state``. The items on ``TABLE_PATTERNS`` do: a mutant of the
+    cache's eviction bound is equal there, one of what a row holds differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if label.startswith("TokenIndex.next_state on")] for m in (reference, mutated))
+    assert len(ours) == len(evidence.TABLE_PATTERNS)
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
     # schema: survivors of a seeded sample (and one the catalogue kills)
     ("schema.NumberReplacer.15", True),   # which unknown keyword the message names: the class is the same
+    ("schema.SwapArguments.41", True),    # the pointer an annotation's error names: _pointer(key, pointer)
     ("schema.ReplaceComparisonOperator_Gt_Is.1", False),  # depth == MAX_DEPTH refused: 33 nested objects
     ("schema.ReplaceComparisonOperator_Gt_GtE.0", False),  # a regex of exactly MAX_REGEX_LENGTH refused
     ("schema.RemoveStatement.10", False),  # a schema that is no object: TypeError, not ValueError

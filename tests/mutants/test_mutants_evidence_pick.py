@@ -99,14 +99,15 @@ def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_di
     assert result.detail.startswith(f"equal on the corpus, but differs on the sampling evidence domain at {found[0]}")
 
 
-def test_a_statement_no_item_executes_runs_no_child(recorded, tmp_path, monkeypatch):
+def test_a_statement_no_item_executes_runs_no_child_and_proves_nothing(recorded, tmp_path, monkeypatch):
     mutant = _mutant(_sampling_text())
     nothing = evidence.Pick("sampling", 1904, (), recorded["sampling"]["hashes"], "sampling.py:1-1")
     monkeypatch.setattr(runner, "fingerprint_child", lambda *a, **k: pytest.fail("no child runs"))
     result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, nothing)
-    assert result.outcome is Outcome.EQUIVALENT
-    assert result.detail.endswith("the 0 of 1,904 sampling-domain items that execute sampling.py:1-1, equal; the "
-                                  "other 1,904 do not execute it")
+    # no item reaches the statement: no evidence, whatever the mutant does there (unproven, not equivalent)
+    assert result.outcome is Outcome.SURVIVED and result.evidence is None
+    assert result.detail == ("unproven: equal on the corpus; no item of the sampling evidence domain (1,904) "
+                             "executes sampling.py:1-1")
 
 
 EVIDENCE_CPU_SECONDS = {"sampling": 8.0, "compile": 30.0}
@@ -121,7 +122,7 @@ def test_the_picked_evidence_decides_as_the_whole_domain(recorded, seed, tmp_pat
 
 @pytest.mark.slow
 def test_the_picked_compile_evidence_decides_as_the_whole_domain(tmp_path):
-    # the compile domain (5,054 items, ~4.2 CPU s whole): its record alone is ~18 CPU s
+    # the compile domain (5,069 items, ~4.2 CPU s whole): its record alone is ~18 CPU s
     recorded = evidence.record_lines(materialize(runner.NULL_MUTANT, tmp_path / "record"), ("compile",))
     _decides_as_the_whole_domain(recorded, "compile", sorted(evidence.COMPILE_MODULES), 11, tmp_path)
 

@@ -28,12 +28,17 @@ LONG, STEP, SAMPLING = (test_deep.test_deep_long_patterns_equal_the_derivative_o
 MALFORMED, TABLES = (test_deep.test_deep_parser_edge_cases_read_as_python,
                      test_deep.test_deep_dfa_refuses_bad_tables_and_wrong_types)
 BAD_ARGUMENTS = test_deep.test_deep_bad_arguments_are_refused
-EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS)
+TINY_TEMPERATURE, SUBSCHEMAS = (test_deep.test_deep_tiny_temperature_draws_the_largest_logit,
+                                test_deep.test_deep_non_object_subschemas_are_refused)
+EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
-# tests) may depart from them too; every one accepts any table, as the spec lets it
-DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused"})
+# tests) may depart from them too; every one accepts any table, as the spec lets it. Three readings
+# depart from tiny_temperature_is_greedy (a NaN error, or another token: they divide by T first)
+DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused", "tiny_temperature_is_greedy",
+                                 "non_object_subschema_valueerror"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
-# no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks)
+# no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks;
+# the sampler's path for a temperature so small that logits / T overflows; a subschema that is no object)
 # or none killed (dfa, sampling)
 KILLS = [
     (LONG, "minimize.ZeroIterationForLoop.5", "for b, members in enumerate(blocks):", "for b, members in []:"),
@@ -72,6 +77,14 @@ KILLS = [
      'raise TypeError(f"TokenIndex: dfa must be a DFA, not {type(dfa).__name__}")', "pass"),
     (BAD_ARGUMENTS, "index.RemoveStatement.15",
      'raise InvalidArgument(f"TokenIndex: eos_id {eos_id} out of range 0..{len(vocab) - 1}")', "pass"),
+    (TINY_TEMPERATURE, "sampling.ReplaceBinaryOperator_Sub_FloorDiv.5", "z = (x - x.max()) / p.temperature",
+     "z = (x // x.max()) / p.temperature"),
+    (TINY_TEMPERATURE, "sampling.ReplaceBinaryOperator_Sub_Pow.5", "z = (x - x.max()) / p.temperature",
+     "z = (x ** x.max()) / p.temperature"),
+    (TINY_TEMPERATURE, "sampling.ReplaceBinaryOperator_Div_Mul.2", "z = (x - x.max()) / p.temperature",
+     "z = (x - x.max()) * p.temperature"),
+    (SUBSCHEMAS, "schema.RemoveStatement.10",
+     'raise SchemaMalformed(f"a schema must be an object, not {type(schema).__name__}", pointer)', "pass"),
     (BAD_ARGUMENTS, "vocab.RemoveStatement.0",
      'raise TypeError(f"vocab_bytes: expected a tokenizer or a sequence of token strings, " / '
      'f"not {type(tok).__name__}")', "pass"),
@@ -118,28 +131,30 @@ def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp
         check(mutated)
 
 
-SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check is SAMPLING]
+SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check in (SAMPLING, TINY_TEMPERATURE)]
 
 
 @pytest.mark.parametrize("seeds", [stability.STABILITY_SEEDS[:2],
                                    pytest.param(stability.STABILITY_SEEDS, marks=pytest.mark.slow)],
                          ids=["2 seeds", "20 seeds"])
-def test_the_sampling_check_passes_and_kills_under_every_run_seed(seeds, tmp_path):
-    """Its draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
+def test_the_sampling_checks_pass_and_kill_under_every_run_seed(seeds, tmp_path):
+    """Their draws come from the run seed (``seeding.seeded_rng``), so a kill must not depend on
     it: the reference passes and each sampling mutant is killed under every stability seed."""
     sites = {s.id: s for s in generation.enumerate_sites(modules=["sampling"])}
-    mutants = {i: load(materialize_generated(generation.build(sites[i])[0], tmp_path)) for _, i in SEEDED}
+    mutants = [(check, i, load(materialize_generated(generation.build(sites[i])[0], tmp_path / i)))
+               for check, i in SEEDED]
     tiers.set_strict(True)
     before = seeding.run_seed()
     try:
         for seed in seeds:
             seeding.set_run_seed(seed)
-            inputs.forget_constraint_shape()
-            SAMPLING(reference)
-            for mutant_id, mutated in mutants.items():
+            for check in (SAMPLING, TINY_TEMPERATURE):
+                inputs.forget_constraint_shape()
+                check(reference)
+            for check, mutant_id, mutated in mutants:
                 inputs.forget_constraint_shape()
                 with pytest.raises(AssertionError):
-                    SAMPLING(mutated)
-                    pytest.fail(f"{mutant_id} survived under run seed {seed}")
+                    check(mutated)
+                    pytest.fail(f"{mutant_id} survived {check.__name__} under run seed {seed}")
     finally:
         seeding.set_run_seed(before)
