@@ -67,7 +67,7 @@ def test_a_batch_on_dask_gives_the_local_records(tmp_path, cluster, monkeypatch)
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "ann.py").write_text("def f(:\n")                                        # a syntax error
-    (folder / "ben.py").write_bytes((ROOT / "tests/candidates/wrong_dead_sink.py").read_bytes())
+    (folder / "ben.py").write_bytes((ROOT / "tests/candidates/wrong_eos_everywhere.py").read_bytes())  # fails tests
     package = folder / "cal" / "python" / "tinyllm" / "infer"
     package.mkdir(parents=True)
     (package / "notes.txt").write_text("not a module\n")                                # no module: refused

@@ -260,14 +260,17 @@ def fold(chunks: list[dict]) -> tuple[str | None, list[list], list]:
     ({"tool_choice": "required", "parallel_tool_calls": True, "seed": 7}, 512),
     ({"tool_choice": "auto", "seed": 3}, 40),  # free text: the first 40 tokens are enough
 ], ids=["named", "parallel", "auto"])
-def test_a_cut_answer_says_length_and_leaks_no_markup(http, fields, longest):
+@pytest.mark.parametrize("cuts", [8, pytest.param(64, marks=pytest.mark.slow)])
+def test_a_cut_answer_says_length_and_leaks_no_markup(http, fields, longest, cuts):
     """Max_tokens values that cut the answer, streamed and not: finish_reason length
     (the spec: a call left open is not tool_calls), no markup in content (the spec:
     "never leaks markup into the content"), the calls made before the cut kept whole,
-    and the streamed deltas fold to the non-streamed answer."""
+    and the streamed deltas fold to the non-streamed answer. About ``cuts`` values spread
+    evenly over the answer: 8 in the default run (a cut costs two generations of its
+    length), 64 under ``-m slow``."""
     full = chat(http, tools=TOOLS, max_tokens=longest, **fields).json()
     n_tokens = full["usage"]["completion_tokens"]
-    for max_tokens in range(1, n_tokens, max(1, n_tokens // 16)):
+    for max_tokens in range(1, n_tokens, max(1, n_tokens // cuts)):
         answer = chat(http, tools=TOOLS, max_tokens=max_tokens, **fields).json()
         choice, where = answer["choices"][0], f"max_tokens {max_tokens}: {answer['choices'][0]}"
         assert answer["usage"]["completion_tokens"] == max_tokens and choice["finish_reason"] == "length", where
