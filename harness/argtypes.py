@@ -67,6 +67,24 @@ def check_seed(seed) -> int:
     return seed
 
 
+def check_seconds(name: str, value) -> float:
+    """``value`` if it is a finite number of seconds > 0 (an int or a float, never a bool), else a
+    ValueError naming ``name``: the typed options' check of a time limit (``StressOptions``,
+    ``StabilityOptions``, ``ToolsOptions``), as the command line's ``seconds`` is for its text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ValueError(f"{name} must be a finite number of seconds > 0, not {value!r}")
+    return value
+
+
+def check_jobs(value) -> int:
+    """``value`` if it is an int in 1 .. ``MAX_JOBS`` (never a bool), else a ValueError naming
+    ``--jobs``: the typed options' check of how many processes at once (``BatchOptions``,
+    ``StabilityOptions``, ``ToolsOptions``), as the command line's ``jobs`` is for its text."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_JOBS:
+        raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {value!r}")
+    return value
+
+
 MAX_INPUT_BYTES = 16 << 20
 """Largest input file read (schemas, golden files), bytes."""
 MAX_JSON_DEPTH = 256

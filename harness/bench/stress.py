@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.argtypes import check_seconds
+
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "stress" / "corpus.json"
 TARGETS = ("reference", "derivatives")
 WIRE_KINDS = ("server", "conform")
@@ -468,9 +470,7 @@ class StressOptions:
     targets: tuple[str, ...] = TARGETS
 
     def __post_init__(self):
-        timeout = self.timeout
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+        check_seconds("--timeout", self.timeout)
         memory = self.memory_mb
         if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 1 << 20:
             raise ValueError(f"--memory must be an integer number of MB in 1 .. {1 << 20}, not {memory!r}")

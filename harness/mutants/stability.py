@@ -31,12 +31,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import shutil
 import sys
 from pathlib import Path
 
-from harness.argtypes import MAX_JOBS
+from harness.argtypes import check_jobs, check_seconds
 from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Mutant
 from harness.mutants.runner import (
     DEFAULT_TIMEOUT,
@@ -193,7 +192,7 @@ class StabilityOptions:
         if self.tests is not None:
             object.__setattr__(self, "tests", _names("--tests", self.tests) or None)
         _count("--seeds", self.seeds, 1, MAX_STABILITY_SEEDS)
-        _count("--jobs", self.jobs, 1, MAX_JOBS)
+        check_jobs(self.jobs)
         if self.sample is not None:
             _count("--sample", self.sample, 1, 1_000_000)
         try:
@@ -204,10 +203,8 @@ class StabilityOptions:
             raise TypeError(f"StabilityOptions.generated must be a bool, not {self.generated!r}")
         if not self.generated and self.sample is not None:
             raise ValueError("--sample needs --generated (the catalogue is not sampled)")
-        timeout = self.timeout
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or not 0 < timeout < math.inf):
-            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+        if self.timeout is not None:
+            check_seconds("--timeout", self.timeout)
         if self.json is not None:
             object.__setattr__(self, "json", Path(self.json))
         if not self.generated:

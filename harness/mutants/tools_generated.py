@@ -27,13 +27,12 @@ generated run's (``--json``, ``--md``, ``--html``)::
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import shutil
 import time
 from pathlib import Path
 
-from harness.argtypes import MAX_JOBS
+from harness.argtypes import check_jobs, check_seconds
 from harness.mutants import generation
 from harness.mutants.apply import TOOLS_REFERENCE_DIR
 from harness.mutants.mutant import TOOLS_REPLAY
@@ -124,8 +123,7 @@ class ToolsOptions:
             raise ValueError(f"--sample must be an integer >= 1, not {self.sample!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"--seed must be an integer >= 0, not {self.seed!r}")
-        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or not 1 <= self.jobs <= MAX_JOBS:
-            raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {self.jobs!r}")
+        check_jobs(self.jobs)
         if isinstance(self.modules, str) or not all(isinstance(m, str) for m in self.modules):
             raise TypeError(f"--module takes a sequence of module names, not {self.modules!r}")
         unknown = [m for m in self.modules if m not in TOOLS_MODULES]
@@ -133,9 +131,7 @@ class ToolsOptions:
             raise ValueError(f"--module must name modules of oracles/tools ({', '.join(TOOLS_MODULES)}), "
                              f"not {', '.join(unknown) or 'none'}")
         object.__setattr__(self, "modules", tuple(dict.fromkeys(self.modules)))
-        timeout = self.timeout
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-            raise ValueError(f"--timeout must be a finite number of seconds > 0, not {timeout!r}")
+        check_seconds("--timeout", self.timeout)
 
 
 def run(options: ToolsOptions, progress=None) -> tuple[list[MutantResult], dict[str, ToolsMutant]]:

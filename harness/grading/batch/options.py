@@ -23,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
-from harness.argtypes import MAX_JOBS
+from harness.argtypes import MAX_JOBS, check_jobs
 from harness.policy import HINT_LEVELS, POLICY
 
 if TYPE_CHECKING:   # imported when a value is made: `check`'s parser imports this module, the grading need not
@@ -93,8 +93,7 @@ class BatchOptions:
     grade: GradeOptions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or not 1 <= self.jobs <= MAX_JOBS:
-            raise ValueError(f"--jobs must be between 1 and {MAX_JOBS}, not {self.jobs}")
+        check_jobs(self.jobs)
         from harness.grading.autograder.grading import GradeOptions
 
         submission_cpu = _limit("submission-limit", self.submission_limit, POLICY.submission_cpu_seconds)
