@@ -241,11 +241,7 @@ def _run(args, stdout, stderr, meter) -> int:
     if stats.retried:
         print(f"{len(stats.retried)} mutant(s) run again after a Dask worker was lost: {', '.join(stats.retried)}",
               file=stdout)
-    killed = report.to_report(results, lookup)
-    if lookup is not None:   # generated mutants: --md and --html write the report a course reads
-        killed = dataclasses.replace(killed, native={**killed.native,
-                                                     "markdown": lambda: course.to_markdown(results, lookup),
-                                                     "html": lambda: course.to_html(results, lookup)})
+    killed = report.to_report(results, lookup) if lookup is None else course.with_course_pages(results, lookup)
     print(killed.terminal, file=stdout)
     if lookup is not None:
         print("\n" + report.rates_table(results, lookup), file=stdout)

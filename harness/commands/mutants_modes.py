@@ -16,8 +16,6 @@ error, as is a field its options value refuses.
 
 from __future__ import annotations
 
-import dataclasses
-
 from harness.commands.args import write_requested
 from harness.exitcodes import ExitCode
 
@@ -84,10 +82,7 @@ def _tools(options, args, stdout, stderr) -> int:
     from harness.mutants.runner import Outcome
 
     results, lookup = tools_generated.run(options)
-    killed = report.to_report(results, lookup)
-    killed = dataclasses.replace(killed, native={**killed.native,
-                                                 "markdown": lambda: course.to_markdown(results, lookup),
-                                                 "html": lambda: course.to_html(results, lookup)})
+    killed = course.with_course_pages(results, lookup)
     print(killed.terminal, file=stdout)
     print("\n" + report.rates_table(results, lookup), file=stdout)
     if not write_requested(args, killed, stderr, prefix="mutants: "):

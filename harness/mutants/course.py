@@ -24,6 +24,8 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
+
 from harness.mutants import report
 from harness.mutants.runner import MutantResult, Outcome
 from harness.report import escape
@@ -87,6 +89,15 @@ def to_markdown(results: list[MutantResult], mutants) -> str:
     for module, rows in _by_module(results, mutants).items():
         lines += [f"## Module `{module}`", "", *_markdown_module(rows, mutants)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def with_course_pages(results: list[MutantResult], mutants):
+    """``report.to_report``'s report of generated mutants, with ``--md`` and ``--html`` writing this
+    module's pages, the report a course reads (the ``mutants`` verb's ``--generated`` and ``--tools``)."""
+    killed = report.to_report(results, mutants)
+    return dataclasses.replace(killed, native={**killed.native,
+                                               "markdown": lambda: to_markdown(results, mutants),
+                                               "html": lambda: to_html(results, mutants)})
 
 
 def _domain(kind: str) -> str:
