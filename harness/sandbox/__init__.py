@@ -121,9 +121,7 @@ _WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteErro
 _WHERE.update({name: "failures" for name in ("CandidateCrashed", "CandidateGone", "CandidateProtocolError",
                                              "CandidateTimeout", "HarnessCouldNotStart")})
 _WHERE.update(CandidateFolderError="view", Limits="confine")
-__all__ = ["Candidate", "CandidateCrashed", "CandidateFolderError", "CandidateGone", "CandidateProtocolError",
-           "CandidateTimeout", "HarnessCouldNotStart", "Fresh", "Limits", "Proxy", "RemoteError",
-           "call_many", "repeat_call"]
+__all__ = sorted(_WHERE)   # each name of the package's API, from the module that defines it
 
 
 def __getattr__(name: str):

@@ -47,6 +47,7 @@ def describe_argument(obj) -> channel.Described:
     raise TypeError(f"cannot hand a {type(obj).__name__} to the candidate process (data, proxies, "
                     f"generators and the tokenizers of harness.suite.shapes only)")
 
+
 def rebuild_argument(kind: str, data, objects: dict):
     """The object a ``Described(kind, data)`` of ``describe_argument`` stands for, made in the
     candidate's process (``harness.sandbox.server.Server.rebuild``); ``objects``: the server's
