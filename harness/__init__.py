@@ -43,9 +43,10 @@ in ``pyproject.toml``, the source of truth):
                                results file (``--resume``)
     report                     the report model and its formats
     argtypes | contract | paths | policy
-    exitcodes | files_in | intake | regex_syntax
+    exitcodes | files_in | intake | regex_syntax | seconds
                                the bottom: values, the spec's contract, the grading policy,
-                               readers, a submission's intake, the scanner of pattern syntax
+                               readers, a submission's intake, the scanner of pattern syntax,
+                               the one check of a time limit in seconds
     environment                every CONSTRAIN_HARNESS_* variable, its meaning and its readers
 
 Inside the products: ``grading``: batch over autograder and report, over gradetests, over

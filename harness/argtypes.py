@@ -67,15 +67,6 @@ def check_seed(seed) -> int:
     return seed
 
 
-def check_seconds(name: str, value) -> float:
-    """``value`` if it is a finite number of seconds > 0 (an int or a float, never a bool), else a
-    ValueError naming ``name``: the typed options' check of a time limit (``StressOptions``,
-    ``StabilityOptions``, ``ToolsOptions``), as the command line's ``seconds`` is for its text."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise ValueError(f"{name} must be a finite number of seconds > 0, not {value!r}")
-    return value
-
-
 def check_jobs(value) -> int:
     """``value`` if it is an int in 1 .. ``MAX_JOBS`` (never a bool), else a ValueError naming
     ``--jobs``: the typed options' check of how many processes at once (``BatchOptions``,

@@ -44,8 +44,9 @@ Example::
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
+
+from harness.seconds import check_seconds
 
 __all__ = ["BACKSTOP_FACTOR", "GradingPolicy", "POLICY", "TIERS", "HINT_LEVELS", "WALL_FACTOR",
            "WALL_FLOOR_SECONDS", "WallCalibration", "use_wall_calibration", "wall_calibration_in_force"]
@@ -75,9 +76,7 @@ class WallCalibration:
 
     def __post_init__(self):
         for name in ("reference_wall", "reference_cpu"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-                raise ValueError(f"WallCalibration.{name} must be a finite number of seconds > 0, not {value!r}")
+            check_seconds(f"WallCalibration.{name}", getattr(self, name))
 
     def argument(self) -> str:
         """The calibration as one command-line word, ``WALL:CPU`` (``parse`` reads it back)."""
@@ -99,9 +98,7 @@ class WallCalibration:
 
     def limit(self, cpu_seconds: float) -> float:
         """The wall limit of a budget of ``cpu_seconds`` CPU seconds."""
-        if isinstance(cpu_seconds, bool) or not isinstance(cpu_seconds, (int, float)) or \
-                not 0 < cpu_seconds < math.inf:
-            raise ValueError(f"cpu_seconds must be a finite number of seconds > 0, not {cpu_seconds!r}")
+        check_seconds("cpu_seconds", cpu_seconds)
         calibrated = max(WALL_FLOOR_SECONDS, WALL_FACTOR * self.stretch * cpu_seconds)
         return min(BACKSTOP_FACTOR * cpu_seconds, calibrated)
 
@@ -174,9 +171,7 @@ class GradingPolicy:
         for name in ("test_cpu_seconds", "load_cpu_seconds", "startup_cpu_seconds", "submission_cpu_seconds",
                      "suite_cpu_seconds",
                      "platform_wall_seconds", "platform_margin_seconds"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-                raise ValueError(f"{name} must be a finite number of seconds > 0, not {value!r}")
+            check_seconds(name, getattr(self, name))
         if not self.platform_margin_seconds < self.platform_wall_seconds:
             raise ValueError(f"platform_margin_seconds ({self.platform_margin_seconds:g}) must be less than "
                              f"platform_wall_seconds ({self.platform_wall_seconds:g})")

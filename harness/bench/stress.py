@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.argtypes import check_seconds
+from harness.seconds import check_seconds
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "stress" / "corpus.json"
 TARGETS = ("reference", "derivatives")

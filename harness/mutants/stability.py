@@ -35,7 +35,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from harness.argtypes import check_jobs, check_seconds
+from harness.argtypes import check_jobs
 from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Mutant
 from harness.mutants.runner import (
     DEFAULT_TIMEOUT,
@@ -46,6 +46,7 @@ from harness.mutants.runner import (
     run_catalogue_against,
 )
 from harness.mutants.runner import _failed as failed_tests
+from harness.seconds import check_seconds
 from harness.suite.seeding import check_seed
 
 __all__ = ["STABILITY_SEEDS", "MAX_STABILITY_SEEDS", "SeedKills", "StabilityOptions", "seeds", "kills_under_seeds",

@@ -32,11 +32,12 @@ import shutil
 import time
 from pathlib import Path
 
-from harness.argtypes import check_jobs, check_seconds
+from harness.argtypes import check_jobs
 from harness.mutants import generation
 from harness.mutants.apply import TOOLS_REFERENCE_DIR
 from harness.mutants.mutant import TOOLS_REPLAY
 from harness.mutants.runner import MutantResult, Outcome, run_replay
+from harness.seconds import check_seconds
 
 TOOLS_MODULES = ("grammar", "parser", "render", "request", "wire")
 """The modules of ``oracles/tools`` with code to mutate (``__init__`` only re-exports)."""

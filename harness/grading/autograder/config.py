@@ -31,6 +31,7 @@ from harness.grading.autograder.gradescope import HINTS
 from harness.grading.autograder.grading import TIERS, GradeOptions
 from harness.grading.autograder.visibility import Visibility
 from harness.policy import POLICY
+from harness.seconds import check_seconds
 
 __all__ = ["AutograderConfig", "CONFIG_NAME", "SECRET_NAME", "LABS"]
 
@@ -87,9 +88,7 @@ class AutograderConfig:
             raise ValueError(f"points must be a finite number in (0, {MAX_POINTS:g}], not {self.points!r}")
         object.__setattr__(self, "points", float(self.points))
         for name in ("timeout", "wall", "submission_cpu"):
-            if not _number_in(getattr(self, name), 0, MAX_SECONDS):
-                raise ValueError(f"{name} must be a finite number of seconds in (0, {MAX_SECONDS:g}], "
-                                 f"not {getattr(self, name)!r}")
+            check_seconds(name, getattr(self, name), at_most=MAX_SECONDS)
         if isinstance(self.memory, bool) or not isinstance(self.memory, int) or not 256 <= self.memory <= MAX_MEGABYTES:
             raise ValueError(f"memory must be an integer number of MB in 256..{MAX_MEGABYTES}, not {self.memory!r}")
         self.grade_options()  # validates timeout, memory and submission_cpu (harness.policy)

@@ -68,6 +68,7 @@ from harness.intake import FILE_MODULE_NAME, IntakeError, copy_submission
 from harness.policy import POLICY, TIERS, GradingPolicy
 from harness.sandbox import isolated
 from harness.sandbox.cputime import machine_loaded
+from harness.seconds import check_seconds
 from harness.suite.catalogue import BY_NAME, NAMES
 
 __all__ = ["GradeOptions", "TestOutcome", "Grade", "grade_submission", "grade_module", "printable", "display_name",
@@ -121,9 +122,8 @@ class GradeOptions:
             from harness.suite.seeding import check_course_secret
 
             check_course_secret(self.course_secret)
-        if self.wall is not None and (isinstance(self.wall, bool) or not isinstance(self.wall, (int, float))
-                                      or not 0 < self.wall < float("inf")):
-            raise ValueError(f"wall must be a finite number of seconds > 0, not {self.wall!r}")
+        if self.wall is not None:
+            check_seconds("wall", self.wall)
 
     @property
     def wall_seconds(self) -> float:

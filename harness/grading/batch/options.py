@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from harness.argtypes import MAX_JOBS, check_jobs
 from harness.policy import HINT_LEVELS, POLICY
+from harness.seconds import check_seconds
 
 if TYPE_CHECKING:   # imported when a value is made: `check`'s parser imports this module, the grading need not
     from harness.grading.autograder.grading import GradeOptions
@@ -125,6 +126,4 @@ def _limit(option: str, value, default):
     """``value`` as a finite number of CPU seconds > 0, or ``default`` when None."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise ValueError(f"--{option} must be a finite number of CPU seconds > 0, not {value!r}")
-    return float(value)
+    return float(check_seconds(f"--{option}", value, unit="CPU seconds"))
