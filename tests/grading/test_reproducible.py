@@ -179,13 +179,14 @@ def test_the_generated_mutants_sample_is_the_same_on_every_python():
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("candidate", ["exits_on_import.py", "wrong_eos_everywhere.py"])
+@pytest.mark.parametrize("candidate", ["exits_on_import.py", "wrong_names_its_module.py"])
 def test_two_gradings_of_one_upload_give_the_same_record(candidate, tmp_path):
     """The batch and the autograder grade each upload on a private copy in a random folder;
     the record must not carry that folder (nor the module name derived from it): the same
     upload graded twice gives the same record but for timings, and no grading-machine path.
     An upload that crashes on import, and one that loads and fails tests with counterexamples
-    (wrong_eos_everywhere: 6 CPU s for the two gradings; wrong_dead_sink, here before, 15)."""
+    and with an error naming its module (wrong_names_its_module: its name carries a hash of its
+    path, which differs between the two copies; 6 CPU s for the two gradings)."""
     from dataclasses import asdict
 
     from harness.grading.autograder.grading import GradeOptions, grade_submission
@@ -204,4 +205,7 @@ def test_two_gradings_of_one_upload_give_the_same_record(candidate, tmp_path):
         texts.append(re.sub(r"\d+(?:\.\d+)? ?(?:ms|s)\b", "<time>", text))
     assert texts[0] == texts[1]
     assert "constrain-harness-grade-" not in texts[0] and str(tmp_path) not in texts[0]
+    assert not re.search(r"cand_\w+_[0-9a-f]{10}", texts[0])
+    if candidate == "wrong_names_its_module.py":   # the name reached the record, without its hash
+        assert "refused by cand_constrain" in texts[0]
     assert records[0]["verdict"] != "passed" and any(t["status"] != "passed" for t in records[0]["tests"])
