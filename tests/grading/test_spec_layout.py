@@ -4,9 +4,10 @@ The spec ("You build python/tinyllm/infer/constrain.py", "Needs L8.1 sampling, M
 GPT-2 byte map (or --ref-deps)") puts the module inside the student's packages, and the
 module imports its neighbours from there. ``tests/candidates/spec_layout`` is such a
 repository: a correct module that takes ``sample`` from ``tinyllm.infer.sampling`` (an
-absolute import) and the byte map from ``..tokenizer.byte_map`` (a relative one). Graded
-without ``--ref-deps``, every test passes only when the submission's own packages are
-importable: in ``check --impl`` (the repository, its ``python/`` folder, the module file),
+absolute import; its ``constrained_sample`` draws with it, so a broken sampler there fails the
+generation tests) and the byte map from ``..tokenizer.byte_map`` (a relative one; re-exported
+only: the catalogue's ``vocab_bytes`` is the reference's). Graded without ``--ref-deps``, every
+test passes only when the submission's own packages are importable: in ``check --impl`` (the repository, its ``python/`` folder, the module file),
 the batch and the Gradescope bundle (``tests/grading/test_autograder.py``). A module importing
 something the submission lacks is told which module and where it was looked for.
 """
@@ -151,6 +152,6 @@ def test_the_batch_grades_the_specs_layout_and_names_a_missing_module_in_the_fee
     feedback = (tmp_path / "feedback" / "carol.md").read_text()
     assert "No module named 'tinyllm.tokenizer': not in the submission (no tinyllm/tokenizer.py or " \
            "tinyllm/tokenizer/) and not installed" in feedback, feedback
-    assert "at constrain.py:21" in feedback          # the student's relative import
+    assert "at constrain.py:20" in feedback          # the student's relative import
     assert "looked in python/, python/tinyllm/infer/" in feedback, feedback   # the upload's folders, no path
     assert "/tmp" not in feedback and "constrain-harness-grade" not in feedback

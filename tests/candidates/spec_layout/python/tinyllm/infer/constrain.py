@@ -12,10 +12,24 @@ from oracles.automaton import (  # noqa: F401
     Constraint,
     TokenIndex,
     apply_mask,
-    constrained_sample,
     json_schema_to_regex,
     regex_to_dfa,
     vocab_bytes,
 )
 
 from ..tokenizer.byte_map import bytes_to_unicode, unicode_to_bytes  # noqa: F401
+
+
+def constrained_sample(logits, c, p, history, rng, prompt=()):
+    """``sample`` on ``apply_mask(logits, c.mask())``, then ``c.advance(token)``; a ValueError
+    when the constraint is done (EOS accepted). The module's own, built on the student's
+    ``sample`` (``tinyllm.infer.sampling``) as the spec's L8.7 builds it on L8.1's: a broken
+    sampler there fails the generation tests. The byte map is re-exported only: ``vocab_bytes``
+    is the reference's, which carries its own."""
+    if not isinstance(c, Constraint):
+        raise TypeError(f"constrained_sample: c must be a Constraint, not {type(c).__name__}")
+    if c.done:
+        raise ValueError(f"constrained_sample: the constraint is done (EOS accepted in state {c.state})")
+    token, logprob = sample(apply_mask(logits, c.mask()), p, history, rng, prompt)
+    c.advance(token)
+    return token, logprob
