@@ -214,7 +214,7 @@ def pytest_collection_finish(session):
 
 TESTS = Path(__file__).resolve().parent
 
-LONGEST_FIRST = ("grading/test_grade_tests.py", "mutants/test_mutants_generated.py", "grading/test_check_twin.py",
+LONGEST_FIRST = ("grading/test_grade_tests.py", "grading/test_check_twin.py", "mutants/test_mutants_generated.py",
                  "suite/test_fairness.py", "server/test_serve_stress.py", "mutants/test_mutants.py",
                  "mutants/test_tools_mutants.py", "golden/test_tools_golden.py", "golden/test_golden_replay.py",
                  "golden/test_golden_vocab_bytes.py", "suite/test_fairness_tools.py", "sandbox/test_wall.py",
@@ -233,7 +233,9 @@ cpuacct cgroup (the candidates' processes included) or its wall seconds where th
 (a file that waits), after that day's changes. test_knowledge, test_resources and test_course_seed
 were placed on 2026-12-06 by their CPU seconds counted the same way (62, 19 and 10; their neighbours
 then: test_check_isolation 34, test_reproducible 23, test_batch_isolation 20, test_golden 13), on a
-machine shared with other runs (load 10-26), so by CPU alone. ``--dist loadfile`` takes the files in
+machine shared with other runs (load 10-26), so by CPU alone. Late that day test_check_twin (51 CPU s,
+counted the same way at load 5-9, beside test_grade_tests' 77) moved ahead of test_mutants_generated
+(54 before that evening's cuts, about 49 after). ``--dist loadfile`` takes the files in
 collection order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
 
 

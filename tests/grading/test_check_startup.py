@@ -146,6 +146,7 @@ _exit({status})
 """
 
 
+@pytest.mark.e2e  # the grader child's end is a Python child's exit
 @pytest.mark.parametrize("status, code, printed", [(None, 0, ""), (0, 0, ""), (3, 3, ""), ("gave up", 1, "gave up\n")])
 def test_the_grader_child_ends_with_systemexit_s_status_its_records_and_streams_whole(tmp_path, status, code, printed):
     log = tmp_path / "log"
@@ -155,6 +156,7 @@ def test_the_grader_child_ends_with_systemexit_s_status_its_records_and_streams_
     assert log.read_text() == "a record\natexit ran\n"
 
 
+@pytest.mark.e2e  # a Python child's exit
 def test_with_another_thread_running_the_grader_child_ends_the_usual_way(tmp_path):
     log = tmp_path / "log"
     done = subprocess.run([sys.executable, "-c", _END.format(status=0), str(log), "thread"],

@@ -64,6 +64,7 @@ def test_a_pick_travels_as_data(recorded):
     assert again.chosen == picked.chosen and again.statement == f"sampling.py:{_argmax_line()}-{_argmax_line()}"
 
 
+@pytest.mark.e2e  # runner._decide_equivalence computes the fingerprint in a child process
 def test_an_equivalent_on_a_line_few_items_execute_gets_the_whole_domain_s_verdict(recorded, tmp_path):
     text = _sampling_text()
     mutant = _mutant(text.replace(ARGMAX_LINE, ARGMAX_LINE.replace("(x)", "(x + 0.0)")))
@@ -81,6 +82,7 @@ def test_an_equivalent_on_a_line_few_items_execute_gets_the_whole_domain_s_verdi
     assert runner.result_from_json(runner.result_to_json(fast)).evidence == fast.evidence
 
 
+@pytest.mark.e2e  # runner._decide_equivalence computes the fingerprint in a child process
 def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_different(recorded, tmp_path):
     # wrong on one grid point only (top_k 4, top_p 1.0, penalty 1.6, history (2, 2, 0)): 3 items of 1,904
     wrong = ARGMAX_LINE + ("        if p.top_k == 4 and p.top_p == 1.0 and p.repetition_penalty == 1.6 "

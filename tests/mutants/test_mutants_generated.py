@@ -290,13 +290,14 @@ def test_the_covered_package_imports_every_module_under_coverage_and_stops_it_on
     assert measured == {p.resolve() for p in package.glob("*.py")}
 
 
-@pytest.mark.parametrize("seed, size", [(3, 7), *(pytest.param(seed, 14, marks=pytest.mark.slow)
+@pytest.mark.parametrize("seed, size", [(2, 7), *(pytest.param(seed, 14, marks=pytest.mark.slow)
                                                    for seed in (3, 4, 5))])
 def test_the_filtered_fingerprint_decides_as_the_whole_one(recorded, seed, size, tmp_path):
     # the oracle: the whole fingerprint of each mutant compared with the reference's, key by key;
     # ~0.65 CPU s a mutant: the default run (the fast loop and the full suite) takes the first 7 of
-    # seed 3's shuffle (5 CPU s; `pick` keeps the shuffle's first mutants, so they are the first 7 of
-    # the 14 it drew before), -m slow 14 of each of seeds 3, 4 and 5
+    # seed 2's shuffle (about 5 CPU s: seven modules, 4 mutants that differ and 3 equal), -m slow 14 of
+    # each of seeds 3, 4 and 5. Not seed 3's first 7 as before: one of them (a parser mutant that loops)
+    # spent the whole bound, 4.7 of that draw's 10 CPU s, and decided nothing
     from harness.mutants.coverage import CoverageMap
 
     # (each mutant in a bounded fork, as the runner's children are bounded: a mutant may loop and grow

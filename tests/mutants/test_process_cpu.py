@@ -100,6 +100,7 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+@pytest.mark.e2e  # a Python child inherits the log's variable
 def test_the_meter_reads_the_logs_once_and_puts_the_variable_back(monkeypatch):
     """``RunCpu``: a cold run's candidate logs to the file its variable names (inherited by a
     child), a warm run's share arrives in ``runner.CANDIDATE_CPU``; each second is counted once,

@@ -45,6 +45,7 @@ def _files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
 
 
+@pytest.mark.e2e  # Python children read the bytecode (_loaded_from)
 def test_refresh_writes_what_python_reads_and_nothing_else(tmp_path):
     package = _package(tmp_path / "tree")
     staging = tmp_path / "staging"
@@ -61,6 +62,7 @@ def test_refresh_writes_what_python_reads_and_nothing_else(tmp_path):
     assert bytecode.refresh([package], staging) == 0  # fresh: nothing written again
 
 
+@pytest.mark.e2e  # Python children read the bytecode
 def test_a_changed_source_gets_its_bytecode_again_and_python_never_runs_stale_code(tmp_path):
     package = _package(tmp_path / "tree")
     bytecode.refresh([package], tmp_path)

@@ -110,13 +110,22 @@ def test_each_exact_check_passes_on_the_reference_and_the_brzozowski_candidate(c
     check(load_candidate(BRZOZOWSKI))
 
 
-@pytest.mark.parametrize("reading", READINGS, ids=lambda r: r.name)
+# fair_thompson_moore under -m slow only: its subset construction takes about 5 CPU s on the 450 groups
+# of MANY_GROUPS_PATTERN (7.3 of the 10.5 CPU s of the seven readings), and its departures are a subset
+# of fair_glushkov_hopcroft's, which the default run keeps with the other five
+@pytest.mark.parametrize("reading", [pytest.param(r, marks=pytest.mark.slow) if r.name == "fair_thompson_moore" else r
+                                     for r in READINGS], ids=lambda r: r.name)
 def test_no_exact_check_fails_a_fairness_candidate_in_the_default_tier(reading):
     candidate = load_candidate(str(reading.path), ref_deps=reading.ref_deps)
     for check in EXACT:
         check(candidate)
     keys = {note.split(":")[1].strip() for note in tiers.drain_notes()}
     assert keys <= set(reading.departs) | DEEP_ONLY_DECISIONS, keys - set(reading.departs) - DEEP_ONLY_DECISIONS
+
+
+def test_the_slow_only_reading_departs_only_where_a_default_run_reading_does():
+    by_name = {r.name: r for r in READINGS}
+    assert by_name["fair_thompson_moore"].departs <= by_name["fair_glushkov_hopcroft"].departs
 
 
 @pytest.mark.parametrize("check, mutant_id, before, after", KILLS, ids=lambda x: getattr(x, "__name__", x))
