@@ -7,9 +7,10 @@ repository: a correct module that takes ``sample`` from ``tinyllm.infer.sampling
 absolute import; its ``constrained_sample`` draws with it, so a broken sampler there fails the
 generation tests) and the byte map from ``..tokenizer.byte_map`` (a relative one; re-exported
 only: the catalogue's ``vocab_bytes`` is the reference's). Graded without ``--ref-deps``, every
-test passes only when the submission's own packages are importable: in ``check --impl`` (the repository, its ``python/`` folder, the module file),
-the batch and the Gradescope bundle (``tests/grading/test_autograder.py``). A module importing
-something the submission lacks is told which module and where it was looked for.
+test passes only when the submission's own packages are importable: in ``check --impl`` (the
+repository, its ``python/`` folder, the module file), the batch and the Gradescope bundle
+(``tests/grading/test_autograder.py``). A module importing something the submission lacks is
+told which module and where it was looked for.
 """
 
 from __future__ import annotations
