@@ -28,7 +28,8 @@ interpreter, every ``PYTHON*`` variable exactly ``isolated.GRADER_PYTHON_ENV``, 
 ``sys.path``, hash seed, stdio encoding and flags, and ``isolated.ONE_THREAD_ENV``'s, so numpy's
 one-thread BLAS), it runs one thread, no tracer or
 profiler is set, and ``CONSTRAIN_HARNESS_GRADER_FORK`` is not ``0``. ``check`` started by
-hand (a user's environment) therefore starts a new interpreter, as before.
+hand (the console script) runs itself again so (``isolated_again``, from ``harness.cli``) where
+that changes nothing it does, else it starts a new interpreter per child, as before.
 
 What the forked child does before pytest, so that it is the process a new interpreter
 would be (invariant: the same records, the same output, the same exit status):
@@ -163,8 +164,9 @@ def unbuffered_again() -> None:
 
 
 WARM_MODULES = ("pytest", "harness.sandbox", "harness.sandbox.client", "harness.suite.inputs", "harness.suite.explain",
-                "harness.suite.tiers", "harness.suite.session", "harness.suite.seeding", "harness.suite.batched", "harness.suite.strength", "harness.suite.twin",
-                "harness.suite.golden_masks", "oracles.stdlib", "oracles.derivatives")
+                "harness.suite.tiers", "harness.suite.session", "harness.suite.seeding", "harness.suite.batched",
+                "harness.suite.strength", "harness.suite.twin", "harness.suite.golden_masks", "oracles.stdlib",
+                "oracles.derivatives")
 """What every grader child imports before its first test, imported by ``warm`` in the parent
 of forked children: each fork shares it instead of importing it again. Never the
 catalogue's plugin, conftest or test modules: pytest rewrites their ``assert`` statements as
