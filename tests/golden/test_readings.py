@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from golden.readings import pick, probe_strings
+from golden.readings import by_length, pick, probe_strings
 from harness.suite.inputs import PATTERN_ATOMS, random_pattern, random_vocab
 
 SEQUENCES = [
@@ -51,3 +51,12 @@ def test_catalogue_inputs_are_those_choice_gave(monkeypatch):
     now = inputs()
     _with_choice(monkeypatch)
     assert inputs() == now
+
+
+def test_by_length_orders_as_the_length_then_bytes_key():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        strings = [bytes(rng.integers(0, 4, size=int(rng.integers(0, 5))).astype(np.uint8))
+                   for _ in range(int(rng.integers(0, 40)))]   # duplicates and the empty string among them
+        assert by_length(strings) == sorted(strings, key=lambda s: (len(s), s))
+        assert by_length(set(strings)) == sorted(set(strings), key=lambda s: (len(s), s))
