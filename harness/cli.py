@@ -136,8 +136,10 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
 def program() -> int:
     """The ``constrain-harness`` program (its console script and ``python -m harness.cli``):
     ``main`` in a process whose numeric libraries, and its children's, run on one thread
-    (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``main`` alone, as
-    tests call it, leaves the caller's environment as it is."""
+    (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``check`` of one
+    submission first runs itself again isolated where that changes nothing it does, so its
+    grader children are forks (``_run_isolated_again``). ``main`` alone, as tests call it,
+    leaves the caller's environment as it is."""
     if _verb(sys.argv[1:]) == "check" and "--batch" not in sys.argv and not _asks_for_help(sys.argv[1:]):
         _run_isolated_again()
     os.environ.update(ONE_THREAD_ENV)
