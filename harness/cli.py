@@ -136,14 +136,30 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
 def program() -> int:
     """The ``constrain-harness`` program (its console script and ``python -m harness.cli``):
     ``main`` in a process whose numeric libraries, and its children's, run on one thread
-    (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``main`` alone, as
-    tests call it, leaves the caller's environment as it is."""
+    (``isolated.ONE_THREAD_ENV``, set before any verb imports numpy). ``check`` of one
+    submission first runs itself again isolated where that changes nothing it does, so its
+    grader children are forks (``_run_isolated_again``). ``main`` alone, as tests call it,
+    leaves the caller's environment as it is."""
+    if _verb(sys.argv[1:]) == "check" and "--batch" not in sys.argv and not _asks_for_help(sys.argv[1:]):
+        _run_isolated_again()
     os.environ.update(ONE_THREAD_ENV)
     if _verb(sys.argv[1:]) in PROBING_VERBS and "--unconfined" not in sys.argv and not _asks_for_help(sys.argv[1:]):
         from harness.sandbox import confine
 
         confine.prefetch()  # the sandbox's probe overlaps the verb's imports and parsing
     return main()
+
+
+def _run_isolated_again() -> None:
+    """``check`` of one submission: this program again, isolated, in this process (``exec``),
+    so that its grader children are forks of it (``harness.run.launch.isolated_again``, which
+    says when; otherwise nothing happens here)."""
+    from harness.run import launch
+
+    command = launch.isolated_again("harness.cli", sys.argv[1:])
+    if command is not None:
+        os.execve(command[0], command, launch.isolated_environment())
+    launch.unbuffered_again()
 
 
 def _asks_for_help(argv: list[str]) -> bool:

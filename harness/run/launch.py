@@ -28,7 +28,8 @@ interpreter, every ``PYTHON*`` variable exactly ``isolated.GRADER_PYTHON_ENV``, 
 ``sys.path``, hash seed, stdio encoding and flags, and ``isolated.ONE_THREAD_ENV``'s, so numpy's
 one-thread BLAS), it runs one thread, no tracer or
 profiler is set, and ``CONSTRAIN_HARNESS_GRADER_FORK`` is not ``0``. ``check`` started by
-hand (a user's environment) therefore starts a new interpreter, as before.
+hand (the console script) runs itself again so (``isolated_again``, from ``harness.cli``) where
+that changes nothing it does, else it starts a new interpreter per child, as before.
 
 What the forked child does before pytest, so that it is the process a new interpreter
 would be (invariant: the same records, the same output, the same exit status):
@@ -74,7 +75,9 @@ from pathlib import Path
 from harness.paths import PACKAGE_ROOT
 from harness.sandbox import isolated
 
-__all__ = ["FORK_ENV", "ForkedChild", "SUITE_DIR", "forkable", "pytest_arguments", "start", "start_catalogue"]
+__all__ = ["FORK_ENV", "ForkedChild", "SUITE_DIR", "UNBUFFERED_ENV", "UNUSED_PLUGINS", "WARM_MODULES", "forkable",
+           "isolated_again", "isolated_environment", "pytest_arguments", "start", "start_catalogue",
+           "started_isolated", "unbuffered_again", "warm"]
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"   # the catalogue (harness/suite)
 
@@ -83,19 +86,116 @@ _BOOT_FLAGS = ["-s", "-B", "-X", "faulthandler", "-c", isolated.BOOT]  # isolate
 _STASH: list = []   # the parent's std streams, kept alive in a forked child (never flushed twice)
 
 
+def started_isolated() -> bool:
+    """Whether this process was started as ``isolated.command`` starts one (its interpreter
+    flags and boot code in ``sys.orig_argv``)."""
+    orig = getattr(sys, "orig_argv", [])
+    return len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
+
+
 def forkable() -> bool:
     """Return True if and only if a fork of this process runs pytest as ``isolated.command``'s
     new interpreter would (module docstring)."""
     if not hasattr(os, "fork") or os.environ.get(FORK_ENV) == "0":
         return False
     orig = getattr(sys, "orig_argv", [])
-    started_isolated = len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
     own = os.path.realpath(orig[0]) == os.path.realpath(sys.executable) if orig else False
     python_env = {k: v for k, v in os.environ.items() if k.startswith(isolated.DROPPED_PREFIXES)}
     threads = {k: os.environ.get(k) for k in isolated.ONE_THREAD_ENV}
-    return (started_isolated and own and python_env == isolated.GRADER_PYTHON_ENV and threads == isolated.ONE_THREAD_ENV
+    return (started_isolated() and own and python_env == isolated.GRADER_PYTHON_ENV
+            and threads == isolated.ONE_THREAD_ENV
             and sys.flags.hash_randomization == 0 and sys.flags.no_user_site and faulthandler.is_enabled()
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
+
+
+def isolated_again(module: str, args: list[str]) -> list[str] | None:
+    """The command that runs this program again as ``python -m module args``, isolated
+    (``isolated.command``, with ``isolated.environment()``), so that the grader children it
+    starts are forks of it (``forkable``); None where that could change what the program
+    does: forks are off (``FORK_ENV``), it already runs so, it was started with interpreter
+    options (``python -X dev ...``, ``python -m ...``: only a console script or a script path
+    is started again), or its caller's environment holds a variable ``isolated.environment``
+    drops (``PYTHONPATH``, ``PYTHONIOENCODING``, ``PYTEST_ADDOPTS``...) with another value than
+    the isolated one, but ``PYTHONUNBUFFERED`` (``isolated_environment``, ``unbuffered_again``).
+
+    Why: ``check`` run by hand (``constrain-harness check``) started each grader child as a new
+    interpreter, which imported Python, pytest, numpy and the catalogue's helpers again (some
+    0.35 CPU s a child, two children with a twin); run again isolated, it imports them once
+    (``warm``) and forks both. The program itself then runs as its grader children do: no
+    current directory and no user site on its path, hash seed 0, no bytecode written."""
+    orig = getattr(sys, "orig_argv", [])
+    if not hasattr(os, "fork") or os.environ.get(FORK_ENV) == "0" or started_isolated():
+        return None
+    if len(orig) < 2 or orig[1].startswith("-") or os.path.realpath(orig[0]) != os.path.realpath(sys.executable):
+        return None
+    dropped = {k: v for k, v in os.environ.items() if k.startswith(isolated.DROPPED_PREFIXES)}
+    if any(isolated.GRADER_PYTHON_ENV.get(k) != v for k, v in dropped.items() if k != "PYTHONUNBUFFERED"):
+        return None
+    return isolated.command(module, *args)
+
+
+def isolated_environment() -> dict[str, str]:
+    """``isolated.environment()`` for ``isolated_again``'s command: with ``UNBUFFERED_ENV``
+    where the caller's ``PYTHONUNBUFFERED`` asked for unbuffered streams (which
+    ``unbuffered_again`` gives back to the program, since that variable is dropped)."""
+    extra = {UNBUFFERED_ENV: "1"} if os.environ.get("PYTHONUNBUFFERED") else {}
+    return isolated.environment(extra)
+
+
+UNBUFFERED_ENV = "CONSTRAIN_HARNESS_UNBUFFERED"
+"""Set by ``isolated_environment`` for a program started again isolated whose caller had
+``PYTHONUNBUFFERED``; read and removed at once by ``unbuffered_again`` (never passed on)."""
+
+
+def unbuffered_again() -> None:
+    """Where ``UNBUFFERED_ENV`` says so (and removed from the environment): ``sys.stdout`` and
+    ``sys.stderr`` as ``PYTHONUNBUFFERED`` makes them, every write straight to the descriptor,
+    so the program started again prints exactly as its caller's would have."""
+    if os.environ.pop(UNBUFFERED_ENV, None) != "1":
+        return
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            continue
+        stream.flush()
+        raw = io.FileIO(stream.fileno(), "w", closefd=False)
+        setattr(sys, name, io.TextIOWrapper(raw, encoding=stream.encoding, errors=stream.errors,
+                                            line_buffering=stream.line_buffering, write_through=True))
+
+
+WARM_MODULES = ("pytest", "harness.sandbox", "harness.sandbox.client", "harness.suite.inputs", "harness.suite.explain",
+                "harness.suite.tiers", "harness.suite.session", "harness.suite.seeding", "harness.suite.batched",
+                "harness.suite.strength", "harness.suite.twin", "harness.suite.golden_masks", "oracles.stdlib",
+                "oracles.derivatives")
+"""What every grader child imports before its first test, imported by ``warm`` in the parent
+of forked children: each fork shares it instead of importing it again. Never the
+catalogue's plugin, conftest or test modules: pytest rewrites their ``assert`` statements as
+it imports them, and says so (a warning) of one imported before; nor ``harness.suite.early``,
+which the child runs as ``__main__`` (``runpy`` warns, into the child's output, of a module
+run so that was imported before)."""
+
+
+def warm() -> None:
+    """Import ``WARM_MODULES`` here (once; a module that does not import is left to the child,
+    which meets the same error and reports it as before)."""
+    import importlib
+
+    for name in WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+UNUSED_PLUGINS = ("cacheprovider", "junitxml", "pastebin", "doctest", "unittest", "legacypath", "stepwise",
+                  "setuponly", "setupplan", "debugging", "subtests")
+"""pytest's own plugins the catalogue never uses, not loaded in a grader child (``-p no:NAME``):
+no cache, no pytest-written report (``check``'s reports are written from the records), no
+doctest, unittest or subtests item, no legacy ``tmpdir``/``testdir``, no option of stepwise,
+setup-only, setup-plan or the debugger. Their imports and hooks were ~0.02 CPU s of each
+child's start (two children a check; measured with a one-test session, 3 x 6 runs).
+Everything else of pytest's is loaded as before (capture, logging, warnings, faulthandler:
+what a test prints, logs or warns reads the same)."""
 
 
 def pytest_arguments(run) -> list[str]:
@@ -103,8 +203,9 @@ def pytest_arguments(run) -> list[str]:
     plugin, pytest's fixed options, and the run whole, as one JSON document (``--run``;
     ``harness.suite.plugin.run_of`` reads it back)."""
     # --confcutdir: no conftest.py above the catalogue's own folder is read
+    unused = [arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")]
     return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
-            "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts=",
+            *unused, "-q", "--no-header", "-o", "addopts=",
             "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
 
 
@@ -130,6 +231,7 @@ def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_
     that one instead, which runs pytest (``harness.suite.early``)."""
     keep = (key_fd, *extra_fds)
     if forkable():
+        warm()
         return _fork(list(args), str(cwd), dict(env), out.fileno(), keep, module)
     return subprocess.Popen(isolated.command(module, *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=keep)

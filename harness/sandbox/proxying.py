@@ -88,7 +88,7 @@ class RemoteMethodBase:
 
 
 _NOT_DATA = frozenset({list, tuple, dict})
-"""Containers ``wrap`` must look into (a list holding none of them, nor a handle, is kept)."""
+"""Containers ``wrap`` must look into (a list or tuple holding none of them, nor a handle, is kept)."""
 
 
 def wrap(value, make_proxy, handle_type):
@@ -102,6 +102,9 @@ def wrap(value, make_proxy, handle_type):
             return value  # nothing to wrap in it (a batch's answers): as it is
         return [wrap(v, make_proxy, handle_type) for v in value]
     if isinstance(value, tuple):
+        kinds = set(map(type, value))
+        if handle_type not in kinds and kinds.isdisjoint(_NOT_DATA):
+            return value  # nothing to wrap in it (a draw's (token, logprob)): as it is, immutable
         return tuple(wrap(v, make_proxy, handle_type) for v in value)
     if isinstance(value, dict):
         return {k: wrap(v, make_proxy, handle_type) for k, v in value.items()}

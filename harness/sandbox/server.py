@@ -103,13 +103,16 @@ class Server:
         single call would have got: its own lists, dicts and nested arrays, a
         ``Described("fresh", ...)`` among the repeat's own arguments (depth 1) built anew;
         but one generator per description for all the calls (``rebuild``)."""
+        kind = type(value)
+        if kind in _PLAIN_TYPES:  # what every test below would have let through: itself
+            return value
         Described, Handle = self.kinds
-        if type(value) is list:  # data only (a history; a batch's argument lists): copies, as below
+        if kind is list:  # data only (a history; a batch's argument lists): copies, as below
             if _PLAIN_TYPES.issuperset(map(type, value)):
                 return list(value)
             if set(map(type, value)) == {list} and _PLAIN_TYPES.issuperset(map(type, chain.from_iterable(value))):
                 return [list(v) for v in value]
-        if isinstance(value, Handle):
+        if kind is Handle or isinstance(value, Handle):
             if value.id not in self.objects:
                 raise ValueError(f"no object with handle {value.id}")
             return self.objects[value.id]

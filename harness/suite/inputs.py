@@ -154,13 +154,13 @@ def random_pattern(rng: np.random.Generator, depth: int = 3) -> str:
     """A small pattern of the subset: literals a b c, classes, ., concatenation,
     alternation and every greedy repeat."""
     if depth == 0 or rng.random() < 0.3:
-        return str(rng.choice(list(PATTERN_ATOMS)))
+        return str(readings.pick(rng, list(PATTERN_ATOMS)))
     kind = rng.integers(4)
     if kind == 0:
         return random_pattern(rng, depth - 1) + random_pattern(rng, depth - 1)
     if kind == 1:
         return f"({random_pattern(rng, depth - 1)}|{random_pattern(rng, depth - 1)})"
-    op = str(rng.choice(list(PATTERN_REPEATS)))
+    op = str(readings.pick(rng, list(PATTERN_REPEATS)))
     return f"({random_pattern(rng, depth - 1)}){op}"
 
 
@@ -200,7 +200,7 @@ def random_vocab(rng: np.random.Generator, alphabet: bytes, n_multi: int = 120,
     pool = np.frombuffer(alphabet + b"\x00\n\xff", dtype=np.uint8)
     for _ in range(n_multi):
         length = int(rng.integers(2, 6))
-        vocab.append(bytes(int(rng.choice(pool)) if rng.random() < 0.9 else int(rng.integers(256))
+        vocab.append(bytes(int(readings.pick(rng, pool)) if rng.random() < 0.9 else int(rng.integers(256))
                            for _ in range(length)))
     vocab += long_tokens(rng, alphabet)
     vocab += [None, b"", None]
@@ -222,8 +222,8 @@ def long_tokens(rng: np.random.Generator, alphabet: bytes) -> list[bytes]:
     pool = np.frombuffer(alphabet, dtype=np.uint8)
     out = []
     for length in LONG_TOKEN_LENGTHS:
-        one = bytes([int(rng.choice(pool))])
-        two = bytes(int(rng.choice(pool)) for _ in range(2))
+        one = bytes([int(readings.pick(rng, pool))])
+        two = bytes(int(readings.pick(rng, pool)) for _ in range(2))
         out += [one * length, (two * length)[:length]]
     return out
 

@@ -10,10 +10,13 @@ for one."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
+import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -131,3 +134,64 @@ def test_the_launcher_refuses_nothing_silently():
     done = subprocess.run([sys.executable, "-m", "harness.run.launch"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+def _console_script_run(tmp_path: Path, name: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, dict]:
+    """``constrain-harness check`` as a user runs it (the console script), of the reference: a
+    test of each half (so a twin runs too), a fixed seed; what its process and its children's
+    command lines showed while it ran: ``again`` (it ran again isolated: the boot code in its
+    own command line), ``forks`` (children with its command line that started processes of
+    their own, the candidate's: grader children forked; a child between a ``subprocess``
+    fork and its exec shows the parent's command line too, but starts nothing)."""
+    script = Path(sysconfig.get_path("scripts")) / "constrain-harness"
+    if not script.exists():
+        pytest.skip("no constrain-harness console script installed beside this interpreter")
+    if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
+        pytest.skip("this kernel lists no process's children in /proc (CONFIG_PROC_CHILDREN)")
+    report = tmp_path / f"{name}.json"
+    proc = subprocess.Popen([str(script), "check", "--only", "test_hand_example,test_vocab_bytes", "--seed", "7",
+                             "--json", str(report)], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    seen = {"again": False, "forks": set()}
+    children_file = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    while proc.poll() is None:
+        try:
+            own = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+            children = children_file.read_text().split()
+        except OSError:
+            continue
+        seen["again"] |= b"faulthandler" in own and b"harness.cli" in own
+        for child in children:
+            try:
+                if (Path(f"/proc/{child}/cmdline").read_bytes() == own
+                        and Path(f"/proc/{child}/task/{child}/children").read_text().split()):
+                    seen["forks"].add(child)
+            except OSError:
+                pass
+        time.sleep(0.005)
+    output = proc.stdout.read().decode()
+    proc.stdout.close()
+    return subprocess.CompletedProcess(proc.args, proc.wait(), output), {**seen, "report": _comparable(report)}
+
+
+@confined
+def test_check_by_hand_runs_again_isolated_and_forks_its_grader_children(tmp_path):
+    """The console script in a user's plain environment (``PYTHONUNBUFFERED`` too, which the
+    run again gives back) runs again isolated and forks its grader children; with forks off
+    (``CONSTRAIN_HARNESS_GRADER_FORK=0``) it runs as started, each child a new interpreter;
+    both print and report the same."""
+    plain = {k: v for k, v in os.environ.items() if not k.startswith(isolated.DROPPED_PREFIXES)}
+    plain.pop(grader_launch.FORK_ENV, None)
+    plain["PYTHONUNBUFFERED"] = "1"
+    done_f, forked = _console_script_run(tmp_path, "forked", plain)
+    done_s, spawned = _console_script_run(tmp_path, "spawned", {**plain, grader_launch.FORK_ENV: "0"})
+    assert (forked["again"], spawned["again"]) == (True, False)
+    assert len(forked["forks"]) == 2 and not spawned["forks"]   # the main grader child and its twin
+    assert done_f.returncode == done_s.returncode == 0
+    assert forked["report"] == spawned["report"]
+
+    def timeless(text: str) -> str:
+        text = re.sub(r"wall limit: .*", "wall limit: <calibrated>", text)
+        return re.sub(r"\(\d+(\.\d+)? s\)", "(<time>)", text)
+    assert timeless(done_f.stdout) == timeless(done_s.stdout)
+    assert "2 tests: 2 passed" in done_f.stdout

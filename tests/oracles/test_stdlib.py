@@ -70,6 +70,26 @@ def test_partial_match_is_prefix_of_a_member():
         partial_match("(ab", b"")
 
 
+@pytest.mark.unit
+def test_partial_match_answers_as_regex_does_with_its_compiled_patterns_kept():
+    """The compiled pattern is kept between questions: every answer is still regex's own
+    ``fullmatch(..., partial=True)``, and a refused pattern is refused every time (not kept)."""
+    import itertools
+
+    import regex
+
+    patterns = ["a(b|c)*d", "(ab|ac|ad)e", "[0-9]{3}-[0-9]{4}", "x*y*z*", "[^a]b?", "(a|b)*c"]
+    for _ in range(2):  # the second round from the kept patterns
+        for pattern in patterns:
+            for n in range(4):
+                for data in map(bytes, itertools.product(b"abcdexyz0-", repeat=n)):
+                    want = regex.fullmatch(pattern.encode(), data, partial=True) is not None
+                    assert partial_match(pattern, data) == want, (pattern, data)
+        for _ in range(2):
+            with pytest.raises(ValueError, match="regex refuses"):
+                partial_match("(ab", b"")
+
+
 # Backtracking blow-ups (oracles/stdlib.py): the first drawn by Hypothesis (run seed
 # 3181658317), the second one star over an ambiguous body; the questions each blows up in
 # (regex's partial match on the second answers at once: the text is a prefix of a member).

@@ -1,0 +1,95 @@
+"""``harness.run.launch``: the grader child's pytest command line (``pytest_arguments``: pytest's
+own plugins the catalogue never uses are blocked, each by its real name, and none the
+catalogue's session needs); when ``check`` runs again isolated (``isolated_again``) and the
+unbuffered streams it then gives back (``unbuffered_again``)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+import pytest
+from _pytest.config import default_plugins
+
+from harness.run import CatalogueRun, launch
+from harness.run.launch import UNUSED_PLUGINS, pytest_arguments
+from harness.sandbox import isolated
+
+NEEDED = {"main", "runner", "fixtures", "python", "terminal", "capture", "skipping", "mark", "warnings",
+          "logging", "reports", "faulthandler", "assertion", "helpconfig", "unraisableexception",
+          "threadexception", "tmpdir", "monkeypatch", "recwarn"}
+"""What a catalogue session uses: collection, fixtures, reports (the twin streams them),
+captured output, logs and warnings, the faulthandler, assertion rewriting (the catalogue's
+own sanity asserts), and the fixtures pytest itself offers."""
+
+
+@pytest.mark.unit
+def test_unused_plugins_are_blocked_by_name_and_none_needed_is():
+    args = pytest_arguments(CatalogueRun(impl="oracles.automaton"))
+    blocked = {args[i + 1][3:] for i, arg in enumerate(args) if arg == "-p" and args[i + 1].startswith("no:")}
+    assert blocked == set(UNUSED_PLUGINS)
+    known = set(default_plugins) | {"subtests"}  # subtests: a default plugin from pytest 9 on
+    assert blocked <= known, blocked - known  # a name pytest does not know would block nothing
+    assert not blocked & NEEDED
+    assert NEEDED <= set(default_plugins)
+
+
+SCRIPT = ["/venv/bin/python3", "/venv/bin/constrain-harness", "check", "--impl", "x.py"]
+
+
+@pytest.fixture
+def caller(monkeypatch):
+    """This process as a console script started with ``argv`` in an environment without any
+    variable ``isolated.environment`` drops, but those given."""
+    def make(argv=SCRIPT, **env):
+        monkeypatch.setattr(sys, "orig_argv", list(argv))
+        monkeypatch.setattr(sys, "executable", argv[0])
+        for name in [n for n in os.environ if n.startswith(isolated.DROPPED_PREFIXES)]:
+            monkeypatch.delenv(name)
+        monkeypatch.delenv(launch.FORK_ENV, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+    return make
+
+
+@pytest.mark.unit
+def test_a_console_script_in_a_plain_environment_runs_again_isolated(caller):
+    caller()
+    assert launch.isolated_again("harness.cli", ["check"]) == isolated.command("harness.cli", "check")
+    caller(PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")  # kept as the isolated run keeps them
+    assert launch.isolated_again("harness.cli", ["check"]) is not None
+    assert launch.isolated_environment()[launch.UNBUFFERED_ENV] == "1"
+    caller()
+    assert launch.UNBUFFERED_ENV not in launch.isolated_environment()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("argv, env", [
+    (SCRIPT, {"PYTHONPATH": "/somewhere"}),          # the isolated run would drop it
+    (SCRIPT, {"PYTHONIOENCODING": "latin-1"}),
+    (SCRIPT, {"PYTEST_ADDOPTS": "-x"}),
+    (SCRIPT, {"PYTHONDONTWRITEBYTECODE": ""}),       # another value than the isolated one
+    (SCRIPT, {launch.FORK_ENV: "0"}),                 # forks switched off
+    (["/venv/bin/python3", "-X", "dev", "/venv/bin/constrain-harness", "check"], {}),  # interpreter options
+    (["/venv/bin/python3", "-m", "harness.cli", "check"], {}),
+    (["/venv/bin/python3", "-s", "-B", "-X", "faulthandler", "-c", isolated.BOOT, "/r", "harness.cli", "check"], {}),
+])
+def test_otherwise_the_program_runs_as_it_was_started(caller, argv, env):
+    caller(argv, **env)
+    assert launch.isolated_again("harness.cli", ["check"]) is None
+
+
+@pytest.mark.unit
+def test_unbuffered_streams_are_given_back_once(monkeypatch):
+    monkeypatch.setattr(sys, "stdout", sys.__stdout__)
+    monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    monkeypatch.setenv(launch.UNBUFFERED_ENV, "1")
+    launch.unbuffered_again()
+    assert launch.UNBUFFERED_ENV not in os.environ   # never passed on
+    for stream, before in ((sys.stdout, sys.__stdout__), (sys.stderr, sys.__stderr__)):
+        assert stream is not before and stream.write_through and isinstance(stream.buffer, io.FileIO)
+        assert (stream.fileno(), stream.encoding, stream.errors) == (before.fileno(), before.encoding, before.errors)
+    replaced = sys.stdout
+    launch.unbuffered_again()   # the variable is gone: nothing changes
+    assert sys.stdout is replaced
