@@ -81,7 +81,7 @@ from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, 
 from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.run import CatalogueRun
 from harness.run.launch import pytest_arguments
-from harness.sandbox import cputime, lending
+from harness.sandbox import cputime, lending, wording
 from harness.sandbox.cpulog import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import DEEP_NAMES, NAMES
 
@@ -567,6 +567,17 @@ import, with its place): the mutant's verdict, never run again (a load that cras
 machine refused is)."""
 
 
+def at_its_own_limit(problem: str) -> bool:
+    """A load failure that is the candidate killed by its own CPU or memory limit, as the grader read
+    it from the candidate's cgroup (``harness.sandbox.wording.OWN_LIMIT_KILLS``, in the crash's own
+    words, never in the candidate's output that may follow them): the mutant's verdict, run once.
+    A load that spins or grows to its limit does so again (its limits are CPU seconds and bytes);
+    a SIGKILL from outside (a person, the machine's OOM killer) is not said so and is run again."""
+    said = problem.split("; its last output:", 1)[0]
+    return problem.startswith("load: the candidate crashed while loading: ") and \
+        any(f"(died of SIGKILL, {words})" in said for words in wording.OWN_LIMIT_KILLS.values())
+
+
 def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
              tests: tuple[str, ...] | None) -> str:
     """Why a pass's verdict may be the harness's, not the mutant's ("" when it is the mutant's:
@@ -574,7 +585,8 @@ def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict
     timed out). A test's "error" is pytest's report of a failure outside the test's call: in the
     catalogue only the harness's fixtures run there (``impl``'s candidate start at the split,
     ``harness.suite.plugin``), so a kill resting on errors alone is suspect."""
-    if problem == "timeout" or (problem is not None and problem.startswith(RAISED_AT_LOAD)):
+    if problem == "timeout" or (problem is not None and (problem.startswith(RAISED_AT_LOAD)
+                                                         or at_its_own_limit(problem))):
         return ""
     if problem is not None:
         return problem
