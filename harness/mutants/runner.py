@@ -943,6 +943,19 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
     pending = [m for m in mutants if m.id not in results]
     done = len(mutants) - len(pending)
+
+    def arrived(record: dict) -> None:
+        nonlocal done
+        result = result_from_json(record)
+        results[result.id] = result
+        if state is not None:
+            state.save(record)
+        done += 1
+        if progress:
+            progress(result, done, len(mutants))
+    copies: dict[str, list] = {}
+    if generated is not None and run is None and BY_BYTECODE:
+        pending, copies = _settle_by_bytecode(mutants, pending, results, arrived)
     plans = {m.id: plan(generated, m) for m in pending} if generated is not None else {}
     if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
         pending.sort(key=lambda m: -plans[m.id].weight)
@@ -958,13 +971,9 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     _LOCAL_MUTANTS[local_id] = pending
     try:
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
-            result = result_from_json(record)
-            results[result.id] = result
-            if state is not None:
-                state.save(record)
-            done += 1
-            if progress:
-                progress(result, done, len(mutants))
+            arrived(record)
+            for duplicate in copies.pop(record["id"], ()):
+                arrived(result_to_json(duplicate_of(results[record["id"]], duplicate)))
     finally:
         with _ACTIVE_LOCK:   # no task starts now; the ones running (in the executor's threads) finish first
             _LOCAL_RUNS.pop(local_id, None)
@@ -975,6 +984,51 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
         if scheduler is None:
             warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]
+
+
+BY_BYTECODE = os.environ.get("CONSTRAIN_HARNESS_NO_BYTECODE_EQUIVALENCE") != "1"
+"""Settle generated mutants by their compiled module first (``_settle_by_bytecode``); the variable
+set to 1 runs every mutant, as before (the slow path, to compare verdicts)."""
+DUPLICATE_NOTE = "duplicate of "   # the detail of a result copied from a mutant with the same compiled module
+
+
+def _settle_by_bytecode(mutants: list, pending: list, results: dict, arrived: Callable[[dict], None]
+                        ) -> tuple[list, dict[str, list]]:
+    """Trivial Compiler Equivalence (``harness.mutants.identical_bytecode``) before anything runs: a
+    pending mutant whose compiled module is the reference's is equivalent ("identical bytecode",
+    ``arrived`` at once); one whose compiled module is an earlier mutant's (in ``mutants``' order) is
+    that mutant's duplicate and gets a copy of its verdict (``duplicate_of``), at once when the first
+    is already done (a resumed state), else when it arrives. The pending mutants left to run, and
+    first id -> the duplicates waiting for it."""
+    from harness.mutants import identical_bytecode
+    from harness.mutants.apply import REFERENCE_DIR
+
+    same = [m for m in pending if identical_bytecode.is_reference(m, REFERENCE_DIR)]
+    for mutant in same:
+        arrived(result_to_json(MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, 0.0,
+                                            f"equivalent with evidence: {identical_bytecode.KIND}: "
+                                            f"{identical_bytecode.DOMAIN}", evidence=identical_bytecode.evidence()),
+                               cpu=0.0))
+    settled = {m.id for m in same}
+    firsts = identical_bytecode.duplicates([m for m in mutants if m.id not in settled])
+    waiting: dict[str, list] = {}
+    for mutant in pending:
+        first = firsts.get(mutant.id)
+        if first is None or mutant.id in settled:
+            continue
+        settled.add(mutant.id)
+        if first in results:
+            arrived(result_to_json(duplicate_of(results[first], mutant), cpu=0.0))
+        else:
+            waiting.setdefault(first, []).append(mutant)
+    return [m for m in pending if m.id not in settled], waiting
+
+
+def duplicate_of(first: MutantResult, mutant) -> MutantResult:
+    """``first``'s verdict for ``mutant``, whose compiled module is ``first``'s (the same program:
+    the same outcome, tier, killers and evidence), its detail saying whose it is."""
+    detail = f"{DUPLICATE_NOTE}{first.id} (identical bytecode)" + (f": {first.detail}" if first.detail else "")
+    return dataclasses.replace(first, id=mutant.id, seconds=0.0, detail=detail, retried="")
 
 
 _LOCAL_RUNS: dict[str, tuple] = {}       # local run id -> (run function, root, timeout): never sent anywhere
