@@ -87,24 +87,32 @@ def mutant_key(mutant) -> tuple[str, str] | None:
 
 def is_reference(mutant, reference: Path) -> bool:
     """The mutant's compiled module is the reference's (it is equivalent: nothing need run)."""
-    key = mutant_key(mutant)
-    return key is not None and key[1] == reference_key(mutant.file, reference)
+    return sort([mutant], reference)[0] == {mutant.id}
 
 
-def duplicates(mutants: list) -> dict[str, str]:
+def duplicates(mutants: list, reference: Path) -> dict[str, str]:
     """Each mutant whose compiled module equals an earlier one's (in ``mutants``' order): its id ->
     the first such mutant's id. A mutant equal to the reference is left out (``is_reference``)."""
+    return sort(mutants, reference)[1]
+
+
+def sort(mutants: list, reference: Path) -> tuple[set[str], dict[str, str]]:
+    """Each mutant compiled once: (the ids of those whose compiled module is the reference's, and each
+    other mutant whose compiled module is an earlier one's, in ``mutants``' order: its id -> the first's)."""
+    same: set[str] = set()
     first: dict[tuple[str, str], str] = {}
     found: dict[str, str] = {}
     for mutant in mutants:
         key = mutant_key(mutant)
         if key is None:
             continue
-        if key in first:
+        if key[1] == reference_key(mutant.file, reference):
+            same.add(mutant.id)
+        elif key in first:
             found[mutant.id] = first[key]
         else:
             first[key] = mutant.id
-    return found
+    return same, found
 
 
 def evidence() -> dict:

@@ -35,9 +35,15 @@ A generated mutant's pass whose verdict may be the harness's (a runner failure, 
 killed from outside, a load that crashed or was refused, a kill resting only on tests that
 errored outside their call) is run once more and the second run decides (``_catalogue_pass``,
 ``_suspect``); suspect twice, it is "error" with both reasons (``HARNESS_ERROR``), and the
-result's ``retried`` keeps why. A survivor's deep pass runs only what the default tier left
-open (``settled``): the default tests that passed with no note behave the same under
-``--strict`` and are not run again.
+result's ``retried`` keeps why. A load the candidate's own CPU or memory limit killed (the grader
+read it from the candidate's cgroup: ``at_its_own_limit``) is the mutant's verdict and runs once. A
+survivor's deep pass runs only what the default tier left open (``settled``): the default tests
+that passed with no note behave the same under ``--strict`` and are not run again.
+
+Before anything runs (``run_all``, ``_settle_by_bytecode``): a generated mutant whose compiled
+module is the reference's is equivalent with evidence "identical bytecode", and one whose compiled
+module is an earlier mutant's gets that mutant's verdict, recorded as its duplicate
+(``harness.mutants.identical_bytecode``: Trivial Compiler Equivalence).
 
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
 candidate is run).
@@ -1003,18 +1009,18 @@ def _settle_by_bytecode(mutants: list, pending: list, results: dict, arrived: Ca
     from harness.mutants import identical_bytecode
     from harness.mutants.apply import REFERENCE_DIR
 
-    same = [m for m in pending if identical_bytecode.is_reference(m, REFERENCE_DIR)]
+    same_ids, firsts = identical_bytecode.sort(mutants, REFERENCE_DIR)
+    same = [m for m in pending if m.id in same_ids]
     for mutant in same:
         arrived(result_to_json(MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, 0.0,
                                             f"equivalent with evidence: {identical_bytecode.KIND}: "
                                             f"{identical_bytecode.DOMAIN}", evidence=identical_bytecode.evidence()),
                                cpu=0.0))
     settled = {m.id for m in same}
-    firsts = identical_bytecode.duplicates([m for m in mutants if m.id not in settled])
     waiting: dict[str, list] = {}
     for mutant in pending:
         first = firsts.get(mutant.id)
-        if first is None or mutant.id in settled:
+        if first is None:
             continue
         settled.add(mutant.id)
         if first in results:

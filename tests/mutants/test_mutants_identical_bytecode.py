@@ -51,8 +51,9 @@ def test_a_mutant_folded_to_the_reference_is_equivalent_and_one_that_differs_is_
     assert identical_bytecode.is_reference(FOLDS_TO_THE_REFERENCE, REFERENCE_DIR)
     assert not identical_bytecode.is_reference(DIFFERS, REFERENCE_DIR)
     assert not identical_bytecode.is_reference(ONE, REFERENCE_DIR)
-    assert identical_bytecode.duplicates([DIFFERS, ONE, SAME_AS_ONE]) == {SAME_AS_ONE.id: ONE.id}
-    assert identical_bytecode.duplicates([SAME_AS_ONE, ONE]) == {ONE.id: SAME_AS_ONE.id}   # the first in order
+    assert identical_bytecode.duplicates([DIFFERS, ONE, SAME_AS_ONE], REFERENCE_DIR) == {SAME_AS_ONE.id: ONE.id}
+    assert identical_bytecode.duplicates([SAME_AS_ONE, ONE], REFERENCE_DIR) == {ONE.id: SAME_AS_ONE.id}   # in order
+    assert identical_bytecode.sort([FOLDS_TO_THE_REFERENCE, DIFFERS], REFERENCE_DIR) == ({FOLDS_TO_THE_REFERENCE.id}, {})
 
 
 def _scripted_runs(monkeypatch) -> list[str]:
