@@ -53,7 +53,8 @@ def test_a_mutant_folded_to_the_reference_is_equivalent_and_one_that_differs_is_
     assert not identical_bytecode.is_reference(ONE, REFERENCE_DIR)
     assert identical_bytecode.duplicates([DIFFERS, ONE, SAME_AS_ONE], REFERENCE_DIR) == {SAME_AS_ONE.id: ONE.id}
     assert identical_bytecode.duplicates([SAME_AS_ONE, ONE], REFERENCE_DIR) == {ONE.id: SAME_AS_ONE.id}   # in order
-    assert identical_bytecode.sort([FOLDS_TO_THE_REFERENCE, DIFFERS], REFERENCE_DIR) == ({FOLDS_TO_THE_REFERENCE.id}, {})
+    same, duplicates = identical_bytecode.sort([FOLDS_TO_THE_REFERENCE, DIFFERS], REFERENCE_DIR)
+    assert (same, duplicates) == ({FOLDS_TO_THE_REFERENCE.id}, {})
 
 
 def _scripted_runs(monkeypatch) -> list[str]:
