@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import types
+import warnings
 from pathlib import Path
 
 KIND = "identical bytecode"
@@ -42,7 +43,9 @@ def module_key(source: str, file: str) -> str | None:
     """The digest of ``source`` (the text of ``file``) compiled as an import compiles it, reduced to
     what runs (module docstring); None when it does not compile."""
     try:
-        code = compile(source, file, "exec", dont_inherit=True, optimize=0)
+        with warnings.catch_warnings():   # the compiler's SyntaxWarnings (`x is 1`): the import says them
+            warnings.simplefilter("ignore")
+            code = compile(source, file, "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError):
         return None
     return hashlib.sha256(repr(_code_key(code)).encode("utf-8")).hexdigest()
