@@ -979,7 +979,7 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
             arrived(record)
             for duplicate in copies.pop(record["id"], ()):
-                arrived(result_to_json(duplicate_of(results[record["id"]], duplicate)))
+                arrived(result_to_json(duplicate_of(results[record["id"]], duplicate), cpu=0.0))
     finally:
         with _ACTIVE_LOCK:   # no task starts now; the ones running (in the executor's threads) finish first
             _LOCAL_RUNS.pop(local_id, None)

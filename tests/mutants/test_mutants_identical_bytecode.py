@@ -85,6 +85,7 @@ def test_the_runner_runs_neither_an_equivalent_by_bytecode_nor_a_duplicate(monke
     assert results[DIFFERS.id].outcome is Outcome.SURVIVED
     saved = [json.loads(line) for line in (tmp_path / "state.jsonl").read_text().splitlines()[1:]]
     assert {r["id"] for r in saved} == {m.id for m in mutants}   # every verdict kept, the copies too
+    assert [r["cpu_seconds"] for r in saved if r["id"] in (FOLDS_TO_THE_REFERENCE.id, SAME_AS_ONE.id)] == [0.0, 0.0]
     # resumed with the first already done: the duplicate's copy comes from the state, nothing runs again
     ran.clear()
     kept = [line for line in (tmp_path / "state.jsonl").read_text().splitlines() if SAME_AS_ONE.id not in line]
