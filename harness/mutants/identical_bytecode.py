@@ -21,7 +21,9 @@ differ is only what reads a code object's lines or file name (a traceback's line
 location), which no catalogue verdict reads. A text that does not compile has no key (``None``): it
 is run as before (the candidate's import reports it).
 
-Cost: compiling one file, ~2-10 ms; the whole run's 6,122 mutants in well under a minute.
+Cost: one compile of the mutated file, ~7 ms at load ~9 (~40 CPU s for the whole run's 6,122, in
+the parent before the run fans out). Of those 6,122, none compiles to the reference (the generator
+drops the text-equal and annotation-only ones) and 162 are duplicates (``harness/mutants/README.md``).
 """
 
 from __future__ import annotations
