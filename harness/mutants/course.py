@@ -58,6 +58,8 @@ def _evidence_text(r: MutantResult) -> tuple[str, str]:
     found = r.evidence or {}
     if found.get("kind") == "hand review":
         return "hand review", found.get("domain", "")
+    if found.get("size") is None and found:   # identical bytecode: no domain, the compiled module itself
+        return found.get("kind", "none recorded"), "the compiled module"
     return found.get("kind", "none recorded"), f"{found.get('size', 0):,} items" if found else r.detail
 
 
@@ -101,9 +103,9 @@ def with_course_pages(results: list[MutantResult], mutants):
 
 
 def _domain(kind: str) -> str:
-    from harness.mutants import evidence
+    from harness.mutants import evidence, identical_bytecode
 
-    return evidence.domain(kind)
+    return identical_bytecode.DOMAIN if kind == identical_bytecode.KIND else evidence.domain(kind)
 
 
 def _markdown_rates(axis: dict) -> list[str]:

@@ -193,7 +193,7 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
 
     def facts(pattern: str, with_masks: bool) -> Any:
         dfa = m.regex_to_dfa(pattern)
-        tables = [np.asarray(dfa.trans).tolist(), np.asarray(dfa.accept).tolist()]
+        tables = [_Table(dfa.trans), _Table(dfa.accept)]
         if not with_masks:
             return tables
         index = m.TokenIndex(dfa, list(vocab), eos_id)   # a fresh list: an item never sees another's changes
@@ -412,18 +412,68 @@ def items(m, kind: str) -> Iterator[tuple[str, Callable[[], Any]]]:
 
 
 def _hash(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode()).hexdigest()[:24]
+    """The digest of an answer: sha256 of its JSON text (``json.dumps``, keys sorted, ``repr`` for what
+    JSON has no form for), 24 hex digits. A list holding ``_Table``s is hashed as if each were its
+    ``tolist()``: the same text, each distinct table's text made once (``_Table.text``)."""
+    return hashlib.sha256(_text(value).encode()).hexdigest()[:24]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list) and any(isinstance(v, _Table) for v in value):
+        # json.dumps of a list is "[" + its items' texts joined by ", " + "]" (the default separators)
+        return "[" + ", ".join(v.text() if isinstance(v, _Table) else _text(v) for v in value) + "]"
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+class _Table:
+    """A DFA table (``trans`` or ``accept``) as the mutant returned it, hashed as
+    ``np.asarray(table).tolist()`` is (``_hash``). The compile domain's 4,942 tables are 924
+    distinct ones (11.7 MB of JSON, 4.2 MB distinct), so a numeric table's text is made once per
+    distinct (dtype, shape, bytes) in a process (``_TABLE_TEXTS``, emptied by ``record`` and
+    ``first_difference``); any other table's text is made every time."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, table: Any):
+        # a copy, in the item (``_attempt``): what the item saw then, whatever the rest of it (the
+        # TokenIndex) does to the DFA's arrays after, as ``tolist()`` there took it
+        self.array = np.array(table, copy=True)
+
+    def text(self) -> str:
+        array = self.array
+        if array.dtype.kind not in "biuf":   # objects (pointers), strings: no key from the bytes
+            return json.dumps(array.tolist(), sort_keys=True, default=repr)
+        key = (array.dtype.str, array.shape, array.tobytes())
+        found = _TABLE_TEXTS.get(key)
+        if found is None:
+            found = _TABLE_TEXTS[key] = json.dumps(array.tolist(), sort_keys=True, default=repr)
+        return found
+
+
+_TABLE_TEXTS: dict[tuple, str] = {}
 
 
 def record(m, kind: str) -> list[str]:
     """The hashes of the reference's answers over the domain of ``kind``, in order."""
-    return [_hash(_attempt(thunk)) for _, thunk in items(m, kind)]
+    _TABLE_TEXTS.clear()
+    try:
+        return [_hash(_attempt(thunk)) for _, thunk in items(m, kind)]
+    finally:
+        _TABLE_TEXTS.clear()
 
 
 def first_difference(m, kind: str, reference: Sequence[str | None]) -> tuple[list[str], int]:
     """([the label of the first item where ``m`` differs from ``reference``] or [], the number
     of items computed). An item whose expected hash is None is not computed (``Pick``: it never
     executes the mutated statement). A domain longer or shorter than ``reference`` is a difference."""
+    _TABLE_TEXTS.clear()
+    try:
+        return _first_difference(m, kind, reference)
+    finally:
+        _TABLE_TEXTS.clear()
+
+
+def _first_difference(m, kind: str, reference: Sequence[str | None]) -> tuple[list[str], int]:
     computed = 0
     for (label, thunk), expected in itertools.zip_longest(items(m, kind), reference, fillvalue=(None, None)):
         if label is None or thunk is None:

@@ -35,9 +35,15 @@ A generated mutant's pass whose verdict may be the harness's (a runner failure, 
 killed from outside, a load that crashed or was refused, a kill resting only on tests that
 errored outside their call) is run once more and the second run decides (``_catalogue_pass``,
 ``_suspect``); suspect twice, it is "error" with both reasons (``HARNESS_ERROR``), and the
-result's ``retried`` keeps why. A survivor's deep pass runs only what the default tier left
-open (``settled``): the default tests that passed with no note behave the same under
-``--strict`` and are not run again.
+result's ``retried`` keeps why. A load the candidate's own CPU or memory limit killed (the grader
+read it from the candidate's cgroup: ``at_its_own_limit``) is the mutant's verdict and runs once. A
+survivor's deep pass runs only what the default tier left open (``settled``): the default tests
+that passed with no note behave the same under ``--strict`` and are not run again.
+
+Before anything runs (``run_all``, ``_settle_by_bytecode``): a generated mutant whose compiled
+module is the reference's is equivalent with evidence "identical bytecode", and one whose compiled
+module is an earlier mutant's gets that mutant's verdict, recorded as its duplicate
+(``harness.mutants.identical_bytecode``: Trivial Compiler Equivalence).
 
 Every catalogue run goes through ``run_catalogue_against`` (one place to change how a
 candidate is run).
@@ -81,7 +87,7 @@ from harness.mutants.catalogue import CATALOGUE, MUTANTS, REPLAY, TOOLS_REPLAY, 
 from harness.policy import BACKSTOP_FACTOR, POLICY
 from harness.run import CatalogueRun
 from harness.run.launch import pytest_arguments
-from harness.sandbox import cputime, lending
+from harness.sandbox import cputime, lending, wording
 from harness.sandbox.cpulog import CPU_LOG, read_cpu_log
 from harness.suite.catalogue import DEEP_NAMES, NAMES
 
@@ -567,6 +573,17 @@ import, with its place): the mutant's verdict, never run again (a load that cras
 machine refused is)."""
 
 
+def at_its_own_limit(problem: str) -> bool:
+    """A load failure that is the candidate killed by its own CPU or memory limit, as the grader read
+    it from the candidate's cgroup (``harness.sandbox.wording.OWN_LIMIT_KILLS``, in the crash's own
+    words, never in the candidate's output that may follow them): the mutant's verdict, run once.
+    A load that spins or grows to its limit does so again (its limits are CPU seconds and bytes);
+    a SIGKILL from outside (a person, the machine's OOM killer) is not said so and is run again."""
+    said = problem.split("; its last output:", 1)[0]
+    return problem.startswith("load: the candidate crashed while loading: ") and \
+        any(f"(died of SIGKILL, {words})" in said for words in wording.OWN_LIMIT_KILLS.values())
+
+
 def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
              tests: tuple[str, ...] | None) -> str:
     """Why a pass's verdict may be the harness's, not the mutant's ("" when it is the mutant's:
@@ -574,7 +591,8 @@ def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict
     timed out). A test's "error" is pytest's report of a failure outside the test's call: in the
     catalogue only the harness's fixtures run there (``impl``'s candidate start at the split,
     ``harness.suite.plugin``), so a kill resting on errors alone is suspect."""
-    if problem == "timeout" or (problem is not None and problem.startswith(RAISED_AT_LOAD)):
+    if problem == "timeout" or (problem is not None and (problem.startswith(RAISED_AT_LOAD)
+                                                         or at_its_own_limit(problem))):
         return ""
     if problem is not None:
         return problem
@@ -931,6 +949,19 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
     pending = [m for m in mutants if m.id not in results]
     done = len(mutants) - len(pending)
+
+    def arrived(record: dict) -> None:
+        nonlocal done
+        result = result_from_json(record)
+        results[result.id] = result
+        if state is not None:
+            state.save(record)
+        done += 1
+        if progress:
+            progress(result, done, len(mutants))
+    copies: dict[str, list] = {}
+    if generated is not None and run is None and BY_BYTECODE:
+        pending, copies = _settle_by_bytecode(mutants, pending, results, arrived)
     plans = {m.id: plan(generated, m) for m in pending} if generated is not None else {}
     if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
         pending.sort(key=lambda m: -plans[m.id].weight)
@@ -946,13 +977,9 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     _LOCAL_MUTANTS[local_id] = pending
     try:
         for _task, record in executor.run(todo, jobs=jobs, scheduler=scheduler, stats=stats):
-            result = result_from_json(record)
-            results[result.id] = result
-            if state is not None:
-                state.save(record)
-            done += 1
-            if progress:
-                progress(result, done, len(mutants))
+            arrived(record)
+            for duplicate in copies.pop(record["id"], ()):
+                arrived(result_to_json(duplicate_of(results[record["id"]], duplicate), cpu=0.0))
     finally:
         with _ACTIVE_LOCK:   # no task starts now; the ones running (in the executor's threads) finish first
             _LOCAL_RUNS.pop(local_id, None)
@@ -963,6 +990,51 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
         if scheduler is None:
             warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]
+
+
+BY_BYTECODE = os.environ.get("CONSTRAIN_HARNESS_NO_BYTECODE_EQUIVALENCE") != "1"
+"""Settle generated mutants by their compiled module first (``_settle_by_bytecode``); the variable
+set to 1 runs every mutant, as before (the slow path, to compare verdicts)."""
+DUPLICATE_NOTE = "duplicate of "   # the detail of a result copied from a mutant with the same compiled module
+
+
+def _settle_by_bytecode(mutants: list, pending: list, results: dict, arrived: Callable[[dict], None]
+                        ) -> tuple[list, dict[str, list]]:
+    """Trivial Compiler Equivalence (``harness.mutants.identical_bytecode``) before anything runs: a
+    pending mutant whose compiled module is the reference's is equivalent ("identical bytecode",
+    ``arrived`` at once); one whose compiled module is an earlier mutant's (in ``mutants``' order) is
+    that mutant's duplicate and gets a copy of its verdict (``duplicate_of``), at once when the first
+    is already done (a resumed state), else when it arrives. The pending mutants left to run, and
+    first id -> the duplicates waiting for it."""
+    from harness.mutants import identical_bytecode
+    from harness.mutants.apply import REFERENCE_DIR
+
+    same_ids, firsts = identical_bytecode.sort(mutants, REFERENCE_DIR)
+    same = [m for m in pending if m.id in same_ids]
+    for mutant in same:
+        arrived(result_to_json(MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, 0.0,
+                                            f"equivalent with evidence: {identical_bytecode.KIND}: "
+                                            f"{identical_bytecode.DOMAIN}", evidence=identical_bytecode.evidence()),
+                               cpu=0.0))
+    settled = {m.id for m in same}
+    waiting: dict[str, list] = {}
+    for mutant in pending:
+        first = firsts.get(mutant.id)
+        if first is None:
+            continue
+        settled.add(mutant.id)
+        if first in results:
+            arrived(result_to_json(duplicate_of(results[first], mutant), cpu=0.0))
+        else:
+            waiting.setdefault(first, []).append(mutant)
+    return [m for m in pending if m.id not in settled], waiting
+
+
+def duplicate_of(first: MutantResult, mutant) -> MutantResult:
+    """``first``'s verdict for ``mutant``, whose compiled module is ``first``'s (the same program:
+    the same outcome, tier, killers and evidence), its detail saying whose it is."""
+    detail = f"{DUPLICATE_NOTE}{first.id} (identical bytecode)" + (f": {first.detail}" if first.detail else "")
+    return dataclasses.replace(first, id=mutant.id, seconds=0.0, detail=detail, retried="")
 
 
 _LOCAL_RUNS: dict[str, tuple] = {}       # local run id -> (run function, root, timeout): never sent anywhere

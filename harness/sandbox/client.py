@@ -58,6 +58,7 @@ Example::
 from __future__ import annotations
 
 import os
+import resource
 import secrets
 import select
 import shutil
@@ -92,6 +93,7 @@ from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateP
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
+CPU_LIMIT_SHARE = 0.9  # of its RLIMIT_CPU, the cgroup's count at which a SIGKILL is its CPU limit's (``_own_limit``)
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
 
 
@@ -450,7 +452,7 @@ class Candidate:
             kill_group(proc)
         code = _wait(proc)
         if kind is CandidateCrashed:
-            message += f" ({wording.how(code)})"
+            message += f" ({wording.how(code, self._own_limit(code))})"
         self._output.join()  # what it printed up to its end (bounded: 5 s)
         tail = self._output.text()[-600:].strip()
         if tail:
@@ -460,6 +462,23 @@ class Candidate:
         self.incident = kind(message)
         self.close()
         return self.incident
+
+    def _own_limit(self, code: int | None) -> str:
+        """Which of its own limits dealt the candidate's SIGKILL, read from its cgroup before it is
+        removed: "memory" (the cgroup's OOM killer at its limit, ``resources.Cgroup.oom_killed``), "cpu"
+        (its CPU reached its ``RLIMIT_CPU``, lowered under the grader's own hard limit as
+        ``confine._lower`` sets it: soft equal to hard, the kernel's signal is SIGKILL), else "" (killed
+        from outside, or unknown). The kernel checks ``RLIMIT_CPU`` against tick-sampled time, which
+        runs ahead of the cgroup's exact count (measured: killed at an 8 s limit with 7.63 s counted),
+        so "cpu" is ``CPU_LIMIT_SHARE`` of the limit or more."""
+        if code not in wording.KILLED or self.plan is None:
+            return ""
+        if self.plan.claim is not None and self.plan.claim.oom_killed():
+            return "memory"
+        grader_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = self.limits.cpu_seconds if grader_hard == resource.RLIM_INFINITY else \
+            min(self.limits.cpu_seconds, grader_hard)
+        return "cpu" if self.cpu_seconds() >= CPU_LIMIT_SHARE * soft else ""
 
     def _restore_rngs(self, rngs: list, extras) -> None:
         states = (extras or {}).get("rng", []) if isinstance(extras, dict) else []

@@ -90,6 +90,7 @@ CGROUP_PREFIX = "constrain-harness-"
 """The name of every candidate cgroup starts so, then the grader's pid: ``constrain-harness-4711-9f3a2c01``."""
 V1_CONTROLLERS = ("pids", "memory", "cpuacct")
 V2_CONTROLLERS = ("pids", "memory")
+PAGE_SLACK = 1 << 20  # bytes below its limit a cgroup's peak may stop at when its OOM killer runs (pages, rounding)
 EMPTY_WAIT = 5.0  # seconds ``Cgroup.remove`` waits for its killed processes to be gone
 COULD_NOT_START = "the harness could not start your code"
 """The first words of the verdict of a candidate the machine had no process or memory to start,
@@ -165,6 +166,11 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="ascii", errors="replace").strip()
     except OSError:
         return ""
+
+
+def _count(value: str | None) -> int:
+    """A counter of a cgroup file (``"3"``), 0 when absent or unreadable."""
+    return int(value) if value is not None and value.strip().isdigit() else 0
 
 
 def _write(path: Path, value: str) -> None:
@@ -252,6 +258,21 @@ class Cgroup:
         """The most bytes its processes held at once, as the kernel counted them (0 when unknown)."""
         value = _read(self._file("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
         return int(value) if value.isdigit() else 0
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer ended a process of it **at its own memory limit**: the
+        cgroup's OOM-kill count is not 0 (v1 ``memory.oom_control``'s ``oom_kill``, v2 ``memory.events``')
+        and its own limit was reached (v2 that file's ``oom``; v1 its peak at the limit, as the kernel
+        leaves it at such a kill: v1's ``failcnt`` stays 0 there). A machine-wide OOM kill counts in
+        the victim's cgroup too, below its limit: not this."""
+        if self.version == 2:
+            events = dict(line.split(None, 1) for line in _read(self._file("memory.events")).splitlines()
+                          if " " in line)
+            return _count(events.get("oom_kill")) > 0 and _count(events.get("oom")) > 0
+        control = dict(line.split(None, 1) for line in _read(self._file("memory.oom_control")).splitlines()
+                       if " " in line)
+        limit = self.memory_limit_mb() << 20
+        return _count(control.get("oom_kill")) > 0 and limit > 0 and self.peak_memory() >= limit - PAGE_SLACK
 
     def tasks_limit(self) -> int:
         value = _read(self._file("pids.max"))
@@ -514,6 +535,9 @@ class UidProcesses:
     def peak_memory(self) -> int:
         return 0
 
+    def oom_killed(self) -> bool:
+        return False   # unknown: no cgroup counts it
+
     def describe(self) -> str:
         return (f"no cgroup on this machine ({self.why}); a uid of its own instead: per-user process limit "
                 f"{self.processes} (RLIMIT_NPROC counts this candidate's processes only), CPU seconds counted "
@@ -566,6 +590,10 @@ class Claim:
 
     def peak_memory(self) -> int:
         return self.cgroup.peak_memory()
+
+    def oom_killed(self) -> bool:
+        """The kernel's OOM killer ended a process of the tree at the cgroup's own limit (``Cgroup.oom_killed``)."""
+        return self.cgroup.oom_killed()
 
     def release(self) -> None:
         self._finalizer()

@@ -30,8 +30,22 @@ def clipped(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def how(code: int | None) -> str:
-    """How a process with exit code ``code`` ended (None: it was still running and killed)."""
+OWN_LIMIT_KILLS = {"memory": "killed by the kernel at its own memory limit (its cgroup's OOM killer)",
+                   "cpu": "killed at its own CPU-time limit (RLIMIT_CPU)"}
+"""The words of a SIGKILL the candidate's own limits dealt (``how``'s ``own_limit``): the grader
+told it from a kill from outside by the candidate's cgroup (``Candidate._own_limit``)."""
+
+
+KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
+"""A SIGKILL's exit codes: ``Popen``'s, and a process's under bwrap (its init exits 128 + the signal)."""
+
+
+def how(code: int | None, own_limit: str = "") -> str:
+    """How a process with exit code ``code`` ended (None: it was still running and killed);
+    ``own_limit`` ("memory" or "cpu", a key of ``OWN_LIMIT_KILLS``): a SIGKILL known to be its
+    own limit's, said so instead of the guess "out of memory?"."""
+    if own_limit and code in KILLED:
+        return f"died of SIGKILL, {OWN_LIMIT_KILLS[own_limit]}"
     if code is None:
         return "still running, killed"
     if code < 0 or code > 128:
