@@ -74,6 +74,10 @@ _ALL = (
              "1: a generated survivor's deep pass runs again the default tests that passed with no note "
              "(the slow path, to compare verdicts)",
              ("harness/mutants/runner.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_BYTECODE_EQUIVALENCE", "user",
+             "1: every generated mutant runs, none settled by its compiled module (an identical bytecode's "
+             "equivalence or a duplicate's copied verdict): the slow path, to compare verdicts",
+             ("harness/mutants/runner.py",)),
     Variable("CONSTRAIN_HARNESS_LEND_REFERENCE", "user",
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",
