@@ -80,6 +80,7 @@ class Zygote:
         self.own: set[int] = set()
         self.scratch = Path(tempfile.mkdtemp(prefix="constrain-zygote-"))
         self.reported = 0.0
+        self.marker = f"zygote-{secrets.token_hex(6)}"  # CONSTRAIN_HARNESS_RUN of every process it holds
 
     def start(self) -> "Zygote":
         try:
@@ -98,11 +99,12 @@ class Zygote:
         lent = lending.lending(None, False, self.scratch, staff_made=True)
         binds = view.harness_binds(self.scratch, [], lent)
         hidden = [Path(tempfile.gettempdir()).resolve(), Path.home().resolve()]
-        self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home,
-                                 f"zygote-{secrets.token_hex(6)}")
+        self.plan = confine.plan(self.limits, binds, [h for h in hidden if h != Path("/")], home, self.marker)
         if not self.plan.mode.startswith("bubblewrap") or self.plan.claim is None or \
                 not isinstance(self.plan.claim.cgroup, resources.Cgroup):
             raise ZygoteUnavailable(f"no bubblewrap with a cgroup here ({self.plan.mode})")
+        # released by ``close`` alone: never at the exit of a grader fork that inherited this object
+        self.plan.claim._finalizer.atexit = False
         parent, child = socket.socketpair()
         code = (f"import gc; gc.disable(); import sys; sys.path[:0] = {[str(view.PACKAGE_ROOT)]!r}; "
                 f"from harness.sandbox.zygote_server import main; main({child.fileno()})")
