@@ -89,10 +89,10 @@ def _begin(argv: list[str]) -> EarlyCandidate | None:
     from harness.policy import use_wall_calibration
 
     use_wall_calibration(run.wall_calibration)  # before the import's wall limit is set
-    from harness.sandbox.zygote import candidate_class
+    from harness.sandbox import Candidate
 
     settings = (run.impl, run.policy.ref_deps, limits, run.marker, run.load_cpu_seconds)
-    candidate = candidate_class()(run.impl, ref_deps=run.policy.ref_deps, limits=limits, marker=run.marker,
+    candidate = Candidate(run.impl, ref_deps=run.policy.ref_deps, limits=limits, marker=run.marker,
                           load_cpu_seconds=run.load_cpu_seconds)
     try:
         candidate.begin()

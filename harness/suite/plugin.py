@@ -517,12 +517,11 @@ def _start_candidate(run: _Run) -> dict:
 
 
 def _new_candidate(run: _Run):
-    """A candidate process not started yet, under the run's limits (``CatalogueRun.limits``); a
-    fork of the zygote in a mutant worker's grader fork (``harness.sandbox.zygote``)."""
-    from harness.sandbox.zygote import candidate_class
+    """A candidate process not started yet, under the run's limits (``CatalogueRun.limits``)."""
+    from harness.sandbox import Candidate
 
     settings = run.settings
-    return candidate_class()(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
+    return Candidate(settings.impl, ref_deps=settings.policy.ref_deps, limits=settings.limits(run.tests or 1),
                      marker=settings.marker, load_cpu_seconds=settings.load_cpu_seconds,
                      known_hangs=run.hangs)
 

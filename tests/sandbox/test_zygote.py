@@ -201,11 +201,13 @@ def test_a_dead_zygote_means_a_fresh_start_and_the_holder_says_why(warm, probe):
 def test_the_zygote_holds_no_candidate_and_a_student_s_candidate_is_never_forked(warm):
     # the zygote process imports no candidate: nothing of /tmp is on its sys.path, and a grader
     # process without the link (a student's check) gets the plain Candidate
-    assert zygote.candidate_class() is ZygoteCandidate
+    import harness.sandbox
+
+    assert zygote.candidate_class() is ZygoteCandidate and harness.sandbox.Candidate is ZygoteCandidate
     os.environ.pop(zygote.ZYGOTE_ENV)
     from harness.sandbox.client import Candidate
 
-    assert zygote.candidate_class() is Candidate
+    assert zygote.candidate_class() is Candidate and harness.sandbox.Candidate is Candidate
     cmdline = Path(f"/proc/{max(warm.own)}/cmdline").read_bytes()
     assert b"zygote_server" in cmdline and b"/tmp/" not in cmdline
     assert str(ROOT) in cmdline.decode()
