@@ -189,6 +189,22 @@ def test_a_child_that_exhausts_the_memory_is_killed_and_the_zygote_serves_the_ne
     assert not left_over(held.marker)
 
 
+def test_a_grader_fork_that_dies_while_its_child_runs_leaves_a_zygote_that_serves_the_next(warm, probe):
+    from harness.sandbox import channel
+
+    abandoned = ZygoteCandidate(str(probe))
+    abandoned.start()
+    assert abandoned.forked
+    channel.send(abandoned._sock, ["call", 1, "burn", [300], {}])  # the grader fork dies here, unanswered
+    assert warm.after_run() is None  # its holder ended the child and the zygote says all is clean
+    assert warm.cgroup.members() == warm.own
+    abandoned._sock.close()
+    zygote._LINKS.clear()  # the next grader fork's own link
+    with _child(probe) as next_child:
+        assert next_child.module.burn(0.01) is True
+    assert warm.after_run() is None
+
+
 def test_a_dead_zygote_means_a_fresh_start_and_the_holder_says_why(warm, probe):
     warm.proc.kill()
     warm.proc.wait()
