@@ -70,6 +70,15 @@ _ALL = (
     Variable("CONSTRAIN_HARNESS_WARM", "user",
              "0: the mutant runner starts a cold process per run instead of forking a warm one",
              ("harness/mutants/warm.py",)),
+    Variable("CONSTRAIN_HARNESS_ZYGOTE_OFF", "user",
+             "1: a generated mutant's catalogue runs start a fresh candidate process each instead of forking "
+             "the warm grader's zygote (harness/sandbox/zygote.py)",
+             ("harness/mutants/warm.py",)),
+    Variable("CONSTRAIN_HARNESS_ZYGOTE", "internal",
+             "set by a mutant worker's warm grader in the catalogue forks it makes for generated mutants: the "
+             "zygote's control socket, cgroup and own processes; there the catalogue's candidate processes are "
+             "forks of the zygote",
+             ("harness/sandbox/zygote.py", "harness/sandbox/__init__.py"), ("harness/mutants/warm.py",)),
     Variable("CONSTRAIN_HARNESS_RERUN_SETTLED", "user",
              "1: a generated survivor's deep pass runs again the default tests that passed with no note "
              "(the slow path, to compare verdicts)",

@@ -164,7 +164,7 @@ def _limit_cpu(seconds: float) -> Callable[[], None]:
 
 
 def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
-         env: dict[str, str] | None = None) -> tuple[int | None, str]:
+         env: dict[str, str] | None = None, zygote: bool = False) -> tuple[int | None, str]:
     """Run ``cmd``: (exit code, output), or (None, "") past ``timeout`` CPU seconds, or (None, a
     ``HARNESS_ERROR`` reason) when a warm fork was killed from outside (``_killed_from_outside``).
 
@@ -172,10 +172,11 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     never turns a slow run into a timeout; ``WALL_FACTOR`` times all the CPU the run may
     use (its own ``timeout`` and the candidates' ``candidate_cpu``) bounds the wall time,
     and a run that reaches that backstop on a loaded machine is run once more. A catalogue
-    run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``).
+    run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``), its
+    candidate processes forks of that grader's zygote with ``zygote`` (``harness.sandbox.zygote``).
     """
     if warm.WARM and cmd[1:2] == ["-m"] and cmd[2] in warm.MODULES:
-        return _run_warm(cmd[2], cmd[3:], timeout, candidate_cpu, env)
+        return _run_warm(cmd[2], cmd[3:], timeout, candidate_cpu, env, zygote)
     for attempt in (1, 2):
         try:
             proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **(env or {})}, capture_output=True, text=True,
@@ -205,9 +206,11 @@ def task_cpu(reset: bool = False) -> float:
 
 
 def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float,
-              env: dict[str, str] | None) -> tuple[int | None, str]:
+              env: dict[str, str] | None, zygote: bool = False) -> tuple[int | None, str]:
     """``_run`` of ``python -m MODULE ARGV`` in a fork of this thread's warm grader (``warm``): the
-    same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine)."""
+    same limits (``RLIMIT_CPU`` ``timeout``, the wall backstop, once more on a loaded machine).
+    With ``zygote``, the candidates are forks of the warm grader's zygote: their CPU is its
+    cgroup's (``zygote_cpu``), and where it stopped the run says so once (``zygote_off``)."""
     with tempfile.NamedTemporaryFile("rb", suffix=".out", delete=False) as f:
         output_path = f.name
     cpu_log = output_path[:-len(".out")] + ".cpu"
@@ -216,8 +219,10 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
             run_env = {**_env(), **(env or {}), CPU_LOG: cpu_log}
             reply = warm.server(_env(), str(ROOT)).run(argv, run_env, str(ROOT), timeout,
                                                        (timeout + candidate_cpu) * WALL_FACTOR, output_path,
-                                                       module=module)
-            candidates = read_cpu_log(cpu_log)   # the candidates' CPU: no getrusage sees it
+                                                       module=module, zygote=zygote)
+            # the candidates' CPU: no getrusage sees it (the fresh ones log it; the zygote's cgroup counts its forks)
+            candidates = read_cpu_log(cpu_log) + reply.get("zygote_cpu", 0.0)
+            _say_zygote_off(reply.get("zygote_off"))
             cpu = reply["cpu"] + candidates
             with _WARM_CPU_LOCK:
                 WARM_CPU[0] += cpu
@@ -237,6 +242,18 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
     if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return reply["code"], output
+
+
+_ZYGOTE_SAID: list[str] = []
+
+
+def _say_zygote_off(why: str | None) -> None:
+    """Say once in the run that the zygote stopped and candidates start fresh (``why``)."""
+    with _WARM_CPU_LOCK:
+        if why is None or _ZYGOTE_SAID:
+            return
+        _ZYGOTE_SAID.append(why)
+    print(f"mutants: the zygote is off ({why}): candidate processes start fresh from here on", file=sys.stderr)
 
 
 HARNESS_ERROR = "harness error: "
@@ -275,7 +292,8 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
                           timeout: float, strict: bool = False, first_kill: bool = False,
                           plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
                           run_seed: int = CATALOGUE_SEED,
-                          records: dict[str, dict] | None = None) -> tuple[dict[str, str], str | None]:
+                          records: dict[str, dict] | None = None,
+                          zygote: bool = False) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
     grading the contract's decisions when ``strict``; stopping at the first test that fails
     when ``first_kill``) against the package at ``package_dir`` in a child process, with more
@@ -283,6 +301,8 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     (``harness.suite.seeding``; the seed-stability measure, ``harness.mutants.stability``,
     runs every seed it lists): (test -> outcome, problem or None). ``records``, when given, is
     filled with each test's result record (``harness.suite.plugin``: its ``reason``, ``notes``).
+    ``zygote``: the candidate processes are forks of the warm grader's zygote (generated mutants:
+    ``harness.sandbox.zygote``; a fresh start where it cannot serve).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
     (prefixed "load: "), or a runner failure (a grader killed from outside: prefixed
@@ -306,7 +326,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     try:
         deep_tests = len(DEEP_NAMES) + 1 if deep else 0  # the deep tier's tests, and one for good measure
         candidate_cpu = (len(tests or NAMES) + deep_tests) * test_cpu
-        code, output = _run(cmd, timeout, candidate_cpu, **({"env": env} if env else {}))
+        code, output = _run(cmd, timeout, candidate_cpu, **({"env": env} if env else {}), zygote=zygote)
     except BaseException:
         os.unlink(results_path)
         raise
@@ -553,7 +573,7 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     limits are CPU seconds, so a second run of a mutant that failed a test fails it again."""
     records: dict[str, dict] = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           records=records)
+                                           records=records, zygote=warm.ZYGOTE)
     why = _suspect(found, problem, records, tests)
     if not why:
         return found, problem, "", records

@@ -28,6 +28,7 @@ mutants' golden replay (``replay_child``) when ``WARM`` is on (the default; set
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import resource
@@ -61,8 +62,13 @@ under pytest, the equivalence fingerprint of a mutant, its equivalence evidence,
 of a replay mutant).
 The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
 and none changes: ``replay_child`` reads and validates the golden files there)."""
+ZYGOTE = os.environ.get("CONSTRAIN_HARNESS_ZYGOTE_OFF") != "1"
+"""Generated mutants' catalogue runs fork their candidate processes from a zygote
+(``harness.sandbox.zygote``); ``CONSTRAIN_HARNESS_ZYGOTE_OFF=1``: a fresh start each, as before
+(a suspect pass's second run always starts fresh: ``runner._catalogue_pass``)."""
 START_SECONDS = 120.0   # a warm server must say it is ready within this (wall, a loaded machine included)
 POLL_SECONDS = 0.005
+CLOSE_SECONDS = 5.0   # wall: a warm server ends its zygote once its requests are closed
 
 
 # --- the server (its own process) ---------------------------------------------------------------
@@ -87,11 +93,52 @@ def serve() -> None:
     replies.flush()
     for line in requests:
         request = json.loads(line)
+        zygote = _zygote() if request.get("zygote") else None
+        if zygote is not None:
+            request["env"] = {**request["env"], **zygote.environment()}
         pid = os.fork()
         if pid == 0:
             _child(request)   # never returns
-        replies.write(json.dumps(_wait(pid, float(request["wall"]))) + "\n")
+        reply = _wait(pid, float(request["wall"]))
+        if request.get("zygote"):
+            reply.update(_after_zygote_run(zygote))
+        replies.write(json.dumps(reply) + "\n")
         replies.flush()
+    if _ZYGOTE["zygote"] is not None:   # the caller closed the requests: its cgroup removed, its uid freed
+        _ZYGOTE["zygote"].close()
+
+
+_ZYGOTE: dict = {"zygote": None, "off": None, "said": False}
+"""This warm grader's zygote (``harness.sandbox.zygote``): started at the first request that asks
+for it, kept for the next; ``off``: why it stopped (or could not start), said once in a reply."""
+
+
+def _zygote():
+    """The zygote, started on first use; None once it is off."""
+    if _ZYGOTE["off"] is None and _ZYGOTE["zygote"] is None:
+        from harness.sandbox.zygote import Zygote, ZygoteUnavailable
+
+        try:
+            _ZYGOTE["zygote"] = Zygote().start()
+        except ZygoteUnavailable as exc:
+            _ZYGOTE["off"] = str(exc)
+    return _ZYGOTE["zygote"]
+
+
+def _after_zygote_run(zygote) -> dict:
+    """The reply's zygote fields: ``zygote_cpu`` (its cgroup's CPU seconds since the last reply:
+    every child of the run, the zygote's start at the first) and, once, ``zygote_off`` (why
+    candidates start fresh from here on)."""
+    fields = {}
+    if zygote is not None:
+        fields["zygote_cpu"] = zygote.cpu_seconds()
+        problem = zygote.after_run()
+        if problem is not None:
+            _ZYGOTE["zygote"], _ZYGOTE["off"] = None, problem
+    if _ZYGOTE["off"] is not None and not _ZYGOTE["said"]:
+        _ZYGOTE["said"] = True
+        fields["zygote_off"] = _ZYGOTE["off"]
+    return fields
 
 
 def _child(request: dict) -> None:
@@ -165,9 +212,9 @@ class WarmGrader:
             raise RuntimeError(f"the warm grader did not start (it said {ready!r})")
 
     def run(self, argv: list[str], env: dict[str, str], cwd: str, cpu: float, wall: float,
-            output: str, module: str = "pytest") -> dict:
+            output: str, module: str = "pytest", zygote: bool = False) -> dict:
         request = {"module": module, "argv": argv, "env": env, "cwd": cwd, "cpu": cpu, "wall": wall,
-                   "output": output}
+                   "output": output, "zygote": zygote}
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = _read_line(self.proc, wall + START_SECONDS)
@@ -181,8 +228,14 @@ class WarmGrader:
         return self.proc.poll() is None
 
     def close(self) -> None:
+        """End the server: its requests closed, so it ends its zygote itself (``serve``), else killed."""
         if self.proc.poll() is None:
-            self.proc.kill()
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=CLOSE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
         self.proc.wait()
 
 

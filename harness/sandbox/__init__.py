@@ -114,8 +114,13 @@ Beside it, what the wall carries or says but does not decide:
   from a crash), ``hangs`` (a call that ran out of time is not asked again), ``wording`` (the
   student's words: which call on which input, how the process ended), ``text`` (escaping what
   the candidate wrote);
-- ``cpulog`` (the candidates' CPU log, for benchmarks and the mutants verb).
+- ``cpulog`` (the candidates' CPU log, for benchmarks and the mutants verb);
+- ``zygote`` and ``zygote_server`` (generated mutants only: a warm confined process forked per
+  candidate process; in a grader fork that holds its link, ``CONSTRAIN_HARNESS_ZYGOTE``, the
+  package's ``Candidate`` is ``zygote.ZygoteCandidate``, so the catalogue's start needs no hook).
 """
+
+import os
 
 _WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")}
 _WHERE.update({name: "failures" for name in ("CandidateCrashed", "CandidateGone", "CandidateProtocolError",
@@ -130,6 +135,12 @@ def __getattr__(name: str):
     parent, about 0.15 CPU s) never needs. ``Limits`` (``confine``) on first use too: the
     candidate process imports this package for ``server`` and needs neither (``confine``
     brings ctypes, subprocess and the policy: some 10 ms of every candidate's start)."""
+    if name == "Candidate" and os.environ.get("CONSTRAIN_HARNESS_ZYGOTE"):
+        # a grader fork of a mutant worker that holds a zygote (generated mutants only): the
+        # catalogue's candidate processes are forks of it (``zygote.candidate_class``)
+        from harness.sandbox.zygote import candidate_class
+
+        return candidate_class()
     if name in _WHERE:
         import importlib
 

@@ -118,7 +118,10 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _kill_forks(monkeypatch, times: int) -> list[int]:
-    """Each of the first ``times`` warm runs: its fork SIGKILLed as soon as it exists."""
+    """Each of the first ``times`` warm runs: its fork SIGKILLed as soon as it exists. (No zygote:
+    the warm grader starts it at its first run, a new child this would take for the fork; a grader
+    fork killed while a zygote's child runs is tests/sandbox/test_zygote.py's.)"""
+    monkeypatch.setattr(warm, "ZYGOTE", False)
     killed: list[int] = []
     original = warm.WarmGrader.run
 

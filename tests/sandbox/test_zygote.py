@@ -1,0 +1,240 @@
+"""The zygote (``harness.sandbox.zygote``): a warm confined process forked per candidate process
+of a generated mutant's catalogue run. Each test performs what it names against a real zygote
+behind the wall: a child's files and processes never reach the next child, a child that
+exhausts the memory is killed and the zygote serves the next, a child's CPU is counted, and
+nothing of the zygote is left running after it closes; the harness's files are unchanged."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.sandbox import CandidateCrashed, CandidateTimeout, Limits, zygote
+from harness.sandbox.zygote import Zygote, ZygoteCandidate
+from tests.support.helpers import ROOT, confined, left_over, tree_digest
+
+pytestmark = [confined, pytest.mark.e2e]
+
+PROBE = '''
+import os, subprocess, sys, time
+from oracles.automaton import *   # the contract's names: the probe loads as a whole candidate
+
+
+def leave():
+    """Files in its home (its folder), /tmp and /dev/shm, one in a folder it made unreadable."""
+    made = []
+    for path in (os.path.join(os.environ["HOME"], "left-in-home"), "/tmp/left-in-tmp", "/dev/shm/left-in-shm"):
+        try:
+            with open(path, "w") as f:
+                f.write("from the last child")
+            made.append(path)
+        except OSError:
+            pass
+    os.makedirs("/tmp/locked/inner", exist_ok=True)
+    open("/tmp/locked/inner/file", "w").close()
+    os.chmod("/tmp/locked/inner", 0)
+    os.chmod("/tmp/locked", 0)
+    made.append("/tmp/locked")
+    return made
+
+
+def seen():
+    """What of the last child's files this process sees."""
+    names = ["/tmp/left-in-tmp", "/dev/shm/left-in-shm", "/tmp/locked",
+             os.path.join(os.environ["HOME"], "left-in-home")]
+    own = os.path.dirname(os.path.dirname(__file__))  # the folder its own package was written in
+    return [n for n in names if os.path.lexists(n)] + sorted(set(os.listdir("/tmp")) - {"home", os.path.basename(own)})
+
+
+def outlive():
+    """A grandchild in a session of its own (double fork) that sleeps on after this process ends:
+    its pid in the sandbox."""
+    proc = subprocess.Popen([sys.executable, "-c", "import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n"
+                             "    print(os.getpid(), flush=True)\\n    time.sleep(600)\\nos._exit(0)"],
+                            stdout=subprocess.PIPE, start_new_session=True)
+    pid = int(proc.stdout.readline())
+    proc.wait()
+    return pid
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def hog(helpers, mb):
+    """``helpers`` processes that each touch ``mb`` MB and wait: their exit statuses."""
+    pids = []
+    for _ in range(helpers):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(mb << 20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(3)   # all of them hold their memory at once
+            os._exit(0)
+        pids.append(pid)
+    return [os.waitpid(pid, 0)[1] for pid in pids]
+
+
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return True
+'''
+
+
+@pytest.fixture
+def probe():
+    """A candidate package under /tmp (the zygote sends a candidate there), removed after."""
+    folder = Path(__import__("tempfile").mkdtemp(prefix="zygote-probe-"))
+    package = folder / "zygote_probe"
+    package.mkdir()
+    (package / "__init__.py").write_text(PROBE)
+    yield package
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def warm(monkeypatch):
+    """A zygote this process holds, its link set as a grader fork's; after the test: its cgroup
+    and processes gone, and the harness's files unchanged."""
+    before = tree_digest(bytecode=False)
+    held = Zygote().start()
+    monkeypatch.setenv(zygote.ZYGOTE_ENV, held.environment()[zygote.ZYGOTE_ENV])
+    try:
+        yield held
+    finally:
+        _forget_links()
+        folders = held.cgroup.folders
+        held.close()
+        assert not left_over(held.marker)
+        assert not any(folder.exists() for folder in folders)
+        assert tree_digest(bytecode=False) == before
+
+
+def _forget_links() -> None:
+    """Close this process's links to the zygote (a grader fork's end: the zygote then sees its
+    control socket close and ends at once)."""
+    for link in zygote._LINKS.values():
+        if link is not None:
+            link.control.close()
+    zygote._LINKS.clear()
+
+
+@contextlib.contextmanager
+def _child(package: Path, **limits):
+    """A candidate process forked from the zygote (never a fresh start), closed after."""
+    with ZygoteCandidate(str(package), limits=Limits(**limits)) as candidate:
+        assert candidate.forked, zygote._link().broken
+        yield candidate
+
+
+def test_a_child_s_files_in_its_folder_tmp_and_shm_leave_nothing_the_next_child_sees(warm, probe):
+    with _child(probe) as first:
+        made = list(first.module.leave())
+        assert "/tmp/left-in-tmp" in made and "/tmp/locked" in made
+        assert first.module.seen()  # it sees its own
+    assert warm.after_run() is None
+    with _child(probe) as second:
+        assert list(second.module.seen()) == []
+    assert warm.after_run() is None
+
+
+def test_a_grandchild_that_outlives_its_child_does_not_survive_into_the_next(warm, probe):
+    with _child(probe) as first:
+        pid = first.module.outlive()
+        assert first.module.alive(pid)
+        assert len(warm.cgroup.members() - warm.own) >= 2  # the child and its grandchild, outside too
+    assert warm.cgroup.members() == warm.own  # the zygote ended it before it said the child was done
+    assert warm.after_run() is None
+    with _child(probe) as second:
+        assert not second.module.alive(pid)
+
+
+def test_a_child_killed_by_its_cpu_budget_leaves_nothing_and_its_cpu_is_counted(warm, probe):
+    warm.cpu_seconds()
+    with _child(probe) as child:
+        start = child.cpu_seconds()
+        assert start < 0.5  # a fork's start: no interpreter, numpy or server to import
+        assert child.module.burn(0.6) is True
+        used = child.cpu_seconds()
+        assert used - start >= 0.55, (start, used)
+        child.limit_cpu(0.5)
+        with pytest.raises(CandidateTimeout, match="CPU-time limit"):
+            child.module.burn(30)
+    assert warm.cpu_seconds() >= used + 0.5  # the holder counts every child's CPU
+    assert warm.after_run() is None
+    with _child(probe) as next_child:
+        assert next_child.module.burn(0.01) is True
+
+
+def test_a_child_that_exhausts_the_memory_is_killed_and_the_zygote_serves_the_next(monkeypatch, probe):
+    held = Zygote(Limits(cpu_seconds=3600, memory_mb=400)).start()
+    monkeypatch.setenv(zygote.ZYGOTE_ENV, held.environment()[zygote.ZYGOTE_ENV])
+    try:
+        with _child(probe, memory_mb=400) as child:
+            try:
+                statuses = list(child.module.hog(4, 150))  # 600 MB in a cgroup of 400
+                killed = [s for s in statuses if os.WIFSIGNALED(s) and os.WTERMSIG(s) == 9]
+                assert killed, statuses
+            except CandidateCrashed:
+                pass  # the OOM killer took the child itself
+        assert held.alive and held.after_run() is None
+        with _child(probe) as next_child:
+            assert next_child.module.burn(0.01) is True
+        assert held.after_run() is None
+    finally:
+        _forget_links()
+        held.close()
+    assert not left_over(held.marker)
+
+
+def test_a_grader_fork_that_dies_while_its_child_runs_leaves_a_zygote_that_serves_the_next(warm, probe):
+    from harness.sandbox import channel
+
+    abandoned = ZygoteCandidate(str(probe))
+    abandoned.start()
+    assert abandoned.forked
+    channel.send(abandoned._sock, ["call", 1, "burn", [300], {}])  # the grader fork dies here, unanswered
+    assert warm.after_run() is None  # its holder ended the child and the zygote says all is clean
+    assert warm.cgroup.members() == warm.own
+    abandoned._sock.close()
+    _forget_links()  # the next grader fork's own link
+    with _child(probe) as next_child:
+        assert next_child.module.burn(0.01) is True
+    assert warm.after_run() is None
+
+
+def test_a_dead_zygote_means_a_fresh_start_and_the_holder_says_why(warm, probe):
+    warm.proc.kill()
+    warm.proc.wait()
+    with ZygoteCandidate(str(probe)) as candidate:  # the fallback: a fresh bubblewrap
+        assert not candidate.forked and candidate.module.burn(0.01) is True
+        assert candidate.load["mode"].startswith("bubblewrap")
+    assert "ended" in (warm.after_run() or "")
+
+
+def test_the_zygote_holds_no_candidate_and_a_student_s_candidate_is_never_forked(warm):
+    # the zygote process imports no candidate: nothing of /tmp is on its sys.path, and a grader
+    # process without the link (a student's check) gets the plain Candidate
+    import harness.sandbox
+
+    assert zygote.candidate_class() is ZygoteCandidate and harness.sandbox.Candidate is ZygoteCandidate
+    os.environ.pop(zygote.ZYGOTE_ENV)
+    from harness.sandbox.client import Candidate
+
+    assert zygote.candidate_class() is Candidate and harness.sandbox.Candidate is Candidate
+    cmdline = Path(f"/proc/{max(warm.own)}/cmdline").read_bytes()
+    assert b"zygote_server" in cmdline and b"/tmp/" not in cmdline
+    assert str(ROOT) in cmdline.decode()
