@@ -151,7 +151,10 @@ class Candidate:
         """Spawn, import the candidate; the load summary ``{"module", "problems", "notes",
         "ref_deps", "name", "file", "confinement"}``. An import failure raises
         ``RemoteError``; a crash or hang while loading raises ``CandidateGone``. After
-        ``begin``, only waits for the load it started."""
+        ``begin``, only waits for the load it started. A candidate loaded already raises
+        RuntimeError at once (its load's reply was read: waiting again would wait forever)."""
+        if self.load:
+            raise RuntimeError("this candidate process was started already")
         for attempt in (1, 2):  # a process the machine could not start (EAGAIN, ENOMEM) is started once more
             try:
                 if self._loading is None:

@@ -136,6 +136,19 @@ def test_exchange_is_one_raw_round_trip(candidate):
     assert status == "err" and "ValueError" in error["kinds"]
 
 
+@pytest.mark.e2e
+def test_a_loaded_candidate_started_again_is_refused_at_once(candidate):
+    """``start`` (and ``with``) on a candidate loaded already: a RuntimeError at once, and the
+    process still serves. Before, the second start waited for a load reply that never came,
+    until the wall backstop (15 minutes in one engineer's run)."""
+    with pytest.raises(RuntimeError, match="started already"):
+        candidate.start()
+    with pytest.raises(RuntimeError, match="started already"):
+        with candidate:
+            pass
+    assert candidate.alive and candidate.module.DEAD == reference.DEAD
+
+
 def test_the_relay_and_the_shim_use_only_the_wall_s_public_and_shared_parts(tmp_path):
     """relay.py touches no private member of Candidate; the shim's proxies are the
     wall's own ``proxying`` classes, a module that (like ``channel``) imports nothing from
