@@ -476,7 +476,7 @@ class Candidate:
         so "cpu" is ``CPU_LIMIT_SHARE`` of the limit or more."""
         if code not in wording.KILLED or self.plan is None:
             return ""
-        if self.plan.claim is not None and self.plan.claim.oom_killed():
+        if self.plan.oom_killed():
             return "memory"
         grader_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         soft = self.limits.cpu_seconds if grader_hard == resource.RLIM_INFINITY else \

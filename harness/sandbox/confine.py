@@ -154,6 +154,11 @@ class Plan:
 
         return 0.0 if pid is None else cputime.tree_seconds(pid)
 
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer ended a process of the candidate at its cgroup's own
+        memory limit (``resources.Claim.oom_killed``); False where no cgroup counts it."""
+        return self.claim is not None and self.claim.oom_killed()
+
     def release(self) -> None:
         """End every process left in the candidate's cgroup, remove it, free its uid
         (idempotent; after the caller ended the process it started)."""

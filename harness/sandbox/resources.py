@@ -259,20 +259,28 @@ class Cgroup:
         value = _read(self._file("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
         return int(value) if value.isdigit() else 0
 
-    def oom_killed(self) -> bool:
+    def oom_killed(self, since: int = 0) -> bool:
         """Whether the kernel's OOM killer ended a process of it **at its own memory limit**: the
-        cgroup's OOM-kill count is not 0 (v1 ``memory.oom_control``'s ``oom_kill``, v2 ``memory.events``')
-        and its own limit was reached (v2 that file's ``oom``; v1 its peak at the limit, as the kernel
-        leaves it at such a kill: v1's ``failcnt`` stays 0 there). A machine-wide OOM kill counts in
-        the victim's cgroup too, below its limit: not this."""
+        cgroup's OOM-kill count (``oom_kills``) is above ``since`` (0: ever; a zygote's child passes
+        the count at its fork, its cgroup being the zygote's) and its own limit was reached (v2
+        ``memory.events``' ``oom``; v1 its peak at the limit, as the kernel leaves it at such a
+        kill: v1's ``failcnt`` stays 0 there). A machine-wide OOM kill counts in the victim's cgroup
+        too, below its limit: not this."""
+        if self.oom_kills() <= since:
+            return False
         if self.version == 2:
-            events = dict(line.split(None, 1) for line in _read(self._file("memory.events")).splitlines()
-                          if " " in line)
-            return _count(events.get("oom_kill")) > 0 and _count(events.get("oom")) > 0
-        control = dict(line.split(None, 1) for line in _read(self._file("memory.oom_control")).splitlines()
-                       if " " in line)
+            return _count(self._memory_counts("memory.events").get("oom")) > 0
         limit = self.memory_limit_mb() << 20
-        return _count(control.get("oom_kill")) > 0 and limit > 0 and self.peak_memory() >= limit - PAGE_SLACK
+        return limit > 0 and self.peak_memory() >= limit - PAGE_SLACK
+
+    def oom_kills(self) -> int:
+        """How many processes of it the kernel's OOM killer ended so far (v2 ``memory.events``'
+        ``oom_kill``, v1 ``memory.oom_control``'s)."""
+        return _count(self._memory_counts("memory.events" if self.version == 2 else "memory.oom_control")
+                      .get("oom_kill"))
+
+    def _memory_counts(self, name: str) -> dict[str, str]:
+        return dict(line.split(None, 1) for line in _read(self._file(name)).splitlines() if " " in line)
 
     def tasks_limit(self) -> int:
         value = _read(self._file("pids.max"))
@@ -535,8 +543,11 @@ class UidProcesses:
     def peak_memory(self) -> int:
         return 0
 
-    def oom_killed(self) -> bool:
+    def oom_killed(self, since: int = 0) -> bool:
         return False   # unknown: no cgroup counts it
+
+    def oom_kills(self) -> int:
+        return 0
 
     def describe(self) -> str:
         return (f"no cgroup on this machine ({self.why}); a uid of its own instead: per-user process limit "

@@ -455,10 +455,16 @@ class _ChildPlan:
 
     def __init__(self, link: _Link, start_cpu: float):
         self.link, self.start_cpu = link, start_cpu
+        self.start_oom_kills = link.cgroup.oom_kills()
         self.description = f"{link.description}; a fork of a warm zygote started so (generated mutants only)"
 
     def cpu_seconds(self, pid: int | None) -> float:
         return max(0.0, self.link.cgroup.cpu_seconds() - self.start_cpu)
+
+    def oom_killed(self) -> bool:
+        """The OOM killer ended a process of the cgroup at its limit since the fork (the zygote
+        runs nothing meanwhile, so it was the child's)."""
+        return self.link.cgroup.oom_killed(since=self.start_oom_kills)
 
     def release_fds(self) -> None:
         pass

@@ -70,7 +70,13 @@ def test_only_the_crash_s_own_words_name_its_own_limit():
 
 
 @pytest.mark.e2e
-def test_a_load_that_grows_to_its_memory_limit_is_killed_at_load_once(monkeypatch, tmp_path):
+@pytest.mark.parametrize("zygote", [True, False], ids=["zygote", "fresh"])
+def test_a_load_that_grows_to_its_memory_limit_is_killed_at_load_once(monkeypatch, tmp_path, zygote):
+    """A fork of the zygote (its cgroup the zygote's: the OOM kills counted since the fork) and a
+    fresh candidate (a cgroup of its own) alike."""
+    from harness.mutants import warm
+
+    monkeypatch.setattr(warm, "ZYGOTE", zygote)
     monkeypatch.setattr(runner, "POLICY", POLICY.with_(memory_mb=512))   # the kernel's OOM killer sooner
     calls = _counted(monkeypatch)
     once = run_generated(_module_level(GROWS_IN_MEMORY), tmp_path, 30.0, deep=False, tests=(TEST,), first_kill=True)
