@@ -88,6 +88,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_bad_arguments_are_refused",
     "test_deep_tiny_temperature_draws_the_largest_logit",
     "test_deep_non_object_subschemas_are_refused",
+    "test_deep_malformed_schemas_are_refused",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -34,6 +34,9 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   (decision ``tiny_temperature_is_greedy``: three correct readings divide first and fail there);
 - a subschema that is no object (``"items": 5``) is refused with ValueError (decision
   ``non_object_subschema_valueerror``).
+- a schema the meta-schema refuses, one that is no JSON and one of any JSON value are refused with
+  ValueError, keywords side by side are refused or read as JSON Schema reads them, an argument that is
+  no dict raises TypeError (decision ``malformed_schema_valueerror``: the schema compiler's error paths).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -593,3 +596,113 @@ def test_deep_non_object_subschemas_are_refused(impl):
         _expect_raises("non_object_subschema_valueerror", lambda: impl.json_schema_to_regex(schema),
                        f"json_schema_to_regex({schema!r}) ({where} is no schema)", (ValueError,))
 
+
+
+# schemas JSON Schema's 2020-12 meta-schema refuses (asked of ``jsonschema`` by the test): a keyword's
+# value of the wrong shape (a type that is no string, a bound that is no non-negative integer, properties
+# that are no object, required that is no array of unique strings, an anyOf or enum that is no non-empty array)
+META_REFUSED_SCHEMAS = (
+    {"type": 5}, {"type": "array", "items": {"type": "null"}, "minItems": -1},
+    {"type": "array", "items": {"type": "null"}, "maxItems": 2.5},
+    {"type": "array", "items": {"type": "null"}, "minItems": "1"},
+    {"type": "object", "properties": []},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": "a"},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": [1]},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": ["a", "a"]},
+    {"anyOf": []}, {"anyOf": {"type": "null"}}, {"enum": "a"}, {"enum": {}},
+    {"type": "null", "description": 5}, {"type": "null", "examples": "x"})
+# Python values with no JSON text (``json.dumps(allow_nan=False)`` refuses them, or their compact JSON has no
+# UTF-8: a lone surrogate); a non-string key, which ``json.dumps`` would silently turn into a string
+NOT_JSON_SCHEMAS = (
+    {1: {"type": "null"}}, {"type": "object", "properties": {1: {"type": "null"}}},
+    {"enum": [float("nan")]}, {"enum": [1, float("inf")]}, {"enum": [{1, 2}]}, {"const": b"a"},
+    {"enum": [{1: "a"}]}, {"const": "\ud800"}, {"type": "object", "properties": {"\ud800": {"type": "null"}}},
+    {"type": "null", "default": float("nan")})
+NOT_A_SCHEMA = (5, None, "{}", [{"type": "null"}])
+"""Arguments that are no dict (and no boolean schema): a wrong Python type for the call (TypeError)."""
+# any JSON value (of an array's items, or at all): no regular language (nested brackets), so no regex
+ANY_VALUE_SCHEMAS = ({}, {"title": "any value"}, {"type": "array", "items": True})
+# (schema, probe documents): keywords side by side that the subset names only alone: refused, or
+# accepted with JSON Schema's meaning (each probe's verdict asked of ``jsonschema``), never one ignored
+COMBINED_SCHEMAS = (
+    ({"enum": [1, 2], "const": 1}, (1, 2, 3)), ({"enum": [1, 2], "const": 3}, (1, 2, 3)),
+    ({"anyOf": [{"type": "null"}, {"type": "integer"}], "type": "null"}, (None, 1, "a")),
+    ({"type": "string", "enum": [1, "a"]}, (1, "a")),
+    ({"enum": ["a", [1]], "minItems": 2}, ("a", [1])),
+    ({"type": "array", "items": False}, ([], [None])),
+    ({"type": "array", "items": {"type": "null"}, "minItems": 3, "maxItems": 2}, ([], [None] * 2, [None] * 3)))
+
+
+def _not_json(value) -> bool:
+    """Whether ``value`` has no JSON text: ``json`` refuses it, its text has no UTF-8, or reading
+    the text back gives another value (a non-string key)."""
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError):
+        return True
+    return json.loads(text) != value
+
+
+def test_deep_malformed_schemas_are_refused(impl):
+    """Section 2.5 ("anything else ... raises ValueError") and the contract's conventions, decision
+    ``malformed_schema_valueerror``: a schema JSON Schema's meta-schema refuses (``META_REFUSED_SCHEMAS``)
+    or that is no JSON (``NOT_JSON_SCHEMAS``: TypeError allowed too, a wrong Python type) and a schema of
+    any JSON value (``ANY_VALUE_SCHEMAS``: no regular language) are refused with ValueError; keywords the
+    subset names only alone (``COMBINED_SCHEMAS``) are refused with ValueError or read with JSON Schema's
+    meaning, never with one of them ignored; an argument that is no dict (``NOT_A_SCHEMA``) raises
+    TypeError. Oracles: ``jsonschema`` (its meta-schema, and each probe's validity), ``json`` (what has
+    no JSON text) and ``re.fullmatch`` on the returned regex."""
+    import jsonschema
+
+    key = "malformed_schema_valueerror"
+    for value in NOT_A_SCHEMA:
+        _expect_raises(key, lambda: impl.json_schema_to_regex(value), f"json_schema_to_regex({value!r})", (TypeError,))
+    for schema in META_REFUSED_SCHEMAS:
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError:
+            pass
+        else:
+            raise RuntimeError(f"harness bug: jsonschema's meta-schema accepts {schema!r}")
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r})",
+                       (ValueError,))
+    for schema in NOT_JSON_SCHEMAS:
+        if not _not_json(schema):
+            raise RuntimeError(f"harness bug: {schema!r} has a JSON text")
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r}) (no JSON)",
+                       (ValueError, TypeError))
+    for schema in ANY_VALUE_SCHEMAS:
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema),
+                       f"json_schema_to_regex({json.dumps(schema)}) (any JSON value: no regular language)",
+                       (ValueError,))
+    for schema, probes in COMBINED_SCHEMAS:
+        _combined_schema_refused_or_exact(impl, key, schema, probes)
+
+
+def _combined_schema_refused_or_exact(impl, key: str, schema: dict, probes) -> None:
+    import jsonschema
+
+    try:
+        regex = impl.json_schema_to_regex(schema)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision(key, False, f"json_schema_to_regex({json.dumps(schema)}) raised {type(exc).__name__}: "
+                             f"{first_line(exc)}")
+        return
+    validator = jsonschema.Draft202012Validator(schema)
+    for document in probes:
+        want = validator.is_valid(document)
+        text = _compact(document).encode("utf-8")
+        try:
+            got = re.fullmatch(regex.encode("utf-8"), text) is not None
+        except re.error as exc:
+            decision(key, False, f"json_schema_to_regex({json.dumps(schema)}) gave {regex!r}, which Python's re "
+                                 f"refuses: {exc}")
+            return
+        if got != want:
+            verb, verdict = ("matches", "invalid") if got else ("refuses", "valid")
+            decision(key, False, f"json_schema_to_regex({json.dumps(schema)})'s regex {verb} {text!r}, which "
+                                 f"jsonschema calls {verdict} (a keyword ignored)")
+            return

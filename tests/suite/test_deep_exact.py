@@ -30,12 +30,13 @@ MALFORMED, TABLES = (test_deep.test_deep_parser_edge_cases_read_as_python,
 BAD_ARGUMENTS = test_deep.test_deep_bad_arguments_are_refused
 TINY_TEMPERATURE, SUBSCHEMAS = (test_deep.test_deep_tiny_temperature_draws_the_largest_logit,
                                 test_deep.test_deep_non_object_subschemas_are_refused)
-EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS)
+MALFORMED_SCHEMAS = test_deep.test_deep_malformed_schemas_are_refused
+EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS, MALFORMED_SCHEMAS)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
 # tests) may depart from them too; every one accepts any table, as the spec lets it. Three readings
 # depart from tiny_temperature_is_greedy (a NaN error, or another token: they divide by T first)
 DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused", "tiny_temperature_is_greedy",
-                                 "non_object_subschema_valueerror"})
+                                 "non_object_subschema_valueerror", "malformed_schema_valueerror"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
 # no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks;
 # the sampler's path for a temperature so small that logits / T overflows; a subschema that is no object)
@@ -88,6 +89,15 @@ KILLS = [
     (BAD_ARGUMENTS, "vocab.RemoveStatement.0",
      'raise TypeError(f"vocab_bytes: expected a tokenizer or a sequence of token strings, " / '
      'f"not {type(tok).__name__}")', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.38",
+     'raise SchemaMalformed("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.48",
+     'raise SchemaMalformed("required must be an array of strings", _pointer(pointer, "required"))', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.4",
+     'raise TypeError(f"schema must be a dict, not {type(schema).__name__}")', "pass"),
+    (MALFORMED_SCHEMAS, "schema.AddNot.2", "if isinstance(schema, bool):", "if not isinstance(schema, bool):"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.25",
+     'raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])', "pass"),
 ]
 
 
