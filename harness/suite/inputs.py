@@ -58,10 +58,12 @@ rounds pass a bound)."""
 
 MALFORMED_PATTERNS = (r"[b-a]", r"[\d-z]", r"[a-\d]", r"a\q", r"[\q]", "a\\", r"\x4", r"\x4g", r"[\x4]", r"\xz1",
                       r"\1", r"(a)\2", r"\11", r"\400", r"[\400]", r"(?z)", r"(?<a)", r"(?P<1a>x)", r"(?",
-                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)")
+                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)", "[(]" * 450 + "[(",
+                      "[(]" * 450 + "[\\", "\\(" * 450 + "\\")
 """Patterns Python's ``re`` refuses as malformed: a bad range or escape, ``\\x`` without two hex
 digits, a reference to no group, an octal escape past 0o377, an unknown extension or flag, a bad
-group name, a repeat of a repeat or of nothing (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
+group name, a repeat of a repeat or of nothing, a class or an escape left open at the end after 450
+``(`` that open no group (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
 
 LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,2", "}", "a{2,1", "ab{", "a}{")
 """Patterns whose ``{`` starts no repeat (unterminated, or no digits): Python reads it as a literal."""
@@ -69,6 +71,16 @@ LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,
 MANY_GROUPS_PATTERN = "(a)" * 450
 """450 groups side by side, none inside another: a nesting bound (the reference's is 400) must
 count only the groups still open."""
+
+PARENTHESES_IN_NO_GROUP_PATTERNS = tuple("|".join([branch] * n) for branch, n in (
+    ("[(]", 500), ("[]((]", 250), ("[^]((]", 250), ("[\\]((]", 250), ("\\(", 500), ("[a\\(]", 500),
+    ("[a(]", 500), ("x[]((]", 250), ("\\.[(]", 500), ("[(((]", 170), ("[(]x[((]", 170), ("x[(]x", 500),
+    ("([(])", 500)))
+"""Alternations holding 500 ``(`` or more, of which none opens a group: in a class (after a first ``]``, a
+``^``, an escaped ``]``, a letter; classes at odd and even offsets, of odd and even lengths) or escaped;
+and 500 groups side by side, each holding a class ``[(]``. A nesting bound that counts a ``(`` in a class
+or escaped as an open group, or misses a ``)`` after a class, refuses a pattern of the subset (a few DFA
+states each)."""
 
 
 def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, object, object]]:

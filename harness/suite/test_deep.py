@@ -25,6 +25,8 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - patterns Python's ``re`` refuses as malformed are refused, a ``{`` that starts no repeat is a
   literal, and 450 groups side by side compile (``MALFORMED_PATTERNS``, ``LITERAL_BRACE_PATTERNS``,
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
+- 500 ``(`` in classes or escaped open no group: such a pattern compiles as Python reads it
+  (``PARENTHESES_IN_NO_GROUP_PATTERNS``: the parser's scan for too deep a nest);
 - ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
   (the contract's conventions, decision ``dfa_bad_input_refused``).
 - the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
@@ -69,6 +71,7 @@ from harness.suite.inputs import (
     LONG_PATTERNS,
     MALFORMED_PATTERNS,
     MANY_GROUPS_PATTERN,
+    PARENTHESES_IN_NO_GROUP_PATTERNS,
     WRONG_STEP_ARGUMENTS,
     bad_dfa_tables,
     expected_match,
@@ -408,6 +411,30 @@ def test_deep_parser_edge_cases_read_as_python(impl):
         if bool(dfa.matches(text)) != want:
             fail(f"DFA.matches disagrees with {oracle} on 450 groups side by side", pattern="(a)" * 450,
                  data=text, expected=want, got=bool(dfa.matches(text)))
+
+
+PARENTHESES_PROBES = (b"", *(bytes([b]) for b in range(256)), b"((", b"(]", b"a(")
+
+
+def test_deep_parentheses_in_no_group_compile_as_python_reads_them(impl):
+    """Section 2.1: "the subset is Python's own". A ``(`` in a class (``[(]``, after a class's first
+    ``]`` or its ``^``, beside an escaped ``]``) or escaped (``\\(``) opens no group, so a pattern
+    holding 500 of them (``PARENTHESES_IN_NO_GROUP_PATTERNS``: alternations of two DFA states) nests
+    no group at all: it compiles, and its DFA matches exactly what ``re.fullmatch`` matches among the
+    empty string, every single byte and three pairs (``PARENTHESES_PROBES``). A refusal fails: the
+    pattern is the subset's, whatever a nesting bound."""
+    for pattern in PARENTHESES_IN_NO_GROUP_PATTERNS:
+        shown = f"{pattern[:24]}... ({len(pattern)} characters)"
+        try:
+            dfa = impl.regex_to_dfa(pattern)
+        except Exception as exc:  # noqa: BLE001 - any refusal of a pattern Python reads is a failure
+            fail("a ( in a class or escaped opens no group, as Python reads it; the pattern was refused",
+                 pattern=shown, error=f"{type(exc).__name__}: {first_line(exc)}")
+        for text in PARENTHESES_PROBES:
+            want, oracle = expected_match(pattern, text)
+            if bool(dfa.matches(text)) != want:
+                fail(f"DFA.matches disagrees with {oracle} on a ( that opens no group", pattern=shown, data=text,
+                     expected=want, got=bool(dfa.matches(text)))
 
 
 def _python_refuses(pattern: str) -> bool:
