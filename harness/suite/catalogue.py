@@ -90,6 +90,9 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_tiny_temperature_draws_the_largest_logit",
     "test_deep_non_object_subschemas_are_refused",
     "test_deep_malformed_schemas_are_refused",
+    "test_deep_typed_enums_read_as_json_schema_reads_them",
+    "test_deep_high_bytes_equal_the_derivative_oracle",
+    "test_deep_sampling_params_defaults_are_the_contracts",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

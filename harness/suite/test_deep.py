@@ -36,6 +36,9 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   (decision ``tiny_temperature_is_greedy``: three correct readings divide first and fail there);
 - a subschema that is no object (``"items": 5``) is refused with ValueError (decision
   ``non_object_subschema_valueerror``).
+- ``enum`` or ``const`` beside the ``type`` of its values reads as JSON Schema reads it (decision
+  ``type_with_enum``); ``.``, ``[^a]`` and ``\\xHH`` reach the byte 0xFF as the derivative oracle does;
+  ``SamplingParams`` has the contract's defaults;
 - a schema the meta-schema refuses, one that is no JSON and one of any JSON value are refused with
   ValueError, keywords side by side are refused or read as JSON Schema reads them, an argument that is
   no dict raises TypeError (decision ``malformed_schema_valueerror``: the schema compiler's error paths).
@@ -733,3 +736,73 @@ def _combined_schema_refused_or_exact(impl, key: str, schema: dict, probes) -> N
             decision(key, False, f"json_schema_to_regex({json.dumps(schema)})'s regex {verb} {text!r}, which "
                                  f"jsonschema calls {verdict} (a keyword ignored)")
             return
+
+
+# (schema, probe documents): a type beside an enum or const whose values are all of that type (decision
+# ``type_with_enum``: accepted), one per JSON type the reference checks a value against
+TYPED_ENUM_SCHEMAS = (({"type": "null", "enum": [None]}, (None, 1)),
+                      ({"type": "boolean", "const": False}, (False, True, 0)),
+                      ({"type": "number", "enum": [1.5, 2]}, (1.5, 2, 3, "a")),
+                      ({"type": "array", "enum": [[1]]}, ([1], [2])),
+                      ({"type": "object", "const": {"a": 1}}, ({"a": 1}, {})))
+
+
+def test_deep_typed_enums_read_as_json_schema_reads_them(impl):
+    """Decision ``type_with_enum``: ``enum`` or ``const`` beside a ``type`` every value has is accepted,
+    with JSON Schema's meaning: its regex matches exactly the probes ``jsonschema`` calls valid
+    (``TYPED_ENUM_SCHEMAS``: every JSON type but string and integer, which the 16 tests ask). Oracles:
+    ``jsonschema`` and ``re.fullmatch`` on the returned regex."""
+    import jsonschema
+
+    for schema, probes in TYPED_ENUM_SCHEMAS:
+        try:
+            regex = impl.json_schema_to_regex(schema)
+        except Exception as exc:  # noqa: BLE001 - a refusal, of whatever class, departs from the decision
+            decision("type_with_enum", False, f"json_schema_to_regex({json.dumps(schema)}) raised "
+                                              f"{type(exc).__name__}: {first_line(exc)}")
+            continue
+        validator = jsonschema.Draft202012Validator(schema)
+        for document in probes:
+            want = validator.is_valid(document)
+            text = _compact(document).encode("utf-8")
+            got = re.fullmatch(regex.encode("utf-8"), text) is not None
+            if got != want:
+                fail("json_schema_to_regex's regex disagrees with jsonschema", schema=json.dumps(schema),
+                     document=text, expected=want, got=got)
+
+
+HIGH_BYTE_PATTERNS = (".", "[^a]", "a.b", r"\xff", r"\x00\x7f\xff", r"[\x80-\xff]+", r"[^\x00-\xfe]", r"a.\xfe?\xff")
+"""Patterns reaching the bytes 0x80-0xFF (``.`` and a negated class: every byte but a few; ``\\xHH``,
+decision ``extra_regex_syntax``): the byte classes' last byte, 0xFF, is in each."""
+
+
+def test_deep_high_bytes_equal_the_derivative_oracle(impl):
+    """Section 2.1: ``.`` is any byte but ``\\n`` and ``[^...]`` the complement over all 256 bytes, so
+    the byte 0xFF has a transition like any other: each of ``HIGH_BYTE_PATTERNS`` gives the derivative
+    oracle's canonical DFA, table for table (a refusal of ``\\xHH`` is a note, ``extra_regex_syntax``)."""
+    for pattern in HIGH_BYTE_PATTERNS:
+        want_t, want_a = _oracle_long_tables(pattern)
+        dfa = compile_or_note(impl, pattern)
+        if dfa is None:
+            continue
+        _tables_equal(pattern, dfa, want_t, want_a)
+
+
+SAMPLING_DEFAULTS = dict(temperature=1.0, top_k=0, top_p=1.0, repetition_penalty=1.0)
+"""``SamplingParams``' defaults, as the contract's signature states them."""
+
+
+def test_deep_sampling_params_defaults_are_the_contracts(impl):
+    """The contract's ``SamplingParams(temperature=1.0, top_k=0, top_p=1.0, repetition_penalty=1.0)``:
+    a field not given has its default (``SAMPLING_DEFAULTS``), a field given keeps its value."""
+    params = impl.SamplingParams()
+    for field, want in SAMPLING_DEFAULTS.items():
+        if getattr(params, field) != want:
+            fail("SamplingParams() departs from the contract's default", field=field, expected=want,
+                 got=getattr(params, field))
+    given = dict(temperature=0.5, top_k=3, top_p=0.25, repetition_penalty=1.5)
+    params = impl.SamplingParams(**given)
+    for field, want in given.items():
+        if getattr(params, field) != want:
+            fail("SamplingParams(...) does not keep a field given", field=field, expected=want,
+                 got=getattr(params, field))
