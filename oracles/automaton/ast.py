@@ -20,7 +20,7 @@ Reprs are the dataclasses' own (``ByteSet(mask=97)``: the code that builds the n
 ``dfa`` verb's dump (``harness.commands.dfa_dump``) prints byte sets as ranges.
 
 Example: ``ab|c*`` parses to
-``Alt((Concat((ByteSet(mask=97), ByteSet(mask=98))), Repeat(ByteSet(mask=99), 0, None)))``.
+``Alt((Concat((ByteSet(1 << 97), ByteSet(1 << 98))), Repeat(ByteSet(1 << 99), 0, None)))``.
 """
 
 from __future__ import annotations
