@@ -75,6 +75,12 @@ from harness.suite.inputs import (
     MALFORMED_PATTERNS,
     MANY_GROUPS_PATTERN,
     PARENTHESES_IN_NO_GROUP_PATTERNS,
+    SCHEMA_ARGUMENTS_REFUSED,
+    SCHEMAS_COMBINED,
+    SCHEMAS_OF_ANY_VALUE,
+    SCHEMAS_THE_META_SCHEMA_REFUSES,
+    SCHEMAS_WITH_NO_JSON,
+    TYPED_ENUM_SCHEMAS,
     WRONG_STEP_ARGUMENTS,
     bad_dfa_tables,
     expected_match,
@@ -628,41 +634,6 @@ def test_deep_non_object_subschemas_are_refused(impl):
 
 
 
-# schemas JSON Schema's 2020-12 meta-schema refuses (asked of ``jsonschema`` by the test): a keyword's
-# value of the wrong shape (a type that is no string, a bound that is no non-negative integer, properties
-# that are no object, required that is no array of unique strings, an anyOf or enum that is no non-empty array)
-META_REFUSED_SCHEMAS = (
-    {"type": 5}, {"type": "array", "items": {"type": "null"}, "minItems": -1},
-    {"type": "array", "items": {"type": "null"}, "maxItems": 2.5},
-    {"type": "array", "items": {"type": "null"}, "minItems": "1"},
-    {"type": "object", "properties": []},
-    {"type": "object", "properties": {"a": {"type": "null"}}, "required": "a"},
-    {"type": "object", "properties": {"a": {"type": "null"}}, "required": [1]},
-    {"type": "object", "properties": {"a": {"type": "null"}}, "required": ["a", "a"]},
-    {"anyOf": []}, {"anyOf": {"type": "null"}}, {"enum": "a"}, {"enum": {}},
-    {"type": "null", "description": 5}, {"type": "null", "examples": "x"})
-# Python values with no JSON text (``json.dumps(allow_nan=False)`` refuses them, or their compact JSON has no
-# UTF-8: a lone surrogate); a non-string key, which ``json.dumps`` would silently turn into a string
-NOT_JSON_SCHEMAS = (
-    {1: {"type": "null"}}, {"type": "object", "properties": {1: {"type": "null"}}},
-    {"enum": [float("nan")]}, {"enum": [1, float("inf")]}, {"enum": [{1, 2}]}, {"const": b"a"},
-    {"enum": [{1: "a"}]}, {"const": "\ud800"}, {"type": "object", "properties": {"\ud800": {"type": "null"}}},
-    {"type": "null", "default": float("nan")})
-NOT_A_SCHEMA = (5, None, "{}", [{"type": "null"}])
-"""Arguments that are no dict (and no boolean schema): a wrong Python type for the call (TypeError)."""
-# any JSON value (of an array's items, or at all): no regular language (nested brackets), so no regex
-ANY_VALUE_SCHEMAS = ({}, {"title": "any value"}, {"type": "array", "items": True})
-# (schema, probe documents): keywords side by side that the subset names only alone: refused, or
-# accepted with JSON Schema's meaning (each probe's verdict asked of ``jsonschema``), never one ignored
-COMBINED_SCHEMAS = (
-    ({"enum": [1, 2], "const": 1}, (1, 2, 3)), ({"enum": [1, 2], "const": 3}, (1, 2, 3)),
-    ({"anyOf": [{"type": "null"}, {"type": "integer"}], "type": "null"}, (None, 1, "a")),
-    ({"type": "string", "enum": [1, "a"]}, (1, "a")),
-    ({"enum": ["a", [1]], "minItems": 2}, ("a", [1])),
-    ({"type": "array", "items": False}, ([], [None])),
-    ({"type": "array", "items": {"type": "null"}, "minItems": 3, "maxItems": 2}, ([], [None] * 2, [None] * 3)))
-
-
 def _not_json(value) -> bool:
     """Whether ``value`` has no JSON text: ``json`` refuses it, its text has no UTF-8, or reading
     the text back gives another value (a non-string key)."""
@@ -676,19 +647,19 @@ def _not_json(value) -> bool:
 
 def test_deep_malformed_schemas_are_refused(impl):
     """Section 2.5 ("anything else ... raises ValueError") and the contract's conventions, decision
-    ``malformed_schema_valueerror``: a schema JSON Schema's meta-schema refuses (``META_REFUSED_SCHEMAS``)
-    or that is no JSON (``NOT_JSON_SCHEMAS``: TypeError allowed too, a wrong Python type) and a schema of
-    any JSON value (``ANY_VALUE_SCHEMAS``: no regular language) are refused with ValueError; keywords the
-    subset names only alone (``COMBINED_SCHEMAS``) are refused with ValueError or read with JSON Schema's
-    meaning, never with one of them ignored; an argument that is no dict (``NOT_A_SCHEMA``) raises
+    ``malformed_schema_valueerror``: a schema JSON Schema's meta-schema refuses (``SCHEMAS_THE_META_SCHEMA_REFUSES``)
+    or that is no JSON (``SCHEMAS_WITH_NO_JSON``: TypeError allowed too, a wrong Python type) and a schema of
+    any JSON value (``SCHEMAS_OF_ANY_VALUE``: no regular language) are refused with ValueError; keywords the
+    subset names only alone (``SCHEMAS_COMBINED``) are refused with ValueError or read with JSON Schema's
+    meaning, never with one of them ignored; an argument that is no dict (``SCHEMA_ARGUMENTS_REFUSED``) raises
     TypeError. Oracles: ``jsonschema`` (its meta-schema, and each probe's validity), ``json`` (what has
     no JSON text) and ``re.fullmatch`` on the returned regex."""
     import jsonschema
 
     key = "malformed_schema_valueerror"
-    for value in NOT_A_SCHEMA:
+    for value in SCHEMA_ARGUMENTS_REFUSED:
         _expect_raises(key, lambda: impl.json_schema_to_regex(value), f"json_schema_to_regex({value!r})", (TypeError,))
-    for schema in META_REFUSED_SCHEMAS:
+    for schema in SCHEMAS_THE_META_SCHEMA_REFUSES:
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError:
@@ -697,16 +668,16 @@ def test_deep_malformed_schemas_are_refused(impl):
             raise RuntimeError(f"harness bug: jsonschema's meta-schema accepts {schema!r}")
         _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r})",
                        (ValueError,))
-    for schema in NOT_JSON_SCHEMAS:
+    for schema in SCHEMAS_WITH_NO_JSON:
         if not _not_json(schema):
             raise RuntimeError(f"harness bug: {schema!r} has a JSON text")
         _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r}) (no JSON)",
                        (ValueError, TypeError))
-    for schema in ANY_VALUE_SCHEMAS:
+    for schema in SCHEMAS_OF_ANY_VALUE:
         _expect_raises(key, lambda: impl.json_schema_to_regex(schema),
                        f"json_schema_to_regex({json.dumps(schema)}) (any JSON value: no regular language)",
                        (ValueError,))
-    for schema, probes in COMBINED_SCHEMAS:
+    for schema, probes in SCHEMAS_COMBINED:
         _combined_schema_refused_or_exact(impl, key, schema, probes)
 
 
@@ -736,15 +707,6 @@ def _combined_schema_refused_or_exact(impl, key: str, schema: dict, probes) -> N
             decision(key, False, f"json_schema_to_regex({json.dumps(schema)})'s regex {verb} {text!r}, which "
                                  f"jsonschema calls {verdict} (a keyword ignored)")
             return
-
-
-# (schema, probe documents): a type beside an enum or const whose values are all of that type (decision
-# ``type_with_enum``: accepted), one per JSON type the reference checks a value against
-TYPED_ENUM_SCHEMAS = (({"type": "null", "enum": [None]}, (None, 1)),
-                      ({"type": "boolean", "const": False}, (False, True, 0)),
-                      ({"type": "number", "enum": [1.5, 2]}, (1.5, 2, 3, "a")),
-                      ({"type": "array", "enum": [[1]]}, ([1], [2])),
-                      ({"type": "object", "const": {"a": 1}}, ({"a": 1}, {})))
 
 
 def test_deep_typed_enums_read_as_json_schema_reads_them(impl):
