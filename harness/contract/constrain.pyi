@@ -48,6 +48,7 @@ equal):
 | `float_token_id_typeerror` | `TokenIndex.next_state` raises TypeError for a float token id (`9.0`), never reading it as an int |
 | `history_out_of_range_valueerror` | under a repetition penalty, `constrained_sample` raises ValueError for a history or prompt token id outside range(V) (a negative id never wraps around) |
 | `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the spec's meaning: size bounds stay above realistic tool schemas |
+| `malformed_schema_valueerror` | a schema JSON Schema's meta-schema refuses (`"type": 5`, `"minItems": -1`, `"required": ["a", "a"]`, `"anyOf": []`) or that is no JSON (a non-string key, NaN, a set, a lone surrogate: TypeError allowed too), and a schema of any JSON value (`{}`, `"items": true`), raise ValueError; keywords the subset names only alone (`enum` beside `const`, `type` beside `anyOf`) are refused with ValueError or read with JSON Schema's meaning; an argument that is no dict (`5`, `None`, a list) raises TypeError (checked by the deep tier only) |
 | `mask_after_eos_empty` | `Constraint.mask()` after EOS is an all-False bool [V] |
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `next_state_out_of_range_valueerror` | `TokenIndex.next_state` raises ValueError for a state or token id out of range |
@@ -168,6 +169,12 @@ def json_schema_to_regex(schema: dict[str, Any]) -> str:
     Decision (``non_object_subschema_valueerror``, deep tier only): a subschema that is no
     object and no boolean (``"items": 5``, a property's schema ``"x"``, an ``anyOf`` branch
     ``null``) is bad input: ValueError (the argument itself not a dict may be TypeError).
+    Decision (``malformed_schema_valueerror``, deep tier only): a schema the 2020-12
+    meta-schema refuses (``{"type": 5}``, ``{"anyOf": []}``, ``"required": ["a", "a"]``),
+    one that is no JSON (a non-string key, NaN, a set, a lone surrogate; TypeError too) and
+    one of any JSON value (``{}``, ``"items": true``) raise ValueError; ``enum`` beside
+    ``const`` or ``type`` beside ``anyOf`` are refused or read with JSON Schema's meaning;
+    an argument that is no dict (``5``, ``None``, a list) raises TypeError.
     Decision (``large_enum_accepted``): an ``enum`` of 5,000 ten-letter strings (a regex
     of about 75,000 characters) is accepted; size bounds stay above realistic schemas.
     """

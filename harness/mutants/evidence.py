@@ -11,13 +11,13 @@ one domain per part of the reference (``kind_for(module)``):
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
   escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
-  ones; 231 more, 4,997 in all), the canonical DFA tables (``trans``,
+  ones, its patterns of 500 ``(`` that open no group; 247 more, 5,013 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
   ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
-  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,069 items in all;
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,085 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -36,7 +36,8 @@ one domain per part of the reference (``kind_for(module)``):
   of ``NOT_SCHEMAS`` at the root, as an item, a property and a branch (24), the schemas at the
   reference's size bounds, each side of them (``bound_schemas``: 24), then the subset's refusals
   (``facts.constructs.SCHEMA_REFUSALS``), the corpus's schemas and ``ANNOTATED_SCHEMAS`` (4: the
-  only ones with ``default`` or ``examples``): **944** in all. The same text
+  only ones with ``default`` or ``examples``), and the deep tier's fixed schemas
+  (``deep_tier_schemas``: 38): **982** in all. The same text
   compiles to the same DFA, so equal texts are equal behaviour downstream.
 
 - ``vocab``: ``vocab_bytes`` on every token list of up to 3 stated atoms (as lists, tuples and
@@ -138,9 +139,16 @@ def evidence_patterns() -> list[str]:
     from harness.mutants.equivalence import patterns
 
     enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
-    from harness.suite.inputs import LITERAL_BRACE_PATTERNS, LONG_PATTERNS, MALFORMED_PATTERNS, MANY_GROUPS_PATTERN
+    from harness.suite.inputs import (
+        LITERAL_BRACE_PATTERNS,
+        LONG_PATTERNS,
+        MALFORMED_PATTERNS,
+        MANY_GROUPS_PATTERN,
+        PARENTHESES_IN_NO_GROUP_PATTERNS,
+    )
 
     held = list(LONG_PATTERNS) + list(MALFORMED_PATTERNS) + list(LITERAL_BRACE_PATTERNS) + [MANY_GROUPS_PATTERN]
+    held += PARENTHESES_IN_NO_GROUP_PATTERNS  # more than 400 '(' in classes or escaped: the nest scan's paths
     return list(dict.fromkeys(enumerated + patterns() + held))
 
 
@@ -328,7 +336,8 @@ def _walk(m, index, path) -> Any:
 def evidence_schemas() -> list:
     """The schema domain, in a fixed order: the grammar's schemas (828), ``NOT_SCHEMAS`` in four
     places (24), ``bound_schemas()`` (24), then the refusals of ``facts.constructs`` and the
-    corpus's schemas (``equivalence.schemas()``), then ``ANNOTATED_SCHEMAS``, each once: 944."""
+    corpus's schemas (``equivalence.schemas()``), then ``ANNOTATED_SCHEMAS`` and ``deep_tier_schemas()``, each
+    once: 982."""
     from facts.constructs import SCHEMA_REFUSALS
     from harness.mutants.equivalence import schemas
 
@@ -345,10 +354,22 @@ def evidence_schemas() -> list:
                                                       {"type": "object", "properties": {"a": schema}},
                                                       {"anyOf": [{"type": "null"}, schema]})]
     found += bound_schemas() + [r.schema for r in SCHEMA_REFUSALS] + list(schemas()) + list(ANNOTATED_SCHEMAS)
+    found += deep_tier_schemas()
     unique: dict[str, Any] = {}
     for schema in found:
         unique.setdefault(json.dumps(schema, sort_keys=False, default=repr), schema)
     return list(unique.values())
+
+
+def deep_tier_schemas() -> list:
+    """The deep tier's fixed schemas (``harness.suite.inputs``): malformed, with no JSON text, of any
+    value, keywords side by side, typed enums, arguments that are no dict. Without them a mutant of a
+    schema error path only the deep tier reaches was "equal" on a domain none of whose items reached it."""
+    from harness.suite import inputs
+
+    return [*inputs.SCHEMAS_THE_META_SCHEMA_REFUSES, *inputs.SCHEMAS_WITH_NO_JSON, *inputs.SCHEMAS_OF_ANY_VALUE,
+            *(schema for schema, _ in inputs.SCHEMAS_COMBINED), *(schema for schema, _ in inputs.TYPED_ENUM_SCHEMAS),
+            *inputs.SCHEMA_ARGUMENTS_REFUSED]
 
 
 ANNOTATED_SCHEMAS = ({"type": "string", "default": "x"}, {"type": "integer", "examples": [1, {"a": [2]}]},

@@ -84,10 +84,15 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_long_patterns_equal_the_derivative_oracle", "test_deep_step_refuses_every_state_out_of_range",
     "test_deep_sampling_params_choose_exactly_their_tokens",
     "test_deep_parser_edge_cases_read_as_python",
+    "test_deep_parentheses_in_no_group_compile_as_python_reads_them",
     "test_deep_dfa_refuses_bad_tables_and_wrong_types",
     "test_deep_bad_arguments_are_refused",
     "test_deep_tiny_temperature_draws_the_largest_logit",
     "test_deep_non_object_subschemas_are_refused",
+    "test_deep_malformed_schemas_are_refused",
+    "test_deep_typed_enums_read_as_json_schema_reads_them",
+    "test_deep_high_bytes_equal_the_derivative_oracle",
+    "test_deep_sampling_params_defaults_are_the_contracts",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

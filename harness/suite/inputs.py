@@ -58,10 +58,12 @@ rounds pass a bound)."""
 
 MALFORMED_PATTERNS = (r"[b-a]", r"[\d-z]", r"[a-\d]", r"a\q", r"[\q]", "a\\", r"\x4", r"\x4g", r"[\x4]", r"\xz1",
                       r"\1", r"(a)\2", r"\11", r"\400", r"[\400]", r"(?z)", r"(?<a)", r"(?P<1a>x)", r"(?",
-                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)")
+                      r"a{2}{3}", r"{2}", r"a|*", r"[\8]", r"(?iz)", r"(?-z:a)", "[(]" * 450 + "[(",
+                      "[(]" * 450 + "[\\", "\\(" * 450 + "\\")
 """Patterns Python's ``re`` refuses as malformed: a bad range or escape, ``\\x`` without two hex
 digits, a reference to no group, an octal escape past 0o377, an unknown extension or flag, a bad
-group name, a repeat of a repeat or of nothing (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
+group name, a repeat of a repeat or of nothing, a class or an escape left open at the end after 450
+``(`` that open no group (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
 
 LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,2", "}", "a{2,1", "ab{", "a}{")
 """Patterns whose ``{`` starts no repeat (unterminated, or no digits): Python reads it as a literal."""
@@ -69,6 +71,58 @@ LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,
 MANY_GROUPS_PATTERN = "(a)" * 450
 """450 groups side by side, none inside another: a nesting bound (the reference's is 400) must
 count only the groups still open."""
+
+# schemas JSON Schema's 2020-12 meta-schema refuses (asked of ``jsonschema`` by the test): a keyword's
+# value of the wrong shape (a type that is no string, a bound that is no non-negative integer, properties
+# that are no object, required that is no array of unique strings, an anyOf or enum that is no non-empty array)
+SCHEMAS_THE_META_SCHEMA_REFUSES = (
+    {"type": 5}, {"type": "array", "items": {"type": "null"}, "minItems": -1},
+    {"type": "array", "items": {"type": "null"}, "maxItems": 2.5},
+    {"type": "array", "items": {"type": "null"}, "minItems": "1"},
+    {"type": "object", "properties": []},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": "a"},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": [1]},
+    {"type": "object", "properties": {"a": {"type": "null"}}, "required": ["a", "a"]},
+    {"anyOf": []}, {"anyOf": {"type": "null"}}, {"enum": "a"}, {"enum": {}},
+    {"type": "null", "description": 5}, {"type": "null", "examples": "x"})
+# Python values with no JSON text (``json.dumps(allow_nan=False)`` refuses them, or their compact JSON has no
+# UTF-8: a lone surrogate); a non-string key, which ``json.dumps`` would silently turn into a string
+SCHEMAS_WITH_NO_JSON = (
+    {1: {"type": "null"}}, {"type": "object", "properties": {1: {"type": "null"}}},
+    {"enum": [float("nan")]}, {"enum": [1, float("inf")]}, {"enum": [{1, 2}]}, {"const": b"a"},
+    {"enum": [{1: "a"}]}, {"const": "\ud800"}, {"type": "object", "properties": {"\ud800": {"type": "null"}}},
+    {"type": "null", "default": float("nan")})
+SCHEMA_ARGUMENTS_REFUSED = (5, None, "{}", [{"type": "null"}])
+"""Arguments that are no dict (and no boolean schema): a wrong Python type for the call (TypeError)."""
+# any JSON value (of an array's items, or at all): no regular language (nested brackets), so no regex
+SCHEMAS_OF_ANY_VALUE = ({}, {"title": "any value"}, {"type": "array", "items": True})
+# (schema, probe documents): keywords side by side that the subset names only alone: refused, or
+# accepted with JSON Schema's meaning (each probe's verdict asked of ``jsonschema``), never one ignored
+SCHEMAS_COMBINED = (
+    ({"enum": [1, 2], "const": 1}, (1, 2, 3)), ({"enum": [1, 2], "const": 3}, (1, 2, 3)),
+    ({"anyOf": [{"type": "null"}, {"type": "integer"}], "type": "null"}, (None, 1, "a")),
+    ({"type": "string", "enum": [1, "a"]}, (1, "a")),
+    ({"enum": ["a", [1]], "minItems": 2}, ("a", [1])),
+    ({"type": "array", "items": False}, ([], [None])),
+    ({"type": "array", "items": {"type": "null"}, "minItems": 3, "maxItems": 2}, ([], [None] * 2, [None] * 3)))
+
+# (schema, probe documents): a type beside an enum or const whose values are all of that type (decision
+# ``type_with_enum``: accepted), one per JSON type the reference checks a value against
+TYPED_ENUM_SCHEMAS = (({"type": "null", "enum": [None]}, (None, 1)),
+                      ({"type": "boolean", "const": False}, (False, True, 0)),
+                      ({"type": "number", "enum": [1.5, 2]}, (1.5, 2, 3, "a")),
+                      ({"type": "array", "enum": [[1]]}, ([1], [2])),
+                      ({"type": "object", "const": {"a": 1}}, ({"a": 1}, {})))
+
+PARENTHESES_IN_NO_GROUP_PATTERNS = tuple("|".join([branch] * n) for branch, n in (
+    ("[(]", 500), ("[]((]", 250), ("[^]((]", 250), ("[\\]((]", 250), ("\\(", 500), ("[a\\(]", 500),
+    ("[a(]", 500), ("x[]((]", 250), ("\\.[(]", 500), ("[(((]", 170), ("[(]x[((]", 170), ("x[(]x", 500),
+    ("([(])", 500)))
+"""Alternations holding 500 ``(`` or more, of which none opens a group: in a class (after a first ``]``, a
+``^``, an escaped ``]``, a letter; classes at odd and even offsets, of odd and even lengths) or escaped;
+and 500 groups side by side, each holding a class ``[(]``. A nesting bound that counts a ``(`` in a class
+or escaped as an open group, or misses a ``)`` after a class, refuses a pattern of the subset (a few DFA
+states each)."""
 
 
 def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, object, object]]:

@@ -25,6 +25,8 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - patterns Python's ``re`` refuses as malformed are refused, a ``{`` that starts no repeat is a
   literal, and 450 groups side by side compile (``MALFORMED_PATTERNS``, ``LITERAL_BRACE_PATTERNS``,
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
+- 500 ``(`` in classes or escaped open no group: such a pattern compiles as Python reads it
+  (``PARENTHESES_IN_NO_GROUP_PATTERNS``: the parser's scan for too deep a nest);
 - ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
   (the contract's conventions, decision ``dfa_bad_input_refused``).
 - the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
@@ -34,6 +36,12 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   (decision ``tiny_temperature_is_greedy``: three correct readings divide first and fail there);
 - a subschema that is no object (``"items": 5``) is refused with ValueError (decision
   ``non_object_subschema_valueerror``).
+- ``enum`` or ``const`` beside the ``type`` of its values reads as JSON Schema reads it (decision
+  ``type_with_enum``); ``.``, ``[^a]`` and ``\\xHH`` reach the byte 0xFF as the derivative oracle does;
+  ``SamplingParams`` has the contract's defaults;
+- a schema the meta-schema refuses, one that is no JSON and one of any JSON value are refused with
+  ValueError, keywords side by side are refused or read as JSON Schema reads them, an argument that is
+  no dict raises TypeError (decision ``malformed_schema_valueerror``: the schema compiler's error paths).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -66,6 +74,13 @@ from harness.suite.inputs import (
     LONG_PATTERNS,
     MALFORMED_PATTERNS,
     MANY_GROUPS_PATTERN,
+    PARENTHESES_IN_NO_GROUP_PATTERNS,
+    SCHEMA_ARGUMENTS_REFUSED,
+    SCHEMAS_COMBINED,
+    SCHEMAS_OF_ANY_VALUE,
+    SCHEMAS_THE_META_SCHEMA_REFUSES,
+    SCHEMAS_WITH_NO_JSON,
+    TYPED_ENUM_SCHEMAS,
     WRONG_STEP_ARGUMENTS,
     bad_dfa_tables,
     expected_match,
@@ -407,6 +422,30 @@ def test_deep_parser_edge_cases_read_as_python(impl):
                  data=text, expected=want, got=bool(dfa.matches(text)))
 
 
+PARENTHESES_PROBES = (b"", *(bytes([b]) for b in range(256)), b"((", b"(]", b"a(")
+
+
+def test_deep_parentheses_in_no_group_compile_as_python_reads_them(impl):
+    """Section 2.1: "the subset is Python's own". A ``(`` in a class (``[(]``, after a class's first
+    ``]`` or its ``^``, beside an escaped ``]``) or escaped (``\\(``) opens no group, so a pattern
+    holding 500 of them (``PARENTHESES_IN_NO_GROUP_PATTERNS``: alternations of two DFA states) nests
+    no group at all: it compiles, and its DFA matches exactly what ``re.fullmatch`` matches among the
+    empty string, every single byte and three pairs (``PARENTHESES_PROBES``). A refusal fails: the
+    pattern is the subset's, whatever a nesting bound."""
+    for pattern in PARENTHESES_IN_NO_GROUP_PATTERNS:
+        shown = f"{pattern[:24]}... ({len(pattern)} characters)"
+        try:
+            dfa = impl.regex_to_dfa(pattern)
+        except Exception as exc:  # noqa: BLE001 - any refusal of a pattern Python reads is a failure
+            fail("a ( in a class or escaped opens no group, as Python reads it; the pattern was refused",
+                 pattern=shown, error=f"{type(exc).__name__}: {first_line(exc)}")
+        for text in PARENTHESES_PROBES:
+            want, oracle = expected_match(pattern, text)
+            if bool(dfa.matches(text)) != want:
+                fail(f"DFA.matches disagrees with {oracle} on a ( that opens no group", pattern=shown, data=text,
+                     expected=want, got=bool(dfa.matches(text)))
+
+
 def _python_refuses(pattern: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -593,3 +632,139 @@ def test_deep_non_object_subschemas_are_refused(impl):
         _expect_raises("non_object_subschema_valueerror", lambda: impl.json_schema_to_regex(schema),
                        f"json_schema_to_regex({schema!r}) ({where} is no schema)", (ValueError,))
 
+
+
+def _not_json(value) -> bool:
+    """Whether ``value`` has no JSON text: ``json`` refuses it, its text has no UTF-8, or reading
+    the text back gives another value (a non-string key)."""
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError):
+        return True
+    return json.loads(text) != value
+
+
+def test_deep_malformed_schemas_are_refused(impl):
+    """Section 2.5 ("anything else ... raises ValueError") and the contract's conventions, decision
+    ``malformed_schema_valueerror``: a schema JSON Schema's meta-schema refuses (``SCHEMAS_THE_META_SCHEMA_REFUSES``)
+    or that is no JSON (``SCHEMAS_WITH_NO_JSON``: TypeError allowed too, a wrong Python type) and a schema of
+    any JSON value (``SCHEMAS_OF_ANY_VALUE``: no regular language) are refused with ValueError; keywords the
+    subset names only alone (``SCHEMAS_COMBINED``) are refused with ValueError or read with JSON Schema's
+    meaning, never with one of them ignored; an argument that is no dict (``SCHEMA_ARGUMENTS_REFUSED``) raises
+    TypeError. Oracles: ``jsonschema`` (its meta-schema, and each probe's validity), ``json`` (what has
+    no JSON text) and ``re.fullmatch`` on the returned regex."""
+    import jsonschema
+
+    key = "malformed_schema_valueerror"
+    for value in SCHEMA_ARGUMENTS_REFUSED:
+        _expect_raises(key, lambda: impl.json_schema_to_regex(value), f"json_schema_to_regex({value!r})", (TypeError,))
+    for schema in SCHEMAS_THE_META_SCHEMA_REFUSES:
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError:
+            pass
+        else:
+            raise RuntimeError(f"harness bug: jsonschema's meta-schema accepts {schema!r}")
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r})",
+                       (ValueError,))
+    for schema in SCHEMAS_WITH_NO_JSON:
+        if not _not_json(schema):
+            raise RuntimeError(f"harness bug: {schema!r} has a JSON text")
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema), f"json_schema_to_regex({schema!r}) (no JSON)",
+                       (ValueError, TypeError))
+    for schema in SCHEMAS_OF_ANY_VALUE:
+        _expect_raises(key, lambda: impl.json_schema_to_regex(schema),
+                       f"json_schema_to_regex({json.dumps(schema)}) (any JSON value: no regular language)",
+                       (ValueError,))
+    for schema, probes in SCHEMAS_COMBINED:
+        _combined_schema_refused_or_exact(impl, key, schema, probes)
+
+
+def _combined_schema_refused_or_exact(impl, key: str, schema: dict, probes) -> None:
+    import jsonschema
+
+    try:
+        regex = impl.json_schema_to_regex(schema)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision(key, False, f"json_schema_to_regex({json.dumps(schema)}) raised {type(exc).__name__}: "
+                             f"{first_line(exc)}")
+        return
+    validator = jsonschema.Draft202012Validator(schema)
+    for document in probes:
+        want = validator.is_valid(document)
+        text = _compact(document).encode("utf-8")
+        try:
+            got = re.fullmatch(regex.encode("utf-8"), text) is not None
+        except re.error as exc:
+            decision(key, False, f"json_schema_to_regex({json.dumps(schema)}) gave {regex!r}, which Python's re "
+                                 f"refuses: {exc}")
+            return
+        if got != want:
+            verb, verdict = ("matches", "invalid") if got else ("refuses", "valid")
+            decision(key, False, f"json_schema_to_regex({json.dumps(schema)})'s regex {verb} {text!r}, which "
+                                 f"jsonschema calls {verdict} (a keyword ignored)")
+            return
+
+
+def test_deep_typed_enums_read_as_json_schema_reads_them(impl):
+    """Decision ``type_with_enum``: ``enum`` or ``const`` beside a ``type`` every value has is accepted,
+    with JSON Schema's meaning: its regex matches exactly the probes ``jsonschema`` calls valid
+    (``TYPED_ENUM_SCHEMAS``: every JSON type but string and integer, which the 16 tests ask). Oracles:
+    ``jsonschema`` and ``re.fullmatch`` on the returned regex."""
+    import jsonschema
+
+    for schema, probes in TYPED_ENUM_SCHEMAS:
+        try:
+            regex = impl.json_schema_to_regex(schema)
+        except Exception as exc:  # noqa: BLE001 - a refusal, of whatever class, departs from the decision
+            decision("type_with_enum", False, f"json_schema_to_regex({json.dumps(schema)}) raised "
+                                              f"{type(exc).__name__}: {first_line(exc)}")
+            continue
+        validator = jsonschema.Draft202012Validator(schema)
+        for document in probes:
+            want = validator.is_valid(document)
+            text = _compact(document).encode("utf-8")
+            got = re.fullmatch(regex.encode("utf-8"), text) is not None
+            if got != want:
+                fail("json_schema_to_regex's regex disagrees with jsonschema", schema=json.dumps(schema),
+                     document=text, expected=want, got=got)
+
+
+HIGH_BYTE_PATTERNS = (".", "[^a]", "a.b", r"\xff", r"\x00\x7f\xff", r"[\x80-\xff]+", r"[^\x00-\xfe]", r"a.\xfe?\xff")
+"""Patterns reaching the bytes 0x80-0xFF (``.`` and a negated class: every byte but a few; ``\\xHH``,
+decision ``extra_regex_syntax``): the byte classes' last byte, 0xFF, is in each."""
+
+
+def test_deep_high_bytes_equal_the_derivative_oracle(impl):
+    """Section 2.1: ``.`` is any byte but ``\\n`` and ``[^...]`` the complement over all 256 bytes, so
+    the byte 0xFF has a transition like any other: each of ``HIGH_BYTE_PATTERNS`` gives the derivative
+    oracle's canonical DFA, table for table (a refusal of ``\\xHH`` is a note, ``extra_regex_syntax``)."""
+    for pattern in HIGH_BYTE_PATTERNS:
+        want_t, want_a = _oracle_long_tables(pattern)
+        dfa = compile_or_note(impl, pattern)
+        if dfa is None:
+            continue
+        _tables_equal(pattern, dfa, want_t, want_a)
+
+
+SAMPLING_DEFAULTS = dict(temperature=1.0, top_k=0, top_p=1.0, repetition_penalty=1.0)
+"""``SamplingParams``' defaults, as the contract's signature states them."""
+
+
+def test_deep_sampling_params_defaults_are_the_contracts(impl):
+    """The contract's ``SamplingParams(temperature=1.0, top_k=0, top_p=1.0, repetition_penalty=1.0)``:
+    a field not given has its default (``SAMPLING_DEFAULTS``), a field given keeps its value."""
+    params = impl.SamplingParams()
+    for field, want in SAMPLING_DEFAULTS.items():
+        if getattr(params, field) != want:
+            fail("SamplingParams() departs from the contract's default", field=field, expected=want,
+                 got=getattr(params, field))
+    given = dict(temperature=0.5, top_k=3, top_p=0.25, repetition_penalty=1.5)
+    params = impl.SamplingParams(**given)
+    for field, want in given.items():
+        if getattr(params, field) != want:
+            fail("SamplingParams(...) does not keep a field given", field=field, expected=want,
+                 got=getattr(params, field))

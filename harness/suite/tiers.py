@@ -121,6 +121,12 @@ for _key, _requires in (
     ("non_object_subschema_valueerror", "a subschema that is no JSON object and no boolean (`\"items\": 5`, "
      "a property's schema `\"x\"`, an `anyOf` branch `null`: JSON Schema's meta-schema refuses each) raises "
      "ValueError, not another exception (checked by the deep tier only)"),
+    ("malformed_schema_valueerror", "a schema JSON Schema's meta-schema refuses (`\"type\": 5`, `\"minItems\": -1`, "
+     "`\"required\": [\"a\", \"a\"]`, `\"anyOf\": []`) or that is no JSON (a non-string key, NaN, a set, a lone "
+     "surrogate: TypeError allowed too), and a schema of any JSON value (`{}`, `\"items\": true`), raise ValueError; "
+     "keywords the subset names only alone (`enum` beside `const`, `type` beside `anyOf`) are refused with "
+     "ValueError or read with JSON Schema's meaning; an argument that is no dict (`5`, `None`, a list) raises "
+     "TypeError (checked by the deep tier only)"),
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
      "accepted (the spec also allows refusing them with ValueError)"),
     ("type_with_enum", "`enum` or `const` next to a matching `type` is accepted"),

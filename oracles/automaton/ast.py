@@ -19,7 +19,8 @@ directly nest in themselves (e.g. ``concat(a, concat(b, c))`` is ``Concat((a, b,
 Reprs are the dataclasses' own (``ByteSet(mask=97)``: the code that builds the node); the
 ``dfa`` verb's dump (``harness.commands.dfa_dump``) prints byte sets as ranges.
 
-Example: ``ab|c*`` parses to ``Alt((Concat((lit(b'a'), lit(b'b'))), Repeat(lit(b'c'), 0, None)))``.
+Example: ``ab|c*`` parses to
+``Alt((Concat((ByteSet(1 << 97), ByteSet(1 << 98))), Repeat(ByteSet(1 << 99), 0, None)))``.
 """
 
 from __future__ import annotations
@@ -57,11 +58,6 @@ class Repeat:
 
 
 Node = ByteSet | EmptyString | Concat | Alt | Repeat
-
-
-def lit(data: bytes) -> Node:
-    """The node matching exactly ``data`` (e.g. ``lit(b'ab')`` is ``Concat((a, b))``)."""
-    return concat(*(ByteSet(1 << b) for b in data))
 
 
 def concat(*items: Node) -> Node:

@@ -30,12 +30,18 @@ MALFORMED, TABLES = (test_deep.test_deep_parser_edge_cases_read_as_python,
 BAD_ARGUMENTS = test_deep.test_deep_bad_arguments_are_refused
 TINY_TEMPERATURE, SUBSCHEMAS = (test_deep.test_deep_tiny_temperature_draws_the_largest_logit,
                                 test_deep.test_deep_non_object_subschemas_are_refused)
-EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS)
+MALFORMED_SCHEMAS = test_deep.test_deep_malformed_schemas_are_refused
+PARENTHESES = test_deep.test_deep_parentheses_in_no_group_compile_as_python_reads_them
+TYPED_ENUMS, HIGH_BYTES, DEFAULTS = (test_deep.test_deep_typed_enums_read_as_json_schema_reads_them,
+                                    test_deep.test_deep_high_bytes_equal_the_derivative_oracle,
+                                    test_deep.test_deep_sampling_params_defaults_are_the_contracts)
+EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS, MALFORMED_SCHEMAS,
+         PARENTHESES, TYPED_ENUMS, HIGH_BYTES, DEFAULTS)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
 # tests) may depart from them too; every one accepts any table, as the spec lets it. Three readings
 # depart from tiny_temperature_is_greedy (a NaN error, or another token: they divide by T first)
 DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused", "tiny_temperature_is_greedy",
-                                 "non_object_subschema_valueerror"})
+                                 "non_object_subschema_valueerror", "malformed_schema_valueerror"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
 # no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks;
 # the sampler's path for a temperature so small that logits / T overflows; a subschema that is no object)
@@ -88,6 +94,27 @@ KILLS = [
     (BAD_ARGUMENTS, "vocab.RemoveStatement.0",
      'raise TypeError(f"vocab_bytes: expected a tokenizer or a sequence of token strings, " / '
      'f"not {type(tok).__name__}")', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.38",
+     'raise SchemaMalformed("anyOf must be a non-empty array", _pointer(pointer, "anyOf"))', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.48",
+     'raise SchemaMalformed("required must be an array of strings", _pointer(pointer, "required"))', "pass"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.4",
+     'raise TypeError(f"schema must be a dict, not {type(schema).__name__}")', "pass"),
+    (PARENTHESES, "parser.NumberReplacer.59", "pos += 2", "pos += 1"),
+    (PARENTHESES, "parser.RemoveStatement.11", 'pos += pattern.startswith("]", pos)', "pass"),
+    (PARENTHESES, "parser.RemoveStatement.10", 'pos += pattern.startswith("^", pos)', "pass"),
+    (PARENTHESES, "parser.ReplaceComparisonOperator_NotEq_Gt.0", 'while pos < len(pattern) and pattern[pos] != "]":',
+     'while pos < len(pattern) and pattern[pos] > "]":'),
+    (PARENTHESES, "parser.NumberReplacer.70", "return pos + 1", "return pos + 2"),
+    (MALFORMED, "parser.ReplaceComparisonOperator_Lt_NotEq.1", 'while pos < len(pattern) and pattern[pos] != "]":',
+     'while pos != len(pattern) and pattern[pos] != "]":'),
+    (TYPED_ENUMS, "schema.ReplaceComparisonOperator_Is_IsNot.0", '"null": lambda v: v is None,',
+     '"null": lambda v: v is not None,'),
+    (HIGH_BYTES, "determinize.NumberReplacer.27", "for b in range(256):", "for b in range( 255):"),
+    (DEFAULTS, "sampling.NumberReplacer.6", "repetition_penalty: float = 1.0", "repetition_penalty: float = 2.0"),
+    (MALFORMED_SCHEMAS, "schema.AddNot.2", "if isinstance(schema, bool):", "if not isinstance(schema, bool):"),
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.25",
+     'raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])', "pass"),
 ]
 
 
