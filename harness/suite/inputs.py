@@ -65,6 +65,15 @@ digits, a reference to no group, an octal escape past 0o377, an unknown extensio
 group name, a repeat of a repeat or of nothing, a class or an escape left open at the end after 450
 ``(`` that open no group (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
 
+BACKREFERENCE_PATTERNS = ((r"(a)(b)(c)(d)(e)(f)(g)(h)\8", "abcdefghh"),
+                          (r"(a)(b)(c)(d)(e)(f)(g)(h)(i)\9", "abcdefghii"),
+                          (r"(a)(b)(c)(d)(e)(f)(g)(h)(i)\8", "abcdefghih"))
+"""(pattern, a text it matches as Python reads it): backreferences ``\\8`` and ``\\9`` after eight or
+nine groups, which Python reads as a reference to the group (the text repeats the group's
+letter; ``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first). The spec lists
+backreferences among the refused syntax ("no silent misreading"): ``\\8`` is never the literal
+``8``."""
+
 LITERAL_BRACE_PATTERNS = ("a{2", "a{", "{", "a{,", "a{1,", "a{x}", "a{,2", "x{1,2", "}", "a{2,1", "ab{", "a}{")
 """Patterns whose ``{`` starts no repeat (unterminated, or no digits): Python reads it as a literal."""
 
@@ -128,7 +137,8 @@ states each)."""
 def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, object, object]]:
     """(what, trans, accept): tables that are no DFA's, each one change away from the good pair
     ``trans``/``accept`` (n >= 1 states): a target outside DEAD..n-1, a wrong shape, no state,
-    ``accept`` not a 1-D array of 0/1, float tables."""
+    ``accept`` not a 1-D array of 0/1, float tables, and a ragged ``trans`` (a nested list whose
+    rows differ in length: numpy builds no table of it)."""
     n = len(accept)
     out = []
     for target, what in ((n, "a target one past the last state"), (n + 5, "a target past the last state"),
@@ -144,7 +154,9 @@ def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, obj
                   ("no state at all", trans[:0].copy(), accept[:0].copy()),
                   ("accept of floats", trans, accept.astype(np.float64)),
                   ("accept holding a 2", trans, np.where(accept, 2, 0)),
-                  ("trans of floats", trans.astype(np.float64), accept)]
+                  ("trans of floats", trans.astype(np.float64), accept),
+                  ("a ragged trans (n rows of 256 entries, then one of 255)",
+                   trans.tolist() + [trans[0, :255].tolist()], accept)]
 
 
 WRONG_STEP_ARGUMENTS = ((0.0, b"c"), (True, b"c"), ("0", b"c"), (0, "cat"), (0, [99]))

@@ -69,6 +69,7 @@ from harness.suite.explain import (
     shortest_path,
 )
 from harness.suite.inputs import (
+    BACKREFERENCE_PATTERNS,
     HAND_PATTERN,
     LITERAL_BRACE_PATTERNS,
     LONG_PATTERNS,
@@ -395,13 +396,21 @@ def test_deep_parser_edge_cases_read_as_python(impl):
     pattern ``re`` refuses as malformed (``MALFORMED_PATTERNS``: asked of ``re`` here) has no
     meaning: the contract refuses it with ValueError (decision ``unsupported_syntax_valueerror``).
     A ``{`` that starts no repeat (``LITERAL_BRACE_PATTERNS``) is a literal: the DFA matches
-    exactly the strings ``re.fullmatch`` matches among each pattern's probes; and 450 groups side
+    exactly the strings ``re.fullmatch`` matches among each pattern's probes. A backreference
+    ``\\8`` or ``\\9`` after eight or nine groups (``BACKREFERENCE_PATTERNS``: ``re`` reads each as
+    one) is refused with ValueError: section 2.1 lists backreferences among the refused syntax,
+    "no silent misreading" (decision ``unsupported_syntax_valueerror``). And 450 groups side
     by side (``MANY_GROUPS_PATTERN``) are one pattern of the subset, whatever a nesting bound."""
     for pattern in MALFORMED_PATTERNS:
         if not _python_refuses(pattern):
             raise RuntimeError(f"harness bug: Python's re accepts {pattern!r}")
         expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
                           "a pattern Python's re refuses as malformed must be refused", pattern=pattern)
+    for pattern, text in BACKREFERENCE_PATTERNS:
+        if not re.fullmatch(pattern, text) or re.fullmatch(pattern, text[:-1] + "8"):
+            raise RuntimeError(f"harness bug: Python's re does not read {pattern!r} as a backreference")
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a backreference must be refused (the spec: no silent misreading)", pattern=pattern)
     for pattern in LITERAL_BRACE_PATTERNS:
         try:
             dfa = impl.regex_to_dfa(pattern)
@@ -520,8 +529,11 @@ def test_deep_bad_arguments_are_refused(impl):
     bytes nor None with ValueError, a ``dfa`` that is no DFA, a vocabulary that is no sequence
     and an ``eos_id`` that is no int with TypeError; ``TokenIndex.mask`` a state that is no int;
     ``vocab_bytes`` a value that is no tokenizer (``NOT_TOKENIZERS``) with TypeError; a history
-    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError.
-    Oracle: the hand example (section 3), each call changed in the one argument named."""
+    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError;
+    ``sample`` logits holding a NaN or +inf, of two dimensions or empty with ValueError, complex
+    logits with TypeError; ``apply_mask`` a mask of integers and logits of strings, and
+    ``Constraint`` an argument that is no TokenIndex, with TypeError. Oracle: the hand example
+    (section 3), each call changed in the one argument named."""
     from harness.suite.inputs import HAND_EOS, HAND_VOCAB
     from harness.suite.seeding import seeded_rng
 
@@ -562,6 +574,34 @@ def test_deep_bad_arguments_are_refused(impl):
         _expect_raises(key, call, f"TokenIndex: {what}", (TypeError,))
     for value in NOT_TOKENIZERS:
         _expect_raises(key, lambda: impl.vocab_bytes(value), f"vocab_bytes({value!r})", (TypeError,))
+    _refuses_bad_logits_and_masks(impl, key, dfa)
+
+
+# (what, logits): rows ``sample`` refuses with ValueError (no token can be drawn by L8.1's rule from
+# them: a NaN or +inf has no softmax weight, a row is [V]) and with TypeError (no real numbers)
+BAD_LOGITS_VALUEERROR = (("a NaN", [0.0, np.nan, 1.0]), ("+inf", [0.0, np.inf, 1.0]),
+                         ("two dimensions", np.zeros((2, 3))), ("no logit", np.zeros(0)))
+BAD_LOGITS_TYPEERROR = (("complex logits", np.array([0.0, 1.0 + 2.0j, 1.0])),)
+
+
+def _refuses_bad_logits_and_masks(impl, key: str, dfa) -> None:
+    """``sample`` refuses ``BAD_LOGITS_VALUEERROR`` with ValueError and ``BAD_LOGITS_TYPEERROR``
+    with TypeError; ``apply_mask`` a mask that is not boolean (0/1 integers) and logits that
+    are no numbers (strings) with TypeError; ``Constraint`` built on no ``TokenIndex`` (a str,
+    the DFA itself) with TypeError."""
+    from harness.suite.seeding import seeded_rng
+
+    good = impl.SamplingParams()
+    for classes, cases in (((ValueError,), BAD_LOGITS_VALUEERROR), ((TypeError,), BAD_LOGITS_TYPEERROR)):
+        for what, logits in cases:
+            _expect_raises(key, lambda: impl.sample(logits, good, [], seeded_rng(0)), f"sample(logits with {what})",
+                           classes)
+    _expect_raises(key, lambda: impl.apply_mask(np.zeros(3), np.array([1, 0, 1])),
+                   "apply_mask(logits, a mask of 0/1 integers)", (TypeError,))
+    _expect_raises(key, lambda: impl.apply_mask(np.array(["a", "b", "c"]), np.array([True, False, True])),
+                   "apply_mask(logits of strings, mask)", (TypeError,))
+    for what, argument in (("a str", "an index"), ("the DFA", dfa)):
+        _expect_raises(key, lambda: impl.Constraint(argument), f"Constraint({what}) for a TokenIndex", (TypeError,))
 
 
 # (logits, temperature, extra SamplingParams fields): each with one largest logit at least 1 above the next,

@@ -85,13 +85,15 @@ for _key, _requires in (
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
     ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
     ("dfa_bad_input_refused", "`DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, "
-     "`trans` not of shape (n, 256), no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and "
+     "`trans` not of shape (n, 256) or ragged, no state, `accept` not 1-D of 0/1) with ValueError or TypeError, "
+     "and "
      "`DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only)"),
     ("bad_arguments_refused", "`SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and "
-     "repetition_penalty <= 0 with ValueError, `sample` all -inf logits with ValueError, `TokenIndex` an eos_id "
-     "out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, "
-     "p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`) with TypeError "
-     "(checked by the deep tier only)"),
+     "repetition_penalty <= 0 with ValueError, `sample` logits all -inf, holding NaN or +inf, not 1-D or empty "
+     "with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with "
+     "ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer "
+     "for `vocab_bytes`, complex logits, `apply_mask` a mask not bool or logits not numbers, `Constraint` an "
+     "index that is no TokenIndex) with TypeError (checked by the deep tier only)"),
     ("python_escapes_and_repeat_forms", "control escapes (`\\a`, `\\f`, `[\\b]`), octal escapes and the repeat "
      "forms `{,n}`, `{n,n}` are accepted with Python's meaning (accepting one with another meaning fails in "
      "both tiers)"),
