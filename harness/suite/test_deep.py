@@ -511,7 +511,9 @@ def _expect_raises(key: str, call, reason: str, classes: tuple[type, ...]) -> No
 # < 0, top_k < 0, top_p outside (0, 1], repetition_penalty <= 0"), each just past its bound and far
 OUT_OF_RANGE_PARAMS = (dict(temperature=-1e-9), dict(temperature=-5.0), dict(top_k=-1), dict(top_k=-100),
                        dict(top_p=0.0), dict(top_p=-0.5), dict(top_p=1.0 + 1e-9), dict(top_p=2.0),
-                       dict(repetition_penalty=0.0), dict(repetition_penalty=-1.0))
+                       dict(repetition_penalty=0.0), dict(repetition_penalty=-1.0),
+                       dict(temperature=10**400), dict(repetition_penalty=10**400))
+# (the last two: an int past the float range, which no float field can hold: refused as "not finite")
 # arguments of a wrong Python type (the contract's convention: TypeError)
 WRONG_TYPE_PARAMS = (dict(top_k=1.5), dict(top_k="2"), dict(temperature="1"), dict(top_p=None))
 NOT_TOKENIZERS = ("abc", b"ab", 5, None)
@@ -522,14 +524,17 @@ def test_deep_bad_arguments_are_refused(impl):
     """The contract's conventions ("bad input raises ValueError ...; a wrong Python type raises
     TypeError") and its statements, decision ``bad_arguments_refused`` (the spec is silent but
     for L8.1's sampler): ``SamplingParams`` refuses each value ``OUT_OF_RANGE_PARAMS`` holds
-    with ValueError and a field of a wrong type with TypeError; ``sample`` refuses logits that
+    with ValueError (an int past the float range among them) and a field of a wrong type with
+    TypeError; ``sample`` refuses logits that
     are all ``-inf`` with ValueError ("Raises ValueError when every logit is -inf"), and a ``p``
     that is no SamplingParams with TypeError; ``constrained_sample`` a ``c`` that is no
     Constraint; ``TokenIndex`` an ``eos_id`` out of range or a vocabulary entry that is neither
     bytes nor None with ValueError, a ``dfa`` that is no DFA, a vocabulary that is no sequence
     and an ``eos_id`` that is no int with TypeError; ``TokenIndex.mask`` a state that is no int;
     ``vocab_bytes`` a value that is no tokenizer (``NOT_TOKENIZERS``) with TypeError; a history
-    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError;
+    id that is no int (a float, a bool, a str) and an ``rng`` that is no generator with TypeError
+    (and, decision ``history_out_of_range_valueerror``, a history or prompt id past int64 with
+    ValueError: it is outside range(V));
     ``sample`` logits holding a NaN or +inf, of two dimensions or empty with ValueError, complex
     logits with TypeError; ``apply_mask`` a mask of integers and logits of strings, and
     ``Constraint`` an argument that is no TokenIndex, with TypeError. Oracle: the hand example
@@ -558,6 +563,12 @@ def test_deep_bad_arguments_are_refused(impl):
         _expect_raises(key, lambda: impl.constrained_sample(logits, make_constraint(impl, index), penalty, history,
                                                             seeded_rng(0)),
                        f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
+    for history, prompt in (([2**70], ()), ([0], (-(2**70),))):  # past int64: no array of ids holds them
+        _expect_raises("history_out_of_range_valueerror",
+                       lambda: impl.constrained_sample(logits, make_constraint(impl, index), penalty, history,
+                                                       seeded_rng(0), prompt),
+                       f"constrained_sample under a repetition penalty, history={history!r}, prompt={prompt!r}",
+                       (ValueError,))
     _expect_raises(key, lambda: impl.sample(np.zeros(4), good, [], 5), "sample(logits, p, history, rng=5)",
                    (TypeError,))
     size = len(HAND_VOCAB)

@@ -89,7 +89,8 @@ for _key, _requires in (
      "and "
      "`DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only)"),
     ("bad_arguments_refused", "`SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and "
-     "repetition_penalty <= 0 with ValueError, `sample` logits all -inf, holding NaN or +inf, not 1-D or empty "
+     "repetition_penalty <= 0 or an int past the float range with ValueError, `sample` logits all -inf, "
+     "holding NaN or +inf, not 1-D or empty "
      "with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with "
      "ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer "
      "for `vocab_bytes`, complex logits, `apply_mask` a mask not bool or logits not numbers, `Constraint` an "
