@@ -11,23 +11,26 @@ one domain per part of the reference (``kind_for(module)``):
   [^b] [^ab]``; operators concatenation, ``| * + ?``; **4,766 patterns**) and for every pattern
   of the held corpus (``equivalence.patterns()``: the catalogue's, the unsupported ones, the
   escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
-  ones, its patterns of 500 ``(`` that open no group; 247 more, 5,013 in all), the canonical DFA tables (``trans``,
+  ones, its patterns of 500 ``(`` that open no group, its backreferences ``\\8``/``\\9`` after
+  eight or nine groups; 250 more, 5,016 in all), the canonical DFA tables (``trans``,
   ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
   held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
   ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
-  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 66), three
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
-  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,085 items in all;
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,091 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
   ``sample`` at each of them on the 3 rows x 3 histories, four seeded draws each (1,620 cases):
   tokens and logprobs to 1e-9 and the logits afterwards, or the error's class; then ``sample``
   under a penalty with each of ``MIXED_HISTORIES`` (ids that are no int beside ids out of range,
-  in both orders: the checks of an id's type and range, 8; 1,904 items);
+  in both orders: the checks of an id's type and range, 8) and ``HUGE_HISTORIES`` (ids past int64,
+  3), then the deep tier's bad input (``BAD_SAMPLING_CALLS``: 7, ``HUGE_PARAMS``: 3): 1,917 items;
 - ``constraint``: a ``Constraint`` over the hand example's index walked along every path of up
   to ``CONSTRAINT_DEPTH`` (3) token ids of the 15-token hand vocabulary (3,615 paths): after
-  each step its state, ``is_complete``, ``done`` and mask, or the error's class (the walk ends).
+  each step its state, ``is_complete``, ``done`` and mask, or the error's class (the walk ends);
+  then ``Constraint`` given no TokenIndex (a str, a DFA: 2; 3,617 items).
 
 - ``schema``: ``json_schema_to_regex`` on every schema of ``evidence_schemas()`` (the regex text,
   or the error's class): a stated grammar whole (``SCHEMA_LEAVES``: 5 types, 5 enums, 2 consts;
@@ -80,7 +83,7 @@ Example::
 
     >>> import oracles.automaton as ref
     >>> first_difference(ref, "constraint", record(ref, "constraint"))
-    ([], 3615)
+    ([], 3617)
 """
 
 from __future__ import annotations
@@ -111,6 +114,20 @@ HISTORIES = ((), (1,), (2, 2, 0))
 MIXED_HISTORIES = ((-1, 0.5), (0.5, -1), (4, 0.5), (3, 0.5), (True,), (1, "2"), (2, 2.0), (5, 1))
 """Histories of ``sample`` (4 tokens) that reach its per-id checks: a float, bool or str id beside
 an id out of range (-1, 4) or in range, an int past the end."""
+HUGE_HISTORIES = ((2**70,), (0, -(2**70)), (1, 2**70))
+"""Histories past int64 (no int64 array holds them: ``sample``'s per-id path), as the deep tier's
+``test_deep_bad_arguments_are_refused`` sends."""
+BAD_SAMPLING_CALLS = (("sample, logits holding NaN", "sample", (0.0, np.nan, 1.0, 2.0)),
+                      ("sample, logits holding +inf", "sample", (0.0, np.inf, 1.0, 2.0)),
+                      ("sample, logits of two dimensions", "sample", np.zeros((2, 4))),
+                      ("sample, no logit", "sample", np.zeros(0)),
+                      ("sample, complex logits", "sample", np.array([0.0, 1.0 + 2.0j, 1.0, 2.0])),
+                      ("apply_mask, a mask of 0/1 integers", "mask", np.array([1, 0, 1, 1])),
+                      ("apply_mask, logits of strings", "strings", np.array(["a", "b", "c", "d"])))
+"""Bad input the deep tier's ``test_deep_bad_arguments_are_refused`` sends to ``sample`` and
+``apply_mask`` (the answer: the error's class)."""
+HUGE_PARAMS = ({"temperature": 10**400}, {"top_p": 10**400}, {"repetition_penalty": 10**400})
+"""SamplingParams fields of an int past the float range (the deep tier refuses them)."""
 KINDS = ("compile", "sampling", "constraint", "schema", "vocab")
 SCHEMA_LEAVES = ({"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
                  {"enum": ["a"]}, {"enum": ["a", "b"]}, {"enum": [1, 2]}, {"enum": [None, True]}, {"enum": ["a", 1]},
@@ -140,6 +157,7 @@ def evidence_patterns() -> list[str]:
 
     enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
     from harness.suite.inputs import (
+        BACKREFERENCE_PATTERNS,
         LITERAL_BRACE_PATTERNS,
         LONG_PATTERNS,
         MALFORMED_PATTERNS,
@@ -148,6 +166,7 @@ def evidence_patterns() -> list[str]:
     )
 
     held = list(LONG_PATTERNS) + list(MALFORMED_PATTERNS) + list(LITERAL_BRACE_PATTERNS) + [MANY_GROUPS_PATTERN]
+    held += [pattern for pattern, _ in BACKREFERENCE_PATTERNS]  # \8 after eight groups: the parser's refusal
     held += PARENTHESES_IN_NO_GROUP_PATTERNS  # more than 400 '(' in classes or escaped: the nest scan's paths
     return list(dict.fromkeys(enumerated + patterns() + held))
 
@@ -295,9 +314,25 @@ def _sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
                        lambda params=params, row=row, history=history, seed=case:
                        _draws(m, params, row, history, seed))
     penalty = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "repetition_penalty": 1.6}
-    for history in MIXED_HISTORIES:
+    for history in MIXED_HISTORIES + HUGE_HISTORIES:
         yield (f"sample under a penalty, history {list(history)!r}",
                lambda history=history: _draws(m, penalty, LOGIT_ROWS[1], history, 0))
+    yield from _bad_sampling_items(m)
+
+
+def _bad_sampling_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
+    for what, call, value in BAD_SAMPLING_CALLS:
+        yield what, lambda call=call, value=value: _bad_sampling_call(m, call, value)
+    for params in HUGE_PARAMS:
+        yield f"SamplingParams {list(params)[0]}=10**400", lambda params=params: repr(m.SamplingParams(**params))
+
+
+def _bad_sampling_call(m, call: str, value) -> Any:
+    if call == "sample":
+        return m.sample(value, m.SamplingParams(), [], np.random.default_rng(0))
+    if call == "mask":
+        return _masked(m, np.zeros(4), value)
+    return _masked(m, value, [True, False, True, True])
 
 
 def _masked(m, logits: np.ndarray, mask) -> Any:
@@ -320,6 +355,8 @@ def _constraint_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for depth in range(1, CONSTRAINT_DEPTH + 1):
         for path in itertools.product(range(len(HAND_VOCAB)), repeat=depth):
             yield f"path {list(path)}", lambda path=path: _walk(m, index, path)
+    for what, argument in (("a str", "an index"), ("a DFA", m.regex_to_dfa(HAND_PATTERN))):
+        yield f"Constraint({what})", lambda argument=argument: m.Constraint(argument).state
 
 
 def _walk(m, index, path) -> Any:

@@ -51,7 +51,7 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 5013
+    assert len(patterns) == 5016
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
@@ -67,7 +67,7 @@ def test_the_evidence_domains_are_the_stated_ones():
         list(evidence.items(reference, "nope"))
 
 
-@pytest.mark.parametrize("kind, size", [("sampling", 1904), ("constraint", 3615), ("schema", 982), ("vocab", 2501)])
+@pytest.mark.parametrize("kind, size", [("sampling", 1917), ("constraint", 3617), ("schema", 982), ("vocab", 2501)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
     hashes = evidence.record(reference, kind)
     assert len(hashes) == size
@@ -91,7 +91,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5085)
+    assert result.evidence == evidence.summary("compile", 5091)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence

@@ -45,7 +45,7 @@ def test_the_record_holds_the_reference_s_answers_and_counts_import_lines_to_eve
     import oracles.automaton as reference
 
     assert recorded["sampling"]["hashes"] == evidence.record(reference, "sampling")
-    assert len(recorded["sampling"]["items"]) == 1904
+    assert len(recorded["sampling"]["items"]) == 1917
     source = _sampling_text().splitlines()
     module_level = next(i for i, text in enumerate(source, 1) if text.startswith("def sample("))
     assert module_level in recorded["sampling"]["every"]["sampling.py"]   # the def runs at import
@@ -69,7 +69,7 @@ def test_an_equivalent_on_a_line_few_items_execute_gets_the_whole_domain_s_verdi
     text = _sampling_text()
     mutant = _mutant(text.replace(ARGMAX_LINE, ARGMAX_LINE.replace("(x)", "(x + 0.0)")))
     picked = _pick(recorded, mutant)
-    assert 0 < len(picked.chosen) < picked.size == 1904      # the temperature-0 sample items only
+    assert 0 < len(picked.chosen) < picked.size == 1917      # the temperature-0 sample items only
     package = materialize_generated(mutant, tmp_path)
     whole = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     fast = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {}, picked)
