@@ -115,6 +115,26 @@ KILLS = [
     (MALFORMED_SCHEMAS, "schema.AddNot.2", "if isinstance(schema, bool):", "if not isinstance(schema, bool):"),
     (MALFORMED_SCHEMAS, "schema.RemoveStatement.25",
      'raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])', "pass"),
+    # the not-covered mutants "reachable through the contract, no check yet" (a'): a ragged table, the
+    # bad input of Constraint, SamplingParams, apply_mask and sample
+    (TABLES, "dfa.RemoveStatement.5",
+     'raise InvalidArgument(f"DFA {name} must be a rectangular table (every row 256 entries): {exc}") from None',
+     "pass"),
+    (BAD_ARGUMENTS, "constraint.RemoveStatement.0",
+     'raise TypeError(f"Constraint: index must be a TokenIndex, not {type(index).__name__}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.2",
+     'raise InvalidArgument(f"SamplingParams.{name} must be finite, got an int of " / '
+     'f"{len(str(abs(value)))} digits") from N', "pass"),  # the mutant's text is cut at 120 characters
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.10",
+     'raise TypeError(f"apply_mask: logits must be numbers, not {x.dtype}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.11",
+     'raise TypeError(f"apply_mask: mask must be a bool array, not {m.dtype}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.17",
+     'raise TypeError(f"{where}: logits must be real numbers, not {raw.dtype}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.18",
+     'raise InvalidArgument(f"{where}: logits must be a non-empty 1-D array, got shape {x.shape}")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.19", 'raise InvalidArgument(f"{where}: logits hold NaN")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.20", 'raise InvalidArgument(f"{where}: logits hold +inf")', "pass"),
 ]
 
 
