@@ -135,6 +135,8 @@ KILLS = [
      'raise InvalidArgument(f"{where}: logits must be a non-empty 1-D array, got shape {x.shape}")', "pass"),
     (BAD_ARGUMENTS, "sampling.RemoveStatement.19", 'raise InvalidArgument(f"{where}: logits hold NaN")', "pass"),
     (BAD_ARGUMENTS, "sampling.RemoveStatement.20", 'raise InvalidArgument(f"{where}: logits hold +inf")', "pass"),
+    (BAD_ARGUMENTS, "sampling.RemoveStatement.23",
+     'raise InvalidArgument(f"sample: history/prompt token id {value} out of range 0..{size - 1}")', "pass"),
     (MALFORMED, "parser.RemoveStatement.66", 'raise p.unsupported("backreference is not supported", pos)', "pass"),
     (MALFORMED, "parser.SwapArguments.69", 'raise p.unsupported("backreference is not supported", pos)',
      'raise p.unsupported(pos, "backreference is not supported")'),
