@@ -74,17 +74,17 @@ def test_an_equivalent_on_a_line_few_items_execute_gets_the_whole_domain_s_verdi
     whole = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     fast = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {}, picked)
     assert whole.outcome is fast.outcome is Outcome.EQUIVALENT, (whole.detail, fast.detail)
-    assert whole.evidence == evidence.summary("sampling", 1904)
-    assert fast.evidence == evidence.summary("sampling", 1904, len(picked.chosen))
+    assert whole.evidence == evidence.summary("sampling", 1917)
+    assert fast.evidence == evidence.summary("sampling", 1917, len(picked.chosen))
     n = len(picked.chosen)
-    assert fast.detail == (f"equivalent with evidence: the {n} of 1,904 sampling-domain items that execute "
-                           f"{picked.statement}, equal; the other {1904 - n:,} do not execute it")
+    assert fast.detail == (f"equivalent with evidence: the {n} of 1,917 sampling-domain items that execute "
+                           f"{picked.statement}, equal; the other {1917 - n:,} do not execute it")
     assert runner.result_from_json(runner.result_to_json(fast)).evidence == fast.evidence
 
 
 @pytest.mark.e2e  # runner._decide_equivalence computes the fingerprint in a child process
 def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_different(recorded, tmp_path):
-    # wrong on one grid point only (top_k 4, top_p 1.0, penalty 1.6, history (2, 2, 0)): 3 items of 1,904
+    # wrong on one grid point only (top_k 4, top_p 1.0, penalty 1.6, history (2, 2, 0)): 3 items of 1,917
     wrong = ARGMAX_LINE + ("        if p.top_k == 4 and p.top_p == 1.0 and p.repetition_penalty == 1.6 "
                            "and list(history) == [2, 2, 0]:\n            token = (token + 1) % len(x)\n")
     mutant = _mutant(_sampling_text().replace(ARGMAX_LINE, wrong))
@@ -103,12 +103,12 @@ def test_a_mutant_differing_on_one_item_that_executes_its_line_is_still_found_di
 
 def test_a_statement_no_item_executes_runs_no_child_and_proves_nothing(recorded, tmp_path, monkeypatch):
     mutant = _mutant(_sampling_text())
-    nothing = evidence.Pick("sampling", 1904, (), recorded["sampling"]["hashes"], "sampling.py:1-1")
+    nothing = evidence.Pick("sampling", 1917, (), recorded["sampling"]["hashes"], "sampling.py:1-1")
     monkeypatch.setattr(runner, "fingerprint_child", lambda *a, **k: pytest.fail("no child runs"))
     result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, nothing)
     # no item reaches the statement: no evidence, whatever the mutant does there (unproven, not equivalent)
     assert result.outcome is Outcome.SURVIVED and result.evidence is None
-    assert result.detail == ("unproven: equal on the corpus; no item of the sampling evidence domain (1,904) "
+    assert result.detail == ("unproven: equal on the corpus; no item of the sampling evidence domain (1,917) "
                              "executes sampling.py:1-1")
 
 
