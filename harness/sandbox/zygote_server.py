@@ -24,9 +24,12 @@ puts the candidate's folders last on ``sys.path`` as a fresh process has them, a
 
 Between children (``_after_child``) the zygote ends every process of the sandbox but itself and
 its ancestors (a child's orphans come back to it: it is their subreaper), reaps them until none is
-left, and empties ``/tmp`` (the home of every child is ``/tmp/home``) and ``/dev/shm``; the
-``done`` reply lists anything left (nothing, or the grader stops using the zygote). So the next
-child starts only after the last one's whole tree is gone, in an empty ``/tmp``.
+left, and empties ``/tmp`` (the home of every child is ``/tmp/home``) and ``/dev/shm`` of all but
+what the sandbox itself made there before any child (``_SANDBOX_MADE``: the mount points of a
+checkout or interpreter under ``/tmp``, bound read-only at their own paths, and the folders
+holding them); the ``done`` reply lists anything left (nothing, or the grader stops using the
+zygote). So the next child starts only after the last one's whole tree is gone, in a ``/tmp``
+as the zygote found it.
 
 Invariants: the zygote never imports or runs a candidate's code (only a child does, after the
 fork); it is not dumpable (``PR_SET_DUMPABLE`` 0: a child of the same uid cannot read or write
@@ -48,6 +51,10 @@ import time
 MAX_FRAME = 64 << 20  # a request's bytes, at most (a mutant's package with its bytecode is ~0.5 MB)
 SWEEP_SECONDS = 10.0  # how long the zygote waits for a child's processes to be gone
 EMPTIED = ("/tmp", "/dev/shm")  # emptied after every child
+_SANDBOX_MADE: set[str] = set()
+"""What ``EMPTIED`` held when the zygote started, before any child (``_sandbox_made``): the mount
+points bubblewrap made there and the folders holding them (a checkout or interpreter under
+``/tmp`` is bound at its own path). Kept after every child; anything else there is the child's."""
 PRELOAD = ("numpy", "msgpack", "harness.sandbox.server", "harness.sandbox.channel", "harness.sandbox.plans",
            "harness.sandbox.candidate", "harness.sandbox.arguments", "harness.sandbox.proxying")
 """What a fresh candidate process imports before the candidate (the server's modules and numpy):
@@ -120,6 +127,7 @@ def main(fd: int) -> None:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     os.chdir("/")
+    _SANDBOX_MADE.update(path for folder in EMPTIED for path in _below(folder))
     sys.stdout.flush()
     control = socket.socket(fileno=fd)
     send(control, {"ready": True, "pid": os.getpid()})
@@ -242,11 +250,24 @@ def _left() -> list[str]:
     keep = _ancestors()
     left = [f"process {pid}" for pid in _pids() if pid not in keep]
     for folder in EMPTIED:
-        try:
-            left += [f"{folder}/{name}" for name in os.listdir(folder)]
-        except OSError:
-            pass
+        left += sorted(path for path in _below(folder) if path not in _SANDBOX_MADE)
     return left
+
+
+def _below(folder: str) -> list[str]:
+    """Every path under ``folder``, never inside a mount point (a bound folder of the harness
+    is read-only, and not the child's)."""
+    paths = []
+    for root, dirs, files in os.walk(folder, onerror=lambda error: None):
+        paths += [os.path.join(root, name) for name in files]
+        inside = []
+        for name in dirs:
+            path = os.path.join(root, name)
+            paths.append(path)
+            if not os.path.ismount(path) and not os.path.islink(path):
+                inside.append(name)
+        dirs[:] = inside
+    return paths
 
 
 def _ancestors() -> set[int]:
@@ -280,14 +301,25 @@ def _reap() -> None:
 
 
 def _empty(folder: str) -> None:
-    """Remove everything in ``folder`` (its own modes restored first: a child may have made a
-    folder unreadable; every file here is the zygote's uid's)."""
+    """Remove everything in ``folder`` the sandbox did not make (``_SANDBOX_MADE``; its own modes
+    restored first: a child may have made a folder unreadable; every file here is the zygote's
+    uid's)."""
+    made = sorted(path for path in _SANDBOX_MADE if path.startswith(folder + "/") and os.path.isdir(path)
+                  and not os.path.ismount(path) and not os.path.islink(path))
+    for each in [folder, *made]:
+        _empty_one(each)
+
+
+def _empty_one(folder: str) -> None:
+    """Remove the entries of ``folder`` (not below) that the sandbox did not make."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
         path = os.path.join(folder, name)
+        if path in _SANDBOX_MADE:
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
             _open_up(path)
             shutil.rmtree(path, ignore_errors=True)
