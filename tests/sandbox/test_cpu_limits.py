@@ -109,8 +109,8 @@ def test_the_mutant_runner_gives_each_test_a_cpu_budget_and_the_catalogues_own_d
 
     seen = {}
 
-    def fake_run(cmd, timeout, candidate_cpu=0.0):
-        seen.update(cmd=cmd, timeout=timeout, candidate_cpu=candidate_cpu)
+    def fake_run(cmd, timeout, candidate_cpu=0.0, zygote=False):
+        seen.update(cmd=cmd, timeout=timeout, candidate_cpu=candidate_cpu, zygote=zygote)
         return 0, ""
 
     monkeypatch.setattr(runner, "_run", fake_run)
@@ -119,4 +119,5 @@ def test_the_mutant_runner_gives_each_test_a_cpu_budget_and_the_catalogues_own_d
     run = CatalogueRun.from_json(cmd[cmd.index("--run") + 1])  # the run value, whole (harness.run)
     assert run.policy.test_cpu_seconds == 10.0 and run.seed == 0
     assert seen["candidate_cpu"] == 2 * 10.0  # the wall backstop covers every test's budget
+    assert seen["zygote"] is False  # a catalogue run asks no zygote unless its caller holds one
     assert runner.test_cpu_seconds(600.0) == 60.0  # never more than the policy's per-test limit
