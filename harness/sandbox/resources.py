@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Cgroup", "Claim", "ResourcesUnavailable", "UidLease", "UidProcesses", "claim", "claim_uid_only",
-           "lease_uid", "unavailable", "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV", "COULD_NOT_START"]
+           "kill_all", "lease_uid", "unavailable", "UID_BASE", "UID_COUNT", "NO_CGROUP_ENV", "COULD_NOT_START"]
 
 UID_BASE = 200_000
 UID_COUNT = 4_000
@@ -305,7 +305,7 @@ class Cgroup:
                 return
             except OSError:
                 pass
-        _kill_all(self.members())
+        kill_all(self.members())
 
     def remove(self) -> bool:
         """Kill what is in it, wait (at most ``EMPTY_WAIT`` s) until it is empty, remove its
@@ -414,7 +414,7 @@ def _remove_inner(folder: Path) -> None:
         return
     for child in inner:
         _remove_inner(child)
-        _kill_all(int(p) for p in _read(child / "cgroup.procs").split() if p.isdigit())
+        kill_all(int(p) for p in _read(child / "cgroup.procs").split() if p.isdigit())
         try:
             child.rmdir()
         except OSError:
@@ -523,7 +523,7 @@ class UidProcesses:
         return set(_processes_of(self.uid))
 
     def kill(self) -> None:
-        _kill_all(self.members())
+        kill_all(self.members())
 
     def remove(self) -> bool:
         """SIGKILL every process of the uid until none runs (at most ``EMPTY_WAIT`` s); True
@@ -556,7 +556,7 @@ class UidProcesses:
                 f"on each process), memory {self.memory_mb} MB per process (RLIMIT_AS, not for the tree)")
 
 
-def _kill_all(pids) -> None:
+def kill_all(pids) -> None:
     """SIGKILL each of ``pids``; one already gone (or not ours to signal) is skipped."""
     for pid in pids:
         try:

@@ -159,7 +159,7 @@ class Zygote:
         if not self.alive:
             self.close()
             return "the zygote process ended"
-        _kill(self.cgroup.members() - self.own)
+        resources.kill_all(self.cgroup.members() - self.own)
         token = secrets.token_hex(6)
         try:
             zygote_server.send(self.control, {"op": "ping", "id": token})
@@ -198,16 +198,6 @@ class Zygote:
             self.plan.release()
         if self.scratch.exists():
             shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def _kill(pids) -> None:
-    import signal
-
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _reply(control: socket.socket, token: str, wanted, seconds: float = REPLY_SECONDS) -> dict:
@@ -313,7 +303,7 @@ class ZygoteCandidate(Candidate):
             child = _ForkedChild(link, token, int(reply["pid"]), os.fdopen(read_fd, "rb", buffering=0))
         except ZygoteUnavailable:
             ours.close()
-            _kill(link.cgroup.members() - link.own)
+            resources.kill_all(link.cgroup.members() - link.own)
             raise
         link.busy = child
         self._sock = ours
@@ -413,7 +403,7 @@ class _ForkedChild:
     def kill_tree(self) -> None:
         """SIGKILL every process of the zygote's cgroup that is not the zygote's own: this child's
         whole tree, whatever session or group its processes moved to."""
-        _kill(self.link.cgroup.members() - self.link.own)
+        resources.kill_all(self.link.cgroup.members() - self.link.own)
 
 
 def _outer_pid(link: _Link, inner_pid: int) -> int:
