@@ -107,7 +107,10 @@ def test_within_cpu_stops_a_backtracking_blow_up_at_its_cpu_budget(pattern, data
     for question in questions:
         start = time.process_time()
         assert within_cpu(question, pattern, data, seconds=0.2) is None
-        assert 0.15 < time.process_time() - start < 1.5
+        # The timer fires when the kernel's sampled CPU clock of the process reaches 0.2 s, which
+        # under load runs ahead of process_time's exact count (0.137 s measured at load 12 on 2
+        # cores): the lower bound only shows that the call ran, not that it stopped at once.
+        assert 0.05 < time.process_time() - start < 1.5
     assert signal.getsignal(signal.SIGPROF) is signal.SIG_DFL
     assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
 
