@@ -267,6 +267,9 @@ def _open_state(args, mutants, generated, timeout):
     options = {"mode": "generated" if generated is not None else "catalogue", "timeout": timeout,
                "mutants": [m.id for m in mutants], "deep": getattr(generated, "deep", None),
                "every_test": bool(args.every_test), **({"first_kill": True} if args.first_kill else {})}
+    if generated is not None:   # the plan --only chose from: what --merge checks the runs' ids against
+        options["plan"] = {"module": sorted(args.module or ()), "operators": sorted(args.operators or ()),
+                           "sample": args.sample, "seed": 1 if args.seed is None else args.seed}
     return MutantState.open(args.state, options, resume=args.resume)
 
 
