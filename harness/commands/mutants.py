@@ -46,7 +46,8 @@ rest (on the Python that wrote FILE: a generated verdict can depend on the Pytho
 ``--merge A.jsonl B.jsonl``: the states of one plan run on different Pythons, merged into one
 report (``harness.mutants.merge``: killed on any, not covered only if none executes it,
 equivalent only if equivalent with evidence on every Python executing it).
-``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the mutants on a Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
+``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the mutants on a
+Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
 
 ``--stability`` and ``--tools``: two developer measures (``harness.commands.mutants_modes``):
 seed stability (each mutant's expected killers under ``--seeds`` run seeds) and the generated
