@@ -14,6 +14,7 @@ import pytest
 from harness.cli import main
 from harness.mutants import generation, merge
 from harness.mutants.runner import MutantResult, Outcome
+from harness.report import escape
 
 EVIDENCE = {"kind": "compile", "domain": "the sweep", "size": 5085}
 
@@ -185,7 +186,8 @@ def test_the_merged_report_says_which_pythons_ran_and_where_each_verdict_was_rea
         first: ("killed", ["3.10"]), second: ("not covered", ["3.10", "3.11"])}
     markdown = killed.native["markdown"]()
     assert "Merged runs: Python 3.10 (py310.jsonl, 2 mutants); Python 3.11 (py311.jsonl, 2 mutants)." in markdown
-    assert f"| {first} | killed:deep | 3.10 |" in markdown.replace("\\_", "_")
+    cell = escape.markdown_cell
+    assert f"| {cell(first)} | {cell('killed:deep')} | {cell('3.10')} |" in markdown
     page = killed.native["html"]()
     assert "Where each verdict was reached" in page and "Merged runs: Python 3.10" in page
     assert killed.terminal.startswith("Merged runs: Python 3.10")
