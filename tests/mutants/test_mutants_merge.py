@@ -217,3 +217,47 @@ def test_the_verb_merges_and_refuses_what_it_cannot(tmp_path):
     err = io.StringIO()
     assert main(["mutants", "--generated", "--merge", str(a), str(same)], io.StringIO(), err) == 2
     assert "were both run on Python 3.10" in err.getvalue()
+
+
+@pytest.mark.e2e
+def test_two_real_runs_on_two_pythons_merge_into_one_report(tmp_path, monkeypatch):
+    """Two real mutants of ``parse`` (the subset parser's result dropped; every pattern too deep),
+    run by the verb on this Python and on a faked other one, each with a hand-made coverage map
+    in which only one of them is executed there; the merge names, per mutant, the Python that
+    killed it. A mutant no test of a run executes runs nothing there ("not covered")."""
+    from harness.mutants import coverage
+
+    here = coverage.python_version()
+    other = "3.99"
+    dropped, too_deep = "parser.ReplaceReturnValue.7", "parser.AddNot.4"
+    lines = {key: set(coverage.statement_lines("parser.py", site.start[0])) for key, site in
+             ((s.id, s) for s in generation.enumerate_sites(modules=["parser"]) if s.id in (dropped, too_deep))}
+
+    def run(python: str, executed: str) -> tuple:
+        monkeypatch.setattr(coverage, "python_version", lambda: python)
+        cmap = coverage.CoverageMap(coverage.reference_digest(),
+                                    {"test_hand_example": {"parser.py": frozenset(lines[executed])}}, None, {})
+        cmap.save(tmp_path / f"map{python}.json")
+        state, out, err = tmp_path / f"py{python}.jsonl", io.StringIO(), io.StringIO()
+        code = main(["mutants", "--generated", "--module", "parser", "--only", f"{dropped},{too_deep}", "--jobs",
+                     "1", "--no-deep", "--no-self-check", "--coverage-file", str(tmp_path / f"map{python}.json"),
+                     "--state", str(state)], out, err)
+        monkeypatch.undo()
+        return code, state, out.getvalue() + err.getvalue()
+
+    code, mine, text = run(here, dropped)
+    assert code == 1 and "not covered" in text, text          # too_deep: no test executes it here
+    code, theirs, text = run(other, too_deep)
+    assert code == 1 and "not covered" in text, text
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["mutants", "--generated", "--merge", str(mine), str(theirs), "--json", str(tmp_path / "m.json")],
+                out, err) == 0, out.getvalue() + err.getvalue()
+    rows = {row["id"]: row for row in json.loads((tmp_path / "m.json").read_text())["mutants"]}
+    assert {key: (row["outcome"], row["tier"], row["python"]) for key, row in rows.items()} == {
+        dropped: ("killed", "default", [here]), too_deep: ("killed", "default", [other])}
+    assert rows[too_deep]["killed_by"] == ["test_hand_example"]
+    assert f"Python {here} (py{here}.jsonl, 2 mutants)" in out.getvalue()
+    with pytest.raises(ValueError, match=f"run on Python {here}, this is Python {other}"):
+        monkeypatch.setattr(coverage, "python_version", lambda: other)
+        from harness.mutants.state import MutantState
+        MutantState.open(mine, json.loads(mine.read_text().splitlines()[0])["options"], resume=True)
