@@ -268,7 +268,7 @@ def _run(args, stdout, stderr, meter) -> int:
     return int(ExitCode.FAILED if bad else ExitCode.OK)
 
 
-MERGE_ALONE = ("only", "operators", "module", "sample", "seed", "state", "coverage_file", "scheduler")
+MERGE_ALONE = ("only", "operators", "module", "sample", "seed", "state", "coverage_file", "scheduler", "timeout")
 """Options ``--merge`` refuses: it runs nothing, and the plan is the files'."""
 
 
@@ -278,7 +278,8 @@ def _merge(args, stdout, stderr) -> int:
     from harness.mutants.runner import Outcome
 
     given = [f"--{name.replace('_', '-')}" for name in MERGE_ALONE if getattr(args, name, None) is not None]
-    given += [f"--{flag}" for flag in ("resume", "every_test", "no_deep") if getattr(args, flag, False)]
+    given += [f"--{flag.replace('_', '-')}" for flag in ("resume", "every_test", "no_deep", "first_kill")
+              if getattr(args, flag, False)]
     if not args.generated or given:
         why = "needs --generated" if not args.generated else f"runs nothing: {', '.join(given)} mean nothing with it"
         print(f"constrain-harness mutants: error: --merge {why}", file=stderr)

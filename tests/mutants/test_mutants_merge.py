@@ -206,7 +206,8 @@ def test_the_verb_merges_and_refuses_what_it_cannot(tmp_path):
     doc = json.loads((tmp_path / "m.json").read_text())
     assert {row["id"]: row["python"] for row in doc["mutants"]} == {first: ["3.10"], second: ["3.13"]}
     assert "Merged runs: Python 3.10" in out.getvalue()
-    for extra in (["--only", first], ["--state", str(tmp_path / "s.jsonl")], ["--resume"]):
+    for extra in (["--only", first], ["--state", str(tmp_path / "s.jsonl")], ["--resume"], ["--every-test"],
+                  ["--timeout", "5"]):
         err = io.StringIO()
         assert main(["mutants", "--generated", "--merge", str(a), str(b), *extra], io.StringIO(), err) == 2
         assert "--merge runs nothing" in err.getvalue()
