@@ -168,7 +168,22 @@ def evidence_patterns() -> list[str]:
     held = list(LONG_PATTERNS) + list(MALFORMED_PATTERNS) + list(LITERAL_BRACE_PATTERNS) + [MANY_GROUPS_PATTERN]
     held += [pattern for pattern, _ in BACKREFERENCE_PATTERNS]  # \8 after eight groups: the parser's refusal
     held += PARENTHESES_IN_NO_GROUP_PATTERNS  # more than 400 '(' in classes or escaped: the nest scan's paths
-    return list(dict.fromkeys(enumerated + patterns() + held))
+    return list(dict.fromkeys(enumerated + patterns() + held + construct_patterns()))
+
+
+def construct_patterns() -> list[str]:
+    """The constructs the catalogue refuses or reads as Python does (``test_unsupported_syntax_raises``:
+    ``EXTRA_SYNTAX``, ``PYTHON_ONLY_SYNTAX``; every row of ``facts.constructs.REGEX_REFUSALS``) and
+    the patterns Pythons read differently (``READ_AS_NEWER_PYTHONS``: a possessive ``a*+``, an
+    atomic group, ``a*+?``, ``a+?+``, a conditional's bad group name, ``(?t)``). Only a Python that
+    does not know a construct runs the parser's code for it (``_as_python_311_reads`` on 3.10):
+    without these, a mutant there agreed with the reference on every item that executes it (43,
+    none of them possessive) and was called equivalent, though ``a*+`` tells it apart."""
+    from facts.constructs import READ_AS_NEWER_PYTHONS, REGEX_REFUSALS
+    from harness.suite.inputs import EXTRA_SYNTAX, PYTHON_ONLY_SYNTAX
+
+    found = list(EXTRA_SYNTAX) + list(PYTHON_ONLY_SYNTAX) + [row.pattern for row in REGEX_REFUSALS]
+    return found + [row.pattern for row in READ_AS_NEWER_PYTHONS]
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:
