@@ -95,7 +95,7 @@ def read_run(path: Path) -> Run:
 
 def read_runs(paths: list[Path], plan_ids=None) -> list[Run]:
     """The runs of ``paths``, checked to merge (module docstring); ``plan_ids``: the plan's ids
-    from its options (default ``plan_ids``), a callable for the tests."""
+    from its options (default ``_plan_ids``), a callable for the tests."""
     if len(paths) < 2:
         raise ValueError(f"--merge: give two or more --state files of one plan run on different Pythons "
                          f"(got {len(paths)})")
@@ -105,7 +105,7 @@ def read_runs(paths: list[Path], plan_ids=None) -> list[Run]:
     for run in runs:
         if run.python in seen:
             raise ValueError(f"--merge: {run.path} and {seen[run.python]} were both run on Python {run.python}; "
-                             f"merge runs of different Pythons (--resume one of them to add mutants)")
+                             f"merge runs of different Pythons (one run per Python, its --only every id wanted there)")
         seen[run.python] = run.path
         differ = sorted(k for k in set(run.options) | set(first.options)
                         if run.options.get(k) != first.options.get(k))
@@ -132,8 +132,8 @@ def _plan_ids(plan: dict) -> list[str]:
 
 
 def merge(runs: list[Run]) -> dict[str, Merged]:
-    """Every mutant id any run holds -> its merged verdict (``merge_one``), in id order of the plan
-    as the runs hold them (first file first)."""
+    """Every mutant id any run holds -> its merged verdict (``merge_one``), in the order the runs
+    hold them (the first file's first)."""
     ids = list(dict.fromkeys(key for run in runs for key in run.results))
     return {key: merge_one({run.python: run.results[key] for run in runs if key in run.results}) for key in ids}
 
