@@ -7,6 +7,7 @@
     constrain-harness mutants --generated --sample 200 --seed 1 [--operators NumberReplacer,SwapArguments]
         [--module parser,schema] [--jobs 2]
     constrain-harness mutants --generated --state run.jsonl [--resume] [--scheduler tcp://HOST:8786]
+    constrain-harness mutants --generated --merge py310.jsonl py311.jsonl --md merged.md   # one plan, two Pythons
     constrain-harness mutants --stability --only s12,s21 --seeds 3   # kills under several run seeds
     constrain-harness mutants --tools --sample 40 --seed 1 --md tools.md   # mutants of oracles/tools
 
@@ -41,8 +42,12 @@ computes only the corpus keys that execute its statement, up to the first that d
 
 ``--state FILE`` appends each mutant's result to FILE as it finishes
 (``harness.mutants.state``); ``--resume`` keeps the results FILE holds and runs only the
-rest. ``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the
-mutants on a Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
+rest (on the Python that wrote FILE: a generated verdict can depend on the Python).
+``--merge A.jsonl B.jsonl``: the states of one plan run on different Pythons, merged into one
+report (``harness.mutants.merge``: killed on any, not covered only if none executes it,
+equivalent only if equivalent with evidence on every Python executing it).
+``--scheduler tcp://HOST:PORT`` (or ``$CONSTRAIN_HARNESS_SCHEDULER``) runs the mutants on a
+Dask cluster's workers (``harness.fanout.executor``; docs/scale-out.md).
 
 ``--stability`` and ``--tools``: two developer measures (``harness.commands.mutants_modes``):
 seed stability (each mutant's expected killers under ``--seeds`` run seeds) and the generated
@@ -106,6 +111,9 @@ def add_arguments(parser) -> None:
                         help="append each mutant's result to FILE as it finishes (see --resume)")
     parser.add_argument("--resume", action="store_true",
                         help="with --state: keep the results FILE holds (same options) and run only the rest")
+    parser.add_argument("--merge", metavar="STATE", nargs="+", type=Path, default=None,
+                        help="--generated: merge the --state files of one plan run on different Pythons into one "
+                             "report (harness.mutants.merge); runs nothing")
     add_scheduler(parser)
     modes = parser.add_argument_group("developer measures (harness.commands.mutants_modes)")
     modes.add_argument("--stability", action="store_true",
@@ -200,6 +208,8 @@ def _run(args, stdout, stderr, meter) -> int:
     from harness.mutants import course, report
     from harness.mutants.runner import DEFAULT_TIMEOUT, GENERATED_TIMEOUT, Outcome, run_all, self_check
 
+    if args.merge is not None:
+        return _merge(args, stdout, stderr)
     timeout = args.timeout or (GENERATED_TIMEOUT if args.generated else DEFAULT_TIMEOUT)
     chosen = _select(args, stdout, stderr)
     if isinstance(chosen, int):
@@ -258,6 +268,40 @@ def _run(args, stdout, stderr, meter) -> int:
     return int(ExitCode.FAILED if bad else ExitCode.OK)
 
 
+MERGE_ALONE = ("only", "operators", "module", "sample", "seed", "state", "coverage_file", "scheduler", "timeout")
+"""Options ``--merge`` refuses: it runs nothing, and the plan is the files'."""
+
+
+def _merge(args, stdout, stderr) -> int:
+    """``--generated --merge A.jsonl B.jsonl``: one report of a plan's runs on several Pythons."""
+    from harness.mutants import merge, report
+    from harness.mutants.runner import Outcome
+
+    given = [f"--{name.replace('_', '-')}" for name in MERGE_ALONE if getattr(args, name, None) is not None]
+    given += [f"--{flag.replace('_', '-')}" for flag in ("resume", "every_test", "no_deep", "first_kill")
+              if getattr(args, flag, False)]
+    if not args.generated or given:
+        why = "needs --generated" if not args.generated else f"runs nothing: {', '.join(given)} mean nothing with it"
+        print(f"constrain-harness mutants: error: --merge {why}", file=stderr)
+        return int(ExitCode.USAGE)
+    try:
+        runs = merge.read_runs(args.merge)
+        merged = merge.merge(runs)
+        lookup = merge.lookup_for(runs, jobs=args.jobs)
+    except ValueError as exc:
+        print(f"mutants: {exc}", file=stderr)
+        return int(ExitCode.USAGE)
+    killed = merge.to_report(runs, merged, lookup)
+    results = [m.result for m in merged.values()]
+    print(killed.terminal, file=stdout)
+    print("\n" + report.rates_table(results, lookup), file=stdout)
+    unwritten = not write_requested(args, killed, stderr, prefix="mutants: ")
+    bad = [r for r in results if r.outcome not in (Outcome.KILLED, Outcome.TIMEOUT, Outcome.EQUIVALENT)]
+    if unwritten and not bad:
+        return int(ExitCode.USAGE)
+    return int(ExitCode.FAILED if bad else ExitCode.OK)
+
+
 def _open_state(args, mutants, generated, timeout):
     """The run's ``MutantState`` (``--state``), or None."""
     from harness.mutants.state import MutantState
@@ -267,6 +311,9 @@ def _open_state(args, mutants, generated, timeout):
     options = {"mode": "generated" if generated is not None else "catalogue", "timeout": timeout,
                "mutants": [m.id for m in mutants], "deep": getattr(generated, "deep", None),
                "every_test": bool(args.every_test), **({"first_kill": True} if args.first_kill else {})}
+    if generated is not None:   # the plan --only chose from: what --merge checks the runs' ids against
+        options["plan"] = {"module": sorted(args.module or ()), "operators": sorted(args.operators or ()),
+                           "sample": args.sample, "seed": 1 if args.seed is None else args.seed}
     return MutantState.open(args.state, options, resume=args.resume)
 
 

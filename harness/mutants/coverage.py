@@ -14,8 +14,9 @@ the lines it executed. One process per test, so each test's lines include everyt
 executes from a fresh start (module imports, caches filled): a superset of what it
 executes after other tests, so the filter never drops a test that could reach the code.
 
-The map is stored as JSON (``CoverageMap.save``: the digest of the reference and of what
-decides the catalogue's inputs, ``reference_digest``; the tests, per test the lines per file)
+The map is stored as JSON (``CoverageMap.save``: the digest of the running Python's ``major.minor``,
+the reference and what decides the catalogue's inputs, ``reference_digest``; the tests, per test
+the lines per file)
 next to the run's state and reused while the digest matches
 (``load_or_record``); ``--json`` reports name it.
 
@@ -88,10 +89,17 @@ draw from, the spec's facts (the hand example, the constructs) and the golden mo
 read. A change there can change what a test executes, so a map recorded before it is stale."""
 
 
+def python_version() -> str:
+    """The running Python's ``major.minor`` (e.g. ``"3.11"``): a key of the map, the evidence and a
+    run's state. The reference reads a pattern as this Python's ``re`` does, so the lines a test
+    executes and the reference's recorded answers depend on it (``a*+`` is refused on 3.10)."""
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
 def reference_digest(reference: Path = REFERENCE_DIR) -> str:
-    """SHA-256 of what decides the coverage: the reference's sources, the catalogue's and those of
-    its inputs (``INPUT_DIRS``)."""
-    digest = hashlib.sha256()
+    """SHA-256 of what decides the coverage: the running Python (``python_version``), the
+    reference's sources, the catalogue's and those of its inputs (``INPUT_DIRS``)."""
+    digest = hashlib.sha256(b"python " + python_version().encode() + b"\0")
     suite = Path(__file__).resolve().parents[1] / "suite"
     for folder in (Path(reference), suite, *INPUT_DIRS):
         for path in sorted(folder.glob("*.py")):
@@ -313,10 +321,12 @@ def with_evidence(cmap: CoverageMap, path: Path, timeout: float) -> CoverageMap:
 
 
 def default_path(state_path) -> Path:
-    """Where the coverage map is kept: beside ``--state``, else in the user's cache, per reference digest."""
-    name = f"constrain-harness-coverage-{reference_digest()[:12]}.json"
+    """Where the coverage map is kept: beside ``--state`` (``run.jsonl.py3.11.coverage.json``), else in
+    the user's cache, per reference digest; both named by the running Python (``python_version``), so
+    the runs of one plan on two Pythons beside each other keep a map each."""
+    name = f"constrain-harness-coverage-py{python_version()}-{reference_digest()[:12]}.json"
     if state_path is not None:
-        return Path(state_path).with_name(Path(state_path).name + ".coverage.json")
+        return Path(state_path).with_name(f"{Path(state_path).name}.py{python_version()}.coverage.json")
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness"
     cache.mkdir(parents=True, exist_ok=True)
     return cache / name

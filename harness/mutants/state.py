@@ -9,6 +9,12 @@ any point leaves whole records and at most one partial last line, which reading 
 JSON object with an ``id``): a half-written record is never read. A mutant rerun (a retried task) appends a second line
 for its id; the last one wins, and both are the same record.
 
+The header also records the Python that ran it (``python``: ``major.minor``): a generated
+mutant's verdict can depend on it (the reference reads a pattern as that Python's ``re`` does,
+and some of its code runs only on 3.10 or 3.12+), so ``--resume`` on another Python is a
+ValueError naming both; runs of one plan on several Pythons are merged instead
+(``harness.mutants.merge``).
+
 ``--resume`` keeps the results of a state written with the same options and the same
 build (else a ValueError saying what differs), and runs only the mutants it lacks; without
 ``--resume`` the file is started afresh.
@@ -47,12 +53,13 @@ class MutantState:
     @classmethod
     def open(cls, path: Path, options: dict, resume: bool) -> MutantState:
         from harness.fanout.executor import build_digest
+        from harness.mutants.coverage import python_version
 
         path = Path(path)
         options = {**options, "build": build_digest()}
         if resume and path.exists():
             return cls(path, options, _load(path, options))
-        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "options": options}
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "options": options, "python": python_version()}
         partial = path.with_name(path.name + ".partial")
         partial.write_text(json.dumps(header, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(partial, path)
@@ -71,25 +78,38 @@ class MutantState:
 
 
 def _load(path: Path, options: dict) -> dict[str, dict]:
-    if path.stat().st_size > MAX_STATE_BYTES:
-        raise ValueError(f"--resume: {path} is larger than {MAX_STATE_BYTES >> 20} MB: not a mutant state")
+    from harness.mutants.coverage import python_version
+
     with open(path, "rb") as f:
-        data = f.read()
-    complete = data.split(b"\n")[:-1]   # after the last newline: nothing, or a line cut short (ignored)
+        data = f.read(MAX_STATE_BYTES + 1)
+    header, records = parse(data, path, "--resume")
     if not data.endswith(b"\n"):        # cut it off, so the next append starts a line of its own
         os.truncate(path, data.rfind(b"\n") + 1)
+    if header.get("python") != python_version():
+        raise ValueError(f"--resume: {path} was run on Python {header.get('python', '(not recorded)')}, this is "
+                         f"Python {python_version()}: a verdict can depend on the Python; run it on that Python, "
+                         f"or start afresh without --resume and merge the runs (--merge)")
+    theirs = header.get("options", {})
+    differ = sorted(k for k in set(options) | set(theirs) if options.get(k) != theirs.get(k))
+    if differ:
+        raise ValueError(f"--resume: {path} was written with other options ({', '.join(differ)}); "
+                         f"run with the same options, or without --resume to start afresh")
+    return records
+
+
+def parse(data: bytes, path: Path, what: str) -> tuple[dict, dict[str, dict]]:
+    """(header, mutant id -> its last record) of a state's bytes; a ValueError naming ``path`` (and
+    ``what`` reads it) when it is not a constrain-harness mutant state."""
+    if len(data) > MAX_STATE_BYTES:
+        raise ValueError(f"{what}: {path} is larger than {MAX_STATE_BYTES >> 20} MB: not a mutant state")
+    complete = data.split(b"\n")[:-1]   # after the last newline: nothing, or a line cut short (ignored)
     try:
         header = json.loads(complete[0]) if complete else None
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT or \
             header.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"--resume: {path} is not a constrain-harness mutant state (version {FORMAT_VERSION})")
-    theirs = header.get("options", {})
-    differ = sorted(k for k in set(options) | set(theirs) if options.get(k) != theirs.get(k))
-    if differ:
-        raise ValueError(f"--resume: {path} was written with other options ({', '.join(differ)}); "
-                         f"run with the same options, or without --resume to start afresh")
+        raise ValueError(f"{what}: {path} is not a constrain-harness mutant state (version {FORMAT_VERSION})")
     records: dict[str, dict] = {}
     for line in complete[1:]:
         try:
@@ -98,4 +118,4 @@ def _load(path: Path, options: dict) -> dict[str, dict]:
             continue   # a torn line in the middle (a crash during a write, then appends): never read
         if isinstance(record, dict) and isinstance(record.get("id"), str) and "outcome" in record:
             records[record["id"]] = record
-    return records
+    return header, records

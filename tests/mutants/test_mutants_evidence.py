@@ -19,6 +19,7 @@ from harness.mutants.runner import MutantResult, Outcome
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
 OUTSIDE_THE_CORPUS = "b?a"
+COMPILE_ITEMS = 5153   # the compile domain's items: 5,078 patterns, then tables, steps, bounds, next_state
 
 
 def _mutant_of(file: str, source: str) -> generation.GeneratedMutant:
@@ -51,7 +52,9 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert len(enumerated) == 4766 and evidence.EVIDENCE_GRAMMAR.alphabet == b"ab"
     patterns = evidence.evidence_patterns()
     assert patterns[:len(enumerated)] == enumerated and set(equivalence.patterns()) <= set(patterns)
-    assert len(patterns) == 5016
+    assert len(patterns) == 5078
+    assert set(evidence.construct_patterns()) <= set(patterns)   # what another Python's code reads
+    assert {"a*+", "a++", "a?+", "a*+?", "a+?+", "(?>a)", "(a)(?(+1)a|b)", "(?t)"} <= set(patterns)
     vocab, eos_id = evidence.evidence_vocabulary()
     assert len(vocab) == 301 and eos_id == 300 and vocab[:256] == [bytes([b]) for b in range(256)]
     assert {evidence.kind_for(m) for m in ("parser", "minimize", "index")} == {"compile"}
@@ -91,7 +94,7 @@ def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", 5091)
+    assert result.evidence == evidence.summary("compile", COMPILE_ITEMS)
     assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
@@ -284,3 +287,4 @@ def test_the_schema_and_vocab_domains_tell_a_message_from_a_behaviour(mutant_id,
     mutated = load(materialize_generated(mutant, tmp_path))
     differs, computed = evidence.first_difference(mutated, domain, _reference_record(domain))
     assert (differs == []) == equal, (mutant_id, differs)
+

@@ -49,6 +49,20 @@ def test_resume_refuses_other_options_or_a_file_that_is_not_ours(tmp_path):
     assert fresh.records == {} and len(path.read_text().splitlines()) == 1
 
 
+def test_resume_on_another_python_is_refused_naming_both(tmp_path, monkeypatch):
+    path = tmp_path / "run.jsonl"
+    MutantState.open(path, {"mode": "generated", "seed": 1}, resume=False).save(_record("a"))
+    here = coverage.python_version()
+    assert json.loads(path.read_text().splitlines()[0])["python"] == here   # the header names the Python
+    other = "3.10" if here != "3.10" else "3.13"
+    monkeypatch.setattr(coverage, "python_version", lambda: other)
+    with pytest.raises(ValueError, match=rf"run on Python {here}, this is Python {other}") as caught:
+        MutantState.open(path, {"mode": "generated", "seed": 1}, resume=True)
+    assert str(path) in str(caught.value)
+    monkeypatch.undo()
+    assert sorted(MutantState.open(path, {"mode": "generated", "seed": 1}, resume=True).records) == ["a"]
+
+
 def test_resume_without_state_and_every_test_without_generated_are_usage_errors(tmp_path):
     err = io.StringIO()
     assert main(["mutants", "--resume", "--only", "s01"], io.StringIO(), err) == 2
