@@ -8,8 +8,9 @@ each run, as mutmut 3 does: the child is the grader of that run, exactly the pro
 ``python -m pytest`` would have been (the same argv, the same plugin, the same candidate
 process behind the wall, started fresh by the plugin), with its own ``RLIMIT_CPU`` (a
 forked child starts at zero CPU seconds), its own session (so the backstop kills its whole
-group) and its output in a file of its own. Nothing of one run reaches the next: each
-child is a fresh copy of the warm parent, which never runs a test itself.
+group), its end with the server's (``_end_with_the_server``) and its output in a file of its
+own. Nothing of one run reaches the next: each child is a fresh copy of the warm parent, which
+never runs a test itself.
 
 Protocol (JSON lines): the caller writes ``{"module": name, "argv": [...], "env": {...}, "cpu":
 seconds, "wall": seconds, "output": path}`` (``module``: one of ``MODULES``, pytest by
@@ -96,9 +97,10 @@ def serve() -> None:
         zygote = _zygote() if request.get("zygote") else None
         if zygote is not None:
             request["env"] = {**request["env"], **zygote.environment()}
+        server = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _child(request)   # never returns
+            _child(request, server)   # never returns
         reply = _wait(pid, float(request["wall"]))
         if request.get("zygote"):
             reply.update(_after_zygote_run(zygote))
@@ -141,10 +143,11 @@ def _after_zygote_run(zygote) -> dict:
     return fields
 
 
-def _child(request: dict) -> None:
+def _child(request: dict, server: int) -> None:
     code = 70
     try:
         os.setsid()   # its own group: the backstop ends it and everything it started
+        _end_with_the_server(server)
         devnull = os.open(os.devnull, os.O_RDONLY)
         out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(devnull, 0)
@@ -173,6 +176,19 @@ def _child(request: dict) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+def _end_with_the_server(server: int) -> None:
+    """The run ends when its warm server does (``PR_SET_PDEATHSIG``): the run's wall backstop
+    lives in the server, and its own session keeps a signal to the verb's process group (a
+    stopped ``constrain-harness mutants``) from reaching it, so a run whose server was killed
+    would go on alone up to its CPU limit, or for ever if it blocked. A server already gone
+    (before the call): the run ends now."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)   # 1: PR_SET_PDEATHSIG
+    if os.getppid() != server:
+        os._exit(70)
 
 
 def _wait(pid: int, wall: float) -> dict:

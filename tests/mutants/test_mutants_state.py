@@ -7,12 +7,16 @@ import io
 import json
 import os
 import signal
+import threading
+import time
 
 import pytest
 
 from harness.cli import main
 from harness.mutants import coverage
 from harness.mutants.state import MutantState
+from harness.sandbox import confine
+from tests.support.helpers import left_over
 
 
 def _record(mutant_id: str, outcome: str = "killed") -> dict:
@@ -137,3 +141,39 @@ def test_a_warm_grader_runs_pytest_in_a_fork_with_the_limits_of_a_cold_run(tmp_p
     finally:
         grader.close()
     assert not grader.alive
+
+
+@pytest.mark.e2e
+def test_a_run_whose_warm_grader_is_killed_ends_with_it(tmp_path):
+    """Stopping ``constrain-harness mutants`` (SIGTERM to its process group) killed its warm
+    server, but the run the server had forked, in a session of its own and no longer under the
+    server's wall backstop, went on alone (found 2026-12-07: two such runs outlived the verb)."""
+    from harness.mutants import warm
+
+    (tmp_path / "test_x.py").write_text("import time\n\ndef test_sleeps():\n    time.sleep(600)\n")
+    marker = f"constrain-test-warm-orphan-{os.getpid()}"
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH")}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", CONSTRAIN_TEST_MARKER=marker)
+    grader = warm.WarmGrader(env, str(tmp_path))
+    out = tmp_path / "out.txt"
+    replies: list = []
+    request = threading.Thread(target=lambda: replies.append(grader.run(
+        ["-q", "-p", "no:cacheprovider", str(tmp_path / "test_x.py")], env, str(tmp_path), cpu=30, wall=600,
+        output=str(out))), daemon=True)
+    request.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not _runs(marker, grader) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _runs(marker, grader), "the forked run never started"
+        time.sleep(1)                                        # into pytest's run
+        grader.proc.kill()                                   # the server dies, as with the verb's group
+        assert left_over(marker) == []                       # and the run with it, not 600 s later
+    finally:
+        grader.close()
+        for pid in confine.marked_processes(marker.encode()):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _runs(marker: str, grader) -> list[int]:
+    return [pid for pid in confine.marked_processes(marker.encode()) if pid != grader.proc.pid]
