@@ -89,7 +89,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.policy import POLICY
-from harness.sandbox import resources, seccomp
+from harness.sandbox import cpulimit, resources, seccomp
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 NOBODY = 65534
@@ -592,17 +592,11 @@ def _preexec(limits: Limits, nproc: int, plain_child: bool, claim: resources.Cla
     return apply
 
 
-CPU_HARD_MARGIN = 5  # CPU seconds between a candidate's RLIMIT_CPU soft limit (SIGXCPU) and its hard one (SIGKILL)
-
-
 def cpu_rlimits(cpu_seconds: int) -> tuple[int, int]:
-    """A candidate's ``RLIMIT_CPU`` (soft, hard) for ``cpu_seconds``, under the one this process
-    runs under (``_lower``'s rule): soft ``cpu_seconds``, hard ``CPU_HARD_MARGIN`` above it."""
+    """A candidate's ``RLIMIT_CPU`` (soft, hard) for ``cpu_seconds`` under the hard limit this
+    process runs under (``cpulimit.pair``: SIGXCPU at the soft limit, a hard fence above it)."""
     _, current = resource.getrlimit(resource.RLIMIT_CPU)
-    soft, hard = cpu_seconds, cpu_seconds + CPU_HARD_MARGIN
-    if current != resource.RLIM_INFINITY:
-        soft, hard = min(soft, current), min(hard, current)
-    return soft, hard
+    return cpulimit.pair(cpu_seconds, None if current == resource.RLIM_INFINITY else current)
 
 
 def _lower(which: int, soft: int, hard: int) -> None:

@@ -35,7 +35,9 @@ def clipped(value, limit: int = 80) -> str:
 OWN_LIMIT_KILLS = {"memory": "killed by the kernel at its own memory limit (its cgroup's OOM killer)",
                    "cpu": "killed at its own CPU-time limit (RLIMIT_CPU)"}
 """The words of a SIGKILL the candidate's own limits dealt (``how``'s ``own_limit``): the grader
-told it from a kill from outside by the candidate's cgroup (``Candidate._own_limit``)."""
+told it from a kill from outside by the candidate's cgroup (``Candidate._own_limit``). A SIGXCPU is
+its own CPU-time limit's too (the kernel's signal at its soft ``RLIMIT_CPU``,
+``harness.sandbox.cpulimit``) and has the "cpu" words."""
 
 
 SIGKILL_UNKNOWN = "killed by a signal from outside the harness, or the kernel"
@@ -61,7 +63,7 @@ def how(code: int | None, own_limit: str = "") -> str:
             name = signal.Signals(number).name
         except ValueError:
             return f"exit status {code}"
-        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
+        gloss = {"SIGXCPU": OWN_LIMIT_KILLS["cpu"], "SIGSEGV": "a segmentation fault",
                  "SIGKILL": SIGKILL_UNKNOWN,
                  "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
         return f"died of {name}, {gloss}"

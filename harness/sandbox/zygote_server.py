@@ -16,10 +16,10 @@ carrying an ``id`` that its replies repeat:
 
 The child (``_child``, in a new session) closes the control socket first, then takes the
 descriptors as its channel and its stdout/stderr, lowers its rlimits to the run's (``RLIMIT_CPU``
-counts from zero in a fork), raises its own ``oom_score_adj`` (the cgroup's OOM killer takes a
-child before the zygote), writes the mutant's files at the path they have in the grader's file
-system (sources and their bytecode, each with its mtime, so the timestamp ``.pyc`` stays valid),
-puts the candidate's folders last on ``sys.path`` as a fresh process has them, and runs
+as ``cpulimit.pair`` sets it, counting from zero in a fork), raises its own ``oom_score_adj``
+(the cgroup's OOM killer takes a child before the zygote), writes the mutant's files at the path
+they have in the grader's file system (sources and their bytecode, each with its mtime, so the
+timestamp ``.pyc`` stays valid), puts the candidate's folders last on ``sys.path`` as a fresh process has them, and runs
 ``server.main`` on the channel: from there it is the candidate process a fresh start gives.
 
 Between children (``_after_child``) the zygote ends every process of the sandbox but itself and
@@ -47,6 +47,8 @@ import socket
 import struct
 import sys
 import time
+
+from harness.sandbox import cpulimit
 
 MAX_FRAME = 64 << 20  # a request's bytes, at most (a mutant's package with its bytecode is ~0.5 MB)
 SWEEP_SECONDS = 10.0  # how long the zygote waits for a child's processes to be gone
@@ -171,7 +173,9 @@ def _child(control: socket.socket, request: dict, fds: list[int]) -> None:
         os.close(output_fd)
         _oom_first()
         limits = request["limits"]
-        _lower(resource.RLIMIT_CPU, int(limits["cpu_seconds"]), int(limits["cpu_seconds"]) + 5)
+        _, ceiling = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.pair(int(limits["cpu_seconds"]),
+                                                              None if ceiling == resource.RLIM_INFINITY else ceiling))
         _lower(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20, int(limits["memory_mb"]) << 20)
         _lower(resource.RLIMIT_FSIZE, int(limits["file_mb"]) << 20, int(limits["file_mb"]) << 20)
         _write_files(str(request["folder"]), request["files"])
