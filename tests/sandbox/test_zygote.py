@@ -204,6 +204,17 @@ def test_a_child_s_system_v_ipc_objects_are_gone_before_the_next_child(warm, pro
         assert not keys & {str(k) for k in range(0x5A7E0000, 0x5A7E0003)}
 
 
+def test_a_child_at_its_own_cpu_limit_dies_of_sigxcpu_and_the_zygote_serves_the_next(warm, probe):
+    # its RLIMIT_CPU as the zygote's child sets it (cpulimit.pair): soft 1 s, the fence 5 s above
+    with _child(probe, cpu_seconds=1) as child:
+        child.limit_cpu(60)   # the budget is far: the RLIMIT_CPU ends the call
+        with pytest.raises(CandidateCrashed, match=r"\(died of SIGXCPU, killed at its own CPU-time limit"):
+            child.module.burn(30)
+    assert warm.after_run() is None
+    with _child(probe) as second:
+        assert second.module.burn(0.01) is True
+
+
 def test_a_grandchild_that_outlives_its_child_does_not_survive_into_the_next(warm, probe):
     with _child(probe) as first:
         pid = first.module.outlive()
