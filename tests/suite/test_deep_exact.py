@@ -14,6 +14,7 @@ loops fails its test, saying so, in ``SCAN_CPU_SECONDS``, never hangs it."""
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
@@ -246,6 +247,13 @@ def test_a_looping_mutant_fails_its_scan_in_its_cpu_bound_and_says_so(tmp_path):
     assert scan(LONG, mutated, cpu_seconds=1) == "timeout"
     with pytest.raises(pytest.fail.Exception, match=r"looped past 1 CPU s in test_deep_long_patterns_equal_"):
         assert_killed(LONG, mutated, "planted", cpu_seconds=1)
+
+
+def test_a_scan_that_sleeps_ends_at_its_wall_backstop():
+    # a fork that uses no CPU is not ended by its RLIMIT_CPU: the wall backstop (10 x 0.2 s) ends it
+    started = time.monotonic()
+    assert scan(lambda candidate: time.sleep(600), None, cpu_seconds=0.2) == "timeout"
+    assert time.monotonic() - started < 60
 
 
 SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check in (SAMPLING, TINY_TEMPERATURE)]
