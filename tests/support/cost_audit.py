@@ -109,16 +109,25 @@ def _remove_tree(folder: Path) -> bool:
 
 def _sweep() -> None:
     """Remove the cgroups of earlier sessions that are over: ``cost-audit-<pid>`` whose pid runs no
-    more (a session killed before its end, or one whose processes outlived ``LEAVE_SECONDS``); one
-    that still holds a process stays."""
+    more (a session killed before its end, or one whose processes outlived ``LEAVE_SECONDS``) and
+    whose own folder holds no process. A running session's own process is in its folder until its
+    end (one in another PID namespace too, whose pid this ``/proc`` may not show), so neither it nor
+    its candidates' cgroups below it are touched; one that still holds a process stays."""
     try:
         folders = [p for p in CPUACCT.glob(f"{PREFIX}*") if p.is_dir()]
     except OSError:
         return
     for folder in folders:
         pid = folder.name.removeprefix(PREFIX)
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and not _holds_a_process(folder):
             _remove_tree(folder)
+
+
+def _holds_a_process(folder: Path) -> bool:
+    try:
+        return bool((folder / "cgroup.procs").read_text().split())
+    except OSError:
+        return True   # unreadable: left alone
 
 
 _INSIDE = threading.local()  # depth of counted calls on this thread: one process start counts once
