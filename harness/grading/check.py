@@ -68,6 +68,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import secrets
 import select
 import signal
@@ -85,7 +86,7 @@ from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibrati
 from harness.run import CatalogueRun, launch
 from harness.run.records import ResultReader
 from harness.run.value import refuse_unknown_fields
-from harness.sandbox import confine, cputime, isolated
+from harness.sandbox import confine, cputime, isolated, resources
 from harness.sandbox.bytecode import take_manifest
 from harness.suite.catalogue import BY_NAME, DEEP_NAMES, NAMES
 
@@ -340,6 +341,8 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
     reader = ResultReader(results_file)
     started = time.monotonic()
     twin, stream_fds = None, os.pipe() if theirs else ()
+    group = resources.own_cgroup()   # the grader's own: its OOM kills so far (``_own_limit``)
+    oom_kills = group.oom_kills() if group is not None else 0
     try:
         with open(log, "wb") as out:
             if theirs:
@@ -354,7 +357,8 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
                 for fd in stream_fds:
                     os.close(fd)
                 stream_fds = ()
-                killed = _watch(child, reader, result, options, started, twin)
+                watch = _Watch(child, options)
+                killed = _watch(watch, reader, result, twin)
             except BaseException:  # e.g. Ctrl-C in the grader: never leave a child running
                 _kill(child)
                 raise
@@ -369,7 +373,21 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
     info = {"attempt": attempt, "returncode": child.returncode, "killed": killed, "forged_records": reader.forged,
             "seconds": round(time.monotonic() - started, 2), "output_tail": _tail(log)}
     result.children.append(info)
-    return _after_exit(result, reader, child.returncode, killed, log)
+    own = "" if killed else _own_limit(child.returncode, watch.cpu, group, oom_kills)
+    return _after_exit(result, reader, child.returncode, killed, log, own)
+
+
+def _own_limit(returncode: int, cpu_seconds: float, group: "resources.Cgroup | None", oom_kills: int) -> str:
+    """Which of its own limits dealt the grader child's SIGKILL (``client.own_limit_kill``, shared
+    with the candidate's client): "memory" when the grader's own cgroup counted an OOM kill at
+    its limit since the child started (``oom_kills`` then), "cpu" when the child's own CPU seconds
+    at the last look reached its ``RLIMIT_CPU`` hard limit (this process's, which the child
+    inherits: the kernel's SIGKILL comes at the hard limit), else "" (unknown)."""
+    from harness.sandbox.client import own_limit_kill
+
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    return own_limit_kill(returncode, oom_killed=group is not None and group.oom_killed(oom_kills),
+                          cpu_seconds=cpu_seconds, cpu_limit=None if hard == resource.RLIM_INFINITY else hard)
 
 
 def _start(run: CatalogueRun, reader: ResultReader, sandbox: Path, out, extra_fds: tuple[int, ...] = ()):
@@ -460,6 +478,7 @@ class _Watch:
         self.child, self.options = child, options
         self.phase: object = None
         self.cpu_start, self.wall_start, self.extended = 0.0, time.monotonic(), False
+        self.cpu = 0.0  # the child's own CPU seconds at the last look (how it ended: ``_own_limit``)
 
     def limits(self, reader: "ResultReader") -> tuple[str, float, float]:
         """(what, CPU seconds, wall seconds) of the current phase."""
@@ -478,7 +497,7 @@ class _Watch:
     def over(self, reader: "ResultReader") -> str | None:
         """Why the child must be ended now, or None."""
         phase = (reader.current, reader.current_since, reader.finished_at)
-        cpu = cputime.process_seconds(self.child.pid)
+        cpu = self.cpu = cputime.process_seconds(self.child.pid)
         if phase != self.phase:
             self.phase, self.cpu_start, self.wall_start, self.extended = phase, cpu, time.monotonic(), False
             return None
@@ -493,11 +512,10 @@ class _Watch:
         return None
 
 
-def _watch(child, reader: ResultReader, result: CheckResult, options: CheckOptions,
-           started: float, twin: _Twin | None = None) -> str | None:
-    """Poll until the child exits; kill it when a phase overruns (``_Watch``). A twin is
+def _watch(watch: _Watch, reader: ResultReader, result: CheckResult, twin: _Twin | None = None) -> str | None:
+    """Poll until the watched child exits; kill it when a phase overruns (``_Watch``). A twin is
     watched alike and killed alone when it overruns (the main then runs its tests itself)."""
-    watch = _Watch(child, options)
+    child = watch.child
     ended = _exit_signal(child)
     try:
         while child.poll() is None:
@@ -566,9 +584,10 @@ def _apply(records: list[dict], result: CheckResult) -> None:
             test.notes = [str(n) for n in record.get("notes") or []]
 
 
-def _after_exit(result: CheckResult, reader: ResultReader, returncode: int, killed: str | None, log: Path) -> str:
+def _after_exit(result: CheckResult, reader: ResultReader, returncode: int, killed: str | None, log: Path,
+                own_limit: str = "") -> str:
     current = reader.current
-    how = _how_it_ended(returncode, killed, log)
+    how = _how_it_ended(returncode, killed, log, own_limit)
     if current == "<load>" or (current is None and not result.load):
         result.load = {"status": "error", "reason": f"the candidate crashed while loading: {how}",
                        "details": _tail(log)}
@@ -587,13 +606,20 @@ def _after_exit(result: CheckResult, reader: ResultReader, returncode: int, kill
     return "stop"  # the child ended between tests: its last test's verdict stands
 
 
-def _how_it_ended(returncode: int, killed: str | None, log: Path) -> str:
+SIGKILL_WORDS = {"cpu": "its CPU-time limit", "memory": "out of memory",
+                 "": "killed by a signal from outside the harness, or the kernel"}
+"""What a grader child's SIGKILL is said to be, by ``_own_limit``'s answer: only what is known."""
+
+
+def _how_it_ended(returncode: int, killed: str | None, log: Path, own_limit: str = "") -> str:
+    """The words of a grader child's end: killed by the harness (``killed``: why), a signal
+    (a SIGKILL as ``SIGKILL_WORDS[own_limit]``), or an exit status mid-test."""
     if killed:
         return f"killed by the harness: {killed}"
     if returncode < 0:
         name = signal.Signals(-returncode).name
         gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
-                 "SIGKILL": "killed (out of memory?)", "SIGABRT": "an abort"}.get(name, "a signal")
+                 "SIGKILL": SIGKILL_WORDS[own_limit], "SIGABRT": "an abort"}.get(name, "a signal")
         return f"the child died of {name} ({gloss})" + _fatal_line(log)
     return f"the child exited with status {returncode} in the middle of the test (os._exit?)" + _fatal_line(log)
 

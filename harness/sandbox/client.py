@@ -58,7 +58,6 @@ Example::
 from __future__ import annotations
 
 import os
-import resource
 import secrets
 import select
 import shutil
@@ -93,7 +92,11 @@ from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateP
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
-CPU_LIMIT_SHARE = 0.9  # of its RLIMIT_CPU, the cgroup's count at which a SIGKILL is its CPU limit's (``_own_limit``)
+CPU_LIMIT_SHARE = 0.6
+"""Of its ``RLIMIT_CPU``, the exact CPU count at which a SIGKILL is its CPU limit's (``own_limit_kill``):
+the kernel checks the limit against tick-sampled time, which runs ahead of the exact count, the more
+so on a busy machine (measured: killed at an 8 s limit with 7.63 s counted; at a 3 s limit with
+2.08 and 2.33 s counted, two runs of ten at load 11 on 2 cores)."""
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
 
 
@@ -467,21 +470,15 @@ class Candidate:
         return self.incident
 
     def _own_limit(self, code: int | None) -> str:
-        """Which of its own limits dealt the candidate's SIGKILL, read from its cgroup before it is
-        removed: "memory" (the cgroup's OOM killer at its limit, ``resources.Cgroup.oom_killed``), "cpu"
-        (its CPU reached its ``RLIMIT_CPU``, lowered under the grader's own hard limit as
-        ``confine._lower`` sets it: soft equal to hard, the kernel's signal is SIGKILL), else "" (killed
-        from outside, or unknown). The kernel checks ``RLIMIT_CPU`` against tick-sampled time, which
-        runs ahead of the cgroup's exact count (measured: killed at an 8 s limit with 7.63 s counted),
-        so "cpu" is ``CPU_LIMIT_SHARE`` of the limit or more."""
+        """Which of its own limits dealt the candidate's SIGKILL (``own_limit_kill``), read from its
+        cgroup before it is removed; its CPU limit is its ``RLIMIT_CPU`` soft limit as
+        ``confine.cpu_rlimits`` sets it (the SIGKILL of a candidate that ignored the soft limit's
+        SIGXCPU comes at its hard limit, above it)."""
         if code not in wording.KILLED or self.plan is None:
             return ""
-        if self.plan.oom_killed():
-            return "memory"
-        grader_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        soft = self.limits.cpu_seconds if grader_hard == resource.RLIM_INFINITY else \
-            min(self.limits.cpu_seconds, grader_hard)
-        return "cpu" if self.cpu_seconds() >= CPU_LIMIT_SHARE * soft else ""
+        soft, _hard = confine.cpu_rlimits(self.limits.cpu_seconds)
+        return own_limit_kill(code, oom_killed=self.plan.oom_killed(), cpu_seconds=self.cpu_seconds(),
+                              cpu_limit=soft)
 
     def _restore_rngs(self, rngs: list, extras) -> None:
         states = (extras or {}).get("rng", []) if isinstance(extras, dict) else []
@@ -538,6 +535,30 @@ class CpuBudget:
                 self.wall_end = time.monotonic() + self.backstop
                 return
             raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
+
+
+def own_limit_kill(code: int | None, *, oom_killed: bool, cpu_seconds: float, cpu_limit: float | None) -> str:
+    """Which of a process's own limits dealt its SIGKILL (exit ``code``, ``wording.KILLED``), in
+    the keys of ``wording.OWN_LIMIT_KILLS``: "memory" when its cgroup counted an OOM kill at its
+    own limit (``oom_killed``: ``resources.Cgroup.oom_killed``), "cpu" when its CPU seconds reached
+    ``CPU_LIMIT_SHARE`` of its ``RLIMIT_CPU`` (``cpu_limit``; None: none), else "" (killed from
+    outside the harness, or by the kernel: unknown). The kernel checks ``RLIMIT_CPU`` against
+    tick-sampled time, which runs ahead of the exact count, hence the share. Shared by the
+    candidate's client (``Candidate._own_limit``) and the grader child's watch
+    (``harness.grading.check``).
+
+    >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=7.63, cpu_limit=8)
+    'cpu'
+    >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=2.08, cpu_limit=3)
+    'cpu'
+    >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=1.0, cpu_limit=8)
+    ''
+    """
+    if code not in wording.KILLED:
+        return ""
+    if oom_killed:
+        return "memory"
+    return "cpu" if cpu_limit is not None and cpu_seconds >= CPU_LIMIT_SHARE * cpu_limit else ""
 
 
 def _absolute(spec: str | None) -> str | None:

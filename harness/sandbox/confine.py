@@ -89,7 +89,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.policy import POLICY
-from harness.sandbox import resources, seccomp
+from harness.sandbox import cpulimit, resources, seccomp
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 NOBODY = 65534
@@ -580,7 +580,7 @@ def _preexec(limits: Limits, nproc: int, plain_child: bool, claim: resources.Cla
     def apply() -> None:  # in the child between fork and exec
         if claim is not None:
             claim.enter()  # first: every process it will ever start is in its cgroup
-        _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
+        resource.setrlimit(resource.RLIMIT_CPU, cpu_rlimits(limits.cpu_seconds))
         _lower(resource.RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20)
         _lower(resource.RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20)
         _lower(resource.RLIMIT_CORE, 0, 0)
@@ -590,6 +590,13 @@ def _preexec(limits: Limits, nproc: int, plain_child: bool, claim: resources.Cla
             libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the grader
     return apply
+
+
+def cpu_rlimits(cpu_seconds: int) -> tuple[int, int]:
+    """A candidate's ``RLIMIT_CPU`` (soft, hard) for ``cpu_seconds`` under the hard limit this
+    process runs under (``cpulimit.pair``: SIGXCPU at the soft limit, a hard fence above it)."""
+    _, current = resource.getrlimit(resource.RLIMIT_CPU)
+    return cpulimit.pair(cpu_seconds, None if current == resource.RLIM_INFINITY else current)
 
 
 def _lower(which: int, soft: int, hard: int) -> None:

@@ -3,7 +3,9 @@ input did not finish (``what``), and how a process ended (``how``).
 
 ``what("call", "regex_to_dfa", ("(cat|car|dog)s?",))`` is ``call regex_to_dfa on
 '(cat|car|dog)s?'``: the op, the name and at most three plain arguments, each clipped to 80
-characters (``clipped``); ``how(-9)`` is ``died of SIGKILL, killed (out of memory?)``.
+characters (``clipped``); ``how(-9)`` is ``died of SIGKILL, killed by a signal from outside
+the harness, or the kernel``, and ``how(-9, "cpu")``, once the grader knows its own limit dealt
+it, ``died of SIGKILL, killed at its own CPU-time limit (RLIMIT_CPU)``.
 
 Invariant: pure functions of their arguments, no candidate object is read (an argument that is
 not plain data is left out, never asked for its ``repr``), so a message costs no round trip and
@@ -33,7 +35,14 @@ def clipped(value, limit: int = 80) -> str:
 OWN_LIMIT_KILLS = {"memory": "killed by the kernel at its own memory limit (its cgroup's OOM killer)",
                    "cpu": "killed at its own CPU-time limit (RLIMIT_CPU)"}
 """The words of a SIGKILL the candidate's own limits dealt (``how``'s ``own_limit``): the grader
-told it from a kill from outside by the candidate's cgroup (``Candidate._own_limit``)."""
+told it from a kill from outside by the candidate's cgroup (``Candidate._own_limit``). A SIGXCPU is
+its own CPU-time limit's too (the kernel's signal at its soft ``RLIMIT_CPU``,
+``harness.sandbox.cpulimit``) and has the "cpu" words."""
+
+
+SIGKILL_UNKNOWN = "killed by a signal from outside the harness, or the kernel"
+"""The words of a SIGKILL none of the candidate's own limits is known to have dealt: a person,
+another program, the machine's own OOM killer (not its cgroup's), or a limit not read."""
 
 
 KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
@@ -43,7 +52,7 @@ KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 def how(code: int | None, own_limit: str = "") -> str:
     """How a process with exit code ``code`` ended (None: it was still running and killed);
     ``own_limit`` ("memory" or "cpu", a key of ``OWN_LIMIT_KILLS``): a SIGKILL known to be its
-    own limit's, said so instead of the guess "out of memory?"."""
+    own limit's, said so; a SIGKILL not known to be one is ``SIGKILL_UNKNOWN`` (never a guess)."""
     if own_limit and code in KILLED:
         return f"died of SIGKILL, {OWN_LIMIT_KILLS[own_limit]}"
     if code is None:
@@ -54,8 +63,8 @@ def how(code: int | None, own_limit: str = "") -> str:
             name = signal.Signals(number).name
         except ValueError:
             return f"exit status {code}"
-        gloss = {"SIGXCPU": "the CPU-time limit", "SIGSEGV": "a segmentation fault",
-                 "SIGKILL": "killed (out of memory?)",
+        gloss = {"SIGXCPU": OWN_LIMIT_KILLS["cpu"], "SIGSEGV": "a segmentation fault",
+                 "SIGKILL": SIGKILL_UNKNOWN,
                  "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}.get(name, "a signal")
         return f"died of {name}, {gloss}"
     return f"exit status {code} (os._exit or sys.exit?)"

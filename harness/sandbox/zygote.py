@@ -23,8 +23,9 @@ forks it once per candidate process asked for:
   other process of the sandbox and reaps them, empties ``/tmp`` and ``/dev/shm``, and says what
   is left; the grader's side starts the next child only when that is nothing and the cgroup
   holds the zygote's own processes alone (``RLIMIT_NPROC`` and the cgroup are shared by
-  consecutive children). Not reset: the sandbox's IPC namespace (System V objects a child made;
-  the reference makes none);
+  consecutive children). The sandbox's IPC namespace is shared by consecutive children too, so
+  the zygote removes every System V object a child made (shared memory, semaphore sets, message
+  queues: ``zygote_server._remove_sysv_ipc``) and one left counts as left;
 - **accounting**: a child's CPU is the cgroup's usage over its life (the zygote waits, idle,
   meanwhile): what the CPU budgets read (``Candidate.cpu_seconds``); memory and tasks are bounded
   by the zygote's cgroup, with the child's own rlimits (``RLIMIT_CPU``, ``RLIMIT_AS``,

@@ -16,20 +16,22 @@ carrying an ``id`` that its replies repeat:
 
 The child (``_child``, in a new session) closes the control socket first, then takes the
 descriptors as its channel and its stdout/stderr, lowers its rlimits to the run's (``RLIMIT_CPU``
-counts from zero in a fork), raises its own ``oom_score_adj`` (the cgroup's OOM killer takes a
-child before the zygote), writes the mutant's files at the path they have in the grader's file
-system (sources and their bytecode, each with its mtime, so the timestamp ``.pyc`` stays valid),
-puts the candidate's folders last on ``sys.path`` as a fresh process has them, and runs
-``server.main`` on the channel: from there it is the candidate process a fresh start gives.
+as ``cpulimit.pair`` sets it, counting from zero in a fork), raises its own ``oom_score_adj``
+(the cgroup's OOM killer takes a child before the zygote), writes the mutant's files at the path
+they have in the grader's file system (sources and their bytecode, each with its mtime, so the
+timestamp ``.pyc`` stays valid), puts the candidate's folders last on ``sys.path`` as a fresh
+process has them, and runs ``server.main`` on the channel: from there it is the candidate process
+a fresh start gives.
 
 Between children (``_after_child``) the zygote ends every process of the sandbox but itself and
 its ancestors (a child's orphans come back to it: it is their subreaper), reaps them until none is
 left, and empties ``/tmp`` (the home of every child is ``/tmp/home``) and ``/dev/shm`` of all but
 what the sandbox itself made there before any child (``_SANDBOX_MADE``: the mount points of a
 checkout or interpreter under ``/tmp``, bound read-only at their own paths, and the folders
-holding them); the ``done`` reply lists anything left (nothing, or the grader stops using the
-zygote). So the next child starts only after the last one's whole tree is gone, in a ``/tmp``
-as the zygote found it.
+holding them), and removes every System V IPC object (shared memory, semaphore set, message queue)
+of the sandbox's IPC namespace (``_remove_sysv_ipc``, as ``/proc/sysvipc`` lists them); the
+``done`` reply lists anything left (nothing, or the grader stops using the zygote). So the next
+child starts only after the last one's whole tree is gone, in a ``/tmp`` as the zygote found it.
 
 Invariants: the zygote never imports or runs a candidate's code (only a child does, after the
 fork); it is not dumpable (``PR_SET_DUMPABLE`` 0: a child of the same uid cannot read or write
@@ -47,6 +49,8 @@ import socket
 import struct
 import sys
 import time
+
+from harness.sandbox import cpulimit
 
 MAX_FRAME = 64 << 20  # a request's bytes, at most (a mutant's package with its bytecode is ~0.5 MB)
 SWEEP_SECONDS = 10.0  # how long the zygote waits for a child's processes to be gone
@@ -171,7 +175,9 @@ def _child(control: socket.socket, request: dict, fds: list[int]) -> None:
         os.close(output_fd)
         _oom_first()
         limits = request["limits"]
-        _lower(resource.RLIMIT_CPU, int(limits["cpu_seconds"]), int(limits["cpu_seconds"]) + 5)
+        _, ceiling = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.pair(int(limits["cpu_seconds"]),
+                                                              None if ceiling == resource.RLIM_INFINITY else ceiling))
         _lower(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20, int(limits["memory_mb"]) << 20)
         _lower(resource.RLIMIT_FSIZE, int(limits["file_mb"]) << 20, int(limits["file_mb"]) << 20)
         _write_files(str(request["folder"]), request["files"])
@@ -243,6 +249,7 @@ def _after_child() -> list[str]:
         time.sleep(0.005)
     for folder in EMPTIED:
         _empty(folder)
+    _remove_sysv_ipc()
     return _left()
 
 
@@ -251,7 +258,38 @@ def _left() -> list[str]:
     left = [f"process {pid}" for pid in _pids() if pid not in keep]
     for folder in EMPTIED:
         left += sorted(path for path in _below(folder) if path not in _SANDBOX_MADE)
-    return left
+    return left + [f"System V {kind} {ident}" for kind, ident in _sysv_ipc()]
+
+
+SYSV_IPC = ("shm", "sem", "msg")  # System V IPC's kinds: /proc/sysvipc/<kind>, removed by <kind>ctl
+_IPC_RMID = 0
+
+
+def _sysv_ipc() -> list[tuple[str, int]]:
+    """``(kind, id)`` of every System V shared-memory segment, semaphore set and message queue of
+    this IPC namespace (the sandbox's own: bubblewrap's ``--unshare-ipc``), as
+    ``/proc/sysvipc/{shm,sem,msg}`` list them (a header line, then one per object, its id second)."""
+    found = []
+    for kind in SYSV_IPC:
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii", errors="replace") as f:
+                rows = [line.split() for line in f.read().splitlines()[1:]]
+        except OSError:
+            continue
+        found += [(kind, int(row[1])) for row in rows if len(row) > 1 and row[1].isdigit()]
+    return found
+
+
+def _remove_sysv_ipc() -> None:
+    """Remove every System V IPC object a child made (``IPC_RMID``: the zygote has the children's
+    uid, so it may; a segment goes at once, its last process being gone), so the next child sees
+    none; one that stays is in ``_left``."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, ident in _sysv_ipc():
+        if kind == "sem":
+            libc.semctl(ident, 0, _IPC_RMID)
+        else:
+            getattr(libc, f"{kind}ctl")(ident, _IPC_RMID, None)
 
 
 def _below(folder: str) -> list[str]:

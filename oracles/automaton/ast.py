@@ -16,11 +16,19 @@ Only the smart constructors ``concat``, ``alt`` and ``repeat`` build compound no
 so that concatenations and alternations always hold two or more items and never
 directly nest in themselves (e.g. ``concat(a, concat(b, c))`` is ``Concat((a, b, c))``).
 
-Reprs are the dataclasses' own (``ByteSet(mask=97)``: the code that builds the node); the
-``dfa`` verb's dump (``harness.commands.dfa_dump``) prints byte sets as ranges.
+Reprs are the dataclasses' own, the code that builds the node with each mask as its decimal
+int: the literal ``a`` is ``ByteSet(1 << 97)`` and prints as below (``ByteSet(mask=97)`` would be
+the set of bytes 0, 5 and 6: 97 is ``0b1100001``); the ``dfa`` verb's dump
+(``harness.commands.dfa_dump``) prints byte sets as ranges.
 
 Example: ``ab|c*`` parses to
-``Alt((Concat((ByteSet(1 << 97), ByteSet(1 << 98))), Repeat(ByteSet(1 << 99), 0, None)))``.
+``Alt((Concat((ByteSet(1 << 97), ByteSet(1 << 98))), Repeat(ByteSet(1 << 99), 0, None)))``::
+
+    >>> from oracles.automaton.parser import parse
+    >>> parse("a")
+    ByteSet(mask=158456325028528675187087900672)
+    >>> parse("ab|c*") == Alt((Concat((ByteSet(1 << 97), ByteSet(1 << 98))), Repeat(ByteSet(1 << 99), 0, None)))
+    True
 """
 
 from __future__ import annotations

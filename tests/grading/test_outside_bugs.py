@@ -109,6 +109,18 @@ def test_a_timeout_names_the_call_and_its_input_and_no_pitfall():
     assert "pitfall" not in text.split("## Tests that did not pass")[0].lower().replace("no pitfall", "")
 
 
+@pytest.mark.parametrize("how", [
+    "died of SIGXCPU, killed at its own CPU-time limit (RLIMIT_CPU)",
+    "died of SIGKILL, killed by the kernel at its own memory limit (its cgroup's OOM killer)",
+    "died of SIGKILL, killed by a signal from outside the harness, or the kernel",
+    "died of SIGSEGV, a segmentation fault"])
+def test_a_crash_says_how_the_process_ended_in_the_graders_words_whole(how):
+    # the reason check writes for a candidate that died in a call (harness.sandbox.wording.how)
+    reason = f"the candidate process died during call regex_to_dfa on 'dog' ({how})"
+    tests = [{"name": "test_hand_example", "status": "crashed", "reason": reason, "details": ""}]
+    assert f"`regex_to_dfa` ended the process ({how}) (test_hand_example)" in feedback.first_failure(tests)
+
+
 # --------------------------------------------------------------------------- 23 bugs outside the catalogue
 
 

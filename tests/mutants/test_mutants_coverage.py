@@ -120,3 +120,20 @@ def test_the_uncovered_statements_are_those_no_test_executes(capsys, tmp_path):
     assert f"parser.py:{first}: if not isinstance(pattern, str):" in shown
     assert "parser.py: 2 statement(s) no catalogue test executes" in shown
     assert coverage.main([str(tmp_path / "nothing.json")]) == 2
+
+
+def test_python_m_coverage_hands_its_command_line_to_main(tmp_path):
+    # `python -m harness.mutants.coverage MAP.json` as a user types it: main gets the command
+    # line's arguments (the map's path), and without one says its usage (exit 2)
+    import subprocess
+
+    cmap = coverage.CoverageMap(coverage.reference_digest(), {"test_hand_example": {"parser.py": frozenset()}})
+    cmap.save(tmp_path / "map.json")
+    root = Path(__file__).resolve().parents[2]
+    listed = subprocess.run([sys.executable, "-m", "harness.mutants.coverage", str(tmp_path / "map.json")],
+                            capture_output=True, text=True, cwd=root, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert "parser.py: " in listed.stdout and "statement(s) no catalogue test executes" in listed.stdout
+    bare = subprocess.run([sys.executable, "-m", "harness.mutants.coverage"], capture_output=True, text=True,
+                          cwd=root, timeout=120)
+    assert bare.returncode == 2 and bare.stderr.startswith("usage: python -m harness.mutants.coverage MAP.json")

@@ -58,14 +58,15 @@ def test_only_the_crash_s_own_words_name_its_own_limit():
     memory, cpu = f"{died}{wording.OWN_LIMIT_KILLS['memory']})", f"{died}{wording.OWN_LIMIT_KILLS['cpu']})"
     assert runner.at_its_own_limit(memory) and runner.at_its_own_limit(cpu)
     assert runner._suspect({}, memory, {}, (TEST,)) == "" == runner._suspect({}, cpu, {}, (TEST,))
-    outside = f"{CRASHED}the candidate process died during load /x (died of SIGKILL, killed (out of memory?))"
+    outside = f"{CRASHED}the candidate process died during load /x (died of SIGKILL, {wording.SIGKILL_UNKNOWN})"
     assert not runner.at_its_own_limit(outside) and runner._suspect({}, outside, {}, (TEST,)) == outside
     # the candidate's own output, which follows the crash's words, cannot claim it
     claimed = f"{outside}; its last output: (died of SIGKILL, {wording.OWN_LIMIT_KILLS['memory']})"
     assert not runner.at_its_own_limit(claimed)
     assert wording.how(-9, "memory") == f"died of SIGKILL, {wording.OWN_LIMIT_KILLS['memory']}"
     assert wording.how(137, "cpu") == f"died of SIGKILL, {wording.OWN_LIMIT_KILLS['cpu']}"   # bwrap's init: 128 + 9
-    assert wording.how(-9) == "died of SIGKILL, killed (out of memory?)"   # not known: the guess, as before
+    # not known: said so, never a guess (it was "killed (out of memory?)")
+    assert wording.how(-9) == "died of SIGKILL, killed by a signal from outside the harness, or the kernel"
     assert wording.how(-11, "memory") == "died of SIGSEGV, a segmentation fault"   # only a SIGKILL is a limit's
 
 
@@ -124,6 +125,6 @@ def test_a_load_killed_from_outside_is_not_called_its_own_limit_and_is_run_again
     with pytest.raises(CandidateGone) as gone:
         candidate.start()
     said = f"{CRASHED}{gone.value}"
-    assert "died of SIGKILL, killed (out of memory?)" in said
+    assert "died of SIGKILL, killed by a signal from outside the harness, or the kernel" in said
     assert not runner.at_its_own_limit(said) and runner._suspect({}, said, {}, (TEST,)) == said
     assert not cgroup.folders[0].exists()   # released: nothing of the candidate left running

@@ -121,3 +121,92 @@ def test_the_mutant_runner_gives_each_test_a_cpu_budget_and_the_catalogues_own_d
     assert seen["candidate_cpu"] == 2 * 10.0  # the wall backstop covers every test's budget
     assert seen["zygote"] is False  # a catalogue run asks no zygote unless its caller holds one
     assert runner.test_cpu_seconds(600.0) == 60.0  # never more than the policy's per-test limit
+
+
+# ---------------------------------------------------------------- a candidate's own RLIMIT_CPU: SIGXCPU
+
+OWN_CPU_LIMIT = "died of SIGXCPU, killed at its own CPU-time limit (RLIMIT_CPU)"
+
+
+@pytest.mark.parametrize("cpu_seconds, ceiling, expected", [
+    (8, None, (8, 13)), (900, 35, (30, 35)), (8, 10, (5, 10)), (8, 3, (2, 3)), (8, 1, (1, 1)), (2, 100, (2, 7)),
+])
+def test_a_candidates_soft_cpu_limit_stays_under_its_hard_fence(cpu_seconds, ceiling, expected):
+    from harness.sandbox import cpulimit
+
+    soft, hard = cpulimit.pair(cpu_seconds, ceiling)
+    assert (soft, hard) == expected
+    assert soft <= cpu_seconds and (ceiling is None or hard <= ceiling)
+    assert soft < hard or ceiling == 1   # the kernel's signal at the soft limit is SIGXCPU, not SIGKILL
+
+
+SPIN_UNDER_A_CEILING = """
+import json, resource, sys, time
+from harness.sandbox import Candidate, CandidateCrashed, Limits
+ceiling = int(time.process_time()) + 6          # the grader's own hard limit, under the candidate's 30 s
+resource.setrlimit(resource.RLIMIT_CPU, (ceiling, ceiling))
+with Candidate(sys.argv[1], limits=Limits(cpu_seconds=30)) as cand:
+    cand.limit_cpu(60)                          # the budget is far: the RLIMIT_CPU ends the call
+    try:
+        cand.module.regex_to_dfa("dog")
+        said = "answered"
+    except CandidateCrashed as exc:
+        said = str(exc)
+    print(json.dumps({"said": said, "ceiling": ceiling}))
+"""
+
+
+@pytest.mark.e2e
+def test_a_spinning_candidate_under_the_graders_own_cpu_limit_gets_sigxcpu_at_its_own(tmp_path):
+    # the grader's hard limit (6 s above what it used) is under the candidate's 30 s + 5: before,
+    # both of the candidate's limits were clipped to it, soft equal to hard, and it died of SIGKILL
+    proc = subprocess.run([sys.executable, "-c", SPIN_UNDER_A_CEILING, str(CANDIDATES / "loops_forever.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+
+    ended = json.loads(proc.stdout.strip().splitlines()[-1])
+    # SIGXCPU: its soft limit, under the fence (the fence's signal is SIGKILL)
+    assert f"the candidate process died during call regex_to_dfa on 'dog' ({OWN_CPU_LIMIT})" in ended["said"]
+
+
+@pytest.mark.e2e
+def test_a_spinning_candidate_dies_of_sigxcpu_in_its_own_words_and_its_verdict_stands():
+    from harness.mutants import runner
+    from harness.sandbox import CandidateCrashed, Limits
+
+    with Candidate(str(CANDIDATES / "loops_forever.py"), limits=Limits(cpu_seconds=2)) as cand:
+        cand.limit_cpu(60)   # the RLIMIT_CPU, not the budget, ends it
+        with pytest.raises(CandidateCrashed) as caught:
+            cand.module.regex_to_dfa("dog")
+    said = str(caught.value)
+    assert said.startswith(f"the candidate process died during call regex_to_dfa on 'dog' ({OWN_CPU_LIMIT})")
+    # a mutant's load ended so is its own verdict, run once, as a SIGKILL at its CPU limit was
+    load = f"load: the candidate crashed while loading: the candidate process died during load /x ({OWN_CPU_LIMIT})"
+    assert runner.at_its_own_limit(load) and runner._suspect({}, load, {}, ("test_hand_example",)) == ""
+
+
+IGNORES_SIGXCPU = """
+import signal
+signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+from oracles.automaton import *  # noqa: F401,F403
+
+
+def regex_to_dfa(pattern):
+    while True:
+        pass
+"""
+
+
+@pytest.mark.e2e
+@pytest.mark.slow   # 6 CPU s of spinning: its fence
+def test_a_candidate_that_ignores_sigxcpu_is_still_fenced_by_its_hard_limit(tmp_path):
+    from harness.sandbox import CandidateCrashed, Limits, wording
+
+    module = tmp_path / "ignores_sigxcpu.py"
+    module.write_text(IGNORES_SIGXCPU)
+    with Candidate(str(module), limits=Limits(cpu_seconds=1)) as cand:   # soft 1 s, hard 6 s
+        cand.limit_cpu(60)
+        with pytest.raises(CandidateCrashed) as caught:
+            cand.module.regex_to_dfa("a")
+    assert f"(died of SIGKILL, {wording.OWN_LIMIT_KILLS['cpu']})" in str(caught.value)

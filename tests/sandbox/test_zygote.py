@@ -98,6 +98,36 @@ def burn(seconds):
     while time.process_time() < end:
         pass
     return True
+
+
+IPC_KEY = 0x5A7E0000   # the keys of the System V objects a child leaves: this, + 1, + 2
+
+
+def make_sysv_ipc():
+    """A System V shared-memory segment, semaphore set and message queue under known keys: their
+    ids (-1 where refused), then errno."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    create = 0o1000 | 0o666   # IPC_CREAT, readable and writable by anyone
+    ids = [libc.shmget(IPC_KEY, 4096, create), libc.semget(IPC_KEY + 1, 1, create),
+           libc.msgget(IPC_KEY + 2, create)]
+    return ids + [ctypes.get_errno()]
+
+
+def sysv_ipc_found():
+    """The ids the known keys name now (-1: none)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return [libc.shmget(IPC_KEY, 0, 0), libc.semget(IPC_KEY + 1, 0, 0), libc.msgget(IPC_KEY + 2, 0)]
+
+
+def sysv_ipc_listed():
+    """Every System V object this process's IPC namespace holds, one line each."""
+    rows = []
+    for kind in ("shm", "sem", "msg"):
+        with open("/proc/sysvipc/" + kind) as f:
+            rows += [kind + " " + line.strip() for line in f.read().splitlines()[1:] if line.strip()]
+    return rows
 '''
 
 
@@ -157,6 +187,32 @@ def test_a_child_s_files_in_its_folder_tmp_and_shm_leave_nothing_the_next_child_
     with _child(probe) as second:
         assert list(second.module.seen(found)) == []
     assert warm.after_run() is None
+
+
+def test_a_child_s_system_v_ipc_objects_are_gone_before_the_next_child(warm, probe):
+    with _child(probe) as first:
+        *made, error = list(first.module.make_sysv_ipc())
+        assert min(made) >= 0, f"a child cannot make System V IPC objects here (errno {error})"
+        assert list(first.module.sysv_ipc_found()) == made and len(list(first.module.sysv_ipc_listed())) == 3
+    assert warm.after_run() is None   # the zygote says nothing is left
+    with _child(probe) as second:
+        assert list(second.module.sysv_ipc_listed()) == []
+        assert list(second.module.sysv_ipc_found()) == [-1, -1, -1]
+    assert warm.after_run() is None
+    for kind in ("shm", "sem", "msg"):   # the sandbox's own IPC namespace: none of it was ever the grader's
+        keys = {row.split()[0] for row in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]}
+        assert not keys & {str(k) for k in range(0x5A7E0000, 0x5A7E0003)}
+
+
+def test_a_child_at_its_own_cpu_limit_dies_of_sigxcpu_and_the_zygote_serves_the_next(warm, probe):
+    # its RLIMIT_CPU as the zygote's child sets it (cpulimit.pair): soft 1 s, the fence 5 s above
+    with _child(probe, cpu_seconds=1) as child:
+        child.limit_cpu(60)   # the budget is far: the RLIMIT_CPU ends the call
+        with pytest.raises(CandidateCrashed, match=r"\(died of SIGXCPU, killed at its own CPU-time limit"):
+            child.module.burn(30)
+    assert warm.after_run() is None
+    with _child(probe) as second:
+        assert second.module.burn(0.01) is True
 
 
 def test_a_grandchild_that_outlives_its_child_does_not_survive_into_the_next(warm, probe):

@@ -5,20 +5,28 @@ it missing (``KILLS``: each one's change is checked, so a reformatted reference 
 the site fails here, not silently).
 
 The mutants are loaded in this process (``harness.mutants.apply.load``), as
-``tests/suite/test_strength.py`` does: the checks' verdicts, not the wall, are under test."""
+``tests/suite/test_strength.py`` does: the checks' verdicts, not the wall, are under test. Each
+check of a mutant runs in a fork bounded in CPU seconds (``scan``: ``tests.support.helpers.
+bounded_call``, the mutant runner's way, since a deep check catches ``Exception`` around the
+candidate's calls, so no in-process timer's exception could stop a loop there): a mutant that
+loops fails its test, saying so, in ``SCAN_CPU_SECONDS``, never hangs it."""
 
 from __future__ import annotations
+
+import dataclasses
+import time
 
 import pytest
 
 import oracles.automaton as reference
 from harness.mutants import generation, stability
-from harness.mutants.apply import load, materialize_generated
+from harness.mutants.apply import REFERENCE_DIR, load, materialize_generated
+from harness.policy import POLICY
 from harness.sandbox.candidate import load_candidate
 from harness.suite import inputs, seeding, test_deep, tiers
 from harness.suite.catalogue import DEEP_NAMES
 from tests.suite.test_fairness import READINGS
-from tests.support.helpers import fresh_catalogue_state
+from tests.support.helpers import bounded_call, fresh_catalogue_state
 
 BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
 
@@ -180,16 +188,72 @@ def test_the_slow_only_reading_departs_only_where_a_default_run_reading_does():
     assert by_name["fair_thompson_moore"].departs <= by_name["fair_glushkov_hopcroft"].departs
 
 
-@pytest.mark.parametrize("check, mutant_id, before, after", KILLS, ids=lambda x: getattr(x, "__name__", x))
-def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp_path):
+SCAN_CPU_SECONDS = POLICY.test_cpu_seconds
+"""A check's CPU seconds on one mutant: a catalogue test's budget, past which a mutant run counts the
+mutant killed by timeout (here: not by the check's assertion, so its test fails, saying so)."""
+
+
+def scan(check, mutated, cpu_seconds: float = SCAN_CPU_SECONDS) -> str:
+    """``check(mutated)`` in a fork of this process bounded at ``cpu_seconds`` of CPU (and in
+    memory: ``bounded_call``): "killed" (an AssertionError), "survived", "raised <class>: <words>",
+    or "timeout" (it ran past a bound: a loop)."""
+    def work() -> str:
+        try:
+            check(mutated)
+        except AssertionError:
+            return "killed"
+        except Exception as exc:  # noqa: BLE001 - said in the outcome, which the test shows
+            return f"raised {type(exc).__name__}: {exc}"[:300]
+        return "survived"
+
+    return bounded_call(work, cpu_seconds) or "timeout"
+
+
+def assert_killed(check, mutated, mutant_id: str, cpu_seconds: float = SCAN_CPU_SECONDS) -> None:
+    """``check`` kills ``mutated`` by its assertion, else the test fails saying what happened."""
+    outcome = scan(check, mutated, cpu_seconds)
+    if outcome == "timeout":
+        pytest.fail(f"{mutant_id} looped past {cpu_seconds:g} CPU s in {check.__name__} (a mutant run counts it "
+                    "killed by timeout; the check's assertion did not kill it)", pytrace=False)
+    if outcome != "killed":
+        pytest.fail(f"{mutant_id} was not killed by {check.__name__}: {outcome}", pytrace=False)
+
+
+def mutant_of(mutant_id: str) -> generation.GeneratedMutant:
     site = next(s for s in generation.enumerate_sites(modules=[mutant_id.split(".")[0]]) if s.id == mutant_id)
     mutant, why = generation.build(site)
     assert mutant is not None, why
+    return mutant
+
+
+@pytest.mark.parametrize("check, mutant_id, before, after", KILLS, ids=lambda x: getattr(x, "__name__", x))
+def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp_path):
+    mutant = mutant_of(mutant_id)
     assert (mutant.before, mutant.after) == (before, after), f"{mutant_id} moved (python -m harness.mutants.rekey)"
     mutated = load(materialize_generated(mutant, tmp_path))
     tiers.set_strict(True)  # the deep pass of mutants --generated runs --deep --strict
-    with pytest.raises(AssertionError):
-        check(mutated)
+    assert_killed(check, mutated, mutant_id)
+
+
+def test_a_looping_mutant_fails_its_scan_in_its_cpu_bound_and_says_so(tmp_path):
+    # planted: the line RemoveStatement.9 removes (Hopcroft's worklist, which LONG reaches) loops instead
+    mutant = mutant_of("minimize.RemoveStatement.9")
+    loop = "while True: pass  # planted"
+    source = (REFERENCE_DIR / mutant.file).read_text(encoding="utf-8")
+    assert source.count(mutant.before) == 1
+    looping = dataclasses.replace(mutant, source=source.replace(mutant.before, loop), after=loop)
+    mutated = load(materialize_generated(looping, tmp_path))
+    tiers.set_strict(True)
+    assert scan(LONG, mutated, cpu_seconds=1) == "timeout"
+    with pytest.raises(pytest.fail.Exception, match=r"looped past 1 CPU s in test_deep_long_patterns_equal_"):
+        assert_killed(LONG, mutated, "planted", cpu_seconds=1)
+
+
+def test_a_scan_that_sleeps_ends_at_its_wall_backstop():
+    # a fork that uses no CPU is not ended by its RLIMIT_CPU: the wall backstop (10 x 0.2 s) ends it
+    started = time.monotonic()
+    assert scan(lambda candidate: time.sleep(600), None, cpu_seconds=0.2) == "timeout"
+    assert time.monotonic() - started < 60
 
 
 SEEDED = [(check, mutant_id) for check, mutant_id, _, _ in KILLS if check in (SAMPLING, TINY_TEMPERATURE)]
@@ -214,8 +278,6 @@ def test_the_sampling_checks_pass_and_kill_under_every_run_seed(seeds, tmp_path)
                 check(reference)
             for check, mutant_id, mutated in mutants:
                 inputs.forget_constraint_shape()
-                with pytest.raises(AssertionError):
-                    check(mutated)
-                    pytest.fail(f"{mutant_id} survived {check.__name__} under run seed {seed}")
+                assert_killed(check, mutated, f"{mutant_id} under run seed {seed}")
     finally:
         seeding.set_run_seed(before)

@@ -15,6 +15,11 @@ At the end it prints the tests not marked ``e2e`` that started a process (docs/t
 ``e2e`` when it starts a candidate process or runs a verb end to end; the fast loop leaves those
 out) with their CPU seconds.
 
+Its cgroup is removed at the session's end (``_CpuacctGroup.leave``: it waits up to
+``LEAVE_SECONDS`` for processes the session started to leave it, as they end), and each session
+first removes those of earlier sessions that are over (``_sweep``: a ``cost-audit-<pid>`` whose
+pid no longer runs and which holds no process), so none is left behind for good.
+
 Measurement only: it changes no outcome. Processes started by a process the test started (a
 grandchild, a forkserver's child) are not counted as started; their CPU is in ``cgroup_cpu`` (in
 ``cpu`` only once reaped), so a test whose ``cgroup_cpu`` is well over its ``cpu`` ran processes
@@ -44,6 +49,8 @@ def _cpu_seconds() -> float:
 
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+PREFIX = "cost-audit-"  # + the session's pid: its cgroup's name
+LEAVE_SECONDS = 5.0  # wall: how long the session's end waits for its processes to leave its cgroup
 UNSEEN_CHILDREN_CPU = 0.1
 """CPU seconds of a test's cgroup over its own and its reaped children's past which processes it
 did not start itself ran for it (a forkserver's children, a child's children)."""
@@ -57,7 +64,8 @@ class _CpuacctGroup:
 
     @classmethod
     def make(cls) -> "_CpuacctGroup | None":
-        folder = CPUACCT / f"cost-audit-{os.getpid()}"
+        _sweep()
+        folder = CPUACCT / f"{PREFIX}{os.getpid()}"
         try:
             folder.mkdir()
             (folder / "cgroup.procs").write_text(str(os.getpid()))
@@ -68,24 +76,58 @@ class _CpuacctGroup:
     def seconds(self) -> float:
         return int((self.folder / "cpuacct.usage").read_text()) / 1e9
 
-    def leave(self) -> None:
-        """Back to the root cgroup, and this run's cgroup removed with the empty ones under it (a
-        candidate's, which its grader leaves to the next one): the kernel refuses to remove a
-        cgroup that holds a process, so one still in use stays."""
+    def leave(self) -> bool:
+        """Back to the root cgroup, and this run's cgroup removed with the ones under it (a
+        candidate's, which its grader leaves to the next one), once the processes the session
+        started have left them (they end; waited for ``LEAVE_SECONDS`` at most, never ended here):
+        the kernel refuses to remove a cgroup that holds a process, so one still in use then stays
+        (the next session's ``_sweep`` removes it). Whether it is gone."""
         try:
             (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
         except OSError:
-            return
-        for folder in sorted((p for p in self.folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
-            _remove_cgroup(folder)
-        _remove_cgroup(self.folder)
+            return False
+        deadline = time.monotonic() + LEAVE_SECONDS
+        while not _remove_tree(self.folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not self.folder.exists()
 
 
-def _remove_cgroup(folder: Path) -> None:
+def _remove_tree(folder: Path) -> bool:
+    """Remove ``folder`` and the cgroups under it, deepest first: whether it is gone (a cgroup that
+    holds a process stays, and so do those above it)."""
     try:
-        folder.rmdir()
+        below = sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts))
     except OSError:
-        pass  # a process still in it: it stays
+        below = []
+    for path in [*below, folder]:
+        try:
+            path.rmdir()
+        except OSError:
+            pass  # a process still in it: it stays
+    return not folder.exists()
+
+
+def _sweep() -> None:
+    """Remove the cgroups of earlier sessions that are over: ``cost-audit-<pid>`` whose pid runs no
+    more (a session killed before its end, or one whose processes outlived ``LEAVE_SECONDS``) and
+    whose own folder holds no process. A running session's own process is in its folder until its
+    end (one in another PID namespace too, whose pid this ``/proc`` may not show), so neither it nor
+    its candidates' cgroups below it are touched; one that still holds a process stays."""
+    try:
+        folders = [p for p in CPUACCT.glob(f"{PREFIX}*") if p.is_dir()]
+    except OSError:
+        return
+    for folder in folders:
+        pid = folder.name.removeprefix(PREFIX)
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and not _holds_a_process(folder):
+            _remove_tree(folder)
+
+
+def _holds_a_process(folder: Path) -> bool:
+    try:
+        return bool((folder / "cgroup.procs").read_text().split())
+    except OSError:
+        return True   # unreadable: left alone
 
 
 _INSIDE = threading.local()  # depth of counted calls on this thread: one process start counts once

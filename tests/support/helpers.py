@@ -130,7 +130,9 @@ def bounded_call(work, cpu_seconds: float):
     ``RLIMIT_CPU`` at ``cpu_seconds`` (a fork's CPU time starts at 0) and the address space at
     ``harness.mutants.equivalence``'s bound past this process's size. Its value (pickled back),
     or None when it ran past a bound or raised. For code under test that may hang or grow
-    without end in-process (a generated mutant): the test's own process never runs it."""
+    without end in-process (a generated mutant): the test's own process never runs it. A fork
+    that sleeps or blocks is killed at the wall backstop, ``BACKSTOP_FACTOR`` x ``cpu_seconds``
+    (the policy's), so no call of this hangs."""
     import gc
     import math
     import pickle
@@ -138,6 +140,7 @@ def bounded_call(work, cpu_seconds: float):
     import signal
 
     from harness.mutants.equivalence import _bound_memory
+    from harness.policy import BACKSTOP_FACTOR
 
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -157,10 +160,28 @@ def bounded_call(work, cpu_seconds: float):
         finally:
             os._exit(code)
     os.close(write_end)
-    with os.fdopen(read_end, "rb") as answer:
-        data = answer.read()
+    data = _read_until(read_end, time.monotonic() + BACKSTOP_FACTOR * cpu_seconds)
+    if data is None:  # past the wall backstop: it slept or blocked
+        os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
-    return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None
+    return pickle.loads(data) if data is not None and os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything ``fd`` gives until its end (then closed), or None once ``deadline`` (a
+    ``time.monotonic()`` instant) passes first."""
+    import select
+
+    chunks = []
+    with os.fdopen(fd, "rb", buffering=0) as answer:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([answer], [], [], left)[0]:
+                return None
+            chunk = answer.read(1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
 
 
 def python_refusal(pattern: str) -> tuple[str, int] | None:

@@ -248,8 +248,10 @@ def _how_it_stopped(status: str, reason: str) -> str:
     """"did not finish within 60 CPU s", "did not finish (it slept or waited)", or how the
     process ended, from a timeout's or crash's reason."""
     if status == "crashed":
-        ended = re.search(r"died of \w+, [^()]*|exit status \d+|out of memory|segmentation fault", reason)
-        return f"ended the process ({ended.group()})" if ended else "ended the process"
+        # e.g. "died of SIGXCPU, killed at its own CPU-time limit (RLIMIT_CPU)": one inner parenthesis kept
+        ended = re.search(r"died of \w+, [^()]*(?:\([^()]*\))?|exit status \d+|out of memory|segmentation fault",
+                          reason)
+        return f"ended the process ({ended.group().strip()})" if ended else "ended the process"
     cpu = re.search(r"more than ([\d.]+) CPU s", reason)
     if cpu:
         return f"did not finish within {cpu.group(1)} CPU s"
