@@ -377,6 +377,13 @@ def _run_child(options: CheckOptions, run: CatalogueRun, result: CheckResult, sa
     return _after_exit(result, reader, child.returncode, killed, log, own)
 
 
+LAST_LOOK_SHARE = 0.6
+"""``_own_limit``'s share of the grader child's CPU limit: its CPU is the watch's last look before
+the death, which on a busy machine lags the count at the kernel's SIGKILL (measured: 2.08 and
+2.33 s at a 3 s limit, two runs of ten at load 11 on 2 cores), unlike a candidate's cgroup count,
+read after the death (``client.CPU_LIMIT_SHARE``)."""
+
+
 def _own_limit(returncode: int, cpu_seconds: float, group: "resources.Cgroup | None", oom_kills: int) -> str:
     """Which of its own limits dealt the grader child's SIGKILL (``client.own_limit_kill``, shared
     with the candidate's client): "memory" when the grader's own cgroup counted an OOM kill at
@@ -387,7 +394,8 @@ def _own_limit(returncode: int, cpu_seconds: float, group: "resources.Cgroup | N
 
     hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
     return own_limit_kill(returncode, oom_killed=group is not None and group.oom_killed(oom_kills),
-                          cpu_seconds=cpu_seconds, cpu_limit=None if hard == resource.RLIM_INFINITY else hard)
+                          cpu_seconds=cpu_seconds, cpu_limit=None if hard == resource.RLIM_INFINITY else hard,
+                          share=LAST_LOOK_SHARE)
 
 
 def _start(run: CatalogueRun, reader: ResultReader, sandbox: Path, out, extra_fds: tuple[int, ...] = ()):

@@ -92,11 +92,11 @@ from harness.sandbox.failures import CandidateCrashed, CandidateGone, CandidateP
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SLICE = 0.1  # seconds a call waits for its reply between two readings of the tree's CPU time
 OUTPUT_HEAD, OUTPUT_TAIL = 4096, 16384
-CPU_LIMIT_SHARE = 0.6
-"""Of its ``RLIMIT_CPU``, the exact CPU count at which a SIGKILL is its CPU limit's (``own_limit_kill``):
-the kernel checks the limit against tick-sampled time, which runs ahead of the exact count, the more
-so on a busy machine (measured: killed at an 8 s limit with 7.63 s counted; at a 3 s limit with
-2.08 and 2.33 s counted, two runs of ten at load 11 on 2 cores)."""
+CPU_LIMIT_SHARE = 0.9
+"""Of its ``RLIMIT_CPU``, the exact CPU count (its cgroup's, read after its death) at which a SIGKILL
+is its CPU limit's (``own_limit_kill``): the kernel checks the limit against tick-sampled time,
+which runs ahead of the exact count (measured: a candidate killed at an 8 s limit with 7.63 s
+counted). A count read earlier than the death takes a lower share (``check.LAST_LOOK_SHARE``)."""
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
 
 
@@ -537,11 +537,12 @@ class CpuBudget:
             raise _OverBudget(f"wall-clock backstop: {self.backstop:g} s, the candidate slept or blocked")
 
 
-def own_limit_kill(code: int | None, *, oom_killed: bool, cpu_seconds: float, cpu_limit: float | None) -> str:
+def own_limit_kill(code: int | None, *, oom_killed: bool, cpu_seconds: float, cpu_limit: float | None,
+                   share: float = CPU_LIMIT_SHARE) -> str:
     """Which of a process's own limits dealt its SIGKILL (exit ``code``, ``wording.KILLED``), in
     the keys of ``wording.OWN_LIMIT_KILLS``: "memory" when its cgroup counted an OOM kill at its
     own limit (``oom_killed``: ``resources.Cgroup.oom_killed``), "cpu" when its CPU seconds reached
-    ``CPU_LIMIT_SHARE`` of its ``RLIMIT_CPU`` (``cpu_limit``; None: none), else "" (killed from
+    ``share`` of its ``RLIMIT_CPU`` (``cpu_limit``; None: none), else "" (killed from
     outside the harness, or by the kernel: unknown). The kernel checks ``RLIMIT_CPU`` against
     tick-sampled time, which runs ahead of the exact count, hence the share. Shared by the
     candidate's client (``Candidate._own_limit``) and the grader child's watch
@@ -550,6 +551,8 @@ def own_limit_kill(code: int | None, *, oom_killed: bool, cpu_seconds: float, cp
     >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=7.63, cpu_limit=8)
     'cpu'
     >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=2.08, cpu_limit=3)
+    ''
+    >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=2.08, cpu_limit=3, share=0.6)
     'cpu'
     >>> own_limit_kill(-9, oom_killed=False, cpu_seconds=1.0, cpu_limit=8)
     ''
@@ -558,7 +561,7 @@ def own_limit_kill(code: int | None, *, oom_killed: bool, cpu_seconds: float, cp
         return ""
     if oom_killed:
         return "memory"
-    return "cpu" if cpu_limit is not None and cpu_seconds >= CPU_LIMIT_SHARE * cpu_limit else ""
+    return "cpu" if cpu_limit is not None and cpu_seconds >= share * cpu_limit else ""
 
 
 def _absolute(spec: str | None) -> str | None:
