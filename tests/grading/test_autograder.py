@@ -169,14 +169,29 @@ def test_the_reference_as_a_package_in_the_specs_layout_scores_full_marks(instal
 @pytest.mark.e2e
 def test_a_repository_in_the_specs_layout_imports_its_own_sampling_and_scores_full_marks(installed):
     # issue 50: constrain.py takes L8.1's sample from tinyllm.infer.sampling, the byte map from
-    # ..tokenizer; without --ref-deps every test passes only when the upload's packages import
+    # ..tokenizer; without --ref-deps every test passes only when the upload's packages import.
+    # Its python/tests/ suite is not graded here (grade_student_tests off: two thirds of this
+    # test's CPU); the next test grades it, under -m slow
+    repository = CANDIDATES / "spec_layout"
+    results = grade_in(installed, {"README.md": repository / "README.md", "python": repository / "python"},
+                       ref_deps=False, grade_student_tests=False)
+    assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
+    assert all(t["status"] == "passed" and t["score"] == t["max_score"] for t in results["tests"][:-1]), results
+    assert "graded module: python/tinyllm/infer/constrain.py" in results["output"]
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_in_the_bundle_the_repositorys_own_tests_are_graded_by_the_installed_grade_tests(installed):
+    """The bundle's run_autograder runs the wheel's own grade-tests verb on the repository's
+    python/tests/ suite and merges its results (the verb from a wheel: test_grade_tests_wheel;
+    the merge: test_the_students_own_tests_are_graded_by_grade_tests_when_the_verb_exists)."""
     repository = CANDIDATES / "spec_layout"
     results = grade_in(installed, {"README.md": repository / "README.md", "python": repository / "python"},
                        ref_deps=False)
-    graded = [t for t in results["tests"] if t["name"] in NAMES]   # its python/tests/ suite is graded apart
-    assert [t["name"] for t in graded] == list(NAMES)
-    assert all(t["status"] == "passed" and t["score"] == t["max_score"] for t in graded), graded
-    assert "graded module: python/tinyllm/infer/constrain.py" in results["output"]
+    theirs = [t for t in results["tests"] if t["name"] not in NAMES and t["name"] != visibility.STAFF_TEST]
+    assert theirs and all(t["name"].startswith("your tests") for t in theirs), results["tests"]
+    assert "your tests (python/tests/l8-7-constrain): not graded" not in results["output"], results["output"]
 
 
 @pytest.mark.e2e

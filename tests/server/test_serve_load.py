@@ -77,8 +77,13 @@ def body(**fields) -> dict:
     return {"model": "reference", "messages": MESSAGES, **fields}
 
 
+MEMORY_ATTACKS = 2
+"""Distinct grammars of 4,000+ states sent (each ~5 CPU s of the server, ~50 MB of index today; one is
+sent again, a cache hit): two already pass ``RSS_GROWTH_MB`` at issue 25's ~290 MB a grammar (a
+third cost the test a quarter of its CPU, 2026-12-07)."""
+
 HOSTILE = [  # (label, JSON body or a raw action, the status expected; None: no answer expected)
-    *[(f"grammar of 4,000+ states, 192 tokens #{k}", memory_attack(k), 200) for k in range(3)],
+    *[(f"grammar of 4,000+ states, 192 tokens #{k}", memory_attack(k), 200) for k in range(MEMORY_ATTACKS)],
     ("a 1 MB word", body(messages=[{"role": "user", "content": "w" * (1 << 20)}]), 413),
     ("a 60 KB word", body(messages=[{"role": "user", "content": "w" * 60_000}], max_tokens=4), 200),
     ("MAX_TOOLS + 1 tools", body(tools=[dict(WEATHER, function=dict(WEATHER["function"], name=f"f{i}"))
