@@ -214,11 +214,13 @@ def pytest_collection_finish(session):
 
 TESTS = Path(__file__).resolve().parent
 
-LONGEST_FIRST = ("grading/test_grade_tests.py", "grading/test_check_twin.py", "mutants/test_mutants_generated.py",
-                 "suite/test_fairness.py", "server/test_serve_stress.py", "mutants/test_mutants.py",
+LONGEST_FIRST = ("grading/test_grade_tests.py", "grading/test_check_twin.py", "suite/test_fairness.py",
+                 "mutants/test_mutants_errors.py", "mutants/test_mutants_zygote.py", "sandbox/test_knowledge.py",
+                 "server/test_serve_stress.py", "mutants/test_mutants.py", "mutants/test_mutants_evidence.py",
+                 "mutants/test_mutants_generated.py",
                  "mutants/test_tools_mutants.py", "golden/test_tools_golden.py", "golden/test_golden_replay.py",
                  "golden/test_golden_vocab_bytes.py", "suite/test_fairness_tools.py", "sandbox/test_wall.py",
-                 "sandbox/test_knowledge.py", "grading/test_check_isolation.py", "fanout/test_dask_fanouts.py",
+                 "grading/test_check_isolation.py", "fanout/test_dask_fanouts.py",
                  "server/test_serve_load.py", "mutants/test_mutants_anchors.py", "grading/test_autograder.py",
                  "grading/test_grader_fork.py", "grading/test_check.py", "server/test_conform.py",
                  "sandbox/test_channel_bounds.py", "grading/test_same_verdict.py", "server/test_serve_hostile.py",
@@ -235,7 +237,11 @@ were placed on 2026-12-06 by their CPU seconds counted the same way (62, 19 and 
 then: test_check_isolation 34, test_reproducible 23, test_batch_isolation 20, test_golden 13), on a
 machine shared with other runs (load 10-26), so by CPU alone. Late that day test_check_twin (51 CPU s,
 counted the same way at load 5-9, beside test_grade_tests' 77) moved ahead of test_mutants_generated
-(54 before that evening's cuts, about 49 after). ``--dist loadfile`` takes the files in
+(54 before that evening's cuts, about 49 after). On 2026-12-07 (counted the same way, load 10-17)
+test_mutants_errors and test_mutants_zygote (about 56 and 45, each a seeded sample run twice, not
+listed before, so handed out last) and test_mutants_evidence (about 30) were placed, test_knowledge
+(about 50) moved up and test_mutants_generated (about 28 once its seeded sample moved to ``slow``) down.
+``--dist loadfile`` takes the files in
 collection order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from harness.mutants import generation, report, runner, warm
 from harness.mutants.runner import HARNESS_ERROR, Outcome, run_generated
+from tests.mutants.test_mutants_generated import consistent
 
 KILLER = "test_canonical_form"
 MUTANT_ID = "compile.NumberReplacer.4"   # `== 0` -> `== 1`: a one-state language refused as empty
@@ -241,13 +242,15 @@ def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_ki
 
 def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool) -> dict[str, tuple]:
     """Each mutant's verdict: the slow path is a cold ``python -m`` grader per run (no warm fork)
-    and a deep pass that runs every test again; the fast path, the warm forks and the settled skip."""
+    and a deep pass that runs every test again; the fast path, the warm forks and the settled skip
+    (the verb's run). Each result ``consistent``."""
     monkeypatch.setattr(warm, "WARM", not slow)
     monkeypatch.setattr(runner, "RERUN_SETTLED", slow)
 
     def run(mutant, root, timeout):
         return run_generated(mutant, root, timeout, deep=deep, first_kill=True)
     results = runner.run_all(mutants, jobs=2, run=run)
+    consistent(results)
     return {r.id: (r.outcome, r.tier, tuple(r.killed_by), (r.evidence or {}).get("kind")) for r in results}
 
 

@@ -38,7 +38,8 @@ def _reference_record(kind: str) -> tuple[str, ...]:
     """The reference's answers over ``kind``'s domain (``evidence.record``), recorded once for the
     module: the oracle every mutant of the kind is compared with (about 0.6 CPU s for vocab, which
     15 tests read). The reference is never mutated, so its record cannot change within the run;
-    ``test_the_reference_agrees_with_itself_on_every_item`` records it afresh and checks it."""
+    ``test_the_reference_agrees_with_itself_on_every_item`` computes the domain afresh and compares
+    it with this record item by item."""
     return tuple(evidence.record(reference, kind))
 
 
@@ -72,7 +73,7 @@ def test_the_evidence_domains_are_the_stated_ones():
 
 @pytest.mark.parametrize("kind, size", [("sampling", 1917), ("constraint", 3617), ("schema", 982), ("vocab", 2501)])
 def test_the_reference_agrees_with_itself_on_every_item(kind, size):
-    hashes = evidence.record(reference, kind)
+    hashes = _reference_record(kind)   # the module's record (the other tests' oracle), against a fresh run
     assert len(hashes) == size
     assert evidence.first_difference(reference, kind, hashes) == ([], size)
     assert evidence.first_difference(reference, kind, hashes[:-1])[0]  # a shorter record is a difference
@@ -87,17 +88,24 @@ def test_a_catalogue_mutant_differs_on_its_domain(mutant_id, kind, tmp_path):
 
 
 @pytest.mark.e2e  # the mutant's fingerprint is computed in child processes
-def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path):
-    source = _reference_text("compile.py") + "\n_NEVER_READ = 2  # a mutated constant: no code reads it\n"
-    mutant = _mutant_of("compile.py", source)
+@pytest.mark.parametrize("file, kind, size", [
+    ("constraint.py", "constraint", 3617),
+    # the compile domain whole in the fingerprint's children: ~12 CPU s (the constraint domain's: ~1)
+    pytest.param("compile.py", "compile", COMPILE_ITEMS, marks=pytest.mark.slow)])
+def test_a_never_read_constant_is_equivalent_with_its_evidence(tmp_path, file, kind, size):
+    source = _reference_text(file) + "\n_NEVER_READ = 2  # a mutated constant: no code reads it\n"
+    mutant = _mutant_of(file, source)
     package = materialize_generated(mutant, tmp_path)
     # {}: no corpus key to compute (the corpus step is the outside-the-corpus test's); the evidence runs whole
     result = runner._decide_equivalence(_survivor(mutant), mutant, package, tmp_path, 60.0, {})
     assert result.outcome is Outcome.EQUIVALENT, result.detail
-    assert result.evidence == evidence.summary("compile", COMPILE_ITEMS)
-    assert "size <= 5" in result.evidence["domain"] and "301-token" in result.evidence["domain"]
+    assert result.evidence == evidence.summary(kind, size) and result.evidence["domain"] == evidence.domain(kind)
     record = runner.result_to_json(result)
     assert runner.result_from_json(record).evidence == result.evidence
+
+
+def test_the_compile_domain_is_named_by_its_grammar_and_vocabulary():
+    assert "size <= 5" in evidence.domain("compile") and "301-token" in evidence.domain("compile")
 
 
 @pytest.mark.e2e  # the mutant's fingerprint is computed in child processes

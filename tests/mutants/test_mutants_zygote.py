@@ -11,6 +11,7 @@ import pytest
 
 from harness.mutants import generation, runner, warm
 from harness.mutants.runner import Outcome, run_generated
+from tests.mutants.test_mutants_generated import consistent
 from tests.support.helpers import confined
 
 pytestmark = [confined, pytest.mark.e2e]
@@ -18,7 +19,8 @@ pytestmark = [confined, pytest.mark.e2e]
 
 def _verdicts(monkeypatch, mutants, *, zygote: bool) -> tuple[dict[str, tuple], list[dict]]:
     """Each mutant's verdict (the default tier up to its first kill and the equivalence decision,
-    warm graders either way), and the warm graders' replies."""
+    warm graders either way: the verb's run of generated mutants), each result ``consistent``, and
+    the warm graders' replies."""
     monkeypatch.setattr(warm, "WARM", True)
     monkeypatch.setattr(warm, "ZYGOTE", zygote)
     monkeypatch.setattr(runner, "_ZYGOTE_SAID", [])
@@ -34,6 +36,7 @@ def _verdicts(monkeypatch, mutants, *, zygote: bool) -> tuple[dict[str, tuple], 
     def run(mutant, root, timeout):
         return run_generated(mutant, root, timeout, deep=False, first_kill=True)
     results = runner.run_all(mutants, jobs=2, run=run)
+    consistent(results)
     return {r.id: (r.outcome, r.tier, tuple(r.killed_by), (r.evidence or {}).get("kind")) for r in results}, replies
 
 

@@ -13,7 +13,10 @@ Two ways to hold the rule to account:
   (``tests/candidates/wrong_refuses_long_tokens.py``) in ``check`` (default and strict
   tiers), ``check --batch``, the Gradescope runner and ``golden replay --impl``; the twin's
   verdict is the spec's: its masks differ from the brute-force definition and from the
-  golden file, and nothing else.
+  golden file, and nothing else (``TWINS_VERDICT``). The twin is graded by ``check`` once, in
+  the default tier, to show that it is; the strict tier, the batch and the Gradescope runner
+  hold the echo to that verdict without grading the twin again (they grade a submission with
+  the same catalogue run). Golden replay compares the two replays' failures.
 - the frames: every frame the grader sends to the candidate in a whole catalogue run (the
   16 tests in this process against the reference) is recorded as it goes on the wire. The
   batched loops' requests have their documented shapes (inputs only); no frame holds a
@@ -51,6 +54,8 @@ pytestmark = pytest.mark.e2e
 TWIN, ECHO = "wrong_refuses_long_tokens.py", "echoes_expected_answers.py"
 RUN_SEED = 48  # the twins under one seed (a check derives it from the submission otherwise)
 MASK_TESTS = {"test_masks_match_brute_force", "test_masks_match_the_golden_file"}
+TWINS_VERDICT = {name: "failed" if name in MASK_TESTS else "passed" for name in NAMES}
+"""The honest twin's verdict by the spec: its masks differ, nothing else."""
 
 
 def checked(candidate: str, **options) -> tuple[dict, int]:
@@ -67,26 +72,24 @@ def checked(candidate: str, **options) -> tuple[dict, int]:
 @confined
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_in_check(harness_unchanged, strict):
-    twin, twin_exit = checked(TWIN, strict=strict)
+    if not strict:  # the twin's verdict is the spec's (the twin departs from no decision: strict grades it alike)
+        assert checked(TWIN) == (TWINS_VERDICT, ExitCode.FAILED)
     echo, echo_exit = checked(ECHO, strict=strict)
-    assert {name for name, status in twin.items() if status != "passed"} == MASK_TESTS, twin
-    assert echo == twin and echo_exit == twin_exit == ExitCode.FAILED
+    assert echo == TWINS_VERDICT and echo_exit == ExitCode.FAILED, echo
 
 
 @confined
 def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_in_a_batch(harness_unchanged, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    shutil.copy2(CANDIDATES / TWIN, folder / "honest.py")
     shutil.copy2(CANDIDATES / ECHO, folder / "echoing.py")
     report = tmp_path / "grades.json"
     out, err = io.StringIO(), io.StringIO()
     code = main(["check", "--batch", str(folder), "--jobs", "2", "--timeout", "30", "--json", str(report)], out, err)
     assert code == ExitCode.OK, out.getvalue() + err.getvalue()
-    students = {s["student"]: s for s in json.loads(report.read_text())["students"]}
-    assert set(students["honest"]["failed_tests"]) == MASK_TESTS, students["honest"]
-    for field in ("verdict", "passed", "failed_tests"):
-        assert students["echoing"][field] == students["honest"][field], field
+    echoing = {s["student"]: s for s in json.loads(report.read_text())["students"]}["echoing"]
+    assert (echoing["verdict"], echoing["passed"], echoing["total"]) == ("failed", len(NAMES) - 2, len(NAMES)), echoing
+    assert set(echoing["failed_tests"]) == MASK_TESTS, echoing
 
 
 @confined
@@ -104,10 +107,10 @@ def test_a_server_that_echoes_its_requests_gets_its_honest_twins_score_from_the_
         results = json.loads((root / "results" / "results.json").read_text())
         return {"score": results["score"], "tests": {t["name"]: t["score"] for t in results["tests"]}}
 
-    honest, echoing = scored(TWIN), scored(ECHO)
-    lost = {name for name, score in honest["tests"].items() if score == 0.0 and name in NAMES}
-    assert honest["score"] == 14.0 and lost == MASK_TESTS, honest
-    assert echoing == honest
+    echoing = scored(ECHO)
+    lost = {name for name, score in echoing["tests"].items() if score == 0.0 and name in NAMES}
+    assert echoing["score"] == 14.0 and lost == MASK_TESTS, echoing
+    assert {name for name in echoing["tests"] if name in NAMES} == set(NAMES), echoing
 
 
 @confined

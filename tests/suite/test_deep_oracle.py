@@ -79,12 +79,14 @@ FOUND_DEL_SEED = 2884497985  # check --deep's run seed for the reference at 4169
 
 
 @pytest.mark.property
+@pytest.mark.slow  # 4 CPU s (the whole property); the default run holds the document that failed, above
 def test_the_reference_passes_deep_s_document_test_under_the_seed_that_found_del():
     """``check --deep``'s document test against the reference module called directly, on the
     examples of the run seed that drew '"\\x7f"' (the plugin seeds each property from the run
     seed: ``harness.suite.seeding.hypothesis_seed``). The default run seed is a hash of the
     submission, so whether a candidate met the false failure depended on its bytes. Behind
-    the wall this runs only in ``test_check_deep_passes_the_gallery`` (marked slow)."""
+    the wall this runs only in ``test_check_deep_passes_the_gallery`` (marked slow). The
+    default run checks the document it drew (``test_the_reference_passes_deep_s_document_check_on_a_raw_del``)."""
     import oracles.automaton as reference
     from harness.suite import seeding, test_deep
 
