@@ -176,16 +176,18 @@ def construct_patterns() -> list[str]:
     """The constructs the catalogue refuses or reads as Python does (``test_unsupported_syntax_raises``:
     ``EXTRA_SYNTAX``, ``PYTHON_ONLY_SYNTAX``; every row of ``facts.constructs.REGEX_REFUSALS``) and
     the patterns Pythons read differently (``READ_AS_NEWER_PYTHONS``: a possessive ``a*+``, an
-    atomic group, ``a*+?``, ``a+?+``, a conditional's bad group name, ``(?t)``). Only a Python that
+    atomic group, ``a*+?``, ``a+?+``, a conditional's bad group name, ``(?t)``, and the variants
+    ``test_deep_newer_python_readings_as_this_python`` adds, ``NEWER_READING_VARIANTS``). Only a Python that
     does not know a construct runs the parser's code for it (``_as_python_311_reads`` on 3.10):
     without these, a mutant there was called equivalent on the 43 items that execute it, none of
     them a construct that code exists for. With them it must agree on those too (an error as the
     contract sees it: ValueError or TypeError, ``equivalence._contract_class``)."""
     from facts.constructs import READ_AS_NEWER_PYTHONS, REGEX_REFUSALS
-    from harness.suite.inputs import EXTRA_SYNTAX, PYTHON_ONLY_SYNTAX
+    from harness.suite.inputs import EXTRA_SYNTAX, NEWER_READING_VARIANTS, PYTHON_ONLY_SYNTAX
 
     found = list(EXTRA_SYNTAX) + list(PYTHON_ONLY_SYNTAX) + [row.pattern for row in REGEX_REFUSALS]
-    return found + [row.pattern for row in READ_AS_NEWER_PYTHONS]
+    newer = [row.pattern for row in READ_AS_NEWER_PYTHONS] + list(NEWER_READING_VARIANTS)
+    return found + [pattern for pattern in newer if pattern not in found]
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:

@@ -35,13 +35,15 @@ PARENTHESES = test_deep.test_deep_parentheses_in_no_group_compile_as_python_read
 TYPED_ENUMS, HIGH_BYTES, DEFAULTS = (test_deep.test_deep_typed_enums_read_as_json_schema_reads_them,
                                     test_deep.test_deep_high_bytes_equal_the_derivative_oracle,
                                     test_deep.test_deep_sampling_params_defaults_are_the_contracts)
+NEWER_READINGS = test_deep.test_deep_newer_python_readings_as_this_python
 EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS, MALFORMED_SCHEMAS,
-         PARENTHESES, TYPED_ENUMS, HIGH_BYTES, DEFAULTS)
+         PARENTHESES, TYPED_ENUMS, HIGH_BYTES, DEFAULTS, NEWER_READINGS)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
 # tests) may depart from them too; every one accepts any table, as the spec lets it. Three readings
 # depart from tiny_temperature_is_greedy (a NaN error, or another token: they divide by T first)
 DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused", "tiny_temperature_is_greedy",
-                                 "non_object_subschema_valueerror", "malformed_schema_valueerror"})
+                                 "non_object_subschema_valueerror", "malformed_schema_valueerror",
+                                 "newer_python_readings"})
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
 # no catalogue test executed (minimize: Hopcroft's path; the parser's error paths; DFA's table checks;
 # the sampler's path for a temperature so small that logits / T overflows; a subschema that is no object)
