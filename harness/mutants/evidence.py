@@ -15,8 +15,9 @@ one domain per part of the reference (``kind_for(module)``):
   eight or nine groups; 250 more; then ``construct_patterns``, the catalogue's constructs and what
   Pythons read differently and the variants of them the deep tier adds: 5,100 in all), the
   canonical DFA tables (``trans``, ``accept``) or the error's class; and, on the enumeration's
-  patterns up to size 4 (768) and the held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
-  ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
+  patterns up to size 4 (768) and the held corpus's, the mask of every state over
+  ``evidence_vocabulary()`` (301 tokens); then ``DFA(trans, accept)`` on three DFAs' tables, good
+  and changed into tables that are no DFA's,
   ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
   for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,175 items in all;
