@@ -27,6 +27,10 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
 - 500 ``(`` in classes or escaped open no group: such a pattern compiles as Python reads it
   (``PARENTHESES_IN_NO_GROUP_PATTERNS``: the parser's scan for too deep a nest);
+- every Python is given the patterns Python's versions read differently (``NEWER_READING_PATTERNS``:
+  possessive and atomic forms, a flag past the start, a conditional's group name, ``(?t)``), with
+  this Python's ``re.compile`` as the oracle (decision ``newer_python_readings``: the code a
+  reference keeps for another Python's reading runs, and a crash there departs);
 - ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
   (the contract's conventions, decision ``dfa_bad_input_refused``).
 - the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
