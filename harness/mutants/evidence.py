@@ -13,13 +13,14 @@ one domain per part of the reference (``kind_for(module)``):
   escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
   ones, its patterns of 500 ``(`` that open no group, its backreferences ``\\8``/``\\9`` after
   eight or nine groups; 250 more; then ``construct_patterns``, the catalogue's constructs and what
-  Pythons read differently: 5,078 in all), the canonical DFA tables (``trans``,
-  ``accept``) or the error's class; and, on the enumeration's patterns up to size 4 (768) and the
-  held corpus's, the mask of every state over ``evidence_vocabulary()`` (301 tokens); then
-  ``DFA(trans, accept)`` on three DFAs' tables, good and changed into tables that are no DFA's,
+  Pythons read differently and the variants of them the deep tier adds: 5,100 in all), the
+  canonical DFA tables (``trans``, ``accept``) or the error's class; and, on the enumeration's
+  patterns up to size 4 (768) and the held corpus's, the mask of every state over
+  ``evidence_vocabulary()`` (301 tokens); then ``DFA(trans, accept)`` on three DFAs' tables, good
+  and changed into tables that are no DFA's,
   ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
-  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,153 items in all;
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,175 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -176,16 +177,18 @@ def construct_patterns() -> list[str]:
     """The constructs the catalogue refuses or reads as Python does (``test_unsupported_syntax_raises``:
     ``EXTRA_SYNTAX``, ``PYTHON_ONLY_SYNTAX``; every row of ``facts.constructs.REGEX_REFUSALS``) and
     the patterns Pythons read differently (``READ_AS_NEWER_PYTHONS``: a possessive ``a*+``, an
-    atomic group, ``a*+?``, ``a+?+``, a conditional's bad group name, ``(?t)``). Only a Python that
+    atomic group, ``a*+?``, ``a+?+``, a conditional's bad group name, ``(?t)``, and the variants
+    ``test_deep_newer_python_readings_as_this_python`` adds, ``NEWER_READING_VARIANTS``). Only a Python that
     does not know a construct runs the parser's code for it (``_as_python_311_reads`` on 3.10):
     without these, a mutant there was called equivalent on the 43 items that execute it, none of
     them a construct that code exists for. With them it must agree on those too (an error as the
     contract sees it: ValueError or TypeError, ``equivalence._contract_class``)."""
     from facts.constructs import READ_AS_NEWER_PYTHONS, REGEX_REFUSALS
-    from harness.suite.inputs import EXTRA_SYNTAX, PYTHON_ONLY_SYNTAX
+    from harness.suite.inputs import EXTRA_SYNTAX, NEWER_READING_VARIANTS, PYTHON_ONLY_SYNTAX
 
     found = list(EXTRA_SYNTAX) + list(PYTHON_ONLY_SYNTAX) + [row.pattern for row in REGEX_REFUSALS]
-    return found + [row.pattern for row in READ_AS_NEWER_PYTHONS]
+    newer = [row.pattern for row in READ_AS_NEWER_PYTHONS] + list(NEWER_READING_VARIANTS)
+    return found + [pattern for pattern in newer if pattern not in found]
 
 
 def evidence_vocabulary() -> tuple[list[bytes | None], int]:

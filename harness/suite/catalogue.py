@@ -85,6 +85,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_sampling_params_choose_exactly_their_tokens",
     "test_deep_parser_edge_cases_read_as_python",
     "test_deep_parentheses_in_no_group_compile_as_python_reads_them",
+    "test_deep_newer_python_readings_as_this_python",
     "test_deep_dfa_refuses_bad_tables_and_wrong_types",
     "test_deep_bad_arguments_are_refused",
     "test_deep_tiny_temperature_draws_the_largest_logit",

@@ -65,6 +65,19 @@ digits, a reference to no group, an octal escape past 0o377, an unknown extensio
 group name, a repeat of a repeat or of nothing, a class or an escape left open at the end after 450
 ``(`` that open no group (``test_deep_parser_edge_cases_read_as_python`` asks ``re`` first)."""
 
+NEWER_READING_VARIANTS = (
+    "a++", "a*+", "a{2}+", "(?:ab)*+c", "[ab]?+b", "a*+b++", "a*+b**", "(?x)a* +b", "(?>a)", "(?>a|b)c",
+    "(?>a)(?>b)*", "\u00e9*+", "\u00e9++?", "\u00e9*+?\\", "\u00e9+?+", "\u00e9??+", "(?>\u00e9)",
+    "\u00e9(?i)b", "a(?s)b", "(?P<n>a)(?(n)b|c)", "(a)(?(1)b|c)", "(?(2)a)(b)", "(a)(?(\u0663)b)",
+    "(?P<n>a)(?(n )b)", "(a)(?(-1)b)", "(?P=1a)")
+"""Spellings beside ``facts.constructs.READ_AS_NEWER_PYTHONS`` that reach the same code of a reference
+that reads them as the newest Python does on an older one: possessive repeats after ``*``, ``}``, ``?``
+and a group, two in one pattern and one before a malformed repeat (the offsets mapped back), atomic
+groups, a ``+`` after a blank in verbose mode, each of them in a non-ASCII (``str``) pattern, a global
+flag past the start, conditionals named by a group name, a number, a non-ASCII digit, a name with a
+blank or a sign, and a reference to a later group (``test_deep_newer_python_readings_as_this_python``
+asks the running Python's ``re`` first)."""
+
 BACKREFERENCE_PATTERNS = ((r"(a)(b)(c)(d)(e)(f)(g)(h)\8", "abcdefghh"),
                           (r"(a)(b)(c)(d)(e)(f)(g)(h)(i)\9", "abcdefghii"),
                           (r"(a)(b)(c)(d)(e)(f)(g)(h)(i)\8", "abcdefghih"))

@@ -27,6 +27,10 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
 - 500 ``(`` in classes or escaped open no group: such a pattern compiles as Python reads it
   (``PARENTHESES_IN_NO_GROUP_PATTERNS``: the parser's scan for too deep a nest);
+- every Python is given the patterns Python's versions read differently (``NEWER_READING_PATTERNS``:
+  possessive and atomic forms, a flag past the start, a conditional's group name, ``(?t)``), with
+  this Python's ``re.compile`` as the oracle (decision ``newer_python_readings``: the code a
+  reference keeps for another Python's reading runs, and a crash there departs);
 - ``DFA(trans, accept)`` refuses tables that are no DFA's, and ``DFA.step`` wrong Python types
   (the contract's conventions, decision ``dfa_bad_input_refused``).
 - the other contract names refuse bad arguments as the contract says (``SamplingParams`` out of
@@ -57,6 +61,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from facts.constructs import READ_AS_NEWER_PYTHONS
 from golden import readings
 from golden.readings import RAW_DEL, closed, free_string_holds_del
 from harness.suite.explain import (
@@ -75,6 +80,7 @@ from harness.suite.inputs import (
     LONG_PATTERNS,
     MALFORMED_PATTERNS,
     MANY_GROUPS_PATTERN,
+    NEWER_READING_VARIANTS,
     PARENTHESES_IN_NO_GROUP_PATTERNS,
     SCHEMA_ARGUMENTS_REFUSED,
     SCHEMAS_COMBINED,
@@ -455,11 +461,57 @@ def test_deep_parentheses_in_no_group_compile_as_python_reads_them(impl):
                      expected=want, got=bool(dfa.matches(text)))
 
 
+NEWER_READING_PATTERNS = tuple(row.pattern for row in READ_AS_NEWER_PYTHONS) + NEWER_READING_VARIANTS
+
+
+def test_deep_newer_python_readings_as_this_python(impl):
+    """Section 2.1: "the subset is Python's own", Python's ``re`` on the running Python. Every
+    Python gets the patterns Python's versions read differently (``NEWER_READING_PATTERNS``:
+    ``facts.constructs.READ_AS_NEWER_PYTHONS`` and ``NEWER_READING_VARIANTS``: possessive and atomic
+    forms, ``a*+?``, a global flag past the start, a conditional's group name, a ``t`` flag), not only
+    the ones its own ``re`` reads, and ``re.compile`` on this Python is the oracle: a pattern it refuses
+    raises ValueError; one it compiles is refused with ValueError (it is outside the subset: a
+    possessive or atomic form, a flag, a conditional, non-ASCII) or, an ASCII pattern, matches exactly
+    what ``re.fullmatch`` matches among its probes (``_reading_probes``). Another exception, no
+    refusal of a pattern ``re`` refuses, or another meaning departs (decision
+    ``newer_python_readings``, the deep tier only: the spec names neither class nor these forms)."""
+    for pattern in NEWER_READING_PATTERNS:
+        refused = _python_refuses(pattern)
+        try:
+            dfa = impl.regex_to_dfa(pattern)
+        except ValueError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+            decision("newer_python_readings", False, f"{pattern!r} raised {type(exc).__name__}: {first_line(exc)} "
+                     f"(this Python's re {'refuses' if refused else 'compiles'} it)")
+            continue
+        if refused or not pattern.isascii():
+            decision("newer_python_readings", False, f"{pattern!r} was accepted; this Python's re "
+                     f"{'refuses it' if refused else 'reads it, but the subset is ASCII'}")
+            continue
+        for text in _reading_probes(pattern):
+            want, oracle = expected_match(pattern, text)
+            if bool(dfa.matches(text)) != want:
+                decision("newer_python_readings", False, f"{pattern!r} was accepted with another meaning: "
+                         f"DFA.matches({text!r}) is {not want}, {oracle} says {want}")
+                break
+
+
+def _reading_probes(pattern: str) -> list[bytes]:
+    """Every string of up to three bytes over the pattern's letters and a newline."""
+    letters = sorted({ch.encode("ascii") for ch in pattern if ch.isalnum()} | {b"\n"})
+    probes, layer = [b""], [b""]
+    for _ in range(3):
+        layer = [text + letter for text in layer for letter in letters]
+        probes += layer
+    return probes
+
+
 def _python_refuses(pattern: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            re.compile(pattern.encode("ascii"))
+            re.compile(pattern.encode("ascii") if pattern.isascii() else pattern)
         except re.error:
             return True
     return False

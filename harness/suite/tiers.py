@@ -82,6 +82,12 @@ for _key, _requires in (
     ("python_only_syntax_refused", "Python syntax the spec does not name (inline flags `(?i)`, named groups "
      "`(?P<n>...)`, comments `(?#...)`, possessive and atomic forms) is refused (accepting it with Python's "
      "meaning is a note; another meaning fails in both tiers)"),
+    ("newer_python_readings", "a pattern Python's versions read differently (possessive and atomic forms, a "
+     "global flag past the start, a conditional's group name, a `t` flag: `facts.constructs.READ_AS_NEWER_PYTHONS`) "
+     "raises ValueError where the running Python's `re` refuses it, and where that `re` compiles it is refused "
+     "with ValueError or matches as its `re.fullmatch` does; another exception, an acceptance of a pattern `re` "
+     "refuses or another meaning departs (checked by the deep tier only: every Python is given every Python's "
+     "readings, so the code a reference keeps for another Python's reading runs and is graded)"),
     ("bytes_pattern_typeerror", "`regex_to_dfa` raises TypeError for a pattern that is not a str"),
     ("dfa_from_tables", "`DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA"),
     ("dfa_bad_input_refused", "`DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, "
