@@ -86,7 +86,8 @@ PLACEHOLDERS: dict[str, str] = {
     **dict.fromkeys(("peers", "ops", "cases", "wheats", "chaffs", "only", "operators"), "LIST"),
     **dict.fromkeys(("model", "model_name", "lab", "variant", "assignment", "regrade"), "NAME"),
     "memory": "MB", "impl": "IMPL", "api_key": "KEY", "alphabet": "CHARS", "scheduler": "ADDRESS", "host": "HOST",
-    "late_policy": "POLICY", "coverage_file": "F", "state": "F", "schema": "F", "dir": "DIR", "module": "MODULE",
+    **dict.fromkeys(("coverage_file", "state", "merge", "schema"), "F"),
+    "late_policy": "POLICY", "dir": "DIR", "module": "MODULE",
 }
 PLACEHOLDER_WORDS = frozenset({"S", "N", "F", "DIR", "MB", "LIST", "NAME", "IMPL", "KEY", "CHARS", "ADDRESS", "HOST",
                                "POLICY", "URL", "WHEN", "ID", "TEST=V", "MODULE", "PEER=PYTHON", "PATTERN"})

@@ -53,14 +53,15 @@ def _grade(impl, monkeypatch, twin: bool, timeout: float = TIMEOUT, during=None,
     seen: dict = {}
     watch = check._watch
 
-    def watching(child, reader, result, options, started, twin=None):
+    def watching(watched, reader, result, twin=None):
+        child = watched.child
         if twin is not None:  # keep what the watch reads of the twin's records
             records, read_new = seen.setdefault("records", []), twin.reader.read_new
             twin.reader.read_new = lambda: records.extend(read_new()) or records[len(records):]
         if during is not None:
             threading.Thread(target=during, args=(child, twin), daemon=True).start()
         try:
-            return watch(child, reader, result, options, started, twin)
+            return watch(watched, reader, result, twin)
         finally:
             if twin is not None:
                 twin.reader.read_new()
