@@ -594,9 +594,8 @@ def _preexec(limits: Limits, nproc: int, plain_child: bool, claim: resources.Cla
 
 def cpu_rlimits(cpu_seconds: int) -> tuple[int, int]:
     """A candidate's ``RLIMIT_CPU`` (soft, hard) for ``cpu_seconds`` under the hard limit this
-    process runs under (``cpulimit.pair``: SIGXCPU at the soft limit, a hard fence above it)."""
-    _, current = resource.getrlimit(resource.RLIMIT_CPU)
-    return cpulimit.pair(cpu_seconds, None if current == resource.RLIM_INFINITY else current)
+    process runs under (``cpulimit.under_own_limit``: SIGXCPU at the soft limit, a hard fence above it)."""
+    return cpulimit.under_own_limit(cpu_seconds)
 
 
 def _lower(which: int, soft: int, hard: int) -> None:

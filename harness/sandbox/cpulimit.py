@@ -11,11 +11,15 @@ under it, never the fence up: ``pair(900, 35)`` is ``(30, 35)``. The kernel send
 the hard limit before it looks at the soft one, so a soft limit equal to the hard one, which
 clipping both at the ceiling gave (``(35, 35)``), is a SIGKILL at the candidate's own limit.
 
-Pure, and imports nothing: the zygote's server (``harness.sandbox.zygote_server``) uses it too.
+``under_own_limit(cpu_seconds)`` is the pair under the hard limit this process runs under, as
+``confine`` and the zygote's server (``harness.sandbox.zygote_server``) both set it; this module
+imports only ``resource``, so the zygote's server may use it.
 
     >>> pair(8, None), pair(900, 35), pair(8, 10), pair(8, 1)
     ((8, 13), (30, 35), (5, 10), (1, 1))
 """
+
+import resource
 
 MARGIN = 5  # CPU seconds from a candidate's soft limit (SIGXCPU) to its hard one (SIGKILL)
 
@@ -25,3 +29,10 @@ def pair(cpu_seconds: int, ceiling: int | None) -> tuple[int, int]:
     hard = cpu_seconds + MARGIN if ceiling is None else min(cpu_seconds + MARGIN, ceiling)
     soft = min(cpu_seconds, hard - MARGIN) if hard > MARGIN else hard - 1
     return min(max(1, soft), hard), hard
+
+
+def under_own_limit(cpu_seconds: int) -> tuple[int, int]:
+    """``pair(cpu_seconds, ceiling)``, the ceiling being this process's own hard ``RLIMIT_CPU``
+    (None where it has none): what a candidate started or forked from here gets."""
+    _, current = resource.getrlimit(resource.RLIMIT_CPU)
+    return pair(cpu_seconds, None if current == resource.RLIM_INFINITY else current)

@@ -16,7 +16,7 @@ carrying an ``id`` that its replies repeat:
 
 The child (``_child``, in a new session) closes the control socket first, then takes the
 descriptors as its channel and its stdout/stderr, lowers its rlimits to the run's (``RLIMIT_CPU``
-as ``cpulimit.pair`` sets it, counting from zero in a fork), raises its own ``oom_score_adj``
+as ``cpulimit.under_own_limit`` sets it, counting from zero in a fork), raises its own ``oom_score_adj``
 (the cgroup's OOM killer takes a child before the zygote), writes the mutant's files at the path
 they have in the grader's file system (sources and their bytecode, each with its mtime, so the
 timestamp ``.pyc`` stays valid), puts the candidate's folders last on ``sys.path`` as a fresh
@@ -175,9 +175,7 @@ def _child(control: socket.socket, request: dict, fds: list[int]) -> None:
         os.close(output_fd)
         _oom_first()
         limits = request["limits"]
-        _, ceiling = resource.getrlimit(resource.RLIMIT_CPU)
-        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.pair(int(limits["cpu_seconds"]),
-                                                              None if ceiling == resource.RLIM_INFINITY else ceiling))
+        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.under_own_limit(int(limits["cpu_seconds"])))
         _lower(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20, int(limits["memory_mb"]) << 20)
         _lower(resource.RLIMIT_FSIZE, int(limits["file_mb"]) << 20, int(limits["file_mb"]) << 20)
         _write_files(str(request["folder"]), request["files"])
