@@ -560,7 +560,7 @@ CHECKS: list[tuple] = [
     (check_dfa_rebuilt_from_tables, "test_hand_example",
      ("dfa.NumberReplacer.20", "dfa.ReplaceComparisonOperator_Lt_IsNot.1", "dfa.ReplaceComparisonOperator_GtE_IsNot.0",
       "dfa.ReplaceComparisonOperator_NotEq_IsNot.3", "dfa.ChangeDtype.3")),
-    (check_float_token_id_is_refused, "test_hand_example_masks", ("index.RemoveStatement.22",)),
+    (check_float_token_id_is_refused, "test_hand_example_masks", ("index.RemoveStatement.21",)),
     (check_python_extensions_are_refused_or_python, "test_unsupported_syntax_raises",
      ("parser.ReplaceReturnValue.43",)),
     (check_history_ids_out_of_range, "test_greedy_takes_the_best_allowed_token",

@@ -70,7 +70,8 @@ MAX_TABLE_CELLS = 1 << 26  # build_all: states x vocabulary (o200k_base: 335 sta
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class VocabTrie:
-    """A byte trie of a vocabulary, flattened into arrays and numbered breadth first.
+    """A byte trie of a vocabulary, flattened into arrays and numbered breadth first
+    (made by ``TokenIndex``, one per recent vocabulary: ``_cached_trie``).
 
     Node 0 is the root (the empty prefix); every other node is a distinct non-empty
     prefix of some allowed token. Guarantees:
@@ -94,18 +95,6 @@ class VocabTrie:
     @property
     def n_nodes(self) -> int:
         return int(self.edge_byte.shape[0])
-
-    @classmethod
-    def build(cls, vocab: Sequence[bytes | None], eos_id: int | None = None) -> VocabTrie:
-        """The trie of ``vocab`` without EOS, specials and empty tokens.
-
-        Raises TypeError when ``vocab`` is not a sequence, ValueError for an entry
-        that is neither bytes nor None, LimitExceeded past the documented bounds.
-        """
-        vocab = _check_vocab(vocab)
-        if eos_id is not None and not 0 <= eos_id < len(vocab):
-            raise InvalidArgument(f"VocabTrie: eos_id {eos_id} out of range 0..{len(vocab) - 1}")
-        return _cached_trie(tuple(vocab), eos_id)
 
 
 def _check_vocab(vocab) -> Sequence[bytes | None]:
@@ -246,10 +235,6 @@ class Transitions:
     indptr: np.ndarray  # int64 [S + 1]
     token: np.ndarray   # int32 [nnz]
     target: np.ndarray  # int32 [nnz]
-
-    def of(self, state: int) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = self.indptr[state], self.indptr[state + 1]
-        return self.token[lo:hi], self.target[lo:hi]
 
 
 class TokenIndex:

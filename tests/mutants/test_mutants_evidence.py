@@ -245,7 +245,7 @@ def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, e
 
 @pytest.mark.parametrize("mutant_id, equal", [
     ("index.ReplaceComparisonOperator_Gt_NotEq.4", True),  # the target-row cache evicts sooner: same answers
-    ("index.SwapArguments.42", False),                     # np.full(DEAD, V): no row at all
+    ("index.SwapArguments.41", False),                     # np.full(DEAD, V): no row at all
 ])
 def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tmp_path):
     """``TokenIndex.next_state`` and its cache of target rows (``index.py``, ``_target_row``): no item

@@ -67,7 +67,8 @@ def expected_transitions(dfa, vocab, eos_id, state) -> dict[int, int]:
 
 
 def transitions_of(table, state) -> dict[int, int]:
-    tokens, targets = table.of(state)
+    lo, hi = table.indptr[state], table.indptr[state + 1]
+    tokens, targets = table.token[lo:hi], table.target[lo:hi]
     assert len(set(tokens.tolist())) == tokens.size, "a token listed twice"
     return dict(zip(tokens.tolist(), targets.tolist()))
 
