@@ -69,9 +69,9 @@ equal):
 | `type_list_refused` | a list of types (`"type": ["string", "null"]`) raises ValueError |
 | `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
 | `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |
-| `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`) |
+| `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`), with special tokens (None) or none |
 | `vocab_bytes_token_list` | `vocab_bytes` reads a plain list or tuple of token strings with the spec's rule |
-| `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; the added special token is None) |
+| `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; an added special token is None, an added token that is not special the bytes the spec's rule gives its text: ASCII, or text holding a character outside the byte map) |
 <!-- end of decisions -->
 
 Two more decisions are documented below but graded in no tier: a DFA over the

@@ -46,6 +46,9 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - a schema the meta-schema refuses, one that is no JSON and one of any JSON value are refused with
   ValueError, keywords side by side are refused or read as JSON Schema reads them, an argument that is
   no dict raises TypeError (decision ``malformed_schema_valueerror``: the schema compiler's error paths).
+- ``vocab_bytes`` gives every id its bytes by section 2.3's rule on a ``tokenizers.Tokenizer`` holding
+  added tokens that are not special, and on a tiktoken-style encoding with no special token (decisions
+  ``vocab_bytes_tokenizers``, ``vocab_bytes_tiktoken``: the readers' paths for those tokens).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -64,6 +67,7 @@ from hypothesis import strategies as st
 from facts.constructs import READ_AS_NEWER_PYTHONS
 from golden import readings
 from golden.readings import RAW_DEL, closed, free_string_holds_del
+from harness.sandbox.shapes import TiktokenLike
 from harness.suite.explain import (
     DEAD,
     compile_or_note,
@@ -90,7 +94,9 @@ from harness.suite.inputs import (
     TYPED_ENUM_SCHEMAS,
     WRONG_STEP_ARGUMENTS,
     bad_dfa_tables,
+    expected_bytes,
     expected_match,
+    gpt2_byte_map,
     make_constraint,
 )
 from harness.suite.tiers import decision
@@ -661,7 +667,9 @@ def _refuses_bad_logits_and_masks(impl, key: str, dfa) -> None:
                            classes)
     _expect_raises(key, lambda: impl.apply_mask(np.zeros(3), np.array([1, 0, 1])),
                    "apply_mask(logits, a mask of 0/1 integers)", (TypeError,))
-    _expect_raises(key, lambda: impl.apply_mask(np.array(["a", "b", "c"]), np.array([True, False, True])),
+    # a list, not a numpy array of str: the wall carries no str array to the candidate (the grader's side
+    # raised TypeError before the candidate saw it, so this case passed without running its code)
+    _expect_raises(key, lambda: impl.apply_mask(["a", "b", "c"], np.array([True, False, True])),
                    "apply_mask(logits of strings, mask)", (TypeError,))
     for what, argument in (("a str", "an index"), ("the DFA", dfa)):
         _expect_raises(key, lambda: impl.Constraint(argument), f"Constraint({what}) for a TokenIndex", (TypeError,))
@@ -870,3 +878,74 @@ def test_deep_sampling_params_defaults_are_the_contracts(impl):
         if getattr(params, field) != want:
             fail("SamplingParams(...) does not keep a field given", field=field, expected=want,
                  got=getattr(params, field))
+
+
+# --- vocab_bytes: every token of a tokenizer kind the contract reads (issue 52 item 3, part a) ---
+
+ADDED_TOKENS = ("<tool_call>", "</tool_call>", "hello world", "\u65e5\u672c\u8a9e", " ")
+"""Added tokens that are not special, each read alike by section 2.3's rule and as literal text: ASCII map
+characters (the rule decodes them through the map: their ASCII bytes), and text holding a character outside
+the map (a space, CJK: the rule says UTF-8). An added token of map characters only outside ASCII (``é``) is
+left out: the rule reads it through the map, literal text as UTF-8, and the spec does not say which an
+added token is."""
+NO_SPECIAL_RANKS = {**{bytes([b]): b for b in range(256)}, b" the": 256, b"\xe4\xb8": 257, b"ab": 260}
+"""A tiktoken-style encoding with no special token at all (ids 258 and 259: holes, no token has them)."""
+
+
+def test_deep_vocab_bytes_reads_every_token_of_a_tokenizer(impl):
+    """Section 2.3: every token string by the spec's rule (map characters only: through the map, else
+    UTF-8), special tokens None, by id. On two tokenizers the default tier's do not cover: a trained
+    byte-level ``tokenizers.Tokenizer`` holding added tokens that are not special (``ADDED_TOKENS``: each
+    one's bytes, never None) and two special ones (decision ``vocab_bytes_tokenizers``), and a
+    tiktoken-style encoding with no special token (``NO_SPECIAL_RANKS``: every id its bytes, a hole None;
+    decision ``vocab_bytes_tiktoken``). Oracle: the spec's rule on ``id_to_token``, computed here
+    (``inputs.expected_bytes``), and the encoding's own ranks."""
+    inverse = {ch: b for b, ch in gpt2_byte_map().items()}
+    tok = _tokenizer_with_added_tokens()
+    if tok is not None:
+        size = tok.get_vocab_size(with_added_tokens=True)
+        specials = {i for i, added in tok.get_added_tokens_decoder().items() if added.special}
+        strings = [tok.id_to_token(i) for i in range(size)]
+        want = [None if i in specials else expected_bytes(strings[i], inverse) for i in range(size)]
+        _vocab_bytes_equal(impl, "vocab_bytes_tokenizers", "a tokenizers.Tokenizer with added tokens that are "
+                           "not special", tok, strings, want)
+    by_id = {i: b for b, i in NO_SPECIAL_RANKS.items()}
+    top = max(by_id) + 1
+    _vocab_bytes_equal(impl, "vocab_bytes_tiktoken", "a tiktoken-style encoding with no special token",
+                       TiktokenLike(NO_SPECIAL_RANKS, {}), list(range(top)), [by_id.get(i) for i in range(top)])
+
+
+def _tokenizer_with_added_tokens():
+    """A byte-level BPE trained in memory (seeded by its corpus: the same tokenizer every run), with
+    ``ADDED_TOKENS`` added as not special and two special tokens; None without ``tokenizers``."""
+    try:
+        from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    except ImportError:
+        return None  # optional (the dev extra), as in test_vocab_bytes: nothing to hand the candidate
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=290, special_tokens=["<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(["the cat sat on the mat", '{"city": "Oslo", "days": 3}'] * 10, trainer)
+    tok.add_tokens([AddedToken(text, special=False, normalized=False) for text in ADDED_TOKENS])
+    tok.add_special_tokens(["<|im_end|>"])
+    return tok
+
+
+def _vocab_bytes_equal(impl, key: str, what: str, tok, tokens: list, want: list) -> None:
+    """The decision ``key``: ``impl.vocab_bytes(tok)`` is ``want``, id for id (else a note naming the
+    first id that differs, or a failure under ``--strict``)."""
+    try:
+        got = [bytes(g) if isinstance(g, (bytes, bytearray)) else g for g in impl.vocab_bytes(tok)]
+    except Exception as exc:  # noqa: BLE001 - any error departs from the decision
+        decision(key, False, f"vocab_bytes({what}) raised {type(exc).__name__}: {first_line(exc)}")
+        return
+    if len(got) != len(want):
+        decision(key, False, f"vocab_bytes({what}) has {len(got)} entries, expected {len(want)}")
+        return
+    for i, (w, g) in enumerate(zip(want, got)):
+        if w != g:
+            decision(key, False, f"vocab_bytes({what}) differs at token {i} ({tokens[i]!r}): expected {w!r}, "
+                     f"got {g!r}")
+            return

@@ -150,10 +150,12 @@ for _key, _requires in (
      "accepted with the spec's meaning: size bounds stay above realistic tool schemas"),
     # token bytes
     ("byte_map_functions", "`bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map"),
-    ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`)"),
+    ("vocab_bytes_tiktoken", "`vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`), with "
+     "special tokens (None) or none"),
     ("vocab_bytes_token_list", "`vocab_bytes` reads a plain list or tuple of token strings with the spec's rule"),
     ("vocab_bytes_tokenizers", "`vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level "
-     "BPE; the added special token is None)"),
+     "BPE; an added special token is None, an added token that is not special the bytes the spec's rule gives "
+     "its text: ASCII, or text holding a character outside the byte map)"),
     # the port's tool surface (golden replay --file tools): the reference's choices the spec does not state
     ("tools_render_refuses_bad_messages", "`render_messages` refuses a malformed conversation (messages not an "
      "array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) "
