@@ -20,7 +20,9 @@ one domain per part of the reference (``kind_for(module)``):
   and changed into tables that are no DFA's,
   ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
-  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,175 items in all;
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3), then ``TokenIndex.mask`` and
+  ``next_state`` given states and token ids out of range or of a wrong type on the same DFAs
+  (``_index_refusals``, 3): 5,178 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -255,6 +257,8 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     for pattern in TABLE_PATTERNS:
         yield f"TokenIndex.next_state on {pattern!r}", lambda pattern=pattern: _next_states(m, pattern, vocab, eos_id)
     yield from _table_items(m)
+    for pattern in TABLE_PATTERNS:
+        yield f"TokenIndex refusals on {pattern!r}", lambda pattern=pattern: _index_refusals(m, pattern, vocab, eos_id)
 
 
 def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
@@ -263,6 +267,29 @@ def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
     dfa = m.regex_to_dfa(pattern)
     index = m.TokenIndex(dfa, list(vocab), eos_id)
     return [[int(index.next_state(s, t)) for t in range(len(vocab))] for s in range(dfa.n_states)]
+
+
+INDEX_STATES_REFUSED = ("n_states", -1, 1000, 1.5, "0")
+"""States ``_index_refusals`` asks ``TokenIndex.mask`` and ``next_state`` from: the first past the end
+(``n_states``, read on the DFA), -1 (DEAD: no state of the index), one far out, a float and a str."""
+INDEX_TOKENS_REFUSED = ("vocab_size", -1, 10**6, 1.5, True)
+"""Token ids ``_index_refusals`` asks ``next_state`` for from state 0: the first past the vocabulary, -1,
+one far out, a float and a bool."""
+
+
+def _index_refusals(m, pattern: str, vocab: list, eos_id: int) -> list:
+    """The answer (the error's class, or the mask's allowed ids and the state) of ``TokenIndex.mask`` and
+    ``next_state`` from each of ``INDEX_STATES_REFUSED`` and of ``next_state(0, t)`` for each of
+    ``INDEX_TOKENS_REFUSED``, on a fresh index. No other item asks them outside their range: a mutant of
+    the range checks' messages was "unproven" (no item executes the line), one of their bounds undecided."""
+    dfa = m.regex_to_dfa(pattern)
+    index = m.TokenIndex(dfa, list(vocab), eos_id)
+    states = [dfa.n_states if s == "n_states" else s for s in INDEX_STATES_REFUSED]
+    tokens = [len(vocab) if t == "vocab_size" else t for t in INDEX_TOKENS_REFUSED]
+    calls = [lambda s=s: np.flatnonzero(np.asarray(index.mask(s))).tolist() for s in states]
+    calls += [lambda s=s: int(index.next_state(s, 0)) for s in states]
+    calls += [lambda t=t: int(index.next_state(0, t)) for t in tokens]
+    return [_attempt(call) for call in calls]
 
 
 REPEAT_BOUND_PATTERNS = ("a{10000}", "a{2,99999}", "a{" + "0" * 300 + "2}")

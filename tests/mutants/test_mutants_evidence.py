@@ -19,7 +19,7 @@ from harness.mutants.runner import MutantResult, Outcome
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
 OUTSIDE_THE_CORPUS = "b?a"
-COMPILE_ITEMS = 5175   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state
+COMPILE_ITEMS = 5178   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state, refusals
 
 
 def _mutant_of(file: str, source: str) -> generation.GeneratedMutant:
@@ -257,6 +257,29 @@ def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tm
     mutated = load(materialize_generated(mutant, tmp_path))
     ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
                      if label.startswith("TokenIndex.next_state on")] for m in (reference, mutated))
+    assert len(ours) == len(evidence.TABLE_PATTERNS)
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("index.ReplaceBinaryOperator_Sub_Add.9", True),     # the bound a state's range error names: a message
+    ("index.NumberReplacer.109", True),                  # the bound a token id's range error names
+    ("index.NumberReplacer.102", False),                 # state 0 refused
+    ("index.ReplaceComparisonOperator_Lt_LtE.4", False),  # token id V let through: IndexError, not ValueError
+    ("index.RemoveStatement.21", False),                 # a float token id read as an index, not a TypeError
+])
+def test_the_index_refusal_items_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``TokenIndex``'s range and type checks of a state and a token id (``_check_state``,
+    ``_check_token``): no item of the compile domain asked ``mask`` or ``next_state`` outside their range,
+    so a mutant of the range error's message was "unproven" (a seeded sample of index: 2026-12-07). The
+    ``_index_refusals`` items on ``TABLE_PATTERNS`` do: a message's mutant is equal there, one of a check
+    differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if label.startswith("TokenIndex refusals on")] for m in (reference, mutated))
     assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
