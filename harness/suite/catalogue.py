@@ -95,6 +95,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_high_bytes_equal_the_derivative_oracle",
     "test_deep_sampling_params_defaults_are_the_contracts",
     "test_deep_vocab_bytes_reads_every_token_of_a_tokenizer",
+    "test_deep_constraint_ends_at_an_eos_past_the_single_bytes",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -49,6 +49,8 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - ``vocab_bytes`` gives every id its bytes by section 2.3's rule on a ``tokenizers.Tokenizer`` holding
   added tokens that are not special, and on a tiktoken-style encoding with no special token (decisions
   ``vocab_bytes_tokenizers``, ``vocab_bytes_tiktoken``: the readers' paths for those tokens).
+- a ``Constraint`` over a byte-level vocabulary, whose EOS is an id past the 256 single bytes, ends at
+  EOS as the lifecycle test's does on the hand vocabulary (ids compared by value, not identity).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -71,6 +73,7 @@ from harness.sandbox.shapes import TiktokenLike
 from harness.suite.explain import (
     DEAD,
     compile_or_note,
+    expect_refusal,
     expect_valueerror,
     fail,
     first_difference,
@@ -949,3 +952,41 @@ def _vocab_bytes_equal(impl, key: str, what: str, tok, tokens: list, want: list)
             decision(key, False, f"vocab_bytes({what}) differs at token {i} ({tokens[i]!r}): expected {w!r}, "
                      f"got {g!r}")
             return
+
+
+BYTE_LEVEL_TOKENS = [bytes([b]) for b in range(256)] + [b"ca", b"cat", b"dog", b"ts", None]
+"""A byte-level vocabulary: the 256 single bytes, four words of the hand example and, last, EOS (None: a
+special token), so EOS is an id past the single bytes (as GPT-2's 50256 or cl100k_base's 100257 are), not
+one of the small ids the hand vocabulary gives it (13)."""
+
+
+def test_deep_constraint_ends_at_an_eos_past_the_single_bytes(impl):
+    """Section 2.3 (``m_s[eos] = (s in F)``) and ``test_constraint_lifecycle``'s rules ("EOS only when
+    complete, nothing after EOS") on ``HAND_PATTERN`` with ``BYTE_LEVEL_TOKENS``, EOS its last id: EOS is
+    refused from the start, allowed once ``cat`` is read, and after it ``done`` is True, no token is
+    allowed (decision ``mask_after_eos_empty``) and every token, EOS too, is refused. Each id is computed
+    where it is used, as a caller reading it from a tokenizer does: the candidate must compare ids by value.
+    Oracle: the spec's hand DFA (section 3: ``cat`` reaches accepting state 5) and these rules."""
+    dfa = impl.regex_to_dfa(HAND_PATTERN)
+    index = impl.TokenIndex(dfa, list(BYTE_LEVEL_TOKENS), eos_id=len(BYTE_LEVEL_TOKENS) - 1)
+    c = make_constraint(impl, index)
+    expect_refusal(lambda: c.advance(len(BYTE_LEVEL_TOKENS) - 1), "EOS before the text is complete must be "
+                   "refused", valueerror="advance_refusal_valueerror", eos=len(BYTE_LEVEL_TOKENS) - 1)
+    c = make_constraint(impl, index)
+    c.advance(BYTE_LEVEL_TOKENS.index(b"cat"))
+    mask = np.asarray(c.mask())
+    if not (bool(c.is_complete()) and bool(mask[len(BYTE_LEVEL_TOKENS) - 1])):
+        fail("after 'cat' the text is complete and EOS is allowed (m_s[eos] = s in F)", pattern=HAND_PATTERN,
+             eos=len(BYTE_LEVEL_TOKENS) - 1, complete=bool(c.is_complete()),
+             eos_allowed=bool(mask[len(BYTE_LEVEL_TOKENS) - 1]))
+    c.advance(len(BYTE_LEVEL_TOKENS) - 1)
+    if not bool(c.done):
+        fail("Constraint.done must be True after EOS", pattern=HAND_PATTERN, path=b"cat",
+             eos=len(BYTE_LEVEL_TOKENS) - 1, got=bool(c.done))
+    after = np.asarray(c.mask())
+    decision("mask_after_eos_empty", after.dtype == np.bool_ and after.shape == (len(BYTE_LEVEL_TOKENS),)
+             and not after.any(), f"mask() after EOS {len(BYTE_LEVEL_TOKENS) - 1} allows "
+             f"{np.flatnonzero(after).tolist()[:8]}")
+    for token in (len(BYTE_LEVEL_TOKENS) - 1, ord("s"), BYTE_LEVEL_TOKENS.index(b"ts")):
+        expect_refusal(lambda token=token: c.advance(token), "nothing may follow EOS",
+                       valueerror="advance_refusal_valueerror", token=token)
