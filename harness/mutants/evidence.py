@@ -22,7 +22,8 @@ one domain per part of the reference (``kind_for(module)``):
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
   for every state and token on ``TABLE_PATTERNS``' DFAs (3), then ``TokenIndex.mask`` and
   ``next_state`` given states and token ids out of range or of a wrong type on the same DFAs
-  (``_index_refusals``, 3): 5,178 items in all;
+  (``_index_refusals``, 3), and ``TokenIndex`` built from bad arguments (``_index_bad_arguments``,
+  1): 5,179 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -259,6 +260,7 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     yield from _table_items(m)
     for pattern in TABLE_PATTERNS:
         yield f"TokenIndex refusals on {pattern!r}", lambda pattern=pattern: _index_refusals(m, pattern, vocab, eos_id)
+    yield "TokenIndex given bad arguments", lambda: _index_bad_arguments(m, vocab)
 
 
 def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
@@ -289,6 +291,22 @@ def _index_refusals(m, pattern: str, vocab: list, eos_id: int) -> list:
     calls = [lambda s=s: np.flatnonzero(np.asarray(index.mask(s))).tolist() for s in states]
     calls += [lambda s=s: int(index.next_state(s, 0)) for s in states]
     calls += [lambda t=t: int(index.next_state(0, t)) for t in tokens]
+    return [_attempt(call) for call in calls]
+
+
+def _index_bad_arguments(m, vocab: list) -> list:
+    """The answer (the error's class, or the vocabulary size) of ``TokenIndex`` built on ``TABLE_PATTERNS``'
+    first DFA with an EOS id out of range or of a wrong type, a vocabulary holding an entry that is neither
+    bytes nor None (after a None, at its start, at its end), and a vocabulary or DFA of a wrong type. No other
+    item builds an index from bad arguments: a mutant of those refusals' messages (the bound, which entry
+    is named) was "unproven"."""
+    dfa = m.regex_to_dfa(TABLE_PATTERNS[0])
+    size = len(vocab)
+    eos_ids = (size, size + 5, -1, 10**6, 1.5, "9", True)
+    vocabs = ([None, b"a", "c", b"b"], ["c", b"a"], [b"a", None, 7], [b"a", bytearray(b"b")], 5, "abc", b"ab")
+    calls = [lambda e=e: m.TokenIndex(dfa, list(vocab), e).vocab_size for e in eos_ids]
+    calls += [lambda v=v: m.TokenIndex(dfa, v if not isinstance(v, list) else list(v), None).vocab_size for v in vocabs]
+    calls += [lambda: m.TokenIndex(TABLE_PATTERNS[0], list(vocab), None).vocab_size]
     return [_attempt(call) for call in calls]
 
 

@@ -19,7 +19,7 @@ from harness.mutants.runner import MutantResult, Outcome
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
 OUTSIDE_THE_CORPUS = "b?a"
-COMPILE_ITEMS = 5178   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state, refusals
+COMPILE_ITEMS = 5179   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state, refusals
 
 
 def _mutant_of(file: str, source: str) -> generation.GeneratedMutant:
@@ -258,6 +258,27 @@ def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tm
     ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
                      if label.startswith("TokenIndex.next_state on")] for m in (reference, mutated))
     assert len(ours) == len(evidence.TABLE_PATTERNS)
+    assert (ours == theirs) == equal, mutant_id
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("index.ReplaceBinaryOperator_Sub_Add.6", True),     # the bound the EOS id's range error names
+    ("index.ReplaceComparisonOperator_IsNot_Eq.0", True),  # which entry the message names (a bytes one's id)
+    ("index.ReplaceComparisonOperator_IsNot_Is.0", False),  # no None before the bad entry: StopIteration
+    ("index.ReplaceComparisonOperator_Lt_LtE.2", False),  # EOS id V let through: IndexError, not ValueError
+    ("index.RemoveStatement.2", False),                  # a str entry let through
+])
+def test_the_index_argument_item_tells_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """``TokenIndex(dfa, vocab, eos_id)``'s refusals: no item built an index from bad arguments, so a
+    mutant of a refusal's message was "unproven". The ``_index_bad_arguments`` item does: a message's
+    mutant is equal there, one of a check differs."""
+    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if label == "TokenIndex given bad arguments"] for m in (reference, mutated))
+    assert len(ours) == 1
     assert (ours == theirs) == equal, mutant_id
 
 
