@@ -172,10 +172,10 @@ class CoverageMap:
         coverage, or a statement every item runs: ``evidence.pick``)."""
         from harness.mutants import evidence
 
-        kind = evidence.kind_for(mutant.site.module)
+        site = mutant.site
+        kind = evidence.kind_for(site.module, site.start[0])
         if self.evidence is None or kind is None:
             return None
-        site = mutant.site
         span = statement_lines(site.file, site.start[0])
         key = (kind, site.file, span)
         if key not in self.picks:

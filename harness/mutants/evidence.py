@@ -50,7 +50,10 @@ one domain per part of the reference (``kind_for(module)``):
   tokenizer kind's edge cases up to its size bound ``MAX_VOCAB_SIZE`` (``evidence_vocab``, whose
   docstring states it: 2,501 items).
 
-Everything else (``errors __init__``) has no evidence kind: a survivor equal on the corpus there
+- ``errors``: a mutant of ``PatternError``'s message is checked on the ``compile`` domain, one of
+  ``SchemaError``'s on the ``schema`` domain (``ERRORS_KINDS``: the domain whose items raise it).
+
+Everything else (``__init__``) has no evidence kind: a survivor equal on the corpus there
 is **survived (unproven)**, never equivalent.
 
 Errors are compared as ``equivalence`` compares them (ValueError / TypeError / other class;
@@ -141,12 +144,38 @@ ARRAY_BOUNDS = ({}, {"minItems": 1}, {"maxItems": 2}, {"minItems": 1, "maxItems"
                 {"minItems": 2, "maxItems": 1})
 
 
-def kind_for(module: str) -> str | None:
-    """The evidence kind for a mutant of reference module ``module``, or None (no exhaustive
-    domain: such a survivor stays unproven)."""
+def kind_for(module: str, line: int | None = None) -> str | None:
+    """The evidence kind for a mutant of reference module ``module`` at ``line``, or None (no
+    exhaustive domain: such a survivor stays unproven). ``errors``' kind is the one of the domain
+    whose items raise the error class holding the line (``ERRORS_KINDS``)."""
     if module in COMPILE_MODULES:
         return "compile"
+    if module == "errors":
+        return _errors_kind(line)
     return module if module in ("sampling", "constraint", "schema", "vocab") else None
+
+
+ERRORS_KINDS = {"PatternError": "compile", "SchemaError": "schema"}
+"""The classes of ``errors.py`` with code of their own (an ``__init__`` that writes the message), each
+with the evidence domain whose items raise it: the compile domain's malformed, unsupported and
+too-large patterns raise ``PatternError``s (with the pattern and an offset, or without the pattern,
+as Python's own parser reports a refusal), the schema domain's refusals ``SchemaError``s. The other
+classes have no statement (a docstring only), so no mutant."""
+
+
+def _errors_kind(line: int | None) -> str | None:
+    """``ERRORS_KINDS``' kind of the class of ``errors.py`` holding ``line``, or None."""
+    import ast
+
+    from harness.mutants.apply import REFERENCE_DIR
+
+    if line is None:
+        return None
+    tree = ast.parse((REFERENCE_DIR / "errors.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.lineno <= line <= node.end_lineno:
+            return ERRORS_KINDS.get(node.name)
+    return None
 
 
 def evidence_patterns() -> list[str]:
