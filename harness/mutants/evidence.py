@@ -18,9 +18,9 @@ one domain per part of the reference (``kind_for(module)``):
   patterns up to size 4 (768) and the held corpus's, the mask of every state over
   ``evidence_vocabulary()`` (301 tokens); then ``DFA(trans, accept)`` on three DFAs' tables, good
   and changed into tables that are no DFA's,
-  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 72), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
-  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,175 items in all;
+  for every state and token on ``TABLE_PATTERNS``' DFAs (3): 5,178 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
