@@ -164,17 +164,21 @@ classes have no statement (a docstring only), so no mutant."""
 
 
 def _errors_kind(line: int | None) -> str | None:
-    """``ERRORS_KINDS``' kind of the class of ``errors.py`` holding ``line``, or None."""
-    import ast
-
-    from harness.mutants.apply import REFERENCE_DIR
+    """``ERRORS_KINDS``' kind of the class of ``errors.py`` whose code holds ``line``, or None. Read
+    from the classes' code objects (the lines of their methods), not by parsing the file: the
+    runner asks this in its tasks, where nothing is parsed (issue 29 item 4)."""
+    from oracles.automaton import errors
 
     if line is None:
         return None
-    tree = ast.parse((REFERENCE_DIR / "errors.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.lineno <= line <= node.end_lineno:
-            return ERRORS_KINDS.get(node.name)
+    for name, kind in ERRORS_KINDS.items():
+        for member in vars(getattr(errors, name)).values():
+            code = getattr(member, "__code__", None)
+            if code is None:
+                continue
+            last = max((number for *_, number in code.co_lines() if number is not None), default=code.co_firstlineno)
+            if code.co_firstlineno <= line <= last:
+                return kind
     return None
 
 
