@@ -36,8 +36,8 @@ input takes (a pattern over ``MAX_NESTING`` or ``MAX_PATTERN_LENGTH``, Python 3.
 refusals, wrong argument types), Hopcroft's minimization (only a DFA needing more than
 ``MOORE_ROUNDS`` Moore rounds goes there: a long chain), the ``repr`` helpers (debugging aids
 of the reference, outside the contract), and a few defensive lines no input reaches (``nfa.py``'s
-"internal: unsupported node type"). The ``dfa`` verb's dump and the canonical-form check of the
-project's tests are not the reference's (``harness.commands.dfa_dump``,
+"internal: unsupported node type", deleted as dead since, 2026-12-07). The ``dfa`` verb's dump and the
+canonical-form check of the project's tests are not the reference's (``harness.commands.dfa_dump``,
 ``tests/support/helpers.assert_canonical``), so no generated mutant is made of them.
 
 Example::
@@ -172,10 +172,10 @@ class CoverageMap:
         coverage, or a statement every item runs: ``evidence.pick``)."""
         from harness.mutants import evidence
 
-        kind = evidence.kind_for(mutant.site.module)
+        site = mutant.site
+        kind = evidence.kind_for(site.module, site.start[0])
         if self.evidence is None or kind is None:
             return None
-        site = mutant.site
         span = statement_lines(site.file, site.start[0])
         key = (kind, site.file, span)
         if key not in self.picks:

@@ -18,12 +18,12 @@ one domain per part of the reference (``kind_for(module)``):
   patterns up to size 4 (768) and the held corpus's, the mask of every state over
   ``evidence_vocabulary()`` (301 tokens); then ``DFA(trans, accept)`` on three DFAs' tables, good
   and changed into tables that are no DFA's,
-  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 69), three
+  ``DFA.step`` given wrong Python types and states out of range (``_table_items``: 72), three
   repeat bounds of more digits than the cap (``REPEAT_BOUND_PATTERNS``) and ``TokenIndex.next_state``
   for every state and token on ``TABLE_PATTERNS``' DFAs (3), then ``TokenIndex.mask`` and
   ``next_state`` given states and token ids out of range or of a wrong type on the same DFAs
   (``_index_refusals``, 3), and ``TokenIndex`` built from bad arguments (``_index_bad_arguments``,
-  1): 5,179 items in all;
+  1): 5,182 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -53,7 +53,10 @@ one domain per part of the reference (``kind_for(module)``):
   tokenizer kind's edge cases up to its size bound ``MAX_VOCAB_SIZE`` (``evidence_vocab``, whose
   docstring states it: 2,501 items).
 
-Everything else (``errors __init__``) has no evidence kind: a survivor equal on the corpus there
+- ``errors``: a mutant of ``PatternError``'s message is checked on the ``compile`` domain, one of
+  ``SchemaError``'s on the ``schema`` domain (``ERRORS_KINDS``: the domain whose items raise it).
+
+Everything else (``__init__``) has no evidence kind: a survivor equal on the corpus there
 is **survived (unproven)**, never equivalent.
 
 Errors are compared as ``equivalence`` compares them (ValueError / TypeError / other class;
@@ -144,12 +147,42 @@ ARRAY_BOUNDS = ({}, {"minItems": 1}, {"maxItems": 2}, {"minItems": 1, "maxItems"
                 {"minItems": 2, "maxItems": 1})
 
 
-def kind_for(module: str) -> str | None:
-    """The evidence kind for a mutant of reference module ``module``, or None (no exhaustive
-    domain: such a survivor stays unproven)."""
+def kind_for(module: str, line: int | None = None) -> str | None:
+    """The evidence kind for a mutant of reference module ``module`` at ``line``, or None (no
+    exhaustive domain: such a survivor stays unproven). ``errors``' kind is the one of the domain
+    whose items raise the error class holding the line (``ERRORS_KINDS``)."""
     if module in COMPILE_MODULES:
         return "compile"
+    if module == "errors":
+        return _errors_kind(line)
     return module if module in ("sampling", "constraint", "schema", "vocab") else None
+
+
+ERRORS_KINDS = {"PatternError": "compile", "SchemaError": "schema"}
+"""The classes of ``errors.py`` with code of their own (an ``__init__`` that writes the message), each
+with the evidence domain whose items raise it: the compile domain's malformed, unsupported and
+too-large patterns raise ``PatternError``s (with the pattern and an offset, or without the pattern,
+as Python's own parser reports a refusal), the schema domain's refusals ``SchemaError``s. The other
+classes have no statement (a docstring only), so no mutant."""
+
+
+def _errors_kind(line: int | None) -> str | None:
+    """``ERRORS_KINDS``' kind of the class of ``errors.py`` whose code holds ``line``, or None. Read
+    from the classes' code objects (the lines of their methods), not by parsing the file: the
+    runner asks this in its tasks, where nothing is parsed (issue 29 item 4)."""
+    from oracles.automaton import errors
+
+    if line is None:
+        return None
+    for name, kind in ERRORS_KINDS.items():
+        for member in vars(getattr(errors, name)).values():
+            code = getattr(member, "__code__", None)
+            if code is None:
+                continue
+            last = max((number for *_, number in code.co_lines() if number is not None), default=code.co_firstlineno)
+            if code.co_firstlineno <= line <= last:
+                return kind
+    return None
 
 
 def evidence_patterns() -> list[str]:

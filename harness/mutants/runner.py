@@ -727,7 +727,7 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     from harness.mutants import evidence
 
     module = mutant.site.module
-    kind = evidence.kind_for(module)
+    kind = evidence.kind_for(module, mutant.site.start[0])
     if kind is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no evidence domain for "
                                                   f"module {module}")

@@ -4,7 +4,7 @@ Where no machine can decide (a survivor whose corpus fingerprint differs from th
 reference's only in ways the contract leaves open, or one the corpus cannot reach), a
 reviewer records a verdict:
 
-    {"id": "parser.NumberReplacer.176", "before": "...", "after": "...",
+    {"id": "parser.NumberReplacer.174", "before": "...", "after": "...",
      "equivalent": true, "reason": "one line: why it behaves like the reference"}
 
 ``equivalent: false`` records a survivor reviewed as a real gap (the reason names the

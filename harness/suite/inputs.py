@@ -167,9 +167,18 @@ def bad_dfa_tables(trans: np.ndarray, accept: np.ndarray) -> list[tuple[str, obj
                   ("no state at all", trans[:0].copy(), accept[:0].copy()),
                   ("accept of floats", trans, accept.astype(np.float64)),
                   ("accept holding a 2", trans, np.where(accept, 2, 0)),
+                  ("accept of 1 and -1", trans, _with_minus_one(accept)),
                   ("trans of floats", trans.astype(np.float64), accept),
                   ("a ragged trans (n rows of 256 entries, then one of 255)",
                    trans.tolist() + [trans[0, :255].tolist()], accept)]
+
+
+def _with_minus_one(accept: np.ndarray) -> np.ndarray:
+    """``accept`` as the integers 1 and -1 (-1 for a state that does not accept, and for state 0
+    always): -1 is neither 0 nor 1, and numpy would read it as True."""
+    bad = np.where(accept, 1, -1).astype(np.int64)
+    bad[0] = -1
+    return bad
 
 
 WRONG_STEP_ARGUMENTS = ((0.0, b"c"), (True, b"c"), ("0", b"c"), (0, "cat"), (0, [99]))

@@ -127,9 +127,7 @@ def hopcroft_partition(trans: np.ndarray, accept: np.ndarray, *, max_work: int =
     n = trans.shape[0]
     cols = np.unique(trans, axis=1) if trans.shape[1] else trans
     preds = _predecessors(cols, sink=n)
-    blocks, block_of = _initial_blocks(accept, sink=n)
-    if len(blocks) < 2:
-        return np.zeros(n, dtype=np.int64)
+    blocks, block_of = _initial_blocks(accept, sink=n)  # two: a live state accepts, the sink does not
     smaller = 0 if len(blocks[0]) <= len(blocks[1]) else 1
     pending = {(smaller, c) for c in range(len(preds))}
     work = 0

@@ -74,9 +74,7 @@ class _Builder:
             return self.chain([node.items[i] for i in range(len(node.items))])
         if isinstance(node, Alt):
             return self.alternation(node.items)
-        if isinstance(node, Repeat):
-            return self.repetition(node)
-        raise TypeError(f"internal: unsupported node type {type(node).__name__!r}")
+        return self.repetition(node)  # Repeat, the fifth node type: the parser builds no other
 
     def chain(self, items) -> tuple[int, int]:
         entry, exit_ = self.build(items[0])
@@ -129,12 +127,10 @@ def count_states(node: Node, cap: int) -> int:
         n = sum(count_states(item, cap) for item in node.items)
     elif isinstance(node, Alt):
         n = 2 + sum(count_states(item, cap) for item in node.items)
-    elif isinstance(node, Repeat):
+    else:  # Repeat, the fifth node type: the parser builds no other
         item = count_states(node.item, cap)
         copies = node.min + 1 if node.max is None else node.max
         n = 2 + copies * item
-    else:
-        raise TypeError(f"internal: unsupported node type {type(node).__name__!r}")
     return min(n, cap + 1)
 
 

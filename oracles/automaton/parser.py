@@ -118,7 +118,6 @@ class _Parser:
     def __init__(self, pattern: str):
         self.pattern = pattern
         self.pos = 0
-        self.depth = 0
         self.groups = 0                 # capturing groups opened so far
         self.closed: set[int] = set()   # capturing groups closed so far (backreference targets)
 
@@ -484,9 +483,8 @@ def parse_atom(p: _Parser) -> Node:
         return ByteSet(parse_escape(p, pos, in_class=False))
     if ch in "^$":                              # anchors: outside the subset
         raise p.unsupported(f"anchor {ch!r} is not supported", pos)
-    if ch == ")":
-        raise p.syntax("unbalanced parenthesis", pos)
-    return _LITERAL[ord(ch)]                    # literal (incl. ']' '}' and a literal '{')
+    return _LITERAL[ord(ch)]                    # literal (incl. ']' '}' and a literal '{'; never ')':
+                                                # parse_concatenation stops there)
 
 
 def parse_group(p: _Parser, pos: int) -> Node:
@@ -499,14 +497,10 @@ def parse_group(p: _Parser, pos: int) -> Node:
     else:
         p.groups += 1
         capture = p.groups
-    p.depth += 1
-    if p.depth > MAX_NESTING:
-        raise PatternTooLarge(f"groups nested deeper than MAX_NESTING={MAX_NESTING}", p.pattern, pos)
-    node = parse_alternation(p)
+    node = parse_alternation(p)  # no deeper than MAX_NESTING: parse refused a deeper nest on the text first
     if p.peek() != ")":
         raise p.syntax("missing ), unterminated subpattern", pos)
     p.take()
-    p.depth -= 1
     if capture is not None:
         p.closed.add(capture)
     return node

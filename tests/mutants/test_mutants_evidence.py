@@ -4,6 +4,7 @@ is "equivalent" only when it also agrees on its module's exhaustive domain
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -19,14 +20,23 @@ from harness.mutants.runner import MutantResult, Outcome
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
 OUTSIDE_THE_CORPUS = "b?a"
-COMPILE_ITEMS = 5179   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state, refusals
+COMPILE_ITEMS = 5182   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, next_state, refusals
 
 
-def _mutant_of(file: str, source: str) -> generation.GeneratedMutant:
+def _mutant_of(file: str, source: str, line: int | None = None) -> generation.GeneratedMutant:
     """A hand-made mutant of ``file`` with the text ``source``, carried by one of the file's real sites
-    (its id, module and location; its text is ours)."""
+    (its id, module and location, or at ``line`` when given; its text is ours)."""
     site = generation.enumerate_sites(modules=[file[:-3]])[0]
+    if line is not None:
+        site = dataclasses.replace(site, start=(line, 0), end=(line, 1))
     return generation.GeneratedMutant(site, source, "(hand-made)", "(hand-made)")
+
+
+def _never_read_errors_mutant() -> generation.GeneratedMutant:
+    """``errors.py`` with a module-level constant nobody reads appended, located at it: outside the
+    error classes, so a statement of no evidence domain (``evidence.ERRORS_KINDS``)."""
+    source = _reference_text("errors.py") + "\n_NEVER_READ = 2\n"
+    return _mutant_of("errors.py", source, line=len(source.splitlines()))
 
 
 def _reference_text(file: str) -> str:
@@ -62,6 +72,7 @@ def test_the_evidence_domains_are_the_stated_ones():
     assert (evidence.kind_for("sampling"), evidence.kind_for("constraint"), evidence.kind_for("schema"),
             evidence.kind_for("vocab"), evidence.kind_for("errors")) == ("sampling", "constraint", "schema", "vocab",
                                                                         None)
+    assert (evidence.kind_for("__init__"), evidence.kind_for("errors", 1)) == (None, None)  # errors' docstring
     schemas = evidence.evidence_schemas()
     assert len(schemas) == 982 and len(evidence.bound_schemas()) == 24
     assert {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1, "maxItems": 2} in schemas
@@ -134,8 +145,7 @@ def test_a_survivor_of_a_module_without_a_domain_is_unproven_not_equivalent(tmp_
         return dict.fromkeys(tests, "passed"), None
 
     monkeypatch.setattr(runner, "run_catalogue_against", every_test_passes)
-    source = _reference_text("errors.py") + "\n_NEVER_READ = 2\n"
-    mutant = _mutant_of("errors.py", source)
+    mutant = _never_read_errors_mutant()
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert result.outcome is Outcome.UNPROVEN and result.evidence is None
@@ -149,7 +159,7 @@ def test_an_unproven_survivor_the_deep_pass_kills_is_killed_by_the_deep_tier(tmp
         return {name: "failed" if deep else "passed" for name in tests}, None
 
     monkeypatch.setattr(runner, "run_catalogue_against", the_deep_pass_kills)
-    mutant = _mutant_of("errors.py", _reference_text("errors.py") + "\n_NEVER_READ = 2\n")
+    mutant = _never_read_errors_mutant()
     result = runner.run_generated(mutant, tmp_path, 30.0, deep=True, tests=("test_x",), deep_tests=("test_y",),
                                   fingerprint={})
     assert (result.outcome, result.tier, result.killed_by) == (Outcome.KILLED, "deep", ["test_y"])
@@ -191,7 +201,7 @@ def test_a_mutant_of_the_dfa_constructors_check_differs_on_the_table_items(tmp_p
     with pytest.raises(ValueError):
         reference.DFA(trans, np.array(hand.accept))
     labels = [label for label, _ in evidence._table_items(reference)]
-    assert len(labels) == 69
+    assert len(labels) == 72
     ours = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(reference)]
     theirs = [evidence._hash(evidence._attempt(thunk)) for _, thunk in evidence._table_items(mutated)]
     differ = [label for label, a, b in zip(labels, ours, theirs) if a != b]
@@ -224,7 +234,7 @@ def test_the_step_items_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_pa
 
 @pytest.mark.parametrize("mutant_id, equal", [
     ("parser.ReplaceBinaryOperator_Add_BitXor.22", True),  # MAX_REPEAT ^ 1 is 1001 too: MAX_REPEAT is 1000
-    ("parser.NumberReplacer.170", True),                   # MAX_REPEAT + 2: past the cap as well, refused alike
+    ("parser.NumberReplacer.168", True),                   # MAX_REPEAT + 2: past the cap as well, refused alike
     ("parser.ReplaceBinaryOperator_Add_Sub.22", False),    # MAX_REPEAT - 1: a{10000} read as a{999}
 ])
 def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, equal, tmp_path):
@@ -340,3 +350,54 @@ def test_the_schema_and_vocab_domains_tell_a_message_from_a_behaviour(mutant_id,
     differs, computed = evidence.first_difference(mutated, domain, _reference_record(domain))
     assert (differs == []) == equal, (mutant_id, differs)
 
+
+
+def test_a_mutant_of_errors_is_checked_on_the_domain_that_raises_its_class():
+    """``errors.py``'s code is the messages of ``PatternError`` and ``SchemaError`` (their
+    ``__init__``): a mutant there is checked on the domain whose items raise that class
+    (``evidence.ERRORS_KINDS``), not left unproven for want of a domain."""
+    import ast
+
+    sites = generation.enumerate_sites(modules=["errors"])
+    real_parse = ast.parse
+    ast.parse = None   # the runner asks kind_for in its tasks, where nothing may be parsed
+    try:
+        kinds = {s.id: evidence.kind_for("errors", s.start[0]) for s in sites}
+    finally:
+        ast.parse = real_parse
+    assert len(kinds) >= 30 and set(kinds.values()) == {"compile", "schema"}
+    assert (kinds["errors.AddNot.0"], kinds["errors.ReplaceOrWithAnd.0"]) == ("compile", "schema")
+
+
+def _refusal_items(m) -> list[tuple[str, object]]:
+    """The compile domain's items on the patterns the subset refuses (the ones raising a PatternError)."""
+    from harness.suite.inputs import MALFORMED_PATTERNS
+
+    labels = {f"pattern {p[:40]!r}" for p in (*MALFORMED_PATTERNS, *evidence.construct_patterns())}
+    return [(label, thunk) for label, thunk in evidence.items(m, "compile") if label in labels]
+
+
+@pytest.mark.parametrize("mutant_id, equal", [
+    ("errors.NumberReplacer.0", True),       # the caret drawn under patterns of 201 characters too
+    ("errors.RemoveStatement.1", True),      # no message at all: the class is the same
+    ("errors.AddNot.1", True),               # no caret where there is a pattern
+    ("errors.ReplaceBinaryOperator_Mul_Add.0", False),  # ' ' + int: a TypeError where the ValueError was
+    ("errors.ReplaceOrWithAnd.0", True),     # SchemaError: "/" named for every pointer
+    ("errors.RemoveStatement.2", True),      # SchemaError: no message at all
+])
+def test_the_errors_domains_tell_a_message_from_a_behaviour(mutant_id, equal, tmp_path):
+    """A mutant of an error's message is equal on its class's domain (the error's class is compared,
+    not its text); one that raises another class while writing the message differs there."""
+    site = next(s for s in generation.enumerate_sites(modules=["errors"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    kind = evidence.kind_for("errors", site.start[0])
+    if kind == "schema":
+        differs, _ = evidence.first_difference(mutated, "schema", _reference_record("schema"))
+        assert (differs == []) == equal, (mutant_id, differs)
+        return
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for _, thunk in _refusal_items(m)]
+                    for m in (reference, mutated))
+    assert len(ours) > 50
+    assert (ours == theirs) == equal, mutant_id
