@@ -242,7 +242,7 @@ def _run(args, stdout, stderr, meter) -> int:
         if generated is not None and not args.every_test:
             generated = dataclasses.replace(generated, coverage=_coverage(args, timeout, stdout))
             if not args.no_infection:
-                generated = dataclasses.replace(generated, infection=_infection(args, timeout, stdout))
+                generated = dataclasses.replace(generated, infection=_infection(args, timeout, stdout, len(mutants)))
         if state is not None and state.records:
             print(f"--resume: {len(state.records)} result(s) kept from {state.path}", file=stdout, flush=True)
         stats = executor.RunStats()
@@ -324,9 +324,15 @@ def _open_state(args, mutants, generated, timeout):
     return MutantState.open(args.state, options, resume=args.resume)
 
 
-def _infection(args, timeout, stdout):
+INFECTION_RECORD_AT = 200
+"""A run of at least this many mutants records the infection map when none is stored (~140 CPU s
+once per reference version, about what ~20 equivalents by no infection save); a smaller run uses a
+stored map, or none (the map changes no verdict, only the cost)."""
+
+
+def _infection(args, timeout, stdout, count: int):
     """The infection map for this reference (``harness.mutants.infection``), beside the coverage map:
-    stored, or recorded now (once)."""
+    stored, or recorded now (once) for a run of ``INFECTION_RECORD_AT`` mutants or more; else None."""
     from harness.mutants import coverage, infection
 
     path = infection.default_path(args.coverage_file or coverage.default_path(args.state))
@@ -334,6 +340,10 @@ def _infection(args, timeout, stdout):
     if found is not None:
         print(f"infections per catalogue test and item: {path}", file=stdout, flush=True)
         return found
+    if count < INFECTION_RECORD_AT:
+        print(f"infections per catalogue test and item: none stored at {path}, and {count} mutant(s) are too few to "
+              f"record them (from {INFECTION_RECORD_AT}): every covering test runs", file=stdout, flush=True)
+        return None
     print(f"infections per catalogue test and item: recording them (once) into {path} ...", file=stdout, flush=True)
     return infection.load_or_record(path, timeout, args.jobs)
 
