@@ -133,6 +133,10 @@ _ALL = (
              "where the coverage plugin of a mutant run's recording child writes the lines each "
              "catalogue test executed",
              ("harness/mutants/coverage_plugin.py",), ("harness/mutants/coverage.py",)),
+    Variable("CONSTRAIN_HARNESS_INFECTION_OUT", "internal",
+             "where the infection plugin of a mutant run's recording child writes the mutants whose "
+             "value differed in its catalogue test",
+             ("harness/mutants/infection_plugin.py",), ("harness/mutants/infection.py",)),
     # ------------------------------------------------------------------------ the tests only
     Variable("CONSTRAIN_HARNESS_PROFILE", "tests",
              "the project's tests' Hypothesis profile: dev, ci (the default when CI is set) or thorough",

@@ -104,6 +104,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--every-test", action="store_true",
                         help="--generated: every catalogue test on every mutant (no coverage filter, no stop at the "
                              "first killing test)")
+    parser.add_argument("--no-infection", action="store_true",
+                        help="--generated: no infection map (harness.mutants.infection): every covering test runs, "
+                             "no mutant is called equivalent for computing the reference's values everywhere")
     parser.add_argument("--coverage-file", metavar="FILE", type=output_file, default=None,
                         help="--generated: where the coverage per catalogue test is kept (default: beside --state, "
                              "else the user's cache folder)")
@@ -146,6 +149,8 @@ def _select(args, stdout, stderr):
     stray = [f"--{name}" for name in GENERATED_ONLY if getattr(args, name) is not None]
     if args.every_test and not args.generated:
         stray.append("--every-test")
+    if args.no_infection and not args.generated:
+        stray.append("--no-infection")
     if args.first_kill and args.generated:
         print("constrain-harness mutants: error: --first-kill is the catalogue's: --generated stops at the first "
               "kill already (--every-test turns that off)", file=stderr)
@@ -236,6 +241,8 @@ def _run(args, stdout, stderr, meter) -> int:
         state = _open_state(args, mutants, generated, timeout)
         if generated is not None and not args.every_test:
             generated = dataclasses.replace(generated, coverage=_coverage(args, timeout, stdout))
+            if not args.no_infection:
+                generated = dataclasses.replace(generated, infection=_infection(args, timeout, stdout, len(mutants)))
         if state is not None and state.records:
             print(f"--resume: {len(state.records)} result(s) kept from {state.path}", file=stdout, flush=True)
         stats = executor.RunStats()
@@ -315,6 +322,30 @@ def _open_state(args, mutants, generated, timeout):
         options["plan"] = {"module": sorted(args.module or ()), "operators": sorted(args.operators or ()),
                            "sample": args.sample, "seed": 1 if args.seed is None else args.seed}
     return MutantState.open(args.state, options, resume=args.resume)
+
+
+INFECTION_RECORD_AT = 200
+"""A run of at least this many mutants records the infection map when none is stored (~140 CPU s
+once per reference version, about what ~20 equivalents by no infection save); a smaller run uses a
+stored map, or none (the map changes no verdict, only the cost)."""
+
+
+def _infection(args, timeout, stdout, count: int):
+    """The infection map for this reference (``harness.mutants.infection``), beside the coverage map:
+    stored, or recorded now (once) for a run of ``INFECTION_RECORD_AT`` mutants or more; else None."""
+    from harness.mutants import coverage, infection
+
+    path = infection.default_path(args.coverage_file or coverage.default_path(args.state))
+    found = infection.InfectionMap.load(path)
+    if found is not None:
+        print(f"infections per catalogue test and item: {path}", file=stdout, flush=True)
+        return found
+    if count < INFECTION_RECORD_AT:
+        print(f"infections per catalogue test and item: none stored at {path}, and {count} mutant(s) are too few to "
+              f"record them (from {INFECTION_RECORD_AT}): every covering test runs", file=stdout, flush=True)
+        return None
+    print(f"infections per catalogue test and item: recording them (once) into {path} ...", file=stdout, flush=True)
+    return infection.load_or_record(path, timeout, args.jobs)
 
 
 def _coverage(args, timeout, stdout):

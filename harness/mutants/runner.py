@@ -446,7 +446,7 @@ def _failed(tests: dict[str, str]) -> list[str]:
 def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
                   first_kill: bool = False, fingerprint: dict[str, str] | None = None,
-                  evidence=None) -> MutantResult:
+                  evidence=None, infection: dict | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -468,15 +468,26 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
 
     The deep pass costs ~20 CPU seconds a mutant; a mutant equivalent with evidence
     (``_decide_by_evidence``) is not run through it, an unproven one is.
+
+    ``infection`` (``Plan.infection``, from ``harness.mutants.infection``): the mutant's
+    infection record; ``tests`` / ``deep_tests`` are then only the tests in which its value
+    ever differs from the reference's (a test where it never differs runs as on the reference:
+    it cannot kill it), so both may be empty for a mutant some test executes. With ``"evidence"``
+    set (no test, corpus key or evidence item ever infected: ``plan``), it is equivalent with that
+    evidence and nothing runs.
     """
     from harness.mutants.apply import materialize_generated
 
     start = time.monotonic()
-    if tests == () and (not deep or deep_tests == ()):
+    if infection is not None and infection.get("evidence") is not None:
+        return MutantResult(mutant.id, Outcome.EQUIVALENT, (), [], {}, time.monotonic() - start,
+                            f"equivalent with evidence: {infection['evidence']['domain']}",
+                            evidence=dict(infection["evidence"]))
+    if tests == () and (not deep or deep_tests == ()) and infection is None:
         return _not_covered(mutant, start)
     package = materialize_generated(mutant, root)
     try:
-        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start)
+        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None)
         if result.outcome is Outcome.SURVIVED:
             result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
@@ -501,11 +512,12 @@ def _not_covered(mutant, start: float) -> MutantResult:
 
 
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
-                  start: float) -> tuple[MutantResult, frozenset[str]]:
-    """The default tier's result, and the tests it settled (``settled``)."""
-    if tests == ():   # no test of the default tier executes the mutated code (the deep pass may)
-        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, "no catalogue test executes it", ""), \
-            frozenset()
+                  start: float, infected_only: bool = False) -> tuple[MutantResult, frozenset[str]]:
+    """The default tier's result, and the tests it settled (``settled``); ``infected_only``: ``tests``
+    are those the mutant infects (``harness.mutants.infection``)."""
+    if tests == ():   # no test of the default tier executes (infects) the mutated code (the deep pass may)
+        why = "no catalogue test it infects" if infected_only else "no catalogue test executes it"
+        return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, why, ""), frozenset()
     found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill)
     result = _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
     return dataclasses.replace(result, retried=retried), settled(records)
@@ -848,7 +860,7 @@ FUNCTION = "harness.mutants.tasks:run_task"
 
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
-                fingerprint: dict[str, str] | None = None, evidence=None) -> Task:
+                fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
@@ -868,7 +880,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     site = mutant.site
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
-               "evidence": None if evidence is None else evidence.to_json(),
+               "evidence": None if evidence is None else evidence.to_json(), "infection": infection,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -907,6 +919,7 @@ class GeneratedOptions:
     deep: bool = True              # survivors of the default tier run the deep pass
     first_kill: bool = False       # each pass stops at the first killing test
     coverage: object | None = None  # a ``coverage.CoverageMap``: only the tests that execute the mutated code
+    infection: object | None = None  # an ``infection.InfectionMap``: only the tests the mutant infects
 
 
 @dataclasses.dataclass(frozen=True)
@@ -917,13 +930,15 @@ class Plan:
     deep_tests: tuple[str, ...] | None = None    # the deep pass's tests (None: all)
     fingerprint: dict[str, str] | None = None    # the fingerprint's keys it can change (None: all)
     evidence: object | None = None               # the evidence items it can change (``evidence.Pick``; None: all)
+    infection: dict | None = None                # its infection record (``infected_plan``), as data; None: not used
 
     @property
     def weight(self) -> int:
         """A guess at the mutant's cost, to start the dearest first (a 2-worker run then ends with
         cheap tasks, not one 20-second survivor on one core): 0 when no test executes it, else
         its default tests plus 4 per deep property (the deep pass is most of a survivor's cost)."""
-        if self.tests == () and self.deep_tests == ():
+        if (self.tests == () and self.deep_tests == () and self.infection is None) or \
+                (self.infection is not None and self.infection["evidence"] is not None):
             return 0
         deep = len([t for t in (self.deep_tests or ()) if t.startswith("test_deep")]) if self.deep_tests is not None \
             else 4
@@ -936,8 +951,49 @@ def plan(generated: GeneratedOptions, mutant) -> Plan:
     if generated.coverage is None:
         return Plan()
     cmap = generated.coverage
-    return Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                cmap.evidence_for(mutant))
+    found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
+                 cmap.evidence_for(mutant))
+    return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
+
+
+NO_INFECTION = "no infection"   # the evidence kind of an equivalent no test, key or item infects
+
+
+def infected_plan(found: Plan, imap, mutant) -> Plan:
+    """``found`` narrowed by the infection map ``imap`` (``harness.mutants.infection``), for a mutant
+    it analyses and some test executes (a mutant no test executes stays "not covered"):
+
+    - no catalogue test (either tier), corpus key or evidence item of its module's kind ever saw
+      its value differ from the reference's, its module has an evidence kind, no hand verdict names
+      it and its evidence pick is not empty: equivalent with evidence "no infection" (the slow path
+      would pass every test, equal the corpus and the domain: the same values everywhere they run);
+    - else its passes run only the tests it infects (and the tier readers, ``TIER_READERS``,
+      whose inputs depend on the tier): a test where its value never differs runs as on the
+      reference, so it cannot kill it (the coverage filter's argument, one step finer)."""
+    from harness.mutants.triage import verdict
+
+    if found.tests == () and found.deep_tests == ():
+        return found
+    infection = imap.clean(mutant)
+    if infection is None:
+        return found
+    record = {"tests": len(infection.tests), "deep_tests": len(infection.deep_tests), "keys": infection.keys,
+              "items": infection.items, "evidence": None}
+    pick_empty = found.evidence is not None and not found.evidence.chosen
+    if infection.none and infection.kind is not None and not pick_empty and verdict(mutant) is None:
+        reached, keys, items = imap.reached_count(mutant.id), *imap.sizes(infection.kind)[1:]
+        domain = (f"no infection: the mutated expression's value equals the reference's at every evaluation, "
+                  f"in the {reached} catalogue tests (of {len(imap.tests)}) that evaluate it, the corpus's {keys} "
+                  f"keys and the {infection.kind} evidence domain's {items:,} items")
+        record["evidence"] = {"kind": NO_INFECTION, "domain": domain, "size": reached + keys + items}
+        return dataclasses.replace(found, infection=record)
+    wanted = set(infection.tests) | set(infection.deep_tests) | TIER_READERS
+    return dataclasses.replace(found, tests=_narrowed(found.tests, NAMES, wanted),
+                               deep_tests=_narrowed(found.deep_tests, (*NAMES, *DEEP_NAMES), wanted), infection=record)
+
+
+def _narrowed(tests: tuple[str, ...] | None, every: tuple[str, ...], wanted: set) -> tuple[str, ...]:
+    return tuple(t for t in (every if tests is None else tests) if t in wanted)
 
 
 def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
@@ -1074,7 +1130,7 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         chosen = plans[mutant.id]
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
-                             fingerprint=chosen.fingerprint, evidence=chosen.evidence)
+                             fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection)
     return run
 
 
@@ -1083,7 +1139,8 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
     if generated is None:
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
-                       first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence)
+                       first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence,
+                       infection=chosen.infection)
 
 
 def run_local_task(payload: dict) -> dict:

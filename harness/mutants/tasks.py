@@ -64,7 +64,8 @@ def run_task(payload: dict) -> dict:
                                           deep_tests=_tupled(payload.get("deep_tests")),
                                           first_kill=payload.get("first_kill", False),
                                           fingerprint=payload.get("fingerprint"),
-                                          evidence=evidence.Pick.from_json(payload.get("evidence")))
+                                          evidence=evidence.Pick.from_json(payload.get("evidence")),
+                                          infection=payload.get("infection"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return result_to_json(result, cpu=runner.task_cpu())

@@ -252,7 +252,8 @@ def consistent(results):
             assert r.detail.startswith("unproven: equal on the corpus") and r.evidence is None, r
         if r.outcome is Outcome.EQUIVALENT:
             assert r.evidence is not None and r.evidence["kind"] in ("compile", "sampling", "constraint", "schema",
-                                                                     "hand review"), r
+                                                                     "vocab", "hand review", "no infection",
+                                                                     "identical bytecode"), r
 
 
 # --- the fingerprint computed only where a mutant can change it (issue 27 item 3) -------------------
