@@ -392,7 +392,7 @@ class InfectionMap:
         if not self.verified[mutant.id]:
             return None
         mid = mutant.id
-        kind = evidence.kind_for(mutant.site.module)
+        kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
         return Infection(tuple(t for t in NAMES if mid in self.tests.get(t, ())),
                          tuple(t for t in DEEP_NAMES if mid in self.tests.get(t, ())),
                          self.corpus["infected"].get(mid, 0),
