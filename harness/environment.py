@@ -60,8 +60,9 @@ _ALL = (
              "0: one grader child runs every catalogue test (no twin for the second half; docs/wall.md)",
              ("harness/suite/twin.py",)),
     Variable("CONSTRAIN_HARNESS_GRADER_FORK", "user",
-             "0: check (by hand or in a batch) starts each grader child as a new interpreter instead of "
-             "forking the warm check process (by hand: check then does not run again isolated)",
+             "0: check (by hand, in a batch or called as a library) starts each grader child as a new "
+             "interpreter instead of forking the warm check process or its warm server (by hand: check then "
+             "does not run again isolated)",
              ("harness/run/launch.py",)),
     Variable("CONSTRAIN_HARNESS_UNBUFFERED", "internal",
              "1: check, run again isolated by hand, gives back the unbuffered streams its caller's "

@@ -549,7 +549,10 @@ POLL = 0.05  # seconds between two looks at a grader child (its records, its CPU
 def _exit_signal(child) -> int | None:
     """A descriptor that turns readable when ``child`` exits (a pidfd), or None where there
     is none: then ``_watch`` notices an exit at its next look, up to ``POLL`` s later."""
+    served = getattr(child, "exit_fd", None)   # a warm server's child: its status socket (launch.ServedChild)
     try:
+        if served is not None:
+            return os.dup(served())
         return os.pidfd_open(child.pid)
     except (AttributeError, OSError):
         return None

@@ -25,7 +25,9 @@ the autograder to its check job, carries the job's ``CheckOptions`` whole the sa
 (``check_entry --request``: one JSON document, ``harness.commands.check.run_request``).
 
 The package: ``value`` (the run value), ``launch`` (starting the grader child: fork or exec,
-the key pipe, ``pytest_arguments``), ``records`` (reading its signed records as they come).
+the key pipe, ``pytest_arguments``), ``forkserver`` (the warm server that forks the grader
+children of a caller that cannot fork its own: a test run's worker, a library caller of
+``run_check``), ``records`` (reading its signed records as they come).
 
 Who reads what:
 

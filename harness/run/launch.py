@@ -61,6 +61,8 @@ Example::
 
 from __future__ import annotations
 
+import atexit
+import collections
 import faulthandler
 import gc
 import io
@@ -233,8 +235,223 @@ def start(args: list[str], *, cwd, env: dict[str, str], out, key_fd: int, extra_
     if forkable():
         warm()
         return _fork(list(args), str(cwd), dict(env), out.fileno(), keep, module)
+    served = _served(list(args), str(cwd), dict(env), out.fileno(), keep, module)
+    if served is not None:
+        return served
     return subprocess.Popen(isolated.command(module, *args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=keep)
+
+
+RUN_ENV = ("CONSTRAIN_HARNESS_MARKER", "TMPDIR", "PYTEST_CURRENT_TEST")
+"""The grader child's variables that are the run's own (``harness.grading.check._child_env``: its
+marker and temporary folder; a calling pytest's current test, which the child's own pytest sets
+anew): a warm server (``harness.run.forkserver``) is started without them and serves a caller whose
+grader environment is its own but for them (nothing the server imports reads one)."""
+SERVED_MODULES = ("harness.suite.early", "pytest")
+"""What a warm server's fork may run (``python -m MODULE``)."""
+SERVER_START_SECONDS = 120.0   # wall: a warm server says it is ready within this (a loaded machine included)
+MAX_SERVERS = 2   # a process's warm servers, one per grader environment (a test that changes it gets its own);
+# past it the least recently used one ends
+RESOURCE_LIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC",
+                   "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_MEMLOCK")
+
+
+def own_state() -> dict:
+    """What a caller and its warm server must share for the server's fork to be the caller's new
+    interpreter: resource limits, cgroups, umask (``harness.run.forkserver`` compares them)."""
+    import resource
+
+    limits = {name: list(resource.getrlimit(getattr(resource, name))) for name in RESOURCE_LIMITS
+              if hasattr(resource, name)}
+    try:
+        with open("/proc/self/cgroup") as f:
+            cgroup = f.read()
+        with open("/proc/self/status") as f:   # read, never set: another thread may be making a file
+            mask = next((line.split()[1] for line in f if line.startswith("Umask:")), "")
+    except OSError:
+        cgroup, mask = "", ""
+    return {"limits": limits, "cgroup": cgroup, "umask": mask}
+
+
+class _Server:
+    """A warm server (``harness.run.forkserver``) this process started, and its end of the channel."""
+
+    def __init__(self, env: dict[str, str]):
+        import socket
+
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.proc = subprocess.Popen(isolated.command("harness.run.forkserver", str(theirs.fileno())), env=env,
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True,
+                                         pass_fds=(theirs.fileno(),))
+        finally:
+            theirs.close()
+        self.channel = mine
+        mine.settimeout(SERVER_START_SECONDS)
+        try:
+            said = mine.recv(64)
+        except OSError:
+            said = b""
+        mine.settimeout(None)
+        if said != b"ready":
+            self.close()
+            raise OSError(f"the warm grader server did not start (it said {said!r})")
+
+    def retire(self) -> None:
+        """Ask the server to end once the children it runs have ended (it forks no other)."""
+        try:
+            self.channel.send(b"retire")
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.channel.close()   # the server ends every child it still has, then itself
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+REFUSALS: "collections.Counter[str]" = collections.Counter()
+"""Why this process's warm servers refused a child (each then started as a new interpreter), and how
+often: a server serves only a caller in its own state (``harness.run.forkserver``)."""
+_SERVERS: dict[tuple, _Server] = {}
+_RETIRED: list[_Server] = []   # asked to end once their children have (``_Server.retire``); reaped later
+_SERVERS_LOCK = threading.Lock()
+_SERVERS_OF = [0]   # the pid that started them (a fork of this process starts its own)
+_SERVERS_OFF: dict[tuple, str] = {}   # environments whose server failed to start, and why (none is tried again)
+
+
+def _server_for(env: dict[str, str]) -> _Server | None:
+    key = tuple(sorted((k, v) for k, v in env.items() if k not in RUN_ENV))
+    with _SERVERS_LOCK:
+        if _SERVERS_OF[0] != os.getpid():
+            _SERVERS.clear()   # a fork's copies: its parent's servers are not its own
+            _RETIRED.clear()
+            _SERVERS_OFF.clear()
+            _SERVERS_OF[0] = os.getpid()
+        if key in _SERVERS_OFF:
+            return None
+        server = _SERVERS.pop(key, None)
+        if server is not None:
+            _SERVERS[key] = server   # the most recently used last
+        if server is not None and server.proc.poll() is not None:
+            server = _SERVERS.pop(key)
+            server.close()
+            server = None
+        if server is None:
+            for old in [r for r in _RETIRED if r.proc.poll() is not None]:
+                _RETIRED.remove(old)
+                old.close()
+            while len(_SERVERS) >= MAX_SERVERS:   # the least recently used one makes room (a child it runs ends first)
+                old = _SERVERS.pop(next(iter(_SERVERS)))
+                old.retire()
+                _RETIRED.append(old)
+            try:
+                server = _SERVERS[key] = _Server(dict(key))
+            except OSError as exc:
+                _SERVERS_OFF[key] = str(exc)
+                return None
+        return server
+
+
+def close_servers() -> None:
+    """End this process's warm servers (``atexit`` too); the next grader child starts one again."""
+    with _SERVERS_LOCK:
+        servers = [*_SERVERS.values(), *_RETIRED] if _SERVERS_OF[0] == os.getpid() else []
+        _SERVERS.clear()
+        _RETIRED.clear()
+    for server in servers:
+        server.close()
+
+
+def serving() -> bool:
+    """Whether a grader child of this process would come from a warm server (``_served``): forks
+    are on, the process cannot fork its own (``forkable``) and the kernel has pidfds."""
+    return (hasattr(os, "fork") and hasattr(os, "pidfd_open") and os.environ.get(FORK_ENV) != "0"
+            and not forkable())
+
+
+def _served(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: tuple[int, ...],
+            module: str) -> "ServedChild | None":
+    """The grader child forked by this process's warm server (``harness.run.forkserver``), or None
+    (no server here, or it refused: the caller starts a new interpreter)."""
+    import json
+    import socket
+
+    if not serving() or module not in SERVED_MODULES:
+        return None
+    server = _server_for(env)
+    if server is None:
+        return None
+    status, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    request = {"args": args, "cwd": cwd, "env": env, "module": module, "targets": list(keep), **own_state()}
+    try:
+        with _SERVERS_LOCK:
+            socket.send_fds(server.channel, [json.dumps(request).encode()], [theirs.fileno(), out_fd, *keep])
+    except OSError:
+        status.close()
+        return None
+    finally:
+        theirs.close()
+    status.settimeout(SERVER_START_SECONDS)
+    try:
+        said = json.loads(status.recv(4096) or b"{}")
+    except (OSError, ValueError):
+        said = {}
+    status.settimeout(None)
+    if not isinstance(said, dict) or not isinstance(said.get("pid"), int):
+        status.close()
+        why = said.get("refused") if isinstance(said, dict) else None
+        REFUSALS[str(why or "no answer")[:200]] += 1
+        return None
+    return ServedChild(said["pid"], status)
+
+
+class ServedChild:
+    """A grader child forked by a warm server, read as a ``subprocess.Popen``: its exit status comes
+    on its status socket (``exit_fd`` turns readable then); the server's end without one reads as
+    a SIGKILL (the child died with it)."""
+
+    def __init__(self, pid: int, status):
+        self.pid = pid
+        self.returncode: int | None = None
+        self._status = status
+
+    def exit_fd(self) -> int:
+        return self._status.fileno()
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._read(block=False)
+        return self.returncode
+
+    def wait(self) -> int:
+        while self.returncode is None:
+            self._read(block=True)
+        return self.returncode
+
+    def _read(self, block: bool) -> None:
+        import json
+
+        self._status.setblocking(block)
+        try:
+            said = self._status.recv(4096)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            said = b""
+        try:
+            code = json.loads(said).get("exitcode") if said else None
+        except (ValueError, AttributeError):
+            code = None
+        self.returncode = code if isinstance(code, int) else -signal.SIGKILL
+        self._status.close()
+
+
+atexit.register(close_servers)
 
 
 class ForkedChild:

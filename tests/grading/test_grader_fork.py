@@ -32,11 +32,18 @@ import json, os, signal, sys, tempfile
 
 def test_probe():
     command = open("/proc/self/cmdline", "rb").read().split(b"\\0")
+    def kind(fd):   # what the descriptor is: a pipe, a socket, a file...
+        try:
+            link = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            return "gone"
+        return "file" if link.startswith("/") else link.split(":")[0]
     def stream(s):
         return [s.encoding, s.errors, s.line_buffering, s.write_through, type(s.buffer).__name__, s.fileno()]
     seen = {
         "forked": b"harness.run.launch" in command, "cwd": os.getcwd(), "env": dict(os.environ),
         "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")), "session leader": os.getsid(0) == os.getpid(),
+        "fd kinds": {fd: kind(fd) for fd in os.listdir("/proc/self/fd")},
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:], "path": sys.path, "flags": list(sys.flags),
         "stdin": stream(sys.__stdin__), "stdout": stream(sys.__stdout__), "stderr": stream(sys.__stderr__),
         "signals": {s.name: str(signal.getsignal(s)) for s in signal.Signals
@@ -45,6 +52,9 @@ def test_probe():
         "dont_write_bytecode": sys.dont_write_bytecode, "pytest imported as": sys.modules["pytest"].__file__,
         "threads with numpy": __import__("numpy") and len(os.listdir("/proc/self/task")),
     }
+    seen["served"] = b"harness.run.forkserver" in command
+    with open(os.environ["PROBE_OUT"] + ".ids", "w") as f:
+        json.dump([os.getpid(), os.getppid()], f)
     with open(os.environ["PROBE_OUT"], "w") as f:
         json.dump(seen, f)
     print("probe printed this")
@@ -53,18 +63,26 @@ def test_probe():
         os._exit(7)
     if ending == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    if ending == "sleep":
+        import time
+        time.sleep(600)
 '''
 
 
-def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None) -> tuple[int, dict, str]:
-    """The probe run as check runs its grader child; (status, what it saw, its output)."""
+def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None,
+            caller: str = "isolated") -> tuple[int, dict, str]:
+    """The probe run as check runs its grader child; (status, what it saw, its output). ``caller``
+    "plain": the launcher is a process not started isolated (``python -m``), which cannot fork
+    its own children (a test run's worker), so its warm server forks them (``harness.run.forkserver``)."""
     folder.mkdir()
     (folder / "test_probe.py").write_text(PROBE)
     env = isolated.environment({grader_launch.FORK_ENV: fork, "PROBE_OUT": str(folder / "seen.json"),
                                 "PROBE_END": end, "TMPDIR": str(folder), **(extra or {})})
     log = folder / "log"
-    done = subprocess.run(isolated.command("harness.run.launch", str(log), "-q", "-p", "no:cacheprovider",
-                                           "test_probe.py"), env=env, cwd=folder, capture_output=True, timeout=300)
+    args = (str(log), "-q", "-p", "no:cacheprovider", "test_probe.py")
+    command = isolated.command("harness.run.launch", *args) if caller == "isolated" else \
+        [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.run.launch", *args]
+    done = subprocess.run(command, env=env, cwd=folder, capture_output=True, timeout=300)
     seen = json.loads((folder / "seen.json").read_text().replace(json.dumps(str(folder))[1:-1], "<folder>"))
     del seen["env"][grader_launch.FORK_ENV]   # the one difference asked for
     output = re.sub(r" in \d+(\.\d+)?s\b", " in <time>", log.read_text()).replace(str(folder), "<folder>")
@@ -75,6 +93,7 @@ def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_p
     code_f, forked, out_f = _launch(tmp_path / "forked", "1")
     code_s, spawned, out_s = _launch(tmp_path / "spawned", "0")
     assert (forked.pop("forked"), spawned.pop("forked")) == (True, False)
+    assert forked.pop("served") is spawned.pop("served") is False
     assert forked == spawned
     assert (code_f, out_f) == (code_s, out_s) == (0, out_s)
     assert "1 passed" in out_f and forked["session leader"]
@@ -89,12 +108,69 @@ def test_a_forked_child_ends_as_a_new_interpreter_would(tmp_path, end, status):
     assert out_f == out_s   # block-buffered stdout: what the probe printed is lost the same way
 
 
+def _gone(*pids: int) -> bool:
+    """Whether every process of ``pids`` has ended (given up to 30 s of wall to go)."""
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
+
+
+@pytest.mark.parametrize("end, status", [("", 0), ("exit", 7), ("kill", 128 + signal.SIGKILL)])
+def test_a_served_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, harness_unchanged, end, status):
+    """A launcher that cannot fork its own grader children (not started isolated: a test run's
+    worker, a library caller) has them forked by its warm server: the same process as a new
+    interpreter (the oracle: that launcher with forks off), the same output and status; once the
+    launcher has ended, neither the child nor the server is left."""
+    code_w, served, out_w = _launch(tmp_path / "served", "1", end, caller="plain")
+    child, server = json.loads((tmp_path / "served" / "seen.json.ids").read_text())
+    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0", end, caller="plain")
+    assert (served.pop("served"), spawned.pop("served")) == (True, False)
+    assert served.pop("forked") is spawned.pop("forked") is False
+    assert served == spawned
+    assert (code_w, out_w) == (code_s, out_s) and code_w == status
+    assert _gone(child, server), "the served child or its server is still running"
+
+
+def test_a_served_grader_child_ends_with_its_caller(tmp_path, harness_unchanged):
+    """Its caller killed while the child runs (it sleeps): the server, whose channel closes, ends
+    the child and itself."""
+    folder = tmp_path / "caller"
+    folder.mkdir()
+    (folder / "test_probe.py").write_text(PROBE)
+    env = isolated.environment({grader_launch.FORK_ENV: "1", "PROBE_OUT": str(folder / "seen.json"),
+                                "PROBE_END": "sleep", "TMPDIR": str(folder)})
+    caller = subprocess.Popen([sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.run.launch",
+                               str(folder / "log"), "-q", "-p", "no:cacheprovider", "test_probe.py"],
+                              env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while not (folder / "seen.json").exists() and caller.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child, server = json.loads((folder / "seen.json.ids").read_text())
+        assert json.loads((folder / "seen.json").read_text())["served"] is True
+        assert Path(f"/proc/{child}").exists()
+    finally:
+        caller.kill()
+        caller.wait()
+    assert _gone(child, server), "the served child or its server outlived its caller"
+
+
 def test_only_a_process_started_isolated_forks(tmp_path):
     assert not grader_launch.forkable()   # this test process: not started by isolated.command
     _, seen, _ = _launch(tmp_path / "user-env", "1", extra={"PYTHONWARNINGS": "ignore"})
-    assert seen["forked"] is False   # a PYTHON* variable the new interpreter would drop: never forked
-    _, seen, _ = _launch(tmp_path / "threads", "1", extra={"OPENBLAS_NUM_THREADS": "2"})
-    assert seen["forked"] is False   # BLAS threads other than isolated.ONE_THREAD_ENV's: never forked
+    assert seen["forked"] is seen["served"] is False   # a PYTHON* variable the new interpreter would drop:
+    _, seen, _ = _launch(tmp_path / "threads", "1", extra={"OPENBLAS_NUM_THREADS": "2"})   # never forked
+    assert seen["forked"] is seen["served"] is False   # BLAS threads other than isolated.ONE_THREAD_ENV's
 
 
 def _comparable(path: Path) -> dict:
@@ -125,6 +201,45 @@ def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, candidate,
                                                only, "--timeout", "10", "--json", str(report)),
                               env=env, cwd=tmp_path, capture_output=True, timeout=600)
         codes[fork], reports[fork] = done.returncode, _comparable(report)
+    assert codes["1"] == codes["0"]
+    assert reports["1"] == reports["0"]
+    assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
+
+
+def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> tuple[int, bool]:
+    """Run ``command`` (a check job); (its status, whether a warm server of it forked a child)."""
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    served = False
+    while proc.poll() is None:
+        try:
+            for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+                if b"harness.run.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    served |= bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+        except OSError:
+            pass
+        time.sleep(0.005)
+    return proc.wait(), served
+
+
+@confined
+@pytest.mark.parametrize("candidate, only", [
+    (ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"),
+    (CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"),
+])
+def test_check_grades_the_same_with_its_grader_children_served(tmp_path, harness_unchanged, candidate, only):
+    """A check job that cannot fork its own grader children (started as ``python -m``) has its warm
+    server fork them (a twin, and a crash's restart): the same report as with each a new interpreter."""
+    if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
+        pytest.skip("this kernel lists no process's children in /proc (CONFIG_PROC_CHILDREN)")
+    reports, codes, served = {}, {}, {}
+    for fork in ("1", "0"):
+        report = tmp_path / f"report-{fork}.json"
+        env = isolated.environment({grader_launch.FORK_ENV: fork})
+        codes[fork], served[fork] = _check_entry_watched(
+            [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.commands.check_entry", "--impl",
+             str(candidate), "--only", only, "--timeout", "10", "--json", str(report)], env, tmp_path)
+        reports[fork] = _comparable(report)
+    assert served == {"1": True, "0": False}
     assert codes["1"] == codes["0"]
     assert reports["1"] == reports["0"]
     assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
