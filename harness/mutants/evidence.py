@@ -23,7 +23,7 @@ one domain per part of the reference (``kind_for(module)``):
   for every state and token on ``TABLE_PATTERNS``' DFAs (3), then ``TokenIndex.mask`` and
   ``next_state`` given states and token ids out of range or of a wrong type on the same DFAs
   (``_index_refusals``, 3), and ``TokenIndex`` built from bad arguments (``_index_bad_arguments``,
-  1): 5,182 items in all;
+  1), and ``EDGE_PATTERNS`` at the parser's size bounds (6): 5,188 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and
@@ -98,6 +98,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -288,6 +289,8 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)
     for pattern in REPEAT_BOUND_PATTERNS:
         yield f"pattern {pattern[:40]!r}", lambda pattern=pattern: facts(pattern, False)
+    for name, pattern in EDGE_PATTERNS.items():
+        yield f"pattern at a bound: {name}", lambda pattern=pattern: facts(pattern, False)
     for pattern in TABLE_PATTERNS:
         yield f"TokenIndex.next_state on {pattern!r}", lambda pattern=pattern: _next_states(m, pattern, vocab, eos_id)
     yield from _table_items(m)
@@ -521,27 +524,64 @@ def bound_schemas() -> list:
     characters whose regex is 199,999 to 200,001 characters (39 per value, 3 more, one value 4 to
     6 longer), enums of 10,000 and 10,001 values (``MAX_ENUM_VALUES``), ``minItems``/``maxItems``
     1,000 and 1,001 (``MAX_ITEMS_BOUND``). Without them a mutant of a bound's check or count
-    passed the grammar's small schemas unexamined."""
-    found: list = []
+    passed the grammar's small schemas unexamined (``bounds.EDGES`` names each group)."""
+    return [schema for group in bound_schema_groups().values() for schema in group]
+
+
+def bound_schema_groups() -> dict[str, list]:
+    """``bound_schemas()`` by the edge they hold (the names of ``bounds.EDGES``), in its order."""
+    groups: dict[str, list] = {"depth": [], "value depth": [], "regex length": [], "enum values": [],
+                               "items bound": []}
     for levels in range(31, 36):
         schema: dict = {"type": "string"}
         for _ in range(levels):
             schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
-        found.append(schema)
+        groups["depth"].append(schema)
     for levels in range(62, 67):
         as_object: Any = 0
         as_array: Any = 0
         for _ in range(levels):
             as_object, as_array = {"a": as_object}, [as_array]
-        found += [{"const": as_object}, {"const": as_array}]
+        groups["value depth"] += [{"const": as_object}, {"const": as_array}]
     for longer in (4, 5, 6):
         values = [f"v{i:033d}" for i in range(5_128)]
         values[0] += "x" * longer
-        found.append({"enum": values})
-    found += [{"enum": [f"e{i:04d}" for i in range(count)]} for count in (10_000, 10_001)]
-    found += [{"type": "array", "items": {"type": "null"}, key: bound} for key in ("minItems", "maxItems")
-              for bound in (1_000, 1_001)]
-    return found
+        groups["regex length"].append({"enum": values})
+    groups["enum values"] += [{"enum": [f"e{i:04d}" for i in range(count)]} for count in (10_000, 10_001)]
+    groups["items bound"] += [{"type": "array", "items": {"type": "null"}, key: bound}
+                              for key in ("minItems", "maxItems") for bound in (1_000, 1_001)]
+    return groups
+
+
+EDGE_PATTERNS = {"nesting 400": "(" * 400 + "a" + ")" * 400 + "(b)", "nesting 401": "(" * 401 + "a" + ")" * 401,
+                 "a{1000}": "a{1000}", "a{1001}": "a{1001}",
+                 "length 200000": "[" + "a" * 199_998 + "]", "length 200001": "[" + "a" * 199_999 + "]"}
+"""The compile domain's items at the parser's size bounds and one past (``bounds.EDGES``): groups nested
+``MAX_NESTING`` (400, then one group more: 401 ``(`` in all, past the scan's count shortcut) and 401
+deep, a repeat bound of ``MAX_REPEAT`` (1000) and 1001, a class of
+``MAX_PATTERN_LENGTH`` (200,000) characters and 200,001; tables only (0.28 CPU s together on the
+reference, 2026-12-07). No other item reaches a bound: ``parser.ReplaceComparisonOperator_Gt_GtE.8``
+(``> MAX_NESTING`` made ``>=``) was "equivalent with evidence" on a domain none of whose items nests
+400 deep."""
+
+
+@functools.lru_cache(maxsize=None)
+def edge_indices(kind: str, bound: str) -> tuple[int, ...]:
+    """The indices in the ``kind`` domain of the items at ``bound``'s edge (``bounds.EDGES``), or ()."""
+    from harness.mutants.bounds import EDGES
+
+    names = EDGES.get((kind, bound), ())
+    if kind == "compile":
+        first = len(evidence_patterns()) + len(REPEAT_BOUND_PATTERNS)
+        return tuple(first + i for i, name in enumerate(EDGE_PATTERNS) if name in names)
+    if kind == "schema":
+        wanted = {json.dumps(s, default=repr) for name in names for s in bound_schema_groups()[name]}
+        return tuple(i for i, s in enumerate(evidence_schemas()) if json.dumps(s, default=repr) in wanted)
+    if kind == "vocab" and names:
+        import oracles.automaton as reference
+
+        return tuple(i for i, (label, _) in enumerate(items(reference, "vocab")) if "the bound" in label)
+    return ()
 
 
 def _schema_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:

@@ -735,8 +735,10 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     statement are computed, the others equal by construction, and the detail says so. A pick
     of no item is no evidence: a domain none of whose items reaches the statement cannot tell
     the mutant from the reference (e.g. the sampler's overflow path, which no item's
-    temperature reaches), so the survivor is unproven and the deep pass runs for it."""
-    from harness.mutants import evidence
+    temperature reaches), so the survivor is unproven and the deep pass runs for it. Nor is a
+    domain that never reaches the size bound the mutated statement reads (``bounds.reason_for``:
+    no item at the bound's edge executes it): unproven, "a size bound the evidence does not reach"."""
+    from harness.mutants import bounds, evidence
 
     module = mutant.site.module
     kind = evidence.kind_for(module, mutant.site.start[0])
@@ -748,6 +750,9 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     if picked is not None and not picked.chosen:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no item of the {kind} "
                                                   f"evidence domain ({picked.size:,}) executes {picked.statement}")
+    bound = bounds.reason_for(mutant, kind, picked)
+    if bound is not None:   # equal outputs on a domain that never reaches the bound prove nothing
+        return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {bound}")
     found, problem = _evidence_differences(package, root, timeout, kind, picked)
     if found is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {kind} evidence "
@@ -965,11 +970,14 @@ def infected_plan(found: Plan, imap, mutant) -> Plan:
 
     - no catalogue test (either tier), corpus key or evidence item of its module's kind ever saw
       its value differ from the reference's, its module has an evidence kind, no hand verdict names
-      it and its evidence pick is not empty: equivalent with evidence "no infection" (the slow path
+      it, its evidence pick is not empty and, when its statement reads a size bound, an item at the
+      bound's edge executes it (``bounds.reason_for``: a value that never differs on a domain that
+      never reaches the bound is no evidence): equivalent with evidence "no infection" (the slow path
       would pass every test, equal the corpus and the domain: the same values everywhere they run);
     - else its passes run only the tests it infects (and the tier readers, ``TIER_READERS``,
       whose inputs depend on the tier): a test where its value never differs runs as on the
       reference, so it cannot kill it (the coverage filter's argument, one step finer)."""
+    from harness.mutants import bounds
     from harness.mutants.triage import verdict
 
     if found.tests == () and found.deep_tests == ():
@@ -980,7 +988,8 @@ def infected_plan(found: Plan, imap, mutant) -> Plan:
     record = {"tests": len(infection.tests), "deep_tests": len(infection.deep_tests), "keys": infection.keys,
               "items": infection.items, "evidence": None}
     pick_empty = found.evidence is not None and not found.evidence.chosen
-    if infection.none and infection.kind is not None and not pick_empty and verdict(mutant) is None:
+    if infection.none and infection.kind is not None and not pick_empty and verdict(mutant) is None \
+            and bounds.reason_for(mutant, infection.kind, found.evidence) is None:
         reached, keys, items = imap.reached_count(mutant.id), *imap.sizes(infection.kind)[1:]
         domain = (f"no infection: the mutated expression's value equals the reference's at every evaluation, "
                   f"in the {reached} catalogue tests (of {len(imap.tests)}) that evaluate it, the corpus's {keys} "
