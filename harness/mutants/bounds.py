@@ -34,7 +34,9 @@ import tokenize
 from functools import lru_cache
 from pathlib import Path
 
-from harness.mutants.generation import REFERENCE_DIR
+from harness.mutants import evidence
+from harness.mutants.apply import REFERENCE_DIR
+from harness.mutants.statements import statement_lines
 
 BOUND_NAME = re.compile(r"\bMAX_[A-Z_]+\b")
 
@@ -51,28 +53,24 @@ ALIASES = {("parser.py", "_first_group_deeper_than"): {"limit": "MAX_NESTING"},
 """(file, enclosing function) -> {parameter or attribute name: the bound it carries}. A name read as
 ``self.NAME`` counts too (``_Builder.limit``, ``_Closures.max_work``)."""
 
-EDGES = {("compile", "MAX_NESTING"): ("nesting 400", "nesting 401"),
-         ("compile", "MAX_REPEAT"): ("a{1000}", "a{1001}"),
-         ("compile", "MAX_PATTERN_LENGTH"): ("length 200000", "length 200001"),
-         ("schema", "MAX_DEPTH"): ("depth",),
-         ("schema", "MAX_VALUE_DEPTH"): ("value depth",),
-         ("schema", "MAX_REGEX_LENGTH"): ("regex length",),
-         ("schema", "MAX_PATTERN_LENGTH"): ("regex length",),   # MAX_REGEX_LENGTH = MAX_PATTERN_LENGTH
-         ("schema", "MAX_ENUM_VALUES"): ("enum values",),
-         ("schema", "MAX_ITEMS_BOUND"): ("items bound",),
-         ("vocab", "MAX_VOCAB_SIZE"): ("vocab size",)}
-"""(evidence kind, bound) -> the names of its edge items (``evidence.edge_indices``). A bound of a
-kind not listed has no edge in that domain."""
+EDGES = evidence.EDGES
+"""(evidence kind, bound) -> the names of its edge items (held by ``evidence``, which computes them)."""
 
 UNREACHED = "a size bound the evidence does not reach"
 
 
-def bounds_read(file: str, span: frozenset[int] | None, reference: Path = REFERENCE_DIR) -> frozenset[str]:
-    """The bounds the statement at lines ``span`` of ``file`` reads (empty: no bound mutant)."""
+def bounds_read(file: str, span: frozenset[int] | None, reference: Path = REFERENCE_DIR,
+                site: tuple[tuple[int, int], tuple[int, int]] | None = None) -> frozenset[str]:
+    """The bounds the statement at lines ``span`` of ``file`` reads (empty: no bound mutant). A
+    function's header (``def f(x, *, limit=MAX_N)``) reads its defaults once, at import: there only
+    the mutated node's own text (``site``: its (line, column) start and end) counts, so ``*`` made
+    ``/`` in such a header is no bound mutant, a mutant of the default itself is."""
     if not span:
         return frozenset()
     lines = (Path(reference) / file).read_text(encoding="utf-8").splitlines()
     text = "\n".join(lines[n - 1] for n in sorted(span) if 0 < n <= len(lines))
+    if site is not None and text.lstrip().startswith(("def ", "async def ")):
+        text = _site_text(lines, *site)
     names = _names(text)
     found = {n for n in names if BOUND_NAME.fullmatch(n)}
     aliases = ALIASES.get((file, _function_at(file, min(span), Path(reference))), {})
@@ -94,6 +92,14 @@ def _names(text: str) -> set[str]:
         found |= set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))   # unreadable: every word counts
     found |= {part for name in list(found) for part in name.split(".")}
     return found
+
+
+def _site_text(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The text of ``lines`` from ``start`` to ``end`` ((line 1-based, column 0-based), end exclusive)."""
+    if start[0] == end[0]:
+        return lines[start[0] - 1][start[1]:end[1]]
+    middle = lines[start[0]:end[0] - 1]
+    return "\n".join([lines[start[0] - 1][start[1]:], *middle, lines[end[0] - 1][:end[1]]])
 
 
 def _dedent(text: str) -> str:
@@ -122,8 +128,6 @@ def unreached(kind: str | None, bounds: frozenset[str], pick) -> str | None:
     """None when every bound of ``bounds`` has its edge in the ``kind`` domain and an edge item
     executes the statement (``pick``: an ``evidence.Pick``, or None: the whole domain runs); else
     the reason the mutant stays unproven."""
-    from harness.mutants import evidence
-
     for bound in sorted(bounds):
         if kind is None or (kind, bound) not in EDGES:
             return f"{UNREACHED} ({bound}: no item of the {kind} domain at its edge)"
@@ -138,8 +142,6 @@ def unreached(kind: str | None, bounds: frozenset[str], pick) -> str | None:
 def reason_for(mutant, kind: str | None, pick) -> str | None:
     """``unreached`` for a generated mutant: None unless its mutated statement reads a bound whose
     edge the ``kind`` domain (``pick``'s items, or the whole domain) does not reach."""
-    from harness.mutants.coverage import statement_lines
-
     site = mutant.site
-    read = bounds_read(site.file, statement_lines(site.file, site.start[0]))
+    read = bounds_read(site.file, statement_lines(site.file, site.start[0]), site=(site.start, site.end))
     return unreached(kind, read, pick) if read else None

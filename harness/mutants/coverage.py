@@ -59,10 +59,10 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from harness.mutants.apply import REFERENCE_DIR
+from harness.mutants.statements import _statement_spans, statement_lines  # noqa: F401 (re-exported)
 from harness.suite.catalogue import DEEP_NAMES
 
 FORMAT = "constrain-harness-mutant-coverage"
@@ -205,30 +205,6 @@ class CoverageMap:
         recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
                                               for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded)
-
-
-def statement_lines(file: str, line: int, reference: Path = REFERENCE_DIR) -> frozenset[int] | None:
-    """The lines of the innermost statement holding ``line`` (a compound statement: its header only)."""
-    best = None
-    for start, end in _statement_spans(file, Path(reference)):
-        if start <= line <= end and (best is None or end - start < best[1] - best[0]):
-            best = (start, end)
-    return None if best is None else frozenset(range(best[0], best[1] + 1))
-
-
-@lru_cache(maxsize=64)
-def _statement_spans(file: str, reference: Path) -> tuple[tuple[int, int], ...]:
-    tree = ast.parse((reference / file).read_text(encoding="utf-8"))
-    spans = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt):
-            continue
-        body = [child for field in ("body", "orelse", "finalbody", "handlers") for child in getattr(node, field, [])
-                if isinstance(child, (ast.stmt, ast.excepthandler))]
-        end = min(child.lineno for child in body) - 1 if body else node.end_lineno
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        spans.append((start, max(start, end)))
-    return tuple(spans)
 
 
 def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:

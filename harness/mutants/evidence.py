@@ -565,11 +565,23 @@ reference, 2026-12-07). No other item reaches a bound: ``parser.ReplaceCompariso
 400 deep."""
 
 
+EDGES = {("compile", "MAX_NESTING"): ("nesting 400", "nesting 401"),
+         ("compile", "MAX_REPEAT"): ("a{1000}", "a{1001}"),
+         ("compile", "MAX_PATTERN_LENGTH"): ("length 200000", "length 200001"),
+         ("schema", "MAX_DEPTH"): ("depth",),
+         ("schema", "MAX_VALUE_DEPTH"): ("value depth",),
+         ("schema", "MAX_REGEX_LENGTH"): ("regex length",),
+         ("schema", "MAX_PATTERN_LENGTH"): ("regex length",),   # MAX_REGEX_LENGTH = MAX_PATTERN_LENGTH
+         ("schema", "MAX_ENUM_VALUES"): ("enum values",),
+         ("schema", "MAX_ITEMS_BOUND"): ("items bound",),
+         ("vocab", "MAX_VOCAB_SIZE"): ("vocab size",)}
+"""(evidence kind, bound) -> the names of its edge items (``edge_indices``; ``harness.mutants.bounds``
+reads them). A bound of a kind not listed has no edge in that domain."""
+
+
 @functools.lru_cache(maxsize=None)
 def edge_indices(kind: str, bound: str) -> tuple[int, ...]:
     """The indices in the ``kind`` domain of the items at ``bound``'s edge (``bounds.EDGES``), or ()."""
-    from harness.mutants.bounds import EDGES
-
     names = EDGES.get((kind, bound), ())
     if kind == "compile":
         first = len(evidence_patterns()) + len(REPEAT_BOUND_PATTERNS)

@@ -20,7 +20,7 @@ from harness.mutants.runner import MutantResult, Outcome
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
 OUTSIDE_THE_CORPUS = "b?a"
-COMPILE_ITEMS = 5188   # the compile domain's items: 5,100 patterns, then tables, steps, bounds, edges, next_state, refusals
+COMPILE_ITEMS = 5188   # the compile domain's items: 5,100 patterns, tables, steps, bounds, edges, next_state, refusals
 
 
 def _mutant_of(file: str, source: str, line: int | None = None) -> generation.GeneratedMutant:
