@@ -14,6 +14,7 @@ from harness.mutants import bounds, evidence, generation, runner
 from harness.mutants.apply import load, materialize_generated
 from harness.mutants.infection import InfectionMap
 from harness.mutants.runner import MutantResult, Outcome
+from harness.mutants.statements import statement_lines
 
 NESTING_CHECK = 'if ch == "(" and depth > limit:'
 """The MAX_NESTING check (``_first_group_deeper_than(pattern, MAX_NESTING)``): the defect's mutant, its
@@ -52,12 +53,10 @@ def _vocab_size() -> generation.GeneratedMutant:
 
 def _not_a_bound() -> generation.GeneratedMutant:
     return _built("parser", lambda site: site.operator.endswith("Gt_GtE") and not bounds.bounds_read(
-        site.file, generation_statement(site)))
+        site.file, _statement(site)))
 
 
-def generation_statement(site):
-    from harness.mutants.coverage import statement_lines
-
+def _statement(site) -> frozenset[int] | None:
     return statement_lines(site.file, site.start[0])
 
 
@@ -76,7 +75,7 @@ def _pick_without_edges(kind: str, bound: str) -> evidence.Pick:
                                                         (_schema_depth, "schema", "MAX_DEPTH")])
 def test_a_bound_mutant_is_unproven_when_no_edge_item_executes_it(mutant, kind, bound, tmp_path, monkeypatch):
     mutant = mutant()
-    assert bound in bounds.bounds_read(mutant.site.file, generation_statement(mutant.site))
+    assert bound in bounds.bounds_read(mutant.site.file, _statement(mutant.site))
     monkeypatch.setattr(runner, "_evidence_differences", lambda *a, **k: (([], 5), None))   # "equal everywhere"
     result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0,
                                         _pick_without_edges(kind, bound))
@@ -86,10 +85,21 @@ def test_a_bound_mutant_is_unproven_when_no_edge_item_executes_it(mutant, kind, 
 
 
 def test_a_bound_with_no_edge_item_in_its_domain_is_never_equivalent(tmp_path, monkeypatch):
-    mutant = _built("nfa", lambda site: "MAX_NFA_STATES" in bounds.bounds_read(site.file, generation_statement(site)))
+    mutant = _built("nfa", lambda site: "MAX_NFA_STATES" in bounds.bounds_read(site.file, _statement(site)))
     monkeypatch.setattr(runner, "_evidence_differences", lambda *a, **k: (([], 5188), None))
     result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, None)
     assert result.outcome is Outcome.SURVIVED and "MAX_NFA_STATES: no item of the compile domain" in result.detail
+
+
+def test_a_header_s_default_is_a_bound_only_where_the_mutated_node_reads_it():
+    text = (generation.REFERENCE_DIR / "nfa.py").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, t in enumerate(text, 1) if t.startswith("def build_nfa("))
+    span = statement_lines("nfa.py", line)
+    assert bounds.bounds_read("nfa.py", span) == {"MAX_NFA_STATES"}   # the whole header reads it
+    star = text[line - 1].index("*")
+    assert bounds.bounds_read("nfa.py", span, site=((line, star), (line, star + 1))) == frozenset()
+    default = text[line - 1].index("MAX_NFA_STATES")
+    assert bounds.bounds_read("nfa.py", span, site=((line, default), (line, default + 14))) == {"MAX_NFA_STATES"}
 
 
 def test_a_non_bound_equivalent_keeps_its_evidence(tmp_path, monkeypatch):
