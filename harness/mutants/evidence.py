@@ -566,7 +566,7 @@ reference, 2026-12-07). No other item reaches a bound: ``parser.ReplaceCompariso
 
 
 EDGES = {("compile", "MAX_NESTING"): ("nesting 400", "nesting 401"),
-         ("compile", "MAX_REPEAT"): ("a{1000}", "a{1001}"),
+         ("compile", "MAX_REPEAT"): ("a{1000}", "a{1001}", "a{10000}"),   # and the digit count's: 4, 5
          ("compile", "MAX_PATTERN_LENGTH"): ("length 200000", "length 200001"),
          ("schema", "MAX_DEPTH"): ("depth",),
          ("schema", "MAX_VALUE_DEPTH"): ("value depth",),
@@ -584,8 +584,10 @@ def edge_indices(kind: str, bound: str) -> tuple[int, ...]:
     """The indices in the ``kind`` domain of the items at ``bound``'s edge (``bounds.EDGES``), or ()."""
     names = EDGES.get((kind, bound), ())
     if kind == "compile":
-        first = len(evidence_patterns()) + len(REPEAT_BOUND_PATTERNS)
-        return tuple(first + i for i, name in enumerate(EDGE_PATTERNS) if name in names)
+        repeats = len(evidence_patterns())   # REPEAT_BOUND_PATTERNS, then EDGE_PATTERNS
+        first = repeats + len(REPEAT_BOUND_PATTERNS)
+        return (tuple(repeats + i for i, pattern in enumerate(REPEAT_BOUND_PATTERNS) if pattern in names)
+                + tuple(first + i for i, name in enumerate(EDGE_PATTERNS) if name in names))
     if kind == "schema":
         wanted = {json.dumps(s, default=repr) for name in names for s in bound_schema_groups()[name]}
         return tuple(i for i, s in enumerate(evidence_schemas()) if json.dumps(s, default=repr) in wanted)
