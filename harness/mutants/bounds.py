@@ -15,7 +15,8 @@ the bound's **edge** (``EDGES``: items at the bound and one past it) and one of 
 the mutated statement (the mutant's ``evidence.Pick``; no pick: the whole domain runs). Otherwise it
 is "survived (unproven)" with the reason "a size bound the evidence does not reach"
 (``unreached``). The edges held (2026-12-07): ``MAX_NESTING`` (400 and 401 groups nested),
-``MAX_REPEAT`` (``a{1000}``, ``a{1001}``, and ``a{10000}``: the digit count's edge), ``MAX_PATTERN_LENGTH`` (a class of 200,000 and
+``MAX_REPEAT`` (``a{1000}``, ``a{1001}``, and ``a{10000}``: the digit count's edge),
+``MAX_PATTERN_LENGTH`` (a class of 200,000 and
 200,001 characters), in the compile domain (``evidence.EDGE_PATTERNS``); ``MAX_DEPTH``,
 ``MAX_VALUE_DEPTH``, ``MAX_REGEX_LENGTH``, ``MAX_ENUM_VALUES``, ``MAX_ITEMS_BOUND`` in the schema
 domain (``evidence.bound_schemas``); ``MAX_VOCAB_SIZE`` in the vocab domain (``evidence_vocab``).
