@@ -446,7 +446,7 @@ def _failed(tests: dict[str, str]) -> list[str]:
 def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
                   first_kill: bool = False, fingerprint: dict[str, str] | None = None,
-                  evidence=None, infection: dict | None = None) -> MutantResult:
+                  evidence=None, infection: dict | None = None, bound: str | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -475,6 +475,10 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     it cannot kill it), so both may be empty for a mutant some test executes. With ``"evidence"``
     set (no test, corpus key or evidence item ever infected: ``plan``), it is equivalent with that
     evidence and nothing runs.
+
+    ``bound`` (``Plan.bound``, ``bounds.reason_for`` decided before the run fans out: nothing is parsed
+    in a task): "" when the mutated statement reads no size bound or an item at its edge executes it,
+    else the reason it stays unproven; None: decided here.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -489,7 +493,7 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     try:
         result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None)
         if result.outcome is Outcome.SURVIVED:
-            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence)
+            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence, bound)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
             result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
     finally:
@@ -698,7 +702,8 @@ def _differences(package: Path, root: Path, timeout: float,
 
 
 def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
-                        fingerprint: dict[str, str] | None = None, picked=None) -> MutantResult:
+                        fingerprint: dict[str, str] | None = None, picked=None,
+                        bound: str | None = None) -> MutantResult:
     """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
     from harness.mutants.triage import verdict
 
@@ -712,7 +717,7 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
     if not differs:
         if hand is not None:  # the hand list refused the machine's verdict
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
-        return _decide_by_evidence(result, mutant, package, root, timeout, picked)
+        return _decide_by_evidence(result, mutant, package, root, timeout, picked, bound)
     note = f"; by hand: {hand.reason}" if hand is not None else ""
     first = "" if fingerprint is None else " (the first found)"
     detail = f"differs on {len(differs)} corpus key(s){first}: {'; '.join(differs[:3])}{note}"
@@ -727,7 +732,7 @@ def _hand_evidence(hand) -> dict:
 
 
 def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
-                        picked=None) -> MutantResult:
+                        picked=None, bound: str | None = None) -> MutantResult:
     """A survivor equal on the corpus: equivalent only when it also agrees on its module's
     exhaustive evidence domain (``harness.mutants.evidence``); a difference there leaves it a
     survivor (the deep pass runs), no domain or an undecided check leaves it unproven.
@@ -737,7 +742,8 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     the mutant from the reference (e.g. the sampler's overflow path, which no item's
     temperature reaches), so the survivor is unproven and the deep pass runs for it. Nor is a
     domain that never reaches the size bound the mutated statement reads (``bounds.reason_for``:
-    no item at the bound's edge executes it): unproven, "a size bound the evidence does not reach"."""
+    no item at the bound's edge executes it): unproven, "a size bound the evidence does not reach"
+    (``bound``: that reason, or "" for none, decided in ``plan``; None: decided here)."""
     from harness.mutants import bounds, evidence
 
     module = mutant.site.module
@@ -750,8 +756,9 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     if picked is not None and not picked.chosen:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; no item of the {kind} "
                                                   f"evidence domain ({picked.size:,}) executes {picked.statement}")
-    bound = bounds.reason_for(mutant, kind, picked)
-    if bound is not None:   # equal outputs on a domain that never reaches the bound prove nothing
+    if bound is None:
+        bound = bounds.reason_for(mutant, kind, picked) or ""
+    if bound:   # equal outputs on a domain that never reaches the bound prove nothing
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {bound}")
     found, problem = _evidence_differences(package, root, timeout, kind, picked)
     if found is None:
@@ -865,7 +872,8 @@ FUNCTION = "harness.mutants.tasks:run_task"
 
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
-                fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None) -> Task:
+                fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None,
+                bound: str | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
@@ -885,7 +893,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     site = mutant.site
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
-               "evidence": None if evidence is None else evidence.to_json(), "infection": infection,
+               "evidence": None if evidence is None else evidence.to_json(), "infection": infection, "bound": bound,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -936,6 +944,7 @@ class Plan:
     fingerprint: dict[str, str] | None = None    # the fingerprint's keys it can change (None: all)
     evidence: object | None = None               # the evidence items it can change (``evidence.Pick``; None: all)
     infection: dict | None = None                # its infection record (``infected_plan``), as data; None: not used
+    bound: str | None = None                     # ``bounds.reason_for``'s reason, "" for none; None: not decided
 
     @property
     def weight(self) -> int:
@@ -953,11 +962,16 @@ class Plan:
 def plan(generated: GeneratedOptions, mutant) -> Plan:
     """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
     ``run_all`` calls it for every mutant before it fans out, never in a task's thread."""
+    from harness.mutants import bounds, evidence
+
+    kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
     if generated.coverage is None:
-        return Plan()
+        return Plan(bound=bounds.reason_for(mutant, kind, None) or "")
     cmap = generated.coverage
+    picked = cmap.evidence_for(mutant)
+    bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                 cmap.evidence_for(mutant))
+                 picked, bound=bound)
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 
@@ -988,8 +1002,8 @@ def infected_plan(found: Plan, imap, mutant) -> Plan:
     record = {"tests": len(infection.tests), "deep_tests": len(infection.deep_tests), "keys": infection.keys,
               "items": infection.items, "evidence": None}
     pick_empty = found.evidence is not None and not found.evidence.chosen
-    if infection.none and infection.kind is not None and not pick_empty and verdict(mutant) is None \
-            and bounds.reason_for(mutant, infection.kind, found.evidence) is None:
+    bound = found.bound if found.bound is not None else bounds.reason_for(mutant, infection.kind, found.evidence)
+    if infection.none and infection.kind is not None and not pick_empty and verdict(mutant) is None and not bound:
         reached, keys, items = imap.reached_count(mutant.id), *imap.sizes(infection.kind)[1:]
         domain = (f"no infection: the mutated expression's value equals the reference's at every evaluation, "
                   f"in the {reached} catalogue tests (of {len(imap.tests)}) that evaluate it, the corpus's {keys} "
@@ -1139,7 +1153,8 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         chosen = plans[mutant.id]
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
-                             fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection)
+                             fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection,
+                             bound=chosen.bound)
     return run
 
 
@@ -1149,7 +1164,7 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
                        first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence,
-                       infection=chosen.infection)
+                       infection=chosen.infection, bound=chosen.bound)
 
 
 def run_local_task(payload: dict) -> dict:

@@ -139,3 +139,35 @@ def test_no_infection_is_no_evidence_on_a_bound_the_domain_does_not_reach():
     other = _not_a_bound()
     plan = runner.infected_plan(runner.Plan(evidence=picked), _no_infection_map(other, "compile"), other)
     assert plan.infection["evidence"]["kind"] == runner.NO_INFECTION
+
+
+def _recorded(mutant, executed: set[int], size: int) -> dict:
+    """A compile record in which the items ``executed`` (of ``size``) run the mutant's statement."""
+    span = sorted(statement_lines(mutant.site.file, mutant.site.start[0]))
+    return {"compile": {"hashes": ["h"] * size, "every": {}, "sets": [{}, {mutant.site.file: span}],
+                        "items": [1 if i in executed else 0 for i in range(size)]}}
+
+
+def test_the_plan_decides_the_bound_before_the_run_fans_out_and_the_task_reads_it(tmp_path, monkeypatch):
+    from harness.mutants import coverage
+
+    mutant = _named()
+    edge = evidence.edge_indices("compile", "MAX_NESTING")
+    size = max(edge) + 1
+    options = runner.GeneratedOptions(coverage=coverage.CoverageMap("d", {}, None, _recorded(mutant, {0, 1}, size)))
+    unreached = runner.plan(options, mutant)
+    assert unreached.bound.startswith(bounds.UNREACHED) and "MAX_NESTING" in unreached.bound
+    options = runner.GeneratedOptions(coverage=coverage.CoverageMap("d", {}, None,
+                                                                    _recorded(mutant, {0, edge[0]}, size)))
+    reached = runner.plan(options, mutant)
+    assert reached.bound == "" and reached.evidence.chosen == (0, edge[0])
+    # the task takes the plan's word (nothing parsed there): "" runs the evidence, a reason does not
+    monkeypatch.setattr(runner, "_evidence_differences", lambda *a, **k: (([], 2), None))
+    monkeypatch.setattr(bounds, "reason_for", lambda *a: pytest.fail("decided in the plan"))
+    assert runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, reached.evidence,
+                                      reached.bound).outcome is Outcome.EQUIVALENT
+    result = runner._decide_by_evidence(_survivor(mutant), mutant, tmp_path, tmp_path, 60.0, unreached.evidence,
+                                        unreached.bound)
+    assert result.outcome is Outcome.SURVIVED and result.detail.endswith(unreached.bound)
+    sent = runner.mutant_task(mutant, timeout=30.0, evidence=unreached.evidence, bound=unreached.bound).payload
+    assert sent["bound"] == unreached.bound
