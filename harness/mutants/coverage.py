@@ -188,19 +188,13 @@ class CoverageMap:
                "fingerprint": self.fingerprint}
         if self.evidence is not None:
             doc.update(evidence=self.evidence, evidence_digest=evidence_digest())
-        partial = Path(path).with_name(Path(path).name + ".partial")
-        partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(partial, path)
+        save_document(path, doc)
 
     @classmethod
     def load(cls, path: Path) -> CoverageMap | None:
         """The map in ``path``, or None when there is none for this reference (or it is not ours)."""
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION \
-                or doc.get("reference_digest") != reference_digest():
+        doc = load_document(path, (FORMAT, FORMAT_VERSION), "reference_digest", reference_digest)
+        if doc is None:
             return None
         recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
@@ -349,5 +343,28 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def save_document(path: Path, doc: dict) -> None:
+    """Write ``doc`` as JSON to ``path`` whole or not at all (a ``.partial`` file, then renamed): a
+    run stopped mid-write leaves the old map or none, never a torn one."""
+    partial = Path(path).with_name(Path(path).name + ".partial")
+    partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def load_document(path: Path, format_: tuple[str, int], digest_key: str, digest) -> dict | None:
+    """The JSON document in ``path`` when it is of ``format_`` (name, version) and its ``digest_key``
+    holds ``digest()`` (called only once the file is read: hashing the sources costs); else None (no
+    file, not JSON, another format, or another reference's)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or (doc.get("format"), doc.get("format_version")) != format_ \
+            or doc.get(digest_key) != digest():
+        return None
+    return doc
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+

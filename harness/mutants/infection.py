@@ -52,7 +52,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import shutil
 import sys
 import tempfile
@@ -411,18 +410,17 @@ class InfectionMap:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": self.digest,
                "tests": _listed(self.tests), "reached": _listed(self.reached), "corpus": self.corpus,
                "evidence": self.evidence}
-        partial = Path(path).with_name(Path(path).name + ".partial")
-        partial.write_text(json.dumps(doc, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(partial, path)
+        from harness.mutants.coverage import save_document
+
+        save_document(path, doc)
 
     @classmethod
     def load(cls, path: Path) -> InfectionMap | None:
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION \
-                or doc.get("digest") != digest():
+        """The map in ``path``, or None when there is none for this reference (or it is not ours)."""
+        from harness.mutants.coverage import load_document
+
+        doc = load_document(path, (FORMAT, FORMAT_VERSION), "digest", digest)
+        if doc is None:
             return None
         sets = lambda d: {k: frozenset(v) for k, v in d.items()}   # noqa: E731
         return cls(doc["digest"], sets(doc["tests"]), sets(doc["reached"]), doc["corpus"], doc["evidence"])
