@@ -253,6 +253,18 @@ def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, e
     assert (ours == theirs) == equal, mutant_id
 
 
+def _index_items_on_both(mutant_id: str, tmp_path, chosen) -> tuple[list, list]:
+    """The hashed answers of the compile domain's items whose label ``chosen`` keeps, on the reference
+    and on the generated ``index`` mutant ``mutant_id`` (built, written under ``tmp_path``, loaded)."""
+    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
+    mutant, why = generation.build(site)
+    assert mutant is not None, why
+    mutated = load(materialize_generated(mutant, tmp_path))
+    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
+                     if chosen(label)] for m in (reference, mutated))
+    return ours, theirs
+
+
 @pytest.mark.parametrize("mutant_id, equal", [
     ("index.ReplaceComparisonOperator_Gt_NotEq.4", True),  # the target-row cache evicts sooner: same answers
     ("index.SwapArguments.41", False),                     # np.full(DEAD, V): no row at all
@@ -261,12 +273,7 @@ def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tm
     """``TokenIndex.next_state`` and its cache of target rows (``index.py``, ``_target_row``): no item
     of the compile domain asked ``next_state``. The items on ``TABLE_PATTERNS`` do: a mutant of the
     cache's eviction bound is equal there, one of what a row holds differs."""
-    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
-    mutant, why = generation.build(site)
-    assert mutant is not None, why
-    mutated = load(materialize_generated(mutant, tmp_path))
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
-                     if label.startswith("TokenIndex.next_state on")] for m in (reference, mutated))
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label.startswith("TokenIndex.next_state on"))
     assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
@@ -282,12 +289,7 @@ def test_the_index_argument_item_tells_a_message_from_a_behaviour(mutant_id, equ
     """``TokenIndex(dfa, vocab, eos_id)``'s refusals: no item built an index from bad arguments, so a
     mutant of a refusal's message was "unproven". The ``_index_bad_arguments`` item does: a message's
     mutant is equal there, one of a check differs."""
-    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
-    mutant, why = generation.build(site)
-    assert mutant is not None, why
-    mutated = load(materialize_generated(mutant, tmp_path))
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
-                     if label == "TokenIndex given bad arguments"] for m in (reference, mutated))
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label == "TokenIndex given bad arguments")
     assert len(ours) == 1
     assert (ours == theirs) == equal, mutant_id
 
@@ -305,12 +307,7 @@ def test_the_index_refusal_items_tell_a_message_from_a_behaviour(mutant_id, equa
     so a mutant of the range error's message was "unproven" (a seeded sample of index: 2026-12-07). The
     ``_index_refusals`` items on ``TABLE_PATTERNS`` do: a message's mutant is equal there, one of a check
     differs."""
-    site = next(s for s in generation.enumerate_sites(modules=["index"]) if s.id == mutant_id)
-    mutant, why = generation.build(site)
-    assert mutant is not None, why
-    mutated = load(materialize_generated(mutant, tmp_path))
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
-                     if label.startswith("TokenIndex refusals on")] for m in (reference, mutated))
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label.startswith("TokenIndex refusals on"))
     assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
