@@ -6,7 +6,7 @@ Hypothesis validates every new object at its first draw: for a recursive strateg
 the whole definition (``st.recursive`` validates and prints its ``extend`` step). Measured
 2026-12-06 on the deep tier's four properties against the reference: about half of the
 grader's CPU seconds went to building and validating strategies, not to the oracles or the
-candidate (``harness/mutants/README.md``, "Where a survivor's deep pass goes").
+candidate (``docs/mutants-runs.md``, "Where a survivor's deep pass goes").
 
 **Invariant**: a function decorated with ``reused`` returns a strategy that depends on its
 arguments only (no other state, nothing random), so the object made for the first call with

@@ -23,7 +23,7 @@ is run as before (the candidate's import reports it).
 
 Cost: one compile of the mutated file, ~7 ms at load ~9 (~40 CPU s for the whole run's 6,122, in
 the parent before the run fans out). Of those 6,122, none compiles to the reference (the generator
-drops the text-equal and annotation-only ones) and 162 are duplicates (``harness/mutants/README.md``).
+drops the text-equal and annotation-only ones) and 162 are duplicates (``docs/mutants-runs.md``, "The dear end cut").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 cosmic-ray numbers a module's sites of each operator in file order (the N of
 ``parser.NumberReplacer.N`` counts that operator's sites above it in ``parser.py``), so an
 edit above a site renumbers it, and the ids written by hand go stale: ``equivalents.json``
-(``triage``), ``harness/suite/strength.py``'s kill table, the READMEs
+(``triage``), ``harness/suite/strength.py``'s kill table, the docs' mutant logs
 (``tests/mutants/test_mutants_generated.py`` names the stale triage entries).
 
 ``python -m harness.mutants.rekey REV`` reads the reference as it was at git revision ``REV``,

@@ -11,7 +11,7 @@ which checks failed; for a tool-surface mutant (``l10_9:s12``-``s16``, a copy of
 ``oracles/tools``) the same with ``tools_golden.json`` (``replay_child --tools``).
 With ``first_kill`` (``run_mutant``, ``run_all``; the test suite's run) each stops at
 the first test or check that kills the mutant, its expected killers first: the same
-verdicts for a tenth of the CPU (``harness/mutants/README.md``).
+verdicts for a tenth of the CPU (``docs/mutants-runs.md``, "The catalogue's run, and its first kill").
 
 For a generated mutant (``harness.mutants.generation``, ``run_generated``): the whole
 default tier; a survivor is checked for equivalence (the triage list; then the corpus,

@@ -65,7 +65,7 @@ def seeds(count: int) -> tuple[int, ...]:
 
 
 STABILITY_SEEDS = seeds(20)
-"""The 20 run seeds the seed-stability table (``harness/mutants/README.md``) is measured on."""
+"""The 20 run seeds the seed-stability table (``docs/mutants-seed-stability.md``) is measured on."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -234,7 +234,7 @@ def repeat_shapes() -> tuple[str, ...]:
     one repeat of an atom is found under every run seed, not by the draws of some. E.g. a
     compiler that calls a one-state language empty (``(a)*`` has one live state) failed
     ``test_every_state_is_live`` under 18 run seeds in 21: only where a random pattern
-    happened to have one state (``harness/mutants/README.md``, "Seed stability")."""
+    happened to have one state (``docs/mutants-seed-stability.md``)."""
     return tuple(f"({atom})*" for atom in PATTERN_ATOMS) + tuple(f"(ab){op}" for op in PATTERN_REPEATS[1:])
 
 

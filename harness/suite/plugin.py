@@ -82,6 +82,22 @@ grader child, each bounded:
 - ``harness.sandbox.client._EXCEPTION_CLASSES``: one class per (exception name, built-in base)
   a candidate raised, at most ``proxying.MAX_EXCEPTION_CLASSES`` (1,024; past it a new kind's
   class is made for that exception alone and not kept).
+
+What stays module-level in a process that starts grader children (``harness.grading.check``
+through ``harness.run.launch``: the verb, a batch's check jobs), with its bound; used only where
+the process cannot fork its own grader child (``launch.forkable``):
+
+- ``harness.run.launch._SERVERS``: the warm grader-child servers (``harness.run.forkserver``), one
+  per grader environment, at most ``launch.MAX_SERVERS`` (2); past it the least recently used one
+  is retired: kept in ``_RETIRED`` only until the children it still runs have ended (closed at the
+  next server's start), so at most one per grader child still running. A fork of the process starts
+  with neither (its parent's servers are not its own); ``tests/run/test_launch.py`` holds the bound;
+- ``harness.run.launch._SERVERS_OFF``: the grader environments whose server failed to start, and
+  why (none is tried again), one entry per environment: not capped in code, a process grades in one
+  or two;
+- ``harness.run.launch.REFUSALS``: a count per reason a server refused a child, each reason cut to
+  200 characters; the number of reasons is not capped (a bad request's reason carries its error's
+  text).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ seed, so a resumed batch or a rerun on Gradescope draws the same inputs. The see
 the secret) is recorded in the staff's report, and ``check --seed N`` replays the run.
 And since no one chooses the seed, no verdict may hang on it: a test that exists to catch a
 mistake catches it under every seed (``harness.mutants.stability`` measures it; the table is
-in ``harness/mutants/README.md``, "Seed stability").
+in ``docs/mutants-seed-stability.md``).
 
 Each random stream of the catalogue is named by the constant it was written with
 (``default_rng(1234)`` in a test) and drawn from ``seeded_rng(1234)``: the stream's

@@ -4,7 +4,7 @@ A batch or Gradescope run draws its seed from a course secret (``harness.suite.s
 a kill that depends on the seed would be a verdict a student could buy back by changing a
 comment. ``harness.mutants.stability`` runs a catalogue mutant's expected killers (the tests
 the spec names for it) under several run seeds; the table of all 27 over 20 seeds is in
-``harness/mutants/README.md`` ("Seed stability").
+``docs/mutants-seed-stability.md``.
 
 The default run checks the mutants whose expected killers draw random inputs (patterns,
 probe strings, vocabularies), on 2 of the 20 seeds; the whole table is ``slow``.

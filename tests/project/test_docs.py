@@ -1,7 +1,8 @@
 """The README is a manual whose commands work as printed, and the docs site's pictures are the
-sample class's own (issue 51).
+sample class's own (issue 51). So is the mutants package's README (``MANUALS``): its dated log
+is on docs/mutants-*.md.
 
-Every ``constrain-harness ...`` line in the README's code blocks is parsed by the command's own
+Every ``constrain-harness ...`` line in the manuals' code blocks is parsed by the command's own
 parser (a misspelt verb, option or choice fails here, as it would for a reader); the docs site
 itself is built with ``mkdocs build --strict`` by ``.ci/run`` (every internal link and anchor
 checked), not here.
@@ -20,12 +21,14 @@ from harness import cli
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 MANUAL_LINES = 200  # issue 51: "at most about 200 lines"
+MANUALS = {README: MANUAL_LINES, ROOT / "harness" / "mutants" / "README.md": 250}
+"""Each manual and its most lines: a manual says how to use a thing; its history goes to docs/."""
 
 
-def _readme_commands() -> list[str]:
-    """Each ``constrain-harness`` command of the README's ``sh`` blocks, continuation lines
+def _readme_commands(manual: Path = README) -> list[str]:
+    """Each ``constrain-harness`` command of the manual's ``sh`` blocks, continuation lines
     joined, comments and the ``&&`` chains before it dropped."""
-    blocks = re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    blocks = re.findall(r"```sh\n(.*?)```", manual.read_text(encoding="utf-8"), flags=re.S)
     commands = []
     for block in blocks:
         for line in block.replace("\\\n", " ").splitlines():
@@ -37,11 +40,12 @@ def _readme_commands() -> list[str]:
     return commands
 
 
-def test_the_readme_is_a_manual_not_a_log():
-    text = README.read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= MANUAL_LINES
+@pytest.mark.parametrize("manual", MANUALS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_readme_is_a_manual_not_a_log(manual):
+    text = manual.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MANUALS[manual]
     assert not re.search(r"\b[0-9a-f]{7,40}\b(?<![0-9]{7})", re.sub(r"--seed \d+", "", text)), \
-        "the README names a commit: history belongs in git, figures on docs/performance.md"
+        "the manual names a commit: history belongs in git, figures on docs/ (performance.md, mutants-*.md)"
 
 
 def test_the_readme_shows_every_job():
@@ -52,7 +56,7 @@ def test_the_readme_shows_every_job():
         assert job in headings
 
 
-@pytest.mark.parametrize("command", _readme_commands())
+@pytest.mark.parametrize("command", [command for manual in MANUALS for command in _readme_commands(manual)])
 def test_each_readme_command_parses(command, tmp_path, monkeypatch):
     (tmp_path / "tests").symlink_to(ROOT / "tests")  # the README's commands run in the checkout ...
     monkeypatch.chdir(tmp_path)  # ... but parsing makes the output folders they name: not there

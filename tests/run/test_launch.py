@@ -93,3 +93,43 @@ def test_unbuffered_streams_are_given_back_once(monkeypatch):
     replaced = sys.stdout
     launch.unbuffered_again()   # the variable is gone: nothing changes
     assert sys.stdout is replaced
+
+
+class _FakeServer:
+    """A warm server that starts no process: alive until ``ended``; records ``retire``."""
+
+    def __init__(self, env):
+        self.env, self.retired, self.closed, self.ended = env, False, False, False
+        self.proc = self
+
+    def poll(self):
+        return 0 if self.ended else None
+
+    def retire(self):
+        self.retired = True
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.unit
+def test_a_process_keeps_at_most_max_servers_warm_servers(monkeypatch):
+    """``launch._SERVERS`` (listed with its bound in ``harness.suite.plugin``'s docstring): one server
+    per grader environment, at most ``MAX_SERVERS``; past it the least recently used is retired, and
+    a retired one is closed at the next start once its children have ended."""
+    monkeypatch.setattr(launch, "_Server", _FakeServer)
+    for name in ("_SERVERS", "_SERVERS_OFF"):
+        monkeypatch.setattr(launch, name, {})
+    monkeypatch.setattr(launch, "_RETIRED", [])
+    monkeypatch.setattr(launch, "_SERVERS_OF", [os.getpid()])
+    envs = [{"GRADER_ENV": str(i)} for i in range(launch.MAX_SERVERS + 2)]
+    first = launch._server_for(envs[0])
+    assert launch._server_for(envs[0]) is first   # the same environment: the same server
+    for env in envs[1:]:
+        launch._server_for(env)
+        assert len(launch._SERVERS) <= launch.MAX_SERVERS
+    assert [s.env for s in launch._SERVERS.values()] == [dict(sorted(e.items())) for e in envs[-launch.MAX_SERVERS:]]
+    assert first.retired and not first.closed and first in launch._RETIRED   # its children may still run
+    first.ended = True
+    launch._server_for({"GRADER_ENV": "another"})
+    assert first.closed and first not in launch._RETIRED and len(launch._SERVERS) == launch.MAX_SERVERS
