@@ -314,9 +314,17 @@ class _Server:
             self.proc.wait()
 
 
+MAX_REFUSAL_REASONS = 32
+"""``REFUSALS`` keeps at most this many distinct reasons (each cut to 200 characters); later new ones
+are counted under ``OTHER_REFUSALS``."""
+OTHER_REFUSALS = "other reasons (past MAX_REFUSAL_REASONS distinct ones)"
+MAX_SERVERS_OFF = 16
+"""``_SERVERS_OFF`` keeps at most this many environments whose server failed to start; past it the
+oldest is forgotten (its next grader child tries a server once more)."""
 REFUSALS: "collections.Counter[str]" = collections.Counter()
 """Why this process's warm servers refused a child (each then started as a new interpreter), and how
-often: a server serves only a caller in its own state (``harness.run.forkserver``)."""
+often: a server serves only a caller in its own state (``harness.run.forkserver``). At most
+``MAX_REFUSAL_REASONS`` reasons, plus ``OTHER_REFUSALS``."""
 _SERVERS: dict[tuple, _Server] = {}
 _RETIRED: list[_Server] = []   # asked to end once their children have (``_Server.retire``); reaped later
 _SERVERS_LOCK = threading.Lock()
@@ -352,7 +360,9 @@ def _server_for(env: dict[str, str]) -> _Server | None:
             try:
                 server = _SERVERS[key] = _Server(dict(key))
             except OSError as exc:
-                _SERVERS_OFF[key] = str(exc)
+                while len(_SERVERS_OFF) >= MAX_SERVERS_OFF:   # the oldest is forgotten: bounded
+                    del _SERVERS_OFF[next(iter(_SERVERS_OFF))]
+                _SERVERS_OFF[key] = str(exc)[:200]
                 return None
         return server
 
@@ -405,9 +415,16 @@ def _served(args: list[str], cwd: str, env: dict[str, str], out_fd: int, keep: t
     if not isinstance(said, dict) or not isinstance(said.get("pid"), int):
         status.close()
         why = said.get("refused") if isinstance(said, dict) else None
-        REFUSALS[str(why or "no answer")[:200]] += 1
+        _count_refusal(str(why or "no answer")[:200])
         return None
     return ServedChild(said["pid"], status)
+
+
+def _count_refusal(reason: str) -> None:
+    """Count one refusal in ``REFUSALS``, keeping at most ``MAX_REFUSAL_REASONS`` distinct reasons."""
+    if reason not in REFUSALS and len(REFUSALS.keys() - {OTHER_REFUSALS}) >= MAX_REFUSAL_REASONS:
+        reason = OTHER_REFUSALS
+    REFUSALS[reason] += 1
 
 
 class ServedChild:

@@ -93,11 +93,11 @@ the process cannot fork its own grader child (``launch.forkable``):
   next server's start), so at most one per grader child still running. A fork of the process starts
   with neither (its parent's servers are not its own); ``tests/run/test_launch.py`` holds the bound;
 - ``harness.run.launch._SERVERS_OFF``: the grader environments whose server failed to start, and
-  why (none is tried again), one entry per environment: not capped in code, a process grades in one
-  or two;
+  why (not tried again while listed), at most ``launch.MAX_SERVERS_OFF`` (16): past it the oldest
+  is forgotten (its next child tries a server once more);
 - ``harness.run.launch.REFUSALS``: a count per reason a server refused a child, each reason cut to
-  200 characters; the number of reasons is not capped (a bad request's reason carries its error's
-  text).
+  200 characters, at most ``launch.MAX_REFUSAL_REASONS`` (32) reasons; later new ones are counted
+  under ``launch.OTHER_REFUSALS``. ``tests/run/test_launch.py`` holds both bounds.
 """
 
 from __future__ import annotations

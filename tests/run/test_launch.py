@@ -133,3 +133,35 @@ def test_a_process_keeps_at_most_max_servers_warm_servers(monkeypatch):
     first.ended = True
     launch._server_for({"GRADER_ENV": "another"})
     assert first.closed and first not in launch._RETIRED and len(launch._SERVERS) == launch.MAX_SERVERS
+
+
+@pytest.mark.unit
+def test_the_refusal_reasons_and_the_failed_servers_are_bounded(monkeypatch):
+    """``launch.REFUSALS`` keeps at most ``MAX_REFUSAL_REASONS`` distinct reasons (the rest counted
+    under ``OTHER_REFUSALS``, none lost); ``_SERVERS_OFF`` at most ``MAX_SERVERS_OFF`` environments
+    whose server failed to start, the oldest forgotten first."""
+    import collections
+
+    monkeypatch.setattr(launch, "REFUSALS", collections.Counter())
+    reasons = [f"refused: request {i} was malformed" for i in range(launch.MAX_REFUSAL_REASONS + 5)]
+    for reason in [*reasons, reasons[0]]:
+        launch._count_refusal(reason)
+    assert len(launch.REFUSALS) == launch.MAX_REFUSAL_REASONS + 1
+    assert launch.REFUSALS[reasons[0]] == 2   # a known reason is still counted as itself
+    assert launch.REFUSALS[launch.OTHER_REFUSALS] == 5
+    assert sum(launch.REFUSALS.values()) == len(reasons) + 1
+
+    def fails_to_start(env):
+        raise OSError(f"cannot start a server for {env}")
+
+    monkeypatch.setattr(launch, "_Server", fails_to_start)
+    monkeypatch.setattr(launch, "_SERVERS", {})
+    monkeypatch.setattr(launch, "_SERVERS_OFF", {})
+    monkeypatch.setattr(launch, "_RETIRED", [])
+    monkeypatch.setattr(launch, "_SERVERS_OF", [os.getpid()])
+    envs = [{"GRADER_ENV": str(i)} for i in range(launch.MAX_SERVERS_OFF + 3)]
+    for env in envs:
+        assert launch._server_for(env) is None
+        assert len(launch._SERVERS_OFF) <= launch.MAX_SERVERS_OFF
+    kept = [dict(key) for key in launch._SERVERS_OFF]
+    assert kept == envs[-launch.MAX_SERVERS_OFF:]   # the oldest were forgotten
