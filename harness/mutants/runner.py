@@ -40,6 +40,9 @@ read it from the candidate's cgroup: ``at_its_own_limit``) is the mutant's verdi
 survivor's deep pass runs only what the default tier left open (``settled``): the default tests
 that passed with no note behave the same under ``--strict`` and are not run again.
 
+A compile-path mutant's evidence child takes from the reference the stages of ``regex_to_dfa``
+its module cannot reach (``Plan.reuse``, ``harness.mutants.stage_memo``: decided in ``plan``).
+
 Before anything runs (``run_all``, ``_settle_by_bytecode``): a generated mutant whose compiled
 module is the reference's is equivalent with evidence "identical bytecode", and one whose compiled
 module is an earlier mutant's gets that mutant's verdict, recorded as its duplicate
