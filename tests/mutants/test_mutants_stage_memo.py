@@ -165,3 +165,22 @@ def test_a_cold_process_or_another_argument_computes_as_before(tmp_path):
     finally:
         stage_memo.clear()
         stage_memo._MEMO.update(kept)
+
+
+def test_the_plan_decides_the_stage_and_the_task_carries_it(monkeypatch):
+    """Decided before the run fans out (``plan`` parses the reference's imports), sent as data, read
+    by the task: a worker parses nothing."""
+    from harness.mutants import runner, tasks
+
+    mutant = _mutant("minimize.py", PRUNE_START, "    if not live[-1]:\n", 1)
+    chosen = runner.plan(runner.GeneratedOptions(), mutant)
+    assert chosen.reuse == "class DFA"
+    payload = runner.mutant_task(mutant, timeout=30.0, reuse=chosen.reuse).payload
+    assert payload["reuse"] == "class DFA"
+    seen = {}
+    monkeypatch.setattr(runner, "run_generated", lambda *a, **k: seen.update(k) or runner.MutantResult(
+        mutant.id, runner.Outcome.KILLED, (), ["load"], {}, 0.0, "", "load"))
+    tasks.run_task(payload)
+    assert seen["reuse"] == "class DFA"
+    parser = _mutant("parser.py", "from . import ast\n", "from . import ast  # \n", 5)
+    assert runner.plan(runner.GeneratedOptions(), parser).reuse is None
