@@ -622,13 +622,18 @@ def at_its_own_limit(problem: str) -> bool:
     """A load failure that is the candidate killed by its own CPU or memory limit, as the grader read
     it from the candidate's cgroup (``harness.sandbox.wording.OWN_LIMIT_KILLS``, in the crash's own
     words, never in the candidate's output that may follow them): the mutant's verdict, run once.
-    A SIGXCPU is its CPU limit's (its soft ``RLIMIT_CPU``, ``harness.sandbox.cpulimit``). A load
-    that spins or grows to its limit does so again (its limits are CPU seconds and bytes);
-    a SIGKILL from outside (a person, the machine's OOM killer) is not said so and is run again."""
+    A SIGXCPU is its CPU limit's (its soft ``RLIMIT_CPU``, ``harness.sandbox.cpulimit``), and so is a
+    load past its CPU budget (``wording.CPU_BUDGET_WORDS``, the grader's count of the candidate's
+    cgroup: a zygote's fork spinning at load meets it before its ``RLIMIT_CPU``; the whole run's four
+    ``parser`` loads ran twice for it, 60 then 30 CPU s each). A load that spins or grows to its limit
+    does so again (its limits are CPU seconds and bytes); a SIGKILL from outside (a person, the
+    machine's OOM killer) is not said so and is run again, as is the wall-clock backstop."""
+    crashed = "load: the candidate crashed while loading: "
     said = problem.split("; its last output:", 1)[0]
-    return problem.startswith("load: the candidate crashed while loading: ") and \
+    return problem.startswith(crashed) and \
         (any(f"(died of SIGKILL, {words})" in said for words in wording.OWN_LIMIT_KILLS.values())
-         or f"(died of SIGXCPU, {wording.OWN_LIMIT_KILLS['cpu']})" in said)
+         or f"(died of SIGXCPU, {wording.OWN_LIMIT_KILLS['cpu']})" in said
+         or problem.startswith(crashed + wording.CPU_BUDGET_WORDS))
 
 
 def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
