@@ -88,6 +88,11 @@ _ALL = (
              "1: every generated mutant runs, none settled by its compiled module (an identical bytecode's "
              "equivalence or a duplicate's copied verdict): the slow path, to compare verdicts",
              ("harness/mutants/runner.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_STAGE_REUSE", "user",
+             "1: a generated mutant's compile evidence computes every stage of regex_to_dfa itself, none taken "
+             "from the reference where its module cannot reach (harness/mutants/stage_memo.py): the slow path, "
+             "to compare verdicts",
+             ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_LEND_REFERENCE", "user",
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",

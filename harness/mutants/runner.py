@@ -40,6 +40,9 @@ read it from the candidate's cgroup: ``at_its_own_limit``) is the mutant's verdi
 survivor's deep pass runs only what the default tier left open (``settled``): the default tests
 that passed with no note behave the same under ``--strict`` and are not run again.
 
+A compile-path mutant's evidence child takes from the reference the stages of ``regex_to_dfa``
+its module cannot reach (``Plan.reuse``, ``harness.mutants.stage_memo``: decided in ``plan``).
+
 Before anything runs (``run_all``, ``_settle_by_bytecode``): a generated mutant whose compiled
 module is the reference's is equivalent with evidence "identical bytecode", and one whose compiled
 module is an earlier mutant's gets that mutant's verdict, recorded as its duplicate
@@ -446,7 +449,8 @@ def _failed(tests: dict[str, str]) -> list[str]:
 def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: bool = True,
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
                   first_kill: bool = False, fingerprint: dict[str, str] | None = None,
-                  evidence=None, infection: dict | None = None, bound: str | None = None) -> MutantResult:
+                  evidence=None, infection: dict | None = None, bound: str | None = None,
+                  reuse: str | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -479,6 +483,10 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     ``bound`` (``Plan.bound``, ``bounds.reason_for`` decided before the run fans out: nothing is parsed
     in a task): "" when the mutated statement reads no size bound or an item at its edge executes it,
     else the reason it stays unproven; None: decided here.
+
+    ``reuse`` (``Plan.reuse``, ``stage_memo.stage_for`` decided before the run fans out): the stage of
+    ``regex_to_dfa`` its compile evidence takes from the reference (its module is outside the stage's
+    footprint), or None.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -493,7 +501,8 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     try:
         result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None)
         if result.outcome is Outcome.SURVIVED:
-            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence, bound)
+            result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence, bound,
+                                         reuse)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
             result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
     finally:
@@ -613,13 +622,18 @@ def at_its_own_limit(problem: str) -> bool:
     """A load failure that is the candidate killed by its own CPU or memory limit, as the grader read
     it from the candidate's cgroup (``harness.sandbox.wording.OWN_LIMIT_KILLS``, in the crash's own
     words, never in the candidate's output that may follow them): the mutant's verdict, run once.
-    A SIGXCPU is its CPU limit's (its soft ``RLIMIT_CPU``, ``harness.sandbox.cpulimit``). A load
-    that spins or grows to its limit does so again (its limits are CPU seconds and bytes);
-    a SIGKILL from outside (a person, the machine's OOM killer) is not said so and is run again."""
+    A SIGXCPU is its CPU limit's (its soft ``RLIMIT_CPU``, ``harness.sandbox.cpulimit``), and so is a
+    load past its CPU budget (``wording.CPU_BUDGET_WORDS``, the grader's count of the candidate's
+    cgroup: a zygote's fork spinning at load meets it before its ``RLIMIT_CPU``; the whole run's four
+    ``parser`` loads ran twice for it, 60 then 30 CPU s each). A load that spins or grows to its limit
+    does so again (its limits are CPU seconds and bytes); a SIGKILL from outside (a person, the
+    machine's OOM killer) is not said so and is run again, as is the wall-clock backstop."""
+    crashed = "load: the candidate crashed while loading: "
     said = problem.split("; its last output:", 1)[0]
-    return problem.startswith("load: the candidate crashed while loading: ") and \
+    return problem.startswith(crashed) and \
         (any(f"(died of SIGKILL, {words})" in said for words in wording.OWN_LIMIT_KILLS.values())
-         or f"(died of SIGXCPU, {wording.OWN_LIMIT_KILLS['cpu']})" in said)
+         or f"(died of SIGXCPU, {wording.OWN_LIMIT_KILLS['cpu']})" in said
+         or problem.startswith(crashed + wording.CPU_BUDGET_WORDS))
 
 
 def _suspect(found: dict[str, str], problem: str | None, records: dict[str, dict],
@@ -703,7 +717,7 @@ def _differences(package: Path, root: Path, timeout: float,
 
 def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
                         fingerprint: dict[str, str] | None = None, picked=None,
-                        bound: str | None = None) -> MutantResult:
+                        bound: str | None = None, reuse: str | None = None) -> MutantResult:
     """A survivor: equivalent when the hand triage says so, or when its digest equals the reference's."""
     from harness.mutants.triage import verdict
 
@@ -717,7 +731,7 @@ def _decide_equivalence(result: MutantResult, mutant, package: Path, root: Path,
     if not differs:
         if hand is not None:  # the hand list refused the machine's verdict
             return dataclasses.replace(result, detail=f"equal on the corpus, but by hand: {hand.reason}")
-        return _decide_by_evidence(result, mutant, package, root, timeout, picked, bound)
+        return _decide_by_evidence(result, mutant, package, root, timeout, picked, bound, reuse)
     note = f"; by hand: {hand.reason}" if hand is not None else ""
     first = "" if fingerprint is None else " (the first found)"
     detail = f"differs on {len(differs)} corpus key(s){first}: {'; '.join(differs[:3])}{note}"
@@ -732,7 +746,7 @@ def _hand_evidence(hand) -> dict:
 
 
 def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path, timeout: float,
-                        picked=None, bound: str | None = None) -> MutantResult:
+                        picked=None, bound: str | None = None, reuse: str | None = None) -> MutantResult:
     """A survivor equal on the corpus: equivalent only when it also agrees on its module's
     exhaustive evidence domain (``harness.mutants.evidence``); a difference there leaves it a
     survivor (the deep pass runs), no domain or an undecided check leaves it unproven.
@@ -743,7 +757,8 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
     temperature reaches), so the survivor is unproven and the deep pass runs for it. Nor is a
     domain that never reaches the size bound the mutated statement reads (``bounds.reason_for``:
     no item at the bound's edge executes it): unproven, "a size bound the evidence does not reach"
-    (``bound``: that reason, or "" for none, decided in ``plan``; None: decided here)."""
+    (``bound``: that reason, or "" for none, decided in ``plan``; None: decided here). ``reuse``: the
+    compile stage the evidence child takes from the reference (``stage_memo``), or None."""
     from harness.mutants import bounds, evidence
 
     module = mutant.site.module
@@ -760,7 +775,7 @@ def _decide_by_evidence(result: MutantResult, mutant, package: Path, root: Path,
         bound = bounds.reason_for(mutant, kind, picked) or ""
     if bound:   # equal outputs on a domain that never reaches the bound prove nothing
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {bound}")
-    found, problem = _evidence_differences(package, root, timeout, kind, picked)
+    found, problem = _evidence_differences(package, root, timeout, kind, picked, reuse if kind == "compile" else None)
     if found is None:
         return dataclasses.replace(result, detail=f"{UNPROVEN_NOTE}equal on the corpus; {kind} evidence "
                                                   f"undecided: {problem}")
@@ -790,16 +805,20 @@ def reference_evidence(root: Path, timeout: float, kind: str) -> list[str]:
         return _REFERENCE_EVIDENCE[kind]
 
 
-def _evidence_differences(package: Path, root: Path, timeout: float, kind: str,
-                          picked=None) -> tuple[tuple[list[str], int] | None, str | None]:
+def _evidence_differences(package: Path, root: Path, timeout: float, kind: str, picked=None,
+                          reuse: str | None = None) -> tuple[tuple[list[str], int] | None, str | None]:
     """((the first differing item or [], items computed), None), or (None, the problem). With
-    ``picked``: only its chosen items (none chosen: no child runs, nothing differs)."""
+    ``picked``: only its chosen items (none chosen: no child runs, nothing differs); with ``reuse``
+    (compile): the child takes that stage of ``regex_to_dfa`` from the reference (``stage_memo``)."""
+    from harness.mutants import stage_memo
+
     if picked is not None and not picked.chosen:
         return ([], 0), None
     with tempfile.NamedTemporaryFile("w", suffix=".json", dir=root, delete=False, encoding="utf-8") as f:
         json.dump(reference_evidence(root, timeout, kind) if picked is None else picked.reference(), f)
     try:
-        found, problem = fingerprint_child(package, [kind, "--against", f.name], timeout, EVIDENCE_CHILD)
+        found, problem = fingerprint_child(package, [kind, "--against", f.name, *([reuse] if reuse else [])], timeout,
+                                           stage_memo.CHILD if reuse else EVIDENCE_CHILD)
     finally:
         os.unlink(f.name)
     return (None, problem) if found is None else ((list(found["differs"]), int(found["computed"])), None)
@@ -873,7 +892,7 @@ FUNCTION = "harness.mutants.tasks:run_task"
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
                 fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None,
-                bound: str | None = None) -> Task:
+                bound: str | None = None, reuse: str | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
@@ -894,6 +913,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
                "evidence": None if evidence is None else evidence.to_json(), "infection": infection, "bound": bound,
+               "reuse": reuse,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -945,6 +965,7 @@ class Plan:
     evidence: object | None = None               # the evidence items it can change (``evidence.Pick``; None: all)
     infection: dict | None = None                # its infection record (``infected_plan``), as data; None: not used
     bound: str | None = None                     # ``bounds.reason_for``'s reason, "" for none; None: not decided
+    reuse: str | None = None                     # the compile stage taken from the reference (``stage_memo``)
 
     @property
     def weight(self) -> int:
@@ -962,16 +983,17 @@ class Plan:
 def plan(generated: GeneratedOptions, mutant) -> Plan:
     """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
     ``run_all`` calls it for every mutant before it fans out, never in a task's thread."""
-    from harness.mutants import bounds, evidence
+    from harness.mutants import bounds, evidence, stage_memo
 
     kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
+    reuse = stage_memo.stage_for(mutant.site.module) if kind == "compile" else None
     if generated.coverage is None:
-        return Plan(bound=bounds.reason_for(mutant, kind, None) or "")
+        return Plan(bound=bounds.reason_for(mutant, kind, None) or "", reuse=reuse)
     cmap = generated.coverage
     picked = cmap.evidence_for(mutant)
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                 picked, bound=bound)
+                 picked, bound=bound, reuse=reuse)
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 
@@ -1154,7 +1176,7 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
                              fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection,
-                             bound=chosen.bound)
+                             bound=chosen.bound, reuse=chosen.reuse)
     return run
 
 
@@ -1164,7 +1186,7 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
                        first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence,
-                       infection=chosen.infection, bound=chosen.bound)
+                       infection=chosen.infection, bound=chosen.bound, reuse=chosen.reuse)
 
 
 def run_local_task(payload: dict) -> dict:

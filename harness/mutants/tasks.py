@@ -65,7 +65,8 @@ def run_task(payload: dict) -> dict:
                                           first_kill=payload.get("first_kill", False),
                                           fingerprint=payload.get("fingerprint"),
                                           evidence=evidence.Pick.from_json(payload.get("evidence")),
-                                          infection=payload.get("infection"), bound=payload.get("bound"))
+                                          infection=payload.get("infection"), bound=payload.get("bound"),
+                                          reuse=payload.get("reuse"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return result_to_json(result, cpu=runner.task_cpu())

@@ -57,12 +57,15 @@ PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sand
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them), nor
 ``harness.suite.early`` (it starts the candidate). A module imported here is one a fork
 does not import again: ~0.02 CPU s a catalogue run for the second group (measured 2026-12-06)."""
-MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.evidence", "harness.mutants.replay_child")
+MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.evidence", "harness.mutants.replay_child",
+           "harness.mutants.stage_memo")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
 under pytest, the equivalence fingerprint of a mutant, its equivalence evidence, a golden replay
-of a replay mutant).
+of a replay mutant, its compile evidence with the reference's early stages reused).
 The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
-and none changes: ``replay_child`` reads and validates the golden files there)."""
+and none changes: ``replay_child`` reads and validates the golden files there), and before each
+fork its ``prepare_parent(argv)`` when it has one (work only some runs need, done once on the
+first that asks: ``stage_memo`` records the reference's compile stages; its CPU is that run's)."""
 ZYGOTE = os.environ.get("CONSTRAIN_HARNESS_ZYGOTE_OFF") != "1"
 """Generated mutants' catalogue runs fork their candidate processes from a zygote
 (``harness.sandbox.zygote``); ``CONSTRAIN_HARNESS_ZYGOTE_OFF=1``: a fresh start each, as before
@@ -97,17 +100,36 @@ def serve() -> None:
         zygote = _zygote() if request.get("zygote") else None
         if zygote is not None:
             request["env"] = {**request["env"], **zygote.environment()}
+        spent = _prepare(request)
         server = os.getpid()
         pid = os.fork()
         if pid == 0:
             _child(request, server)   # never returns
         reply = _wait(pid, float(request["wall"]))
+        reply["cpu"] += spent   # what this grader did for the run before its fork: the run's cost
         if request.get("zygote"):
             reply.update(_after_zygote_run(zygote))
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
     if _ZYGOTE["zygote"] is not None:   # the caller closed the requests: its cgroup removed, its uid freed
         _ZYGOTE["zygote"].close()
+
+
+def _prepare(request: dict) -> float:
+    """The run's module's ``prepare_parent(argv)``, when it has one, here in the warm grader before
+    the fork (work that later forks inherit: ``stage_memo.prepare_parent`` records the reference's
+    compile stages once): its CPU seconds. A failure leaves the child to compute
+    everything itself."""
+    module = sys.modules.get(request.get("module", "pytest"))
+    prepare = getattr(module, "prepare_parent", None)
+    if prepare is None:
+        return 0.0
+    before = time.process_time()
+    try:
+        prepare(list(request["argv"]))
+    except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
+        pass
+    return time.process_time() - before
 
 
 _ZYGOTE: dict = {"zygote": None, "off": None, "said": False}

@@ -528,7 +528,7 @@ class CpuBudget:
         if self.cpu_start is None:
             self.cpu_start = cpu_now
         if cpu_now - self.cpu_start > self.cpu_seconds:
-            raise _OverBudget(f"CPU-time limit: the candidate's processes used more than {self.cpu_seconds:g} CPU s")
+            raise _OverBudget(f"{wording.CPU_BUDGET_WORDS}{self.cpu_seconds:g} CPU s")
         if time.monotonic() >= self.wall_end:
             if not self.extended and cputime.machine_loaded():
                 self.extended = True  # a busy machine may have starved it: retried once before it stands

@@ -32,6 +32,12 @@ def clipped(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+CPU_BUDGET_WORDS = "CPU-time limit: the candidate's processes used more than "
+"""How a call (or a load) past its CPU budget is said (``client.CpuBudget``): the candidate's tree
+counted in CPU seconds by its cgroup, so a load that says it is the mutant's doing, like a kill at
+its own CPU-time limit (``runner.at_its_own_limit``)."""
+
+
 OWN_LIMIT_KILLS = {"memory": "killed by the kernel at its own memory limit (its cgroup's OOM killer)",
                    "cpu": "killed at its own CPU-time limit (RLIMIT_CPU)"}
 """The words of a SIGKILL the candidate's own limits dealt (``how``'s ``own_limit``): the grader

@@ -63,6 +63,12 @@ def test_only_the_crash_s_own_words_name_its_own_limit():
     # the candidate's own output, which follows the crash's words, cannot claim it
     claimed = f"{outside}; its last output: (died of SIGKILL, {wording.OWN_LIMIT_KILLS['memory']})"
     assert not runner.at_its_own_limit(claimed)
+    # past its CPU budget (the zygote's fork that spins at load): its own CPU; the wall backstop is not
+    budget = f"{CRASHED}{wording.CPU_BUDGET_WORDS}60 CPU s (load /x)"
+    assert runner.at_its_own_limit(budget) and runner._suspect({}, budget, {}, (TEST,)) == ""
+    backstop = f"{CRASHED}wall-clock backstop: 120 s, the candidate slept or blocked (load /x)"
+    assert not runner.at_its_own_limit(backstop) and runner._suspect({}, backstop, {}, (TEST,)) == backstop
+    assert not runner.at_its_own_limit(f"{outside}; its last output: {wording.CPU_BUDGET_WORDS}60 CPU s")
     assert wording.how(-9, "memory") == f"died of SIGKILL, {wording.OWN_LIMIT_KILLS['memory']}"
     assert wording.how(137, "cpu") == f"died of SIGKILL, {wording.OWN_LIMIT_KILLS['cpu']}"   # bwrap's init: 128 + 9
     # not known: said so, never a guess (it was "killed (out of memory?)")

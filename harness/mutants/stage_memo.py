@@ -1,0 +1,400 @@
+"""The compile evidence's early stages, reused from the reference where the mutant cannot reach them.
+
+Input: a generated mutant's module (``stage_for``); output: the stage of ``regex_to_dfa`` whose
+result the mutant's compile evidence may take from the reference instead of computing it.
+
+Every mutant of a compile-path module computes the compile evidence domain (``evidence``: ~5,100
+patterns through ``regex_to_dfa``, then masks): ``parse -> build_nfa -> subset_construction ->
+prune_dead -> minimal_partition -> number_breadth_first -> DFA`` (``oracles/automaton/compile.py``).
+For a mutant of ``minimize.py`` the first three run the reference's code on the reference's input,
+and give the reference's result; for one of ``index.py`` the whole ``regex_to_dfa`` does. So:
+
+- ``"class DFA"`` (``STAGES``): what ``compile.regex_to_dfa`` gets from
+  ``subset_construction(build_nfa(parse(pattern)), max_states=...)``, a ``ClassDFA``;
+- ``"DFA"``: what ``regex_to_dfa(pattern)`` returns, the ``DFA`` built from the arguments
+  ``compile`` hands ``DFA(...)``.
+
+**The rule** (``stage_for``): a stage is reused for a mutant of module X only when X is outside
+the stage's **footprint**: the package's modules the stage's entry modules (``ENTRIES``) import,
+transitively, read from the reference's own import statements (``footprint``), plus ``compile``
+(where the stage's calls are made and where the reuse hooks in) and ``__init__``. Today
+``footprint("class DFA")`` is ``ast determinize errors nfa parser`` (+ ``compile __init__``), so
+mutants of ``minimize`` and ``dfa`` reuse it; ``footprint("DFA")`` adds ``minimize dfa``, so
+mutants of ``index`` and ``bytemap`` reuse the whole DFA; every other module reuses nothing.
+
+Why that is sound: a stage's code is its entry modules' functions and what they call; a function
+reaches another module's code or import-time values only through a name it imports (the package
+imports itself relatively, ``from .x import y``; no module of the stages imports by string or
+reaches into ``sys.modules``: ``test_mutants_stage_memo`` checks, with coverage, that the stages
+run no line outside the footprint over a seeded sample of the domain). A module outside the
+footprint is the reference's text in every module the stage runs or reads, so the stage computes,
+on the mutant, what it computes on the reference, from a pattern (a str): the reference's result.
+Each reuse hands out fresh copies (``_copied``), so a later stage that writes into its input
+changes nothing another item sees, as a fresh computation would.
+
+**The memo** (``fill``): the reference's stage results for every pattern the compile domain
+hands ``regex_to_dfa`` (``compile_domain_patterns``), recorded from a private copy of the
+reference's modules (``_private_reference``: never ``oracles.automaton`` itself) by wrapping the
+names ``compile.py`` calls: a pattern whose ``regex_to_dfa`` did not call each stage once, or
+whose stage raised, has no entry and is computed as before. It is filled once in the warm grader
+(``warm``: before the first fork of this module's child, ``main``, so every later fork of that
+grader inherits it; ~2.5 CPU s, counted to the run that asked first) and never in a cold process, which then computes
+everything (the same answers, at the old cost). The hooks (``reusing``) replace, for the
+evidence child's life, the names ``parse``, ``build_nfa``, ``subset_construction`` in the mutant's
+``compile`` module (``"class DFA"``) or the package's ``regex_to_dfa`` (``"DFA"``) by
+functions that answer from the memo, and compute as before for a pattern it lacks or a call it
+did not record (other arguments).
+
+``CONSTRAIN_HARNESS_NO_STAGE_REUSE=1`` turns it off (the slow path, to compare verdicts).
+
+Example::
+
+    >>> stage_for("minimize"), stage_for("index"), stage_for("parser")
+    ('class DFA', 'DFA', None)
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import functools
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+STAGES = ("class DFA", "DFA")
+ENTRIES = {"class DFA": ("parser", "nfa", "determinize"), "DFA": ("compile",)}
+"""Each stage's entry modules: the modules whose functions ``compile.regex_to_dfa`` calls for it."""
+ALWAYS_IN = frozenset({"compile", "__init__"})
+"""In every footprint: ``compile`` makes the calls (and holds the hooks); ``__init__`` runs at import."""
+OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_STAGE_REUSE"
+CHILD = "harness.mutants.stage_memo"   # the evidence child that reuses (``main``; a fork of the warm grader)
+PRIVATE_NAME = "_constrain_stage_memo_reference"
+
+
+def reference_dir() -> Path:
+    from harness.mutants.apply import REFERENCE_DIR
+
+    return REFERENCE_DIR
+
+
+@functools.lru_cache(maxsize=None)
+def footprint(stage: str) -> frozenset[str]:
+    """The modules a stage runs or reads (``ENTRIES[stage]`` and what they import from the package,
+    transitively), with ``ALWAYS_IN``. This parses the reference's sources: call it before a run
+    fans out (``runner.plan``), never in a task's thread."""
+    if stage not in ENTRIES:
+        raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
+    found: set[str] = set()
+    pending = list(ENTRIES[stage])
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        found.add(name)
+        pending += sorted(_package_imports(name))
+    return frozenset(found) | ALWAYS_IN
+
+
+def _package_imports(module: str) -> set[str]:
+    """The package's modules ``module``'s source imports (relatively, or by the package's name)."""
+    path = reference_dir() / f"{module}.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = reference_dir().parent.name + "." + reference_dir().name   # oracles.automaton
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level == 1 and base:
+                found.add(base.split(".")[0])
+            elif node.level == 1:   # from . import x
+                found.update(alias.name for alias in node.names)
+            elif base == package or base.startswith(package + "."):
+                rest = base[len(package) + 1:]
+                found.update([rest.split(".")[0]] if rest else [alias.name for alias in node.names])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name[len(package) + 1:].split(".")[0] for alias in node.names
+                         if alias.name.startswith(package + "."))
+    return {name for name in found if (reference_dir() / f"{name}.py").exists()}
+
+
+def stage_for(module: str) -> str | None:
+    """The deepest stage of ``regex_to_dfa`` a mutant of ``module`` cannot reach (its result is then
+    the reference's: reused), or None (the switch ``OFF_VARIABLE`` set, or every stage in reach).
+    Only for the compile evidence (``evidence.kind_for``: the caller checks)."""
+    if os.environ.get(OFF_VARIABLE) == "1":
+        return None
+    for stage in reversed(STAGES):
+        if module not in footprint(stage):
+            return stage
+    return None
+
+
+# --- the memo: the reference's stage results --------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    kwargs: dict            # the call's keyword arguments, as compile made it
+    args: tuple = ()        # "DFA": the positional arguments of ``DFA(...)``, copied at the call
+    fields: dict | None = None   # "class DFA": the ClassDFA's fields (classes: the BytePartition's)
+
+
+_MEMO: dict[str, dict[str, _Entry]] = {}   # stage -> pattern -> entry; filled once (``fill``)
+
+
+def filled() -> bool:
+    """True when the memo holds the reference's results of some pattern (``fill`` ran here)."""
+    return any(_MEMO.values())
+
+
+def clear() -> None:
+    """Forget the memo (the tests' reset)."""
+    _MEMO.clear()
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of a stage's result (arrays copied with their layout; numbers kept; lists and
+    tuples rebuilt); anything else is refused (ValueError): the memo holds plain data only."""
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True, order="K")
+    if isinstance(value, (bool, int, float, str, bytes, np.generic)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copied(v) for v in value)
+    raise ValueError(f"stage_memo: a stage result holds a {type(value).__name__}, not plain data")
+
+
+CLASS_DFA_FIELDS = ("trans", "accept", "classes", "sink")
+PARTITION_FIELDS = ("class_of", "n", "members")
+
+
+def _class_dfa_fields(cdfa) -> dict:
+    names = tuple(f.name for f in dataclasses.fields(cdfa))
+    classes = cdfa.classes
+    if names != CLASS_DFA_FIELDS or tuple(f.name for f in dataclasses.fields(classes)) != PARTITION_FIELDS:
+        raise ValueError(f"stage_memo: ClassDFA's fields are {names}, not {CLASS_DFA_FIELDS}")
+    found = {name: _copied(getattr(cdfa, name)) for name in CLASS_DFA_FIELDS if name != "classes"}
+    found["classes"] = {name: _copied(getattr(classes, name)) for name in PARTITION_FIELDS}
+    return found
+
+
+def _private_reference():
+    """The reference package imported under a private name (its own module objects: the memo never
+    touches ``oracles.automaton``), with every module loaded."""
+    directory = reference_dir()
+    _forget(PRIVATE_NAME)
+    spec = importlib.util.spec_from_file_location(PRIVATE_NAME, directory / "__init__.py",
+                                                  submodule_search_locations=[str(directory)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[PRIVATE_NAME] = package
+    spec.loader.exec_module(package)
+    importlib.import_module(f"{PRIVATE_NAME}.compile")
+    return package
+
+
+def _forget(name: str) -> None:
+    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+        del sys.modules[key]
+
+
+def fill(patterns: list[str] | None = None) -> None:
+    """Record the reference's stage results for ``patterns`` (default: every pattern the compile
+    evidence domain hands ``regex_to_dfa``), once per process."""
+    if _MEMO:
+        return
+    _MEMO.update({stage: {} for stage in STAGES})   # tried once: a failure is not paid again
+    if patterns is None:
+        patterns = compile_domain_patterns()
+    package = _private_reference()
+    try:
+        compile_module = sys.modules[f"{PRIVATE_NAME}.compile"]
+        for pattern in dict.fromkeys(patterns):
+            for stage, entry in _record(package, compile_module, pattern).items():
+                _MEMO[stage][pattern] = entry
+    finally:
+        _forget(PRIVATE_NAME)
+
+
+def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
+    """The stage entries of one ``regex_to_dfa(pattern)`` on the reference (none for a stage that
+    was not called exactly once, or raised)."""
+    calls: dict[str, list] = {"parse": [], "build_nfa": [], "subset_construction": [], "DFA": []}
+    real = {name: getattr(compile_module, name) for name in calls}
+
+    def recorder(name: str):
+        def call(*args, **kwargs):
+            copies = _copied(args) if name == "DFA" else None
+            result = real[name](*args, **kwargs)
+            calls[name].append((copies, dict(kwargs), result if name == "DFA" else
+                                _class_dfa_fields(result) if name == "subset_construction" else None))
+            return result
+        return call
+
+    for name in calls:
+        setattr(compile_module, name, recorder(name))
+    try:
+        result = package.regex_to_dfa(pattern)
+    except Exception:  # noqa: BLE001 - a refusal: the stages before it may still be recorded
+        result = None
+    finally:
+        for name, function in real.items():
+            setattr(compile_module, name, function)
+    found = {}
+    if [len(calls[n]) for n in ("parse", "build_nfa", "subset_construction")] == [1, 1, 1]:
+        _, kwargs, fields = calls["subset_construction"][0]
+        found["class DFA"] = _Entry(kwargs, fields=fields)
+    if result is not None and len(calls["DFA"]) == 1 and calls["DFA"][0][2] is result:
+        args, kwargs, _ = calls["DFA"][0]
+        found["DFA"] = _Entry(kwargs, args=args)
+    return found
+
+
+def compile_domain_patterns() -> list[str]:
+    """Every pattern the compile evidence domain's items hand ``regex_to_dfa``, each once, in order."""
+    from harness.mutants import evidence
+
+    found = (evidence.evidence_patterns() + list(evidence.REPEAT_BOUND_PATTERNS)
+             + list(evidence.EDGE_PATTERNS.values()) + list(evidence.TABLE_PATTERNS))
+    return list(dict.fromkeys(found))
+
+
+# --- the hooks in the mutant's package ---------------------------------------------------------
+
+class _Recorded:
+    """A pattern whose ``class DFA`` the memo holds, passed through ``parse`` and ``build_nfa``."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+
+
+@contextlib.contextmanager
+def reusing(package, stage: str):
+    """Within: the mutant ``package``'s compile evidence takes ``stage``'s results from the memo
+    (``fill``; an empty memo: nothing changes). The hooks are removed on exit."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
+    memo = _MEMO.get(stage)
+    if not memo:
+        yield
+        return
+    compile_module = importlib.import_module(f"{package.__name__}.compile")
+    if stage == "DFA":
+        with _replaced(package, {"regex_to_dfa": _dfa_hook(compile_module, memo)}):
+            yield
+        return
+    with _replaced(compile_module, _class_dfa_hooks(package, compile_module, memo)):
+        yield
+
+
+@contextlib.contextmanager
+def _replaced(module, names: dict):
+    before = {name: vars(module).get(name, _MISSING) for name in names}
+    for name, value in names.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is _MISSING:
+                delattr(module, name)
+            else:
+                setattr(module, name, value)
+
+
+_MISSING = object()
+
+
+def _dfa_hook(compile_module, memo: dict[str, _Entry]):
+    real = compile_module.regex_to_dfa
+
+    def regex_to_dfa(pattern, *args, **kwargs):
+        entry = memo.get(pattern) if isinstance(pattern, str) and not args and not kwargs else None
+        if entry is None:
+            return real(pattern, *args, **kwargs)
+        return compile_module.DFA(*_copied(entry.args), **entry.kwargs)
+    return regex_to_dfa
+
+
+def _class_dfa_hooks(package, compile_module, memo: dict[str, _Entry]) -> dict:
+    real_parse, real_build, real_subset = (compile_module.parse, compile_module.build_nfa,
+                                           compile_module.subset_construction)
+    determinize = importlib.import_module(f"{package.__name__}.determinize")
+
+    def materialized(tree):
+        if not isinstance(tree, _Recorded):
+            return tree
+        with compile_module._recursion_room(compile_module.RECURSION_ROOM):
+            return real_build(real_parse(tree.pattern))
+
+    def parse(pattern, *args, **kwargs):
+        if isinstance(pattern, str) and pattern in memo and not args and not kwargs:
+            return _Recorded(pattern)
+        return real_parse(pattern, *args, **kwargs)
+
+    def build_nfa(tree, *args, **kwargs):
+        if isinstance(tree, _Recorded) and not args and not kwargs:
+            return tree
+        if isinstance(tree, _Recorded):
+            with compile_module._recursion_room(compile_module.RECURSION_ROOM):
+                tree = real_parse(tree.pattern)
+        return real_build(tree, *args, **kwargs)
+
+    def subset_construction(nfa, *args, **kwargs):
+        if isinstance(nfa, _Recorded):
+            entry = memo[nfa.pattern]
+            if not args and kwargs == entry.kwargs:
+                fields = _copied(entry.fields["trans"]), _copied(entry.fields["accept"])
+                classes = determinize.BytePartition(**_copied_dict(entry.fields["classes"]))
+                return determinize.ClassDFA(*fields, classes=classes, sink=entry.fields["sink"])
+            nfa = materialized(nfa)
+        return real_subset(nfa, *args, **kwargs)
+
+    return {"parse": parse, "build_nfa": build_nfa, "subset_construction": subset_construction}
+
+
+def _copied_dict(fields: dict) -> dict:
+    return {name: _copied(value) for name, value in fields.items()}
+
+
+# --- the evidence child that reuses -------------------------------------------------------------
+
+def prepare_parent(argv: list[str]) -> None:
+    """In the warm grader, before it forks this module's child (``warm.serve``): the memo recorded
+    (``fill``), once per warm grader; every later fork inherits it."""
+    fill()
+
+
+def main(argv: list[str]) -> int:
+    """``PACKAGE compile --against FILE STAGE``: ``evidence``'s child (``{"differs": [...], "computed":
+    n}``, the first item on which the mutant at PACKAGE differs from FILE's hashes, a null hash: an
+    item not computed) with ``STAGE`` of ``regex_to_dfa`` taken from the memo where it holds the
+    pattern (none in a cold process: every stage computed). The runner asks it only for a mutant
+    outside the stage's footprint (``stage_for``). Memory bounded first, as ``evidence.main``'s."""
+    import json
+
+    from harness.mutants import evidence
+    from harness.mutants.apply import load
+    from harness.mutants.equivalence import _bound_memory
+
+    if len(argv) != 5 or argv[1] != "compile" or argv[2] != "--against" or argv[4] not in STAGES:
+        raise ValueError(f"stage_memo: usage: PACKAGE compile --against FILE STAGE ({' or '.join(STAGES)}), "
+                         f"not {argv!r}")
+    _bound_memory()
+    module = load(Path(argv[0]))
+    reference = json.loads(Path(argv[3]).read_text(encoding="utf-8"))
+    with reusing(module, argv[4]):
+        differs, computed = evidence.first_difference(module, "compile", reference)
+    print(json.dumps({"differs": differs, "computed": computed}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,38 @@
+"""The same verdicts with and without the compile stages reused from the reference (``stage_memo``):
+a seeded sample of the mutants of the modules outside a stage's footprint (``minimize dfa index
+bytemap``), each run the verb's way (first kill, the deep pass; no coverage map, so every
+equivalent computes the whole compile domain) with ``CONSTRAIN_HARNESS_NO_STAGE_REUSE=1`` and
+without: the same outcome, tier, killers and evidence for every one. Running the sample twice costs
+minutes: ``slow``."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.mutants import generation, runner, stage_memo
+from harness.mutants.runner import GeneratedOptions, Outcome
+from tests.mutants.test_mutants_generated import consistent
+from tests.support.helpers import confined
+
+pytestmark = [confined, pytest.mark.e2e, pytest.mark.slow]
+
+MODULES = ["minimize", "dfa", "index", "bytemap"]
+
+
+def test_the_reused_stages_change_no_verdict(monkeypatch):
+    mutants, _ = generation.pick(generation.enumerate_sites(modules=MODULES), 12, seed=5)
+    options = GeneratedOptions(first_kill=True)
+    monkeypatch.setenv(stage_memo.OFF_VARIABLE, "1")
+    assert all(runner.plan(options, m).reuse is None for m in mutants)
+    slow = runner.run_all(mutants, jobs=2, generated=options)
+    monkeypatch.delenv(stage_memo.OFF_VARIABLE)
+    plans = {m.id: runner.plan(options, m) for m in mutants}
+    assert {p.reuse for p in plans.values()} == {"class DFA", "DFA"}
+    fast = runner.run_all(mutants, jobs=2, generated=options)
+    consistent(slow)
+    consistent(fast)
+
+    def verdicts(results):
+        return {r.id: (r.outcome, r.tier, sorted(r.killed_by), r.evidence) for r in results}
+    assert verdicts(fast) == verdicts(slow)
+    assert any(r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile" for r in fast)
