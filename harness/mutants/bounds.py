@@ -140,9 +140,15 @@ def unreached(kind: str | None, bounds: frozenset[str], pick) -> str | None:
     return None
 
 
+def read_at(site, reference: Path = REFERENCE_DIR) -> frozenset[str]:
+    """``bounds_read`` of a generated mutant's ``site`` (a ``generation.Site``): the bounds its mutated
+    statement reads (empty: no bound mutant). ``reason_for`` and ``scope.classify`` both ask this."""
+    span = statement_lines(site.file, site.start[0], reference)
+    return bounds_read(site.file, span, reference, site=(site.start, site.end))
+
+
 def reason_for(mutant, kind: str | None, pick) -> str | None:
     """``unreached`` for a generated mutant: None unless its mutated statement reads a bound whose
     edge the ``kind`` domain (``pick``'s items, or the whole domain) does not reach."""
-    site = mutant.site
-    read = bounds_read(site.file, statement_lines(site.file, site.start[0]), site=(site.start, site.end))
+    read = read_at(mutant.site)
     return unreached(kind, read, pick) if read else None
