@@ -63,8 +63,8 @@ def _by_module(results: list[MutantResult], mutants) -> dict[str, list[MutantRes
 def _evidence_text(r: MutantResult) -> tuple[str, str]:
     """(kind, size or reason) of an equivalent's evidence."""
     found = r.evidence or {}
-    if found.get("kind") == "hand review":
-        return "hand review", found.get("domain", "")
+    if found.get("kind") in ("hand review", "no infection"):   # the reason, or the tests, keys and items it counts
+        return found["kind"], found.get("domain", "")
     if found.get("size") is None and found:   # identical bytecode: no domain, the compiled module itself
         return found.get("kind", "none recorded"), "the compiled module"
     return found.get("kind", "none recorded"), f"{found.get('size', 0):,} items" if found else r.detail
@@ -126,9 +126,18 @@ def with_course_pages(results: list[MutantResult], mutants):
                                                "html": lambda: to_html(results, mutants)})
 
 
+NO_INFECTION_DOMAIN = ("the mutated expression's value equals the reference's at every evaluation, in every "
+                       "catalogue test, corpus key and evidence item that evaluates it (harness.mutants.infection; "
+                       "each equivalent's counts in its row)")
+"""The "no infection" evidence (``runner.infected_plan``), stated once like a domain."""
+
+
 def _domain(kind: str) -> str:
     from harness.mutants import evidence, identical_bytecode
+    from harness.mutants.runner import NO_INFECTION
 
+    if kind == NO_INFECTION:
+        return NO_INFECTION_DOMAIN
     return identical_bytecode.DOMAIN if kind == identical_bytecode.KIND else evidence.domain(kind)
 
 
