@@ -183,7 +183,7 @@ def test_a_survivor_outside_the_spec_is_marked_in_the_survivors_and_in_stryker()
     assert page.count("<b>outside the spec: ") == 2   # the two survivors outside it
     stryker = {m["id"]: m for f in report.to_stryker(results, lookup)["files"].values() for m in f["mutants"]}
     assert stryker[results[4].id]["description"].endswith(f"[{SCOPES['bound']}]")
-    assert "[" not in stryker[results[8].id]["description"]
+    assert "[outside the spec" not in stryker[results[8].id]["description"]
 
 
 def test_a_run_with_no_scope_states_no_second_rate():
