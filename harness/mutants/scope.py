@@ -10,7 +10,7 @@ run fans out (``runner.plan``; nothing parsed in a task):
 - **the reference's own extension**: the mutated statement lies in a function ``EXTENSIONS`` names,
   code the spec's interface (section 4, the API block) has no name for: ``DFA.__eq__``,
   ``TokenIndex.build_all``, ``vocab_bytes``' ``special_ids``, the mergeable-ranks reader, the
-  ``repr`` of ``DFA``, ``TokenIndex`` and ``Constraint``;
+  ``repr`` of ``DFA``, ``TokenIndex`` and ``Constraint``, the package's ``dir()``;
 - otherwise **the spec**: its behaviour is the spec's, and a survivor is a catalogue gap.
 
 Output (``classify``): ``"spec"``, or ``"outside the spec: "`` and the reason. It changes no
@@ -63,6 +63,8 @@ _INDEX = ("the spec's TokenIndex is `__init__(dfa, vocab, eos_id=None); mask(sta
 _VOCAB = "the spec's signature is `vocab_bytes(tok)` (section 4)"
 
 EXTENSIONS = (
+    Extension("__init__", "__dir__", "the spec names the module's functions and classes (section 4), not what "
+                                     "dir() of the package lists"),
     Extension("dfa", "DFA.__eq__", f"{_DFA}: no equality"),
     Extension("dfa", "DFA.__repr__", f"{_DFA}: no repr"),
     Extension("index", "TokenIndex.build_all", f"{_INDEX}: every state's masks at once is the reference's own"),
