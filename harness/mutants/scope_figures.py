@@ -8,7 +8,8 @@ made before scopes were recorded too (its records have no ``scope``: each mutant
 for is refused). Output (``summary``): per module and in all, the mutants, killed by a tier, not
 killed (survived, unproven, not covered), of those the ones outside the spec (its own size bounds, its
 own extensions), the kill rate as the report states it, and the rate over the spec's own mutants
-(``report.kill_rates``), then ``report.scope_sentence``.
+(``report.kill_rates``), then ``report.scope_sentence``, then the mutants not killed of the spec's
+behaviour, by id with their line: the catalogue's gaps, or code for a reviewer to triage.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from harness.mutants import generation, report, state
+from harness.mutants import generation, report, scope, state
 from harness.mutants.runner import result_from_json
 
 
@@ -59,6 +60,12 @@ def summary(path: Path) -> str:
     total = rates["total"].get("all")
     if total is not None:
         lines += ["", report.scope_sentence(total)]
+    gaps = [r for r in results if report._bucket(r) in report.NOT_KILLED
+            and scope.kind(scope.of(r, mutants[r.id])) in ("spec", None)]
+    if gaps:
+        lines += ["", f"not killed, of the spec's behaviour ({len(gaps)}): the catalogue's gaps, or code to triage"]
+        lines += [f"  {r.id} ({r.outcome.value}) {mutants[r.id].site.file}:{mutants[r.id].site.start[0]}"
+                  for r in sorted(gaps, key=lambda r: r.id)]
     return "\n".join(lines)
 
 

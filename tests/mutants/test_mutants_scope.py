@@ -200,21 +200,22 @@ def test_a_run_with_no_scope_states_no_second_rate():
 
 
 def test_an_old_state_without_the_field_loads_and_is_classified_when_read(tmp_path):
-    site = _bound_site()
-    path = tmp_path / "old.jsonl"
-    state = MutantState.open(path, {"mode": "generated", "mutants": [site.id, "parser.NumberReplacer.0"]},
-                             resume=False)
-    state.save({"id": site.id, "outcome": "survived", "expected": [], "killed_by": [], "tests": {}, "seconds": 1.0,
-                "detail": "", "tier": ""})   # written before scopes were: no "scope"
-    loaded = MutantState.open(path, {"mode": "generated", "mutants": [site.id, "parser.NumberReplacer.0"]},
-                              resume=True).results[site.id]
+    bound, spec = _bound_site(), _spec_site()
+    path, options = tmp_path / "old.jsonl", {"mode": "generated", "mutants": [bound.id, spec.id, "x.NumberReplacer.0"]}
+    state = MutantState.open(path, options, resume=False)
+    for site in (bound, spec):   # written before scopes were: no "scope"
+        state.save({"id": site.id, "outcome": "survived", "expected": [], "killed_by": [], "tests": {},
+                    "seconds": 1.0, "detail": "", "tier": ""})
+    loaded = MutantState.open(path, options, resume=True).results[bound.id]
     assert loaded.scope == "" and loaded.outcome is Outcome.SURVIVED
     results, mutants, planned = scope_figures.state_figures(path)
-    assert planned == 2 and scope.of(results[0], mutants[site.id]) == scope.classify(site)
+    assert planned == 3 and scope.of(results[0], mutants[bound.id]) == scope.classify(bound)
     text = scope_figures.summary(path)
-    assert f"{path}: 1 of the 2 mutants of its plan" in text
-    assert re.search(r"^all +1 +0 +1 +1 +1 +0 +0\.0 +- *$", text, re.M), text
-    assert "Of the 1 not killed, 1 change only what the spec leaves open" in text
+    assert f"{path}: 2 of the 3 mutants of its plan" in text
+    assert re.search(r"^all +2 +0 +2 +1 +1 +0 +0\.0 +0\.0 *$", text, re.M), text
+    assert "Of the 2 not killed, 1 change only what the spec leaves open" in text
+    gaps = text.split("of the spec's behaviour (1)", 1)[1].splitlines()[1:]
+    assert gaps == [f"  {spec.id} (survived) parser.py:{spec.start[0]}"]   # the bound's survivor is no gap
 
 
 def test_a_state_of_another_kind_or_reference_is_refused_naming_it(tmp_path):
