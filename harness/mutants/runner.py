@@ -1043,6 +1043,9 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     Everything that parses Python source happens here, before the tasks fan out to threads
     (CPython's AST constructor is not thread-safe, ``anchors.parse``): each generated
     mutant's ``Plan``, and each catalogue mutant's edited files (``apply.prepare``).
+
+    Each generated mutant's record gets its ``scope`` here as it arrives (``Plan.scope``; for one the
+    bytecode settles, ``scope.classify`` in this thread): beside its outcome, never changing it.
     """
     from harness.fanout import executor
     from harness.mutants.apply import prepare
