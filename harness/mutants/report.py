@@ -295,7 +295,8 @@ def scope_sentence(row: dict) -> str:
     if not row.get("scoped"):
         return ""
     rate = "no mutant is left" if row["spec_rate"] is None else f"the catalogue kills {_percent(row['spec_rate'])}%"
-    return (f"Of the {row['not killed']} not killed, {row['outside']} change only what the spec leaves open (its "
+    verb = "changes" if row["outside"] == 1 else "change"
+    return (f"Of the {row['not killed']} not killed, {row['outside']} {verb} only what the spec leaves open (its "
             f"own size bounds: {row['outside bound']}, its own extensions: {row['outside extension']}); over the "
             f"other {row['spec scored']} valid, non-equivalent mutants (the spec's own behaviour) {rate} by a tier.")
 

@@ -213,7 +213,7 @@ def test_an_old_state_without_the_field_loads_and_is_classified_when_read(tmp_pa
     text = scope_figures.summary(path)
     assert f"{path}: 2 of the 3 mutants of its plan" in text
     assert re.search(r"^all +2 +0 +2 +1 +1 +0 +0\.0 +0\.0 *$", text, re.M), text
-    assert "Of the 2 not killed, 1 change only what the spec leaves open" in text
+    assert "Of the 2 not killed, 1 changes only what the spec leaves open" in text
     gaps = text.split("of the spec's behaviour (1)", 1)[1].splitlines()[1:]
     assert gaps == [f"  {spec.id} (survived) parser.py:{spec.start[0]}"]   # the bound's survivor is no gap
 
