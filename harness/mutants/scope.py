@@ -43,7 +43,6 @@ SPEC = "spec"
 OUTSIDE = "outside the spec: "
 BOUND = "a size bound the spec does not set"
 EXTENSION = "the reference's own extension"
-KINDS = ("spec", "bound", "extension")
 
 
 @dataclasses.dataclass(frozen=True)
