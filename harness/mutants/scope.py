@@ -84,17 +84,51 @@ the tiktoken and ``tokenizers`` readers, the other Pythons' readings) is not lis
 its mutants. ``tests/mutants/test_mutants_scope.py`` checks every entry names a function that exists."""
 
 
+BOUND_CARRIERS = (
+    ("parser", "_first_group_deeper_than", None, "MAX_NESTING", "the nesting scan, there for that bound only"),
+    ("schema", None, "depth", "MAX_DEPTH, MAX_VALUE_DEPTH", "a schema's or a value's depth, counted for those bounds"),
+    ("schema", None, "_check_length", "MAX_REGEX_LENGTH", "the regex's length, checked for that bound"),
+)
+"""Code that serves a size bound without naming it, which ``bounds.read_at`` (a statement reading a
+``MAX_*`` name or a parameter carrying one) does not see: (module, function or None for any, a name
+the statement reads or None for every statement, the bound, why). Found in the whole run's survivors
+(2026-12-07): each differs from the reference only at its bound's edge (nesting 401, a 33-deep const)."""
+
+
 def classify(site, reference: Path = REFERENCE_DIR) -> str:
     """``"spec"`` or ``"outside the spec: <reason>"`` for a generated mutant's ``site`` (a
-    ``generation.Site``: its file, start and end) in ``reference``: a size bound first, then an
-    extension."""
+    ``generation.Site``: its file, start and end) in ``reference``: a size bound first (``bounds.read_at``,
+    then ``BOUND_CARRIERS``), then an extension."""
     read = bounds.read_at(site, reference)
     if read:
         return f"{OUTSIDE}{BOUND} ({', '.join(sorted(read))})"
+    carried = _carried_bound(site, reference)
+    if carried:
+        return f"{OUTSIDE}{BOUND} ({carried})"
     found = extension_at(site.file, site.start[0], reference)
     if found is not None:
         return f"{OUTSIDE}{EXTENSION} {found.module}.{found.function}: {found.reason}"
     return SPEC
+
+
+def _carried_bound(site, reference: Path) -> str:
+    """``BOUND_CARRIERS``' bound and reason for ``site``, or ""."""
+    from harness.mutants.statements import statement_lines
+
+    module = site.file[:-3]
+    function = _function_at(site.file, site.start[0], Path(reference))
+    names = None
+    for where, in_function, name, bound, why in BOUND_CARRIERS:
+        if where != module or (in_function is not None and in_function != function):
+            continue
+        if name is not None:
+            if names is None:
+                span = statement_lines(site.file, site.start[0], reference)
+                names = bounds.names_read(site.file, span, reference, (site.start, site.end)) if span else set()
+            if name not in names:
+                continue
+        return f"{bound}: {why}"
+    return ""
 
 
 def of(result, mutant) -> str:
@@ -126,11 +160,17 @@ def extension_at(file: str, line: int, reference: Path = REFERENCE_DIR) -> Exten
     header included; the innermost function decides), or None."""
     wanted = {(e.module, e.function): e for e in EXTENSIONS}
     module = file[:-3] if file.endswith(".py") else file
+    return wanted.get((module, _function_at(file, line, Path(reference))))
+
+
+def _function_at(file: str, line: int, reference: Path) -> str | None:
+    """The qualified name of the innermost function of ``file`` holding ``line`` (decorators and
+    header included), or None."""
     best = None
     for start, end, name in functions(file, Path(reference)):
         if start <= line <= end and (best is None or end - start < best[1] - best[0]):
             best = (start, end, name)
-    return None if best is None else wanted.get((module, best[2]))
+    return None if best is None else best[2]
 
 
 @lru_cache(maxsize=64)

@@ -84,6 +84,14 @@ def test_a_bound_mutant_and_an_extension_mutant_are_outside_the_spec_and_a_spec_
         found = scope.classify(_site(module, _in_function(module, function)))
         assert scope.kind(found) == "extension" and f"{module}.{function}: " in found, found
     assert scope.classify(_spec_site()) == scope.SPEC
+    scan = _line_of("parser", 'depth += (ch == "(") - (ch == ")" and depth > 0)')   # no MAX_ name, no alias
+    assert scope.classify(_site("parser", lambda s: s.start[0] == scan)).endswith(
+        "(MAX_NESTING: the nesting scan, there for that bound only)")
+    deeper = _line_of("schema", "stack.extend((v, depth + 1) for v in item.values())")   # a value's depth
+    assert "(MAX_DEPTH, MAX_VALUE_DEPTH: " in scope.classify(
+        _site("schema", lambda s: s.start[0] == deeper and s.operator.endswith("Add_Sub")))
+    items = _line_of("schema", "more_lo = max(lo - 1, 0)")   # minItems: the spec's
+    assert scope.classify(_site("schema", lambda s: s.start[0] == items)) == scope.SPEC
     assert scope.classify(_site("dfa", _in_function("dfa", "DFA.step"))) == scope.SPEC   # the spec's DFA.step
 
 
