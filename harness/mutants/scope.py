@@ -6,7 +6,8 @@ tells the two apart for a generated mutant of ``oracles/automaton``, from its si
 run fans out (``runner.plan``; nothing parsed in a task):
 
 - **a size bound the spec does not set**: the mutated statement reads a ``MAX_*`` bound
-  (``bounds.read_at``, the rule that keeps such a mutant from "equivalent");
+  (``bounds.read_at``, the rule that keeps such a mutant from "equivalent"), or serves one without
+  naming it (``BOUND_CARRIERS``: the nesting scan, a schema's depth, the regex length check);
 - **the reference's own extension**: the mutated statement lies in a function ``EXTENSIONS`` names,
   code the spec's interface (section 4, the API block) has no name for: ``DFA.__eq__``,
   ``TokenIndex.build_all``, ``vocab_bytes``' ``special_ids``, the mergeable-ranks reader, the
