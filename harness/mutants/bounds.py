@@ -68,15 +68,22 @@ def bounds_read(file: str, span: frozenset[int] | None, reference: Path = REFERE
     ``/`` in such a header is no bound mutant, a mutant of the default itself is."""
     if not span:
         return frozenset()
-    lines = (Path(reference) / file).read_text(encoding="utf-8").splitlines()
-    text = "\n".join(lines[n - 1] for n in sorted(span) if 0 < n <= len(lines))
-    if site is not None and text.lstrip().startswith(("def ", "async def ")):
-        text = _site_text(lines, *site)
-    names = _names(text)
+    names = names_read(file, span, reference, site)
     found = {n for n in names if BOUND_NAME.fullmatch(n)}
     aliases = ALIASES.get((file, _function_at(file, min(span), Path(reference))), {})
     found |= {bound for name, bound in aliases.items() if name in names}
     return frozenset(found)
+
+
+def names_read(file: str, span: frozenset[int], reference: Path = REFERENCE_DIR,
+               site: tuple[tuple[int, int], tuple[int, int]] | None = None) -> set[str]:
+    """The names the statement at lines ``span`` of ``file`` reads (a function's header: only the
+    mutated node's own text, ``site``), as ``bounds_read`` reads them (``scope`` asks it too)."""
+    lines = (Path(reference) / file).read_text(encoding="utf-8").splitlines()
+    text = "\n".join(lines[n - 1] for n in sorted(span) if 0 < n <= len(lines))
+    if site is not None and text.lstrip().startswith(("def ", "async def ")):
+        text = _site_text(lines, *site)
+    return _names(text)
 
 
 def _names(text: str) -> set[str]:
@@ -140,9 +147,15 @@ def unreached(kind: str | None, bounds: frozenset[str], pick) -> str | None:
     return None
 
 
+def read_at(site, reference: Path = REFERENCE_DIR) -> frozenset[str]:
+    """``bounds_read`` of a generated mutant's ``site`` (a ``generation.Site``): the bounds its mutated
+    statement reads (empty: no bound mutant). ``reason_for`` and ``scope.classify`` both ask this."""
+    span = statement_lines(site.file, site.start[0], reference)
+    return bounds_read(site.file, span, reference, site=(site.start, site.end))
+
+
 def reason_for(mutant, kind: str | None, pick) -> str | None:
     """``unreached`` for a generated mutant: None unless its mutated statement reads a bound whose
     edge the ``kind`` domain (``pick``'s items, or the whole domain) does not reach."""
-    site = mutant.site
-    read = bounds_read(site.file, statement_lines(site.file, site.start[0]), site=(site.start, site.end))
+    read = read_at(mutant.site)
     return unreached(kind, read, pick) if read else None

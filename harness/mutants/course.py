@@ -6,12 +6,16 @@ Output (``to_markdown``, ``to_html``), in this order:
 - the totals and the two kill rates, over the valid mutants not proven equivalent: a mutant
   no test executes ("not covered") and a survivor equal on the corpus without evidence
   ("unproven") count as **not killed**; an equivalent counts only with its evidence;
+- beside them (``report.scope_sentence``), how many of the mutants not killed change only what
+  the spec leaves open (``harness.mutants.scope``: its own size bounds, its own extensions) and
+  the rate over the spec's own mutants; the rates above are unchanged by it;
 - the evidence domains (``harness.mutants.evidence.domain``), each stated once;
 - the kill rates per reference module and per operator family (``report.kill_rates``);
 - per module: (HTML) a chart, one inline-SVG stacked bar per operator family, no script and
   nothing fetched; its survivors and unproven survivors, each with its id, operator, source
-  line and diff (``- before`` / ``+ after``) and why it was not killed; its equivalents with
-  their evidence (kind and size, or the reviewer's reason).
+  line and diff (``- before`` / ``+ after``), why it was not killed and, for a mutant outside the
+  spec, that mark and its reason; its equivalents with their evidence (kind and size, or the
+  reviewer's reason); its mutants not covered, those outside the spec apart.
 
 Every string is escaped for its format (``harness.report.escape``): Markdown text and cells
 with ``markdown``, code with ``markdown_block``, HTML text and attributes with ``html``.
@@ -26,13 +30,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness.mutants import report
+from harness.mutants import report, scope
 from harness.mutants.runner import MutantResult, Outcome
 from harness.report import escape
 
 TITLE = "Mutation report: constrain-harness"
 RATE_NOTE = ("Rates are over the valid mutants not proven equivalent; a mutant no test executes (not covered) "
              "and a survivor equal on the corpus without evidence (unproven) count as not killed.")
+SCOPE_NOTE = ("Outside the spec: not killed, and changing only what the spec leaves open (a size bound it does not "
+              "set, or the reference's own extension: harness.mutants.scope); spec only: a tier's rate over the "
+              "other mutants. Neither changes a verdict or the rates before them.")
 SEGMENTS = (("default", "killed by the default tier", "#2e7d32"), ("deep", "killed by the deep pass", "#81c784"),
             ("survived", "survived", "#c62828"), ("unproven", "survived (unproven)", "#ef6c00"),
             ("not covered", "not covered", "#9e9e9e"), ("equivalent", "equivalent (with evidence)", "#1565c0"),
@@ -56,8 +63,8 @@ def _by_module(results: list[MutantResult], mutants) -> dict[str, list[MutantRes
 def _evidence_text(r: MutantResult) -> tuple[str, str]:
     """(kind, size or reason) of an equivalent's evidence."""
     found = r.evidence or {}
-    if found.get("kind") == "hand review":
-        return "hand review", found.get("domain", "")
+    if found.get("kind") in ("hand review", "no infection"):   # the reason, or the tests, keys and items it counts
+        return found["kind"], found.get("domain", "")
     if found.get("size") is None and found:   # identical bytecode: no domain, the compiled module itself
         return found.get("kind", "none recorded"), "the compiled module"
     return found.get("kind", "none recorded"), f"{found.get('size', 0):,} items" if found else r.detail
@@ -69,10 +76,27 @@ def _kinds(results: list[MutantResult]) -> list[str]:
 
 def _headline(rates: dict) -> str:
     total = rates["total"].get("all", dict.fromkeys(COLUMNS, 0) | {"default_rate": None, "deep_rate": None})
-    return (f"{total['mutants']} mutants: {total['default']} killed by the default tier, {total['deep']} by the deep "
+    line = (f"{total['mutants']} mutants: {total['default']} killed by the default tier, {total['deep']} by the deep "
             f"pass, {total['survived']} survived, {total['unproven']} unproven, {total['not covered']} not covered, "
             f"{total['equivalent']} equivalent with evidence, {total['invalid']} runner errors. Killed by a tier: "
             f"{_percent(total['deep_rate'])}; by the default tier: {_percent(total['default_rate'])}.")
+    beside = report.scope_sentence(total)
+    return f"{line} {beside}" if beside else line
+
+
+def _outside(r: MutantResult, mutants) -> str:
+    """The mark of a mutant outside the spec (``scope``): its reason, or "" for one of the spec."""
+    where = scope.of(r, mutants[r.id])
+    return where if scope.kind(where) in ("bound", "extension") else ""
+
+
+def _uncovered(rows: list[MutantResult], mutants) -> list[str]:
+    """The module's "not covered" line(s): the spec's, then those outside it."""
+    uncovered = [r for r in rows if r.outcome is Outcome.NOT_COVERED]
+    inside = [r.id for r in uncovered if not _outside(r, mutants)]
+    outside = [r.id for r in uncovered if _outside(r, mutants)]
+    return ([f"Not covered ({len(inside)}): {', '.join(inside)}"] if inside else []) + \
+        ([f"Not covered, outside the spec ({len(outside)}): {', '.join(outside)}"] if outside else [])
 
 
 # --- Markdown -------------------------------------------------------------------------------
@@ -80,14 +104,14 @@ def _headline(rates: dict) -> str:
 def to_markdown(results: list[MutantResult], mutants) -> str:
     """The whole report as Markdown (module docstring)."""
     rates = report.kill_rates(results, mutants) if results else {"total": {}, "module": {}, "operator": {}}
-    lines = [f"# {TITLE}", "", escape.markdown(_headline(rates)), "", escape.markdown(RATE_NOTE), ""]
+    lines = [f"# {TITLE}", "", escape.markdown(_headline(rates)), "", escape.markdown(_note(rates)), ""]
     kinds = _kinds(results)
     if kinds:
         lines += ["## Evidence domains", ""]
         lines += [f"- **{escape.markdown(k)}**: {escape.markdown(_domain(k), line_start=False)}" for k in kinds]
         lines.append("")
     for axis, title in (("module", "Per reference module"), ("operator", "Per operator family")):
-        lines += [f"## {title}", "", *_markdown_rates(rates[axis]), ""]
+        lines += [f"## {title}", "", *_markdown_rates(rates[axis], _scoped(rates)), ""]
     for module, rows in _by_module(results, mutants).items():
         lines += [f"## Module `{module}`", "", *_markdown_module(rows, mutants)]
     return "\n".join(lines).rstrip() + "\n"
@@ -102,19 +126,45 @@ def with_course_pages(results: list[MutantResult], mutants):
                                                "html": lambda: to_html(results, mutants)})
 
 
+NO_INFECTION_DOMAIN = ("the mutated expression's value equals the reference's at every evaluation, in every "
+                       "catalogue test, corpus key and evidence item that evaluates it (harness.mutants.infection; "
+                       "each equivalent's counts in its row)")
+"""The "no infection" evidence (``runner.infected_plan``), stated once like a domain."""
+
+
 def _domain(kind: str) -> str:
     from harness.mutants import evidence, identical_bytecode
+    from harness.mutants.runner import NO_INFECTION
 
+    if kind == NO_INFECTION:
+        return NO_INFECTION_DOMAIN
     return identical_bytecode.DOMAIN if kind == identical_bytecode.KIND else evidence.domain(kind)
 
 
-def _markdown_rates(axis: dict) -> list[str]:
-    head = "| | " + " | ".join(COLUMNS) + " | default tier | a tier |"
-    out = [head, "|" + "---|" * (len(COLUMNS) + 3)]
+def _markdown_rates(axis: dict, scoped: bool) -> list[str]:
+    head = "| | " + " | ".join((*COLUMNS, *_rate_heads(scoped))) + " |"
+    out = [head, "|" + "---|" * (len(COLUMNS) + 1 + len(_rate_heads(scoped)))]
     for key, row in sorted(axis.items()):
         cells = [escape.markdown_cell(key)] + [str(row[c]) for c in COLUMNS]
-        out.append("| " + " | ".join(cells + [_percent(row["default_rate"]), _percent(row["deep_rate"])]) + " |")
+        out.append("| " + " | ".join(cells + _rate_cells(row, scoped)) + " |")
     return out
+
+
+def _scoped(rates: dict) -> bool:
+    return bool(rates["total"].get("all", {}).get("scoped"))
+
+
+def _note(rates: dict) -> str:
+    return f"{RATE_NOTE} {SCOPE_NOTE}" if _scoped(rates) else RATE_NOTE
+
+
+def _rate_heads(scoped: bool) -> tuple[str, ...]:
+    return ("default tier", "a tier", "outside the spec", "a tier, spec only") if scoped else ("default tier", "a tier")
+
+
+def _rate_cells(row: dict, scoped: bool) -> list[str]:
+    cells = [_percent(row["default_rate"]), _percent(row["deep_rate"])]
+    return cells + [str(row["outside"]), _percent(row["spec_rate"])] if scoped else cells
 
 
 def _markdown_module(rows: list[MutantResult], mutants) -> list[str]:
@@ -125,9 +175,11 @@ def _markdown_module(rows: list[MutantResult], mutants) -> list[str]:
         for r in survivors:
             m = mutants[r.id]
             diff = "\n".join(escape.markdown_block(f"- {m.before}\n+ {m.after}")).splitlines()
+            outside = _outside(r, mutants)
+            mark = f" **{escape.markdown(outside, line_start=False)}**." if outside else ""
             out += [f"- `{r.id}` ({escape.markdown(r.outcome.value, line_start=False)}), "
                     f"{escape.markdown(m.file, line_start=False)} line {m.site.start[0]}: "
-                    f"{escape.markdown(r.detail or 'every test it ran passed', line_start=False)}", "",
+                    f"{escape.markdown(r.detail or 'every test it ran passed', line_start=False)}{mark}", "",
                     *["  " + line for line in diff], ""]
     equivalents = [r for r in rows if r.outcome is Outcome.EQUIVALENT]
     if equivalents:
@@ -137,9 +189,8 @@ def _markdown_module(rows: list[MutantResult], mutants) -> list[str]:
             out.append(f"| {escape.markdown_cell(r.id)} | {mutants[r.id].site.start[0]} | {escape.markdown_cell(kind)}"
                        f" | {escape.markdown_cell(size)} |")
         out.append("")
-    uncovered = [r.id for r in rows if r.outcome is Outcome.NOT_COVERED]
-    if uncovered:
-        out += [escape.markdown(f"Not covered ({len(uncovered)}): {', '.join(uncovered)}"), ""]
+    for line in _uncovered(rows, mutants):
+        out += [escape.markdown(line), ""]
     return out
 
 
@@ -156,13 +207,13 @@ LABEL_WIDTH = 190
 def to_html(results: list[MutantResult], mutants) -> str:
     """The whole report as one self-contained page: inline CSS and SVG, no script, no link out."""
     rates = report.kill_rates(results, mutants) if results else {"total": {}, "module": {}, "operator": {}}
-    parts = [f"<h1>{escape.html(TITLE)}</h1><p>{escape.html(_headline(rates))}</p><p>{escape.html(RATE_NOTE)}</p>"]
+    parts = [f"<h1>{escape.html(TITLE)}</h1><p>{escape.html(_headline(rates))}</p><p>{escape.html(_note(rates))}</p>"]
     kinds = _kinds(results)
     if kinds:
         parts.append("<h2>Evidence domains</h2><ul>" + "".join(
             f"<li><b>{escape.html(k)}</b>: {escape.html(_domain(k))}</li>" for k in kinds) + "</ul>")
     for axis, title in (("module", "Per reference module"), ("operator", "Per operator family")):
-        parts.append(f"<h2>{escape.html(title)}</h2>{_html_rates(rates[axis])}")
+        parts.append(f"<h2>{escape.html(title)}</h2>{_html_rates(rates[axis], _scoped(rates))}")
     parts.append("<p class=\"legend\">" + "".join(f"<span style=\"background:{colour}\"></span>{escape.html(label)}"
                                                   for _, label, colour in SEGMENTS) + "</p>")
     for module, rows in _by_module(results, mutants).items():
@@ -172,11 +223,11 @@ def to_html(results: list[MutantResult], mutants) -> str:
             f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
-def _html_rates(axis: dict) -> str:
-    head = "".join(f"<th>{escape.html(c)}</th>" for c in (*COLUMNS, "default tier", "a tier"))
+def _html_rates(axis: dict, scoped: bool) -> str:
+    head = "".join(f"<th>{escape.html(c)}</th>" for c in (*COLUMNS, *_rate_heads(scoped)))
     body = []
     for key, row in sorted(axis.items()):
-        cells = [str(row[c]) for c in COLUMNS] + [_percent(row["default_rate"]), _percent(row["deep_rate"])]
+        cells = [str(row[c]) for c in COLUMNS] + _rate_cells(row, scoped)
         body.append(f"<tr><td>{escape.html(key)}</td>" + "".join(f"<td class=\"n\">{escape.html(c)}</td>"
                                                                   for c in cells) + "</tr>")
     return f"<table><tr><th></th>{head}</tr>{''.join(body)}</table>"
@@ -215,9 +266,11 @@ def _html_module(rows: list[MutantResult], mutants) -> str:
         out.append("<h3>Survivors</h3>")
         for r in survivors:
             m = mutants[r.id]
+            outside = _outside(r, mutants)
+            mark = f" <b>{escape.html(outside)}</b>." if outside else ""
             out.append(f"<p><code>{escape.html(r.id)}</code> ({escape.html(r.outcome.value)}), "
                        f"{escape.html(m.file)} line {m.site.start[0]}: "
-                       f"{escape.html(r.detail or 'every test it ran passed')}</p>"
+                       f"{escape.html(r.detail or 'every test it ran passed')}{mark}</p>"
                        f"<pre>{escape.html(f'- {m.before}')}\n{escape.html(f'+ {m.after}')}</pre>")
     equivalents = [r for r in rows if r.outcome is Outcome.EQUIVALENT]
     if equivalents:
@@ -226,7 +279,5 @@ def _html_module(rows: list[MutantResult], mutants) -> str:
                        f"</tr>" for r in equivalents)
         out.append(f"<h3>Equivalents</h3><table><tr><th>mutant</th><th>line</th><th>evidence</th>"
                    f"<th>size or reason</th></tr>{body}</table>")
-    uncovered = [r.id for r in rows if r.outcome is Outcome.NOT_COVERED]
-    if uncovered:
-        out.append(f"<p>{escape.html(f'Not covered ({len(uncovered)}): ' + ', '.join(uncovered))}</p>")
+    out += [f"<p>{escape.html(line)}</p>" for line in _uncovered(rows, mutants)]
     return "".join(out)

@@ -10,7 +10,10 @@
 - ``to_html(results)``: a self-contained page (inline CSS, no scripts, no network)
   with the score and the kill matrix, mutants by tests.
 - ``kill_rates(results, mutants)`` / ``rates_table``: generated mutants, per reference
-  module and per operator: killed by the default tier, by ``--deep``, equivalent.
+  module and per operator: killed by the default tier, by ``--deep``, equivalent; and, beside
+  the rates (never changing them), the mutants not killed that change only what the spec leaves
+  open (``harness.mutants.scope``: its own size bounds, its own extensions) and the kill rate over
+  the spec's own mutants (``scope_sentence`` says both in one line).
 
 ``to_report(results, mutants)`` is the adapter to ``harness.report``: the JSON, Stryker
 and HTML here are its native renderers; JUnit, CSV and Markdown come from there.
@@ -25,6 +28,7 @@ import collections
 import html
 import json
 
+from harness.mutants import scope
 from harness.mutants.anchors import locate
 from harness.mutants.apply import REFERENCE_DIR, reference_dir
 from harness.mutants.catalogue import BY_ID
@@ -88,6 +92,9 @@ def to_json(results: list[MutantResult], mutants=None) -> dict:
         site = getattr(m, "site", None)
         extra = {"operator": site.operator, "module": site.module, "tier": r.tier,
                  "line": site.start[0], "before": m.before, "after": m.after} if site else {}
+        where = scope.of(r, m) if site else ""
+        if where:
+            extra["scope"] = where
         rows.append({
             "id": r.id, "kind": m.kind if m else None, "stage": m.stage if m else None,
             "pitfall": m.pitfall if m else None, "outcome": r.outcome.value,
@@ -110,8 +117,10 @@ def _generated_entry(r: MutantResult, m) -> tuple[str, dict]:
     site = m.site
     location = {"start": {"line": site.start[0], "column": site.start[1] + 1},
                 "end": {"line": site.end[0], "column": site.end[1] + 1}}
+    where = scope.of(r, m)
+    description = f"{m.pitfall} [{where}]" if scope.kind(where) in ("bound", "extension") else m.pitfall
     return site.file, {
-        "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": m.pitfall,
+        "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": description,
         "replacement": m.after, "location": location, "status": STRYKER_STATUS[r.outcome],
         "statusReason": _reason(r), "killedBy": r.killed_by, "coveredBy": sorted(r.tests),
         "duration": int(r.seconds * 1000),
@@ -220,6 +229,11 @@ def _html_rates(results: list[MutantResult], mutants) -> str:
 # --- kill rates of generated mutants ------------------------------------------------------
 
 RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived", "unproven", "not covered")
+NOT_KILLED = ("survived", "unproven", "not covered")
+SCOPE_COLUMNS = ("not killed", "outside", "outside bound", "outside extension", "spec scored", "spec killed")
+"""Beside the rates (``kill_rates``): the mutants not killed; of them, those outside the spec
+(``scope.kind``: a size bound of its own, an extension of its own); the valid, non-equivalent mutants
+of the spec's own behaviour and how many of them a tier killed (``spec_rate``)."""
 
 
 def _bucket(r: MutantResult) -> str:
@@ -241,32 +255,67 @@ def _bucket(r: MutantResult) -> str:
 
 def kill_rates(results: list[MutantResult], mutants) -> dict:
     """Per module and per operator family: counts, and the default / deep kill rates over
-    the non-equivalent, valid mutants (a timeout counts as killed by the tier it hit)."""
+    the non-equivalent, valid mutants (a timeout counts as killed by the tier it hit).
+
+    Beside them (``SCOPE_COLUMNS``; ``scope.of`` each result, which changes no outcome): the mutants
+    not killed, those of them outside the spec, and ``spec_rate``, the rate over the spec's own
+    mutants (a tier's kills among the valid, non-equivalent mutants whose scope is the spec's, or
+    undecided, over their number: the killed mutants outside the spec are set aside too)."""
     out: dict[str, dict[str, dict]] = {"total": {}, "module": {}, "operator": {}}
     for r in results:
-        site = mutants[r.id].site
+        m = mutants[r.id]
+        site, bucket, where = m.site, _bucket(r), scope.kind(scope.of(r, m))
+        outside = where in ("bound", "extension")
         for axis, key in (("total", "all"), ("module", site.module), ("operator", site.family)):
-            row = out[axis].setdefault(key, dict.fromkeys(RATE_COLUMNS, 0))
+            row = out[axis].setdefault(key, dict.fromkeys(RATE_COLUMNS + SCOPE_COLUMNS, 0) | {"scoped": False})
             row["mutants"] += 1
-            row[_bucket(r)] += 1
+            row[bucket] += 1
+            row["scoped"] = row["scoped"] or where is not None
+            if bucket in NOT_KILLED:
+                row["not killed"] += 1
+                if outside:
+                    row["outside"] += 1
+                    row[f"outside {where}"] += 1
+            if bucket not in ("equivalent", "invalid") and not outside:
+                row["spec scored"] += 1
+                row["spec killed"] += bucket in ("default", "deep")
     for axis in out.values():
         for row in axis.values():
             scored = row["mutants"] - row["equivalent"] - row["invalid"]
             row["default_rate"] = round(row["default"] / scored, 4) if scored else None
             row["deep_rate"] = round((row["default"] + row["deep"]) / scored, 4) if scored else None
+            row["spec_rate"] = round(row["spec killed"] / row["spec scored"], 4) if row["spec scored"] else None
     return out
 
 
+def scope_sentence(row: dict) -> str:
+    """One line beside a row's rates (``kill_rates``): of the mutants not killed, how many change only
+    what the spec leaves open, and the kill rate over the rest; "" when no result has a scope (the
+    tools mutants, or no generated mutant)."""
+    if not row.get("scoped"):
+        return ""
+    rate = "no mutant is left" if row["spec_rate"] is None else f"the catalogue kills {_percent(row['spec_rate'])}%"
+    verb = "changes" if row["outside"] == 1 else "change"
+    return (f"Of the {row['not killed']} not killed, {row['outside']} {verb} only what the spec leaves open (its "
+            f"own size bounds: {row['outside bound']}, its own extensions: {row['outside extension']}); over the "
+            f"other {row['spec scored']} valid, non-equivalent mutants (the spec's own behaviour) {rate} by a tier.")
+
+
 def rates_table(results: list[MutantResult], mutants) -> str:
+    """The rates as text; ``outside``: not killed, outside the spec; ``spec %``: a tier's rate over the
+    spec's own mutants (``kill_rates``), and the total's ``scope_sentence`` last."""
     rates = kill_rates(results, mutants)
-    head = f"{'':<28}" + "".join(f"{c:>12}" for c in RATE_COLUMNS) + f"{'default %':>11}{'deep %':>9}"
+    head = (f"{'':<28}" + "".join(f"{c:>12}" for c in RATE_COLUMNS) + f"{'default %':>11}{'deep %':>9}"
+            f"{'outside':>9}{'spec %':>8}")
     lines = []
     for axis, title in (("module", "per reference module"), ("operator", "per operator"), ("total", "all")):
         lines += ["", title, head]
         for key, row in sorted(rates[axis].items()):
             lines.append(f"{key:<28}" + "".join(f"{row[c]:>12}" for c in RATE_COLUMNS)
-                         + f"{_percent(row['default_rate']):>11}{_percent(row['deep_rate']):>9}")
-    return "\n".join(lines[1:])
+                         + f"{_percent(row['default_rate']):>11}{_percent(row['deep_rate']):>9}"
+                         + f"{row['outside']:>9}{_percent(row['spec_rate']):>8}")
+    sentence = scope_sentence(rates["total"].get("all", {}))
+    return "\n".join(lines[1:] + ([sentence] if sentence else []))
 
 
 def dumps(obj: dict) -> str:

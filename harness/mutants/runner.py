@@ -122,6 +122,8 @@ class MutantResult:
     tier: str = ""                   # generated mutants: "default", "deep" or "load" (what killed it)
     evidence: dict | None = None     # an equivalent's evidence: {"kind", "domain", "size"} (``evidence.summary``)
     retried: str = ""                # generated mutants: why a pass was run again (the harness's failure), or ""
+    scope: str = ""                  # generated mutants: "spec" or "outside the spec: <reason>" (``scope.classify``;
+    #                                  decided in ``plan``, written by ``run_all``; never changes the outcome); "": none
 
     @property
     def by_expected(self) -> bool:
@@ -933,6 +935,8 @@ def result_to_json(result, cpu: float | None = None) -> dict:
         record["evidence"] = dict(result.evidence)
     if result.retried:
         record["retried"] = result.retried
+    if result.scope:
+        record["scope"] = result.scope
     if cpu is not None:
         record["cpu_seconds"] = round(cpu, 3)
     return record
@@ -942,7 +946,7 @@ def result_from_json(record: dict):
     return MutantResult(record["id"], Outcome(record["outcome"]), tuple(record["expected"]),
                         list(record["killed_by"]), dict(record["tests"]), float(record["seconds"]),
                         record.get("detail", ""), record.get("tier", ""), record.get("evidence"),
-                        record.get("retried", ""))
+                        record.get("retried", ""), record.get("scope", ""))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -966,6 +970,7 @@ class Plan:
     infection: dict | None = None                # its infection record (``infected_plan``), as data; None: not used
     bound: str | None = None                     # ``bounds.reason_for``'s reason, "" for none; None: not decided
     reuse: str | None = None                     # the compile stage taken from the reference (``stage_memo``)
+    scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
 
     @property
     def weight(self) -> int:
@@ -982,18 +987,20 @@ class Plan:
 
 def plan(generated: GeneratedOptions, mutant) -> Plan:
     """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
-    ``run_all`` calls it for every mutant before it fans out, never in a task's thread."""
-    from harness.mutants import bounds, evidence, stage_memo
+    ``run_all`` calls it for every mutant before it fans out, never in a task's thread. Its ``scope``
+    (``scope.classify``: the spec's, or outside it) is decided here too; it runs nothing differently."""
+    from harness.mutants import bounds, evidence, scope, stage_memo
 
     kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
     reuse = stage_memo.stage_for(mutant.site.module) if kind == "compile" else None
+    where = scope.classify(mutant.site)
     if generated.coverage is None:
-        return Plan(bound=bounds.reason_for(mutant, kind, None) or "", reuse=reuse)
+        return Plan(bound=bounds.reason_for(mutant, kind, None) or "", reuse=reuse, scope=where)
     cmap = generated.coverage
     picked = cmap.evidence_for(mutant)
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                 picked, bound=bound, reuse=reuse)
+                 picked, bound=bound, reuse=reuse, scope=where)
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 
@@ -1058,6 +1065,9 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     Everything that parses Python source happens here, before the tasks fan out to threads
     (CPython's AST constructor is not thread-safe, ``anchors.parse``): each generated
     mutant's ``Plan``, and each catalogue mutant's edited files (``apply.prepare``).
+
+    Each generated mutant's record gets its ``scope`` here as it arrives (``Plan.scope``; for one the
+    bytecode settles, ``scope.classify`` in this thread): beside its outcome, never changing it.
     """
     from harness.fanout import executor
     from harness.mutants.apply import prepare
@@ -1072,9 +1082,13 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     results: dict[str, MutantResult] = dict(state.results) if state is not None else {}
     pending = [m for m in mutants if m.id not in results]
     done = len(mutants) - len(pending)
+    plans: dict[str, Plan] = {}
+    scoped = {m.id: m for m in pending} if generated is not None else {}
 
     def arrived(record: dict) -> None:
         nonlocal done
+        if record["id"] in scoped:   # its scope beside its outcome (``_scope_of``), never changing it
+            record = {**record, "scope": _scope_of(scoped[record["id"]], plans)}
         result = result_from_json(record)
         results[result.id] = result
         if state is not None:
@@ -1085,7 +1099,7 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     copies: dict[str, list] = {}
     if generated is not None and run is None and BY_BYTECODE:
         pending, copies = _settle_by_bytecode(mutants, pending, results, arrived)
-    plans = {m.id: plan(generated, m) for m in pending} if generated is not None else {}
+    plans.update({m.id: plan(generated, m) for m in pending} if generated is not None else {})
     if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
         pending.sort(key=lambda m: -plans[m.id].weight)
     prepare([m for m in pending if getattr(m, "edits", ())])
@@ -1113,6 +1127,16 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
         if scheduler is None:
             warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]
+
+
+def _scope_of(mutant, plans: dict[str, Plan]) -> str:
+    """The scope ``plan`` decided for ``mutant``; for one settled by its bytecode before any plan
+    (equivalent, or a duplicate of another mutant), decided now (in the run's own thread, before or
+    between the tasks: never in one)."""
+    from harness.mutants import scope
+
+    chosen = plans.get(mutant.id)
+    return chosen.scope if chosen is not None and chosen.scope is not None else scope.classify(mutant.site)
 
 
 BY_BYTECODE = os.environ.get("CONSTRAIN_HARNESS_NO_BYTECODE_EQUIVALENCE") != "1"

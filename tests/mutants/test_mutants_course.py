@@ -109,3 +109,17 @@ def test_the_verb_writes_the_course_report_for_generated_mutants(monkeypatch, tm
           "--html", str(page)], io.StringIO(), io.StringIO())
     assert md.read_text(encoding="utf-8") == course.to_markdown(results, lookup)
     assert page.read_text(encoding="utf-8") == course.to_html(results, lookup)
+
+
+def test_an_equivalent_with_no_infection_renders_with_its_counts():
+    """A "no infection" equivalent (``runner.infected_plan``) is no evidence domain of ``evidence``: the
+    Markdown and HTML state it once and give each equivalent's own counts (the verb once crashed here)."""
+    from harness.mutants.runner import NO_INFECTION
+
+    results, lookup = _results()
+    counts = "no infection: the mutated expression's value equals the reference's at every evaluation, in the 27"
+    results[5].evidence = {"kind": NO_INFECTION, "domain": counts, "size": 27 + 309 + 5188}
+    text, page = course.to_markdown(results, lookup), course.to_html(results, lookup)
+    assert f"- **{NO_INFECTION}**: {escape.markdown(course.NO_INFECTION_DOMAIN, line_start=False)}" in text
+    assert f"| {NO_INFECTION} | {escape.markdown_cell(counts)} |" in text
+    assert escape.html(counts) in page and escape.html(course.NO_INFECTION_DOMAIN) in page
