@@ -196,6 +196,13 @@ KILLS = [
      'if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos >> 1:p.pos + 2] not in ("]", ""):'),
     (MALFORMED, "parser.ReplaceBinaryOperator_Add_Sub.23", CLASS_DASH,
      'if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos - 1:p.pos + 2] not in ("]", ""):'),
+    # survivors of the whole run of main (2026-12-07) in the sampler: an empty history and prompt penalizing
+    # token 0 or every token; the draw's total cut short by the last id's weight (that id never drawn)
+    (SAMPLING, "sampling.NumberReplacer.36", "return np.zeros(0, np.int64)", "return np.zeros( 1, np.int64)"),
+    (SAMPLING, "sampling.ReplaceReturnValue.8", "return np.zeros(0, np.int64)", "return None"),
+    (SAMPLING, "sampling.NumberReplacer.56", "u = rng.random() * cumulative[-1]", "u = rng.random() * cumulative[- 2]"),
+    (SAMPLING, "sampling.ReplaceUnaryOperator_USub_Invert.4", "u = rng.random() * cumulative[-1]",
+     "u = rng.random() * cumulative[~1]"),
 ]
 
 
