@@ -21,7 +21,8 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - long patterns: ``LONG_PATTERNS`` (65 to 141 states) equal the derivative oracle's
   canonical DFA, table for table;
 - ``DFA.step`` refuses every state out of range, however far out (a contract decision);
-- the sampling parameters choose exactly their tokens;
+- the sampling parameters choose exactly their tokens (an empty history penalizes nothing; every
+  allowed token is drawn, the vocabulary's last id too);
 - patterns Python's ``re`` refuses as malformed are refused, a ``{`` that starts no repeat is a
   literal, and 450 groups side by side compile (``MALFORMED_PATTERNS``, ``LITERAL_BRACE_PATTERNS``,
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
