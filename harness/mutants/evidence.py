@@ -13,7 +13,7 @@ one domain per part of the reference (``kind_for(module)``):
   escapes, 60 seeded random ones, the deep tier's long patterns, its malformed and literal-brace
   ones, its patterns of 500 ``(`` that open no group, its backreferences ``\\8``/``\\9`` after
   eight or nine groups; 250 more; then ``construct_patterns``, the catalogue's constructs and what
-  Pythons read differently and the variants of them the deep tier adds: 5,100 in all), the
+  Pythons read differently and the variants of them the deep tier adds: 5,102 in all), the
   canonical DFA tables (``trans``, ``accept``) or the error's class; and, on the enumeration's
   patterns up to size 4 (768) and the held corpus's, the mask of every state over
   ``evidence_vocabulary()`` (301 tokens); then ``DFA(trans, accept)`` on three DFAs' tables, good
@@ -23,7 +23,7 @@ one domain per part of the reference (``kind_for(module)``):
   for every state and token on ``TABLE_PATTERNS``' DFAs (3), then ``TokenIndex.mask`` and
   ``next_state`` given states and token ids out of range or of a wrong type on the same DFAs
   (``_index_refusals``, 3), and ``TokenIndex`` built from bad arguments (``_index_bad_arguments``,
-  1), and ``EDGE_PATTERNS`` at the parser's size bounds (6): 5,188 items in all;
+  1), and ``EDGE_PATTERNS`` at the parser's size bounds (6): 5,190 items in all;
 - ``sampling``: ``apply_mask`` for every mask of 4 tokens on 3 logit rows, as float64 and float32
   (96: its answer, the answer's dtype and the input afterwards), ``SamplingParams``
   on every point of a grid of 4 temperatures x 5 top-k x 3 top-p x 3 penalties (180), and

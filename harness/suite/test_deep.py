@@ -21,7 +21,8 @@ to kill them by ``tests/suite/test_deep_exact.py``):
 - long patterns: ``LONG_PATTERNS`` (65 to 141 states) equal the derivative oracle's
   canonical DFA, table for table;
 - ``DFA.step`` refuses every state out of range, however far out (a contract decision);
-- the sampling parameters choose exactly their tokens;
+- the sampling parameters choose exactly their tokens (an empty history penalizes nothing; every
+  allowed token is drawn, the vocabulary's last id too);
 - patterns Python's ``re`` refuses as malformed are refused, a ``{`` that starts no repeat is a
   literal, and 450 groups side by side compile (``MALFORMED_PATTERNS``, ``LITERAL_BRACE_PATTERNS``,
   ``MANY_GROUPS_PATTERN``: the parser's error paths and bounds);
@@ -346,22 +347,28 @@ def test_deep_step_refuses_every_state_out_of_range(impl):
 
 
 # (logits of the hand example's allowed ids 0 4 8 9 10 in state 0, history, penalty): seen logits
-# in (0, 1], where dividing and multiplying by the penalty move them opposite ways
+# in (0, 1], where dividing and multiplying by the penalty move them opposite ways; and an empty history
+# (no prompt): no token is seen, so no logit is penalized, whatever the penalty
 SMALL_PENALTY_CASES = (([0.9, 0.95, 0.2, 0.3, 0.1], [4], 2.0), ([0.5, 0.2, 0.45, 1.0, 0.1], [9], 4.0),
-                       ([0.3, 0.05, 0.2, 0.25, 0.28], [10], 0.5))
+                       ([0.3, 0.05, 0.2, 0.25, 0.28], [10], 0.5), ([0.9, 0.8, 0.2, 0.3, 0.1], [], 2.0))
 # (params, the kept ids) for the allowed logits 0.5 2.0 1.0 1.5 0.0 (softmax: 4 .43, 9 .26, 8 .16,
 # 0 .10, 10 .06): top-p sets of 2, 3 and 4 tokens, and top-k; each set is computed by the test
 FILTER_CASES = (dict(temperature=1.0, top_p=0.6), dict(temperature=1.0, top_p=0.8), dict(temperature=1.0, top_p=0.9),
                 dict(temperature=1.0, top_k=2), dict(temperature=1.0, top_k=4))
 FILTER_DRAWS = 400  # a kept token has p >= 0.06 renormalized: missing it in 400 seeded draws has p < 1e-9
+LAST_ID_VOCAB, LAST_ID_LOGITS = [None, b"a", b"b"], [0.0, 0.0, 1.0]
+"""``[ab]``'s state 0 over a vocabulary whose last id (``b``) is allowed (EOS, id 0, is not: 0 is not
+accepting): the draws at temperature 1 come from ids 1 and 2 (softmax 0.27, 0.73), the last id too."""
 
 
 def test_deep_sampling_params_choose_exactly_their_tokens(impl):
     """Section 2.4 on L8.1's sampler, with the contract's ``SamplingParams``: greedy takes the
     best allowed logit after the repetition penalty (a seen logit divided by it when
-    positive, also below 1); top_k keeps the k largest logits and top_p the smallest set of
-    most likely tokens whose probability reaches top_p, so the draws come from exactly that
-    set: none outside it, and each token of it drawn (``FILTER_DRAWS`` seeded draws).
+    positive, also below 1; an empty history and prompt penalize nothing); top_k keeps the k
+    largest logits and top_p the smallest set of most likely tokens whose probability reaches
+    top_p, so the draws come from exactly that set: none outside it, and each token of it drawn
+    (``FILTER_DRAWS`` seeded draws); with no filter every allowed token is drawn, the vocabulary's
+    last id too (``LAST_ID_VOCAB``).
 
     Oracle: the penalty, argmax, log-softmax and the kept sets computed here with numpy on
     the hand example's state 0 (``strength``'s helpers)."""
@@ -377,8 +384,12 @@ def test_deep_sampling_params_choose_exactly_their_tokens(impl):
         want = strength._penalized(logits, set(history), penalty)
         token_want = allowed[int(np.argmax(want[allowed]))]
         params = impl.SamplingParams(temperature=0.0, repetition_penalty=penalty)
-        token, logprob = impl.constrained_sample(logits, make_constraint(impl, index), params, list(history),
-                                                 seeded_rng(0))
+        try:
+            token, logprob = impl.constrained_sample(logits, make_constraint(impl, index), params, list(history),
+                                                     seeded_rng(0))
+        except Exception as exc:  # noqa: BLE001 - a valid call: any error fails, named
+            fail("constrained_sample raised on a valid greedy call under a repetition penalty", logits=values,
+                 history=history, penalty=penalty, error=f"{type(exc).__name__}: {first_line(exc)}")
         logprob_want = strength._log_softmax_at(want, allowed, token_want)
         if int(token) != token_want or not abs(float(logprob) - logprob_want) <= 1e-9:
             fail("greedy under a repetition penalty must take the best allowed penalized logit", logits=values,
@@ -392,6 +403,12 @@ def test_deep_sampling_params_choose_exactly_their_tokens(impl):
         if drawn != {allowed[i] for i in keep}:
             fail("the draws must come from exactly the tokens top_k / top_p keep", params=params,
                  expected=sorted(allowed[i] for i in keep), got=sorted(drawn))
+    index = impl.TokenIndex(impl.regex_to_dfa("[ab]"), LAST_ID_VOCAB, 0)
+    drawn = {int(d[0]) for d in strength._draws(impl, np.array(LAST_ID_LOGITS), index, dict(temperature=1.0),
+                                                seeded_rng(53), FILTER_DRAWS)}
+    if drawn != {1, 2}:
+        fail("every allowed token has a positive probability and must be drawn, the vocabulary's last id too",
+             pattern="[ab]", vocab=LAST_ID_VOCAB, logits=LAST_ID_LOGITS, expected=[1, 2], got=sorted(drawn))
 
 
 def kept_by_filters(values: np.ndarray, params: dict) -> list[int]:

@@ -15,7 +15,7 @@ from harness.mutants.apply import REFERENCE_DIR, load, materialize, materialize_
 from harness.mutants.equivalence import _clear_caches, covered_package
 from harness.mutants.runner import NULL_MUTANT
 
-SAMPLE = 400   # compile-domain items computed each way (seeded), of 5,188
+SAMPLE = 400   # compile-domain items computed each way (seeded), of 5,190
 PRUNE_START = "    if not live[0]:\n"                                                    # minimize.prune_dead
 ACCEPT_ROWS = "    accept = np.array([_holds(sub, nfa.accept) for sub in subsets], dtype=np.bool_)\n"  # determinize
 EOS_COLUMN = "            masks[:, self.eos_id] = accepting\n"                                 # index._tables
