@@ -44,8 +44,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from harness.mutants import state
 from harness.mutants.runner import MutantResult, Outcome, result_from_json
-from harness.mutants.state import MAX_STATE_BYTES, parse
 
 KILLS = (Outcome.KILLED, Outcome.TIMEOUT)
 TIER_ORDER = {"default": 0, "deep": 1}
@@ -74,12 +74,7 @@ def read_run(path: Path) -> Run:
     """The run in a ``--state`` file; a ValueError naming it when it is not a generated run's
     state recording its Python and its plan."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_STATE_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"--merge: cannot read {path}: {exc.strerror or exc}") from None
-    header, records = parse(data, path, "--merge")
+    header, records = state.read(path, "--merge")
     options, python = header.get("options"), header.get("python")
     if not isinstance(options, dict) or options.get("mode") != "generated":
         raise ValueError(f"--merge: {path} is not the state of a --generated run")

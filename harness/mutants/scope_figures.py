@@ -26,9 +26,7 @@ def state_figures(path: Path) -> tuple[list, dict, int]:
     mutants its plan names). ValueError naming the file when it is no generated run's state, or names
     a mutant the reference has no site for (a state of another reference version)."""
     path = Path(path)
-    with open(path, "rb") as f:
-        data = f.read(state.MAX_STATE_BYTES + 1)
-    header, records = state.parse(data, path, "scope_figures")
+    header, records = state.read(path, "scope_figures")
     options = header.get("options", {})
     if options.get("mode") != "generated":
         raise ValueError(f"scope_figures: {path} is not the state of a generated run (mode {options.get('mode')!r})")

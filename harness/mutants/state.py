@@ -97,6 +97,18 @@ def _load(path: Path, options: dict) -> dict[str, dict]:
     return records
 
 
+def read(path: Path, what: str) -> tuple[dict, dict[str, dict]]:
+    """The header and records of the ``--state`` file ``path`` (at most ``MAX_STATE_BYTES`` read;
+    ``parse``), for a reader that only reads it (``--merge``, ``scope_figures``); a ValueError
+    beginning with ``what`` when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_STATE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+    return parse(data, path, what)
+
+
 def parse(data: bytes, path: Path, what: str) -> tuple[dict, dict[str, dict]]:
     """(header, mutant id -> its last record) of a state's bytes; a ValueError naming ``path`` (and
     ``what`` reads it) when it is not a constrain-harness mutant state."""
