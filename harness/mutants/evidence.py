@@ -299,6 +299,13 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
     yield "TokenIndex given bad arguments", lambda: _index_bad_arguments(m, vocab)
 
 
+def compile_domain_patterns() -> list[str]:
+    """Every pattern ``_compile_items`` hands ``regex_to_dfa``, each once, in order (the stage memo
+    records these: ``stage_memo.fill``); kept beside ``_compile_items``, whose loops it follows."""
+    found = evidence_patterns() + list(REPEAT_BOUND_PATTERNS) + list(EDGE_PATTERNS.values()) + list(TABLE_PATTERNS)
+    return list(dict.fromkeys(found))
+
+
 def _next_states(m, pattern: str, vocab: list, eos_id: int) -> list[list[int]]:
     """``next_state(s, t)`` of a fresh ``TokenIndex`` for every state and token, states in order: the
     masks above never ask it (nor its per-state target rows and their cache)."""

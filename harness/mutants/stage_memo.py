@@ -33,7 +33,7 @@ Each reuse hands out fresh copies (``_copied``), so a later stage that writes in
 changes nothing another item sees, as a fresh computation would.
 
 **The memo** (``fill``): the reference's stage results for every pattern the compile domain
-hands ``regex_to_dfa`` (``compile_domain_patterns``), recorded from a private copy of the
+hands ``regex_to_dfa`` (``evidence.compile_domain_patterns``), recorded from a private copy of the
 reference's modules (``_private_reference``: never ``oracles.automaton`` itself) by wrapping the
 names ``compile.py`` calls: a pattern whose ``regex_to_dfa`` did not call each stage once, or
 whose stage raised, has no entry and is computed as before. It is filled once in the warm grader
@@ -210,7 +210,9 @@ def fill(patterns: list[str] | None = None) -> None:
         return
     _MEMO.update({stage: {} for stage in STAGES})   # tried once: a failure is not paid again
     if patterns is None:
-        patterns = compile_domain_patterns()
+        from harness.mutants import evidence
+
+        patterns = evidence.compile_domain_patterns()
     package = _private_reference()
     try:
         compile_module = sys.modules[f"{PRIVATE_NAME}.compile"]
@@ -253,15 +255,6 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
         args, kwargs, _ = calls["DFA"][0]
         found["DFA"] = _Entry(kwargs, args=args)
     return found
-
-
-def compile_domain_patterns() -> list[str]:
-    """Every pattern the compile evidence domain's items hand ``regex_to_dfa``, each once, in order."""
-    from harness.mutants import evidence
-
-    found = (evidence.evidence_patterns() + list(evidence.REPEAT_BOUND_PATTERNS)
-             + list(evidence.EDGE_PATTERNS.values()) + list(evidence.TABLE_PATTERNS))
-    return list(dict.fromkeys(found))
 
 
 # --- the hooks in the mutant's package ---------------------------------------------------------

@@ -77,7 +77,7 @@ def test_the_switch_turns_it_off(monkeypatch):
 def test_the_stages_run_no_line_outside_their_footprint(tmp_path):
     """Coverage of the reference's stages over a seeded sample of the domain's patterns: every line
     each runs is in a module of its footprint (the static rule misses no module the code reaches)."""
-    patterns = stage_memo.compile_domain_patterns()
+    patterns = evidence.compile_domain_patterns()
     chosen = random.Random(3).sample(patterns, 150) + list(evidence.EDGE_PATTERNS.values())[:2]
     with covered_package(materialize(NULL_MUTANT, tmp_path)) as (cov, package):
         compile_module = importlib.import_module(f"{package.__name__}.compile")
