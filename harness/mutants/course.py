@@ -7,8 +7,8 @@ Output (``to_markdown``, ``to_html``), in this order:
   no test executes ("not covered") and a survivor equal on the corpus without evidence
   ("unproven") count as **not killed**; an equivalent counts only with its evidence;
 - beside them (``report.scope_sentence``), how many of the mutants not killed change only what
-  the spec leaves open (``harness.mutants.scope``: its own size bounds, its own extensions) and
-  the rate over the spec's own mutants; the rates above are unchanged by it;
+  the spec leaves open (``harness.mutants.scope``: its own size bounds, its own extensions, the
+  wording of its refusals) and the rate over the spec's own mutants; the rates above are unchanged by it;
 - the evidence domains (``harness.mutants.evidence.domain``), each stated once;
 - the kill rates per reference module and per operator family (``report.kill_rates``);
 - per module: (HTML) a chart, one inline-SVG stacked bar per operator family, no script and
@@ -87,7 +87,7 @@ def _headline(rates: dict) -> str:
 def _outside(r: MutantResult, mutants) -> str:
     """The mark of a mutant outside the spec (``scope``): its reason, or "" for one of the spec."""
     where = scope.of(r, mutants[r.id])
-    return where if scope.kind(where) in ("bound", "extension") else ""
+    return where if scope.kind(where) in scope.OUTSIDE_KINDS else ""
 
 
 def _uncovered(rows: list[MutantResult], mutants) -> list[str]:

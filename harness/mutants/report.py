@@ -12,8 +12,8 @@
 - ``kill_rates(results, mutants)`` / ``rates_table``: generated mutants, per reference
   module and per operator: killed by the default tier, by ``--deep``, equivalent; and, beside
   the rates (never changing them), the mutants not killed that change only what the spec leaves
-  open (``harness.mutants.scope``: its own size bounds, its own extensions) and the kill rate over
-  the spec's own mutants (``scope_sentence`` says both in one line).
+  open (``harness.mutants.scope``: its own size bounds, its own extensions, the wording of its
+  refusals) and the kill rate over the spec's own mutants (``scope_sentence`` says both in one line).
 
 ``to_report(results, mutants)`` is the adapter to ``harness.report``: the JSON, Stryker
 and HTML here are its native renderers; JUnit, CSV and Markdown come from there.
@@ -118,7 +118,7 @@ def _generated_entry(r: MutantResult, m) -> tuple[str, dict]:
     location = {"start": {"line": site.start[0], "column": site.start[1] + 1},
                 "end": {"line": site.end[0], "column": site.end[1] + 1}}
     where = scope.of(r, m)
-    description = f"{m.pitfall} [{where}]" if scope.kind(where) in ("bound", "extension") else m.pitfall
+    description = f"{m.pitfall} [{where}]" if scope.kind(where) in scope.OUTSIDE_KINDS else m.pitfall
     return site.file, {
         "id": r.id, "mutatorName": site.operator.split("/", 1)[1], "description": description,
         "replacement": m.after, "location": location, "status": STRYKER_STATUS[r.outcome],
@@ -230,10 +230,11 @@ def _html_rates(results: list[MutantResult], mutants) -> str:
 
 RATE_COLUMNS = ("mutants", "equivalent", "invalid", "default", "deep", "survived", "unproven", "not covered")
 NOT_KILLED = ("survived", "unproven", "not covered")
-SCOPE_COLUMNS = ("not killed", "outside", "outside bound", "outside extension", "spec scored", "spec killed")
+SCOPE_COLUMNS = ("not killed", "outside", "outside bound", "outside extension", "outside wording", "spec scored",
+                 "spec killed")
 """Beside the rates (``kill_rates``): the mutants not killed; of them, those outside the spec
-(``scope.kind``: a size bound of its own, an extension of its own); the valid, non-equivalent mutants
-of the spec's own behaviour and how many of them a tier killed (``spec_rate``)."""
+(``scope.kind``: a size bound of its own, an extension of its own, a refusal's wording); the valid,
+non-equivalent mutants of the spec's own behaviour and how many of them a tier killed (``spec_rate``)."""
 
 
 def _bucket(r: MutantResult) -> str:
@@ -265,7 +266,7 @@ def kill_rates(results: list[MutantResult], mutants) -> dict:
     for r in results:
         m = mutants[r.id]
         site, bucket, where = m.site, _bucket(r), scope.kind(scope.of(r, m))
-        outside = where in ("bound", "extension")
+        outside = where in scope.OUTSIDE_KINDS
         for axis, key in (("total", "all"), ("module", site.module), ("operator", site.family)):
             row = out[axis].setdefault(key, dict.fromkeys(RATE_COLUMNS + SCOPE_COLUMNS, 0) | {"scoped": False})
             row["mutants"] += 1
@@ -297,7 +298,8 @@ def scope_sentence(row: dict) -> str:
     rate = "no mutant is left" if row["spec_rate"] is None else f"the catalogue kills {_percent(row['spec_rate'])}%"
     verb = "changes" if row["outside"] == 1 else "change"
     return (f"Of the {row['not killed']} not killed, {row['outside']} {verb} only what the spec leaves open (its "
-            f"own size bounds: {row['outside bound']}, its own extensions: {row['outside extension']}); over the "
+            f"own size bounds: {row['outside bound']}, its own extensions: {row['outside extension']}, the wording "
+            f"of its refusals: {row['outside wording']}); over the "
             f"other {row['spec scored']} valid, non-equivalent mutants (the spec's own behaviour) {rate} by a tier.")
 
 

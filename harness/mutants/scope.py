@@ -12,6 +12,11 @@ run fans out (``runner.plan``; nothing parsed in a task):
   code the spec's interface (section 4, the API block) has no name for: ``DFA.__eq__``,
   ``TokenIndex.build_all``, ``vocab_bytes``' ``special_ids``, the mergeable-ranks reader, the
   ``repr`` of ``DFA``, ``TokenIndex`` and ``Constraint``, the package's ``dir()``;
+- **the wording of a refusal**: the mutated node lies wholly inside the message of a ``raise``
+  (the exception's first argument, a string or f-string: ``{len(vocab) - 1}`` in ``special id {i} out
+  of range 0..{len(vocab) - 1}``, ``token[:40]``); the spec names the exceptions (ValueError for bad
+  input) and never their words, so no check may grade them (``wording_at``). Removing the ``raise``,
+  or changing its exception or its other arguments, is not wording;
 - otherwise **the spec**: its behaviour is the spec's, and a survivor is a catalogue gap.
 
 Output (``classify``): ``"spec"``, or ``"outside the spec: "`` and the reason. It changes no
@@ -44,6 +49,9 @@ SPEC = "spec"
 OUTSIDE = "outside the spec: "
 BOUND = "a size bound the spec does not set"
 EXTENSION = "the reference's own extension"
+WORDING = "the wording of a refusal, which the spec does not set"
+OUTSIDE_KINDS = ("bound", "extension", "wording")
+"""The kinds (``kind``) of a mutant outside the spec."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,7 +107,7 @@ the statement reads or None for every statement, the bound, why). Found in the w
 def classify(site, reference: Path = REFERENCE_DIR) -> str:
     """``"spec"`` or ``"outside the spec: <reason>"`` for a generated mutant's ``site`` (a
     ``generation.Site``: its file, start and end) in ``reference``: a size bound first (``bounds.read_at``,
-    then ``BOUND_CARRIERS``), then an extension."""
+    then ``BOUND_CARRIERS``), then an extension, then a refusal's wording."""
     read = bounds.read_at(site, reference)
     if read:
         return f"{OUTSIDE}{BOUND} ({', '.join(sorted(read))})"
@@ -109,6 +117,8 @@ def classify(site, reference: Path = REFERENCE_DIR) -> str:
     found = extension_at(site.file, site.start[0], reference)
     if found is not None:
         return f"{OUTSIDE}{EXTENSION} {found.module}.{found.function}: {found.reason}"
+    if wording_at(site, reference):
+        return f"{OUTSIDE}{WORDING}"
     return SPEC
 
 
@@ -144,7 +154,8 @@ def of(result, mutant) -> str:
 
 
 def kind(scope: str) -> str | None:
-    """``"spec"``, ``"bound"`` or ``"extension"`` of a scope ``classify`` gave; None for ``""`` (none)."""
+    """``"spec"``, ``"bound"``, ``"extension"`` or ``"wording"`` of a scope ``classify`` gave; None for ``""``
+    (none)."""
     if not scope:
         return None
     if scope == SPEC:
@@ -153,6 +164,8 @@ def kind(scope: str) -> str | None:
         return "bound"
     if scope.startswith(OUTSIDE + EXTENSION):
         return "extension"
+    if scope == OUTSIDE + WORDING:
+        return "wording"
     raise ValueError(f"unknown mutant scope {scope!r}: expected {SPEC!r} or {OUTSIDE!r} and a reason")
 
 
@@ -191,3 +204,39 @@ def functions(file: str, reference: Path = REFERENCE_DIR) -> tuple[tuple[int, in
                 walk(child, name + ".")
     walk(tree, "")
     return tuple(found)
+
+
+def wording_at(site, reference: Path = REFERENCE_DIR) -> bool:
+    """Whether ``site`` (its start and end: 1-based line, 0-based column in characters) lies wholly
+    inside a refusal's message: the first positional argument of the exception a ``raise`` builds
+    (``raise InvalidArgument(f"...")``, ``raise p.syntax(f"...", pos)``), when that argument is text
+    (a string, an f-string, or a ``+`` of them)."""
+    return any(start <= tuple(site.start) and tuple(site.end) <= end
+               for start, end in message_spans(site.file, Path(reference)))
+
+
+@lru_cache(maxsize=64)
+def message_spans(file: str, reference: Path = REFERENCE_DIR) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """The (start, end) of every refusal message of ``file`` (``wording_at``), columns in characters
+    (``ast`` counts UTF-8 bytes: converted on the line's text)."""
+    text = (Path(reference) / file).read_text(encoding="utf-8")
+    lines = text.splitlines()
+
+    def position(line: int, byte_column: int) -> tuple[int, int]:
+        return line, len(lines[line - 1].encode("utf-8")[:byte_column].decode("utf-8", errors="replace"))
+
+    spans = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            message = node.exc.args[0]
+            if _is_text(message):
+                spans.append((position(message.lineno, message.col_offset),
+                              position(message.end_lineno, message.end_col_offset)))
+    return tuple(spans)
+
+
+def _is_text(node: ast.expr) -> bool:
+    """A string, an f-string, or a ``+`` of them."""
+    if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return True
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_text(node.left) and _is_text(node.right)

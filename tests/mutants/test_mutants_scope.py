@@ -10,6 +10,7 @@ import ast
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -95,6 +96,60 @@ def test_a_bound_mutant_and_an_extension_mutant_are_outside_the_spec_and_a_spec_
     assert scope.classify(_site("dfa", _in_function("dfa", "DFA.step"))) == scope.SPEC   # the spec's DFA.step
 
 
+def _messages_blanked(source: str) -> str:
+    """``source``'s syntax tree with every refusal's message (a ``raise``'s first argument, when it is a
+    string, an f-string or a ``+`` of them) made one empty string: two sources that differ only in those
+    words give the same dump."""
+    def text(node) -> bool:
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return True
+        return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and text(node.left) and text(node.right)
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args and text(node.exc.args[0]):
+            node.exc.args[0] = ast.Constant("")
+    return ast.dump(tree)
+
+
+@pytest.mark.parametrize("module", ["vocab"])
+def test_a_mutant_is_the_wording_of_a_refusal_exactly_when_only_a_message_changes(module):
+    """The oracle: the mutant's syntax tree against the reference's, every refusal's words blanked
+    (``_messages_blanked``); equal there and different in the source is wording, whatever ``scope``
+    computes from positions (UTF-8 columns, messages over two lines, a slice inside an f-string)."""
+    text = (generation.REFERENCE_DIR / f"{module}.py").read_text(encoding="utf-8")
+    reference = _messages_blanked(text)
+    raising = {line for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Raise)
+               for line in range(node.lineno, node.end_lineno + 1)}   # a site elsewhere changes no refusal's words
+    wording = 0
+    for site in generation.enumerate_sites(modules=[module]):
+        if site.start[0] not in raising:
+            continue
+        mutant, _ = generation.build(site)
+        if mutant is None or scope.kind(scope.classify(site)) in ("bound", "extension"):
+            continue
+        only_words = _messages_blanked(mutant.source) == reference
+        assert (scope.kind(scope.classify(site)) == "wording") is only_words, (site.id, mutant.before, mutant.after)
+        wording += only_words
+    assert wording >= 20   # vocab: _mark_specials' range, _from_transformers' count over two lines, token[:40] ...
+
+
+def test_a_refusals_words_are_found_by_character_columns_and_its_other_arguments_are_not_words(tmp_path):
+    """``ast`` counts a column in UTF-8 bytes, a site in characters: after an ``é`` the two differ."""
+    (tmp_path / "m.py").write_text('def f(x):\n    raise ValueError(f"é {x - 1}", x + 1)\n', encoding="utf-8")
+    line = '    raise ValueError(f"é {x - 1}", x + 1)'
+    inner, other = line.index("x - 1"), line.index("x + 1")
+
+    def at(column: int, width: int = 5):
+        return SimpleNamespace(file="m.py", start=(2, column), end=(2, column + width))
+
+    assert scope.wording_at(at(inner), tmp_path)
+    assert scope.classify(at(inner), tmp_path) == scope.OUTSIDE + scope.WORDING
+    assert not scope.wording_at(at(other), tmp_path)                 # the exception's second argument
+    assert not scope.wording_at(at(4, len(line) - 4), tmp_path)      # the whole raise: removing it is no wording
+    assert not scope.wording_at(at(inner + 2, 6), tmp_path)          # past the message's end
+
+
 def test_a_scope_no_run_decided_is_classified_from_the_mutant_and_a_tools_mutant_has_none():
     from types import SimpleNamespace
 
@@ -139,14 +194,15 @@ def test_the_scope_is_decided_in_the_plan_and_changes_no_verdict(tmp_path):
 
 # --- the reports: both rates from a hand-made result list ---------------------------------------
 
-HAND = [  # (outcome, tier, scope kind) of ten mutants
+HAND = [  # (outcome, tier, scope kind) of eleven mutants
     (Outcome.KILLED, "default", "spec"), (Outcome.KILLED, "default", "spec"), (Outcome.KILLED, "deep", "spec"),
     (Outcome.KILLED, "deep", "bound"), (Outcome.SURVIVED, "", "bound"), (Outcome.UNPROVEN, "", "bound"),
     (Outcome.NOT_COVERED, "", "extension"), (Outcome.NOT_COVERED, "", "spec"), (Outcome.SURVIVED, "", "spec"),
-    (Outcome.EQUIVALENT, "", "extension"),
+    (Outcome.EQUIVALENT, "", "extension"), (Outcome.SURVIVED, "", "wording"),
 ]
 SCOPES = {"spec": scope.SPEC, "bound": f"{scope.OUTSIDE}{scope.BOUND} (MAX_NESTING)",
-          "extension": f"{scope.OUTSIDE}{scope.EXTENSION} dfa.DFA.__eq__: no equality"}
+          "extension": f"{scope.OUTSIDE}{scope.EXTENSION} dfa.DFA.__eq__: no equality",
+          "wording": f"{scope.OUTSIDE}{scope.WORDING}"}
 
 
 def _hand():
@@ -159,18 +215,20 @@ def _hand():
 
 def test_the_reports_state_the_rate_as_before_and_beside_it_what_the_spec_leaves_open():
     results, lookup = _hand()
-    # by hand: 9 valid non-equivalent mutants, 4 killed; 5 not killed, 3 of them outside the spec (2 bounds,
-    # 1 extension); over the spec's own 5 (the 9 less the 3 not killed outside and the killed bound) 3 killed
+    # by hand: 10 valid non-equivalent mutants, 4 killed; 6 not killed, 4 of them outside the spec (2 bounds,
+    # 1 extension, 1 wording); over the spec's own 5 (the 10 less the 4 not killed outside and the killed
+    # bound) 3 killed
     total = report.kill_rates(results, lookup)["total"]["all"]
-    assert total["deep_rate"] == round(4 / 9, 4) and total["default_rate"] == round(2 / 9, 4)   # as before
-    assert (total["not killed"], total["outside"], total["outside bound"], total["outside extension"]) == (5, 3, 2, 1)
+    assert total["deep_rate"] == round(4 / 10, 4) and total["default_rate"] == round(2 / 10, 4)   # as before
+    assert (total["not killed"], total["outside"], total["outside bound"], total["outside extension"],
+            total["outside wording"]) == (6, 4, 2, 1, 1)
     assert (total["spec scored"], total["spec killed"], total["spec_rate"]) == (5, 3, round(3 / 5, 4))
-    sentence = ("Of the 5 not killed, 3 change only what the spec leaves open (its own size bounds: 2, its own "
-                "extensions: 1); over the other 5 valid, non-equivalent mutants (the spec's own behaviour) the "
-                "catalogue kills 60.0% by a tier.")
+    sentence = ("Of the 6 not killed, 4 change only what the spec leaves open (its own size bounds: 2, its own "
+                "extensions: 1, the wording of its refusals: 1); over the other 5 valid, non-equivalent mutants "
+                "(the spec's own behaviour) the catalogue kills 60.0% by a tier.")
     assert report.scope_sentence(total) == sentence
     text = course.to_markdown(results, lookup)
-    assert "Killed by a tier: 44.4%; by the default tier: 22.2%. " + escape.markdown(sentence) in text
+    assert "Killed by a tier: 40.0%; by the default tier: 20.0%. " + escape.markdown(sentence) in text
     assert escape.html(sentence) in course.to_html(results, lookup)
     assert sentence in report.rates_table(results, lookup)
     doc = json.loads(report.dumps(report.to_json(results, lookup)))
@@ -188,7 +246,7 @@ def test_a_survivor_outside_the_spec_is_marked_in_the_survivors_and_in_stryker()
     assert f"Not covered, outside the spec (1): {results[6].id}" in text
     assert f"Not covered (1): {results[7].id}" in text
     page = course.to_html(results, lookup)
-    assert page.count("<b>outside the spec: ") == 2   # the two survivors outside it
+    assert page.count("<b>outside the spec: ") == 3   # the three survivors outside it
     stryker = {m["id"]: m for f in report.to_stryker(results, lookup)["files"].values() for m in f["mutants"]}
     assert stryker[results[4].id]["description"].endswith(f"[{SCOPES['bound']}]")
     assert "[outside the spec" not in stryker[results[8].id]["description"]
@@ -220,7 +278,7 @@ def test_an_old_state_without_the_field_loads_and_is_classified_when_read(tmp_pa
     assert planned == 3 and scope.of(results[0], mutants[bound.id]) == scope.classify(bound)
     text = scope_figures.summary(path)
     assert f"{path}: 2 of the 3 mutants of its plan" in text
-    assert re.search(r"^all +2 +0 +2 +1 +1 +0 +0\.0 +0\.0 *$", text, re.M), text
+    assert re.search(r"^all +2 +0 +2 +1 +1 +0 +0 +0\.0 +0\.0 *$", text, re.M), text
     assert "Of the 2 not killed, 1 changes only what the spec leaves open" in text
     gaps = text.split("of the spec's behaviour (1)", 1)[1].splitlines()[1:]
     assert gaps == [f"  {spec.id} (survived) parser.py:{spec.start[0]}"]   # the bound's survivor is no gap
@@ -237,3 +295,33 @@ def test_a_state_of_another_kind_or_reference_is_refused_naming_it(tmp_path):
          "seconds": 0.0, "detail": "", "tier": "default"})
     with pytest.raises(ValueError, match=r"no site for, e.g. parser.NumberReplacer.99999"):
         scope_figures.state_figures(other)
+
+
+def test_scope_figures_reclassifies_on_request_and_merges_the_runs_of_several_pythons(tmp_path):
+    """``--reclassify``: the scope a run recorded gives way to today's rules; several states of one plan:
+    merged by ``--merge``'s rule (a mutant killed on one Python is killed), refused when they do not merge."""
+    from harness.mutants import state as state_file
+
+    bound, spec = _bound_site(), _spec_site()
+    plan = {"module": ["parser"], "operators": None, "sample": None, "seed": 1}
+    paths = []
+    for python, spec_outcome in (("3.10", "killed"), ("3.11", "survived")):   # each run recorded both as "spec"
+        header = {"format": state_file.FORMAT, "format_version": state_file.FORMAT_VERSION, "python": python,
+                  "options": {"mode": "generated", "plan": plan, "mutants": [bound.id, spec.id], "build": "b"}}
+        records = [{"id": site.id, "outcome": outcome, "expected": [],
+                    "killed_by": ["t"] if outcome == "killed" else [], "tests": {}, "seconds": 1.0, "detail": "",
+                    "tier": "deep" if outcome == "killed" else "", "scope": scope.SPEC}
+                   for site, outcome in ((bound, "survived"), (spec, spec_outcome))]
+        path = tmp_path / f"py{python}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in [header, *records]), encoding="utf-8")
+        paths.append(path)
+    recorded = scope_figures.summary(paths[1])
+    assert "of the spec's behaviour (2)" in recorded   # as its run said: both the spec's
+    again = scope_figures.summary(paths[1], reclassify=True)
+    assert "of the spec's behaviour (1)" in again and "its own size bounds: 1" in again
+    both = scope_figures.summary(paths, reclassify=True)
+    assert "(merged): 2 of the 2 mutants of its plan" in both
+    assert re.search(r"^all +2 +1 +1 +1 +1 +0 +0 +50\.0 +100\.0 *$", both, re.M), both
+    assert "of the spec's behaviour" not in both   # the spec mutant was killed on 3.10
+    with pytest.raises(ValueError, match="both run on Python 3.11"):
+        scope_figures.summary([paths[1], paths[1]])
