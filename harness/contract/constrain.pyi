@@ -63,6 +63,7 @@ equal):
 | `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
 | `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
 | `tiny_temperature_is_greedy` | `sample` at a temperature > 0 so small that `logits / T` overflows (1e-300 beside logits of 1e9, a subnormal 5e-324) draws the largest logit, as the greedy limit T -> 0 does, with the logprob of the logits before temperature; a NaN, an error or another token departs (checked by the deep tier only) |
+| `tiny_temperature_ties_drawn` | `sample` at a temperature > 0 so small that `logits / T` overflows draws each of equal largest logits (softmax(x / T) weighs them equally at every T > 0; the lowest id alone is greedy's rule at T = 0): only one of them, a NaN or an error departs (checked by the deep tier only) |
 | `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers) |
 | `tools_render_arguments_verbatim` | `render_messages` writes an assistant's tool-call arguments back as the client sent them (re-serializing them as compact JSON, key order kept, is a note) |
 | `tools_render_refuses_bad_messages` | `render_messages` refuses a malformed conversation (messages not an array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) with the OpenAI error shape and the reference's status |
@@ -286,7 +287,11 @@ def sample(logits: npt.ArrayLike, p: SamplingParams, history: Sequence[int],
     small that ``logits / T`` overflows (1e-300 beside logits of 1e9, a subnormal
     5e-324), the draw is the largest logit, as the limit T -> 0 (greedy) and
     softmax(logits / T) itself say; the spec names no such temperature, and a sampler
-    that divides first may fail there (a note in the default tier)."""
+    that divides first may fail there (a note in the default tier).
+
+    Decision (``tiny_temperature_ties_drawn``, deep tier only): at such a
+    temperature, equal largest logits are each drawn (softmax(logits / T) weighs them
+    equally at every T > 0); the lowest id alone is greedy's rule at T = 0 only."""
 
 
 def apply_mask(logits: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.float64]:

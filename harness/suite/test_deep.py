@@ -1007,3 +1007,58 @@ def test_deep_constraint_ends_at_an_eos_past_the_single_bytes(impl):
     for token in (len(BYTE_LEVEL_TOKENS) - 1, ord("s"), BYTE_LEVEL_TOKENS.index(b"ts")):
         expect_refusal(lambda token=token: c.advance(token), "nothing may follow EOS",
                        valueerror="advance_refusal_valueerror", token=token)
+
+
+# --- issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r) ---
+
+# (logits, top_k): rows with no -inf, where top_k alone removes tokens (the catalogue's rows are masked,
+# so a filter that counted the -inf entries instead of the finite ones kept every token there unseen)
+TOP_K_FINITE_ROWS = (([3.0, 2.9, 2.8, 2.7, 2.6], 1), ([0.0, 1.0, 0.5, 0.9], 2))
+TOP_K_DRAWS = 60  # the kept tokens of the second row have p 0.52 and 0.48: missing one in 60 draws has p < 1e-17
+# (logits, the tied largest ids): a temperature so small that ``logits / T`` overflows, beside equal
+# largest logits, which softmax(x / T) weighs equally at every T > 0 (greedy's lowest id is T = 0's rule only)
+TIED_TINY_TEMPERATURE_ROWS = (([1e9, 1e9, 0.0], [0, 1]), ([-3e9, -1e9, -np.inf, -1e9], [1, 3]))
+TIED_DRAWS = 40  # each tied id has p 1/2: missing one in 40 draws has p < 1e-11
+TINY_T = 1e-300
+
+
+def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
+    """Section 2.4 on L8.1's sampler: ``top_k`` keeps the k largest logits of a row that holds no
+    ``-inf`` (``TOP_K_FINITE_ROWS``): the draws come from exactly those k. Decision
+    ``tiny_temperature_ties_drawn``: at a temperature so small that ``logits / T`` overflows, equal
+    largest logits are each drawn (``TIED_TINY_TEMPERATURE_ROWS``: softmax(x / T) gives them equal
+    probability at every T > 0), never only the lowest id. Decision ``bad_arguments_refused``: a history
+    holding a valid id 0 beside a float is refused with TypeError (the float is no id; 0 is in range).
+    Oracle: the kept sets and tied ids computed here from the rows (numpy's argsort), seeded draws."""
+    from harness.sandbox import repeat_call
+    from harness.suite.inputs import HAND_EOS, HAND_VOCAB
+    from harness.suite.seeding import seeded_rng
+
+    for values, k in TOP_K_FINITE_ROWS:
+        logits = np.array(values)
+        want = sorted(int(i) for i in np.argsort(-logits, kind="stable")[:k])
+        params = impl.SamplingParams(temperature=1.0, top_k=k)
+        drawn = {int(t) for t, _ in repeat_call(impl.sample, TOP_K_DRAWS, logits, params, [], seeded_rng(5201))}
+        if sorted(drawn) != want:
+            fail("top_k must keep exactly the k largest logits of a row with no -inf", logits=values, top_k=k,
+                 expected=want, got=sorted(drawn))
+    params = impl.SamplingParams(temperature=TINY_T)
+    for values, tied in TIED_TINY_TEMPERATURE_ROWS:
+        case = f"sample({values}, temperature={TINY_T})"
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                drawn = {int(t) for t, _ in repeat_call(impl.sample, TIED_DRAWS, np.array(values), params, [],
+                                                        seeded_rng(5202))}
+        except Exception as exc:  # noqa: BLE001 - any error departs from the decision
+            decision("tiny_temperature_ties_drawn", False, f"{case} raised {type(exc).__name__}: {first_line(exc)}")
+            continue
+        decision("tiny_temperature_ties_drawn", sorted(drawn) == tied,
+                 f"{case} drew {sorted(drawn)} in {TIED_DRAWS} draws, expected each of the tied largest {tied}")
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, eos_id=HAND_EOS)
+    penalty = impl.SamplingParams(repetition_penalty=1.5)
+    for history in ([0, 0.5], [0, 4, 2.0]):
+        _expect_raises("bad_arguments_refused",
+                       lambda: impl.constrained_sample(np.zeros(len(HAND_VOCAB)), make_constraint(impl, index),
+                                                       penalty, history, seeded_rng(0)),
+                       f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
