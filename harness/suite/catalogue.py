@@ -98,6 +98,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_constraint_ends_at_an_eos_past_the_single_bytes",
     # issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r)
     "test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima",
+    "test_deep_schema_array_bounds_read_as_json_schema",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -1062,3 +1062,60 @@ def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
                        lambda: impl.constrained_sample(np.zeros(len(HAND_VOCAB)), make_constraint(impl, index),
                                                        penalty, history, seeded_rng(0)),
                        f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
+
+
+# (minItems, maxItems) of an array of booleans: finite languages (every document enumerable), maxItems 0
+# and 1 among them, and minItems past 1 with no maxItems (checked on arrays of 0 to 6 items)
+FINITE_ARRAY_BOUNDS = ((0, 0), (0, 1), (1, 1), (0, 2), (2, 2), (1, 3), (3, 4))
+OPEN_ARRAY_MIN_ITEMS = (2, 3, 4)
+ENUMERATED_DOCUMENTS = 200  # at most: (3, 4) has 24 documents; a language past this many is not the oracle's
+
+
+def test_deep_schema_array_bounds_read_as_json_schema(impl):
+    """Section 2.5's array (``\\[ item (, item){a-1,b-1} \\]``, all of it optional when a = 0) as JSON
+    Schema reads minItems and maxItems: for each of ``FINITE_ARRAY_BOUNDS`` over boolean items the regex's
+    language (every string the candidate's DFA of it accepts, enumerated) is exactly the compact arrays
+    of booleans ``jsonschema`` calls valid, maxItems 0 (``[]`` only) and 1 among them; for each of
+    ``OPEN_ARRAY_MIN_ITEMS`` an array of 0 to 6 items matches iff it has at least minItems. Decision
+    ``malformed_schema_valueerror``: the boolean schema ``true`` (any JSON value: no regular language) is
+    refused with ValueError. Oracles: ``jsonschema`` and ``json`` (compact arrays written here)."""
+    import itertools
+
+    import jsonschema
+
+    for lo, hi in FINITE_ARRAY_BOUNDS:
+        schema = {"type": "array", "items": {"type": "boolean"}, "minItems": lo, "maxItems": hi}
+        validator = jsonschema.Draft202012Validator(schema)
+        want = {_compact(list(items)).encode() for n in range(hi + 2)
+                for items in itertools.product((True, False), repeat=n) if validator.is_valid(list(items))}
+        dfa = impl.regex_to_dfa(impl.json_schema_to_regex(schema))
+        got = _enumerated_language(np.asarray(dfa.trans), np.asarray(dfa.accept), ENUMERATED_DOCUMENTS)
+        if got != want:
+            fail("an array's bounds read otherwise than JSON Schema reads them", schema=schema,
+                 missing=sorted(want - got)[:4], extra=sorted(got - want)[:4])
+    for lo in OPEN_ARRAY_MIN_ITEMS:
+        schema = {"type": "array", "items": {"type": "boolean"}, "minItems": lo}
+        dfa = impl.regex_to_dfa(impl.json_schema_to_regex(schema))
+        for n in range(7):
+            document = _compact([True] * n)
+            if bool(dfa.matches(document.encode())) != (n >= lo):
+                fail("an array's minItems read otherwise than JSON Schema reads it", schema=schema,
+                     document=document, expected=n >= lo, got=not n >= lo)
+    _expect_raises("malformed_schema_valueerror", lambda: impl.json_schema_to_regex(True),
+                   "json_schema_to_regex(True) (the boolean schema of any JSON value: no regular language)",
+                   (ValueError,))
+
+
+def _enumerated_language(trans: np.ndarray, accept: np.ndarray, limit: int) -> set[bytes]:
+    """The strings the DFA (``trans`` [n, 256], ``accept`` [n], start 0, DEAD -1) accepts, found depth
+    first, stopping once more than ``limit`` are found or a path is 4 x ``limit`` bytes long (so a
+    language past ``limit`` strings comes back with ``limit + 1`` and never equals a smaller one)."""
+    found: set[bytes] = set()
+    stack = [(0, b"")]
+    while stack and len(found) <= limit:
+        state, text = stack.pop()
+        if bool(accept[state]):
+            found.add(text)
+        if len(text) < 4 * limit:
+            stack.extend((int(t), text + bytes([b])) for b, t in enumerate(trans[state]) if t >= 0)
+    return found

@@ -209,7 +209,8 @@ KILLS = [
 # with no -inf, equal largest logits at a temperature so small that logits / T overflows, a history of 0
 # beside a float (2026-12-07's whole run: survivors, or not covered)
 SAMPLING_ROWS = test_deep.test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima
-EXACT += (SAMPLING_ROWS,)
+ARRAY_BOUNDS = test_deep.test_deep_schema_array_bounds_read_as_json_schema
+EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS)
 DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn"}
 KILLS += [
     (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_NotEq_Eq.6',
@@ -232,6 +233,25 @@ KILLS += [
      'if not 0 is not value < size:'),
     (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_LtE_NotEq.1', 'if not 0 <= value < size:',
      'if not 0 != value < size:'),
+    # an array's minItems and maxItems (maxItems 0 and 1, minItems past 1), the boolean schema true
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.48',
+     'if hi == 0:',
+     'if hi == 1:'),
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.49',
+     'if hi == 0:',
+     'if hi == -1:'),
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.50',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo - 2, 0)'),
+    (ARRAY_BOUNDS, 'schema.ReplaceBinaryOperator_Sub_Mod.5',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo % 1, 0)'),
+    (ARRAY_BOUNDS, 'schema.ReplaceBinaryOperator_Sub_RShift.5',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo >> 1, 0)'),
+    (ARRAY_BOUNDS, 'schema.RemoveStatement.3',
+     'raise SchemaUnsupported(_boolean_schema(schema), "")',
+     'pass'),
 ]
 
 
