@@ -1119,3 +1119,57 @@ def _enumerated_language(trans: np.ndarray, accept: np.ndarray, limit: int) -> s
         if len(text) < 4 * limit:
             stack.extend((int(t), text + bytes([b])) for b, t in enumerate(trans[state]) if t >= 0)
     return found
+
+
+EOS_WITH_BYTES_PATTERN, EOS_WITH_BYTES_VOCAB = "ab", [b"a", b"b", b"ab", b"</s>"]
+"""A vocabulary whose EOS (id 1, then id 2) has bytes that are also a live step of the pattern: EOS is
+still m_s[eos] = (s in F), never a step over its bytes."""
+INDEX_STATES_OUT_OF_RANGE = (3, 4, 10, 1000, -2)  # "ab" has 3 states
+INDEX_TOKENS_OUT_OF_RANGE = (4, 5, 13, 1000, -3)  # EOS_WITH_BYTES_VOCAB has 4 ids
+WRONG_INDEX_STATES = (1.0, True, "1")
+NOT_VOCABULARIES = ("ab", b"ab")
+"""A str and bytes are sequences, but of characters and ints: no vocabulary (TypeError, not ValueError)."""
+
+
+def test_deep_token_index_refuses_out_of_range_and_wrong_types(impl):
+    """Section 2.3 (``m_s[eos] = (s in F)``) and the contract's decisions on ``TokenIndex``: with an EOS
+    whose bytes are a live step (``EOS_WITH_BYTES_VOCAB``), ``mask(s)[eos]`` is s in F and, decision
+    ``eos_next_state``, ``next_state(s, eos)`` is s when s accepts, else DEAD; decisions
+    ``mask_out_of_range_valueerror`` and ``next_state_out_of_range_valueerror``: a state
+    (``INDEX_STATES_OUT_OF_RANGE``) or token id (``INDEX_TOKENS_OUT_OF_RANGE``) out of range, however far
+    out, raises ValueError; decision ``bad_arguments_refused``: a state that is no int
+    (``WRONG_INDEX_STATES``, asked after the int states are cached) and a vocabulary that is a str or
+    bytes raise TypeError. Oracle: the derivative oracle's canonical DFA of ``ab``."""
+    want_t, want_a = _oracle_tables(EOS_WITH_BYTES_PATTERN)
+    dfa = impl.regex_to_dfa(EOS_WITH_BYTES_PATTERN)
+    for eos in (1, 2):
+        index = impl.TokenIndex(dfa, EOS_WITH_BYTES_VOCAB, eos_id=eos)
+        for state in range(want_t.shape[0]):
+            accepting = bool(want_a[state])
+            got = bool(np.asarray(index.mask(state))[eos])
+            if got != accepting:
+                fail("m_s[eos] must be s in F, whatever EOS's bytes", pattern=EOS_WITH_BYTES_PATTERN,
+                     vocab=EOS_WITH_BYTES_VOCAB, eos=eos, state=state, expected=accepting, got=got)
+            after = int(index.next_state(state, eos))
+            decision("eos_next_state", after == (state if accepting else DEAD),
+                     f"next_state({state}, eos={eos}) gave {after} on {EOS_WITH_BYTES_PATTERN!r} with "
+                     f"vocab {EOS_WITH_BYTES_VOCAB} (EOS's bytes are a step), expected "
+                     f"{state if accepting else DEAD}")
+    index = impl.TokenIndex(dfa, EOS_WITH_BYTES_VOCAB, eos_id=3)
+    for state in INDEX_STATES_OUT_OF_RANGE:
+        expect_valueerror("mask_out_of_range_valueerror", lambda: index.mask(state),
+                          f"TokenIndex.mask({state}) on {EOS_WITH_BYTES_PATTERN!r}'s 3 states")
+        expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(state, 0),
+                          f"TokenIndex.next_state({state}, 0) on {EOS_WITH_BYTES_PATTERN!r}'s 3 states")
+    for token in INDEX_TOKENS_OUT_OF_RANGE:
+        expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(0, token),
+                          f"TokenIndex.next_state(0, {token}) over 4 ids")
+    for state in range(want_t.shape[0]):
+        index.mask(state)
+    for state in WRONG_INDEX_STATES:
+        _expect_raises("bad_arguments_refused", lambda: index.mask(state), f"TokenIndex.mask({state!r})", (TypeError,))
+        _expect_raises("bad_arguments_refused", lambda: index.next_state(state, 0),
+                       f"TokenIndex.next_state({state!r}, 0)", (TypeError,))
+    for vocab in NOT_VOCABULARIES:
+        _expect_raises("bad_arguments_refused", lambda: impl.TokenIndex(dfa, vocab, eos_id=0),
+                       f"TokenIndex(dfa, vocab={vocab!r})", (TypeError,))

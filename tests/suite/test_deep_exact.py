@@ -210,7 +210,8 @@ KILLS = [
 # beside a float (2026-12-07's whole run: survivors, or not covered)
 SAMPLING_ROWS = test_deep.test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima
 ARRAY_BOUNDS = test_deep.test_deep_schema_array_bounds_read_as_json_schema
-EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS)
+INDEX_REFUSALS = test_deep.test_deep_token_index_refuses_out_of_range_and_wrong_types
+EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS)
 DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn"}
 KILLS += [
     (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_NotEq_Eq.6',
@@ -252,6 +253,43 @@ KILLS += [
     (ARRAY_BOUNDS, 'schema.RemoveStatement.3',
      'raise SchemaUnsupported(_boolean_schema(schema), "")',
      'pass'),
+    # TokenIndex: EOS whose bytes are a step, states and token ids far out of range, wrong types
+    (INDEX_REFUSALS, 'index.ReplaceOrWithAnd.0',
+     'if isinstance(vocab, (str, bytes, bytearray)) or not isinstance(vocab, Sequence):',
+     'if isinstance(vocab, (str, bytes, bytearray)) and not isinstance(vocab, Sequence):'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.0',
+     'raise TypeError(f"TokenIndex: vocab must be a sequence of bytes or None, " / f"not {type(vocab).__name__}")',
+     'pass'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.3',
+     'kept.remove(eos_id)',
+     'pass'),
+    (INDEX_REFUSALS, 'index.AddNot.15',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if not type(state) is int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Is_IsNot.1',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if type(state) is not int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Is_NotEq.0',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if type(state) != int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceOrWithAnd.2',
+     'if isinstance(state, bool) or not isinstance(state, (int, np.integer)):',
+     'if isinstance(state, bool) and not isinstance(state, (int, np.integer)):'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.19',
+     'raise TypeError(f"TokenIndex: state must be an int, not {type(state).__name__}")',
+     'pass'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_IsNot.2',
+     'if not 0 <= state < self.dfa.n_states:',
+     'if not 0 <= state is not self.dfa.n_states:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.3',
+     'if not 0 <= state < self.dfa.n_states:',
+     'if not 0 <= state != self.dfa.n_states:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_IsNot.3',
+     'if not 0 <= token_id < self.vocab_size:',
+     'if not 0 <= token_id is not self.vocab_size:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.4',
+     'if not 0 <= token_id < self.vocab_size:',
+     'if not 0 <= token_id != self.vocab_size:'),
 ]
 
 
