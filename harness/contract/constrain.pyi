@@ -40,6 +40,7 @@ equal):
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
 | `dfa_bad_input_refused` | `DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, `trans` not of shape (n, 256) or ragged, no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and `DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only) |
 | `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
+| `dfa_tables_of_other_dtypes` | `DFA(trans, accept)` given a canonical DFA's tables as other integer types (`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the deep tier only) |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
 | `enum_const_raw_utf8` | enum/const values and property names are written as compact JSON with raw UTF-8 (`ensure_ascii=False`, as the port's `dumps` writes); the spec's literal call `json.dumps(v, separators=(",", ":"))` escapes non-ASCII and DEL as `\uXXXX`: that reading passes every tier but --strict |
 | `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
@@ -104,7 +105,9 @@ class DFA:
     Decision (``dfa_from_tables``): ``DFA(trans, accept)`` given a canonical DFA's
     tables (one state or more) is that DFA. Decision (``dfa_bad_input_refused``, checked
     by the deep tier only): tables that are no DFA's raise ValueError or TypeError, and
-    ``step`` given a state or data of a wrong Python type raises TypeError.
+    ``step`` given a state or data of a wrong Python type raises TypeError. Decision
+    (``dfa_tables_of_other_dtypes``, deep tier only): the same tables as other integer
+    types (``trans`` int64, ``accept`` 0/1 integers) are that DFA, int32 and bool.
     """
 
     n_states: int

@@ -100,6 +100,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima",
     "test_deep_schema_array_bounds_read_as_json_schema",
     "test_deep_token_index_refuses_out_of_range_and_wrong_types",
+    "test_deep_dfa_from_tables_of_other_integer_types",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

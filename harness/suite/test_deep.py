@@ -1173,3 +1173,46 @@ def test_deep_token_index_refuses_out_of_range_and_wrong_types(impl):
     for vocab in NOT_VOCABULARIES:
         _expect_raises("bad_arguments_refused", lambda: impl.TokenIndex(dfa, vocab, eos_id=0),
                        f"TokenIndex(dfa, vocab={vocab!r})", (TypeError,))
+
+
+TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*")
+"""Patterns whose canonical tables ``DFA(trans, accept)`` is given: several states, and one state (where
+an ``accept`` of two dimensions, (1, 1), has a first axis of the state count)."""
+TABLE_PROBES = (b"", b"a", b"ab", b"abba", b"c", b"cat", b"cats", b"car", b"dog", b"dogs", b"ca", b"catss")
+
+
+def test_deep_dfa_from_tables_of_other_integer_types(impl):
+    """The contract's ``DFA`` (``trans`` int32 [S, 256], ``accept`` bool [S]), decision ``dfa_from_tables``:
+    given the derivative oracle's canonical tables of ``TABLE_PATTERNS``, the DFA's ``accept`` is that bool
+    array (dtype bool); decision ``dfa_tables_of_other_dtypes``: the same tables as other integer types
+    (``trans`` int64, ``accept`` 0/1 integers, int64 and uint8) are that DFA too: trans int32 and accept
+    bool, equal to the oracle's, and ``matches`` answers as ``re.fullmatch`` on ``TABLE_PROBES``; decision
+    ``dfa_bad_input_refused``: every table of ``bad_dfa_tables`` one change away from the one-state DFA's
+    is refused. Oracles: the derivative oracle's canonical DFA and Python's ``re``."""
+    for pattern in TABLE_PATTERNS:
+        want_t, want_a = _oracle_tables(pattern)
+        want_t, want_a = want_t.astype(np.int32), want_a.astype(np.bool_)
+        given = impl.DFA(want_t.copy(), want_a.copy())
+        decision("dfa_from_tables", np.asarray(given.accept).dtype == np.bool_,
+                 f"DFA(trans, accept) of {pattern!r}'s canonical tables has accept of dtype "
+                 f"{np.asarray(given.accept).dtype}, not the bool [S] it was given")
+        for trans, accept in ((want_t.astype(np.int64), want_a), (want_t, want_a.astype(np.int64)),
+                              (want_t.astype(np.int64), want_a.astype(np.uint8))):
+            what = f"DFA(trans as {trans.dtype}, accept as {accept.dtype}) of {pattern!r}'s canonical tables"
+            try:
+                dfa = impl.DFA(trans.copy(), accept.copy())
+                got_t, got_a = np.asarray(dfa.trans), np.asarray(dfa.accept)
+                same = (got_t.dtype == np.int32 and got_a.dtype == np.bool_ and np.array_equal(got_t, want_t)
+                        and np.array_equal(got_a, want_a))
+                wrong = [d for d in TABLE_PROBES if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d)
+                                                                             is not None)]
+            except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
+                decision("dfa_tables_of_other_dtypes", False, f"{what} raised {type(exc).__name__}: {first_line(exc)}")
+                continue
+            decision("dfa_tables_of_other_dtypes", same and not wrong,
+                     f"{what}: " + (f"matches differs from re on {wrong[:3]}" if same else
+                                    f"the arrays differ from the oracle's (trans {got_t.dtype}, accept {got_a.dtype})"))
+    trans, accept = _oracle_tables(TABLE_PATTERNS[1])
+    for what, bad_trans, bad_accept in bad_dfa_tables(trans.astype(np.int32), accept.astype(np.bool_)):
+        _expect_raises("dfa_bad_input_refused", lambda: impl.DFA(bad_trans, bad_accept),
+                       f"DFA(trans, accept) given {what} ({TABLE_PATTERNS[1]!r}'s one state)", (ValueError, TypeError))

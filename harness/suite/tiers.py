@@ -168,6 +168,9 @@ for _key, _requires in (
     ("tiny_temperature_ties_drawn", "`sample` at a temperature > 0 so small that `logits / T` overflows draws each "
      "of equal largest logits (softmax(x / T) weighs them equally at every T > 0; the lowest id alone is "
      "greedy's rule at T = 0): only one of them, a NaN or an error departs (checked by the deep tier only)"),
+    ("dfa_tables_of_other_dtypes", "`DFA(trans, accept)` given a canonical DFA's tables as other integer types "
+     "(`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the "
+     "deep tier only)"),
 ):
     register(_key, _requires)
 

@@ -211,8 +211,12 @@ KILLS = [
 SAMPLING_ROWS = test_deep.test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima
 ARRAY_BOUNDS = test_deep.test_deep_schema_array_bounds_read_as_json_schema
 INDEX_REFUSALS = test_deep.test_deep_token_index_refuses_out_of_range_and_wrong_types
-EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS)
-DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn"}
+TABLE_DTYPES = test_deep.test_deep_dfa_from_tables_of_other_integer_types
+EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS, TABLE_DTYPES)
+DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn", "dfa_tables_of_other_dtypes"}
+# dfa._validated_copies: the copies it returns
+DFA_COPIES = ('return np.array(trans, dtype=np.int32, order="C", copy=True), '
+              'np.array(accept, dtype=np.bool_, order="C", copy=True)')
 KILLS += [
     (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_NotEq_Eq.6',
      'if k == 0 or k >= np.count_nonzero(z != -np.inf):',
@@ -290,6 +294,37 @@ KILLS += [
     (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.4',
      'if not 0 <= token_id < self.vocab_size:',
      'if not 0 <= token_id != self.vocab_size:'),
+    # DFA(trans, accept) of int64 tables and 0/1 accept integers, one state's accept of two dimensions
+    (TABLE_DTYPES, 'dfa.NumberReplacer.12',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, ( 1, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.NumberReplacer.15',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 0)).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceAndWithOr.3',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ or accept.size and not np.isin(accept, (0, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceAndWithOr.4',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size or not np.isin(accept, (0, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.SwapArguments.10',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin((0, 1), accept).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceComparisonOperator_NotEq_Lt.3',
+     'if accept.ndim != 1 or accept.shape[0] < 1:',
+     'if accept.ndim < 1 or accept.shape[0] < 1:'),
+    (TABLE_DTYPES, 'dfa.ChangeDtype.4',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=True), '
+     'np.array(accept, dtype=np.uint8, order="C", copy=True)'),
+    (TABLE_DTYPES, 'dfa.ReplaceTrueWithFalse.1',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=False), '
+     'np.array(accept, dtype=np.bool_, order="C", copy=True)'),
+    (TABLE_DTYPES, 'dfa.ReplaceTrueWithFalse.2',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=True), '
+     'np.array(accept, dtype=np.bool_, order="C", copy=False)'),
 ]
 
 
