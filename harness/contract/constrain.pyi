@@ -38,6 +38,7 @@ equal):
 | `bad_arguments_refused` | `SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and repetition_penalty <= 0 or an int past the float range with ValueError, `sample` logits all -inf, holding NaN or +inf, not 1-D or empty with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`, complex logits, `apply_mask` a mask not bool or logits not numbers, `Constraint` an index that is no TokenIndex) with TypeError (checked by the deep tier only) |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
+| `deep_nest_compiled_or_valueerror` | a pattern of 300 groups nested inside one another (Python's `re` compiles it) compiles with Python's meaning or is refused with ValueError (a size bound); a RecursionError or another exception departs (checked by the deep tier only) |
 | `dfa_bad_input_refused` | `DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, `trans` not of shape (n, 256) or ragged, no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and `DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only) |
 | `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
 | `dfa_tables_of_other_dtypes` | `DFA(trans, accept)` given a canonical DFA's tables as other integer types (`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the deep tier only) |
@@ -148,7 +149,9 @@ def regex_to_dfa(pattern: str) -> DFA:
     class, ``{0}`` (``extra_regex_syntax``); TypeError for a pattern that is not a str
     (``bytes_pattern_typeerror``). Decision (graded in no tier): a DFA larger than
     the implementation's documented state cap raises ValueError rather than exhausting
-    memory.
+    memory. Decision (``deep_nest_compiled_or_valueerror``, deep tier only): 300 groups
+    nested inside one another compile with Python's meaning or are refused with
+    ValueError, never with a RecursionError.
     """
 
 

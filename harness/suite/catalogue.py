@@ -101,6 +101,7 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_schema_array_bounds_read_as_json_schema",
     "test_deep_token_index_refuses_out_of_range_and_wrong_types",
     "test_deep_dfa_from_tables_of_other_integer_types",
+    "test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

@@ -1216,3 +1216,49 @@ def test_deep_dfa_from_tables_of_other_integer_types(impl):
     for what, bad_trans, bad_accept in bad_dfa_tables(trans.astype(np.int32), accept.astype(np.bool_)):
         _expect_raises("dfa_bad_input_refused", lambda: impl.DFA(bad_trans, bad_accept),
                        f"DFA(trans, accept) given {what} ({TABLE_PATTERNS[1]!r}'s one state)", (ValueError, TypeError))
+
+
+REVERSED_RANGE_PATTERNS = ("[z-ab]", "a[c-a]|b")
+"""A reversed range beside other class items or branches, which Python's ``re`` refuses as malformed: a
+reader dropping the empty range would compile what is left."""
+ONLY_NON_ASCII_PATTERNS = ("é", "éé")
+"""Patterns of non-ASCII characters only (the spec's subset is bytes patterns: refused)."""
+NESTED_GROUPS = 300
+"""Groups nested inside one another around ``a`` (Python's ``re`` compiles the pattern): compiled with
+Python's meaning or refused with ValueError (a size bound), never with another exception."""
+PATTERNS_OF_WRONG_TYPE = (["a"], ("a",))
+
+
+def test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly(impl):
+    """Section 2.1 ("the subset is Python's own"; non-ASCII refused) and the contract's decisions:
+    ``unsupported_syntax_valueerror``: a reversed range Python's ``re`` refuses (``REVERSED_RANGE_PATTERNS``,
+    asked of ``re`` here) and a pattern of non-ASCII characters only (``ONLY_NON_ASCII_PATTERNS``) raise
+    ValueError; ``deep_nest_compiled_or_valueerror``: ``NESTED_GROUPS`` nested groups compile (matching
+    exactly ``a``, as ``re.fullmatch`` says) or are refused with ValueError, never another exception (two
+    correct readings recurse and fail there: a note in the default tier); ``bytes_pattern_typeerror``: a
+    list or tuple pattern raises TypeError. Oracle: Python's ``re``."""
+    for pattern in REVERSED_RANGE_PATTERNS:
+        if not _python_refuses(pattern):
+            raise RuntimeError(f"harness bug: Python's re accepts {pattern!r}")
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a pattern Python's re refuses as malformed must be refused", pattern=pattern)
+    for pattern in ONLY_NON_ASCII_PATTERNS:
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a non-ASCII pattern must be refused (the subset is bytes patterns)", pattern=pattern)
+    nest = "(" * NESTED_GROUPS + "a" + ")" * NESTED_GROUPS
+    try:
+        dfa = impl.regex_to_dfa(nest)
+    except ValueError:
+        dfa = None
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision("deep_nest_compiled_or_valueerror", False, f"{NESTED_GROUPS} nested groups around 'a' raised "
+                                                            f"{type(exc).__name__}: {first_line(exc)}")
+        dfa = None
+    for text in (b"", b"a", b"aa", b"(a)", b"b") if dfa is not None else ():
+        want = re.fullmatch(nest.encode(), text) is not None
+        if bool(dfa.matches(text)) != want:
+            fail(f"DFA.matches disagrees with re on {NESTED_GROUPS} nested groups", pattern=nest[:12] + "...",
+                 data=text, expected=want, got=bool(dfa.matches(text)))
+    for pattern in PATTERNS_OF_WRONG_TYPE:
+        _expect_raises("bytes_pattern_typeerror", lambda: impl.regex_to_dfa(pattern), f"regex_to_dfa({pattern!r})",
+                       (TypeError,))

@@ -171,6 +171,9 @@ for _key, _requires in (
     ("dfa_tables_of_other_dtypes", "`DFA(trans, accept)` given a canonical DFA's tables as other integer types "
      "(`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the "
      "deep tier only)"),
+    ("deep_nest_compiled_or_valueerror", "a pattern of 300 groups nested inside one another (Python's `re` compiles "
+     "it) compiles with Python's meaning or is refused with ValueError (a size bound); a RecursionError or "
+     "another exception departs (checked by the deep tier only)"),
 ):
     register(_key, _requires)
 

@@ -212,8 +212,9 @@ SAMPLING_ROWS = test_deep.test_deep_sampling_filters_rows_without_inf_and_splits
 ARRAY_BOUNDS = test_deep.test_deep_schema_array_bounds_read_as_json_schema
 INDEX_REFUSALS = test_deep.test_deep_token_index_refuses_out_of_range_and_wrong_types
 TABLE_DTYPES = test_deep.test_deep_dfa_from_tables_of_other_integer_types
-EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS, TABLE_DTYPES)
-DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn", "dfa_tables_of_other_dtypes"}
+PARSER_REFUSALS = test_deep.test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly
+EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS, TABLE_DTYPES, PARSER_REFUSALS)
+DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn", "dfa_tables_of_other_dtypes", "deep_nest_compiled_or_valueerror"}
 # dfa._validated_copies: the copies it returns
 DFA_COPIES = ('return np.array(trans, dtype=np.int32, order="C", copy=True), '
               'np.array(accept, dtype=np.bool_, order="C", copy=True)')
@@ -325,6 +326,23 @@ KILLS += [
      DFA_COPIES,
      'return np.array(trans, dtype=np.int32, order="C", copy=True), '
      'np.array(accept, dtype=np.bool_, order="C", copy=False)'),
+    # the parser: a reversed range beside other items, a pattern of non-ASCII only, a list pattern, 300 nested
+    # groups (the recursion room compile.py makes)
+    (PARSER_REFUSALS, 'parser.ReplaceComparisonOperator_Gt_Lt.3',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) > 0x7F)',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) < 0x7F)'),
+    (PARSER_REFUSALS, 'parser.ReplaceComparisonOperator_Gt_LtE.3',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) > 0x7F)',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) <= 0x7F)'),
+    (PARSER_REFUSALS, 'parser.RemoveStatement.54',
+     'raise p.syntax(f"bad character range {chr(lo)}-{chr(hi)}", lo_pos)',
+     'pass'),
+    (PARSER_REFUSALS, 'parser.RemoveStatement.2',
+     'raise TypeError(f"pattern must be str, not {type(pattern).__name__}")',
+     'pass'),
+    (PARSER_REFUSALS, 'compile.RemoveStatement.0',
+     'sys.setrecursionlimit(max(old, frames))',
+     'pass'),
 ]
 
 
