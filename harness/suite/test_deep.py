@@ -1020,6 +1020,8 @@ TOP_K_DRAWS = 60  # the kept tokens of the second row have p 0.52 and 0.48: miss
 TIED_TINY_TEMPERATURE_ROWS = (([1e9, 1e9, 0.0], [0, 1]), ([-3e9, -1e9, -np.inf, -1e9], [1, 3]))
 TIED_DRAWS = 40  # each tied id has p 1/2: missing one in 40 draws has p < 1e-11
 TINY_T = 1e-300
+ARRAYS_FOR_NUMBERS = (dict(temperature=np.array(0.5)), dict(top_p=np.array(0.5)))
+"""0-d arrays where a field is a number: ``float()`` reads them, but they are arrays (TypeError)."""
 
 
 def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
@@ -1028,7 +1030,8 @@ def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
     ``tiny_temperature_ties_drawn``: at a temperature so small that ``logits / T`` overflows, equal
     largest logits are each drawn (``TIED_TINY_TEMPERATURE_ROWS``: softmax(x / T) gives them equal
     probability at every T > 0), never only the lowest id. Decision ``bad_arguments_refused``: a history
-    holding a valid id 0 beside a float is refused with TypeError (the float is no id; 0 is in range).
+    holding a valid id 0 beside a float is refused with TypeError (the float is no id; 0 is in range), and
+    a ``SamplingParams`` field that is a 0-d array (``ARRAYS_FOR_NUMBERS``) too.
     Oracle: the kept sets and tied ids computed here from the rows (numpy's argsort), seeded draws."""
     from harness.sandbox import repeat_call
     from harness.suite.inputs import HAND_EOS, HAND_VOCAB
@@ -1055,6 +1058,9 @@ def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
             continue
         decision("tiny_temperature_ties_drawn", sorted(drawn) == tied,
                  f"{case} drew {sorted(drawn)} in {TIED_DRAWS} draws, expected each of the tied largest {tied}")
+    for params in ARRAYS_FOR_NUMBERS:
+        _expect_raises("bad_arguments_refused", lambda: impl.SamplingParams(**params),
+                       f"SamplingParams(**{params}) (a 0-d array is no number)", (TypeError,))
     index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, eos_id=HAND_EOS)
     penalty = impl.SamplingParams(repetition_penalty=1.5)
     for history in ([0, 0.5], [0, 4, 2.0]):

@@ -239,6 +239,9 @@ KILLS += [
      'if not 0 is not value < size:'),
     (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_LtE_NotEq.1', 'if not 0 <= value < size:',
      'if not 0 != value < size:'),
+    (SAMPLING_ROWS, 'sampling.RemoveStatement.0',
+     'raise TypeError(f"SamplingParams.{name} must be a number, not {type(value).__name__}")',
+     'pass'),
     # an array's minItems and maxItems (maxItems 0 and 1, minItems past 1), the boolean schema true
     (ARRAY_BOUNDS, 'schema.NumberReplacer.48',
      'if hi == 0:',
