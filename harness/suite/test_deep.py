@@ -52,6 +52,14 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``vocab_bytes_tokenizers``, ``vocab_bytes_tiktoken``: the readers' paths for those tokens).
 - a ``Constraint`` over a byte-level vocabulary, whose EOS is an id past the 256 single bytes, ends at
   EOS as the lifecycle test's does on the hand vocabulary (ids compared by value, not identity).
+- the spec's survivors of the whole run outside ``vocab.py``: ``top_k`` on a row with no ``-inf``, equal
+  largest logits at a temperature so small that ``logits / T`` overflows (decision
+  ``tiny_temperature_ties_drawn``), a history of 0 beside a float and a 0-d array for a number; an
+  array's ``minItems``/``maxItems`` (every document of a finite bound enumerated from the candidate's DFA,
+  against ``jsonschema``) and the boolean schema ``true``; ``TokenIndex`` with an EOS whose bytes are a
+  step, states and token ids far out of range, wrong types; ``DFA(trans, accept)`` of other integer
+  types (decision ``dfa_tables_of_other_dtypes``); a reversed range beside other class items, a pattern
+  of non-ASCII only, a list pattern, 300 nested groups (decision ``deep_nest_compiled_or_valueerror``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
