@@ -298,7 +298,8 @@ KILLS += [
     (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.4',
      'if not 0 <= token_id < self.vocab_size:',
      'if not 0 <= token_id != self.vocab_size:'),
-    # DFA(trans, accept) of int64 tables and 0/1 accept integers, one state's accept of two dimensions
+    # DFA(trans, accept) of int64 tables and 0/1 accept integers, one state's accept of two dimensions (the two
+    # copy=False: killed as numpy >= 2 raises where a copy is needed; numpy 1 copied silently)
     (TABLE_DTYPES, 'dfa.NumberReplacer.12',
      'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
      'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, ( 1, 1)).all():'),
