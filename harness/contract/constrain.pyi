@@ -38,8 +38,10 @@ equal):
 | `bad_arguments_refused` | `SamplingParams` refuses temperature < 0, top_k < 0, top_p outside (0, 1] and repetition_penalty <= 0 or an int past the float range with ValueError, `sample` logits all -inf, holding NaN or +inf, not 1-D or empty with ValueError, `TokenIndex` an eos_id out of range or a vocabulary entry neither bytes nor None with ValueError; a wrong Python type (a field, p, c, rng, a history id, dfa, vocab, eos_id, a state, a tokenizer for `vocab_bytes`, complex logits, `apply_mask` a mask not bool or logits not numbers, `Constraint` an index that is no TokenIndex) with TypeError (checked by the deep tier only) |
 | `byte_map_functions` | `bytes_to_unicode()` / `unicode_to_bytes()` are exported and are GPT-2's byte map |
 | `bytes_pattern_typeerror` | `regex_to_dfa` raises TypeError for a pattern that is not a str |
+| `deep_nest_compiled_or_valueerror` | a pattern of 300 groups nested inside one another (Python's `re` compiles it) compiles with Python's meaning or is refused with ValueError (a size bound); a RecursionError or another exception departs (checked by the deep tier only) |
 | `dfa_bad_input_refused` | `DFA(trans, accept)` refuses tables that are no DFA's (a target outside DEAD..n-1, `trans` not of shape (n, 256) or ragged, no state, `accept` not 1-D of 0/1) with ValueError or TypeError, and `DFA.step` a state or data of a wrong Python type with TypeError (checked by the deep tier only) |
 | `dfa_from_tables` | `DFA(trans, accept)` given a canonical DFA's tables (one state or more) is that DFA |
+| `dfa_tables_of_other_dtypes` | `DFA(trans, accept)` given a canonical DFA's tables as other integer types (`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the deep tier only) |
 | `empty_enum_refused` | an empty `enum` raises ValueError |
 | `enum_const_raw_utf8` | enum/const values and property names are written as compact JSON with raw UTF-8 (`ensure_ascii=False`, as the port's `dumps` writes); the spec's literal call `json.dumps(v, separators=(",", ":"))` escapes non-ASCII and DEL as `\uXXXX`: that reading passes every tier but --strict |
 | `eos_keeps_state` | `Constraint.state` is unchanged by EOS |
@@ -63,6 +65,7 @@ equal):
 | `step_from_dead` | `DFA.step(DEAD, data)` returns DEAD |
 | `step_out_of_range_valueerror` | `DFA.step` raises ValueError for a state neither DEAD nor in range(n_states) |
 | `tiny_temperature_is_greedy` | `sample` at a temperature > 0 so small that `logits / T` overflows (1e-300 beside logits of 1e9, a subnormal 5e-324) draws the largest logit, as the greedy limit T -> 0 does, with the logprob of the logits before temperature; a NaN, an error or another token departs (checked by the deep tier only) |
+| `tiny_temperature_ties_drawn` | `sample` at a temperature > 0 so small that `logits / T` overflows draws each of equal largest logits (softmax(x / T) weighs them equally at every T > 0; the lowest id alone is greedy's rule at T = 0): only one of them, a NaN or an error departs (checked by the deep tier only) |
 | `tools_json_byte_form` | `message_json` and `delta_json` write the reference's byte form: its key order, `tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers) |
 | `tools_render_arguments_verbatim` | `render_messages` writes an assistant's tool-call arguments back as the client sent them (re-serializing them as compact JSON, key order kept, is a note) |
 | `tools_render_refuses_bad_messages` | `render_messages` refuses a malformed conversation (messages not an array, an unknown role, a content that is a number, tool-call arguments that are not a JSON object) with the OpenAI error shape and the reference's status |
@@ -103,7 +106,9 @@ class DFA:
     Decision (``dfa_from_tables``): ``DFA(trans, accept)`` given a canonical DFA's
     tables (one state or more) is that DFA. Decision (``dfa_bad_input_refused``, checked
     by the deep tier only): tables that are no DFA's raise ValueError or TypeError, and
-    ``step`` given a state or data of a wrong Python type raises TypeError.
+    ``step`` given a state or data of a wrong Python type raises TypeError. Decision
+    (``dfa_tables_of_other_dtypes``, deep tier only): the same tables as other integer
+    types (``trans`` int64, ``accept`` 0/1 integers) are that DFA, int32 and bool.
     """
 
     n_states: int
@@ -144,7 +149,9 @@ def regex_to_dfa(pattern: str) -> DFA:
     class, ``{0}`` (``extra_regex_syntax``); TypeError for a pattern that is not a str
     (``bytes_pattern_typeerror``). Decision (graded in no tier): a DFA larger than
     the implementation's documented state cap raises ValueError rather than exhausting
-    memory.
+    memory. Decision (``deep_nest_compiled_or_valueerror``, deep tier only): 300 groups
+    nested inside one another compile with Python's meaning or are refused with
+    ValueError, never with a RecursionError.
     """
 
 
@@ -286,7 +293,11 @@ def sample(logits: npt.ArrayLike, p: SamplingParams, history: Sequence[int],
     small that ``logits / T`` overflows (1e-300 beside logits of 1e9, a subnormal
     5e-324), the draw is the largest logit, as the limit T -> 0 (greedy) and
     softmax(logits / T) itself say; the spec names no such temperature, and a sampler
-    that divides first may fail there (a note in the default tier)."""
+    that divides first may fail there (a note in the default tier).
+
+    Decision (``tiny_temperature_ties_drawn``, deep tier only): at such a
+    temperature, equal largest logits are each drawn (softmax(logits / T) weighs them
+    equally at every T > 0); the lowest id alone is greedy's rule at T = 0 only."""
 
 
 def apply_mask(logits: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -96,6 +96,12 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_sampling_params_defaults_are_the_contracts",
     "test_deep_vocab_bytes_reads_every_token_of_a_tokenizer",
     "test_deep_constraint_ends_at_an_eos_past_the_single_bytes",
+    # issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r)
+    "test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima",
+    "test_deep_schema_array_bounds_read_as_json_schema",
+    "test_deep_token_index_refuses_out_of_range_and_wrong_types",
+    "test_deep_dfa_from_tables_of_other_integer_types",
+    "test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

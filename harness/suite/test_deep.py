@@ -52,6 +52,14 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``vocab_bytes_tokenizers``, ``vocab_bytes_tiktoken``: the readers' paths for those tokens).
 - a ``Constraint`` over a byte-level vocabulary, whose EOS is an id past the 256 single bytes, ends at
   EOS as the lifecycle test's does on the hand vocabulary (ids compared by value, not identity).
+- the spec's survivors of the whole run outside ``vocab.py``: ``top_k`` on a row with no ``-inf``, equal
+  largest logits at a temperature so small that ``logits / T`` overflows (decision
+  ``tiny_temperature_ties_drawn``), a history of 0 beside a float and a 0-d array for a number; an
+  array's ``minItems``/``maxItems`` (every document of a finite bound enumerated from the candidate's DFA,
+  against ``jsonschema``) and the boolean schema ``true``; ``TokenIndex`` with an EOS whose bytes are a
+  step, states and token ids far out of range, wrong types; ``DFA(trans, accept)`` of other integer
+  types (decision ``dfa_tables_of_other_dtypes``); a reversed range beside other class items, a pattern
+  of non-ASCII only, a list pattern, 300 nested groups (decision ``deep_nest_compiled_or_valueerror``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -1007,3 +1015,264 @@ def test_deep_constraint_ends_at_an_eos_past_the_single_bytes(impl):
     for token in (len(BYTE_LEVEL_TOKENS) - 1, ord("s"), BYTE_LEVEL_TOKENS.index(b"ts")):
         expect_refusal(lambda token=token: c.advance(token), "nothing may follow EOS",
                        valueerror="advance_refusal_valueerror", token=token)
+
+
+# --- issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r) ---
+
+# (logits, top_k): rows with no -inf, where top_k alone removes tokens (the catalogue's rows are masked,
+# so a filter that counted the -inf entries instead of the finite ones kept every token there unseen)
+TOP_K_FINITE_ROWS = (([3.0, 2.9, 2.8, 2.7, 2.6], 1), ([0.0, 1.0, 0.5, 0.9], 2))
+TOP_K_DRAWS = 60  # the kept tokens of the second row have p 0.52 and 0.48: missing one in 60 draws has p < 1e-17
+# (logits, the tied largest ids): a temperature so small that ``logits / T`` overflows, beside equal
+# largest logits, which softmax(x / T) weighs equally at every T > 0 (greedy's lowest id is T = 0's rule only)
+TIED_TINY_TEMPERATURE_ROWS = (([1e9, 1e9, 0.0], [0, 1]), ([-3e9, -1e9, -np.inf, -1e9], [1, 3]))
+TIED_DRAWS = 40  # each tied id has p 1/2: missing one in 40 draws has p < 1e-11
+TINY_T = 1e-300
+ARRAYS_FOR_NUMBERS = (dict(temperature=np.array(0.5)), dict(top_p=np.array(0.5)))
+"""0-d arrays where a field is a number: ``float()`` reads them, but they are arrays (TypeError)."""
+
+
+def test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima(impl):
+    """Section 2.4 on L8.1's sampler: ``top_k`` keeps the k largest logits of a row that holds no
+    ``-inf`` (``TOP_K_FINITE_ROWS``): the draws come from exactly those k. Decision
+    ``tiny_temperature_ties_drawn``: at a temperature so small that ``logits / T`` overflows, equal
+    largest logits are each drawn (``TIED_TINY_TEMPERATURE_ROWS``: softmax(x / T) gives them equal
+    probability at every T > 0), never only the lowest id. Decision ``bad_arguments_refused``: a history
+    holding a valid id 0 beside a float is refused with TypeError (the float is no id; 0 is in range), and
+    a ``SamplingParams`` field that is a 0-d array (``ARRAYS_FOR_NUMBERS``) too.
+    Oracle: the kept sets and tied ids computed here from the rows (numpy's argsort), seeded draws."""
+    from harness.sandbox import repeat_call
+    from harness.suite.inputs import HAND_EOS, HAND_VOCAB
+    from harness.suite.seeding import seeded_rng
+
+    for values, k in TOP_K_FINITE_ROWS:
+        logits = np.array(values)
+        want = sorted(int(i) for i in np.argsort(-logits, kind="stable")[:k])
+        params = impl.SamplingParams(temperature=1.0, top_k=k)
+        drawn = {int(t) for t, _ in repeat_call(impl.sample, TOP_K_DRAWS, logits, params, [], seeded_rng(5201))}
+        if sorted(drawn) != want:
+            fail("top_k must keep exactly the k largest logits of a row with no -inf", logits=values, top_k=k,
+                 expected=want, got=sorted(drawn))
+    params = impl.SamplingParams(temperature=TINY_T)
+    for values, tied in TIED_TINY_TEMPERATURE_ROWS:
+        case = f"sample({values}, temperature={TINY_T})"
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                drawn = {int(t) for t, _ in repeat_call(impl.sample, TIED_DRAWS, np.array(values), params, [],
+                                                        seeded_rng(5202))}
+        except Exception as exc:  # noqa: BLE001 - any error departs from the decision
+            decision("tiny_temperature_ties_drawn", False, f"{case} raised {type(exc).__name__}: {first_line(exc)}")
+            continue
+        decision("tiny_temperature_ties_drawn", sorted(drawn) == tied,
+                 f"{case} drew {sorted(drawn)} in {TIED_DRAWS} draws, expected each of the tied largest {tied}")
+    for params in ARRAYS_FOR_NUMBERS:
+        _expect_raises("bad_arguments_refused", lambda: impl.SamplingParams(**params),
+                       f"SamplingParams(**{params}) (a 0-d array is no number)", (TypeError,))
+    index = impl.TokenIndex(impl.regex_to_dfa(HAND_PATTERN), HAND_VOCAB, eos_id=HAND_EOS)
+    penalty = impl.SamplingParams(repetition_penalty=1.5)
+    for history in ([0, 0.5], [0, 4, 2.0]):
+        _expect_raises("bad_arguments_refused",
+                       lambda: impl.constrained_sample(np.zeros(len(HAND_VOCAB)), make_constraint(impl, index),
+                                                       penalty, history, seeded_rng(0)),
+                       f"constrained_sample under a repetition penalty, history={history!r}", (TypeError,))
+
+
+# (minItems, maxItems) of an array of booleans: finite languages (every document enumerable), maxItems 0
+# and 1 among them, and minItems past 1 with no maxItems (checked on arrays of 0 to 6 items)
+FINITE_ARRAY_BOUNDS = ((0, 0), (0, 1), (1, 1), (0, 2), (2, 2), (1, 3), (3, 4))
+OPEN_ARRAY_MIN_ITEMS = (2, 3, 4)
+ENUMERATED_DOCUMENTS = 200  # at most: (3, 4) has 24 documents; a language past this many is not the oracle's
+
+
+def test_deep_schema_array_bounds_read_as_json_schema(impl):
+    """Section 2.5's array (``\\[ item (, item){a-1,b-1} \\]``, all of it optional when a = 0) as JSON
+    Schema reads minItems and maxItems: for each of ``FINITE_ARRAY_BOUNDS`` over boolean items the regex's
+    language (every string the candidate's DFA of it accepts, enumerated) is exactly the compact arrays
+    of booleans ``jsonschema`` calls valid, maxItems 0 (``[]`` only) and 1 among them; for each of
+    ``OPEN_ARRAY_MIN_ITEMS`` an array of 0 to 6 items matches iff it has at least minItems. Decision
+    ``malformed_schema_valueerror``: the boolean schema ``true`` (any JSON value: no regular language) is
+    refused with ValueError. Oracles: ``jsonschema`` and ``json`` (compact arrays written here)."""
+    import itertools
+
+    import jsonschema
+
+    for lo, hi in FINITE_ARRAY_BOUNDS:
+        schema = {"type": "array", "items": {"type": "boolean"}, "minItems": lo, "maxItems": hi}
+        validator = jsonschema.Draft202012Validator(schema)
+        want = {_compact(list(items)).encode() for n in range(hi + 2)
+                for items in itertools.product((True, False), repeat=n) if validator.is_valid(list(items))}
+        dfa = impl.regex_to_dfa(impl.json_schema_to_regex(schema))
+        got = _enumerated_language(np.asarray(dfa.trans), np.asarray(dfa.accept), ENUMERATED_DOCUMENTS)
+        if got != want:
+            fail("an array's bounds read otherwise than JSON Schema reads them", schema=schema,
+                 missing=sorted(want - got)[:4], extra=sorted(got - want)[:4])
+    for lo in OPEN_ARRAY_MIN_ITEMS:
+        schema = {"type": "array", "items": {"type": "boolean"}, "minItems": lo}
+        dfa = impl.regex_to_dfa(impl.json_schema_to_regex(schema))
+        for n in range(7):
+            document = _compact([True] * n)
+            if bool(dfa.matches(document.encode())) != (n >= lo):
+                fail("an array's minItems read otherwise than JSON Schema reads it", schema=schema,
+                     document=document, expected=n >= lo, got=not n >= lo)
+    _expect_raises("malformed_schema_valueerror", lambda: impl.json_schema_to_regex(True),
+                   "json_schema_to_regex(True) (the boolean schema of any JSON value: no regular language)",
+                   (ValueError,))
+
+
+def _enumerated_language(trans: np.ndarray, accept: np.ndarray, limit: int) -> set[bytes]:
+    """The strings the DFA (``trans`` [n, 256], ``accept`` [n], start 0, DEAD -1) accepts, found depth
+    first, stopping once more than ``limit`` are found or a path is 4 x ``limit`` bytes long (so a
+    language past ``limit`` strings comes back with ``limit + 1`` and never equals a smaller one)."""
+    found: set[bytes] = set()
+    stack = [(0, b"")]
+    while stack and len(found) <= limit:
+        state, text = stack.pop()
+        if bool(accept[state]):
+            found.add(text)
+        if len(text) < 4 * limit:
+            stack.extend((int(t), text + bytes([b])) for b, t in enumerate(trans[state]) if t >= 0)
+    return found
+
+
+EOS_WITH_BYTES_PATTERN, EOS_WITH_BYTES_VOCAB = "ab", [b"a", b"b", b"ab", b"</s>"]
+"""A vocabulary whose EOS (id 1, then id 2) has bytes that are also a live step of the pattern: EOS is
+still m_s[eos] = (s in F), never a step over its bytes."""
+INDEX_STATES_OUT_OF_RANGE = (3, 4, 10, 1000, -2)  # "ab" has 3 states
+INDEX_TOKENS_OUT_OF_RANGE = (4, 5, 13, 1000, -3)  # EOS_WITH_BYTES_VOCAB has 4 ids
+WRONG_INDEX_STATES = (1.0, True, "1")
+NOT_VOCABULARIES = ("ab", b"ab")
+"""A str and bytes are sequences, but of characters and ints: no vocabulary (TypeError, not ValueError)."""
+
+
+def test_deep_token_index_refuses_out_of_range_and_wrong_types(impl):
+    """Section 2.3 (``m_s[eos] = (s in F)``) and the contract's decisions on ``TokenIndex``: with an EOS
+    whose bytes are a live step (``EOS_WITH_BYTES_VOCAB``), ``mask(s)[eos]`` is s in F and, decision
+    ``eos_next_state``, ``next_state(s, eos)`` is s when s accepts, else DEAD; decisions
+    ``mask_out_of_range_valueerror`` and ``next_state_out_of_range_valueerror``: a state
+    (``INDEX_STATES_OUT_OF_RANGE``) or token id (``INDEX_TOKENS_OUT_OF_RANGE``) out of range, however far
+    out, raises ValueError; decision ``bad_arguments_refused``: a state that is no int
+    (``WRONG_INDEX_STATES``, asked after the int states are cached) and a vocabulary that is a str or
+    bytes raise TypeError. Oracle: the derivative oracle's canonical DFA of ``ab``."""
+    want_t, want_a = _oracle_tables(EOS_WITH_BYTES_PATTERN)
+    dfa = impl.regex_to_dfa(EOS_WITH_BYTES_PATTERN)
+    for eos in (1, 2):
+        index = impl.TokenIndex(dfa, EOS_WITH_BYTES_VOCAB, eos_id=eos)
+        for state in range(want_t.shape[0]):
+            accepting = bool(want_a[state])
+            got = bool(np.asarray(index.mask(state))[eos])
+            if got != accepting:
+                fail("m_s[eos] must be s in F, whatever EOS's bytes", pattern=EOS_WITH_BYTES_PATTERN,
+                     vocab=EOS_WITH_BYTES_VOCAB, eos=eos, state=state, expected=accepting, got=got)
+            after = int(index.next_state(state, eos))
+            decision("eos_next_state", after == (state if accepting else DEAD),
+                     f"next_state({state}, eos={eos}) gave {after} on {EOS_WITH_BYTES_PATTERN!r} with "
+                     f"vocab {EOS_WITH_BYTES_VOCAB} (EOS's bytes are a step), expected "
+                     f"{state if accepting else DEAD}")
+    index = impl.TokenIndex(dfa, EOS_WITH_BYTES_VOCAB, eos_id=3)
+    for state in INDEX_STATES_OUT_OF_RANGE:
+        expect_valueerror("mask_out_of_range_valueerror", lambda: index.mask(state),
+                          f"TokenIndex.mask({state}) on {EOS_WITH_BYTES_PATTERN!r}'s 3 states")
+        expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(state, 0),
+                          f"TokenIndex.next_state({state}, 0) on {EOS_WITH_BYTES_PATTERN!r}'s 3 states")
+    for token in INDEX_TOKENS_OUT_OF_RANGE:
+        expect_valueerror("next_state_out_of_range_valueerror", lambda: index.next_state(0, token),
+                          f"TokenIndex.next_state(0, {token}) over 4 ids")
+    for state in range(want_t.shape[0]):
+        index.mask(state)
+    for state in WRONG_INDEX_STATES:
+        _expect_raises("bad_arguments_refused", lambda: index.mask(state), f"TokenIndex.mask({state!r})", (TypeError,))
+        _expect_raises("bad_arguments_refused", lambda: index.next_state(state, 0),
+                       f"TokenIndex.next_state({state!r}, 0)", (TypeError,))
+    for vocab in NOT_VOCABULARIES:
+        _expect_raises("bad_arguments_refused", lambda: impl.TokenIndex(dfa, vocab, eos_id=0),
+                       f"TokenIndex(dfa, vocab={vocab!r})", (TypeError,))
+
+
+TABLE_PATTERNS = ("(cat|car|dog)s?", "[ab]*")
+"""Patterns whose canonical tables ``DFA(trans, accept)`` is given: several states, and one state (where
+an ``accept`` of two dimensions, (1, 1), has a first axis of the state count)."""
+TABLE_PROBES = (b"", b"a", b"ab", b"abba", b"c", b"cat", b"cats", b"car", b"dog", b"dogs", b"ca", b"catss")
+
+
+def test_deep_dfa_from_tables_of_other_integer_types(impl):
+    """The contract's ``DFA`` (``trans`` int32 [S, 256], ``accept`` bool [S]), decision ``dfa_from_tables``:
+    given the derivative oracle's canonical tables of ``TABLE_PATTERNS``, the DFA's ``accept`` is that bool
+    array (dtype bool); decision ``dfa_tables_of_other_dtypes``: the same tables as other integer types
+    (``trans`` int64, ``accept`` 0/1 integers, int64 and uint8) are that DFA too: trans int32 and accept
+    bool, equal to the oracle's, and ``matches`` answers as ``re.fullmatch`` on ``TABLE_PROBES``; decision
+    ``dfa_bad_input_refused``: every table of ``bad_dfa_tables`` one change away from the one-state DFA's
+    is refused. Oracles: the derivative oracle's canonical DFA and Python's ``re``."""
+    for pattern in TABLE_PATTERNS:
+        want_t, want_a = _oracle_tables(pattern)
+        want_t, want_a = want_t.astype(np.int32), want_a.astype(np.bool_)
+        given = impl.DFA(want_t.copy(), want_a.copy())
+        decision("dfa_from_tables", np.asarray(given.accept).dtype == np.bool_,
+                 f"DFA(trans, accept) of {pattern!r}'s canonical tables has accept of dtype "
+                 f"{np.asarray(given.accept).dtype}, not the bool [S] it was given")
+        for trans, accept in ((want_t.astype(np.int64), want_a), (want_t, want_a.astype(np.int64)),
+                              (want_t.astype(np.int64), want_a.astype(np.uint8))):
+            what = f"DFA(trans as {trans.dtype}, accept as {accept.dtype}) of {pattern!r}'s canonical tables"
+            try:
+                dfa = impl.DFA(trans.copy(), accept.copy())
+                got_t, got_a = np.asarray(dfa.trans), np.asarray(dfa.accept)
+                same = (got_t.dtype == np.int32 and got_a.dtype == np.bool_ and np.array_equal(got_t, want_t)
+                        and np.array_equal(got_a, want_a))
+                wrong = [d for d in TABLE_PROBES if bool(dfa.matches(d)) != (re.fullmatch(pattern.encode(), d)
+                                                                             is not None)]
+            except Exception as exc:  # noqa: BLE001 - refusing valid tables (any class) is the departure
+                decision("dfa_tables_of_other_dtypes", False, f"{what} raised {type(exc).__name__}: {first_line(exc)}")
+                continue
+            decision("dfa_tables_of_other_dtypes", same and not wrong,
+                     f"{what}: " + (f"matches differs from re on {wrong[:3]}" if same else
+                                    f"the arrays differ from the oracle's (trans {got_t.dtype}, accept {got_a.dtype})"))
+    trans, accept = _oracle_tables(TABLE_PATTERNS[1])
+    for what, bad_trans, bad_accept in bad_dfa_tables(trans.astype(np.int32), accept.astype(np.bool_)):
+        _expect_raises("dfa_bad_input_refused", lambda: impl.DFA(bad_trans, bad_accept),
+                       f"DFA(trans, accept) given {what} ({TABLE_PATTERNS[1]!r}'s one state)", (ValueError, TypeError))
+
+
+REVERSED_RANGE_PATTERNS = ("[z-ab]", "a[c-a]|b")
+"""A reversed range beside other class items or branches, which Python's ``re`` refuses as malformed: a
+reader dropping the empty range would compile what is left."""
+ONLY_NON_ASCII_PATTERNS = ("é", "éé")
+"""Patterns of non-ASCII characters only (the spec's subset is bytes patterns: refused)."""
+NESTED_GROUPS = 300
+"""Groups nested inside one another around ``a`` (Python's ``re`` compiles the pattern): compiled with
+Python's meaning or refused with ValueError (a size bound), never with another exception."""
+PATTERNS_OF_WRONG_TYPE = (["a"], ("a",))
+
+
+def test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly(impl):
+    """Section 2.1 ("the subset is Python's own"; non-ASCII refused) and the contract's decisions:
+    ``unsupported_syntax_valueerror``: a reversed range Python's ``re`` refuses (``REVERSED_RANGE_PATTERNS``,
+    asked of ``re`` here) and a pattern of non-ASCII characters only (``ONLY_NON_ASCII_PATTERNS``) raise
+    ValueError; ``deep_nest_compiled_or_valueerror``: ``NESTED_GROUPS`` nested groups compile (matching
+    exactly ``a``, as ``re.fullmatch`` says) or are refused with ValueError, never another exception (two
+    correct readings recurse and fail there: a note in the default tier); ``bytes_pattern_typeerror``: a
+    list or tuple pattern raises TypeError. Oracle: Python's ``re``."""
+    for pattern in REVERSED_RANGE_PATTERNS:
+        if not _python_refuses(pattern):
+            raise RuntimeError(f"harness bug: Python's re accepts {pattern!r}")
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a pattern Python's re refuses as malformed must be refused", pattern=pattern)
+    for pattern in ONLY_NON_ASCII_PATTERNS:
+        expect_valueerror("unsupported_syntax_valueerror", lambda: impl.regex_to_dfa(pattern),
+                          "a non-ASCII pattern must be refused (the subset is bytes patterns)", pattern=pattern)
+    nest = "(" * NESTED_GROUPS + "a" + ")" * NESTED_GROUPS
+    try:
+        dfa = impl.regex_to_dfa(nest)
+    except ValueError:
+        dfa = None
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision("deep_nest_compiled_or_valueerror", False, f"{NESTED_GROUPS} nested groups around 'a' raised "
+                                                            f"{type(exc).__name__}: {first_line(exc)}")
+        dfa = None
+    for text in (b"", b"a", b"aa", b"(a)", b"b") if dfa is not None else ():
+        want = re.fullmatch(nest.encode(), text) is not None
+        if bool(dfa.matches(text)) != want:
+            fail(f"DFA.matches disagrees with re on {NESTED_GROUPS} nested groups", pattern=nest[:12] + "...",
+                 data=text, expected=want, got=bool(dfa.matches(text)))
+    for pattern in PATTERNS_OF_WRONG_TYPE:
+        _expect_raises("bytes_pattern_typeerror", lambda: impl.regex_to_dfa(pattern), f"regex_to_dfa({pattern!r})",
+                       (TypeError,))

@@ -164,6 +164,16 @@ for _key, _requires in (
      "client sent them (re-serializing them as compact JSON, key order kept, is a note)"),
     ("tools_json_byte_form", "`message_json` and `delta_json` write the reference's byte form: its key order, "
      "`tool_calls` omitted when empty (the shape itself is the spec's and fails in both tiers)"),
+    # issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r)
+    ("tiny_temperature_ties_drawn", "`sample` at a temperature > 0 so small that `logits / T` overflows draws each "
+     "of equal largest logits (softmax(x / T) weighs them equally at every T > 0; the lowest id alone is "
+     "greedy's rule at T = 0): only one of them, a NaN or an error departs (checked by the deep tier only)"),
+    ("dfa_tables_of_other_dtypes", "`DFA(trans, accept)` given a canonical DFA's tables as other integer types "
+     "(`trans` int64, `accept` 0/1 integers) is that DFA, with `trans` int32 and `accept` bool (checked by the "
+     "deep tier only)"),
+    ("deep_nest_compiled_or_valueerror", "a pattern of 300 groups nested inside one another (Python's `re` compiles "
+     "it) compiles with Python's meaning or is refused with ValueError (a size bound); a RecursionError or "
+     "another exception departs (checked by the deep tier only)"),
 ):
     register(_key, _requires)
 

@@ -205,6 +205,150 @@ KILLS = [
      "u = rng.random() * cumulative[~1]"),
 ]
 
+# issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r): the sampler's top_k on a row
+# with no -inf, equal largest logits at a temperature so small that logits / T overflows, a history of 0
+# beside a float (2026-12-07's whole run: survivors, or not covered)
+SAMPLING_ROWS = test_deep.test_deep_sampling_filters_rows_without_inf_and_splits_tied_maxima
+ARRAY_BOUNDS = test_deep.test_deep_schema_array_bounds_read_as_json_schema
+INDEX_REFUSALS = test_deep.test_deep_token_index_refuses_out_of_range_and_wrong_types
+TABLE_DTYPES = test_deep.test_deep_dfa_from_tables_of_other_integer_types
+PARSER_REFUSALS = test_deep.test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly
+EXACT += (SAMPLING_ROWS, ARRAY_BOUNDS, INDEX_REFUSALS, TABLE_DTYPES, PARSER_REFUSALS)
+DEEP_ONLY_DECISIONS |= {"tiny_temperature_ties_drawn", "dfa_tables_of_other_dtypes", "deep_nest_compiled_or_valueerror"}
+# dfa._validated_copies: the copies it returns
+DFA_COPIES = ('return np.array(trans, dtype=np.int32, order="C", copy=True), '
+              'np.array(accept, dtype=np.bool_, order="C", copy=True)')
+KILLS += [
+    (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_NotEq_Eq.6',
+     'if k == 0 or k >= np.count_nonzero(z != -np.inf):',
+     'if k == 0 or k >= np.count_nonzero(z == -np.inf):'),
+    (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_NotEq_LtE.6',
+     'if k == 0 or k >= np.count_nonzero(z != -np.inf):',
+     'if k == 0 or k >= np.count_nonzero(z <= -np.inf):'),
+    (SAMPLING_ROWS, 'sampling.ReplaceBinaryOperator_Div_FloorDiv.2', 'z = (x - x.max()) / p.temperature',
+     'z = (x - x.max()) // p.temperature'),
+    (SAMPLING_ROWS, 'sampling.ReplaceBinaryOperator_Div_Pow.2', 'z = (x - x.max()) / p.temperature',
+     'z = (x - x.max()) ** p.temperature'),
+    (SAMPLING_ROWS, 'sampling.ReplaceBinaryOperator_Sub_Add.5', 'z = (x - x.max()) / p.temperature',
+     'z = (x + x.max()) / p.temperature'),
+    (SAMPLING_ROWS, 'sampling.ReplaceBinaryOperator_Sub_Div.5', 'z = (x - x.max()) / p.temperature',
+     'z = (x / x.max()) / p.temperature'),
+    (SAMPLING_ROWS, 'sampling.ReplaceBinaryOperator_Sub_Mul.5', 'z = (x - x.max()) / p.temperature',
+     'z = (x * x.max()) / p.temperature'),
+    (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_LtE_IsNot.0', 'if not 0 <= value < size:',
+     'if not 0 is not value < size:'),
+    (SAMPLING_ROWS, 'sampling.ReplaceComparisonOperator_LtE_NotEq.1', 'if not 0 <= value < size:',
+     'if not 0 != value < size:'),
+    (SAMPLING_ROWS, 'sampling.RemoveStatement.0',
+     'raise TypeError(f"SamplingParams.{name} must be a number, not {type(value).__name__}")',
+     'pass'),
+    # an array's minItems and maxItems (maxItems 0 and 1, minItems past 1), the boolean schema true
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.48',
+     'if hi == 0:',
+     'if hi == 1:'),
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.49',
+     'if hi == 0:',
+     'if hi == -1:'),
+    (ARRAY_BOUNDS, 'schema.NumberReplacer.50',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo - 2, 0)'),
+    (ARRAY_BOUNDS, 'schema.ReplaceBinaryOperator_Sub_Mod.5',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo % 1, 0)'),
+    (ARRAY_BOUNDS, 'schema.ReplaceBinaryOperator_Sub_RShift.5',
+     'more_lo = max(lo - 1, 0)',
+     'more_lo = max(lo >> 1, 0)'),
+    (ARRAY_BOUNDS, 'schema.RemoveStatement.3',
+     'raise SchemaUnsupported(_boolean_schema(schema), "")',
+     'pass'),
+    # TokenIndex: EOS whose bytes are a step, states and token ids far out of range, wrong types
+    (INDEX_REFUSALS, 'index.ReplaceOrWithAnd.0',
+     'if isinstance(vocab, (str, bytes, bytearray)) or not isinstance(vocab, Sequence):',
+     'if isinstance(vocab, (str, bytes, bytearray)) and not isinstance(vocab, Sequence):'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.0',
+     'raise TypeError(f"TokenIndex: vocab must be a sequence of bytes or None, " / f"not {type(vocab).__name__}")',
+     'pass'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.3',
+     'kept.remove(eos_id)',
+     'pass'),
+    (INDEX_REFUSALS, 'index.AddNot.15',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if not type(state) is int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Is_IsNot.1',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if type(state) is not int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Is_NotEq.0',
+     'row = self._masks.get(state) if type(state) is int else None',
+     'row = self._masks.get(state) if type(state) != int else None'),
+    (INDEX_REFUSALS, 'index.ReplaceOrWithAnd.2',
+     'if isinstance(state, bool) or not isinstance(state, (int, np.integer)):',
+     'if isinstance(state, bool) and not isinstance(state, (int, np.integer)):'),
+    (INDEX_REFUSALS, 'index.RemoveStatement.19',
+     'raise TypeError(f"TokenIndex: state must be an int, not {type(state).__name__}")',
+     'pass'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_IsNot.2',
+     'if not 0 <= state < self.dfa.n_states:',
+     'if not 0 <= state is not self.dfa.n_states:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.3',
+     'if not 0 <= state < self.dfa.n_states:',
+     'if not 0 <= state != self.dfa.n_states:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_IsNot.3',
+     'if not 0 <= token_id < self.vocab_size:',
+     'if not 0 <= token_id is not self.vocab_size:'),
+    (INDEX_REFUSALS, 'index.ReplaceComparisonOperator_Lt_NotEq.4',
+     'if not 0 <= token_id < self.vocab_size:',
+     'if not 0 <= token_id != self.vocab_size:'),
+    # DFA(trans, accept) of int64 tables and 0/1 accept integers, one state's accept of two dimensions (the two
+    # copy=False: killed as numpy >= 2 raises where a copy is needed; numpy 1 copied silently)
+    (TABLE_DTYPES, 'dfa.NumberReplacer.12',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, ( 1, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.NumberReplacer.15',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 0)).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceAndWithOr.3',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ or accept.size and not np.isin(accept, (0, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceAndWithOr.4',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size or not np.isin(accept, (0, 1)).all():'),
+    (TABLE_DTYPES, 'dfa.SwapArguments.10',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin(accept, (0, 1)).all():',
+     'if accept.dtype != np.bool_ and accept.size and not np.isin((0, 1), accept).all():'),
+    (TABLE_DTYPES, 'dfa.ReplaceComparisonOperator_NotEq_Lt.3',
+     'if accept.ndim != 1 or accept.shape[0] < 1:',
+     'if accept.ndim < 1 or accept.shape[0] < 1:'),
+    (TABLE_DTYPES, 'dfa.ChangeDtype.4',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=True), '
+     'np.array(accept, dtype=np.uint8, order="C", copy=True)'),
+    (TABLE_DTYPES, 'dfa.ReplaceTrueWithFalse.1',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=False), '
+     'np.array(accept, dtype=np.bool_, order="C", copy=True)'),
+    (TABLE_DTYPES, 'dfa.ReplaceTrueWithFalse.2',
+     DFA_COPIES,
+     'return np.array(trans, dtype=np.int32, order="C", copy=True), '
+     'np.array(accept, dtype=np.bool_, order="C", copy=False)'),
+    # the parser: a reversed range beside other items, a pattern of non-ASCII only, a list pattern, 300 nested
+    # groups (the recursion room compile.py makes)
+    (PARSER_REFUSALS, 'parser.ReplaceComparisonOperator_Gt_Lt.3',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) > 0x7F)',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) < 0x7F)'),
+    (PARSER_REFUSALS, 'parser.ReplaceComparisonOperator_Gt_LtE.3',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) > 0x7F)',
+     'i = next(i for i, ch in enumerate(pattern) if ord(ch) <= 0x7F)'),
+    (PARSER_REFUSALS, 'parser.RemoveStatement.54',
+     'raise p.syntax(f"bad character range {chr(lo)}-{chr(hi)}", lo_pos)',
+     'pass'),
+    (PARSER_REFUSALS, 'parser.RemoveStatement.2',
+     'raise TypeError(f"pattern must be str, not {type(pattern).__name__}")',
+     'pass'),
+    (PARSER_REFUSALS, 'compile.RemoveStatement.0',
+     'sys.setrecursionlimit(max(old, frames))',
+     'pass'),
+]
+
 
 ON_310 = pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.10 reads 3.11 syntax: no other Python runs it")
 BEFORE_312 = pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12's group names checked before 3.12 only")
