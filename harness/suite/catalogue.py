@@ -96,6 +96,9 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_sampling_params_defaults_are_the_contracts",
     "test_deep_vocab_bytes_reads_every_token_of_a_tokenizer",
     "test_deep_constraint_ends_at_an_eos_past_the_single_bytes",
+    # kill10v: vocab_bytes' specials, holes and bytes entries; malformed tokenizers
+    "test_deep_vocab_bytes_reads_specials_holes_and_bytes",
+    "test_deep_vocab_bytes_refuses_malformed_tokenizers",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""
