@@ -191,7 +191,7 @@ class TokenizersLike:
         return {token: i for token, i in self.pairs if with_added_tokens or i not in added}
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
-        return max((i for _, i in self.pairs), default=-1) + 1
+        return len(self.get_vocab(with_added_tokens))
 
     def id_to_token(self, i: int):
         return next((token for token, j in self.pairs if j == i), None)
