@@ -1038,9 +1038,9 @@ def test_deep_vocab_bytes_reads_specials_holes_and_bytes(impl):
     (``MIDDLE_SPECIAL_RANKS``: a special between ordinary tokens is None and the tokens after it are
     read). Decision ``vocab_bytes_transformers``: ``TRANSFORMERS_ENTRIES`` read over ``range(len(tok))``,
     a hole None, specials past ``len`` ignored; decision ``vocab_bytes_bytes_tokens``: a bytes entry
-    (``BYTES_ENTRIES``) is its bytes. Decision
-    ``vocab_bytes_empty``: a tokenizer with no token gives ``[]``. Oracle: the spec's rule computed
-    here (``inputs.expected_bytes``) and the encodings' own data."""
+    (``BYTES_ENTRIES``) is its bytes; decision ``vocab_bytes_empty``: a tokenizer with no token gives
+    ``[]``. Oracle: the spec's rule computed here (``inputs.expected_bytes``) and the encodings' own
+    data."""
     from harness.sandbox.shapes import SpecTokenizer, TiktokenPublic, TokenizersLike, TransformersLike
 
     inverse = {ch: b for b, ch in gpt2_byte_map().items()}
@@ -1093,8 +1093,8 @@ def _malformed_tokenizers() -> list:
          TransformersLike(["a", "b", "c"], answer=["a", "b"])),
         ("a transformers tokenizer whose convert_ids_to_tokens answers 4 tokens for 3 ids",
          TransformersLike(["a", "b", "c"], answer=["a", "b", "c", "d"])),
-        ("a transformers tokenizer whose convert_ids_to_tokens answers a str", TransformersLike(["a", "b", "c"],
-                                                                                                answer="abc")),
+        ("a transformers tokenizer whose convert_ids_to_tokens answers a str",
+         TransformersLike(["a", "b", "c"], answer="abc")),
         ("a transformers tokenizer whose token is an int", TransformersLike(["a", 5, "b"])),
     ]
 
