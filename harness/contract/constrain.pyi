@@ -72,9 +72,13 @@ equal):
 | `type_list_refused` | a list of types (`"type": ["string", "null"]`) raises ValueError |
 | `type_with_enum` | `enum` or `const` next to a matching `type` is accepted |
 | `unsupported_syntax_valueerror` | refused patterns (anchors, backreferences, lookarounds, lazy quantifiers, non-ASCII, bad repeats, unbalanced groups, empty language) raise ValueError, not another exception |
+| `vocab_bytes_bytes_tokens` | `vocab_bytes` gives a token a tokenizer answers as bytes (`convert_ids_to_tokens` of tiktoken-based `transformers` tokenizers, such as Qwen's) those bytes (checked by the deep tier only) |
+| `vocab_bytes_empty` | `vocab_bytes` of a tokenizer holding no token (an untrained `tokenizers.Tokenizer`) is `[]` (checked by the deep tier only) |
+| `vocab_bytes_malformed_refused` | `vocab_bytes` refuses a malformed tokenizer of a kind it reads with ValueError or TypeError: a negative token id, two tokens with one id, a token that is no str (bytes or None from `convert_ids_to_tokens` aside), a lone surrogate, an added token whose content is no str, `convert_ids_to_tokens` answering other than one token an id, a token id that is no int, `decode_single_token_bytes` answering no bytes; added tokens past `get_vocab`'s ids are refused so or ignored (checked by the deep tier only) |
 | `vocab_bytes_tiktoken` | `vocab_bytes` reads a tiktoken-style encoding (`decode_single_token_bytes`), with special tokens (None) or none |
 | `vocab_bytes_token_list` | `vocab_bytes` reads a plain list or tuple of token strings with the spec's rule |
 | `vocab_bytes_tokenizers` | `vocab_bytes` reads a Hugging Face `tokenizers.Tokenizer` (a trained byte-level BPE; an added special token is None, an added token that is not special the bytes the spec's rule gives its text: ASCII, or text holding a character outside the byte map) |
+| `vocab_bytes_transformers` | `vocab_bytes` reads a `transformers` tokenizer (`len`, `convert_ids_to_tokens`, `all_special_ids`) over ids 0..len-1: an id it answers None for (a hole, as fast tokenizers answer) is None, a special id past len is ignored (checked by the deep tier only) |
 <!-- end of decisions -->
 
 Two more decisions are documented below but graded in no tier: a DFA over the
@@ -321,7 +325,15 @@ def vocab_bytes(tok: Any) -> list[bytes | None]:
     plain list or tuple of token strings (``vocab_bytes_token_list``). The
     reference also takes an optional ``special_ids`` (extra specials for a plain list).
     Decision (``bad_arguments_refused``, deep tier only): a value that is no tokenizer (a
-    str, bytes, an int, None) raises TypeError."""
+    str, bytes, an int, None) raises TypeError. Decisions (deep tier only): a ``transformers``
+    tokenizer (``len``, ``convert_ids_to_tokens``, ``all_special_ids``) is read over ids
+    0..len-1, an id it answers None for is None, a special id past len ignored
+    (``vocab_bytes_transformers``); a token answered as bytes (tiktoken-based tokenizers) is
+    those bytes (``vocab_bytes_bytes_tokens``); a tokenizer with no token
+    gives ``[]`` (``vocab_bytes_empty``); a malformed tokenizer (a negative id, two tokens
+    with one id, a token that is no str, a lone surrogate, an added token whose content is no
+    str, ``convert_ids_to_tokens`` answering other than one token an id) raises ValueError or
+    TypeError (``vocab_bytes_malformed_refused``)."""
 
 
 def bytes_to_unicode() -> dict[int, str]:

@@ -7,7 +7,9 @@ it again there.
 kind                       what the grader hands               what the candidate's process gets
 =========================  ==================================  ===================================
 ``shape``                  ``harness.sandbox.shapes``'         the same tokenizer, rebuilt
-                           ``SpecTokenizer``, ``TiktokenLike``
+                           ``SpecTokenizer``, ``TiktokenLike``,
+                           ``TiktokenPublic``, ``TokenizersLike``,
+                           ``TransformersLike``
 ``tokenizers.Tokenizer``   a Hugging Face tokenizer            ``Tokenizer.from_str`` of its JSON
 ``SamplingParams``         the spec's L8.1 parameters          the candidate's own class (or the
                            (a dataclass)                       reference's, with ``--ref-deps``)
@@ -31,7 +33,7 @@ def describe_argument(obj) -> channel.Described:
     ``SamplingParams`` (its fields); anything else is a TypeError."""
     from harness.sandbox import shapes
 
-    if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike)):
+    if isinstance(obj, (shapes.SpecTokenizer, shapes.TiktokenLike, shapes.TokenizersLike, shapes.TransformersLike)):
         return channel.Described("shape", obj.describe())
     if type(obj).__name__ == "TiktokenLike" and hasattr(obj, "_by_id") and hasattr(obj, "_special_tokens"):
         # a test's own copy of the tiktoken surface (as harness.suite.test_vocab had): same data

@@ -102,6 +102,9 @@ DEEP_NAMES: tuple[str, ...] = (
     "test_deep_token_index_refuses_out_of_range_and_wrong_types",
     "test_deep_dfa_from_tables_of_other_integer_types",
     "test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly",
+    # kill10v: vocab_bytes' specials, holes and bytes entries; malformed tokenizers
+    "test_deep_vocab_bytes_reads_specials_holes_and_bytes",
+    "test_deep_vocab_bytes_refuses_malformed_tokenizers",
 )
 """The ``--deep`` tier's tests (``test_deep.py``), run after the catalogue: its Hypothesis
 properties, then its exact checks. ``harness.mutants.coverage`` records each one's lines."""

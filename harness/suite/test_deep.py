@@ -60,6 +60,12 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   step, states and token ids far out of range, wrong types; ``DFA(trans, accept)`` of other integer
   types (decision ``dfa_tables_of_other_dtypes``); a reversed range beside other class items, a pattern
   of non-ASCII only, a list pattern, 300 nested groups (decision ``deep_nest_compiled_or_valueerror``).
+- ``vocab_bytes`` gives a special at id 0 None (2.3), reads a tiktoken-style encoding through its public
+  API with a special between ordinary tokens, a transformers tokenizer with a hole and specials past its
+  length or a bytes entry, and an empty tokenizer (decisions ``vocab_bytes_tiktoken``,
+  ``vocab_bytes_transformers``, ``vocab_bytes_bytes_tokens``, ``vocab_bytes_empty``), and refuses
+  malformed tokenizers (a negative id, two tokens with one id, a lone surrogate, ...: decision
+  ``vocab_bytes_malformed_refused``).
 
 ``harness.suite.catalogue.DEEP_NAMES`` lists every test here, in order.
 """
@@ -1276,3 +1282,110 @@ def test_deep_parser_refuses_reversed_ranges_non_ascii_and_deep_nests_cleanly(im
     for pattern in PATTERNS_OF_WRONG_TYPE:
         _expect_raises("bytes_pattern_typeerror", lambda: impl.regex_to_dfa(pattern), f"regex_to_dfa({pattern!r})",
                        (TypeError,))
+
+# --- vocab_bytes: specials, holes and bytes entries, and malformed tokenizers (kill10v: issue 52 item 3) ---
+
+SPECIAL_FIRST = (["<s>", "\u0120hi", "a b", "cat", "</s>"], [0, 4])
+"""A small tokenizer (five ids, a special first and last), as ``SpecTokenizer`` hands one: section 2.3's
+"special tokens get None" for id 0, the id a BOS token has in many vocabularies."""
+MIDDLE_SPECIAL_RANKS = {b"a": 0, b"b": 1, b" the": 3, b"\xe4\xb8": 5}
+MIDDLE_SPECIALS = {"<|start|>": 2, "<|end|>": 6}
+"""A tiktoken-style encoding with a special token between ordinary ones (id 2), a hole (4) and a special
+last (6), read through tiktoken's public API only (``TiktokenPublic``: no private table)."""
+TRANSFORMERS_ENTRIES = (["\u0120a", None, "b", "<s>"], [3, 4, 9])
+"""A transformers tokenizer answering None for a hole (id 1, as fast tokenizers' ``convert_ids_to_tokens``
+does) and listing special ids past ``len(tok)`` (4, 9) beside one inside (3)."""
+BYTES_ENTRIES = ["\u0120a", b"\xe4\xb8", "c"]
+"""A transformers tokenizer answering bytes for a token (id 1), as tiktoken-based ones (Qwen's) do."""
+
+
+def test_deep_vocab_bytes_reads_specials_holes_and_bytes(impl):
+    """Section 2.3 ("special tokens get None"): a special token at id 0 of a small tokenizer
+    (``SPECIAL_FIRST``, handed as the default tier hands one) is None, the others the spec's rule's
+    bytes. Decision ``vocab_bytes_tiktoken``: a tiktoken-style encoding read through its public API
+    (``MIDDLE_SPECIAL_RANKS``: a special between ordinary tokens is None and the tokens after it are
+    read). Decision ``vocab_bytes_transformers``: ``TRANSFORMERS_ENTRIES`` read over ``range(len(tok))``,
+    a hole None, specials past ``len`` ignored; decision ``vocab_bytes_bytes_tokens``: a bytes entry
+    (``BYTES_ENTRIES``) is its bytes; decision ``vocab_bytes_empty``: a tokenizer with no token gives
+    ``[]``. Oracle: the spec's rule computed here (``inputs.expected_bytes``) and the encodings' own
+    data."""
+    from harness.sandbox.shapes import SpecTokenizer, TiktokenPublic, TokenizersLike, TransformersLike
+
+    inverse = {ch: b for b, ch in gpt2_byte_map().items()}
+    tokens, specials = SPECIAL_FIRST
+    want = [None if i in specials else expected_bytes(t, inverse) for i, t in enumerate(tokens)]
+    try:
+        got = [bytes(g) if isinstance(g, (bytes, bytearray)) else g
+               for g in impl.vocab_bytes(SpecTokenizer(tokens, special_ids=specials))]
+    except Exception as exc:  # noqa: BLE001 - the spec's tokenizer must be read
+        fail("vocab_bytes raised on a tokenizer with a special token at id 0", tokens=tokens, special_ids=specials,
+             error=f"{type(exc).__name__}: {first_line(exc)}")
+    if got != want:
+        fail("vocab_bytes: special tokens get None, every other token its bytes by the spec's rule (2.3)",
+             tokens=tokens, special_ids=specials, expected=want, got=got)
+    by_id = {i: b for b, i in MIDDLE_SPECIAL_RANKS.items()}
+    top = max([*by_id, *MIDDLE_SPECIALS.values()]) + 1
+    _vocab_bytes_equal(impl, "vocab_bytes_tiktoken", "a tiktoken-style encoding with a special token in the "
+                       "middle, read through its public API", TiktokenPublic(MIDDLE_SPECIAL_RANKS, MIDDLE_SPECIALS),
+                       list(range(top)), [None if i in MIDDLE_SPECIALS.values() else by_id.get(i) for i in range(top)])
+    entries, special_ids = TRANSFORMERS_ENTRIES
+    want = [None if i in special_ids or e is None else e if isinstance(e, bytes) else expected_bytes(e, inverse)
+            for i, e in enumerate(entries)]
+    _vocab_bytes_equal(impl, "vocab_bytes_transformers", "a transformers tokenizer with a hole and special ids "
+                       "past len", TransformersLike(entries, special_ids), entries, want)
+    want = [e if isinstance(e, bytes) else expected_bytes(e, inverse) for e in BYTES_ENTRIES]
+    _vocab_bytes_equal(impl, "vocab_bytes_bytes_tokens", "a transformers tokenizer answering bytes for a token",
+                       TransformersLike(BYTES_ENTRIES), BYTES_ENTRIES, want)
+    _vocab_bytes_equal(impl, "vocab_bytes_empty", "a tokenizers.Tokenizer with no token", TokenizersLike([]), [], [])
+
+
+def _malformed_tokenizers() -> list:
+    """(what, tokenizer): tokenizers of the kinds the contract reads, each malformed in the one way named."""
+    from harness.sandbox.shapes import TiktokenPublic, TokenizersLike, TransformersLike
+
+    return [
+        ("a tiktoken-style encoding whose special token has id -1",
+         TiktokenPublic(MIDDLE_SPECIAL_RANKS, {"<|s|>": -1})),
+        ("a tokenizers.Tokenizer whose get_vocab gives id 0 to two tokens",
+         TokenizersLike([("a", 0), ("b", 0), ("c", 1)])),
+        ("a tokenizers.Tokenizer whose get_vocab holds a bytes token", TokenizersLike([(b"ab", 0), ("c", 1)])),
+        ("a tokenizers.Tokenizer whose get_vocab gives a token the id '1'", TokenizersLike([("a", 0), ("b", "1")])),
+        ("a tiktoken-style encoding whose decode_single_token_bytes answers a str for id 1",
+         TiktokenPublic({b"a": 0, "b": 1}, {})),
+        ("a tokenizers.Tokenizer whose added token has content None",
+         TokenizersLike([("a", 0), ("x", 1)], [(1, None, False)])),
+        ("a tokenizers.Tokenizer whose added token (not special) holds a lone surrogate",
+         TokenizersLike([("a", 0), ("x", 1)], [(1, "\ud800", False)])),
+        ("a transformers tokenizer whose token holds a lone surrogate", TransformersLike(["a", "b\ud800"])),
+        ("a transformers tokenizer whose convert_ids_to_tokens answers 2 tokens for 3 ids",
+         TransformersLike(["a", "b", "c"], answer=["a", "b"])),
+        ("a transformers tokenizer whose convert_ids_to_tokens answers 4 tokens for 3 ids",
+         TransformersLike(["a", "b", "c"], answer=["a", "b", "c", "d"])),
+        ("a transformers tokenizer whose convert_ids_to_tokens answers a str",
+         TransformersLike(["a", "b", "c"], answer="abc")),
+        ("a transformers tokenizer whose token is an int", TransformersLike(["a", 5, "b"])),
+    ]
+
+
+def test_deep_vocab_bytes_refuses_malformed_tokenizers(impl):
+    """Decision ``vocab_bytes_malformed_refused`` (the spec is silent): a tokenizer of a kind the
+    contract reads, malformed (``_malformed_tokenizers``: a negative id, an id that is no int, two
+    tokens with one id, a token that is no str, a lone surrogate, an added token whose content is
+    None, an answer of ``convert_ids_to_tokens`` that is not one token an id, an answer of
+    ``decode_single_token_bytes`` that is no bytes), is refused with ValueError or TypeError, never
+    read into a vocabulary that shifts, drops or invents an id; added tokens whose ids are past
+    ``get_vocab``'s are refused so, or ignored. Oracle: each tokenizer's data."""
+    from harness.sandbox.shapes import TokenizersLike
+
+    for what, tok in _malformed_tokenizers():
+        _expect_raises("vocab_bytes_malformed_refused", lambda: impl.vocab_bytes(tok), f"vocab_bytes({what})",
+                       (ValueError, TypeError))
+    tok = TokenizersLike([("a", 0), ("b", 1)], [(2, "<x>", True), (3, "<y>", False)])
+    try:
+        got = impl.vocab_bytes(tok)
+    except (ValueError, TypeError):
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        got = f"{type(exc).__name__}: {first_line(exc)}"
+    decision("vocab_bytes_malformed_refused", got == [b"a", b"b"], "vocab_bytes(a tokenizers.Tokenizer whose added "
+             f"tokens 2 and 3 are past its get_vocab's ids 0..1): expected [b'a', b'b'] or a refusal, got {got!r}")

@@ -174,6 +174,20 @@ for _key, _requires in (
     ("deep_nest_compiled_or_valueerror", "a pattern of 300 groups nested inside one another (Python's `re` compiles "
      "it) compiles with Python's meaning or is refused with ValueError (a size bound); a RecursionError or "
      "another exception departs (checked by the deep tier only)"),
+    # token bytes beyond the readers above (branch kill10v: the vocab.py survivors of issue 52 item 3)
+    ("vocab_bytes_transformers", "`vocab_bytes` reads a `transformers` tokenizer (`len`, `convert_ids_to_tokens`, "
+     "`all_special_ids`) over ids 0..len-1: an id it answers None for (a hole, as fast tokenizers answer) is None, "
+     "a special id past len is ignored (checked by the deep tier only)"),
+    ("vocab_bytes_bytes_tokens", "`vocab_bytes` gives a token a tokenizer answers as bytes (`convert_ids_to_tokens` "
+     "of tiktoken-based `transformers` tokenizers, such as Qwen's) those bytes (checked by the deep tier only)"),
+    ("vocab_bytes_empty", "`vocab_bytes` of a tokenizer holding no token (an untrained `tokenizers.Tokenizer`) is "
+     "`[]` (checked by the deep tier only)"),
+    ("vocab_bytes_malformed_refused", "`vocab_bytes` refuses a malformed tokenizer of a kind it reads with "
+     "ValueError or TypeError: a negative token id, two tokens with one id, a token that is no str (bytes or None "
+     "from `convert_ids_to_tokens` aside), a lone surrogate, an added token whose content is no str, "
+     "`convert_ids_to_tokens` answering other than one token an id, a token id that is no int, "
+     "`decode_single_token_bytes` answering no bytes; added tokens past `get_vocab`'s ids are refused so or ignored "
+     "(checked by the deep tier only)"),
 ):
     register(_key, _requires)
 

@@ -49,12 +49,20 @@ EVERY_TOKEN = test_deep.test_deep_vocab_bytes_reads_every_token_of_a_tokenizer
 EOS_PAST_BYTES = test_deep.test_deep_constraint_ends_at_an_eos_past_the_single_bytes
 EXACT = (LONG, STEP, SAMPLING, MALFORMED, TABLES, BAD_ARGUMENTS, TINY_TEMPERATURE, SUBSCHEMAS, MALFORMED_SCHEMAS,
          PARENTHESES, TYPED_ENUMS, HIGH_BYTES, DEFAULTS, NEWER_READINGS, EVERY_TOKEN, EOS_PAST_BYTES)
+# kill10v: vocab_bytes' specials, holes and bytes entries, and malformed tokenizers
+VOCAB_EDGES, VOCAB_MALFORMED = (test_deep.test_deep_vocab_bytes_reads_specials_holes_and_bytes,
+                                test_deep.test_deep_vocab_bytes_refuses_malformed_tokenizers)
+EXACT += (VOCAB_EDGES, VOCAB_MALFORMED)
 # decisions only the deep tier checks: the gallery's readings (their ``departs``: the notes of the 16
 # tests) may depart from them too; every one accepts any table, as the spec lets it. Three readings
 # depart from tiny_temperature_is_greedy (a NaN error, or another token: they divide by T first)
 DEEP_ONLY_DECISIONS = frozenset({"dfa_bad_input_refused", "bad_arguments_refused", "tiny_temperature_is_greedy",
                                  "non_object_subschema_valueerror", "malformed_schema_valueerror",
                                  "newer_python_readings"})
+# kill10v: vocab_bytes' decisions only the deep tier checks (every gallery reading departs from the malformed
+# tokenizers', none refusing them; most from the bytes entries' and the transformers holes')
+DEEP_ONLY_DECISIONS |= {"vocab_bytes_transformers", "vocab_bytes_bytes_tokens", "vocab_bytes_empty",
+                        "vocab_bytes_malformed_refused"}
 # parser.parse_class: a '-' that starts a range (not the class's last character, nor the pattern's)
 CLASS_DASH = 'if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos + 1:p.pos + 2] not in ("]", ""):'
 # (check, mutant id, the mutated line before and after): generated mutants each check kills, which
@@ -203,6 +211,107 @@ KILLS = [
     (SAMPLING, "sampling.NumberReplacer.56", "u = rng.random() * cumulative[-1]", "u = rng.random() * cumulative[- 2]"),
     (SAMPLING, "sampling.ReplaceUnaryOperator_USub_Invert.4", "u = rng.random() * cumulative[-1]",
      "u = rng.random() * cumulative[~1]"),
+    # kill10v: survivors of the whole run (2026-12-07) in vocab.py: a special at id 0, a tiktoken-style encoding
+    # read through its public API with a special in the middle, a transformers tokenizer's holes, bytes entries
+    # and specials past len, an empty tokenizer (VOCAB_EDGES); malformed tokenizers refused (VOCAB_MALFORMED;
+    # an ExceptionReplacer's CosmicRayTestingException is no name in the mutant: a NameError where it is matched)
+    (VOCAB_MALFORMED, "vocab.ExceptionReplacer.0", "except TypeError:", "except CosmicRayTestingException:"),
+    (VOCAB_EDGES, "vocab.NumberReplacer.4", "if not 0 <= i < len(vocab):", "if not 1 <= i < len(vocab):"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_LtE_IsNot.0", "if not 0 <= i < len(vocab):",
+     "if not 0 is not i < len(vocab):"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_LtE_Lt.0", "if not 0 <= i < len(vocab):",
+     "if not 0 < i < len(vocab):"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_LtE_NotEq.0", "if not 0 <= i < len(vocab):",
+     "if not 0 != i < len(vocab):"),
+    (VOCAB_MALFORMED, "vocab.ExceptionReplacer.1", "except UnicodeEncodeError as exc:",
+     "except CosmicRayTestingException as exc:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.7",
+     'raise InvalidArgument(f"vocab_bytes: token {token_id} ({token[:40]!r}) has no UTF-8: {exc.reason}") from None',
+     "pass"),
+    (VOCAB_EDGES, "vocab.ReplaceContinueWithBreak.0", "continue", "break"),
+    (VOCAB_MALFORMED, "vocab.ExceptionReplacer.3", "except (TypeError, ValueError) as exc:",
+     "except (CosmicRayTestingException, ValueError) as exc:"),
+    (VOCAB_MALFORMED, "vocab.ExceptionReplacer.4", "except (TypeError, ValueError) as exc:",
+     "except (TypeError, CosmicRayTestingException) as exc:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.8",
+     'raise InvalidArgument(f"vocab_bytes: token {i}: decode_single_token_bytes gave no bytes " / '
+     'f"({type(exc).__name__}: {ex',
+     "pass"),
+    (VOCAB_EDGES, "vocab.ReplaceOrWithAnd.2", 'names = getattr(enc, "special_tokens_set", None) or ()',
+     'names = getattr(enc, "special_tokens_set", None) and ()'),
+    (VOCAB_EDGES, "vocab.SwapArguments.16",
+     'return {_token_id(enc.encode_single_token(name), f"special token {name!r}") for name in names}',
+     'return {_token_id(f"special token {name!r}", enc.encode_single_token(name)) for name in names}'),
+    (VOCAB_MALFORMED, "vocab.NumberReplacer.11", "if index is None or index < 0:", "if index is None or index < -1:"),
+    (VOCAB_MALFORMED, "vocab.ReplaceOrWithAnd.3", "if index is None or index < 0:", "if index is None and index < 0:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.9",
+     'raise InvalidArgument(f"vocab_bytes: {what} has id {value!r}, expected a non-negative int")',
+     "pass"),
+    (VOCAB_MALFORMED, "vocab.ZeroIterationForLoop.3", "for token, i in pairs:", "for token, i in []:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.10",
+     'raise InvalidArgument(f"vocab_bytes: tokens {seen[i]!r} and {token!r} both have id {i} in {source}")',
+     "pass"),
+    (VOCAB_MALFORMED, "vocab.ReplaceOrWithAnd.5",
+     "if isinstance(strings, (str, bytes)) or not isinstance(strings, Sequence):",
+     "if isinstance(strings, (str, bytes)) and not isinstance(strings, Sequence):"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.13",
+     'raise TypeError(f"vocab_bytes: convert_ids_to_tokens returned a {type(strings).__name__}, expected a list")',
+     "pass"),
+    (VOCAB_MALFORMED, "vocab.ReplaceComparisonOperator_NotEq_Gt.0",
+     "if len(strings) != n:  # truncating would shift no id but drop the tail silently",
+     "if len(strings) > n:  # truncating would shift no id but drop the tail silently"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_NotEq_Is.0",
+     "if len(strings) != n:  # truncating would shift no id but drop the tail silently",
+     "if len(strings) is n:  # truncating would shift no id but drop the tail silently"),
+    (VOCAB_MALFORMED, "vocab.ReplaceComparisonOperator_NotEq_Lt.0",
+     "if len(strings) != n:  # truncating would shift no id but drop the tail silently",
+     "if len(strings) < n:  # truncating would shift no id but drop the tail silently"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.14",
+     'raise InvalidArgument(f"vocab_bytes: convert_ids_to_tokens returned {len(strings)} tokens for the " / '
+     'f"{n} ids 0..{n - ',
+     "pass"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_Lt_IsNot.1",
+     "return _mark_specials(vocab, {i for i in special if i < n})",
+     "return _mark_specials(vocab, {i for i in special if i is not n})"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_Lt_LtE.2",
+     "return _mark_specials(vocab, {i for i in special if i < n})",
+     "return _mark_specials(vocab, {i for i in special if i <= n})"),
+    (VOCAB_EDGES, "vocab.ReplaceComparisonOperator_Lt_NotEq.2",
+     "return _mark_specials(vocab, {i for i in special if i < n})",
+     "return _mark_specials(vocab, {i for i in special if i != n})"),
+    (VOCAB_MALFORMED, "vocab.ZeroIterationForLoop.8", "for string, i in table.items():", "for string, i in []:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.15",
+     'raise InvalidArgument(f"vocab_bytes: token {i} is a {type(string).__name__}, expected str")',
+     "pass"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.16", '_unique_ids(table.items(), "get_vocab()")', "pass"),
+    (VOCAB_EDGES, "vocab.NumberReplacer.23", "n = _check_size(max(table.values(), default=-1) + 1)",
+     "n = _check_size(max(table.values(), default=- 0) + 1)"),
+    (VOCAB_EDGES, "vocab.ReplaceUnaryOperator_Delete_USub.1", "n = _check_size(max(table.values(), default=-1) + 1)",
+     "n = _check_size(max(table.values(), default=1) + 1)"),
+    (VOCAB_EDGES, "vocab.ReplaceUnaryOperator_USub_Not.1", "n = _check_size(max(table.values(), default=-1) + 1)",
+     "n = _check_size(max(table.values(), default=not 1) + 1)"),
+    (VOCAB_EDGES, "vocab.ReplaceUnaryOperator_USub_UAdd.1", "n = _check_size(max(table.values(), default=-1) + 1)",
+     "n = _check_size(max(table.values(), default=+1) + 1)"),
+    (VOCAB_MALFORMED, "vocab.ReplaceComparisonOperator_Lt_IsNot.2", "if i < n:", "if i is not n:"),
+    (VOCAB_MALFORMED, "vocab.ReplaceComparisonOperator_Lt_LtE.3", "if i < n:", "if i <= n:"),
+    (VOCAB_MALFORMED, "vocab.ReplaceComparisonOperator_Lt_NotEq.3", "if i < n:", "if i != n:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.17",
+     'raise InvalidArgument(f"vocab_bytes: added token {token_id} has content {content!r} " / '
+     'f"({type(content).__name__}), ex',
+     "pass"),
+    (VOCAB_MALFORMED, "vocab.ExceptionReplacer.5", "except UnicodeEncodeError as exc:",
+     "except CosmicRayTestingException as exc:"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.18",
+     'raise InvalidArgument(f"vocab_bytes: added token {token_id} ({content[:40]!r}) has no UTF-8: " / '
+     'f"{exc.reason}") from N',
+     "pass"),
+    (VOCAB_EDGES, "vocab.RemoveStatement.20", "vocab.append(None)", "pass"),
+    (VOCAB_EDGES, "vocab.SwapArguments.39", "elif isinstance(token, (bytes, bytearray)):",
+     "elif isinstance((bytes, bytearray), token):"),
+    (VOCAB_EDGES, "vocab.RemoveStatement.22", "vocab.append(bytes(token))", "pass"),
+    (VOCAB_MALFORMED, "vocab.RemoveStatement.23",
+     'raise InvalidArgument(f"vocab_bytes: token {i} is a {type(token).__name__}, " / "expected str, bytes or None")',
+     "pass"),
 ]
 
 # issue 52 item 3, the spec's survivors outside vocab.py (branch kill10r): the sampler's top_k on a row
