@@ -44,3 +44,23 @@ def test_a_candidate_reading_lone_surrogates_fails_the_malformed_schema_check_be
     with Candidate(None) as cand:  # the reference refuses both: no note, and strict passes
         MALFORMED_SCHEMAS(cand.module)
         assert tiers.drain_notes() == []
+
+
+def test_a_test_whose_request_the_grader_could_not_send_is_an_error_never_the_candidates_failure():
+    # the catalogue's record of a test that met HarnessCannotSend: "error" (the harness's), which the
+    # mutant runner never counts as a kill (``runner._suspect``), not "failed"
+    from types import SimpleNamespace
+
+    from harness.sandbox import HarnessCannotSend
+    from harness.suite import plugin
+
+    exc = HarnessCannotSend("harness error: the grader could not send call json_schema_to_regex: TypeError: ...")
+    run = SimpleNamespace(candidate=None, incident_before=None)
+    item = SimpleNamespace(config=SimpleNamespace(stash={plugin.RUN_KEY: run}))
+    report = SimpleNamespace(failed=True, skipped=False, when="call", longreprtext="")
+    hook = plugin.pytest_runtest_makereport(item, SimpleNamespace(when="call", excinfo=SimpleNamespace(value=exc)))
+    next(hook)
+    with pytest.raises(StopIteration):
+        hook.send(SimpleNamespace(get_result=lambda: report))
+    outcome, reason, _ = plugin._summarize([report])
+    assert (outcome, reason) == ("error", f"HarnessCannotSend: {exc}")
