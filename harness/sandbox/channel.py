@@ -7,8 +7,8 @@ which unpickle, and over rpyc, whose brine carries object references both ways).
 
 - ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``list``, ``tuple``,
   ``dict``, ``set``, ``frozenset``: themselves; an ``int`` past 64 bits as its two's-complement
-  bytes (``int.to_bytes``, big-endian, signed, the fewest bytes that hold it: no decimal text,
-  so no limit of digits), and a ``str`` that is not UTF-8 (one holding a lone surrogate,
+  bytes (``int.to_bytes``, big-endian, signed, in ``bit_length() // 8 + 1`` bytes: no decimal
+  text, so no limit of digits), and a ``str`` that is not UTF-8 (one holding a lone surrogate,
   ``"\\ud800"``) as ``s.encode("utf-8", "surrogatepass")``, decoded back the same way: each an
   extension value of its own, in both directions, under the bounds below (an int as long as
   its bytes fit the frame);
@@ -60,12 +60,12 @@ The receiver enforces them without recursion proportional to the input (``decode
 
 Anything else wrong with a frame (truncated, bytes after the value, an unused type byte,
 an unknown extension, a msgpack timestamp, a malformed array or handle, an int's payload
-empty or longer than it needs, a str's payload that ``surrogatepass`` cannot decode) is a
-``ProtocolError`` too. The sender checks the same bounds (``pack``), so the grader never
-sends what its candidate would refuse; what it cannot send at all (an object of no type
-above) is refused there, before anything is sent (``pack``: a TypeError, or the
-``ProtocolError`` of a bound). The biggest legitimate frames measured (the
-catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
+of another length than its value's ``bit_length() // 8 + 1``, a str's payload that
+``surrogatepass`` cannot decode) is a ``ProtocolError`` too. The sender checks the same
+bounds (``pack``), so the grader never sends what its candidate would refuse; what it
+cannot send at all (an object of no type above) is refused there, before anything is sent
+(``pack``: a TypeError, or the ``ProtocolError`` of a bound). The biggest legitimate frames
+measured (the catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
 are far inside every bound: 133 KB, 8.8 K values, depth 7, some 0.9 MB decoded;
 ``tests/sandbox/test_channel_bounds.py`` checks that a batch over a 100 K-token vocabulary and
 256 masks over it as raw bytes still cross.
@@ -204,7 +204,7 @@ def encode(value, to_handle=None, depth: int = 0, texts: bool = False):
 
 
 def _int_bytes(value: int) -> bytes:
-    """An int's two's-complement bytes, big-endian, the fewest that hold it and its sign."""
+    """An int's two's-complement bytes, big-endian, ``bit_length() // 8 + 1`` of them (room for the sign)."""
     return value.to_bytes((value.bit_length() + 8) // 8, "big", signed=True)
 
 
@@ -275,7 +275,7 @@ def _leaf(code: int, data: bytes):
     if code == _BIGINT:
         value = int.from_bytes(data, "big", signed=True)
         if not data or len(data) != (value.bit_length() + 8) // 8:
-            raise ProtocolError("malformed integer (its bytes empty or longer than it needs)")
+            raise ProtocolError("malformed integer (not its value's bit_length() // 8 + 1 bytes)")
         return value
     if code == _TEXT:
         try:

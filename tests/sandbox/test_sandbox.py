@@ -86,7 +86,7 @@ def test_a_str_that_is_no_utf8_and_an_int_of_any_size_cross_as_themselves(pair, 
 
 
 def test_an_int_crosses_as_its_bytes_and_a_lone_surrogate_as_surrogatepass():
-    # the wire format: no decimal text (no 4,300-digit limit), the fewest bytes with the sign
+    # the wire format: no decimal text (no 4,300-digit limit), bit_length() // 8 + 1 bytes with the sign
     assert channel.pack(2 ** 64) == msgpack.packb(msgpack.ExtType(3, b"\x01" + b"\x00" * 8))
     assert channel.pack(-(2 ** 63) - 1) == msgpack.packb(msgpack.ExtType(3, b"\xff\x7f" + b"\xff" * 7))
     assert channel.pack("a\ud800") == msgpack.packb(msgpack.ExtType(9, b"a\xed\xa0\x80"))
@@ -131,7 +131,7 @@ def test_objects_never_cross_as_code(pair):
     (msgpack.ExtType(1, msgpack.packb(["<i4", [3], b"\x00" * 8])), "does not have shape"),
     (msgpack.ExtType(42, b""), "unknown value type"),
     (msgpack.ExtType(3, b""), "malformed integer"),
-    (msgpack.ExtType(3, b"\x00\x01"), "malformed integer"),   # 1 in two bytes: longer than it needs
+    (msgpack.ExtType(3, b"\x00\x01"), "malformed integer"),   # 1 in two bytes: not its length
     (msgpack.ExtType(9, b"\xff"), "malformed text"),
 ])
 def test_malformed_values_are_protocol_errors(pair, payload, words):

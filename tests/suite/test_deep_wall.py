@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.sandbox import Candidate
+from harness.sandbox import Candidate, RemoteError
 from harness.suite import inputs, test_deep, tiers
 from tests.support.helpers import CANDIDATES, fresh_catalogue_state
 
@@ -44,6 +44,19 @@ def test_a_candidate_reading_lone_surrogates_fails_the_malformed_schema_check_be
     with Candidate(None) as cand:  # the reference refuses both: no note, and strict passes
         MALFORMED_SCHEMAS(cand.module)
         assert tiers.drain_notes() == []
+
+
+@pytest.mark.e2e
+def test_a_schema_holding_an_int_past_4300_digits_reaches_the_candidate():
+    # no catalogue check sends one (docs/mutants-kill-rate.md: schema.py:288); before the channel sent an
+    # int as its bytes, the grader's own str(int) raised ValueError before anything was sent
+    with Candidate(None) as cand:
+        for value in (10 ** 5000, -(10 ** 5000)):
+            try:
+                cand.module.json_schema_to_regex({"const": value})
+            except ValueError as exc:
+                assert isinstance(exc, RemoteError) and exc.remote_type, "the grader's ValueError, not the candidate's"
+        assert cand.alive and cand.incident is None
 
 
 def test_a_test_whose_request_the_grader_could_not_send_is_an_error_never_the_candidates_failure():
