@@ -87,6 +87,8 @@ API::
     # twice (start tries once more): the course staff's business, not the student's.
     # CandidateGone (crashed / timeout / protocol): the process was ended; start a new
     # Candidate for the next test. cand.output() is what it printed, escaped.
+    # HarnessCannotSend (a BaseException, no CandidateGone): the grader could not encode its
+    # own request (an object the channel does not carry): the harness's error, nothing sent.
 
 Modules, one concern each. The wall itself:
 
@@ -124,7 +126,7 @@ import os
 
 _WHERE = {name: "client" for name in ("Candidate", "Fresh", "Proxy", "RemoteError", "call_many", "repeat_call")}
 _WHERE.update({name: "failures" for name in ("CandidateCrashed", "CandidateGone", "CandidateProtocolError",
-                                             "CandidateTimeout", "HarnessCouldNotStart")})
+                                             "CandidateTimeout", "HarnessCannotSend", "HarnessCouldNotStart")})
 _WHERE.update(CandidateFolderError="view", Limits="confine")
 __all__ = sorted(_WHERE)   # each name of the package's API, from the module that defines it
 

@@ -5,8 +5,13 @@ A frame is a 4-byte big-endian length followed by that many bytes of MessagePack
 calls constructors, never evaluates; chosen over pickle and ``multiprocessing.connection``,
 which unpickle, and over rpyc, whose brine carries object references both ways). Values:
 
-- ``None``, ``bool``, ``int`` (any size), ``float``, ``str``, ``bytes``, ``list``,
-  ``tuple``, ``dict``, ``set``, ``frozenset``: themselves;
+- ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``list``, ``tuple``,
+  ``dict``, ``set``, ``frozenset``: themselves; an ``int`` past 64 bits as its two's-complement
+  bytes (``int.to_bytes``, big-endian, signed, in ``bit_length() // 8 + 1`` bytes: no decimal
+  text, so no limit of digits), and a ``str`` that is not UTF-8 (one holding a lone surrogate,
+  ``"\\ud800"``) as ``s.encode("utf-8", "surrogatepass")``, decoded back the same way: each an
+  extension value of its own, in both directions, under the bounds below (an int as long as
+  its bytes fit the frame);
 - numpy arrays and numpy scalars: raw bytes + dtype + shape; only the dtypes in
   ``DTYPES`` (no object dtype), loaded with ``numpy.frombuffer`` (never ``allow_pickle``),
   and copied, so the receiver owns an ordinary writable array;
@@ -31,8 +36,10 @@ checked when sending and again when receiving, where they matter (the peer may b
 - ``MAX_DECODED_BYTES`` of Python objects the decoded frame may need, estimated from above
   as ``ELEMENT_BYTES`` (96) per value, 4 bytes per byte of text (a str may be stored
   4 bytes a character), 1 per byte of binary, 2 per byte of every extension payload
-  (the copy the decoder hands the extension hook, and a numpy array's own copy) and 1 per
-  byte of the frame (a copy the decoder may make): 1 GiB.
+  (the copy the decoder hands the extension hook, and a numpy array's own copy), the
+  payload of a not-UTF-8 str counted as text too and that of an int as binary too (the
+  str or int built from it), and 1 per byte of the frame (a copy the decoder may make):
+  1 GiB.
 
 The receiver enforces them without recursion proportional to the input (``decode``):
 
@@ -52,10 +59,13 @@ The receiver enforces them without recursion proportional to the input (``decode
   depth past ``MAX_DEPTH`` as it goes.
 
 Anything else wrong with a frame (truncated, bytes after the value, an unused type byte,
-an unknown extension, a msgpack timestamp, a malformed array or handle) is a
-``ProtocolError`` too. The sender checks the same bounds (``send``), so the grader never
-sends what its candidate would refuse. The biggest legitimate frames measured (the
-catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
+an unknown extension, a msgpack timestamp, a malformed array or handle, an int's payload
+of another length than its value's ``bit_length() // 8 + 1``, a str's payload that
+``surrogatepass`` cannot decode) is a ``ProtocolError`` too. The sender checks the same
+bounds (``pack``), so the grader never sends what its candidate would refuse; what it
+cannot send at all (an object of no type above) is refused there, before anything is sent
+(``pack``: a TypeError, or the ``ProtocolError`` of a bound). The biggest legitimate frames
+measured (the catalogue, ``golden replay --file both`` and ``grade-tests`` of the strong example suite)
 are far inside every bound: 133 KB, 8.8 K values, depth 7, some 0.9 MB decoded;
 ``tests/sandbox/test_channel_bounds.py`` checks that a batch over a 100 K-token vocabulary and
 256 masks over it as raw bytes still cross.
@@ -103,7 +113,7 @@ DTYPES = frozenset(np.dtype(t).str for t in (
 DTYPES = DTYPES | frozenset(np.dtype(d).newbyteorder().str for d in DTYPES)
 
 _HEADER = struct.Struct(">I")
-_ARRAY, _HANDLE, _BIGINT, _TUPLE, _SET, _FROZENSET, _DESCRIBED, _SCALAR = range(1, 9)
+_ARRAY, _HANDLE, _BIGINT, _TUPLE, _SET, _FROZENSET, _DESCRIBED, _SCALAR, _TEXT = range(1, 10)
 _CONTAINERS = frozenset({_TUPLE, _SET, _FROZENSET, _DESCRIBED})
 """Extension values whose payload holds channel values (other extensions among them)."""
 _LIMITS = dict(max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME, max_ext_len=MAX_FRAME,
@@ -148,57 +158,101 @@ class Described:
 # --------------------------------------------------------------------------- values
 
 
-def encode(value, to_handle=None, depth: int = 0):
+def encode(value, to_handle=None, depth: int = 0, texts: bool = False):
     """``value`` as msgpack-native data with ext types; ``to_handle(obj)`` turns an object
     that is not data into a ``Handle`` (the candidate side), else such an object is a
-    TypeError (the grader sends only data, handles and descriptions)."""
+    TypeError (the grader sends only data, handles and descriptions). ``texts``: every str
+    is checked, and one that is not UTF-8 becomes a text extension (``pack`` asks for it
+    when msgpack could not write a str; else a str is handed to msgpack as it is)."""
     if depth > MAX_DEPTH:
         raise ProtocolError(f"value nested deeper than {MAX_DEPTH}")
-    if value is None or isinstance(value, (bool, float, str, bytes)):
+    if isinstance(value, str):
+        return _text(value) if texts else value
+    if value is None or isinstance(value, (bool, float, bytes)):
         return value
     if isinstance(value, int):
-        return value if -(1 << 63) <= value < (1 << 64) else msgpack.ExtType(_BIGINT, str(value).encode())
+        return value if -(1 << 63) <= value < (1 << 64) else msgpack.ExtType(_BIGINT, _int_bytes(value))
     if isinstance(value, np.ndarray) and value.dtype.str in DTYPES:
         return _ext(_ARRAY, [value.dtype.str, list(value.shape), np.ascontiguousarray(value).tobytes()])
     if isinstance(value, np.generic) and value.dtype.str in DTYPES:
         return _ext(_SCALAR, [value.dtype.str, value.tobytes()])
     if isinstance(value, Handle):
-        extra = [] if value.snapshot is None else [value.snapshot]
-        return _ext(_HANDLE, [value.id, value.kind, list(value.methods), *extra])
+        return _ext(_HANDLE, _handle_payload(value, texts))
     if isinstance(value, Described):
-        return _ext(_DESCRIBED, [value.kind, encode(value.data, to_handle, depth + 1)])
+        return _ext(_DESCRIBED, [value.kind, encode(value.data, to_handle, depth + 1, texts)])
     if isinstance(value, bytearray):
         return bytes(value)
     if isinstance(value, list):
-        if depth < MAX_DEPTH and _plain(value):
+        if depth < MAX_DEPTH and _plain(value, texts):
             return value
-        if depth + 1 < MAX_DEPTH and _plain_rows(value):
+        if depth + 1 < MAX_DEPTH and _plain_rows(value, texts):
             return value
-        return [encode(v, to_handle, depth + 1) for v in value]
+        return [encode(v, to_handle, depth + 1, texts) for v in value]
     if isinstance(value, tuple):
-        if depth < MAX_DEPTH and _plain(value):
+        if depth < MAX_DEPTH and _plain(value, texts):
             return _ext(_TUPLE, list(value))
-        return _ext(_TUPLE, [encode(v, to_handle, depth + 1) for v in value])
+        return _ext(_TUPLE, [encode(v, to_handle, depth + 1, texts) for v in value])
     if isinstance(value, (set, frozenset)):
         code = _FROZENSET if isinstance(value, frozenset) else _SET
-        return _ext(code, [encode(v, to_handle, depth + 1) for v in value])
+        return _ext(code, [encode(v, to_handle, depth + 1, texts) for v in value])
     if isinstance(value, dict):
-        return {encode(k, to_handle, depth + 1): encode(v, to_handle, depth + 1) for k, v in value.items()}
+        return {encode(k, to_handle, depth + 1, texts): encode(v, to_handle, depth + 1, texts)
+                for k, v in value.items()}
     if to_handle is not None:
-        return encode(to_handle(value), None, depth)
+        return encode(to_handle(value), None, depth, texts)
     raise TypeError(f"cannot send a {type(value).__name__} over the channel (data only)")
 
 
+def _int_bytes(value: int) -> bytes:
+    """An int's two's-complement bytes, big-endian, ``bit_length() // 8 + 1`` of them (room for the sign)."""
+    return value.to_bytes((value.bit_length() + 8) // 8, "big", signed=True)
+
+
+def _utf8(text: str) -> bool:
+    """Whether msgpack can write ``text`` as a str (it is UTF-8: no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _text(text: str):
+    """A str as itself, or, when it is not UTF-8, as a text extension (``surrogatepass``)."""
+    return text if _utf8(text) else msgpack.ExtType(_TEXT, text.encode("utf-8", "surrogatepass"))
+
+
+def _escaped(text: str) -> str:
+    return text if _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _handle_payload(handle: Handle, texts: bool) -> list:
+    """A handle's fields (``Handle``); with ``texts``, none holds a str that is not UTF-8
+    (its payload carries no extension): a kind so written is escaped, such a method name
+    left out (the proxy reads it as an attribute, then calls it), and a snapshot holding
+    such a str is not sent (the proxy reads every attribute live)."""
+    kind, methods, snapshot = handle.kind, list(handle.methods), handle.snapshot
+    if texts:
+        kind, methods = _escaped(kind), [m for m in methods if _utf8(m)]
+        if snapshot is not None:
+            values, live, type_name = snapshot
+            names = [*values, *live, type_name, *(v for v in values.values() if isinstance(v, str))]
+            snapshot = snapshot if all(map(_utf8, names)) else None
+    return [handle.id, kind, methods] + ([] if snapshot is None else [snapshot])
+
+
 _PLAIN_TYPES = frozenset({type(None), bool, float, str, bytes, int})
-"""Values ``encode`` returns as they are (an int only within 64 bits)."""
+"""Values ``encode`` returns as they are (an int only within 64 bits, a str only when it is UTF-8)."""
 
 
-def _plain(items) -> bool:
+def _plain(items, texts: bool = False) -> bool:
     """Whether every item is a value msgpack writes as itself (``_PLAIN_TYPES``, an int
-    within 64 bits): a list of them is encoded at once (the arguments of a batch, a
-    history), as ``encode`` would one by one."""
+    within 64 bits; with ``texts``, no str at all): a list of them is encoded at once (the
+    arguments of a batch, a history), as ``encode`` would one by one."""
     kinds = set(map(type, items))
-    if not kinds <= _PLAIN_TYPES:
+    if not kinds <= _PLAIN_TYPES or texts and str in kinds:
         return False
     if int not in kinds or not items:
         return True
@@ -206,10 +260,10 @@ def _plain(items) -> bool:
     return -(1 << 63) <= min(ints) and max(ints) < (1 << 64)
 
 
-def _plain_rows(items) -> bool:
+def _plain_rows(items, texts: bool = False) -> bool:
     """Whether ``items`` holds lists only, each of plain values (``_plain``): a batch's
     argument lists, checked in one pass over all their values."""
-    return bool(items) and set(map(type, items)) == {list} and _plain(list(chain.from_iterable(items)))
+    return bool(items) and set(map(type, items)) == {list} and _plain(list(chain.from_iterable(items)), texts)
 
 
 def _ext(code: int, payload) -> msgpack.ExtType:
@@ -219,9 +273,15 @@ def _ext(code: int, payload) -> msgpack.ExtType:
 def _leaf(code: int, data: bytes):
     """An extension value that holds no channel value: an integer, array, scalar or handle."""
     if code == _BIGINT:
-        if len(data) > 4000 or not data.lstrip(b"-").isdigit():
-            raise ProtocolError("malformed integer")
-        return int(data.decode("ascii"))
+        value = int.from_bytes(data, "big", signed=True)
+        if not data or len(data) != (value.bit_length() + 8) // 8:
+            raise ProtocolError("malformed integer (not its value's bit_length() // 8 + 1 bytes)")
+        return value
+    if code == _TEXT:
+        try:
+            return data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise ProtocolError("malformed text (not UTF-8 even with lone surrogates)") from None
     if not _ARRAY <= code <= _SCALAR or code in _CONTAINERS:
         raise ProtocolError(f"unknown value type {code}")
     payload = msgpack.unpackb(data, ext_hook=_no_extension, **_UNPACK)
@@ -472,12 +532,14 @@ def _scan(body: bytes) -> int:
             code = body[pos - 1]
             if leaf:
                 raise ProtocolError("an extension value inside an array, scalar or handle")
-            if not _ARRAY <= code <= _SCALAR:
+            if not _ARRAY <= code <= _TEXT:
                 raise ProtocolError(f"unknown value type {code - 256 if code > 127 else code}")
             payloads += length
-            if code == _BIGINT:
-                if length > 4000:
-                    raise ProtocolError("malformed integer")
+            if code == _BIGINT or code == _TEXT:  # a leaf: the int or str built from the payload
+                if code == _TEXT:
+                    text += length
+                else:
+                    binary += length
                 pos += length
                 continue
             if body[pos] not in _ARRAY_HEADERS:
@@ -620,14 +682,51 @@ def _final(value):
 # --------------------------------------------------------------------------- frames
 
 
-def send(sock: socket.socket, value, to_handle=None) -> None:
-    """Encode and send one frame (blocking); a value out of the bounds (module docstring)
-    is a ``ProtocolError`` here, before anything is sent."""
-    body = msgpack.packb(encode(value, to_handle), use_bin_type=True)
-    if len(body) > MAX_FRAME:
+def pack(value, to_handle=None, checked: bool = True) -> bytes:
+    """One frame's body (without its length header): ``value`` encoded (``encode``). A str
+    that is not UTF-8 is found where msgpack refuses to write it; the value is then encoded
+    again with every str checked (``texts``), ``to_handle``'s answers of the first pass given
+    again in the same order (it is asked once an object: the candidate numbers its handles,
+    the grader counts the generators it hands over). ``checked``: a value out of the bounds
+    (module docstring) is a ``ProtocolError``. What cannot be sent raises here, before
+    anything is sent."""
+    asked: list = []
+    recorder = None if to_handle is None else _recorded(to_handle, asked, None)
+    try:
+        body = msgpack.packb(encode(value, recorder), use_bin_type=True)
+    except UnicodeEncodeError:  # a lone surrogate (the only str msgpack cannot write)
+        again = None if to_handle is None else _recorded(to_handle, asked, iter(list(asked)))
+        body = msgpack.packb(encode(value, again, texts=True), use_bin_type=True)
+    if checked and len(body) > MAX_FRAME:
         raise ProtocolError(f"a frame of {len(body)} bytes is over the {MAX_FRAME}-byte bound")
-    if len(body) > SMALL_FRAME:  # the receiver's bounds (a smaller frame keeps them: ``decode``)
+    if checked and len(body) > SMALL_FRAME:  # the receiver's bounds (a smaller frame keeps them: ``decode``)
         scan(body)
+    return body
+
+
+def _recorded(to_handle, asked: list, replay):
+    """``to_handle`` whose answers are kept in ``asked`` as ``(object, answer)``; ``replay``
+    (an iterator over an earlier pass's) answers the same objects, met in the same order
+    (``encode`` meets them so whether it checks each str or not), from there."""
+    def ask(obj):
+        for seen, answer in replay or ():
+            if seen is obj:
+                return answer
+            break
+        answer = to_handle(obj)
+        asked.append((obj, answer))
+        return answer
+    return ask
+
+
+def send(sock: socket.socket, value, to_handle=None) -> None:
+    """Encode and send one frame (blocking); what cannot be sent, a value out of the bounds
+    among it (a ``ProtocolError``), raises before anything is sent (``pack``)."""
+    send_body(sock, pack(value, to_handle))
+
+
+def send_body(sock: socket.socket, body: bytes) -> None:
+    """Send one frame's body (``pack``'s) with its length header (blocking)."""
     sock.sendall(_HEADER.pack(len(body)) + body)
 
 

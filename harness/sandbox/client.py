@@ -398,11 +398,12 @@ class Candidate:
         hang = hangs.hang_key(what)
         if hang is not None and hang in self.known_hangs:   # the same call on the same input ran out of time
             raise self._gone(hangs.CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
+        body = None if frame is None else _packed(frame, describe, what)
         with self._lock:
             self.epoch += 1
             try:
-                if frame is not None:
-                    channel.send(self._sock, frame, describe)
+                if body is not None:
+                    channel.send_body(self._sock, body)
                 if self.deadline is not None:
                     reply = channel.receive(self._sock, self.deadline)
                 else:
@@ -774,6 +775,21 @@ def _per_call(value, depth: int = 1):
     if isinstance(value, np.ndarray) and depth > 1:
         return value.copy()
     return value
+
+
+def _packed(frame: list, describe, what: str) -> bytes:
+    """``frame``'s body (``channel.pack``); what the grader cannot encode (a value the channel
+    does not carry, a bound) is ``HarnessCannotSend``: its own error, never the candidate's
+    exception (a UnicodeEncodeError or TypeError of the grader's must not pass a test that
+    expects the candidate to raise ValueError or TypeError), nor the candidate's protocol
+    violation. Nothing is sent; the candidate's process goes on."""
+    try:
+        return channel.pack(frame, describe)
+    except Exception as exc:  # noqa: BLE001 - whatever the encoding raised is the grader's
+        from harness.sandbox.text import escape
+
+        raise failures.HarnessCannotSend(f"{failures.CANNOT_SEND} {what}: {type(exc).__name__}: "
+                                         f"{escape(str(exc))[:300]}") from exc
 
 
 def _describer(candidate: Candidate, rngs: list):

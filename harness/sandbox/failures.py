@@ -12,6 +12,12 @@ that tells the machine's refusal to start a process from the candidate's own cra
 All derive from ``CandidateGone``, a ``BaseException``, so a test's ``except Exception``
 cannot swallow the end of the candidate's process.
 
+One failure is the grader's own and no verdict on the candidate: ``HarnessCannotSend``, a
+request the grader's side could not encode (a value the channel does not carry, one past
+its bounds). Nothing was sent, the candidate's process goes on; it is a ``BaseException``
+too, so neither ``pytest.raises(ValueError)`` nor ``except Exception`` takes it for the
+candidate's exception, and the catalogue reports the test as "error" (``harness.suite.plugin``).
+
 Invariant: ``machine_refusal`` names the machine only for what happens before any of the
 candidate's code runs (``Popen``'s own ``EAGAIN``/``ENOMEM``, no cgroup or uid to be had, a
 starter's own line saying so); anything else the candidate's process does is its own verdict.
@@ -51,6 +57,15 @@ class HarnessCouldNotStart(CandidateGone):
     verdict = "harness"
 
 
+class HarnessCannotSend(BaseException):
+    """The grader's side could not encode a request (``harness.sandbox.channel.pack`` raised:
+    a value of no type the channel carries, a bound): the harness's error, never the
+    candidate's answer. ``str`` starts with ``CANNOT_SEND``; the cause is ``__cause__``."""
+
+    verdict = "harness"
+
+
+CANNOT_SEND = "harness error: the grader could not send"
 COULD_NOT_START = resources.COULD_NOT_START
 MACHINE_REFUSALS = ("Resource temporarily unavailable", "Cannot allocate memory")
 """strerror(EAGAIN) and strerror(ENOMEM): what the kernel says when it has no process or memory to give."""

@@ -296,10 +296,9 @@ class Server:
         """``(value as the grader receives it, holds no handle?)``: encoded and decoded
         (objects as handles, registered now, in the order replies would register them);
         plain values, arrays and lists or tuples of plain values at once."""
-        import msgpack
         import numpy as np
 
-        from harness.sandbox.channel import DTYPES, decode, encode
+        from harness.sandbox.channel import DTYPES, decode, pack
 
         kind = type(value)
         if _plain(value):
@@ -308,7 +307,7 @@ class Server:
             return value.copy(), True
         if (kind is list or kind is tuple) and all(map(_plain, value)):
             return kind(value), True
-        kept = decode(msgpack.packb(encode(value, lambda obj: self.to_handle(obj, snapshot=False)), use_bin_type=True))
+        kept = decode(pack(value, lambda obj: self.to_handle(obj, snapshot=False), checked=False))
         return kept, not _holds_handle(kept)
 
     def dunder(self, op: str, obj, args):

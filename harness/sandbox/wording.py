@@ -27,7 +27,11 @@ def what(op: str, name, args=()) -> str:
 
 
 def clipped(value, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters (ending in ``...`` when cut)."""
+    """``repr(value)``, cut to ``limit`` characters (ending in ``...`` when cut); an int too long
+    to show whole (more than ``4 * limit`` bits) as its size, never its digits (past 4,300 of them
+    ``repr`` raises ValueError, which must not stand for the candidate's: the channel carries it)."""
+    if type(value) is int and value.bit_length() > 4 * limit:
+        return f"<an int of {value.bit_length()} bits>"
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 

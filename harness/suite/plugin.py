@@ -53,7 +53,8 @@ Result records (``"event"`` first):
   "reason": one line, "details": text, "duration": seconds, "notes": [str]}``; a test
   whose call into the candidate crashed, hung or broke the protocol is ``crashed``
   (protocol: the reason says so) or ``timeout``, and the next test gets a fresh
-  candidate process (at most ``MAX_RESTARTS``);
+  candidate process (at most ``MAX_RESTARTS``); a test whose request the grader could not
+  send (``harness.sandbox.failures.HarnessCannotSend``: the harness's error) is ``error``;
 - ``{"event": "finish", "exitstatus": int}``: the session ended normally.
 
 Everything the candidate wrote (messages, output) is escaped (``harness.sandbox.text``).
@@ -626,6 +627,8 @@ def pytest_runtest_makereport(item, call):
         report.ch_details = getattr(exc, "details", None)
         if isinstance(exc, MemoryError) or getattr(exc, "remote_type", "") == "MemoryError":
             report.ch_status = "crashed"
+        if getattr(exc, "verdict", None) == "harness":  # the grader could not send its request: never the candidate's
+            report.ch_status = "error"
 
 
 def exception_lines(traceback_text: str) -> str:

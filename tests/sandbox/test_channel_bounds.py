@@ -231,6 +231,10 @@ VALUES_OF_ONE_KIND = 10_000
     ("wide characters", ["\U0001f600" for _ in range(VALUES_OF_ONE_KIND)]),
     ("wide text", ["a" * 1000 + "\U0001f600" for _ in range(200)]),
     ("big integers", [2 ** 63 + i for i in range(VALUES_OF_ONE_KIND)]),
+    ("integers past 64 bits", [2 ** 64 + i for i in range(VALUES_OF_ONE_KIND)]),
+    ("huge integers", [-(7 << 400_000) + i for i in range(20)]),
+    ("lone surrogates", ["\ud800" for _ in range(VALUES_OF_ONE_KIND)]),
+    ("wide text with lone surrogates", ["a" * 1000 + "\U0001f600\ud800" for _ in range(200)]),
     ("floats", [i + 0.5 for i in range(VALUES_OF_ONE_KIND)]),
     ("tuples", [(i,) for i in range(VALUES_OF_ONE_KIND)]),
     ("bytes in nested tuples", ((((((((b"\xff" * 200_000,),),),),),),),)),
@@ -238,7 +242,7 @@ VALUES_OF_ONE_KIND = 10_000
     ("many calls", ["many", 5, "next_state", [[0, t] for t in range(VALUES_OF_ONE_KIND)], {}]),
 ])
 def test_the_estimate_is_an_upper_bound_of_the_decoded_size(name, value, monkeypatch):
-    body = msgpack.packb(channel.encode(value), use_bin_type=True)
+    body = channel.pack(value, checked=False)
     estimate = channel.scan(body)
     for small_frame in (channel.SMALL_FRAME, 0):
         monkeypatch.setattr(channel, "SMALL_FRAME", small_frame)
@@ -248,7 +252,7 @@ def test_the_estimate_is_an_upper_bound_of_the_decoded_size(name, value, monkeyp
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        assert repr(got) == repr(value)
+        assert got == value if name == "huge integers" else repr(got) == repr(value)  # no repr past 4,300 digits
         assert peak <= estimate, f"{name}: decoding took {peak} bytes, estimated {estimate}"
         # a frame under SMALL_FRAME is decoded without the scan: what it takes is bounded by its length
         assert len(body) > channel.SMALL_FRAME or peak <= (channel.ELEMENT_BYTES + 20) * len(body)
@@ -267,6 +271,24 @@ def test_the_biggest_legitimate_frames_fit_with_room():
         assert channel.scan(body) < channel.MAX_DECODED_BYTES // 4
         got = channel.decode(body)
         assert len(got) == len(frame) and repr(got[:2])[:100] == repr(frame[:2])[:100]
+
+
+def test_a_huge_int_and_a_long_text_that_is_no_utf8_count_against_the_bounds(monkeypatch):
+    # their payloads are counted on both sides: an int as binary, a text as text (4 bytes a byte)
+    monkeypatch.setattr(channel, "SMALL_FRAME", 0)
+    huge, text = 1 << 8_000_000, "\ud800" * 300_000  # 1 MB of bytes; 900 KB of UTF-8 (surrogatepass)
+    bound = channel.MAX_DECODED_BYTES
+    for value, payload, per_byte in ((huge, 1_000_001, 1 + 2), (text, 900_000, 4 + 2)):
+        monkeypatch.setattr(channel, "MAX_DECODED_BYTES", bound)
+        body = channel.pack(value, checked=False)
+        estimate = channel.scan(body)
+        assert estimate == channel.ELEMENT_BYTES + per_byte * payload + len(body)
+        monkeypatch.setattr(channel, "MAX_DECODED_BYTES", estimate - 1)
+        refused(body, "would take")
+        with pytest.raises(channel.ProtocolError, match="would take"):
+            channel.pack(value)
+        monkeypatch.setattr(channel, "MAX_DECODED_BYTES", estimate)
+        assert channel.decode(body) == value and channel.pack(value) == body
 
 
 def test_the_sender_keeps_the_receivers_bounds(monkeypatch):
@@ -314,6 +336,12 @@ def test_a_frame_cut_short_on_the_wire_is_said_closed():
     (msgpack.packb(msgpack.ExtType(7, msgpack.packb(["rng"]))), "malformed"),   # a description without data
     (b"\xc1", "0xc1|FormatError|malformed"),
     (msgpack.packb(msgpack.ExtType(5, msgpack.packb([[1]]))), "unhashable"),    # a set holding a list
+    (msgpack.packb([1, msgpack.ExtType(3, b"")]), "malformed integer"),          # an int of no bytes
+    (msgpack.packb({"k": msgpack.ExtType(3, b"\xff\xff")}), "malformed integer"),  # -1 in two bytes
+    (msgpack.packb([msgpack.ExtType(9, b"a\xed\xa0")]), "malformed text"),      # a surrogate cut short
+    (msgpack.packb((msgpack.ExtType(9, b"\xc0\x80"),)), "malformed text"),        # an overlong NUL
+    (msgpack.packb(msgpack.ExtType(2, msgpack.packb([1, "K", [msgpack.ExtType(9, b"\xed\xa0\x80")]]))),
+     "extension value inside"),                                                 # a handle holding a text
 ])
 def test_malformed_values_are_protocol_errors_on_both_paths(body, words, monkeypatch):
     for small_frame in (channel.SMALL_FRAME, 0):

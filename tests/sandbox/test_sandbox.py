@@ -19,7 +19,15 @@ import numpy as np
 import pytest
 
 import oracles.automaton as reference
-from harness.sandbox import Candidate, CandidateCrashed, CandidateGone, RemoteError, call_many, channel
+from harness.sandbox import (
+    Candidate,
+    CandidateCrashed,
+    CandidateGone,
+    HarnessCannotSend,
+    RemoteError,
+    call_many,
+    channel,
+)
 from harness.sandbox.files import Manifest
 from harness.sandbox.text import escape
 from harness.suite.shapes import SpecTokenizer
@@ -53,6 +61,64 @@ def test_a_round_trip_is_the_identity(pair, value):
         assert got == value and type(got) is type(value)
 
 
+# strs that are not UTF-8 (a lone surrogate: msgpack refuses to write one) and ints past 64 bits,
+# alone and where the encoder takes its fast paths (a list or tuple of plain values, a batch's rows)
+# or not (a dict's keys, a set, a description)
+TEXTS_AND_INTS = [
+    "\ud800", "\udfff", "a\udc80b\U0001f600\x00", "\ud83d\ude00", 2 ** 64, -(2 ** 63) - 1, 10 ** 5000,
+    -(10 ** 5000), -(1 << 80_000), 1 << 80_000, 255 << 200, -(256 << 200),
+    ["\ud800", "x", 1], ("\udfff", 2), [["\ud800", 1], ["b", 2]], [[10 ** 5000, 1], ["b", 2]],
+    {"\ud800": ["\udc00", 10 ** 5000], ("\ud800", -(2 ** 100)): {1, "\ud801"}, 3: frozenset({"\udcff"})},
+    channel.Described("x", {"k": ["\ud800"]}), [[[[{"a": ("\ud800", -(10 ** 4400))}]]]],
+]
+
+
+@pytest.mark.parametrize("value", TEXTS_AND_INTS, ids=range(len(TEXTS_AND_INTS)))
+def test_a_str_that_is_no_utf8_and_an_int_of_any_size_cross_as_themselves(pair, value):
+    channel.send(pair[0], value)
+    got = channel.receive(pair[1], deadline=time.monotonic() + 5)
+    assert got == value and type(got) is type(value)
+    # the oracle above compares without printing: a bigger int's decimal text is past Python's limit
+    inner = [value]
+    while isinstance(inner[0], (list, tuple)) and inner[0]:
+        inner = [inner[0][0]]
+    assert type(inner[0]) is type(channel.decode(channel.pack(inner[0])))
+
+
+def test_an_int_crosses_as_its_bytes_and_a_lone_surrogate_as_surrogatepass():
+    # the wire format: no decimal text (no 4,300-digit limit), bit_length() // 8 + 1 bytes with the sign
+    assert channel.pack(2 ** 64) == msgpack.packb(msgpack.ExtType(3, b"\x01" + b"\x00" * 8))
+    assert channel.pack(-(2 ** 63) - 1) == msgpack.packb(msgpack.ExtType(3, b"\xff\x7f" + b"\xff" * 7))
+    assert channel.pack("a\ud800") == msgpack.packb(msgpack.ExtType(9, b"a\xed\xa0\x80"))
+    assert channel.pack(["\u00e9", "\ud800"]) == msgpack.packb(["\u00e9", msgpack.ExtType(9, b"\xed\xa0\x80")],
+                                                                use_bin_type=True)
+
+
+def test_a_handle_holding_a_lone_surrogate_crosses_with_its_snapshot_left_out():
+    # a handle's payload carries no extension: its kind escaped, such a method read as an attribute,
+    # a snapshot holding such a str not sent (the proxy reads live), the rest of the frame intact
+    handle = channel.Handle(3, "K\ud800", ("m", "n\ud800"), [{"a": "\ud800", "b": 1}, ["z"], "T"])
+    got, text = channel.decode(channel.pack([handle, "\ud800"]))
+    assert (got.id, got.kind, got.methods, got.snapshot, text) == (3, "K\\ud800", ("m",), None, "\ud800")
+    plain = channel.Handle(4, "K", ("m",), [{"a": "x"}, [], "T"])
+    assert channel.decode(channel.pack([plain, "\ud800"]))[0].snapshot == [{"a": "x"}, [], "T"]
+
+
+def test_the_encoder_asks_for_handles_as_one_pass_would_when_it_meets_a_lone_surrogate():
+    # ``pack`` encodes again when msgpack refuses a str: the handles the first pass made are reused
+    # (the candidate numbers them; the grader counts the generators it describes)
+    asked = []
+
+    def to_handle(obj):
+        asked.append(obj)
+        return channel.Handle(len(asked), "T")
+
+    first, second = object(), object()
+    got = channel.decode(channel.pack([first, ("\ud800", second), second], to_handle))
+    assert asked == [first, second, second] and [h.id for h in (got[0], got[1][1], got[2])] == [1, 2, 3]
+    assert got[1][0] == "\ud800"
+
+
 def test_objects_never_cross_as_code(pair):
     with pytest.raises(TypeError, match="data only"):
         channel.send(pair[0], object())
@@ -64,7 +130,9 @@ def test_objects_never_cross_as_code(pair):
     (msgpack.ExtType(1, msgpack.packb(["|O", [1], b"\x00" * 8])), "dtype '|O' is not allowed"),
     (msgpack.ExtType(1, msgpack.packb(["<i4", [3], b"\x00" * 8])), "does not have shape"),
     (msgpack.ExtType(42, b""), "unknown value type"),
-    (msgpack.ExtType(3, b"12x"), "malformed integer"),
+    (msgpack.ExtType(3, b""), "malformed integer"),
+    (msgpack.ExtType(3, b"\x00\x01"), "malformed integer"),   # 1 in two bytes: not its length
+    (msgpack.ExtType(9, b"\xff"), "malformed text"),
 ])
 def test_malformed_values_are_protocol_errors(pair, payload, words):
     body = msgpack.packb(payload)
@@ -121,6 +189,49 @@ def test_the_candidates_exceptions_keep_their_builtin_class(candidate):
     with pytest.raises(AttributeError):
         impl.no_such_name  # noqa: B018 - the attribute read is what raises
     assert not hasattr(impl, "no_such_name")
+
+
+@pytest.mark.e2e
+def test_what_the_grader_cannot_send_is_its_own_error_never_the_candidates(candidate):
+    # an object of no type the channel carries, a value past its depth bound: the grader's side
+    # raises before anything is sent; no ``except ValueError``/``TypeError``/``Exception`` of a test
+    # takes it for the candidate's answer, it is no verdict on the candidate, whose process goes on
+    impl = candidate.module
+    for schema, cause in (({"const": object()}, "TypeError"), ({"const": np.array([None], dtype=object)}, "TypeError"),
+                          ({"const": _nested(channel.MAX_DEPTH + 1)}, "ProtocolError")):
+        with pytest.raises(BaseException) as info:
+            try:
+                impl.json_schema_to_regex(schema)
+            except Exception:  # noqa: BLE001 - what a test expecting the candidate's exception would catch
+                pytest.fail("the grader's own failure to send was caught as an Exception")
+        assert isinstance(info.value, HarnessCannotSend) and not isinstance(info.value, CandidateGone)
+        assert str(info.value).startswith(f"harness error: the grader could not send call json_schema_to_regex: "
+                                          f"{cause}")
+        assert candidate.alive and candidate.incident is None
+    assert impl.regex_to_dfa("ab").n_states == 3
+
+
+def _nested(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.e2e
+def test_a_lone_surrogate_and_a_huge_int_reach_the_candidate_and_come_back(tmp_path):
+    # both directions through a real candidate process: what it is handed is what it answers
+    module = tmp_path / "echo.py"
+    module.write_text("def echo(value):\n    return value\n\ndef kinds(value):\n"
+                      "    return [type(v).__name__ for v in value]\n", encoding="utf-8")
+    with Candidate(str(module)) as cand:
+        for value in TEXTS_AND_INTS:
+            if isinstance(value, channel.Described):
+                continue  # a description is rebuilt by kind on the other side, not data
+            got = cand.module.echo(value)
+            assert got == value and type(got) is type(value)
+        assert cand.module.kinds(["\ud800", 10 ** 5000, -(2 ** 64)]) == ["str", "int", "int"]
+        assert cand.module.echo({"const": "\ud800"}) == {"const": "\ud800"}
 
 
 @pytest.mark.e2e

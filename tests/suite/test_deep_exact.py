@@ -457,6 +457,13 @@ KILLS += [
      'sys.setrecursionlimit(max(old, frames))',
      'pass'),
 ]
+# branch chan10: the malformed-schema check's lone surrogates (a schema's value, a property name) reach the
+# candidate behind the wall now (the channel carries a str that is not UTF-8: ``tests/suite/test_deep_wall.py``).
+# schema.py's two raises for them (generated mutants schema.RemoveStatement.30 and .57) are no KILLS: without
+# them the reference still refuses, with the UnicodeEncodeError of its escape (a ValueError, all the contract
+# asks: equivalent, ``test_the_lone_surrogate_mutants_refuse_with_a_valueerror_all_the_same``)
+LONE_SURROGATE_MUTANTS = {"schema.RemoveStatement.30": {"const": "\ud800"},
+                          "schema.RemoveStatement.57": {"type": "object", "properties": {"\ud800": {"type": "null"}}}}
 
 
 ON_310 = pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.10 reads 3.11 syntax: no other Python runs it")
@@ -579,6 +586,20 @@ def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, tmp
     mutated = load(materialize_generated(mutant, tmp_path))
     tiers.set_strict(True)  # the deep pass of mutants --generated runs --deep --strict
     assert_killed(check, mutated, mutant_id)
+
+
+@pytest.mark.parametrize("mutant_id", sorted(LONE_SURROGATE_MUTANTS))
+def test_the_lone_surrogate_mutants_refuse_with_a_valueerror_all_the_same(mutant_id, tmp_path):
+    # equivalent under the contract (``malformed_schema_valueerror``: ValueError, or TypeError): if a
+    # change of the reference made them accept the schema, the deep check would kill them: add them to KILLS
+    mutant = mutant_of(mutant_id)
+    assert mutant.before.startswith("raise SchemaMalformed(") and "lone surrogate" in mutant.before
+    mutated = load(materialize_generated(mutant, tmp_path))
+    with pytest.raises(ValueError) as info:
+        mutated.json_schema_to_regex(LONE_SURROGATE_MUTANTS[mutant_id])
+    assert isinstance(info.value, UnicodeEncodeError)
+    tiers.set_strict(True)
+    assert scan(MALFORMED_SCHEMAS, mutated) == "survived"
 
 
 def test_a_looping_mutant_fails_its_scan_in_its_cpu_bound_and_says_so(tmp_path):
