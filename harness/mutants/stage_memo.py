@@ -45,12 +45,30 @@ evidence child's life, the names ``parse``, ``build_nfa``, ``subset_construction
 functions that answer from the memo, and compute as before for a pattern it lacks or a call it
 did not record (other arguments).
 
-``CONSTRAIN_HARNESS_NO_STAGE_REUSE=1`` turns it off (the slow path, to compare verdicts).
+**The masks** (``MASKS``, a third reuse beside the two stages): the compile domain's items build a
+``TokenIndex`` over ``evidence.evidence_vocabulary()`` on each DFA they compile and ask the mask of
+every state. ``TokenIndex``'s answers are a function of the DFA's two tables (``trans``, ``accept``),
+the vocabulary and the EOS id, computed by the modules of ``footprint("masks")`` (``index`` and what
+it imports: ``dfa errors vocab bytemap``, + ``compile __init__``). For a mutant outside that
+footprint (``parser ast nfa determinize minimize``) an index built on a DFA whose tables are
+byte-identical (shape, dtype, bytes) to a DFA the reference indexed holds the reference's masks:
+the memo (``fill_masks``, keyed by the tables' bytes, never by the pattern) hands the new index the
+reference's per-state caches (``_masks``, ``_pairs``: what its own ``mask(s)`` for every state
+would have put there, recorded the same way), so its ``mask`` and ``next_state`` answer without
+walking the trie. A DFA whose tables differ (a mutant that changes the language or the numbering)
+is not in the memo and is computed as before; the item's tables are still compared, so a
+difference is found where it was. ~0.7 CPU s of the compile domain's ~3 (measured on the
+reference, 2026-12-07).
+
+``CONSTRAIN_HARNESS_NO_STAGE_REUSE=1`` turns every reuse off (the slow path, to compare verdicts);
+``CONSTRAIN_HARNESS_NO_MASK_REUSE=1`` the masks alone.
 
 Example::
 
     >>> stage_for("minimize"), stage_for("index"), stage_for("parser")
     ('class DFA', 'DFA', None)
+    >>> reuse_for("minimize"), reuse_for("index"), reuse_for("parser"), reuse_for("dfa")
+    ('class DFA+masks', 'DFA', 'masks', 'class DFA')
 """
 
 from __future__ import annotations
@@ -69,11 +87,15 @@ from typing import Any
 import numpy as np
 
 STAGES = ("class DFA", "DFA")
-ENTRIES = {"class DFA": ("parser", "nfa", "determinize"), "DFA": ("compile",)}
-"""Each stage's entry modules: the modules whose functions ``compile.regex_to_dfa`` calls for it."""
+MASKS = "masks"
+REUSES = STAGES + (MASKS,)
+ENTRIES = {"class DFA": ("parser", "nfa", "determinize"), "DFA": ("compile",), MASKS: ("index",)}
+"""Each reuse's entry modules: the modules whose functions ``compile.regex_to_dfa`` calls for a
+stage; for the masks, ``index`` (``TokenIndex``)."""
 ALWAYS_IN = frozenset({"compile", "__init__"})
 """In every footprint: ``compile`` makes the calls (and holds the hooks); ``__init__`` runs at import."""
 OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_STAGE_REUSE"
+MASKS_OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_MASK_REUSE"
 CHILD = "harness.mutants.stage_memo"   # the evidence child that reuses (``main``; a fork of the warm grader)
 PRIVATE_NAME = "_constrain_stage_memo_reference"
 
@@ -90,7 +112,7 @@ def footprint(stage: str) -> frozenset[str]:
     transitively), with ``ALWAYS_IN``. This parses the reference's sources: call it before a run
     fans out (``runner.plan``), never in a task's thread."""
     if stage not in ENTRIES:
-        raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
+        raise ValueError(f"stage must be one of {', '.join(REUSES)}, not {stage!r}")
     found: set[str] = set()
     pending = list(ENTRIES[stage])
     while pending:
@@ -136,6 +158,30 @@ def stage_for(module: str) -> str | None:
     return None
 
 
+def reuse_for(module: str) -> str | None:
+    """What a mutant of ``module``'s compile evidence takes from the reference: ``stage_for``'s stage
+    and ``MASKS`` when ``module`` is outside ``footprint("masks")``, joined by ``+`` (``"class
+    DFA+masks"``), or None (nothing: ``OFF_VARIABLE`` set, or everything in reach).
+    ``MASKS_OFF_VARIABLE`` leaves the masks out. Only for the compile evidence (the caller checks)."""
+    if os.environ.get(OFF_VARIABLE) == "1":
+        return None
+    found = [stage_for(module)]
+    if os.environ.get(MASKS_OFF_VARIABLE) != "1" and module not in footprint(MASKS):
+        found.append(MASKS)
+    return "+".join(part for part in found if part) or None
+
+
+def reuses(text: str) -> tuple[str, ...]:
+    """The reuses named by ``reuse_for``'s text (``"class DFA+masks"``), in order; ValueError for a
+    name that is none of ``REUSES``, or a text naming two stages of ``regex_to_dfa``."""
+    found = tuple(text.split("+"))
+    wrong = [part for part in found if part not in REUSES]
+    if wrong or len(set(found) & set(STAGES)) > 1 or len(set(found)) != len(found):
+        raise ValueError(f"stage_memo: a reuse is one of {', '.join(STAGES)} and/or {MASKS!r} joined by '+', "
+                         f"not {text!r}")
+    return found
+
+
 # --- the memo: the reference's stage results --------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -154,8 +200,9 @@ def filled() -> bool:
 
 
 def clear() -> None:
-    """Forget the memo (the tests' reset)."""
+    """Forget the memo, masks included (the tests' reset)."""
     _MEMO.clear()
+    _MASKS.clear()
 
 
 def _copied(value: Any) -> Any:
@@ -257,6 +304,100 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
     return found
 
 
+# --- the masks memo: the reference's TokenIndex caches, by the DFA's tables --------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Masks:
+    masks: dict      # state -> bool [V] (read-only), as the reference's ``mask(s)`` cached it
+    pairs: dict      # state -> (tokens, targets), as it cached them
+
+
+_MASKS: dict = {}   # "vocab" -> (vocab tuple, eos id); (shape, trans bytes, accept bytes) -> _Masks
+
+
+def _tables_key(dfa) -> tuple | None:
+    """The key of a DFA's tables in the masks memo: their shapes, dtypes and bytes (None: a table
+    that is no numpy array)."""
+    trans, accept = getattr(dfa, "trans", None), getattr(dfa, "accept", None)
+    if not isinstance(trans, np.ndarray) or not isinstance(accept, np.ndarray):
+        return None
+    return (trans.dtype.str, trans.shape, accept.dtype.str, accept.shape, trans.tobytes(), accept.tobytes())
+
+
+def mask_patterns() -> list[str]:
+    """The patterns whose DFAs the compile domain indexes over the evidence vocabulary, each once:
+    every pattern of ``evidence_patterns()`` but the enumeration's largest size (tables only:
+    ``evidence._compile_items``' rule), then ``TABLE_PATTERNS`` (``_next_states``,
+    ``_index_refusals``). A pattern left out costs only time (its masks computed by the mutant):
+    ``test_mutants_mask_memo`` checks that the memo holds every DFA the domain indexes."""
+    from harness.mutants import evidence
+
+    size = evidence.EVIDENCE_MAX_SIZE   # evidence's own import of the sweep's enumeration (the layers allow it there)
+    tables_only = set(evidence.patterns_by_size(evidence.EVIDENCE_GRAMMAR, size)[size])
+    found = [p for p in evidence.evidence_patterns() if p not in tables_only] + list(evidence.TABLE_PATTERNS)
+    return list(dict.fromkeys(found))
+
+
+def fill_masks(patterns: list[str] | None = None) -> None:
+    """Record the reference's ``TokenIndex`` caches over the evidence vocabulary for the DFA of each
+    of ``patterns`` (default ``mask_patterns()``), each state's ``mask(s)`` asked in order as the
+    compile domain asks them; once per process."""
+    if _MASKS:
+        return
+    from harness.mutants import evidence
+
+    vocab, eos_id = evidence.evidence_vocabulary()
+    _MASKS["vocab"] = (tuple(vocab), eos_id)   # tried once: a failure is not paid again
+    package = _private_reference()
+    try:
+        token_index = importlib.import_module(f"{PRIVATE_NAME}.index").TokenIndex
+        for pattern in dict.fromkeys(mask_patterns() if patterns is None else patterns):
+            try:
+                dfa = package.regex_to_dfa(pattern)
+            except Exception:  # noqa: BLE001 - a refusal: no DFA, nothing to index
+                continue
+            key = _tables_key(dfa)
+            if key is None or key in _MASKS:
+                continue
+            index = token_index(dfa, list(vocab), eos_id)
+            for state in range(dfa.n_states):
+                index.mask(state)
+            _MASKS[key] = _Masks(dict(index._masks), {s: tuple(_copied(p) for p in pair)
+                                                      for s, pair in index._pairs.items()})
+    finally:
+        _forget(PRIVATE_NAME)
+
+
+def masks_filled() -> bool:
+    """True when the masks memo holds some DFA (``fill_masks`` ran here)."""
+    return len(_MASKS) > 1
+
+
+def _masks_hook(package):
+    """``TokenIndex`` of the mutant ``package``, its caches taken from the masks memo when the DFA's
+    tables, the vocabulary and the EOS id are the recorded ones."""
+    index_module = importlib.import_module(f"{package.__name__}.index")
+    dfa_class = importlib.import_module(f"{package.__name__}.dfa").DFA
+    real = index_module.TokenIndex
+    vocab, eos_id = _MASKS["vocab"]
+
+    def TokenIndex(dfa, *args, **kwargs):   # noqa: N802 - the name it stands in for
+        index = real(dfa, *args, **kwargs)  # its own checks and errors, as before
+        if type(dfa) is not dfa_class or type(index.eos_id) is not int or index.eos_id != eos_id \
+                or index.vocab_size != len(vocab):
+            return index
+        entry = _MASKS.get(_tables_key(dfa))
+        given = args[0] if args else kwargs.get("vocab")
+        if entry is None or not isinstance(getattr(index, "_masks", None), dict) \
+                or not isinstance(getattr(index, "_pairs", None), dict) or index._masks or index._pairs \
+                or tuple(given) != vocab:
+            return index
+        index._masks.update(entry.masks)   # read-only rows: shared, as the reference's own cache shares them
+        index._pairs.update({state: tuple(_copied(p) for p in pair) for state, pair in entry.pairs.items()})
+        return index
+    return TokenIndex
+
+
 # --- the hooks in the mutant's package ---------------------------------------------------------
 
 class _Recorded:
@@ -271,9 +412,23 @@ class _Recorded:
 @contextlib.contextmanager
 def reusing(package, stage: str):
     """Within: the mutant ``package``'s compile evidence takes ``stage``'s results from the memo
-    (``fill``; an empty memo: nothing changes). The hooks are removed on exit."""
-    if stage not in STAGES:
-        raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
+    (``fill``, ``fill_masks``; an empty memo: nothing changes); ``stage`` is one of ``REUSES`` or
+    several joined by ``+`` (``reuses``). The hooks are removed on exit."""
+    if "+" in stage:
+        with contextlib.ExitStack() as stack:
+            for part in reuses(stage):
+                stack.enter_context(reusing(package, part))
+            yield
+        return
+    if stage not in REUSES:
+        raise ValueError(f"stage must be one of {', '.join(REUSES)}, not {stage!r}")
+    if stage == MASKS:
+        if not masks_filled():
+            yield
+            return
+        with _replaced(package, {"TokenIndex": _masks_hook(package)}):
+            yield
+        return
     memo = _MEMO.get(stage)
     if not memo:
         yield
@@ -360,26 +515,33 @@ def _copied_dict(fields: dict) -> dict:
 # --- the evidence child that reuses -------------------------------------------------------------
 
 def prepare_parent(argv: list[str]) -> None:
-    """In the warm grader, before it forks this module's child (``warm.serve``): the memo recorded
-    (``fill``), once per warm grader; every later fork inherits it."""
-    fill()
+    """In the warm grader, before it forks this module's child (``warm.serve``): the memos the run
+    asks for (its last argument, ``reuses``) recorded (``fill``, ``fill_masks``), each once per warm
+    grader; every later fork inherits them."""
+    asked = reuses(argv[-1]) if argv else STAGES
+    if set(asked) & set(STAGES):
+        fill()
+    if MASKS in asked:
+        fill_masks()
 
 
 def main(argv: list[str]) -> int:
     """``PACKAGE compile --against FILE STAGE``: ``evidence``'s child (``{"differs": [...], "computed":
     n}``, the first item on which the mutant at PACKAGE differs from FILE's hashes, a null hash: an
-    item not computed) with ``STAGE`` of ``regex_to_dfa`` taken from the memo where it holds the
-    pattern (none in a cold process: every stage computed). The runner asks it only for a mutant
-    outside the stage's footprint (``stage_for``). Memory bounded first, as ``evidence.main``'s."""
+    item not computed) with ``STAGE`` of ``regex_to_dfa`` (and/or ``MASKS``, joined by ``+``) taken
+    from the memo where it holds the pattern or the tables (none in a cold process: everything
+    computed). The runner asks it only for a mutant outside each reuse's footprint (``reuse_for``).
+    Memory bounded first, as ``evidence.main``'s."""
     import json
 
     from harness.mutants import evidence
     from harness.mutants.apply import load
     from harness.mutants.equivalence import _bound_memory
 
-    if len(argv) != 5 or argv[1] != "compile" or argv[2] != "--against" or argv[4] not in STAGES:
-        raise ValueError(f"stage_memo: usage: PACKAGE compile --against FILE STAGE ({' or '.join(STAGES)}), "
-                         f"not {argv!r}")
+    if len(argv) != 5 or argv[1] != "compile" or argv[2] != "--against":
+        raise ValueError(f"stage_memo: usage: PACKAGE compile --against FILE STAGE (of {', '.join(REUSES)}, "
+                         f"joined by '+'), not {argv!r}")
+    reuses(argv[4])
     _bound_memory()
     module = load(Path(argv[0]))
     reference = json.loads(Path(argv[3]).read_text(encoding="utf-8"))

@@ -174,13 +174,13 @@ def test_the_plan_decides_the_stage_and_the_task_carries_it(monkeypatch):
 
     mutant = _mutant("minimize.py", PRUNE_START, "    if not live[-1]:\n", 1)
     chosen = runner.plan(runner.GeneratedOptions(), mutant)
-    assert chosen.reuse == "class DFA"
+    assert chosen.reuse == "class DFA+masks"
     payload = runner.mutant_task(mutant, timeout=30.0, reuse=chosen.reuse).payload
-    assert payload["reuse"] == "class DFA"
+    assert payload["reuse"] == "class DFA+masks"
     seen = {}
     monkeypatch.setattr(runner, "run_generated", lambda *a, **k: seen.update(k) or runner.MutantResult(
         mutant.id, runner.Outcome.KILLED, (), ["load"], {}, 0.0, "", "load"))
     tasks.run_task(payload)
-    assert seen["reuse"] == "class DFA"
+    assert seen["reuse"] == "class DFA+masks"
     parser = _mutant("parser.py", "from . import ast\n", "from . import ast  # \n", 5)
-    assert runner.plan(runner.GeneratedOptions(), parser).reuse is None
+    assert runner.plan(runner.GeneratedOptions(), parser).reuse == "masks"   # no stage: the masks alone
