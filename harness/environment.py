@@ -97,7 +97,7 @@ _ALL = (
              "1: a generated mutant's compile evidence computes the token masks of every DFA itself, none taken "
              "from the reference for tables equal to the reference's (harness/mutants/stage_memo.py): the slow "
              "path of that reuse alone, to compare verdicts",
-             ("harness/mutants/stage_memo.py", "tests/mutants/test_mutants_mask_memo_verdicts.py")),
+             ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_LEND_REFERENCE", "user",
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "
              "the test gallery, the mutants, bench batch); never set when grading students (docs/sandbox.md)",

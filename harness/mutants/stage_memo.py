@@ -12,7 +12,12 @@ and give the reference's result; for one of ``index.py`` the whole ``regex_to_df
 - ``"class DFA"`` (``STAGES``): what ``compile.regex_to_dfa`` gets from
   ``subset_construction(build_nfa(parse(pattern)), max_states=...)``, a ``ClassDFA``;
 - ``"DFA"``: what ``regex_to_dfa(pattern)`` returns, the ``DFA`` built from the arguments
-  ``compile`` hands ``DFA(...)``.
+  ``compile`` hands ``DFA(...)``;
+- ``"after parse"``: what ``regex_to_dfa`` makes of the tree ``parse`` returns. The mutant's
+  ``parse`` always runs; when its tree is the reference's tree for that pattern (compared as a
+  value, ``tree_value``: each node's class name and fields, numbers with their types), the rest of
+  the pipeline runs the reference's code on the reference's input, so its DFA is the reference's;
+  another tree goes on through the stages (parsed once).
 
 **The rule** (``stage_for``): a stage is reused for a mutant of module X only when X is outside
 the stage's **footprint**: the package's modules the stage's entry modules (``ENTRIES``) import,
@@ -20,7 +25,9 @@ transitively, read from the reference's own import statements (``footprint``), p
 (where the stage's calls are made and where the reuse hooks in) and ``__init__``. Today
 ``footprint("class DFA")`` is ``ast determinize errors nfa parser`` (+ ``compile __init__``), so
 mutants of ``minimize`` and ``dfa`` reuse it; ``footprint("DFA")`` adds ``minimize dfa``, so
-mutants of ``index`` and ``bytemap`` reuse the whole DFA; every other module reuses nothing.
+mutants of ``index`` and ``bytemap`` reuse the whole DFA; ``footprint("after parse")`` is ``nfa
+determinize minimize`` and their imports (``ast dfa errors``), so mutants of ``parser`` reuse what
+follows an equal tree; every other module reuses no stage (the deepest stage wins: ``stage_for``).
 
 Why that is sound: a stage's code is its entry modules' functions and what they call; a function
 reaches another module's code or import-time values only through a name it imports (the package
@@ -65,10 +72,10 @@ reference, 2026-12-07).
 
 Example::
 
-    >>> stage_for("minimize"), stage_for("index"), stage_for("parser")
-    ('class DFA', 'DFA', None)
-    >>> reuse_for("minimize"), reuse_for("index"), reuse_for("parser"), reuse_for("dfa")
-    ('class DFA+masks', 'DFA', 'masks', 'class DFA')
+    >>> stage_for("minimize"), stage_for("index"), stage_for("parser"), stage_for("nfa")
+    ('class DFA', 'DFA', 'after parse', None)
+    >>> reuse_for("minimize"), reuse_for("index"), reuse_for("parser"), reuse_for("nfa")
+    ('class DFA+masks', 'DFA', 'after parse+masks', 'masks')
 """
 
 from __future__ import annotations
@@ -86,10 +93,11 @@ from typing import Any
 
 import numpy as np
 
-STAGES = ("class DFA", "DFA")
+STAGES = ("after parse", "class DFA", "DFA")
 MASKS = "masks"
 REUSES = STAGES + (MASKS,)
-ENTRIES = {"class DFA": ("parser", "nfa", "determinize"), "DFA": ("compile",), MASKS: ("index",)}
+ENTRIES = {"after parse": ("nfa", "determinize", "minimize"), "class DFA": ("parser", "nfa", "determinize"),
+           "DFA": ("compile",), MASKS: ("index",)}
 """Each reuse's entry modules: the modules whose functions ``compile.regex_to_dfa`` calls for a
 stage; for the masks, ``index`` (``TokenIndex``)."""
 ALWAYS_IN = frozenset({"compile", "__init__"})
@@ -187,8 +195,9 @@ def reuses(text: str) -> tuple[str, ...]:
 @dataclasses.dataclass(frozen=True)
 class _Entry:
     kwargs: dict            # the call's keyword arguments, as compile made it
-    args: tuple = ()        # "DFA": the positional arguments of ``DFA(...)``, copied at the call
+    args: tuple = ()        # "DFA", "after parse": the positional arguments of ``DFA(...)``, copied at the call
     fields: dict | None = None   # "class DFA": the ClassDFA's fields (classes: the BytePartition's)
+    tree: Any = None        # "after parse": the tree ``parse`` returned, as a value (``tree_value``)
 
 
 _MEMO: dict[str, dict[str, _Entry]] = {}   # stage -> pattern -> entry; filled once (``fill``)
@@ -281,7 +290,8 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
             copies = _copied(args) if name == "DFA" else None
             result = real[name](*args, **kwargs)
             calls[name].append((copies, dict(kwargs), result if name == "DFA" else
-                                _class_dfa_fields(result) if name == "subset_construction" else None))
+                                _class_dfa_fields(result) if name == "subset_construction" else
+                                tree_value(result) if name == "parse" else None))
             return result
         return call
 
@@ -301,7 +311,22 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
     if result is not None and len(calls["DFA"]) == 1 and calls["DFA"][0][2] is result:
         args, kwargs, _ = calls["DFA"][0]
         found["DFA"] = _Entry(kwargs, args=args)
+        if len(calls["parse"]) == 1 and not calls["parse"][0][1]:
+            found["after parse"] = _Entry(kwargs, args=args, tree=calls["parse"][0][2])
     return found
+
+
+def tree_value(node: Any) -> Any:
+    """A parse tree as a plain value that two packages' trees can be compared by: each node its
+    class's name and its fields' values, each number or string with its type's name (``True`` is not
+    ``1``), tuples and lists kept apart. ``ast``'s nodes are frozen dataclasses of numbers, ``None``
+    and tuples of nodes (a mutant's parser may return anything: it gets a value all the same)."""
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return (type(node).__name__, tuple((f.name, tree_value(getattr(node, f.name)))
+                                           for f in dataclasses.fields(node)))
+    if isinstance(node, (tuple, list)):
+        return (type(node).__name__, tuple(tree_value(item) for item in node))
+    return (type(node).__name__, node if isinstance(node, (int, str, bytes, float)) or node is None else repr(node))
 
 
 # --- the masks memo: the reference's TokenIndex caches, by the DFA's tables --------------------
@@ -438,6 +463,10 @@ def reusing(package, stage: str):
         with _replaced(package, {"regex_to_dfa": _dfa_hook(compile_module, memo)}):
             yield
         return
+    if stage == "after parse":
+        with _replaced(package, {"regex_to_dfa": _after_parse_hook(compile_module, memo)}):
+            yield
+        return
     with _replaced(compile_module, _class_dfa_hooks(package, compile_module, memo)):
         yield
 
@@ -468,6 +497,28 @@ def _dfa_hook(compile_module, memo: dict[str, _Entry]):
         if entry is None:
             return real(pattern, *args, **kwargs)
         return compile_module.DFA(*_copied(entry.args), **entry.kwargs)
+    return regex_to_dfa
+
+
+def _after_parse_hook(compile_module, memo: dict[str, _Entry]):
+    """``regex_to_dfa`` that runs the mutant's ``parse`` and, when the tree is the reference's (as a
+    value, ``tree_value``), answers the reference's DFA; another tree goes on through the package's
+    own stages (``compile``'s code, handed the tree already made: parsed once)."""
+    real = compile_module.regex_to_dfa
+
+    def regex_to_dfa(pattern, *args, **kwargs):
+        entry = memo.get(pattern) if isinstance(pattern, str) and not args and not kwargs else None
+        if entry is None:
+            return real(pattern, *args, **kwargs)
+        parse = compile_module.parse
+        with compile_module._recursion_room(compile_module.RECURSION_ROOM):
+            tree = parse(pattern)   # the mutant's parser, its errors its own
+            same = tree_value(tree) == entry.tree
+        if same:
+            return compile_module.DFA(*_copied(entry.args), **entry.kwargs)
+        with _replaced(compile_module, {"parse": lambda text, *a, **k: tree if text is pattern and not a and not k
+                                        else parse(text, *a, **k)}):
+            return real(pattern)
     return regex_to_dfa
 
 

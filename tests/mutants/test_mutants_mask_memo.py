@@ -48,13 +48,13 @@ def test_the_masks_footprint_is_the_index_s_imports_and_decides_the_reuse(monkey
     assert stage_memo.footprint("masks") == {"index", "dfa", "errors", "vocab", "bytemap", "compile", "__init__"}
     found = {module: stage_memo.reuse_for(module) for module in sorted(evidence.COMPILE_MODULES)}
     assert found == {"ast": "masks", "bytemap": "DFA", "compile": None, "determinize": "masks", "dfa": "class DFA",
-                     "index": "DFA", "minimize": "class DFA+masks", "nfa": "masks", "parser": "masks"}
+                     "index": "DFA", "minimize": "class DFA+masks", "nfa": "masks", "parser": "after parse+masks"}
     assert stage_memo.reuses("class DFA+masks") == ("class DFA", "masks")
     for wrong in ("class DFA+DFA", "masks+masks", "NFA", "masks+"):
         with pytest.raises(ValueError, match="a reuse is one of"):
             stage_memo.reuses(wrong)
     monkeypatch.setenv(stage_memo.MASKS_OFF_VARIABLE, "1")
-    assert stage_memo.reuse_for("minimize") == "class DFA" and stage_memo.reuse_for("parser") is None
+    assert stage_memo.reuse_for("minimize") == "class DFA" and stage_memo.reuse_for("ast") is None
     monkeypatch.delenv(stage_memo.MASKS_OFF_VARIABLE)
     monkeypatch.setenv(stage_memo.OFF_VARIABLE, "1")
     assert stage_memo.reuse_for("minimize") is None and stage_memo.reuse_for("parser") is None
@@ -172,7 +172,7 @@ def test_a_masks_reuse_inside_the_footprint_would_hide_a_difference(memo, sample
 
 def test_the_plan_asks_for_the_masks_and_the_child_reads_them(memo, tmp_path, capsys):
     chosen = runner.plan(runner.GeneratedOptions(), _mutant("parser.py", NEGATION, "    return mask\n", 15))
-    assert chosen.reuse == "masks"
+    assert chosen.reuse == "after parse+masks"
     package = materialize(NULL_MUTANT, tmp_path / "clean")
     against = tmp_path / "against.json"
     size = sum(1 for _ in evidence.items(load(package), "compile"))

@@ -19,6 +19,7 @@ SAMPLE = 400   # compile-domain items computed each way (seeded), of 5,190
 PRUNE_START = "    if not live[0]:\n"                                                    # minimize.prune_dead
 ACCEPT_ROWS = "    accept = np.array([_holds(sub, nfa.accept) for sub in subsets], dtype=np.bool_)\n"  # determinize
 EOS_COLUMN = "            masks[:, self.eos_id] = accepting\n"                                 # index._tables
+NEGATION = "    return FULL_MASK & ~mask if negate else mask\n"               # parser.parse_class: [^...]
 MOORE_FIRST = "    block = moore_partition(trans, accept, max_rounds=MOORE_ROUNDS, max_work=MOORE_WORK)\n"
 
 
@@ -62,9 +63,11 @@ def _both_ways(mutant, stage: str, sampled, tmp_path):
 def test_the_footprints_are_the_stages_imports_and_decide_the_stage():
     assert stage_memo.footprint("class DFA") == {"parser", "ast", "nfa", "determinize", "errors", "compile", "__init__"}
     assert stage_memo.footprint("DFA") == stage_memo.footprint("class DFA") | {"minimize", "dfa"}
+    assert stage_memo.footprint("after parse") == {"nfa", "ast", "determinize", "minimize", "dfa", "errors",
+                                                   "compile", "__init__"}
     found = {module: stage_memo.stage_for(module) for module in sorted(evidence.COMPILE_MODULES)}
     assert found == {"ast": None, "bytemap": "DFA", "compile": None, "determinize": None, "dfa": "class DFA",
-                     "index": "DFA", "minimize": "class DFA", "nfa": None, "parser": None}
+                     "index": "DFA", "minimize": "class DFA", "nfa": None, "parser": "after parse"}
     with pytest.raises(ValueError, match="stage must be one of"):
         stage_memo.footprint("NFA")
 
@@ -97,8 +100,21 @@ def test_the_stages_run_no_line_outside_their_footprint(tmp_path):
             except ValueError:
                 pass
             cov.switch_context("")
+            try:
+                with compile_module._recursion_room(compile_module.RECURSION_ROOM):
+                    tree = compile_module.parse(pattern)
+            except ValueError:
+                continue
+            _clear_caches(package)
+            cov.switch_context("after parse")   # what regex_to_dfa runs once parse gave its tree
+            try:
+                with stage_memo._replaced(compile_module, {"parse": lambda _, tree=tree: tree}):
+                    package.regex_to_dfa(pattern)
+            except ValueError:
+                pass
+            cov.switch_context("")
     data = cov.get_data()
-    ran: dict[str, set[str]] = {"class DFA": set(), "DFA": set()}
+    ran: dict[str, set[str]] = {"class DFA": set(), "DFA": set(), "after parse": set()}
     for path in data.measured_files():
         for contexts in data.contexts_by_lineno(path).values():
             for context in contexts:
@@ -106,6 +122,9 @@ def test_the_stages_run_no_line_outside_their_footprint(tmp_path):
                     ran[context].add(path.rsplit("/", 1)[1].removesuffix(".py"))
     assert ran["class DFA"] and ran["class DFA"] <= stage_memo.footprint("class DFA"), ran["class DFA"]
     assert {"minimize", "dfa"} <= ran["DFA"] <= stage_memo.footprint("DFA"), ran["DFA"]
+    assert {"nfa", "determinize", "minimize"} <= ran["after parse"] <= stage_memo.footprint("after parse"), \
+        ran["after parse"]
+    assert "parser" not in ran["after parse"]
 
 
 def test_a_reused_stage_gives_the_mutant_s_own_answers(memo, sampled, tmp_path):
@@ -114,15 +133,19 @@ def test_a_reused_stage_gives_the_mutant_s_own_answers(memo, sampled, tmp_path):
     cases = [(_mutant("minimize.py", PRUNE_START, "    if not live[-1]:\n", 1), "class DFA"),
              (_mutant("minimize.py", MOORE_FIRST, "    block = None\n", 2), "class DFA"),   # always Hopcroft
              (_mutant("index.py", EOS_COLUMN, "            masks[:, self.eos_id] = accepting & (states > 0)\n", 3),
-              "DFA")]
+              "DFA"),
+             (_mutant("parser.py", NEGATION, "    return mask\n", 6), "after parse"),   # [^a] read as [a]
+             (_mutant("parser.py", NEGATION, "    return FULL_MASK & ~mask if negate else mask | 0\n", 7),
+              "after parse")]
     found = []
     for mutant, stage in cases:
         assert stage_memo.stage_for(mutant.site.module) == stage
         plain, reused = _both_ways(mutant, stage, sampled, tmp_path / str(mutant.site.occurrence))
         assert plain == reused, mutant.site
         found.append(plain)
-    assert found[0][0] and found[2][0], found    # the first and the third differ: the check has teeth
+    assert found[0][0] and found[2][0] and found[3][0], found    # these differ: the check has teeth
     assert found[1] == ([], SAMPLE)              # Hopcroft alone gives Moore's partition
+    assert found[4] == ([], SAMPLE)              # the same tree
 
 
 def test_the_clean_reference_reuses_every_stage_to_its_own_answers(memo, sampled, tmp_path):
@@ -141,6 +164,8 @@ def test_a_reuse_inside_the_footprint_would_hide_a_difference(memo, sampled, tmp
     assert stage_memo.stage_for("determinize") is None
     plain, reused = _both_ways(mutant, "class DFA", sampled, tmp_path)
     assert plain[0] and reused == ([], SAMPLE), (plain, reused)
+    with_tree = _both_ways(mutant, "after parse", sampled, tmp_path / "after parse")[1]   # its parser's trees: equal
+    assert with_tree == ([], SAMPLE), with_tree
 
 
 def test_a_cold_process_or_another_argument_computes_as_before(tmp_path):
@@ -183,4 +208,4 @@ def test_the_plan_decides_the_stage_and_the_task_carries_it(monkeypatch):
     tasks.run_task(payload)
     assert seen["reuse"] == "class DFA+masks"
     parser = _mutant("parser.py", "from . import ast\n", "from . import ast  # \n", 5)
-    assert runner.plan(runner.GeneratedOptions(), parser).reuse == "masks"   # no stage: the masks alone
+    assert runner.plan(runner.GeneratedOptions(), parser).reuse == "after parse+masks"
