@@ -242,7 +242,7 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
         os.unlink(output_path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(cpu_log)
-    killed = _killed_from_outside(reply, timeout)
+    killed = _killed_from_outside(reply, timeout) or (_zygote_died(reply.get("zygote_off")) if zygote else "")
     if killed:
         return None, killed
     if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
@@ -282,6 +282,20 @@ def _killed_from_outside(reply: dict, timeout: float) -> str:
         name = f"signal {-reply['code']}"
     return f"{HARNESS_ERROR}the grader child was killed by {name} after {reply['cpu']:.2f} CPU s " \
            f"(its CPU limit {soft} s)"
+
+
+ZYGOTE_DIED = ("the zygote process ended", "the zygote stopped answering")
+"""How ``Zygote.after_run`` says the zygote itself died or hung (not that it could not start, nor
+that a child left something behind): the candidate processes it forked in that run died with it
+(SIGKILL, its PID namespace gone), so a test they "crashed" is the harness's doing, not the mutant's."""
+
+
+def _zygote_died(off: str | None) -> str:
+    """A run whose zygote died during it (``ZYGOTE_DIED``): a ``HARNESS_ERROR`` reason, so the pass is
+    run once more with fresh candidates (``_catalogue_pass``) and the second run decides; else ""."""
+    if off is None or not off.startswith(ZYGOTE_DIED):
+        return ""
+    return f"{HARNESS_ERROR}the zygote died during the run ({off}): its candidates with it"
 
 
 def _stopped(output: str) -> str:
