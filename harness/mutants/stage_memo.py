@@ -15,9 +15,15 @@ and give the reference's result; for one of ``index.py`` the whole ``regex_to_df
   ``compile`` hands ``DFA(...)``;
 - ``"after parse"``: what ``regex_to_dfa`` makes of the tree ``parse`` returns. The mutant's
   ``parse`` always runs; when its tree is the reference's tree for that pattern (compared as a
-  value, ``tree_value``: each node's class name and fields, numbers with their types), the rest of
-  the pipeline runs the reference's code on the reference's input, so its DFA is the reference's;
-  another tree goes on through the stages (parsed once).
+  value, ``tree_value``: each node's class name and fields, numbers with their types; the memo keeps
+  its digest, ``value_digest``), the rest of the pipeline runs the reference's code on the
+  reference's input, so its DFA is the reference's; another tree goes on through the stages
+  (parsed once);
+- ``"after class DFA"``: likewise what follows ``subset_construction`` (``prune_dead``,
+  ``minimal_partition``, ``number_breadth_first``, the DFA), after the mutant's own parse, NFA and
+  class DFA, when its class DFA is the reference's as a value. There is no "after NFA": what follows
+  ``build_nfa`` reads the NFA's ``n_states``, a property of ``nfa.py`` (the coverage test shows it),
+  so a mutant of ``nfa.py`` still runs there.
 
 **The rule** (``stage_for``): a stage is reused for a mutant of module X only when X is outside
 the stage's **footprint**: the package's modules the stage's entry modules (``ENTRIES``) import,
@@ -27,7 +33,11 @@ transitively, read from the reference's own import statements (``footprint``), p
 mutants of ``minimize`` and ``dfa`` reuse it; ``footprint("DFA")`` adds ``minimize dfa``, so
 mutants of ``index`` and ``bytemap`` reuse the whole DFA; ``footprint("after parse")`` is ``nfa
 determinize minimize`` and their imports (``ast dfa errors``), so mutants of ``parser`` reuse what
-follows an equal tree; every other module reuses no stage (the deepest stage wins: ``stage_for``).
+follows an equal tree; ``footprint("after class DFA")`` is ``minimize dfa errors``, so mutants of
+``ast nfa determinize`` reuse what follows an equal class DFA; ``compile`` and ``errors`` reuse no
+stage (the deepest stage wins: ``stage_for``). An import whose names the module reads in
+annotations alone (``minimize``'s ``ClassDFA``, under ``from __future__ import annotations``: never
+evaluated) reaches no code and is not counted (``_names_used_outside_annotations``).
 
 Why that is sound: a stage's code is its entry modules' functions and what they call; a function
 reaches another module's code or import-time values only through a name it imports (the package
@@ -72,10 +82,10 @@ reference, 2026-12-07).
 
 Example::
 
-    >>> stage_for("minimize"), stage_for("index"), stage_for("parser"), stage_for("nfa")
-    ('class DFA', 'DFA', 'after parse', None)
+    >>> stage_for("minimize"), stage_for("index"), stage_for("parser"), stage_for("nfa"), stage_for("compile")
+    ('class DFA', 'DFA', 'after parse', 'after class DFA', None)
     >>> reuse_for("minimize"), reuse_for("index"), reuse_for("parser"), reuse_for("nfa")
-    ('class DFA+masks', 'DFA', 'after parse+masks', 'masks')
+    ('class DFA+masks', 'DFA', 'after parse+masks', 'after class DFA+masks')
 """
 
 from __future__ import annotations
@@ -84,6 +94,7 @@ import ast
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -93,10 +104,13 @@ from typing import Any
 
 import numpy as np
 
-STAGES = ("after parse", "class DFA", "DFA")
+STAGES = ("after class DFA", "after parse", "class DFA", "DFA")
+VALUE_STAGES = {"after parse": "parse", "after class DFA": "subset_construction"}
+"""The stages reused after a value the mutant computes itself: the name ``compile`` calls for it."""
 MASKS = "masks"
 REUSES = STAGES + (MASKS,)
-ENTRIES = {"after parse": ("nfa", "determinize", "minimize"), "class DFA": ("parser", "nfa", "determinize"),
+ENTRIES = {"after class DFA": ("minimize",), "after parse": ("nfa", "determinize", "minimize"),
+           "class DFA": ("parser", "nfa", "determinize"),
            "DFA": ("compile",), MASKS: ("index",)}
 """Each reuse's entry modules: the modules whose functions ``compile.regex_to_dfa`` calls for a
 stage; for the masks, ``index`` (``TokenIndex``)."""
@@ -133,14 +147,19 @@ def footprint(stage: str) -> frozenset[str]:
 
 
 def _package_imports(module: str) -> set[str]:
-    """The package's modules ``module``'s source imports (relatively, or by the package's name)."""
+    """The package's modules ``module``'s source imports (relatively, or by the package's name), but
+    those whose imported names it uses in annotations alone (``annotation_only``)."""
     path = reference_dir() / f"{module}.py"
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = reference_dir().parent.name + "." + reference_dir().name   # oracles.automaton
+    used = _names_used_outside_annotations(tree) if _postponed_annotations(tree) else None
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
+            bound = {alias.asname or alias.name for alias in node.names}
+            if used is not None and not bound & used:
+                continue   # every name it binds is read in annotations only (never evaluated)
             if node.level == 1 and base:
                 found.add(base.split(".")[0])
             elif node.level == 1:   # from . import x
@@ -152,6 +171,30 @@ def _package_imports(module: str) -> set[str]:
             found.update(alias.name[len(package) + 1:].split(".")[0] for alias in node.names
                          if alias.name.startswith(package + "."))
     return {name for name in found if (reference_dir() / f"{name}.py").exists()}
+
+
+def _postponed_annotations(tree: ast.Module) -> bool:
+    """True when the module says ``from __future__ import annotations`` (its annotations are strings,
+    never evaluated: a name read there alone runs nothing and reads nothing at run time)."""
+    return any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+               and any(alias.name == "annotations" for alias in node.names) for node in tree.body)
+
+
+def _names_used_outside_annotations(tree: ast.Module) -> set[str]:
+    """The names a module reads anywhere but in an annotation (a parameter's, a return's, an annotated
+    assignment's): ``annotation_only``'s test."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        parts = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parts.append(node.returns)
+            arguments = node.args
+            parts += [a.annotation for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
+            parts += [a.annotation for a in (arguments.vararg, arguments.kwarg) if a is not None]
+        elif isinstance(node, ast.AnnAssign):
+            parts.append(node.annotation)
+        inside.update(id(sub) for part in parts if part is not None for sub in ast.walk(part))
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and id(node) not in inside}
 
 
 def stage_for(module: str) -> str | None:
@@ -195,9 +238,9 @@ def reuses(text: str) -> tuple[str, ...]:
 @dataclasses.dataclass(frozen=True)
 class _Entry:
     kwargs: dict            # the call's keyword arguments, as compile made it
-    args: tuple = ()        # "DFA", "after parse": the positional arguments of ``DFA(...)``, copied at the call
+    args: tuple = ()        # "DFA", "after ...": the positional arguments of ``DFA(...)``, copied at the call
     fields: dict | None = None   # "class DFA": the ClassDFA's fields (classes: the BytePartition's)
-    tree: Any = None        # "after parse": the tree ``parse`` returned, as a value (``tree_value``)
+    value: tuple | None = None   # "after ...": (the stage's call's keyword arguments, ``value_digest`` of its result)
 
 
 _MEMO: dict[str, dict[str, _Entry]] = {}   # stage -> pattern -> entry; filled once (``fill``)
@@ -290,8 +333,8 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
             copies = _copied(args) if name == "DFA" else None
             result = real[name](*args, **kwargs)
             calls[name].append((copies, dict(kwargs), result if name == "DFA" else
-                                _class_dfa_fields(result) if name == "subset_construction" else
-                                tree_value(result) if name == "parse" else None))
+                                (_class_dfa_fields(result), value_digest(result)) if name == "subset_construction"
+                                else value_digest(result)))
             return result
         return call
 
@@ -305,28 +348,41 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
         for name, function in real.items():
             setattr(compile_module, name, function)
     found = {}
-    if [len(calls[n]) for n in ("parse", "build_nfa", "subset_construction")] == [1, 1, 1]:
-        _, kwargs, fields = calls["subset_construction"][0]
+    once = [len(calls[n]) for n in ("parse", "build_nfa", "subset_construction")] == [1, 1, 1]
+    if once:
+        _, kwargs, (fields, _) = calls["subset_construction"][0]
         found["class DFA"] = _Entry(kwargs, fields=fields)
     if result is not None and len(calls["DFA"]) == 1 and calls["DFA"][0][2] is result:
         args, kwargs, _ = calls["DFA"][0]
         found["DFA"] = _Entry(kwargs, args=args)
-        if len(calls["parse"]) == 1 and not calls["parse"][0][1]:
-            found["after parse"] = _Entry(kwargs, args=args, tree=calls["parse"][0][2])
+        if once:
+            for stage, name in VALUE_STAGES.items():
+                _, stage_kwargs, value = calls[name][0]
+                digest = value[1] if name == "subset_construction" else value
+                found[stage] = _Entry(kwargs, args=args, value=(stage_kwargs, digest))
     return found
 
 
 def tree_value(node: Any) -> Any:
-    """A parse tree as a plain value that two packages' trees can be compared by: each node its
-    class's name and its fields' values, each number or string with its type's name (``True`` is not
-    ``1``), tuples and lists kept apart. ``ast``'s nodes are frozen dataclasses of numbers, ``None``
-    and tuples of nodes (a mutant's parser may return anything: it gets a value all the same)."""
+    """A stage's result as a plain value that two packages' results can be compared by: a dataclass
+    (a parse tree's node, an ``NFA``, a ``ClassDFA`` and its ``BytePartition``) its class's name and its
+    fields' values; a numpy array its dtype, shape and bytes; each number or string with its type's
+    name (``True`` is not ``1``); tuples and lists kept apart; anything else its type and ``repr``
+    (a mutant's stage may return anything: it gets a value all the same)."""
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
         return (type(node).__name__, tuple((f.name, tree_value(getattr(node, f.name)))
                                            for f in dataclasses.fields(node)))
+    if isinstance(node, np.ndarray):
+        return ("ndarray", node.dtype.str, node.shape, node.tobytes())
     if isinstance(node, (tuple, list)):
         return (type(node).__name__, tuple(tree_value(item) for item in node))
     return (type(node).__name__, node if isinstance(node, (int, str, bytes, float)) or node is None else repr(node))
+
+
+def value_digest(node: Any) -> str:
+    """SHA-256 of ``repr(tree_value(node))``: what the memo keeps of a stage's result (not the value:
+    memory)."""
+    return hashlib.sha256(repr(tree_value(node)).encode()).hexdigest()
 
 
 # --- the masks memo: the reference's TokenIndex caches, by the DFA's tables --------------------
@@ -463,8 +519,8 @@ def reusing(package, stage: str):
         with _replaced(package, {"regex_to_dfa": _dfa_hook(compile_module, memo)}):
             yield
         return
-    if stage == "after parse":
-        with _replaced(package, {"regex_to_dfa": _after_parse_hook(compile_module, memo)}):
+    if stage in VALUE_STAGES:
+        with _replaced(package, {"regex_to_dfa": _after_value_hook(compile_module, memo, VALUE_STAGES[stage])}):
             yield
         return
     with _replaced(compile_module, _class_dfa_hooks(package, compile_module, memo)):
@@ -500,25 +556,36 @@ def _dfa_hook(compile_module, memo: dict[str, _Entry]):
     return regex_to_dfa
 
 
-def _after_parse_hook(compile_module, memo: dict[str, _Entry]):
-    """``regex_to_dfa`` that runs the mutant's ``parse`` and, when the tree is the reference's (as a
-    value, ``tree_value``), answers the reference's DFA; another tree goes on through the package's
-    own stages (``compile``'s code, handed the tree already made: parsed once)."""
+class _Same(BaseException):
+    """Raised out of ``compile.regex_to_dfa`` when a stage's result is the reference's (a
+    BaseException: no ``except Exception`` on the way swallows it)."""
+
+
+def _after_value_hook(compile_module, memo: dict[str, _Entry], name: str):
+    """``regex_to_dfa`` that runs the package's own pipeline (``compile``'s code, the mutant's stages)
+    up to the stage ``compile`` calls ``name``, and, when that call's result is the reference's for the
+    pattern (its keyword arguments the recorded ones and ``value_digest`` equal), answers the
+    reference's DFA instead of the stages after it; any other result goes on as before (computed once)."""
     real = compile_module.regex_to_dfa
 
     def regex_to_dfa(pattern, *args, **kwargs):
         entry = memo.get(pattern) if isinstance(pattern, str) and not args and not kwargs else None
         if entry is None:
             return real(pattern, *args, **kwargs)
-        parse = compile_module.parse
-        with compile_module._recursion_room(compile_module.RECURSION_ROOM):
-            tree = parse(pattern)   # the mutant's parser, its errors its own
-            same = tree_value(tree) == entry.tree
-        if same:
+        stage = getattr(compile_module, name)
+        calls: list[int] = []
+
+        def watched(*a, **k):
+            result = stage(*a, **k)
+            calls.append(1)
+            if len(calls) == 1 and k == entry.value[0] and value_digest(result) == entry.value[1]:
+                raise _Same
+            return result
+        try:
+            with _replaced(compile_module, {name: watched}):
+                return real(pattern)
+        except _Same:
             return compile_module.DFA(*_copied(entry.args), **entry.kwargs)
-        with _replaced(compile_module, {"parse": lambda text, *a, **k: tree if text is pattern and not a and not k
-                                        else parse(text, *a, **k)}):
-            return real(pattern)
     return regex_to_dfa
 
 
