@@ -15,8 +15,8 @@ and give the reference's result; for one of ``index.py`` the whole ``regex_to_df
   ``compile`` hands ``DFA(...)``;
 - ``"after parse"``: what ``regex_to_dfa`` makes of the tree ``parse`` returns. The mutant's
   ``parse`` always runs; when its tree is the reference's tree for that pattern (compared as a
-  value, ``tree_value``: each node's class name and fields, numbers with their types; the memo keeps
-  its digest, ``value_digest``), the rest of the pipeline runs the reference's code on the
+  value, ``value_digest``: each node's class name and fields, numbers with their types; the memo
+  keeps that digest), the rest of the pipeline runs the reference's code on the
   reference's input, so its DFA is the reference's; another tree goes on through the stages
   (parsed once);
 - ``"after class DFA"``: likewise what follows ``subset_construction`` (``prune_dead``,
@@ -334,7 +334,7 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
             result = real[name](*args, **kwargs)
             calls[name].append((copies, dict(kwargs), result if name == "DFA" else
                                 (_class_dfa_fields(result), value_digest(result)) if name == "subset_construction"
-                                else value_digest(result)))
+                                else value_digest(result) if name == "parse" else None))   # no stage after the NFA
             return result
         return call
 
@@ -363,26 +363,47 @@ def _record(package, compile_module, pattern: str) -> dict[str, _Entry]:
     return found
 
 
-def tree_value(node: Any) -> Any:
-    """A stage's result as a plain value that two packages' results can be compared by: a dataclass
-    (a parse tree's node, an ``NFA``, a ``ClassDFA`` and its ``BytePartition``) its class's name and its
-    fields' values; a numpy array its dtype, shape and bytes; each number or string with its type's
-    name (``True`` is not ``1``); tuples and lists kept apart; anything else its type and ``repr``
-    (a mutant's stage may return anything: it gets a value all the same)."""
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        return (type(node).__name__, tuple((f.name, tree_value(getattr(node, f.name)))
-                                           for f in dataclasses.fields(node)))
-    if isinstance(node, np.ndarray):
-        return ("ndarray", node.dtype.str, node.shape, node.tobytes())
-    if isinstance(node, (tuple, list)):
-        return (type(node).__name__, tuple(tree_value(item) for item in node))
-    return (type(node).__name__, node if isinstance(node, (int, str, bytes, float)) or node is None else repr(node))
-
-
 def value_digest(node: Any) -> str:
-    """SHA-256 of ``repr(tree_value(node))``: what the memo keeps of a stage's result (not the value:
-    memory)."""
-    return hashlib.sha256(repr(tree_value(node)).encode()).hexdigest()
+    """SHA-256 of a stage's result as a value two packages' results can be compared by (what the memo
+    keeps of it: not the value, for memory): a dataclass (a parse tree's node, a ``ClassDFA`` and its
+    ``BytePartition``) its class's name and its fields' values; a numpy array its dtype, shape and
+    bytes; each number or string with its type's name (``True`` is not ``1``); tuples and lists kept
+    apart; anything else its type and ``repr`` (a mutant's stage may return anything: it gets a
+    digest all the same). Every part is length-prefixed, so two values never feed the same bytes."""
+    digest = hashlib.sha256()
+    _feed(digest, node)
+    return digest.hexdigest()
+
+
+def _feed(digest, node: Any) -> None:
+    update, kind = digest.update, type(node)
+    if kind is int or kind is str or kind is bool or node is None:   # the common leaves, at C speed
+        text = repr((kind.__name__, node)).encode()
+        update(b"V" + len(text).to_bytes(8, "little") + text)
+        return
+    names = _FIELD_NAMES.get(kind)
+    if names is None and dataclasses.is_dataclass(node) and not isinstance(node, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(node))
+    if names is not None:
+        text = f"{kind.__name__}/{'/'.join(names)}".encode()
+        update(b"D" + len(text).to_bytes(8, "little") + text)
+        for name in names:
+            _feed(digest, getattr(node, name))
+    elif isinstance(node, np.ndarray):
+        text, data = repr((node.dtype.str, node.shape)).encode(), node.tobytes()
+        update(b"A" + len(text).to_bytes(8, "little") + text + len(data).to_bytes(8, "little") + data)
+    elif isinstance(node, (tuple, list)):
+        text = f"{kind.__name__}/{len(node)}".encode()
+        update(b"S" + len(text).to_bytes(8, "little") + text)
+        for item in node:
+            _feed(digest, item)
+    else:
+        shown = node if isinstance(node, (int, str, bytes, float)) else repr(node)
+        text = repr((kind.__name__, shown)).encode()
+        update(b"V" + len(text).to_bytes(8, "little") + text)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}   # a dataclass's field names, per class (its fields never change)
 
 
 # --- the masks memo: the reference's TokenIndex caches, by the DFA's tables --------------------
