@@ -89,9 +89,14 @@ _ALL = (
              "equivalence or a duplicate's copied verdict): the slow path, to compare verdicts",
              ("harness/mutants/runner.py",)),
     Variable("CONSTRAIN_HARNESS_NO_STAGE_REUSE", "user",
-             "1: a generated mutant's compile evidence computes every stage of regex_to_dfa itself, none taken "
-             "from the reference where its module cannot reach (harness/mutants/stage_memo.py): the slow path, "
-             "to compare verdicts",
+             "1: a generated mutant's compile evidence computes every stage of regex_to_dfa and every token mask "
+             "itself, none taken from the reference where its module cannot reach (harness/mutants/stage_memo.py): "
+             "the slow path, to compare verdicts",
+             ("harness/mutants/stage_memo.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_MASK_REUSE", "user",
+             "1: a generated mutant's compile evidence computes the token masks of every DFA itself, none taken "
+             "from the reference for tables equal to the reference's (harness/mutants/stage_memo.py): the slow "
+             "path of that reuse alone, to compare verdicts",
              ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_LEND_REFERENCE", "user",
              "1: the reference is lent to every candidate's sandbox (the staff's own candidates made from it: "

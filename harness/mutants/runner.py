@@ -41,7 +41,8 @@ survivor's deep pass runs only what the default tier left open (``settled``): th
 that passed with no note behave the same under ``--strict`` and are not run again.
 
 A compile-path mutant's evidence child takes from the reference the stages of ``regex_to_dfa``
-its module cannot reach (``Plan.reuse``, ``harness.mutants.stage_memo``: decided in ``plan``).
+its module cannot reach, and the token masks of a DFA whose tables are the reference's (``Plan.reuse``,
+``harness.mutants.stage_memo``: decided in ``plan``).
 
 Before anything runs (``run_all``, ``_settle_by_bytecode``): a generated mutant whose compiled
 module is the reference's is equivalent with evidence "identical bytecode", and one whose compiled
@@ -241,7 +242,7 @@ def _run_warm(module: str, argv: list[str], timeout: float, candidate_cpu: float
         os.unlink(output_path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(cpu_log)
-    killed = _killed_from_outside(reply, timeout)
+    killed = _killed_from_outside(reply, timeout) or (_zygote_died(reply.get("zygote_off")) if zygote else "")
     if killed:
         return None, killed
     if reply["backstop"] or reply["code"] in (-signal.SIGXCPU, -signal.SIGKILL):
@@ -281,6 +282,20 @@ def _killed_from_outside(reply: dict, timeout: float) -> str:
         name = f"signal {-reply['code']}"
     return f"{HARNESS_ERROR}the grader child was killed by {name} after {reply['cpu']:.2f} CPU s " \
            f"(its CPU limit {soft} s)"
+
+
+ZYGOTE_DIED = ("the zygote process ended", "the zygote stopped answering")
+"""How ``Zygote.after_run`` says the zygote itself died or hung (not that it could not start, nor
+that a child left something behind): the candidate processes it forked in that run died with it
+(SIGKILL, its PID namespace gone), so a test they "crashed" is the harness's doing, not the mutant's."""
+
+
+def _zygote_died(off: str | None) -> str:
+    """A run whose zygote died during it (``ZYGOTE_DIED``): a ``HARNESS_ERROR`` reason, so the pass is
+    run once more with fresh candidates (``_catalogue_pass``) and the second run decides; else ""."""
+    if off is None or not off.startswith(ZYGOTE_DIED):
+        return ""
+    return f"{HARNESS_ERROR}the zygote died during the run ({off}): its candidates with it"
 
 
 def _stopped(output: str) -> str:
@@ -486,9 +501,9 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     in a task): "" when the mutated statement reads no size bound or an item at its edge executes it,
     else the reason it stays unproven; None: decided here.
 
-    ``reuse`` (``Plan.reuse``, ``stage_memo.stage_for`` decided before the run fans out): the stage of
-    ``regex_to_dfa`` its compile evidence takes from the reference (its module is outside the stage's
-    footprint), or None.
+    ``reuse`` (``Plan.reuse``, ``stage_memo.reuse_for`` decided before the run fans out): the stage of
+    ``regex_to_dfa`` and/or the masks its compile evidence takes from the reference (its module is
+    outside each one's footprint), or None.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -969,7 +984,7 @@ class Plan:
     evidence: object | None = None               # the evidence items it can change (``evidence.Pick``; None: all)
     infection: dict | None = None                # its infection record (``infected_plan``), as data; None: not used
     bound: str | None = None                     # ``bounds.reason_for``'s reason, "" for none; None: not decided
-    reuse: str | None = None                     # the compile stage taken from the reference (``stage_memo``)
+    reuse: str | None = None                     # what the compile evidence reuses (``stage_memo.reuse_for``)
     scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
 
     @property
@@ -992,7 +1007,7 @@ def plan(generated: GeneratedOptions, mutant) -> Plan:
     from harness.mutants import bounds, evidence, scope, stage_memo
 
     kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
-    reuse = stage_memo.stage_for(mutant.site.module) if kind == "compile" else None
+    reuse = stage_memo.reuse_for(mutant.site.module) if kind == "compile" else None
     where = scope.classify(mutant.site)
     if generated.coverage is None:
         return Plan(bound=bounds.reason_for(mutant, kind, None) or "", reuse=reuse, scope=where)

@@ -19,6 +19,9 @@ SAMPLE = 400   # compile-domain items computed each way (seeded), of 5,190
 PRUNE_START = "    if not live[0]:\n"                                                    # minimize.prune_dead
 ACCEPT_ROWS = "    accept = np.array([_holds(sub, nfa.accept) for sub in subsets], dtype=np.bool_)\n"  # determinize
 EOS_COLUMN = "            masks[:, self.eos_id] = accepting\n"                                 # index._tables
+NEGATION = "    return FULL_MASK & ~mask if negate else mask\n"               # parser.parse_class: [^...]
+STAR_LOOP = "            self.eps[x].append(loop)\n"                             # nfa: x*'s way back
+CHAIN = "            return self.chain([node.items[i] for i in range(len(node.items))])\n"   # nfa: a Concat
 MOORE_FIRST = "    block = moore_partition(trans, accept, max_rounds=MOORE_ROUNDS, max_work=MOORE_WORK)\n"
 
 
@@ -62,9 +65,13 @@ def _both_ways(mutant, stage: str, sampled, tmp_path):
 def test_the_footprints_are_the_stages_imports_and_decide_the_stage():
     assert stage_memo.footprint("class DFA") == {"parser", "ast", "nfa", "determinize", "errors", "compile", "__init__"}
     assert stage_memo.footprint("DFA") == stage_memo.footprint("class DFA") | {"minimize", "dfa"}
+    assert stage_memo.footprint("after parse") == {"nfa", "ast", "determinize", "minimize", "dfa", "errors",
+                                                   "compile", "__init__"}
+    assert stage_memo.footprint("after class DFA") == {"minimize", "dfa", "errors", "compile", "__init__"}
     found = {module: stage_memo.stage_for(module) for module in sorted(evidence.COMPILE_MODULES)}
-    assert found == {"ast": None, "bytemap": "DFA", "compile": None, "determinize": None, "dfa": "class DFA",
-                     "index": "DFA", "minimize": "class DFA", "nfa": None, "parser": None}
+    assert found == {"ast": "after class DFA", "bytemap": "DFA", "compile": None, "determinize": "after class DFA",
+                     "dfa": "class DFA", "index": "DFA", "minimize": "class DFA", "nfa": "after class DFA",
+                     "parser": "after parse"}
     with pytest.raises(ValueError, match="stage must be one of"):
         stage_memo.footprint("NFA")
 
@@ -97,8 +104,28 @@ def test_the_stages_run_no_line_outside_their_footprint(tmp_path):
             except ValueError:
                 pass
             cov.switch_context("")
+            try:
+                with compile_module._recursion_room(compile_module.RECURSION_ROOM):
+                    tree = compile_module.parse(pattern)
+                    nfa = compile_module.build_nfa(tree)
+                cdfa = compile_module.subset_construction(nfa)
+            except ValueError:
+                continue
+            for stage, given in (("after parse", {"parse": lambda _, tree=tree: tree}),   # what follows each value
+                                 ("after NFA", {"parse": lambda _: None, "build_nfa": lambda _, nfa=nfa: nfa}),
+                                 ("after class DFA", {"parse": lambda _: None, "build_nfa": lambda _: None,
+                                                      "subset_construction": lambda *_, cdfa=cdfa, **k: cdfa})):
+                # "after NFA" is no stage: what follows it reads the NFA's n_states, code of nfa.py (below)
+                _clear_caches(package)
+                cov.switch_context(stage)
+                try:
+                    with stage_memo._replaced(compile_module, given):
+                        package.regex_to_dfa(pattern)
+                except ValueError:
+                    pass
+                cov.switch_context("")
     data = cov.get_data()
-    ran: dict[str, set[str]] = {"class DFA": set(), "DFA": set()}
+    ran: dict[str, set[str]] = {stage: set() for stage in (*stage_memo.STAGES, "after NFA")}
     for path in data.measured_files():
         for contexts in data.contexts_by_lineno(path).values():
             for context in contexts:
@@ -106,6 +133,12 @@ def test_the_stages_run_no_line_outside_their_footprint(tmp_path):
                     ran[context].add(path.rsplit("/", 1)[1].removesuffix(".py"))
     assert ran["class DFA"] and ran["class DFA"] <= stage_memo.footprint("class DFA"), ran["class DFA"]
     assert {"minimize", "dfa"} <= ran["DFA"] <= stage_memo.footprint("DFA"), ran["DFA"]
+    assert {"nfa", "determinize", "minimize"} <= ran["after parse"] <= stage_memo.footprint("after parse"), \
+        ran["after parse"]
+    assert "nfa" in ran["after NFA"]   # why no stage is reused after an equal NFA: the NFA's own code runs after it
+    assert {"minimize"} <= ran["after class DFA"] <= stage_memo.footprint("after class DFA"), ran["after class DFA"]
+    assert "parser" not in ran["after parse"]
+    assert "determinize" not in ran["after class DFA"]
 
 
 def test_a_reused_stage_gives_the_mutant_s_own_answers(memo, sampled, tmp_path):
@@ -114,15 +147,25 @@ def test_a_reused_stage_gives_the_mutant_s_own_answers(memo, sampled, tmp_path):
     cases = [(_mutant("minimize.py", PRUNE_START, "    if not live[-1]:\n", 1), "class DFA"),
              (_mutant("minimize.py", MOORE_FIRST, "    block = None\n", 2), "class DFA"),   # always Hopcroft
              (_mutant("index.py", EOS_COLUMN, "            masks[:, self.eos_id] = accepting & (states > 0)\n", 3),
-              "DFA")]
+              "DFA"),
+             (_mutant("parser.py", NEGATION, "    return mask\n", 6), "after parse"),   # [^a] read as [a]
+             (_mutant("parser.py", NEGATION, "    return FULL_MASK & ~mask if negate else mask | 0\n", 7),
+              "after parse"),
+             (_mutant("determinize.py", ACCEPT_ROWS, ACCEPT_ROWS.replace(
+                 "for sub in subsets]", "for sub in subsets[:-1]] + [False]"), 8), "after class DFA"),
+             (_mutant("nfa.py", STAR_LOOP, "", 9), "after class DFA"),                   # x* does not loop
+             (_mutant("nfa.py", CHAIN, "            return self.chain(list(node.items))\n", 10), "after class DFA")]
     found = []
     for mutant, stage in cases:
         assert stage_memo.stage_for(mutant.site.module) == stage
         plain, reused = _both_ways(mutant, stage, sampled, tmp_path / str(mutant.site.occurrence))
         assert plain == reused, mutant.site
         found.append(plain)
-    assert found[0][0] and found[2][0], found    # the first and the third differ: the check has teeth
+    assert found[0][0] and found[2][0] and found[3][0], found    # these differ: the check has teeth
     assert found[1] == ([], SAMPLE)              # Hopcroft alone gives Moore's partition
+    assert found[4] == ([], SAMPLE)              # the same tree
+    assert found[5][0] and found[6][0], found    # an accepting state lost, a star that does not loop: differ
+    assert found[7] == ([], SAMPLE)              # the same NFA
 
 
 def test_the_clean_reference_reuses_every_stage_to_its_own_answers(memo, sampled, tmp_path):
@@ -138,9 +181,11 @@ def test_a_reuse_inside_the_footprint_would_hide_a_difference(memo, sampled, tmp
     would be called equal; the rule never gives it one."""
     mutant = _mutant("determinize.py", ACCEPT_ROWS, ACCEPT_ROWS.replace(
         "for sub in subsets]", "for sub in subsets[:-1]] + [False]"), 4)
-    assert stage_memo.stage_for("determinize") is None
+    assert "determinize" in stage_memo.footprint("class DFA") and stage_memo.stage_for("determinize") != "class DFA"
     plain, reused = _both_ways(mutant, "class DFA", sampled, tmp_path)
     assert plain[0] and reused == ([], SAMPLE), (plain, reused)
+    for stage in ("after parse",):   # its parser's trees: the reference's
+        assert _both_ways(mutant, stage, sampled, tmp_path / stage)[1] == ([], SAMPLE), stage
 
 
 def test_a_cold_process_or_another_argument_computes_as_before(tmp_path):
@@ -174,13 +219,13 @@ def test_the_plan_decides_the_stage_and_the_task_carries_it(monkeypatch):
 
     mutant = _mutant("minimize.py", PRUNE_START, "    if not live[-1]:\n", 1)
     chosen = runner.plan(runner.GeneratedOptions(), mutant)
-    assert chosen.reuse == "class DFA"
+    assert chosen.reuse == "class DFA+masks"
     payload = runner.mutant_task(mutant, timeout=30.0, reuse=chosen.reuse).payload
-    assert payload["reuse"] == "class DFA"
+    assert payload["reuse"] == "class DFA+masks"
     seen = {}
     monkeypatch.setattr(runner, "run_generated", lambda *a, **k: seen.update(k) or runner.MutantResult(
         mutant.id, runner.Outcome.KILLED, (), ["load"], {}, 0.0, "", "load"))
     tasks.run_task(payload)
-    assert seen["reuse"] == "class DFA"
+    assert seen["reuse"] == "class DFA+masks"
     parser = _mutant("parser.py", "from . import ast\n", "from . import ast  # \n", 5)
-    assert runner.plan(runner.GeneratedOptions(), parser).reuse is None
+    assert runner.plan(runner.GeneratedOptions(), parser).reuse == "after parse+masks"
