@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.mutants import generation, runner, stage_memo
-from harness.mutants.runner import GeneratedOptions, Outcome
-from tests.mutants.test_mutants_generated import consistent
+from harness.mutants import generation, stage_memo
+from harness.mutants.runner import Outcome
+from tests.mutants.test_mutants_stage_memo_verdicts import verdicts_off_and_on
 from tests.support.helpers import confined
 
 pytestmark = [confined, pytest.mark.e2e, pytest.mark.slow]
@@ -22,20 +22,11 @@ MODULES = ["parser", "ast", "nfa", "determinize", "minimize"]
 
 def test_the_reused_masks_and_trees_change_no_verdict(monkeypatch):
     mutants, _ = generation.pick(generation.enumerate_sites(modules=MODULES), 12, seed=26)
-    options = GeneratedOptions(first_kill=True)
-    monkeypatch.setenv(stage_memo.OFF_VARIABLE, "1")
-    assert all(runner.plan(options, m).reuse is None for m in mutants)
-    slow = runner.run_all(mutants, jobs=2, generated=options)
-    monkeypatch.delenv(stage_memo.OFF_VARIABLE)
-    plans = [runner.plan(options, m).reuse.split("+") for m in mutants]
-    assert all(stage_memo.MASKS in reuse for reuse in plans)
-    assert any("after parse" in reuse for reuse in plans) and any("class DFA" in reuse for reuse in plans)
-    fast = runner.run_all(mutants, jobs=2, generated=options)
-    consistent(slow)
-    consistent(fast)
 
-    def verdicts(results):
-        return {r.id: (r.outcome, r.tier, sorted(r.killed_by), r.evidence) for r in results}
-    assert verdicts(fast) == verdicts(slow)
+    def reused(plans) -> bool:
+        reuses = [p.reuse.split("+") for p in plans]
+        return (all(stage_memo.MASKS in r for r in reuses) and any("after parse" in r for r in reuses)
+                and any("class DFA" in r for r in reuses))
+    fast = verdicts_off_and_on(mutants, monkeypatch, reused)
     equivalents = [r.id for r in fast if r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile"]
     assert any(i.startswith("parser.") for i in equivalents) and any(i.startswith("minimize.") for i in equivalents)

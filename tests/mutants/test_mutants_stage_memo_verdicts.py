@@ -21,13 +21,21 @@ MODULES = ["minimize", "dfa", "index", "bytemap"]
 
 def test_the_reused_stages_change_no_verdict(monkeypatch):
     mutants, _ = generation.pick(generation.enumerate_sites(modules=MODULES), 12, seed=5)
+    fast = verdicts_off_and_on(mutants, monkeypatch, lambda plans: {p.reuse.split("+")[0] for p in plans} ==
+                               {"class DFA", "DFA"})
+    assert any(r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile" for r in fast)
+
+
+def verdicts_off_and_on(mutants, monkeypatch, reused) -> list:
+    """Run ``mutants`` the verb's way with every reuse off (``stage_memo.OFF_VARIABLE``), then on, and
+    assert the same outcome, tier, killers and evidence for each, every result ``consistent``; ``reused``
+    (the plans with reuse on -> bool) says the sample exercises the reuses meant. The results with reuse."""
     options = GeneratedOptions(first_kill=True)
     monkeypatch.setenv(stage_memo.OFF_VARIABLE, "1")
     assert all(runner.plan(options, m).reuse is None for m in mutants)
     slow = runner.run_all(mutants, jobs=2, generated=options)
     monkeypatch.delenv(stage_memo.OFF_VARIABLE)
-    plans = {m.id: runner.plan(options, m) for m in mutants}
-    assert {p.reuse.split("+")[0] for p in plans.values()} == {"class DFA", "DFA"}
+    assert reused([runner.plan(options, m) for m in mutants])
     fast = runner.run_all(mutants, jobs=2, generated=options)
     consistent(slow)
     consistent(fast)
@@ -35,4 +43,4 @@ def test_the_reused_stages_change_no_verdict(monkeypatch):
     def verdicts(results):
         return {r.id: (r.outcome, r.tier, sorted(r.killed_by), r.evidence) for r in results}
     assert verdicts(fast) == verdicts(slow)
-    assert any(r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile" for r in fast)
+    return fast
