@@ -173,7 +173,7 @@ class TiktokenPublic(TiktokenLike):
         return self._named
 
     def describe(self) -> dict:
-        return {"kind": "TiktokenPublic", "ranks": [[_out(b), i] for i, b in sorted(self._by_id.items())],
+        return {"kind": "TiktokenPublic", "ranks": [[b, i] for i, b in sorted(self._by_id.items())],
                 "special": dict(self._named)}
 
 
@@ -203,8 +203,8 @@ class TokenizersLike:
         return {i: AddedToken(content, special) for i, content, special in self.added}
 
     def describe(self) -> dict:
-        return {"kind": "TokenizersLike", "pairs": [[_out(t), i] for t, i in self.pairs],
-                "added": [[i, _out(c), s] for i, c, s in self.added]}
+        return {"kind": "TokenizersLike", "pairs": [[t, i] for t, i in self.pairs],
+                "added": [[i, c, s] for i, c, s in self.added]}
 
 
 _ASKED = object()
@@ -251,31 +251,11 @@ class TransformersLike:
         return [self.entries[i] for i in ids]
 
     def describe(self) -> dict:
-        data = {"kind": "TransformersLike", "entries": [_out(t) for t in self.entries],
+        data = {"kind": "TransformersLike", "entries": list(self.entries),
                 "special_ids": list(self.special_ids)}
         if self.answer is not _ASKED:
-            data["answer"] = [_out(t) for t in self.answer] if isinstance(self.answer, list) else _out(self.answer)
+            data["answer"] = list(self.answer) if isinstance(self.answer, list) else self.answer
         return data
-
-
-SURROGATES = "utf-8 with surrogates"
-"""The key of a str holding a lone surrogate in a description (``{SURROGATES: bytes}``): the channel
-writes str as UTF-8, which has no lone surrogate."""
-
-
-def _out(value):
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return {SURROGATES: value.encode("utf-8", "surrogatepass")}
-    return value
-
-
-def _in(value):
-    if isinstance(value, dict) and set(value) == {SURROGATES}:
-        return value[SURROGATES].decode("utf-8", "surrogatepass")
-    return value
 
 
 def describe(obj: Any) -> dict:
@@ -294,13 +274,12 @@ def rebuild(description: dict) -> Any:
         ranks = {bytes.fromhex(h): int(i) for h, i in description["ranks"]}
         return TiktokenLike(ranks, {str(k): int(v) for k, v in description["special"].items()})
     if kind == "TiktokenPublic":
-        ranks = {_in(t): int(i) for t, i in description["ranks"]}
+        ranks = {t: int(i) for t, i in description["ranks"]}
         return TiktokenPublic(ranks, {str(k): int(v) for k, v in description["special"].items()})
     if kind == "TokenizersLike":
-        return TokenizersLike([(_in(t), i) for t, i in description["pairs"]],
-                              [(i, _in(c), s) for i, c, s in description["added"]])
+        return TokenizersLike([(t, i) for t, i in description["pairs"]],
+                              [(i, c, s) for i, c, s in description["added"]])
     if kind == "TransformersLike":
         answer = description.get("answer", _ASKED)
-        answer = [_in(t) for t in answer] if isinstance(answer, list) else _in(answer)
-        return TransformersLike([_in(t) for t in description["entries"]], description["special_ids"], answer)
+        return TransformersLike(description["entries"], description["special_ids"], answer)
     raise ValueError(f"unknown description kind {kind!r}")
