@@ -164,9 +164,9 @@ def test_nothing_else_fills_it_and_bad_records_are_skipped(memo):
 
 def test_the_switch_and_the_recording_run(memo, monkeypatch):
     from harness.mutants import runner
+    from harness.policy import POLICY
     from harness.run import CatalogueRun
     from harness.run.launch import pytest_arguments
-    from harness.policy import POLICY
 
     monkeypatch.setattr(oracle_memo, "_PREPARED", [])
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE, raising=False)
