@@ -99,6 +99,10 @@ _ALL = (
              "reference: every catalogue run computes them itself (harness/suite/oracle_memo.py), the slow path, "
              "to compare verdicts",
              ("harness/suite/oracle_memo.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_REWRITE_REUSE", "user",
+             "1: each catalogue run of a mutant worker's warm grader rewrites the catalogue's asserts itself, "
+             "none rewritten once in the warm grader (harness/mutants/warm.py): the slow path, to compare verdicts",
+             ("harness/mutants/warm.py",)),
     Variable("CONSTRAIN_HARNESS_NO_MASK_REUSE", "user",
              "1: a generated mutant's compile evidence computes the token masks of every DFA itself, none taken "
              "from the reference for tables equal to the reference's (harness/mutants/stage_memo.py): the slow "

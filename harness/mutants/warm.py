@@ -86,6 +86,10 @@ def serve() -> None:
             importlib.import_module(name)
         except ImportError:   # an optional library: the child imports what it needs
             pass
+    try:
+        _keep_rewritten()   # the catalogue's asserts rewritten once, not in every fork
+    except Exception:   # noqa: BLE001 - each fork then rewrites them itself, as before
+        pass
     for name in MODULES:   # what each may do once for all its forks (``replay_child.warm_up``: the golden files)
         try:
             warm_up = getattr(importlib.import_module(name), "warm_up", None)
@@ -138,6 +142,58 @@ def _prepare(request: dict) -> float:
         except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
             pass
     return time.process_time() - before + forked
+
+
+REWRITE_OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_REWRITE_REUSE"
+"""``1``: each catalogue fork rewrites the catalogue's modules' asserts itself (``_keep_rewritten``
+off): the slow path, to compare verdicts."""
+
+
+def _keep_rewritten() -> None:
+    """Rewrite the catalogue's modules' asserts once, here, as pytest would in each fork (issue 52):
+    pytest imports every test module of ``harness/suite`` (and its conftest and plugin) through its
+    assertion rewriter, which parses, rewrites and compiles each (~0.05-0.1 CPU s a run; no bytecode
+    is written, ``harness.suite.plugin`` keeps the checkout clean). Here each module's code is
+    ``_pytest.assertion.rewrite._rewrite_test(path, None)``, and the fork's ``_rewrite_test`` hands
+    it out for a path whose source still has the hash it was made from, under a config that leaves
+    ``enable_assertion_pass_hook`` off (the only setting the rewrite reads); anything else is
+    rewritten as before. The code object is what the fork would have compiled: the same source, the
+    same rewrite, the same file name. ``REWRITE_OFF_VARIABLE``: off."""
+    if os.environ.get(REWRITE_OFF_VARIABLE) == "1":
+        return
+    from pathlib import Path
+
+    from _pytest.assertion import rewrite
+
+    original = getattr(rewrite, "_rewrite_test", None)
+    if original is None or getattr(original, "kept", None) is not None:
+        return
+    rewrite._rewrite_test = rewriter(original, sorted((Path(__file__).resolve().parents[1] / "suite").glob("*.py")))
+
+
+def rewriter(original, paths):
+    """``original`` (pytest's ``_rewrite_test(fn, config) -> (source hash, code)``) with the answers for
+    ``paths`` made now and kept (``kept``: path -> answer): one is handed out for a path whose source
+    has its hash, under a config that leaves ``enable_assertion_pass_hook`` off; else ``original``."""
+    import importlib.util
+    from pathlib import Path
+
+    kept: dict[str, tuple] = {}
+    for path in paths:
+        try:
+            kept[str(path)] = original(Path(path), None)
+        except Exception:   # noqa: BLE001 - a module not rewritten here is rewritten by the fork, as before
+            continue
+
+    def rewrite_test(fn, config):
+        found = kept.get(str(fn))
+        if found is not None and (config is None or not config.getini("enable_assertion_pass_hook")):
+            if importlib.util.source_hash(Path(fn).read_bytes()) == found[0]:
+                return found
+        return original(fn, config)
+
+    rewrite_test.kept = kept
+    return rewrite_test
 
 
 RECORD_SECONDS = 600.0   # wall: the oracle memo's recording run (its CPU limited as the run's)
