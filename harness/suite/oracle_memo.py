@@ -17,12 +17,13 @@ answers where every fork inherits them:
   oracle spends a work budget that its caches lower, ``oracles.stdlib.within_cpu`` a CPU budget);
 - **how it is filled, and why that is sound with fork**: a child's memory never comes back to its
   parent, so the answers must be in the warm grader itself before it forks. At the first catalogue
-  run a warm grader is asked for (``prepare_parent``, called by ``warm.serve`` before that fork),
-  it forks one recording run: the default tier of the catalogue, the same run seed, against the
-  reference (a fresh confined candidate, as any run's), with ``RECORD_VARIABLE`` set, so that each
-  call of ``answer`` there writes down its inputs (never its answers), and ``re``'s cache keys
-  at the end. The warm grader reads those inputs (MessagePack, ``harness.sandbox.channel``: data
-  only) and computes every answer itself, with the same functions (``fill``): an answer in the
+  run a warm grader is asked for (``warm._fill_oracle_memo``, called by ``warm.serve`` before that
+  fork), it forks one recording run (``recording_argv``: the default tier of the catalogue, the same
+  run seed, against the reference, a fresh confined candidate as any run's), in which
+  (``recording_run``) each call of ``answer`` writes down its inputs (never its answers), and then
+  ``re``'s cache keys. The warm grader reads those inputs (``fill_from``: MessagePack,
+  ``harness.sandbox.channel``, data only) and computes every answer itself, with the same
+  functions (``fill``): an answer in the
   memo is always the function's own for its key, whatever a recording run did. Its CPU, and its
   candidate's, are counted in the record of the mutant that asked first, as the stage memo's are;
 - **where it is used**: ``answer(name, *args)`` at the oracles' call sites. With the memo empty
