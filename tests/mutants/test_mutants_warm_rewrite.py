@@ -84,3 +84,9 @@ def test_the_switch_keeps_pytests_own(monkeypatch):
     assert installed is not original and str(SUITE / "test_dfa.py") in installed.kept
     warm._keep_rewritten()
     assert rewrite._rewrite_test is installed   # once
+
+
+def test_a_slow_recording_run_ends_inside_the_callers_slack():
+    """The oracle memo's recording run (``warm._fill_oracle_memo``) happens before the fork the caller
+    waits for: its wall backstop is inside the slack the caller gives a reply beyond the run's wall."""
+    assert 0 < warm.RECORD_SECONDS < warm.START_SECONDS
