@@ -11,8 +11,10 @@ answers where every fork inherits them:
   state, which a kept answer also sets to the state the call left): ``brute_force`` (the spec's
   masks, ``harness.suite.definitions``), ``same_language`` (``test_canonical_form``'s check of its
   pairs), ``check_document`` (``json`` + ``jsonschema``, ``oracles.stdlib``), ``large_enum`` (the
-  5,000 seeded words of ``strength.check_large_enum_schema``, keyed by the run seed) and
-  ``random_vocab`` (``harness.suite.inputs``). Beside them, ``re``'s own cache of compiled
+  5,000 seeded words of ``strength.check_large_enum_schema``, keyed by the run seed),
+  ``random_vocab`` (``harness.suite.inputs``), ``re_probes`` and ``live_probes`` (a table's seeded
+  probe strings with ``re``'s or ``regex``'s answer for each) and ``re_disagreement``
+  (``golden.readings.first_disagreement_with_re``). Beside them, ``re``'s own cache of compiled
   patterns. Nothing whose answer depends on CPU time or on a cache's state is kept (the derivative
   oracle spends a work budget that its caches lower, ``oracles.stdlib.within_cpu`` a CPU budget);
 - **how it is filled, and why that is sound with fork**: a child's memory never comes back to its
@@ -172,6 +174,60 @@ def _check_document_key(schema, text):
     return (schema_text, type(text).__name__, text)
 
 
+def _probes(kind: str):
+    """``(pattern, trans, accept, rng, walks) -> (strings, answers, the state rng is left in)``: the
+    probe strings of the table (``golden.readings.probe_strings``, drawn from ``rng``, by length) and
+    the oracle's answer for each: ``re.fullmatch`` (``"re"``, ``test_matches_python_re``) or, for the
+    first 300, ``regex`` partial matching (``"live"``, ``test_every_state_is_live``)."""
+    def computed(pattern, trans, accept, rng, walks):
+        from golden.readings import by_length, probe_strings
+
+        strings = by_length(probe_strings(trans, accept, rng, walks))
+        if kind == "re":
+            oracle = re.compile(pattern.encode("ascii"))
+            answers = [oracle.fullmatch(data) is not None for data in strings]
+        else:
+            from oracles.stdlib import partial_match
+
+            strings = strings[:300]
+            answers = [partial_match(pattern, data) for data in strings]
+        return strings, answers, rng.bit_generator.state
+    return computed
+
+
+def _probes_key(pattern, trans, accept, rng, walks):
+    state = _rng_state(rng)
+    if state is None or type(pattern) is not str or type(walks) is not int:
+        return None
+    return (pattern, _array_key(trans), _array_key(accept), json.dumps(state, sort_keys=True), walks)
+
+
+def _probes_fresh(answer, pattern, trans, accept, rng, walks):
+    strings, answers, after = answer
+    rng.bit_generator.state = after
+    return list(strings), list(answers)
+
+
+def _disagreement(pattern, trans, accept, extra):
+    from golden.readings import first_disagreement_with_re
+
+    return first_disagreement_with_re(pattern, trans, accept, extra=extra)
+
+
+def _disagreement_key(pattern, trans, accept, extra):
+    if type(pattern) is not str or not all(type(data) is bytes for data in extra):
+        return None
+    return (pattern, _array_key(trans), _array_key(accept), tuple(extra))
+
+
+def _probes_oracle(kind: str) -> _Oracle:
+    return _Oracle(_probes(kind), _probes_key, _probes_fresh,
+                   lambda pattern, trans, accept, rng, walks: [pattern, np.asarray(trans), np.asarray(accept),
+                                                               _rng_state(rng), walks],
+                   lambda data: (data[0], data[1], data[2], _rng_from(data[3]), data[4]),
+                   lambda answer: sum(len(data) + 50 for data in answer[0]))
+
+
 ORACLES: dict[str, _Oracle] = {
     "brute_force": _Oracle(
         _brute_force, _brute_force_key, lambda answer, *_: (answer[0].copy(), answer[1].copy()),
@@ -186,6 +242,12 @@ ORACLES: dict[str, _Oracle] = {
         _check_document, _check_document_key, lambda answer, *_: answer,
         lambda schema, text: [json.dumps(schema), text], lambda data: (json.loads(data[0]), data[1]),
         lambda answer: 100 + len(answer.reason)),
+    "re_probes": _probes_oracle("re"),
+    "live_probes": _probes_oracle("live"),
+    "re_disagreement": _Oracle(
+        _disagreement, _disagreement_key, lambda answer, *_: answer,
+        lambda pattern, trans, accept, extra: [pattern, np.asarray(trans), np.asarray(accept), list(extra)],
+        lambda data: (data[0], data[1], data[2], tuple(data[3])), lambda answer: 8 + len(answer or b"")),
 }
 """The functions kept, by name (module docstring); ``seeded`` and ``drawn`` add those of the modules
 this one cannot import (``harness.suite.strength``, ``harness.suite.inputs``: they call ``answer``)."""
@@ -225,7 +287,9 @@ def answer(name: str, *args):
             if kept is not _MISSING:
                 return oracle.fresh(kept, *args)
     found = oracle.compute(*args)
-    return found[:2] if oracle.fresh is _random_vocab_fresh else found   # a drawn answer: less the state
+    if oracle.fresh in (_random_vocab_fresh, _probes_fresh):
+        return found[:2]   # a drawn answer: less the state its draws left the generator in
+    return found
 
 
 def _record(name: str, oracle: _Oracle, args) -> None:

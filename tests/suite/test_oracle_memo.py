@@ -183,3 +183,41 @@ def test_the_switch_and_the_recording_run(memo, monkeypatch):
     assert recorded.seed == 7 and recorded.policy.tier == "default" and recorded.results_file is None
     assert recorded.policy.test_cpu_seconds == 10 and "-x" not in argv
     assert runner.CATALOGUE_SEED == 0
+
+
+def test_probe_strings_and_their_answers_are_kept_by_table_and_generator(memo):
+    import re
+
+    from golden.readings import by_length, first_disagreement_with_re, probe_strings
+    from oracles.stdlib import partial_match
+
+    pattern = RE_PATTERNS[1]
+    trans, accept = _tables(pattern)
+    start = np.random.default_rng(20240603)
+    state = start.bit_generator.state
+    extra = (b"", b"a", b"ab")
+    memo.fill(_recorded([("re_probes", (pattern, trans, accept, _generator(state), 25)),
+                         ("live_probes", (pattern, trans, accept, _generator(state), 8)),
+                         ("re_disagreement", (pattern, trans, accept, extra))]))
+    assert memo.size()[0] == 3
+    other = trans.copy()
+    other[0, np.flatnonzero(other[0] >= 0)[0]] = -1   # another table (an edge of the start dropped): its own
+    assert not np.array_equal(other, trans)
+    for table in (trans, other):
+        drawn, kept = _generator(state), _generator(state)
+        strings = by_length(probe_strings(table, accept, drawn, 25))
+        oracle = re.compile(pattern.encode("ascii"))
+        got = memo.answer("re_probes", pattern, table, accept, kept, 25)
+        assert got == (strings, [oracle.fullmatch(data) is not None for data in strings])
+        assert kept.bit_generator.state == drawn.bit_generator.state
+        drawn, kept = _generator(state), _generator(state)
+        strings = by_length(probe_strings(table, accept, drawn, 8))[:300]
+        got = memo.answer("live_probes", pattern, table, accept, kept, 8)
+        assert got == (strings, [partial_match(pattern, data) for data in strings])
+        assert kept.bit_generator.state == drawn.bit_generator.state
+        assert memo.answer("re_disagreement", pattern, table, accept, extra) == \
+            first_disagreement_with_re(pattern, table, accept, extra=extra)
+    assert memo.answer("re_probes", pattern, trans, accept, _generator(state), 24) != \
+        memo.answer("re_probes", pattern, trans, accept, _generator(state), 25)
+    wrong = ~accept   # a table that disagrees with re: the kept None is not handed to it
+    assert memo.answer("re_disagreement", pattern, trans, wrong, extra) is not None
