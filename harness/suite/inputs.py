@@ -20,6 +20,7 @@ from facts import hand as _hand
 from facts.constructs import REGEX_EXTRA, REGEX_EXTRA_MARKERS, REGEX_OVER_THE_CAP, REGEX_SUPPORTED, regex_refusals
 from facts.hand import HAND_EOS, HAND_MASKS, HAND_PATTERN  # noqa: F401 (the catalogue's names)
 from golden import readings
+from harness.suite import oracle_memo
 from harness.suite.explain import fail
 from harness.suite.tiers import record
 
@@ -285,7 +286,15 @@ def random_vocab(rng: np.random.Generator, alphabet: bytes, n_multi: int = 120,
                  all_bytes: bool = True) -> tuple[list[bytes | None], int]:
     """A vocabulary: every single byte (when ``all_bytes``), ``n_multi`` multi-byte tokens
     drawn mostly from ``alphabet``, two specials (None), an empty token, and EOS at a
-    seeded position in the middle of the id range. Returns (vocab, eos_id)."""
+    seeded position in the middle of the id range. Returns (vocab, eos_id).
+    (``random_vocab_drawn``; kept by the mutant runner's warm grader for the generator states
+    a reference run drew from, with the state the draws leave: ``harness.suite.oracle_memo``.)"""
+    return oracle_memo.answer("random_vocab", rng, alphabet, n_multi, all_bytes)
+
+
+def random_vocab_drawn(rng: np.random.Generator, alphabet: bytes, n_multi: int = 120,
+                       all_bytes: bool = True) -> tuple[list[bytes | None], int]:
+    """``random_vocab``, drawn from ``rng`` (what ``oracle_memo`` keeps as ``"random_vocab"``)."""
     vocab: list[bytes | None] = [bytes([b]) for b in range(256)] if all_bytes else []
     pool = np.frombuffer(alphabet + b"\x00\n\xff", dtype=np.uint8)
     for _ in range(n_multi):
@@ -407,3 +416,6 @@ def expected_bytes(token: str, inverse: dict[str, int]) -> bytes:
     if all(ch in inverse for ch in token):
         return bytes(inverse[ch] for ch in token)
     return token.encode("utf-8")
+
+
+oracle_memo.drawn("random_vocab", random_vocab_drawn)

@@ -14,9 +14,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from golden.readings import by_length, first_disagreement_with_re, probe_strings
 from harness.sandbox import call_many
-from harness.suite import strength
+from harness.suite import oracle_memo, strength
 from harness.suite.batched import call_and_read
 from harness.suite.explain import (
     DEAD,
@@ -150,10 +149,9 @@ def test_matches_python_re(impl):
     checked = 0
     for pattern in RE_PATTERNS:
         dfa, trans, accept = compile_ok(impl, pattern)
-        oracle = re.compile(pattern.encode("ascii"))
-        strings = by_length(probe_strings(trans, accept, rng))
-        for data, got in zip(strings, call_many(dfa.matches, [(data,) for data in strings])):
-            want = oracle.fullmatch(data) is not None
+        # the probe strings (drawn from rng, by length) and re.fullmatch of each (oracle_memo._probes)
+        strings, wants = oracle_memo.answer("re_probes", pattern, trans, accept, rng, 25)
+        for data, got, want in zip(strings, call_many(dfa.matches, [(data,) for data in strings]), wants):
             got = bool(got)
             if got != want:
                 fail("DFA.matches disagrees with Python's re.fullmatch", pattern=pattern, data=data,
@@ -190,8 +188,6 @@ LIVENESS_SHAPES = repeat_shapes()
 
 @pytest.mark.property
 def test_every_state_is_live(impl):
-    from oracles.stdlib import partial_match  # the regex module: is this a prefix of a member?
-
     rng = seeded_rng(77)
     for pattern in LIVENESS_PATTERNS + LIVENESS_SHAPES + tuple(random_patterns(seed=derive(7), n=40)):
         dfa, trans, accept = compile_ok(impl, pattern)
@@ -200,10 +196,11 @@ def test_every_state_is_live(impl):
             fail("a state cannot reach an accepting state (a dead state kept)", pattern=pattern,
                  state=dead[0], path=shortest_path(trans, dead[0]), dead_states=dead)
         if pattern in LIVENESS_PATTERNS:  # the prefixes the DFA keeps alive are exactly the viable ones
-            strings = by_length(probe_strings(trans, accept, rng, walks=8))[:300]
-            for data, reached in zip(strings, call_many(dfa.step, [(0, data) for data in strings])):
+            # the first 300 probe strings and regex partial matching of each: is it a prefix of a member?
+            strings, viable = oracle_memo.answer("live_probes", pattern, trans, accept, rng, 8)
+            for data, reached, partial in zip(strings, call_many(dfa.step, [(0, data) for data in strings]), viable):
                 alive = reached != DEAD
-                if alive != partial_match(pattern, data):
+                if alive != partial:
                     fail("the DFA's liveness after a prefix differs from regex partial matching",
                          pattern=pattern, path=data, expected=f"alive={not alive}", got=f"alive={alive}",
                          state=dfa.step(0, data))
@@ -231,15 +228,8 @@ def test_canonical_form(impl):
 
 def _assert_same_language_by_re(left: str, right: str) -> None:
     # Preliminary, on the test's own data: the pairs really are equivalent (up to length 5).
-    import itertools
-
-    alphabet = sorted(set((left + right).encode()) - set(b"()|[]*+?^") | {ord("z")})
-    left_re, right_re = re.compile(left.encode()), re.compile(right.encode())  # once: not per string
-    for n in range(5):
-        for letters in itertools.product(alphabet, repeat=n):
-            data = bytes(letters)
-            assert (left_re.fullmatch(data) is None) == (right_re.fullmatch(data) is None), \
-                f"catalogue bug: {left!r} and {right!r} differ on {data!r}"
+    data = oracle_memo.answer("same_language", left, right)   # definitions.same_language_counterexample
+    assert data is None, f"catalogue bug: {left!r} and {right!r} differ on {data!r}"
 
 
 def _compare_tables(reason: str, want_t, want_a, got_t, got_a, finding: str | None = None, **facts) -> None:
@@ -307,7 +297,8 @@ def test_unsupported_syntax_raises(impl):
 
 def _same_language_as_re(pattern: str, trans, accept, reason: str) -> None:
     """Fail (in every tier) when the candidate's table and ``re.fullmatch`` differ on a probe."""
-    wrong = first_disagreement_with_re(pattern, trans, accept, extra=(b"", b"a", b"A", b"b", b"ab", b"aa"))
+    wrong = oracle_memo.answer("re_disagreement", pattern, trans, accept,   # readings.first_disagreement_with_re
+                               (b"", b"a", b"A", b"b", b"ab", b"aa"))
     if wrong is not None:
         fail(reason, pattern=pattern, data=wrong, expected=re.fullmatch(pattern.encode("ascii"), wrong) is not None,
              got=not (re.fullmatch(pattern.encode("ascii"), wrong) is not None))

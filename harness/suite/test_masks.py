@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from harness.sandbox import call_many
-from harness.suite import golden_masks, strength
+from harness.suite import golden_masks, oracle_memo, strength
 from harness.suite.batched import Prefetched, explore, sweep
 from harness.suite.explain import DEAD, expect_refusal, expect_valueerror, fail, shortest_path
 from harness.suite.inputs import (
@@ -54,29 +54,10 @@ def next_states(index, pairs: list, ahead: Prefetched = _LIVE) -> list:
 
 
 def brute_force(trans: np.ndarray, accept: np.ndarray, vocab, eos_id) -> tuple[np.ndarray, np.ndarray]:
-    """(masks bool [S, V], ends int [S, V]): every state's mask by walking every token's
-    bytes (the definition), and where each walk ends (DEAD for refused tokens; for EOS,
-    the state itself where it accepts: the contract's decision, see ``check_next_state``)."""
-    n, size = len(accept), len(vocab)
-    ends = np.full((n, size), DEAD, dtype=np.int64)
-    # every token at once, longest first: at byte j the tokens longer than j are a prefix of the order
-    ids = sorted((t for t, token in enumerate(vocab) if t != eos_id and token), key=lambda t: -len(vocab[t]))
-    if ids:  # specials (None) and the empty token are never allowed
-        lengths = np.array([len(vocab[t]) for t in ids])
-        data = np.zeros((len(ids), int(lengths[0])), dtype=np.int64)
-        for row, t in enumerate(ids):
-            data[row, :lengths[row]] = np.frombuffer(vocab[t], dtype=np.uint8)
-        states = np.repeat(np.arange(n)[:, None], len(ids), axis=1)
-        for j in range(int(lengths[0])):
-            live = int(np.count_nonzero(lengths > j))
-            now = states[:, :live]
-            states[:, :live] = np.where(now >= 0, trans[np.maximum(now, 0), data[:live, j]], DEAD)
-        ends[:, ids] = states
-    masks = ends != DEAD
-    if eos_id is not None:
-        masks[:, eos_id] = accept
-        ends[:, eos_id] = np.where(accept, np.arange(n), DEAD)
-    return masks, ends
+    """(masks bool [S, V], ends int [S, V]): every state's mask by walking every token's bytes (the
+    definition, ``harness.suite.definitions.brute_force``), and where each walk ends; kept by the
+    mutant runner's warm grader for the tables it saw the reference give (``harness.suite.oracle_memo``)."""
+    return oracle_memo.answer("brute_force", trans, accept, vocab, eos_id)
 
 
 # ---------------------------------------------------------------- test_hand_example_masks

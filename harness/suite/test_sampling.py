@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.suite import strength
+from harness.suite import oracle_memo, strength
 from harness.suite.batched import Prefetched, generation
 from harness.suite.explain import expect_refusal, fail
 from harness.suite.inputs import (
@@ -216,8 +216,6 @@ def _generate(impl, index, request: int, vocab: list, eos_id: int, bias: np.ndar
 
 @pytest.mark.property
 def test_constrained_generation_parses(impl):
-    from oracles.stdlib import check_document
-
     vocab, eos_id, bias = generation_vocab()
     dfa, _, _ = compile_ok(impl, impl.json_schema_to_regex(TOOL_SCHEMA))
     index = impl.TokenIndex(dfa, vocab, eos_id)
@@ -231,7 +229,7 @@ def test_constrained_generation_parses(impl):
         if token != eos_id:
             continue
         finished += 1
-        verdict = check_document(TOOL_SCHEMA, text)
+        verdict = oracle_memo.answer("check_document", TOOL_SCHEMA, text)   # oracles.stdlib.check_document
         if not (verdict.parses and verdict.valid and verdict.ordered):
             fail("a finished generation does not parse or validate", request=request, document=text,
                  oracle=verdict.reason)

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from facts.constructs import schema_refusals
-from harness.suite import strength
+from harness.suite import oracle_memo, strength
 from harness.suite.batched import calls_ahead
 from harness.suite.explain import expect_valueerror, fail
 from harness.suite.inputs import TOOL_SCHEMA
@@ -81,15 +81,13 @@ DOCUMENTS = [
 
 @pytest.mark.unit
 def test_json_schema_documents(impl):
-    from oracles.stdlib import check_document
-
     for schema, name, valid, invalid in DOCUMENTS:
         pattern = impl.json_schema_to_regex(schema)
         if not isinstance(pattern, str):
             fail("json_schema_to_regex must return a str", schema=name, got=type(pattern).__name__)
         dfa, _, _ = compile_ok(impl, pattern)
         documents = [dumps(v) for v in valid] + invalid
-        verdicts = [check_document(schema, document) for document in documents]
+        verdicts = [oracle_memo.answer("check_document", schema, document) for document in documents]
         # the calls below made ahead in one round trip, given the documents only (harness.suite.batched.calls_ahead)
         ahead = calls_ahead(dfa, "matches", [[document] for document in documents])
         for document, verdict in zip(documents, verdicts):
@@ -175,9 +173,7 @@ def test_json_schema_rejects_keywords_outside_the_subset(impl):
 
 def _check_annotated(impl, annotated: dict, plain: dict, name: str) -> None:
     """Refused with ValueError, or accepted without changing the language (checked on
-    probe documents against the unannotated schema's oracle verdicts)."""
-    from oracles.stdlib import check_document
-
+    probe documents against the unannotated schema's oracle verdicts: ``oracles.stdlib.check_document``)."""
     try:
         pattern = impl.json_schema_to_regex(annotated)
     except ValueError as exc:
@@ -185,7 +181,7 @@ def _check_annotated(impl, annotated: dict, plain: dict, name: str) -> None:
         return
     dfa, _, _ = compile_ok(impl, pattern)
     for document in ANNOTATION_PROBES:
-        want = check_document(plain, document).ok
+        want = oracle_memo.answer("check_document", plain, document).ok
         if bool(dfa.matches(document)) != want:
             fail("annotations must not change the language (or be refused with ValueError)", schema=name,
                  annotated=json.dumps(annotated), document=document, expected=want, got=bool(dfa.matches(document)))

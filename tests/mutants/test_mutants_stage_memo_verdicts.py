@@ -26,15 +26,17 @@ def test_the_reused_stages_change_no_verdict(monkeypatch):
     assert any(r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile" for r in fast)
 
 
-def verdicts_off_and_on(mutants, monkeypatch, reused) -> list:
-    """Run ``mutants`` the verb's way with every reuse off (``stage_memo.OFF_VARIABLE``), then on, and
-    assert the same outcome, tier, killers and evidence for each, every result ``consistent``; ``reused``
-    (the plans with reuse on -> bool) says the sample exercises the reuses meant. The results with reuse."""
+def verdicts_off_and_on(mutants, monkeypatch, reused, variable: str = stage_memo.OFF_VARIABLE) -> list:
+    """Run ``mutants`` the verb's way with every reuse off (``variable``: ``stage_memo.OFF_VARIABLE``, or
+    another cut's switch), then on, and assert the same outcome, tier, killers and evidence for each,
+    every result ``consistent``; ``reused`` (the plans with reuse on -> bool) says the sample exercises
+    the reuses meant. The results with reuse."""
     options = GeneratedOptions(first_kill=True)
-    monkeypatch.setenv(stage_memo.OFF_VARIABLE, "1")
-    assert all(runner.plan(options, m).reuse is None for m in mutants)
+    monkeypatch.setenv(variable, "1")
+    if variable == stage_memo.OFF_VARIABLE:
+        assert all(runner.plan(options, m).reuse is None for m in mutants)
     slow = runner.run_all(mutants, jobs=2, generated=options)
-    monkeypatch.delenv(stage_memo.OFF_VARIABLE)
+    monkeypatch.delenv(variable)
     assert reused([runner.plan(options, m) for m in mutants])
     fast = runner.run_all(mutants, jobs=2, generated=options)
     consistent(slow)
