@@ -315,7 +315,10 @@ class ZygoteCandidate(Candidate):
     def _package(self) -> tuple[str, list]:
         """(the folder the candidate's files are written in, ``[[name, bytes, mtime_ns], ...]``):
         the package folder the spec names, or its ``.py`` file, under the grader's ``/tmp``."""
-        if self.spec is None or not self.spec.startswith("/tmp/") or tempfile.gettempdir() != "/tmp":
+        here = tempfile.gettempdir()
+        if self.spec is None or not self.spec.startswith("/tmp/") or not (here == "/tmp" or here.startswith("/tmp/")):
+            # a temp folder under /tmp (the mutant runner's per-run TMPDIR) is hidden in a fresh sandbox
+            # by its private /tmp alone, as /tmp itself: the zygote's sandbox is the same
             raise ZygoteUnavailable("the candidate is not a folder under /tmp")
         path = Path(self.spec)
         paths = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
