@@ -65,7 +65,8 @@ points bubblewrap made there and the folders holding them (a checkout or interpr
 PRELOAD = ("numpy", "msgpack", "harness.sandbox.server", "harness.sandbox.channel", "harness.sandbox.plans",
            "harness.sandbox.candidate", "harness.sandbox.arguments", "harness.sandbox.proxying")
 """What a fresh candidate process imports before the candidate (the server's modules and numpy):
-imported once here, so a child starts with them."""
+imported once here, so a child starts with them; the contract stub is read here too
+(``candidate.read_contract``: the spec's names, harness data, never an answer)."""
 
 _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
 
@@ -130,6 +131,7 @@ def main(fd: int) -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    importlib.import_module("harness.sandbox.candidate").read_contract()  # the stub's names, parsed once
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
