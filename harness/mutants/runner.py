@@ -68,6 +68,7 @@ reference must pass every expected killer (no false kills), and a forced failure
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import enum
@@ -203,7 +204,8 @@ def _run_cold(cmd: list[str], timeout: float, candidate_cpu: float, env: dict[st
     return proc.returncode, proc.stdout + proc.stderr
 
 
-_GRADER_TMP: dict = {"root": None, "runs": 0}   # this process's root of the grader runs' TMPDIRs, runs in it now
+_GRADER_TMP: dict = {"root": None, "runs": 0, "pid": 0}   # this process's root of the grader runs' TMPDIRs,
+#                                                          the runs in it now, the process that made it
 _GRADER_TMP_LOCK = threading.Lock()
 
 
@@ -216,8 +218,9 @@ def grader_tmp():
     at its end (``remove_grader_tmp``), as ``check`` gives its grader child a folder of its own."""
     with _GRADER_TMP_LOCK:
         root = _GRADER_TMP["root"]
-        if root is None or not os.path.isdir(root):
+        if root is None or not os.path.isdir(root) or _GRADER_TMP["pid"] != os.getpid():
             root = _GRADER_TMP["root"] = tempfile.mkdtemp(prefix="constrain-mutants-tmp-")
+            _GRADER_TMP["runs"], _GRADER_TMP["pid"] = 0, os.getpid()
         _GRADER_TMP["runs"] += 1
     try:
         folder = tempfile.mkdtemp(prefix="run-", dir=root)
@@ -232,13 +235,17 @@ def grader_tmp():
 
 def remove_grader_tmp() -> None:
     """Remove the root of ``grader_tmp``'s folders unless a grader run is using it now (a later
-    run makes another)."""
+    run makes another), or another process made it (a fork's copy of the maker's name); at
+    ``run_all``'s end and at this process's exit (a caller of ``_run`` that runs no ``run_all``)."""
     with _GRADER_TMP_LOCK:
         root = _GRADER_TMP["root"]
-        if root is None or _GRADER_TMP["runs"]:
+        if root is None or _GRADER_TMP["runs"] or _GRADER_TMP["pid"] != os.getpid():
             return
         _GRADER_TMP["root"] = None
     shutil.rmtree(root, ignore_errors=True)
+
+
+atexit.register(remove_grader_tmp)
 
 
 WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)

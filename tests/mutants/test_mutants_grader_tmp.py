@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,7 +24,7 @@ def test_each_grader_run_s_folder_goes_however_the_run_ends_and_the_root_with_th
     base = Path(tempfile.mkdtemp(prefix="constrain-test-grader-tmp-"))
     try:
         monkeypatch.setattr(tempfile, "tempdir", str(base))
-        monkeypatch.setattr(runner, "_GRADER_TMP", {"root": None, "runs": 0})
+        monkeypatch.setattr(runner, "_GRADER_TMP", {"root": None, "runs": 0, "pid": 0})
         with pytest.raises(RuntimeError), runner.grader_tmp() as folder:
             (Path(folder) / "constrain-candidate-x").mkdir()   # what a killed grader's client leaves
             raise RuntimeError("the run ended badly")
@@ -33,10 +35,24 @@ def test_each_grader_run_s_folder_goes_however_the_run_ends_and_the_root_with_th
             runner.remove_grader_tmp()   # a run is in it: kept
             assert root.is_dir()
         assert list(root.iterdir()) == []
+        pid = os.fork()   # a fork's copy of the root's name: it never removes the maker's root
+        if pid == 0:
+            runner.remove_grader_tmp()
+            os._exit(0 if root.is_dir() else 1)
+        assert os.waitpid(pid, 0)[1] == 0 and root.is_dir()
         runner.remove_grader_tmp()
         assert not root.exists() and list(base.iterdir()) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_process_that_runs_graders_without_run_all_removes_the_root_at_its_exit(tmp_path):
+    code = ("import sys, tempfile; tempfile.tempdir = sys.argv[1]; from harness.mutants import runner; "
+            "print(runner._run([sys.executable, '-c', 'import os; print(os.environ[\\'TMPDIR\\'])'], 30.0))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=runner.ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "CONSTRAIN_HARNESS_WARM": "0"})
+    assert done.returncode == 0 and str(tmp_path) in done.stdout, done.stdout + done.stderr   # its run's TMPDIR
+    assert list(tmp_path.iterdir()) == []
 
 
 @confined
@@ -47,7 +63,7 @@ def test_a_grader_run_killed_mid_way_leaves_nothing_behind(monkeypatch):
     base = Path(tempfile.mkdtemp(prefix="constrain-test-grader-tmp-", dir="/tmp"))  # the zygote's: under /tmp
     monkeypatch.setenv("TMPDIR", str(base))
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr(runner, "_GRADER_TMP", {"root": None, "runs": 0})
+    monkeypatch.setattr(runner, "_GRADER_TMP", {"root": None, "runs": 0, "pid": 0})
     monkeypatch.setattr(warm, "WARM", True)
     monkeypatch.setattr(warm, "ZYGOTE", True)
     monkeypatch.setattr(runner, "_ZYGOTE_SAID", [])
