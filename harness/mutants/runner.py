@@ -68,6 +68,7 @@ reference must pass every expected killer (no false kills), and a forced failure
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import enum
@@ -181,11 +182,18 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     run (``python -m pytest ...``) forks this thread's warm grader instead (``warm.WARM``), its
     candidate processes forks of that grader's zygote with ``zygote`` (``harness.sandbox.zygote``).
     """
-    if warm.WARM and cmd[1:2] == ["-m"] and cmd[2] in warm.MODULES:
-        return _run_warm(cmd[2], cmd[3:], timeout, candidate_cpu, env, zygote)
+    with grader_tmp() as folder:
+        env = {**(env or {}), "TMPDIR": folder}
+        if warm.WARM and cmd[1:2] == ["-m"] and cmd[2] in warm.MODULES:
+            return _run_warm(cmd[2], cmd[3:], timeout, candidate_cpu, env, zygote)
+        return _run_cold(cmd, timeout, candidate_cpu, env)
+
+
+def _run_cold(cmd: list[str], timeout: float, candidate_cpu: float, env: dict[str, str]) -> tuple[int | None, str]:
+    """``_run`` in a new process (``python ...``), as before the warm graders."""
     for attempt in (1, 2):
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **(env or {})}, capture_output=True, text=True,
+            proc = subprocess.run(cmd, cwd=ROOT, env={**_env(), **env}, capture_output=True, text=True,
                                   timeout=(timeout + candidate_cpu) * WALL_FACTOR, preexec_fn=_limit_cpu(timeout))
             break
         except subprocess.TimeoutExpired:
@@ -194,6 +202,50 @@ def _run(cmd: list[str], timeout: float, candidate_cpu: float = 0.0,
     if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return None, ""
     return proc.returncode, proc.stdout + proc.stderr
+
+
+_GRADER_TMP: dict = {"root": None, "runs": 0, "pid": 0}   # this process's root of the grader runs' TMPDIRs,
+#                                                          the runs in it now, the process that made it
+_GRADER_TMP_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def grader_tmp():
+    """A folder of its own for one grader run, its ``TMPDIR`` (``_run``), removed after the run
+    however the run ended: a grader killed at its CPU limit or backstop before its candidate
+    client closed leaves that client's folder (``constrain-candidate-*``) here, not in the
+    machine's ``/tmp``. The folders are made under one root per process, which ``run_all`` removes
+    at its end (``remove_grader_tmp``), as ``check`` gives its grader child a folder of its own."""
+    with _GRADER_TMP_LOCK:
+        root = _GRADER_TMP["root"]
+        if root is None or not os.path.isdir(root) or _GRADER_TMP["pid"] != os.getpid():
+            root = _GRADER_TMP["root"] = tempfile.mkdtemp(prefix="constrain-mutants-tmp-")
+            _GRADER_TMP["runs"], _GRADER_TMP["pid"] = 0, os.getpid()
+        _GRADER_TMP["runs"] += 1
+    try:
+        folder = tempfile.mkdtemp(prefix="run-", dir=root)
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        with _GRADER_TMP_LOCK:
+            _GRADER_TMP["runs"] -= 1
+
+
+def remove_grader_tmp() -> None:
+    """Remove the root of ``grader_tmp``'s folders unless a grader run is using it now (a later
+    run makes another), or another process made it (a fork's copy of the maker's name); at
+    ``run_all``'s end and at this process's exit (a caller of ``_run`` that runs no ``run_all``)."""
+    with _GRADER_TMP_LOCK:
+        root = _GRADER_TMP["root"]
+        if root is None or _GRADER_TMP["runs"] or _GRADER_TMP["pid"] != os.getpid():
+            return
+        _GRADER_TMP["root"] = None
+    shutil.rmtree(root, ignore_errors=True)
+
+
+atexit.register(remove_grader_tmp)
 
 
 WARM_CPU = [0.0]   # CPU seconds of the warm graders' children (not in this process's RUSAGE_CHILDREN)
@@ -1139,6 +1191,7 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
             _ACTIVE_LOCK.wait_for(lambda: not _ACTIVE.get(local_id))   # each bounded by its mutant's limits
             _ACTIVE.pop(local_id, None)
         shutil.rmtree(root, ignore_errors=True)  # the mutated copies: never left behind
+        remove_grader_tmp()   # the grader runs' TMPDIRs (each removed after its run already)
         if scheduler is None:
             warm.close_all()   # this run's warm graders (a worker keeps its own, for its next tasks)
     return [results[m.id] for m in mutants]

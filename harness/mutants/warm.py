@@ -297,6 +297,9 @@ def _child(request: dict, server: int) -> None:
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
         os.environ.clear()
         os.environ.update(request["env"])
+        import tempfile
+
+        tempfile.tempdir = None   # the run's own TMPDIR (runner.grader_tmp), not the folder this server found
         os.chdir(request["cwd"])
         soft = max(1, int(request["cpu"]))
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))   # a forked child starts at 0 CPU s

@@ -31,8 +31,24 @@ def pair(cpu_seconds: int, ceiling: int | None) -> tuple[int, int]:
     return min(max(1, soft), hard), hard
 
 
-def under_own_limit(cpu_seconds: int) -> tuple[int, int]:
+def under_own_limit(cpu_seconds: int, ceiling: int | None = None) -> tuple[int, int]:
     """``pair(cpu_seconds, ceiling)``, the ceiling being this process's own hard ``RLIMIT_CPU``
-    (None where it has none): what a candidate started or forked from here gets."""
+    (None where it has none), or ``ceiling`` where that is lower: what a candidate started or
+    forked from here gets. A zygote's child is given the hard limit of the grader that asked
+    for it (``harness.sandbox.zygote``), so its limits are the ones a fresh start from that
+    grader has (the zygote itself runs under a day's limit).
+
+    >>> under_own_limit(900, 35)   # under no lower limit of this process's own
+    (30, 35)
+    """
     _, current = resource.getrlimit(resource.RLIMIT_CPU)
-    return pair(cpu_seconds, None if current == resource.RLIM_INFINITY else current)
+    own = None if current == resource.RLIM_INFINITY else current
+    if ceiling is not None and (own is None or ceiling < own):
+        own = ceiling
+    return pair(cpu_seconds, own)
+
+
+def own_hard_limit() -> int | None:
+    """This process's hard ``RLIMIT_CPU`` (None: none): the ``ceiling`` it hands a zygote."""
+    _, current = resource.getrlimit(resource.RLIMIT_CPU)
+    return None if current == resource.RLIM_INFINITY else int(current)

@@ -219,7 +219,7 @@ class Server:
             self.arrays = [] if self.batching else _snapshots(args, kwargs)
             return function(*args, **kwargs)
         if op == "many":  # exactly one answer per call, in order (the grader checks the count)
-            if not all(isinstance(one, (list, tuple)) for one in args):
+            if not _SEQUENCES.issuperset(map(type, args)) and not all(isinstance(one, (list, tuple)) for one in args):
                 raise TypeError("many: every call's arguments must be a list")
             function = obj if name is None else getattr(obj, name)
             return [function(*one) for one in args]
@@ -246,12 +246,22 @@ class Server:
         function = obj if name is None else getattr(obj, name)
         answers: list = []
         self.repeating = {}
+        # an argument ``resolve`` gives as the same object in every call (``_same_each_call``) is
+        # taken from the first call's; the others (lists, tuples, dicts, fresh and rebuilt
+        # objects) are resolved for each call, in argument order, as before
+        each = [i for i, a in enumerate(call_args) if not _same_each_call(a)]
+        each_kw = [k for k, v in call_kwargs.items() if not _same_each_call(v)]
         try:
             for _ in range(count):
-                args = [self.resolve(a, 1) for a in call_args]
-                kwargs = {k: self.resolve(v, 1) for k, v in call_kwargs.items()}
                 if not answers:
+                    args = [self.resolve(a, 1) for a in call_args]
+                    kwargs = {k: self.resolve(v, 1) for k, v in call_kwargs.items()}
                     self.arrays = _snapshots(args, kwargs)  # the same array objects in every call
+                else:
+                    for i in each:
+                        args[i] = self.resolve(call_args[i], 1)
+                    for k in each_kw:  # (``**kwargs`` hands each call a dict of its own)
+                        kwargs[k] = self.resolve(call_kwargs[k], 1)
                 answers.append(function(*args, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception goes back as data
             return [answers, self.error(exc)]
@@ -349,6 +359,21 @@ class Server:
         return {"module": self.to_handle(module), "problems": problems,
                 "notes": notes, "ref_deps": list(getattr(module, "__constrain_ref_deps__", ())),
                 "name": str(getattr(module, "__name__", "?")), "file": str(getattr(module, "__file__", None))}
+
+
+_SEQUENCES = frozenset({list, tuple})
+
+
+def _same_each_call(value) -> bool:
+    """Whether ``Server.resolve`` gives ``value`` (a ``repeat``'s own argument, depth 1) as the
+    same object in every call of the repeat: a plain value, a handle's object, a generator's
+    description (one generator for all the calls), a top-level array; not a list, tuple or dict
+    (each call its own copy) nor any other description (built anew, or rebuilt, for each call)."""
+    from harness.sandbox.channel import Described
+
+    if isinstance(value, (list, tuple, dict)):
+        return False
+    return not isinstance(value, Described) or value.kind == "rng"
 
 
 def _generator(state):

@@ -29,7 +29,10 @@ forks it once per candidate process asked for:
 - **accounting**: a child's CPU is the cgroup's usage over its life (the zygote waits, idle,
   meanwhile): what the CPU budgets read (``Candidate.cpu_seconds``); memory and tasks are bounded
   by the zygote's cgroup, with the child's own rlimits (``RLIMIT_CPU``, ``RLIMIT_AS``,
-  ``RLIMIT_FSIZE``) the run's. The whole cgroup's CPU, the zygote's start included, is what the
+  ``RLIMIT_FSIZE``) the run's: its ``RLIMIT_CPU`` under the grader fork's own hard limit (the
+  request's ``ceiling``), as ``confine`` sets a fresh candidate's, so a candidate that spins at
+  load dies of SIGXCPU at the CPU a fresh one would (30 s for a generated mutant, not the load's
+  60-s budget: a kill at load costs half). The whole cgroup's CPU, the zygote's start included, is what the
   warm grader reports for the run's candidates (``Zygote.cpu_seconds``);
 - **fallback**: where no zygote can start, a fork request fails, or a child's leftovers are not
   gone, the candidate process starts fresh (``Candidate``) and the zygote is not used again
@@ -54,7 +57,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.sandbox import confine, lending, resources, view, zygote_server
+from harness.sandbox import confine, cpulimit, lending, resources, view, zygote_server
 from harness.sandbox.client import Candidate
 
 ZYGOTE_ENV = "CONSTRAIN_HARNESS_ZYGOTE"
@@ -282,7 +285,7 @@ class ZygoteCandidate(Candidate):
         request = {"op": "fork", "id": token, "folder": folder, "files": files,
                    "paths": [str(p) for p in self._candidate_paths()],
                    "limits": {"cpu_seconds": self.limits.cpu_seconds, "memory_mb": self.limits.memory_mb,
-                              "file_mb": self.limits.file_mb}}
+                              "file_mb": self.limits.file_mb, "ceiling": cpulimit.own_hard_limit()}}
         start_cpu = link.cgroup.cpu_seconds()
         theirs, ours = socket.socketpair()
         read_fd, write_fd = os.pipe()
@@ -315,7 +318,10 @@ class ZygoteCandidate(Candidate):
     def _package(self) -> tuple[str, list]:
         """(the folder the candidate's files are written in, ``[[name, bytes, mtime_ns], ...]``):
         the package folder the spec names, or its ``.py`` file, under the grader's ``/tmp``."""
-        if self.spec is None or not self.spec.startswith("/tmp/") or tempfile.gettempdir() != "/tmp":
+        here = tempfile.gettempdir()
+        if self.spec is None or not self.spec.startswith("/tmp/") or not (here == "/tmp" or here.startswith("/tmp/")):
+            # a temp folder under /tmp (the mutant runner's per-run TMPDIR) is hidden in a fresh sandbox
+            # by its private /tmp alone, as /tmp itself: the zygote's sandbox is the same
             raise ZygoteUnavailable("the candidate is not a folder under /tmp")
         path = Path(self.spec)
         paths = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]

@@ -9,14 +9,17 @@ carrying an ``id`` that its replies repeat:
 
 - ``{"op": "ping"}`` -> ``{"pong": true, "left": [...]}``: the processes of the sandbox other than
   the zygote and its ancestors (none, between two children) and what ``/tmp`` holds (nothing);
-- ``{"op": "fork", "limits": {...}, "folder": path, "files": [[name, bytes, mtime_ns], ...],
-  "paths": [...]}`` with two descriptors passed along (``SCM_RIGHTS``): the channel's end for the
-  child and the write end of its output pipe -> ``{"pid": n}`` at once, the child's pid in the
-  sandbox; then, once the child has exited, ``{"done": true, "status": n, "left": [...]}``.
+- ``{"op": "fork", "limits": {"cpu_seconds", "memory_mb", "file_mb", "ceiling"}, "folder": path,
+  "files": [[name, bytes, mtime_ns], ...], "paths": [...]}`` with two descriptors passed along
+  (``SCM_RIGHTS``): the channel's end for the child and the write end of its output pipe ->
+  ``{"pid": n}`` at once, the child's pid in the sandbox; then, once the child has exited,
+  ``{"done": true, "status": n, "left": [...]}``.
 
 The child (``_child``, in a new session) closes the control socket first, then takes the
 descriptors as its channel and its stdout/stderr, lowers its rlimits to the run's (``RLIMIT_CPU``
-as ``cpulimit.under_own_limit`` sets it, counting from zero in a fork), raises its own ``oom_score_adj``
+as ``cpulimit.under_own_limit`` sets it under the asking grader's own hard limit, the request's
+``ceiling``, as a fresh start from that grader would have it; counting from zero in a fork),
+raises its own ``oom_score_adj``
 (the cgroup's OOM killer takes a child before the zygote), writes the mutant's files at the path
 they have in the grader's file system (sources and their bytecode, each with its mtime, so the
 timestamp ``.pyc`` stays valid), puts the candidate's folders last on ``sys.path`` as a fresh
@@ -62,7 +65,8 @@ points bubblewrap made there and the folders holding them (a checkout or interpr
 PRELOAD = ("numpy", "msgpack", "harness.sandbox.server", "harness.sandbox.channel", "harness.sandbox.plans",
            "harness.sandbox.candidate", "harness.sandbox.arguments", "harness.sandbox.proxying")
 """What a fresh candidate process imports before the candidate (the server's modules and numpy):
-imported once here, so a child starts with them."""
+imported once here, so a child starts with them; the contract stub is read here too
+(``candidate.read_contract``: the spec's names, harness data, never an answer)."""
 
 _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
 
@@ -127,6 +131,7 @@ def main(fd: int) -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    importlib.import_module("harness.sandbox.candidate").read_contract()  # the stub's names, parsed once
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -175,7 +180,9 @@ def _child(control: socket.socket, request: dict, fds: list[int]) -> None:
         os.close(output_fd)
         _oom_first()
         limits = request["limits"]
-        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.under_own_limit(int(limits["cpu_seconds"])))
+        ceiling = limits.get("ceiling")
+        resource.setrlimit(resource.RLIMIT_CPU, cpulimit.under_own_limit(
+            int(limits["cpu_seconds"]), None if ceiling is None else int(ceiling)))
         _lower(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20, int(limits["memory_mb"]) << 20)
         _lower(resource.RLIMIT_FSIZE, int(limits["file_mb"]) << 20, int(limits["file_mb"]) << 20)
         _write_files(str(request["folder"]), request["files"])

@@ -38,6 +38,22 @@ def test_the_contract_is_read_without_importing_it():
     assert [(p.name, p.has_default) for p in init.params] == [("dfa", False), ("vocab", False), ("eos_id", True)]
 
 
+def test_a_stub_is_parsed_once_as_it_is_on_disk_and_again_once_it_changes(tmp_path, monkeypatch):
+    from harness.sandbox import candidate
+
+    stub = tmp_path / "contract.pyi"
+    stub.write_text("DEAD: int\ndef f(x): ...\n")
+    parsed = []
+    monkeypatch.setattr(candidate, "_parse_contract", lambda path: parsed.append(path) or _parse(path))
+    first = read_contract(stub)
+    assert read_contract(stub) is first and parsed == [stub]   # the zygote's read serves every fork
+    stub.write_text("DEAD: int\ndef f(x): ...\ndef g(y): ...\n")
+    assert set(read_contract(stub).functions) == {"f", "g"} and parsed == [stub, stub]
+
+
+_parse = __import__("harness.sandbox.candidate", fromlist=["_parse_contract"])._parse_contract
+
+
 def test_the_reference_loads_by_default_and_meets_the_contract():
     module = load_candidate(None)
     assert module.__name__ == "oracles.automaton"

@@ -535,3 +535,25 @@ def test_a_suites_hostile_request_fails_its_test_and_leaves_the_grader_standing(
     assert result["outcomes"][hostile] == "crashed", result
     assert result["verdict"] == "flood" and "broke the channel's rules" in result["detail"], result
     assert left_over(marker) == []
+
+
+def test_a_frame_s_bytes_are_msgpack_s_whatever_the_one_packer_met_before_and_in_any_thread():
+    """``channel._packb`` (one ``Packer`` a thread) writes what ``msgpack.packb`` writes, after a
+    value it could not write (a lone surrogate, an object) as before, and from threads at once."""
+    import threading
+
+    value = ["ok", b"z", [(4, -0.5), (np.int64(3), np.float64(1.5))], {"x": np.arange(3, dtype=np.int32)}, None]
+    wanted = msgpack.packb(channel.encode(value), use_bin_type=True)
+    for bad in (["\ud800"], [object()]):
+        with pytest.raises((UnicodeEncodeError, TypeError)):
+            channel._packb(bad)
+        assert channel.pack(value) == wanted
+    assert channel.decode(channel.pack(["a\ud800b"]))[0] == "a\ud800b"   # the retry with every str checked
+    found: list = []
+    threads = [threading.Thread(target=lambda: found.extend(channel.pack(value) for _ in range(300)))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(found) == 1200 and set(found) == {wanted}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import CandidateCrashed, CandidateTimeout, Limits, zygote
+from harness.sandbox import CandidateCrashed, CandidateTimeout, Limits, cpulimit, zygote
 from harness.sandbox.zygote import Zygote, ZygoteCandidate
 from tests.support.helpers import ROOT, confined, left_over, tree_digest
 
@@ -214,6 +214,20 @@ def test_a_child_at_its_own_cpu_limit_dies_of_sigxcpu_and_the_zygote_serves_the_
     assert warm.after_run() is None
     with _child(probe) as second:
         assert second.module.burn(0.01) is True
+
+
+def test_a_child_s_cpu_limit_is_under_the_asking_grader_s_own_as_a_fresh_start_s(warm, probe, monkeypatch):
+    """The grader's hard RLIMIT_CPU (6 s here, as a mutant runner's grader fork has 35) is the
+    child's ceiling, as ``confine`` makes it a fresh candidate's: soft 1 s, not the 900 s asked
+    for (the zygote itself runs under a day's limit). Without it, a mutant spinning at load ran
+    to the load's 60-s budget where a fresh start dies of SIGXCPU at 30."""
+    monkeypatch.setattr(cpulimit, "own_hard_limit", lambda: 6)
+    with _child(probe, cpu_seconds=900) as child:
+        child.limit_cpu(60)   # the budget is far: the RLIMIT_CPU ends the call
+        with pytest.raises(CandidateCrashed, match=r"\(died of SIGXCPU"):
+            child.module.burn(30)
+        assert child.cpu_seconds() < 5.5   # its soft limit, 1 s (the fence: 6)
+    assert warm.after_run() is None
 
 
 def test_a_grandchild_that_outlives_its_child_does_not_survive_into_the_next(warm, probe):
