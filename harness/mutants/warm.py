@@ -234,6 +234,7 @@ def _fill_oracle_memo(request: dict) -> float:
                     os.dup2(devnull, fd)
                 os.environ.clear()
                 os.environ.update(env)
+                tempfile.tempdir = None   # the run's own TMPDIR (runner.grader_tmp), as _child's forks
                 os.chdir(request["cwd"])
                 soft = max(1, int(request["cpu"]))
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
