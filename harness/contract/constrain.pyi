@@ -50,7 +50,7 @@ equal):
 | `float_token_id_typeerror` | `TokenIndex.next_state` raises TypeError for a float token id (`9.0`), never reading it as an int |
 | `history_out_of_range_valueerror` | under a repetition penalty, `constrained_sample` raises ValueError for a history or prompt token id outside range(V) (a negative id never wraps around) |
 | `large_enum_accepted` | an `enum` of 5,000 ten-letter strings (a regex of about 75,000 characters) is accepted with the spec's meaning: size bounds stay above realistic tool schemas |
-| `malformed_schema_valueerror` | a schema JSON Schema's meta-schema refuses (`"type": 5`, `"minItems": -1`, `"required": ["a", "a"]`, `"anyOf": []`) or that is no JSON (a non-string key, NaN, a set, a lone surrogate: TypeError allowed too), and a schema of any JSON value (`{}`, `"items": true`), raise ValueError; keywords the subset names only alone (`enum` beside `const`, `type` beside `anyOf`) are refused with ValueError or read with JSON Schema's meaning; an argument that is no dict (`5`, `None`, a list) raises TypeError (checked by the deep tier only) |
+| `malformed_schema_valueerror` | a schema JSON Schema's meta-schema refuses (`"type": 5`, `"minItems": -1`, `"required": ["a", "a"]`, `"anyOf": []`) or that is no JSON (a non-string key, NaN, a set, a lone surrogate: TypeError allowed too), and a schema of any JSON value (`{}`, `"items": true`), raise ValueError; keywords the subset names only alone (`enum` beside `const`, `type` beside `anyOf`) are refused with ValueError or read with JSON Schema's meaning; a `const` integer `json` will not write (over 4,300 digits) is refused with ValueError or compiled exactly; an argument that is no dict (`5`, `None`, a list) raises TypeError (checked by the deep tier only) |
 | `mask_after_eos_empty` | `Constraint.mask()` after EOS is an all-False bool [V] |
 | `mask_out_of_range_valueerror` | `TokenIndex.mask` raises ValueError for a state out of range(n_states) |
 | `newer_python_readings` | a pattern Python's versions read differently (possessive and atomic forms, a global flag past the start, a conditional's group name, a `t` flag: `facts.constructs.READ_AS_NEWER_PYTHONS`) raises ValueError where the running Python's `re` refuses it, and where that `re` compiles it is refused with ValueError or matches as its `re.fullmatch` does; another exception, an acceptance of a pattern `re` refuses or another meaning departs (checked by the deep tier only: every Python is given every Python's readings, so the code a reference keeps for another Python's reading runs and is graded) |
@@ -186,7 +186,8 @@ def json_schema_to_regex(schema: dict[str, Any]) -> str:
     one that is no JSON (a non-string key, NaN, a set, a lone surrogate; TypeError too) and
     one of any JSON value (``{}``, ``"items": true``) raise ValueError; ``enum`` beside
     ``const`` or ``type`` beside ``anyOf`` are refused or read with JSON Schema's meaning;
-    an argument that is no dict (``5``, ``None``, a list) raises TypeError.
+    a ``const`` integer ``json`` will not write (over 4,300 digits) is refused with
+    ValueError or compiled exactly; an argument that is no dict (``5``, ``None``, a list) raises TypeError.
     Decision (``large_enum_accepted``): an ``enum`` of 5,000 ten-letter strings (a regex
     of about 75,000 characters) is accepted; size bounds stay above realistic schemas.
     """

@@ -117,6 +117,10 @@ SCHEMAS_WITH_NO_JSON = (
     {"enum": [float("nan")]}, {"enum": [1, float("inf")]}, {"enum": [{1, 2}]}, {"const": b"a"},
     {"enum": [{1: "a"}]}, {"const": "\ud800"}, {"type": "object", "properties": {"\ud800": {"type": "null"}}},
     {"type": "null", "default": float("nan")})
+# an integer past Python's default int-to-str limit (4,300 digits: ``sys.get_int_max_str_digits``): a JSON
+# number by the grammar, which ``json.dumps`` will not write; refused with ValueError (a size bound the spec
+# leaves to the implementation) or compiled exactly, its digits matched and its neighbour's not
+HUGE_INTEGER = 10**4400 + 7
 SCHEMA_ARGUMENTS_REFUSED = (5, None, "{}", [{"type": "null"}])
 """Arguments that are no dict (and no boolean schema): a wrong Python type for the call (TypeError)."""
 # any JSON value (of an array's items, or at all): no regular language (nested brackets), so no regex

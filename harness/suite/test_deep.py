@@ -45,8 +45,9 @@ to kill them by ``tests/suite/test_deep_exact.py``):
   ``type_with_enum``); ``.``, ``[^a]`` and ``\\xHH`` reach the byte 0xFF as the derivative oracle does;
   ``SamplingParams`` has the contract's defaults;
 - a schema the meta-schema refuses, one that is no JSON and one of any JSON value are refused with
-  ValueError, keywords side by side are refused or read as JSON Schema reads them, an argument that is
-  no dict raises TypeError (decision ``malformed_schema_valueerror``: the schema compiler's error paths).
+  ValueError, keywords side by side are refused or read as JSON Schema reads them, an integer ``json``
+  will not write is refused or compiled exactly, an argument that is no dict raises TypeError (decision
+  ``malformed_schema_valueerror``: the schema compiler's error paths).
 - ``vocab_bytes`` gives every id its bytes by section 2.3's rule on a ``tokenizers.Tokenizer`` holding
   added tokens that are not special, and on a tiktoken-style encoding with no special token (decisions
   ``vocab_bytes_tokenizers``, ``vocab_bytes_tiktoken``: the readers' paths for those tokens).
@@ -98,6 +99,7 @@ from harness.suite.explain import (
 from harness.suite.inputs import (
     BACKREFERENCE_PATTERNS,
     HAND_PATTERN,
+    HUGE_INTEGER,
     LITERAL_BRACE_PATTERNS,
     LONG_PATTERNS,
     MALFORMED_PATTERNS,
@@ -801,9 +803,10 @@ def test_deep_malformed_schemas_are_refused(impl):
     or that is no JSON (``SCHEMAS_WITH_NO_JSON``: TypeError allowed too, a wrong Python type) and a schema of
     any JSON value (``SCHEMAS_OF_ANY_VALUE``: no regular language) are refused with ValueError; keywords the
     subset names only alone (``SCHEMAS_COMBINED``) are refused with ValueError or read with JSON Schema's
-    meaning, never with one of them ignored; an argument that is no dict (``SCHEMA_ARGUMENTS_REFUSED``) raises
-    TypeError. Oracles: ``jsonschema`` (its meta-schema, and each probe's validity), ``json`` (what has
-    no JSON text) and ``re.fullmatch`` on the returned regex."""
+    meaning, never with one of them ignored; ``{"const": HUGE_INTEGER}`` (4,401 digits, which ``json`` will
+    not write) is refused with ValueError or compiled exactly; an argument that is no dict
+    (``SCHEMA_ARGUMENTS_REFUSED``) raises TypeError. Oracles: ``jsonschema`` (its meta-schema, and each
+    probe's validity), ``json`` (what has no JSON text) and ``re.fullmatch`` on the returned regex."""
 
     key = "malformed_schema_valueerror"
     for value in SCHEMA_ARGUMENTS_REFUSED:
@@ -823,6 +826,51 @@ def test_deep_malformed_schemas_are_refused(impl):
                        (ValueError,))
     for schema, probes in SCHEMAS_COMBINED:
         _combined_schema_refused_or_exact(impl, key, schema, probes)
+    _huge_integer_refused_or_exact(impl, key)
+
+
+def _decimal(value: int) -> str:
+    """The decimal digits of an integer of any size, without ``str(value)`` (which refuses past
+    ``sys.get_int_max_str_digits``, a process-wide setting the grader does not change)."""
+    chunks, rest = [], abs(value)
+    while True:
+        rest, low = divmod(rest, 10**1000)
+        if not rest:
+            chunks.append(str(low))
+            break
+        chunks.append(str(low).zfill(1000))
+    return ("-" if value < 0 else "") + "".join(reversed(chunks))
+
+
+def _huge_integer_refused_or_exact(impl, key: str) -> None:
+    """``{"const": HUGE_INTEGER}``, a JSON number ``json`` will not write: refused with ValueError, or a
+    regex that matches its digits and not its neighbour's (``jsonschema``'s verdict on each); any other
+    exception departs."""
+    import jsonschema
+
+    schema = {"const": HUGE_INTEGER}
+    where = f"json_schema_to_regex({{'const': <an integer of {len(_decimal(HUGE_INTEGER))} digits>}})"
+    try:
+        regex = impl.json_schema_to_regex(schema)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - the class is what the decision is about
+        decision(key, False, f"{where} raised {type(exc).__name__}: {first_line(exc)}")
+        return
+    validator = jsonschema.Draft202012Validator(schema)
+    for document in (HUGE_INTEGER, HUGE_INTEGER + 1):
+        want = validator.is_valid(document)
+        try:
+            got = re.fullmatch(regex.encode("utf-8"), _decimal(document).encode("ascii")) is not None
+        except (re.error, AttributeError) as exc:
+            decision(key, False, f"{where} gave no usable regex: {type(exc).__name__}: {first_line(exc)}")
+            return
+        if got != want:
+            verb = "matches" if got else "refuses"
+            which = "the integer" if want else "the integer 1 past it"
+            decision(key, False, f"{where}'s regex {verb} {which}, which jsonschema calls "
+                                 f"{'valid' if want else 'invalid'}")
+            return
 
 
 def _combined_schema_refused_or_exact(impl, key: str, schema: dict, probes) -> None:

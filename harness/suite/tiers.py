@@ -134,7 +134,8 @@ for _key, _requires in (
      "`\"required\": [\"a\", \"a\"]`, `\"anyOf\": []`) or that is no JSON (a non-string key, NaN, a set, a lone "
      "surrogate: TypeError allowed too), and a schema of any JSON value (`{}`, `\"items\": true`), raise ValueError; "
      "keywords the subset names only alone (`enum` beside `const`, `type` beside `anyOf`) are refused with "
-     "ValueError or read with JSON Schema's meaning; an argument that is no dict (`5`, `None`, a list) raises "
+     "ValueError or read with JSON Schema's meaning; a `const` integer `json` will not write (over 4,300 digits) "
+     "is refused with ValueError or compiled exactly; an argument that is no dict (`5`, `None`, a list) raises "
      "TypeError (checked by the deep tier only)"),
     ("annotations_accepted", "the annotations title, description, $comment, $schema, examples and default are "
      "accepted (the spec also allows refusing them with ValueError)"),
