@@ -158,6 +158,30 @@ def test_annotation_only_mutants_are_dropped():
     assert generation.build(site) == (None, "annotation only")
 
 
+@pytest.mark.parametrize("file, old, new, only", [
+    ("bytemap.py", "def _table() -> tuple[tuple[int, str], ...]:", "def _table() -> tuple:", True),
+    ("nfa.py", "def count_states(node: Node, cap: int) -> int:", "def count_states(node: int, cap: Node) -> int:",
+     True),
+    ("bytemap.py", "@functools.lru_cache(maxsize=1)\ndef _table()", "def _table()", False),   # a decorator gone
+    ("bytemap.py", "@functools.lru_cache(maxsize=1)\ndef _table()", "@functools.lru_cache(maxsize=2)\ndef _table()",
+     False),
+    ("ast.py", "class ByteSet:\n    mask: int\n", "class ByteSet:\n    mask: str\n", True),
+    ("ast.py", "class ByteSet:\n    mask: int\n", "class ByteSet:\n    mask: int = 0\n", False),
+    ("nfa.py", "-> int:", "-> str:", True),                                     # every return annotation
+    ("nfa.py", "\n", "\r\n", True),                                             # other line breaks: whole dumps
+    ("nfa.py", "\n\n\n", "\n\n\nNEW = 1\n", False),                              # a statement more
+])
+def test_an_annotation_only_change_is_told_statement_by_statement_as_the_whole_module(file, old, new, only):
+    # the oracle: the two modules' whole dumps without annotations, as the check was made before
+    original = (REFERENCE_DIR / file).read_text(encoding="utf-8")
+    assert old in original
+    mutated = original.replace(old, new, -1 if old in ("-> int:", "\n") else 1)
+    whole = generation._without_annotations(ast.parse(mutated)) == generation._without_annotations(
+        ast.parse(original))
+    assert whole is only
+    assert generation._annotation_only(ast.parse(mutated), mutated, file, REFERENCE_DIR) is only
+
+
 def test_a_generated_mutant_is_a_copy(tmp_path):
     mutant = generation.pick(generation.enumerate_sites(modules=["dfa"]), 1, seed=0)[0][0]
     package = materialize_generated(mutant, tmp_path)
