@@ -39,8 +39,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import hashlib
+import json
+import os
 import pickle
 import random
+import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -179,14 +184,119 @@ def _enumerate(modules: tuple[str, ...], operators: tuple[str, ...], reference: 
     return tuple(sites)
 
 
-@lru_cache(maxsize=256)
 def _module_sites(module: str, chosen: tuple[str, ...], reference: Path) -> tuple[Site, ...]:
-    """The sites of ``chosen`` operators in one module, kept per module (the only cache of the
-    sites: putting a selection together from it takes ~1 ms): a selection of modules after the
-    whole list (``--module``, the tests' samples) parses nothing again."""
-    classes = operator_classes()
-    return tuple(_sites_in(f"{module}.py", (reference / f"{module}.py").read_text(encoding="utf-8"),
-                           chosen, classes))
+    """The sites of ``chosen`` operators in one module: the module's sites of every operator
+    (``_every_site``, kept per text), those of ``chosen`` kept in their order. A site's number counts
+    its own operator's positions only, so the filtered list is what asking only ``chosen`` gives."""
+    file = f"{module}.py"
+    every = _every_site(file, (reference / file).read_text(encoding="utf-8"))
+    if len(chosen) == len(operator_classes()):
+        return every
+    wanted = frozenset(chosen)
+    return tuple(site for site in every if site.operator in wanted)
+
+
+SITES_CACHE_FILES = 64
+"""Bound on the site lists kept in the user's cache (``sites_cache_dir``), the least recently used
+removed past it: a reference's 15 modules, a few versions of them and of the tools' reference."""
+SITES_FORMAT = 1  # of a cached site list; and in its key, beside what else decides the sites
+
+_EVERY_SITE: dict[str, tuple[Site, ...]] = {}
+"""This process's site lists by key (``_sites_key``), at most ``SITES_CACHE_FILES``."""
+
+
+def sites_cache_dir() -> Path:
+    """Where the site lists are kept between processes: the user's cache (``XDG_CACHE_HOME``, else
+    ``~/.cache``), ``constrain-harness/sites``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "constrain-harness" / "sites"
+
+
+def _every_site(file: str, text: str) -> tuple[Site, ...]:
+    """Every operator's sites in ``file`` of text ``text``: asking every operator about every node of a
+    module (``_sites_in``) is 0.1-0.8 CPU s, 3-5 for the whole reference, so the list is kept by its key
+    in this process and in the user's cache (``sites_cache_dir``), for the next process that asks:
+    each worker of a test run, each run of the verb. A cached list that cannot be read, or is not of
+    its key, is computed again."""
+    key = _sites_key(file, text)
+    found = _EVERY_SITE.get(key)
+    if found is None:
+        found = _read_sites(key, file)
+        if found is None:
+            classes = operator_classes()
+            found = tuple(_sites_in(file, text, tuple(sorted(classes)), classes))
+            _write_sites(key, file, found)
+        if len(_EVERY_SITE) >= SITES_CACHE_FILES:
+            _EVERY_SITE.pop(next(iter(_EVERY_SITE)))
+        _EVERY_SITE[key] = found
+    return found
+
+
+@lru_cache(maxsize=1)
+def _tools_key() -> str:
+    """What decides the sites besides a module's text: the operators (their names, cosmic-ray's and
+    parso's versions, our operators' and this module's code) and the Python whose grammar parso reads."""
+    from importlib.metadata import version
+
+    from harness.mutants import operators
+
+    parts = [str(SITES_FORMAT), f"{sys.version_info[0]}.{sys.version_info[1]}", version("cosmic-ray"),
+             version("parso"), *sorted(operator_classes()),
+             Path(operators.__file__).read_text(encoding="utf-8"), Path(__file__).read_text(encoding="utf-8")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _sites_key(file: str, text: str) -> str:
+    return hashlib.sha256("\0".join((_tools_key(), file, text)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _sites_path(key: str) -> Path:
+    return sites_cache_dir() / f"sites-{key[:32]}.json"
+
+
+def _read_sites(key: str, file: str) -> tuple[Site, ...] | None:
+    path = _sites_path(key)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc["key"] != key or doc["file"] != file:
+            return None
+        found = tuple(Site(file, operator, occurrence, (start[0], start[1]), (end[0], end[1]))
+                      for operator, occurrence, start, end in doc["sites"])
+        os.utime(path)   # recently used: the last to go past the bound
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return found
+
+
+def _write_sites(key: str, file: str, sites: tuple[Site, ...]) -> None:
+    """The list stored whole or not at all (a temporary file renamed), the oldest lists past
+    ``SITES_CACHE_FILES`` removed; a cache that cannot be written is no error (nothing is kept)."""
+    folder = sites_cache_dir()
+    doc = {"format": SITES_FORMAT, "key": key, "file": file,
+           "sites": [[s.operator, s.occurrence, list(s.start), list(s.end)] for s in sites]}
+    partial = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=".sites-", suffix=".partial",
+                                         delete=False) as out:
+            partial = Path(out.name)
+            out.write(json.dumps(doc))
+        os.replace(partial, _sites_path(key))
+        partial = None
+        kept = sorted(folder.glob("sites-*.json"), key=_mtime, reverse=True)
+        for old in kept[SITES_CACHE_FILES:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+    finally:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:   # removed meanwhile by another process
+        return 0.0
 
 
 def _sites_in(file: str, source: str, chosen: tuple[str, ...], classes: dict[str, type]) -> list[Site]:
@@ -301,7 +411,7 @@ def build(site: Site, reference: Path = REFERENCE_DIR) -> tuple[GeneratedMutant 
         tree = parse(mutated)
     except SyntaxError:
         return None, "invalid"
-    if _without_annotations(tree) == _original_without_annotations(site.file, reference):
+    if _annotation_only(tree, mutated, site.file, reference):
         return None, "annotation only"
     before, after = _first_change(original, mutated)
     return GeneratedMutant(site, mutated, before, after), ""
@@ -319,6 +429,47 @@ def _mutate(file: str, reference: Path, operator, occurrence: int) -> str | None
 @lru_cache(maxsize=64)
 def _pickled_tree(file: str, reference: Path) -> bytes:
     return pickle.dumps(get_ast(_reference_text(file, reference)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _annotation_only(tree: ast.Module, mutated: str, file: str, reference: Path) -> bool:
+    """Whether the mutant's ``tree`` (of the text ``mutated``) is the reference's ``file`` but for its
+    type annotations: the two modules' ``_without_annotations`` dumps are equal. Compared a top-level
+    statement at a time, as the dump of a module is its statements' in order: a statement whose text,
+    from the end of the one before it to its own end, is the reference's is the same tree (its tokens
+    are the same from the same place), so only the others are stripped and dumped (the whole module's
+    dump was 40% of a build)."""
+    chunks, dumps = _original_statements(file, reference)
+    mine = _statement_chunks(tree, mutated)
+    if mine is None or chunks is None:
+        return _without_annotations(tree) == _original_without_annotations(file, reference)
+    return len(mine) == len(chunks) and all(
+        chunk == theirs or _without_annotations(statement) == dump
+        for statement, chunk, theirs, dump in zip(tree.body, mine, chunks, dumps))
+
+
+@lru_cache(maxsize=64)
+def _original_statements(file: str, reference: Path) -> tuple[list[bytes] | None, list[str]]:
+    text = _reference_text(file, reference)
+    tree = parse(text)
+    return _statement_chunks(tree, text), [_without_annotations(statement) for statement in tree.body]
+
+
+def _statement_chunks(tree: ast.Module, text: str) -> list[bytes] | None:
+    """Each top-level statement's source, from the end of the statement before it (the file's start for
+    the first) to its own end, as UTF-8 (the AST's columns count bytes); None for a text with a line
+    break other than "\\n" (then the whole dumps are compared)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if b"\r" in data:
+        return None
+    starts = [0]
+    for line in data.split(b"\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    chunks, begin = [], 0
+    for statement in tree.body:
+        end = starts[statement.end_lineno - 1] + statement.end_col_offset
+        chunks.append(data[begin:end])
+        begin = end
+    return chunks
 
 
 @lru_cache(maxsize=64)

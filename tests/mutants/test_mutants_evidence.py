@@ -53,6 +53,51 @@ def _reference_record(kind: str) -> tuple[str, ...]:
     return tuple(evidence.record(reference, kind))
 
 
+def _answers(m, chosen) -> list[str]:
+    """The hashed answers of the compile domain's items whose label ``chosen`` keeps, on module ``m``."""
+    return [evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile") if chosen(label)]
+
+
+@functools.cache
+def _reference_answers(chosen) -> tuple[str, ...]:
+    """``_answers`` on the reference, once for the module per selection (a module-level function): the
+    reference is never mutated, so they cannot change within the run (as ``_reference_record``'s)."""
+    return tuple(_answers(reference, chosen))
+
+
+@functools.cache
+def _pattern_labels(patterns: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(f"pattern {p[:40]!r}" for p in patterns)
+
+
+def _repeat_bound_items(label: str) -> bool:
+    return label in _pattern_labels(tuple(evidence.REPEAT_BOUND_PATTERNS))
+
+
+def _next_state_items(label: str) -> bool:
+    return label.startswith("TokenIndex.next_state on")
+
+
+def _index_argument_item(label: str) -> bool:
+    return label == "TokenIndex given bad arguments"
+
+
+def _index_refusal_items(label: str) -> bool:
+    return label.startswith("TokenIndex refusals on")
+
+
+def _refusal_items(label: str) -> bool:
+    """The compile domain's items on the patterns the subset refuses (the ones raising a PatternError)."""
+    return label in _refused_labels()
+
+
+@functools.cache
+def _refused_labels() -> frozenset[str]:
+    from harness.suite.inputs import MALFORMED_PATTERNS
+
+    return _pattern_labels((*MALFORMED_PATTERNS, *evidence.construct_patterns()))
+
+
 def _survivor(mutant) -> MutantResult:
     return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {"test_x": "passed"}, 0.0)
 
@@ -246,9 +291,7 @@ def test_the_repeat_bound_items_tell_an_equivalent_from_a_behaviour(mutant_id, e
     mutant, why = generation.build(site)
     assert mutant is not None, why
     mutated = load(materialize_generated(mutant, tmp_path))
-    labels = {f"pattern {p[:40]!r}" for p in evidence.REPEAT_BOUND_PATTERNS}
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
-                     if label in labels] for m in (reference, mutated))
+    ours, theirs = list(_reference_answers(_repeat_bound_items)), _answers(mutated, _repeat_bound_items)
     assert len(ours) == len(evidence.REPEAT_BOUND_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
@@ -260,9 +303,7 @@ def _index_items_on_both(mutant_id: str, tmp_path, chosen) -> tuple[list, list]:
     mutant, why = generation.build(site)
     assert mutant is not None, why
     mutated = load(materialize_generated(mutant, tmp_path))
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for label, thunk in evidence.items(m, "compile")
-                     if chosen(label)] for m in (reference, mutated))
-    return ours, theirs
+    return list(_reference_answers(chosen)), _answers(mutated, chosen)
 
 
 @pytest.mark.parametrize("mutant_id, equal", [
@@ -273,7 +314,7 @@ def test_the_next_state_items_tell_a_cache_from_a_behaviour(mutant_id, equal, tm
     """``TokenIndex.next_state`` and its cache of target rows (``index.py``, ``_target_row``): no item
     of the compile domain asked ``next_state``. The items on ``TABLE_PATTERNS`` do: a mutant of the
     cache's eviction bound is equal there, one of what a row holds differs."""
-    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label.startswith("TokenIndex.next_state on"))
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, _next_state_items)
     assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
@@ -289,7 +330,7 @@ def test_the_index_argument_item_tells_a_message_from_a_behaviour(mutant_id, equ
     """``TokenIndex(dfa, vocab, eos_id)``'s refusals: no item built an index from bad arguments, so a
     mutant of a refusal's message was "unproven". The ``_index_bad_arguments`` item does: a message's
     mutant is equal there, one of a check differs."""
-    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label == "TokenIndex given bad arguments")
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, _index_argument_item)
     assert len(ours) == 1
     assert (ours == theirs) == equal, mutant_id
 
@@ -307,7 +348,7 @@ def test_the_index_refusal_items_tell_a_message_from_a_behaviour(mutant_id, equa
     so a mutant of the range error's message was "unproven" (a seeded sample of index: 2026-12-07). The
     ``_index_refusals`` items on ``TABLE_PATTERNS`` do: a message's mutant is equal there, one of a check
     differs."""
-    ours, theirs = _index_items_on_both(mutant_id, tmp_path, lambda label: label.startswith("TokenIndex refusals on"))
+    ours, theirs = _index_items_on_both(mutant_id, tmp_path, _index_refusal_items)
     assert len(ours) == len(evidence.TABLE_PATTERNS)
     assert (ours == theirs) == equal, mutant_id
 
@@ -366,14 +407,6 @@ def test_a_mutant_of_errors_is_checked_on_the_domain_that_raises_its_class():
     assert (kinds["errors.AddNot.0"], kinds["errors.ReplaceOrWithAnd.0"]) == ("compile", "schema")
 
 
-def _refusal_items(m) -> list[tuple[str, object]]:
-    """The compile domain's items on the patterns the subset refuses (the ones raising a PatternError)."""
-    from harness.suite.inputs import MALFORMED_PATTERNS
-
-    labels = {f"pattern {p[:40]!r}" for p in (*MALFORMED_PATTERNS, *evidence.construct_patterns())}
-    return [(label, thunk) for label, thunk in evidence.items(m, "compile") if label in labels]
-
-
 @pytest.mark.parametrize("mutant_id, equal", [
     ("errors.NumberReplacer.0", True),       # the caret drawn under patterns of 201 characters too
     ("errors.RemoveStatement.1", True),      # no message at all: the class is the same
@@ -394,7 +427,6 @@ def test_the_errors_domains_tell_a_message_from_a_behaviour(mutant_id, equal, tm
         differs, _ = evidence.first_difference(mutated, "schema", _reference_record("schema"))
         assert (differs == []) == equal, (mutant_id, differs)
         return
-    ours, theirs = ([evidence._hash(evidence._attempt(thunk)) for _, thunk in _refusal_items(m)]
-                    for m in (reference, mutated))
+    ours, theirs = list(_reference_answers(_refusal_items)), _answers(mutated, _refusal_items)
     assert len(ours) > 50
     assert (ours == theirs) == equal, mutant_id

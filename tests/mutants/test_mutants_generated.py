@@ -48,6 +48,56 @@ def test_sites_are_stable_and_selectable():
         generation.enumerate_sites(operators=["SwapEverything"])
 
 
+@pytest.fixture
+def empty_site_cache(monkeypatch, tmp_path):
+    """The site lists kept nowhere yet: this process's emptied, the user's cache a fresh folder."""
+    monkeypatch.setattr(generation, "_EVERY_SITE", {})
+    monkeypatch.setattr(generation, "sites_cache_dir", lambda: tmp_path / "sites")
+    return tmp_path / "sites"
+
+
+def test_a_selection_is_what_asking_only_its_operators_gives(empty_site_cache):
+    # the oracle: the walk asking only the chosen operators (as before the lists were kept whole, per
+    # text): the same sites, numbered per operator, in the same order
+    classes = generation.operator_classes()
+    for module, family in (("nfa", "NumberReplacer"), ("errors", "AddNot"), ("dfa", "ReplaceComparisonOperator")):
+        chosen = tuple(n for n in sorted(classes) if n.split("/", 1)[1].split("_", 1)[0] == family)
+        text = (REFERENCE_DIR / f"{module}.py").read_text(encoding="utf-8")
+        asked = generation._sites_in(f"{module}.py", text, chosen, classes)
+        assert asked and generation.enumerate_sites(modules=[module], operators=[family]) == asked, module
+
+
+def test_a_kept_site_list_is_read_back_in_another_process_and_only_under_its_key(empty_site_cache, monkeypatch):
+    fresh = generation.enumerate_sites(modules=["errors", "nfa"])
+    assert sorted(p.name.split("-")[0] for p in empty_site_cache.iterdir()) == ["sites", "sites"]
+
+    def no_walk(*args):
+        raise AssertionError("a kept list is read, not computed again")
+
+    with monkeypatch.context() as patched:   # a new process: nothing in memory, the files kept
+        patched.setattr(generation, "_EVERY_SITE", {})
+        patched.setattr(generation, "_sites_in", no_walk)
+        assert generation.enumerate_sites(modules=["errors", "nfa"]) == fresh
+    # a list stored under another key (another text, operators or Python) or torn is computed again
+    for written in empty_site_cache.glob("sites-*.json"):
+        doc = json.loads(written.read_text(encoding="utf-8"))
+        if doc["file"] == "errors.py":
+            written.write_text(json.dumps(dict(doc, key="0" * 64, sites=doc["sites"][:1])), encoding="utf-8")
+        else:
+            written.write_text(written.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    monkeypatch.setattr(generation, "_EVERY_SITE", {})
+    assert generation.enumerate_sites(modules=["errors", "nfa"]) == fresh
+
+
+def test_the_kept_site_lists_are_bounded(empty_site_cache, monkeypatch):
+    monkeypatch.setattr(generation, "SITES_CACHE_FILES", 2)
+    for module in ("errors", "nfa", "dfa"):
+        generation.enumerate_sites(modules=[module])
+    kept = [json.loads(p.read_text(encoding="utf-8"))["file"] for p in empty_site_cache.glob("sites-*.json")]
+    assert sorted(kept) == ["dfa.py", "nfa.py"] and len(generation._EVERY_SITE) == 2
+    assert not list(empty_site_cache.glob(".sites-*"))   # no temporary file left
+
+
 def test_only_names_sites_by_their_report_ids():
     """``mutants --generated --only ID,...``: the sites a report names (to run again its timeouts),
     in site order; an id no site has is refused by name, before anything is built."""
@@ -106,6 +156,30 @@ def test_annotation_only_mutants_are_dropped():
                 if (REFERENCE_DIR / "ast.py").read_text(encoding="utf-8").splitlines()[s.start[0] - 1].lstrip()
                 .startswith("def "))
     assert generation.build(site) == (None, "annotation only")
+
+
+@pytest.mark.parametrize("file, old, new, only", [
+    ("bytemap.py", "def _table() -> tuple[tuple[int, str], ...]:", "def _table() -> tuple:", True),
+    ("nfa.py", "def count_states(node: Node, cap: int) -> int:", "def count_states(node: int, cap: Node) -> int:",
+     True),
+    ("bytemap.py", "@functools.lru_cache(maxsize=1)\ndef _table()", "def _table()", False),   # a decorator gone
+    ("bytemap.py", "@functools.lru_cache(maxsize=1)\ndef _table()", "@functools.lru_cache(maxsize=2)\ndef _table()",
+     False),
+    ("ast.py", "class ByteSet:\n    mask: int\n", "class ByteSet:\n    mask: str\n", True),
+    ("ast.py", "class ByteSet:\n    mask: int\n", "class ByteSet:\n    mask: int = 0\n", False),
+    ("nfa.py", "-> int:", "-> str:", True),                                     # every return annotation
+    ("nfa.py", "\n", "\r\n", True),                                             # other line breaks: whole dumps
+    ("nfa.py", "\n\n\n", "\n\n\nNEW = 1\n", False),                              # a statement more
+])
+def test_an_annotation_only_change_is_told_statement_by_statement_as_the_whole_module(file, old, new, only):
+    # the oracle: the two modules' whole dumps without annotations, as the check was made before
+    original = (REFERENCE_DIR / file).read_text(encoding="utf-8")
+    assert old in original
+    mutated = original.replace(old, new, -1 if old in ("-> int:", "\n") else 1)
+    whole = generation._without_annotations(ast.parse(mutated)) == generation._without_annotations(
+        ast.parse(original))
+    assert whole is only
+    assert generation._annotation_only(ast.parse(mutated), mutated, file, REFERENCE_DIR) is only
 
 
 def test_a_generated_mutant_is_a_copy(tmp_path):
@@ -265,8 +339,10 @@ def recorded(tmp_path_factory):
     return equivalence.record(materialize(NULL_MUTANT, tmp_path_factory.mktemp("record")))
 
 
-def test_the_recorded_fingerprint_is_the_reference_s_and_every_module_level_line_counts_as_import(recorded):
-    assert recorded["digest"] == equivalence.digest(equivalence.fingerprint(reference))
+def test_the_recorded_fingerprint_is_the_reference_s_and_every_module_level_line_counts_as_import(recorded,
+                                                                                                 reference_facts):
+    # the oracle: the reference's own fingerprint (the module's, computed in this process on oracles.automaton)
+    assert recorded["digest"] == equivalence.digest(reference_facts)
     assert set(recorded["lines"]) == set(recorded["digest"])
     source = (REFERENCE_DIR / "parser.py").read_text(encoding="utf-8").splitlines()
     special = next(i for i, text in enumerate(source, 1) if text.startswith("SPECIAL = "))

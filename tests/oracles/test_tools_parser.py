@@ -318,9 +318,15 @@ def every_split_with_empty_pieces(text: str, middle: int = 64):
     yield ["", *text]
 
 
+SPLIT_MIDDLE = 24
+"""The default run's bound on a split's middle piece: a closer, the newline between two parallel calls
+and an opener (24 characters) fit in it whole, each cut anywhere around them; ``-m slow`` takes 64."""
+
+
 @pytest.mark.property
+@pytest.mark.parametrize("middle", [SPLIT_MIDDLE, pytest.param(64, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("stream", GOLDEN_STREAMS, ids=[s["name"] for s in GOLDEN_STREAMS])
-def test_every_split_with_empty_pieces_of_the_golden_streams_folds_as_the_whole_text(stream):
+def test_every_split_with_empty_pieces_of_the_golden_streams_folds_as_the_whole_text(stream, middle):
     """Issue 25: ``push('...{"a":"\\\\')``, ``push('')``, ``push('"}"}}</tool_call>')``
     lost the escape (arguments ``{"a":"\\"}``, markup in the content). Every split of
     every golden stream, empty pieces included, folds to the golden file's answer, which
@@ -329,7 +335,7 @@ def test_every_split_with_empty_pieces_of_the_golden_streams_folds_as_the_whole_
     expected = ((stream["content"], [ToolCall(c["id"], c["name"], c["arguments"]) for c in stream["calls"]]),
                 stream["incomplete"])
     assert fold_all([text], stream["request_id"]) == expected
-    for pieces in every_split_with_empty_pieces(text):
+    for pieces in every_split_with_empty_pieces(text, middle):
         assert fold_all(pieces, stream["request_id"]) == expected, pieces
 
 
