@@ -138,6 +138,10 @@ KILLS = [
     (MALFORMED_SCHEMAS, "schema.AddNot.2", "if isinstance(schema, bool):", "if not isinstance(schema, bool):"),
     (MALFORMED_SCHEMAS, "schema.RemoveStatement.25",
      'raise SchemaUnsupported(f"{keyword} value {texts[i][:60]} is not of type {kind!r}", where[i])', "pass"),
+    # a const integer json will not write (HUGE_INTEGER, 4,401 digits): the refusal removed, then
+    # UnboundLocalError where a ValueError (or an exact regex) is the contract's
+    (MALFORMED_SCHEMAS, "schema.RemoveStatement.28",
+     'raise SchemaMalformed(f"value is not JSON: {exc}", pointer) from None', "pass"),
     # the not-covered mutants "reachable through the contract, no check yet" (a'): a ragged table, the
     # bad input of Constraint, SamplingParams, apply_mask and sample
     (TABLES, "dfa.RemoveStatement.5",
