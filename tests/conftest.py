@@ -248,7 +248,6 @@ LONGEST_FIRST = (
     "golden/test_golden_replay.py",              # 29, and one test that waits: ~68 s wall for 5
     "mutants/test_mutants_generated.py",         # 28
     "suite/test_deep_exact.py",                  # ~27, its fast-loop part
-    "mutants/test_mutants_own_limit.py",         # waits: ~55 s wall for 7
     "grading/test_check.py",                     # 26
     "grading/test_batch_isolation.py",           # 25
     "golden/test_tools_golden.py",               # 25
@@ -260,19 +259,20 @@ LONGEST_FIRST = (
     "mutants/test_mutants_anchors.py",           # ~20
     "server/test_conform.py",                    # ~19
     "mutants/test_tools_mutants.py",             # 19
+    "mutants/test_mutants_own_limit.py",         # 8, and waits: 19 s wall at load 12, 55 s another day
     "grading/test_batch.py",                     # 19
     "sandbox/test_resources.py",                 # ~18
-    "mutants/test_mutants_stage_memo.py",        # ~17
     "strategies/test_strategies.py",             # 17
     "grading/test_grade_tests_normalise.py",     # 16
     "sandbox/test_channel_bounds.py",            # 15
     "grading/test_batch_policy.py",              # 14
     "grading/test_reproducible.py",              # 13
-    "mutants/test_mutants_mask_memo.py",         # ~13
+    "mutants/test_mutants_stage_memo.py",        # 13
     "suite/test_strength.py",                    # 12
     "server/test_serve_hostile.py",              # ~12
     "grading/test_grade_tests_readings.py",      # 12
     "grading/test_batch_roster.py",              # 12
+    "mutants/test_mutants_mask_memo.py",         # 11
     "golden/test_golden_vocab_bytes.py",         # 11
     "grading/test_course_seed.py",               # 11
     "grading/test_worst_case.py",                # 11
@@ -281,6 +281,7 @@ LONGEST_FIRST = (
     "oracles/test_bounds_stress.py",             # ~8
     "grading/test_batch_class_data.py",          # 6
     "grading/test_check_startup.py",             # 6
+    "server/test_serve.py",                      # 6
     "sandbox/test_zygote.py",                    # 5
     "sandbox/test_cpu_limits.py",                # 5
     "fanout/test_executor.py",                   # ~3
