@@ -293,7 +293,7 @@ CPU s or more is here, so the files that follow (in collection order) are small 
 end within seconds of each other. Until 2026-12-07 the list held 36 files and the unlisted ones
 followed in collection order, so ``suite/test_deep_exact.py`` (~27 CPU s, unlisted, and in the last
 folder) started among the last, and ``grading/test_spec_layout``, ``test_batch``,
-``test_grade_tests_normalise`` and five more grading files of 10-21 CPU s were unlisted too.
+``test_grade_tests_normalise`` and three more grading files of 10-21 CPU s were unlisted too.
 Ranked by CPU seconds (a file that waits, by its wall); placed again from the cost audit's figures
 (docs/testing.md) when a file's cost moves a lot.
 ``--dist loadfile`` takes the files in collection order only with ``--no-loadscope-reorder``
