@@ -229,35 +229,75 @@ YOUNG_THRESHOLD = 7_000
 
 TESTS = Path(__file__).resolve().parent
 
-LONGEST_FIRST = ("grading/test_grade_tests.py", "grading/test_check_twin.py", "suite/test_fairness.py",
-                 "mutants/test_mutants_errors.py", "mutants/test_mutants_zygote.py", "sandbox/test_knowledge.py",
-                 "server/test_serve_stress.py", "mutants/test_mutants.py", "mutants/test_mutants_evidence.py",
-                 "mutants/test_mutants_generated.py",
-                 "mutants/test_tools_mutants.py", "golden/test_tools_golden.py", "golden/test_golden_replay.py",
-                 "golden/test_golden_vocab_bytes.py", "suite/test_fairness_tools.py", "sandbox/test_wall.py",
-                 "grading/test_check_isolation.py", "fanout/test_dask_fanouts.py",
-                 "server/test_serve_load.py", "mutants/test_mutants_anchors.py", "grading/test_autograder.py",
-                 "grading/test_grader_fork.py", "grading/test_check.py", "server/test_conform.py",
-                 "sandbox/test_channel_bounds.py", "grading/test_same_verdict.py", "server/test_serve_hostile.py",
-                 "grading/test_grade_tests_wheel.py", "oracles/test_bounds_stress.py", "fanout/test_executor.py",
-                 "grading/test_batch_policy.py", "grading/test_reproducible.py", "grading/test_batch_isolation.py",
-                 "sandbox/test_resources.py", "golden/test_golden.py", "grading/test_course_seed.py")
+LONGEST_FIRST = (
+    # CPU s on 3.10, 2026-12-07: the cost audit, cgroup, candidates included; the larger of a serial
+    # run's and the full suite's two-worker run's figure, both at load 9-18; "~": an earlier day's figure
+    "mutants/test_mutants_errors.py",            # 93, one test 60: a seeded sample fast and slow
+    "grading/test_grade_tests.py",               # 76
+    "suite/test_fairness.py",                    # 68
+    "grading/test_autograder.py",                # 64
+    "sandbox/test_knowledge.py",                 # 63
+    "grading/test_check_twin.py",                # 49
+    "mutants/test_mutants.py",                   # 48
+    "grading/test_grader_fork.py",               # 48
+    "mutants/test_mutants_evidence.py",          # 43
+    "fanout/test_dask_fanouts.py",               # ~40, and waits on its cluster
+    "server/test_serve_stress.py",               # 34
+    "mutants/test_mutants_zygote.py",            # 33
+    "grading/test_check_isolation.py",           # 31
+    "golden/test_golden_replay.py",              # 29, and one test that waits: ~68 s wall for 5
+    "mutants/test_mutants_generated.py",         # 28
+    "suite/test_deep_exact.py",                  # ~27, its fast-loop part
+    "grading/test_check.py",                     # 26
+    "grading/test_batch_isolation.py",           # 25
+    "golden/test_tools_golden.py",               # 25
+    "sandbox/test_wall.py",                      # 22
+    "suite/test_fairness_tools.py",              # 22
+    "server/test_serve_load.py",                 # ~21
+    "grading/test_grade_tests_wheel.py",         # 21
+    "grading/test_spec_layout.py",               # 21
+    "mutants/test_mutants_anchors.py",           # ~20
+    "server/test_conform.py",                    # ~19
+    "mutants/test_tools_mutants.py",             # 19
+    "mutants/test_mutants_own_limit.py",         # 8, and waits: 19 s wall at load 12, 55 s another day
+    "grading/test_batch.py",                     # 19
+    "sandbox/test_resources.py",                 # ~18
+    "strategies/test_strategies.py",             # 17
+    "grading/test_grade_tests_normalise.py",     # 16
+    "sandbox/test_channel_bounds.py",            # 15
+    "grading/test_batch_policy.py",              # 14
+    "grading/test_reproducible.py",              # 13
+    "mutants/test_mutants_stage_memo.py",        # 13
+    "suite/test_strength.py",                    # 12
+    "server/test_serve_hostile.py",              # ~12
+    "grading/test_grade_tests_readings.py",      # 12
+    "grading/test_batch_roster.py",              # 12
+    "mutants/test_mutants_mask_memo.py",         # 11
+    "golden/test_golden_vocab_bytes.py",         # 11
+    "grading/test_course_seed.py",               # 11
+    "grading/test_worst_case.py",                # 11
+    "grading/test_same_verdict.py",              # 11
+    "golden/test_golden.py",                     # ~9
+    "oracles/test_bounds_stress.py",             # ~8
+    "grading/test_batch_class_data.py",          # 6
+    "grading/test_check_startup.py",             # 6
+    "server/test_serve.py",                      # 6
+    "sandbox/test_zygote.py",                    # 5
+    "sandbox/test_cpu_limits.py",                # 5
+    "fanout/test_executor.py",                   # ~3
+)
 """The test files that take longest (their paths under ``tests/``), longest first, handed out first
-when xdist runs the files on several workers: a long file that starts last would keep one core busy
-after the other is done.
-Ranked by each file's cost in a serial run (``-n 0``, 2026-12-04, quiet): its CPU seconds in a
-cpuacct cgroup (the candidates' processes included) or its wall seconds where those are more
-(a file that waits), after that day's changes. test_knowledge, test_resources and test_course_seed
-were placed on 2026-12-06 by their CPU seconds counted the same way (62, 19 and 10; their neighbours
-then: test_check_isolation 34, test_reproducible 23, test_batch_isolation 20, test_golden 13), on a
-machine shared with other runs (load 10-26), so by CPU alone. Late that day test_check_twin (51 CPU s,
-counted the same way at load 5-9, beside test_grade_tests' 77) moved ahead of test_mutants_generated
-(54 before that evening's cuts, about 49 after). On 2026-12-07 (counted the same way, load 10-17)
-test_mutants_errors and test_mutants_zygote (about 56 and 45, each a seeded sample run twice, not
-listed before, so handed out last) and test_mutants_evidence (about 30) were placed, test_knowledge
-(about 50) moved up and test_mutants_generated (about 28 once its seeded sample moved to ``slow``) down.
-``--dist loadfile`` takes the files in
-collection order only with ``--no-loadscope-reorder`` (``addopts``); the other files follow in their own order."""
+when xdist runs the files on several workers: a long file that starts last keeps one core busy after
+the other is done (the longest-first rule of scheduling jobs on two machines). Every file of about 5
+CPU s or more is here, so the files that follow (in collection order) are small and the two workers
+end within seconds of each other. Until 2026-12-07 the list held 36 files and the unlisted ones
+followed in collection order, so ``suite/test_deep_exact.py`` (~27 CPU s, unlisted, and in the last
+folder) started among the last, and ``grading/test_spec_layout``, ``test_batch``,
+``test_grade_tests_normalise`` and three more grading files of 10-21 CPU s were unlisted too.
+Ranked by CPU seconds (a file that waits, by its wall); placed again from the cost audit's figures
+(docs/testing.md) when a file's cost moves a lot.
+``--dist loadfile`` takes the files in collection order only with ``--no-loadscope-reorder``
+(``addopts``); the other files follow in their own order."""
 
 
 def pytest_collection_modifyitems(config, items):
