@@ -14,6 +14,7 @@ import pytest
 
 from harness.mutants import generation, report, runner, warm
 from harness.mutants.runner import HARNESS_ERROR, Outcome, run_generated
+from harness.suite import oracle_memo
 from tests.mutants.test_mutants_generated import consistent
 
 KILLER = "test_canonical_form"
@@ -118,11 +119,14 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _kill_forks(monkeypatch, times: int) -> list[int]:
+def _kill_forks(monkeypatch, times: int, memo: bool = False) -> list[int]:
     """Each of the first ``times`` warm runs: its fork SIGKILLed as soon as it exists. (No zygote:
     the warm grader starts it at its first run, a new child this would take for the fork; a grader
-    fork killed while a zygote's child runs is tests/sandbox/test_zygote.py's.)"""
+    fork killed while a zygote's child runs is tests/sandbox/test_zygote.py's.) No oracle memo
+    unless ``memo``: its recording run is then the warm grader's first fork, the one killed.)"""
     monkeypatch.setattr(warm, "ZYGOTE", False)
+    if not memo:
+        monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
     killed: list[int] = []
     original = warm.WarmGrader.run
 
@@ -168,6 +172,22 @@ def test_a_grader_child_killed_once_is_run_again_and_the_mutant_keeps_its_verdic
     # the spec's verdict: a one-state language is not empty, so the canonical-form test fails on it
     assert (result.outcome, result.killed_by, result.tier) == (Outcome.KILLED, [KILLER], "default")
     assert "the grader child was killed by SIGKILL" in result.retried
+    _nothing_left(before)
+
+
+@pytest.mark.e2e
+def test_the_oracle_memos_recording_run_killed_leaves_the_verdict_as_it_is(monkeypatch, tmp_path):
+    """The warm grader's first fork is the oracle memo's recording run (harness.suite.oracle_memo):
+    killed, the memo stays empty and the catalogue run is the slow path's, not a harness error."""
+    monkeypatch.delenv(oracle_memo.OFF_VARIABLE, raising=False)
+    monkeypatch.setattr(warm, "WARM", True)
+    warm.close_all()
+    before = set(_descendants(os.getpid()))
+    mutant = _mutant()
+    killed = _kill_forks(monkeypatch, times=1, memo=True)
+    result = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
+    assert len(killed) == 1
+    assert (result.outcome, result.killed_by, result.tier, result.retried) == (Outcome.KILLED, [KILLER], "default", "")
     _nothing_left(before)
 
 
