@@ -124,7 +124,15 @@ def pytest_configure(config):
     if hasattr(config, "workerinput"):  # an xdist worker: the controller compiled the trees
         config.addinivalue_line("filterwarnings", FORK_IN_A_WORKER)
         return
+    _run_own_user_cache(config)
     _compile_protected_trees()
+
+
+def pytest_unconfigure(config):
+    """The controller removes the run's own user cache (``_run_own_user_cache``) at the end."""
+    folder = getattr(config, "_constrain_user_cache", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 FORK_IN_A_WORKER = ("ignore:This process \\(pid=\\d+\\) is multi-threaded, use of fork\\(\\) may lead to deadlocks"
@@ -136,6 +144,20 @@ the tests make there (a verb's guard, ``harness.sandbox.guard``, called in-proce
 execnet's thread or its locks, so in a worker the warning is about xdist, not the code under
 test; it is ignored there only. A run in one process (``-n 0``) has no such thread and still
 warns of a fork made beside a thread of the test's own (an in-process server's)."""
+
+
+def _run_own_user_cache(config) -> None:
+    """The run's processes keep what the product caches between processes (the mutant
+    generation's site lists, a coverage map without ``--state``: ``XDG_CACHE_HOME``) in one
+    temporary folder of the run's own, handed to the xdist workers through the environment and
+    removed at the end: a test run never writes into the user's ``~/.cache``, and no run's
+    figures depend on what an earlier run left there. A caller's own ``XDG_CACHE_HOME`` is
+    kept (a developer who wants the cache warm across runs sets it)."""
+    if os.environ.get("XDG_CACHE_HOME"):
+        return
+    folder = tempfile.mkdtemp(prefix="constrain-harness-tests-cache-")
+    os.environ["XDG_CACHE_HOME"] = folder
+    config._constrain_user_cache = folder
 
 
 SEED_VARIABLE = "CONSTRAIN_HARNESS_TEST_SEED"
