@@ -34,7 +34,10 @@ Example::
 from __future__ import annotations
 
 import ast
+import atexit
+import os
 import re
+import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -179,7 +182,16 @@ def _mutant(mutant_id: str):
 
 @lru_cache(maxsize=1)
 def _folder() -> str:
-    return tempfile.mkdtemp(prefix="constrain-harness-witness-")
+    """This process's folder of materialized mutants, removed when the process that made it exits
+    (not by a forked child that exits normally: it shares the folder with its parent)."""
+    folder = tempfile.mkdtemp(prefix="constrain-harness-witness-")
+    atexit.register(_remove_if_own, folder, os.getpid())
+    return folder
+
+
+def _remove_if_own(folder: str, maker: int) -> None:
+    if os.getpid() == maker:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _schema(name: str | None):
