@@ -56,8 +56,13 @@ mutants of the tool surface against the tools golden replay.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import signal
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -202,11 +207,46 @@ def run(args, stdout, stderr) -> int:
         print(f"constrain-harness mutants: error: {', '.join(stray)} need --stability", file=stderr)
         return int(ExitCode.USAGE)
 
-    meter = RunCpu()   # before the first process of the run: every candidate logs its CPU for it
+    with _ended_cleanly_by_sigterm():
+        meter = RunCpu()   # before the first process of the run: every candidate logs its CPU for it
+        try:
+            return _run(args, stdout, stderr, meter)
+        finally:
+            meter.close()
+
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""What ends a run from outside (a job's time limit, a closed terminal): the run ends as on an
+error, through its own clean-up (its processes stopped, its temporary files removed), with the
+status a shell gives a process the signal ended (128 + the signal's number)."""
+
+
+@contextlib.contextmanager
+def _ended_cleanly_by_sigterm():
+    """While the run goes, ``ENDING_SIGNALS`` raise ``SystemExit`` in the verb's own process (by
+    default they end it at once, leaving the run's temporary folders in ``/tmp``). A process
+    forked from it that meets one ends by the signal as before. Nothing changes when the verb
+    is not in the main thread (a test calling ``main`` from a thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def end(number, _frame):
+        if os.getpid() != owner:
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+            return
+        signal.signal(number, signal.SIG_IGN)   # one clean-up, however many signals follow
+        print(f"constrain-harness mutants: ended by {signal.Signals(number).name}: cleaning up", file=sys.stderr)
+        raise SystemExit(128 + number)
+
+    previous = {number: signal.signal(number, end) for number in ENDING_SIGNALS}
     try:
-        return _run(args, stdout, stderr, meter)
+        yield
     finally:
-        meter.close()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _run(args, stdout, stderr, meter) -> int:
