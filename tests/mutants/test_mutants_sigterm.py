@@ -38,7 +38,8 @@ def _wait_for_a_candidate(marker: str, run: subprocess.Popen) -> None:
     raise AssertionError("no candidate of the run started")
 
 
-@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("number", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)],
+                         ids=["SIGTERM", "SIGHUP"])   # one handler for both: SIGHUP's case under -m slow
 def test_a_run_ended_from_outside_cleans_up_and_says_so(number):
     tmp = Path(tempfile.mkdtemp(prefix="constrain-test-sigterm-"))
     try:
