@@ -127,7 +127,7 @@ def _records(results):
 @pytest.mark.parametrize("size", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_a_mutant_sample_on_dask_gives_the_local_results_and_a_killed_worker_loses_nothing(tmp_path, cluster, size,
                                                                                              monkeypatch):
-    """The local results, the oracle, come from one warm grader without the oracle memo (its
+    """The local results, the oracle, come from runs on one thread without the oracle memo (its
     recording run, ~4-5 CPU s a warm grader, pays off over many mutants, not two or three; the
     memo changes no verdict: ``tests/mutants/test_mutants_errors.py``'s fast against slow path).
     The workers keep theirs: the Dask run is the one under test, and its memo's recording run is
