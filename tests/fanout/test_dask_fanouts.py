@@ -125,14 +125,23 @@ def _records(results):
 # two generated mutants are enough for a worker killed mid-mutant (the second runs when the first is
 # done); the third, a survivor (2 x ~4 CPU s), under -m slow
 @pytest.mark.parametrize("size", [2, pytest.param(3, marks=pytest.mark.slow)])
-def test_a_mutant_sample_on_dask_gives_the_local_results_and_a_killed_worker_loses_nothing(tmp_path, cluster, size):
+def test_a_mutant_sample_on_dask_gives_the_local_results_and_a_killed_worker_loses_nothing(tmp_path, cluster, size,
+                                                                                             monkeypatch):
+    """The local results, the oracle, come from runs on one thread without the oracle memo (its
+    recording run, ~4-5 CPU s a warm grader, pays off over many mutants, not two or three; the
+    memo changes no verdict: ``tests/mutants/test_mutants_errors.py``'s fast against slow path).
+    The workers keep theirs: the Dask run is the one under test, and its memo's recording run is
+    what keeps the second mutant running long enough to be killed in the middle."""
     from harness.mutants.runner import GeneratedOptions, run_all
     from harness.mutants.state import MutantState
+    from harness.suite import oracle_memo
 
     generated, catalogue = _sample(size)
     options = GeneratedOptions(deep=False, first_kill=True)
-    local = _records(run_all(generated, jobs=2, timeout=30.0, generated=options))
-    local.update(_records(run_all(catalogue, jobs=1, timeout=120.0)))
+    with monkeypatch.context() as local_only:
+        local_only.setenv(oracle_memo.OFF_VARIABLE, "1")   # read by each warm grader this process starts
+        local = _records(run_all(generated, jobs=1, timeout=30.0, generated=options))
+        local.update(_records(run_all(catalogue, jobs=1, timeout=120.0)))
     assert {r["outcome"] for r in local.values()} <= {"killed", "survived", "equivalent"}
 
     killed = []

@@ -21,6 +21,7 @@ from harness.mutants.anchors import Anchor, Edit, EditDoesNotApply, apply_edit, 
 from harness.mutants.apply import PatchDoesNotApply, load, materialize, reference_dir
 from harness.mutants.catalogue import BY_ID, MUTANTS, TOOLS_REPLAY, Mutant
 from harness.mutants.runner import Outcome, run_mutant
+from tests.support.helpers import without_oracle_memo
 
 IDS = [m.id for m in MUTANTS]
 ORACLES = apply.REFERENCE_DIR.parent
@@ -198,6 +199,7 @@ def test_anchors_apply_to_the_reformatted_reference_and_make_the_same_program(mu
 def _killed_on_reformatted(mutant_id: str, reformatted: Path, root: Path, monkeypatch) -> None:
     monkeypatch.setattr(apply, "REFERENCE_DIR", reformatted / "automaton")  # run_mutant copies from here
     monkeypatch.setattr(apply, "TOOLS_REFERENCE_DIR", reformatted / "tools")
+    without_oracle_memo(monkeypatch)   # one or two tests a mutant: its recording run was most of s14's 7.9 CPU s
     # up to its first kill, expected killers first: the whole run's verdict (killed, by an expected
     # test or not alike: tests/mutants/test_mutants.py::test_first_kill_gives_the_full_runs_verdicts)
     result = run_mutant(BY_ID[mutant_id], root, first_kill=True)

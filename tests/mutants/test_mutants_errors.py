@@ -16,6 +16,7 @@ from harness.mutants import generation, report, runner, warm
 from harness.mutants.runner import HARNESS_ERROR, Outcome, run_generated
 from harness.suite import oracle_memo
 from tests.mutants.test_mutants_generated import consistent
+from tests.support.helpers import without_oracle_memo
 
 KILLER = "test_canonical_form"
 MUTANT_ID = "compile.NumberReplacer.4"   # `== 0` -> `== 1`: a one-state language refused as empty
@@ -240,12 +241,13 @@ def test_no_catalogue_function_but_the_tier_readers_reads_the_tier():
 
 
 @pytest.mark.e2e
-def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_kills(tmp_path):
+def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_kills(tmp_path, monkeypatch):
     """``vocab.SwapArguments.33`` (``getattr(added, "special")`` with its arguments swapped) passes
     ``test_vocab_bytes`` with a note (a contract decision, ``vocab_bytes_tokenizers``) and fails it
     under --strict: the deep pass must run it again, and only what the default tier left open."""
     from harness.mutants.apply import materialize_generated
 
+    without_oracle_memo(monkeypatch)   # two tests' runs: the memo's recording run would cost more than both
     site = generation.only(generation.enumerate_sites(modules=["vocab"]), ["vocab.SwapArguments.33"])[0]
     mutant = generation.build(site)[0]
     package = materialize_generated(mutant, tmp_path)
@@ -263,13 +265,15 @@ def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_ki
 def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool) -> dict[str, tuple]:
     """Each mutant's verdict: the slow path is a cold ``python -m`` grader per run (no warm fork)
     and a deep pass that runs every test again; the fast path, the warm forks and the settled skip
-    (the verb's run). Each result ``consistent``."""
+    (the verb's run). Each result ``consistent``. The fast path on one thread: one warm grader, so
+    one oracle memo's recording run (~4-5 CPU s) where two threads made two; the slow path's cold
+    processes cost the same on two threads as on one."""
     monkeypatch.setattr(warm, "WARM", not slow)
     monkeypatch.setattr(runner, "RERUN_SETTLED", slow)
 
     def run(mutant, root, timeout):
         return run_generated(mutant, root, timeout, deep=deep, first_kill=True)
-    results = runner.run_all(mutants, jobs=2, run=run)
+    results = runner.run_all(mutants, jobs=2 if slow else 1, run=run)
     consistent(results)
     return {r.id: (r.outcome, r.tier, tuple(r.killed_by), (r.evidence or {}).get("kind")) for r in results}
 

@@ -563,7 +563,9 @@ def test_a_runs_cpu_counts_its_confined_candidate(tmp_path, monkeypatch):
     # the candidate's tree ends with its PID namespace, so no getrusage of the grader sees its CPU;
     # the run's CPU must still hold it (the candidate logs its tree's CPU as it closes)
     from harness.mutants import runner
+    from tests.support.helpers import without_oracle_memo
 
+    without_oracle_memo(monkeypatch)   # else the first log read would be the memo's recording run's, not this run's
     logged = []
     original = runner.read_cpu_log
     monkeypatch.setattr(runner, "read_cpu_log", lambda path: logged.append(original(path)) or logged[-1])

@@ -13,6 +13,7 @@ from harness.mutants import course, generation, identical_bytecode, report, runn
 from harness.mutants.apply import REFERENCE_DIR
 from harness.mutants.runner import GeneratedOptions, MutantResult, Outcome
 from harness.mutants.state import MutantState
+from tests.support.helpers import without_oracle_memo
 
 FILE = "determinize.py"
 LINE = "MAX_DFA_STATES = 20_000"
@@ -120,6 +121,9 @@ def test_the_reports_show_the_evidence_kind_and_the_duplicate(monkeypatch):
 
 
 def _fast_and_slow(monkeypatch, mutants) -> tuple[dict, dict]:
+    """Both runs without the oracle memo (its four recording runs, one a warm grader, were ~17 of
+    this test's ~22 CPU s; the claim is the duplicate's verdict, which the memo does not change)."""
+    without_oracle_memo(monkeypatch)
     options = GeneratedOptions(deep=False, first_kill=True)
 
     def verdicts(by_bytecode: bool) -> dict:

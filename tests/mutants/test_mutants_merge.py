@@ -15,6 +15,7 @@ from harness.cli import main
 from harness.mutants import generation, merge
 from harness.mutants.runner import MutantResult, Outcome
 from harness.report import escape
+from tests.support.helpers import without_oracle_memo
 
 EVIDENCE = {"kind": "compile", "domain": "the sweep", "size": 5085}
 
@@ -228,6 +229,7 @@ def test_two_real_runs_on_two_pythons_merge_into_one_report(tmp_path, monkeypatc
     killed it. A mutant no test of a run executes runs nothing there ("not covered")."""
     from harness.mutants import coverage
 
+    without_oracle_memo(monkeypatch)   # two verb runs of two mutants: each warm grader's recording run ~4-5 CPU s
     here = coverage.python_version()
     other = "3.99"
     dropped, too_deep = "parser.ReplaceReturnValue.7", "parser.AddNot.4"

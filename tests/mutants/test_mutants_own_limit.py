@@ -21,6 +21,7 @@ from harness.policy import POLICY
 from harness.sandbox import Limits, lending, wording
 from harness.sandbox.client import Candidate
 from harness.sandbox.failures import CandidateGone
+from tests.support.helpers import without_oracle_memo
 
 TEST = "test_hand_example"
 GROWS_IN_MEMORY = """
@@ -84,6 +85,7 @@ def test_a_load_that_grows_to_its_memory_limit_is_killed_at_load_once(monkeypatc
     from harness.mutants import warm
 
     monkeypatch.setattr(warm, "ZYGOTE", zygote)
+    without_oracle_memo(monkeypatch)   # the mutant dies at its load: no test would read the memo
     monkeypatch.setattr(runner, "POLICY", POLICY.with_(memory_mb=512))   # the kernel's OOM killer sooner
     calls = _counted(monkeypatch)
     once = run_generated(_module_level(GROWS_IN_MEMORY), tmp_path, 30.0, deep=False, tests=(TEST,), first_kill=True)

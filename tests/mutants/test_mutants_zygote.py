@@ -12,7 +12,7 @@ import pytest
 from harness.mutants import generation, runner, warm
 from harness.mutants.runner import Outcome, run_generated
 from tests.mutants.test_mutants_generated import consistent
-from tests.support.helpers import confined
+from tests.support.helpers import confined, without_oracle_memo
 
 pytestmark = [confined, pytest.mark.e2e]
 
@@ -23,6 +23,7 @@ def _verdicts(monkeypatch, mutants, *, zygote: bool) -> tuple[dict[str, tuple], 
     the warm graders' replies."""
     monkeypatch.setattr(warm, "WARM", True)
     monkeypatch.setattr(warm, "ZYGOTE", zygote)
+    without_oracle_memo(monkeypatch)   # a grader's cache, no candidate's: the claim is the zygote's
     monkeypatch.setattr(runner, "_ZYGOTE_SAID", [])
     replies: list[dict] = []
     original = warm.WarmGrader.run

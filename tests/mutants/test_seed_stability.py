@@ -19,7 +19,7 @@ from harness.mutants.apply import load, materialize, prepare
 from harness.mutants.catalogue import BY_ID, CATALOGUE, MUTANTS, Edit, Mutant
 from harness.suite import seeding
 from harness.suite.inputs import random_patterns, repeat_shapes
-from tests.support.helpers import confined
+from tests.support.helpers import confined, without_oracle_memo
 
 # expected killers that draw from the run seed: test_every_state_is_live (random patterns),
 # test_masks_match_brute_force (random patterns and vocabularies), test_matches_python_re
@@ -42,7 +42,8 @@ def test_the_table_marks_a_seed_dependent_kill():
 
 @pytest.mark.e2e
 @confined
-def test_mutants_killed_by_random_inputs_die_under_other_seeds():
+def test_mutants_killed_by_random_inputs_die_under_other_seeds(monkeypatch):
+    without_oracle_memo(monkeypatch)   # recorded under the first seed, the memo would miss under the second
     mutants = [BY_ID[i] for i in RANDOM_KILLERS]
     kills = stability.measure(mutants, stability.STABILITY_SEEDS[:2], jobs=1)
     assert [(k.id, k.survived, k.other) for k in kills] == [(i, (), ()) for i in RANDOM_KILLERS], \
@@ -74,7 +75,8 @@ def test_the_random_patterns_alone_miss_the_one_state_mistake_under_those_seeds(
 
 @pytest.mark.e2e
 @confined
-def test_the_one_state_mistake_dies_under_the_seeds_the_draws_miss():
+def test_the_one_state_mistake_dies_under_the_seeds_the_draws_miss(monkeypatch):
+    without_oracle_memo(monkeypatch)   # one mutant, one test a seed: the recording run would cost more
     (kills,) = stability.measure([ONE_STATE_EMPTY], SEEDS_THE_DRAWS_MISS, jobs=1)
     assert kills.killed == SEEDS_THE_DRAWS_MISS, stability.table([kills])
 

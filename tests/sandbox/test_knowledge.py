@@ -13,10 +13,12 @@ Two ways to hold the rule to account:
   (``tests/candidates/wrong_refuses_long_tokens.py``) in ``check`` (default and strict
   tiers), ``check --batch``, the Gradescope runner and ``golden replay --impl``; the twin's
   verdict is the spec's: its masks differ from the brute-force definition and from the
-  golden file, and nothing else (``TWINS_VERDICT``). The twin is graded by ``check`` once, in
-  the default tier, to show that it is; the strict tier, the batch and the Gradescope runner
-  hold the echo to that verdict without grading the twin again (they grade a submission with
-  the same catalogue run). Golden replay compares the two replays' failures.
+  golden file, and nothing else (``TWINS_VERDICT``). The twin's whole catalogue run of the
+  frames below (the grader in this process, the twin in its confined candidate process) shows
+  that it is; ``check``, the batch and the Gradescope runner hold the echo to that verdict
+  without grading the twin again (they grade a submission with the same catalogue run; ``check``
+  graded the twin too until 2026-12-07, a second catalogue run of it). Golden replay compares
+  the two replays' failures.
 - the frames: every frame the grader sends to the candidate in a whole catalogue run (the
   16 tests in this process against the reference) is recorded as it goes on the wire. The
   batched loops' requests have their documented shapes (inputs only); no frame holds a
@@ -71,8 +73,7 @@ def checked(candidate: str, **options) -> tuple[dict, int]:
 @confined
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_in_check(harness_unchanged, strict):
-    if not strict:  # the twin's verdict is the spec's (the twin departs from no decision: strict grades it alike)
-        assert checked(TWIN) == (TWINS_VERDICT, ExitCode.FAILED)
+    # the twin's verdict (TWINS_VERDICT) is the spec's: test_the_honest_twin_fails_the_mask_tests_and_nothing_else
     echo, echo_exit = checked(ECHO, strict=strict)
     assert echo == TWINS_VERDICT and echo_exit == ExitCode.FAILED, echo
 
@@ -229,14 +230,16 @@ def _draw(draw) -> bool:
         and draw[3].dtype == np.float64 and draw[3].shape == (draw[1],)
 
 
-def catalogue_frames(spec: str | None, monkeypatch) -> dict[str, list]:
+def catalogue_frames(spec: str | None, monkeypatch) -> tuple[dict[str, list], dict[str, str]]:
     """Every frame the grader sends while the 16 catalogue tests run in this process against
-    ``spec`` (one candidate process), decoded from the bytes that go on the wire, by test.
+    ``spec`` (one candidate process), decoded from the bytes that go on the wire, by test; and
+    each test's outcome (``failed``: an ``AssertionError``, ``error``: another exception).
     A test's failure ends that test, as in a check."""
     from harness.suite import golden_masks, seeding, test_dfa, test_masks, test_sampling, test_schema, test_vocab, tiers
     from harness.suite.catalogue import NAMES
 
     frames: dict[str, list] = {}
+    outcomes: dict[str, str] = {}
     current: list = []
     send_body = channel.send_body
 
@@ -258,12 +261,15 @@ def catalogue_frames(spec: str | None, monkeypatch) -> dict[str, list]:
             candidate.limit_cpu(60.0)
             try:
                 functions[name](**arguments)
-            except Exception:  # noqa: BLE001 - a failed test (the twin's): the grader sends nothing more for it
-                pass
+                outcomes[name] = "passed"
+            except AssertionError:  # a failed test (the twin's): the grader sends nothing more for it
+                outcomes[name] = "failed"
+            except Exception:  # noqa: BLE001 - as a check reports it
+                outcomes[name] = "error"
             candidate.limit_cpu(None)
             tiers.drain_notes()
         monkeypatch.setattr(channel, "send_body", send_body)
-    return frames
+    return frames, outcomes
 
 
 def values_in(value):
@@ -317,12 +323,28 @@ def expected_answers() -> tuple[list[np.ndarray], set[tuple]]:
 
 
 @pytest.fixture(scope="module")
-def frames_of_both(tmp_path_factory):
+def catalogue_of_both(tmp_path_factory):
+    """The reference's and the twin's whole catalogue runs: (frames, outcomes) of each."""
     monkeypatch = pytest.MonkeyPatch()
     try:
         return catalogue_frames(None, monkeypatch), catalogue_frames(str(CANDIDATES / TWIN), monkeypatch)
     finally:
         monkeypatch.undo()
+
+
+@pytest.fixture(scope="module")
+def frames_of_both(catalogue_of_both):
+    (right, _), (wrong, _) = catalogue_of_both
+    return right, wrong
+
+
+@confined
+def test_the_honest_twin_fails_the_mask_tests_and_nothing_else(catalogue_of_both):
+    """The verdict every grader above must give the echo: the twin's by the spec (it departs from
+    no decision, so the strict tier grades it alike); the reference's run in the same way passes all."""
+    (_, reference), (_, twin) = catalogue_of_both
+    assert twin == TWINS_VERDICT, twin
+    assert reference == {name: "passed" for name in NAMES}, reference
 
 
 def test_every_batched_request_holds_the_inputs_of_its_calls_only(frames_of_both):

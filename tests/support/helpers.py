@@ -289,3 +289,16 @@ def assert_canonical(dfa) -> None:
     assert order == list(range(dfa.n_states)), f"states are not numbered breadth first: {order}"
     live = live_states(dfa.trans, dfa.accept)
     assert bool(live.all()), f"dead states present: {live.nonzero()[0].tolist()}"
+
+
+def without_oracle_memo(monkeypatch) -> None:
+    """The mutant runs this test starts fill no oracle memo (``harness.suite.oracle_memo``,
+    ``OFF_VARIABLE``): each warm grader's first catalogue run would fork a recording run of the
+    whole default tier against the reference first (4-5 CPU s a warm grader, 2026-12-07), which
+    pays off over a run of many mutants, not a test's one to four. For the tests whose claim is
+    not the memo's: it changes no verdict (``tests/mutants/test_mutants_errors.py``'s fast path,
+    memo included, against the slow path; the memo's own tests), and each warm grader this
+    process starts, or any later run of one, reads the variable from the run's environment."""
+    from harness.suite import oracle_memo
+
+    monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
