@@ -289,3 +289,17 @@ def assert_canonical(dfa) -> None:
     assert order == list(range(dfa.n_states)), f"states are not numbered breadth first: {order}"
     live = live_states(dfa.trans, dfa.accept)
     assert bool(live.all()), f"dead states present: {live.nonzero()[0].tolist()}"
+
+
+def run_seed_sample(cases, k: int, *, salt: str) -> list:
+    """``cases`` as ``pytest.param``s of which ``k``, drawn from the run's seed (the header's
+    ``CONSTRAIN_HARNESS_TEST_SEED``, set before collection in every process of the run) and
+    ``salt`` (the test's name), run by default, the others only under ``-m slow``: for a
+    parametrization whose cases are instances of one claim on one code path (data only)."""
+    import random
+
+    if not 0 < k <= len(cases):
+        raise ValueError(f"run_seed_sample: k must be in 1..{len(cases)}, got {k}")
+    rng = random.Random(f"{os.environ.get('CONSTRAIN_HARNESS_TEST_SEED', '0')}:{salt}")
+    kept = set(rng.sample(range(len(cases)), k))
+    return [pytest.param(case, marks=() if i in kept else pytest.mark.slow) for i, case in enumerate(cases)]
