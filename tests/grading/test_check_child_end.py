@@ -39,6 +39,7 @@ def _end(child, tmp_path) -> dict:
             "status": result.tests[0].status, "reason": result.tests[0].reason}
 
 
+@pytest.mark.e2e  # a Python child
 def test_a_grader_child_killed_from_outside_is_not_called_out_of_memory(tmp_path):
     child = subprocess.Popen(SPIN, start_new_session=True)
     threading.Timer(0.5, os.kill, (child.pid, signal.SIGKILL)).start()
@@ -50,17 +51,20 @@ def test_a_grader_child_killed_from_outside_is_not_called_out_of_memory(tmp_path
 
 
 GRADER = textwrap.dedent("""
-    import json, resource, subprocess, sys, time
+    import json, math, resource, subprocess, sys, time
     from pathlib import Path
     sys.path.insert(0, sys.argv[2])
     import test_check_child_end as t
-    limit = int(time.process_time()) + 3        # this grader's own hard limit, inherited by its child
+    # this grader's own hard limit, inherited by its child (which spins until it): half a CPU
+    # second or more left to the grader for watching, so 1 s for the child after ~0.2 s of imports
+    limit = math.ceil(time.process_time() + 0.5)
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit))
     child = subprocess.Popen(t.SPIN, start_new_session=True)
     print(json.dumps(dict(t._end(child, Path(sys.argv[1])), limit=limit)))
 """)
 
 
+@pytest.mark.e2e  # a Python grader and its child
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_CPU's SIGKILL is Linux's")
 def test_a_grader_child_at_its_own_cpu_limit_is_said_so(tmp_path):
     # the grader runs under an RLIMIT_CPU hard limit (soft equal to it): its child, which inherits

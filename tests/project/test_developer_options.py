@@ -58,13 +58,20 @@ def _namespace_readers(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def test_argparse_stops_at_the_commands_in_the_whole_harness():
-    """Read from the syntax tree (a comment or a string naming them does not count)."""
+    """Read from the syntax tree (a comment or a string naming them does not count). Every
+    node ``_namespace_readers`` reports has "argparse" or "args" in its source text (the
+    module, ``parse_args``, ``parse_known_args``, a name ``args``: an identifier is never
+    split), so an ASCII file with neither is not parsed (NFKC could spell ``args`` with other
+    characters): 65 of the 269 files are parsed."""
     readers = []
     for path in sorted((ROOT / "harness").rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
         if name.startswith("harness/commands/") or name in ARGV_READERS:
             continue
-        readers += [f"{name}:{line} {what}" for line, what in _namespace_readers(ast.parse(path.read_text("utf-8")))]
+        text = path.read_text("utf-8")
+        if "args" not in text and "argparse" not in text and text.isascii():
+            continue
+        readers += [f"{name}:{line} {what}" for line, what in _namespace_readers(ast.parse(text))]
     assert readers == []
     for name in ARGV_READERS:   # each exception is still needed: else it goes from the list
         assert _namespace_readers(ast.parse((ROOT / name).read_text("utf-8"))), name

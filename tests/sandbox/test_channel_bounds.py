@@ -224,6 +224,18 @@ def test_a_frame_whose_decoded_size_would_pass_the_bound_is_refused(monkeypatch)
 VALUES_OF_ONE_KIND = 10_000
 
 
+def same(got, want) -> bool:
+    """``got`` is ``want`` as their reprs say (a tuple stays a tuple, an int an int), but an
+    array is compared by its dtype, shape and items (its repr formats every item: 0.2 CPU s
+    for the 100 arrays each time)."""
+    if isinstance(want, np.ndarray):
+        return type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape \
+            and np.array_equal(got, want)
+    if isinstance(want, (list, tuple)) and any(isinstance(w, np.ndarray) for w in want):
+        return type(got) is type(want) and len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
+    return repr(got) == repr(want)
+
+
 @pytest.mark.parametrize("name, value", [
     ("empty lists", [[] for _ in range(VALUES_OF_ONE_KIND)]),
     ("empty dicts", [{} for _ in range(VALUES_OF_ONE_KIND)]),
@@ -252,7 +264,7 @@ def test_the_estimate_is_an_upper_bound_of_the_decoded_size(name, value, monkeyp
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        assert got == value if name == "huge integers" else repr(got) == repr(value)  # no repr past 4,300 digits
+        assert got == value if name == "huge integers" else same(got, value)  # no repr past 4,300 digits
         assert peak <= estimate, f"{name}: decoding took {peak} bytes, estimated {estimate}"
         # a frame under SMALL_FRAME is decoded without the scan: what it takes is bounded by its length
         assert len(body) > channel.SMALL_FRAME or peak <= (channel.ELEMENT_BYTES + 20) * len(body)

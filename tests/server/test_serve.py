@@ -32,7 +32,7 @@ from harness.server.reference.runner import ServerThread  # noqa: E402
 from oracles.automaton import SamplingParams  # noqa: E402
 from oracles.derivatives import matches as derivative_matches  # noqa: E402
 from oracles.tools import ToolParser, collect, grammar, parse_tool_request  # noqa: E402
-from tests.support.helpers import free_port  # noqa: E402
+from tests.support.helpers import free_port, run_seed_sample  # noqa: E402
 
 TIMEOUT = 60.0
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
@@ -58,10 +58,12 @@ def test_models_lists_the_model(http):
 
 
 @pytest.mark.property
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", run_seed_sample(range(5), 2, salt="forced_call"))
 def test_forced_call_from_a_random_model_is_valid(http, seed):
     """The spec's claim, over a real vocabulary: whatever the logits, a named choice gives
-    one schema-valid call of that function (jsonschema is the oracle)."""
+    one schema-valid call of that function (jsonschema is the oracle). The five seeds are
+    five draws of random logits for one claim: the default run takes two of them, drawn from
+    the run's seed (``run_seed_sample``), ``-m slow`` the three others."""
     for tool in ("get_weather", "get_time"):
         answer = chat(http, tools=TOOLS, tool_choice=named(tool), seed=seed).json()
         choice = answer["choices"][0]
@@ -84,8 +86,10 @@ def test_required_parallel_calls_are_one_to_four_valid_calls(http, seed):
 
 
 @pytest.mark.property
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", run_seed_sample(range(4), 2, salt="json_object"))
 def test_json_object_answers_are_json_objects(http, seed):
+    """Four draws of random logits for one claim: two drawn from the run's seed by default
+    (``run_seed_sample``), the two others under ``-m slow``."""
     answer = chat(http, response_format={"type": "json_object"}, seed=seed).json()
     assert answer["choices"][0]["finish_reason"] == "stop"
     assert isinstance(json.loads(answer["choices"][0]["message"]["content"]), dict)

@@ -302,3 +302,17 @@ def without_oracle_memo(monkeypatch) -> None:
     from harness.suite import oracle_memo
 
     monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
+
+
+def run_seed_sample(cases, k: int, *, salt: str) -> list:
+    """``cases`` as ``pytest.param``s of which ``k``, drawn from the run's seed (the header's
+    ``CONSTRAIN_HARNESS_TEST_SEED``, set before collection in every process of the run) and
+    ``salt`` (the test's name), run by default, the others only under ``-m slow``: for a
+    parametrization whose cases are instances of one claim on one code path (data only)."""
+    import random
+
+    if not 0 < k <= len(cases):
+        raise ValueError(f"run_seed_sample: k must be in 1..{len(cases)}, got {k}")
+    rng = random.Random(f"{os.environ.get('CONSTRAIN_HARNESS_TEST_SEED', '0')}:{salt}")
+    kept = set(rng.sample(range(len(cases)), k))
+    return [pytest.param(case, marks=() if i in kept else pytest.mark.slow) for i, case in enumerate(cases)]
