@@ -194,7 +194,7 @@ def evidence_patterns() -> list[str]:
         raise ValueError(f"EVIDENCE_MAX_SIZE must be 1..6 (size 7 is 212,747 patterns), not {EVIDENCE_MAX_SIZE}")
     from harness.mutants.equivalence import patterns
 
-    enumerated = [p for level in patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE).values() for p in level]
+    enumerated = [p for level in _enumerated(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE) for p in level]
     from harness.suite.inputs import (
         BACKREFERENCE_PATTERNS,
         LITERAL_BRACE_PATTERNS,
@@ -208,6 +208,13 @@ def evidence_patterns() -> list[str]:
     held += [pattern for pattern, _ in BACKREFERENCE_PATTERNS]  # \8 after eight groups: the parser's refusal
     held += PARENTHESES_IN_NO_GROUP_PATTERNS  # more than 400 '(' in classes or escaped: the nest scan's paths
     return list(dict.fromkeys(enumerated + patterns() + held + construct_patterns()))
+
+
+@functools.lru_cache(maxsize=4)
+def _enumerated(grammar: Grammar, max_size: int) -> tuple[tuple[str, ...], ...]:
+    """``patterns_by_size(grammar, max_size)``'s levels, sizes 1..max_size in order, made once per
+    process (a function of its arguments alone; ~15 ms, asked twice by every compile-domain walk)."""
+    return tuple(tuple(level) for level in patterns_by_size(grammar, max_size).values())
 
 
 def construct_patterns() -> list[str]:
@@ -283,7 +290,7 @@ def _compile_items(m) -> Iterator[tuple[str, Callable[[], Any]]]:
         index = m.TokenIndex(dfa, list(vocab), eos_id)   # a fresh list: an item never sees another's changes
         return tables + [[np.flatnonzero(np.asarray(index.mask(s))).tolist() for s in range(dfa.n_states)]]
 
-    tables_only = set(patterns_by_size(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE)[EVIDENCE_MAX_SIZE])
+    tables_only = set(_enumerated(EVIDENCE_GRAMMAR, EVIDENCE_MAX_SIZE)[EVIDENCE_MAX_SIZE - 1])
     for pattern in evidence_patterns():
         with_masks = pattern not in tables_only
         yield f"pattern {pattern!r}", lambda pattern=pattern, with_masks=with_masks: facts(pattern, with_masks)

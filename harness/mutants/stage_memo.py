@@ -434,8 +434,8 @@ def mask_patterns() -> list[str]:
     ``test_mutants_mask_memo`` checks that the memo holds every DFA the domain indexes."""
     from harness.mutants import evidence
 
-    size = evidence.EVIDENCE_MAX_SIZE   # evidence's own import of the sweep's enumeration (the layers allow it there)
-    tables_only = set(evidence.patterns_by_size(evidence.EVIDENCE_GRAMMAR, size)[size])
+    # evidence's own enumeration (made once a process; the layers allow the sweep's import there)
+    tables_only = set(evidence._enumerated(evidence.EVIDENCE_GRAMMAR, evidence.EVIDENCE_MAX_SIZE)[-1])
     found = [p for p in evidence.evidence_patterns() if p not in tables_only] + list(evidence.TABLE_PATTERNS)
     return list(dict.fromkeys(found))
 

@@ -16,6 +16,7 @@ from harness.mutants import equivalence, evidence, generation, runner
 from harness.mutants.apply import REFERENCE_DIR, load, materialize, materialize_generated
 from harness.mutants.catalogue import BY_ID
 from harness.mutants.runner import MutantResult, Outcome
+from tests.mutants import reference_answers
 
 # A pattern of the enumeration (size 4) that no corpus holds: a mutant wrong only there passes the
 # corpus and must still not be called equivalent.
@@ -43,14 +44,13 @@ def _reference_text(file: str) -> str:
     return (REFERENCE_DIR / file).read_text(encoding="utf-8")
 
 
-@functools.cache
 def _reference_record(kind: str) -> tuple[str, ...]:
     """The reference's answers over ``kind``'s domain (``evidence.record``), recorded once for the
-    module: the oracle every mutant of the kind is compared with (about 0.6 CPU s for vocab, which
-    15 tests read). The reference is never mutated, so its record cannot change within the run;
-    ``test_the_reference_agrees_with_itself_on_every_item`` computes the domain afresh and compares
-    it with this record item by item."""
-    return tuple(evidence.record(reference, kind))
+    process (``reference_answers.record``, which ``test_mutants_evidence_pick`` reads too): the oracle
+    every mutant of the kind is compared with (vocab's 15 tests read). The reference is never mutated,
+    so its record cannot change within the run; ``test_the_reference_agrees_with_itself_on_every_item``
+    computes the domain afresh and compares it with this record item by item."""
+    return reference_answers.record(kind)
 
 
 def _answers(m, chosen) -> list[str]:

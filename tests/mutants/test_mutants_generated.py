@@ -11,12 +11,12 @@ import jsonschema
 import pytest
 from cosmic_ray.mutating import mutate_code
 
-import oracles.automaton as reference
 from harness.mutants import equivalence, generation, report, triage
 from harness.mutants.apply import REFERENCE_DIR, load, materialize, materialize_generated
 from harness.mutants.catalogue import BY_ID
 from harness.mutants.operators import EXTRA
 from harness.mutants.runner import MutantResult, Outcome, run_all, run_generated
+from tests.mutants import reference_answers
 from tests.mutants.test_mutants import STRYKER_SCHEMA
 from tests.support.helpers import bounded_call  # a mutant's in-process fingerprint, bounded
 
@@ -193,7 +193,8 @@ def test_a_generated_mutant_is_a_copy(tmp_path):
 
 @pytest.fixture(scope="module")
 def reference_facts():
-    return equivalence.fingerprint(reference)
+    # equivalence.fingerprint(reference), once a process (test_mutants_infection reads its digest too)
+    return reference_answers.fingerprint()
 
 
 def test_the_fingerprint_of_a_clean_copy_equals_the_reference(reference_facts, tmp_path):

@@ -11,6 +11,7 @@ from golden.tools_replay import CHECKS, replay_tools
 from harness.mutants.apply import load, materialize
 from harness.mutants.catalogue import TOOLS_REPLAY, Mutant
 from harness.mutants.tools_mutants import TOOLS_MUTANTS, kill_matrix
+from tests.mutants import reference_answers
 
 SPEC_KILLER = {"l10_9:s12": "parse_tool_request_hand_example", "l10_9:s13": "grammar_by_tool_choice",
                "l10_9:s14": "parser_hand_example", "l10_9:s15": "parser_holds_back_only_real_markup",
@@ -22,6 +23,20 @@ def doc():
     return fileformat.load(fileformat.GOLDEN_DIR / fileformat.FILES["tools_golden"], "tools_golden")
 
 
+@pytest.fixture(scope="module")
+def grammar_dfas() -> dict:
+    return {}
+
+
+@pytest.fixture
+def compiled_once(grammar_dfas):
+    """The reference's DFA of each grammar pattern the in-process replays compile, made once for the
+    module (``reference_answers.reference_dfas_once``: each call its own copy; ~0.7 of a replay's ~0.9
+    CPU s), within the tests that ask; the runner's replays behind the wall (the e2e test) compute their own."""
+    with reference_answers.reference_dfas_once(grammar_dfas):
+        yield
+
+
 @pytest.mark.golden
 def test_the_table_has_the_specs_ids_and_killers():
     assert [m.id for m in TOOLS_MUTANTS] == list(SPEC_KILLER)
@@ -29,6 +44,7 @@ def test_the_table_has_the_specs_ids_and_killers():
 
 
 @pytest.mark.golden
+@pytest.mark.usefixtures("compiled_once")
 def test_a_clean_copy_passes_every_check(doc, tmp_path):
     clean = Mutant("l10_9:null", "none", "no edit", (), (), lambda m: None, kind=TOOLS_REPLAY)
     assert replay_tools(doc, load(materialize(clean, tmp_path))).ok
@@ -43,12 +59,14 @@ def test_each_mutant_changes_its_example(mutant, tmp_path):
 
 
 @pytest.mark.golden
+@pytest.mark.usefixtures("compiled_once")
 def test_each_mutant_is_killed_by_exactly_its_declared_checks(doc, tmp_path):
     matrix = kill_matrix(doc, tmp_path)
     assert matrix == {m.id: set(m.killers) for m in TOOLS_MUTANTS}
 
 
 @pytest.mark.golden
+@pytest.mark.usefixtures("compiled_once")
 def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
     """Spec 002's parser_parallel_calls checks "the newline between calls": a parser that
     keeps it as content fails that check on the parallel streams (it passed before issue 24)."""
@@ -73,6 +91,7 @@ def test_the_newline_between_parallel_calls_is_no_content(doc, tmp_path):
     (("render.py", 'return ("user", f"<tool_response>\\n{content}\\n</tool_response>")', 'return ("user", content)'),
      False),  # a tool result without its markup
 ], ids=["other wording", "not appended", "no tool_response"])
+@pytest.mark.usefixtures("compiled_once")
 def test_rendering_is_held_to_the_specs_rules_not_the_references_wording(doc, tmp_path, edit, ok):
     from harness.mutants.catalogue import Edit
 
