@@ -9,6 +9,7 @@ for one."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -23,7 +24,7 @@ import pytest
 
 from harness.run import launch as grader_launch
 from harness.sandbox import isolated
-from tests.support.helpers import CANDIDATES, ROOT, confined
+from tests.support.helpers import CANDIDATES, ROOT, confined, seeded_cases
 
 pytestmark = pytest.mark.e2e
 
@@ -89,9 +90,25 @@ def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None,
     return done.returncode, seen, output
 
 
-def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path):
+@pytest.fixture(scope="module")
+def spawned_probe(tmp_path_factory):
+    """The oracle: the probe run by a launcher with forks off (a new interpreter), once a module
+    for each ending; a copy of ``_launch``'s answer each time it is asked. Its launcher is started
+    isolated: one started as ``python -m`` (the served tests' caller) with forks off starts the
+    same new interpreter, whose probe was compared field by field with this one's (every field,
+    its output and its status equal, with and without an ending; 2026-12-07)."""
+    runs: dict[str, tuple[int, dict, str]] = {}
+
+    def probe(end: str = "") -> tuple[int, dict, str]:
+        if end not in runs:
+            runs[end] = _launch(tmp_path_factory.mktemp("spawned") / "probe", "0", end)
+        return copy.deepcopy(runs[end])
+    return probe
+
+
+def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, spawned_probe):
     code_f, forked, out_f = _launch(tmp_path / "forked", "1")
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0")
+    code_s, spawned, out_s = spawned_probe()
     assert (forked.pop("forked"), spawned.pop("forked")) == (True, False)
     assert forked.pop("served") is spawned.pop("served") is False
     assert forked == spawned
@@ -100,9 +117,9 @@ def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_p
 
 
 @pytest.mark.parametrize("end, status", [("exit", 7), ("kill", 128 + signal.SIGKILL)])
-def test_a_forked_child_ends_as_a_new_interpreter_would(tmp_path, end, status):
+def test_a_forked_child_ends_as_a_new_interpreter_would(tmp_path, spawned_probe, end, status):
     code_f, forked, out_f = _launch(tmp_path / "forked", "1", end)
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0", end)
+    code_s, spawned, out_s = spawned_probe(end)
     assert (forked["forked"], spawned["forked"]) == (True, False)
     assert code_f == code_s == status
     assert out_f == out_s   # block-buffered stdout: what the probe printed is lost the same way
@@ -126,14 +143,15 @@ def _state(pid: int) -> str:
 
 
 @pytest.mark.parametrize("end, status", [("", 0), ("exit", 7), ("kill", 128 + signal.SIGKILL)])
-def test_a_served_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, harness_unchanged, end, status):
+def test_a_served_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, harness_unchanged, spawned_probe,
+                                                                         end, status):
     """A launcher that cannot fork its own grader children (not started isolated: a test run's
     worker, a library caller) has them forked by its warm server: the same process as a new
-    interpreter (the oracle: that launcher with forks off), the same output and status; once the
-    launcher has ended, neither the child nor the server is left."""
+    interpreter (the oracle: a launcher with forks off, ``spawned_probe``), the same output and
+    status; once the launcher has ended, neither the child nor the server is left."""
     code_w, served, out_w = _launch(tmp_path / "served", "1", end, caller="plain")
     child, server = json.loads((tmp_path / "served" / "seen.json.ids").read_text())
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0", end, caller="plain")
+    code_s, spawned, out_s = spawned_probe(end)
     assert (served.pop("served"), spawned.pop("served")) == (True, False)
     assert served.pop("forked") is spawned.pop("forked") is False
     assert served == spawned
@@ -184,15 +202,38 @@ def _comparable(path: Path) -> dict:
     return doc
 
 
+FORKED_CASES = [
+    ((ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"), "reference"),
+    ((CANDIDATES / "wrong_numbering.py", "test_hand_example,test_canonical_form"), "wrong_numbering"),
+    ((CANDIDATES / "exits_os.py", "test_hand_example,test_hand_example_masks,test_canonical_form"), "exits_os"),
+    ((CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"), "crashes_interpreter"),
+    ((CANDIDATES / "floods_stdout.py", "test_hand_example"), "floods_stdout"),
+]
+"""The candidates check grades with its grader child forked and spawned (``tests/candidates/README.md``)."""
+
+
+def forked_case_kinds(candidate: Path, only: str) -> set[str]:
+    """The grader child's paths a case of ``FORKED_CASES`` takes: its candidate's verdicts
+    ("verdicts": passed or failed, the candidate alive throughout), its candidate's process ended
+    mid-test and started afresh ("restart": ``os._exit``, SIGSEGV), 200 MB printed ("flood"), and a
+    selection on both sides of the split, so a twin grader child runs ("twin")."""
+    kinds = {"restart"} if candidate.name in ("exits_os.py", "crashes_interpreter.py") else \
+        {"flood"} if candidate.name == "floods_stdout.py" else {"verdicts"}
+    return kinds | ({"twin"} if "test_vocab_bytes" in only.split(",") else set())
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.name == "test_check_grades_the_same_with_its_grader_child_forked":
+        metafunc.parametrize("candidate, only", seeded_cases(metafunc.config, FORKED_CASES, forked_case_kinds,
+                                                             draw="grader_fork.forked"))
+
+
 @confined
-@pytest.mark.parametrize("candidate, only", [
-    (ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"),
-    (CANDIDATES / "wrong_numbering.py", "test_hand_example,test_canonical_form"),
-    (CANDIDATES / "exits_os.py", "test_hand_example,test_hand_example_masks,test_canonical_form"),
-    (CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"),
-    (CANDIDATES / "floods_stdout.py", "test_hand_example"),
-])
 def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, candidate, only):
+    """Each candidate graded by check with its grader child forked and spawned: the same report.
+    The default run grades a sample drawn from the run's seed that takes every path of
+    ``forked_case_kinds`` (3 or 4 of the 5 candidates: the floods, a verdicts and a restart
+    candidate, and a twin's when neither drawn has one); ``-m slow`` grades all five."""
     reports, codes = {}, {}
     for fork in ("1", "0"):
         report = tmp_path / f"report-{fork}.json"

@@ -289,3 +289,30 @@ def assert_canonical(dfa) -> None:
     assert order == list(range(dfa.n_states)), f"states are not numbered breadth first: {order}"
     live = live_states(dfa.trans, dfa.accept)
     assert bool(live.all()), f"dead states present: {live.nonzero()[0].tolist()}"
+
+
+def seeded_cases(config, cases, kinds, *, draw: str) -> list:
+    """A parametrization's cases for this run, as ``pytest.param``s. Under a ``-m`` expression
+    that names ``slow`` (and not ``not slow``), every case, each marked ``slow`` so the expression
+    selects it. Else a sample that holds a case of every kind: ``kinds(case)`` is the set of kinds
+    (code paths) a case takes; for each kind no case drawn so far takes, a case of that kind is
+    drawn, from the run's seed (the header's ``hypothesis run seed``, ``CONSTRAIN_HARNESS_TEST_SEED``)
+    and ``draw`` (a name, so two samples of one run draw apart); the cases left out are marked
+    ``slow`` (deselected, listed as such). Cases are ``(values, id)`` pairs, ``values`` a tuple."""
+    import random
+    import re
+
+    expression = config.getoption("markexpr") or ""
+    every = bool(re.search(r"\bslow\b", expression)) and not re.search(r"\bnot\s+slow\b", expression)
+    if every:
+        return [pytest.param(*values, id=name, marks=pytest.mark.slow) for values, name in cases]
+    rng = random.Random(f"{os.environ.get('CONSTRAIN_HARNESS_TEST_SEED', '0')}:{draw}")
+    chosen: set[str] = set()
+    covered: set[str] = set()
+    for kind in sorted({k for values, _ in cases for k in kinds(*values)}):
+        if kind not in covered:
+            values, name = rng.choice([case for case in cases if kind in kinds(*case[0])])
+            chosen.add(name)
+            covered |= set(kinds(*values))
+    return [pytest.param(*values, id=name, marks=() if name in chosen else pytest.mark.slow)
+            for values, name in cases]
