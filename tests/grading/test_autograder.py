@@ -246,15 +246,20 @@ def test_in_the_bundle_an_upload_importing_the_harness_gets_nothing_from_it(inst
     """The bundle installs the harness as a wheel (its packages in site-packages, which the
     interpreter's binds hold whole): a student's sandbox there still holds its server only
     (``harness.sandbox.lending``). Graded as Gradescope does, with no loan in the environment;
-    the same wheat copied as the upload scores full marks."""
+    the same wheat copied as the upload scores full marks. One upload tries both imports, each
+    on its own (either one that found its module would bring every name: full marks), and loads
+    (it failed, it did not crash); it was an upload a cheat, each crashing on its import (2.3 CPU s
+    a grading)."""
     from harness.sandbox.lending import LEND_VARIABLE
 
     root, env = installed
     as_for_students = (root, {k: v for k, v in env.items() if k != LEND_VARIABLE})
-    for cheat in ("from oracles.automaton import *  # noqa: F401,F403\n",
-                  "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403\n"):
-        results = grade_in(as_for_students, {"constrain.py": cheat})
-        assert results["score"] == 0.0, results["output"]
+    cheats = ("from oracles.automaton import *  # noqa: F401,F403",
+              "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403")
+    upload = "".join(f"try:\n    {cheat}\nexcept BaseException:\n    pass\n" for cheat in cheats)
+    results = grade_in(as_for_students, {"constrain.py": upload})
+    assert results["score"] == 0.0, results["output"]
+    assert "verdict: failed, 0/16" in results["output"], results["output"]   # it loaded: both imports were tried
     results = grade_in(as_for_students, {"constrain.py": WHEATS / "fair_thompson_moore.py"})
     assert results["score"] == 32.0, results["output"]
 
