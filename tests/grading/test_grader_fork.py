@@ -228,27 +228,56 @@ def pytest_generate_tests(metafunc):
                                                              draw="grader_fork.forked"))
 
 
+def _check_entry_command(candidate: Path, only: str, report: Path) -> list[str]:
+    """check of ``candidate`` on the tests ``only`` as a job started as ``python -m`` (not isolated)."""
+    return [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.commands.check_entry", "--impl",
+            str(candidate), "--only", only, "--timeout", "10", "--json", str(report)]
+
+
+@pytest.fixture(scope="module")
+def spawned_check(tmp_path_factory):
+    """The oracle of the check comparisons below: check of (candidate, only) with forks off, each
+    grader child a new interpreter, as a job started as ``python -m`` and watched; (its status,
+    whether a warm server of it forked a child, its report without timings), once a module per
+    (candidate, only): the forked and the served comparisons of the reference and of
+    crashes_interpreter share it. With forks off, the same job started isolated writes the same
+    report with the same status (compared, 2026-12-07: crashes_interpreter, a test of each half)."""
+    runs: dict[tuple[str, str], tuple[int, bool, dict]] = {}
+
+    def check(candidate: Path, only: str) -> tuple[int, bool, dict]:
+        if (str(candidate), only) not in runs:
+            folder = tmp_path_factory.mktemp("spawned-check")
+            report = folder / "report-0.json"
+            code, served = _check_entry_watched(_check_entry_command(candidate, only, report),   # no server
+                                                isolated.environment({grader_launch.FORK_ENV: "0"}), folder,
+                                                poll=0.05)   # is started: nothing to catch at 5 ms
+            runs[str(candidate), only] = code, served, _comparable(report)
+        return copy.deepcopy(runs[str(candidate), only])
+    return check
+
+
 @confined
-def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, candidate, only):
-    """Each candidate graded by check with its grader child forked and spawned: the same report.
-    The default run grades a sample drawn from the run's seed that takes every path of
-    ``forked_case_kinds`` (3 or 4 of the 5 candidates: the floods, a verdicts and a restart
-    candidate, and a twin's when neither drawn has one); ``-m slow`` grades all five."""
-    reports, codes = {}, {}
-    for fork in ("1", "0"):
-        report = tmp_path / f"report-{fork}.json"
-        env = isolated.environment({grader_launch.FORK_ENV: fork})
-        done = subprocess.run(isolated.command("harness.commands.check_entry", "--impl", str(candidate), "--only",
-                                               only, "--timeout", "10", "--json", str(report)),
-                              env=env, cwd=tmp_path, capture_output=True, timeout=600)
-        codes[fork], reports[fork] = done.returncode, _comparable(report)
-    assert codes["1"] == codes["0"]
-    assert reports["1"] == reports["0"]
-    assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
+def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, spawned_check, candidate, only):
+    """Each candidate graded by check with its grader child forked (started isolated) and spawned
+    (``spawned_check``): the same report. The default run grades a sample drawn from the run's
+    seed that takes every path of ``forked_case_kinds`` (3 or 4 of the 5 candidates: the floods,
+    a verdicts and a restart candidate, and a twin's when neither drawn has one); ``-m slow``
+    grades all five."""
+    report = tmp_path / "report-1.json"
+    done = subprocess.run(isolated.command("harness.commands.check_entry", "--impl", str(candidate), "--only",
+                                           only, "--timeout", "10", "--json", str(report)),
+                          env=isolated.environment({grader_launch.FORK_ENV: "1"}), cwd=tmp_path, capture_output=True,
+                          timeout=600)
+    forked = _comparable(report)
+    code, _, spawned = spawned_check(candidate, only)
+    assert done.returncode == code
+    assert forked == spawned
+    assert forked["tests"] and all(t["status"] != "not run" for t in forked["tests"])
 
 
-def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> tuple[int, bool]:
-    """Run ``command`` (a check job); (its status, whether a warm server of it forked a child)."""
+def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path, poll: float = 0.005) -> tuple[int, bool]:
+    """Run ``command`` (a check job); (its status, whether a warm server of it forked a child),
+    its children looked at every ``poll`` s."""
     proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     served = False
     while proc.poll() is None:
@@ -258,7 +287,7 @@ def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> 
                     served |= bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
         except OSError:
             pass
-        time.sleep(0.005)
+        time.sleep(poll)
     return proc.wait(), served
 
 
@@ -267,23 +296,22 @@ def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> 
     (ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"),
     (CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"),
 ])
-def test_check_grades_the_same_with_its_grader_children_served(tmp_path, harness_unchanged, candidate, only):
+def test_check_grades_the_same_with_its_grader_children_served(tmp_path, harness_unchanged, spawned_check,
+                                                               candidate, only):
     """A check job that cannot fork its own grader children (started as ``python -m``) has its warm
-    server fork them (a twin, and a crash's restart): the same report as with each a new interpreter."""
+    server fork them (a twin, and a crash's restart): the same report as with each a new interpreter
+    (``spawned_check``: the same job with forks off, whose server forks nothing)."""
     if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
         pytest.skip("this kernel lists no process's children in /proc (CONFIG_PROC_CHILDREN)")
-    reports, codes, served = {}, {}, {}
-    for fork in ("1", "0"):
-        report = tmp_path / f"report-{fork}.json"
-        env = isolated.environment({grader_launch.FORK_ENV: fork})
-        codes[fork], served[fork] = _check_entry_watched(
-            [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.commands.check_entry", "--impl",
-             str(candidate), "--only", only, "--timeout", "10", "--json", str(report)], env, tmp_path)
-        reports[fork] = _comparable(report)
-    assert served == {"1": True, "0": False}
-    assert codes["1"] == codes["0"]
-    assert reports["1"] == reports["0"]
-    assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
+    report = tmp_path / "report-1.json"
+    code_w, served_w = _check_entry_watched(_check_entry_command(candidate, only, report),
+                                            isolated.environment({grader_launch.FORK_ENV: "1"}), tmp_path)
+    served = _comparable(report)
+    code_s, served_s, spawned = spawned_check(candidate, only)
+    assert (served_w, served_s) == (True, False)
+    assert code_w == code_s
+    assert served == spawned
+    assert served["tests"] and all(t["status"] != "not run" for t in served["tests"])
 
 
 def test_the_launcher_refuses_nothing_silently():
