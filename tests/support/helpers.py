@@ -297,16 +297,21 @@ def seeded_cases(config, cases, kinds, *, draw: str) -> list:
     selects it. Else a sample that holds a case of every kind: ``kinds(case)`` is the set of kinds
     (code paths) a case takes; for each kind no case drawn so far takes, a case of that kind is
     drawn, from the run's seed (the header's ``hypothesis run seed``, ``CONSTRAIN_HARNESS_TEST_SEED``)
-    and ``draw`` (a name, so two samples of one run draw apart); the cases left out are marked
-    ``slow`` (deselected, listed as such). Cases are ``(values, id)`` pairs, ``values`` a tuple."""
+    and ``draw`` (a name, so two samples of one run draw apart); under a derandomized profile
+    (``ci``, ``thorough``: the header prints no run seed) from ``draw`` alone, the same sample every
+    run. The cases left out are marked ``slow`` (deselected, listed as such). Cases are
+    ``(values, id)`` pairs, ``values`` a tuple."""
     import random
     import re
+
+    from hypothesis import settings
 
     expression = config.getoption("markexpr") or ""
     every = bool(re.search(r"\bslow\b", expression)) and not re.search(r"\bnot\s+slow\b", expression)
     if every:
         return [pytest.param(*values, id=name, marks=pytest.mark.slow) for values, name in cases]
-    rng = random.Random(f"{os.environ.get('CONSTRAIN_HARNESS_TEST_SEED', '0')}:{draw}")
+    seed = "derandomized" if settings.default.derandomize else os.environ.get("CONSTRAIN_HARNESS_TEST_SEED", "0")
+    rng = random.Random(f"{seed}:{draw}")
     chosen: set[str] = set()
     covered: set[str] = set()
     for kind in sorted({k for values, _ in cases for k in kinds(*values)}):
