@@ -246,15 +246,20 @@ def test_in_the_bundle_an_upload_importing_the_harness_gets_nothing_from_it(inst
     """The bundle installs the harness as a wheel (its packages in site-packages, which the
     interpreter's binds hold whole): a student's sandbox there still holds its server only
     (``harness.sandbox.lending``). Graded as Gradescope does, with no loan in the environment;
-    the same wheat copied as the upload scores full marks."""
+    the same wheat copied as the upload scores full marks. One upload tries both imports, each
+    on its own (either one that found its module would bring every name: full marks), and loads
+    (it failed, it did not crash); it was an upload a cheat, each crashing on its import (2.3 CPU s
+    a grading)."""
     from harness.sandbox.lending import LEND_VARIABLE
 
     root, env = installed
     as_for_students = (root, {k: v for k, v in env.items() if k != LEND_VARIABLE})
-    for cheat in ("from oracles.automaton import *  # noqa: F401,F403\n",
-                  "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403\n"):
-        results = grade_in(as_for_students, {"constrain.py": cheat})
-        assert results["score"] == 0.0, results["output"]
+    cheats = ("from oracles.automaton import *  # noqa: F401,F403",
+              "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403")
+    upload = "".join(f"try:\n    {cheat}\nexcept BaseException:\n    pass\n" for cheat in cheats)
+    results = grade_in(as_for_students, {"constrain.py": upload})
+    assert results["score"] == 0.0, results["output"]
+    assert "verdict: failed, 0/16" in results["output"], results["output"]   # it loaded: both imports were tried
     results = grade_in(as_for_students, {"constrain.py": WHEATS / "fair_thompson_moore.py"})
     assert results["score"] == 32.0, results["output"]
 
@@ -305,14 +310,21 @@ def test_build_refuses_a_lab_check_cannot_grade_and_bad_settings(tmp_path):
 
 
 @pytest.mark.e2e
-def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path):
+def test_the_strict_tier_builds_now_that_check_has_strict(tmp_path, installed, monkeypatch):
+    """The bundle's wheel is this source tree's whatever the tier: the one the module's bundle
+    built (``installed``) is copied in, not built again (pip wheel, 1.5 CPU s)."""
     from harness.commands.autograder import _check_knows_strict
 
+    root, _ = installed
+    (built,) = (root / "source" / "wheels").glob("constrain_harness-*.whl")
+    monkeypatch.setattr(bundle, "build_wheel", lambda out_dir, root=None: Path(shutil.copy2(built, out_dir)))
     assert _check_knows_strict()
     err = io.StringIO()
     code = main(["autograder", "build", "--out", str(tmp_path / "a.zip"), "--tier", "strict"], io.StringIO(), err)
     assert code == ExitCode.OK, err.getvalue()
-    assert json.loads(zipfile.ZipFile(tmp_path / "a.zip").read(CONFIG_NAME))["tier"] == "strict"
+    with zipfile.ZipFile(tmp_path / "a.zip") as z:
+        assert json.loads(z.read(CONFIG_NAME))["tier"] == "strict"
+        assert z.read(f"wheels/{built.name}") == built.read_bytes()
 
 
 @pytest.mark.e2e

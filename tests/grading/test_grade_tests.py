@@ -309,12 +309,19 @@ def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
     assert g.caught == {} and g.score == 0.0
 
 
-@pytest.mark.e2e
-@confined
-def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch):
-    """The first frame the student's process receives is the same on wheats and chaffs."""
-    from harness.grading.gradetests import suite_run
+@pytest.fixture(scope="module")
+def weak_graded(tmp_path_factory):
+    """The weak suite graded once for the module, seed 7, on the reference and the chaffs s01, s10
+    and x99, a chaff that does not load (``CHAFF_SOURCES``' hook); every hello a student's process
+    received recorded. (result, hellos): what the hello test and the not-loading chaff's test read
+    (each graded it before, 3 CPU s a grading); the harness's files checked around it (as
+    ``harness_unchanged``)."""
+    from harness.grading.gradetests import implementations, suite_run
+    from tests.support.helpers import HOME_TARGETS, tree_digest
 
+    broken = tmp_path_factory.mktemp("chaff") / "broken_chaff.py"
+    broken.write_text("raise ImportError('this chaff is broken')\n")
+    chaff = implementations.Implementation("x99", "chaff", str(broken))
     hellos, send = [], suite_run.channel.send
 
     def recording(sock, value, *rest):
@@ -322,8 +329,22 @@ def test_every_implementation_gets_the_same_hello(harness_unchanged, monkeypatch
             hellos.append(value)
         return send(sock, value, *rest)
 
-    monkeypatch.setattr(suite_run.channel, "send", recording)
-    result = graded("weak", wheats=("reference",), chaffs=("s01", "s10"), seed=7)
+    before = tree_digest(bytecode=HARNESS_DIGEST_BYTECODE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suite_run.channel, "send", recording)
+        patch.setattr(implementations, "CHAFF_SOURCES", [*implementations.CHAFF_SOURCES, lambda root, only: [chaff]])
+        result = graded("weak", wheats=("reference",), chaffs=("s01", "s10"), seed=7)
+    assert tree_digest(bytecode=HARNESS_DIGEST_BYTECODE) == before, "the harness's files changed"
+    assert not any(p.exists() for p in HOME_TARGETS), "the candidate wrote into the grader's home"
+    return result, hellos
+
+
+@pytest.mark.e2e
+@confined
+def test_every_implementation_gets_the_same_hello(weak_graded):
+    """The first frame the student's process receives is the same on wheats and chaffs."""
+    result, hellos = weak_graded
+    # the reference's two runs, s01's and s10's (x99's run ends before its relay starts: it did not load)
     assert len(hellos) == 4 and all(h == hellos[0] for h in hellos), hellos
     assert hellos[0]["seed"] == 7 and hellos[0]["skip"] == [] and "only" not in hellos[0]
     assert sorted(result.grade.caught) == ["s10"]
@@ -463,18 +484,12 @@ def without_timings(result) -> str:
 
 @pytest.mark.e2e
 @confined
-def test_a_chaff_that_does_not_load_is_not_graded(harness_unchanged, monkeypatch, tmp_path):
-    from harness.grading.gradetests import implementations
-
-    broken = tmp_path / "broken_chaff.py"
-    broken.write_text("raise ImportError('this chaff is broken')\n")
-    chaff = implementations.Implementation("x99", "chaff", str(broken))
-    monkeypatch.setattr(implementations, "CHAFF_SOURCES", [*implementations.CHAFF_SOURCES, lambda root, only: [chaff]])
-    result = graded("weak", wheats=("reference",), chaffs=("s10",))
+def test_a_chaff_that_does_not_load_is_not_graded(weak_graded):
+    result, _ = weak_graded
     g = result.grade
-    assert g.chaff_verdicts == {"s10": "completed", "x99": "implementation did not load"}
+    assert g.chaff_verdicts == {"s01": "completed", "s10": "completed", "x99": "implementation did not load"}
     assert g.not_graded.keys() == {"x99"} and "this chaff is broken" in g.not_graded["x99"]
-    assert g.surviving == [] and (len(g.caught), g.total, g.incomplete) == (1, 1, True)
+    assert g.surviving == ["s01"] and (len(g.caught), g.total, g.incomplete) == (1, 2, True)
     text = reports.table(result, "pitfall")
     assert "not graded: x99: did not load (" in text and "survived: x99" not in text
 

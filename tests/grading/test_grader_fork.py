@@ -9,6 +9,7 @@ for one."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -23,7 +24,7 @@ import pytest
 
 from harness.run import launch as grader_launch
 from harness.sandbox import isolated
-from tests.support.helpers import CANDIDATES, ROOT, confined
+from tests.support.helpers import CANDIDATES, ROOT, confined, seeded_cases
 
 pytestmark = pytest.mark.e2e
 
@@ -89,9 +90,25 @@ def _launch(folder: Path, fork: str, end: str = "", extra: dict | None = None,
     return done.returncode, seen, output
 
 
-def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path):
+@pytest.fixture(scope="module")
+def spawned_probe(tmp_path_factory):
+    """The oracle: the probe run by a launcher with forks off (a new interpreter), once a module
+    for each ending; a copy of ``_launch``'s answer each time it is asked. Its launcher is started
+    isolated: one started as ``python -m`` (the served tests' caller) with forks off starts the
+    same new interpreter, whose probe was compared field by field with this one's (every field,
+    its output and its status equal, with and without an ending; 2026-12-07)."""
+    runs: dict[str, tuple[int, dict, str]] = {}
+
+    def probe(end: str = "") -> tuple[int, dict, str]:
+        if end not in runs:
+            runs[end] = _launch(tmp_path_factory.mktemp("spawned") / "probe", "0", end)
+        return copy.deepcopy(runs[end])
+    return probe
+
+
+def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, spawned_probe):
     code_f, forked, out_f = _launch(tmp_path / "forked", "1")
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0")
+    code_s, spawned, out_s = spawned_probe()
     assert (forked.pop("forked"), spawned.pop("forked")) == (True, False)
     assert forked.pop("served") is spawned.pop("served") is False
     assert forked == spawned
@@ -100,9 +117,9 @@ def test_the_forked_grader_child_is_the_process_a_new_interpreter_would_be(tmp_p
 
 
 @pytest.mark.parametrize("end, status", [("exit", 7), ("kill", 128 + signal.SIGKILL)])
-def test_a_forked_child_ends_as_a_new_interpreter_would(tmp_path, end, status):
+def test_a_forked_child_ends_as_a_new_interpreter_would(tmp_path, spawned_probe, end, status):
     code_f, forked, out_f = _launch(tmp_path / "forked", "1", end)
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0", end)
+    code_s, spawned, out_s = spawned_probe(end)
     assert (forked["forked"], spawned["forked"]) == (True, False)
     assert code_f == code_s == status
     assert out_f == out_s   # block-buffered stdout: what the probe printed is lost the same way
@@ -126,14 +143,15 @@ def _state(pid: int) -> str:
 
 
 @pytest.mark.parametrize("end, status", [("", 0), ("exit", 7), ("kill", 128 + signal.SIGKILL)])
-def test_a_served_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, harness_unchanged, end, status):
+def test_a_served_grader_child_is_the_process_a_new_interpreter_would_be(tmp_path, harness_unchanged, spawned_probe,
+                                                                         end, status):
     """A launcher that cannot fork its own grader children (not started isolated: a test run's
     worker, a library caller) has them forked by its warm server: the same process as a new
-    interpreter (the oracle: that launcher with forks off), the same output and status; once the
-    launcher has ended, neither the child nor the server is left."""
+    interpreter (the oracle: a launcher with forks off, ``spawned_probe``), the same output and
+    status; once the launcher has ended, neither the child nor the server is left."""
     code_w, served, out_w = _launch(tmp_path / "served", "1", end, caller="plain")
     child, server = json.loads((tmp_path / "served" / "seen.json.ids").read_text())
-    code_s, spawned, out_s = _launch(tmp_path / "spawned", "0", end, caller="plain")
+    code_s, spawned, out_s = spawned_probe(end)
     assert (served.pop("served"), spawned.pop("served")) == (True, False)
     assert served.pop("forked") is spawned.pop("forked") is False
     assert served == spawned
@@ -184,30 +202,82 @@ def _comparable(path: Path) -> dict:
     return doc
 
 
+FORKED_CASES = [
+    ((ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"), "reference"),
+    ((CANDIDATES / "wrong_numbering.py", "test_hand_example,test_canonical_form"), "wrong_numbering"),
+    ((CANDIDATES / "exits_os.py", "test_hand_example,test_hand_example_masks,test_canonical_form"), "exits_os"),
+    ((CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"), "crashes_interpreter"),
+    ((CANDIDATES / "floods_stdout.py", "test_hand_example"), "floods_stdout"),
+]
+"""The candidates check grades with its grader child forked and spawned (``tests/candidates/README.md``)."""
+
+
+def forked_case_kinds(candidate: Path, only: str) -> set[str]:
+    """The grader child's paths a case of ``FORKED_CASES`` takes: its candidate's verdicts
+    ("verdicts": passed or failed, the candidate alive throughout), its candidate's process ended
+    mid-test and started afresh ("restart": ``os._exit``, SIGSEGV), 200 MB printed ("flood"), and a
+    selection on both sides of the split, so a twin grader child runs ("twin")."""
+    kinds = {"restart"} if candidate.name in ("exits_os.py", "crashes_interpreter.py") else \
+        {"flood"} if candidate.name == "floods_stdout.py" else {"verdicts"}
+    return kinds | ({"twin"} if "test_vocab_bytes" in only.split(",") else set())
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.name == "test_check_grades_the_same_with_its_grader_child_forked":
+        metafunc.parametrize("candidate, only", seeded_cases(metafunc.config, FORKED_CASES, forked_case_kinds,
+                                                             draw="grader_fork.forked"))
+
+
+def _check_entry_command(candidate: Path, only: str, report: Path) -> list[str]:
+    """check of ``candidate`` on the tests ``only`` as a job started as ``python -m`` (not isolated)."""
+    return [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.commands.check_entry", "--impl",
+            str(candidate), "--only", only, "--timeout", "10", "--json", str(report)]
+
+
+@pytest.fixture(scope="module")
+def spawned_check(tmp_path_factory):
+    """The oracle of the check comparisons below: check of (candidate, only) with forks off, each
+    grader child a new interpreter, as a job started as ``python -m`` and watched; (its status,
+    whether a warm server of it forked a child, its report without timings), once a module per
+    (candidate, only): the forked and the served comparisons of the reference and of
+    crashes_interpreter share it. With forks off, the same job started isolated writes the same
+    report with the same status (compared, 2026-12-07: crashes_interpreter, a test of each half)."""
+    runs: dict[tuple[str, str], tuple[int, bool, dict]] = {}
+
+    def check(candidate: Path, only: str) -> tuple[int, bool, dict]:
+        if (str(candidate), only) not in runs:
+            folder = tmp_path_factory.mktemp("spawned-check")
+            report = folder / "report-0.json"
+            code, served = _check_entry_watched(_check_entry_command(candidate, only, report),   # no server
+                                                isolated.environment({grader_launch.FORK_ENV: "0"}), folder,
+                                                poll=0.05)   # is started: nothing to catch at 5 ms
+            runs[str(candidate), only] = code, served, _comparable(report)
+        return copy.deepcopy(runs[str(candidate), only])
+    return check
+
+
 @confined
-@pytest.mark.parametrize("candidate, only", [
-    (ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"),
-    (CANDIDATES / "wrong_numbering.py", "test_hand_example,test_canonical_form"),
-    (CANDIDATES / "exits_os.py", "test_hand_example,test_hand_example_masks,test_canonical_form"),
-    (CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"),
-    (CANDIDATES / "floods_stdout.py", "test_hand_example"),
-])
-def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, candidate, only):
-    reports, codes = {}, {}
-    for fork in ("1", "0"):
-        report = tmp_path / f"report-{fork}.json"
-        env = isolated.environment({grader_launch.FORK_ENV: fork})
-        done = subprocess.run(isolated.command("harness.commands.check_entry", "--impl", str(candidate), "--only",
-                                               only, "--timeout", "10", "--json", str(report)),
-                              env=env, cwd=tmp_path, capture_output=True, timeout=600)
-        codes[fork], reports[fork] = done.returncode, _comparable(report)
-    assert codes["1"] == codes["0"]
-    assert reports["1"] == reports["0"]
-    assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
+def test_check_grades_the_same_with_its_grader_child_forked(tmp_path, spawned_check, candidate, only):
+    """Each candidate graded by check with its grader child forked (started isolated) and spawned
+    (``spawned_check``): the same report. The default run grades a sample drawn from the run's
+    seed that takes every path of ``forked_case_kinds`` (3 or 4 of the 5 candidates: the floods,
+    a verdicts and a restart candidate, and a twin's when neither drawn has one); ``-m slow``
+    grades all five."""
+    report = tmp_path / "report-1.json"
+    done = subprocess.run(isolated.command("harness.commands.check_entry", "--impl", str(candidate), "--only",
+                                           only, "--timeout", "10", "--json", str(report)),
+                          env=isolated.environment({grader_launch.FORK_ENV: "1"}), cwd=tmp_path, capture_output=True,
+                          timeout=600)
+    forked = _comparable(report)
+    code, _, spawned = spawned_check(candidate, only)
+    assert done.returncode == code
+    assert forked == spawned
+    assert forked["tests"] and all(t["status"] != "not run" for t in forked["tests"])
 
 
-def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> tuple[int, bool]:
-    """Run ``command`` (a check job); (its status, whether a warm server of it forked a child)."""
+def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path, poll: float = 0.005) -> tuple[int, bool]:
+    """Run ``command`` (a check job); (its status, whether a warm server of it forked a child),
+    its children looked at every ``poll`` s."""
     proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     served = False
     while proc.poll() is None:
@@ -217,7 +287,7 @@ def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> 
                     served |= bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
         except OSError:
             pass
-        time.sleep(0.005)
+        time.sleep(poll)
     return proc.wait(), served
 
 
@@ -226,23 +296,22 @@ def _check_entry_watched(command: list[str], env: dict[str, str], cwd: Path) -> 
     (ROOT / "oracles" / "automaton", "test_hand_example,test_canonical_form,test_vocab_bytes"),
     (CANDIDATES / "crashes_interpreter.py", "test_hand_example,test_vocab_bytes"),
 ])
-def test_check_grades_the_same_with_its_grader_children_served(tmp_path, harness_unchanged, candidate, only):
+def test_check_grades_the_same_with_its_grader_children_served(tmp_path, harness_unchanged, spawned_check,
+                                                               candidate, only):
     """A check job that cannot fork its own grader children (started as ``python -m``) has its warm
-    server fork them (a twin, and a crash's restart): the same report as with each a new interpreter."""
+    server fork them (a twin, and a crash's restart): the same report as with each a new interpreter
+    (``spawned_check``: the same job with forks off, whose server forks nothing)."""
     if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
         pytest.skip("this kernel lists no process's children in /proc (CONFIG_PROC_CHILDREN)")
-    reports, codes, served = {}, {}, {}
-    for fork in ("1", "0"):
-        report = tmp_path / f"report-{fork}.json"
-        env = isolated.environment({grader_launch.FORK_ENV: fork})
-        codes[fork], served[fork] = _check_entry_watched(
-            [sys.executable, "-s", "-B", "-X", "faulthandler", "-m", "harness.commands.check_entry", "--impl",
-             str(candidate), "--only", only, "--timeout", "10", "--json", str(report)], env, tmp_path)
-        reports[fork] = _comparable(report)
-    assert served == {"1": True, "0": False}
-    assert codes["1"] == codes["0"]
-    assert reports["1"] == reports["0"]
-    assert reports["1"]["tests"] and all(t["status"] != "not run" for t in reports["1"]["tests"])
+    report = tmp_path / "report-1.json"
+    code_w, served_w = _check_entry_watched(_check_entry_command(candidate, only, report),
+                                            isolated.environment({grader_launch.FORK_ENV: "1"}), tmp_path)
+    served = _comparable(report)
+    code_s, served_s, spawned = spawned_check(candidate, only)
+    assert (served_w, served_s) == (True, False)
+    assert code_w == code_s
+    assert served == spawned
+    assert served["tests"] and all(t["status"] != "not run" for t in served["tests"])
 
 
 def test_the_launcher_refuses_nothing_silently():

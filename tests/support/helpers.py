@@ -304,15 +304,55 @@ def without_oracle_memo(monkeypatch) -> None:
     monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
 
 
-def run_seed_sample(cases, k: int, *, salt: str) -> list:
-    """``cases`` as ``pytest.param``s of which ``k``, drawn from the run's seed (the header's
+def sample_random(draw: str):
+    """The random source of a seeded sample of a parametrization's cases (``run_seed_sample``,
+    ``seeded_cases``): the run's seed (the header's ``hypothesis run seed``,
     ``CONSTRAIN_HARNESS_TEST_SEED``, set before collection in every process of the run) and
-    ``salt`` (the test's name), run by default, the others only under ``-m slow``: for a
-    parametrization whose cases are instances of one claim on one code path (data only)."""
+    ``draw`` (a name, so two samples of one run draw apart); under a derandomized profile (``ci``,
+    ``thorough``: the header prints no run seed) ``draw`` alone, the same sample every run, as
+    Hypothesis's examples there."""
     import random
 
+    from hypothesis import settings
+
+    seed = "derandomized" if settings.default.derandomize else os.environ.get("CONSTRAIN_HARNESS_TEST_SEED", "0")
+    return random.Random(f"{seed}:{draw}")
+
+
+def run_seed_sample(cases, k: int, *, salt: str) -> list:
+    """``cases`` as ``pytest.param``s of which ``k``, drawn by ``sample_random(salt)`` (``salt``:
+    the test's name), run by default, the others only under ``-m slow``: for a
+    parametrization whose cases are instances of one claim on one code path (data only)."""
     if not 0 < k <= len(cases):
         raise ValueError(f"run_seed_sample: k must be in 1..{len(cases)}, got {k}")
-    rng = random.Random(f"{os.environ.get('CONSTRAIN_HARNESS_TEST_SEED', '0')}:{salt}")
+    rng = sample_random(salt)
     kept = set(rng.sample(range(len(cases)), k))
     return [pytest.param(case, marks=() if i in kept else pytest.mark.slow) for i, case in enumerate(cases)]
+
+
+def seeded_cases(config, cases, kinds, *, draw: str) -> list:
+    """A parametrization's cases for this run, as ``pytest.param``s. Under a ``-m`` expression
+    that names ``slow`` (and not ``not slow``), every case, each marked ``slow`` so the expression
+    selects it. Else a sample that holds a case of every kind: ``kinds(case)`` is the set of kinds
+    (code paths) a case takes; for each kind no case drawn so far takes, a case of that kind is
+    drawn, from the run's seed (the header's ``hypothesis run seed``, ``CONSTRAIN_HARNESS_TEST_SEED``)
+    and ``draw`` (a name, so two samples of one run draw apart); under a derandomized profile
+    (``ci``, ``thorough``: the header prints no run seed) from ``draw`` alone, the same sample every
+    run. The cases left out are marked ``slow`` (deselected, listed as such). Cases are
+    ``(values, id)`` pairs, ``values`` a tuple."""
+    import re
+
+    expression = config.getoption("markexpr") or ""
+    every = bool(re.search(r"\bslow\b", expression)) and not re.search(r"\bnot\s+slow\b", expression)
+    if every:
+        return [pytest.param(*values, id=name, marks=pytest.mark.slow) for values, name in cases]
+    rng = sample_random(draw)
+    chosen: set[str] = set()
+    covered: set[str] = set()
+    for kind in sorted({k for values, _ in cases for k in kinds(*values)}):
+        if kind not in covered:
+            values, name = rng.choice([case for case in cases if kind in kinds(*case[0])])
+            chosen.add(name)
+            covered |= set(kinds(*values))
+    return [pytest.param(*values, id=name, marks=() if name in chosen else pytest.mark.slow)
+            for values, name in cases]
