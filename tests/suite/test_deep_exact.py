@@ -73,7 +73,7 @@ CLASS_DASH = 'if p.peek() == "-" and p.peek(2) != "-]" and p.pattern[p.pos + 1:p
 # or none killed (dfa, sampling)
 KILLS = [
     (LONG, "minimize.ZeroIterationForLoop.5", "for b, members in enumerate(blocks):", "for b, members in []:"),
-    (LONG, "minimize.ReplaceComparisonOperator_Eq_Lt.1", "if len(inside) == len(blocks[c]):",
+    (LONG, "minimize.ReplaceComparisonOperator_Eq_Lt.1", "if len(inside) == len(blocks[b]):",
      "if len(inside) < len(blocks[b]):"),
     (LONG, "minimize.RemoveStatement.9", "pending.add((new, c))", "pass"),
     (STEP, "dfa.ReplaceComparisonOperator_Lt_IsNot.0", "if state != DEAD and not 0 <= state < self.n_states:",
