@@ -10,21 +10,17 @@ the lookup search its operator's sites again."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
 import oracles.automaton as reference
 from harness.mutants import generation, triage
 from harness.mutants.apply import REFERENCE_DIR, load, materialize_generated
-from harness.policy import POLICY
 from harness.sandbox.candidate import load_candidate
 from harness.suite import inputs, tiers
 from harness.suite.catalogue import NAMES
 from harness.suite.strength import CHECKS
 from tests.suite.test_fairness import READINGS
-from tests.support.helpers import bounded_calls, fresh_catalogue_state
+from tests.support.helpers import fresh_catalogue_state
 
 CASES = [(check, survivor) for check, _, survivors in CHECKS for survivor in survivors]
 BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
@@ -102,53 +98,8 @@ def test_every_survivor_of_a_check_is_recorded_by_its_change():
             assert not rows[survivor].equivalent and check.__name__ in rows[survivor].reason, survivor
 
 
-def kill_work(check, survivor: str, sites: list, root: Path):
-    """What ``test_each_check_kills_its_survivor`` asks of one case, as a work for ``bounded_calls``:
-    ("raised", whether it was pytest's failure) when ``check`` raised on the survivor in the default
-    tier; else ("noted", whether the strict tier then failed it with "contract decision not met") when
-    it passed with a note; else ("passed", ()). The survivor is built, loaded and dropped in the fork."""
-    def work():
-        package = materialize_generated(survivor_mutant(survivor, sites), root)
-        mutated = load(package)
-        fresh_catalogue_state()
-        try:
-            check(_fresh(mutated))
-        except Exception as exc:  # noqa: BLE001 - a failure, or the mutant crashing inside the check
-            return "raised", isinstance(exc, pytest.fail.Exception)
-        finally:
-            notes = tiers.drain_notes()
-        if not notes:
-            return "passed", ()
-        tiers.set_strict(True)
-        try:
-            check(_fresh(mutated))
-        except AssertionError as exc:
-            return "noted", re.search("contract decision not met", str(exc)) is not None
-        return "noted", False
-    return work
-
-
-@pytest.fixture(scope="module")
-def kills(request, sites, tmp_path_factory) -> dict:
-    """The cases of this run (``-k`` and ``-m`` honoured), each one's answer (``kill_work``) by (check
-    name, survivor), all from one fork (``bounded_calls``, a catalogue test's CPU bound a case): the
-    builds' garbage and the loaded survivors stay out of this process, a worker late in the fast loop."""
-    cases = [(item.callspec.params["check"], item.callspec.params["survivor"]) for item in request.session.items
-             if getattr(item, "originalname", None) == "test_each_check_kills_its_survivor"
-             and item.path == Path(__file__)]
-    root = tmp_path_factory.mktemp("survivors")
-    answers = bounded_calls([kill_work(check, survivor, sites, root / survivor) for check, survivor in cases],
-                            POLICY.test_cpu_seconds)
-    return {(check.__name__, survivor): answer for (check, survivor), answer in zip(cases, answers)}
-
-
 @pytest.mark.parametrize("check, survivor", CASES, ids=lambda x: getattr(x, "__name__", x))
-def test_each_check_kills_its_survivor(check, survivor, sites, kills, tmp_path):
-    """The check fails the survivor in the default tier, or notes a departure that the strict tier
-    fails. The module's cases run in one fork (``kills``); a case whose answer there is not a kill
-    runs again here, in this process, as every case did before: its failure says what happened."""
-    if kills.get((check.__name__, survivor)) in (("raised", False), ("noted", True)):
-        return
+def test_each_check_kills_its_survivor(check, survivor, sites, tmp_path):
     mutated = _fresh(load(materialize_generated(survivor_mutant(survivor, sites), tmp_path)))
     try:
         check(mutated)

@@ -298,8 +298,9 @@ def bounded_calls(works, cpu_seconds: float) -> list:
     a work would leave in this process cost more than a small check's work (``tests/suite/
     test_deep_exact.py``'s kills: docs/testing.md, "Test suite speed"). Each work is bounded as
     ``bounded_call`` bounds its one: ``RLIMIT_CPU`` at ``cpu_seconds`` of CPU from the work's own
-    start (the soft limit moved up before each), the address space at ``_bound_memory``'s bound
-    past the fork's size then, and ``BACKSTOP_FACTOR`` x ``cpu_seconds`` of wall for its answer.
+    start, to the nearest of the whole seconds the limit counts (the soft limit moved up before
+    each), the address space at ``_bound_memory``'s bound past the fork's size then, and
+    ``BACKSTOP_FACTOR`` x ``cpu_seconds`` of wall for its answer.
     A work that raised gets None; one that ran past a bound (the fork ends there) gets None and
     the works after it run in a new fork. Before each work the recursion limit, numpy's error
     handling and the warnings filters are as the fork started them; anything else a work changes
@@ -338,7 +339,7 @@ def bounded_calls(works, cpu_seconds: float) -> list:
                         np.seterr(**errors)
                         warnings.filters[:] = filters
                         used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
-                        soft = math.ceil(used + cpu_seconds)
+                        soft = max(math.floor(used + cpu_seconds + 0.5), math.floor(used) + 1)  # whole seconds
                         resource.setrlimit(resource.RLIMIT_CPU,
                                            (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
                         _bound_memory()
