@@ -9,7 +9,9 @@ The mutants are loaded in this process (``harness.mutants.apply.load``), as
 check of a mutant runs in a fork bounded in CPU seconds (``scan``: ``tests.support.helpers.
 bounded_call``, the mutant runner's way, since a deep check catches ``Exception`` around the
 candidate's calls, so no in-process timer's exception could stop a loop there): a mutant that
-loops fails its test, saying so, in ``SCAN_CPU_SECONDS``, never hangs it."""
+loops fails its test, saying so, in ``SCAN_CPU_SECONDS``, never hangs it. The ``KILLS`` rows are
+built and checked one after another in one such fork (``kills``: ``bounded_calls``, each row
+bounded as ``scan`` bounds one); a row it does not see killed is scanned again alone."""
 
 from __future__ import annotations
 
@@ -616,9 +618,9 @@ def kill_work(check, mutant_id: str, root: Path):
 def kills(request, tmp_path_factory) -> dict:
     """The kill rows of this run (``-k`` and ``-m`` honoured, a skipped row left out), each row's
     change and outcome (``kill_work``) by (check name, mutant id), all from one fork
-    (``bounded_calls``, at ``SCAN_CPU_SECONDS`` a row, as ``scan`` bounds each): 171 forks of a
-    worker late in the fast loop, and the builds' garbage left in it, cost it about 20 CPU s for
-    about 10 of work (docs/testing.md, "Test suite speed")."""
+    (``bounded_calls``, at ``SCAN_CPU_SECONDS`` a row, as ``scan`` bounds each): a fork a row, and
+    the builds' garbage and loaded mutants left in the worker, cost it more than the rows' work (the
+    kills 15.8 -> 11.2 CPU s, paired: docs/testing.md, "Test suite speed")."""
     rows = [(item.callspec.params["check"], item.callspec.params["mutant_id"]) for item in request.session.items
             if getattr(item, "originalname", None) == "test_each_exact_check_kills_its_mutants"
             and item.path == Path(__file__) and not any(m.args and m.args[0] for m in item.iter_markers("skipif"))]
