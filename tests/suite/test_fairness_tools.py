@@ -39,6 +39,27 @@ def fair():
     return load_tools_impl(str(TOOLS_FAIR))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_once():
+    """The replay compiles each grammar's pattern with the reference (``check_grammars``: the
+    oracle's DFA, half of a replay's CPU); this module replays the same grammars seven times, so
+    each pattern text is compiled once here and its DFA (read only) handed out again. A pattern
+    that does not compile raises each time, as before."""
+    import oracles.automaton
+
+    compile_pattern, dfas = oracles.automaton.regex_to_dfa, {}
+
+    def regex_to_dfa(pattern):
+        key = (type(pattern), pattern)
+        if key not in dfas:
+            dfas[key] = compile_pattern(pattern)
+        return dfas[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(oracles.automaton, "regex_to_dfa", regex_to_dfa)
+        yield
+
+
 @pytest.mark.golden
 def test_the_tool_surface_from_the_spec_passes_the_replay_with_notes_and_fails_only_its_decisions_when_strict(doc,
                                                                                                               fair):

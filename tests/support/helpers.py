@@ -356,3 +356,97 @@ def seeded_cases(config, cases, kinds, *, draw: str) -> list:
             covered |= set(kinds(*values))
     return [pytest.param(*values, id=name, marks=() if name in chosen else pytest.mark.slow)
             for values, name in cases]
+
+def bounded_calls(works, cpu_seconds: float) -> list:
+    """What ``bounded_call`` gives for each of ``works`` (callables of no argument), in order, from
+    one fork of this process that runs them one after another instead of one fork each: in a
+    worker late in the fast loop a fork (its page tables, its copy-on-write pages) and the garbage
+    a work would leave in this process cost more than a small check's work (``tests/suite/
+    test_deep_exact.py``'s kills: docs/testing.md, "Test suite speed"). Each work is bounded as
+    ``bounded_call`` bounds its one: ``RLIMIT_CPU`` at ``cpu_seconds`` of CPU from the work's own
+    start, to the nearest of the whole seconds the limit counts (the soft limit moved up before
+    each), the address space at ``_bound_memory``'s bound past the fork's size then, and
+    ``BACKSTOP_FACTOR`` x ``cpu_seconds`` of wall for its answer.
+    A work that raised gets None; one that ran past a bound (the fork ends there) gets None and
+    the works after it run in a new fork. Before each work the recursion limit, numpy's error
+    handling and the warnings filters are as the fork started them; anything else a work changes
+    stays for the next ones, so each work's code under test must be its own (a generated mutant
+    loaded under its own package name) and a caller that needs a work's answer alone, as
+    ``bounded_call`` gives it, asks again for the answers it did not expect."""
+    import gc
+    import math
+    import pickle
+    import resource
+    import signal
+    import struct
+    import warnings
+
+    import numpy as np
+
+    from harness.mutants.equivalence import _bound_memory
+    from harness.policy import BACKSTOP_FACTOR
+
+    works = list(works)
+    values: list = [None] * len(works)
+    start = 0
+    while start < len(works):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            gc.freeze()  # the worker's objects: never freed here (os._exit), never scanned
+            try:
+                os.close(read_end)
+                signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+                _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+                recursion, errors, filters = sys.getrecursionlimit(), np.geterr(), list(warnings.filters)
+                with os.fdopen(write_end, "wb", buffering=0) as out:
+                    for index in range(start, len(works)):
+                        sys.setrecursionlimit(recursion)
+                        np.seterr(**errors)
+                        warnings.filters[:] = filters
+                        used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+                        soft = max(math.floor(used + cpu_seconds + 0.5), math.floor(used) + 1)  # whole seconds
+                        resource.setrlimit(resource.RLIMIT_CPU,
+                                           (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+                        _bound_memory()
+                        try:
+                            data = pickle.dumps(works[index]())
+                        except BaseException:  # noqa: BLE001 - None, as bounded_call gives for a work that raised
+                            data = pickle.dumps(None)
+                        out.write(struct.pack("<Q", len(data)) + data)
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        answers = _read_frames(read_end, BACKSTOP_FACTOR * cpu_seconds, len(works) - start)
+        if start + len(answers) < len(works):  # the fork ended, or stopped answering, at a work
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        values[start:start + len(answers)] = [pickle.loads(data) for data in answers]
+        start += len(answers) + 1  # the work that ended the fork keeps its None
+    return values
+
+
+def _read_frames(fd: int, seconds: float, count: int) -> list[bytes]:
+    """The length-prefixed frames (8 bytes, little endian, then the data) ``fd`` gives, at most
+    ``count``, each within ``seconds`` of wall after the one before; then ``fd`` is closed."""
+    import select
+    import struct
+
+    frames, buffer = [], b""
+    deadline = time.monotonic() + seconds
+    with os.fdopen(fd, "rb", buffering=0) as answer:
+        while len(frames) < count:
+            if len(buffer) >= 8 and len(buffer) >= 8 + struct.unpack("<Q", buffer[:8])[0]:
+                size = struct.unpack("<Q", buffer[:8])[0]
+                frames.append(buffer[8:8 + size])
+                buffer = buffer[8 + size:]
+                deadline = time.monotonic() + seconds
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([answer], [], [], left)[0]:
+                break
+            chunk = answer.read(1 << 16)
+            if not chunk:
+                break
+            buffer += chunk
+    return frames
