@@ -357,6 +357,7 @@ def seeded_cases(config, cases, kinds, *, draw: str) -> list:
     return [pytest.param(*values, id=name, marks=() if name in chosen else pytest.mark.slow)
             for values, name in cases]
 
+
 def bounded_calls(works, cpu_seconds: float) -> list:
     """What ``bounded_call`` gives for each of ``works`` (callables of no argument), in order, from
     one fork of this process that runs them one after another instead of one fork each: in a
