@@ -252,61 +252,69 @@ YOUNG_THRESHOLD = 7_000
 TESTS = Path(__file__).resolve().parent
 
 LONGEST_FIRST = (
-    # CPU s on 3.10, 2026-12-07: the cost audit, cgroup, candidates included; the larger of a serial
-    # run's and the full suite's two-worker run's figure, both at load 9-18; "~": an earlier day's figure
-    "mutants/test_mutants_errors.py",            # 93, one test 60: a seeded sample fast and slow
-    "grading/test_grade_tests.py",               # 76
-    "suite/test_fairness.py",                    # 68
-    "grading/test_autograder.py",                # 64
-    "sandbox/test_knowledge.py",                 # 63
-    "grading/test_check_twin.py",                # 49
-    "mutants/test_mutants.py",                   # 48
-    "grading/test_grader_fork.py",               # 48
-    "mutants/test_mutants_evidence.py",          # 43
-    "fanout/test_dask_fanouts.py",               # ~40, and waits on its cluster
-    "server/test_serve_stress.py",               # 34
-    "mutants/test_mutants_zygote.py",            # 33
-    "grading/test_check_isolation.py",           # 31
-    "golden/test_golden_replay.py",              # 29, and one test that waits: ~68 s wall for 5
-    "mutants/test_mutants_generated.py",         # 28
-    "suite/test_deep_exact.py",                  # ~27, its fast-loop part
-    "grading/test_check.py",                     # 26
-    "grading/test_batch_isolation.py",           # 25
-    "golden/test_tools_golden.py",               # 25
-    "sandbox/test_wall.py",                      # 22
-    "suite/test_fairness_tools.py",              # 22
-    "server/test_serve_load.py",                 # ~21
-    "grading/test_grade_tests_wheel.py",         # 21
-    "grading/test_spec_layout.py",               # 21
-    "mutants/test_mutants_anchors.py",           # ~20
-    "server/test_conform.py",                    # ~19
-    "mutants/test_tools_mutants.py",             # 19
-    "mutants/test_mutants_own_limit.py",         # 8, and waits: 19 s wall at load 12, 55 s another day
-    "grading/test_batch.py",                     # 19
-    "sandbox/test_resources.py",                 # ~18
-    "strategies/test_strategies.py",             # 17
-    "grading/test_grade_tests_normalise.py",     # 16
-    "sandbox/test_channel_bounds.py",            # 15
+    # CPU s on 3.11, 2026-12-07: the cost audit (serial, cgroup, candidates included, load 2-19) of the
+    # whole suite in the afternoon, less each evening cut's paired saving (docs/testing.md); a file
+    # with one long test, or one that waits, a little earlier than its CPU alone would put it
+    "mutants/test_mutants_errors.py",            # 71, one test 54: a seeded sample fast and slow
+    "grading/test_grade_tests.py",               # 72
+    "suite/test_fairness.py",                    # 45
+    "grading/test_autograder.py",                # 42
+    "sandbox/test_knowledge.py",                 # 42
+    "mutants/test_mutants.py",                   # 43
+    "grading/test_check_twin.py",                # 37
+    "grading/test_grader_fork.py",               # 36
+    "fanout/test_dask_fanouts.py",               # 31, and waits on its cluster
+    "suite/test_deep_exact.py",                  # 31
+    "golden/test_golden_replay.py",              # 23, and one test that waits: ~68 s wall for 5
+    "server/test_serve_stress.py",               # 23
+    "mutants/test_mutants_evidence.py",          # 23
+    "suite/test_fairness_tools.py",              # 20
+    "grading/test_spec_layout.py",               # 20
+    "grading/test_check_isolation.py",           # 20
+    "grading/test_check.py",                     # 20
+    "server/test_conform.py",                    # 20
+    "grading/test_same_verdict.py",              # 19, beside CPU burners
+    "sandbox/test_wall.py",                      # 19
+    "mutants/test_mutants_generated.py",         # 19
+    "grading/test_grade_tests_wheel.py",         # 18
+    "sandbox/test_resources.py",                 # 18
+    "mutants/test_mutants_zygote.py",            # 17
+    "golden/test_tools_golden.py",               # 16
+    "sandbox/test_channel_bounds.py",            # 16
+    "grading/test_batch_isolation.py",           # 16
+    "grading/test_grade_tests_readings.py",      # 15
+    "golden/test_golden.py",                     # 14
     "grading/test_batch_policy.py",              # 14
-    "grading/test_reproducible.py",              # 13
-    "mutants/test_mutants_stage_memo.py",        # 13
-    "suite/test_strength.py",                    # 12
-    "server/test_serve_hostile.py",              # ~12
-    "grading/test_grade_tests_readings.py",      # 12
-    "grading/test_batch_roster.py",              # 12
-    "mutants/test_mutants_mask_memo.py",         # 11
-    "golden/test_golden_vocab_bytes.py",         # 11
-    "grading/test_course_seed.py",               # 11
-    "grading/test_worst_case.py",                # 11
-    "grading/test_same_verdict.py",              # 11
-    "golden/test_golden.py",                     # ~9
-    "oracles/test_bounds_stress.py",             # ~8
+    "server/test_serve_load.py",                 # 14
+    "grading/test_grade_tests_normalise.py",     # 14
+    "mutants/test_mutants_evidence_pick.py",     # 12
+    "grading/test_reproducible.py",              # 12
+    "mutants/test_mutants_grader_tmp.py",        # 12
+    "sandbox/test_reference_lending.py",         # 11
+    "server/test_serve_hostile.py",              # 11
+    "grading/test_batch.py",                     # 11
+    "mutants/test_tools_mutants.py",             # 10
+    "mutants/test_mutants_merge.py",             # 10
+    "grading/test_course_seed.py",               # 10
+    "suite/test_strength.py",                    # 10
+    "grading/test_batch_roster.py",              # 10
+    "mutants/test_mutants_anchors.py",           # 9
+    "mutants/test_mutants_own_limit.py",         # 6, and waits: 19 s wall at load 12, 55 s another day
+    "mutants/test_mutants_identical_bytecode.py",# 8
+    "mutants/test_mutants_mask_memo.py",         # 9
+    "oracles/test_bounds_stress.py",             # 9
+    "grading/test_worst_case.py",                # 8
+    "mutants/test_mutants_infection.py",         # 8
+    "golden/test_golden_vocab_bytes.py",         # 8
+    "strategies/test_strategies.py",             # 7
+    "mutants/test_mutants_stage_memo.py",        # 7
     "grading/test_batch_class_data.py",          # 6
     "grading/test_check_startup.py",             # 6
     "server/test_serve.py",                      # 6
-    "sandbox/test_zygote.py",                    # 5
+    "sandbox/test_zygote.py",                    # 6
+    "mutants/test_seed_stability.py",            # 5
     "sandbox/test_cpu_limits.py",                # 5
-    "fanout/test_executor.py",                   # ~3
+    "fanout/test_executor.py",                   # 3
 )
 """The test files that take longest (their paths under ``tests/``), longest first, handed out first
 when xdist runs the files on several workers: a long file that starts last keeps one core busy after
