@@ -55,7 +55,7 @@ def _lines_every_pattern_runs() -> dict[str, set[int]]:
 @pytest.fixture(scope="module")
 def hand_example_lines(tmp_path_factory) -> dict[str, frozenset[int]]:
     """The lines ``test_hand_example`` executes in its confined candidate (one catalogue run)."""
-    lines, problem = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
+    lines, problem, _cost = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
     assert problem is None, problem
     return lines
 
