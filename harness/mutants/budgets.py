@@ -31,7 +31,7 @@ and load has today's budget); a coverage map recorded before the figures has non
 Example::
 
     >>> figures = {"load": 0.4, "tests": {"test_hand_example": {"candidate": 0.05, "grader": 0.3}}}
-    >>> budgets_for(figures, 30.0)
+    >>> budgets_for(figures, 10.0)   # today's budget of a test: 10 CPU s
     {'load': 2.6, 'tests': {'test_hand_example': 1.2}}
 """
 
@@ -54,16 +54,13 @@ def on() -> bool:
     return os.environ.get(OFF_VARIABLE) != "1"
 
 
-def budgets_for(figures: dict | None, timeout: float) -> dict | None:
+def budgets_for(figures: dict | None, cap: float) -> dict | None:
     """``{"load": CPU s, "tests": test -> CPU s}`` from the reference's ``figures``
-    (``coverage.CoverageMap.cpu``) under a run limit of ``timeout`` CPU s, each at most today's
-    (``runner.test_cpu_seconds(timeout)``; the policy's ``load_cpu_seconds``); None when there are
-    no figures or the calibration is off (``on``): today's budgets."""
-    from harness.mutants.runner import test_cpu_seconds
-
+    (``coverage.CoverageMap.cpu``), each at most today's (``cap``: a test's budget today,
+    ``runner.test_cpu_seconds`` of the run's limit; the policy's ``load_cpu_seconds``); None when
+    there are no figures or the calibration is off (``on``): today's budgets."""
     if figures is None or not on():
         return None
-    cap = test_cpu_seconds(timeout)
     tests = {name: round(min(cap, FACTOR * cost["candidate"] + CONSTANT), 3)
              for name, cost in sorted(figures["tests"].items())}
     load = round(min(POLICY.load_cpu_seconds, FACTOR * figures["load"] + LOAD_CONSTANT), 3)

@@ -1079,7 +1079,8 @@ def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT
     picked = cmap.evidence_for(mutant)
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                 picked, bound=bound, reuse=reuse, scope=where, budgets=budgets.budgets_for(cmap.cpu, timeout))
+                 picked, bound=bound, reuse=reuse, scope=where,
+                 budgets=budgets.budgets_for(cmap.cpu, test_cpu_seconds(timeout)))
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 

@@ -24,21 +24,21 @@ FIGURES = {"load": 0.4, "tests": {"test_hand_example": {"candidate": 0.05, "grad
 @pytest.mark.unit
 def test_a_budget_is_four_times_the_references_cpu_and_a_second_never_above_todays(monkeypatch):
     monkeypatch.delenv(budgets.OFF_VARIABLE, raising=False)
-    found = budgets.budgets_for(FIGURES, runner.GENERATED_TIMEOUT)
     today = runner.test_cpu_seconds(runner.GENERATED_TIMEOUT)   # 10 CPU s: a third of the run's 30
+    found = budgets.budgets_for(FIGURES, today)
     assert found["tests"] == {"test_hand_example": 4 * 0.05 + 1, "test_matches_python_re": 4 * 0.6 + 1,
                               "test_deep_matching_equals_python_re": today}   # 21 > 10: today's
     assert found["load"] == 4 * 0.4 + 1
-    assert budgets.budgets_for({**FIGURES, "load": 20.0}, 30.0)["load"] == POLICY.load_cpu_seconds   # 81 > 60
-    assert budgets.budgets_for(FIGURES, 6.0)["tests"]["test_matches_python_re"] == 2.0   # a third of 6 bounds it
+    assert budgets.budgets_for({**FIGURES, "load": 20.0}, today)["load"] == POLICY.load_cpu_seconds   # 81 > 60
+    assert budgets.budgets_for(FIGURES, 2.0)["tests"]["test_matches_python_re"] == 2.0   # today's bounds it
 
 
 @pytest.mark.unit
 def test_no_figures_or_the_switch_is_todays_budget(monkeypatch):
     monkeypatch.delenv(budgets.OFF_VARIABLE, raising=False)
-    assert budgets.budgets_for(None, 30.0) is None
+    assert budgets.budgets_for(None, 10.0) is None
     monkeypatch.setenv(budgets.OFF_VARIABLE, "1")
-    assert budgets.budgets_for(FIGURES, 30.0) is None
+    assert budgets.budgets_for(FIGURES, 10.0) is None
 
 
 def _mutant():
@@ -60,7 +60,7 @@ def test_the_plan_takes_the_budgets_from_the_maps_figures_and_an_old_map_has_non
     back = coverage.CoverageMap.load(path)
     assert back.cpu == FIGURES
     assert runner.plan(runner.GeneratedOptions(coverage=back), mutant).budgets == \
-        budgets.budgets_for(FIGURES, runner.GENERATED_TIMEOUT)
+        budgets.budgets_for(FIGURES, runner.test_cpu_seconds(runner.GENERATED_TIMEOUT))
     for stored in (None, {"load": 0.4}, {"load": -1, "tests": {}}, {"load": 0.4, "tests": {"t": {"candidate": "1"}}}):
         doc = json.loads(path.read_text(encoding="utf-8"))
         doc.pop("cpu") if stored is None else doc.update(cpu=stored)
@@ -83,7 +83,7 @@ def test_a_catalogue_run_carries_each_tests_budget_and_the_loads(monkeypatch, tm
         sent.append(CatalogueRun.from_json(cmd[cmd.index("--run") + 1]))
         return 0, ""
     monkeypatch.setattr(runner, "_run", run)
-    chosen = budgets.budgets_for(FIGURES, 30.0)
+    chosen = budgets.budgets_for(FIGURES, 10.0)
     runner.run_catalogue_against(tmp_path, ("test_hand_example",), False, 30.0, budgets=chosen)
     runner.run_catalogue_against(tmp_path, ("test_hand_example",), False, 30.0)
     given, plain = sent
