@@ -112,3 +112,18 @@ def test_a_spinning_mutant_is_stopped_at_its_tests_own_budget_and_at_its_loads(t
     found, problem = runner.run_catalogue_against(materialize_generated(loops_at_load, root), ("test_hand_example",),
                                                   False, 30.0, budgets=chosen)
     assert problem.startswith("load: ") and "more than 2 CPU s" in problem and runner.at_its_own_limit(problem)
+
+
+@pytest.mark.unit
+def test_a_task_carries_the_budgets_to_its_worker(monkeypatch):
+    """On Dask (``mutants.tasks``) the plan's budgets go with the task as data and reach ``run_generated``."""
+    from harness.mutants import tasks
+
+    mutant = _mutant()
+    chosen = budgets.budgets_for(FIGURES, 10.0)
+    payload = json.loads(json.dumps(runner.mutant_task(mutant, timeout=30.0, budgets=chosen).payload))
+    seen = {}
+    monkeypatch.setattr(runner, "run_generated", lambda *a, **k: seen.update(k) or runner.MutantResult(
+        mutant.id, runner.Outcome.KILLED, (), ["load"], {}, 0.0, "", "load"))
+    tasks.run_task(payload)
+    assert seen["budgets"] == chosen
