@@ -88,6 +88,11 @@ _ALL = (
              "1: every generated mutant runs, none settled by its compiled module (an identical bytecode's "
              "equivalence or a duplicate's copied verdict): the slow path, to compare verdicts",
              ("harness/mutants/runner.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_TEST_BUDGETS", "user",
+             "1: every catalogue test of a generated mutant has the same CPU budget (a third of --timeout, at most "
+             "the policy's) and its load the policy's, none calibrated from the reference's own CPU as the coverage "
+             "map recorded it (harness/mutants/budgets.py): the slow path, to compare verdicts",
+             ("harness/mutants/budgets.py",)),
     Variable("CONSTRAIN_HARNESS_NO_STAGE_REUSE", "user",
              "1: a generated mutant's compile evidence computes every stage of regex_to_dfa and every token mask "
              "itself, none taken from the reference where its module cannot reach (harness/mutants/stage_memo.py): "

@@ -136,6 +136,11 @@ class CoverageMap:
     evidence: dict | None = None
     """The reference's evidence and the lines each item executes (``evidence.record_lines``), kept
     while ``evidence_digest`` matches; None: not recorded (each evidence domain computed whole)."""
+    cpu: dict | None = None
+    """What each test costs on the reference, measured as the map was recorded (``coverage_plugin``):
+    ``{"load": the most CPU s a candidate's start and import took, "tests": test -> {"candidate",
+    "grader"}: CPU s}``, from which ``harness.mutants.budgets`` makes each test's CPU budget; None:
+    not recorded (a map recorded before them: every test has today's budget)."""
     picks: dict = field(default_factory=dict, init=False, compare=False, repr=False)
     """``evidence_for``'s answers per statement, kept with this map: a run's mutants of one
     statement share one ``evidence.Pick``."""
@@ -186,6 +191,8 @@ class CoverageMap:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "reference_digest": self.digest,
                "tests": {t: {f: sorted(lines) for f, lines in files.items()} for t, files in self.lines.items()},
                "fingerprint": self.fingerprint}
+        if self.cpu is not None:
+            doc["cpu"] = self.cpu
         if self.evidence is not None:
             doc.update(evidence=self.evidence, evidence_digest=evidence_digest())
         save_document(path, doc)
@@ -198,7 +205,8 @@ class CoverageMap:
             return None
         recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
-                                              for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded)
+                                              for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded,
+                   _cpu_figures(doc.get("cpu")))
 
 
 def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
@@ -214,12 +222,31 @@ def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
             found = dict(zip(tests, pool.map(lambda test: _record_one(test, root, timeout), tests)))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    for test, (lines, problem) in found.items():
+    for test, (lines, problem, _) in found.items():
         if problem:
             raise RuntimeError(f"recording the coverage of {test} failed: {problem}")
         if progress:
             progress(test, lines)
-    return CoverageMap(reference_digest(), {t: lines for t, (lines, _) in found.items()}, _record_fingerprint(timeout))
+    costs = {t: cost for t, (_, _, cost) in found.items()}
+    cpu = None if any(cost is None for cost in costs.values()) else \
+        {"load": max(cost["load"] for cost in costs.values()),
+         "tests": {t: {"candidate": cost["candidate"], "grader": cost["grader"]} for t, cost in costs.items()}}
+    return CoverageMap(reference_digest(), {t: lines for t, (lines, _, _) in found.items()},
+                       _record_fingerprint(timeout), cpu=cpu)
+
+
+def _cpu_figures(value) -> dict | None:
+    """A stored map's ``cpu`` figures when well formed (``CoverageMap.cpu``), else None (not recorded,
+    or not ours: every test then has today's budget)."""
+    def seconds(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x < float("inf")
+    if not (isinstance(value, dict) and seconds(value.get("load")) and isinstance(value.get("tests"), dict)):
+        return None
+    tests = value["tests"]
+    if not all(isinstance(cost, dict) and seconds(cost.get("candidate")) and seconds(cost.get("grader"))
+               for cost in tests.values()):
+        return None
+    return value
 
 
 def _record_fingerprint(timeout: float) -> dict:
@@ -240,7 +267,9 @@ def _record_child(args: list[str], timeout: float, module: str) -> dict:
     return found
 
 
-def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozenset[int]], str | None]:
+def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozenset[int]], str | None, dict | None]:
+    """The lines ``test`` executes in the reference, the problem (None), and its CPU figures
+    (``coverage_plugin``: the load's, the candidate's and the grader's CPU s; None if none came back)."""
     from harness.mutants.runner import run_catalogue_against
 
     copy = root / f"coverage_{test}"
@@ -254,12 +283,16 @@ def _record_one(test: str, root: Path, timeout: float) -> tuple[dict[str, frozen
     outcomes, problem = run_catalogue_against(copy, (test,), test in DEEP_TESTS, timeout, strict=True,
                                               plugins=("harness.mutants.coverage_plugin",), env=env)
     if problem or outcomes.get(test) != "passed":
-        return {}, problem or f"the reference did not pass it ({outcomes.get(test)})"
+        return {}, problem or f"the reference did not pass it ({outcomes.get(test)})", None
     try:
         found = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return {}, f"no coverage came back ({exc})"
-    return {f: frozenset(lines) for f, lines in found.items()}, None
+        return {}, f"no coverage came back ({exc})", None
+    try:
+        cost = json.loads(Path(f"{out}.cpu").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cost = None
+    return {f: frozenset(lines) for f, lines in found.items()}, None, cost
 
 
 def load_or_record(path: Path, timeout: float, jobs: int = 2, progress=None) -> CoverageMap:

@@ -365,7 +365,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
                           plugins: tuple[str, ...] = (), env: dict[str, str] | None = None,
                           run_seed: int = CATALOGUE_SEED,
                           records: dict[str, dict] | None = None,
-                          zygote: bool = False) -> tuple[dict[str, str], str | None]:
+                          zygote: bool = False, budgets: dict | None = None) -> tuple[dict[str, str], str | None]:
     """Run the catalogue (``tests`` only, when given; with the deep properties when ``deep``;
     grading the contract's decisions when ``strict``; stopping at the first test that fails
     when ``first_kill``) against the package at ``package_dir`` in a child process, with more
@@ -374,7 +374,9 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     runs every seed it lists): (test -> outcome, problem or None). ``records``, when given, is
     filled with each test's result record (``harness.suite.plugin``: its ``reason``, ``notes``).
     ``zygote``: the candidate processes are forks of the warm grader's zygote (generated mutants:
-    ``harness.sandbox.zygote``; a fresh start where it cannot serve).
+    ``harness.sandbox.zygote``; a fresh start where it cannot serve). ``budgets`` (``Plan.budgets``,
+    ``harness.mutants.budgets``): each test's CPU budget and the load's, calibrated from the
+    reference's (None: ``test_cpu_seconds(timeout)`` for every test, the policy's for the load).
 
     ``problem`` is "timeout", or the reason the catalogue could not load the package
     (prefixed "load: "), or a runner failure (a grader killed from outside: prefixed
@@ -386,10 +388,11 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     test_cpu = test_cpu_seconds(timeout)
     # the catalogue's run value, passed whole (harness.run): --only is exact names (-k would match substrings);
     # no --ref-deps, as before (the mutants are whole copies of the reference)
+    load = {} if budgets is None else {"load_cpu_seconds": budgets["load"]}
     run = CatalogueRun(impl=str(package), deep=deep, seed=run_seed, only=frozenset(tests or ()),
-                       results_file=results_path,
+                       results_file=results_path, test_budgets=budgets["tests"] if budgets else (),
                        policy=POLICY.with_(tier="strict" if strict else "default", ref_deps=False,
-                                           test_cpu_seconds=test_cpu))
+                                           test_cpu_seconds=test_cpu, **load))
     cmd = [sys.executable, "-m", "pytest", *pytest_arguments(run)]
     if first_kill:
         cmd.append("-x")
@@ -519,7 +522,7 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
                   first_kill: bool = False, fingerprint: dict[str, str] | None = None,
                   evidence=None, infection: dict | None = None, bound: str | None = None,
-                  reuse: str | None = None) -> MutantResult:
+                  reuse: str | None = None, budgets: dict | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -556,6 +559,9 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     ``reuse`` (``Plan.reuse``, ``stage_memo.reuse_for`` decided before the run fans out): the stage of
     ``regex_to_dfa`` and/or the masks its compile evidence takes from the reference (its module is
     outside each one's footprint), or None.
+
+    ``budgets`` (``Plan.budgets``, ``harness.mutants.budgets``): each catalogue test's CPU budget and
+    the load's in both passes, calibrated from the reference's own CPU; None: today's for all.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -568,12 +574,14 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
         return _not_covered(mutant, start)
     package = materialize_generated(mutant, root)
     try:
-        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None)
+        result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None,
+                                        budgets)
         if result.outcome is Outcome.SURVIVED:
             result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence, bound,
                                          reuse)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
-            result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill)
+            result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill,
+                                budgets)
     finally:
         shutil.rmtree(package, ignore_errors=True)
     if result.outcome is Outcome.SURVIVED and result.detail.startswith(UNPROVEN_NOTE):
@@ -594,13 +602,14 @@ def _not_covered(mutant, start: float) -> MutantResult:
 
 
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
-                  start: float, infected_only: bool = False) -> tuple[MutantResult, frozenset[str]]:
+                  start: float, infected_only: bool = False,
+                  budgets: dict | None = None) -> tuple[MutantResult, frozenset[str]]:
     """The default tier's result, and the tests it settled (``settled``); ``infected_only``: ``tests``
     are those the mutant infects (``harness.mutants.infection``)."""
     if tests == ():   # no test of the default tier executes (infects) the mutated code (the deep pass may)
         why = "no catalogue test it infects" if infected_only else "no catalogue test executes it"
         return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, why, ""), frozenset()
-    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill)
+    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill, budgets)
     result = _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
     return dataclasses.replace(result, retried=retried), settled(records)
 
@@ -636,12 +645,12 @@ def deep_pass_tests(deep_tests: tuple[str, ...] | None, done: frozenset[str]) ->
 
 
 def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ...] | None, timeout: float,
-               first_kill: bool) -> MutantResult:
+               first_kill: bool, budgets: dict | None = None) -> MutantResult:
     """A survivor's deep pass (``tests``: what is left of it to run, maybe nothing; None: every test)
     and its verdict."""
     if tests == ():
         return result
-    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill)
+    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill, budgets)
     result = dataclasses.replace(result, retried="; ".join(filter(None, (result.retried, retried))))
     tests_run = {**result.tests, **more}
     deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=tests)
@@ -653,7 +662,8 @@ def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ..
 
 
 def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-                    first_kill: bool) -> tuple[dict[str, str], str | None, str, dict[str, dict]]:
+                    first_kill: bool, budgets: dict | None = None
+                    ) -> tuple[dict[str, str], str | None, str, dict[str, dict]]:
     """One pass of a generated mutant (the default tier, or with ``deep`` the deep pass under
     ``--strict``): (test -> outcome, problem or None, why it was run again or "", test -> its
     result record).
@@ -667,13 +677,13 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     limits are CPU seconds, so a second run of a mutant that failed a test fails it again."""
     records: dict[str, dict] = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           records=records, zygote=warm.ZYGOTE)
+                                           records=records, zygote=warm.ZYGOTE, budgets=budgets)
     why = _suspect(found, problem, records, tests)
     if not why:
         return found, problem, "", records
     records = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           records=records)
+                                           records=records, budgets=budgets)
     again = _suspect(found, problem, records, tests)
     if not again or (problem is not None and problem.startswith("load: ")):
         return found, problem, f"run again after: {why}", records
@@ -961,7 +971,7 @@ FUNCTION = "harness.mutants.tasks:run_task"
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
                 fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None,
-                bound: str | None = None, reuse: str | None = None) -> Task:
+                bound: str | None = None, reuse: str | None = None, budgets: dict | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
@@ -982,7 +992,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
                "evidence": None if evidence is None else evidence.to_json(), "infection": infection, "bound": bound,
-               "reuse": reuse,
+               "reuse": reuse, "budgets": budgets,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -1038,6 +1048,7 @@ class Plan:
     bound: str | None = None                     # ``bounds.reason_for``'s reason, "" for none; None: not decided
     reuse: str | None = None                     # what the compile evidence reuses (``stage_memo.reuse_for``)
     scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
+    budgets: dict | None = None                  # each test's and the load's CPU budget (``budgets.budgets_for``)
 
     @property
     def weight(self) -> int:
@@ -1052,11 +1063,12 @@ class Plan:
         return (16 if self.tests is None else len(self.tests)) + 4 * deep
 
 
-def plan(generated: GeneratedOptions, mutant) -> Plan:
-    """The mutant's ``Plan`` from the coverage map. This parses the reference (``coverage.statement_lines``):
-    ``run_all`` calls it for every mutant before it fans out, never in a task's thread. Its ``scope``
-    (``scope.classify``: the spec's, or outside it) is decided here too; it runs nothing differently."""
-    from harness.mutants import bounds, evidence, scope, stage_memo
+def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT) -> Plan:
+    """The mutant's ``Plan`` from the coverage map (its tests' CPU budgets under a run limit of ``timeout``:
+    ``budgets``). This parses the reference (``coverage.statement_lines``): ``run_all`` calls it for
+    every mutant before it fans out, never in a task's thread. Its ``scope`` (``scope.classify``: the
+    spec's, or outside it) is decided here too; it runs nothing differently."""
+    from harness.mutants import bounds, budgets, evidence, scope, stage_memo
 
     kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
     reuse = stage_memo.reuse_for(mutant.site.module) if kind == "compile" else None
@@ -1067,7 +1079,8 @@ def plan(generated: GeneratedOptions, mutant) -> Plan:
     picked = cmap.evidence_for(mutant)
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
-                 picked, bound=bound, reuse=reuse, scope=where)
+                 picked, bound=bound, reuse=reuse, scope=where,
+                 budgets=budgets.budgets_for(cmap.cpu, test_cpu_seconds(timeout)))
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 
@@ -1166,7 +1179,7 @@ def run_all(mutants: list, *, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT,
     copies: dict[str, list] = {}
     if generated is not None and run is None and BY_BYTECODE:
         pending, copies = _settle_by_bytecode(mutants, pending, results, arrived)
-    plans.update({m.id: plan(generated, m) for m in pending} if generated is not None else {})
+    plans.update({m.id: plan(generated, m, timeout) for m in pending} if generated is not None else {})
     if plans:   # the dearest first (``Plan.weight``): order changes no result, only when each starts
         pending.sort(key=lambda m: -plans[m.id].weight)
     prepare([m for m in pending if getattr(m, "edits", ())])
@@ -1268,7 +1281,7 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
                              fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection,
-                             bound=chosen.bound, reuse=chosen.reuse)
+                             bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets)
     return run
 
 
@@ -1278,7 +1291,7 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
                        first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence,
-                       infection=chosen.infection, bound=chosen.bound, reuse=chosen.reuse)
+                       infection=chosen.infection, bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets)
 
 
 def run_local_task(payload: dict) -> dict:

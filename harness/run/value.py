@@ -18,7 +18,11 @@ Invariants (checked in ``__post_init__``, a ``ValueError`` or ``TypeError`` nami
 - ``impl``, ``golden_file``, ``results_file`` and ``marker`` are non-empty strings or None;
 - the descriptors (``results_key_fd``, ``twin_in_fd``, ``twin_out_fd``) are ints >= 0 or None:
   they name descriptors of the grader child, given by its launcher (``harness.run.launch``);
-- ``wall_calibration`` is a ``WallCalibration`` or None (the fixed backstop).
+- ``wall_calibration`` is a ``WallCalibration`` or None (the fixed backstop);
+- ``test_budgets`` is test name -> CPU seconds (finite, > 0), kept as sorted pairs: the budget of
+  that test's calls into the candidate, at most the policy's ``test_cpu_seconds`` (``budget_of``);
+  empty: every test has the policy's (the mutant runner calibrates them from the reference's own
+  CPU, ``harness.mutants.budgets``).
 
 Example::
 
@@ -60,6 +64,7 @@ class CatalogueRun:
     twin_tests: frozenset[str] = frozenset()  # the tests a twin runs (harness.suite.twin)
     twin_in_fd: int | None = None  # the main child's end of the twin's stream
     twin_out_fd: int | None = None  # a twin's end of its stream to the main child
+    test_budgets: tuple[tuple[str, float], ...] = ()  # (test, CPU s) pairs, sorted: below the policy's, per test
 
     def __post_init__(self):
         if not isinstance(self.policy, GradingPolicy):
@@ -78,6 +83,7 @@ class CatalogueRun:
                 raise ValueError(f"CatalogueRun.{name} must be a descriptor (an int >= 0) or None, not {value!r}")
         for name in ("only", "skip", "twin_tests"):
             object.__setattr__(self, name, _names(name, getattr(self, name)))
+        object.__setattr__(self, "test_budgets", _budgets(self.test_budgets))
         if self.wall_calibration is not None and not isinstance(self.wall_calibration, WallCalibration):
             raise TypeError(f"CatalogueRun.wall_calibration must be a WallCalibration or None, "
                             f"not {type(self.wall_calibration).__name__}")
@@ -92,6 +98,11 @@ class CatalogueRun:
     def test_cpu_seconds(self) -> float:
         """The CPU budget of one test's calls into the candidate (its process tree)."""
         return float(self.policy.test_cpu_seconds)
+
+    def budget_of(self, name: str) -> float:
+        """The CPU budget of test ``name``'s calls into the candidate: its own (``test_budgets``)
+        where one is given, never above the policy's ``test_cpu_seconds``."""
+        return min(dict(self.test_budgets).get(name, self.test_cpu_seconds), self.test_cpu_seconds)
 
     @property
     def load_cpu_seconds(self) -> float:
@@ -124,6 +135,8 @@ class CatalogueRun:
                 value = None if value is None else [value.reference_wall, value.reference_cpu]
             elif isinstance(value, frozenset):
                 value = sorted(value)
+            elif spec.name == "test_budgets":
+                value = dict(value)
             document[spec.name] = value
         return json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
@@ -207,6 +220,25 @@ def _names(name: str, value) -> frozenset[str]:
         if not isinstance(item, str) or not _TEST_NAME.fullmatch(item):
             raise ValueError(f"CatalogueRun.{name}: {item!r} is not a test name")
     return frozenset(value)
+
+
+def _budgets(value) -> tuple[tuple[str, float], ...]:
+    """``test_budgets`` as sorted (name, seconds) pairs, from a dict or pairs; a ValueError naming the test."""
+    pairs = value.items() if isinstance(value, dict) else value
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (tuple, list, type({}.items()))):
+        raise TypeError(f"CatalogueRun.test_budgets must map test names to CPU seconds, not {type(value).__name__}")
+    found: dict[str, float] = {}
+    for pair in pairs:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"CatalogueRun.test_budgets: {pair!r} is not a (test, CPU seconds) pair")
+        name, seconds = pair
+        if not isinstance(name, str) or not _TEST_NAME.fullmatch(name):
+            raise ValueError(f"CatalogueRun.test_budgets: {name!r} is not a test name")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
+            raise ValueError(f"CatalogueRun.test_budgets[{name!r}] must be CPU seconds (a finite number > 0), "
+                             f"not {seconds!r}")
+        found[name] = float(seconds)
+    return tuple(sorted(found.items()))
 
 
 def refuse_unknown_fields(where: str, document: dict, known) -> None:

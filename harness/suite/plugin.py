@@ -558,7 +558,8 @@ def _read_golden(path) -> dict:
 def impl(request):
     """The implementation under test: a proxy of the candidate's module, in a live
     candidate process (a fresh one after a crash, and at the catalogue's split), its calls
-    in this test bounded by one CPU budget of ``--timeout`` seconds."""
+    in this test bounded by one CPU budget of ``--timeout`` seconds (or the run's budget of this
+    test, below it: ``CatalogueRun.test_budgets``, which the mutant runner calibrates)."""
     run = request.config.stash[RUN_KEY]
     if run.load_failure is not None:
         pytest.fail(run.load_failure.get("reason", "the candidate did not load"), pytrace=False)
@@ -572,7 +573,7 @@ def impl(request):
         if record["status"] != "ok":
             pytest.fail(f"a fresh candidate process did not load: {record['reason']}", pytrace=False)
         candidate = run.candidate
-    candidate.limit_cpu(run.settings.test_cpu_seconds)
+    candidate.limit_cpu(run.settings.budget_of(request.node.originalname))   # the run's own budget for it, if any
     return candidate.module
 
 

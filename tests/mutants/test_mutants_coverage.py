@@ -53,11 +53,25 @@ def _lines_every_pattern_runs() -> dict[str, set[int]]:
 
 
 @pytest.fixture(scope="module")
-def hand_example_lines(tmp_path_factory) -> dict[str, frozenset[int]]:
-    """The lines ``test_hand_example`` executes in its confined candidate (one catalogue run)."""
-    lines, problem = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
+def hand_example_recording(tmp_path_factory) -> tuple[dict[str, frozenset[int]], dict | None]:
+    """The lines ``test_hand_example`` executes in its confined candidate (one catalogue run), and its CPU figures."""
+    lines, problem, cost = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
     assert problem is None, problem
-    return lines
+    return lines, cost
+
+
+@pytest.fixture(scope="module")
+def hand_example_lines(hand_example_recording) -> dict[str, frozenset[int]]:
+    return hand_example_recording[0]
+
+
+@pytest.mark.e2e  # hand_example_recording runs a candidate
+def test_the_recording_measures_the_tests_cpu_on_the_reference(hand_example_recording):
+    """What ``harness.mutants.budgets`` calibrates each test's budget from: the candidate's load, its
+    CPU in the test (the hand example compiles patterns: more than nothing) and the grader's."""
+    cost = hand_example_recording[1]
+    assert cost is not None and set(cost) == {"load", "candidate", "grader"}
+    assert cost["load"] > 0 and cost["candidate"] > 0 and cost["grader"] > 0
 
 
 @pytest.mark.e2e  # hand_example_lines runs a candidate

@@ -22,7 +22,7 @@ def _every_field_set() -> CatalogueRun:
                         skip=frozenset({"test_vocab_bytes"}), golden_file="/tmp/g.json", marker="abc123",
                         wall_calibration=WallCalibration(0.1234567890123, 0.1 + 0.2),
                         results_file="/tmp/r.jsonl", results_key_fd=7, twin_tests=frozenset({"test_sampling"}),
-                        twin_in_fd=8, twin_out_fd=9)
+                        twin_in_fd=8, twin_out_fd=9, test_budgets={"test_hand_example": 1.125, "test_apply_mask": 3})
 
 
 @pytest.mark.unit
@@ -56,6 +56,17 @@ def test_the_candidates_limits_follow_the_policy():
     assert run.limits(0).cpu_seconds == 10 + 2 * 3  # at least one test's allowance
 
 
+@pytest.mark.unit
+def test_a_tests_budget_is_its_own_where_given_never_above_the_policys():
+    run = CatalogueRun(policy=POLICY.with_(test_cpu_seconds=10.0),
+                       test_budgets={"test_hand_example": 1.5, "test_apply_mask": 25.0})
+    assert run.test_budgets == (("test_apply_mask", 25.0), ("test_hand_example", 1.5))   # sorted pairs
+    assert run.budget_of("test_hand_example") == 1.5
+    assert run.budget_of("test_apply_mask") == 10.0        # the policy's bounds it
+    assert run.budget_of("test_sampling") == 10.0          # none given: the policy's
+    assert CatalogueRun().budget_of("test_hand_example") == POLICY.test_cpu_seconds
+
+
 BAD_FIELDS = [
     ("seed", -1), ("seed", MAX_SEED + 1), ("seed", True), ("seed", 1.5), ("seed", "7"),
     ("deep", 1), ("impl", ""), ("impl", 3), ("golden_file", "a\0b"), ("marker", ""),
@@ -65,6 +76,9 @@ BAD_FIELDS = [
     ("policy", {"test_cpu_seconds": 0}), ("policy", {"test_cpu_seconds": -1.0}), ("policy", {"memory_mb": 10}),
     ("policy", {"load_cpu_seconds": "60"}), ("policy", {"tier": "lenient"}), ("policy", {"no_such": 1}),
     ("policy", [60.0]),
+    ("test_budgets", {"test a": 1.0}), ("test_budgets", {"test_a": 0}), ("test_budgets", {"test_a": -1.0}),
+    ("test_budgets", {"test_a": True}), ("test_budgets", {"test_a": "1"}), ("test_budgets", "test_a"),
+    ("test_budgets", [["test_a"]]),
 ]
 
 
