@@ -3,6 +3,7 @@ through its own clean-up: status 128 + the signal, its processes gone, its tempo
 removed (``commands.mutants._ended_cleanly_by_sigterm``). It left every folder behind before."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -26,13 +27,21 @@ def _start(tmp: Path) -> subprocess.Popen:
                             text=True, start_new_session=True)
 
 
+CANDIDATE_SERVERS = (b"harness.sandbox.server import main", b"harness.sandbox.zygote_server import main")
+"""What a confined candidate's bwrap runs (``sandbox.client``, ``sandbox.zygote``): not the sandbox's
+probe (``confine.prefetch``), a bwrap the verb starts before it has begun its run."""
+
+
 def _wait_for_a_candidate(marker: str, run: subprocess.Popen) -> None:
     """Until a confined candidate of the run runs (its bwrap names the run's TMPDIR), or 120 s of wall."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and run.poll() is None:
-        commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in confine.marked_processes(marker.encode())
-                    if Path(f"/proc/{pid}/cmdline").exists()]
-        if any(b"bwrap" in command for command in commands):
+        commands = []
+        for pid in confine.marked_processes(marker.encode()):
+            with contextlib.suppress(OSError):
+                commands.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        if any(b"bwrap" in command and any(server in command for server in CANDIDATE_SERVERS)
+               for command in commands):
             return
         time.sleep(0.1)
     raise AssertionError("no candidate of the run started")
