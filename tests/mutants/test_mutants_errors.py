@@ -16,7 +16,7 @@ from harness.mutants import generation, report, runner, warm
 from harness.mutants.runner import HARNESS_ERROR, Outcome, run_generated
 from harness.suite import oracle_memo
 from tests.mutants.test_mutants_generated import consistent
-from tests.support.helpers import without_oracle_memo
+from tests.support.helpers import confined, without_oracle_memo
 
 KILLER = "test_canonical_form"
 MUTANT_ID = "compile.NumberReplacer.4"   # `== 0` -> `== 1`: a one-state language refused as empty
@@ -262,14 +262,26 @@ def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_ki
 
 # --- the fast path gives the slow path's verdicts (issue 52 item 4) -----------------------------------
 
-def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool) -> dict[str, tuple]:
-    """Each mutant's verdict: the slow path is a cold ``python -m`` grader per run (no warm fork)
-    and a deep pass that runs every test again; the fast path, the warm forks and the settled skip
-    (the verb's run). Each result ``consistent``. The fast path on one thread: one warm grader, so
-    one oracle memo's recording run (~4-5 CPU s) where two threads made two; the slow path's cold
+def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool, replies: list | None = None) -> dict[str, tuple]:
+    """Each mutant's verdict: the slow path is a cold ``python -m`` grader per run (no warm fork, so
+    a fresh candidate process per catalogue run, never the zygote) and a deep pass that runs every
+    test again; the fast path, the verb's run: the warm forks, their candidates forked from the
+    zygote, the oracle memo and the settled skip. Each result ``consistent``; ``replies``: every
+    warm grader's reply is appended to it. The fast path on one thread: one warm grader, so one
+    oracle memo's recording run (~4-5 CPU s) where two threads made two; the slow path's cold
     processes cost the same on two threads as on one."""
     monkeypatch.setattr(warm, "WARM", not slow)
+    monkeypatch.setattr(warm, "ZYGOTE", True)   # the verb's default (a run reads it when the slow path is off)
     monkeypatch.setattr(runner, "RERUN_SETTLED", slow)
+    monkeypatch.setattr(runner, "_ZYGOTE_SAID", [])
+    if replies is not None:
+        original = warm.WarmGrader.run
+
+        def recorded(self, *args, **kwargs):
+            replies.append(original(self, *args, **kwargs))
+            return replies[-1]
+        monkeypatch.setattr(warm.WarmGrader, "run", recorded)
+    warm.close_all()
 
     def run(mutant, root, timeout):
         return run_generated(mutant, root, timeout, deep=deep, first_kill=True)
@@ -287,10 +299,53 @@ def _same_verdicts(monkeypatch, n: int, seed: int, deep: bool):
     return fast
 
 
+@pytest.fixture(scope="module")
+def lean_sample_both_ways() -> dict:
+    """A seeded sample of 4 (seed 52: a kill, a survivor, an equivalent by its compile evidence and
+    one by its vocab evidence), the default tier and the equivalence decision, run once each way for
+    this module: the fast path (its warm graders' replies recorded, and after the run the zygote
+    processes this process's descendants still run) and the slow path. Two claims read it: the
+    fast path's verdicts are the slow path's, and the zygote's candidates give the fresh
+    candidates' verdicts (before, ``test_mutants_zygote`` ran a sample of its own twice, both ways
+    warm: ~24 CPU s more for a claim this pair of runs holds)."""
+    from tests.mutants.test_mutants_zygote import _descendants_running
+
+    mutants, _ = generation.pick(generation.enumerate_sites(), 4, 52)
+    with pytest.MonkeyPatch.context() as patch:
+        fast_replies: list[dict] = []
+        fast = _verdicts(patch, mutants, slow=False, deep=False, replies=fast_replies)
+        zygotes_left = _descendants_running(b"zygote_server")   # run_all closed its warm graders, and so their zygotes
+        said = list(runner._ZYGOTE_SAID)
+        slow_replies: list[dict] = []
+        slow = _verdicts(patch, mutants, slow=True, deep=False, replies=slow_replies)
+    return {"fast": fast, "slow": slow, "fast_replies": fast_replies, "slow_replies": slow_replies,
+            "zygotes_left": zygotes_left, "zygote_said": said}
+
+
 @pytest.mark.e2e
-def test_the_fast_path_gives_the_slow_path_s_verdicts(monkeypatch):
+def test_the_fast_path_gives_the_slow_path_s_verdicts(lean_sample_both_ways):
     # lean: the default tier and the equivalence decision of a seeded sample of 4
-    _same_verdicts(monkeypatch, 4, seed=52, deep=False)
+    fast, slow = lean_sample_both_ways["fast"], lean_sample_both_ways["slow"]
+    assert fast == slow
+    assert not [m for m, v in fast.items() if v[0] is Outcome.ERROR], fast
+
+
+@confined
+@pytest.mark.e2e
+def test_a_seeded_sample_gets_the_same_verdicts_with_the_zygote(lean_sample_both_ways):
+    """The zygote (``harness.sandbox.zygote``) gives every mutant of the sample the verdict it gets
+    with a fresh candidate process per catalogue run (the slow path's cold graders: no warm grader
+    asked, so no zygote), the zygote really used (its start counted), never fallen back from, and
+    nothing of it left running after the run. (Moved from ``test_mutants_zygote``, whose whole
+    sample of 12 stays there under ``slow``.)"""
+    run = lean_sample_both_ways
+    assert run["fast"] == run["slow"]
+    assert any(v[0] is Outcome.KILLED for v in run["fast"].values()), run["fast"]
+    assert not run["zygotes_left"]
+    catalogue = [r for r in run["fast_replies"] if "zygote_cpu" in r]
+    assert catalogue and all(r["zygote_cpu"] > 0 for r in catalogue[:1]), run["fast_replies"]   # its start counted
+    assert run["zygote_said"] == [] and not any("zygote_off" in r for r in run["fast_replies"]), run  # never fell back
+    assert run["slow_replies"] == []   # the slow path asked no warm grader: every candidate a fresh process
 
 
 @pytest.mark.e2e
