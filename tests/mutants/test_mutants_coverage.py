@@ -54,8 +54,15 @@ def _lines_every_pattern_runs() -> dict[str, set[int]]:
 
 @pytest.fixture(scope="module")
 def hand_example_recording(tmp_path_factory) -> tuple[dict[str, frozenset[int]], dict | None]:
-    """The lines ``test_hand_example`` executes in its confined candidate (one catalogue run), and its CPU figures."""
-    lines, problem, cost = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
+    """The lines ``test_hand_example`` executes in its confined candidate (one catalogue run), and its CPU figures.
+    Without the oracle memo: a warm grader's first catalogue run would first fork its recording run
+    (the whole default tier, ~4 CPU s, most of this fixture's), a grader's cache that neither the
+    candidate's lines nor the coverage plugin's CPU figures read."""
+    from tests.support.helpers import without_oracle_memo
+
+    with pytest.MonkeyPatch.context() as patch:
+        without_oracle_memo(patch)
+        lines, problem, cost = coverage._record_one("test_hand_example", tmp_path_factory.mktemp("cov"), timeout=60.0)
     assert problem is None, problem
     return lines, cost
 
