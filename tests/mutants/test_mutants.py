@@ -276,9 +276,16 @@ def full_run() -> dict[str, MutantResult]:
     """The runner on every mutant of the catalogue and on the forced failure, each up to its
     first kill, expected killers first (``first_kill``: the full run's verdicts, checked by
     ``test_first_kill_gives_the_full_runs_verdicts``, for a tenth of its CPU: 35 CPU s), once per
-    session, read by the tests below. On one thread: one warm grader, so one recording run of the
-    oracle memo (4-5 CPU s) where two threads made two; the verdicts are the same either way."""
-    return {r.id: r for r in run_all([FORCED_FAILURE, *MUTANTS], jobs=1, first_kill=True)}
+    session, read by the tests below. On one thread, without the oracle memo: its recording run
+    (the whole default tier against the reference, 4-6 CPU s a warm grader) saves a run up to its
+    first kill nothing measurable (45 runs of 0.4-1.6 CPU s each either way; the run 39.5 -> 29.5
+    CPU s at load ~12, 2026-12-07), and the memo changes no verdict (``test_mutants_errors``' fast
+    path, memo included, against the slow path; the memo's own tests)."""
+    from tests.support.helpers import without_oracle_memo
+
+    with pytest.MonkeyPatch.context() as patch:
+        without_oracle_memo(patch)
+        return {r.id: r for r in run_all([FORCED_FAILURE, *MUTANTS], jobs=1, first_kill=True)}
 
 
 @pytest.mark.e2e
