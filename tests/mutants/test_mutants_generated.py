@@ -299,8 +299,8 @@ def _default_tier_only(mutant, root, timeout):
 def test_a_seeded_sample_runs_end_to_end():
     # the default tier (each mutant up to its first kill) and the equivalence decision: 57 CPU s,
     # two of its six (parser mutants) proven equivalent on the whole compile domain. The default run's
-    # seeded samples are the same run of other mutants, each checked by ``consistent``:
-    # test_mutants_zygote's (with and without the zygote) and test_mutants_errors' (fast and slow path)
+    # seeded sample is the same run of other mutants, each result checked by ``consistent``:
+    # test_mutants_errors' (the fast path, its candidates the zygote's, and the slow path, fresh ones)
     sites = generation.enumerate_sites()
     mutants, _ = generation.pick(sites, CI_SAMPLE["n"], CI_SAMPLE["seed"])
     results = run_all(mutants, jobs=2, run=_default_tier_only)
