@@ -16,8 +16,8 @@ Protocol (JSON lines): the caller writes ``{"module": name, "argv": [...], "env"
 seconds, "wall": seconds, "output": path}`` (``module``: one of ``MODULES``, pytest by
 default; the fork runs ``MODULE.main(ARGV)`` as ``python -m MODULE ARGV`` would); the server
 forks, waits (``os.wait4``: the child's CPU seconds, children included) and answers
-``{"code": int | null, "signal": int | null, "cpu": seconds}``, ``code`` null when the wall
-backstop ended it (``"signal"`` then names
+``{"code": int | null, "signal": int | null, "cpu": seconds, "memo": what the oracle memo recorded
+before the fork, or null}``, ``code`` null when the wall backstop ended it (``"signal"`` then names
 the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
 starts another if one died.
 
@@ -105,6 +105,7 @@ def serve() -> None:
         zygote = _zygote() if request.get("zygote") else None
         if zygote is not None:
             request["env"] = {**request["env"], **zygote.environment()}
+        memo_notes = _memo_notes()
         spent = _prepare(request)
         server = os.getpid()
         pid = os.fork()
@@ -112,12 +113,19 @@ def serve() -> None:
             _child(request, server)   # never returns
         reply = _wait(pid, float(request["wall"]))
         reply["cpu"] += spent   # what this grader did for the run before its fork: the run's cost
+        reply["memo"] = "; ".join(_memo_notes()[len(memo_notes):]) or None   # what the oracle memo recorded for it
         if request.get("zygote"):
             reply.update(_after_zygote_run(zygote))
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
     if _ZYGOTE["zygote"] is not None:   # the caller closed the requests: its cgroup removed, its uid freed
         _ZYGOTE["zygote"].close()
+
+
+def _memo_notes() -> list[str]:
+    """What the grader's oracle memo prepared so far (``oracle_memo._PREPARED``), [] before it is imported."""
+    memo = sys.modules.get("harness.suite.oracle_memo")
+    return list(memo._PREPARED) if memo is not None else []
 
 
 def _prepare(request: dict) -> float:
@@ -203,12 +211,12 @@ so a slow recording never makes the caller think the warm grader stopped answeri
 
 
 def _fill_oracle_memo(request: dict) -> float:
-    """At the first catalogue run this warm grader is asked for: fork one recording run of the
-    reference (``oracle_memo.recording_argv``: the default tier, the run's seed; a fresh candidate,
-    never the zygote, whose children one run at a time are the caller's to check), and fill the
-    grader's oracle memo from the inputs it wrote down, so every later fork inherits the answers
-    (``harness.suite.oracle_memo``). The recording fork's CPU seconds (its candidate's are in the
-    run's CPU log); 0.0 when the memo is off or was filled already."""
+    """Before a catalogue run whose default-tier tests this warm grader has not recorded yet: fork one
+    recording run of the reference (``oracle_memo.recording_argv``: those tests, the default tier, the
+    run's seed; a fresh candidate, never the zygote, whose children one run at a time are the caller's
+    to check), and fill the grader's oracle memo from the inputs it wrote down, so every later fork
+    inherits the answers (``harness.suite.oracle_memo``). The recording fork's CPU seconds (its
+    candidate's are in the run's CPU log); 0.0 when the memo is off or holds those tests already."""
     from harness.suite import oracle_memo
 
     if not oracle_memo.wanted(request["env"]):

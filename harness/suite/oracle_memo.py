@@ -20,8 +20,9 @@ answers where every fork inherits them:
 - **how it is filled, and why that is sound with fork**: a child's memory never comes back to its
   parent, so the answers must be in the warm grader itself before it forks. At the first catalogue
   run a warm grader is asked for (``warm._fill_oracle_memo``, called by ``warm.serve`` before that
-  fork), it forks one recording run (``recording_argv``: the default tier of the catalogue, the same
-  run seed, against the reference, a fresh confined candidate as any run's), in which
+  fork), it forks one recording run (``recording_argv``: the default-tier tests that run will run and
+  no earlier recording ran, the same run seed, against the reference, a fresh confined candidate as
+  any run's; a later run naming other tests records those before its fork), in which
   (``recording_run``) each call of ``answer`` writes down its inputs (never its answers), and then
   ``re``'s cache keys. The warm grader reads those inputs (``fill_from``: MessagePack,
   ``harness.sandbox.channel``, data only) and computes every answer itself, with the same
@@ -61,7 +62,8 @@ _MISSING = object()
 _MEMO: dict[tuple, object] = {}   # (oracle name, key) -> answer, filled only by ``fill``
 _SIZE = [0]   # bytes of the kept answers (estimated)
 _RECORDING: list | None = None   # in a recording run: the calls' (name, inputs as data), in order
-_PREPARED: list[str] = []   # what the warm grader did at its first catalogue run (once)
+_PREPARED: list[str] = []   # what the warm grader prepared, run by run (``said``)
+_RECORDED: set[str] = set()   # the default-tier tests whose calls this warm grader recorded
 
 
 # ---------------------------------------------------------------- the oracles kept
@@ -369,23 +371,38 @@ def _re_patterns() -> list[list]:
 
 
 def wanted(env: dict[str, str]) -> bool:
-    """Whether a warm grader should record and fill the memo: not yet done here, and not turned off
-    (``OFF_VARIABLE``, in this process's environment or the run's ``env``)."""
-    return not _PREPARED and os.environ.get(OFF_VARIABLE) != "1" and env.get(OFF_VARIABLE) != "1"
+    """Whether a warm grader should record and fill the memo: not turned off (``OFF_VARIABLE``, in
+    this process's environment or the run's ``env``); which tests it records is ``recording_argv``'s."""
+    return os.environ.get(OFF_VARIABLE) != "1" and env.get(OFF_VARIABLE) != "1"
 
 
 def recording_argv(argv: list[str]) -> list[str] | None:
     """The pytest arguments of the recording run for a catalogue run's ``argv``: its run (``--run``)
-    made the default tier of every test against the reference, under the same run seed, its records
-    to no file; None when ``argv`` holds no run. Marks this process as prepared (once)."""
-    _PREPARED.append("tried")
+    made the default tier, against the reference, under the same run seed, its records to no file,
+    of the default-tier tests the run will run (its ``only``, or every one, less its ``skip``) that no
+    recording run of this warm grader has run yet; None when ``argv`` holds no run or there is no
+    such test. Marks those tests recorded (a recording run that fails is not run again).
+
+    Lazy, so a run pays only for what it uses: a warm grader whose runs name three tests records
+    those three, not the whole tier (4-5 CPU s, its confined candidate included); a later run that
+    names others records the others, each test once. A test's calls are the same in a recording run
+    of that test alone as in the whole tier's: its draws are a function of the test and the run seed
+    (``harness.suite.seeding``) and its candidate answers as the reference does."""
     if "--run" not in argv[:-1]:
+        _PREPARED.append("no run to record")
         return None
     from harness.run import CatalogueRun
     from harness.run.launch import pytest_arguments
+    from harness.suite.catalogue import NAMES
 
     run = CatalogueRun.from_json(argv[argv.index("--run") + 1])
-    reference = run.with_(impl=None, deep=False, only=frozenset(), skip=frozenset(), results_file=None,
+    tests = [name for name in NAMES if (not run.only or name in run.only) and name not in run.skip
+             and name not in _RECORDED]
+    if not tests:
+        return None
+    _RECORDED.update(tests)
+    _PREPARED.append(f"recording {len(tests)} test(s)")
+    reference = run.with_(impl=None, deep=False, only=frozenset(tests), skip=frozenset(), results_file=None,
                           results_key_fd=None, policy=run.policy.with_(tier="default"))
     return pytest_arguments(reference)
 

@@ -167,21 +167,35 @@ def test_the_switch_and_the_recording_run(memo, monkeypatch):
     from harness.policy import POLICY
     from harness.run import CatalogueRun
     from harness.run.launch import pytest_arguments
+    from harness.suite.catalogue import NAMES
 
     monkeypatch.setattr(oracle_memo, "_PREPARED", [])
+    monkeypatch.setattr(oracle_memo, "_RECORDED", set())
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE, raising=False)
     assert memo.wanted({}) and not memo.wanted({oracle_memo.OFF_VARIABLE: "1"})
     monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
     assert not memo.wanted({})
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE)
-    run = CatalogueRun(impl="/tmp/mutant_x", deep=True, seed=7, only=frozenset({"test_hand_example"}),
+    run = CatalogueRun(impl="/tmp/mutant_x", deep=True, seed=7,
+                       only=frozenset({"test_hand_example", "test_deep_matching_equals_python_re"}),
                        results_file="/tmp/r.jsonl", policy=POLICY.with_(tier="strict", test_cpu_seconds=10))
     argv = memo.recording_argv([*pytest_arguments(run), "-x"])
-    assert not memo.wanted({})   # once a warm grader
+    assert memo.wanted({})   # the switch alone: which tests, recording_argv's
     recorded = CatalogueRun.from_json(argv[argv.index("--run") + 1])
-    assert recorded.impl is None and not recorded.deep and recorded.only == frozenset()
+    assert recorded.impl is None and not recorded.deep and recorded.only == frozenset({"test_hand_example"})
     assert recorded.seed == 7 and recorded.policy.tier == "default" and recorded.results_file is None
     assert recorded.policy.test_cpu_seconds == 10 and "-x" not in argv
+    assert memo.recording_argv(pytest_arguments(run)) is None   # each test recorded once a warm grader
+
+    def only(run) -> frozenset | None:
+        argv = memo.recording_argv(pytest_arguments(run))
+        return None if argv is None else CatalogueRun.from_json(argv[argv.index("--run") + 1]).only
+    assert only(run.with_(only=frozenset({"test_hand_example", "test_apply_mask"}))) == {"test_apply_mask"}
+    rest = only(run.with_(only=frozenset(), skip=frozenset({"test_vocab_bytes"})))   # every test the run runs
+    assert rest == set(NAMES) - {"test_hand_example", "test_apply_mask", "test_vocab_bytes"}
+    assert only(run.with_(only=frozenset())) == {"test_vocab_bytes"}
+    assert only(run.with_(only=frozenset())) is None
+    assert memo.recording_argv(["-q"]) is None   # no run: nothing recorded
     assert runner.CATALOGUE_SEED == 0
 
 
