@@ -101,9 +101,9 @@ _ALL = (
              ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_ORACLE_MEMO", "user",
              "1: a mutant worker's warm grader keeps no answers of the grader's oracles (brute-force masks, re's "
-             "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from recording runs of the "
-             "reference's tests each run uses: every catalogue run computes them itself (harness/suite/oracle_memo.py), the slow path, "
-             "to compare verdicts",
+             "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from the inputs its passing "
+             "default-tier runs asked: every catalogue run computes them itself (harness/suite/oracle_memo.py), "
+             "the slow path, to compare verdicts",
              ("harness/suite/oracle_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_REWRITE_REUSE", "user",
              "1: each catalogue run of a mutant worker's warm grader rewrites the catalogue's asserts itself, "
