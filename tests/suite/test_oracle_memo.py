@@ -1,7 +1,8 @@
 """The grader's oracle memo (``harness.suite.oracle_memo``): a kept answer is the function's own for
 exactly its inputs, handed out as a copy, with any generator left where the draws leave it; an input
 that differs in anything the function reads is computed; the memo is filled only by ``fill``, from
-inputs a recording run wrote down as data, and is off under its switch. In process, seeded."""
+inputs a recording fork wrote down as data (the calls its memo missed), and is off under its switch.
+In process, seeded."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def _tables(pattern: str):
 
 
 def _recorded(calls) -> list:
-    """What a recording run writes and the warm grader reads: ``calls`` made under recording, as
+    """What a recording fork writes and the warm grader reads: ``calls`` made under recording, as
     the channel's data, packed and decoded."""
     oracle_memo._RECORDING = []
     try:
