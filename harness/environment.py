@@ -90,8 +90,9 @@ _ALL = (
              ("harness/mutants/runner.py",)),
     Variable("CONSTRAIN_HARNESS_NO_TEST_BUDGETS", "user",
              "1: every catalogue test of a generated mutant has the same CPU budget (a third of --timeout, at most "
-             "the policy's) and its load the policy's, none calibrated from the reference's own CPU as the coverage "
-             "map recorded it (harness/mutants/budgets.py): the slow path, to compare verdicts",
+             "the policy's) and its load the policy's, and each evidence item the evidence child's own limit, none "
+             "calibrated from the reference's own CPU as the coverage map and its evidence recorded it "
+             "(harness/mutants/budgets.py): the slow path, to compare verdicts",
              ("harness/mutants/budgets.py",)),
     Variable("CONSTRAIN_HARNESS_NO_STAGE_REUSE", "user",
              "1: a generated mutant's compile evidence computes every stage of regex_to_dfa and every token mask "
@@ -100,9 +101,9 @@ _ALL = (
              ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_ORACLE_MEMO", "user",
              "1: a mutant worker's warm grader keeps no answers of the grader's oracles (brute-force masks, re's "
-             "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from a recording run of the "
-             "reference: every catalogue run computes them itself (harness/suite/oracle_memo.py), the slow path, "
-             "to compare verdicts",
+             "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from the inputs its passing "
+             "default-tier runs asked: every catalogue run computes them itself (harness/suite/oracle_memo.py), "
+             "the slow path, to compare verdicts",
              ("harness/suite/oracle_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_REWRITE_REUSE", "user",
              "1: each catalogue run of a mutant worker's warm grader rewrites the catalogue's asserts itself, "

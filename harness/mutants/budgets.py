@@ -22,11 +22,21 @@ not. ``FACTOR`` 4 puts every budget at four times a figure that is itself at or 
 reference's, and ``CONSTANT`` (1 CPU s) covers the tests whose calls cost almost nothing (a slice
 of the budget's reading, ``client.SLICE``, the channel's overhead, a page-fault storm).
 
+The compile, sampling and schema evidence's items are bounded the same way (``item_budget``): the
+evidence record (``evidence.record_lines``, beside the coverage map) measures the reference's CPU on
+each item, and a mutant's evidence child runs each item it computes under ``FACTOR x`` that ``+
+CONSTANT`` (``evidence.within_budget``: its ``RLIMIT_CPU`` lowered for the item), never above the
+child's own limit (the run's ``timeout``, 30 CPU s). An item that spins ends the child by SIGXCPU a
+few CPU s in instead of 30, the same "undecided" (the survivor is unproven and the deep pass runs).
+A record made before the figures has none (the child's limit, as before); the switch turns them off
+too (``runner.plan`` drops the figures from the pick).
+
 A mutant that is correct but several times slower than the reference on a test now times out
 there: a timeout is a kill by its tier, as it was at 10 CPU s (Stryker's rule too). The sample
 that checks it (``tests/mutants/test_mutants_budget_verdicts.py``) gives every mutant the same
 verdict both ways. ``CONSTRAIN_HARNESS_NO_TEST_BUDGETS=1`` turns the calibration off (every test
-and load has today's budget); a coverage map recorded before the figures has none (the same).
+and load has today's budget, every evidence item the child's limit); a coverage map recorded before
+the figures has none (the same).
 
 Example::
 
@@ -45,13 +55,21 @@ FACTOR = 4.0          # times the reference's CPU on the test (or its dearest lo
 CONSTANT = 1.0        # CPU s more, every test: the floor of a test whose calls cost almost nothing
 LOAD_CONSTANT = 1.0   # CPU s more, every load
 OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_TEST_BUDGETS"
-"""Set to 1: every test of a generated mutant has today's budget (``runner.test_cpu_seconds``) and
-every load the policy's, whatever the coverage map recorded (the slow path, to compare verdicts)."""
+"""Set to 1: every test of a generated mutant has today's budget (``runner.test_cpu_seconds``),
+every load the policy's and every evidence item its child's limit, whatever the coverage map
+recorded (the slow path, to compare verdicts)."""
 
 
 def on() -> bool:
     """Whether the calibrated budgets are used (``OFF_VARIABLE`` unset or not 1), read at each plan."""
     return os.environ.get(OFF_VARIABLE) != "1"
+
+
+def item_budget(cpu: float, cap: float) -> float:
+    """An evidence item's CPU budget in a mutant's evidence child (``evidence.Pick.budgets``): ``FACTOR x``
+    the reference's CPU on the item (``evidence.record_lines``, under coverage's tracer from a fresh
+    start) ``+ CONSTANT``, never above ``cap`` (the child's own limit today, the run's ``timeout``)."""
+    return round(min(cap, FACTOR * cpu + CONSTANT), 3)
 
 
 def budgets_for(figures: dict | None, cap: float) -> dict | None:

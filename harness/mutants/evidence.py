@@ -96,13 +96,17 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
 import hashlib
 import itertools
 import json
+import math
+import resource
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -686,28 +690,77 @@ def record(m, kind: str) -> list[str]:
         _TABLE_TEXTS.clear()
 
 
-def first_difference(m, kind: str, reference: Sequence[str | None]) -> tuple[list[str], int]:
+def first_difference(m, kind: str, reference: Sequence[str | None],
+                     budgets: Sequence[float | None] | None = None) -> tuple[list[str], int]:
     """([the label of the first item where ``m`` differs from ``reference``] or [], the number
     of items computed). An item whose expected hash is None is not computed (``Pick``: it never
-    executes the mutated statement). A domain longer or shorter than ``reference`` is a difference."""
+    executes the mutated statement). A domain longer or shorter than ``reference`` is a difference.
+    ``budgets`` (``Pick.budgets``, one per item or None): each computed item runs under its own CPU
+    budget (``within_budget``: the process's ``RLIMIT_CPU`` lowered for the item, so an item that spins
+    ends the process by SIGXCPU, as the process's own limit would, a few CPU s in)."""
     _TABLE_TEXTS.clear()
     try:
-        return _first_difference(m, kind, reference)
+        return _first_difference(m, kind, reference, budgets)
     finally:
         _TABLE_TEXTS.clear()
 
 
-def _first_difference(m, kind: str, reference: Sequence[str | None]) -> tuple[list[str], int]:
+def _first_difference(m, kind: str, reference: Sequence[str | None],
+                      budgets: Sequence[float | None] | None) -> tuple[list[str], int]:
     computed = 0
-    for (label, thunk), expected in itertools.zip_longest(items(m, kind), reference, fillvalue=(None, None)):
+    if budgets is not None and len(budgets) != len(reference):
+        raise ValueError(f"evidence budgets: {len(budgets)} for {len(reference)} items of the {kind} domain")
+    for i, ((label, thunk), expected) in enumerate(itertools.zip_longest(items(m, kind), reference,
+                                                                         fillvalue=(None, None))):
         if label is None or thunk is None:
             return [f"the domain has another size than the reference's {len(reference)} items"], computed
         if expected is None:
             continue
         computed += 1
-        if _hash(_attempt(thunk)) != expected:
+        with within_budget(None if budgets is None else budgets[i]):
+            found = _hash(_attempt(thunk))
+        if found != expected:
             return [label], computed
     return [], computed
+
+
+@contextlib.contextmanager
+def within_budget(seconds: float | None) -> Iterator[None]:
+    """Run the block with at most ``seconds`` more CPU s of this process: its soft ``RLIMIT_CPU``
+    lowered to the CPU it has used plus ``seconds`` (rounded up to a whole second, the limit's unit),
+    then put back. Past it the kernel sends SIGXCPU, which ends the process as its own limit does
+    (the runner's "timeout"). Never above the limit the process has (``seconds`` None, or a budget
+    that would reach it: the block runs under that limit, as before)."""
+    if seconds is None:
+        yield
+        return
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf):
+        raise ValueError(f"an evidence item's CPU budget must be a positive number of seconds, not {seconds!r}")
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    limit = math.ceil(time.process_time() + seconds)
+    if soft != resource.RLIM_INFINITY and limit >= soft:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def read_against(path: Path) -> tuple[list[str | None], list[float | None] | None]:
+    """The ``--against`` file of an evidence child: (the reference's hash of each item, None for an
+    item not computed; each item's CPU budget or None). The file holds the list of hashes (no
+    budgets: every item under the child's own limit) or ``{"hashes": [...], "budgets": [...]}``
+    (``runner._evidence_differences``)."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(doc, list):
+        return doc, None
+    if not (isinstance(doc, dict) and isinstance(doc.get("hashes"), list)
+            and (doc.get("budgets") is None or isinstance(doc["budgets"], list))):
+        raise ValueError(f"{path}: an evidence child's reference must be a list of hashes or "
+                         f"{{'hashes': [...], 'budgets': [...]}}")
+    return doc["hashes"], doc.get("budgets")
 
 
 def summary(kind: str, size: int, computed: int | None = None) -> dict:
@@ -744,6 +797,23 @@ class Pick:
     chosen: tuple[int, ...]
     hashes: Sequence[str]
     statement: str   # "file:first-last", for the report
+    cpu: Sequence[float] | None = None
+    """The reference's CPU s on each item (``record_lines``; shared like ``hashes``, only the chosen
+    items' read), from which each chosen item gets its CPU budget (``budgets``); None: a record made
+    before the figures, or the budgets switched off (``runner.plan``): the child's own limit."""
+
+    def budgets(self, cap: float) -> list[float | None] | None:
+        """Each item's CPU budget in the evidence child (``harness.mutants.budgets.item_budget``, at
+        most ``cap``: the child's limit today) for the chosen items, None for the others; None
+        without figures (``cpu``)."""
+        if self.cpu is None:
+            return None
+        from harness.mutants.budgets import item_budget
+
+        found: list[float | None] = [None] * self.size
+        for i in self.chosen:
+            found[i] = item_budget(self.cpu[i], cap)
+        return found
 
     def reference(self) -> list[str | None]:
         """The reference's hash of each chosen item, None for the others (``first_difference``)."""
@@ -753,16 +823,24 @@ class Pick:
         return found
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "size": self.size, "statement": self.statement,
-                "chosen": {str(i): self.hashes[i] for i in self.chosen}}
+        found = {"kind": self.kind, "size": self.size, "statement": self.statement,
+                 "chosen": {str(i): self.hashes[i] for i in self.chosen}}
+        if self.cpu is not None:
+            found["cpu"] = {str(i): self.cpu[i] for i in self.chosen}
+        return found
 
     @classmethod
     def from_json(cls, doc: dict | None) -> Pick | None:
         if doc is None:
             return None
+        size = int(doc["size"])
         chosen = {int(i): h for i, h in doc["chosen"].items()}
-        hashes = [chosen.get(i, "") for i in range(int(doc["size"]))]
-        return cls(doc["kind"], int(doc["size"]), tuple(sorted(chosen)), hashes, doc["statement"])
+        hashes = [chosen.get(i, "") for i in range(size)]
+        cpu = None
+        if doc.get("cpu") is not None:
+            given = {int(i): float(s) for i, s in doc["cpu"].items()}
+            cpu = [given.get(i, 0.0) for i in range(size)]
+        return cls(doc["kind"], size, tuple(sorted(chosen)), hashes, doc["statement"], cpu)
 
     def note(self) -> str:
         """The evidence's size as the report states it."""
@@ -783,41 +861,62 @@ def pick(recorded: dict, kind: str, file: str, span: frozenset[int] | None) -> P
         return None
     hits = {n for n, files in enumerate(found["sets"]) if span & set(files.get(file, ()))}
     chosen = tuple(i for i, n in enumerate(found["items"]) if n in hits)
-    return Pick(kind, len(found["items"]), chosen, found["hashes"], f"{file}:{min(span)}-{max(span)}")
+    return Pick(kind, len(found["items"]), chosen, found["hashes"], f"{file}:{min(span)}-{max(span)}",
+                _cpu_figures(found.get("cpu"), len(found["items"])))
+
+
+def _cpu_figures(value, size: int) -> list[float] | None:
+    """A record's per-item CPU figures when well formed (one number of seconds, 0 or more, per
+    item), else None (a record made before them, or not ours: the child's own limit)."""
+    if not isinstance(value, list) or len(value) != size:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x < math.inf for x in value):
+        return None
+    return value
 
 
 def record_lines(package_dir: Path, kinds: Sequence[str] = SELECTABLE) -> dict:
     """The reference's evidence, and the lines of it each item executes, for each of ``kinds``
     (of ``SELECTABLE``): ``{kind: {"hashes": [...], "every": {file: [line, ...]}, "sets": [{file:
-    [line, ...]}, ...], "items": [set index, ...]}}``. ``every`` holds the lines run when the
-    package and every module of it are imported (before any item) and by the domain's set-up
-    between items; ``sets`` the distinct line sets of the items, ``items`` each item's. Each item
-    is computed with the package's ``functools`` caches cleared first (its lines are those of a
-    fresh start), as ``equivalence.record`` does for the corpus."""
+    [line, ...]}, ...], "items": [set index, ...], "cpu": [CPU s, ...]}}``. ``every`` holds the lines
+    run when the package and every module of it are imported (before any item) and by the domain's
+    set-up between items; ``sets`` the distinct line sets of the items, ``items`` each item's;
+    ``cpu`` the CPU s each item took here (``harness.mutants.budgets.item_budgets``: a mutant's
+    item gets a budget from it). Each item is computed with the package's ``functools`` caches
+    cleared first (its lines are those of a fresh start), as ``equivalence.record`` does for the
+    corpus."""
     from harness.mutants.equivalence import covered_package
 
     if not set(kinds) <= set(SELECTABLE):
         raise ValueError(f"evidence kinds chosen by coverage are {', '.join(SELECTABLE)}, not {list(kinds)}")
     hashes: dict[str, list[str]] = {}
+    cpu: dict[str, list[float]] = {}
     with covered_package(package_dir) as (cov, module):
         for kind in kinds:
-            hashes[kind] = _record_kind(cov, module, kind)
-    return _line_sets(cov.get_data(), hashes)
+            hashes[kind], cpu[kind] = _record_kind(cov, module, kind)
+    recorded = _line_sets(cov.get_data(), hashes)
+    for kind, seconds in cpu.items():
+        recorded[kind]["cpu"] = seconds
+    return recorded
 
 
-def _record_kind(cov, module, kind: str) -> list[str]:
+def _record_kind(cov, module, kind: str) -> tuple[list[str], list[float]]:
+    """The reference's hash of each item of ``kind`` and the CPU s it took (computing and hashing it,
+    under coverage's tracer, from a fresh start: at or above what the item costs a mutant's child)."""
     from harness.mutants.equivalence import _clear_caches
 
-    found, domain_items = [], items(module, kind)
+    found, seconds, domain_items = [], [], items(module, kind)
     while True:
         cov.switch_context("")   # the domain's own set-up: counted to every item
         try:
             _, thunk = next(domain_items)
         except StopIteration:
-            return found
+            return found, seconds
         _clear_caches(module)
         cov.switch_context(f"{kind}/{len(found)}")
+        before = time.process_time()
         found.append(_hash(_attempt(thunk)))
+        seconds.append(round(time.process_time() - before, 4))
 
 
 def _line_sets(data, hashes: dict[str, list[str]]) -> dict:
@@ -857,8 +956,8 @@ def main(argv: list[str]) -> int:
         return 0
     module, kind = load(Path(argv[0])), argv[1]
     if argv[2:3] == ["--against"]:
-        reference = json.loads(Path(argv[3]).read_text(encoding="utf-8"))
-        differs, computed = first_difference(module, kind, reference)
+        reference, budgets = read_against(Path(argv[3]))
+        differs, computed = first_difference(module, kind, reference, budgets)
         print(json.dumps({"differs": differs, "computed": computed}))
     else:
         print(json.dumps({"hashes": record(module, kind)}))

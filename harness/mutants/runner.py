@@ -887,14 +887,18 @@ def reference_evidence(root: Path, timeout: float, kind: str) -> list[str]:
 def _evidence_differences(package: Path, root: Path, timeout: float, kind: str, picked=None,
                           reuse: str | None = None) -> tuple[tuple[list[str], int] | None, str | None]:
     """((the first differing item or [], items computed), None), or (None, the problem). With
-    ``picked``: only its chosen items (none chosen: no child runs, nothing differs); with ``reuse``
+    ``picked``: only its chosen items (none chosen: no child runs, nothing differs), each under its
+    own CPU budget when the pick has the reference's figures (``Pick.budgets``: an item that spins
+    ends the child a few CPU s in, the same "timeout" as at the child's limit); with ``reuse``
     (compile): the child takes that stage of ``regex_to_dfa`` from the reference (``stage_memo``)."""
     from harness.mutants import stage_memo
 
     if picked is not None and not picked.chosen:
         return ([], 0), None
+    item_budgets = None if picked is None else picked.budgets(timeout)
     with tempfile.NamedTemporaryFile("w", suffix=".json", dir=root, delete=False, encoding="utf-8") as f:
-        json.dump(reference_evidence(root, timeout, kind) if picked is None else picked.reference(), f)
+        reference = reference_evidence(root, timeout, kind) if picked is None else picked.reference()
+        json.dump(reference if item_budgets is None else {"hashes": reference, "budgets": item_budgets}, f)
     try:
         found, problem = fingerprint_child(package, [kind, "--against", f.name, *([reuse] if reuse else [])], timeout,
                                            stage_memo.CHILD if reuse else EVIDENCE_CHILD)
@@ -1077,6 +1081,8 @@ def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT
         return Plan(bound=bounds.reason_for(mutant, kind, None) or "", reuse=reuse, scope=where)
     cmap = generated.coverage
     picked = cmap.evidence_for(mutant)
+    if picked is not None and picked.cpu is not None and not budgets.on():   # each item: the child's limit
+        picked = dataclasses.replace(picked, cpu=None)
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
                  picked, bound=bound, reuse=reuse, scope=where,

@@ -683,9 +683,9 @@ def main(argv: list[str]) -> int:
     reuses(argv[4])
     _bound_memory()
     module = load(Path(argv[0]))
-    reference = json.loads(Path(argv[3]).read_text(encoding="utf-8"))
+    reference, budgets = evidence.read_against(Path(argv[3]))
     with reusing(module, argv[4]):
-        differs, computed = evidence.first_difference(module, "compile", reference)
+        differs, computed = evidence.first_difference(module, "compile", reference, budgets)
     print(json.dumps({"differs": differs, "computed": computed}))
     return 0
 

@@ -16,8 +16,8 @@ Protocol (JSON lines): the caller writes ``{"module": name, "argv": [...], "env"
 seconds, "wall": seconds, "output": path}`` (``module``: one of ``MODULES``, pytest by
 default; the fork runs ``MODULE.main(ARGV)`` as ``python -m MODULE ARGV`` would); the server
 forks, waits (``os.wait4``: the child's CPU seconds, children included) and answers
-``{"code": int | null, "signal": int | null, "cpu": seconds}``, ``code`` null when the wall
-backstop ended it (``"signal"`` then names
+``{"code": int | null, "signal": int | null, "cpu": seconds, "memo": what the oracle memo kept from
+the run, or null}``, ``code`` null when the wall backstop ended it (``"signal"`` then names
 the signal). The caller (``runner._run``) keeps one server per thread (``server()``) and
 starts another if one died.
 
@@ -105,13 +105,18 @@ def serve() -> None:
         zygote = _zygote() if request.get("zygote") else None
         if zygote is not None:
             request["env"] = {**request["env"], **zygote.environment()}
+        memo_notes = _memo_notes()
         spent = _prepare(request)
+        record = _memo_record(request)
         server = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _child(request, server)   # never returns
+            _child(request, server, record)   # never returns
         reply = _wait(pid, float(request["wall"]))
-        reply["cpu"] += spent   # what this grader did for the run before its fork: the run's cost
+        if record is not None:   # the answers the run used and the memo lacked, computed here
+            spent += _fill_oracle_memo(record)
+        reply["cpu"] += spent   # what this grader did for the run, before its fork and after: the run's cost
+        reply["memo"] = "; ".join(_memo_notes()[len(memo_notes):]) or None   # what the oracle memo kept from it
         if request.get("zygote"):
             reply.update(_after_zygote_run(zygote))
         replies.write(json.dumps(reply) + "\n")
@@ -120,28 +125,27 @@ def serve() -> None:
         _ZYGOTE["zygote"].close()
 
 
+def _memo_notes() -> list[str]:
+    """What the grader's oracle memo prepared so far (``oracle_memo._PREPARED``), [] before it is imported."""
+    memo = sys.modules.get("harness.suite.oracle_memo")
+    return list(memo._PREPARED) if memo is not None else []
+
+
 def _prepare(request: dict) -> float:
     """The run's module's ``prepare_parent(argv)``, when it has one, here in the warm grader before
     the fork (work that later forks inherit: ``stage_memo.prepare_parent`` records the reference's
-    compile stages once), and for a catalogue run (pytest) the grader's oracle memo
-    (``harness.suite.oracle_memo.prepare_parent``: a recording run of the reference once, its
-    fork's CPU returned): its CPU seconds. A failure leaves the child to compute everything
-    itself."""
+    compile stages once): its CPU seconds. A failure leaves the child to compute everything itself.
+    (The grader's oracle memo is filled after a catalogue run's fork, from what it used:
+    ``_fill_oracle_memo``.)"""
     module_name = request.get("module", "pytest")
     before = time.process_time()
-    forked = 0.0
-    if module_name == "pytest":
-        try:
-            forked = _fill_oracle_memo(request)
-        except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
-            pass
     prepare = getattr(sys.modules.get(module_name), "prepare_parent", None)
     if prepare is not None:
         try:
             prepare(list(request["argv"]))
         except Exception:   # noqa: BLE001 - the child computes what was not prepared, as before
             pass
-    return time.process_time() - before + forked
+    return time.process_time() - before
 
 
 REWRITE_OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_REWRITE_REUSE"
@@ -196,58 +200,43 @@ def rewriter(original, paths):
     return rewrite_test
 
 
-RECORD_SECONDS = 100.0
-"""Wall: the oracle memo's recording run (its CPU limited as the run's), ended past it (the memo then
-stays empty); under ``START_SECONDS``, the slack the caller gives a reply beyond the run's own wall,
-so a slow recording never makes the caller think the warm grader stopped answering."""
-
-
-def _fill_oracle_memo(request: dict) -> float:
-    """At the first catalogue run this warm grader is asked for: fork one recording run of the
-    reference (``oracle_memo.recording_argv``: the default tier, the run's seed; a fresh candidate,
-    never the zygote, whose children one run at a time are the caller's to check), and fill the
-    grader's oracle memo from the inputs it wrote down, so every later fork inherits the answers
-    (``harness.suite.oracle_memo``). The recording fork's CPU seconds (its candidate's are in the
-    run's CPU log); 0.0 when the memo is off or was filled already."""
+def _memo_record(request: dict) -> str | None:
+    """Where a catalogue run's fork writes down the inputs of the oracle calls its grader's memo missed
+    (``harness.suite.oracle_memo``: a default-tier run, the memo not turned off), or None: a file of
+    its own, made here before the fork and read (``_fill_oracle_memo``) and removed after it."""
+    if request.get("module", "pytest") != "pytest":
+        return None
     from harness.suite import oracle_memo
 
-    if not oracle_memo.wanted(request["env"]):
-        return 0.0
-    argv = oracle_memo.recording_argv(list(request["argv"]))
-    if argv is None:
-        return 0.0
-    from harness.sandbox.zygote import ZYGOTE_ENV
-
-    env = {key: value for key, value in request["env"].items() if key != ZYGOTE_ENV}
-    folder = tempfile.mkdtemp(prefix="constrain-oracle-memo-")
-    path = os.path.join(folder, "record.msgpack")
     try:
-        server = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            code = 70
-            try:
-                os.setsid()
-                _end_with_the_server(server)
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(devnull, fd)
-                os.environ.clear()
-                os.environ.update(env)
-                tempfile.tempdir = None   # the run's own TMPDIR (runner.grader_tmp), as _child's forks
-                os.chdir(request["cwd"])
-                soft = max(1, int(request["cpu"]))
-                resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
-                code = oracle_memo.recording_run(argv, path)
-            finally:
-                os._exit(code)
-        reply = _wait(pid, RECORD_SECONDS)
-        oracle_memo.fill_from(path)
-        return float(reply["cpu"])
+        if not (oracle_memo.wanted(request["env"]) and oracle_memo.records(list(request["argv"]))):
+            return None
+    except Exception:   # noqa: BLE001 - a run value this cannot read: nothing recorded, the run as before
+        return None
+    handle, path = tempfile.mkstemp(prefix="constrain-oracle-memo-", suffix=".msgpack")
+    os.close(handle)
+    os.unlink(path)   # the fork writes it whole (os.replace) only when its run passed every test
+    return path
+
+
+def _fill_oracle_memo(path: str) -> float:
+    """After a catalogue run's fork ended: fill the grader's oracle memo from the inputs the fork wrote
+    down (``oracle_memo.fill_from``: every answer computed here, with the same functions; none when
+    the run did not pass every test, or died), so every later fork inherits them; the file removed.
+    The CPU seconds this took (the run's cost)."""
+    from harness.suite import oracle_memo
+
+    before = time.process_time()
+    try:
+        if os.path.exists(path):
+            oracle_memo.fill_from(path)
+    except Exception:   # noqa: BLE001 - nothing kept: later runs compute as before
+        pass
     finally:
-        for name in os.listdir(folder):
-            os.unlink(os.path.join(folder, name))
-        os.rmdir(folder)
+        for name in (path, path + ".part"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+    return time.process_time() - before
 
 
 _ZYGOTE: dict = {"zygote": None, "off": None, "said": False}
@@ -283,7 +272,9 @@ def _after_zygote_run(zygote) -> dict:
     return fields
 
 
-def _child(request: dict, server: int) -> None:
+def _child(request: dict, server: int, record: str | None = None) -> None:
+    """The fork that runs ``request``; with ``record`` (``_memo_record``), the oracle calls its grader's
+    memo misses are written down and, when the run passed every test (exit 0), written to ``record``."""
     code = 70
     try:
         os.setsid()   # its own group: the backstop ends it and everything it started
@@ -310,7 +301,16 @@ def _child(request: dict, server: int) -> None:
         if module not in MODULES:
             raise ValueError(f"the warm grader runs only {', '.join(MODULES)}, not {module!r}")
         sys.argv = [module, *request["argv"]]
+        if record is not None:
+            from harness.suite import oracle_memo
+
+            oracle_memo.begin_recording()
         code = int(importlib.import_module(module).main(request["argv"]) or 0)
+        if record is not None and code == 0:
+            try:
+                oracle_memo.end_recording(record)
+            except Exception:   # noqa: BLE001 - nothing kept: the run's own verdict is what counts
+                pass
     except BaseException:   # noqa: BLE001 - the child must end here whatever happened
         import traceback
 

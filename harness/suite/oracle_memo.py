@@ -18,16 +18,19 @@ answers where every fork inherits them:
   patterns. Nothing whose answer depends on CPU time or on a cache's state is kept (the derivative
   oracle spends a work budget that its caches lower, ``oracles.stdlib.within_cpu`` a CPU budget);
 - **how it is filled, and why that is sound with fork**: a child's memory never comes back to its
-  parent, so the answers must be in the warm grader itself before it forks. At the first catalogue
-  run a warm grader is asked for (``warm._fill_oracle_memo``, called by ``warm.serve`` before that
-  fork), it forks one recording run (``recording_argv``: the default tier of the catalogue, the same
-  run seed, against the reference, a fresh confined candidate as any run's), in which
-  (``recording_run``) each call of ``answer`` writes down its inputs (never its answers), and then
-  ``re``'s cache keys. The warm grader reads those inputs (``fill_from``: MessagePack,
-  ``harness.sandbox.channel``, data only) and computes every answer itself, with the same
-  functions (``fill``): an answer in the
-  memo is always the function's own for its key, whatever a recording run did. Its CPU, and its
-  candidate's, are counted in the record of the mutant that asked first, as the stage memo's are;
+  parent, so the answers must be in the warm grader itself before it forks. It is filled lazily, by
+  the runs themselves: each default-tier catalogue run a warm grader forks (``records``) writes down,
+  as it runs, the inputs of each ``answer`` the memo missed (``begin_recording``; never an answer),
+  and, when the run passed every test (pytest's exit 0: the mutant answered as the reference
+  wherever a test looked), writes them and ``re``'s newly cached patterns out (``end_recording``).
+  After that fork ends, the warm grader reads the inputs (``fill_from``: MessagePack,
+  ``harness.sandbox.channel``, data only) and computes every answer itself, with the same functions
+  (``fill``): an answer in the memo is always the function's own for its key, whatever a run did;
+  later forks inherit it. A run that fails (a killed mutant's own questions, which no later run
+  asks) keeps nothing. So a run pays only for the answers it used, computed once more in the warm
+  grader (~0.5 CPU s for the whole default tier's), where a recording run of the reference's whole
+  default tier cost 4-5 CPU s (its candidate included) before the first fork (until 2026-12-07).
+  That CPU is counted in the record of the mutant whose run was read;
 - **where it is used**: ``answer(name, *args)`` at the oracles' call sites. With the memo empty
   (every process but a warm grader's forks: ``constrain-harness check``, a cold mutant process,
   the project's tests) it is the function's call, nothing else: what a student's ``check`` does is
@@ -37,7 +40,7 @@ answers where every fork inherits them:
 - **bounds**: at most ``MAX_ENTRIES`` answers and ``MAX_BYTES`` of their arrays, bytes and text
   (past them, answers are computed as before); ``re``'s cache keeps its own bound (512 patterns).
 
-``CONSTRAIN_HARNESS_NO_ORACLE_MEMO=1`` (``OFF_VARIABLE``): no recording run, the memo stays empty
+``CONSTRAIN_HARNESS_NO_ORACLE_MEMO=1`` (``OFF_VARIABLE``): nothing recorded, the memo stays empty
 (the slow path, to compare verdicts). The memo never crosses the wall: it lives in grader
 processes only, and the candidate is asked exactly what it was asked before.
 """
@@ -50,8 +53,8 @@ import re
 
 import numpy as np
 
-__all__ = ["OFF_VARIABLE", "MAX_ENTRIES", "MAX_BYTES", "ORACLES", "answer", "fill", "fill_from", "forget",
-           "recording_argv", "recording_run", "size", "wanted"]
+__all__ = ["OFF_VARIABLE", "MAX_ENTRIES", "MAX_BYTES", "ORACLES", "answer", "begin_recording", "end_recording",
+           "fill", "fill_from", "forget", "records", "size", "wanted"]
 
 OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_ORACLE_MEMO"
 MAX_ENTRIES = 20_000
@@ -60,8 +63,9 @@ MAX_BYTES = 128 << 20
 _MISSING = object()
 _MEMO: dict[tuple, object] = {}   # (oracle name, key) -> answer, filled only by ``fill``
 _SIZE = [0]   # bytes of the kept answers (estimated)
-_RECORDING: list | None = None   # in a recording run: the calls' (name, inputs as data), in order
-_PREPARED: list[str] = []   # what the warm grader did at its first catalogue run (once)
+_RECORDING: list | None = None   # in a recording fork: the missed calls' (name, inputs as data), in order
+_RE_BEFORE: set[tuple] = set()   # in a recording fork: ``re``'s patterns cached when it began
+_PREPARED: list[str] = []   # what the warm grader kept, run by run (``said``)
 
 
 # ---------------------------------------------------------------- the oracles kept
@@ -276,25 +280,27 @@ def drawn(name: str, compute) -> None:
 
 def answer(name: str, *args):
     """``ORACLES[name]``'s answer for ``args``: the kept one (a fresh copy) when the memo holds it,
-    else computed here. In a recording run the inputs are written down first."""
+    else computed here; while recording (``begin_recording``), a missed call's inputs are written
+    down first."""
     oracle = ORACLES[name]
-    if _RECORDING is not None:
-        _record(name, oracle, args)
+    key = _MISSING
     if _MEMO:
         key = oracle.key(*args)
         if key is not None:
             kept = _MEMO.get((name, key), _MISSING)
             if kept is not _MISSING:
                 return oracle.fresh(kept, *args)
+    if _RECORDING is not None:
+        _record(name, oracle, args, key)
     found = oracle.compute(*args)
     if oracle.fresh in (_random_vocab_fresh, _probes_fresh):
         return found[:2]   # a drawn answer: less the state its draws left the generator in
     return found
 
 
-def _record(name: str, oracle: _Oracle, args) -> None:
+def _record(name: str, oracle: _Oracle, args, key=_MISSING) -> None:
     try:
-        if oracle.key(*args) is not None:
+        if (oracle.key(*args) if key is _MISSING else key) is not None:
             _RECORDING.append([name, oracle.to_data(*args)])
     except Exception:  # noqa: BLE001 - an input that cannot be written down is simply not kept
         pass
@@ -369,48 +375,48 @@ def _re_patterns() -> list[list]:
 
 
 def wanted(env: dict[str, str]) -> bool:
-    """Whether a warm grader should record and fill the memo: not yet done here, and not turned off
-    (``OFF_VARIABLE``, in this process's environment or the run's ``env``)."""
-    return not _PREPARED and os.environ.get(OFF_VARIABLE) != "1" and env.get(OFF_VARIABLE) != "1"
+    """Whether a warm grader should record and fill the memo: not turned off (``OFF_VARIABLE``, in
+    this process's environment or the run's ``env``)."""
+    return os.environ.get(OFF_VARIABLE) != "1" and env.get(OFF_VARIABLE) != "1"
 
 
-def recording_argv(argv: list[str]) -> list[str] | None:
-    """The pytest arguments of the recording run for a catalogue run's ``argv``: its run (``--run``)
-    made the default tier of every test against the reference, under the same run seed, its records
-    to no file; None when ``argv`` holds no run. Marks this process as prepared (once)."""
-    _PREPARED.append("tried")
+def records(argv: list[str]) -> bool:
+    """Whether a catalogue run of ``argv`` (pytest arguments) writes down the inputs of the calls the
+    memo misses (``begin_recording``): a run of the default tier (its ``--run`` not deep). The deep
+    pass's Hypothesis-drawn inputs are not kept, as before."""
     if "--run" not in argv[:-1]:
-        return None
+        return False
     from harness.run import CatalogueRun
-    from harness.run.launch import pytest_arguments
 
-    run = CatalogueRun.from_json(argv[argv.index("--run") + 1])
-    reference = run.with_(impl=None, deep=False, only=frozenset(), skip=frozenset(), results_file=None,
-                          results_key_fd=None, policy=run.policy.with_(tier="default"))
-    return pytest_arguments(reference)
+    return not CatalogueRun.from_json(argv[argv.index("--run") + 1]).deep
 
 
-def recording_run(argv: list[str], path: str) -> int:
-    """In the recording fork: the catalogue under pytest with every ``answer``'s inputs written
-    down, then ``re``'s cache; all of it written to ``path`` (MessagePack), whole or not at all."""
+def begin_recording() -> None:
+    """In a catalogue run's fork: from now on, write down the inputs of each ``answer`` the memo
+    misses (``end_recording`` writes them out)."""
     global _RECORDING
-    import pytest
+    _RECORDING = []
+    _RE_BEFORE.clear()
+    _RE_BEFORE.update((type(call[1][0]), *call[1]) for call in _re_patterns())
 
+
+def end_recording(path: str) -> int:
+    """Write the calls written down since ``begin_recording``, and ``re``'s patterns compiled since,
+    to ``path`` (MessagePack, whole or not at all); stop recording. The calls written."""
+    global _RECORDING
     from harness.sandbox.channel import pack
 
-    _RECORDING = []
-    pytest.main(argv)
-    calls = _RECORDING + _re_patterns()
+    calls = (_RECORDING or []) + [call for call in _re_patterns() if (type(call[1][0]), *call[1]) not in _RE_BEFORE]
     _RECORDING = None
     partial = path + ".part"
     with open(partial, "wb") as out:
         out.write(pack(calls))
     os.replace(partial, path)
-    return 0
+    return len(calls)
 
 
 def fill_from(path: str) -> int:
-    """``fill`` from a recording run's file (none, or not whole: nothing kept): the answers kept."""
+    """``fill`` from a recording fork's file (none, or not whole: nothing kept): the answers kept."""
     from harness.sandbox.channel import decode
 
     try:

@@ -133,11 +133,11 @@ to run again: seen once on 3.13, 2026-12-07). Each try asserts that nothing was 
 @pytest.mark.parametrize("size", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_a_mutant_sample_on_dask_gives_the_local_results_and_a_killed_worker_loses_nothing(tmp_path, cluster, size,
                                                                                              monkeypatch):
-    """The local results, the oracle, come from runs on one thread without the oracle memo (its
-    recording run, ~4-5 CPU s a warm grader, pays off over many mutants, not two or three; the
-    memo changes no verdict: ``tests/mutants/test_mutants_errors.py``'s fast against slow path).
-    The workers keep theirs: the Dask run is the one under test, and its memo's recording run is
-    what keeps the second mutant running long enough to be killed in the middle."""
+    """The local results, the oracle, come from runs on one thread without the oracle memo (it
+    pays off over many mutants, not two or three; the memo changes no verdict:
+    ``tests/mutants/test_mutants_errors.py``'s fast against slow path). The workers keep theirs:
+    the Dask run is the one under test (a kill that lands as a mutant's result arrives is tried
+    again, ``KILL_ATTEMPTS``)."""
     from harness.mutants.runner import GeneratedOptions, run_all
     from harness.mutants.state import MutantState
     from harness.suite import oracle_memo

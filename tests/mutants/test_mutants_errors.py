@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -124,7 +126,7 @@ def _kill_forks(monkeypatch, times: int, memo: bool = False) -> list[int]:
     """Each of the first ``times`` warm runs: its fork SIGKILLed as soon as it exists. (No zygote:
     the warm grader starts it at its first run, a new child this would take for the fork; a grader
     fork killed while a zygote's child runs is tests/sandbox/test_zygote.py's.) No oracle memo
-    unless ``memo``: its recording run is then the warm grader's first fork, the one killed.)"""
+    unless ``memo``: the killed fork is then writing down the calls its memo misses.)"""
     monkeypatch.setattr(warm, "ZYGOTE", False)
     if not memo:
         monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
@@ -177,18 +179,22 @@ def test_a_grader_child_killed_once_is_run_again_and_the_mutant_keeps_its_verdic
 
 
 @pytest.mark.e2e
-def test_the_oracle_memos_recording_run_killed_leaves_the_verdict_as_it_is(monkeypatch, tmp_path):
-    """The warm grader's first fork is the oracle memo's recording run (harness.suite.oracle_memo):
-    killed, the memo stays empty and the catalogue run is the slow path's, not a harness error."""
+def test_a_grader_child_killed_while_its_oracle_memo_records_keeps_nothing_and_the_verdict(monkeypatch, tmp_path):
+    """A default-tier fork writes down the oracle calls its memo misses (harness.suite.oracle_memo):
+    killed, it writes nothing, the warm grader keeps nothing from it (no file to read, none left
+    behind), and the pass run once more decides, as with the memo off."""
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE, raising=False)
     monkeypatch.setattr(warm, "WARM", True)
     warm.close_all()
     before = set(_descendants(os.getpid()))
+    leftovers = set(Path(tempfile.gettempdir()).glob("constrain-oracle-memo-*"))
     mutant = _mutant()
     killed = _kill_forks(monkeypatch, times=1, memo=True)
     result = run_generated(mutant, tmp_path, 30.0, deep=False, tests=(KILLER,), first_kill=True)
     assert len(killed) == 1
-    assert (result.outcome, result.killed_by, result.tier, result.retried) == (Outcome.KILLED, [KILLER], "default", "")
+    assert (result.outcome, result.killed_by, result.tier) == (Outcome.KILLED, [KILLER], "default")
+    assert "the grader child was killed by SIGKILL" in result.retried
+    assert set(Path(tempfile.gettempdir()).glob("constrain-oracle-memo-*")) <= leftovers
     _nothing_left(before)
 
 
@@ -247,7 +253,7 @@ def test_a_default_test_that_noted_a_decision_runs_again_in_the_deep_pass_and_ki
     under --strict: the deep pass must run it again, and only what the default tier left open."""
     from harness.mutants.apply import materialize_generated
 
-    without_oracle_memo(monkeypatch)   # two tests' runs: the memo's recording run would cost more than both
+    without_oracle_memo(monkeypatch)   # two tests' runs: the memo's fill would cost more than it saves
     site = generation.only(generation.enumerate_sites(modules=["vocab"]), ["vocab.SwapArguments.33"])[0]
     mutant = generation.build(site)[0]
     package = materialize_generated(mutant, tmp_path)
@@ -268,8 +274,8 @@ def _verdicts(monkeypatch, mutants, *, slow: bool, deep: bool, replies: list | N
     test again; the fast path, the verb's run: the warm forks, their candidates forked from the
     zygote, the oracle memo and the settled skip. Each result ``consistent``; ``replies``: every
     warm grader's reply is appended to it. The fast path on one thread: one warm grader, so one
-    oracle memo's recording run (~4-5 CPU s) where two threads made two; the slow path's cold
-    processes cost the same on two threads as on one."""
+    oracle memo filled where two threads filled two; the slow path's cold processes cost the same
+    on two threads as on one."""
     monkeypatch.setattr(warm, "WARM", not slow)
     monkeypatch.setattr(warm, "ZYGOTE", True)   # the verb's default (a run reads it when the slow path is off)
     monkeypatch.setattr(runner, "RERUN_SETTLED", slow)

@@ -46,6 +46,9 @@ def test_the_record_holds_the_reference_s_answers_and_counts_import_lines_to_eve
     # the oracle: evidence.record on oracles.automaton, without coverage (once a process: reference_answers)
     assert recorded["sampling"]["hashes"] == list(reference_answers.record("sampling"))
     assert len(recorded["sampling"]["items"]) == 1917
+    seconds = recorded["sampling"]["cpu"]   # each item's CPU on the reference: its budget in a mutant's child
+    assert len(seconds) == 1917 and all(isinstance(s, float) and 0 <= s < 5 for s in seconds)
+    assert sum(seconds) > 0.1   # measured, not zeros (the whole domain is ~1 CPU s under the tracer)
     source = _sampling_text().splitlines()
     module_level = next(i for i, text in enumerate(source, 1) if text.startswith("def sample("))
     assert module_level in recorded["sampling"]["every"]["sampling.py"]   # the def runs at import

@@ -26,15 +26,19 @@ def test_the_reused_stages_change_no_verdict(monkeypatch):
     assert any(r.outcome is Outcome.EQUIVALENT and r.evidence["kind"] == "compile" for r in fast)
 
 
-def verdicts_off_and_on(mutants, monkeypatch, reused, variable: str = stage_memo.OFF_VARIABLE) -> list:
-    """Run ``mutants`` the verb's way with every reuse off (``variable``: ``stage_memo.OFF_VARIABLE``, or
-    another cut's switch), then on, and assert the same outcome, tier, killers and evidence for each,
-    every result ``consistent``; ``reused`` (the plans with reuse on -> bool) says the sample exercises
-    the reuses meant. The results with reuse."""
-    options = GeneratedOptions(first_kill=True)
+def verdicts_off_and_on(mutants, monkeypatch, reused, variable: str = stage_memo.OFF_VARIABLE,
+                        options: GeneratedOptions | None = None, unused=None) -> list:
+    """Run ``mutants`` the verb's way (``options``: first kill, no coverage map, unless given) with every
+    reuse off (``variable``: ``stage_memo.OFF_VARIABLE``, or another cut's switch), then on, and assert
+    the same outcome, tier, killers and evidence for each, every result ``consistent``; ``reused`` (the
+    plans with reuse on -> bool) says the sample exercises the reuses meant, ``unused`` (the plans with
+    the switch set -> bool) that the switch turns them off. The results with reuse."""
+    options = GeneratedOptions(first_kill=True) if options is None else options
     monkeypatch.setenv(variable, "1")
     if variable == stage_memo.OFF_VARIABLE:
         assert all(runner.plan(options, m).reuse is None for m in mutants)
+    if unused is not None:
+        assert unused([runner.plan(options, m) for m in mutants])
     slow = runner.run_all(mutants, jobs=2, generated=options)
     monkeypatch.delenv(variable)
     assert reused([runner.plan(options, m) for m in mutants])

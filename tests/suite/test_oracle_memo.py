@@ -1,7 +1,8 @@
 """The grader's oracle memo (``harness.suite.oracle_memo``): a kept answer is the function's own for
 exactly its inputs, handed out as a copy, with any generator left where the draws leave it; an input
 that differs in anything the function reads is computed; the memo is filled only by ``fill``, from
-inputs a recording run wrote down as data, and is off under its switch. In process, seeded."""
+inputs a recording fork wrote down as data (the calls its memo missed), and is off under its switch.
+In process, seeded."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def _tables(pattern: str):
 
 
 def _recorded(calls) -> list:
-    """What a recording run writes and the warm grader reads: ``calls`` made under recording, as
+    """What a recording fork writes and the warm grader reads: ``calls`` made under recording, as
     the channel's data, packed and decoded."""
     oracle_memo._RECORDING = []
     try:
@@ -162,27 +163,44 @@ def test_nothing_else_fills_it_and_bad_records_are_skipped(memo):
     assert memo.size() == (0, 0)
 
 
-def test_the_switch_and_the_recording_run(memo, monkeypatch):
-    from harness.mutants import runner
+def test_the_switch_and_what_a_fork_writes_down(memo, tmp_path, monkeypatch):
+    """A default-tier run records (not a deep one, nor anything without a run); a recording fork
+    writes down the inputs of the calls the memo misses, never of one it holds, and the patterns
+    ``re`` compiled since it began; the warm grader's ``fill_from`` then holds them all."""
+    import re
+
     from harness.policy import POLICY
     from harness.run import CatalogueRun
     from harness.run.launch import pytest_arguments
 
-    monkeypatch.setattr(oracle_memo, "_PREPARED", [])
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE, raising=False)
     assert memo.wanted({}) and not memo.wanted({oracle_memo.OFF_VARIABLE: "1"})
     monkeypatch.setenv(oracle_memo.OFF_VARIABLE, "1")
     assert not memo.wanted({})
     monkeypatch.delenv(oracle_memo.OFF_VARIABLE)
-    run = CatalogueRun(impl="/tmp/mutant_x", deep=True, seed=7, only=frozenset({"test_hand_example"}),
-                       results_file="/tmp/r.jsonl", policy=POLICY.with_(tier="strict", test_cpu_seconds=10))
-    argv = memo.recording_argv([*pytest_arguments(run), "-x"])
-    assert not memo.wanted({})   # once a warm grader
-    recorded = CatalogueRun.from_json(argv[argv.index("--run") + 1])
-    assert recorded.impl is None and not recorded.deep and recorded.only == frozenset()
-    assert recorded.seed == 7 and recorded.policy.tier == "default" and recorded.results_file is None
-    assert recorded.policy.test_cpu_seconds == 10 and "-x" not in argv
-    assert runner.CATALOGUE_SEED == 0
+    run = CatalogueRun(impl="/tmp/mutant_x", deep=False, seed=7, only=frozenset({"test_hand_example"}),
+                       results_file="/tmp/r.jsonl", policy=POLICY.with_(tier="default", test_cpu_seconds=10))
+    assert memo.records([*pytest_arguments(run), "-x"])
+    assert not memo.records(pytest_arguments(run.with_(deep=True)))
+    assert not memo.records(["-q", "--run"])
+    held, missed = _tables("(ab)*"), _tables("a|bb")
+    memo.fill(_recorded([("brute_force", (*held, HAND_VOCAB, HAND_EOS))]))
+    assert memo.size()[0] == 1
+    pattern = "x(?:yz)+w#%d" % np.random.default_rng(7).integers(1 << 30)   # no other test compiled it
+    memo.begin_recording()
+    try:
+        memo.answer("brute_force", *held, HAND_VOCAB, HAND_EOS)   # held: not written down
+        memo.answer("brute_force", *missed, HAND_VOCAB, HAND_EOS)
+        re.compile(pattern)
+    finally:
+        written = memo.end_recording(str(tmp_path / "record.msgpack"))
+    assert oracle_memo._RECORDING is None
+    calls = decode((tmp_path / "record.msgpack").read_bytes())
+    assert written == len(calls) == 2, calls
+    assert calls[0][0] == "brute_force" and np.array_equal(calls[0][1][0], missed[0])
+    assert calls[1] == ["re", [pattern, 0]]
+    assert memo.fill_from(str(tmp_path / "record.msgpack")) == 1 and memo.size()[0] == 2
+    assert memo.fill_from(str(tmp_path / "none.msgpack")) == 0
 
 
 def test_probe_strings_and_their_answers_are_kept_by_table_and_generator(memo):
