@@ -295,8 +295,8 @@ def without_oracle_memo(monkeypatch) -> None:
     """The mutant runs this test starts fill no oracle memo (``harness.suite.oracle_memo``,
     ``OFF_VARIABLE``): a warm grader fills its memo after each passing default-tier run by
     computing, once more, the oracle calls that run missed (there is no recording run since
-    2026-12-07, night), which pays off over a run of many mutants, not a test's one to four
-    (a few tenths of a CPU second to ~1 a warm grader). For the tests whose claim is
+    2026-12-07, night), which pays off over a run of many mutants, not a test's one to four.
+    For the tests whose claim is
     not the memo's: it changes no verdict (``tests/mutants/test_mutants_errors.py``'s fast path,
     memo included, against the slow path; the memo's own tests), and each warm grader this
     process starts, or any later run of one, reads the variable from the run's environment."""
