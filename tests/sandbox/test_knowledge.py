@@ -15,9 +15,12 @@ Two ways to hold the rule to account:
   verdict is the spec's: its masks differ from the brute-force definition and from the
   golden file, and nothing else (``TWINS_VERDICT``). The twin's whole catalogue run of the
   frames below (the grader in this process, the twin in its confined candidate process) shows
-  that it is; ``check``, the batch and the Gradescope runner hold the echo to that verdict
-  without grading the twin again (they grade a submission with the same catalogue run; ``check``
-  graded the twin too until 2026-12-07, a second catalogue run of it). Golden replay compares
+  that it is; ``check`` and the Gradescope runner hold the echo to that verdict without grading
+  the twin again (they grade a submission with the same catalogue run; ``check`` graded the twin
+  too until 2026-12-07, a second catalogue run of it). The batch grades each submission with
+  the Gradescope runner's function (``grading.grade_submission``, in its check job): the
+  runner's test is the batch's verdict too (until 2026-12-07 a batch of the echo alone was
+  graded as well, some 5 CPU s). Golden replay compares
   the echo's replay behind the wall with the twin's failures, the verb's comparisons run on the
   twin imported in this process (its replay behind the wall gave the same lines).
 - the frames: every frame the grader sends to the candidate in a whole catalogue run (the
@@ -77,20 +80,6 @@ def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_in_chec
     # the twin's verdict (TWINS_VERDICT) is the spec's: test_the_honest_twin_fails_the_mask_tests_and_nothing_else
     echo, echo_exit = checked(ECHO, strict=strict)
     assert echo == TWINS_VERDICT and echo_exit == ExitCode.FAILED, echo
-
-
-@confined
-def test_a_server_that_echoes_its_requests_gets_its_honest_twins_verdict_in_a_batch(harness_unchanged, tmp_path):
-    folder = tmp_path / "class"
-    folder.mkdir()
-    shutil.copy2(CANDIDATES / ECHO, folder / "echoing.py")
-    report = tmp_path / "grades.json"
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["check", "--batch", str(folder), "--jobs", "2", "--timeout", "30", "--json", str(report)], out, err)
-    assert code == ExitCode.OK, out.getvalue() + err.getvalue()
-    echoing = {s["student"]: s for s in json.loads(report.read_text())["students"]}["echoing"]
-    assert (echoing["verdict"], echoing["passed"], echoing["total"]) == ("failed", len(NAMES) - 2, len(NAMES)), echoing
-    assert set(echoing["failed_tests"]) == MASK_TESTS, echoing
 
 
 @confined
