@@ -77,19 +77,28 @@ def test_a_candidate_reading_specials_by_their_look_fails(doc):
 
 @pytest.mark.e2e
 @pytest.mark.golden
-def test_the_wall_hands_the_spec_tokenizer_and_a_candidate_passes_it(tmp_path):
+def test_the_wall_hands_the_spec_tokenizer_and_a_candidate_passes_it(tmp_path, monkeypatch):
     """``golden replay --impl`` (the candidate behind the wall) runs the section with the wall's
-    ``SpecTokenizer``: the reference as a candidate passes it."""
+    ``SpecTokenizer``: the reference as a candidate passes it. The verb runs its replay's
+    ``check_vocab_bytes`` step only (the other steps made no-ops, as ``test_golden_replay.replay_only``
+    does): the whole file behind the wall is some 12,000 calls over the channel, 5-8 CPU s and
+    more wall than that under load, none of them this section's (the whole file against a
+    candidate behind the wall: ``tests/sandbox/test_knowledge.py``, ``test_golden_replay``)."""
     import io
 
     from harness.cli import main
 
+    for step in ("check_dfas", "check_masks", "check_refusals", "check_dumps", "check_sampling", "check_outputs"):
+        monkeypatch.setattr(replay, step, lambda *args, **kwargs: None)
     candidate = tmp_path / "reference_as_candidate.py"   # a file of its own: the checkout's modes do not matter
     candidate.write_text("from oracles.automaton import *  # noqa: F401,F403\n")
     out = io.StringIO()
     code = main(["golden", "replay", "--file", "constrain", "--impl", str(candidate), "--timeout", "300"],
                 stdout=out, stderr=io.StringIO())
     assert code == 0 and "ok   vocab_bytes_marks_specials: 35 assertions, 0 failed" in out.getvalue(), out.getvalue()
+    assert "golden replay: confinement: " in out.getvalue(), out.getvalue()   # the candidate behind the wall
+    assert out.getvalue().splitlines()[-1].startswith("constrain_golden.json: 1 checks, 35 assertions"), \
+        out.getvalue()  # the section alone ran
 
 
 @pytest.mark.parametrize("wheat", [w.spec for w in default_wheats()],

@@ -149,9 +149,20 @@ def test_the_bundle_holds_the_wheel_scripts_and_settings_and_installs_this_versi
     assert Path(where.stdout.strip()).is_relative_to(root / "venv"), where  # the wheel, not this checkout
 
 
+def as_for_students(installed) -> tuple[Path, dict]:
+    """``installed`` with the environment Gradescope grades in: no loan of the reference
+    (``harness.sandbox.lending``), which only the staff's own candidates get."""
+    from harness.sandbox.lending import LEND_VARIABLE
+
+    root, env = installed
+    return root, {k: v for k, v in env.items() if k != LEND_VARIABLE}
+
+
 @pytest.mark.e2e
 def test_the_reference_as_a_package_in_the_specs_layout_scores_full_marks(installed):
-    results = grade_in(installed, {str(SPEC_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
+    """Graded as Gradescope grades a student's upload (no loan): an honest upload scores full
+    marks there, the control of the cheating upload's 0 below."""
+    results = grade_in(as_for_students(installed), {str(SPEC_PATH.with_suffix("")): ROOT / "oracles" / "automaton"})
     assert [t["name"] for t in results["tests"]] == [*NAMES, visibility.STAFF_TEST]
     graded = results["tests"][:-1]
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] == 2.0 for t in graded), results
@@ -245,23 +256,19 @@ def test_more_wrong_candidates_lose_their_test(installed, candidate, test):
 def test_in_the_bundle_an_upload_importing_the_harness_gets_nothing_from_it(installed):
     """The bundle installs the harness as a wheel (its packages in site-packages, which the
     interpreter's binds hold whole): a student's sandbox there still holds its server only
-    (``harness.sandbox.lending``). Graded as Gradescope does, with no loan in the environment;
-    the same wheat copied as the upload scores full marks. One upload tries both imports, each
-    on its own (either one that found its module would bring every name: full marks), and loads
-    (it failed, it did not crash); it was an upload a cheat, each crashing on its import (2.3 CPU s
-    a grading)."""
-    from harness.sandbox.lending import LEND_VARIABLE
-
-    root, env = installed
-    as_for_students = (root, {k: v for k, v in env.items() if k != LEND_VARIABLE})
+    (``harness.sandbox.lending``). Graded as Gradescope does, with no loan in the environment,
+    where an honest upload scores full marks (the control: the reference's own package as an
+    upload, ``test_the_reference_as_a_package_in_the_specs_layout_scores_full_marks``; here until
+    2026-12-07 a second grading, of the wheat copied as the upload). One upload tries both
+    imports, each on its own (either one that found its module would bring every name: full
+    marks), and loads (it failed, it did not crash); it was an upload a cheat, each crashing on
+    its import (2.3 CPU s a grading)."""
     cheats = ("from oracles.automaton import *  # noqa: F401,F403",
               "from harness.grading.gradetests.wheats.fair_thompson_moore import *  # noqa: F401,F403")
     upload = "".join(f"try:\n    {cheat}\nexcept BaseException:\n    pass\n" for cheat in cheats)
-    results = grade_in(as_for_students, {"constrain.py": upload})
+    results = grade_in(as_for_students(installed), {"constrain.py": upload})
     assert results["score"] == 0.0, results["output"]
     assert "verdict: failed, 0/16" in results["output"], results["output"]   # it loaded: both imports were tried
-    results = grade_in(as_for_students, {"constrain.py": WHEATS / "fair_thompson_moore.py"})
-    assert results["score"] == 32.0, results["output"]
 
 
 @pytest.mark.e2e

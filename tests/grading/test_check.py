@@ -1,9 +1,14 @@
 """End to end: `constrain-harness check` grades the reference, correct alternatives and
 wrong candidates (tests/candidates/), each in a child process.
 
-No false failures: the reference, the reference copied under another module name, and a
-candidate with different internals (Brzozowski minimization) pass all 16 tests. Wrong
-candidates fail the test the spec names for their mistake, with a counterexample.
+No false failures: the reference passes all 16 tests (a candidate with different internals,
+Brzozowski minimization, passes all 16 in ``tests/grading/test_batch_isolation.py``, as alice and
+linky: its whole catalogue was graded here too until 2026-12-07, a duplicate of theirs, 4 CPU s);
+the reference copied under another module name is loaded under that name and passes the tests
+that raise the package's own errors (the whole catalogue on a renamed copy of the reference's
+package: ``tests/grading/test_batch.py``'s alice, and the Gradescope bundle's
+``test_the_reference_as_a_package_in_the_specs_layout_scores_full_marks``).
+Wrong candidates fail the test the spec names for their mistake, with a counterexample.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from harness.suite.catalogue import DEEP_NAMES, NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = ROOT / "tests" / "candidates"
-WHEATS = ROOT / "harness" / "grading" / "gradetests" / "wheats"  # grade-tests' wheats (package data)
 
 
 def check(candidate: str | None, *only: str, **options):
@@ -53,21 +57,22 @@ def test_the_reference_passes_through_the_cli_and_writes_every_report(tmp_path):
     assert json.loads(files["results.json"].read_text())["score"] == 16.0
 
 
+RENAMED_COPY_TESTS = ("test_hand_example", "test_unsupported_syntax_raises", "test_constraint_lifecycle",
+                      "test_json_schema_rejects_keywords_outside_the_subset", "test_vocab_bytes")
+"""The tests a module's own name could fail: its errors (raised from the renamed package's modules,
+which the catalogue tells by their kinds), and the tables and bytes every other test starts from."""
+
+
 @pytest.mark.e2e
 def test_the_reference_copied_under_another_module_name_passes(tmp_path):
+    # RENAMED_COPY_TESTS, not the whole catalogue (4.2 CPU s until 2026-12-07): that runs on renamed
+    # copies of the reference's package in the batch (test_batch's alice) and in the Gradescope bundle
     copy = tmp_path / "student_constrain"
     shutil.copytree(ROOT / "oracles" / "automaton", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    result = check(str(copy))
+    result = check(str(copy), *RENAMED_COPY_TESTS)
     assert result.load["module"].startswith("cand_student_constrain_")
     assert result.load["file"].startswith(str(copy))
-    assert set(statuses(result).values()) == {"passed"}, [(t.name, t.reason) for t in result.tests]
-    assert result.exit_code == ExitCode.OK
-
-
-@pytest.mark.e2e
-def test_a_candidate_with_brzozowski_minimization_passes():
-    result = check(str(WHEATS / "brzozowski.py"))
-    assert set(statuses(result).values()) == {"passed"}, [(t.name, t.reason) for t in result.tests]
+    assert statuses(result) == dict.fromkeys(RENAMED_COPY_TESTS, "passed"), [(t.name, t.reason) for t in result.tests]
     assert result.exit_code == ExitCode.OK
 
 

@@ -152,7 +152,9 @@ def test_a_suite_that_always_fails_scores_zero(harness_unchanged):
 
 
 HANG_CPU = 0.5  # the hangs suite's per-test CPU seconds: its busy loop costs this per run (backstop: 10x, wall)
-HANGS = {"wheats": ("reference",), "chaffs": ("s10", "s13"), "test_cpu": HANG_CPU, "timeout": 20.0, "budget": 120.0}
+HANGS = {"wheats": ("reference",), "chaffs": ("s13",), "test_cpu": HANG_CPU, "timeout": 20.0, "budget": 120.0}
+"""One chaff: the hanging test runs on a chaff as on the wheat and never counts (two chaffs, s10 and s13,
+until 2026-12-07: a run more, quietly and beside the burners, each its 0.5 CPU s loop and its start)."""
 
 
 @pytest.fixture(scope="module")
@@ -174,15 +176,14 @@ def test_a_suite_that_hangs_gets_a_verdict_and_the_grading_goes_on(hangs_quiet):
     g = hangs_quiet.grade
     runs = [*g.wheat_runs["reference"], *g.chaff_runs.values()]
     # the hang is ended by its CPU seconds (0.5 per test), not by the wall clock: each run costs about that
-    assert len(runs) == 4 and all(r.cpu_seconds < HANG_CPU + 10.0 and not r.backstop for r in runs), \
+    assert len(runs) == 3 and all(r.cpu_seconds < HANG_CPU + 10.0 and not r.backstop for r in runs), \
         [(r.cpu_seconds, r.detail) for r in runs]
     assert g.valid == ["test_hangs.py::test_fine"]
     assert [(i.test, i.outcome) for i in g.invalid] == [("test_hangs.py::test_hangs_forever", "timeout")]
     assert {r.verdict for r in runs} == {"timeout"}
     assert "more than 0.5 CPU seconds (the per-test limit)" in g.invalid[0].message
     assert g.caught == {}   # the hanging test runs on the chaffs too (the same tests everywhere) and never counts
-    for chaff in ("s10", "s13"):
-        assert g.matrix[chaff] == {"test_hangs.py::test_fine": "passed", "test_hangs.py::test_hangs_forever": "timeout"}
+    assert g.matrix == {"s13": {"test_hangs.py::test_fine": "passed", "test_hangs.py::test_hangs_forever": "timeout"}}
 
 
 # ------------------------------------------------------------------ the gate, in process
