@@ -183,6 +183,8 @@ def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, timeout: floa
     finally:
         shutil.rmtree(root, ignore_errors=True)
     why = problem or _not_replayable(found, traffic, tests, deep)
+    if problem is not None:   # the reference did not run whole (a harness error, a timeout): not kept
+        return Recording(False, problem, {}, str(path))
     doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": _digest(), "deep": deep,
            "tests": None if tests is None else list(tests), "replayable": not why, "why": why or "",
            "records": {t: {"outcome": r.get("outcome"), "notes": r.get("notes", [])} for t, r in records.items()}}
