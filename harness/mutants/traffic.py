@@ -228,36 +228,39 @@ def decide(folder: str, package: Path, tests: tuple[str, ...] | None, deep: bool
 
     recording = recording_for(folder, tests, deep, timeout, budgets)
     if not recording.replayable:
-        _log(package, deep, tests, False, f"not replayable: {recording.why}")
+        _log(package, deep, tests, False, f"not replayable: {recording.why}", 0.0)
         return None
     run = runner.catalogue_run(package, tests, deep, timeout, strict=deep, budgets=budgets)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
         f.write(run.to_json())
         run_path = f.name
+    spent = runner.task_cpu()
     try:
         cpu = runner.test_cpu_seconds(timeout) * (len(recording.records) + 1)
         code, output = runner._run([sys.executable, "-m", __name__, str(package), recording.path, run_path],
                                    timeout, cpu, zygote=warm.ZYGOTE)
     finally:
         os.unlink(run_path)
+    spent = runner.task_cpu() - spent   # the replay's, its candidates' included
     answer = runner._last_json(output) if code == 0 else None
     why = "the replay stopped" if code is None else (answer or {}).get("why", f"the replay failed (exit {code})")
     if answer is None or not answer.get("equal"):
-        _log(package, deep, tests, False, why)
+        _log(package, deep, tests, False, why, spent)
         return None
-    _log(package, deep, tests, True, "")
+    _log(package, deep, tests, True, "", spent)
     records = {t: {"outcome": r["outcome"], "notes": list(r["notes"]), "replayed": True}
                for t, r in recording.records.items()}
     return {t: "passed" for t in records}, records
 
 
-def _log(package: Path, deep: bool, tests, decided: bool, why: str) -> None:
+def _log(package: Path, deep: bool, tests, decided: bool, why: str, cpu: float) -> None:
+    """``LOG_VARIABLE``'s line: the pass, whether the replay decided it or why not, its CPU s (warm runs)."""
     path = os.environ.get(LOG_VARIABLE)
     if path:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"package": Path(package).name, "deep": deep,
                                 "tests": None if tests is None else len(tests), "decided": decided,
-                                "why": why[:300]}) + "\n")
+                                "why": why[:300], "cpu": round(cpu, 3)}) + "\n")
 
 
 # --- the replay (a fork of the warm grader: ``python -m harness.mutants.traffic``) ---------------------
@@ -289,10 +292,11 @@ def replay(recording: dict, start: Callable[[int], object], budget_of: Callable[
         except BaseException as exc:   # noqa: BLE001 - a load that failed: the real pass says how
             return f"candidate {index}: the load failed: {type(exc).__name__}: {str(exc)[:200]}"
         try:
-            why = _compare_load(group[0]["reply"], candidate.last_reply)
-            if why:
-                return f"candidate {index}: {why}"
-            why = _replay_group(candidate, group[1:], names, budget_of)
+            recorded, got = labels(base64.b64decode(group[0]["reply"])), labels(candidate.last_reply)
+            if recorded is None or got is None or \
+                    _plain(base64.b64decode(group[0]["reply"]), recorded) != _plain(candidate.last_reply, got):
+                return f"candidate {index}: the load's reply differs from the reference's"
+            why = _replay_group(candidate, group[1:], names, budget_of, (recorded, got))
             if why:
                 return f"candidate {index}: {why}"
         finally:
@@ -300,7 +304,7 @@ def replay(recording: dict, start: Callable[[int], object], budget_of: Callable[
     return ""
 
 
-def _replay_group(candidate, exchanges: list[dict], names: dict, budget_of) -> str:
+def _replay_group(candidate, exchanges: list[dict], names: dict, budget_of, both: tuple) -> str:
     test = None
     for number, exchange in enumerate(exchanges):
         if exchange["test"] != test:
@@ -312,7 +316,8 @@ def _replay_group(candidate, exchanges: list[dict], names: dict, budget_of) -> s
             reply = candidate.exchange_body(base64.b64decode(exchange["request"]), f"{test}'s round trip {number}")
         except BaseException as exc:   # noqa: BLE001 - a crash, a budget, a refusal: the real pass decides
             return f"{test}: round trip {number}: {type(exc).__name__}: {str(exc)[:200]}"
-        if reply != base64.b64decode(exchange["reply"]):
+        expected = base64.b64decode(exchange["reply"])
+        if reply != expected and _plain(reply, both[1]) != _plain(expected, both[0]):
             return f"{test}: round trip {number}: the reply differs from the reference's"
         following = exchanges[number + 1]["test"] if number + 1 < len(exchanges) else None
         if following != test:
@@ -320,16 +325,43 @@ def _replay_group(candidate, exchanges: list[dict], names: dict, budget_of) -> s
     return ""
 
 
-def _compare_load(recorded: str, got: bytes) -> str:
-    """The load's replies compared without their ``name`` and ``file`` (the package's own)."""
+LABELS = ("<the candidate's module>", "<the candidate's folder>")
+
+
+def labels(load_reply: bytes) -> tuple[str, str] | None:
+    """The candidate's labels a load's reply names: its module's name (``cand_FOLDER_DIGEST``, made by
+    ``harness.sandbox.candidate`` from its folder's path) and its folder; None: not a loaded module's."""
     from harness.sandbox import channel
 
-    def plain(body: bytes):
-        reply = channel.decode(body)
-        if isinstance(reply, list) and len(reply) == 3 and isinstance(reply[1], dict):
-            reply[1] = {k: v for k, v in reply[1].items() if k not in ("name", "file")}
-        return channel.pack(reply, checked=False)
-    return "" if plain(base64.b64decode(recorded)) == plain(got) else "the load's reply differs from the reference's"
+    reply = channel.decode(load_reply)
+    value = reply[1] if isinstance(reply, list) and len(reply) == 3 and reply[0] == "ok" else None
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("file"), str)):
+        return None
+    return value["name"], os.path.dirname(value["file"])
+
+
+def _plain(body: bytes, names: tuple[str, str]) -> bytes:
+    """A reply's wire form with the candidate's own labels (``labels``: its module's name and its folder,
+    which the harness gives it from the folder's path, not from anything asked) written as ``LABELS``
+    wherever a text holds them (the load's ``name`` and ``file``, a message naming the module)."""
+    from harness.sandbox import channel
+
+    def plain(value):
+        kind = type(value)
+        if kind is str:
+            for name, label in zip(names, LABELS):
+                if name:
+                    value = value.replace(name, label)
+            return value
+        if kind in (list, tuple, set, frozenset):
+            return kind(plain(v) for v in value)
+        if kind is dict:
+            return {plain(k): plain(v) for k, v in value.items()}
+        return value
+    try:
+        return channel.pack(plain(channel.decode(body)), checked=False)
+    except (channel.ProtocolError, TypeError, ValueError):   # not a frame the channel carries: never equal
+        return b"\xc1" + body   # (0xc1: the one byte msgpack never writes)
 
 
 def main(argv: list[str]) -> int:

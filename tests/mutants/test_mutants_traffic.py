@@ -32,14 +32,15 @@ def _load_reply(name: str, notes=()) -> bytes:
 def _recording(pairs_first, pairs_second=()) -> dict:
     """A recording of two candidate processes (the split): the first serves ``test_hand_example``'s
     round trips ``pairs_first``, the second ``test_apply_mask``'s ``pairs_second``."""
-    exchanges = [{"candidate": 0, "test": "<load>", "load": True, "request": "", "reply": _b64(_load_reply("ref"))}]
+    exchanges = [{"candidate": 0, "test": "<load>", "load": True, "request": "",
+                  "reply": _b64(_load_reply("cand_ref_1a"))}]
     exchanges += [{"candidate": 0, "test": "test_hand_example", "load": False, "request": _b64(q), "reply": _b64(a)}
                   for q, a in pairs_first]
     candidates = 1
     if pairs_second:
         candidates = 2
         exchanges.append({"candidate": 1, "test": "<load>", "load": True, "request": "",
-                          "reply": _b64(_load_reply("ref"))})
+                          "reply": _b64(_load_reply("cand_ref_1a"))})
         exchanges += [{"candidate": 1, "test": "test_apply_mask", "load": False, "request": _b64(q),
                        "reply": _b64(a)} for q, a in pairs_second]
     order = [["test_hand_example", "test_hand_example"]] + ([["test_apply_mask", "test_apply_mask"]]
@@ -73,8 +74,12 @@ class FakeCandidate:
         self.closed = True
 
 
-PAIRS = [(b"q1", b"a1"), (b"q2", b"a2")]
-SECOND = [(b"q3", b"a3")]
+def _ok(value) -> bytes:
+    return channel.pack(["ok", value, None])
+
+
+PAIRS = [(b"q1", _ok("a1")), (b"q2", _ok("a2"))]
+SECOND = [(b"q3", _ok("a3"))]
 
 
 def _replay(recording, answers, **options):
@@ -98,14 +103,32 @@ def test_equal_replies_decide_and_a_changed_byte_a_missing_reply_or_a_crash_do_n
     # the load's own name and file may differ (the mutant's folder); anything else in it may not
     assert _replay(recording, answers, name="mutant_other")[0] == ""
     assert "load's reply differs" in _replay(recording, answers, notes=["a note"])[0]
-    changed = {**answers, b"q2": b"a2\x00"}   # one byte more
+    changed = {**answers, b"q2": _ok("a2\x00")}   # one byte more
     assert "round trip 1: the reply differs" in _replay(recording, changed)[0]
-    flipped = {**answers, b"q3": b"a4"}   # one byte changed, in the second candidate process
+    flipped = {**answers, b"q3": _ok("a4")}   # one byte changed, in the second candidate process
+    assert len(_ok("a4")) == len(_ok("a3")) and sum(x != y for x, y in zip(_ok("a4"), _ok("a3"))) == 1
     assert _replay(recording, flipped)[0].startswith("candidate 1: test_apply_mask: round trip 0: the reply differs")
     why, log, _ = _replay(recording, answers, crash_at=b"q2")   # no reply: the process died
     assert "CandidateCrashed" in why and log == [b"q1", b"q2"]
-    missing = {b"q1": b"a1"}   # the candidate gives no answer to q2 (a KeyError here: whatever stops it)
+    missing = {b"q1": _ok("a1")}   # the candidate gives no answer to q2 (a KeyError here: whatever stops it)
     assert "round trip 1" in _replay(recording, missing)[0]
+
+
+@pytest.mark.unit
+def test_the_candidates_own_module_name_and_folder_may_differ_and_nothing_else():
+    """The harness names a candidate's module from its folder's path (``cand_FOLDER_DIGEST``), so a
+    message naming the module (an AttributeError on it) names the reference's copy in the recording and
+    the mutant's in the replay: those labels compare equal, any other change of the text does not."""
+    message = "module '{}' has no attribute 'hypothesis_internal_is_this_a_mock_check'"
+
+    def error(name, text=message):
+        return channel.pack(["err", {"type": "AttributeError", "kinds": ["AttributeError"],
+                                     "message": text.format(name), "where": "__init__.py:45 in __getattr__"}, None])
+    recording = _recording([(b"q1", error("cand_ref_1a"))])
+    assert _replay(recording, {b"q1": error("cand_mutant_x_2b")}, name="cand_mutant_x_2b")[0] == ""
+    assert "differs" in _replay(recording, {b"q1": error("cand_mutant_x_2b", message + "!")},
+                                name="cand_mutant_x_2b")[0]
+    assert "differs" in _replay(recording, {b"q1": error("cand_other_3c")}, name="cand_mutant_x_2b")[0]
 
 
 @pytest.mark.unit
