@@ -690,12 +690,10 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     limits are CPU seconds, so a second run of a mutant that failed a test fails it again.
 
     With ``replay`` (a folder of the reference's recorded passes), the pass is first replayed
-    (``harness.mutants.traffic.decide``): every reply the reference's, it is the reference's pass
+    (``_replayed``): every reply the reference's, it is the reference's pass
     (every test passed, its notes) and no grader runs; otherwise it runs as above."""
     if replay is not None:
-        from harness.mutants import traffic
-
-        decided = traffic.decide(replay, package, tests, deep, timeout, budgets)
+        decided = _replayed(replay, package, tests, deep, timeout, budgets)
         if decided is not None:
             return decided[0], None, "", decided[1]
     records: dict[str, dict] = {}
@@ -712,6 +710,46 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
         return found, problem, f"run again after: {why}", records
     twice = f"{HARNESS_ERROR}twice: {why.removeprefix(HARNESS_ERROR)}; then {again.removeprefix(HARNESS_ERROR)}"
     return found, twice, f"run again after: {why}", records
+
+
+def _replayed(folder: str, package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
+              budgets: dict | None) -> tuple[dict[str, str], dict[str, dict]] | None:
+    """The pass's (test -> outcome, test -> record) decided by a replay of the reference's recorded pass
+    (``harness.mutants.traffic``: made now if ``folder`` lacks it), or None: run it for real. The replay
+    is a fork of the warm grader like a catalogue run (``_run``), its candidates the zygote's forks."""
+    from harness.mutants import traffic
+
+    def run_reference(reference: Path, env: dict) -> tuple[dict, str | None, dict]:
+        records: dict[str, dict] = {}
+        found, problem = run_catalogue_against(reference, tests, deep, timeout, strict=deep, records=records,
+                                               plugins=(traffic.PLUGIN,), env=env, zygote=warm.ZYGOTE,
+                                               budgets=budgets)
+        return found, problem, records
+    recording = traffic.recording_for(folder, tests, deep, timeout, budgets, run_reference)
+    if not recording.replayable:
+        traffic.log(package, deep, tests, False, f"not replayable: {recording.why}", 0.0)
+        return None
+    run = catalogue_run(package, tests, deep, timeout, strict=deep, budgets=budgets)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        f.write(run.to_json())
+        run_path = f.name
+    spent = task_cpu()
+    try:
+        cpu = test_cpu_seconds(timeout) * (len(recording.records) + 1)
+        code, output = _run([sys.executable, "-m", traffic.__name__, str(package), recording.path, run_path],
+                            timeout, cpu, zygote=warm.ZYGOTE)
+    finally:
+        os.unlink(run_path)
+    spent = task_cpu() - spent   # the replay's, its candidates' included
+    answer = _last_json(output) if code == 0 else None
+    why = "the replay stopped" if code is None else (answer or {}).get("why", f"the replay failed (exit {code})")
+    if answer is None or not answer.get("equal"):
+        traffic.log(package, deep, tests, False, why, spent)
+        return None
+    traffic.log(package, deep, tests, True, "", spent)
+    records = {t: {"outcome": r["outcome"], "notes": list(r["notes"]), "replayed": True}
+               for t, r in recording.records.items()}
+    return {t: "passed" for t in records}, records
 
 
 RAISED_AT_LOAD = ("load: importing the candidate failed: ", "load: the package raised while the catalogue loaded it")
@@ -1106,7 +1144,7 @@ def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
                  picked, bound=bound, reuse=reuse, scope=where,
                  budgets=budgets.budgets_for(cmap.cpu, test_cpu_seconds(timeout)),
-                 replay=traffic.folder_for(cmap.path) if cmap.path is not None and traffic.on() else None)
+                 replay=traffic.folder_for(cmap.path, cmap.digest) if cmap.path is not None and traffic.on() else None)
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 

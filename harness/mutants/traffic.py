@@ -29,7 +29,7 @@ reference's and so is its verdict. So before a pass runs for real, its recording
   load record only, never in a test). Only recorded *requests* enter the candidate's process, which
   are the inputs the grader would send; a recorded reply never leaves this process (the wall's
   "inputs in, answers out", /work/shared/DESIGN.md);
-- **the decision** (``decide``): every reply equal, the pass is the reference's: each test passed
+- **the decision** (``runner._replayed``): every reply equal, the pass is the reference's: each test passed
   with its recorded notes, and no grader ran. The first difference, a crash, a budget run out, a
   refusal, anything unexpected: the pass runs for real, whole, exactly as before (so a kill is
   always found by the real test, with its real message).
@@ -54,9 +54,9 @@ difference, so it falls back; a recording whose tests did not all pass is not re
 
 Example::
 
-    >>> found = decide(folder, package, ("test_hand_example",), False, 30.0, None)
-    >>> found is None or found[0] == {"test_hand_example": "passed"}
-    True
+    >>> recording = recording_for(folder, ("test_hand_example",), False, 30.0, None, run_reference)
+    >>> recording.replayable, sorted(recording.records)
+    (True, ['test_hand_example'])
 """
 
 from __future__ import annotations
@@ -90,10 +90,12 @@ def on() -> bool:
     return os.environ.get(OFF_VARIABLE) != "1"
 
 
-def folder_for(map_path) -> str:
-    """Where the recordings of the coverage map at ``map_path`` are kept: a folder beside it."""
+def folder_for(map_path, digest: str) -> str:
+    """Where the recordings of the coverage map at ``map_path`` are kept: a folder beside it, and in it
+    one per the map's digest (``coverage.reference_digest``: the reference, the catalogue and its
+    inputs, the Python), so a recording never outlives what it was made of."""
     path = Path(map_path)
-    return str(path.with_name(path.name + ".traffic"))
+    return str(path.with_name(path.name + ".traffic") / digest[:24])
 
 
 @dataclass(frozen=True)
@@ -110,25 +112,20 @@ class Recording:
 _INDEX: dict[str, Recording] = {}   # file -> its recording's summary, in this process
 _INDEX_LOCK = threading.Lock()
 _KEY_LOCKS: dict[str, threading.Lock] = {}
-_DIGEST: list[str] = []
-
-
-def _digest() -> str:
-    from harness.mutants.coverage import reference_digest
-
-    if not _DIGEST:
-        _DIGEST.append(reference_digest())
-    return _DIGEST[0]
+PLUGIN = "harness.mutants.traffic_plugin"
+RunReference = Callable[[Path, dict], tuple[dict, "str | None", dict]]
+"""``(package, env) -> (test -> outcome, problem, test -> record)``: the pass run on the reference's
+copy ``package`` with ``PLUGIN`` and ``env`` (``runner._replayed``: ``run_catalogue_against``)."""
 
 
 def selection_key(tests: tuple[str, ...] | None, deep: bool, timeout: float, budgets: dict | None) -> str:
-    """The name of a selection's recording: the map's digest, the tier, the tests, the run's limits."""
-    what = json.dumps([_digest(), deep, None if tests is None else list(tests), timeout, budgets], sort_keys=True)
+    """The name of a selection's recording in its digest's folder: the tier, the tests, the run's limits."""
+    what = json.dumps([deep, None if tests is None else list(tests), timeout, budgets], sort_keys=True)
     return hashlib.sha256(what.encode()).hexdigest()[:32]
 
 
 def recording_for(folder: str, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-                  budgets: dict | None) -> Recording:
+                  budgets: dict | None, run_reference: RunReference) -> Recording:
     """The recording of the reference's pass on this selection: read from ``folder``, else made now
     (one catalogue run of the reference, ``_record``) and kept there."""
     path = str(Path(folder) / f"{selection_key(tests, deep, timeout, budgets)}.json")
@@ -143,7 +140,7 @@ def recording_for(folder: str, tests: tuple[str, ...] | None, deep: bool, timeou
         if found is None:
             found = _read(path)
             if found is None:
-                found = _record(Path(path), tests, deep, timeout, budgets)
+                found = _record(Path(path), tests, deep, run_reference)
             with _INDEX_LOCK:
                 _INDEX[path] = found
     return found
@@ -154,15 +151,13 @@ def _read(path: str) -> Recording | None:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or (doc.get("format"), doc.get("format_version")) != (FORMAT, FORMAT_VERSION) \
-            or doc.get("digest") != _digest():
+    if not isinstance(doc, dict) or (doc.get("format"), doc.get("format_version")) != (FORMAT, FORMAT_VERSION):
         return None
     return Recording(bool(doc["replayable"]), str(doc["why"]), dict(doc["records"]), path)
 
 
-def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float, budgets: dict | None) -> Recording:
+def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, run_reference: RunReference) -> Recording:
     """Run the reference's pass on the selection with ``traffic_plugin`` and keep what it sent and got."""
-    from harness.mutants import runner, warm
     from harness.mutants.apply import compiled_reference
     from harness.mutants.traffic_plugin import OUT_VARIABLE
 
@@ -171,11 +166,7 @@ def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, timeout: floa
         package = root / "mutant_reference"   # laid out as a generated mutant's copy (``materialize_generated``)
         shutil.copytree(compiled_reference(), package)
         out = root / "traffic.json"   # written by the plugin, named in CONSTRAIN_HARNESS_TRAFFIC_OUT
-        records: dict[str, dict] = {}
-        found, problem = runner.run_catalogue_against(package, tests, deep, timeout, strict=deep, records=records,
-                                                      plugins=("harness.mutants.traffic_plugin",),
-                                                      env={OUT_VARIABLE: str(out)}, zygote=warm.ZYGOTE,
-                                                      budgets=budgets)
+        found, problem, records = run_reference(package, {OUT_VARIABLE: str(out)})
         try:
             traffic = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -185,7 +176,7 @@ def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, timeout: floa
     why = problem or _not_replayable(found, traffic, tests, deep)
     if problem is not None:   # the reference did not run whole (a harness error, a timeout): not kept
         return Recording(False, problem, {}, str(path))
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": _digest(), "deep": deep,
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": path.parent.name, "deep": deep,
            "tests": None if tests is None else list(tests), "replayable": not why, "why": why or "",
            "records": {t: {"outcome": r.get("outcome"), "notes": r.get("notes", [])} for t, r in records.items()}}
     if not why:
@@ -217,43 +208,10 @@ def _not_replayable(found: dict[str, str], traffic: dict, tests: tuple[str, ...]
     return ""
 
 
-# --- the decision, in the mutant's task ----------------------------------------------------------------
+# --- the decision's log (``runner._replayed`` decides) ---------------------------------------------------
 
 
-def decide(folder: str, package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-           budgets: dict | None) -> tuple[dict[str, str], dict[str, dict]] | None:
-    """The pass's (test -> outcome, test -> record) decided by a replay of the reference's recording
-    (module docstring), or None: run it for real."""
-    from harness.mutants import runner, warm
-
-    recording = recording_for(folder, tests, deep, timeout, budgets)
-    if not recording.replayable:
-        _log(package, deep, tests, False, f"not replayable: {recording.why}", 0.0)
-        return None
-    run = runner.catalogue_run(package, tests, deep, timeout, strict=deep, budgets=budgets)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
-        f.write(run.to_json())
-        run_path = f.name
-    spent = runner.task_cpu()
-    try:
-        cpu = runner.test_cpu_seconds(timeout) * (len(recording.records) + 1)
-        code, output = runner._run([sys.executable, "-m", __name__, str(package), recording.path, run_path],
-                                   timeout, cpu, zygote=warm.ZYGOTE)
-    finally:
-        os.unlink(run_path)
-    spent = runner.task_cpu() - spent   # the replay's, its candidates' included
-    answer = runner._last_json(output) if code == 0 else None
-    why = "the replay stopped" if code is None else (answer or {}).get("why", f"the replay failed (exit {code})")
-    if answer is None or not answer.get("equal"):
-        _log(package, deep, tests, False, why, spent)
-        return None
-    _log(package, deep, tests, True, "", spent)
-    records = {t: {"outcome": r["outcome"], "notes": list(r["notes"]), "replayed": True}
-               for t, r in recording.records.items()}
-    return {t: "passed" for t in records}, records
-
-
-def _log(package: Path, deep: bool, tests, decided: bool, why: str, cpu: float) -> None:
+def log(package: Path, deep: bool, tests, decided: bool, why: str, cpu: float) -> None:
     """``LOG_VARIABLE``'s line: the pass, whether the replay decided it or why not, its CPU s (warm runs)."""
     path = os.environ.get(LOG_VARIABLE)
     if path:

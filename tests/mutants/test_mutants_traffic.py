@@ -167,12 +167,12 @@ def test_no_recorded_reply_is_sent_to_the_candidate():
 
 @pytest.mark.unit
 def test_a_pass_the_replay_cannot_decide_runs_for_real(monkeypatch, tmp_path):
-    """``decide`` answers None (run the pass) when the recording is not replayable or the replay finds a
+    """``runner._replayed`` answers None (run the pass) when the recording is not replayable or the replay finds a
     difference, and the reference's records when it finds none; ``_catalogue_pass`` then runs the
     catalogue only in the first two cases."""
     recording = traffic.Recording(True, "", {"test_hand_example": {"outcome": "passed", "notes": ["n"]}},
                                   str(tmp_path / "r.json"))
-    monkeypatch.setattr(traffic, "recording_for", lambda *args: recording)
+    monkeypatch.setattr(traffic, "recording_for", lambda *args: recording)   # (its own test: the e2e one below)
     replies = iter([(0, json.dumps({"equal": False, "why": "differs"})), (0, json.dumps({"equal": True, "why": ""})),
                     (None, "")])
     monkeypatch.setattr(runner, "_run", lambda *args, **kwargs: next(replies))
@@ -207,7 +207,7 @@ def test_the_plan_carries_the_recordings_folder_beside_the_map_unless_switched_o
                                 path=str(tmp_path / "map.json"))
     options = runner.GeneratedOptions(coverage=cmap)
     monkeypatch.delenv(traffic.OFF_VARIABLE, raising=False)
-    assert runner.plan(options, mutant).replay == str(tmp_path / "map.json.traffic")
+    assert runner.plan(options, mutant).replay == str(tmp_path / "map.json.traffic" / cmap.digest[:24])
     monkeypatch.setenv(traffic.OFF_VARIABLE, "1")
     assert runner.plan(options, mutant).replay is None
     monkeypatch.delenv(traffic.OFF_VARIABLE)
@@ -243,12 +243,12 @@ def test_the_same_passes_with_and_without_the_replay_and_only_requests_cross(mon
     for mutant_id, tests, deep in passes:
         package = materialize_generated(mutants[mutant_id], tmp_path / ("real" if deep else "real0"))
         real = runner._catalogue_pass(package, tests, deep, runner.GENERATED_TIMEOUT, True)
-        recording = traffic.recording_for(folder, tests, deep, runner.GENERATED_TIMEOUT, None)
-        assert recording.replayable, recording.why
         with monkeypatch.context() as patched:
             patched.setattr(client, "TRAFFIC", [lambda cand, request, reply, load: load or sent.append(request)])
             patched.setattr(runner, "_run", _in_this_process)   # the replay here, so its requests are seen
             replayed = runner._catalogue_pass(package, tests, deep, runner.GENERATED_TIMEOUT, True, None, folder)
+        recording = traffic.recording_for(folder, tests, deep, runner.GENERATED_TIMEOUT, None, None)   # made above
+        assert recording.replayable, recording.why
         assert (replayed[0], replayed[1], runner.settled(replayed[3])) == (real[0], real[1], runner.settled(real[3])), \
             mutant_id
         recorded = json.loads(open(recording.path, encoding="utf-8").read())

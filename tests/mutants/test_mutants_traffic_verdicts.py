@@ -33,7 +33,7 @@ def test_the_replayed_passes_change_no_verdict(monkeypatch, tmp_path):
     monkeypatch.delenv(traffic.OFF_VARIABLE)
     log = tmp_path / "replay.jsonl"
     monkeypatch.setenv(traffic.LOG_VARIABLE, str(log))
-    assert all(runner.plan(options, m).replay == traffic.folder_for(cmap.path) for m in mutants)
+    assert all(runner.plan(options, m).replay == traffic.folder_for(cmap.path, cmap.digest) for m in mutants)
     fast = runner.run_all(mutants, jobs=2, generated=options)
     consistent(slow)
     consistent(fast)
