@@ -166,6 +166,24 @@ def test_no_recorded_reply_is_sent_to_the_candidate():
 
 
 @pytest.mark.unit
+def test_a_recording_is_replayable_only_whole_passed_and_within_its_bound(monkeypatch):
+    """Not replayable (kept as such, with why): a test of the reference's pass that did not pass or did
+    not report, a round trip outside any test, a third candidate process (a restart), frames over
+    ``MAX_RECORDING_BYTES``."""
+    tests = ("test_hand_example", "test_apply_mask")
+    traffic_ok = {"outside": 0, "candidates": 2, "exchanges": _recording(PAIRS, SECOND)["exchanges"]}
+    passed = dict.fromkeys(tests, "passed")
+    assert traffic._not_replayable(passed, traffic_ok, tests, False) == ""
+    assert "did not pass test_apply_mask" in traffic._not_replayable({**passed, "test_apply_mask": "failed"},
+                                                                     traffic_ok, tests, False)
+    assert "1 of 2 tests" in traffic._not_replayable({"test_hand_example": "passed"}, traffic_ok, tests, False)
+    assert "outside a test" in traffic._not_replayable(passed, {**traffic_ok, "outside": 1}, tests, False)
+    assert "3 candidate processes" in traffic._not_replayable(passed, {**traffic_ok, "candidates": 3}, tests, False)
+    monkeypatch.setattr(traffic, "MAX_RECORDING_BYTES", 20)
+    assert "over the 20-byte bound" in traffic._not_replayable(passed, traffic_ok, tests, False)
+
+
+@pytest.mark.unit
 def test_a_pass_the_replay_cannot_decide_runs_for_real(monkeypatch, tmp_path):
     """``runner._replayed`` answers None (run the pass) when the recording is not replayable or the replay finds a
     difference, and the reference's records when it finds none; ``_catalogue_pass`` then runs the
