@@ -13,9 +13,9 @@ reference's and so is its verdict. So before a pass runs for real, its recording
   record (outcome, notes). Replayable only if every test passed, no round trip fell outside a test
   or a load, at most two candidate processes served it (the split, ``twin.SPLIT_AT``; a third is a
   restart after a crash) and its frames total at most ``MAX_RECORDING_BYTES``; otherwise it is kept
-  as not replayable, with why, and such a pass runs as before. Kept in a folder beside the coverage
-  map (``folder_for``), one file a selection, named by the map's digest (the reference, the
-  catalogue and its inputs, the Python: ``coverage.reference_digest``) and the selection;
+  as not replayable, with why, and such a pass runs as before. Kept beside the coverage map in a
+  folder of the map's digest (``folder_for``: the reference, the catalogue and its inputs, the
+  Python, ``coverage.reference_digest``), one file a selection (``selection_key``);
 - **the replay** (``main``, a fork of the warm grader like a catalogue run, its candidates forks of
   the zygote): no pytest, no Hypothesis, no oracle. For each candidate process of the recording, in
   order, a candidate of the mutant is started exactly as the pass would start it (the run value the
@@ -24,9 +24,11 @@ reference's and so is its verdict. So before a pass runs for real, its recording
   last, as ``harness.suite.plugin``'s ``impl`` fixture does), and sent the recorded requests one by
   one. Each reply is compared with the recorded one here, outside the wall, byte for byte (the wire
   form: values with their types and dtypes, an exception's class, message and place, a handle's
-  number, kind and methods, the generators' states and the arrays written back); the load's reply
-  likewise except its ``name`` and ``file`` (the package's own folder, which the pass writes in its
-  load record only, never in a test). Only recorded *requests* enter the candidate's process, which
+  number, kind and methods, the generators' states and the arrays written back), but for the
+  candidate's own labels (``labels``: its module's name, which the harness makes from its folder's
+  path, and the folder), in the load's reply and in any message naming them, compared as labels:
+  the pass writes them in its load record only, no test reads them. Only recorded *requests* enter
+  the candidate's process, which
   are the inputs the grader would send; a recorded reply never leaves this process (the wall's
   "inputs in, answers out", /work/shared/DESIGN.md);
 - **the decision** (``runner._replayed``): every reply equal, the pass is the reference's: each test passed
