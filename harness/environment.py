@@ -99,6 +99,15 @@ _ALL = (
              "itself, none taken from the reference where its module cannot reach (harness/mutants/stage_memo.py): "
              "the slow path, to compare verdicts",
              ("harness/mutants/stage_memo.py",)),
+    Variable("CONSTRAIN_HARNESS_NO_REPLAY", "user",
+             "1: every pass of a generated mutant runs its grader; none is decided by replaying the reference's "
+             "recorded requests to the mutant's candidate and finding every reply equal (harness/mutants/traffic.py): "
+             "the slow path, to compare verdicts",
+             ("harness/mutants/traffic.py",)),
+    Variable("CONSTRAIN_HARNESS_REPLAY_LOG", "user",
+             "a file: each replay of a generated mutant's pass appends its decision there as a JSON line "
+             "(harness/mutants/traffic.py; a measure, nothing reads it)",
+             ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_NO_ORACLE_MEMO", "user",
              "1: a mutant worker's warm grader keeps no answers of the grader's oracles (brute-force masks, re's "
              "compiled patterns, seeded vocabularies, json + jsonschema verdicts) from the inputs its passing "
@@ -160,6 +169,10 @@ _ALL = (
              "where the coverage plugin of a mutant run's recording child writes the lines each "
              "catalogue test executed",
              ("harness/mutants/coverage_plugin.py",), ("harness/mutants/coverage.py",)),
+    Variable("CONSTRAIN_HARNESS_TRAFFIC_OUT", "internal",
+             "where the traffic plugin of a recording run of the reference writes every round trip with its "
+             "candidate processes (a generated mutant's pass replayed, harness/mutants/traffic.py)",
+             ("harness/mutants/traffic_plugin.py",), ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_INFECTION_OUT", "internal",
              "where the infection plugin of a mutant run's recording child writes the mutants whose "
              "value differed in its catalogue test",

@@ -52,6 +52,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import os
@@ -141,6 +142,9 @@ class CoverageMap:
     ``{"load": the most CPU s a candidate's start and import took, "tests": test -> {"candidate",
     "grader"}: CPU s}``, from which ``harness.mutants.budgets`` makes each test's CPU budget; None:
     not recorded (a map recorded before them: every test has today's budget)."""
+    path: str | None = field(default=None, compare=False, repr=False)
+    """The file this map was read from or saved to (``load``, ``load_or_record``): its recorded passes
+    are kept beside it (``traffic.folder_for``); None: none are."""
     picks: dict = field(default_factory=dict, init=False, compare=False, repr=False)
     """``evidence_for``'s answers per statement, kept with this map: a run's mutants of one
     statement share one ``evidence.Pick``."""
@@ -206,7 +210,7 @@ class CoverageMap:
         recorded = doc.get("evidence") if doc.get("evidence_digest") == evidence_digest() else None
         return cls(doc["reference_digest"], {t: {f: frozenset(lines) for f, lines in files.items()}
                                               for t, files in doc["tests"].items()}, doc.get("fingerprint"), recorded,
-                   _cpu_figures(doc.get("cpu")))
+                   _cpu_figures(doc.get("cpu")), path=str(path))
 
 
 def record(timeout: float, jobs: int = 2, progress=None) -> CoverageMap:
@@ -300,7 +304,7 @@ def load_or_record(path: Path, timeout: float, jobs: int = 2, progress=None) -> 
     with its evidence (``with_evidence``)."""
     found = CoverageMap.load(path)
     if found is None:
-        found = record(timeout, jobs, progress)
+        found = dataclasses.replace(record(timeout, jobs, progress), path=str(path))
         found.save(path)
     return with_evidence(found, path, timeout)
 
@@ -313,8 +317,6 @@ def with_evidence(cmap: CoverageMap, path: Path, timeout: float) -> CoverageMap:
     """``cmap`` with the reference's evidence and the lines of each item (``evidence.record_lines``,
     in a child: ~26 CPU s, once per reference version), recorded and stored at ``path`` when it
     lacks them."""
-    import dataclasses
-
     if cmap.evidence is not None:
         return cmap
     recorded = _record_child(["--record"], max(timeout, EVIDENCE_RECORD_CPU_SECONDS), "harness.mutants.evidence")

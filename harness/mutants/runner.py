@@ -386,13 +386,7 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
         results_path = f.name
     test_cpu = test_cpu_seconds(timeout)
-    # the catalogue's run value, passed whole (harness.run): --only is exact names (-k would match substrings);
-    # no --ref-deps, as before (the mutants are whole copies of the reference)
-    load = {} if budgets is None else {"load_cpu_seconds": budgets["load"]}
-    run = CatalogueRun(impl=str(package), deep=deep, seed=run_seed, only=frozenset(tests or ()),
-                       results_file=results_path, test_budgets=budgets["tests"] if budgets else (),
-                       policy=POLICY.with_(tier="strict" if strict else "default", ref_deps=False,
-                                           test_cpu_seconds=test_cpu, **load))
+    run = catalogue_run(package, tests, deep, timeout, strict, run_seed, budgets, results_path)
     cmd = [sys.executable, "-m", "pytest", *pytest_arguments(run)]
     if first_kill:
         cmd.append("-x")
@@ -427,6 +421,20 @@ def run_catalogue_against(package_dir: Path, tests: tuple[str, ...] | None, deep
         why = _last_error(output) if "INTERNALERROR" in output else output.strip().splitlines()[-1:] or ""
         return outcomes, f"pytest exited {code}: {why}"   # the error itself: the summary line alone hid it
     return outcomes, None
+
+
+def catalogue_run(package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float, strict: bool = False,
+                  run_seed: int = CATALOGUE_SEED, budgets: dict | None = None,
+                  results_file: str | None = None) -> CatalogueRun:
+    """The catalogue's run value of ``run_catalogue_against`` (its arguments), passed whole
+    (``harness.run``): ``only`` is exact names (-k would match substrings); no ``--ref-deps``, as
+    before (the mutants are whole copies of the reference). A replay of the pass
+    (``harness.mutants.traffic``) starts its candidates under the same."""
+    load = {} if budgets is None else {"load_cpu_seconds": budgets["load"]}
+    return CatalogueRun(impl=str(package), deep=deep, seed=run_seed, only=frozenset(tests or ()),
+                        results_file=results_file, test_budgets=budgets["tests"] if budgets else (),
+                        policy=POLICY.with_(tier="strict" if strict else "default", ref_deps=False,
+                                            test_cpu_seconds=test_cpu_seconds(timeout), **load))
 
 
 def _last_json(output: str) -> dict | None:
@@ -522,7 +530,8 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
                   tests: tuple[str, ...] | None = None, deep_tests: tuple[str, ...] | None = None,
                   first_kill: bool = False, fingerprint: dict[str, str] | None = None,
                   evidence=None, infection: dict | None = None, bound: str | None = None,
-                  reuse: str | None = None, budgets: dict | None = None) -> MutantResult:
+                  reuse: str | None = None, budgets: dict | None = None,
+                  replay: str | None = None) -> MutantResult:
     """The default tier against a generated mutant; a survivor is then checked for
     equivalence, and only a survivor that is not equivalent runs the deep pass (``deep``):
     the whole catalogue under ``--deep --strict`` (the deep properties and the contract's
@@ -562,6 +571,10 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
 
     ``budgets`` (``Plan.budgets``, ``harness.mutants.budgets``): each catalogue test's CPU budget and
     the load's in both passes, calibrated from the reference's own CPU; None: today's for all.
+
+    ``replay`` (``Plan.replay``, ``harness.mutants.traffic``): the folder of the reference's recorded
+    passes; a pass whose replay gives every reply the reference gave is decided without its grader
+    (the reference's verdict), any other runs as before. None: every pass runs for real.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -575,13 +588,13 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     package = materialize_generated(mutant, root)
     try:
         result, settled = _default_tier(mutant, package, tests, timeout, first_kill, start, infection is not None,
-                                        budgets)
+                                        budgets, replay)
         if result.outcome is Outcome.SURVIVED:
             result = _decide_equivalence(result, mutant, package, root, timeout, fingerprint, evidence, bound,
                                          reuse)
         if result.outcome is Outcome.SURVIVED and deep and deep_tests != ():
             result = _deep_pass(result, mutant, package, deep_pass_tests(deep_tests, settled), timeout, first_kill,
-                                budgets)
+                                budgets, replay)
     finally:
         shutil.rmtree(package, ignore_errors=True)
     if result.outcome is Outcome.SURVIVED and result.detail.startswith(UNPROVEN_NOTE):
@@ -603,13 +616,13 @@ def _not_covered(mutant, start: float) -> MutantResult:
 
 def _default_tier(mutant, package: Path, tests: tuple[str, ...] | None, timeout: float, first_kill: bool,
                   start: float, infected_only: bool = False,
-                  budgets: dict | None = None) -> tuple[MutantResult, frozenset[str]]:
+                  budgets: dict | None = None, replay: str | None = None) -> tuple[MutantResult, frozenset[str]]:
     """The default tier's result, and the tests it settled (``settled``); ``infected_only``: ``tests``
     are those the mutant infects (``harness.mutants.infection``)."""
     if tests == ():   # no test of the default tier executes (infects) the mutated code (the deep pass may)
         why = "no catalogue test it infects" if infected_only else "no catalogue test executes it"
         return MutantResult(mutant.id, Outcome.SURVIVED, (), [], {}, 0.0, why, ""), frozenset()
-    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill, budgets)
+    found, problem, retried, records = _catalogue_pass(package, tests, False, timeout, first_kill, budgets, replay)
     result = _generated_result(mutant, found, problem, "default", time.monotonic() - start, expected=tests)
     return dataclasses.replace(result, retried=retried), settled(records)
 
@@ -645,12 +658,12 @@ def deep_pass_tests(deep_tests: tuple[str, ...] | None, done: frozenset[str]) ->
 
 
 def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ...] | None, timeout: float,
-               first_kill: bool, budgets: dict | None = None) -> MutantResult:
+               first_kill: bool, budgets: dict | None = None, replay: str | None = None) -> MutantResult:
     """A survivor's deep pass (``tests``: what is left of it to run, maybe nothing; None: every test)
     and its verdict."""
     if tests == ():
         return result
-    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill, budgets)
+    more, problem, retried, _ = _catalogue_pass(package, tests, True, timeout, first_kill, budgets, replay)
     result = dataclasses.replace(result, retried="; ".join(filter(None, (result.retried, retried))))
     tests_run = {**result.tests, **more}
     deep_result = _generated_result(mutant, tests_run, problem, "deep", 0.0, expected=tests)
@@ -662,7 +675,7 @@ def _deep_pass(result: MutantResult, mutant, package: Path, tests: tuple[str, ..
 
 
 def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-                    first_kill: bool, budgets: dict | None = None
+                    first_kill: bool, budgets: dict | None = None, replay: str | None = None
                     ) -> tuple[dict[str, str], str | None, str, dict[str, dict]]:
     """One pass of a generated mutant (the default tier, or with ``deep`` the deep pass under
     ``--strict``): (test -> outcome, problem or None, why it was run again or "", test -> its
@@ -674,7 +687,15 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     second run decides. When the second is suspect too, a load failure stands (the same package
     refused twice: the mutant's doing, as before) and anything else is the harness's error
     (``HARNESS_ERROR``): the mutant is "error", never killed. A run's draws are seeded and its
-    limits are CPU seconds, so a second run of a mutant that failed a test fails it again."""
+    limits are CPU seconds, so a second run of a mutant that failed a test fails it again.
+
+    With ``replay`` (a folder of the reference's recorded passes), the pass is first replayed
+    (``_replayed``): every reply the reference's, it is the reference's pass
+    (every test passed, its notes) and no grader runs; otherwise it runs as above."""
+    if replay is not None:
+        decided = _replayed(replay, package, tests, deep, timeout, budgets)
+        if decided is not None:
+            return decided[0], None, "", decided[1]
     records: dict[str, dict] = {}
     found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
                                            records=records, zygote=warm.ZYGOTE, budgets=budgets)
@@ -689,6 +710,46 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
         return found, problem, f"run again after: {why}", records
     twice = f"{HARNESS_ERROR}twice: {why.removeprefix(HARNESS_ERROR)}; then {again.removeprefix(HARNESS_ERROR)}"
     return found, twice, f"run again after: {why}", records
+
+
+def _replayed(folder: str, package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
+              budgets: dict | None) -> tuple[dict[str, str], dict[str, dict]] | None:
+    """The pass's (test -> outcome, test -> record) decided by a replay of the reference's recorded pass
+    (``harness.mutants.traffic``: made now if ``folder`` lacks it), or None: run it for real. The replay
+    is a fork of the warm grader like a catalogue run (``_run``), its candidates the zygote's forks."""
+    from harness.mutants import traffic
+
+    def run_reference(reference: Path, env: dict) -> tuple[dict, str | None, dict]:
+        records: dict[str, dict] = {}
+        found, problem = run_catalogue_against(reference, tests, deep, timeout, strict=deep, records=records,
+                                               plugins=(traffic.PLUGIN,), env=env, zygote=warm.ZYGOTE,
+                                               budgets=budgets)
+        return found, problem, records
+    recording = traffic.recording_for(folder, tests, deep, timeout, budgets, run_reference)
+    if not recording.replayable:
+        traffic.log(package, deep, tests, False, f"not replayable: {recording.why}", 0.0)
+        return None
+    run = catalogue_run(package, tests, deep, timeout, strict=deep, budgets=budgets)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        f.write(run.to_json())
+        run_path = f.name
+    spent = task_cpu()
+    try:
+        cpu = test_cpu_seconds(timeout) * (len(recording.records) + 1)
+        code, output = _run([sys.executable, "-m", traffic.__name__, str(package), recording.path, run_path],
+                            timeout, cpu, zygote=warm.ZYGOTE)
+    finally:
+        os.unlink(run_path)
+    spent = task_cpu() - spent   # the replay's, its candidates' included
+    answer = _last_json(output) if code == 0 else None
+    why = "the replay stopped" if code is None else (answer or {}).get("why", f"the replay failed (exit {code})")
+    if answer is None or not answer.get("equal"):
+        traffic.log(package, deep, tests, False, why, spent)
+        return None
+    traffic.log(package, deep, tests, True, "", spent)
+    records = {t: {"outcome": r["outcome"], "notes": list(r["notes"]), "replayed": True}
+               for t, r in recording.records.items()}
+    return {t: "passed" for t in records}, records
 
 
 RAISED_AT_LOAD = ("load: importing the candidate failed: ", "load: the package raised while the catalogue loaded it")
@@ -975,7 +1036,8 @@ FUNCTION = "harness.mutants.tasks:run_task"
 def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, ...] | None = None,
                 deep_tests: tuple[str, ...] | None = None, first_kill: bool = False,
                 fingerprint: dict[str, str] | None = None, evidence=None, infection: dict | None = None,
-                bound: str | None = None, reuse: str | None = None, budgets: dict | None = None) -> Task:
+                bound: str | None = None, reuse: str | None = None, budgets: dict | None = None,
+                replay: str | None = None) -> Task:
     """The task running ``mutant``: a catalogue mutant by id, a generated one by its edit.
 
     ``tests`` / ``deep_tests`` (generated mutants): run only these catalogue tests in the
@@ -996,7 +1058,7 @@ def mutant_task(mutant, *, timeout: float, deep: bool = True, tests: tuple[str, 
     payload = {"kind": "generated", "timeout": timeout, "deep": deep, "first_kill": first_kill,
                "tests": _listed(tests), "deep_tests": _listed(deep_tests), "fingerprint": fingerprint,
                "evidence": None if evidence is None else evidence.to_json(), "infection": infection, "bound": bound,
-               "reuse": reuse, "budgets": budgets,
+               "reuse": reuse, "budgets": budgets, "replay": replay,
                "site": {"file": site.file, "operator": site.operator, "occurrence": site.occurrence,
                         "start": list(site.start), "end": list(site.end)},
                "source": mutant.source, "before": mutant.before, "after": mutant.after}
@@ -1053,6 +1115,7 @@ class Plan:
     reuse: str | None = None                     # what the compile evidence reuses (``stage_memo.reuse_for``)
     scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
     budgets: dict | None = None                  # each test's and the load's CPU budget (``budgets.budgets_for``)
+    replay: str | None = None                    # the folder of the reference's recorded passes (``traffic``)
 
     @property
     def weight(self) -> int:
@@ -1072,7 +1135,7 @@ def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT
     ``budgets``). This parses the reference (``coverage.statement_lines``): ``run_all`` calls it for
     every mutant before it fans out, never in a task's thread. Its ``scope`` (``scope.classify``: the
     spec's, or outside it) is decided here too; it runs nothing differently."""
-    from harness.mutants import bounds, budgets, evidence, scope, stage_memo
+    from harness.mutants import bounds, budgets, evidence, scope, stage_memo, traffic
 
     kind = evidence.kind_for(mutant.site.module, mutant.site.start[0])
     reuse = stage_memo.reuse_for(mutant.site.module) if kind == "compile" else None
@@ -1086,7 +1149,8 @@ def plan(generated: GeneratedOptions, mutant, timeout: float = GENERATED_TIMEOUT
     bound = bounds.reason_for(mutant, kind, picked) or ""
     found = Plan(cmap.tests_for(mutant, deep=False), cmap.tests_for(mutant, deep=True), cmap.keys_for(mutant),
                  picked, bound=bound, reuse=reuse, scope=where,
-                 budgets=budgets.budgets_for(cmap.cpu, test_cpu_seconds(timeout)))
+                 budgets=budgets.budgets_for(cmap.cpu, test_cpu_seconds(timeout)),
+                 replay=traffic.folder_for(cmap.path, cmap.digest) if cmap.path is not None and traffic.on() else None)
     return found if generated.infection is None else infected_plan(found, generated.infection, mutant)
 
 
@@ -1287,7 +1351,7 @@ def _default_run(generated: GeneratedOptions | None, plans: dict[str, Plan],
         return run_generated(mutant, root, timeout, deep=generated.deep, tests=chosen.tests,
                              deep_tests=chosen.deep_tests, first_kill=generated.first_kill,
                              fingerprint=chosen.fingerprint, evidence=chosen.evidence, infection=chosen.infection,
-                             bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets)
+                             bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets, replay=chosen.replay)
     return run
 
 
@@ -1297,7 +1361,8 @@ def _remote_task(mutant, timeout: float, generated: GeneratedOptions | None, cho
         return mutant_task(mutant, timeout=timeout, first_kill=first_kill)
     return mutant_task(mutant, timeout=timeout, deep=generated.deep, tests=chosen.tests, deep_tests=chosen.deep_tests,
                        first_kill=generated.first_kill, fingerprint=chosen.fingerprint, evidence=chosen.evidence,
-                       infection=chosen.infection, bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets)
+                       infection=chosen.infection, bound=chosen.bound, reuse=chosen.reuse, budgets=chosen.budgets,
+                       replay=chosen.replay)
 
 
 def run_local_task(payload: dict) -> dict:

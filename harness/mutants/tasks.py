@@ -66,7 +66,8 @@ def run_task(payload: dict) -> dict:
                                           fingerprint=payload.get("fingerprint"),
                                           evidence=evidence.Pick.from_json(payload.get("evidence")),
                                           infection=payload.get("infection"), bound=payload.get("bound"),
-                                          reuse=payload.get("reuse"), budgets=payload.get("budgets"))
+                                          reuse=payload.get("reuse"), budgets=payload.get("budgets"),
+                                          replay=payload.get("replay"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return result_to_json(result, cpu=runner.task_cpu())

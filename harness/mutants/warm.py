@@ -59,10 +59,11 @@ module, conftest or pytest plugin (pytest rewrites their asserts when it imports
 ``harness.suite.early`` (it starts the candidate). A module imported here is one a fork
 does not import again: ~0.02 CPU s a catalogue run for the second group (measured 2026-12-06)."""
 MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.evidence", "harness.mutants.replay_child",
-           "harness.mutants.stage_memo")
+           "harness.mutants.stage_memo", "harness.mutants.traffic")
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
 under pytest, the equivalence fingerprint of a mutant, its equivalence evidence, a golden replay
-of a replay mutant, its compile evidence with the reference's early stages reused).
+of a replay mutant, its compile evidence with the reference's early stages reused, the replay of
+the reference's recorded pass, ``harness.mutants.traffic``).
 The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
 and none changes: ``replay_child`` reads and validates the golden files there), and before each
 fork its ``prepare_parent(argv)`` when it has one (work only some runs need, done once on the

@@ -747,10 +747,16 @@ def send_body(sock: socket.socket, body: bytes) -> None:
 def receive(sock: socket.socket, deadline: float | None):
     """One frame's value; ``deadline`` is a ``time.monotonic()`` instant or None (wait).
     Every frame is checked against the bounds before it is decoded (``decode``)."""
+    return decode(receive_body(sock, deadline))
+
+
+def receive_body(sock: socket.socket, deadline: float | None) -> bytes:
+    """One frame's body as it came (``receive`` without the decoding; a frame announced over
+    ``MAX_FRAME`` is refused from its header): the wire form a recording keeps."""
     (size,) = _HEADER.unpack(_read(sock, _HEADER.size, deadline))
     if size > MAX_FRAME:
         raise ProtocolError(f"the peer announced a frame of {size} bytes (bound {MAX_FRAME})")
-    return decode(_read(sock, size, deadline))
+    return _read(sock, size, deadline)
 
 
 def _read(sock: socket.socket, size: int, deadline: float | None) -> bytes:

@@ -98,6 +98,11 @@ is its CPU limit's (``own_limit_kill``): the kernel checks the limit against tic
 which runs ahead of the exact count (measured: a candidate killed at an 8 s limit with 7.63 s
 counted). A count read earlier than the death takes a lower share (``check.LAST_LOOK_SHARE``)."""
 MAX_REPEAT = 100_000  # calls in one ``repeat_call`` round trip (``server.MAX_REPEAT``)
+TRAFFIC: list = [None]
+"""``TRAFFIC[0]``: None, or a callable ``(candidate, request, reply, load)`` told of every round trip
+of this process's candidates once its reply arrived whole and well formed: the request's and the
+reply's frame bodies as they crossed the channel (``load``: the round trip is ``begin``'s load). Set
+only by a recording run of the reference (``harness.mutants.traffic_plugin``); it changes nothing."""
 
 
 class RemoteError(Exception):
@@ -144,6 +149,8 @@ class Candidate:
         self._output = _Output()
         self._lock = threading.Lock()
         self._loading: tuple | None = None  # (load frame, sent?, budget to restore): from begin to start
+        self._load_body = b""  # the load request's frame body (``begin``)
+        self.last_reply = b""  # the last reply's frame body, as it came (``exchange_body``)
         # round trips begun so far: a proxy answers from its handle's snapshot only while this is
         # what it was when the proxy was made (nothing of the candidate's ran since: ``Proxy``)
         self.epoch = 0
@@ -187,8 +194,9 @@ class Candidate:
             self._spawn()
             frame = ["load", 0, self.spec, [self.ref_deps, self.contract], {}]
             previous = self.limit_cpu(self.load_cpu_seconds)
+            self._load_body = channel.pack(frame)
             try:
-                channel.send(self._sock, frame)
+                channel.send_body(self._sock, self._load_body)
                 sent = True
             except OSError:  # it died at once: the wait for the reply says so (_finish_load)
                 sent = False
@@ -389,8 +397,16 @@ class Candidate:
         (crash, timeout, protocol, a malformed reply) and keeps it as ``incident``."""
         return self._exchange(frame, what, describe)
 
-    def _exchange(self, frame: list | None, what: str, describe=None) -> list:
-        """``exchange``; ``frame`` None: the request was sent already (``begin``'s load)."""
+    def exchange_body(self, body: bytes, what: str = "a request") -> bytes:
+        """One round trip of a request already packed (a frame body, e.g. one a recording kept:
+        ``harness.mutants.traffic``), under the same budget, checks and failures as ``exchange``:
+        the reply's frame body as it came (``channel.receive_body``)."""
+        self._exchange(None, what, body=body)
+        return self.last_reply
+
+    def _exchange(self, frame: list | None, what: str, describe=None, body: bytes | None = None) -> list:
+        """``exchange``; ``frame`` None: the request is ``body`` (packed already), or without one it
+        was sent already (``begin``'s load)."""
         if self.incident is not None:
             raise type(self.incident)(f"the candidate process ended earlier: {self.incident}")
         if self._sock is None:
@@ -398,16 +414,19 @@ class Candidate:
         hang = hangs.hang_key(what)
         if hang is not None and hang in self.known_hangs:   # the same call on the same input ran out of time
             raise self._gone(hangs.CandidateNotAsked, f"not run: {hang} did not finish earlier in this run")
-        body = None if frame is None else _packed(frame, describe, what)
+        load = frame is None and body is None
+        if frame is not None:
+            body = _packed(frame, describe, what)
         with self._lock:
             self.epoch += 1
             try:
                 if body is not None:
                     channel.send_body(self._sock, body)
                 if self.deadline is not None:
-                    reply = channel.receive(self._sock, self.deadline)
+                    raw = channel.receive_body(self._sock, self.deadline)
                 else:
-                    reply = self._await_reply(self.budget or self._call_budget(), what)
+                    raw = self._await_reply(self.budget or self._call_budget(), what)
+                reply = channel.decode(raw)
             except (channel.ChannelClosed, OSError):
                 raise self._gone(CandidateCrashed, f"the candidate process died during {what}") from None
             except channel.ChannelTimeout:
@@ -420,6 +439,9 @@ class Candidate:
                 raise self._gone(CandidateProtocolError, f"protocol violation during {what}: {exc}") from None
         if not (isinstance(reply, list) and len(reply) == 3 and reply[0] in ("ok", "err")):
             raise self._gone(CandidateProtocolError, f"malformed reply to {what}")
+        self.last_reply = raw
+        if TRAFFIC[0] is not None:
+            TRAFFIC[0](self, self._load_body if load else body, raw, load)
         return reply
 
     def limit_cpu(self, cpu_seconds: float | None) -> "CpuBudget | None":
@@ -445,12 +467,13 @@ class Candidate:
         seconds of CPU go uncounted)."""
         return CpuBudget(float(self.limits.call_seconds), None, time.monotonic())
 
-    def _await_reply(self, budget: "CpuBudget", what: str):
-        """The reply, waited for in slices; between slices the budget is checked (module docstring)."""
+    def _await_reply(self, budget: "CpuBudget", what: str) -> bytes:
+        """The reply's frame body, waited for in slices; between slices the budget is checked
+        (module docstring)."""
         while True:
             wait = min(SLICE, max(0.0, budget.wall_end - time.monotonic()))
             if select.select([self._sock], [], [], wait)[0]:
-                return channel.receive(self._sock, budget.wall_end)  # started: the rest by the backstop
+                return channel.receive_body(self._sock, budget.wall_end)  # started: the rest by the backstop
             budget.check(self.cpu_seconds())
 
     def _gone(self, kind: type, message: str) -> CandidateGone:

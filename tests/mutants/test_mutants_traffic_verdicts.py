@@ -1,0 +1,54 @@
+"""The same verdicts with every pass of a generated mutant run for real (``CONSTRAIN_HARNESS_NO_REPLAY=1``)
+and with the passes the reference's recorded traffic decides (``harness.mutants.traffic``): a seeded
+sample of every module's mutants, each run the verb's way (first kill, the deep pass, the coverage map
+with its figures, its recordings kept beside a copy of it), the same outcome, tier, killers and evidence
+for every one, and some pass of each tier decided by a replay (else the sample proves nothing; two
+survivors are added for the deep pass). Running
+the sample twice, and recording the reference's passes, costs minutes: ``slow``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from harness.mutants import coverage, generation, runner, traffic
+from harness.mutants.runner import GeneratedOptions
+from tests.mutants.test_mutants_generated import consistent
+from tests.support.helpers import confined
+
+pytestmark = [confined, pytest.mark.e2e, pytest.mark.slow]
+
+
+SURVIVORS = ["vocab.ReplaceFalseWithTrue.0", "schema.ReplaceBinaryOperator_Add_LShift.6"]
+"""Two survivors of both tiers (docs/mutants-runs.md's table of ten), so a deep pass is replayed: the
+seeded sample of 12 holds none (its run of 2026-12-07: every pass it decided was a default one)."""
+
+
+def test_the_replayed_passes_change_no_verdict(monkeypatch, tmp_path):
+    cmap = coverage.CoverageMap.load(coverage.default_path(None))
+    if cmap is None:   # none kept for this reference
+        cmap = coverage.load_or_record(tmp_path / "kept.json", runner.GENERATED_TIMEOUT)
+    cmap = dataclasses.replace(cmap, path=str(tmp_path / "map.json"))   # its recordings go to tmp_path
+    sites = generation.enumerate_sites()
+    sample, _ = generation.pick(sites, 12, seed=8)
+    survivors = [generation.build(site)[0] for site in generation.only(sites, SURVIVORS)]
+    mutants = [*survivors, *(m for m in sample if m.id not in SURVIVORS)]
+    options = GeneratedOptions(first_kill=True, coverage=cmap)
+    monkeypatch.setenv(traffic.OFF_VARIABLE, "1")
+    assert all(runner.plan(options, m).replay is None for m in mutants)
+    slow = runner.run_all(mutants, jobs=2, generated=options)
+    monkeypatch.delenv(traffic.OFF_VARIABLE)
+    log = tmp_path / "replay.jsonl"
+    monkeypatch.setenv(traffic.LOG_VARIABLE, str(log))
+    assert all(runner.plan(options, m).replay == traffic.folder_for(cmap.path, cmap.digest) for m in mutants)
+    fast = runner.run_all(mutants, jobs=2, generated=options)
+    consistent(slow)
+    consistent(fast)
+
+    def verdicts(results):
+        return {r.id: (r.outcome, r.tier, sorted(r.killed_by), r.evidence) for r in results}
+    assert verdicts(fast) == verdicts(slow)
+    decided = {d["deep"] for d in map(json.loads, log.read_text(encoding="utf-8").splitlines()) if d["decided"]}
+    assert decided == {False, True}   # a default pass and a deep pass decided by a replay
