@@ -67,6 +67,34 @@ def test_a_selection_is_what_asking_only_its_operators_gives(empty_site_cache):
         assert asked and generation.enumerate_sites(modules=[module], operators=[family]) == asked, module
 
 
+def test_the_guarded_walk_finds_the_sites_asking_every_operator_about_every_node_finds():
+    # the oracle: cosmic-ray's operators asked about every node, as before the guards (``_node_guards``),
+    # numbered per operator; on modules with binary, comparison and unary sites, and a selection
+    from cosmic_ray.ast import get_ast
+
+    classes = generation.operator_classes()
+
+    def every_node(file, text, chosen):
+        instances, counts, sites = [(n, classes[n]()) for n in chosen], dict.fromkeys(chosen, 0), []
+        for node in generation._walk(get_ast(text)):
+            for name, operator in instances:
+                for start, end in operator.mutation_positions(node):
+                    sites.append(generation.Site(file, name, counts[name], start, end))
+                    counts[name] += 1
+        return sites
+
+    everything = tuple(sorted(classes))
+    for module in ("dfa", "sampling"):
+        text = (REFERENCE_DIR / f"{module}.py").read_text(encoding="utf-8")
+        found = []
+        for chosen in (everything, tuple(n for n in everything if "Unary" in n or "Comparison" in n)):
+            want = every_node(f"{module}.py", text, chosen)
+            assert generation._sites_in(f"{module}.py", text, chosen, classes) == want, (module, len(chosen))
+            found += want
+        assert {"ReplaceBinaryOperator", "ReplaceComparisonOperator", "ReplaceUnaryOperator"} <= \
+            {s.operator.split("/")[1].split("_")[0] for s in found}, module
+
+
 def test_a_kept_site_list_is_read_back_in_another_process_and_only_under_its_key(empty_site_cache, monkeypatch):
     fresh = generation.enumerate_sites(modules=["errors", "nfa"])
     assert sorted(p.name.split("-")[0] for p in empty_site_cache.iterdir()) == ["sites", "sites"]
