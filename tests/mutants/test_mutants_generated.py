@@ -521,6 +521,23 @@ def test_a_build_gives_cosmic_ray_s_own_mutated_text(size):
             or reason in ("invalid", "annotation only"), site.id
 
 
+def test_a_build_from_the_site_s_statement_gives_cosmic_ray_s_own_text_at_the_statements_edges():
+    # the oracle: cosmic-ray's mutate_code on the whole text. ``_mutate_statement`` walks a copy of the
+    # site's top-level statement from the occurrence less the operator's earlier positions: the sites at
+    # a statement's first position (a top-level decorator), and the last site of the largest module (the
+    # most positions before it), each mutated from its statement, not the whole module's walk
+    sites = generation.enumerate_sites(modules=["ast", "bytemap", "parser"])
+    classes = generation.operator_classes()
+    starts = {s.file: {piece[0] for piece in generation._statements(s.file, REFERENCE_DIR)[1]} for s in sites}
+    chosen = [s for s in sites if s.start in starts[s.file]][:3] + [sites[-1]]
+    assert {s.operator for s in chosen[:3]} == {"core/RemoveDecorator"} and chosen[-1].file == "parser.py"
+    for site in chosen:
+        original = (REFERENCE_DIR / site.file).read_text(encoding="utf-8")
+        ours = generation._mutate_statement(site, REFERENCE_DIR, classes[site.operator]())
+        assert ours is not generation._WHOLE, site.id
+        assert ours == mutate_code(original, classes[site.operator](), site.occurrence), site.id
+
+
 def test_a_site_cosmic_ray_cannot_mutate_is_dropped_with_its_reason_not_a_crash(tmp_path):
     # the oracle: cosmic-ray's mutate_code on the same text; its ExceptionReplacer (8.x) raises
     # AttributeError on an except clause whose tuple holds a dotted name, as the reference's parser has
