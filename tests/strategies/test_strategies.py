@@ -86,20 +86,6 @@ def test_atom_bytesets_are_what_re_matches(atom):
 
 
 @pytest.mark.unit
-def test_the_json_strings_characters_are_every_character_utf_8_encodes():
-    # the intervals characters(codec="utf-8") would draw from (Hypothesis's strategy keeps them), the
-    # oracle Python's own codec at each interval's edges and on every character outside them
-    from strategies.schemas import UTF8_CHARACTERS
-
-    intervals = UTF8_CHARACTERS.wrapped_strategy.intervals.intervals
-    assert intervals == ((0, 0xD7FF), (0xE000, 0x10FFFF)), intervals
-    for lo, hi in intervals:
-        assert all(chr(c).encode("utf-8") for c in (lo, hi))
-    for c in range(0xD800, 0xE000):
-        with pytest.raises(UnicodeEncodeError):
-            chr(c).encode("utf-8")
-
-
 def test_rendering_puts_in_the_groups_precedence_needs():
     a, b, c = (Literal.of(x) for x in (b"a", b"b", b"c"))
     assert Repeat(Repeat(a, 0, None), 0, 1).render() == "(?:a*)?"  # never the lazy a*?
