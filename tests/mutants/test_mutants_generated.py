@@ -67,6 +67,34 @@ def test_a_selection_is_what_asking_only_its_operators_gives(empty_site_cache):
         assert asked and generation.enumerate_sites(modules=[module], operators=[family]) == asked, module
 
 
+def test_the_guarded_walk_finds_the_sites_asking_every_operator_about_every_node_finds():
+    # the oracle: cosmic-ray's operators asked about every node, as before the guards (``_node_guards``),
+    # numbered per operator; on modules with binary, comparison and unary sites, and a selection
+    from cosmic_ray.ast import get_ast
+
+    classes = generation.operator_classes()
+
+    def every_node(file, text, chosen):
+        instances, counts, sites = [(n, classes[n]()) for n in chosen], dict.fromkeys(chosen, 0), []
+        for node in generation._walk(get_ast(text)):
+            for name, operator in instances:
+                for start, end in operator.mutation_positions(node):
+                    sites.append(generation.Site(file, name, counts[name], start, end))
+                    counts[name] += 1
+        return sites
+
+    everything = tuple(sorted(classes))
+    for module in ("dfa", "sampling"):
+        text = (REFERENCE_DIR / f"{module}.py").read_text(encoding="utf-8")
+        found = []
+        for chosen in (everything, tuple(n for n in everything if "Unary" in n or "Comparison" in n)):
+            want = every_node(f"{module}.py", text, chosen)
+            assert generation._sites_in(f"{module}.py", text, chosen, classes) == want, (module, len(chosen))
+            found += want
+        assert {"ReplaceBinaryOperator", "ReplaceComparisonOperator", "ReplaceUnaryOperator"} <= \
+            {s.operator.split("/")[1].split("_")[0] for s in found}, module
+
+
 def test_a_kept_site_list_is_read_back_in_another_process_and_only_under_its_key(empty_site_cache, monkeypatch):
     fresh = generation.enumerate_sites(modules=["errors", "nfa"])
     assert sorted(p.name.split("-")[0] for p in empty_site_cache.iterdir()) == ["sites", "sites"]
@@ -491,6 +519,23 @@ def test_a_build_gives_cosmic_ray_s_own_mutated_text(size):
         mutant, reason = generation.build(site)
         assert (mutant.source if mutant else None) == (theirs if reason not in ("unchanged",) else None) \
             or reason in ("invalid", "annotation only"), site.id
+
+
+def test_a_build_from_the_site_s_statement_gives_cosmic_ray_s_own_text_at_the_statements_edges():
+    # the oracle: cosmic-ray's mutate_code on the whole text. ``_mutate_statement`` walks a copy of the
+    # site's top-level statement from the occurrence less the operator's earlier positions: the sites at
+    # a statement's first position (a top-level decorator), and the last site of the largest module (the
+    # most positions before it), each mutated from its statement, not the whole module's walk
+    sites = generation.enumerate_sites(modules=["ast", "bytemap", "parser"])
+    classes = generation.operator_classes()
+    starts = {s.file: {piece[0] for piece in generation._statements(s.file, REFERENCE_DIR)[1]} for s in sites}
+    chosen = [s for s in sites if s.start in starts[s.file]][:3] + [sites[-1]]
+    assert {s.operator for s in chosen[:3]} == {"core/RemoveDecorator"} and chosen[-1].file == "parser.py"
+    for site in chosen:
+        original = (REFERENCE_DIR / site.file).read_text(encoding="utf-8")
+        ours = generation._mutate_statement(site, REFERENCE_DIR, classes[site.operator]())
+        assert ours is not generation._WHOLE, site.id
+        assert ours == mutate_code(original, classes[site.operator](), site.occurrence), site.id
 
 
 def test_a_site_cosmic_ray_cannot_mutate_is_dropped_with_its_reason_not_a_crash(tmp_path):
