@@ -252,69 +252,75 @@ YOUNG_THRESHOLD = 7_000
 TESTS = Path(__file__).resolve().parent
 
 LONGEST_FIRST = (
-    # CPU s on 3.11, 2026-12-07: the cost audit (serial, cgroup, candidates included, load 2-19) of the
-    # whole suite in the afternoon, less each evening cut's paired saving (docs/testing.md); a file
-    # with one long test, or one that waits, a little earlier than its CPU alone would put it
-    "mutants/test_mutants_errors.py",            # 71, one test 54: a seeded sample fast and slow
-    "grading/test_grade_tests.py",               # 72
-    "suite/test_fairness.py",                    # 45
-    "grading/test_autograder.py",                # 42
-    "sandbox/test_knowledge.py",                 # 42
-    "mutants/test_mutants.py",                   # 43
-    "grading/test_check_twin.py",                # 37
-    "grading/test_grader_fork.py",               # 36
-    "fanout/test_dask_fanouts.py",               # 31, and waits on its cluster
-    "suite/test_deep_exact.py",                  # 31
-    "golden/test_golden_replay.py",              # 23, and one test that waits: ~68 s wall for 5
-    "server/test_serve_stress.py",               # 23
-    "mutants/test_mutants_evidence.py",          # 23
-    "suite/test_fairness_tools.py",              # 20
-    "grading/test_spec_layout.py",               # 20
-    "grading/test_check_isolation.py",           # 20
-    "grading/test_check.py",                     # 20
-    "server/test_conform.py",                    # 20
-    "grading/test_same_verdict.py",              # 19, beside CPU burners
-    "sandbox/test_wall.py",                      # 19
-    "mutants/test_mutants_generated.py",         # 19
-    "grading/test_grade_tests_wheel.py",         # 18
-    "sandbox/test_resources.py",                 # 18
-    "mutants/test_mutants_zygote.py",            # 17
-    "golden/test_tools_golden.py",               # 16
-    "sandbox/test_channel_bounds.py",            # 16
-    "grading/test_batch_isolation.py",           # 16
-    "grading/test_grade_tests_readings.py",      # 15
-    "golden/test_golden.py",                     # 14
-    "grading/test_batch_policy.py",              # 14
-    "server/test_serve_load.py",                 # 14
-    "grading/test_grade_tests_normalise.py",     # 14
-    "mutants/test_mutants_evidence_pick.py",     # 12
-    "grading/test_reproducible.py",              # 12
-    "mutants/test_mutants_grader_tmp.py",        # 12
-    "sandbox/test_reference_lending.py",         # 11
-    "server/test_serve_hostile.py",              # 11
-    "grading/test_batch.py",                     # 11
-    "mutants/test_tools_mutants.py",             # 10
-    "mutants/test_mutants_merge.py",             # 10
-    "grading/test_course_seed.py",               # 10
-    "suite/test_strength.py",                    # 10
-    "grading/test_batch_roster.py",              # 10
-    "mutants/test_mutants_anchors.py",           # 9
-    "mutants/test_mutants_own_limit.py",         # 6, and waits: 19 s wall at load 12, 55 s another day
-    "mutants/test_mutants_identical_bytecode.py",# 8
-    "mutants/test_mutants_mask_memo.py",         # 9
-    "oracles/test_bounds_stress.py",             # 9
-    "grading/test_worst_case.py",                # 8
-    "mutants/test_mutants_infection.py",         # 8
-    "golden/test_golden_vocab_bytes.py",         # 8
-    "strategies/test_strategies.py",             # 7
-    "mutants/test_mutants_stage_memo.py",        # 7
-    "grading/test_batch_class_data.py",          # 6
-    "grading/test_check_startup.py",             # 6
-    "server/test_serve.py",                      # 6
-    "sandbox/test_zygote.py",                    # 6
-    "mutants/test_seed_stability.py",            # 5
-    "sandbox/test_cpu_limits.py",                # 5
-    "fanout/test_executor.py",                   # 3
+    # CPU s (and wall s where a file waits) on 3.11, 2026-12-07 night: the cost audit of the whole suite
+    # (`-n 2`, cgroup, candidates included, a quiet machine), each file by the larger of the two
+    "fanout/test_dask_fanouts.py",                # 23, waits on its cluster (76 wall in that audit, 60 of it
+                                                  # the killed-worker test's failed wait, since fixed)
+    "mutants/test_mutants_errors.py",             # 37, one test 31
+    "grading/test_grade_tests.py",                # 37
+    "grading/test_autograder.py",                 # 25
+    "grading/test_grader_fork.py",                # 22
+    "mutants/test_mutants.py",                    # 21, one test 15
+    "suite/test_fairness.py",                     # 23, one test 16
+    "server/test_conform.py",                     # 14, 20 wall
+    "grading/test_check_twin.py",                 # 19
+    "sandbox/test_wall.py",                       # 14, 19 wall
+    "sandbox/test_knowledge.py",                  # 19
+    "server/test_serve_stress.py",                # 13, 18 wall, one test 13
+    "mutants/test_mutants_evidence.py",           # 18
+    "sandbox/test_resources.py",                  # 13, 18 wall
+    "grading/test_check_isolation.py",            # 16
+    "suite/test_deep_exact.py",                   # 12, 17 wall
+    "golden/test_golden_replay.py",               # 11, 17 wall
+    "mutants/test_mutants_generated.py",          # 14
+    "grading/test_batch_policy.py",               # 14
+    "sandbox/test_cpu_limits.py",                 # 5, 11 wall
+    "server/test_serve_load.py",                  # 8, 11 wall
+    "sandbox/test_channel_bounds.py",             # 10
+    "grading/test_grade_tests_wheel.py",          # 11, one test 11
+    "grading/test_same_verdict.py",               # 11, one test 11
+    "golden/test_tools_golden.py",                # 10
+    "grading/test_spec_layout.py",                # 11, one test 6
+    "peers/test_peers_isolation.py",              # 7, 11 wall
+    "grading/test_wall_calibration.py",           # 1, 10 wall
+    "grading/test_check.py",                      # 10
+    "suite/test_fairness_tools.py",               # 10, one test 8
+    "server/test_serve_hostile.py",               # 7, 10 wall
+    "grading/test_batch_isolation.py",            # 10, one test 10
+    "sandbox/test_zygote.py",                     # 6, 9 wall
+    "grading/test_grade_tests_normalise.py",      # 9, one test 5
+    "mutants/test_tools_mutants.py",              # 7
+    "grading/test_grade_tests_readings.py",       # 7
+    "grading/test_reproducible.py",               # 7
+    "grading/test_batch.py",                      # 7
+    "sandbox/test_reference_lending.py",          # 7
+    "mutants/test_mutants_evidence_pick.py",      # 6
+    "grading/test_autograder_visibility.py",      # 2, 7 wall
+    "mutants/test_mutants_grader_tmp.py",         # 5
+    "server/test_conform_transport.py",           # 2, 7 wall
+    "oracles/test_bounds_stress.py",              # 6
+    "mutants/test_mutants_evidence_budgets.py",   # 6
+    "golden/test_golden.py",                      # 6
+    "grading/test_batch_roster.py",               # 6
+    "mutants/test_seed_stability.py",             # 6
+    "mutants/test_mutants_budgets.py",            # 6
+    "mutants/test_mutants_own_limit.py",          # 5
+    "grading/test_course_seed.py",                # 5
+    "differential/test_corpus.py",                # 2, 5 wall
+    "mutants/test_tools_generated.py",            # 5
+    "mutants/test_mutants_state.py",              # 4
+    "suite/test_strength.py",                     # 5
+    "mutants/test_mutants_anchors.py",            # 5
+    "mutants/test_mutants_identical_bytecode.py", # 5
+    "grading/test_worst_case.py",                 # 5
+    "project/test_cost_audit.py",                 # 1, 5 wall
+    "mutants/test_mutants_traffic.py",            # 5
+    "mutants/test_mutants_merge.py",              # 5
+    "mutants/test_mutants_stage_memo.py",         # 4
+    "oracles/test_bounds.py",                     # 4
+    "mutants/test_mutants_oracle_memo_lazy.py",   # 4
+    "mutants/test_mutants_infection.py",          # 4
+    "strategies/test_strategies.py",              # 4
 )
 """The test files that take longest (their paths under ``tests/``), longest first, handed out first
 when xdist runs the files on several workers: a long file that starts last keeps one core busy after
