@@ -358,16 +358,18 @@ def forget() -> None:
 
 
 def _re_patterns() -> list[list]:
-    """``re``'s cached patterns as ``["re", [pattern, flags]]`` calls (its caches' keys are
-    ``(type, pattern, flags)`` on every Python the project runs; anything else is left out)."""
-    found = []
+    """``re``'s cached patterns as ``["re", [pattern, flags]]`` calls, each once (its caches' keys
+    are ``(type, pattern, flags)`` on every Python the project runs; anything else is left out; a
+    pattern may be in both of 3.12+'s caches, ``_cache`` and ``_cache2``)."""
+    found, seen = [], set()
     for cache in (getattr(re, "_cache", None), getattr(re, "_cache2", None)):
         for key in list(cache or ()):
-            if isinstance(key, tuple) and len(key) == 3 and type(key[1]) in (str, bytes):
+            if isinstance(key, tuple) and len(key) == 3 and type(key[1]) in (str, bytes) and key not in seen:
                 try:
                     found.append(["re", [key[1], int(key[2])]])
                 except (TypeError, ValueError):
                     continue
+                seen.add(key)
     return found
 
 
