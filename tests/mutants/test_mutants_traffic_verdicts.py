@@ -15,7 +15,7 @@ import pytest
 
 from harness.mutants import coverage, generation, runner, traffic
 from harness.mutants.runner import GeneratedOptions
-from tests.mutants.test_mutants_generated import consistent
+from tests.mutants.test_mutants_stage_memo_verdicts import verdicts_off_and_on
 from tests.support.helpers import confined
 
 pytestmark = [confined, pytest.mark.e2e, pytest.mark.slow]
@@ -36,19 +36,10 @@ def test_the_replayed_passes_change_no_verdict(monkeypatch, tmp_path):
     survivors = [generation.build(site)[0] for site in generation.only(sites, SURVIVORS)]
     mutants = [*survivors, *(m for m in sample if m.id not in SURVIVORS)]
     options = GeneratedOptions(first_kill=True, coverage=cmap)
-    monkeypatch.setenv(traffic.OFF_VARIABLE, "1")
-    assert all(runner.plan(options, m).replay is None for m in mutants)
-    slow = runner.run_all(mutants, jobs=2, generated=options)
-    monkeypatch.delenv(traffic.OFF_VARIABLE)
-    log = tmp_path / "replay.jsonl"
+    log = tmp_path / "replay.jsonl"   # each replay's decision (the run with replays off writes none)
     monkeypatch.setenv(traffic.LOG_VARIABLE, str(log))
-    assert all(runner.plan(options, m).replay == traffic.folder_for(cmap.path, cmap.digest) for m in mutants)
-    fast = runner.run_all(mutants, jobs=2, generated=options)
-    consistent(slow)
-    consistent(fast)
-
-    def verdicts(results):
-        return {r.id: (r.outcome, r.tier, sorted(r.killed_by), r.evidence) for r in results}
-    assert verdicts(fast) == verdicts(slow)
+    folder = traffic.folder_for(cmap.path, cmap.digest)
+    verdicts_off_and_on(mutants, monkeypatch, lambda plans: all(p.replay == folder for p in plans),
+                        traffic.OFF_VARIABLE, options, unused=lambda plans: all(p.replay is None for p in plans))
     decided = {d["deep"] for d in map(json.loads, log.read_text(encoding="utf-8").splitlines()) if d["decided"]}
     assert decided == {False, True}   # a default pass and a deep pass decided by a replay
