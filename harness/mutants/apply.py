@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import compileall
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
@@ -131,17 +132,25 @@ _COMPILED_LOCK = threading.Lock()
 def compiled_reference() -> Path:
     """A private copy of the reference with every module's bytecode (``compileall``, timestamp
     pycs: Python reads one only while its source's mtime and size match it, else compiles the
-    source), made once per process and removed at exit. The checkout's own ``__pycache__`` is
-    never used (it may be absent, or written by another Python)."""
+    source), made once per process and removed at the exit of that process (not by a forked child
+    that exits normally: it shares the copy with its parent, ``remove_if_own``). The checkout's own
+    ``__pycache__`` is never used (it may be absent, or written by another Python)."""
     with _COMPILED_LOCK:
         if not _COMPILED:
             folder = Path(tempfile.mkdtemp(prefix="constrain-reference-")) / REFERENCE_DIR.name
             shutil.copytree(REFERENCE_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
             if not compileall.compile_dir(str(folder), quiet=2, workers=1):
                 raise RuntimeError(f"the reference copy {folder} does not compile")
-            atexit.register(shutil.rmtree, folder.parent, True)
+            atexit.register(remove_if_own, str(folder.parent), os.getpid())
             _COMPILED.append(folder)
         return _COMPILED[0]
+
+
+def remove_if_own(folder: str, maker: int) -> None:
+    """An ``atexit`` handler: remove ``folder`` only in the process ``maker`` that made it (a
+    forked child inherits its parent's handlers and would otherwise remove what the parent uses)."""
+    if os.getpid() == maker:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def load(package_dir: Path):

@@ -37,12 +37,11 @@ import ast
 import atexit
 import os
 import re
-import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from harness.mutants.apply import load, materialize
+from harness.mutants.apply import load, materialize, remove_if_own
 from harness.mutants.catalogue import BY_ID
 from harness.suite.pitfalls import PITFALLS
 
@@ -185,13 +184,8 @@ def _folder() -> str:
     """This process's folder of materialized mutants, removed when the process that made it exits
     (not by a forked child that exits normally: it shares the folder with its parent)."""
     folder = tempfile.mkdtemp(prefix="constrain-harness-witness-")
-    atexit.register(_remove_if_own, folder, os.getpid())
+    atexit.register(remove_if_own, folder, os.getpid())
     return folder
-
-
-def _remove_if_own(folder: str, maker: int) -> None:
-    if os.getpid() == maker:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _schema(name: str | None):

@@ -1,5 +1,7 @@
-"""The witness's materialized mutants live in a folder of the process's own, removed when that
-process exits; a forked child that exits normally leaves its parent's folder alone."""
+"""The witness's materialized mutants, and the compiled copy of the reference every generated
+mutant's copy is made from (``apply.compiled_reference``), live in a folder of the process's own,
+removed when that process exits; a forked child that exits normally leaves its parent's folder
+alone."""
 from __future__ import annotations
 
 import subprocess
@@ -31,3 +33,23 @@ def test_the_folder_outlives_a_forked_child_and_goes_with_its_maker():
     folder, present_after_child = done.stdout.split()
     assert present_after_child == "True"
     assert not Path(folder).exists()
+
+
+COMPILED = """
+import os, sys
+from harness.mutants import apply
+folder = apply.compiled_reference()
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)                      # a normal exit: atexit runs in the child too
+os.waitpid(pid, 0)
+print(folder, os.path.isfile(os.path.join(folder, "__init__.py")), flush=True)
+"""
+
+
+def test_the_compiled_reference_outlives_a_forked_child_and_goes_with_its_maker():
+    done = subprocess.run([sys.executable, "-c", COMPILED], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    folder, present_after_child = done.stdout.split()
+    assert present_after_child == "True"
+    assert not Path(folder).parent.exists()
