@@ -168,13 +168,16 @@ def unbuffered_again() -> None:
 WARM_MODULES = ("pytest", "harness.sandbox", "harness.sandbox.client", "harness.suite.inputs", "harness.suite.explain",
                 "harness.suite.tiers", "harness.suite.session", "harness.suite.seeding", "harness.suite.batched",
                 "harness.suite.strength", "harness.suite.twin", "harness.suite.golden_masks", "oracles.stdlib",
-                "oracles.derivatives")
+                "oracles.derivatives", "numpy.random", "tomllib", "harness.sandbox.shapes", "harness.sandbox.text")
 """What every grader child imports before its first test, imported by ``warm`` in the parent
 of forked children: each fork shares it instead of importing it again. Never the
 catalogue's plugin, conftest or test modules: pytest rewrites their ``assert`` statements as
 it imports them, and says so (a warning) of one imported before; nor ``harness.suite.early``,
 which the child runs as ``__main__`` (``runpy`` warns, into the child's output, of a module
-run so that was imported before)."""
+run so that was imported before). ``numpy.random`` (the catalogue's seeded generators),
+``tomllib`` (pytest reads the checkout's ``pyproject.toml`` with it; 3.11+) and the sandbox's
+``shapes`` and ``text`` were imported by both children of a ``check`` (each grader child's
+``sys.modules`` at its end against the parent's at the fork, 2026-12-07): ~0.01 CPU s a child."""
 
 
 def warm() -> None:
@@ -204,11 +207,13 @@ def pytest_arguments(run) -> list[str]:
     """The grader child's pytest command line for ``run`` (a ``CatalogueRun``): the catalogue, its
     plugin, pytest's fixed options, and the run whole, as one JSON document (``--run``;
     ``harness.suite.plugin.run_of`` reads it back)."""
-    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    # --confcutdir: no conftest.py above the catalogue's own folder is read; the assertion-pass hook pinned
+    # off: the rewritten catalogue harness.run.rewritten writes beforehand is then the code pytest makes here
     unused = [arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")]
     return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
             *unused, "-q", "--no-header", "-o", "addopts=",
-            "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
+            "-o", "console_output_style=classic", "-o", "enable_assertion_pass_hook=false",
+            "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
 
 
 def start_catalogue(run, key: bytes, *, cwd, env: dict[str, str], out, extra_fds: tuple[int, ...] = ()):
