@@ -26,7 +26,7 @@ import sys
 
 from harness import __version__
 from harness.commands.args import OneLineParser
-from harness.exitcodes import ExitCode
+from harness.exitcodes import ExitCode, exit_without_teardown
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 # verb -> (module, one-line help). Each verb's module declares its own arguments
@@ -152,28 +152,6 @@ def program() -> int:
     if _verb(sys.argv[1:]) == "check":
         exit_without_teardown(code)   # returns only where another thread still runs
     return code
-
-
-def exit_without_teardown(code: int) -> None:
-    """End this process with exit status ``code`` as the interpreter's exit would, without its
-    teardown: the exit handlers (``atexit``: the temporary folders' finalizers, logging's flush)
-    run, both streams are flushed, then ``os._exit``. Freeing every module and object of pytest,
-    numpy and the catalogue the ``check`` verb imported took 0.05-0.1 CPU s after its report was
-    printed (2026-12-07, ``docs/performance.md``; the grader child ends so since
-    ``harness.suite.early._exit``). With another thread still running this returns (the caller's
-    normal exit joins it)."""
-    import atexit
-    import threading
-
-    if threading.active_count() > 1:
-        return
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed or broken stream: nothing more can reach it
-            pass
-    os._exit(code & 0xFF if isinstance(code, int) and code >= 0 else 1)
 
 
 def _run_isolated_again() -> None:

@@ -199,11 +199,11 @@ def test_with_another_thread_running_the_grader_child_ends_the_usual_way(tmp_pat
 
 
 # ------------------------------------------------------------------ the check verb's end
-# (harness.cli.exit_without_teardown: its exit status without the interpreter's teardown)
+# (harness.exitcodes.exit_without_teardown: its exit status without the interpreter's teardown)
 
 _VERB_END = """
 import atexit, sys, threading, time
-from harness.cli import exit_without_teardown
+from harness.exitcodes import exit_without_teardown
 out = open(sys.argv[1], "a", buffering=1)
 atexit.register(lambda: open(sys.argv[1], "a").write("atexit ran\\n"))
 if sys.argv[2] == "thread":
