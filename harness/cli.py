@@ -156,14 +156,14 @@ def program() -> int:
 
 def _run_isolated_again() -> None:
     """``check`` of one submission: this program again, isolated, in this process (``exec``),
-    so that its grader children are forks of it (``harness.run.launch.isolated_again``, which
+    so that its grader children are forks of it (``harness.sandbox.isolated.isolated_again``, which
     says when; otherwise nothing happens here)."""
-    from harness.run import launch
+    from harness.sandbox import isolated
 
-    command = launch.isolated_again("harness.cli", sys.argv[1:])
+    command = isolated.isolated_again("harness.cli", sys.argv[1:])
     if command is not None:
-        os.execve(command[0], command, launch.isolated_environment())
-    launch.unbuffered_again()
+        os.execve(command[0], command, isolated.isolated_environment())
+    isolated.unbuffered_again()
 
 
 def _asks_for_help(argv: list[str]) -> bool:
