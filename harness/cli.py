@@ -26,7 +26,7 @@ import sys
 
 from harness import __version__
 from harness.commands.args import OneLineParser
-from harness.exitcodes import ExitCode
+from harness.exitcodes import ExitCode, exit_without_teardown
 from harness.sandbox.isolated import ONE_THREAD_ENV
 
 # verb -> (module, one-line help). Each verb's module declares its own arguments
@@ -148,19 +148,22 @@ def program() -> int:
         from harness.sandbox import confine
 
         confine.prefetch()  # the sandbox's probe overlaps the verb's imports and parsing
-    return main()
+    code = main()
+    if _verb(sys.argv[1:]) == "check":
+        exit_without_teardown(code)   # returns only where another thread still runs
+    return code
 
 
 def _run_isolated_again() -> None:
     """``check`` of one submission: this program again, isolated, in this process (``exec``),
-    so that its grader children are forks of it (``harness.run.launch.isolated_again``, which
+    so that its grader children are forks of it (``harness.sandbox.isolated.isolated_again``, which
     says when; otherwise nothing happens here)."""
-    from harness.run import launch
+    from harness.sandbox import isolated
 
-    command = launch.isolated_again("harness.cli", sys.argv[1:])
+    command = isolated.isolated_again("harness.cli", sys.argv[1:])
     if command is not None:
-        os.execve(command[0], command, launch.isolated_environment())
-    launch.unbuffered_again()
+        os.execve(command[0], command, isolated.isolated_environment())
+    isolated.unbuffered_again()
 
 
 def _asks_for_help(argv: list[str]) -> bool:

@@ -63,11 +63,11 @@ _ALL = (
              "0: check (by hand, in a batch or called as a library) starts each grader child as a new "
              "interpreter instead of forking the warm check process or its warm server (by hand: check then "
              "does not run again isolated)",
-             ("harness/run/launch.py",)),
+             ("harness/run/launch.py", "harness/sandbox/isolated.py")),
     Variable("CONSTRAIN_HARNESS_UNBUFFERED", "internal",
              "1: check, run again isolated by hand, gives back the unbuffered streams its caller's "
              "PYTHONUNBUFFERED asked for (read and removed at its start)",
-             ("harness/run/launch.py",), ("harness/run/launch.py",)),
+             ("harness/sandbox/isolated.py",), ("harness/sandbox/isolated.py",)),
     Variable("CONSTRAIN_HARNESS_WARM", "user",
              "0: the mutant runner starts a cold process per run instead of forking a warm one",
              ("harness/mutants/warm.py",)),

@@ -192,7 +192,8 @@ def pytest_report_header(config):
 
 
 def _compile_protected_trees() -> None:
-    """The bytecode of every protected file, written where it is missing or stale. Again after
+    """The bytecode of every protected file, written where it is missing or stale, and pytest's
+    rewritten catalogue (``harness.run.rewritten``, which every ``check`` writes first). Again after
     each ``writes_checkout`` test, under its exclusive lock: the files it changed were restored
     with a new mtime (and a check's verify drops the ``.pyc`` written meanwhile), so the next
     worker to import one would write its bytecode into the tree while another test compares the
@@ -200,10 +201,12 @@ def _compile_protected_trees() -> None:
     import compileall
 
     from harness.paths import protected_roots
+    from harness.run import rewritten
     from tests.support.helpers import CANDIDATES, SUITES
 
     for root in [*protected_roots(), CANDIDATES, SUITES]:
         compileall.compile_dir(root, quiet=2, workers=1)
+    rewritten.refresh()   # pytest's rewritten catalogue, as check writes it (else the first check would, mid-test)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -25,6 +25,7 @@ import argparse
 import sys
 
 from harness.commands import check
+from harness.exitcodes import exit_without_teardown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,4 +39,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    exit_without_teardown(status)   # its report is written: no teardown (returns with another thread running)
+    sys.exit(status)

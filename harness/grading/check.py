@@ -83,7 +83,7 @@ from harness.argtypes import check_seed
 from harness.exitcodes import ExitCode
 from harness.paths import PACKAGE_ROOT, PROTECTED_PACKAGES, protected_roots  # noqa: F401 - re-exported
 from harness.policy import BACKSTOP_FACTOR, POLICY, GradingPolicy, WallCalibration
-from harness.run import CatalogueRun, launch
+from harness.run import CatalogueRun, launch, rewritten
 from harness.run.records import ResultReader
 from harness.run.value import refuse_unknown_fields
 from harness.sandbox import confine, cputime, isolated, resources
@@ -265,6 +265,7 @@ def run_check(options: CheckOptions) -> CheckResult:
     run = run.with_(wall_calibration=result.wall_calibration)
     expected = [n for n in NAMES if not options.only or n in options.only]
     result.tests = [Verdict(n, BY_NAME[n].kinds) for n in expected]
+    rewritten.refresh()  # pytest's rewritten catalogue, so no grader child rewrites it (before the manifest)
     manifest = take_manifest(protected_roots())
     confine.probe()  # probe bubblewrap once here; the grader children inherit the answer
     try:

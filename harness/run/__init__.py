@@ -27,7 +27,8 @@ the autograder to its check job, carries the job's ``CheckOptions`` whole the sa
 The package: ``value`` (the run value), ``launch`` (starting the grader child: fork or exec,
 the key pipe, ``pytest_arguments``), ``forkserver`` (the warm server that forks the grader
 children of a caller that cannot fork its own: a test run's worker, a library caller of
-``run_check``), ``records`` (reading its signed records as they come).
+``run_check``), ``records`` (reading its signed records as they come), ``rewritten`` (pytest's
+rewritten catalogue, written before a run so that no grader child rewrites it).
 
 Who reads what:
 

@@ -76,6 +76,15 @@ from pathlib import Path
 
 from harness.paths import PACKAGE_ROOT
 from harness.sandbox import isolated
+from harness.sandbox.isolated import (  # noqa: F401 - the chain's names for them (harness.cli, the tests)
+    _BOOT_FLAGS,
+    FORK_ENV,
+    UNBUFFERED_ENV,
+    isolated_again,
+    isolated_environment,
+    started_isolated,
+    unbuffered_again,
+)
 
 __all__ = ["FORK_ENV", "ForkedChild", "SUITE_DIR", "UNBUFFERED_ENV", "UNUSED_PLUGINS", "WARM_MODULES", "forkable",
            "isolated_again", "isolated_environment", "pytest_arguments", "start", "start_catalogue",
@@ -83,16 +92,7 @@ __all__ = ["FORK_ENV", "ForkedChild", "SUITE_DIR", "UNBUFFERED_ENV", "UNUSED_PLU
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"   # the catalogue (harness/suite)
 
-FORK_ENV = "CONSTRAIN_HARNESS_GRADER_FORK"   # "0": always start a new interpreter
-_BOOT_FLAGS = ["-s", "-B", "-X", "faulthandler", "-c", isolated.BOOT]  # isolated.command's, in order
 _STASH: list = []   # the parent's std streams, kept alive in a forked child (never flushed twice)
-
-
-def started_isolated() -> bool:
-    """Whether this process was started as ``isolated.command`` starts one (its interpreter
-    flags and boot code in ``sys.orig_argv``)."""
-    orig = getattr(sys, "orig_argv", [])
-    return len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
 
 
 def forkable() -> bool:
@@ -110,71 +110,19 @@ def forkable() -> bool:
             and threading.active_count() == 1 and sys.gettrace() is None and sys.getprofile() is None)
 
 
-def isolated_again(module: str, args: list[str]) -> list[str] | None:
-    """The command that runs this program again as ``python -m module args``, isolated
-    (``isolated.command``, with ``isolated.environment()``), so that the grader children it
-    starts are forks of it (``forkable``); None where that could change what the program
-    does: forks are off (``FORK_ENV``), it already runs so, it was started with interpreter
-    options (``python -X dev ...``, ``python -m ...``: only a console script or a script path
-    is started again), or its caller's environment holds a variable ``isolated.environment``
-    drops (``PYTHONPATH``, ``PYTHONIOENCODING``, ``PYTEST_ADDOPTS``...) with another value than
-    the isolated one, but ``PYTHONUNBUFFERED`` (``isolated_environment``, ``unbuffered_again``).
-
-    Why: ``check`` run by hand (``constrain-harness check``) started each grader child as a new
-    interpreter, which imported Python, pytest, numpy and the catalogue's helpers again (some
-    0.35 CPU s a child, two children with a twin); run again isolated, it imports them once
-    (``warm``) and forks both. The program itself then runs as its grader children do: no
-    current directory and no user site on its path, hash seed 0, no bytecode written."""
-    orig = getattr(sys, "orig_argv", [])
-    if not hasattr(os, "fork") or os.environ.get(FORK_ENV) == "0" or started_isolated():
-        return None
-    if len(orig) < 2 or orig[1].startswith("-") or os.path.realpath(orig[0]) != os.path.realpath(sys.executable):
-        return None
-    dropped = {k: v for k, v in os.environ.items() if k.startswith(isolated.DROPPED_PREFIXES)}
-    if any(isolated.GRADER_PYTHON_ENV.get(k) != v for k, v in dropped.items() if k != "PYTHONUNBUFFERED"):
-        return None
-    return isolated.command(module, *args)
-
-
-def isolated_environment() -> dict[str, str]:
-    """``isolated.environment()`` for ``isolated_again``'s command: with ``UNBUFFERED_ENV``
-    where the caller's ``PYTHONUNBUFFERED`` asked for unbuffered streams (which
-    ``unbuffered_again`` gives back to the program, since that variable is dropped)."""
-    extra = {UNBUFFERED_ENV: "1"} if os.environ.get("PYTHONUNBUFFERED") else {}
-    return isolated.environment(extra)
-
-
-UNBUFFERED_ENV = "CONSTRAIN_HARNESS_UNBUFFERED"
-"""Set by ``isolated_environment`` for a program started again isolated whose caller had
-``PYTHONUNBUFFERED``; read and removed at once by ``unbuffered_again`` (never passed on)."""
-
-
-def unbuffered_again() -> None:
-    """Where ``UNBUFFERED_ENV`` says so (and removed from the environment): ``sys.stdout`` and
-    ``sys.stderr`` as ``PYTHONUNBUFFERED`` makes them, every write straight to the descriptor,
-    so the program started again prints exactly as its caller's would have."""
-    if os.environ.pop(UNBUFFERED_ENV, None) != "1":
-        return
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        if stream is None:
-            continue
-        stream.flush()
-        raw = io.FileIO(stream.fileno(), "w", closefd=False)
-        setattr(sys, name, io.TextIOWrapper(raw, encoding=stream.encoding, errors=stream.errors,
-                                            line_buffering=stream.line_buffering, write_through=True))
-
-
 WARM_MODULES = ("pytest", "harness.sandbox", "harness.sandbox.client", "harness.suite.inputs", "harness.suite.explain",
                 "harness.suite.tiers", "harness.suite.session", "harness.suite.seeding", "harness.suite.batched",
                 "harness.suite.strength", "harness.suite.twin", "harness.suite.golden_masks", "oracles.stdlib",
-                "oracles.derivatives")
+                "oracles.derivatives", "numpy.random", "tomllib", "harness.sandbox.shapes", "harness.sandbox.text")
 """What every grader child imports before its first test, imported by ``warm`` in the parent
 of forked children: each fork shares it instead of importing it again. Never the
 catalogue's plugin, conftest or test modules: pytest rewrites their ``assert`` statements as
 it imports them, and says so (a warning) of one imported before; nor ``harness.suite.early``,
 which the child runs as ``__main__`` (``runpy`` warns, into the child's output, of a module
-run so that was imported before)."""
+run so that was imported before). ``numpy.random`` (the catalogue's seeded generators),
+``tomllib`` (pytest reads the checkout's ``pyproject.toml`` with it; 3.11+) and the sandbox's
+``shapes`` and ``text`` were imported by both children of a ``check`` (each grader child's
+``sys.modules`` at its end against the parent's at the fork, 2026-12-07): ~0.01 CPU s a child."""
 
 
 def warm() -> None:
@@ -204,11 +152,13 @@ def pytest_arguments(run) -> list[str]:
     """The grader child's pytest command line for ``run`` (a ``CatalogueRun``): the catalogue, its
     plugin, pytest's fixed options, and the run whole, as one JSON document (``--run``;
     ``harness.suite.plugin.run_of`` reads it back)."""
-    # --confcutdir: no conftest.py above the catalogue's own folder is read
+    # --confcutdir: no conftest.py above the catalogue's own folder is read; the assertion-pass hook pinned
+    # off: the rewritten catalogue harness.run.rewritten writes beforehand is then the code pytest makes here
     unused = [arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")]
     return [str(SUITE_DIR), "-p", "harness.suite.plugin", "--confcutdir", str(SUITE_DIR),
             *unused, "-q", "--no-header", "-o", "addopts=",
-            "-o", "console_output_style=classic", "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
+            "-o", "console_output_style=classic", "-o", "enable_assertion_pass_hook=false",
+            "--rootdir", str(PACKAGE_ROOT), "--run", run.to_json()]
 
 
 def start_catalogue(run, key: bytes, *, cwd, env: dict[str, str], out, extra_fds: tuple[int, ...] = ()):

@@ -31,6 +31,7 @@ Example::
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -75,3 +76,73 @@ def environment(extra: dict[str, str] | None = None, base: dict[str, str] | None
     env.update(ONE_THREAD_ENV)
     env.update(extra or {})
     return env
+
+
+# ---------------------------------------------------------------- check by hand, run again isolated
+# (here, not in harness.run.launch: the console script decides it before it execs itself, and importing the
+# launcher, with the run value it imports, was ~0.02 CPU s of that first interpreter, 2026-12-07)
+
+FORK_ENV = "CONSTRAIN_HARNESS_GRADER_FORK"   # "0": always start a new interpreter
+_BOOT_FLAGS = ["-s", "-B", "-X", "faulthandler", "-c", BOOT]  # isolated.command's, in order
+
+
+def started_isolated() -> bool:
+    """Whether this process was started as ``isolated.command`` starts one (its interpreter
+    flags and boot code in ``sys.orig_argv``)."""
+    orig = getattr(sys, "orig_argv", [])
+    return len(orig) > len(_BOOT_FLAGS) and orig[1:1 + len(_BOOT_FLAGS)] == _BOOT_FLAGS
+
+
+def isolated_again(module: str, args: list[str]) -> list[str] | None:
+    """The command that runs this program again as ``python -m module args``, isolated
+    (``isolated.command``, with ``environment()``), so that the grader children it
+    starts are forks of it (``forkable``); None where that could change what the program
+    does: forks are off (``FORK_ENV``), it already runs so, it was started with interpreter
+    options (``python -X dev ...``, ``python -m ...``: only a console script or a script path
+    is started again), or its caller's environment holds a variable ``isolated.environment``
+    drops (``PYTHONPATH``, ``PYTHONIOENCODING``, ``PYTEST_ADDOPTS``...) with another value than
+    the isolated one, but ``PYTHONUNBUFFERED`` (``isolated_environment``, ``unbuffered_again``).
+
+    Why: ``check`` run by hand (``constrain-harness check``) started each grader child as a new
+    interpreter, which imported Python, pytest, numpy and the catalogue's helpers again (some
+    0.35 CPU s a child, two children with a twin); run again isolated, it imports them once
+    (``warm``) and forks both. The program itself then runs as its grader children do: no
+    current directory and no user site on its path, hash seed 0, no bytecode written."""
+    orig = getattr(sys, "orig_argv", [])
+    if not hasattr(os, "fork") or os.environ.get(FORK_ENV) == "0" or started_isolated():
+        return None
+    if len(orig) < 2 or orig[1].startswith("-") or os.path.realpath(orig[0]) != os.path.realpath(sys.executable):
+        return None
+    dropped = {k: v for k, v in os.environ.items() if k.startswith(DROPPED_PREFIXES)}
+    if any(GRADER_PYTHON_ENV.get(k) != v for k, v in dropped.items() if k != "PYTHONUNBUFFERED"):
+        return None
+    return command(module, *args)
+
+
+def isolated_environment() -> dict[str, str]:
+    """``environment()`` for ``isolated_again``'s command: with ``UNBUFFERED_ENV``
+    where the caller's ``PYTHONUNBUFFERED`` asked for unbuffered streams (which
+    ``unbuffered_again`` gives back to the program, since that variable is dropped)."""
+    extra = {UNBUFFERED_ENV: "1"} if os.environ.get("PYTHONUNBUFFERED") else {}
+    return environment(extra)
+
+
+UNBUFFERED_ENV = "CONSTRAIN_HARNESS_UNBUFFERED"
+"""Set by ``isolated_environment`` for a program started again isolated whose caller had
+``PYTHONUNBUFFERED``; read and removed at once by ``unbuffered_again`` (never passed on)."""
+
+
+def unbuffered_again() -> None:
+    """Where ``UNBUFFERED_ENV`` says so (and removed from the environment): ``sys.stdout`` and
+    ``sys.stderr`` as ``PYTHONUNBUFFERED`` makes them, every write straight to the descriptor,
+    so the program started again prints exactly as its caller's would have."""
+    if os.environ.pop(UNBUFFERED_ENV, None) != "1":
+        return
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            continue
+        stream.flush()
+        raw = io.FileIO(stream.fileno(), "w", closefd=False)
+        setattr(sys, name, io.TextIOWrapper(raw, encoding=stream.encoding, errors=stream.errors,
+                                            line_buffering=stream.line_buffering, write_through=True))

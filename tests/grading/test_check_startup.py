@@ -52,6 +52,39 @@ def test_check_s_parent_imports_neither_numpy_nor_the_openai_client():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.e2e  # a fresh interpreter's sys.modules
+def test_check_s_parser_declares_every_course_option_without_importing_the_course():
+    """check's parser holds every option of a batch's course (``CourseOptions``' fields, which
+    ``harness.commands.check.batch_options`` reads from it) and imports none of the batch's course,
+    roster, gradebooks or the autograder's grading (``harness.grading.batch.options.course_arguments``)."""
+    code = ("import dataclasses, json, sys; from harness.cli import build_parser; parser = build_parser('check'); "
+            "check = next(a for a in parser._actions if a.choices and 'check' in a.choices).choices['check']; "
+            "from harness.grading.batch.options import CourseOptions; "
+            "heavy = [m for m in ('harness.grading.batch.course', 'harness.grading.batch.roster', "
+            "'harness.grading.batch.similarity', 'harness.grading.autograder.grading') if m in sys.modules]; "
+            "dests = {a.dest for a in check._actions}; "
+            "missing = sorted(f.name for f in dataclasses.fields(CourseOptions) if f.name not in dests); "
+            "print(json.dumps([heavy, missing]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[[], []]"
+
+
+def test_the_course_s_options_read_as_before():
+    """The course's own name for its options is the one declaration (``course_arguments``), so a
+    batch parses them as before: ``--points``, ``--regrade`` (repeated) and ``--metadata``."""
+    import argparse
+
+    from harness.grading.batch import course, options
+
+    assert course.add_arguments is options.course_arguments
+    parser = argparse.ArgumentParser()
+    options.course_arguments(parser)
+    args = parser.parse_args(["--points", "8", "--regrade", "ada", "--regrade", "bo", "--metadata", "m.yml"])
+    assert (args.points, args.regrade, args.metadata, args.roster) == (8.0, ["ada", "bo"], "m.yml", None)
+    assert options.METADATA_NAME == "submission_metadata.yml"
+
+
 def test_every_verb_parses_alike_with_only_its_own_module_imported():
     from harness import cli
 
@@ -163,3 +196,40 @@ def test_with_another_thread_running_the_grader_child_ends_the_usual_way(tmp_pat
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout == "unflushed"
     assert log.read_text() == "a record\nthe thread finished\natexit ran\n"
+
+
+# ------------------------------------------------------------------ the check verb's end
+# (harness.exitcodes.exit_without_teardown: its exit status without the interpreter's teardown)
+
+_VERB_END = """
+import atexit, sys, threading, time
+from harness.exitcodes import exit_without_teardown
+out = open(sys.argv[1], "a", buffering=1)
+atexit.register(lambda: open(sys.argv[1], "a").write("atexit ran\\n"))
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), out.write("the thread finished\\n"))).start()
+sys.stdout.write("unflushed")
+sys.stderr.write("said")
+exit_without_teardown({status})
+out.write("returned\\n")
+sys.exit({status})
+"""
+
+
+@pytest.mark.e2e  # the verb's end is a Python process's exit
+@pytest.mark.parametrize("status", [0, 1, 4])
+def test_the_check_verb_ends_with_its_status_its_exit_handlers_run_and_streams_flushed(tmp_path, status):
+    log = tmp_path / "log"
+    done = subprocess.run([sys.executable, "-c", _VERB_END.format(status=status), str(log), "alone"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (status, "unflushed", "said")
+    assert log.read_text() == "atexit ran\n"
+
+
+@pytest.mark.e2e  # a Python process's exit
+def test_with_another_thread_running_the_check_verb_ends_the_usual_way(tmp_path):
+    log = tmp_path / "log"
+    done = subprocess.run([sys.executable, "-c", _VERB_END.format(status=0), str(log), "thread"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "unflushed"
+    assert log.read_text() == "returned\nthe thread finished\natexit ran\n"

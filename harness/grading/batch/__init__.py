@@ -34,8 +34,7 @@ is saved: rerun with ``--resume``); 2 bad arguments.
 from __future__ import annotations
 
 from harness.argtypes import add_scheduler, output_folder, seconds
-from harness.grading.batch import course
-from harness.grading.batch.options import BatchOptions, CourseOptions
+from harness.grading.batch.options import BatchOptions, CourseOptions, course_arguments
 from harness.policy import BACKSTOP_FACTOR, HINT_LEVELS, POLICY
 
 __all__ = ["add_arguments", "batch_only_options", "run", "BatchOptions", "CourseOptions"]
@@ -63,7 +62,7 @@ def add_arguments(parser) -> None:
     group.add_argument("--class-limit", metavar="S", type=seconds, default=None,
                        help=f"with --batch: CPU seconds for the whole class (default: none; wall backstop "
                             f"{BACKSTOP_FACTOR:g}x); when it runs out the batch stops, --resume grades the rest")
-    course.add_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
+    course_arguments(group)   # --roster, --due, --late-policy, --gradebook, --canvas-gradebook, --regrade
     add_scheduler(group)
     _BATCH_ONLY[:] = [(a.dest, a.default, a.option_strings[0]) for a in group._group_actions if a.dest != "batch"]
 

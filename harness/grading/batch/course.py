@@ -53,6 +53,7 @@ from pathlib import Path
 from harness.grading.batch import gradebook, similarity
 from harness.grading.batch.late import LatePolicy, parse_due
 from harness.grading.batch.options import CourseOptions
+from harness.grading.batch.options import course_arguments as add_arguments  # noqa: F401 - its old name
 from harness.grading.batch.roster import METADATA_NAME, Found, Person, Roster, Upload, read_metadata, read_roster
 from harness.intake import IntakeError, regular_files
 from harness.report import escape
@@ -63,44 +64,6 @@ __all__ = ["Course", "add_arguments", "ROSTER_COLUMNS", "roster_columns", "roste
 ROSTER_COLUMNS = ("name", "sid", "email", "submitted", "late", "score", "similar")
 MAX_SOURCE_BYTES = 4 << 20    # of one student's files read for the similarity (their text, all files together)
 _MAX_MODULE_FILES = 500
-
-
-def add_arguments(group) -> None:
-    from harness.argtypes import input_file, output_file, score
-
-    group.add_argument("--roster", metavar="F", type=input_file, default=None,
-                       help="with --batch: a roster CSV (name, SID, email; a Canvas or Gradescope roster export works)")
-    group.add_argument("--metadata", metavar="F", default=None,
-                       help=f"with --batch: Gradescope's {METADATA_NAME} (default: DIR/{METADATA_NAME} when present)")
-    group.add_argument("--due", metavar="WHEN", default=None,
-                       help="with --batch: the due date, ISO 8601 with its zone (e.g. 2026-12-01T23:59:00-08:00)")
-    group.add_argument("--late-policy", metavar="P", default=None,
-                       help="with --batch --due: none | flag (default) | penalty:PERCENT_PER_DAY[,cap:PERCENT]; "
-                            "any of them [,grace:MINUTES]")
-    group.add_argument("--points", metavar="N", type=score, default=16.0,
-                       help="with --batch: the assignment's points in the gradebooks (default 16: one per test)")
-    group.add_argument("--gradebook", metavar="F", type=output_file, default=None,
-                       help="with --batch: write the gradebook as a plain CSV (one row per student)")
-    group.add_argument("--canvas-gradebook", metavar="F", type=output_file, default=None,
-                       help="with --batch: write the gradebook as Canvas's import CSV")
-    group.add_argument("--assignment", metavar="NAME", default="L8.7 constrain",
-                       help="with --canvas-gradebook: the assignment's name in Canvas (default 'L8.7 constrain')")
-    group.add_argument("--canvas-assignment-id", metavar="ID", default="",
-                       help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
-    group.add_argument("--allow-duplicate-students", action="store_true",
-                       help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
-                            "submissions match one roster student (default: both submissions are listed and no "
-                            "gradebook is written)")
-    group.add_argument("--allow-missing-students", action="store_true",
-                       help="with --gradebook/--canvas-gradebook and --roster: write the gradebooks even when a "
-                            "roster student has no submission, with no score for them (default: they are listed "
-                            "and no gradebook is written)")
-    group.add_argument("--starter", metavar="DIR", default=None,
-                       help="with --batch: the starter code students were given (a folder or a file); the "
-                            "similarity check discounts it, so a shared stub is never flagged")
-    group.add_argument("--regrade", metavar="NAME", action="append", default=[],
-                       help="with --batch --resume: grade this student again even if the upload is unchanged "
-                            "(folder name, or the student's name, SID or email; repeatable)")
 
 
 @dataclass

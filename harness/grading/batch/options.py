@@ -30,7 +30,7 @@ from harness.seconds import check_seconds
 if TYPE_CHECKING:   # imported when a value is made: `check`'s parser imports this module, the grading need not
     from harness.grading.autograder.grading import GradeOptions
 
-__all__ = ["BatchOptions", "CourseOptions", "MAX_JOBS"]
+__all__ = ["BatchOptions", "CourseOptions", "MAX_JOBS", "METADATA_NAME", "course_arguments"]
 
 DEFAULT_POINTS = 16.0            # one per test of the catalogue
 DEFAULT_ASSIGNMENT = "L8.7 constrain"
@@ -127,3 +127,47 @@ def _limit(option: str, value, default):
     if value is None:
         return default
     return float(check_seconds(f"--{option}", value, unit="CPU seconds"))
+
+
+METADATA_NAME = "submission_metadata.yml"   # Gradescope's export metadata (harness.grading.batch.roster reads it)
+
+
+def course_arguments(group) -> None:
+    """The course's options of ``check --batch`` (``CourseOptions``' fields), declared here, where a
+    single ``check`` reads them without importing the batch's course (``harness.grading.batch.course``:
+    the roster, gradebooks and similarity, ~0.05 CPU s of the ``check`` verb's start, 2026-12-07)."""
+    from harness.argtypes import input_file, output_file, score
+
+    group.add_argument("--roster", metavar="F", type=input_file, default=None,
+                       help="with --batch: a roster CSV (name, SID, email; a Canvas or Gradescope roster export works)")
+    group.add_argument("--metadata", metavar="F", default=None,
+                       help=f"with --batch: Gradescope's {METADATA_NAME} (default: DIR/{METADATA_NAME} when present)")
+    group.add_argument("--due", metavar="WHEN", default=None,
+                       help="with --batch: the due date, ISO 8601 with its zone (e.g. 2026-12-01T23:59:00-08:00)")
+    group.add_argument("--late-policy", metavar="P", default=None,
+                       help="with --batch --due: none | flag (default) | penalty:PERCENT_PER_DAY[,cap:PERCENT]; "
+                            "any of them [,grace:MINUTES]")
+    group.add_argument("--points", metavar="N", type=score, default=16.0,
+                       help="with --batch: the assignment's points in the gradebooks (default 16: one per test)")
+    group.add_argument("--gradebook", metavar="F", type=output_file, default=None,
+                       help="with --batch: write the gradebook as a plain CSV (one row per student)")
+    group.add_argument("--canvas-gradebook", metavar="F", type=output_file, default=None,
+                       help="with --batch: write the gradebook as Canvas's import CSV")
+    group.add_argument("--assignment", metavar="NAME", default="L8.7 constrain",
+                       help="with --canvas-gradebook: the assignment's name in Canvas (default 'L8.7 constrain')")
+    group.add_argument("--canvas-assignment-id", metavar="ID", default="",
+                       help="with --canvas-gradebook: Canvas's id of an existing assignment (else Canvas creates one)")
+    group.add_argument("--allow-duplicate-students", action="store_true",
+                       help="with --gradebook/--canvas-gradebook: write a row per submission even when two "
+                            "submissions match one roster student (default: both submissions are listed and no "
+                            "gradebook is written)")
+    group.add_argument("--allow-missing-students", action="store_true",
+                       help="with --gradebook/--canvas-gradebook and --roster: write the gradebooks even when a "
+                            "roster student has no submission, with no score for them (default: they are listed "
+                            "and no gradebook is written)")
+    group.add_argument("--starter", metavar="DIR", default=None,
+                       help="with --batch: the starter code students were given (a folder or a file); the "
+                            "similarity check discounts it, so a shared stub is never flagged")
+    group.add_argument("--regrade", metavar="NAME", action="append", default=[],
+                       help="with --batch --resume: grade this student again even if the upload is unchanged "
+                            "(folder name, or the student's name, SID or email; repeatable)")

@@ -62,11 +62,11 @@ from pathlib import Path
 from harness.files_in import read_bytes, read_text
 from harness.grading.autograder.grading import printable
 from harness.grading.batch.late import parse_due
+from harness.grading.batch.options import METADATA_NAME
 
 __all__ = ["Person", "Found", "Upload", "Roster", "name_keys", "read_metadata", "read_roster", "METADATA_NAME",
            "MAX_METADATA_BYTES", "MAX_ROSTER_ROWS"]
 
-METADATA_NAME = "submission_metadata.yml"
 MAX_METADATA_BYTES = 256 << 20
 MAX_ROSTER_ROWS = 20_000
 _ROSTER_BYTES = 16 << 20
