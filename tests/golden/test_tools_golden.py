@@ -106,13 +106,24 @@ def test_a_tools_candidate_behind_the_wall_missing_a_name_fails_only_the_checks_
 
 @pytest.mark.e2e
 @pytest.mark.golden
-def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_spec_names(tmp_path):
+def test_a_wrong_tools_candidate_behind_the_wall_fails_the_check_the_spec_names(tmp_path, monkeypatch):
+    """The verb runs its replay's ``check_shapes`` step only, the one step that counts the check the
+    spec names (the others made no-ops, as ``test_golden_vocab_bytes``' wall test does): the whole
+    file behind the wall is some 5 CPU s of channel calls, none of them this check's. That this edit
+    fails that check and no other over the whole replay is ``test_tools_mutants``' (its
+    ``l10_9:s16``, the same edit: exactly its declared checks in process, and behind the wall by
+    the runner with every check run); the candidate above, missing a name, still runs every step."""
+    from golden import tools_replay
+
+    for step in ("check_requests", "check_grammars", "check_conversations", "check_streams", "check_forced_walks"):
+        monkeypatch.setattr(tools_replay, step, lambda *args, **kwargs: None)
     wrong = REFERENCE_BUT + ("def message_json(content, calls):  # content: \"\" next to tool_calls (s16)\n"
                              "    text = _reference.message_json(content, calls)\n"
                              "    return text.replace('\"content\":null', '\"content\":\"\"') if calls else text\n")
     code, out, err, failed = _replay_behind_wall(tmp_path, wrong)
     assert "contract name missing" not in out
     assert code == ExitCode.FAILED and failed == {"message_and_delta_json_shapes"}, out + err
+    assert "tools_golden.json: 1 checks" in out.splitlines()[-1], out   # the step alone ran
 
 
 @pytest.mark.e2e

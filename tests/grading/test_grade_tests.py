@@ -296,8 +296,11 @@ def test_a_run_that_cannot_start_within_the_budget_is_not_run():
 @confined
 def test_a_canary_suite_catches_nothing(harness_unchanged):
     """Tests that fail when an invalid canary did not run: with the same tests run on every
-    implementation, the canary runs on chaffs too and the suite catches nothing."""
-    g = graded("canary", wheats=("reference",), chaffs=("s01", "s10", "s13")).grade
+    implementation, the canary runs on chaffs too and the suite catches nothing. One chaff: the
+    attack tells a chaff by the grader's selection, not by its behaviour (the suite's tests ask only
+    ``regex_to_dfa("a")``, which every chaff answers as the reference does), so each chaff is the
+    same case (s01 and s13 beside s10 until 2026-12-08: two runs more)."""
+    g = graded("canary", wheats=("reference",), chaffs=("s10",)).grade
     assert [i.test for i in g.invalid] == ["test_canary.py::test_a_canary"]
     assert len(g.valid) == 2 and g.caught == {} and g.score == 0.0
 
@@ -305,7 +308,9 @@ def test_a_canary_suite_catches_nothing(harness_unchanged):
 @pytest.mark.e2e
 @confined
 def test_a_suite_that_looks_for_a_selection_catches_nothing(harness_unchanged):
-    g = graded("tells_by_selection", wheats=("reference",), chaffs=("s01", "s10")).grade
+    # one chaff, as the canary's: the suite tells a chaff by a selection, never by its behaviour (s01 and s10
+    # until 2026-12-08)
+    g = graded("tells_by_selection", wheats=("reference",), chaffs=("s10",)).grade
     assert g.invalid == [] and len(g.valid) == 3, [(i.test, i.message) for i in g.invalid]
     assert g.caught == {} and g.score == 0.0
 
