@@ -170,9 +170,10 @@ _ALL = (
              "catalogue test executed",
              ("harness/mutants/coverage_plugin.py",), ("harness/mutants/coverage.py",)),
     Variable("CONSTRAIN_HARNESS_TRAFFIC_OUT", "internal",
-             "where the traffic plugin of a recording run of the reference writes every round trip with its "
-             "candidate processes (a generated mutant's pass replayed, harness/mutants/traffic.py)",
-             ("harness/mutants/traffic_plugin.py",), ("harness/mutants/traffic.py",)),
+             "where the traffic plugin of a generated mutant's pass with no recording yet writes every round trip "
+             "with its candidate processes, when the pass passed (kept to decide later passes by a replay, "
+             "harness/mutants/traffic.py)",
+             ("harness/mutants/traffic.py",), ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_INFECTION_OUT", "internal",
              "where the infection plugin of a mutant run's recording child writes the mutants whose "
              "value differed in its catalogue test",
