@@ -100,8 +100,9 @@ _ALL = (
              "the slow path, to compare verdicts",
              ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_REPLAY", "user",
-             "1: every pass of a generated mutant runs its grader; none is decided by replaying the reference's "
-             "recorded requests to the mutant's candidate and finding every reply equal (harness/mutants/traffic.py): "
+             "1: every pass of a generated mutant runs its grader and none is recorded; none is decided by replaying "
+             "the recorded requests of an earlier pass of its selection that passed to the mutant's candidate and "
+             "finding every reply equal (harness/mutants/traffic.py): "
              "the slow path, to compare verdicts",
              ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_REPLAY_LOG", "user",

@@ -572,9 +572,10 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     ``budgets`` (``Plan.budgets``, ``harness.mutants.budgets``): each catalogue test's CPU budget and
     the load's in both passes, calibrated from the reference's own CPU; None: today's for all.
 
-    ``replay`` (``Plan.replay``, ``harness.mutants.traffic``): the folder of the reference's recorded
-    passes; a pass whose replay gives every reply the reference gave is decided without its grader
-    (the reference's verdict), any other runs as before. None: every pass runs for real.
+    ``replay`` (``Plan.replay``, ``harness.mutants.traffic``): the folder of the run's recorded
+    passes; a pass whose replay gives every reply the recorded pass of its selection got is decided
+    without its grader (that pass's verdict: passed), any other runs as before, and the first of a
+    selection that passes is recorded. None: every pass runs for real.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -1129,7 +1130,7 @@ class Plan:
     reuse: str | None = None                     # what the compile evidence reuses (``stage_memo.reuse_for``)
     scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
     budgets: dict | None = None                  # each test's and the load's CPU budget (``budgets.budgets_for``)
-    replay: str | None = None                    # the folder of the reference's recorded passes (``traffic``)
+    replay: str | None = None                    # the folder of the run's recorded passes (``traffic``)
 
     @property
     def weight(self) -> int:

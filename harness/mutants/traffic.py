@@ -95,7 +95,7 @@ MAX_RECORDING_BYTES = 32 << 20
 replayable (the reference's deep pass on every test: some MB)."""
 MAX_FOLDER_BYTES = 1 << 30
 """The most bytes one digest's folder of recordings holds: past it no new recording is made (the
-reference's pass is not run for it; the mutant's pass runs as before), those kept still replay. A
+pass is kept for it; the mutant's pass runs as before), those kept still replay. A
 whole run's selections need some hundreds of MB (~1.7 MB a recording, 2026-12-07)."""
 MAX_CANDIDATES = 2   # the pass's candidate processes: one, or two at the split (a third is a restart)
 

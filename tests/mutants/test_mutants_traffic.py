@@ -1,5 +1,6 @@
-"""A generated mutant's pass decided by replaying the reference's recorded pass (``harness.mutants.traffic``):
-the comparison rule (every reply equal, byte for byte, decides the reference's verdict; a changed
+"""A generated mutant's pass decided by replaying the first pass of its selection that passed
+(``harness.mutants.traffic``): what is kept (only a pass that passed whole, the first), the comparison rule
+(every reply equal, byte for byte, decides the recorded verdict; a changed
 byte, a missing reply, a crash, a load refused each fall back to the real pass), the budgets and
 candidate processes the replay uses, the wall (only recorded requests enter the candidate), and the
 same outcome, killers and settled tests both ways on real mutants. The seeded sample of whole runs
