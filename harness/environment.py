@@ -100,8 +100,9 @@ _ALL = (
              "the slow path, to compare verdicts",
              ("harness/mutants/stage_memo.py",)),
     Variable("CONSTRAIN_HARNESS_NO_REPLAY", "user",
-             "1: every pass of a generated mutant runs its grader; none is decided by replaying the reference's "
-             "recorded requests to the mutant's candidate and finding every reply equal (harness/mutants/traffic.py): "
+             "1: every pass of a generated mutant runs its grader and none is recorded; none is decided by replaying "
+             "the recorded requests of an earlier pass of its selection that passed to the mutant's candidate and "
+             "finding every reply equal (harness/mutants/traffic.py): "
              "the slow path, to compare verdicts",
              ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_REPLAY_LOG", "user",
@@ -170,9 +171,10 @@ _ALL = (
              "catalogue test executed",
              ("harness/mutants/coverage_plugin.py",), ("harness/mutants/coverage.py",)),
     Variable("CONSTRAIN_HARNESS_TRAFFIC_OUT", "internal",
-             "where the traffic plugin of a recording run of the reference writes every round trip with its "
-             "candidate processes (a generated mutant's pass replayed, harness/mutants/traffic.py)",
-             ("harness/mutants/traffic_plugin.py",), ("harness/mutants/traffic.py",)),
+             "where the traffic plugin of a generated mutant's pass with no recording yet writes every round trip "
+             "with its candidate processes, when the pass passed (kept to decide later passes by a replay, "
+             "harness/mutants/traffic.py)",
+             ("harness/mutants/traffic.py",), ("harness/mutants/traffic.py",)),
     Variable("CONSTRAIN_HARNESS_INFECTION_OUT", "internal",
              "where the infection plugin of a mutant run's recording child writes the mutants whose "
              "value differed in its catalogue test",

@@ -572,9 +572,10 @@ def run_generated(mutant, root: Path, timeout: float = GENERATED_TIMEOUT, deep: 
     ``budgets`` (``Plan.budgets``, ``harness.mutants.budgets``): each catalogue test's CPU budget and
     the load's in both passes, calibrated from the reference's own CPU; None: today's for all.
 
-    ``replay`` (``Plan.replay``, ``harness.mutants.traffic``): the folder of the reference's recorded
-    passes; a pass whose replay gives every reply the reference gave is decided without its grader
-    (the reference's verdict), any other runs as before. None: every pass runs for real.
+    ``replay`` (``Plan.replay``, ``harness.mutants.traffic``): the folder of the run's recorded
+    passes; a pass whose replay gives every reply the recorded pass of its selection got is decided
+    without its grader (that pass's verdict: passed), any other runs as before, and the first of a
+    selection that passes is recorded. None: every pass runs for real.
     """
     from harness.mutants.apply import materialize_generated
 
@@ -689,17 +690,38 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     (``HARNESS_ERROR``): the mutant is "error", never killed. A run's draws are seeded and its
     limits are CPU seconds, so a second run of a mutant that failed a test fails it again.
 
-    With ``replay`` (a folder of the reference's recorded passes), the pass is first replayed
-    (``_replayed``): every reply the reference's, it is the reference's pass
-    (every test passed, its notes) and no grader runs; otherwise it runs as above."""
+    With ``replay`` (the folder of the run's recorded passes, ``harness.mutants.traffic``), a pass of a
+    selection with a recording is first replayed (``_replayed``): every reply the recorded one, it is the
+    recorded pass (every test passed, its notes) and no grader runs; otherwise it runs as above. A pass
+    of a selection with no recording yet runs as above with the traffic recorded, and is kept as the
+    selection's recording when every test passed (``traffic.keep``: the first such pass of it)."""
+    from harness.mutants import traffic
+
+    out = None
     if replay is not None:
-        decided = _replayed(replay, package, tests, deep, timeout, budgets)
-        if decided is not None:
-            return decided[0], None, "", decided[1]
-    records: dict[str, dict] = {}
-    found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
-                                           records=records, zygote=warm.ZYGOTE, budgets=budgets)
-    why = _suspect(found, problem, records, tests)
+        recording = traffic.kept(replay, tests, deep, timeout, budgets)
+        if recording is None:   # none yet: this pass records its traffic, kept if it passes whole
+            with tempfile.NamedTemporaryFile("w", suffix=".traffic.json", delete=False) as f:
+                out = Path(f.name)
+        else:
+            decided = _replayed(recording, package, tests, deep, timeout, budgets)
+            if decided is not None:
+                return decided[0], None, "", decided[1]
+    try:
+        records: dict[str, dict] = {}
+        recorded = {"plugins": (traffic.PLUGIN,), "env": {traffic.OUT_VARIABLE: str(out)}} if out else {}
+        spent = task_cpu()
+        found, problem = run_catalogue_against(package, tests, deep, timeout, strict=deep, first_kill=first_kill,
+                                               records=records, zygote=warm.ZYGOTE, budgets=budgets, **recorded)
+        why = _suspect(found, problem, records, tests)
+        if out is not None:
+            passed = problem is None and not why and all(outcome == "passed" for outcome in found.values())
+            kept = traffic.keep(replay, tests, deep, timeout, budgets, found, records, out) if passed else None
+            traffic.log(package, deep, tests, False, "no recording yet: run for real, " +
+                        ("its traffic kept" if kept is not None else "nothing kept"), task_cpu() - spent)
+    finally:
+        if out is not None:
+            out.unlink(missing_ok=True)
     if not why:
         return found, problem, "", records
     records = {}
@@ -712,20 +734,13 @@ def _catalogue_pass(package: Path, tests: tuple[str, ...] | None, deep: bool, ti
     return found, twice, f"run again after: {why}", records
 
 
-def _replayed(folder: str, package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
+def _replayed(recording, package: Path, tests: tuple[str, ...] | None, deep: bool, timeout: float,
               budgets: dict | None) -> tuple[dict[str, str], dict[str, dict]] | None:
-    """The pass's (test -> outcome, test -> record) decided by a replay of the reference's recorded pass
-    (``harness.mutants.traffic``: made now if ``folder`` lacks it), or None: run it for real. The replay
-    is a fork of the warm grader like a catalogue run (``_run``), its candidates the zygote's forks."""
+    """The pass's (test -> outcome, test -> record) decided by a replay of the selection's recorded pass
+    (``recording``, a ``traffic.Recording``), or None: run it for real. The replay is a fork of the warm
+    grader like a catalogue run (``_run``), its candidates the zygote's forks."""
     from harness.mutants import traffic
 
-    def run_reference(reference: Path, env: dict) -> tuple[dict, str | None, dict]:
-        records: dict[str, dict] = {}
-        found, problem = run_catalogue_against(reference, tests, deep, timeout, strict=deep, records=records,
-                                               plugins=(traffic.PLUGIN,), env=env, zygote=warm.ZYGOTE,
-                                               budgets=budgets)
-        return found, problem, records
-    recording = traffic.recording_for(folder, tests, deep, timeout, budgets, run_reference)
     if not recording.replayable:
         traffic.log(package, deep, tests, False, f"not replayable: {recording.why}", 0.0)
         return None
@@ -1115,7 +1130,7 @@ class Plan:
     reuse: str | None = None                     # what the compile evidence reuses (``stage_memo.reuse_for``)
     scope: str | None = None                     # ``scope.classify``: "spec" or "outside the spec: ..."; None: none
     budgets: dict | None = None                  # each test's and the load's CPU budget (``budgets.budgets_for``)
-    replay: str | None = None                    # the folder of the reference's recorded passes (``traffic``)
+    replay: str | None = None                    # the folder of the run's recorded passes (``traffic``)
 
     @property
     def weight(self) -> int:

@@ -1,21 +1,27 @@
-"""A generated mutant's pass decided by replaying the reference's traffic (issue 52 item 4).
+"""A generated mutant's pass decided by replaying a recorded pass of the same selection (issue 52 item 4).
 
 A pass of a generated mutant (``runner._catalogue_pass``: the default tier, or the deep pass
 under ``--strict``) is one grader, pytest over the catalogue, talking to its candidate processes
 through the channel (``harness.sandbox.client``: every round trip is ``Candidate._exchange``).
-When the mutant answers every request exactly as the reference did, the grader's course is the
-reference's and so is its verdict. So before a pass runs for real, its recording is looked up:
+When a mutant answers every request exactly as the candidate of an earlier pass of the same
+selection did, and that pass passed every test, the grader's course is that pass's and so is its
+verdict. So before a pass runs for real, its recording is looked up:
 
-- **the recording** (``recording_for``): the reference's own pass on the same selection (the same
-  tests, the same tier and strictness, the same run seed, under the mutant's budgets), run once
-  with ``traffic_plugin``, which keeps every round trip's request and reply as they crossed the
-  channel (frame bodies), each with its candidate process and its test, and each test's result
-  record (outcome, notes). Replayable only if every test passed, no round trip fell outside a test
-  or a load, at most two candidate processes served it (the split, ``twin.SPLIT_AT``; a third is a
-  restart after a crash) and its frames total at most ``MAX_RECORDING_BYTES``; otherwise it is kept
-  as not replayable, with why, and such a pass runs as before. Kept beside the coverage map in a
-  folder of the map's digest (``folder_for``: the reference, the catalogue and its inputs, the
-  Python, ``coverage.reference_digest``), one file a selection (``selection_key``);
+- **the recording** (``kept``, ``keep``): the first real pass of the selection (the same tests, the
+  same tier and strictness, the same run seed, under the same budgets) whose every test passed, made
+  by whichever mutant ran it first: the pass of a selection with no recording yet runs for real with
+  ``traffic_plugin``, which keeps every round trip's request and reply as they crossed the channel
+  (frame bodies), each with its candidate process and its test, and writes them only when the pass
+  passed; each test's result record (outcome, notes) is kept with them. No pass of the reference is
+  run for a recording (until 2026-12-08 one was, the first time a mutant asked: one whole pass for
+  each selection, which paid back only from the selection's second passing mutant on, and most
+  selections are asked for once; ``docs/mutants-runs.md``). Replayable only if every test passed, no
+  round trip fell outside a test or a load, at most two candidate processes served it (the split,
+  ``twin.SPLIT_AT``; a third is a restart after a crash) and its frames total at most
+  ``MAX_RECORDING_BYTES``; otherwise it is kept as not replayable, with why, and such a pass runs as
+  before. Kept beside the coverage map in a folder of the map's digest (``folder_for``: the
+  reference, the catalogue and its inputs, the Python, ``coverage.reference_digest``), one file a
+  selection (``selection_key``);
 - **the replay** (``main``, a fork of the warm grader like a catalogue run, its candidates forks of
   the zygote): no pytest, no Hypothesis, no oracle. For each candidate process of the recording, in
   order, a candidate of the mutant is started exactly as the pass would start it (the run value the
@@ -25,15 +31,14 @@ reference's and so is its verdict. So before a pass runs for real, its recording
   one. Each reply is compared with the recorded one here, outside the wall, byte for byte (the wire
   form: values with their types and dtypes, an exception's class, message and place, a handle's
   number, kind and methods, the generators' states and the arrays written back), but for the
-  candidate's own labels (``labels``: its module's name, which the harness makes from its folder's
+  candidates' own labels (``labels``: the module's name, which the harness makes from the folder's
   path, and the folder), in the load's reply and in any message naming them, compared as labels:
   the pass writes them in its load record only, no test reads them. Only recorded *requests* enter
-  the candidate's process, which
-  are the inputs the grader would send; a recorded reply never leaves this process (the wall's
-  "inputs in, answers out", /work/shared/DESIGN.md);
-- **the decision** (``runner._replayed``): every reply equal, the pass is the reference's: each test passed
-  with its recorded notes, and no grader ran. The first difference, a crash, a budget run out, a
-  refusal, anything unexpected: the pass runs for real, whole, exactly as before (so a kill is
+  the candidate's process, which are the inputs the grader would send; a recorded reply never
+  leaves this process (the wall's "inputs in, answers out", /work/shared/DESIGN.md);
+- **the decision** (``runner._replayed``): every reply equal, the pass is the recorded one: each test
+  passed with its recorded notes, and no grader ran. The first difference, a crash, a budget run out,
+  a refusal, anything unexpected: the pass runs for real, whole, exactly as before (so a kill is
   always found by the real test, with its real message).
 
 Why one recording per selection, replayed in one run, and not one per test alone: a pass shares
@@ -42,21 +47,25 @@ answers may depend on what ran before it in that process (the handles' numbers a
 server numbers objects in the order it first sends them), and the grader's own state carries from
 test to test (the constraint shape it learns, the hangs it remembers). With the recording made of
 the very pass the mutant would run, the argument is an induction over the round trips: the grader's
-first request is a function of the run seed; if the mutant's first k replies equal the reference's,
-the grader, being in the same state as in the recording, sends the same request k+1, which is the
-recorded one the replay sent; so with every reply equal the real pass would meet exactly the
+first request is a function of the run seed; if the mutant's first k replies equal the recorded
+ones, the grader, being in the same state as in the recording, sends the same request k+1, which is
+the recorded one the replay sent; so with every reply equal the real pass would meet exactly the
 recorded replies, and every assertion and note of a test is a function of those (the catalogue
 reads its candidate only through its answers: no clock, no CPU reading, no printed output; the
 Hypothesis properties are derandomized with no database and no deadline), so its verdict is the
-recorded one. What a pass reads that is not an answer makes the argument fail, and is excluded:
-a crash or timeout (the hang memory, ``known_hangs``, and a fresh candidate follow from them) is a
-difference, so it falls back; a recording whose tests did not all pass is not replayed.
+recorded one. Nothing in the argument asks whose candidate gave the recorded replies (the
+reference's or another mutant's): only that it is the same selection's pass and that it passed.
+What a pass reads that is not an answer makes the argument fail, and is excluded: a crash or
+timeout (the hang memory, ``known_hangs``, and a fresh candidate follow from them) is a difference,
+so it falls back; a pass whose tests did not all pass is never kept.
 
-``CONSTRAIN_HARNESS_NO_REPLAY=1`` turns it off (every pass runs for real, as before).
+``CONSTRAIN_HARNESS_NO_REPLAY=1`` turns it off (every pass runs for real, none records, as before).
 
 Example::
 
-    >>> recording = recording_for(folder, ("test_hand_example",), False, 30.0, None, run_reference)
+    >>> kept(folder, ("test_hand_example",), False, 30.0, None) is None   # no pass of it yet
+    True
+    >>> recording = keep(folder, ("test_hand_example",), False, 30.0, None, found, records, out)   # after one passed
     >>> recording.replayable, sorted(recording.records)
     (True, ['test_hand_example'])
 """
@@ -67,9 +76,7 @@ import base64
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +86,8 @@ FORMAT = "constrain-harness-mutant-traffic"
 FORMAT_VERSION = 1
 OFF_VARIABLE = "CONSTRAIN_HARNESS_NO_REPLAY"
 """Set to 1: every pass of a generated mutant runs its grader, none is decided by a replay."""
+OUT_VARIABLE = "CONSTRAIN_HARNESS_TRAFFIC_OUT"
+"""Set by the runner for a pass with no recording yet: where ``traffic_plugin`` writes the pass's traffic."""
 LOG_VARIABLE = "CONSTRAIN_HARNESS_REPLAY_LOG"
 """A file: each replay's decision is appended to it as a JSON line (a measure; nothing reads it)."""
 MAX_RECORDING_BYTES = 32 << 20
@@ -86,7 +95,7 @@ MAX_RECORDING_BYTES = 32 << 20
 replayable (the reference's deep pass on every test: some MB)."""
 MAX_FOLDER_BYTES = 1 << 30
 """The most bytes one digest's folder of recordings holds: past it no new recording is made (the
-reference's pass is not run for it; the mutant's pass runs as before), those kept still replay. A
+pass is kept for it; the mutant's pass runs as before), those kept still replay. A
 whole run's selections need some hundreds of MB (~1.7 MB a recording, 2026-12-07)."""
 MAX_CANDIDATES = 2   # the pass's candidate processes: one, or two at the split (a third is a restart)
 
@@ -117,11 +126,7 @@ class Recording:
 
 _INDEX: dict[str, Recording] = {}   # file -> its recording's summary, in this process
 _INDEX_LOCK = threading.Lock()
-_KEY_LOCKS: dict[str, threading.Lock] = {}
 PLUGIN = "harness.mutants.traffic_plugin"
-RunReference = Callable[[Path, dict], tuple[dict, "str | None", dict]]
-"""``(package, env) -> (test -> outcome, problem, test -> record)``: the pass run on the reference's
-copy ``package`` with ``PLUGIN`` and ``env`` (``runner._replayed``: ``run_catalogue_against``)."""
 
 
 def selection_key(tests: tuple[str, ...] | None, deep: bool, timeout: float, budgets: dict | None) -> str:
@@ -130,28 +135,55 @@ def selection_key(tests: tuple[str, ...] | None, deep: bool, timeout: float, bud
     return hashlib.sha256(what.encode()).hexdigest()[:32]
 
 
-def recording_for(folder: str, tests: tuple[str, ...] | None, deep: bool, timeout: float,
-                  budgets: dict | None, run_reference: RunReference) -> Recording:
-    """The recording of the reference's pass on this selection: read from ``folder``, else made now
-    (one catalogue run of the reference, ``_record``) and kept there."""
-    path = str(Path(folder) / f"{selection_key(tests, deep, timeout, budgets)}.json")
+def path_for(folder: str, tests: tuple[str, ...] | None, deep: bool, timeout: float, budgets: dict | None) -> Path:
+    """The file of a selection's recording in its digest's ``folder`` (``selection_key``)."""
+    return Path(folder) / f"{selection_key(tests, deep, timeout, budgets)}.json"
+
+
+def kept(folder: str, tests: tuple[str, ...] | None, deep: bool, timeout: float,
+         budgets: dict | None) -> Recording | None:
+    """The selection's recording kept in ``folder`` (replayable or not), or None: none yet (the pass then
+    runs for real and records its traffic, ``keep``)."""
+    path = str(path_for(folder, tests, deep, timeout, budgets))
     with _INDEX_LOCK:
         found = _INDEX.get(path)
-        lock = _KEY_LOCKS.setdefault(path, threading.Lock())
-    if found is not None:
-        return found
-    with lock:
-        with _INDEX_LOCK:
-            found = _INDEX.get(path)
-        if found is None:
-            found = _read(path)
-            if found is None:
-                full = _folder_full(Path(folder))
-                found = (Recording(False, full, {}, path) if full is not None
-                         else _record(Path(path), tests, deep, run_reference))
+    if found is None:
+        found = _read(path)
+        if found is not None:
             with _INDEX_LOCK:
                 _INDEX[path] = found
     return found
+
+
+def keep(folder: str, tests: tuple[str, ...] | None, deep: bool, timeout: float, budgets: dict | None,
+         found: dict[str, str], records: dict[str, dict], out: Path) -> Recording | None:
+    """Keep the traffic ``traffic_plugin`` wrote to ``out`` during a real pass of the selection whose every
+    test passed (``found``, ``records``: its outcomes and result records) as the selection's recording,
+    unless one is kept already or the folder is at ``MAX_FOLDER_BYTES``; a pass that is not replayable
+    (``_not_replayable``) is kept as such, with why. The recording kept, or None (nothing written)."""
+    path = path_for(folder, tests, deep, timeout, budgets)
+    if kept(folder, tests, deep, timeout, budgets) is not None or _folder_full(Path(folder)) is not None:
+        return None
+    try:
+        traffic = json.loads(Path(out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):   # the plugin writes only after a pass whose every test passed
+        return None
+    why = _not_replayable(found, traffic, tests, deep)
+    if why.startswith(NOT_PASSED):   # a pass that did not pass whole records nothing, not even why
+        return None
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": path.parent.name, "deep": deep,
+           "tests": None if tests is None else list(tests), "replayable": not why, "why": why or "",
+           "records": {t: {"outcome": r.get("outcome"), "notes": r.get("notes", [])} for t, r in records.items()}}
+    if not why:
+        doc.update(order=traffic["tests"], candidates=traffic["candidates"], exchanges=traffic["exchanges"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.partial")
+    partial.write_text(json.dumps(doc), encoding="utf-8")
+    os.replace(partial, path)   # whole or not at all (two passes of one selection at once: either, both valid)
+    recording = Recording(not why, why or "", doc["records"], str(path))
+    with _INDEX_LOCK:
+        _INDEX[str(path)] = recording
+    return recording
 
 
 def _folder_full(folder: Path) -> str | None:
@@ -175,48 +207,19 @@ def _read(path: str) -> Recording | None:
     return Recording(bool(doc["replayable"]), str(doc["why"]), dict(doc["records"]), path)
 
 
-def _record(path: Path, tests: tuple[str, ...] | None, deep: bool, run_reference: RunReference) -> Recording:
-    """Run the reference's pass on the selection with ``traffic_plugin`` and keep what it sent and got."""
-    from harness.mutants.apply import compiled_reference
-    from harness.mutants.traffic_plugin import OUT_VARIABLE
-
-    root = Path(tempfile.mkdtemp(prefix="constrain-traffic-"))
-    try:
-        package = root / "mutant_reference"   # laid out as a generated mutant's copy (``materialize_generated``)
-        shutil.copytree(compiled_reference(), package)
-        out = root / "traffic.json"   # written by the plugin, named in CONSTRAIN_HARNESS_TRAFFIC_OUT
-        found, problem, records = run_reference(package, {OUT_VARIABLE: str(out)})
-        try:
-            traffic = json.loads(out.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            traffic, problem = None, problem or f"no traffic came back ({exc})"
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    why = problem or _not_replayable(found, traffic, tests, deep)
-    if problem is not None:   # the reference did not run whole (a harness error, a timeout): not kept
-        return Recording(False, problem, {}, str(path))
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "digest": path.parent.name, "deep": deep,
-           "tests": None if tests is None else list(tests), "replayable": not why, "why": why or "",
-           "records": {t: {"outcome": r.get("outcome"), "notes": r.get("notes", [])} for t, r in records.items()}}
-    if not why:
-        doc.update(order=traffic["tests"], candidates=traffic["candidates"], exchanges=traffic["exchanges"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.partial")
-    partial.write_text(json.dumps(doc), encoding="utf-8")
-    os.replace(partial, path)   # whole or not at all
-    return Recording(not why, why or "", doc["records"], str(path))
+NOT_PASSED = "not passed whole: "   # ``_not_replayable``'s words for a pass some test of which did not pass
 
 
 def _not_replayable(found: dict[str, str], traffic: dict, tests: tuple[str, ...] | None, deep: bool) -> str:
-    """Why the reference's recorded pass cannot decide a mutant's ("" when it can)."""
+    """Why a recorded pass cannot decide another mutant's ("" when it can)."""
     from harness.suite.catalogue import DEEP_NAMES, NAMES
 
     wanted = tuple(tests) if tests is not None else ((*NAMES, *DEEP_NAMES) if deep else NAMES)
     if sorted(found) != sorted(wanted):
-        return f"the reference's pass reported {len(found)} of {len(wanted)} tests"
+        return f"{NOT_PASSED}the pass reported {len(found)} of {len(wanted)} tests"
     failed = sorted(t for t, outcome in found.items() if outcome != "passed")
     if failed:
-        return f"the reference did not pass {failed[0]} ({found[failed[0]]})"
+        return f"{NOT_PASSED}{failed[0]} did not pass ({found[failed[0]]})"
     if traffic["outside"]:
         return f"{traffic['outside']} round trip(s) outside a test"
     if not 1 <= traffic["candidates"] <= MAX_CANDIDATES:

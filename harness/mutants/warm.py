@@ -63,7 +63,7 @@ MODULES = ("pytest", "harness.mutants.equivalence", "harness.mutants.evidence", 
 """What a fork may run, as ``python -m MODULE ARGV`` would: ``MODULE.main(ARGV)`` (the catalogue
 under pytest, the equivalence fingerprint of a mutant, its equivalence evidence, a golden replay
 of a replay mutant, its compile evidence with the reference's early stages reused, the replay of
-the reference's recorded pass, ``harness.mutants.traffic``).
+an earlier pass of its selection that passed, ``harness.mutants.traffic``).
 The parent imports each and calls its ``warm_up()`` when it has one (work every run repeats
 and none changes: ``replay_child`` reads and validates the golden files there), and before each
 fork its ``prepare_parent(argv)`` when it has one (work only some runs need, done once on the
