@@ -50,6 +50,11 @@ DEAR_BITS = 1_000_000      # a mutant int result past about this many bits is no
 DEAR_ITEMS = 1_000_000     # nor a repeated sequence past this many items
 PLAIN_ITEMS = 256          # a container operand is checked item by item up to this size
 _SCALARS = (int, float, complex, bool, str, bytes, type(None))
+_NUMBERS = (int, float)
+"""Exact classes whose binary operators and comparisons on each other never warn (an error, an
+overflow or a division by zero raises) and run no numpy: a mutant value of two of them is computed
+without ``_quietly``'s warnings filter and numpy error state, which cost more than the operation
+(most of an instrumented fingerprint's sites compare and add Python ints)."""
 
 
 def binop(key: int, a, b):
@@ -119,7 +124,10 @@ def _clean(kind: str, name: str, spec: tuple, operands: tuple, value) -> bool:
     if kind == "binop" and dear(name, *args):
         return False
     try:
-        mutant = _quietly(TABLES[kind][name], args)
+        if kind != "unary" and type(args[0]) in _NUMBERS and type(args[1]) in _NUMBERS:
+            mutant = TABLES[kind][name](*args)   # Python's int and float: no warning, no numpy (_NUMBERS)
+        else:
+            mutant = _quietly(TABLES[kind][name], args)
     except Exception:   # noqa: BLE001 - a mutant value that raises differs from one that does not
         return False
     return same(value, mutant, operands)
