@@ -45,7 +45,6 @@ import importlib
 import json
 import operator
 import os
-import re
 import sys
 from itertools import compress, repeat
 from pathlib import Path
@@ -336,11 +335,17 @@ def record(package_dir: Path) -> dict[str, Any]:
             cov.switch_context(key)
             facts[key] = _attempt(thunk)
     data = cov.get_data()
+    paths = list(data.measured_files())
+    # each file's lines by context, from one query a file (contexts_by_lineno), not one a key and file
+    by_context: dict[str, dict[str, list[int]]] = {path: {} for path in paths}
+    for path in paths:
+        for line, contexts in data.contexts_by_lineno(path).items():
+            for context in contexts:
+                by_context[path].setdefault(context, []).append(line)
     lines: dict[str, dict[str, list[int]]] = {}
     for context in ["", *facts]:
-        data.set_query_contexts([f"^{re.escape(context)}$"])
-        for path in data.measured_files():
-            found = data.lines(path) or []
+        for path in paths:
+            found = by_context[path].get(context)
             if found:
                 lines.setdefault(context, {})[Path(path).name] = sorted(found)
     return {"digest": digest(facts), "import": lines.pop("", {}), "lines": lines}
