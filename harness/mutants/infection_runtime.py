@@ -50,6 +50,12 @@ DEAR_BITS = 1_000_000      # a mutant int result past about this many bits is no
 DEAR_ITEMS = 1_000_000     # nor a repeated sequence past this many items
 PLAIN_ITEMS = 256          # a container operand is checked item by item up to this size
 _SCALARS = (int, float, complex, bool, str, bytes, type(None))
+_NUMBERS = (int, float)
+"""Exact classes whose binary operators and comparisons on each other never warn (an error, an
+overflow or a division by zero raises) and run no numpy, and which ``plain`` takes: a mutant value of
+two of them is computed without asking ``plain`` and without ``_quietly``'s warnings filter and numpy
+error state, which cost more than the operation (most of an instrumented fingerprint's sites compare
+and add Python ints: docs/testing.md, 2026-12-08)."""
 
 
 def binop(key: int, a, b):
@@ -114,12 +120,13 @@ def _clean(kind: str, name: str, spec: tuple, operands: tuple, value) -> bool:
         args = (spec[1], *operands[1:])
     else:
         args = (operands[0], spec[1])
-    if name not in IDENTITY and not all(plain(x) for x in args):
+    numbers = kind != "unary" and type(args[0]) in _NUMBERS and type(args[1]) in _NUMBERS   # plain, never warn
+    if not numbers and name not in IDENTITY and not all(plain(x) for x in args):
         return False
     if kind == "binop" and dear(name, *args):
         return False
     try:
-        mutant = _quietly(TABLES[kind][name], args)
+        mutant = TABLES[kind][name](*args) if numbers else _quietly(TABLES[kind][name], args)
     except Exception:   # noqa: BLE001 - a mutant value that raises differs from one that does not
         return False
     return same(value, mutant, operands)

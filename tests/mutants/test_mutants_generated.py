@@ -4,6 +4,8 @@ reports, and (the CI proof of the machinery) a small seeded sample run end to en
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
 import json
 from pathlib import Path
 
@@ -233,9 +235,13 @@ def test_the_fingerprint_of_a_clean_copy_equals_the_reference(reference_facts, t
 
 
 @pytest.mark.parametrize("mutant_id", ["s01", "s05", "s18", "s20", "s27"])
-def test_the_fingerprint_tells_a_catalogue_mutant_from_the_reference(mutant_id, reference_facts, tmp_path):
+def test_the_fingerprint_tells_a_catalogue_mutant_from_the_reference(mutant_id, tmp_path):
+    # the corpus's keys in order up to the first that differs (``first_difference`` on the reference's whole
+    # digest, the runner's way), not the whole fingerprint: a difference anywhere is the claim. That it
+    # finds one exactly when the whole fingerprint compares unequal: test_the_filtered_fingerprint_decides_...
     mutated = load(materialize(BY_ID[mutant_id], tmp_path))
-    assert equivalence.compare(reference_facts, equivalence.fingerprint(mutated)), mutant_id
+    differs, computed = equivalence.first_difference(mutated, reference_answers.digest())
+    assert differs and 1 <= computed <= len(reference_answers.digest()), mutant_id
 
 
 def test_a_message_only_change_is_equivalent_on_the_corpus(reference_facts, tmp_path):
@@ -247,6 +253,37 @@ def test_a_message_only_change_is_equivalent_on_the_corpus(reference_facts, tmp_
              'raise InvalidArgument(f"Constraint: token {token_id} refused")'),), lambda m: None)
     mutated = load(materialize(message, tmp_path))
     assert equivalence.compare(reference_facts, equivalence.fingerprint(mutated)) == []
+
+
+def test_clearing_the_caches_empties_every_functools_cache_of_the_package_and_no_other(tmp_path):
+    # equivalence._clear_caches, before each key and item of a record: every cache its package's globals and its
+    # modules' hold (one defined elsewhere too; a module found in sys.modules, not as the package's attribute),
+    # none of a package whose name merely starts alike
+    import sys
+
+    text = "import functools\nfrom json import JSONDecoder\n@functools.cache\ndef f(x):\n    return [x]\n" \
+           "g = functools.lru_cache(maxsize=4)(lambda x: [x])\nCONSTANT = 3\n"
+    for name in ("cc_pkg", "cc_pkgx"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(text, encoding="utf-8")
+        (tmp_path / name / "sub.py").write_text(text.replace("g = ", "h = "), encoding="utf-8")
+    foreign = functools.cache(lambda x: [x])
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import cc_pkg
+        import cc_pkgx
+        modules = (cc_pkg, importlib.import_module("cc_pkg.sub"), cc_pkgx, importlib.import_module("cc_pkgx.sub"))
+        del cc_pkg.sub   # reached through sys.modules, as the package's attribute or not
+        cc_pkg.borrowed = foreign
+        caches = [m.f for m in modules] + [modules[0].g, modules[1].h, modules[2].g, modules[3].h, foreign]
+        for cache in caches:
+            cache(1)
+        equivalence._clear_caches(modules[0])
+        assert [cache.cache_info().currsize for cache in caches] == [0, 0, 1, 1, 0, 0, 1, 1, 0]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("cc_pkg", "cc_pkg.sub", "cc_pkgx", "cc_pkgx.sub"):
+            sys.modules.pop(name, None)
 
 
 def test_the_digest_survives_a_process_boundary(reference_facts):

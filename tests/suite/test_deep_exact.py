@@ -15,6 +15,7 @@ bounded as ``scan`` bounds one); a row it does not see killed is scanned again a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import shutil
 import sys
@@ -31,7 +32,7 @@ from harness.sandbox.candidate import load_candidate
 from harness.suite import inputs, seeding, test_deep, tiers
 from harness.suite.catalogue import DEEP_NAMES
 from tests.suite.test_fairness import READINGS
-from tests.support.helpers import bounded_call, bounded_calls, fresh_catalogue_state
+from tests.support.helpers import bounded_call, bounded_calls, fresh_catalogue_state, seeded_cases
 
 BRZOZOWSKI = "harness/grading/gradetests/wheats/brzozowski.py"
 
@@ -518,6 +519,34 @@ def default_tier():
     fresh_catalogue_state()
 
 
+ORACLE_ANSWERS: dict = {}
+"""The exact checks' oracle answers on their fixed inputs, once for the module (``oracles_once``)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def oracles_once():
+    """Within this module, the exact checks' two oracles on their fixed inputs, ``expected_match(pattern,
+    text)`` (Python's ``re``, or the derivative oracle past ``re``'s CPU budget) and the derivative oracle's
+    canonical tables of a long pattern (``_oracle_long_tables``), are computed once an input and each call
+    given its own copy: the checks ask them the same questions for every candidate and mutant here (the
+    reference, brzozowski, six readings, the kill rows, whose fork inherits them), and their answers are
+    functions of the input alone (an input neither oracle answers raises, and is asked again each time).
+    What each check compares with them is the candidate's own answer, as before (2026-12-08: ~0.2 CPU s of
+    oracle a call of the parentheses and long-pattern checks)."""
+    def once(name, function):
+        def memo(*args):
+            key = (name, *args)
+            if key not in ORACLE_ANSWERS:
+                ORACLE_ANSWERS[key] = function(*args)
+            return copy.deepcopy(ORACLE_ANSWERS[key])
+        return memo
+
+    with pytest.MonkeyPatch.context() as patched:
+        for name in ("expected_match", "_oracle_long_tables"):
+            patched.setattr(test_deep, name, once(name, getattr(test_deep, name)))
+        yield
+
+
 def test_the_deep_tests_are_the_ones_the_coverage_map_records():
     collected = tuple(name for name in dir(test_deep) if name.startswith("test_deep_"))
     assert sorted(collected) == sorted(DEEP_NAMES)
@@ -630,8 +659,22 @@ def kills(request, tmp_path_factory) -> dict:
     return {(check.__name__, mutant_id): answer for (check, mutant_id), answer in zip(rows, answers)}
 
 
-@pytest.mark.parametrize("check, mutant_id, before, after", KILLS + KILLS_ON_OTHER_PYTHONS,
-                         ids=lambda x: getattr(x, "__name__", x))
+def kill_kinds(check, mutant_id: str, before: str, after: str) -> set[str]:
+    """What a ``KILLS`` row shows: that ``check`` kills a change of the line ``before`` (the rows of one
+    check and one line, each another operator's change of it, are one kind: 159 rows, 110 kinds)."""
+    return {f"{check.__name__}: {before}"}
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.name == "test_each_exact_check_kills_its_mutants":
+        # a row of each kind by default (drawn by the run's seed), every row under -m slow: each row's mutant
+        # was built and scanned apart before (2026-12-08: 159 rows, ~7 CPU s of the file's ~18 in the fast loop)
+        cases = [(row, "-".join((row[0].__name__, *row[1:]))) for row in KILLS]
+        metafunc.parametrize("check, mutant_id, before, after",
+                             seeded_cases(metafunc.config, cases, kill_kinds, draw="deep_exact.kills")
+                             + KILLS_ON_OTHER_PYTHONS)
+
+
 def test_each_exact_check_kills_its_mutants(check, mutant_id, before, after, kills, tmp_path):
     """The generated mutant ``mutant_id`` is still the change (before, after), and ``check`` kills it
     by its assertion in the strict tier. The module's rows are built and checked in one fork
