@@ -119,6 +119,10 @@ _IN_MEMORY: dict[Path, bytes] = {}
 false): not rewritten again here while unchanged. At most ``MAX_IN_MEMORY`` entries."""
 MAX_IN_MEMORY = 64
 
+_SAFE: dict[Path, bytes] = {}
+"""The sources (and their hash) whose cache file this process wrote (``same_when_loaded`` true), so a
+fresh one holding set constants is not rewritten again here. At most ``MAX_IN_MEMORY`` entries."""
+
 
 def refresh(sources: tuple[Path, ...] | None = None, staging: Path | None = None) -> int:
     """Write pytest's rewritten bytecode of each of ``sources`` (default ``REWRITTEN``) where it is
@@ -135,15 +139,35 @@ def refresh(sources: tuple[Path, ...] | None = None, staging: Path | None = None
             continue
         target = source.parent / "__pycache__" / (source.name[:-3] + rewrite.PYC_TAIL)
         source_hash = importlib.util.source_hash(data)
-        if _IN_MEMORY.get(source) == source_hash or _fresh(target, source_hash):
+        if _IN_MEMORY.get(source) == source_hash:
+            _remove(target)   # another process (a test's import, pytest run by hand) may have written one
+            continue
+        if _fresh(target, source_hash) and (_SAFE.get(source) == source_hash or not _holds_sets(target)):
             continue
         done = _write(rewrite, source, target, staging)
         if done is None:
             while len(_IN_MEMORY) >= MAX_IN_MEMORY:
                 del _IN_MEMORY[next(iter(_IN_MEMORY))]
             _IN_MEMORY[source] = source_hash
+        elif done:
+            while len(_SAFE) >= MAX_IN_MEMORY:
+                del _SAFE[next(iter(_SAFE))]
+            _SAFE[source] = source_hash
         written += bool(done)
     return written
+
+
+def _holds_sets(target: Path) -> bool:
+    """Whether the cache file ``target`` holds a set constant (or cannot be read as code): then whether
+    pytest may read it is decided by rewriting its source (``same_when_loaded``), as when it is missing.
+    A cache file is not always this module's: a process that imports a catalogue module under pytest's
+    rewriter without ``-B`` (a test's import, pytest run by hand) writes it in ``marshal``'s order."""
+    try:
+        with open(target, "rb") as cache:
+            code = marshal.loads(cache.read()[16:])
+    except (OSError, ValueError, EOFError, TypeError):
+        return True
+    return bool(_set_orders(code))
 
 
 def _fresh(target: Path, source_hash: bytes) -> bool:

@@ -77,6 +77,39 @@ def test_a_module_whose_sets_would_read_otherwise_gets_no_cache_file(tmp_path):
     assert not stale.exists()   # pytest compiles it in memory, as before
 
 
+def _pytests_cache_file(module: Path) -> Path:
+    """The cache file pytest's rewriter writes for ``module`` when its process may write bytecode (a
+    test's import of a catalogue module, pytest run by hand): pytest's own functions, marshal's order."""
+    source_hash, code = rewrite._rewrite_test(module, None)
+    pyc = rewritten.cache_file(module)
+    pyc.parent.mkdir(exist_ok=True)
+    with open(pyc, "wb") as out:
+        rewrite._write_pyc_fp(out, source_hash, code)
+    return pyc
+
+
+@pytest.mark.unit
+def test_a_fresh_cache_file_another_process_wrote_for_such_a_module_is_removed(tmp_path):
+    """pytest reads a fresh cache file even under ``-B``: one written by another process for a module
+    whose sets would read otherwise is removed before the run, the first time this process meets the
+    module and every time after (the CI rehearsal of 2026-12-08 on 3.10: a test's import had written
+    ``test_masks``' and the report printed ``{11, 2, 3}``)."""
+    module = tmp_path / "test_with_a_set.py"
+    module.write_text(WITH_A_SET)
+    pyc = _pytests_cache_file(module)
+    assert rewritten.refresh((module,), staging=tmp_path) == 0
+    assert not pyc.exists()
+    _pytests_cache_file(module)
+    assert rewritten.refresh((module,), staging=tmp_path) == 0
+    assert not pyc.exists()
+    plain = tmp_path / "test_plain.py"
+    plain.write_text(PLAIN)
+    kept = _pytests_cache_file(plain)
+    written = kept.stat().st_mtime_ns
+    assert rewritten.refresh((plain,), staging=tmp_path) == 0   # no set constant: fresh, read as it is
+    assert kept.stat().st_mtime_ns == written
+
+
 @pytest.mark.unit
 def test_the_grader_child_s_pytest_has_the_assertion_pass_hook_off():
     from harness.run import CatalogueRun
