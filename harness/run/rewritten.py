@@ -25,8 +25,9 @@ message that prints it would read ``{11, 2, 3}`` where the code compiled in memo
 ``{3, 2, 11}`` (``test_masks.test_constraint_lifecycle``'s expected mask; found by comparing
 ``check``'s reports before and after). A module whose code, loaded back from its ``.pyc``, iterates
 any set constant in another order than the code compiled in memory (``same_when_loaded``) gets no
-``.pyc`` (and a stale one is removed): pytest rewrites it in memory as before, and every report
-reads byte for byte as before.
+``.pyc`` (one found there, stale or written by another process that imported the module under pytest's
+rewriter without ``-B``, is removed before each run: pytest reads it even under ``-B``): pytest
+rewrites it in memory as before, and every report reads byte for byte as before.
 
 Invariants (those of ``harness.sandbox.bytecode``):
 
