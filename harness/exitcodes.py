@@ -44,8 +44,8 @@ def exit_without_teardown(code: int) -> None:
     run, both streams are flushed, then ``os._exit``. How the ``check`` verb (``harness.cli.program``)
     and each check job of a batch or the autograder (``harness.commands.check_entry``) end: freeing
     every module and object of pytest, numpy and the catalogue they imported took 0.05-0.1 CPU s
-    after the report was written (2026-12-07, ``docs/performance.md``; the grader child ends so
-    since ``harness.suite.early._exit``). With another thread still running this returns (the caller's
+    after the report was written (2026-12-07, ``docs/performance.md``); the grader child ends so too
+    (``harness.suite.early._exit``). With another thread still running this returns (the caller's
     normal exit joins it)."""
     import atexit
     import os

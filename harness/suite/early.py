@@ -158,23 +158,15 @@ def _exit(status) -> None:
     verifies the files. The records are line-buffered files (written whole at each line), the
     exit handlers (``atexit``) run here and both streams are flushed. With another thread still
     running, the normal exit (which joins it)."""
-    import atexit
-    import threading
+    from harness.exitcodes import exit_without_teardown
 
     if status is None or isinstance(status, int):
         code = int(status or 0)
     else:  # SystemExit("message"): printed, status 1
         print(status, file=sys.stderr)
         code = 1
-    if threading.active_count() > 1:
-        sys.exit(code)
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed or broken stream: nothing more can reach it
-            pass
-    os._exit(code)
+    exit_without_teardown(code)   # returns only where another thread still runs
+    sys.exit(code)
 
 
 if __name__ == "__main__":
