@@ -14,7 +14,7 @@ from tests.support.helpers import ROOT
 
 pytestmark = pytest.mark.e2e
 
-PROGRAM = """
+WITNESS = """
 import os, sys
 from harness.mutants import witness
 folder = witness._folder()
@@ -26,30 +26,22 @@ os.waitpid(pid, 0)
 print(folder, os.path.isdir(os.path.join(folder, "mutant_s01")), flush=True)
 """
 
-
-def test_the_folder_outlives_a_forked_child_and_goes_with_its_maker():
-    done = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    folder, present_after_child = done.stdout.split()
-    assert present_after_child == "True"
-    assert not Path(folder).exists()
-
-
 COMPILED = """
 import os, sys
 from harness.mutants import apply
-folder = apply.compiled_reference()
+folder = apply.compiled_reference().parent
 pid = os.fork()
 if pid == 0:
     sys.exit(0)                      # a normal exit: atexit runs in the child too
 os.waitpid(pid, 0)
-print(folder, os.path.isfile(os.path.join(folder, "__init__.py")), flush=True)
+print(folder, os.path.isfile(os.path.join(folder, "automaton", "__init__.py")), flush=True)
 """
 
 
-def test_the_compiled_reference_outlives_a_forked_child_and_goes_with_its_maker():
-    done = subprocess.run([sys.executable, "-c", COMPILED], cwd=ROOT, capture_output=True, text=True, timeout=300)
+@pytest.mark.parametrize("program", [WITNESS, COMPILED], ids=["witness", "compiled reference"])
+def test_the_folder_outlives_a_forked_child_and_goes_with_its_maker(program):
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     folder, present_after_child = done.stdout.split()
     assert present_after_child == "True"
-    assert not Path(folder).parent.exists()
+    assert not Path(folder).exists()
